@@ -1,0 +1,16 @@
+#!/usr/bin/env node
+'use strict';
+// Launcher for the bundled command line (see scripts/build.mjs).
+const { existsSync } = require('node:fs');
+const { join } = require('node:path');
+
+const bundle = join(__dirname, '..', 'dist', 'cli.cjs');
+if (!existsSync(bundle)) {
+  // SPEC §8: exit 2 carries the error as JSON on stdout and a sentence on stderr.
+  const message = 'Session Inspector is not built: run `npm run build` (npm ci runs it for you).';
+  process.stdout.write(`${JSON.stringify({ error: { code: 'not_built', message } })}\n`);
+  process.stderr.write(`${message}\n`);
+  process.exit(2);
+}
+process.setSourceMapsEnabled(true);
+require(bundle);

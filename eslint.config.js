@@ -1,0 +1,109 @@
+import { builtinModules } from 'node:module';
+import js from '@eslint/js';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// Node's built-in modules by their bare names (`fs`, `path`, `worker_threads`…); `node:*` is a pattern.
+const nodeBuiltins = builtinModules.filter((name) => !name.startsWith('_'));
+
+const forbid = (names, message) => names.map((name) => ({ name, message }));
+
+const noNode = {
+  paths: forbid(nodeBuiltins, 'Node built-ins belong in electron/.'),
+  pattern: { group: ['node:*'], message: 'Node built-ins belong in electron/.' },
+};
+
+// A relative import that climbs into a sibling layer, e.g. `../electron/cli/main` or `../../renderer/x`.
+const intoLayer = (layer, message) => ({ regex: `^(\\./)?(\\.\\./)+${layer}(/|$)`, message });
+
+export default defineConfig(
+  globalIgnores([
+    'dist/',
+    'release/',
+    'coverage/',
+    'samples/',
+    'bench/out/',
+    'test-results/',
+    'playwright-report/',
+  ]),
+
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      // `const { omitted: _, ...rest } = x` is how a copy without a field is made; `_name` marks an
+      // intentionally unused binding.
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { ignoreRestSiblings: true, argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_' },
+      ],
+    },
+  },
+
+  // Plain JavaScript (scripts, launcher, this file) runs in Node and is not in any tsconfig.
+  {
+    files: ['**/*.{js,mjs,cjs}'],
+    extends: [tseslint.configs.disableTypeChecked],
+    languageOptions: { globals: globals.node },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+
+  // Layering (STYLE.md): the tsconfig of each folder keeps out the wrong globals; these rules keep
+  // out the wrong imports.
+  {
+    files: ['shared/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...noNode.paths,
+            ...forbid(['electron'], 'shared/ is pure: the Electron API belongs in electron/.'),
+            ...forbid(['react', 'react-dom'], 'shared/ is pure: React belongs in renderer/.'),
+          ],
+          patterns: [
+            noNode.pattern,
+            { group: ['react/*', 'react-dom/*'], message: 'shared/ is pure: React belongs in renderer/.' },
+            intoLayer('electron', 'shared/ imports nothing from electron/.'),
+            intoLayer('renderer', 'shared/ imports nothing from renderer/.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['renderer/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...noNode.paths,
+            ...forbid(['electron'], 'The renderer reaches the host only through its bridge file.'),
+          ],
+          patterns: [
+            noNode.pattern,
+            intoLayer('electron', 'The renderer reaches the host only through its bridge file.'),
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['electron/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [intoLayer('renderer', 'electron/ never imports renderer/; share code through shared/.')] },
+      ],
+    },
+  },
+);
