@@ -1,0 +1,11 @@
+// The WHATWG Encoding API exists in every runtime this code runs in (Node, browsers, workers), but
+// lib ES2022 does not declare it and shared/ must not pull in DOM or Node types. Only what shared/
+// uses is declared here.
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
+  encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
+}
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+  decode(input?: Uint8Array, options?: { stream?: boolean }): string;
+}

@@ -1,0 +1,22 @@
+/** The public surface of the pure core: format, resolver, integrity. No I/O, no Node, no DOM. */
+export * from './constants';
+export * from './types';
+export { sha256Hex, ptrHash } from './hash';
+export { utf8Encode, utf8Decode, utf8Length, floorCharBoundary, isCharBoundary } from './utf8';
+export type { ResolveOptions, ResolvedOriginal, ResolvedMessage } from './original';
+export { resolveOriginal, resolveMessage, recordedSupersedes, isCapNoticeBearingPrefix, hiddenSpan, canonicalFullyVisible, transcriptOf, addressedRange } from './original';
+export type { ByteRange } from './expand';
+export { expandReduction, reductionTotalBytes, snapByteRange } from './expand';
+export type { SearchOptions } from './search';
+export { sidecarSearch } from './search';
+export type { ProjectedRow, ProjectionLayout } from './project';
+export { projectView, projectionLayout, rowOfIndex, invertOne } from './project';
+export type { MintOptions } from './mint';
+export { mintReductions } from './mint';
+export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifacts } from './reasoning';
+export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange } from './timeline';
+export { TimelineBuilder, applyCap } from './timeline';
+export type { LineParse, SnapshotParse } from './schema';
+export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
+export type { IntegrityInput } from './integrity';
+export { checkIntegrity, compareLogs } from './integrity';

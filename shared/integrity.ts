@@ -1,0 +1,143 @@
+/** §5.6: the integrity findings over a resolved session (minted view, recorded copies, live log). */
+import { REDUCTION_SENTINEL } from './constants';
+import { sha256Hex } from './hash';
+import type { ResolveOptions } from './original';
+import { checkAddress, hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
+import type { ChatMessage, Finding, MessageList, Reduction } from './types';
+import { bytesEqual, isCharBoundary, utf8Encode } from './utf8';
+
+export interface IntegrityInput {
+  minted: MessageList;
+  recorded?: MessageList;
+  log: readonly Reduction[];
+  /** 1-based sidecar line of each log entry, parallel to `log` (absent for a snapshot's log). */
+  logLines?: readonly (number | undefined)[];
+}
+
+const severity = {
+  hash_mismatch: 'error',
+  address_out_of_range: 'error',
+  duplicate_bytes_differ: 'error',
+  kept_bytes_invalid: 'error',
+  overlapping_reductions: 'error',
+  duplicate_reduction_id: 'error',
+  sentinel_in_original: 'error',
+  recorded_diverges: 'warning',
+} as const;
+
+export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = {}): Finding[] {
+  const { minted, recorded, log, logLines } = input;
+  const sha = options.sha256 ?? sha256Hex;
+  const findings: Finding[] = [];
+  const add = (code: keyof typeof severity, message: string, k: number | undefined, extra: { reduction_id?: string; index?: number } = {}) => {
+    const line = k === undefined ? undefined : logLines?.[k];
+    findings.push({ code, severity: severity[code], message, ...(line !== undefined ? { line } : {}), ...extra });
+  };
+
+  const ids = new Map<string, number>();
+  const perMessage = new Map<number, Reduction>();
+  log.forEach((r, k) => {
+    const at = { reduction_id: r.id, index: r.ptr.index };
+    const first = ids.get(r.id);
+    if (first !== undefined) add('duplicate_reduction_id', `reduction id ${r.id} is minted twice in the live log (entries ${first + 1} and ${k + 1})`, k, at);
+    else ids.set(r.id, k);
+
+    if (r.kind !== 'turns_cleared') {
+      const other = perMessage.get(r.ptr.index);
+      if (other) add('overlapping_reductions', `reductions ${other.id} and ${r.id} both address view index ${r.ptr.index}`, k, at);
+      else perMessage.set(r.ptr.index, r);
+    }
+
+    const addressError = checkAddress(r, minted);
+    if (addressError) {
+      add('address_out_of_range', addressError.message, k, at);
+      return;
+    }
+    const resolved = resolveOriginal(r, minted, recorded, options);
+    if (!resolved.ok) {
+      add('hash_mismatch', resolved.error.message, k, at);
+    } else {
+      const original = resolved.value;
+      if (r.ptr.bytes !== original.mintedLength) {
+        add('hash_mismatch', `reduction ${r.id}: ptr.bytes is ${r.ptr.bytes} but the hashed minted bytes are ${original.mintedLength}`, k, at);
+      }
+      for (const m of original.messages) {
+        if (m.content.includes(REDUCTION_SENTINEL)) {
+          add('sentinel_in_original', `reduction ${r.id}: the original content of view index ${m.index} contains ${REDUCTION_SENTINEL}, so a reduction was minted over a stub`, k, { reduction_id: r.id, index: m.index });
+        }
+      }
+    }
+
+    if (r.kind === 'tool_output_truncated') {
+      const bytes = utf8Encode((minted.at(r.ptr.index) as ChatMessage).content);
+      const kept = r.kept_bytes ?? -1;
+      if (!(kept >= 0 && kept < bytes.length)) {
+        add('kept_bytes_invalid', `reduction ${r.id}: kept_bytes ${kept} is not below the content length ${bytes.length} of view index ${r.ptr.index}`, k, at);
+      } else if (!isCharBoundary(bytes, kept)) {
+        add('kept_bytes_invalid', `reduction ${r.id}: kept_bytes ${kept} falls inside a UTF-8 character of view index ${r.ptr.index}`, k, at);
+      }
+    }
+
+    if (r.kind === 'duplicate_output' && r.canonical) {
+      const c = r.canonical;
+      const canonical = minted.at(c.index);
+      if (!Number.isInteger(c.index) || canonical === undefined) {
+        add('address_out_of_range', `reduction ${r.id}: canonical index ${c.index} is outside the minted view of ${minted.length} messages or unreadable`, k, at);
+        return;
+      }
+      const canonicalBytes = utf8Encode(canonical.content);
+      const actual = sha([canonicalBytes]);
+      if (hashHex(c.hash) !== actual) {
+        add('hash_mismatch', `reduction ${r.id}: canonical.hash is ${c.hash} but view index ${c.index} hashes to sha256:${actual}`, k, at);
+      }
+      const own = utf8Encode((minted.at(r.ptr.index) as ChatMessage).content);
+      if (!bytesEqual(own, canonicalBytes)) {
+        add('duplicate_bytes_differ', `reduction ${r.id}: view index ${r.ptr.index} (${own.length} bytes) is not byte-identical to its canonical, view index ${c.index} (${canonicalBytes.length} bytes)`, k, at);
+      }
+    }
+  });
+
+  if (recorded) {
+    const n = Math.min(minted.length, recorded.length);
+    for (let i = 0; i < n; i++) {
+      const m = minted.at(i);
+      const rec = recorded.at(i);
+      if (!m || !rec || m === rec) continue;
+      if (m.role === rec.role && m.tool_call_id === rec.tool_call_id && m.content === rec.content) continue;
+      const mBytes = utf8Encode(m.content);
+      const rBytes = utf8Encode(rec.content);
+      if (recordedSupersedes(m, mBytes, rec, rBytes)) continue;
+      const why =
+        m.role !== rec.role
+          ? `roles differ (${m.role} vs ${rec.role})`
+          : m.tool_call_id !== rec.tool_call_id
+            ? `tool_call_ids differ (${String(m.tool_call_id)} vs ${String(rec.tool_call_id)})`
+            : isCapNoticeBearingPrefix(mBytes, rBytes)
+              ? 'the minted copy is capped but the upgrade key does not hold'
+              : `the minted copy (${mBytes.length} bytes) is not a cap-notice-bearing prefix of the recorded copy (${rBytes.length} bytes)`;
+      findings.push({ code: 'recorded_diverges', severity: 'warning', message: `view index ${i}: recorded and minted copies differ: ${why}`, index: i });
+    }
+  }
+  return findings;
+}
+
+/** Canonical text of a reduction for comparing logs (key order and extra fields do not matter). */
+function reductionKey(r: Reduction): string {
+  return JSON.stringify([r.id, r.kind, r.ptr.index, r.ptr.hash, r.ptr.bytes, r.kept_bytes ?? null, r.canonical?.index ?? null, r.canonical?.hash ?? null, r.end ?? null, r.stub, r.minted_at]);
+}
+
+/** The `log_differs` finding when a snapshot's reductions and the sidecar's live log disagree (as multisets). */
+export function compareLogs(snapshotLog: readonly Reduction[], sidecarLog: readonly Reduction[]): Finding | undefined {
+  const count = new Map<string, number>();
+  for (const r of snapshotLog) count.set(reductionKey(r), (count.get(reductionKey(r)) ?? 0) + 1);
+  for (const r of sidecarLog) count.set(reductionKey(r), (count.get(reductionKey(r)) ?? 0) - 1);
+  const onlySnapshot = snapshotLog.filter((r) => (count.get(reductionKey(r)) ?? 0) > 0).map((r) => r.id);
+  const onlySidecar = sidecarLog.filter((r) => (count.get(reductionKey(r)) ?? 0) < 0).map((r) => r.id);
+  if (onlySnapshot.length === 0 && onlySidecar.length === 0) return undefined;
+  const list = (ids: string[]) => (ids.length ? ids.slice(0, 10).join(', ') + (ids.length > 10 ? ` and ${ids.length - 10} more` : '') : 'none');
+  return {
+    code: 'log_differs',
+    severity: 'warning',
+    message: `the snapshot's reductions (${snapshotLog.length}) and the sidecar's live log (${sidecarLog.length}) disagree: only in the snapshot: ${list(onlySnapshot)}; only in the sidecar: ${list(onlySidecar)}`,
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * Resolving a reduction's original bytes (§3.5, §5.1 steps 1–3): address check, hash verification
+ * over the minted view, and the recorded upgrade. Everything that reads content goes through here,
+ * so expand, search, inversion and the integrity check can never disagree about which bytes a
+ * reduction stands for.
+ */
+import { CAP_NOTICE_MARKER } from './constants';
+import { sha256Hex } from './hash';
+import type { ChatMessage, MessageList, Reduction, ResolverError, Result, Sha256, Source } from './types';
+import { err, ok } from './types';
+import { bytesLastIndexOf, floorCharBoundary, startsWithBytes, utf8Encode } from './utf8';
+
+export interface ResolveOptions {
+  /** SHA-256 used to verify `ptr.hash`; defaults to a portable implementation. */
+  sha256?: Sha256;
+}
+
+const CAP_MARKER_BYTES = utf8Encode(CAP_NOTICE_MARKER);
+
+/** One message of a resolved original: which copy was used, and its content bytes. */
+export interface ResolvedMessage {
+  index: number;
+  minted: ChatMessage;
+  content: string;
+  bytes: Uint8Array;
+  source: Source;
+}
+
+export interface ResolvedOriginal {
+  reduction: Reduction;
+  /** The addressed message, or every message of a cleared range, in view order. */
+  messages: ResolvedMessage[];
+  /** The resolved original bytes: the message content, or the transcript rebuilt from resolved messages. */
+  bytes: Uint8Array;
+  source: Source;
+  /** Length of the minted original the hash was verified over (what `ptr.bytes` should say). */
+  mintedLength: number;
+}
+
+/** `⟨role[ tool_call_id]⟩\n` — the header of one message in a `turns_cleared` transcript. */
+export function transcriptHeader(msg: ChatMessage): string {
+  return `\u27E8${msg.role}${msg.tool_call_id !== undefined ? ` ${msg.tool_call_id}` : ''}\u27E9\n`;
+}
+
+/** The transcript of §3.5: per message `⟨role[ id]⟩\n` + content + `\n`. */
+export function transcriptOf(messages: readonly { minted: ChatMessage; content: string }[]): string {
+  let s = '';
+  for (const m of messages) s += transcriptHeader(m.minted) + m.content + '\n';
+  return s;
+}
+
+/**
+ * The cap-notice-bearing-prefix test of §5.1 step 3, on content bytes: with `k` the last position
+ * of CAP_NOTICE_MARKER in minted, `k` exists and recorded starts with `minted[0..k]` and is longer.
+ */
+export function isCapNoticeBearingPrefix(minted: Uint8Array, recorded: Uint8Array): boolean {
+  const k = bytesLastIndexOf(minted, CAP_MARKER_BYTES);
+  return k >= 0 && recorded.length > k && startsWithBytes(recorded, minted.subarray(0, k));
+}
+
+function hasId(id: string | undefined): id is string {
+  return typeof id === 'string' && id.length > 0;
+}
+
+/**
+ * The full recorded-upgrade key of §5.1 step 3 (the index is the caller's: both copies are read at
+ * the same index). `tool_call_id` must be present on both sides: after a rewind a re-run carries a
+ * fresh id, so an old-timeline copy can never satisfy the key.
+ */
+export function recordedSupersedes(
+  minted: ChatMessage,
+  mintedBytes: Uint8Array,
+  recorded: ChatMessage | undefined,
+  recordedBytes?: Uint8Array,
+): boolean {
+  if (recorded === undefined) return false;
+  if (recorded.role !== minted.role) return false;
+  if (!hasId(minted.tool_call_id) || !hasId(recorded.tool_call_id) || minted.tool_call_id !== recorded.tool_call_id) return false;
+  return isCapNoticeBearingPrefix(mintedBytes, recordedBytes ?? utf8Encode(recorded.content));
+}
+
+/** Resolves one view message: the recorded copy when the upgrade key holds, else the minted one. */
+export function resolveMessage(index: number, minted: ChatMessage, recorded: MessageList | undefined): ResolvedMessage {
+  const mintedBytes = utf8Encode(minted.content);
+  const rec = recorded?.at(index);
+  if (rec !== undefined && rec !== minted && rec.content !== minted.content) {
+    const recBytes = utf8Encode(rec.content);
+    if (recordedSupersedes(minted, mintedBytes, rec, recBytes)) {
+      return { index, minted, content: rec.content, bytes: recBytes, source: 'recorded' };
+    }
+  }
+  return { index, minted, content: minted.content, bytes: mintedBytes, source: 'minted' };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  let n = 0;
+  for (const c of chunks) n += c.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) {
+    out.set(c, o);
+    o += c.length;
+  }
+  return out;
+}
+
+function transcriptChunks(messages: readonly ResolvedMessage[]): Uint8Array[] {
+  const chunks: Uint8Array[] = [];
+  const newline = utf8Encode('\n');
+  for (const m of messages) chunks.push(utf8Encode(transcriptHeader(m.minted)), m.bytes, newline);
+  return chunks;
+}
+
+/** The `<hex>` of a `sha256:<hex>` pointer hash, lowercased; undefined when it has another form. */
+export function hashHex(ptrHash: string): string | undefined {
+  const m = /^sha256:([0-9a-fA-F]{64})$/.exec(ptrHash);
+  return m?.[1]?.toLowerCase();
+}
+
+/** The view range a reduction addresses, `[start, end)`. */
+export function addressedRange(r: Reduction): [number, number] {
+  return r.kind === 'turns_cleared' ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+}
+
+/** Checks that every index a reduction addresses holds a minted message. */
+export function checkAddress(r: Reduction, minted: MessageList): ResolverError | undefined {
+  const [start, end] = addressedRange(r);
+  const fail = (what: string): ResolverError => ({
+    code: 'address_out_of_range',
+    message: `reduction ${r.id} addresses ${what}, outside the minted view of ${minted.length} messages`,
+    reduction_id: r.id,
+    index: start,
+  });
+  if (r.kind === 'turns_cleared') {
+    if (!Number.isInteger(r.end) || end <= start) {
+      return { code: 'address_out_of_range', message: `reduction ${r.id} clears the empty or inverted range [${start}, ${String(r.end)})`, reduction_id: r.id, index: start };
+    }
+    if (!Number.isInteger(start) || start < 0 || end > minted.length) return fail(`the range [${start}, ${end})`);
+  } else if (!Number.isInteger(start) || start < 0 || start >= minted.length) {
+    return fail(`index ${start}`);
+  }
+  for (let i = start; i < end; i++) {
+    if (minted.at(i) === undefined) {
+      return { code: 'address_out_of_range', message: `reduction ${r.id} addresses index ${i}, which holds no readable message`, reduction_id: r.id, index: i };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * §5.1 steps 2–3: the verified original of `r`. The hash is always checked over the minted bytes
+ * first; only then may recorded copies replace messages, so the result is either the exact hashed
+ * bytes or their verified same-call superset.
+ */
+export function resolveOriginal(
+  r: Reduction,
+  minted: MessageList,
+  recorded: MessageList | undefined,
+  options: ResolveOptions = {},
+): Result<ResolvedOriginal> {
+  const addressError = checkAddress(r, minted);
+  if (addressError) return err(addressError);
+  const [start, end] = addressedRange(r);
+  const mintedMessages: ResolvedMessage[] = [];
+  for (let i = start; i < end; i++) {
+    const m = minted.at(i) as ChatMessage;
+    mintedMessages.push({ index: i, minted: m, content: m.content, bytes: utf8Encode(m.content), source: 'minted' });
+  }
+  const mintedChunks = r.kind === 'turns_cleared' ? transcriptChunks(mintedMessages) : [mintedMessages[0]?.bytes ?? new Uint8Array()];
+  const actual = (options.sha256 ?? sha256Hex)(mintedChunks);
+  const expected = hashHex(r.ptr.hash);
+  if (expected !== actual) {
+    return err({
+      code: 'hash_mismatch',
+      message: `reduction ${r.id}: ptr.hash is ${r.ptr.hash} but the minted bytes at ${r.kind === 'turns_cleared' ? `[${start}, ${end})` : `index ${start}`} hash to sha256:${actual}`,
+      reduction_id: r.id,
+      index: start,
+    });
+  }
+  const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded));
+  const upgraded = messages.some((m) => m.source === 'recorded');
+  const bytes =
+    r.kind === 'turns_cleared'
+      ? upgraded
+        ? concat(transcriptChunks(messages))
+        : concat(mintedChunks)
+      : (messages[0]?.bytes ?? new Uint8Array());
+  const mintedLength = mintedChunks.reduce((n, c) => n + c.length, 0);
+  return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength });
+}
+
+/**
+ * True when a duplicate's canonical is fully visible: no other live record addresses its index and
+ * no `turns_cleared` range encloses it (§3.5).
+ */
+export function canonicalFullyVisible(r: Reduction, log: readonly Reduction[]): boolean {
+  const c = r.canonical?.index;
+  if (c === undefined) return false;
+  for (const other of log) {
+    if (other === r) continue;
+    if (other.kind === 'turns_cleared') {
+      if (other.ptr.index <= c && c < (other.end ?? other.ptr.index)) return false;
+    } else if (other.ptr.index === c) return false;
+  }
+  return true;
+}
+
+/**
+ * The hidden span of §3.5 over the resolved original of `r` (of `bytes`, its resolved bytes):
+ * `[start, end)` in bytes, or null when nothing is hidden (a duplicate whose canonical is visible).
+ * A `kept_bytes` inside a character is floored, so the span is always a valid UTF-8 string.
+ */
+export function hiddenSpan(r: Reduction, bytes: Uint8Array, log: readonly Reduction[]): [number, number] | null {
+  const total = bytes.length;
+  switch (r.kind) {
+    case 'tool_output_truncated':
+      return [floorCharBoundary(bytes, Math.max(0, r.kept_bytes ?? 0)), total];
+    case 'duplicate_output':
+      return canonicalFullyVisible(r, log) ? null : [0, total];
+    case 'tool_output_elided':
+    case 'turns_cleared':
+      return [0, total];
+  }
+}
+
+/** The live record with this id (the most recent, should an id have been minted twice). */
+export function findReduction(log: readonly Reduction[], id: string): Reduction | undefined {
+  for (let i = log.length - 1; i >= 0; i--) if (log[i]?.id === id) return log[i];
+  return undefined;
+}
+
+export function unknownReduction(id: string, log: readonly Reduction[]): ResolverError {
+  return { code: 'unknown_reduction', message: `no reduction with id ${JSON.stringify(id)} in the live log (${log.length} reductions)`, reduction_id: id };
+}

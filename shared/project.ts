@@ -1,0 +1,159 @@
+/** §5.4 projectView (display rows of what the model saw) and invertOne (a preview of splicing one reduction back). */
+import type { ResolveOptions } from './original';
+import { findReduction, resolveOriginal, unknownReduction } from './original';
+import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from './types';
+import { ok } from './types';
+import { floorCharBoundary, utf8Decode, utf8Encode } from './utf8';
+
+/** Where the projected view's rows start: one row per view message, one per cleared range. */
+export interface ProjectionLayout {
+  rowCount: number;
+  /** First view index of each row; a row spans `[rowStarts[row], rowStarts[row + 1] ?? viewLength)`. */
+  rowStarts: Int32Array;
+  viewLength: number;
+}
+
+export interface ProjectedRow {
+  row: number;
+  /** View range `[index, end)` the row stands for: one message, or a whole cleared range. */
+  index: number;
+  end: number;
+  /** Absent for a cleared range and for a hole (a message whose record could not be read). */
+  role?: Role;
+  tool_call_id?: string;
+  tool_calls?: ToolCall[];
+  name?: string;
+  /** Exactly the text the model saw at this row: content, prefix + stub, or stub. */
+  text: string;
+  /** Every live reduction addressing a message of this row, in log order. */
+  reductions: { id: string; kind: ReductionKind }[];
+  /** The reduction whose stub the row shows, if any. */
+  applied?: string;
+  missing?: boolean;
+}
+
+/**
+ * Row boundaries of the projected view. Live `turns_cleared` ranges inside the view collapse into
+ * one row each; ranges that overlap are merged into one row.
+ */
+export function projectionLayout(viewLength: number, log: readonly Reduction[]): ProjectionLayout {
+  const ranges = log
+    .filter((r) => r.kind === 'turns_cleared')
+    .map((r) => [r.ptr.index, Math.min(r.end ?? r.ptr.index, viewLength)] as const)
+    .filter(([s, e]) => Number.isInteger(s) && s >= 0 && e > s)
+    .sort((a, b) => a[0] - b[0]);
+  const starts: number[] = [];
+  let i = 0;
+  let k = 0;
+  while (i < viewLength) {
+    const range = ranges[k];
+    if (range && range[0] <= i) {
+      starts.push(i);
+      let end = range[1];
+      // Merge every range that starts before this row ends.
+      while (k < ranges.length && (ranges[k]?.[0] ?? Infinity) < end) end = Math.max(end, ranges[k++]?.[1] ?? 0);
+      i = Math.max(end, i + 1);
+      continue;
+    }
+    starts.push(i);
+    i++;
+  }
+  return { rowCount: starts.length, rowStarts: Int32Array.from(starts), viewLength };
+}
+
+/** The row that shows view index `index`, or -1. */
+export function rowOfIndex(layout: ProjectionLayout, index: number): number {
+  if (index < 0 || index >= layout.viewLength) return -1;
+  let lo = 0;
+  let hi = layout.rowCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((layout.rowStarts[mid] ?? 0) <= index) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Display rows `[window.start, window.end)` of the projected view (all rows by default). Each row
+ * shows what the model saw; a reduction addressing a message is applied in log order (the first one
+ * wins, should two overlap — the integrity check reports that).
+ */
+export function projectView(
+  minted: MessageList,
+  log: readonly Reduction[],
+  window?: { start: number; end: number },
+  layout: ProjectionLayout = projectionLayout(minted.length, log),
+): ProjectedRow[] {
+  const byIndex = new Map<number, Reduction[]>();
+  for (const r of log) {
+    const [s, e] = r.kind === 'turns_cleared' ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+    for (let i = s; i < e && i < minted.length; i++) {
+      const list = byIndex.get(i) ?? [];
+      list.push(r);
+      byIndex.set(i, list);
+    }
+  }
+  const start = Math.max(0, window?.start ?? 0);
+  const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
+  const rows: ProjectedRow[] = [];
+  for (let row = start; row < end; row++) {
+    const index = layout.rowStarts[row] ?? 0;
+    const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
+    const touching: Reduction[] = [];
+    for (let i = index; i < rowEnd; i++) for (const r of byIndex.get(i) ?? []) if (!touching.includes(r)) touching.push(r);
+    const reductions = touching.map((r) => ({ id: r.id, kind: r.kind }));
+    const cleared = touching.find((r) => r.kind === 'turns_cleared' && r.ptr.index <= index && index < (r.end ?? index));
+    if (cleared) {
+      rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
+      continue;
+    }
+    const msg = minted.at(index);
+    if (!msg) {
+      rows.push({ row, index, end: rowEnd, text: '', reductions, missing: true });
+      continue;
+    }
+    const applied = touching[0];
+    rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: visibleText(msg, applied), reductions, ...(applied ? { applied: applied.id } : {}) });
+  }
+  return rows;
+}
+
+function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call_id' | 'tool_calls' | 'name'> {
+  return {
+    role: msg.role,
+    ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
+    ...(msg.tool_calls !== undefined ? { tool_calls: msg.tool_calls } : {}),
+    ...(msg.name !== undefined ? { name: msg.name } : {}),
+  };
+}
+
+function visibleText(msg: ChatMessage, r: Reduction | undefined): string {
+  if (!r) return msg.content;
+  if (r.kind === 'tool_output_truncated') {
+    const bytes = utf8Encode(msg.content);
+    return utf8Decode(bytes.subarray(0, floorCharBoundary(bytes, r.kept_bytes ?? 0))) + r.stub;
+  }
+  return r.stub;
+}
+
+/**
+ * The view with reduction `id` spliced back (its verified original, upgraded from `recorded` where
+ * the key holds) and its log entry removed. A preview: inputs are not changed.
+ */
+export function invertOne(
+  view: MessageList,
+  log: readonly Reduction[],
+  id: string,
+  recorded?: MessageList,
+  options: ResolveOptions = {},
+): Result<{ view: ChatMessage[]; log: Reduction[] }> {
+  const r = findReduction(log, id);
+  if (!r) return { ok: false, error: unknownReduction(id, log) };
+  const resolved = resolveOriginal(r, view, recorded, options);
+  if (!resolved.ok) return resolved;
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < view.length; i++) out.push(view.at(i) as ChatMessage);
+  for (const m of resolved.value.messages) out[m.index] = { ...m.minted, content: m.content };
+  return ok({ view: out, log: log.filter((x) => x !== r) });
+}

@@ -1,0 +1,202 @@
+/** Property-based tests (fast-check) of the resolver's invariants. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CAP_NOTICE_MARKER } from './constants';
+import { expandReduction } from './expand';
+import { hashOf, makeReduction, tool, capped, user } from './testing/builders';
+import { hiddenSpan, resolveOriginal } from './original';
+import { sidecarSearch } from './search';
+import type { ChatMessage, Reduction } from './types';
+import { utf8Decode, utf8Encode, utf8Length } from './utf8';
+
+/** Text with multi-byte characters, ANSI escapes, newlines and surrogate pairs. */
+const text = (max = 200) =>
+  fc.array(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 8 }), fc.constantFrom('\u2014', '\u4E2D\u6587', '\u{1F389}', '\u001b[31mred\u001b[0m', '\n', 'ab', 'aa', 'é')), { maxLength: max }).map((parts) => parts.join(''));
+
+function okValue<T>(r: { ok: true; value: T } | { ok: false; error: { message: string } }): T {
+  if (!r.ok) throw new Error(r.error.message);
+  return r.value;
+}
+
+describe('properties', () => {
+  it('tiling any content with any chunk size reproduces it byte for byte', () => {
+    fc.assert(
+      fc.property(text(), fc.integer({ min: 1, max: 64 }), (content, k) => {
+        const view = [tool(content, 'c')];
+        const log = [makeReduction(view, { kind: 'tool_output_elided', index: 0 })];
+        const total = utf8Length(content);
+        const pieces: Uint8Array[] = [];
+        let expectedStart = 0;
+        for (let s = 0; s < total; s += k) {
+          const out = okValue(expandReduction(log, 'r1', view, undefined, [s, s + k]));
+          expect(out.range[0]).toBe(expectedStart);
+          expectedStart = out.range[1];
+          pieces.push(utf8Encode(out.content));
+          expect(utf8Length(out.content)).toBe(out.range[1] - out.range[0]);
+        }
+        const joined = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+        let o = 0;
+        for (const p of pieces) {
+          joined.set(p, o);
+          o += p.length;
+        }
+        expect(utf8Decode(joined)).toBe(content);
+        expect(joined.length).toBe(total);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an expansion is either the exact hashed bytes or their verified same-call superset', () => {
+    const variant = fc.constantFrom('same', 'other-id', 'no-id', 'other-role', 'edited-prefix', 'shorter', 'absent');
+    fc.assert(
+      fc.property(text(300), fc.integer({ min: 0, max: 400 }), fc.boolean(), variant, text(40), (content, capAt, isCapped, kind, extra) => {
+        const full = tool(content + extra, 'call_1');
+        const minted: ChatMessage[] = [user('u'), isCapped ? capped(full, capAt) : full];
+        const recordedCopy: ChatMessage | undefined =
+          kind === 'same'
+            ? full
+            : kind === 'other-id'
+              ? { ...full, tool_call_id: 'call_2' }
+              : kind === 'no-id'
+                ? { role: 'tool', content: full.content }
+                : kind === 'other-role'
+                  ? { ...full, role: 'user' }
+                  : kind === 'edited-prefix'
+                    ? { ...full, content: `#${full.content}` }
+                    : kind === 'shorter'
+                      ? { ...full, content: full.content.slice(0, 3) }
+                      : undefined;
+        const recorded = [user('u'), ...(recordedCopy ? [recordedCopy] : [])];
+        const log = [makeReduction(minted, { kind: 'tool_output_elided', index: 1 })];
+        const out = okValue(expandReduction(log, 'r1', minted, recorded));
+        const m = minted[1] as ChatMessage;
+        if (out.source === 'minted') {
+          expect(out.content).toBe(m.content);
+          expect(hashOf(out.content)).toBe(log[0]?.ptr.hash);
+        } else {
+          const k = m.content.lastIndexOf(CAP_NOTICE_MARKER);
+          expect(k).toBeGreaterThanOrEqual(0);
+          expect(recordedCopy?.role).toBe(m.role);
+          expect(recordedCopy?.tool_call_id).toBe(m.tool_call_id);
+          // Compared as bytes: a lone surrogate in a copy encodes as U+FFFD, as every writer of UTF-8 does.
+          const outBytes = utf8Encode(out.content);
+          const prefix = utf8Encode(m.content.slice(0, k));
+          expect(outBytes).toEqual(utf8Encode(recordedCopy?.content ?? ''));
+          expect(outBytes.subarray(0, prefix.length)).toEqual(prefix);
+          expect(outBytes.length).toBeGreaterThan(prefix.length);
+        }
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  /** A random session: tool outputs with random reductions of every kind over them. */
+  const session = fc
+    .record({
+      contents: fc.array(text(60), { minLength: 2, maxLength: 7 }),
+      plan: fc.array(fc.record({ kind: fc.constantFrom('tool_output_truncated', 'tool_output_elided', 'duplicate_output', 'none'), kept: fc.nat(80) }), { minLength: 7, maxLength: 7 }),
+      clear: fc.option(fc.tuple(fc.nat(6), fc.integer({ min: 1, max: 4 }))),
+      dupOf: fc.nat(6),
+    })
+    .map(({ contents, plan, clear, dupOf }) => {
+      const view: ChatMessage[] = contents.map((c, i) => tool(c, `c${i}`));
+      const log: Reduction[] = [];
+      view.forEach((m, i) => {
+        const p = plan[i];
+        if (!p || p.kind === 'none') return;
+        const id = `r${log.length + 1}`;
+        if (p.kind === 'duplicate_output') {
+          const c = dupOf % (i + 1);
+          if (c === i) return;
+          view[i] = { ...m, content: (view[c] as ChatMessage).content };
+          log.push(makeReduction(view, { id, kind: 'duplicate_output', index: i, canonical: c }));
+        } else if (p.kind === 'tool_output_truncated') {
+          log.push(makeReduction(view, { id, kind: p.kind, index: i, kept_bytes: Math.min(p.kept, Math.max(0, utf8Length(m.content) - 1)) }));
+        } else log.push(makeReduction(view, { id, kind: p.kind, index: i }));
+      });
+      if (clear) {
+        const start = Math.min(clear[0], view.length - 1);
+        const end = Math.min(view.length, start + clear[1]);
+        log.push(makeReduction(view, { id: `r${log.length + 1}`, kind: 'turns_cleared', index: start, end }));
+      }
+      return { view, log };
+    });
+
+  it('every match lies in a hidden span, and case-sensitive substring search finds exactly the naive matches', () => {
+    fc.assert(
+      fc.property(session, fc.oneof(fc.constantFrom('a', 'aa', '\u4E2D', '\u{1F389}', '\n', 'é', 'red'), text(3).filter((q) => q.length > 0)), ({ view, log }, query) => {
+        const res = okValue(sidecarSearch(log, query, view, undefined, { max_matches: 10_000, max_result_bytes: 10_000_000 }));
+        const q = utf8Encode(query);
+        for (const m of res.matches) {
+          const r = log.find((x) => x.id === m.reduction_id) as Reduction;
+          const content = utf8Encode((view[m.index] as ChatMessage).content);
+          expect(utf8Decode(content.subarray(m.offset, m.offset + m.length))).toBe(query);
+          if (r.kind === 'turns_cleared') {
+            expect(m.index).toBeGreaterThanOrEqual(r.ptr.index);
+            expect(m.index).toBeLessThan(r.end ?? 0);
+          } else {
+            const resolved = okValue(resolveOriginal(r, view, undefined));
+            const span = hiddenSpan(r, resolved.bytes, log);
+            expect(span).not.toBeNull();
+            expect(m.offset).toBeGreaterThanOrEqual(span?.[0] ?? Infinity);
+            expect(m.offset + m.length).toBeLessThanOrEqual(span?.[1] ?? -1);
+          }
+        }
+        // Naive reference: per searched string, non-overlapping leftmost occurrences.
+        const count = (hay: Uint8Array) => {
+          let n = 0;
+          for (let i = 0; i + q.length <= hay.length; ) {
+            let same = true;
+            for (let j = 0; j < q.length; j++) if (hay[i + j] !== q[j]) same = false;
+            if (same) {
+              n++;
+              i += q.length;
+            } else i++;
+          }
+          return n;
+        };
+        let expected = 0;
+        const clearedIdx = new Set<number>();
+        for (const r of log.filter((x) => x.kind === 'turns_cleared')) for (let i = r.ptr.index; i < (r.end ?? 0); i++) clearedIdx.add(i);
+        for (const i of clearedIdx) expected += count(utf8Encode((view[i] as ChatMessage).content));
+        for (const r of log) {
+          if (r.kind === 'turns_cleared' || clearedIdx.has(r.ptr.index)) continue;
+          const bytes = utf8Encode((view[r.ptr.index] as ChatMessage).content);
+          const span = hiddenSpan(r, bytes, log);
+          if (span) expected += count(bytes.subarray(span[0], span[1]));
+        }
+        expect(res.total_matches).toBe(expected);
+        const order = res.matches.map((m) => [m.index, m.offset] as const);
+        expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the serialized result never exceeds its bound, and truncated is honest', () => {
+    fc.assert(
+      fc.property(
+        session,
+        fc.constantFrom('a', 'é', '\u4E2D', '\u001b', 'r'),
+        fc.integer({ min: 200, max: 6000 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.integer({ min: 0, max: 60 }),
+        ({ view, log }, query, maxResult, snippetMax, maxMatches) => {
+          const r = sidecarSearch(log, query, view, undefined, { max_result_bytes: maxResult, snippet_max_bytes: snippetMax, max_matches: maxMatches, case_sensitive: false });
+          const res = okValue(r);
+          expect(utf8Length(JSON.stringify(res))).toBeLessThanOrEqual(maxResult);
+          expect(res.matches.length).toBeLessThanOrEqual(maxMatches);
+          expect(res.truncated).toBe(res.matches.length < res.total_matches);
+          for (const m of res.matches) {
+            const bytes = utf8Encode(m.snippet);
+            expect(bytes.length).toBeLessThanOrEqual(snippetMax);
+            expect(m.snippet_match[1]).toBeLessThanOrEqual(bytes.length);
+            expect(m.snippet_match[1] - m.snippet_match[0]).toBe(Math.min(m.length, m.snippet_match[1] - m.snippet_match[0]));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

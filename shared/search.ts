@@ -1,0 +1,297 @@
+/**
+ * §5.3 sidecarSearch: bounded search over content currently reduced out of the view.
+ *
+ * Invariants: every match lies inside a hidden span of its reduction's resolved original; each
+ * span is searched as its own string (a match never straddles into visible text); matches are
+ * leftmost-first and non-overlapping, ordered by view index then offset; the compact JSON of the
+ * result never exceeds `max_result_bytes`, matches being dropped whole and `truncated` saying so.
+ */
+import { RE2JS } from 're2js';
+import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
+import type { ResolveOptions } from './original';
+import { hiddenSpan, resolveOriginal } from './original';
+import type { MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
+import { err, ok } from './types';
+import { Utf16ToUtf8Cursor, utf8Length } from './utf8';
+
+export interface SearchOptions extends ResolveOptions {
+  mode?: SearchMode;
+  case_sensitive?: boolean;
+  max_matches?: number;
+  snippet_max_bytes?: number;
+  max_result_bytes?: number;
+  /** Checked between spans and while scanning; an aborted search returns `cancelled`. */
+  signal?: { readonly aborted: boolean };
+}
+
+/** Finds leftmost-first, non-overlapping matches in one string; yields UTF-16 [start, end). */
+type Matcher = (text: string, onMatch: (start: number, end: number) => boolean) => void;
+
+/** One string searched on its own: a hidden span of one message, attributed to a reduction. */
+interface SearchUnit {
+  index: number;
+  /** The whole resolved content of the message; the span is a slice of it. */
+  content: string;
+  /** Hidden span in bytes of `content`. */
+  span: [number, number];
+  /** The reduction a match at `[offset, offset+length)` is reported under. */
+  attribute: (offset: number, length: number) => Reduction;
+}
+
+function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<Matcher> {
+  if (query.length === 0) return err({ code: 'invalid_query', message: 'the query is empty', position: 0 });
+  if (mode === 'substring' && caseSensitive) {
+    return ok((text, onMatch) => {
+      for (let i = text.indexOf(query); i !== -1; i = text.indexOf(query, i + query.length)) {
+        if (!onMatch(i, i + query.length)) return;
+      }
+    });
+  }
+  const pattern = mode === 'substring' ? RE2JS.quote(query) : query;
+  let re: RE2JS;
+  try {
+    re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
+  } catch (e) {
+    const fragment = (e as { input?: unknown }).input;
+    const at = typeof fragment === 'string' && fragment.length > 0 && fragment !== query ? query.indexOf(fragment) : query.length;
+    const position = utf8Length(query.slice(0, Math.max(0, at)));
+    return err({ code: 'invalid_query', message: `invalid regex at byte ${position}: ${(e as Error).message}`, position });
+  }
+  return ok((text, onMatch) => {
+    const m = re.matcher(text);
+    let pos = 0;
+    let lastEnd = -1;
+    while (pos <= text.length && m.find(pos)) {
+      const s = m.start();
+      const e = m.end();
+      const step = s < text.length ? codePointLength(text, s) : 1;
+      if (s === e && s === lastEnd) {
+        // RE2 semantics: an empty match abutting the previous match is not reported.
+        pos = s + step;
+        continue;
+      }
+      if (!onMatch(s, e)) return;
+      lastEnd = e;
+      pos = e > s ? e : s + step;
+    }
+  });
+}
+
+function codePointLength(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  return c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+}
+
+function utf8CodePointBytes(text: string, i: number): number {
+  const c = text.codePointAt(i) ?? 0;
+  if (c < 0x80) return 1;
+  if (c < 0x800) return 2;
+  if (c < 0x10000) return 3;
+  return 4;
+}
+
+/** UTF-16 index of byte offset `byteOffset` in `text` (a character boundary). */
+function utf16IndexOfByte(text: string, byteOffset: number): number {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < byteOffset) {
+    bytes += utf8CodePointBytes(text, i);
+    i += codePointLength(text, i);
+  }
+  return i;
+}
+
+/**
+ * A window of at most `max` bytes around the match `[s, e)` (UTF-16, within `text`), on character
+ * boundaries. Context is shared evenly before and after; what one side cannot use goes to the
+ * other. A match longer than `max` is cut to its first `max` bytes.
+ */
+function snippetOf(text: string, s: number, e: number, matchBytes: number, max: number): { snippet: string; match: [number, number] } {
+  if (matchBytes >= max) {
+    let i = s;
+    let used = 0;
+    while (i < e) {
+      const b = utf8CodePointBytes(text, i);
+      if (used + b > max) break;
+      used += b;
+      i += codePointLength(text, i);
+    }
+    return { snippet: text.slice(s, i), match: [0, used] };
+  }
+  let budget = max - matchBytes;
+  let left = s;
+  let leftBytes = 0;
+  const stepLeft = (limit: number): void => {
+    while (left > 0) {
+      const i = left >= 2 && (text.charCodeAt(left - 1) & 0xfc00) === 0xdc00 && (text.charCodeAt(left - 2) & 0xfc00) === 0xd800 ? left - 2 : left - 1;
+      const b = utf8CodePointBytes(text, i);
+      if (leftBytes + b > limit) break;
+      leftBytes += b;
+      left = i;
+    }
+  };
+  stepLeft(Math.floor(budget / 2));
+  budget -= leftBytes;
+  let right = e;
+  let rightBytes = 0;
+  while (right < text.length) {
+    const b = utf8CodePointBytes(text, right);
+    if (rightBytes + b > budget) break;
+    rightBytes += b;
+    right += codePointLength(text, right);
+  }
+  stepLeft(max - matchBytes - rightBytes);
+  return { snippet: text.slice(left, right), match: [leftBytes, leftBytes + matchBytes] };
+}
+
+function jsonBytes(value: unknown): number {
+  return utf8Length(JSON.stringify(value));
+}
+
+export function sidecarSearch(
+  log: readonly Reduction[],
+  query: string,
+  minted: MessageList,
+  recorded?: MessageList,
+  options: SearchOptions = {},
+): Result<SidecarSearchResult> {
+  const mode = options.mode ?? 'substring';
+  const caseSensitive = options.case_sensitive ?? true;
+  const maxMatches = Math.max(0, Math.floor(options.max_matches ?? MAX_MATCHES));
+  const snippetMax = Math.max(1, Math.floor(options.snippet_max_bytes ?? SNIPPET_MAX_BYTES));
+  const maxResultBytes = options.max_result_bytes ?? MAX_RESULT_BYTES;
+  const compiled = compileMatcher(query, mode, caseSensitive);
+  if (!compiled.ok) return compiled;
+  const matcher = compiled.value;
+  const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
+
+  const { units, searched } = searchUnits(log, minted, recorded, options);
+  const kept: SidecarSearchMatch[] = [];
+  let total = 0;
+  let hiddenBytes = 0;
+  // Units come sorted by (index, span start); matches of different units at one index are merged
+  // by offset, keeping only the first `maxMatches` of each index since the result is in index order.
+  let i = 0;
+  while (i < units.length) {
+    if (options.signal?.aborted) return cancelled();
+    const index = units[i]?.index;
+    const atIndex: SidecarSearchMatch[] = [];
+    for (; i < units.length && units[i]?.index === index; i++) {
+      const unit = units[i] as SearchUnit;
+      hiddenBytes += unit.span[1] - unit.span[0];
+      const room = Math.max(0, maxMatches - kept.length);
+      let fromUnit = 0;
+      let sinceCheck = 0;
+      let aborted = false;
+      const text = unit.content.slice(utf16IndexOfByte(unit.content, unit.span[0]), utf16IndexOfByte(unit.content, unit.span[1]));
+      const cursor = new Utf16ToUtf8Cursor(text, unit.span[0]);
+      matcher(text, (s, e) => {
+        total++;
+        if (++sinceCheck >= 4096) {
+          sinceCheck = 0;
+          if (options.signal?.aborted) return !(aborted = true);
+        }
+        if (fromUnit >= room) return true;
+        fromUnit++;
+        const offset = cursor.byteOffsetOf(s);
+        const length = cursor.byteOffsetOf(e) - offset;
+        const r = unit.attribute(offset, length);
+        const { snippet, match } = snippetOf(text, s, e, length, snippetMax);
+        atIndex.push({ reduction_id: r.id, kind: r.kind, index: unit.index, offset, length, snippet, snippet_match: match });
+        return true;
+      });
+      if (aborted) return cancelled();
+    }
+    atIndex.sort((a, b) => a.offset - b.offset);
+    for (const m of atIndex) if (kept.length < maxMatches) kept.push(m);
+  }
+
+  const result: SidecarSearchResult = {
+    query,
+    mode,
+    case_sensitive: caseSensitive,
+    matches: [],
+    total_matches: total,
+    truncated: true,
+    reductions_searched: searched,
+    hidden_bytes_searched: hiddenBytes,
+  };
+  // Sized with `truncated: true`, the longer literal, so the bound holds whichever value it ends with.
+  let size = jsonBytes(result);
+  if (size > maxResultBytes) {
+    return err({
+      code: 'invalid_query',
+      message: `a result for this ${utf8Length(query)}-byte query cannot fit in max_result_bytes=${maxResultBytes}`,
+    });
+  }
+  for (const m of kept) {
+    const add = jsonBytes(m) + (result.matches.length > 0 ? 1 : 0);
+    if (size + add > maxResultBytes) break;
+    size += add;
+    result.matches.push(m);
+  }
+  result.truncated = result.matches.length < total;
+  return ok(result);
+}
+
+/**
+ * The strings to search, per §5.3: each live reduction's hidden span over its resolved content;
+ * a `turns_cleared` range message by message (content only), where a match inside the hidden span
+ * of a per-message reduction of that message is attributed to that reduction. Reductions whose
+ * original cannot be verified (bad address, hash mismatch) are not searched: the integrity check
+ * reports them.
+ */
+function searchUnits(
+  log: readonly Reduction[],
+  minted: MessageList,
+  recorded: MessageList | undefined,
+  options: ResolveOptions,
+): { units: SearchUnit[]; searched: number } {
+  const units: SearchUnit[] = [];
+  let searched = 0;
+  // Only a cleared range whose transcript verifies encloses anything; per-message reductions inside
+  // an unverifiable range are searched on their own.
+  const cleared = log.flatMap((r) => {
+    if (r.kind !== 'turns_cleared') return [];
+    const resolved = resolveOriginal(r, minted, recorded, options);
+    return resolved.ok ? [resolved.value] : [];
+  });
+  const insideCleared = (r: Reduction): Reduction | undefined =>
+    cleared.find(({ reduction: c }) => c.ptr.index <= r.ptr.index && r.ptr.index < (c.end ?? c.ptr.index))?.reduction;
+  /** Per-message reductions inside cleared ranges: index → [reduction, span] to attribute to. */
+  const inner = new Map<number, { r: Reduction; span: [number, number] }[]>();
+  const seenInCleared = new Set<number>();
+
+  for (const r of log) {
+    if (r.kind === 'turns_cleared') continue;
+    const resolved = resolveOriginal(r, minted, recorded, options);
+    if (!resolved.ok) continue;
+    const span = hiddenSpan(r, resolved.value.bytes, log);
+    if (span === null) continue;
+    searched++;
+    const content = resolved.value.messages[0]?.content ?? '';
+    if (insideCleared(r)) {
+      const list = inner.get(r.ptr.index) ?? [];
+      list.push({ r, span });
+      inner.set(r.ptr.index, list);
+      continue;
+    }
+    units.push({ index: r.ptr.index, content, span, attribute: () => r });
+  }
+  for (const { reduction: c, messages } of cleared) {
+    searched++;
+    for (const m of messages) {
+      if (seenInCleared.has(m.index)) continue;
+      seenInCleared.add(m.index);
+      const owners = inner.get(m.index) ?? [];
+      units.push({
+        index: m.index,
+        content: m.content,
+        span: [0, m.bytes.length],
+        attribute: (offset, length) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c,
+      });
+    }
+  }
+  units.sort((a, b) => a.index - b.index || a.span[0] - b.span[0]);
+  return { units, searched };
+}

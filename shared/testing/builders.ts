@@ -1,0 +1,51 @@
+/** Builders for tests: real hashes, real stubs, overridable fields. */
+import { capNotice, stubText } from '../constants';
+import { ptrHash, sha256Hex } from '../hash';
+import { transcriptOf } from '../original';
+import type { ChatMessage, Reduction, ReductionKind } from '../types';
+import { floorCharBoundary, utf8Decode, utf8Encode } from '../utf8';
+
+export function hashOf(text: string): string {
+  return ptrHash(sha256Hex([utf8Encode(text)]));
+}
+
+export const user = (content: string): ChatMessage => ({ role: 'user', content });
+export const assistant = (content: string, callId?: string): ChatMessage =>
+  callId ? { role: 'assistant', content, tool_calls: [{ id: callId, name: 'shell', arguments: '{"cmd":"make"}' }] } : { role: 'assistant', content };
+export const tool = (content: string, callId: string): ChatMessage => ({ role: 'tool', tool_call_id: callId, content });
+
+/** A legacy capped copy: `content[0..kept] + capNotice(rest)`. */
+export function capped(msg: ChatMessage, keptBytes: number): ChatMessage {
+  const bytes = utf8Encode(msg.content);
+  const k = floorCharBoundary(bytes, keptBytes);
+  return { ...msg, content: utf8Decode(bytes.subarray(0, k)) + capNotice(bytes.length - k) };
+}
+
+/**
+ * A reduction over `view` whose pointer hash is right unless overridden. For turns_cleared pass
+ * `end`; for duplicate_output pass `canonical` (the index; its hash is computed).
+ */
+export function makeReduction(
+  view: readonly (ChatMessage | undefined)[],
+  fields: { id?: string; kind: ReductionKind; index: number; kept_bytes?: number; end?: number; canonical?: number },
+  overrides: Partial<Reduction> = {},
+): Reduction {
+  const id = fields.id ?? 'r1';
+  const original =
+    fields.kind === 'turns_cleared'
+      ? transcriptOf(view.slice(fields.index, fields.end).map((m) => ({ minted: m as ChatMessage, content: (m as ChatMessage).content })))
+      : (view[fields.index]?.content ?? '');
+  const bytes = utf8Encode(original).length;
+  const hidden = fields.kind === 'tool_output_truncated' ? bytes - (fields.kept_bytes ?? 0) : bytes;
+  const r: Reduction = {
+    id,
+    kind: fields.kind,
+    ptr: { index: fields.index, hash: hashOf(original), bytes },
+    ...(fields.kept_bytes !== undefined ? { kept_bytes: fields.kept_bytes } : {}),
+    ...(fields.canonical !== undefined ? { canonical: { index: fields.canonical, hash: hashOf(view[fields.canonical]?.content ?? '') } } : {}),
+    ...(fields.end !== undefined ? { end: fields.end } : {}),
+    stub: stubText(id, fields.kind, hidden),
+    minted_at: view.length,
+  };
+  return { ...r, ...overrides };
+}

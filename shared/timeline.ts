@@ -1,0 +1,162 @@
+/**
+ * §3.1–§3.2: resolving a sidecar's records, in file order, into the current timeline (the minted
+ * view before caps), the recorded copies, the live log and the model switches. Generic over the
+ * message payload `M`, so the file loader can run it over light handles (offsets into the file)
+ * while tests run it over whole messages.
+ */
+import type { Cap, ChatMessage, Finding, Reduction, SidecarRecord } from './types';
+import { floorCharBoundary, utf8Decode, utf8Encode } from './utf8';
+
+export interface Located<M> {
+  value: M;
+  /** 1-based line of the record. */
+  line: number;
+}
+
+export interface TimelineMessage<M> extends Located<M> {
+  cap?: Cap;
+}
+
+export interface ModelChange {
+  line: number;
+  at: number;
+  from: string;
+  to: string;
+  reasoning_artifacts_filtered: number;
+  /** The recount over the view before `at`, skipping messages an earlier switch already filtered. */
+  recount: number;
+}
+
+export interface Timeline<M> {
+  system?: Located<M>;
+  /** The current timeline by view index; a hole is an index whose record was never read. */
+  view: (TimelineMessage<M> | undefined)[];
+  /** The last `message` record at each index, whatever its timeline. */
+  recorded: (Located<M> | undefined)[];
+  log: Reduction[];
+  /** 1-based line of each live log entry's record, parallel to `log`. */
+  logLines: number[];
+  modelChanges: ModelChange[];
+  findings: Finding[];
+}
+
+/** A sidecar record whose message payloads are `M`. */
+export type TimelineRecord<M> =
+  | { t: 'system'; msg: M }
+  | { t: 'message'; i: number; msg: M; cap?: Cap }
+  | Exclude<SidecarRecord, { t: 'header' } | { t: 'system' } | { t: 'message' }>;
+
+/** The highest view index a reduction addresses (for rewinds). */
+function lastAddressed(r: Reduction): number {
+  const own = r.kind === 'turns_cleared' ? (r.end ?? r.ptr.index + 1) - 1 : r.ptr.index;
+  return Math.max(own, r.canonical?.index ?? -1);
+}
+
+/**
+ * Folds records into a Timeline one at a time, so a loader can stream. `hasArtifacts` tells whether
+ * a message payload carries reasoning artifacts (§5.5) for the model-switch recount.
+ */
+export class TimelineBuilder<M> {
+  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [] };
+  /** Per view index of the current timeline: already stripped by an earlier model switch. */
+  private filtered: boolean[] = [];
+
+  constructor(private readonly hasArtifacts: (msg: M) => boolean) {}
+
+  add(record: TimelineRecord<M>, line: number): void {
+    const t = this.t;
+    switch (record.t) {
+      case 'system':
+        t.system = { value: record.msg, line };
+        return;
+      case 'message': {
+        if (record.i > t.view.length) {
+          // A gap would leave holes up to an index taken from the file, however large; the record is
+          // reported and kept out of the view rather than trusted.
+          t.findings.push({
+            code: 'address_out_of_range',
+            severity: 'error',
+            message: `message record i=${record.i} skips ahead: the timeline holds ${t.view.length} messages, so the next index is ${t.view.length}`,
+            line,
+            index: record.i,
+          });
+          return;
+        }
+        const entry: TimelineMessage<M> = { value: record.msg, line, ...(record.cap ? { cap: record.cap } : {}) };
+        t.view[record.i] = entry;
+        this.filtered[record.i] = false;
+        t.recorded[record.i] = { value: record.msg, line };
+        return;
+      }
+      case 'reduction':
+        t.log.push(record.r);
+        t.logLines.push(line);
+        return;
+      case 'invert': {
+        for (let k = t.log.length - 1; k >= 0; k--) {
+          if (t.log[k]?.id === record.id) {
+            t.log.splice(k, 1);
+            t.logLines.splice(k, 1);
+            return;
+          }
+        }
+        return;
+      }
+      case 'rewind': {
+        if (t.view.length > record.to) t.view.length = record.to;
+        if (this.filtered.length > record.to) this.filtered.length = record.to;
+        for (let k = t.log.length - 1; k >= 0; k--) {
+          const r = t.log[k];
+          if (r && lastAddressed(r) >= record.to) {
+            t.log.splice(k, 1);
+            t.logLines.splice(k, 1);
+          }
+        }
+        return;
+      }
+      case 'model_change': {
+        let recount = 0;
+        const upTo = Math.min(record.at, t.view.length);
+        for (let i = 0; i < upTo; i++) {
+          const entry = t.view[i];
+          if (!entry || this.filtered[i]) continue;
+          if (this.hasArtifacts(entry.value)) recount++;
+          this.filtered[i] = true;
+        }
+        t.modelChanges.push({ line, at: record.at, from: record.from, to: record.to, reasoning_artifacts_filtered: record.reasoning_artifacts_filtered, recount });
+        if (recount !== record.reasoning_artifacts_filtered) {
+          t.findings.push({
+            code: 'model_change_count_mismatch',
+            severity: 'error',
+            message: `model change ${record.from} → ${record.to} at view length ${record.at} records reasoning_artifacts_filtered=${record.reasoning_artifacts_filtered}, but ${recount} message(s) before it carry reasoning artifacts`,
+            line,
+            index: record.at,
+          });
+        }
+        return;
+      }
+    }
+  }
+
+  /**
+   * A `message` record at `index` that could not be read (its line is reported elsewhere): the
+   * index becomes a hole, so later records keep their addresses.
+   */
+  addHole(index: number): void {
+    if (index === this.t.view.length) {
+      this.t.view.length = index + 1;
+      this.filtered.length = index + 1;
+    }
+  }
+
+  finish(): Timeline<M> {
+    return this.t;
+  }
+}
+
+/** The capped copy history held: `content[0..kept_bytes] + notice` (kept_bytes floored to a character boundary). */
+export function applyCap(msg: ChatMessage, cap: Cap): ChatMessage {
+  const bytes = utf8Encode(msg.content);
+  const kept = floorCharBoundary(bytes, Math.max(0, cap.kept_bytes));
+  return { ...msg, content: utf8Decode(bytes.subarray(0, kept)) + cap.notice };
+}

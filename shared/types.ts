@@ -1,0 +1,221 @@
+/**
+ * The format of SPEC §3 and the resolver's results (§5). Plain data only: every value here
+ * survives structured clone and JSON.
+ */
+
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+export interface ContentPart {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** One message of the agent's history (§3.3). Its content bytes are the UTF-8 encoding of `content`. */
+export interface ChatMessage {
+  role: Role;
+  content: string;
+  tool_call_id?: string;
+  tool_calls?: ToolCall[];
+  name?: string;
+  content_parts?: ContentPart[];
+  metadata?: Record<string, unknown>;
+}
+
+/** §3.4 */
+export interface ReductionPolicy {
+  protect_last_n_tool_results: number;
+  max_tool_result_bytes: number;
+  kept_prefix_bytes: number;
+  dedupe: boolean;
+  clear_turns_before?: number | null;
+}
+
+export type ReductionKind = 'tool_output_truncated' | 'tool_output_elided' | 'duplicate_output' | 'turns_cleared';
+
+export const REDUCTION_KINDS: readonly ReductionKind[] = [
+  'tool_output_truncated',
+  'tool_output_elided',
+  'duplicate_output',
+  'turns_cleared',
+];
+
+/** Points at the ORIGINAL bytes a reduction hides: `hash` is `sha256:<hex>` over them, `bytes` their length. */
+export interface SidecarPtr {
+  index: number;
+  hash: string;
+  bytes: number;
+}
+
+/** One record of the reduction log (§3.5). Which optional fields are present depends on `kind`. */
+export interface Reduction {
+  id: string;
+  kind: ReductionKind;
+  ptr: SidecarPtr;
+  /** tool_output_truncated only: the visible prefix `[0, kept_bytes)`. */
+  kept_bytes?: number;
+  /** duplicate_output only: the earlier byte-identical message. */
+  canonical?: { index: number; hash: string };
+  /** turns_cleared only: the cleared view range is `[ptr.index, end)`. */
+  end?: number;
+  /** The exact stub text the model saw. */
+  stub: string;
+  /** View length when minted. */
+  minted_at: number;
+}
+
+/** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */
+export interface Cap {
+  kept_bytes: number;
+  notice: string;
+}
+
+export interface SidecarHeader {
+  t: 'header';
+  format: 'supercode-sidecar';
+  version: number;
+  session_id: string;
+  created_at: string;
+  model: string;
+  gate: boolean;
+  policy: ReductionPolicy | null;
+}
+
+export type SidecarRecord =
+  | SidecarHeader
+  | { t: 'system'; msg: ChatMessage }
+  | { t: 'message'; i: number; msg: ChatMessage; cap?: Cap }
+  | { t: 'reduction'; r: Reduction }
+  | { t: 'invert'; id: string }
+  | { t: 'rewind'; to: number }
+  | { t: 'model_change'; at: number; from: string; to: string; reasoning_artifacts_filtered: number };
+
+/** §3.2 */
+export interface SessionSnapshot {
+  format: 'supercode-session';
+  version: number;
+  session_id: string;
+  model: string;
+  messages: ChatMessage[];
+  reductions?: Reduction[];
+}
+
+export type FindingCode =
+  | 'hash_mismatch'
+  | 'address_out_of_range'
+  | 'duplicate_bytes_differ'
+  | 'kept_bytes_invalid'
+  | 'overlapping_reductions'
+  | 'duplicate_reduction_id'
+  | 'sentinel_in_original'
+  | 'recorded_diverges'
+  | 'model_change_count_mismatch'
+  | 'malformed_line'
+  | 'truncated_last_line'
+  | 'unknown_record'
+  | 'unsupported_version'
+  | 'log_differs';
+
+export type Severity = 'error' | 'warning';
+
+/** §5.6 */
+export interface Finding {
+  code: FindingCode;
+  severity: Severity;
+  message: string;
+  /** 1-based line of the sidecar record concerned. */
+  line?: number;
+  reduction_id?: string;
+  index?: number;
+}
+
+export type Source = 'minted' | 'recorded';
+
+/** §5.1 step 5 */
+export interface ExpandOutcome {
+  reduction_id: string;
+  kind: ReductionKind;
+  /** View index of the addressed message (range start for turns_cleared). */
+  index: number;
+  /** Absent for turns_cleared. */
+  role?: Role;
+  tool_call_id?: string;
+  content: string;
+  /** The byte range actually returned, `[start, end)`, after clamping and flooring to char boundaries. */
+  range: [number, number];
+  total_bytes: number;
+  source: Source;
+}
+
+export type SearchMode = 'substring' | 'regex';
+
+/** §5.3 */
+export interface SidecarSearchMatch {
+  reduction_id: string;
+  kind: ReductionKind;
+  index: number;
+  /** Byte offset of the match in that message's whole original content. */
+  offset: number;
+  length: number;
+  snippet: string;
+  /** Byte range of the match inside `snippet`. */
+  snippet_match: [number, number];
+}
+
+export interface SidecarSearchResult {
+  query: string;
+  mode: SearchMode;
+  case_sensitive: boolean;
+  matches: SidecarSearchMatch[];
+  total_matches: number;
+  truncated: boolean;
+  reductions_searched: number;
+  hidden_bytes_searched: number;
+}
+
+export type ResolverErrorCode =
+  | 'unknown_reduction'
+  | 'hash_mismatch'
+  | 'address_out_of_range'
+  | 'invalid_byte_range'
+  | 'invalid_query'
+  | 'cancelled';
+
+/** Errors are values: a code of §5.1/§5.3 and a message naming the facts. */
+export interface ResolverError {
+  code: ResolverErrorCode;
+  message: string;
+  reduction_id?: string;
+  index?: number;
+  total_bytes?: number;
+  /** invalid_query: position in the pattern where it fails, when known. */
+  position?: number;
+}
+
+export type Result<T, E = ResolverError> = { ok: true; value: T } | { ok: false; error: E };
+
+export function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function err<E>(error: E): { ok: false; error: E } {
+  return { ok: false, error };
+}
+
+/**
+ * A view the resolver reads by index. A plain array is one; the file loader passes a lazy one that
+ * reads content back from disk through a cache. `at` returns undefined for an index outside the
+ * view or for a hole (a message whose record could not be read).
+ */
+export interface MessageList {
+  readonly length: number;
+  at(index: number): ChatMessage | undefined;
+}
+
+/** SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native digest. */
+export type Sha256 = (chunks: readonly Uint8Array[]) => string;
