@@ -9,8 +9,8 @@
 import { RE2JS } from 're2js';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import type { ResolveOptions } from './original';
-import { hiddenSpan, resolveOriginal } from './original';
-import type { MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
+import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
+import type { ChatMessage, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
 import { err, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Length } from './utf8';
 
@@ -27,15 +27,14 @@ export interface SearchOptions extends ResolveOptions {
 /** Finds leftmost-first, non-overlapping matches in one string; yields UTF-16 [start, end). */
 type Matcher = (text: string, onMatch: (start: number, end: number) => boolean) => void;
 
-/** One string searched on its own: a hidden span of one message, attributed to a reduction. */
+/**
+ * One string searched on its own: a hidden span of one message, attributed to a reduction. Content
+ * is resolved only when the unit is searched, so a search holds one message's content at a time.
+ */
 interface SearchUnit {
   index: number;
-  /** The whole resolved content of the message; the span is a slice of it. */
-  content: string;
-  /** Hidden span in bytes of `content`. */
-  span: [number, number];
-  /** The reduction a match at `[offset, offset+length)` is reported under. */
-  attribute: (offset: number, length: number) => Reduction;
+  /** The whole resolved content of the message and its hidden span in bytes; null when nothing is searchable. */
+  load: () => { content: string; span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } | null;
 }
 
 function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<Matcher> {
@@ -165,7 +164,8 @@ export function sidecarSearch(
   const matcher = compiled.value;
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
-  const { units, searched } = searchUnits(log, minted, recorded, options);
+  const { units, verified } = searchUnits(log, minted, recorded, options);
+  let searched = verified;
   const kept: SidecarSearchMatch[] = [];
   let total = 0;
   let hiddenBytes = 0;
@@ -177,7 +177,9 @@ export function sidecarSearch(
     const index = units[i]?.index;
     const atIndex: SidecarSearchMatch[] = [];
     for (; i < units.length && units[i]?.index === index; i++) {
-      const unit = units[i] as SearchUnit;
+      const unit = (units[i] as SearchUnit).load();
+      if (!unit) continue;
+      searched += unit.searched;
       hiddenBytes += unit.span[1] - unit.span[0];
       const room = Math.max(0, maxMatches - kept.length);
       let fromUnit = 0;
@@ -197,7 +199,7 @@ export function sidecarSearch(
         const length = cursor.byteOffsetOf(e) - offset;
         const r = unit.attribute(offset, length);
         const { snippet, match } = snippetOf(text, s, e, length, snippetMax);
-        atIndex.push({ reduction_id: r.id, kind: r.kind, index: unit.index, offset, length, snippet, snippet_match: match });
+        atIndex.push({ reduction_id: r.id, kind: r.kind, index: index as number, offset, length, snippet, snippet_match: match });
         return true;
       });
       if (aborted) return cancelled();
@@ -239,59 +241,69 @@ export function sidecarSearch(
  * a `turns_cleared` range message by message (content only), where a match inside the hidden span
  * of a per-message reduction of that message is attributed to that reduction. Reductions whose
  * original cannot be verified (bad address, hash mismatch) are not searched: the integrity check
- * reports them.
+ * reports them. `verified` counts the cleared ranges, verified up front.
  */
 function searchUnits(
   log: readonly Reduction[],
   minted: MessageList,
   recorded: MessageList | undefined,
   options: ResolveOptions,
-): { units: SearchUnit[]; searched: number } {
+): { units: SearchUnit[]; verified: number } {
   const units: SearchUnit[] = [];
-  let searched = 0;
   // Only a cleared range whose transcript verifies encloses anything; per-message reductions inside
   // an unverifiable range are searched on their own.
-  const cleared = log.flatMap((r) => {
-    if (r.kind !== 'turns_cleared') return [];
+  const cleared = log.filter((r) => r.kind === 'turns_cleared' && resolveOriginal(r, minted, recorded, options).ok);
+  const enclosing = (index: number) => cleared.find((c) => c.ptr.index <= index && index < (c.end ?? c.ptr.index));
+  /** Per-message reductions inside cleared ranges, by index: matches in their hidden spans are theirs. */
+  const inner = new Map<number, Reduction[]>();
+
+  /** The resolved content and hidden span of a per-message reduction, or null when it has none to search. */
+  const perMessage = (r: Reduction) => {
+    if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) return null;
     const resolved = resolveOriginal(r, minted, recorded, options);
-    return resolved.ok ? [resolved.value] : [];
-  });
-  const insideCleared = (r: Reduction): Reduction | undefined =>
-    cleared.find(({ reduction: c }) => c.ptr.index <= r.ptr.index && r.ptr.index < (c.end ?? c.ptr.index))?.reduction;
-  /** Per-message reductions inside cleared ranges: index → [reduction, span] to attribute to. */
-  const inner = new Map<number, { r: Reduction; span: [number, number] }[]>();
-  const seenInCleared = new Set<number>();
+    if (!resolved.ok) return null;
+    const span = hiddenSpan(r, resolved.value.bytes, log);
+    return span ? { content: resolved.value.messages[0]?.content ?? '', span } : null;
+  };
 
   for (const r of log) {
     if (r.kind === 'turns_cleared') continue;
-    const resolved = resolveOriginal(r, minted, recorded, options);
-    if (!resolved.ok) continue;
-    const span = hiddenSpan(r, resolved.value.bytes, log);
-    if (span === null) continue;
-    searched++;
-    const content = resolved.value.messages[0]?.content ?? '';
-    if (insideCleared(r)) {
-      const list = inner.get(r.ptr.index) ?? [];
-      list.push({ r, span });
-      inner.set(r.ptr.index, list);
+    if (enclosing(r.ptr.index)) {
+      inner.set(r.ptr.index, [...(inner.get(r.ptr.index) ?? []), r]);
       continue;
     }
-    units.push({ index: r.ptr.index, content, span, attribute: () => r });
+    units.push({
+      index: r.ptr.index,
+      load: () => {
+        const found = perMessage(r);
+        return found && { ...found, attribute: () => r, searched: 1 };
+      },
+    });
   }
-  for (const { reduction: c, messages } of cleared) {
-    searched++;
-    for (const m of messages) {
-      if (seenInCleared.has(m.index)) continue;
-      seenInCleared.add(m.index);
-      const owners = inner.get(m.index) ?? [];
+  const seen = new Set<number>();
+  for (const c of cleared) {
+    for (let index = c.ptr.index; index < (c.end ?? c.ptr.index); index++) {
+      if (seen.has(index)) continue;
+      seen.add(index);
       units.push({
-        index: m.index,
-        content: m.content,
-        span: [0, m.bytes.length],
-        attribute: (offset, length) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c,
+        index,
+        load: () => {
+          const m = resolveMessage(index, minted.at(index) as ChatMessage, recorded);
+          const owners = (inner.get(index) ?? []).flatMap((r) => {
+            const found = perMessage(r);
+            return found ? [{ r, span: found.span }] : [];
+          });
+          return {
+            content: m.content,
+            span: [0, m.bytes.length],
+            attribute: (offset, length) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c,
+            searched: owners.length,
+          };
+        },
       });
     }
   }
-  units.sort((a, b) => a.index - b.index || a.span[0] - b.span[0]);
-  return { units, searched };
+  // Stable: units of one index keep log order.
+  units.sort((a, b) => a.index - b.index);
+  return { units, verified: cleared.length };
 }

@@ -4,6 +4,7 @@ import { hasReasoningArtifacts } from './reasoning';
 import { parseSidecarLine } from './schema';
 import { makeReduction, tool, user } from './testing/builders';
 import { applyCap, TimelineBuilder } from './timeline';
+import type { TimelineRecord } from './timeline';
 import type { ChatMessage, SidecarRecord } from './types';
 
 function build(records: SidecarRecord[]) {
@@ -13,7 +14,7 @@ function build(records: SidecarRecord[]) {
   });
   return b.finish();
 }
-const msg = (i: number, m: ChatMessage): SidecarRecord => ({ t: 'message', i, msg: m });
+const msg = (i: number, m: ChatMessage): TimelineRecord<ChatMessage> => ({ t: 'message', i, msg: m });
 
 describe('TimelineBuilder (§3.1–§3.2)', () => {
   const v = [user('u0'), tool('out 1', 'c1'), user('u2'), tool('out 3', 'c3')];
