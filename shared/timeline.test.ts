@@ -58,6 +58,17 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(t.findings).toEqual([]);
   });
 
+  it('addHole over an index already in the timeline: the unreadable record is the last one there', () => {
+    const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
+    b.add(msg(0, user('a')), 1);
+    b.add(msg(1, user('b')), 2);
+    b.addHole(1);
+    const t = b.finish();
+    expect(t.view.length).toBe(2);
+    expect(t.view[1]).toBeUndefined();
+    expect(t.recorded[1]).toBeUndefined();
+  });
+
   it('model_change: a count that disagrees with the recount is model_change_count_mismatch', () => {
     const withArtifacts: ChatMessage = { role: 'assistant', content: 'x', metadata: { reasoning: 'r' } };
     const ok = build([msg(0, user('a')), msg(1, withArtifacts), { t: 'model_change', at: 2, from: 'a', to: 'b', reasoning_artifacts_filtered: 1 }]);

@@ -140,13 +140,16 @@ export class TimelineBuilder<M> {
 
   /**
    * A `message` record at `index` that could not be read (its line is reported elsewhere): the
-   * index becomes a hole, so later records keep their addresses.
+   * index becomes a hole, so later records keep their addresses, and an earlier copy at that index
+   * is no longer the last record there. An index past the end is left alone (a skip-ahead).
    */
   addHole(index: number): void {
-    if (index === this.t.view.length) {
-      this.t.view.length = index + 1;
-      this.filtered.length = index + 1;
-    }
+    const t = this.t;
+    if (index > t.view.length) return;
+    if (index === t.view.length) t.view.length = index + 1;
+    else t.view[index] = undefined;
+    this.filtered[index] = false;
+    if (index < t.recorded.length) t.recorded[index] = undefined;
   }
 
   finish(): Timeline<M> {

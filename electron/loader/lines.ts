@@ -1,0 +1,153 @@
+/**
+ * A streaming line splitter over the raw bytes of a file descriptor. The file is never held as one
+ * string (V8 strings stop near 512 MB, and a sidecar may be larger): lines are found by scanning a
+ * reusable buffer for `\n`, and only a line that straddles two reads is copied.
+ */
+import { readSync } from 'node:fs';
+
+/** `fs.readSync`'s positional form; injected by tests to count or fake reads. */
+export type ReadSync = (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number;
+
+export const DEFAULT_CHUNK_BYTES = 1024 * 1024;
+
+export interface SplitLine {
+  /** 1-based line number; empty lines are counted even though they are not yielded. */
+  number: number;
+  /** Byte offset of the line's first byte in the file. */
+  offset: number;
+  /** Length in bytes, without the `\n` and without a `\r` before it. */
+  length: number;
+  /** False only for a last line that has no `\n`. */
+  terminated: boolean;
+  /**
+   * The line's bytes (`length` of them). When the line lies inside one read it is a view of the
+   * splitter's reusable buffer, valid only until the next line is requested: decode or copy it
+   * first. Absent when the line is longer than `maxLineBytes`.
+   */
+  bytes?: Buffer;
+}
+
+export interface SplitOptions {
+  /** Size of the reusable read buffer (default 1 MiB). Tests use a few bytes to cross boundaries. */
+  chunkSize?: number;
+  /** File offset to start at (default 0). Line numbers start at 1 from there. */
+  start?: number;
+  /**
+   * File offset to stop at (default: end of file). A file still being appended to is read up to
+   * its size when it was opened, so one pass sees one consistent prefix.
+   */
+  end?: number;
+  /** A line longer than this is yielded without `bytes`, and is never accumulated in memory. */
+  maxLineBytes?: number;
+  /** Called after each read with the file offset reached. */
+  onRead?: (position: number) => void;
+  readSync?: ReadSync;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** True for a line that holds nothing but spaces, tabs and carriage returns: not a record. */
+function isBlank(bytes: Buffer): boolean {
+  for (const b of bytes) if (b !== 0x20 && b !== 0x09 && b !== CR) return false;
+  return true;
+}
+
+/**
+ * Yields every non-blank line of the file open at `fd`, in order. Empty and whitespace-only lines
+ * are skipped (they are not records) but still counted in line numbers.
+ */
+export function* splitLines(fd: number, options: SplitOptions = {}): Generator<SplitLine, void, void> {
+  const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? DEFAULT_CHUNK_BYTES));
+  const maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
+  const read = options.readSync ?? readSync;
+  const buffer = Buffer.allocUnsafe(chunkSize);
+
+  let position = options.start ?? 0;
+  let lineNumber = 0;
+  /** File offset of the current (unfinished) line. */
+  let lineStart = position;
+  /** Copies of the current line's earlier segments, when it straddles reads. */
+  let pending: Buffer[] = [];
+  let pendingLength = 0;
+  /** The current line has grown past maxLineBytes: its bytes are no longer kept. */
+  let oversized = false;
+  /** Last byte of the current line seen so far (to drop a `\r` before the `\n`). */
+  let lastByte = -1;
+
+  const finish = (rawLength: number, terminated: boolean, bytes: Buffer | undefined): SplitLine | undefined => {
+    lineNumber++;
+    const length = lastByte === CR ? rawLength - 1 : rawLength;
+    const line: SplitLine = { number: lineNumber, offset: lineStart, length, terminated };
+    if (bytes !== undefined) {
+      const trimmed = bytes.length > length ? bytes.subarray(0, length) : bytes;
+      if (length === 0 || ((trimmed[0] === 0x20 || trimmed[0] === 0x09) && isBlank(trimmed))) return undefined;
+      line.bytes = trimmed;
+    }
+    return line;
+  };
+
+  const end = options.end ?? Number.POSITIVE_INFINITY;
+  for (;;) {
+    const want = Math.min(chunkSize, end - position);
+    if (want <= 0) break;
+    const n = read(fd, buffer, 0, want, position);
+    if (n <= 0) break;
+    position += n;
+    options.onRead?.(position);
+    const chunk = buffer.subarray(0, n);
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1) {
+        // The rest of this read belongs to a line that continues in the next one.
+        const segment = chunk.subarray(start);
+        if (segment.length > 0) {
+          if (!oversized && pendingLength + segment.length > maxLineBytes) {
+            oversized = true;
+            pending = [];
+          }
+          if (!oversized) pending.push(Buffer.from(segment));
+          pendingLength += segment.length;
+          lastByte = segment[segment.length - 1] ?? lastByte;
+        }
+        break;
+      }
+      const segment = chunk.subarray(start, nl);
+      const rawLength = pendingLength + segment.length;
+      if (segment.length > 0) lastByte = segment[segment.length - 1] ?? lastByte;
+      let bytes: Buffer | undefined;
+      if (!oversized && rawLength <= maxLineBytes) {
+        bytes = pending.length === 0 ? segment : Buffer.concat([...pending, segment], rawLength);
+      }
+      const line = finish(rawLength, true, bytes);
+      if (line) yield line;
+      lineStart += rawLength + 1;
+      pending = [];
+      pendingLength = 0;
+      oversized = false;
+      lastByte = -1;
+      start = nl + 1;
+    }
+  }
+  if (pendingLength > 0) {
+    const bytes = oversized ? undefined : Buffer.concat(pending, pendingLength);
+    const line = finish(pendingLength, false, bytes);
+    if (line) yield line;
+  }
+}
+
+/**
+ * Reads exactly `length` bytes at `position`, or returns undefined when the file is shorter (it was
+ * truncated since it was indexed).
+ */
+export function readExactly(fd: number, position: number, length: number, read: ReadSync = readSync): Buffer | undefined {
+  const out = Buffer.allocUnsafe(length);
+  let filled = 0;
+  while (filled < length) {
+    const n = read(fd, out, filled, length - filled, position + filled);
+    if (n <= 0) return undefined;
+    filled += n;
+  }
+  return out;
+}

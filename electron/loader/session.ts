@@ -1,0 +1,841 @@
+/**
+ * Opening a session (SPEC §3): one or two files told apart by content, a sidecar indexed in one
+ * streaming pass into light handles, and lazy message lists that read content back from disk
+ * through a byte-budgeted cache. Host-agnostic Node: the worker, the HTTP host and the command
+ * line all load through here. Files are opened read-only and never written.
+ */
+import { createHash } from 'node:crypto';
+import type { Stats } from 'node:fs';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type {
+  ByteRange,
+  ChatMessage,
+  ExpandOutcome,
+  Finding,
+  LineParse,
+  MessageList,
+  ModelChange,
+  Reduction,
+  ReductionKind,
+  Result,
+  Role,
+  SearchOptions,
+  Sha256,
+  SidecarHeader,
+  SidecarSearchResult,
+  SnapshotParse,
+  TimelineRecord,
+} from '../../shared/index';
+import {
+  REDUCTION_KINDS,
+  TimelineBuilder,
+  applyCap,
+  chatMessageSchema,
+  checkIntegrity,
+  compareLogs,
+  expandReduction,
+  hasReasoningArtifacts,
+  isSnapshotValue,
+  parseSidecarLine,
+  parseSnapshot,
+  sidecarSearch,
+} from '../../shared/index';
+import type { ReadSync, SplitLine } from './lines';
+import { readExactly, splitLines } from './lines';
+import { MessageCache } from './messageCache';
+
+/** SHA-256 through node:crypto: the resolver's hash on the Node side (far faster than the portable one). */
+export const nodeSha256: Sha256 = (chunks) => {
+  const h = createHash('sha256');
+  for (const c of chunks) h.update(c);
+  return h.digest('hex');
+};
+
+export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+/** A record longer than this is not decoded into one string (V8 strings stop near 512 MB). */
+export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+/** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
+export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
+
+const PROGRESS_BYTES = 1024 * 1024;
+const PROGRESS_MS = 4;
+/** How long the indexing pass runs before it lets the event loop turn (progress, cancellation). */
+const YIELD_MS = 16;
+
+export interface LoadProgress {
+  bytesRead: number;
+  totalBytes: number;
+}
+
+export interface LoadOptions {
+  onProgress?(p: LoadProgress): void;
+  /** Budget of the message cache, in content bytes (default 64 MiB). */
+  cacheBytes?: number;
+  /** Read buffer size of the indexing pass (default 1 MiB). */
+  chunkSize?: number;
+  /** Records longer than this become `malformed_line` findings (default 256 MiB). */
+  maxRecordBytes?: number;
+  /** Positional synchronous read; tests inject one to count reads. */
+  readSync?: ReadSync;
+}
+
+export type LoadErrorCode = 'unreadable_file' | 'unrecognized_file' | 'usage';
+
+export interface LoadError {
+  code: LoadErrorCode;
+  message: string;
+}
+
+export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; error: LoadError };
+
+export type FileKind = 'sidecar' | 'snapshot';
+
+export interface SessionFile {
+  path: string;
+  kind: FileKind;
+  bytes: number;
+}
+
+export interface SessionSummary {
+  files: SessionFile[];
+  session_id: string | null;
+  model: string | null;
+  gate: boolean | null;
+  messages: number;
+  reductions: number;
+  reductions_by_kind: Record<ReductionKind, number>;
+  errors: number;
+  warnings: number;
+}
+
+export interface CheckReport {
+  findings: Finding[];
+  summary: SessionSummary;
+}
+
+export interface LoadedSession {
+  readonly files: readonly SessionFile[];
+  /** The sidecar's header, or null without a sidecar (or when its first record is not a header). */
+  readonly header: SidecarHeader | null;
+  readonly sessionId: string | null;
+  /** The model the session ends on: the snapshot's, else the last model switch's, else the header's. */
+  readonly model: string | null;
+  /** The minted view (§3.2): the snapshot's messages, else the sidecar's timeline with caps applied. */
+  readonly minted: MessageList;
+  /** The sidecar's last record per index; absent without a sidecar. */
+  readonly recorded?: MessageList;
+  /** The live log (§3.2). */
+  readonly log: readonly Reduction[];
+  /** Sidecar line of each log entry, parallel to `log`; undefined when the log is the snapshot's. */
+  readonly logLines?: readonly number[];
+  readonly modelChanges: readonly ModelChange[];
+  /** Findings of reading the files: malformed lines, timeline problems, `log_differs`. */
+  readonly loadFindings: readonly Finding[];
+  /** A file's format version is newer than supported: nothing else was read. */
+  readonly stopped: boolean;
+  /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
+  system(): ChatMessage | undefined;
+  expand(id: string, range?: ByteRange): Result<ExpandOutcome>;
+  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult>;
+  /** Load findings plus the integrity check of §5.6, sorted by line then index, and a summary. */
+  check(): CheckReport;
+  /** Closes the files; the lists read nothing afterwards. */
+  close(): void;
+}
+
+/** What the indexing pass keeps of a message record: where it is, never its content. */
+export interface MessageHandle {
+  line: number;
+  offset: number;
+  length: number;
+  role: Role;
+  tool_call_id?: string;
+  contentBytes: number;
+  hasArtifacts: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Opening and telling files apart
+
+interface OpenFile {
+  path: string;
+  fd: number;
+  size: number;
+}
+
+type Detected =
+  | { kind: 'sidecar'; file: OpenFile }
+  | { kind: 'snapshot'; file: OpenFile; value: Record<string, unknown> }
+  | { kind: 'error'; error: LoadError };
+
+function osReason(e: unknown): string {
+  const err = e as NodeJS.ErrnoException;
+  const code = typeof err.code === 'string' ? err.code : undefined;
+  const reasons: Record<string, string> = {
+    ENOENT: 'no such file or directory',
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EISDIR: 'it is a directory',
+    ENOTDIR: 'a component of the path is not a directory',
+    ELOOP: 'too many symbolic links',
+    ENAMETOOLONG: 'the name is too long',
+    EMFILE: 'too many open files',
+  };
+  if (code && reasons[code]) return `${reasons[code]} (${code})`;
+  return err.message ?? String(e);
+}
+
+function isSystemError(e: unknown): e is NodeJS.ErrnoException {
+  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
+}
+
+function unreadable(path: string, reason: string): LoadError {
+  return { code: 'unreadable_file', message: `cannot read ${path}: ${reason}` };
+}
+
+function openReadOnly(path: string): OpenFile | LoadError {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch (e) {
+    return unreadable(path, osReason(e));
+  }
+  if (stats.isDirectory()) return unreadable(path, 'it is a directory (EISDIR)');
+  if (!stats.isFile()) return unreadable(path, 'it is not a regular file');
+  try {
+    const fd = openSync(path, 'r');
+    return { path, fd, size: stats.size };
+  } catch (e) {
+    return unreadable(path, osReason(e));
+  }
+}
+
+function isLoadError(v: OpenFile | LoadError): v is LoadError {
+  return 'code' in v;
+}
+
+function safeClose(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+}
+
+function firstNonSpaceByte(bytes: Buffer): number | undefined {
+  let i = 0;
+  // A UTF-8 byte order mark is not content.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+  for (; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b;
+  }
+  return undefined;
+}
+
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
+
+/**
+ * Tells a sidecar from a snapshot by content: a sidecar's first non-empty line is a JSON object with
+ * a string `t`; a snapshot is one JSON document, an object with `format: "supercode-session"`.
+ */
+function detect(path: string, read: ReadSync, maxRecordBytes: number): Detected {
+  const opened = openReadOnly(path);
+  if (isLoadError(opened)) return { kind: 'error', error: opened };
+  const file = opened;
+  const fail = (error: LoadError): Detected => {
+    safeClose(file.fd);
+    return { kind: 'error', error };
+  };
+  const unrecognized = (why: string): Detected =>
+    fail({ code: 'unrecognized_file', message: `${path} is neither a sidecar nor a session snapshot: ${why}` });
+
+  try {
+    const head = readExactly(file.fd, 0, Math.min(file.size, 64 * 1024), read) ?? Buffer.alloc(0);
+    const first = firstNonSpaceByte(head);
+    if (first === undefined) return unrecognized(file.size === 0 ? 'it is empty' : 'it holds only white space');
+    if (first !== 0x7b /* { */) return unrecognized('it does not start with a JSON object');
+
+    let firstLine: SplitLine | undefined;
+    for (const line of splitLines(file.fd, { readSync: read, maxLineBytes: maxRecordBytes, chunkSize: 64 * 1024 })) {
+      firstLine = line.bytes ? { ...line, bytes: Buffer.from(line.bytes) } : line;
+      break;
+    }
+    let firstValue: unknown;
+    if (firstLine?.bytes) {
+      const parsed = parseJson(stripBom(firstLine.bytes.toString('utf8')));
+      if (parsed.ok) {
+        firstValue = parsed.value;
+        if (isPlainObject(firstValue) && typeof firstValue.t === 'string') return { kind: 'sidecar', file };
+      }
+    }
+
+    // A compact snapshot is one line: reuse its parse when nothing but white space follows it.
+    if (firstLine && isSnapshotValue(firstValue)) {
+      const restStart = firstLine.offset + firstLine.length;
+      const rest = file.size - restStart <= 4096 ? readExactly(file.fd, restStart, file.size - restStart, read) : undefined;
+      if (rest && firstNonSpaceByte(rest) === undefined) return { kind: 'snapshot', file, value: firstValue };
+    }
+
+    if (file.size > MAX_SNAPSHOT_BYTES) {
+      if (head.toString('utf8').includes('"supercode-session"')) {
+        return fail(unreadable(path, `snapshot is ${file.size} bytes; snapshots over 400 MB are not supported yet`));
+      }
+      return unrecognized('its first line is not a sidecar record and it is too large to be a snapshot');
+    }
+    const whole = readExactly(file.fd, 0, file.size, read);
+    if (!whole) return fail(unreadable(path, 'the file shrank while it was being read'));
+    const parsed = parseJson(stripBom(whole.toString('utf8')));
+    if (!parsed.ok) return unrecognized(`its first line is not a sidecar record and the file is not one JSON document (${parsed.reason})`);
+    if (isSnapshotValue(parsed.value)) return { kind: 'snapshot', file, value: parsed.value };
+    return unrecognized('it is a JSON document without "format": "supercode-session"');
+  } catch (e) {
+    return fail(unreadable(path, osReason(e)));
+  }
+}
+
+/** `<stem>.session.json` → `<stem>.sidecar.jsonl` in the same folder; undefined for other names. */
+export function siblingSidecarPath(snapshotPath: string): string | undefined {
+  const name = basename(snapshotPath);
+  const suffix = '.session.json';
+  if (!name.endsWith(suffix) || name.length === suffix.length) return undefined;
+  return join(dirname(snapshotPath), `${name.slice(0, -suffix.length)}.sidecar.jsonl`);
+}
+
+function exists(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Indexing a sidecar
+
+interface SidecarIndex {
+  header: SidecarHeader | null;
+  system?: MessageHandle;
+  view: ({ handle: MessageHandle; cap?: { kept_bytes: number; notice: string } } | undefined)[];
+  recorded: (MessageHandle | undefined)[];
+  log: Reduction[];
+  logLines: number[];
+  modelChanges: ModelChange[];
+  findings: Finding[];
+  /** An `unsupported_version` header: the pass stopped there. */
+  stopped?: Finding;
+}
+
+const MESSAGE_HEAD = /^\s*\{\s*"t"\s*:\s*"message"\s*,\s*"i"\s*:\s*(\d{1,15})\s*[,}]/;
+
+function handleOf(msg: ChatMessage, line: SplitLine): MessageHandle {
+  return {
+    line: line.number,
+    offset: line.offset,
+    length: line.length,
+    role: msg.role,
+    ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
+    contentBytes: Buffer.byteLength(msg.content, 'utf8'),
+    hasArtifacts: hasReasoningArtifacts(msg),
+  };
+}
+
+function formatBytes(n: number): string {
+  const mib = n / (1024 * 1024);
+  return mib >= 1 ? `${n} bytes (${mib.toFixed(1)} MiB)` : `${n} bytes`;
+}
+
+interface Progress {
+  add(bytes: number): void;
+}
+
+async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 'chunkSize' | 'maxRecordBytes'>> & { read: ReadSync; progress: Progress }): Promise<SidecarIndex> {
+  const builder = new TimelineBuilder<MessageHandle>((h) => h.hasArtifacts);
+  const findings: Finding[] = [];
+  let header: SidecarHeader | null = null;
+  let system: MessageHandle | undefined;
+  let seenRecord = false;
+  let reported = 0;
+
+  const lines = splitLines(file.fd, {
+    chunkSize: options.chunkSize,
+    end: file.size,
+    maxLineBytes: options.maxRecordBytes,
+    readSync: options.read,
+    onRead: (position) => {
+      options.progress.add(position - reported);
+      reported = position;
+    },
+  });
+
+  let sliceStart = performance.now();
+  let sinceClock = 0;
+  for (const line of lines) {
+    if (++sinceClock >= 64) {
+      sinceClock = 0;
+      if (performance.now() - sliceStart >= YIELD_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    const isFirst = !seenRecord;
+    seenRecord = true;
+
+    if (line.bytes === undefined || line.length > options.maxRecordBytes) {
+      // Too long to decode as one string. Its index, when its head says it is a message, becomes a
+      // hole so later records keep their addresses.
+      const head = readExactly(file.fd, line.offset, Math.min(line.length, 4096), options.read)?.toString('utf8') ?? '';
+      const m = MESSAGE_HEAD.exec(head);
+      const index = m ? Number(m[1]) : undefined;
+      findings.push({
+        code: 'malformed_line',
+        severity: 'error',
+        message: `line ${line.number} is ${formatBytes(line.length)}, too long to read as one record (the limit is ${formatBytes(options.maxRecordBytes)}); skipped`,
+        line: line.number,
+        ...(index !== undefined ? { index } : {}),
+      });
+      if (index !== undefined) builder.addHole(index);
+      continue;
+    }
+
+    let text: string;
+    try {
+      text = line.bytes.toString('utf8');
+    } catch (e) {
+      findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be decoded: ${(e as Error).message}`, line: line.number });
+      continue;
+    }
+    if (isFirst) text = stripBom(text);
+
+    let parse: LineParse;
+    try {
+      parse = parseSidecarLine(text, line.number, line.terminated);
+    } catch (e) {
+      // JSON.parse or validation can run out of room on a pathological record (RangeError).
+      findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be parsed: ${(e as Error).message}`, line: line.number });
+      continue;
+    }
+
+    if (!parse.ok) {
+      if (parse.stop) {
+        if (isFirst) {
+          return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], stopped: parse.finding };
+        }
+        findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} is a header record after the first record; skipped (${parse.finding.message})`, line: line.number });
+        continue;
+      }
+      // An invalid header is reported once, by its own finding.
+      if (isFirst && firstRecordType(text) !== 'header') findings.push(headerExpected(line.number, firstRecordType(text)));
+      findings.push(parse.finding);
+      if (parse.holeIndex !== undefined) builder.addHole(parse.holeIndex);
+      continue;
+    }
+
+    const record = parse.record;
+    if (record.t === 'header') {
+      if (isFirst) header = record;
+      else findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} is a header record after the first record; skipped`, line: line.number });
+      continue;
+    }
+    if (isFirst) findings.push(headerExpected(line.number, record.t));
+
+    let timelineRecord: TimelineRecord<MessageHandle>;
+    if (record.t === 'message') {
+      timelineRecord = { t: 'message', i: record.i, msg: handleOf(record.msg, line), ...(record.cap ? { cap: record.cap } : {}) };
+    } else if (record.t === 'system') {
+      system = handleOf(record.msg, line);
+      timelineRecord = { t: 'system', msg: system };
+    } else {
+      timelineRecord = record;
+    }
+    builder.add(timelineRecord, line.number);
+  }
+  options.progress.add(file.size - reported);
+
+  const timeline = builder.finish();
+  return {
+    header,
+    ...(system ? { system } : {}),
+    view: timeline.view.map((e) => (e ? { handle: e.value, ...(e.cap ? { cap: e.cap } : {}) } : undefined)),
+    recorded: timeline.recorded.map((e) => e?.value),
+    log: timeline.log,
+    logLines: timeline.logLines,
+    modelChanges: timeline.modelChanges,
+    findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
+  };
+}
+
+/** The `t` of a line that did not validate, when it is a JSON object with a string `t`. */
+function firstRecordType(text: string): string | undefined {
+  const parsed = parseJson(text);
+  return parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.t === 'string' ? parsed.value.t : undefined;
+}
+
+function headerExpected(line: number, t: string | undefined): Finding {
+  return {
+    code: 'malformed_line',
+    severity: 'error',
+    message: `line ${line}: a sidecar starts with a header record, but its first record is ${t === undefined ? 'not a readable record' : `t=${JSON.stringify(t)}`}`,
+    line,
+  };
+}
+
+function byLineThenIndex(a: Finding, b: Finding): number {
+  const la = a.line ?? Number.POSITIVE_INFINITY;
+  const lb = b.line ?? Number.POSITIVE_INFINITY;
+  if (la !== lb) return la < lb ? -1 : 1;
+  const ia = a.index ?? Number.POSITIVE_INFINITY;
+  const ib = b.index ?? Number.POSITIVE_INFINITY;
+  return ia === ib ? 0 : ia < ib ? -1 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lazy message lists
+
+/** Reads message records back from the sidecar by handle, through one cache shared by all lists. */
+class SidecarReader {
+  private closed = false;
+
+  constructor(
+    private readonly fd: number,
+    private readonly read: ReadSync,
+    private readonly cache: MessageCache<ChatMessage>,
+  ) {}
+
+  /** The record's `msg`, validated; with `cap`, the capped copy history held. */
+  message(handle: MessageHandle, cap?: { kept_bytes: number; notice: string }): ChatMessage | undefined {
+    if (this.closed) return undefined;
+    const key = cap ? `${handle.line}:cap` : `${handle.line}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    let msg: ChatMessage | undefined;
+    if (cap) {
+      const full = this.message(handle);
+      msg = full && applyCap(full, cap);
+    } else {
+      msg = this.readRecord(handle);
+    }
+    // Charged by the record's length, not only its content: tool_calls arguments can be large too.
+    if (msg !== undefined) this.cache.set(key, msg, cap ? Buffer.byteLength(msg.content, 'utf8') : Math.max(handle.length, handle.contentBytes));
+    return msg;
+  }
+
+  private readRecord(handle: MessageHandle): ChatMessage | undefined {
+    try {
+      const bytes = readExactly(this.fd, handle.offset, handle.length, this.read);
+      if (!bytes) return undefined;
+      const value = JSON.parse(bytes.toString('utf8')) as unknown;
+      if (!isPlainObject(value)) return undefined;
+      const parsed = chatMessageSchema.safeParse(value.msg);
+      return parsed.success ? (parsed.data) : undefined;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cache.clear();
+  }
+}
+
+function inRange(index: number, length: number): boolean {
+  return Number.isInteger(index) && index >= 0 && index < length;
+}
+
+/** A MessageList over a plain array (a snapshot's messages); holes read as undefined. */
+function arrayList(messages: readonly (ChatMessage | undefined)[]): MessageList {
+  return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
+}
+
+function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined): MessageList {
+  return {
+    length: entries.length,
+    at(i) {
+      if (!inRange(i, entries.length)) return undefined;
+      const entry = entries[i];
+      return entry === undefined ? undefined : read(entry);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The loaded session
+
+interface SessionParts {
+  files: SessionFile[];
+  header: SidecarHeader | null;
+  sessionId: string | null;
+  model: string | null;
+  minted: MessageList;
+  recorded?: MessageList;
+  log: Reduction[];
+  logLines?: number[];
+  modelChanges: ModelChange[];
+  loadFindings: Finding[];
+  stopped: boolean;
+  system: () => ChatMessage | undefined;
+  close: () => void;
+}
+
+function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
+  const counts = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, 0])) as Record<ReductionKind, number>;
+  for (const r of log) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+  return counts;
+}
+
+function makeSession(parts: SessionParts): LoadedSession {
+  const { minted, recorded, log, logLines } = parts;
+  let closed = false;
+  return {
+    files: parts.files,
+    header: parts.header,
+    sessionId: parts.sessionId,
+    model: parts.model,
+    minted,
+    ...(recorded ? { recorded } : {}),
+    log,
+    ...(logLines ? { logLines } : {}),
+    modelChanges: parts.modelChanges,
+    loadFindings: parts.loadFindings,
+    stopped: parts.stopped,
+    system: parts.system,
+    expand: (id, range) => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 }),
+    search: (query, options = {}) => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 }),
+    check() {
+      const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
+      const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
+      const errors = findings.filter((f) => f.severity === 'error').length;
+      return {
+        findings,
+        summary: {
+          files: parts.files.map((f) => ({ ...f })),
+          session_id: parts.sessionId,
+          model: parts.model,
+          gate: parts.header?.gate ?? null,
+          messages: minted.length,
+          reductions: log.length,
+          reductions_by_kind: countByKind(log),
+          errors,
+          warnings: findings.length - errors,
+        },
+      };
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      parts.close();
+    },
+  };
+}
+
+/**
+ * Opens one or two files (a sidecar and/or a session snapshot, told apart by content) and resolves
+ * them per SPEC §3.2. A snapshot given alone brings its sibling `<stem>.sidecar.jsonl` when it
+ * exists. Bad files are errors; bad records inside a readable file are findings.
+ */
+export async function loadSession(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
+  if (paths.length === 0) return { ok: false, error: { code: 'usage', message: 'no file given: pass a sidecar, a session snapshot, or one of each' } };
+  if (paths.length > 2) return { ok: false, error: { code: 'usage', message: `${paths.length} files given: pass at most two, a sidecar and a session snapshot` } };
+
+  const read = options.readSync ?? readSync;
+  const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
+  const opened: OpenFile[] = [];
+  const closeAll = () => {
+    for (const f of opened) safeClose(f.fd);
+  };
+  const failWith = (error: LoadError): LoadResult => {
+    closeAll();
+    return { ok: false, error };
+  };
+
+  let sidecar: OpenFile | undefined;
+  let snapshot: { file: OpenFile; value: Record<string, unknown> } | undefined;
+  for (const path of paths) {
+    const d = detect(path, read, maxRecordBytes);
+    if (d.kind === 'error') return failWith(d.error);
+    opened.push(d.file);
+    if (d.kind === 'sidecar') {
+      if (sidecar) return failWith({ code: 'usage', message: `two sidecars given (${sidecar.path} and ${path}): pass at most one sidecar and one session snapshot` });
+      sidecar = d.file;
+    } else {
+      if (snapshot) return failWith({ code: 'usage', message: `two session snapshots given (${snapshot.file.path} and ${path}): pass at most one sidecar and one session snapshot` });
+      snapshot = { file: d.file, value: d.value };
+    }
+  }
+
+  if (snapshot && !sidecar) {
+    const sibling = siblingSidecarPath(snapshot.file.path);
+    if (sibling !== undefined && exists(sibling)) {
+      const d = detect(sibling, read, maxRecordBytes);
+      if (d.kind === 'error') return failWith({ ...d.error, message: `${d.error.message} (opened as the sibling sidecar of ${snapshot.file.path})` });
+      opened.push(d.file);
+      if (d.kind !== 'sidecar') {
+        return failWith({ code: 'unrecognized_file', message: `${sibling}, the sibling of ${snapshot.file.path}, is a session snapshot, not a sidecar` });
+      }
+      sidecar = d.file;
+    }
+  }
+
+  const totalBytes = opened.reduce((n, f) => n + f.size, 0);
+  let bytesRead = 0;
+  let lastBytes = 0;
+  let lastTime = 0;
+  const report = (force: boolean) => {
+    if (!options.onProgress) return;
+    const now = performance.now();
+    if (!force && (bytesRead - lastBytes < PROGRESS_BYTES || now - lastTime < PROGRESS_MS)) return;
+    lastBytes = bytesRead;
+    lastTime = now;
+    options.onProgress({ bytesRead, totalBytes });
+  };
+  const progress: Progress = {
+    add(n) {
+      bytesRead += n;
+      report(false);
+    },
+  };
+
+  try {
+    report(true);
+    const files: SessionFile[] = [];
+    let snap: SnapshotParse | undefined;
+    const findings: Finding[] = [];
+    const stoppedFindings: Finding[] = [];
+
+    if (snapshot) {
+      files.push({ path: snapshot.file.path, kind: 'snapshot', bytes: snapshot.file.size });
+      const parsed = parseSnapshot(snapshot.value);
+      snapshot.value = {};
+      safeClose(snapshot.file.fd);
+      opened.splice(opened.indexOf(snapshot.file), 1);
+      progress.add(snapshot.file.size);
+      if (parsed.snapshot) {
+        snap = parsed.snapshot;
+        findings.push(...parsed.findings);
+      } else {
+        stoppedFindings.push(...parsed.findings);
+      }
+    }
+
+    let index: SidecarIndex | undefined;
+    if (sidecar) {
+      files.push({ path: sidecar.path, kind: 'sidecar', bytes: sidecar.size });
+      if (stoppedFindings.length === 0) {
+        index = await indexSidecar(sidecar, { chunkSize: options.chunkSize ?? 1024 * 1024, maxRecordBytes, read, progress });
+        if (index.stopped) stoppedFindings.push(index.stopped);
+      }
+    }
+    // Keep the user's order in `files`; the sibling, found automatically, comes last.
+    files.sort((a, b) => order(paths, a.path) - order(paths, b.path));
+    bytesRead = totalBytes;
+    report(true);
+
+    if (stoppedFindings.length > 0) {
+      closeAll();
+      return {
+        ok: true,
+        session: makeSession({
+          files,
+          header: null,
+          sessionId: null,
+          model: null,
+          minted: arrayList([]),
+          log: [],
+          modelChanges: [],
+          loadFindings: stoppedFindings,
+          stopped: true,
+          system: () => undefined,
+          close: () => undefined,
+        }),
+      };
+    }
+
+    const cache = new MessageCache<ChatMessage>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    const reader = sidecar && index ? new SidecarReader(sidecar.fd, read, cache) : undefined;
+    const sidecarFd = sidecar?.fd;
+    const close = () => {
+      reader?.close();
+      if (sidecarFd !== undefined) safeClose(sidecarFd);
+    };
+
+    let minted: MessageList;
+    let recorded: MessageList | undefined;
+    let log: Reduction[] = [];
+    let logLines: number[] | undefined;
+    if (index && reader) {
+      findings.push(...index.findings);
+      recorded = lazyList(index.recorded, (h) => reader.message(h));
+      log = index.log;
+      logLines = index.logLines;
+    }
+    if (snap) {
+      minted = arrayList(snap.messages);
+      if (snap.reductions) {
+        if (index) {
+          const differs = compareLogs(snap.reductions, index.log);
+          if (differs) findings.push(differs);
+        }
+        log = snap.reductions;
+        logLines = undefined;
+      }
+    } else if (index && reader) {
+      minted = lazyList(index.view, (e) => reader.message(e.handle, e.cap));
+    } else {
+      minted = arrayList([]);
+    }
+
+    const header = index?.header ?? null;
+    const lastChange = index?.modelChanges[index.modelChanges.length - 1];
+    const systemHandle = index?.system;
+    return {
+      ok: true,
+      session: makeSession({
+        files,
+        header,
+        sessionId: header?.session_id ?? snap?.session_id ?? null,
+        model: snap?.model || lastChange?.to || header?.model || null,
+        minted,
+        ...(recorded ? { recorded } : {}),
+        log,
+        ...(logLines ? { logLines } : {}),
+        modelChanges: index?.modelChanges ?? [],
+        loadFindings: findings,
+        stopped: false,
+        system: () => (systemHandle && reader ? reader.message(systemHandle) : undefined),
+        close,
+      }),
+    };
+  } catch (e) {
+    // An I/O error in the middle of the pass (a disk or network share gone away) is the file's;
+    // anything else is a bug, and propagates.
+    if (!isSystemError(e)) {
+      closeAll();
+      throw e;
+    }
+    const file = sidecar ?? snapshot?.file;
+    return failWith(unreadable(file?.path ?? paths.join(', '), osReason(e)));
+  }
+}
+
+function order(paths: readonly string[], path: string): number {
+  const k = paths.indexOf(path);
+  return k === -1 ? paths.length : k;
+}

@@ -1,0 +1,58 @@
+/** Builders of session files on disk for the loader's and the command line's tests. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChatMessage, Reduction, SidecarHeader } from '../../shared/index';
+
+/** A fresh folder under the OS temp dir; `cleanup` removes it and everything in it. */
+export function tempDir(prefix = 'session-inspector-'): { dir: string; path(name: string): string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function makeHeader(overrides: Partial<SidecarHeader> = {}): SidecarHeader {
+  return {
+    t: 'header',
+    format: 'supercode-sidecar',
+    version: 1,
+    session_id: 's-test',
+    created_at: '2026-11-30T12:00:00Z',
+    model: 'model-a',
+    gate: true,
+    policy: null,
+    ...overrides,
+  };
+}
+
+export const messageRecord = (i: number, msg: ChatMessage, cap?: { kept_bytes: number; notice: string }) => ({ t: 'message', i, msg, ...(cap ? { cap } : {}) });
+export const reductionRecord = (r: Reduction) => ({ t: 'reduction', r });
+
+/** One record per line: an object is JSON-encoded, a string is written as it is (for broken lines). */
+export function sidecarText(records: readonly (object | string)[], options: { trailingNewline?: boolean; eol?: string } = {}): string {
+  const eol = options.eol ?? '\n';
+  const body = records.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join(eol);
+  return options.trailingNewline === false ? body : body + eol;
+}
+
+export function writeSidecar(path: string, records: readonly (object | string)[], options: { trailingNewline?: boolean; eol?: string } = {}): string {
+  writeFileSync(path, sidecarText(records, options));
+  return path;
+}
+
+export function makeSnapshot(messages: readonly ChatMessage[], reductions?: readonly Reduction[], overrides: Record<string, unknown> = {}) {
+  return {
+    format: 'supercode-session',
+    version: 1,
+    session_id: 's-test',
+    model: 'model-b',
+    messages,
+    ...(reductions ? { reductions } : {}),
+    ...overrides,
+  };
+}
+
+/** A snapshot file, pretty-printed by default (it is one JSON document, not JSON Lines). */
+export function writeSnapshot(path: string, snapshot: object, pretty = true): string {
+  writeFileSync(path, pretty ? JSON.stringify(snapshot, null, 2) : JSON.stringify(snapshot));
+  return path;
+}
