@@ -1,0 +1,254 @@
+/**
+ * The command line of SPEC §8: the resolver without a window. Every outcome is compact JSON with a
+ * trailing newline on stdout; exit 0 success, 1 `check` found an error-severity finding, 2 any
+ * error, which also prints `{"error":{"code","message"}}` on stdout and one sentence on stderr.
+ */
+import type { ByteRange, SearchOptions } from '../../shared/index';
+import type { LoadedSession, LoadOptions } from '../loader/session';
+import { loadSession } from '../loader/session';
+
+export interface CliIo {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
+
+export const processIo: CliIo = {
+  stdout: (s) => void process.stdout.write(s),
+  stderr: (s) => void process.stderr.write(s),
+};
+
+export const EXIT_OK = 0;
+export const EXIT_FINDINGS = 1;
+export const EXIT_ERROR = 2;
+
+/** Error codes this command line prints besides the resolver's own. */
+export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'not_available' | 'internal_error';
+
+export const USAGE = `Usage: session-inspector <command> [options] FILE...
+
+FILE... is one or two paths: a sidecar (*.sidecar.jsonl) and/or a session snapshot
+(*.session.json), told apart by content. A snapshot's sibling sidecar is opened automatically.
+All offsets and sizes are UTF-8 byte counts.
+
+Commands:
+  expand --id ID [--range S:E] FILE...
+      Print the original content of reduction ID (or the byte range [S, E) of it, both ends
+      floored to a character boundary) as an ExpandOutcome.
+  search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
+      Search the content currently hidden from the model; print a SidecarSearchResult.
+  check FILE...
+      Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error.
+  open [FILE...]              the desktop window (not available yet)
+  serve [FILE...] [--port N] [--host H]
+                              the HTTP host (not available yet)
+
+Options may come before or after FILE...; --flag=value works too; -- ends the options.
+Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check found an error,
+2 any error (with {"error":{"code":...,"message":...}} on stdout and a sentence on stderr).
+`;
+
+type FlagKind = 'value' | 'switch';
+
+const COMMANDS = {
+  expand: { id: 'value', range: 'value' },
+  search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value' },
+  check: {},
+} as const satisfies Record<string, Record<string, FlagKind>>;
+
+type Command = keyof typeof COMMANDS;
+
+class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function usageError(message: string): CliError {
+  return new CliError('usage', message);
+}
+
+interface Parsed {
+  command: Command;
+  flags: Map<string, string | true>;
+  files: string[];
+}
+
+function isCommand(name: string): name is Command {
+  return Object.prototype.hasOwnProperty.call(COMMANDS, name);
+}
+
+/** `--help` or `-h` anywhere before a `--`. */
+function wantsHelp(argv: readonly string[]): boolean {
+  for (const a of argv) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
+}
+
+function parseArgs(argv: readonly string[]): Parsed {
+  const [name, ...rest] = argv;
+  if (name === undefined) throw usageError('no command given: expected expand, search, check, open or serve');
+  if (name === 'open' || name === 'serve') {
+    throw new CliError('not_available', `the ${name} command arrives with the desktop app; use expand, search or check for now`);
+  }
+  if (!isCommand(name)) {
+    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, open or serve`);
+  }
+  const known: Record<string, FlagKind> = COMMANDS[name];
+  const flags = new Map<string, string | true>();
+  const files: string[] = [];
+  for (let k = 0; k < rest.length; k++) {
+    const arg = rest[k] as string;
+    if (arg === '--') {
+      files.push(...rest.slice(k + 1));
+      break;
+    }
+    if (!arg.startsWith('-') || arg === '-') {
+      files.push(arg);
+      continue;
+    }
+    if (!arg.startsWith('--')) throw usageError(`unknown option ${arg} for ${name}`);
+    const eq = arg.indexOf('=');
+    const flag = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
+    const kind = known[flag];
+    if (kind === undefined) throw usageError(`unknown option --${flag} for ${name}`);
+    if (flags.has(flag)) throw usageError(`--${flag} is given more than once`);
+    if (kind === 'switch') {
+      if (eq !== -1) throw usageError(`--${flag} takes no value`);
+      flags.set(flag, true);
+      continue;
+    }
+    let value: string | undefined;
+    if (eq !== -1) value = arg.slice(eq + 1);
+    else {
+      value = rest[k + 1];
+      // `--query --regex` is a forgotten value, not a query; `--query=--regex` searches for it.
+      if (value === undefined || value.startsWith('--')) throw usageError(`--${flag} needs a value (write --${flag}=VALUE for a value that starts with --)`);
+      k++;
+    }
+    flags.set(flag, value);
+  }
+  return { command: name, flags, files };
+}
+
+function requiredValue(flags: Map<string, string | true>, flag: string, command: Command): string {
+  const v = flags.get(flag);
+  if (typeof v !== 'string') throw usageError(`${command} needs --${flag}`);
+  return v;
+}
+
+function nonNegativeInteger(text: string, what: string): number {
+  if (!/^\d+$/.test(text)) throw usageError(`${what} must be a non-negative whole number, not ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw usageError(`${what} ${text} is too large`);
+  return n;
+}
+
+function parseRange(text: string): ByteRange {
+  const m = /^(\d+):(\d+)$/.exec(text);
+  if (!m) throw usageError(`--range must be S:E with S and E non-negative whole numbers (bytes), not ${JSON.stringify(text)}`);
+  return [nonNegativeInteger(m[1] as string, '--range start'), nonNegativeInteger(m[2] as string, '--range end')];
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value)}\n`;
+}
+
+function sentence(message: string): string {
+  const s = message.trim();
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+
+function printError(io: CliIo, code: string, message: string): number {
+  io.stdout(json({ error: { code, message } }));
+  io.stderr(`session-inspector: ${sentence(code === 'usage' ? `${message} (see session-inspector --help)` : message)}\n`);
+  return EXIT_ERROR;
+}
+
+/** Stops expand and search on a file of a newer format version; `check` reports it instead. */
+function refuseStopped(session: LoadedSession): void {
+  if (!session.stopped) return;
+  const finding = session.loadFindings.find((f) => f.code === 'unsupported_version');
+  throw new CliError('unsupported_version', finding?.message ?? 'a file has a format version newer than this build supports');
+}
+
+async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions): Promise<number> {
+  const { command, flags, files } = parseArgs(argv);
+  // Check every flag before touching a file, so a usage error is never hidden behind a file error.
+  let range: ByteRange | undefined;
+  let id = '';
+  let query = '';
+  let searchOptions: Omit<SearchOptions, 'sha256'> = {};
+  if (command === 'expand') {
+    id = requiredValue(flags, 'id', command);
+    const r = flags.get('range');
+    if (typeof r === 'string') range = parseRange(r);
+  } else if (command === 'search') {
+    query = requiredValue(flags, 'query', command);
+    const max = flags.get('max-matches');
+    searchOptions = {
+      mode: flags.has('regex') ? 'regex' : 'substring',
+      case_sensitive: !flags.has('ignore-case'),
+      ...(typeof max === 'string' ? { max_matches: nonNegativeInteger(max, '--max-matches') } : {}),
+    };
+  }
+  if (files.length === 0) throw usageError(`${command} needs FILE...: a sidecar and/or a session snapshot`);
+  if (files.length > 2) throw usageError(`${command} takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
+
+  const loaded = await loadSession(files, loadOptions);
+  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
+  const session = loaded.session;
+  try {
+    switch (command) {
+      case 'expand': {
+        refuseStopped(session);
+        const outcome = session.expand(id, range);
+        if (!outcome.ok) throw new CliError(outcome.error.code, outcome.error.message);
+        io.stdout(json(outcome.value));
+        return EXIT_OK;
+      }
+      case 'search': {
+        refuseStopped(session);
+        const result = session.search(query, searchOptions);
+        if (!result.ok) throw new CliError(result.error.code, result.error.message);
+        io.stdout(json(result.value));
+        return EXIT_OK;
+      }
+      case 'check': {
+        const report = session.check();
+        io.stdout(json({ findings: report.findings, summary: report.summary }));
+        return report.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
+      }
+    }
+  } finally {
+    session.close();
+  }
+}
+
+/**
+ * Runs one command line (`argv` without the node and script paths) and returns its exit status.
+ * `loadOptions` is for tests (injected reads, small buffers).
+ */
+export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}): Promise<number> {
+  if (argv.length === 0) {
+    // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
+    const code = printError(io, 'usage', 'no command given: expected expand, search, check, open or serve');
+    io.stderr(`\n${USAGE}`);
+    return code;
+  }
+  if (wantsHelp(argv)) {
+    io.stdout(USAGE);
+    return EXIT_OK;
+  }
+  try {
+    return await run(argv, io, loadOptions);
+  } catch (e) {
+    if (e instanceof CliError) return printError(io, e.code, e.message);
+    const message = e instanceof Error ? e.message : String(e);
+    return printError(io, 'internal_error', `internal error: ${message}`);
+  }
+}
