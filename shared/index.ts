@@ -20,3 +20,4 @@ export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
 export type { IntegrityInput } from './integrity';
 export { checkIntegrity, compareLogs } from './integrity';
+export * from './contract';

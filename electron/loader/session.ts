@@ -10,6 +10,8 @@ import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type {
   ByteRange,
+  CheckReport,
+  SessionFile,
   ChatMessage,
   ExpandOutcome,
   Finding,
@@ -89,30 +91,7 @@ export interface LoadError {
 
 export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; error: LoadError };
 
-export type FileKind = 'sidecar' | 'snapshot';
-
-export interface SessionFile {
-  path: string;
-  kind: FileKind;
-  bytes: number;
-}
-
-export interface SessionSummary {
-  files: SessionFile[];
-  session_id: string | null;
-  model: string | null;
-  gate: boolean | null;
-  messages: number;
-  reductions: number;
-  reductions_by_kind: Record<ReductionKind, number>;
-  errors: number;
-  warnings: number;
-}
-
-export interface CheckReport {
-  findings: Finding[];
-  summary: SessionSummary;
-}
+export type FileKind = SessionFile['kind'];
 
 export interface LoadedSession {
   readonly files: readonly SessionFile[];

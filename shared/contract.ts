@@ -1,0 +1,310 @@
+/**
+ * The one typed contract between the renderer and its host (Electron IPC or the HTTP host), and
+ * the messages between a host and its resolver worker. Every payload that crosses a process
+ * boundary is validated against these schemas on arrival: the renderer and the session file are
+ * both untrusted.
+ *
+ * Shape: `methods[name]` gives the params schema and the result schema of one request; a reply is
+ * `{ ok: true, value } | { ok: false, error: { code, message } }`. `events[name]` gives the payload
+ * of one event pushed from the host. The renderer never names a file path: it opens files the host
+ * offers (by id), through the host's own dialog, or by handing a dropped File to the bridge.
+ */
+import { z } from 'zod';
+import { REDUCTION_KINDS } from './types';
+import type { ReductionKind } from './types';
+import { chatMessageSchema, reductionPolicySchema, reductionSchema } from './schema';
+
+const int = z.number().int().nonnegative();
+const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
+const role = z.enum(['system', 'user', 'assistant', 'tool']);
+const severity = z.enum(['error', 'warning']);
+
+/** Most rows one `rows` request may ask for. */
+export const MAX_ROWS_PER_REQUEST = 500;
+/** A row's text is cut to this many bytes in a `rows` reply; `messageText` pages through the rest. */
+export const ROW_TEXT_MAX_BYTES = 64 * 1024;
+/** Most bytes one `expand` or `messageText` reply carries: a bigger range is clamped (and says so by its `range`). */
+export const MAX_SLICE_BYTES = 4 * 1024 * 1024;
+/** Longest search query accepted. */
+export const MAX_QUERY_BYTES = 4096;
+
+export const findingSchema = z.object({
+  code: z.enum([
+    'hash_mismatch',
+    'address_out_of_range',
+    'duplicate_bytes_differ',
+    'kept_bytes_invalid',
+    'overlapping_reductions',
+    'duplicate_reduction_id',
+    'sentinel_in_original',
+    'recorded_diverges',
+    'model_change_count_mismatch',
+    'malformed_line',
+    'truncated_last_line',
+    'unknown_record',
+    'unsupported_version',
+    'log_differs',
+  ]),
+  severity,
+  message: z.string(),
+  line: int.optional(),
+  reduction_id: z.string().optional(),
+  index: int.optional(),
+});
+
+export const sessionFileSchema = z.object({ path: z.string(), kind: z.enum(['sidecar', 'snapshot']), bytes: int });
+export type SessionFile = z.infer<typeof sessionFileSchema>;
+
+export const sessionSummarySchema = z.object({
+  files: z.array(sessionFileSchema),
+  session_id: z.string().nullable(),
+  model: z.string().nullable(),
+  gate: z.boolean().nullable(),
+  messages: int,
+  reductions: int,
+  reductions_by_kind: z.record(kind, int),
+  errors: int,
+  warnings: int,
+});
+/** The `summary` of `check` (SPEC §8) and of an open session. */
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+export const checkReportSchema = z.object({ findings: z.array(findingSchema), summary: sessionSummarySchema });
+export type CheckReport = z.infer<typeof checkReportSchema>;
+
+/** What the renderer knows of the open session without asking for content. */
+export const sessionInfoSchema = z.object({
+  /** Changes with every open: replies about an older session are ignored. */
+  generation: int,
+  files: z.array(sessionFileSchema),
+  session_id: z.string().nullable(),
+  model: z.string().nullable(),
+  gate: z.boolean().nullable(),
+  policy: reductionPolicySchema.nullable(),
+  messages: int,
+  rows: int,
+  reductions: int,
+  reductions_by_kind: z.record(kind, int),
+  /** Findings of reading the files (malformed lines…); the integrity check runs on `check`. */
+  load_findings: int,
+  stopped: z.boolean(),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+
+export const projectedRowSchema = z.object({
+  row: int,
+  index: int,
+  end: int,
+  role: role.optional(),
+  tool_call_id: z.string().optional(),
+  tool_calls: chatMessageSchema.shape.tool_calls,
+  name: z.string().optional(),
+  text: z.string(),
+  /** UTF-8 bytes of the row's whole text; more than `text` carries when it was cut. */
+  text_bytes: int,
+  reductions: z.array(z.object({ id: z.string(), kind })),
+  applied: z.string().optional(),
+  missing: z.boolean().optional(),
+});
+export type ProjectedRowInfo = z.infer<typeof projectedRowSchema>;
+
+export const expandOutcomeSchema = z.object({
+  reduction_id: z.string(),
+  kind,
+  index: int,
+  role: role.optional(),
+  tool_call_id: z.string().optional(),
+  content: z.string(),
+  range: z.tuple([int, int]),
+  total_bytes: int,
+  source: z.enum(['minted', 'recorded']),
+});
+
+export const searchResultSchema = z.object({
+  query: z.string(),
+  mode: z.enum(['substring', 'regex']),
+  case_sensitive: z.boolean(),
+  matches: z.array(
+    z.object({
+      reduction_id: z.string(),
+      kind,
+      index: int,
+      offset: int,
+      length: int,
+      snippet: z.string(),
+      snippet_match: z.tuple([int, int]),
+    }),
+  ),
+  total_matches: int,
+  truncated: z.boolean(),
+  reductions_searched: int,
+  hidden_bytes_searched: int,
+});
+
+/** One row of the reduction log table. `line` is the sidecar record's line, when the log is the sidecar's. */
+export const logEntrySchema = z.object({ reduction: reductionSchema, line: int.optional() });
+
+/** The verification status of one reduction, as expanding it would find. */
+export const reductionStatusSchema = z.object({
+  id: z.string(),
+  status: z.enum(['verified', 'hash_mismatch', 'address_out_of_range', 'unknown_reduction']),
+  source: z.enum(['minted', 'recorded']).optional(),
+  total_bytes: int.optional(),
+  /** Bytes of the hidden span (0 for a duplicate whose canonical is visible). */
+  hidden_bytes: int.optional(),
+  message: z.string().optional(),
+});
+export type ReductionStatus = z.infer<typeof reductionStatusSchema>;
+
+export const offeredFileSchema = z.object({ id: z.string(), name: z.string(), bytes: int.nullable() });
+
+const byteRange = z.tuple([int, int]);
+const empty = z.object({});
+
+/** Every request: its params and its result. */
+export const methods = {
+  /** The open session, if any, and what the host offers. */
+  state: { params: empty, result: z.object({ host: z.enum(['electron', 'http']), session: sessionInfoSchema.nullable(), files: z.array(offeredFileSchema) }) },
+  /** Opens a file the host offered (named at start, or a recent file). */
+  openFile: { params: z.object({ id: z.string().max(200) }), result: sessionInfoSchema },
+  /** The host's own open dialog (Electron); `null` when cancelled. The HTTP host answers `not_supported`. */
+  openDialog: { params: empty, result: sessionInfoSchema.nullable() },
+  close: { params: empty, result: empty },
+  /** Rows `[start, end)` of the projected view, at most MAX_ROWS_PER_REQUEST. */
+  rows: {
+    params: z.object({ start: int, end: int }).refine((p) => p.end >= p.start && p.end - p.start <= MAX_ROWS_PER_REQUEST, { message: `end must be >= start and span at most ${MAX_ROWS_PER_REQUEST} rows` }),
+    result: z.object({ rowCount: int, rows: z.array(projectedRowSchema) }),
+  },
+  /** The row showing view index `index` (-1 when out of range). */
+  rowOfIndex: { params: z.object({ index: int }), result: z.object({ row: z.number().int() }) },
+  /** A byte range of a row's visible text (for rows cut at ROW_TEXT_MAX_BYTES). */
+  rowText: { params: z.object({ row: int, range: byteRange }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
+  /** expandReduction with a byte range (SPEC §5.1); ranges are clamped to MAX_SLICE_BYTES. */
+  expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional() }), result: expandOutcomeSchema },
+  /**
+   * sidecarSearch (SPEC §5.3). `searchId` names the search so it can be cancelled; a new search
+   * cancels the one in flight, which then answers `cancelled`.
+   */
+  search: {
+    params: z.object({
+      searchId: z.string().max(100),
+      query: z.string().min(1).max(MAX_QUERY_BYTES),
+      mode: z.enum(['substring', 'regex']).default('substring'),
+      case_sensitive: z.boolean().default(true),
+      max_matches: int.max(100_000).optional(),
+      snippet_max_bytes: int.min(1).max(65_536).optional(),
+      max_result_bytes: int.min(256).max(64 * 1024 * 1024).optional(),
+    }),
+    result: searchResultSchema,
+  },
+  cancelSearch: { params: z.object({ searchId: z.string().max(100) }), result: z.object({ cancelled: z.boolean() }) },
+  /** The live reduction log, in log order. */
+  log: { params: empty, result: z.object({ entries: z.array(logEntrySchema) }) },
+  /** Verification status of reductions (at most 1000 ids a request). */
+  verify: { params: z.object({ ids: z.array(z.string().max(200)).max(1000) }), result: z.object({ statuses: z.array(reductionStatusSchema) }) },
+  /** Load findings plus the integrity check (SPEC §5.6), with the summary: what `check` prints. */
+  check: { params: empty, result: checkReportSchema },
+} as const;
+
+export type Method = keyof typeof methods;
+export const METHOD_NAMES = Object.keys(methods) as Method[];
+export type Params<M extends Method> = z.input<(typeof methods)[M]['params']>;
+export type ParsedParams<M extends Method> = z.output<(typeof methods)[M]['params']>;
+export type ResultOf<M extends Method> = z.output<(typeof methods)[M]['result']>;
+
+export const hostErrorCodeSchema = z.enum([
+  // the resolver's (SPEC §5.1, §5.3)
+  'unknown_reduction',
+  'hash_mismatch',
+  'address_out_of_range',
+  'invalid_byte_range',
+  'invalid_query',
+  'cancelled',
+  // opening files (SPEC §8)
+  'unreadable_file',
+  'unrecognized_file',
+  'unsupported_version',
+  'usage',
+  // the host's
+  'no_session',
+  'invalid_request',
+  'not_supported',
+  'worker_crashed',
+  'internal_error',
+]);
+export type HostErrorCode = z.infer<typeof hostErrorCodeSchema>;
+export const hostErrorSchema = z.object({ code: hostErrorCodeSchema, message: z.string() });
+export type HostError = z.infer<typeof hostErrorSchema>;
+
+export type Reply<M extends Method> = { ok: true; value: ResultOf<M> } | { ok: false; error: HostError };
+
+/** Events pushed from the host to the renderer. */
+export const events = {
+  /** Bytes indexed so far while a file opens. */
+  loadProgress: z.object({ generation: int, bytesRead: int, totalBytes: int }),
+  sessionOpened: sessionInfoSchema,
+  sessionClosed: z.object({ generation: int }),
+  loadFailed: z.object({ generation: int, error: hostErrorSchema }),
+  /** The resolver worker died and was restarted; the session is being reopened. */
+  workerRestarted: z.object({ reason: z.string() }),
+  /** The desktop shell asks the renderer to do something (menu items). */
+  command: z.object({ name: z.enum(['toggleTheme', 'focusSearch', 'showShortcuts']) }),
+} as const;
+
+export type EventName = keyof typeof events;
+export const EVENT_NAMES = Object.keys(events) as EventName[];
+export type EventPayload<E extends EventName> = z.output<(typeof events)[E]>;
+export type HostEvent = { [E in EventName]: { name: E; payload: EventPayload<E> } }[EventName];
+
+/**
+ * What the renderer calls. The renderer's bridge implements it over Electron's preload API or the
+ * HTTP host; nothing else in the renderer knows which.
+ */
+export type HostApi = { [M in Method]: (params: Params<M>) => Promise<Reply<M>> } & {
+  /** Subscribes to host events; returns the unsubscribe function. */
+  onEvent(listener: (event: HostEvent) => void): () => void;
+};
+
+/** Validates the params of a request named by an untrusted peer. */
+export function parseParams(method: string, params: unknown): { ok: true; method: Method; params: ParsedParams<Method> } | { ok: false; error: HostError } {
+  if (!Object.prototype.hasOwnProperty.call(methods, method)) {
+    return { ok: false, error: { code: 'invalid_request', message: `unknown method ${JSON.stringify(method).slice(0, 100)}` } };
+  }
+  const m = method as Method;
+  const parsed = methods[m].params.safeParse(params ?? {});
+  if (!parsed.success) {
+    return { ok: false, error: { code: 'invalid_request', message: `${m}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}` } };
+  }
+  return { ok: true, method: m, params: parsed.data };
+}
+
+/** Validates a reply arriving from the host (or the worker). */
+export function parseReply<M extends Method>(method: M, reply: unknown): Reply<M> {
+  const shape = z.union([z.object({ ok: z.literal(true), value: methods[method].result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
+  const parsed = shape.safeParse(reply);
+  if (!parsed.success) return { ok: false, error: { code: 'internal_error', message: `malformed reply to ${method}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } };
+  return parsed.data as Reply<M>;
+}
+
+/** Validates an event arriving from the host. */
+export function parseEvent(value: unknown): HostEvent | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { name, payload } = value as { name?: unknown; payload?: unknown };
+  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(events, name)) return undefined;
+  const parsed = events[name as EventName].safeParse(payload);
+  return parsed.success ? ({ name, payload: parsed.data } as HostEvent) : undefined;
+}
+
+/**
+ * Between a host and its resolver worker (worker_threads): the contract's session methods, plus
+ * opening and closing. Only the host names paths, and only paths it was given at start, by its own
+ * dialog, or by a drop the desktop shell resolved itself.
+ */
+export const workerMethods = {
+  open: { params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int }), result: sessionInfoSchema },
+  close: { params: empty, result: empty },
+} as const;
+
+/** Contract methods the worker answers (the rest are the host's own). */
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check'] as const satisfies readonly Method[];
+export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];
