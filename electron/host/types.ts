@@ -1,0 +1,46 @@
+/**
+ * The seams of the Node side. One core (the resolver worker, driven through a ResolverClient) and
+ * one SessionHost over it; the Electron IPC handlers and the HTTP host are thin adapters that feed
+ * untrusted requests to `SessionHost.handle` and forward its events.
+ */
+import type { HostError, HostEvent, Method, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
+
+/** The host thread's handle on the resolver worker. */
+export interface ResolverClient {
+  /** Opens files in the worker (closing any open session); progress arrives as `loadProgress` events. */
+  open(paths: string[], generation: number): Promise<{ ok: true; value: SessionInfo } | { ok: false; error: HostError }>;
+  close(): Promise<void>;
+  /** A session method, answered by the worker; params are already validated. */
+  request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>>;
+  /** Cancels the search `searchId` if it is in flight; true when it was. */
+  cancelSearch(searchId: string): boolean;
+  /** `loadProgress` while opening; `workerRestarted` after a crash (the client restarts the worker and reopens the last files). */
+  onEvent(listener: (event: HostEvent) => void): () => void;
+  dispose(): Promise<void>;
+}
+
+/** Turns untrusted contract requests into replies, for one window or one HTTP host. */
+export interface SessionHost {
+  /** Validates `params` against the contract, then answers. Never throws. */
+  handle(method: string, params: unknown): Promise<Reply<Method>>;
+  /**
+   * Opens paths the shell itself vouches for: named on the command line, chosen in the native
+   * dialog, dropped on the window (resolved by the desktop shell), or a recent file. Never a path
+   * taken from a request.
+   */
+  openPaths(paths: string[]): Promise<Reply<'openFile'>>;
+  /** Host events (the client's, plus sessionOpened / sessionClosed / loadFailed). */
+  onEvent(listener: (event: HostEvent) => void): () => void;
+  dispose(): Promise<void>;
+}
+
+export interface SessionHostOptions {
+  host: 'electron' | 'http';
+  client: ResolverClient;
+  /** Files offered to the renderer by id (named at start; recent files in the desktop app). */
+  files: string[];
+  /** The native open dialog; absent on the HTTP host (`openDialog` answers `not_supported`). */
+  openDialog?: () => Promise<string[] | null>;
+  /** Called after every successful open (the desktop app remembers recent files). */
+  onOpened?: (paths: string[]) => void;
+}
