@@ -15,7 +15,7 @@ export type { MintOptions } from './mint';
 export { mintReductions } from './mint';
 export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifacts } from './reasoning';
 export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange } from './timeline';
-export { TimelineBuilder, applyCap } from './timeline';
+export { TimelineBuilder, applyCap, lastAddressed } from './timeline';
 export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
 export type { IntegrityInput } from './integrity';

@@ -43,6 +43,10 @@ describe('mintReductions', () => {
     expect(more.map((r) => [r.id, r.ptr.index])).toEqual([['r3', 8]]);
   });
 
+  it('nextId keeps ids unique across a rewind that dropped the highest ones', () => {
+    expect(mintReductions(view, policy, [], { nextId: 7 }).map((r) => r.id)).toEqual(['r7', 'r8']);
+  });
+
   it('clears turns before clear_turns_before as one range, and mints nothing per message inside it', () => {
     const log = mintReductions(view, { ...policy, clear_turns_before: 4 });
     expect(log.map((r) => [r.kind, r.ptr.index, r.end])).toEqual([

@@ -21,6 +21,11 @@ import { floorCharBoundary, utf8Encode, utf8Length } from './utf8';
 
 export interface MintOptions {
   sha256?: Sha256;
+  /**
+   * Number of the first new id (`r<n>`). Defaults to one past the highest id in `log`; an agent
+   * that rewinds passes its own counter so ids dropped by a rewind are never handed out again.
+   */
+  nextId?: number;
 }
 
 const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
@@ -41,7 +46,7 @@ export function mintReductions(
   options: MintOptions = {},
 ): Reduction[] {
   const hash = (chunks: Uint8Array[]) => ptrHash((options.sha256 ?? sha256Hex)(chunks));
-  let next = nextIdNumber(log);
+  let next = Math.max(options.nextId ?? 0, nextIdNumber(log));
   const mintedAt = view.length;
   const out: Reduction[] = [];
   const make = (kind: ReductionKind, index: number, bytes: Uint8Array, hidden: number, extra: Partial<Reduction>): Reduction => {

@@ -46,8 +46,8 @@ export type TimelineRecord<M> =
   | { t: 'message'; i: number; msg: M; cap?: Cap }
   | Exclude<SidecarRecord, { t: 'header' } | { t: 'system' } | { t: 'message' }>;
 
-/** The highest view index a reduction addresses (for rewinds). */
-function lastAddressed(r: Reduction): number {
+/** The highest view index a reduction addresses, canonical included: a rewind to `to` drops it when this is `>= to`. */
+export function lastAddressed(r: Reduction): number {
   const own = r.kind === 'turns_cleared' ? (r.end ?? r.ptr.index + 1) - 1 : r.ptr.index;
   return Math.max(own, r.canonical?.index ?? -1);
 }
