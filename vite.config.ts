@@ -20,6 +20,8 @@ export default defineConfig({
     environment: 'node',
     // Child processes: isolated, and robust with worker_threads code under test.
     pool: 'forks',
+    // The resolver worker's tests run the real bundle: build dist/worker.cjs first.
+    globalSetup: ['electron/worker/buildWorker.setup.ts'],
     testTimeout: 30_000,
   },
 });

@@ -21,9 +21,9 @@ const severity = z.enum(['error', 'warning']);
 
 /** Most rows one `rows` request may ask for. */
 export const MAX_ROWS_PER_REQUEST = 500;
-/** A row's text is cut to this many bytes in a `rows` reply; `messageText` pages through the rest. */
+/** A row's text is cut to this many bytes in a `rows` reply; `rowText` pages through the rest. */
 export const ROW_TEXT_MAX_BYTES = 64 * 1024;
-/** Most bytes one `expand` or `messageText` reply carries: a bigger range is clamped (and says so by its `range`). */
+/** Most bytes one `expand` or `rowText` reply carries: a bigger range is clamped (and says so by its `range`). */
 export const MAX_SLICE_BYTES = 4 * 1024 * 1024;
 /** Longest search query accepted. */
 export const MAX_QUERY_BYTES = 4096;

@@ -4,7 +4,7 @@ export * from './types';
 export { sha256Hex, ptrHash } from './hash';
 export { utf8Encode, utf8Decode, utf8Length, floorCharBoundary, isCharBoundary } from './utf8';
 export type { ResolveOptions, ResolvedOriginal, ResolvedMessage } from './original';
-export { resolveOriginal, resolveMessage, recordedSupersedes, isCapNoticeBearingPrefix, hiddenSpan, canonicalFullyVisible, transcriptOf, addressedRange } from './original';
+export { findReduction, unknownReduction, resolveOriginal, resolveMessage, recordedSupersedes, isCapNoticeBearingPrefix, hiddenSpan, canonicalFullyVisible, transcriptOf, addressedRange } from './original';
 export type { ByteRange } from './expand';
 export { expandReduction, reductionTotalBytes, snapByteRange } from './expand';
 export type { SearchOptions } from './search';

@@ -1,0 +1,242 @@
+/**
+ * The real resolver worker (dist/worker.cjs, built by buildWorker.setup.ts) driven through its real
+ * message channel by createResolverClient. No test sleeps: each waits on a reply, an event, or the
+ * worker saying a search has begun.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage, EventPayload, HostEvent, ParsedParams, Reduction } from '../../shared/index';
+import { methods, ptrHash, stubText } from '../../shared/index';
+import { makeHeader, messageRecord, reductionRecord, tempDir } from '../testing/files';
+import type { ResolverClientOptions, WorkerResolverClient } from './client';
+import { createResolverClient, defaultWorkerPath } from './client';
+
+const SAMPLES = join(import.meta.dirname, '../../samples');
+const DEMO = join(SAMPLES, 'demo.sidecar.jsonl');
+const GENERATED = join(SAMPLES, 'session.sidecar.jsonl');
+
+const tmp = tempDir('session-inspector-worker-');
+afterAll(() => tmp.cleanup());
+
+const clients: WorkerResolverClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.dispose()));
+});
+
+function client(options: ResolverClientOptions = {}): WorkerResolverClient {
+  const c = createResolverClient(options);
+  clients.push(c);
+  return c;
+}
+
+function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T {
+  if (!reply.ok) throw new Error(`expected ok, got ${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+function params<M extends keyof typeof methods>(method: M, raw: unknown): ParsedParams<M> {
+  return methods[method].params.parse(raw) as ParsedParams<M>;
+}
+
+/** Resolves with the first event named `name` the client emits from now on. */
+function nextEvent<N extends HostEvent['name']>(c: WorkerResolverClient, name: N): Promise<EventPayload<N>> {
+  return new Promise((resolve) => {
+    const off = c.onEvent((event) => {
+      if (event.name !== name) return;
+      off();
+      resolve(event.payload as EventPayload<N>);
+    });
+  });
+}
+
+/**
+ * A session with `outputs` tool outputs of `outputBytes` lowercase bytes each, every one elided:
+ * outputs × outputBytes bytes of hidden content, no nine capitals in a row anywhere.
+ */
+async function writeLargeSession(path: string, outputs: number, outputBytes: number): Promise<string> {
+  const out = createWriteStream(path);
+  const write = (record: object) => new Promise<void>((resolve, reject) => out.write(JSON.stringify(record) + '\n', (e) => (e ? reject(e) : resolve())));
+  await write(makeHeader({ session_id: 's-large' }));
+  await write(messageRecord(0, { role: 'user', content: 'read every log' }));
+  const words = ['alpha ', 'beta ', 'gamma ', 'delta ', 'log line ', 'step 17 ', 'ok\n'];
+  const reductions: Reduction[] = [];
+  for (let k = 0; k < outputs; k++) {
+    let content = '';
+    for (let w = k; content.length < outputBytes; w++) content += words[w % words.length] as string;
+    content = content.slice(0, outputBytes);
+    const call: ChatMessage = { role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'shell', arguments: '{"cmd":"cat log"}' }] };
+    const output: ChatMessage = { role: 'tool', tool_call_id: `call_${k}`, content };
+    const index = 2 + 2 * k;
+    await write(messageRecord(index - 1, call));
+    await write(messageRecord(index, output));
+    const id = `r${k}`;
+    reductions.push({
+      id,
+      kind: 'tool_output_elided',
+      ptr: { index, hash: ptrHash(createHash('sha256').update(content).digest('hex')), bytes: outputBytes },
+      stub: stubText(id, 'tool_output_elided', outputBytes),
+      minted_at: index + 1,
+    });
+  }
+  for (const r of reductions) await write(reductionRecord(r));
+  await new Promise<void>((resolve) => out.end(resolve));
+  return path;
+}
+
+describe('the worker bundle', () => {
+  it('is built where the client looks for it', () => {
+    expect(defaultWorkerPath()).toBe(join(import.meta.dirname, '../../dist/worker.cjs'));
+    expect(existsSync(defaultWorkerPath())).toBe(true);
+  });
+});
+
+describe('the resolver worker over its message channel', () => {
+  it('opens the demo with progress events, then answers rows, expand, search, log, verify and check', async () => {
+    const c = client();
+    const progress: EventPayload<'loadProgress'>[] = [];
+    c.onEvent((e) => {
+      if (e.name === 'loadProgress') progress.push(e.payload);
+    });
+    const info = value(await c.open([DEMO], 3));
+    expect(info).toMatchObject({ generation: 3, session_id: 's-demo', messages: 4, rows: 4, reductions: 1, stopped: false });
+    const size = statSync(DEMO).size;
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)).toEqual({ generation: 3, bytesRead: size, totalBytes: size });
+
+    const rows = value(await c.request('rows', params('rows', { start: 0, end: 10 })));
+    expect(rows.rowCount).toBe(4);
+    expect(rows.rows[2]).toMatchObject({ row: 2, index: 2, role: 'tool', applied: 'r1', reductions: [{ id: 'r1', kind: 'tool_output_truncated' }] });
+    expect(rows.rows[2]?.text.startsWith('PASS a.test.ts\n⟦reduced⟧ id=r1')).toBe(true);
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+
+    expect(value(await c.request('expand', { id: 'r1', range: [31, 41] }))).toMatchObject({ content: '— expecte', range: [30, 41], total_bytes: 67, source: 'minted' });
+    expect(await c.request('expand', { id: 'r9' })).toMatchObject({ ok: false, error: { code: 'unknown_reduction' } });
+
+    const found = value(await c.request('search', params('search', { searchId: 'q1', query: 'FAIL' })));
+    expect(found).toMatchObject({ total_matches: 1, matches: [{ reduction_id: 'r1', offset: 15, length: 4, snippet_match: [0, 4] }] });
+    expect(value(await c.request('log', {})).entries).toMatchObject([{ reduction: { id: 'r1' }, line: 7 }]);
+    expect(value(await c.request('verify', { ids: ['r1'] })).statuses).toEqual([{ id: 'r1', status: 'verified', source: 'minted', total_bytes: 67, hidden_bytes: 52 }]);
+    expect(value(await c.request('check', {})).findings).toEqual([]);
+
+    await c.close();
+    expect(await c.request('rows', params('rows', { start: 0, end: 1 }))).toMatchObject({ ok: false, error: { code: 'no_session' } });
+  });
+
+  it('validates params in the worker and answers errors as values', async () => {
+    const c = client();
+    expect(await c.request('rows', params('rows', { start: 0, end: 1 }))).toMatchObject({ ok: false, error: { code: 'no_session' } });
+    // Params the host should have validated are checked again on arrival.
+    expect(await c.request('rows', { start: 5, end: 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(await c.open([join(SAMPLES, 'does-not-exist.sidecar.jsonl')], 1)).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
+    expect(await c.open([], 1)).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(c.cancelSearch('nothing-in-flight')).toBe(false);
+    // Without testHooks the fault hooks are refused.
+    expect(await c.injectFault('crash')).toMatchObject({ ok: false, error: { code: 'not_supported' } });
+  });
+
+  it.runIf(existsSync(GENERATED))('opens the generated sample session', async () => {
+    const c = client();
+    const info = value(await c.open([GENERATED], 1));
+    expect(info.stopped).toBe(false);
+    const rows = value(await c.request('rows', params('rows', { start: 0, end: Math.min(info.rows, 500) })));
+    expect(rows.rowCount).toBe(info.rows);
+    expect(rows.rows).toHaveLength(Math.min(info.rows, 500));
+    const { entries } = value(await c.request('log', {}));
+    expect(entries).toHaveLength(info.reductions);
+    const first = entries[0];
+    if (first) {
+      const slice = value(await c.request('expand', { id: first.reduction.id, range: [0, 100] }));
+      expect(slice.range[1]).toBeLessThanOrEqual(100);
+    }
+    expect(value(await c.request('check', {})).summary.reductions).toBe(info.reductions);
+  });
+});
+
+describe('cancelling a search', () => {
+  let large: string;
+  const OUTPUTS = 400;
+  const OUTPUT_BYTES = 100_000; // 40 MB hidden, searched one 100 kB output at a time
+
+  beforeAll(async () => {
+    large = await writeLargeSession(tmp.path('large.sidecar.jsonl'), OUTPUTS, OUTPUT_BYTES);
+  });
+
+  // No nine capitals in a row anywhere, and no literal for the engine to skip ahead with: the
+  // regex scans every byte, for seconds.
+  const SLOW = { query: '[A-Z]{9}', mode: 'regex' } as const;
+
+  it('a new search cancels the one in flight, which answers cancelled; the new one answers', async () => {
+    const c = client();
+    value(await c.open([large], 1));
+    const first = c.request('search', params('search', { searchId: 'slow', ...SLOW }));
+    expect(await c.searchStarted('slow')).toBe(true);
+    const second = c.request('search', params('search', { searchId: 'next', query: 'log line zz' }));
+    expect(await first).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(value(await second)).toMatchObject({ total_matches: 0, reductions_searched: OUTPUTS, hidden_bytes_searched: OUTPUTS * OUTPUT_BYTES });
+  });
+
+  it('cancelSearch stops the search in flight, and only that one', async () => {
+    const c = client();
+    value(await c.open([large], 1));
+    const slow = c.request('search', params('search', { searchId: 'slow', ...SLOW }));
+    expect(await c.searchStarted('slow')).toBe(true);
+    expect(c.cancelSearch('other')).toBe(false);
+    expect(c.cancelSearch('slow')).toBe(true);
+    expect(await slow).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(c.cancelSearch('slow')).toBe(false);
+    // The worker is free again.
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+  });
+});
+
+describe('a crashed or hung worker', () => {
+  it('answers pending requests worker_crashed, restarts, and reopens the session', async () => {
+    const c = client({ testHooks: true });
+    value(await c.open([DEMO], 5));
+    const restarted = nextEvent(c, 'workerRestarted');
+    const reopened = nextEvent(c, 'loadProgress');
+    const crash = c.injectFault('crash');
+    const queued = c.request('rows', params('rows', { start: 0, end: 4 }));
+    const crashReply = await crash;
+    expect(crashReply.error.code).toBe('worker_crashed');
+    expect(crashReply.error.message).toContain('__crash');
+    expect(await queued).toMatchObject({ ok: false, error: { code: 'worker_crashed' } });
+    expect((await restarted).reason).toContain('threw an uncaught error');
+    // The same generation: replies about the reopened session are not mistaken for an older one.
+    expect((await reopened).generation).toBe(5);
+    const rows = value(await c.request('rows', params('rows', { start: 0, end: 4 })));
+    expect(rows.rowCount).toBe(4);
+    expect(value(await c.request('expand', { id: 'r1', range: [31, 41] })).content).toBe('— expecte');
+  });
+
+  it('takes a request past requestTimeoutMs as a hung worker: stopped, restarted, reopened', async () => {
+    const c = client({ testHooks: true, requestTimeoutMs: 2000 });
+    value(await c.open([DEMO], 9));
+    const restarted = nextEvent(c, 'workerRestarted');
+    const hang = await c.injectFault('hang');
+    expect(hang.error).toMatchObject({ code: 'worker_crashed', message: expect.stringContaining('did not answer __hang within 2000 ms') as unknown });
+    expect((await restarted).reason).toContain('did not answer __hang');
+    expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
+  });
+
+  it('a worker that cannot start answers worker_crashed without a restart loop', async () => {
+    const c = client({ workerPath: join(tmp.dir, 'no-such-worker.cjs') });
+    const events: HostEvent[] = [];
+    c.onEvent((e) => events.push(e));
+    const reply = await c.open([DEMO], 1);
+    expect(reply).toMatchObject({ ok: false, error: { code: 'worker_crashed', message: expect.stringContaining('no-such-worker.cjs') as unknown } });
+    // The next request tries a fresh worker, which fails the same way.
+    expect(await c.request('log', {})).toMatchObject({ ok: false, error: { code: 'worker_crashed' } });
+    expect(events.filter((e) => e.name === 'workerRestarted')).toEqual([]);
+  });
+
+  it('dispose answers what is pending and refuses what comes after', async () => {
+    const c = client();
+    const opening = c.open([DEMO], 1);
+    await c.dispose();
+    expect(await opening).toMatchObject({ ok: false, error: { code: 'worker_crashed', message: expect.stringContaining('disposed') as unknown } });
+    expect(await c.request('log', {})).toMatchObject({ ok: false, error: { code: 'worker_crashed' } });
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * The messages between the host thread (client.ts) and the resolver worker (entry.ts). Both sides
+ * are ours, but the worker still validates every request against the contract: the params come
+ * from the renderer in the end.
+ */
+import type { HostError } from '../../shared/index';
+
+/** The bundled worker, beside the bundle that spawns it (`scripts/build.mjs` writes it). */
+export const WORKER_BUNDLE = 'worker.cjs';
+
+/** Slot of the search epoch in the shared `Int32Array`: a search started at epoch `e` is cancelled once it differs. */
+export const EPOCH_SLOT = 0;
+
+/** `workerData` of the worker. */
+export interface WorkerInit {
+  /** Backs an `Int32Array` of one element: the search epoch. */
+  searchEpoch: SharedArrayBuffer;
+  /** Enables `__crash` and `__hang`; set only by tests. */
+  testHooks: boolean;
+}
+
+/** Test-only requests, answered only when `WorkerInit.testHooks` is true. */
+export const TEST_HOOK_METHODS = ['__crash', '__hang'] as const;
+export type TestHookMethod = (typeof TEST_HOOK_METHODS)[number];
+
+/** Host → worker. `epoch` is set on `search`: the epoch the client bumped to when it sent it. */
+export interface WorkerRequest {
+  id: number;
+  method: string;
+  params?: unknown;
+  epoch?: number;
+}
+
+/** A reply as the worker sends it: the contract's reply shape, for `open` and `close` too. */
+export type WorkerReply<T> = { ok: true; value: T } | { ok: false; error: HostError };
+
+/** Worker → host. */
+export type WorkerMessage =
+  /** Sent once, when the worker has loaded and listens: a worker that dies before it is not restarted in a loop. */
+  | { ready: true }
+  | { id: number; reply: WorkerReply<unknown> }
+  /** Pushed while opening (`loadProgress`). */
+  | { event: { name: string; payload: unknown } }
+  /** The worker began running search request `searchStarted` (it may have waited behind other requests). */
+  | { searchStarted: number };
+
+export function isWorkerRequest(value: unknown): value is WorkerRequest {
+  if (typeof value !== 'object' || value === null) return false;
+  const { id, method, epoch } = value as Record<string, unknown>;
+  return Number.isSafeInteger(id) && typeof method === 'string' && (epoch === undefined || Number.isInteger(epoch));
+}

@@ -1,0 +1,319 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ChatMessage, ParsedParams, Reduction } from '../../shared/index';
+import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import type { LoadProgressPayload } from './service';
+import { SessionService, cutToBytes } from './service';
+
+const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
+const demoPolicy = (JSON.parse(readFileSync(DEMO, 'utf8').split('\n')[0] as string) as { policy: unknown }).policy;
+
+const tmp = tempDir('session-inspector-service-');
+afterAll(() => tmp.cleanup());
+
+const services: SessionService[] = [];
+afterEach(() => {
+  for (const s of services.splice(0)) s.close();
+});
+
+function service(): SessionService {
+  const s = new SessionService();
+  services.push(s);
+  return s;
+}
+
+/** A service with `paths` open; fails the test when the open does. */
+async function opened(paths: string[], generation = 1): Promise<SessionService> {
+  const s = service();
+  const reply = await s.open({ paths, generation });
+  if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
+  return s;
+}
+
+/** The value of an ok reply; fails the test with the error otherwise. */
+function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T {
+  if (!reply.ok) throw new Error(`expected ok, got ${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+/** Params as the contract parses them (defaults filled in). */
+function params<M extends keyof typeof methods>(method: M, raw: unknown): ParsedParams<M> {
+  return methods[method].params.parse(raw) as ParsedParams<M>;
+}
+
+let fileCount = 0;
+function sidecar(view: ChatMessage[], log: Reduction[], header = makeHeader()): string {
+  return writeSidecar(tmp.path(`s${++fileCount}.sidecar.jsonl`), [header, ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+}
+
+describe('SessionService without a session', () => {
+  it('answers no_session to every session method, and close is fine', () => {
+    const s = service();
+    const asks = [
+      s.rows(params('rows', { start: 0, end: 10 })),
+      s.rowOfIndex({ index: 0 }),
+      s.rowText({ row: 0, range: [0, 1] }),
+      s.expand({ id: 'r1' }),
+      s.search(params('search', { searchId: 'a', query: 'x' })),
+      s.log(),
+      s.verify({ ids: ['r1'] }),
+      s.check(),
+    ];
+    for (const reply of asks) expect(reply).toMatchObject({ ok: false, error: { code: 'no_session' } });
+    expect(s.info).toBeNull();
+    expect(s.close()).toEqual({ ok: true, value: {} });
+  });
+
+  it('keeps the loader error codes, and a failed open leaves nothing open', async () => {
+    const s = await opened([DEMO]);
+    const missing = await s.open({ paths: [tmp.path('missing.sidecar.jsonl')], generation: 2 });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
+    expect(s.rows(params('rows', { start: 0, end: 1 }))).toMatchObject({ ok: false, error: { code: 'no_session' } });
+    const notSession = await s.open({ paths: [DEMO, DEMO], generation: 3 });
+    expect(notSession).toMatchObject({ ok: false, error: { code: 'usage' } });
+  });
+});
+
+describe('SessionService.open', () => {
+  it('describes the demo session with the request generation and reports progress', async () => {
+    const s = service();
+    const progress: LoadProgressPayload[] = [];
+    const info = value(await s.open({ paths: [DEMO], generation: 7 }, (p) => progress.push(p)));
+    expect(info).toEqual({
+      generation: 7,
+      files: [{ path: DEMO, kind: 'sidecar', bytes: statSync(DEMO).size }],
+      session_id: 's-demo',
+      model: 'model-a',
+      gate: true,
+      policy: demoPolicy,
+      messages: 4,
+      rows: 4,
+      reductions: 1,
+      reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+      load_findings: 0,
+      stopped: false,
+    });
+    expect(s.info).toEqual(info);
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(p.generation).toBe(7);
+    expect(progress.at(-1)).toEqual({ generation: 7, bytesRead: statSync(DEMO).size, totalBytes: statSync(DEMO).size });
+  });
+
+  it('a snapshot has no header: gate and policy are null', async () => {
+    const view = [user('hi'), assistant('ok')];
+    const s = await opened([writeSnapshot(tmp.path('alone.session.json'), makeSnapshot(view))]);
+    expect(s.info).toMatchObject({ gate: null, policy: null, messages: 2, rows: 2, session_id: 's-test', model: 'model-b' });
+  });
+});
+
+describe('SessionService.rows', () => {
+  // '€' is 3 bytes: 65536 falls inside one. '😀' is a surrogate pair of 4 bytes: after the leading
+  // 'a', 65536 falls inside one too.
+  const euro = '€'.repeat(30_000);
+  const emoji = 'a' + '😀'.repeat(20_000);
+  const view = [user('first'), user(euro), assistant(emoji), user('last')];
+
+  it('serves windows of the projected view and clamps them to the row count', async () => {
+    const s = await opened([sidecar(view, [])]);
+    const middle = value(s.rows(params('rows', { start: 1, end: 3 })));
+    expect(middle.rowCount).toBe(4);
+    expect(middle.rows.map((r) => [r.row, r.index, r.end, r.role])).toEqual([
+      [1, 1, 2, 'user'],
+      [2, 2, 3, 'assistant'],
+    ]);
+    expect(value(s.rows(params('rows', { start: 3, end: 500 }))).rows.map((r) => r.text)).toEqual(['last']);
+    expect(value(s.rows(params('rows', { start: 10, end: 20 })))).toEqual({ rowCount: 4, rows: [] });
+    expect(value(s.rows(params('rows', { start: 0, end: 1 }))).rows[0]).toMatchObject({ text: 'first', text_bytes: 5 });
+  });
+
+  it('cuts a long row to ROW_TEXT_MAX_BYTES on a character boundary and says how long it is', async () => {
+    const s = await opened([sidecar(view, [])]);
+    const [euroRow, emojiRow] = value(s.rows(params('rows', { start: 1, end: 3 }))).rows;
+    expect(euroRow?.text_bytes).toBe(90_000);
+    expect(utf8Length(euroRow?.text ?? '')).toBe(65_535);
+    expect(euroRow?.text).toBe('€'.repeat(21_845));
+    expect(emojiRow?.text_bytes).toBe(80_001);
+    expect(utf8Length(emojiRow?.text ?? '')).toBe(65_533);
+    expect(emojiRow?.text).toBe('a' + '😀'.repeat(16_383));
+  });
+
+  it('cutToBytes keeps short text whole and never splits a character', () => {
+    expect(cutToBytes('héllo', 100)).toEqual({ text: 'héllo', bytes: 6 });
+    expect(cutToBytes('héllo', 2)).toEqual({ text: 'h', bytes: 6 });
+    expect(cutToBytes('h😀', 4)).toEqual({ text: 'h', bytes: 5 });
+    expect(cutToBytes('h😀', 5)).toEqual({ text: 'h😀', bytes: 5 });
+    expect(ROW_TEXT_MAX_BYTES).toBe(65_536);
+  });
+});
+
+describe('SessionService.rowOfIndex and a cleared range', () => {
+  const view = [user('u0'), assistant('a1', 'c1'), tool('t2', 'c1'), assistant('a3'), user('u4'), assistant('a5')];
+  const cleared = makeReduction(view, { id: 'rc', kind: 'turns_cleared', index: 1, end: 4 });
+
+  it('maps every index of a cleared range to its one stub row', async () => {
+    const s = await opened([sidecar(view, [cleared])]);
+    expect(s.info?.rows).toBe(4);
+    expect([0, 1, 2, 3, 4, 5, 6].map((index) => value(s.rowOfIndex({ index })).row)).toEqual([0, 1, 1, 1, 2, 3, -1]);
+    const [row] = value(s.rows(params('rows', { start: 1, end: 2 }))).rows;
+    expect(row).toMatchObject({ row: 1, index: 1, end: 4, text: cleared.stub, applied: 'rc', reductions: [{ id: 'rc', kind: 'turns_cleared' }] });
+    expect(row?.role).toBeUndefined();
+  });
+});
+
+describe('SessionService.rowText and expand: slices', () => {
+  const bigText = 'abcdefghij'.repeat(500_000); // 5 MB, more than MAX_SLICE_BYTES
+  const view = [user(bigText), assistant('run', 'c1'), tool(bigText, 'c1'), user('€uro')];
+  const big = makeReduction(view, { id: 'rbig', kind: 'tool_output_elided', index: 2 });
+
+  it('expand clamps a range longer than MAX_SLICE_BYTES, and without a range answers the first MAX_SLICE_BYTES', async () => {
+    const s = await opened([sidecar(view, [big])]);
+    const whole = value(s.expand({ id: 'rbig' }));
+    expect(whole.range).toEqual([0, MAX_SLICE_BYTES]);
+    expect(whole.total_bytes).toBe(5_000_000);
+    expect(whole.content).toBe(bigText.slice(0, MAX_SLICE_BYTES));
+    const long = value(s.expand({ id: 'rbig', range: [10, 10 + MAX_SLICE_BYTES + 100] }));
+    expect(long.range).toEqual([10, 10 + MAX_SLICE_BYTES]);
+    const tail = value(s.expand({ id: 'rbig', range: [4_999_990, 6_000_000] }));
+    expect(tail).toMatchObject({ range: [4_999_990, 5_000_000], content: 'abcdefghij' });
+    expect(s.expand({ id: 'rbig', range: [5_000_001, 5_000_002] })).toMatchObject({ ok: false, error: { code: 'invalid_byte_range', message: expect.stringContaining('5000000') as unknown } });
+    expect(s.expand({ id: 'nope' })).toMatchObject({ ok: false, error: { code: 'unknown_reduction' } });
+  });
+
+  it('expand floors both ends to character boundaries (SPEC §9)', async () => {
+    const s = await opened([DEMO]);
+    expect(value(s.expand({ id: 'r1', range: [31, 41] }))).toEqual({
+      reduction_id: 'r1',
+      kind: 'tool_output_truncated',
+      index: 2,
+      role: 'tool',
+      tool_call_id: 'call_9',
+      content: '— expecte',
+      range: [30, 41],
+      total_bytes: 67,
+      source: 'minted',
+    });
+    expect(value(s.expand({ id: 'r1' })).range).toEqual([0, 67]);
+    const bad = s.expand({ id: 'r1', range: [68, 70] });
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_byte_range' } });
+    // The contract's error carries only code and message.
+    expect(Object.keys(bad.ok ? {} : bad.error)).toEqual(['code', 'message']);
+  });
+
+  it('rowText pages through a row, floored to characters, clamped to MAX_SLICE_BYTES', async () => {
+    const s = await opened([sidecar(view, [big])]);
+    expect(value(s.rowText({ row: 0, range: [0, 10] }))).toEqual({ text: 'abcdefghij', range: [0, 10], total_bytes: 5_000_000 });
+    expect(value(s.rowText({ row: 0, range: [0, 6_000_000] })).range).toEqual([0, MAX_SLICE_BYTES]);
+    expect(value(s.rowText({ row: 0, range: [4_999_995, 6_000_000] }))).toMatchObject({ text: 'fghij', range: [4_999_995, 5_000_000] });
+    // Row 3 is '€uro': the euro sign covers bytes [0, 3).
+    expect(value(s.rowText({ row: 3, range: [1, 3] }))).toEqual({ text: '€', range: [0, 3], total_bytes: 6 });
+    expect(value(s.rowText({ row: 3, range: [2, 5] }))).toEqual({ text: '€ur', range: [0, 5], total_bytes: 6 });
+    expect(value(s.rowText({ row: 3, range: [0, 2] }))).toEqual({ text: '', range: [0, 0], total_bytes: 6 });
+    // The stub row shows only the stub.
+    expect(value(s.rowText({ row: 2, range: [0, 1000] })).text).toBe(big.stub);
+    expect(s.rowText({ row: 3, range: [7, 9] })).toMatchObject({ ok: false, error: { code: 'invalid_byte_range', message: expect.stringContaining('total_bytes is 6') as unknown } });
+    expect(s.rowText({ row: 4, range: [0, 1] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
+  it('rowText ranges of ROW_TEXT_MAX_BYTES tile a multi-byte row exactly', async () => {
+    const text = 'x€😀'.repeat(40_000);
+    const s = await opened([sidecar([user(text)], [])]);
+    const [row] = value(s.rows(params('rows', { start: 0, end: 1 }))).rows;
+    let out = '';
+    let start = 0;
+    while (start < (row?.text_bytes ?? 0)) {
+      const page = value(s.rowText({ row: 0, range: [start, start + ROW_TEXT_MAX_BYTES] }));
+      expect(page.range[0]).toBe(start);
+      out += page.text;
+      start = page.range[1];
+    }
+    expect(out).toBe(text);
+  });
+});
+
+describe('SessionService.verify', () => {
+  const view = [user('u0'), assistant('a1', 'c1'), tool('same output', 'c1'), assistant('a3', 'c2'), tool('same output', 'c2'), assistant('a5', 'c3'), tool('PASS a\nFAIL b\n', 'c3')];
+  const log = [
+    makeReduction(view, { id: 'rdup', kind: 'duplicate_output', index: 4, canonical: 2 }),
+    makeReduction(view, { id: 'rtrunc', kind: 'tool_output_truncated', index: 6, kept_bytes: 7 }),
+    makeReduction(view, { id: 'rbad', kind: 'tool_output_elided', index: 2 }, { ptr: { index: 2, hash: `sha256:${'0'.repeat(64)}`, bytes: 11 } }),
+    makeReduction(view, { id: 'rfar', kind: 'tool_output_elided', index: 2 }, { ptr: { index: 99, hash: `sha256:${'0'.repeat(64)}`, bytes: 11 } }),
+  ];
+
+  it('answers verified with source and sizes, or the error code as status with its message', async () => {
+    const s = await opened([sidecar(view, log)]);
+    const { statuses } = value(s.verify({ ids: ['rtrunc', 'rbad', 'rfar', 'nope', 'rdup'] }));
+    expect(statuses[0]).toEqual({ id: 'rtrunc', status: 'verified', source: 'minted', total_bytes: 14, hidden_bytes: 7 });
+    expect(statuses[1]).toMatchObject({ id: 'rbad', status: 'hash_mismatch', message: expect.stringContaining(`sha256:${'0'.repeat(64)}`) as unknown });
+    expect(statuses[2]).toMatchObject({ id: 'rfar', status: 'address_out_of_range', message: expect.stringContaining('99') as unknown });
+    expect(statuses[3]).toMatchObject({ id: 'nope', status: 'unknown_reduction', message: expect.stringContaining('"nope"') as unknown });
+    // rbad addresses the canonical too, so the duplicate's canonical is not fully visible: all hidden.
+    expect(statuses[4]).toEqual({ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 11 });
+  });
+
+  it('a duplicate whose canonical is visible hides nothing', async () => {
+    const s = await opened([sidecar(view, [log[0] as Reduction])]);
+    expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0 }]);
+  });
+});
+
+describe('SessionService.log, search and check', () => {
+  it('gives each log entry its sidecar line', async () => {
+    const s = await opened([DEMO]);
+    const { entries } = value(s.log());
+    expect(entries).toHaveLength(1);
+    expect(entries[0]?.line).toBe(7);
+    expect(entries[0]?.reduction.id).toBe('r1');
+  });
+
+  it("a snapshot's log has no lines", async () => {
+    const view = [user('u'), assistant('a', 'c1'), tool('output', 'c1')];
+    const r = makeReduction(view, { id: 'rs', kind: 'tool_output_elided', index: 2 });
+    const s = await opened([writeSnapshot(tmp.path('logged.session.json'), makeSnapshot(view, [r]))]);
+    expect(value(s.log()).entries).toEqual([{ reduction: r }]);
+  });
+
+  it('searches hidden content, and a raised signal answers cancelled', async () => {
+    const s = await opened([DEMO]);
+    const found = value(s.search(params('search', { searchId: 's1', query: 'FAIL' })));
+    expect(found).toMatchObject({ total_matches: 1, hidden_bytes_searched: 52, matches: [{ reduction_id: 'r1', offset: 15, length: 4 }] });
+    expect(value(s.search(params('search', { searchId: 's2', query: 'pass', case_sensitive: false }))).matches.map((m) => m.offset)).toEqual([52]);
+    expect(s.search(params('search', { searchId: 's3', query: 'FAIL' }), { aborted: true })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(s.search(params('search', { searchId: 's4', query: '(', mode: 'regex' }))).toMatchObject({ ok: false, error: { code: 'invalid_query' } });
+    expect(s.handle('search', params('search', { searchId: 's5', query: 'FAIL' }))).toMatchObject({ ok: true, value: { total_matches: 1 } });
+  });
+
+  it('checks the session', async () => {
+    const s = await opened([DEMO]);
+    expect(value(s.check())).toMatchObject({ findings: [], summary: { session_id: 's-demo', errors: 0, warnings: 0, reductions: 1 } });
+  });
+
+  it('turns an unexpected exception into internal_error', async () => {
+    const s = await opened([DEMO]);
+    const current = (s as unknown as { current: { session: { check(): unknown } } }).current;
+    current.session.check = () => {
+      throw new Error('boom');
+    };
+    expect(s.check()).toEqual({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('boom') as unknown } });
+  });
+});
+
+describe('SessionService and a file newer than supported', () => {
+  it('opens as stopped; content methods answer unsupported_version, check says why', async () => {
+    const s = await opened([sidecar([user('u')], [], makeHeader({ version: 2 }))]);
+    expect(s.info).toMatchObject({ stopped: true, messages: 0, rows: 0, reductions: 0, load_findings: 1 });
+    const content = [
+      s.rows(params('rows', { start: 0, end: 10 })),
+      s.rowOfIndex({ index: 0 }),
+      s.rowText({ row: 0, range: [0, 1] }),
+      s.expand({ id: 'r1' }),
+      s.search(params('search', { searchId: 'a', query: 'u' })),
+      s.verify({ ids: ['r1'] }),
+    ];
+    for (const reply of content) expect(reply).toMatchObject({ ok: false, error: { code: 'unsupported_version', message: expect.stringContaining('version 2') as unknown } });
+    expect(value(s.log())).toEqual({ entries: [] });
+    expect(value(s.check()).findings.map((f) => f.code)).toEqual(['unsupported_version']);
+  });
+});

@@ -1,0 +1,322 @@
+/**
+ * The resolver worker's core, without the worker: owns at most one loaded session and answers the
+ * contract's session methods over it. Plain class, so it is tested directly; entry.ts feeds it
+ * validated params from the message channel.
+ *
+ * Errors are values: every method answers `{ ok: false, error: { code, message } }` with the
+ * contract's HostErrorCode and never throws (an unexpected exception becomes `internal_error`).
+ */
+import type { z } from 'zod';
+import type {
+  EventPayload,
+  HostError,
+  HostErrorCode,
+  ParsedParams,
+  ProjectedRow,
+  ProjectedRowInfo,
+  ProjectionLayout,
+  Reduction,
+  ReductionKind,
+  ReductionStatus,
+  Reply,
+  SessionInfo,
+  WorkerSessionMethod,
+} from '../../shared/index';
+import {
+  MAX_SLICE_BYTES,
+  REDUCTION_KINDS,
+  ROW_TEXT_MAX_BYTES,
+  findReduction,
+  floorCharBoundary,
+  hiddenSpan,
+  projectView,
+  projectionLayout,
+  resolveOriginal,
+  rowOfIndex,
+  snapByteRange,
+  unknownReduction,
+  utf8Decode,
+  utf8Encode,
+  utf8Length,
+  workerMethods,
+} from '../../shared/index';
+import type { LoadedSession, LoadOptions } from '../loader/session';
+import { loadSession, nodeSha256 } from '../loader/session';
+import type { WorkerReply } from './protocol';
+
+export type OpenParams = z.output<typeof workerMethods.open.params>;
+export type LoadProgressPayload = EventPayload<'loadProgress'>;
+
+/** What a search checks to stop early; entry.ts backs it with the shared search epoch. */
+export interface SearchSignal {
+  readonly aborted: boolean;
+}
+
+interface OpenSession {
+  session: LoadedSession;
+  /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
+  layout: ProjectionLayout;
+  info: SessionInfo;
+  /** The last row whose whole text `rowText` encoded: paging through one huge row encodes it once. */
+  lastRowText?: { row: number; bytes: Uint8Array };
+}
+
+function fail(code: HostErrorCode, message: string): { ok: false; error: HostError } {
+  return { ok: false, error: { code, message } };
+}
+
+function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+function internal(e: unknown): { ok: false; error: HostError } {
+  const message = e instanceof Error ? e.message : String(e);
+  return fail('internal_error', `the resolver worker failed unexpectedly: ${message}`);
+}
+
+/** A resolver error (it may carry `reduction_id`, `total_bytes`…) as the contract's `{ code, message }`. */
+function hostError(error: { code: HostErrorCode; message: string }): { ok: false; error: HostError } {
+  return fail(error.code, error.message);
+}
+
+/**
+ * `text` cut to at most `maxBytes` UTF-8 bytes on a character boundary, with the byte length of
+ * the whole text. Only the head is encoded: every UTF-16 unit is at least one byte, so the first
+ * `maxBytes + 1` units hold more than `maxBytes` bytes (the extra unit keeps a surrogate pair whole
+ * at the cut).
+ */
+export function cutToBytes(text: string, maxBytes: number): { text: string; bytes: number } {
+  const bytes = utf8Length(text);
+  if (bytes <= maxBytes) return { text, bytes };
+  const head = utf8Encode(text.slice(0, maxBytes + 1));
+  return { text: utf8Decode(head.subarray(0, floorCharBoundary(head, maxBytes))), bytes };
+}
+
+/** A byte range no longer than MAX_SLICE_BYTES: a longer one keeps its start and is cut at start + MAX_SLICE_BYTES. */
+function clampSlice(range: readonly [number, number]): [number, number] {
+  const [start, end] = range;
+  return end - start > MAX_SLICE_BYTES ? [start, start + MAX_SLICE_BYTES] : [start, end];
+}
+
+function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
+  const counts = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, 0])) as Record<ReductionKind, number>;
+  for (const r of log) counts[r.kind] += 1;
+  return counts;
+}
+
+function rowInfo(row: ProjectedRow): ProjectedRowInfo {
+  const { text, bytes } = cutToBytes(row.text, ROW_TEXT_MAX_BYTES);
+  return { ...row, text, text_bytes: bytes };
+}
+
+/**
+ * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
+ * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
+ */
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify']);
+
+export class SessionService {
+  private current: OpenSession | undefined;
+
+  /** `loadOptions` tune the loader (cache budget, read size); progress comes through `open`. */
+  constructor(private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {}) {}
+
+  /** The open session's info, or null. */
+  get info(): SessionInfo | null {
+    return this.current?.info ?? null;
+  }
+
+  /**
+   * Opens `paths`, closing the open session first (its memory is released before the new files are
+   * indexed). On failure nothing is open. Progress is reported with the request's generation.
+   */
+  async open(params: OpenParams, onProgress?: (progress: LoadProgressPayload) => void): Promise<WorkerReply<SessionInfo>> {
+    try {
+      this.close();
+      const { generation } = params;
+      const loaded = await loadSession(params.paths, {
+        ...this.loadOptions,
+        ...(onProgress ? { onProgress: (p) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
+      });
+      if (!loaded.ok) return hostError(loaded.error);
+      const session = loaded.session;
+      const layout = projectionLayout(session.minted.length, session.log);
+      const info: SessionInfo = {
+        generation,
+        files: session.files.map((f) => ({ ...f })),
+        session_id: session.sessionId,
+        model: session.model,
+        gate: session.header?.gate ?? null,
+        policy: session.header?.policy ?? null,
+        messages: session.minted.length,
+        rows: layout.rowCount,
+        reductions: session.log.length,
+        reductions_by_kind: countByKind(session.log),
+        load_findings: session.loadFindings.length,
+        stopped: session.stopped,
+      };
+      this.current = { session, layout, info };
+      return ok(info);
+    } catch (e) {
+      this.close();
+      return internal(e);
+    }
+  }
+
+  close(): WorkerReply<Record<string, never>> {
+    const open = this.current;
+    this.current = undefined;
+    try {
+      open?.session.close();
+    } catch (e) {
+      return internal(e);
+    }
+    return ok({});
+  }
+
+  /** Answers one session method; `signal` is used by `search` only. */
+  handle<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>, signal?: SearchSignal): Reply<M> {
+    const answer = (): Reply<WorkerSessionMethod> => {
+      switch (method) {
+        case 'rows':
+          return this.rows(params as ParsedParams<'rows'>);
+        case 'rowOfIndex':
+          return this.rowOfIndex(params as ParsedParams<'rowOfIndex'>);
+        case 'rowText':
+          return this.rowText(params as ParsedParams<'rowText'>);
+        case 'expand':
+          return this.expand(params as ParsedParams<'expand'>);
+        case 'search':
+          return this.search(params as ParsedParams<'search'>, signal);
+        case 'log':
+          return this.log();
+        case 'verify':
+          return this.verify(params as ParsedParams<'verify'>);
+        case 'check':
+          return this.check();
+        default:
+          return fail('invalid_request', `the resolver worker does not answer ${JSON.stringify(method)}`);
+      }
+    };
+    return answer() as Reply<M>;
+  }
+
+  /** Rows `[start, end)` of the projected view (clamped to the row count); each row's text cut to ROW_TEXT_MAX_BYTES. */
+  rows(params: ParsedParams<'rows'>): Reply<'rows'> {
+    return this.withSession('rows', ({ session, layout }) => {
+      const rows = projectView(session.minted, session.log, { start: params.start, end: params.end }, layout);
+      return ok({ rowCount: layout.rowCount, rows: rows.map(rowInfo) });
+    });
+  }
+
+  rowOfIndex(params: ParsedParams<'rowOfIndex'>): Reply<'rowOfIndex'> {
+    return this.withSession('rowOfIndex', ({ layout }) => ok({ row: rowOfIndex(layout, params.index) }));
+  }
+
+  /**
+   * Bytes `range` of a row's whole visible text, as `expand` slices: a range longer than
+   * MAX_SLICE_BYTES is cut to it, `end` is clamped to the total, both ends are floored to character
+   * boundaries, so consecutive ranges tile the text.
+   */
+  rowText(params: ParsedParams<'rowText'>): Reply<'rowText'> {
+    return this.withSession('rowText', (open) => {
+      const { layout, session } = open;
+      if (params.row >= layout.rowCount) {
+        return fail('invalid_request', `row ${params.row} is outside the projected view of ${layout.rowCount} rows`);
+      }
+      let bytes = open.lastRowText?.row === params.row ? open.lastRowText.bytes : undefined;
+      if (!bytes) {
+        const [row] = projectView(session.minted, session.log, { start: params.row, end: params.row + 1 }, layout);
+        bytes = utf8Encode(row?.text ?? '');
+        open.lastRowText = { row: params.row, bytes };
+      }
+      const range = snapByteRange(bytes, clampSlice(params.range));
+      if (!range) {
+        return fail(
+          'invalid_byte_range',
+          `byte range [${params.range[0]}, ${params.range[1]}) is invalid for row ${params.row}: total_bytes is ${bytes.length} (start must be <= end and <= ${bytes.length})`,
+        );
+      }
+      return ok({ text: utf8Decode(bytes.subarray(range[0], range[1])), range, total_bytes: bytes.length });
+    });
+  }
+
+  /**
+   * `expandReduction` (SPEC §5.1) with its range clamped to MAX_SLICE_BYTES. Without a range the
+   * reply is `[0, min(total_bytes, MAX_SLICE_BYTES))`, not the whole original: an original can be
+   * hundreds of megabytes, and the renderer pages through it with ranges, knowing `total_bytes`.
+   */
+  expand(params: ParsedParams<'expand'>): Reply<'expand'> {
+    return this.withSession('expand', ({ session }) => {
+      const outcome = session.expand(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES]);
+      return outcome.ok ? outcome : hostError(outcome.error);
+    });
+  }
+
+  /** `sidecarSearch` (SPEC §5.3); an aborted `signal` makes it answer `cancelled`. */
+  search(params: ParsedParams<'search'>, signal?: SearchSignal): Reply<'search'> {
+    return this.withSession('search', ({ session }) => {
+      const result = session.search(params.query, {
+        mode: params.mode,
+        case_sensitive: params.case_sensitive,
+        ...(params.max_matches !== undefined ? { max_matches: params.max_matches } : {}),
+        ...(params.snippet_max_bytes !== undefined ? { snippet_max_bytes: params.snippet_max_bytes } : {}),
+        ...(params.max_result_bytes !== undefined ? { max_result_bytes: params.max_result_bytes } : {}),
+        ...(signal ? { signal } : {}),
+      });
+      return result.ok ? result : hostError(result.error);
+    });
+  }
+
+  /** The live log in log order, each entry with its sidecar line when the log is the sidecar's. */
+  log(): Reply<'log'> {
+    return this.withSession('log', ({ session }) => {
+      const lines = session.logLines;
+      const entries = session.log.map((reduction, k) => {
+        const line = lines?.[k];
+        return line !== undefined ? { reduction, line } : { reduction };
+      });
+      return ok({ entries });
+    });
+  }
+
+  /** What expanding each reduction would find: verified (with its source and sizes) or why not. */
+  verify(params: ParsedParams<'verify'>): Reply<'verify'> {
+    return this.withSession('verify', ({ session }) => {
+      const statuses = params.ids.map((id): ReductionStatus => {
+        const r = findReduction(session.log, id);
+        if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, session.log).message };
+        const resolved = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+        if (!resolved.ok) {
+          const { code, message } = resolved.error;
+          if (code !== 'hash_mismatch' && code !== 'address_out_of_range') throw new Error(`resolveOriginal answered ${code} for ${id}: ${message}`);
+          return { id, status: code, message };
+        }
+        const { bytes, source } = resolved.value;
+        const span = hiddenSpan(r, bytes, session.log);
+        return { id, status: 'verified', source, total_bytes: bytes.length, hidden_bytes: span ? span[1] - span[0] : 0 };
+      });
+      return ok({ statuses });
+    });
+  }
+
+  /** Load findings plus the integrity check (SPEC §5.6) with the summary: what `check` prints. */
+  check(): Reply<'check'> {
+    return this.withSession('check', ({ session }) => ok(session.check()));
+  }
+
+  /** Runs `body` over the open session: `no_session` without one, `unsupported_version` for content of a stopped one, `internal_error` for a throw. */
+  private withSession<M extends WorkerSessionMethod>(method: M, body: (open: OpenSession) => Reply<M>): Reply<M> {
+    const open = this.current;
+    if (!open) return fail('no_session', `${method}: no session is open`);
+    if (open.session.stopped && CONTENT_METHODS.has(method)) {
+      const why = open.session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file is newer than this version supports';
+      return fail('unsupported_version', `${method}: the session was not read: ${why}`);
+    }
+    try {
+      return body(open);
+    } catch (e) {
+      return internal(e);
+    }
+  }
+}
