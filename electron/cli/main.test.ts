@@ -234,8 +234,8 @@ describe('usage', () => {
     expectError(await run(['expand', '--range', 'x', tmp.path('missing')]), 'usage');
   });
 
-  it.each(['open', 'serve'])('%s is not available yet', async (command) => {
-    expect(expectError(await run([command, DEMO]), 'not_available')).toContain('desktop app');
+  it.each(['open', 'serve'])('%s takes one or two files, like the other commands', async (command) => {
+    expect(expectError(await run([command, DEMO, DEMO, DEMO]), 'usage')).toContain('at most two files');
   });
 
   it('reports an unexpected failure as internal_error, still as JSON', async () => {

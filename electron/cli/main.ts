@@ -6,6 +6,10 @@
 import type { ByteRange, SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { loadSession } from '../loader/session';
+import { CliError, usageError } from './errors';
+import type { OpenDeps } from './open';
+import { findElectron, launchElectron, runOpen } from './open';
+import { createRealClient, findPackageRoot, parseBind, parsePort, runServe, untilSignal } from './serve';
 
 export interface CliIo {
   stdout(s: string): void;
@@ -22,7 +26,13 @@ export const EXIT_FINDINGS = 1;
 export const EXIT_ERROR = 2;
 
 /** Error codes this command line prints besides the resolver's own. */
-export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'not_available' | 'internal_error';
+export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'listen_failed' | 'internal_error';
+
+/**
+ * The outside world of `serve` and `open` (resolver client, signals, package folder, Electron).
+ * Tests pass a fake client and a stop promise; anything left out takes its real default.
+ */
+export type CliDeps = Partial<OpenDeps>;
 
 export const USAGE = `Usage: session-inspector <command> [options] FILE...
 
@@ -36,11 +46,17 @@ Commands:
       floored to a character boundary) as an ExpandOutcome.
   search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
       Search the content currently hidden from the model; print a SidecarSearchResult.
-  check FILE...
-      Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error.
-  open [FILE...]              the desktop window (not available yet)
+  check [--strict] FILE...
+      Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
+      --strict, when there is any finding at all, warnings included).
   serve [FILE...] [--port N] [--host H]
-                              the HTTP host (not available yet)
+      Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
+      The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
+      access token. Runs until interrupted (SIGINT/SIGTERM), then exits 0.
+  open [FILE...] [--port N] [--host H]
+      Open the desktop window. Without an Electron binary (or a display), say why on stderr and
+      do what serve does instead.
+  serve and open without FILE open the bundled sample session.
 
 Options may come before or after FILE...; --flag=value works too; -- ends the options.
 Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check found an error,
@@ -52,23 +68,12 @@ type FlagKind = 'value' | 'switch';
 const COMMANDS = {
   expand: { id: 'value', range: 'value' },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value' },
-  check: {},
+  check: { strict: 'switch' },
+  serve: { port: 'value', host: 'value' },
+  open: { port: 'value', host: 'value' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
-
-class CliError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function usageError(message: string): CliError {
-  return new CliError('usage', message);
-}
 
 interface Parsed {
   command: Command;
@@ -92,9 +97,6 @@ function wantsHelp(argv: readonly string[]): boolean {
 function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
   if (name === undefined) throw usageError('no command given: expected expand, search, check, open or serve');
-  if (name === 'open' || name === 'serve') {
-    throw new CliError('not_available', `the ${name} command arrives with the desktop app; use expand, search or check for now`);
-  }
   if (!isCommand(name)) {
     throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, open or serve`);
   }
@@ -176,8 +178,31 @@ function refuseStopped(session: LoadedSession): void {
   throw new CliError('unsupported_version', finding?.message ?? 'a file has a format version newer than this build supports');
 }
 
-async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions): Promise<number> {
+function serveOptions(command: 'serve' | 'open', flags: Map<string, string | true>, files: string[]) {
+  const port = flags.get('port');
+  const host = flags.get('host');
+  if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
+  return {
+    files,
+    ...(typeof port === 'string' ? { port: parsePort(port) } : {}),
+    ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
+  };
+}
+
+function openDeps(deps: CliDeps): OpenDeps {
+  return {
+    createClient: deps.createClient ?? createRealClient,
+    untilStopped: deps.untilStopped ?? untilSignal,
+    packageRoot: deps.packageRoot ?? findPackageRoot(),
+    findElectron: deps.findElectron ?? findElectron,
+    launchElectron: deps.launchElectron ?? launchElectron,
+  };
+}
+
+async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions, deps: CliDeps): Promise<number> {
   const { command, flags, files } = parseArgs(argv);
+  if (command === 'serve') return runServe(serveOptions(command, flags, files), io, openDeps(deps));
+  if (command === 'open') return runOpen(serveOptions(command, flags, files), io, openDeps(deps));
   // Check every flag before touching a file, so a usage error is never hidden behind a file error.
   let range: ByteRange | undefined;
   let id = '';
@@ -221,7 +246,8 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions)
       case 'check': {
         const report = session.check();
         io.stdout(json({ findings: report.findings, summary: report.summary }));
-        return report.findings.some((f) => f.severity === 'error') ? EXIT_FINDINGS : EXIT_OK;
+        const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
+        return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
       }
     }
   } finally {
@@ -231,9 +257,9 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions)
 
 /**
  * Runs one command line (`argv` without the node and script paths) and returns its exit status.
- * `loadOptions` is for tests (injected reads, small buffers).
+ * `loadOptions` and `deps` are for tests (injected reads, small buffers; a fake resolver client).
  */
-export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}): Promise<number> {
+export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}, deps: CliDeps = {}): Promise<number> {
   if (argv.length === 0) {
     // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
     const code = printError(io, 'usage', 'no command given: expected expand, search, check, open or serve');
@@ -245,7 +271,7 @@ export async function main(argv: string[], io: CliIo = processIo, loadOptions: L
     return EXIT_OK;
   }
   try {
-    return await run(argv, io, loadOptions);
+    return await run(argv, io, loadOptions, deps);
   } catch (e) {
     if (e instanceof CliError) return printError(io, e.code, e.message);
     const message = e instanceof Error ? e.message : String(e);

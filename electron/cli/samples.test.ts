@@ -1,0 +1,75 @@
+/**
+ * The committed samples through the real command line: every good sample checks clean, every
+ * broken sample reports its planted finding. `check` exits 1 only for error-severity findings
+ * (SPEC §8); with `--strict` a warning fails it too, so QA can gate on any planted finding.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CheckReport, FindingCode, Severity } from '../../shared/index';
+import { main } from './main';
+
+const samples = join(import.meta.dirname, '../../samples');
+
+async function check(files: string[], strict = false): Promise<{ status: number; report: CheckReport }> {
+  let out = '';
+  const status = await main(['check', ...(strict ? ['--strict'] : []), ...files], { stdout: (s) => void (out += s), stderr: () => undefined });
+  return { status, report: JSON.parse(out) as CheckReport };
+}
+
+interface ManifestEntry {
+  code: FindingCode;
+  severity: Severity;
+  files: string[];
+  defect: string;
+}
+const manifest = (JSON.parse(readFileSync(join(samples, 'broken/manifest.json'), 'utf8')) as { samples: ManifestEntry[] }).samples;
+
+describe('good samples', () => {
+  it.each([['demo.sidecar.jsonl'], ['session.sidecar.jsonl'], ['session.session.json'], ['legacy.sidecar.jsonl'], ['legacy.session.json'], ['session.sidecar.jsonl', 'session.session.json']])(
+    'check %s exits 0 with no findings',
+    async (...files) => {
+      const { status, report } = await check(files.map((f) => join(samples, f)));
+      expect(report.findings).toEqual([]);
+      expect(status).toBe(0);
+      expect(report.summary.messages).toBeGreaterThan(0);
+    },
+  );
+
+  it('the generated session has every reduction kind live', async () => {
+    const { report } = await check([join(samples, 'session.sidecar.jsonl')]);
+    for (const n of Object.values(report.summary.reductions_by_kind)) expect(n).toBeGreaterThan(0);
+  });
+});
+
+describe('broken samples: one per finding code', () => {
+  it('the manifest covers every finding code of SPEC §5.6', () => {
+    const codes: FindingCode[] = [
+      'hash_mismatch',
+      'address_out_of_range',
+      'duplicate_bytes_differ',
+      'kept_bytes_invalid',
+      'overlapping_reductions',
+      'duplicate_reduction_id',
+      'sentinel_in_original',
+      'recorded_diverges',
+      'model_change_count_mismatch',
+      'malformed_line',
+      'truncated_last_line',
+      'unknown_record',
+      'unsupported_version',
+      'log_differs',
+    ];
+    expect(new Set(manifest.map((m) => m.code))).toEqual(new Set(codes));
+  });
+
+  it.each(manifest.map((m) => [m.files.join(' + '), m] as const))('%s reports its planted finding', async (_name, m) => {
+    const files = m.files.map((f) => join(samples, 'broken', f));
+    const plain = await check(files);
+    expect(plain.report.findings.map((f) => f.code)).toContain(m.code);
+    expect(plain.report.findings.find((f) => f.code === m.code)?.severity).toBe(m.severity);
+    expect(plain.status).toBe(m.severity === 'error' ? 1 : 0);
+    const strict = await check(files, true);
+    expect(strict.status).toBe(1);
+  });
+});

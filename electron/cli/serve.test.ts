@@ -1,0 +1,263 @@
+import type { ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Reply } from '../../shared/index';
+import type { FakeResolverClient } from '../host/testing/fakeClient';
+import { createFakeResolverClient } from '../host/testing/fakeClient';
+import { request } from '../host/testing/httpClient';
+import { tempDir } from '../testing/files';
+import type { CliDeps } from './main';
+import { main } from './main';
+import { findElectron } from './open';
+import { LISTENING_PREFIX, findPackageRoot } from './serve';
+
+const ROOT = join(import.meta.dirname, '../..');
+const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
+const LISTENING = /^Session Inspector listening on (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]{32}))$/;
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** POSTs `state` with the token of a printed URL. */
+async function stateAt(url: string): Promise<Reply<'state'>> {
+  const { port, searchParams } = new URL(url);
+  const answer = await request(Number(port), {
+    method: 'POST',
+    path: '/api/state',
+    headers: { 'Content-Type': 'application/json', 'X-Session-Inspector-Token': searchParams.get('token') ?? '' },
+    body: '{}',
+  });
+  expect(answer.status).toBe(200);
+  return JSON.parse(answer.body) as Reply<'state'>;
+}
+
+/**
+ * Runs `main` in-process with a fake client; resolves once the listening line is out, with a
+ * `stop()` that plays the part of SIGTERM and resolves to the exit status.
+ */
+async function startServe(argv: string[], deps: CliDeps = {}) {
+  let stdout = '';
+  let stderr = '';
+  let onLine: (line: string) => void = () => undefined;
+  const firstLine = new Promise<string>((resolve) => (onLine = resolve));
+  let stop: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => (stop = resolve));
+  const client: FakeResolverClient = createFakeResolverClient();
+  const exit = main(
+    argv,
+    {
+      stdout: (s) => {
+        stdout += s;
+        if (stdout.includes('\n')) onLine(stdout.slice(0, stdout.indexOf('\n')));
+      },
+      stderr: (s) => (stderr += s),
+    },
+    {},
+    { createClient: () => client, untilStopped: () => stopped, packageRoot: ROOT, ...deps },
+  );
+  // A run that ends early (a usage error) must not leave the test waiting for a line.
+  const line = await Promise.race([firstLine, exit.then(() => `exited: ${stdout}${stderr}`)]);
+  return {
+    line,
+    client,
+    get stdout() {
+      return stdout;
+    },
+    get stderr() {
+      return stderr;
+    },
+    exit,
+    async stop(): Promise<number> {
+      stop();
+      return exit;
+    },
+  };
+}
+
+describe('serve (in-process, fake resolver client)', () => {
+  it('prints the listening line first, answers state with the token, and exits 0 when stopped', async () => {
+    const run = await startServe(['serve', DEMO, '--port', '0']);
+    const m = LISTENING.exec(run.line);
+    expect(m, run.line).not.toBeNull();
+    const state = await stateAt(m?.[1] as string);
+    expect(state).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo', generation: 1 }, files: [{ name: 'demo.sidecar.jsonl' }] } });
+    expect(await run.stop()).toBe(0);
+    expect(run.stdout).toBe(`${run.line}\n`);
+    expect(run.stderr).toBe('');
+    expect(run.client.disposed).toBe(true);
+    // The port is released.
+    await expect(stateAt(m?.[1] as string)).rejects.toThrow();
+  });
+
+  it('still starts when a file fails to open, and says so on stderr', async () => {
+    const missing = tmp.path('missing.sidecar.jsonl');
+    const run = await startServe(['serve', missing]);
+    expect(run.line).toMatch(LISTENING);
+    expect(run.stderr).toMatch(/^session-inspector: cannot read .*missing\.sidecar\.jsonl: no such file or directory \(ENOENT\)\. The host starts without a session\.\n$/);
+    const state = await stateAt(LISTENING.exec(run.line)?.[1] as string);
+    expect(state).toMatchObject({ ok: true, value: { session: null, files: [{ name: 'missing.sidecar.jsonl', bytes: null }] } });
+    expect(await run.stop()).toBe(0);
+  });
+
+  it('opens the bundled sample without FILE: session.sidecar.jsonl, else demo.sidecar.jsonl', async () => {
+    const root = tmp.path('package');
+    mkdirSync(join(root, 'samples'), { recursive: true });
+    copyFileSync(DEMO, join(root, 'samples/demo.sidecar.jsonl'));
+    const demoOnly = await startServe(['serve'], { packageRoot: root });
+    expect(await stateAt(LISTENING.exec(demoOnly.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/demo.sidecar.jsonl') }] } } });
+    expect(await demoOnly.stop()).toBe(0);
+
+    copyFileSync(DEMO, join(root, 'samples/session.sidecar.jsonl'));
+    const preferred = await startServe(['serve'], { packageRoot: root });
+    expect(await stateAt(LISTENING.exec(preferred.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/session.sidecar.jsonl') }] } } });
+    expect(await preferred.stop()).toBe(0);
+  });
+
+  it.each([
+    ['a port out of range', ['serve', '--port', '70000']],
+    ['a port that is not a number', ['serve', '--port', 'http']],
+    ['a port without value', ['serve', '--port']],
+    ['an empty host', ['serve', '--host=']],
+    ['three files', ['serve', DEMO, DEMO, DEMO]],
+    ['an unknown option', ['serve', '--open-browser']],
+  ])('rejects %s with usage before listening', async (_what, argv) => {
+    const run = await startServe(argv);
+    expect(await run.exit).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'usage' } });
+    expect(run.stdout).not.toContain(LISTENING_PREFIX);
+  });
+
+  it('reports a port in use as listen_failed', async () => {
+    const first = await startServe(['serve', DEMO]);
+    const port = LISTENING.exec(first.line)?.[2] as string;
+    const second = await startServe(['serve', DEMO, '--port', port]);
+    expect(await second.exit).toBe(2);
+    expect(JSON.parse(second.stdout)).toMatchObject({ error: { code: 'listen_failed' } });
+    expect(second.client.disposed).toBe(true);
+    expect(await first.stop()).toBe(0);
+  });
+});
+
+describe('open', () => {
+  it('falls back to the HTTP host with one sentence on stderr when Electron cannot be had', async () => {
+    const run = await startServe(['open', DEMO], { findElectron: () => ({ ok: false, noBinary: true, reason: 'fetching it failed: TypeError: fetch failed' }) });
+    expect(run.stderr).toBe('No Electron binary is available on this machine (fetching it failed: TypeError: fetch failed); starting the HTTP host instead — open the URL below in a browser.\n');
+    expect(run.line).toMatch(LISTENING);
+    expect(await stateAt(LISTENING.exec(run.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { session_id: 's-demo' } } });
+    expect(await run.stop()).toBe(0);
+  });
+
+  it('launches Electron with the app folder and the files when it can', async () => {
+    const launches: [string, string[]][] = [];
+    let stdout = '';
+    const code = await main(['open', 'samples/demo.sidecar.jsonl'], { stdout: (s) => (stdout += s), stderr: (s) => (stdout += s) }, {}, {
+      packageRoot: ROOT,
+      createClient: () => createFakeResolverClient(),
+      untilStopped: () => Promise.resolve(),
+      findElectron: () => ({ ok: true, binary: '/opt/electron/electron' }),
+      launchElectron: (binary, args) => {
+        launches.push([binary, args]);
+        return Promise.resolve(0);
+      },
+    });
+    expect(code).toBe(0);
+    expect(stdout).toBe('');
+    expect(launches).toEqual([['/opt/electron/electron', [ROOT, join(process.cwd(), 'samples/demo.sidecar.jsonl')]]]);
+  });
+
+  describe('findElectron', () => {
+    /** A package folder with a fake `electron` package whose installer prints `why` and fails. */
+    function fakePackage(name: string, options: { main?: string; binary?: boolean } = {}): string {
+      const root = tmp.path(name);
+      const electron = join(root, 'node_modules/electron');
+      mkdirSync(electron, { recursive: true });
+      writeFileSync(join(root, 'package.json'), JSON.stringify({ name: 'session-inspector', ...(options.main ? { main: options.main } : {}) }));
+      writeFileSync(join(electron, 'package.json'), JSON.stringify({ name: 'electron', main: 'index.js' }));
+      writeFileSync(join(electron, 'install.js'), "process.stderr.write('RequestError: getaddrinfo ENOTFOUND github.com\\n    at stack\\n'); process.exit(1);\n");
+      if (options.binary) {
+        writeFileSync(join(electron, 'path.txt'), 'electron');
+        mkdirSync(join(electron, 'dist'));
+        writeFileSync(join(electron, 'dist/electron'), '');
+        chmodSync(join(electron, 'dist/electron'), 0o755);
+      }
+      return root;
+    }
+
+    it('says the package is missing', () => {
+      const root = tmp.path('bare');
+      mkdirSync(root);
+      writeFileSync(join(root, 'package.json'), '{"name":"session-inspector"}');
+      expect(findElectron(root)).toMatchObject({ ok: false, noBinary: true, reason: 'the electron package is not installed' });
+    });
+
+    it('tries the first-launch fetch and gives its first line as the reason', () => {
+      expect(findElectron(fakePackage('offline'))).toEqual({ ok: false, noBinary: true, reason: 'fetching it failed: RequestError: getaddrinfo ENOTFOUND github.com' });
+    });
+
+    it('needs the built desktop app, then a display', () => {
+      expect(findElectron(fakePackage('no-main', { binary: true }))).toMatchObject({ ok: false, noBinary: false, reason: expect.stringContaining('no main entry') as string });
+      const unbuilt = fakePackage('unbuilt', { binary: true, main: 'dist/main.cjs' });
+      expect(findElectron(unbuilt)).toMatchObject({ ok: false, noBinary: false, reason: expect.stringContaining('dist/main.cjs is missing') as string });
+      mkdirSync(join(unbuilt, 'dist'));
+      writeFileSync(join(unbuilt, 'dist/main.cjs'), '');
+      const found = findElectron(unbuilt);
+      const hasDisplay = process.platform !== 'linux' || Boolean(process.env.DISPLAY || process.env.WAYLAND_DISPLAY);
+      expect(found).toEqual(hasDisplay ? { ok: true, binary: join(unbuilt, 'node_modules/electron/dist/electron') } : { ok: false, noBinary: false, reason: expect.stringContaining('no display') as string });
+    });
+  });
+
+  it('finds the package root from the running script', () => {
+    expect(findPackageRoot(join(ROOT, 'electron/cli/bin.ts'))).toBe(ROOT);
+    expect(findPackageRoot(join(ROOT, 'bin/session-inspector.cjs'))).toBe(ROOT);
+  });
+});
+
+interface Spawned {
+  child: ChildProcess;
+  firstLine: Promise<string>;
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function spawnCli(script: string, args: string[]): Spawned {
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const firstLine = new Promise<string>((resolve, reject) => {
+    lines.once('line', resolve);
+    void exit.then(({ code }) => reject(new Error(`exited with ${code} before printing a line; stderr: ${stderr}`)));
+  });
+  return { child, firstLine, stderr: () => stderr, exit };
+}
+
+async function serveAsProcess(script: string): Promise<void> {
+  const run = spawnCli(script, ['serve', 'samples/demo.sidecar.jsonl', '--port', '0']);
+  try {
+    const line = await run.firstLine;
+    const m = LISTENING.exec(line);
+    expect(m, line).not.toBeNull();
+    expect(await stateAt(m?.[1] as string)).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo' } } });
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    expect(run.stderr()).toBe('');
+  } finally {
+    run.child.kill('SIGKILL');
+  }
+}
+
+describe('serve as a process', () => {
+  it('with the fake client: prints the listening line first, answers state, exits 0 on SIGTERM', async () => {
+    await serveAsProcess(join(ROOT, 'electron/cli/testing/serveWithFakeClient.ts'));
+  });
+
+  const workerBuilt = existsSync(join(ROOT, 'electron/worker/client.ts')) && existsSync(join(ROOT, 'dist/worker.cjs'));
+  if (!workerBuilt) console.log('skipping the end-to-end serve test: electron/worker/client.ts or dist/worker.cjs does not exist yet');
+  it.skipIf(!workerBuilt)('end to end (bin.ts, the real resolver worker): listening line, state, exit 0 on SIGTERM', async () => {
+    await serveAsProcess(join(ROOT, 'electron/cli/bin.ts'));
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * `serve [FILE...] [--port N] [--host H]`: the HTTP host of SPEC §6 for a browser. Prints exactly
+ * `Session Inspector listening on <url>` as the first line on stdout (the URL carries the access
+ * token, SPEC §7.1), then runs until SIGINT or SIGTERM and exits 0.
+ */
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { startHttpHost } from '../host/http';
+import { createSessionHost } from '../host/sessionHost';
+import type { ResolverClient } from '../host/types';
+import { createResolverClient } from '../worker/client';
+import type { CliIo } from './main';
+import { CliError, usageError } from './errors';
+
+/** What `serve` and `open` need from the outside world; tests replace each part. */
+export interface ServeDeps {
+  /** The resolver client (the real worker by default). */
+  createClient(): ResolverClient;
+  /** Resolves when the host should stop: SIGINT or SIGTERM by default. */
+  untilStopped(): Promise<void>;
+  /** The installed package: the bundled sample and `dist/renderer` are found under it. */
+  packageRoot: string;
+}
+
+export interface ServeOptions {
+  files: string[];
+  port?: number;
+  bind?: string;
+}
+
+export const LISTENING_PREFIX = 'Session Inspector listening on ';
+
+const PACKAGE_NAME = 'session-inspector';
+
+/**
+ * The folder of this package's package.json, found upward from `start` (the running script: the
+ * bundle in dist/, or electron/cli/bin.ts under tsx). Falls back to the current directory.
+ */
+export function findPackageRoot(start: string | undefined = process.argv[1]): string {
+  let dir: string;
+  try {
+    dir = start ? dirname(realpathSync(start)) : process.cwd();
+  } catch {
+    dir = process.cwd();
+  }
+  for (;;) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      try {
+        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) return dir;
+      } catch {
+        // Not ours (or unreadable): keep climbing.
+      }
+    }
+    const parent = dirname(dir);
+    if (parent === dir) return process.cwd();
+    dir = parent;
+  }
+}
+
+/** The sample opened when no FILE is given. */
+export function bundledSample(packageRoot: string): string {
+  for (const name of ['session.sidecar.jsonl', 'demo.sidecar.jsonl']) {
+    const path = join(packageRoot, 'samples', name);
+    if (existsSync(path)) return path;
+  }
+  throw new CliError('unreadable_file', `no FILE given and the bundled sample is missing (looked for samples/session.sidecar.jsonl and samples/demo.sidecar.jsonl under ${packageRoot})`);
+}
+
+export function untilSignal(): Promise<void> {
+  return new Promise((resolveStop) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      // A second signal while shutting down means "now".
+      const force = (): void => process.exit(130);
+      process.once('SIGINT', force);
+      process.once('SIGTERM', force);
+      resolveStop();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+/** The resolver worker's client: what `serve` and `open` use outside tests. */
+export function createRealClient(): ResolverClient {
+  return createResolverClient();
+}
+
+function sentence(message: string): string {
+  const s = message.trim();
+  return /[.!?]$/.test(s) ? s : `${s}.`;
+}
+
+function isLoopback(bind: string): boolean {
+  return bind === 'localhost' || bind === '::1' || bind.startsWith('127.');
+}
+
+/** Runs the HTTP host until stopped; resolves to the exit status. */
+export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
+  const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
+  const bind = options.bind ?? '127.0.0.1';
+  const client = deps.createClient();
+  const host = createSessionHost({ host: 'http', client, files });
+  const shutDown = async (): Promise<void> => {
+    await host.dispose();
+    await client.dispose();
+  };
+  try {
+    const opened = await host.openPaths(files);
+    // The host still starts: the failure is the session's state, reported as `loadFailed` to the page.
+    if (!opened.ok) io.stderr(`session-inspector: ${sentence(opened.error.message)} The host starts without a session.\n`);
+    let http: Awaited<ReturnType<typeof startHttpHost>>;
+    try {
+      http = await startHttpHost({ host, bind, port: options.port ?? 0, rendererDir: join(deps.packageRoot, 'dist', 'renderer') });
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      throw new CliError('listen_failed', `cannot listen on ${bind}:${options.port ?? 0}: ${err.code ?? err.message}`);
+    }
+    io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
+    if (!isLoopback(bind)) {
+      io.stderr(`session-inspector: listening on ${bind}, which is not a loopback address; requests must still name a loopback host or ${bind} and carry the token.\n`);
+    }
+    await deps.untilStopped();
+    await http.close();
+  } finally {
+    await shutDown();
+  }
+  return 0;
+}
+
+export function parsePort(text: string): number {
+  if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usageError(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+export function parseBind(text: string): string {
+  const bind = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  if (bind === '' || /[\s/?#@]/.test(bind)) throw usageError(`--host must be an address or a host name, not ${JSON.stringify(text)}`);
+  return bind;
+}

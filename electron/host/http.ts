@@ -1,0 +1,407 @@
+/**
+ * The HTTP host: the contract over loopback HTTP for a browser (and Playwright), a thin adapter that
+ * feeds untrusted requests to `SessionHost.handle` and streams its events.
+ *
+ * Security, in the order each request meets it:
+ *  1. `Host` must name this server on a loopback name (or the bind address): a DNS-rebinding page
+ *     that reaches us under its own name is refused with 421.
+ *  2. Every request carries the per-run token: `?token=` (the page, the event stream), the
+ *     `X-Session-Inspector-Token` header (API calls; `?token=` also works), or — for the renderer's
+ *     own static files, which a page cannot load with a header — the HttpOnly, SameSite=Strict
+ *     cookie set when the page was opened with the token. The cookie opens static files only, never
+ *     the API or the event stream. Tokens are compared in constant time.
+ *  3. A POST with an `Origin` must come from this host's own origin.
+ *  4. The host never reads a path taken from a request: the API opens files by the ids the
+ *     SessionHost offers, and static files are resolved inside `rendererDir` (real paths checked, so
+ *     neither `..` nor a symbolic link leads out).
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { realpath, stat } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { SessionHost } from './types';
+
+export const TOKEN_HEADER = 'x-session-inspector-token';
+/** Largest API request body accepted. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** Server-Sent Events comment interval, so proxies and the browser keep the stream open. */
+export const HEARTBEAT_MS = 15_000;
+
+export const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+
+export interface HttpHostOptions {
+  host: SessionHost;
+  /** Address to listen on (default 127.0.0.1). */
+  bind?: string;
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** The built renderer (default `dist/renderer` under the current directory). */
+  rendererDir?: string;
+  /** Heartbeat interval of the event stream (tests shorten it). */
+  heartbeatMs?: number;
+}
+
+export interface HttpHost {
+  /** `http://<loopback>:<port>/?token=<token>`: the page, with its access token. */
+  url: string;
+  token: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff': 'font/woff',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/** A host name as it appears in a URL or a `Host` header (IPv6 in brackets). */
+function urlHostName(address: string): string {
+  return address.includes(':') && !address.startsWith('[') ? `[${address}]` : address;
+}
+
+/** The name the printed URL uses: the bind address, unless it is a wildcard. */
+function publicHostName(bind: string): string {
+  if (bind === '0.0.0.0' || bind === '::' || bind === '') return '127.0.0.1';
+  return urlHostName(bind);
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+function securityHeaders(res: ServerResponse): void {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
+  res.setHeader('Cross-Origin-Resource-Policy', 'same-origin');
+}
+
+function sendText(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...extra });
+  res.end(`${text}\n`);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body), ...extra });
+  res.end(body);
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** What `/` answers when the renderer is not built: honest, static, no session content. */
+function notBuiltPage(apiBase: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Session Inspector</title></head>
+<body>
+<main>
+<h1>Session Inspector</h1>
+<p>The Session Inspector renderer is not built. Run <code>npm run build</code>.</p>
+<p>The HTTP API is served at <code>${escapeHtml(apiBase)}</code>: <code>POST ${escapeHtml(apiBase)}&lt;method&gt;</code> with a JSON body and the
+<code>X-Session-Inspector-Token</code> header, and <code>GET ${escapeHtml(apiBase)}events?token=…</code> for events.</p>
+</main>
+</body>
+</html>
+`;
+}
+
+class BodyTooLarge extends Error {}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const declared = Number(req.headers['content-length']);
+    if (Number.isFinite(declared) && declared > limit) {
+      reject(new BodyTooLarge());
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        reject(new BodyTooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (done) return;
+      done = true;
+      resolveBody(Buffer.concat(chunks));
+    });
+    req.on('error', (e) => {
+      if (done) return;
+      done = true;
+      reject(e);
+    });
+  });
+}
+
+/** Starts the HTTP host on loopback; resolves once it listens. */
+export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost> {
+  const { host } = options;
+  const bind = options.bind ?? '127.0.0.1';
+  const rendererDir = resolve(options.rendererDir ?? join('dist', 'renderer'));
+  const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
+  const token = randomBytes(24).toString('base64url');
+  const tokenDigest = digest(token);
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+  let allowedHosts = new Set<string>();
+  let cookieName = 'si-token';
+
+  const tokenMatches = (candidate: string | undefined): boolean => candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
+
+  const cookieToken = (req: IncomingMessage): string | undefined => {
+    for (const part of (req.headers.cookie ?? '').split(';')) {
+      const eq = part.indexOf('=');
+      if (eq !== -1 && part.slice(0, eq).trim() === cookieName) return part.slice(eq + 1).trim();
+    }
+    return undefined;
+  };
+
+  async function serveStatic(req: IncomingMessage, res: ServerResponse, pathname: string, viaQuery: boolean): Promise<void> {
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendText(res, 405, 'Method Not Allowed', { Allow: 'GET, HEAD' });
+      return;
+    }
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(pathname);
+    } catch {
+      sendText(res, 400, 'Bad Request');
+      return;
+    }
+    const notFound = (): void => sendText(res, 404, 'Not Found');
+    if (decoded.includes('\0') || decoded.includes('\\') || decoded.split('/').some((seg) => seg === '..')) {
+      notFound();
+      return;
+    }
+    const relativePath = decoded === '/' ? 'index.html' : decoded.replace(/^\/+/, '');
+    const candidate = resolve(rendererDir, relativePath);
+    const inside = (root: string, p: string): boolean => {
+      const rel = relative(root, p);
+      return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+    };
+    if (!inside(rendererDir, candidate)) {
+      notFound();
+      return;
+    }
+    let real: string;
+    let size: number;
+    try {
+      // The real path too: a symbolic link inside rendererDir must not lead out of it.
+      const [realRoot, realFile] = await Promise.all([realpath(rendererDir), realpath(candidate)]);
+      if (!inside(realRoot, realFile)) {
+        notFound();
+        return;
+      }
+      const s = await stat(realFile);
+      if (!s.isFile()) {
+        notFound();
+        return;
+      }
+      real = realFile;
+      size = s.size;
+    } catch {
+      if (decoded === '/') {
+        // No renderer build yet: say so rather than pretend.
+        const body = notBuiltPage('/api/');
+        res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body), ...cookieHeader(viaQuery) });
+        res.end(req.method === 'HEAD' ? undefined : body);
+        return;
+      }
+      notFound();
+      return;
+    }
+    const type = CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream';
+    res.writeHead(200, {
+      'Content-Type': type,
+      'Content-Length': size,
+      'Cache-Control': type.startsWith('text/html') ? 'no-store' : 'no-cache',
+      ...(type.startsWith('text/html') ? cookieHeader(viaQuery) : {}),
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    const stream = createReadStream(real);
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
+  }
+
+  /** The page opened with `?token=` hands its static files the token as a cookie (see the header comment). */
+  function cookieHeader(viaQuery: boolean): Record<string, string> {
+    return viaQuery ? { 'Set-Cookie': `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict` } : {};
+  }
+
+  async function serveApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    if (req.method !== 'POST') {
+      sendText(res, 405, 'Method Not Allowed', { Allow: 'POST' });
+      return;
+    }
+    const type = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/json') {
+      sendJson(res, 415, { ok: false, error: { code: 'invalid_request', message: 'the body must be application/json' } });
+      return;
+    }
+    let body: Buffer;
+    try {
+      body = await readBody(req, MAX_BODY_BYTES);
+    } catch (e) {
+      if (e instanceof BodyTooLarge) {
+        // `Connection: close`: the rest of an oversized upload is not read.
+        sendJson(res, 413, { ok: false, error: { code: 'invalid_request', message: `the request body is larger than ${MAX_BODY_BYTES} bytes` } }, { Connection: 'close' });
+        return;
+      }
+      res.destroy();
+      return;
+    }
+    let params: unknown = {};
+    if (body.length > 0) {
+      try {
+        params = JSON.parse(body.toString('utf8')) as unknown;
+      } catch {
+        sendJson(res, 400, { ok: false, error: { code: 'invalid_request', message: 'the request body is not valid JSON' } });
+        return;
+      }
+    }
+    // `handle` validates the method name and the params, and never throws.
+    const reply = await host.handle(method, params);
+    sendJson(res, 200, reply);
+  }
+
+  function serveEvents(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'GET') {
+      sendText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+    // The first comment tells the client the subscription is live: events from here on reach it.
+    res.write(': connected\n\n');
+    streams.add(res);
+    const unsubscribe = host.onEvent((event) => {
+      res.write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
+    heartbeat.unref();
+    let cleaned = false;
+    const cleanUp = (): void => {
+      if (cleaned) return;
+      cleaned = true;
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(res);
+    };
+    req.on('close', cleanUp);
+    res.on('close', cleanUp);
+  }
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    securityHeaders(res);
+    const target = req.url ?? '';
+    if (!target.startsWith('/')) {
+      sendText(res, 400, 'Bad Request');
+      return;
+    }
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    if (!allowedHosts.has(hostHeader)) {
+      sendText(res, 421, 'Misdirected Request: this host answers only to its loopback address');
+      return;
+    }
+    const q = target.indexOf('?');
+    const pathname = q === -1 ? target : target.slice(0, q);
+    const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
+    const queryToken = query.get('token') ?? undefined;
+    const headerToken = req.headers[TOKEN_HEADER];
+    const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    const viaQuery = tokenMatches(queryToken);
+    const authorized =
+      viaQuery || (isApi && typeof headerToken === 'string' && tokenMatches(headerToken)) || (!isApi && tokenMatches(cookieToken(req)));
+    if (!authorized) {
+      sendText(res, 403, 'Forbidden: open the address this host printed at start, with its ?token=');
+      return;
+    }
+    if (req.method === 'POST' && req.headers.origin !== undefined && req.headers.origin.toLowerCase() !== `http://${hostHeader}`) {
+      sendText(res, 403, 'Forbidden: cross-origin request');
+      return;
+    }
+    if (pathname === '/api/events') {
+      serveEvents(req, res);
+      return;
+    }
+    if (isApi) {
+      const method = pathname.slice('/api/'.length);
+      if (!/^[A-Za-z]{1,64}$/.test(method)) {
+        sendJson(res, 404, { ok: false, error: { code: 'invalid_request', message: 'unknown API path' } });
+        return;
+      }
+      await serveApi(req, res, method);
+      return;
+    }
+    await serveStatic(req, res, pathname, viaQuery);
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch(() => {
+      if (!res.headersSent) sendText(res, 500, 'Internal Server Error');
+      else res.destroy();
+    });
+  });
+  // Slow-loris bounds: a request must arrive whole within these.
+  server.headersTimeout = 20_000;
+  server.requestTimeout = 60_000;
+
+  await new Promise<void>((resolveListen, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, bind, () => {
+      server.off('error', reject);
+      resolveListen();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  allowedHosts = new Set([...LOOPBACK_NAMES, urlHostName(bind).toLowerCase()].map((name) => `${name}:${port}`));
+  cookieName = `si-token-${port}`;
+  const url = `http://${publicHostName(bind)}:${port}/?token=${token}`;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    token,
+    port,
+    close() {
+      closing ??= new Promise<void>((resolveClose) => {
+        for (const res of streams) res.end();
+        streams.clear();
+        server.close(() => resolveClose());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

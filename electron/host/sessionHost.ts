@@ -1,0 +1,196 @@
+/**
+ * The SessionHost: turns untrusted contract requests (from an Electron window or the HTTP host)
+ * into replies, over one ResolverClient. It is the only place that maps the renderer's file ids to
+ * paths: a request never names a path, it names an id this host offered.
+ */
+import { stat } from 'node:fs/promises';
+import { basename, resolve } from 'node:path';
+import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
+import { parseParams } from '../../shared/index';
+import type { SessionHost, SessionHostOptions } from './types';
+
+/** A file (or a sidecar + snapshot pair) the renderer may open by id. */
+interface OfferedFile {
+  id: string;
+  paths: string[];
+}
+
+type AnyReply = Reply<Method>;
+
+function failure(code: HostError['code'], message: string): { ok: false; error: HostError } {
+  return { ok: false, error: { code, message } };
+}
+
+function messageOf(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Same files in the same order, compared by absolute path. */
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((p, k) => resolve(p) === resolve(b[k] as string));
+}
+
+async function sizeOf(paths: readonly string[]): Promise<number | null> {
+  let total = 0;
+  for (const p of paths) {
+    try {
+      const s = await stat(p);
+      if (!s.isFile()) return null;
+      total += s.size;
+    } catch {
+      return null;
+    }
+  }
+  return total;
+}
+
+export function createSessionHost(options: SessionHostOptions): SessionHost {
+  const { client } = options;
+  const listeners = new Set<(event: HostEvent) => void>();
+  const offered: OfferedFile[] = [];
+  let nextFileId = 1;
+  /** The generation of the latest open started; every open takes the next one. */
+  let generation = 0;
+  let session: SessionInfo | null = null;
+  let disposed = false;
+
+  const emit = (event: HostEvent): void => {
+    for (const listener of [...listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // One broken listener (a closed window, a dropped stream) must not starve the others.
+      }
+    }
+  };
+
+  const offer = (paths: string[]): OfferedFile => {
+    const known = offered.find((f) => samePaths(f.paths, paths));
+    if (known) return known;
+    const file = { id: `file-${nextFileId++}`, paths: [...paths] };
+    offered.push(file);
+    return file;
+  };
+  for (const path of options.files) offer([path]);
+
+  const unsubscribeClient = client.onEvent((event) => {
+    // Only the worker's own events pass; session lifecycle events are this host's to emit.
+    if (event.name === 'loadProgress' || event.name === 'workerRestarted') emit(event);
+  });
+
+  async function openPaths(paths: string[]): Promise<Reply<'openFile'>> {
+    try {
+      if (disposed) return failure('internal_error', 'the session host is disposed');
+      if (paths.length === 0 || paths.length > 2) return failure('usage', `${paths.length} files given: open one or two (a sidecar and/or a session snapshot)`);
+      const mine = ++generation;
+      const previous = session;
+      // The client closes the open session before it opens the next one: from here on, nothing is open.
+      session = null;
+      if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
+      let reply: Awaited<ReturnType<typeof client.open>>;
+      try {
+        reply = await client.open(paths, mine);
+      } catch (e) {
+        reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
+      }
+      if (mine !== generation) {
+        // A later open started while this one ran; its outcome is the one that counts.
+        return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
+      }
+      if (!reply.ok) {
+        emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
+        return reply;
+      }
+      session = reply.value;
+      offer(paths);
+      emit({ name: 'sessionOpened', payload: reply.value });
+      try {
+        options.onOpened?.([...paths]);
+      } catch {
+        // Remembering a recent file is a nicety; the open itself succeeded.
+      }
+      return reply;
+    } catch (e) {
+      return failure('internal_error', `internal error: ${messageOf(e)}`);
+    }
+  }
+
+  async function state(): Promise<ResultOf<'state'>> {
+    const files = await Promise.all(
+      offered.map(async (f) => ({ id: f.id, name: f.paths.map((p) => basename(p)).join(' + '), bytes: await sizeOf(f.paths) })),
+    );
+    return { host: options.host, session, files };
+  }
+
+  async function close(): Promise<Reply<'close'>> {
+    // An open in flight is superseded by the close.
+    generation++;
+    const previous = session;
+    session = null;
+    await client.close();
+    if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
+    return { ok: true, value: {} };
+  }
+
+  async function sessionRequest(method: WorkerSessionMethod, params: ParsedParams<WorkerSessionMethod>): Promise<AnyReply> {
+    if (!session) return failure('no_session', `${method}: no session is open`);
+    const asked = session.generation;
+    const reply = await client.request(method, params);
+    // A reply that describes a session closed or replaced meanwhile must not reach the new one's view.
+    if (session?.generation !== asked) return failure('cancelled', `${method}: the session changed while answering`);
+    return reply;
+  }
+
+  async function dispatch(method: Method, params: ParsedParams<Method>): Promise<AnyReply> {
+    switch (method) {
+      case 'state':
+        return { ok: true, value: await state() };
+      case 'openFile': {
+        const { id } = params as ParsedParams<'openFile'>;
+        const file = offered.find((f) => f.id === id);
+        if (!file) return failure('invalid_request', `openFile: no offered file has id ${JSON.stringify(id).slice(0, 100)}`);
+        return openPaths(file.paths);
+      }
+      case 'openDialog': {
+        if (!options.openDialog) return failure('not_supported', `the ${options.host} host has no open dialog: open a file it offers`);
+        const chosen = await options.openDialog();
+        if (chosen === null || chosen.length === 0) return { ok: true, value: null };
+        return openPaths(chosen);
+      }
+      case 'close':
+        return close();
+      case 'cancelSearch': {
+        const { searchId } = params as ParsedParams<'cancelSearch'>;
+        return { ok: true, value: { cancelled: client.cancelSearch(searchId) } };
+      }
+      default:
+        // Every other method is the worker's: a new host method in the contract fails to compile here.
+        return sessionRequest(method, params as ParsedParams<WorkerSessionMethod>);
+    }
+  }
+
+  return {
+    async handle(method, params) {
+      try {
+        if (disposed) return failure('internal_error', 'the session host is disposed');
+        const parsed = parseParams(method, params);
+        if (!parsed.ok) return parsed;
+        return await dispatch(parsed.method, parsed.params);
+      } catch (e) {
+        return failure('internal_error', `internal error: ${messageOf(e)}`);
+      }
+    },
+    openPaths,
+    onEvent(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
+    dispose() {
+      // The client belongs to whoever created it: they dispose it after the host.
+      disposed = true;
+      unsubscribeClient();
+      listeners.clear();
+      return Promise.resolve();
+    },
+  };
+}

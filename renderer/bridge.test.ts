@@ -1,0 +1,193 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { HostEvent, SessionInfo } from '../shared/contract';
+import type { PreloadApi } from './bridge';
+import { TOKEN_HEADER, createBridge, openDroppedFile } from './bridge';
+
+const INFO: SessionInfo = {
+  generation: 1,
+  files: [{ path: '/x/demo.sidecar.jsonl', kind: 'sidecar', bytes: 1234 }],
+  session_id: 's-demo',
+  model: 'model-a',
+  gate: true,
+  policy: null,
+  messages: 4,
+  rows: 4,
+  reductions: 1,
+  reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+  load_findings: 0,
+  stopped: false,
+};
+
+const STATE_VALUE = { host: 'http', session: INFO, files: [{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }] };
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+/** A preload API whose every method answers `reply` (or what `answers[method]` says). */
+function fakePreload(answers: Partial<Record<string, (params: unknown) => Promise<unknown>>> = {}) {
+  let emit: (event: unknown) => void = () => undefined;
+  const unsubscribe = vi.fn();
+  const calls: [string, unknown][] = [];
+  const api = new Proxy({}, {
+    get(_target, name: string) {
+      if (name === 'onEvent')
+        return (listener: (event: unknown) => void) => {
+          emit = listener;
+          return unsubscribe;
+        };
+      return (params: unknown) => {
+        calls.push([name, params]);
+        return answers[name]?.(params) ?? Promise.resolve({ ok: true, value: {} });
+      };
+    },
+  }) as unknown as PreloadApi;
+  vi.stubGlobal('window', { sessionInspector: api });
+  return { api, calls, unsubscribe, emit: (event: unknown) => emit(event) };
+}
+
+describe('over the Electron preload API', () => {
+  it('calls the method of the same name and validates the reply', async () => {
+    const preload = fakePreload({ state: () => Promise.resolve({ ok: true, value: STATE_VALUE }) });
+    const bridge = createBridge();
+    expect(await bridge.state({})).toEqual({ ok: true, value: STATE_VALUE });
+    expect(await bridge.close({})).toEqual({ ok: true, value: {} });
+    expect(preload.calls).toEqual([
+      ['state', {}],
+      ['close', {}],
+    ]);
+  });
+
+  it('turns a malformed reply or a rejected call into internal_error', async () => {
+    fakePreload({
+      state: () => Promise.resolve({ ok: true, value: { host: 'ftp' } }),
+      rows: () => Promise.reject(new Error('ipc gone')),
+      expand: () => Promise.resolve('not a reply'),
+    });
+    const bridge = createBridge();
+    expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+    expect(await bridge.rows({ start: 0, end: 1 })).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('ipc gone') as string } });
+    expect(await bridge.expand({ id: 'r1' })).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+  });
+
+  it('passes error replies through', async () => {
+    fakePreload({ rows: () => Promise.resolve({ ok: false, error: { code: 'no_session', message: 'no session is open' } }) });
+    expect(await createBridge().rows({ start: 0, end: 1 })).toEqual({ ok: false, error: { code: 'no_session', message: 'no session is open' } });
+  });
+
+  it('delivers valid events only, and unsubscribes when the last listener leaves', () => {
+    const preload = fakePreload();
+    const bridge = createBridge();
+    const a: HostEvent[] = [];
+    const b: HostEvent[] = [];
+    const offA = bridge.onEvent((e) => a.push(e));
+    const offB = bridge.onEvent((e) => b.push(e));
+    preload.emit({ name: 'sessionClosed', payload: { generation: 3 } });
+    preload.emit({ name: 'sessionClosed', payload: { generation: -1 } });
+    preload.emit({ name: 'noSuchEvent', payload: {} });
+    preload.emit('garbage');
+    expect(a).toEqual([{ name: 'sessionClosed', payload: { generation: 3 } }]);
+    expect(b).toEqual(a);
+    offA();
+    expect(preload.unsubscribe).not.toHaveBeenCalled();
+    offB();
+    expect(preload.unsubscribe).toHaveBeenCalledTimes(1);
+  });
+
+  it('opens a dropped file through the preload and validates the reply', async () => {
+    const preload = fakePreload({ openDropped: () => Promise.resolve({ ok: true, value: INFO }) });
+    const file = new File(['x'], 'dropped.sidecar.jsonl');
+    expect(await openDroppedFile(file)).toEqual({ ok: true, value: INFO });
+    expect(preload.calls).toEqual([['openDropped', file]]);
+  });
+});
+
+class FakeEventSource {
+  static instances: FakeEventSource[] = [];
+  onmessage: ((message: { data: unknown }) => void) | null = null;
+  closed = false;
+  constructor(readonly url: string) {
+    FakeEventSource.instances.push(this);
+  }
+  close(): void {
+    this.closed = true;
+  }
+  push(data: unknown): void {
+    this.onmessage?.({ data });
+  }
+}
+
+function httpGlobals(search = '?token=t0k3n&other=1') {
+  const location = { search };
+  const fetch = vi.fn<(url: string, init: RequestInit) => Promise<Response>>();
+  FakeEventSource.instances = [];
+  vi.stubGlobal('window', {});
+  vi.stubGlobal('location', location);
+  vi.stubGlobal('fetch', fetch);
+  vi.stubGlobal('EventSource', FakeEventSource);
+  return { location, fetch };
+}
+
+function jsonResponse(status: number, body: unknown): Response {
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
+}
+
+describe('over the HTTP host', () => {
+  it('POSTs /api/<method> with the token header and validates the reply', async () => {
+    const g = httpGlobals();
+    g.fetch.mockResolvedValue(jsonResponse(200, { ok: true, value: { rowCount: 0, rows: [] } }));
+    const bridge = createBridge();
+    // The token is read once, when the bridge is made.
+    g.location.search = '';
+    expect(await bridge.rows({ start: 0, end: 10 })).toEqual({ ok: true, value: { rowCount: 0, rows: [] } });
+    expect(g.fetch).toHaveBeenCalledWith('/api/rows', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: 't0k3n' },
+      body: '{"start":0,"end":10}',
+    });
+  });
+
+  it('passes the contract error of a refused request through, and makes anything else internal_error', async () => {
+    const g = httpGlobals();
+    const bridge = createBridge();
+    g.fetch.mockResolvedValueOnce(jsonResponse(413, { ok: false, error: { code: 'invalid_request', message: 'too large' } }));
+    expect(await bridge.search({ searchId: 's', query: 'x' })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
+    g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
+    expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
+    g.fetch.mockRejectedValueOnce(new TypeError('Failed to fetch'));
+    expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('Failed to fetch') as string } });
+    g.fetch.mockResolvedValueOnce(jsonResponse(200, { ok: true, value: { host: 'http' } }));
+    expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error' } });
+  });
+
+  it('streams events from /api/events?token=, one EventSource for all listeners, closed with the last', () => {
+    httpGlobals('?token=a%2Bb');
+    const bridge = createBridge();
+    expect(FakeEventSource.instances).toHaveLength(0);
+    const seen: HostEvent[] = [];
+    const offA = bridge.onEvent((e) => seen.push(e));
+    const offB = bridge.onEvent(() => undefined);
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual(['/api/events?token=a%2Bb']);
+    const source = FakeEventSource.instances[0] as FakeEventSource;
+    source.push(JSON.stringify({ name: 'workerRestarted', payload: { reason: 'crash' } }));
+    source.push(JSON.stringify({ name: 'workerRestarted', payload: {} }));
+    source.push('{not json');
+    source.push(JSON.stringify({ name: 'sessionOpened', payload: INFO }));
+    expect(seen).toEqual([
+      { name: 'workerRestarted', payload: { reason: 'crash' } },
+      { name: 'sessionOpened', payload: INFO },
+    ]);
+    offA();
+    expect(source.closed).toBe(false);
+    offB();
+    expect(source.closed).toBe(true);
+    bridge.onEvent(() => undefined);
+    expect(FakeEventSource.instances).toHaveLength(2);
+  });
+
+  it('answers not_supported for a dropped file', async () => {
+    const g = httpGlobals();
+    expect(await openDroppedFile(new File(['x'], 'a.sidecar.jsonl'))).toMatchObject({ ok: false, error: { code: 'not_supported' } });
+    expect(g.fetch).not.toHaveBeenCalled();
+  });
+});
