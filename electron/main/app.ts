@@ -1,0 +1,195 @@
+/**
+ * The desktop app's life cycle: single instance, file arguments, the session host, IPC, menu,
+ * window, recent files, quitting. main.ts calls `startApp` with the real session host factory;
+ * app.test.ts calls it with a fake host and a faked `electron`.
+ */
+import { join } from 'node:path';
+import { app, dialog, ipcMain, Menu, nativeTheme, protocol, session } from 'electron';
+import type { BrowserWindow, OpenDialogOptions } from 'electron';
+import type { HostEvent } from '../../shared/contract';
+import type { SessionHost, SessionHostOptions } from '../host/types';
+import { APP_SCHEME_PRIVILEGED } from './appProtocol';
+import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, samplesDir } from './args';
+import type { SecondInstanceData } from './args';
+import { eventSender, registerIpc, trustedFrameOf } from './ipc';
+import { buildMenuTemplate } from './menu';
+import type { MenuActions } from './menu';
+import { createRecentFiles, RECENT_FILE_NAME } from './recent';
+import type { RecentFiles } from './recent';
+import { BACKGROUND_COLORS, createMainWindow, DIST_DIR, guardAllWebContents, prepareSession } from './window';
+
+export const APP_NAME = 'Session Inspector';
+
+/** How long quitting waits for the host (and its worker) to shut down. */
+export const DISPOSE_TIMEOUT_MS = 3_000;
+
+/** The session files the open dialog offers first. */
+export const OPEN_DIALOG_OPTIONS: OpenDialogOptions = {
+  title: 'Open Session',
+  properties: ['openFile', 'multiSelections'],
+  filters: [
+    { name: 'Sessions', extensions: ['jsonl', 'json'] },
+    { name: 'All Files', extensions: ['*'] },
+  ],
+};
+
+export interface StartOptions {
+  /** Builds the session host once the app is ready (main.ts adds the resolver worker's client). */
+  createHost(options: Omit<SessionHostOptions, 'client'>): SessionHost;
+  argv?: readonly string[];
+  cwd?: string;
+  platform?: NodeJS.Platform;
+  /** Where the bundled sample is looked for (default: `samplesDir(...)` of args.ts). */
+  samplesDir?: string;
+}
+
+/** Starts the app. Call once, synchronously at startup (the app:// scheme must be registered before `ready`). */
+export function startApp(options: StartOptions): void {
+  const platform = options.platform ?? process.platform;
+  const defaultApp = process.defaultApp === true;
+  const argvFiles = parseFileArguments(options.argv ?? process.argv, { defaultApp, cwd: options.cwd ?? process.cwd() });
+
+  protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGED]);
+
+  // A second launch hands its files to this instance (see 'second-instance') and quits.
+  const secondInstanceData: SecondInstanceData = { files: argvFiles };
+  if (!app.requestSingleInstanceLock(secondInstanceData)) {
+    app.quit();
+    return;
+  }
+
+  let mainWindow: BrowserWindow | null = null;
+  let host: SessionHost | null = null;
+  let recent: RecentFiles | null = null;
+  /** Files asked for before the host exists (macOS `open-file` before `ready`). */
+  let pendingFiles: string[] = [];
+  let disposed = false;
+
+  const liveWindow = () => (mainWindow !== null && !mainWindow.isDestroyed() ? mainWindow : null);
+  const webContents = () => liveWindow()?.webContents ?? null;
+  const send: (event: HostEvent) => void = eventSender(webContents);
+
+  const createWindow = (): BrowserWindow => {
+    const window = createMainWindow({ dark: nativeTheme.shouldUseDarkColors });
+    window.on('closed', () => {
+      if (mainWindow === window) mainWindow = null;
+    });
+    mainWindow = window;
+    return window;
+  };
+  const ensureWindow = (): BrowserWindow => liveWindow() ?? createWindow();
+  const focusWindow = () => {
+    const window = ensureWindow();
+    if (window.isMinimized()) window.restore();
+    window.focus();
+  };
+
+  const openPaths = (paths: string[]) => {
+    if (paths.length === 0) return;
+    if (host === null) {
+      pendingFiles = [...pendingFiles, ...paths];
+      return;
+    }
+    ensureWindow();
+    // Failures reach the renderer as `loadFailed` events; the log is for whoever started the app.
+    host.openPaths(paths).then(
+      (reply) => {
+        if (!reply.ok) console.warn(`Session Inspector: could not open ${paths.join(', ')}: ${reply.error.message}`);
+      },
+      (error: unknown) => console.warn(`Session Inspector: could not open ${paths.join(', ')}: ${String(error)}`),
+    );
+  };
+
+  const rebuildMenu = () => {
+    const actions: MenuActions = {
+      open: () => {
+        ensureWindow();
+        void host?.handle('openDialog', {});
+      },
+      openRecent: (path) => openPaths([path]),
+      clearRecent: () => {
+        recent?.clear();
+        rebuildMenu();
+      },
+      toggleDarkMode: () => {
+        nativeTheme.themeSource = nativeTheme.shouldUseDarkColors ? 'light' : 'dark';
+        send({ name: 'command', payload: { name: 'toggleTheme' } });
+      },
+      command: (name) => send({ name: 'command', payload: { name } }),
+      about: () => {
+        const details = { type: 'info' as const, title: `About ${APP_NAME}`, message: APP_NAME, detail: `Version ${app.getVersion()}`, buttons: ['OK'] };
+        const window = liveWindow();
+        void (window ? dialog.showMessageBox(window, details) : dialog.showMessageBox(details));
+      },
+    };
+    const template = buildMenuTemplate({ appName: APP_NAME, platform, isPackaged: app.isPackaged, recent: recent?.list() ?? [], actions });
+    Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+  };
+
+  const openDialog = async (): Promise<string[] | null> => {
+    const window = liveWindow();
+    const result = window ? await dialog.showOpenDialog(window, OPEN_DIALOG_OPTIONS) : await dialog.showOpenDialog(OPEN_DIALOG_OPTIONS);
+    return result.canceled || result.filePaths.length === 0 ? null : result.filePaths;
+  };
+
+  guardAllWebContents(app);
+
+  // macOS: a file dropped on the dock icon or opened from Finder; may arrive before `ready`.
+  app.on('open-file', (event, path) => {
+    event.preventDefault();
+    openPaths([path]);
+  });
+
+  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+    if (host !== null) focusWindow();
+    openPaths(filesOfSecondInstance(argv, workingDirectory, additionalData, defaultApp));
+  });
+
+  nativeTheme.on('updated', () => {
+    liveWindow()?.setBackgroundColor(nativeTheme.shouldUseDarkColors ? BACKGROUND_COLORS.dark : BACKGROUND_COLORS.light);
+  });
+
+  app.on('window-all-closed', () => {
+    if (platform !== 'darwin') app.quit();
+  });
+
+  app.on('activate', () => {
+    if (host !== null && liveWindow() === null) createWindow();
+  });
+
+  app.on('will-quit', (event) => {
+    if (disposed || host === null) return;
+    event.preventDefault();
+    disposed = true;
+    const timeout = new Promise<void>((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS).unref());
+    void Promise.race([host.dispose().catch(() => undefined), timeout]).then(() => app.quit());
+  });
+
+  void app.whenReady().then(() => {
+    recent = createRecentFiles({
+      file: join(app.getPath('userData'), RECENT_FILE_NAME),
+      addRecentDocument: (path) => app.addRecentDocument(path),
+      clearRecentDocuments: () => app.clearRecentDocuments(),
+    });
+    prepareSession(session.defaultSession);
+
+    const named = pendingFiles.length > 0 ? pendingFiles : argvFiles;
+    pendingFiles = [];
+    const initial = named.length > 0 ? named : defaultSampleFiles(options.samplesDir ?? samplesDir(app.isPackaged, process.resourcesPath, DIST_DIR));
+    const recentFiles = recent;
+    host = options.createHost({
+      host: 'electron',
+      files: [...new Set([...initial, ...recentFiles.list()])],
+      openDialog,
+      onOpened: (paths) => {
+        recentFiles.add(paths);
+        rebuildMenu();
+      },
+    });
+    registerIpc(ipcMain, host, trustedFrameOf(webContents));
+    host.onEvent(send);
+    rebuildMenu();
+    createWindow();
+    openPaths(initial);
+  });
+}

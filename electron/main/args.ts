@@ -1,0 +1,70 @@
+/**
+ * Which files the desktop app opens at start: the file arguments of its command line, or of a
+ * second instance's, or else the bundled sample. Pure functions over argv and the file system.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join, resolve } from 'node:path';
+
+export interface ArgvShape {
+  /**
+   * `process.defaultApp`: true when started as `electron <app> …` (argv[1] is the app path),
+   * false for a packaged app (`<exe> …`).
+   */
+  defaultApp: boolean;
+  /** The folder relative paths are resolved against. */
+  cwd: string;
+}
+
+/**
+ * The file arguments of an Electron argv, as absolute paths: Electron's own entries (the
+ * executable, and the app path when run as `electron <app>`) are skipped, and so is every flag
+ * (Chromium's `--inspect=…`, `--no-sandbox`, macOS's `-psn_…`), wherever it stands.
+ */
+export function parseFileArguments(argv: readonly string[], shape: ArgvShape): string[] {
+  const files: string[] = [];
+  for (const argument of argv.slice(shape.defaultApp ? 2 : 1)) {
+    if (argument === '' || argument.startsWith('-')) continue;
+    files.push(resolve(shape.cwd, argument));
+  }
+  return files;
+}
+
+/** What the first instance is told by a second one (`requestSingleInstanceLock(additionalData)`). */
+export interface SecondInstanceData {
+  files: string[];
+}
+
+/**
+ * The files a second instance asked for: taken from its `additionalData` when that is well formed
+ * (absolute paths it resolved itself), else parsed from its argv — Chromium may add or reorder
+ * switches in the argv it forwards, which is why the data is preferred.
+ */
+export function filesOfSecondInstance(argv: readonly string[], workingDirectory: string, additionalData: unknown, defaultApp: boolean): string[] {
+  if (typeof additionalData === 'object' && additionalData !== null) {
+    const files = (additionalData as { files?: unknown }).files;
+    if (Array.isArray(files) && files.every((file): file is string => typeof file === 'string' && isAbsolute(file) && !file.includes('\0'))) {
+      return files;
+    }
+  }
+  return parseFileArguments(argv, { defaultApp, cwd: workingDirectory });
+}
+
+/** Sample names, in order of preference, in the samples folder. */
+export const SAMPLE_NAMES = ['session.sidecar.jsonl', 'demo.sidecar.jsonl'] as const;
+
+/**
+ * The samples folder: `<resources>/samples` when packaged (electron-builder's extraResources),
+ * else `<repo>/samples` (the repository root is the parent of dist/).
+ */
+export function samplesDir(isPackaged: boolean, resourcesPath: string, distDir: string): string {
+  return isPackaged ? join(resourcesPath, 'samples') : join(distDir, '..', 'samples');
+}
+
+/** The bundled sample to open when no file is given (as a one-path list), or [] if none is there. */
+export function defaultSampleFiles(dir: string, exists: (path: string) => boolean = existsSync): string[] {
+  for (const name of SAMPLE_NAMES) {
+    const path = join(dir, name);
+    if (exists(path)) return [path];
+  }
+  return [];
+}
