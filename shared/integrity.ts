@@ -3,7 +3,8 @@ import { REDUCTION_SENTINEL } from './constants';
 import { sha256Hex } from './hash';
 import type { ResolveOptions } from './original';
 import { checkAddress, hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
-import type { ChatMessage, Finding, MessageList, Reduction } from './types';
+import type { ChatMessage, Finding, FindingCode, MessageList, Reduction } from './types';
+import { FINDING_SEVERITY } from './types';
 import { bytesEqual, isCharBoundary, utf8Encode } from './utf8';
 
 export interface IntegrityInput {
@@ -14,24 +15,15 @@ export interface IntegrityInput {
   logLines?: readonly (number | undefined)[];
 }
 
-const severity = {
-  hash_mismatch: 'error',
-  address_out_of_range: 'error',
-  duplicate_bytes_differ: 'error',
-  kept_bytes_invalid: 'error',
-  overlapping_reductions: 'error',
-  duplicate_reduction_id: 'error',
-  sentinel_in_original: 'error',
-  recorded_diverges: 'warning',
-} as const;
+type IntegrityCode = Exclude<FindingCode, 'model_change_count_mismatch' | 'malformed_line' | 'truncated_last_line' | 'unknown_record' | 'unsupported_version' | 'log_differs'>;
 
 export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = {}): Finding[] {
   const { minted, recorded, log, logLines } = input;
   const sha = options.sha256 ?? sha256Hex;
   const findings: Finding[] = [];
-  const add = (code: keyof typeof severity, message: string, k: number | undefined, extra: { reduction_id?: string; index?: number } = {}) => {
+  const add = (code: IntegrityCode, message: string, k: number | undefined, extra: { reduction_id?: string; index?: number } = {}) => {
     const line = k === undefined ? undefined : logLines?.[k];
-    findings.push({ code, severity: severity[code], message, ...(line !== undefined ? { line } : {}), ...extra });
+    findings.push({ code, severity: FINDING_SEVERITY[code], message, ...(line !== undefined ? { line } : {}), ...extra });
   };
 
   const ids = new Map<string, number>();

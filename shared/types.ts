@@ -123,6 +123,24 @@ export type FindingCode =
 
 export type Severity = 'error' | 'warning';
 
+/** Every finding code of §5.6 with its severity. */
+export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
+  hash_mismatch: 'error',
+  address_out_of_range: 'error',
+  duplicate_bytes_differ: 'error',
+  kept_bytes_invalid: 'error',
+  overlapping_reductions: 'error',
+  duplicate_reduction_id: 'error',
+  sentinel_in_original: 'error',
+  recorded_diverges: 'warning',
+  model_change_count_mismatch: 'error',
+  malformed_line: 'error',
+  truncated_last_line: 'warning',
+  unknown_record: 'warning',
+  unsupported_version: 'error',
+  log_differs: 'warning',
+};
+
 /** §5.6 */
 export interface Finding {
   code: FindingCode;

@@ -23,6 +23,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { SessionHost } from './types';
+import { CONTENT_SECURITY_POLICY, contentTypeOf } from './renderer';
 
 export const TOKEN_HEADER = 'x-session-inspector-token';
 /** Largest API request body accepted. */
@@ -30,8 +31,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 /** Server-Sent Events comment interval, so proxies and the browser keep the stream open. */
 export const HEARTBEAT_MS = 15_000;
 
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'";
+export { CONTENT_SECURITY_POLICY };
 
 export interface HttpHostOptions {
   host: SessionHost;
@@ -53,21 +53,6 @@ export interface HttpHost {
   close(): Promise<void>;
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
 
 const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
 
@@ -239,7 +224,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       notFound();
       return;
     }
-    const type = CONTENT_TYPES[extname(real).toLowerCase()] ?? 'application/octet-stream';
+    const type = contentTypeOf(extname(real));
     res.writeHead(200, {
       'Content-Type': type,
       'Content-Length': size,

@@ -9,6 +9,7 @@
 import { realpath, readFile, stat } from 'node:fs/promises';
 import { extname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { CustomScheme } from 'electron';
+import { CONTENT_SECURITY_POLICY, contentTypeOf } from '../host/renderer';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'session-inspector';
@@ -26,17 +27,7 @@ export const APP_SCHEME_PRIVILEGED: CustomScheme = {
 };
 
 /** Sent on every app:// response (and on any http(s)/file response, see `withContentSecurityPolicy`). */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'none'",
-].join('; ');
+export { CONTENT_SECURITY_POLICY };
 
 /** True for a URL of the app's own origin (any path), false for anything else or garbage. */
 export function isAppUrl(url: string): boolean {
@@ -50,26 +41,6 @@ export function isAppUrl(url: string): boolean {
   return parsed.protocol === `${APP_SCHEME}:` && parsed.host === APP_HOST && parsed.username === '' && parsed.password === '';
 }
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.map': 'application/json; charset=utf-8',
-  '.txt': 'text/plain; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.jpg': 'image/jpeg',
-  '.jpeg': 'image/jpeg',
-  '.gif': 'image/gif',
-  '.webp': 'image/webp',
-  '.ico': 'image/x-icon',
-  '.woff': 'font/woff',
-  '.woff2': 'font/woff2',
-  '.ttf': 'font/ttf',
-  '.wasm': 'application/wasm',
-};
 
 /** Headers every response of the app protocol carries, errors included. */
 function baseHeaders(contentType: string): Record<string, string> {
@@ -141,7 +112,7 @@ export function createAppProtocolHandler(rootDir: string): (request: AppRequest)
     } catch {
       return errorResponse(404, 'not found');
     }
-    const headers = baseHeaders(CONTENT_TYPES[extname(realFile).toLowerCase()] ?? 'application/octet-stream');
+    const headers = baseHeaders(contentTypeOf(extname(realFile)));
     if (request.method === 'HEAD') return new Response(null, { status: 200, headers });
     try {
       return new Response(await readFile(realFile), { status: 200, headers });

@@ -1,28 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { FindingCode, Severity } from '../../shared/index';
-import { TimelineBuilder, checkIntegrity, expandReduction, hasReasoningArtifacts, parseSidecarLine } from '../../shared/index';
+import { FINDING_SEVERITY, TimelineBuilder, checkIntegrity, expandReduction, hasReasoningArtifacts, parseSidecarLine } from '../../shared/index';
 import type { BrokenSample } from './brokenSamples';
 import { brokenManifest, brokenSamples } from './brokenSamples';
 import { inspectSample } from './sampleCheck';
 import { DEFAULT_SEED, generateSession } from './sessionGenerator';
 
-/** Every code of SPEC §5.6 with its severity: the compiler checks that none is missing. */
-const CODES: Record<FindingCode, Severity> = {
-  hash_mismatch: 'error',
-  address_out_of_range: 'error',
-  duplicate_bytes_differ: 'error',
-  kept_bytes_invalid: 'error',
-  overlapping_reductions: 'error',
-  duplicate_reduction_id: 'error',
-  sentinel_in_original: 'error',
-  recorded_diverges: 'warning',
-  model_change_count_mismatch: 'error',
-  malformed_line: 'error',
-  truncated_last_line: 'warning',
-  unknown_record: 'warning',
-  unsupported_version: 'error',
-  log_differs: 'warning',
-};
+const CODES = FINDING_SEVERITY;
 
 function inspect(sample: BrokenSample) {
   const names = Object.keys(sample.files);
