@@ -1,5 +1,6 @@
 /** Property-based tests (fast-check) of the resolver's invariants. */
 import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { CAP_NOTICE_MARKER } from './constants';
 import { expandReduction } from './expand';
@@ -171,6 +172,24 @@ describe('properties', () => {
         expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('case-insensitive substring search (its fast path included) finds exactly what the regex engine finds', () => {
+    const tricky = fc.constantFrom('s', 'S', '\u017F', 'k', 'K', '\u212A', '\u0130', 'i', 'I', '\u0131', 'ss', '\u00DF', '\u03A3', '\u03C3', '\u03C2', 'A', 'a', ' ', '\u4E2D');
+    const mixed = fc.array(fc.oneof(tricky, fc.string({ maxLength: 4 })), { maxLength: 40 }).map((p) => p.join(''));
+    const query = fc.oneof(fc.constantFrom('s', 'SS', 'k', 'is', 'a s', 'Ki', 'i'), fc.stringMatching(/^[a-zA-Z ]{1,4}$/), mixed.filter((q) => q.length > 0 && q.length < 6));
+    fc.assert(
+      fc.property(mixed, query, (content, q) => {
+        const view = [tool(content, 'c')];
+        const log = [makeReduction(view, { kind: 'tool_output_elided', index: 0 })];
+        const opts = { case_sensitive: false, max_matches: 10_000, max_result_bytes: 10_000_000 } as const;
+        const fast = okValue(sidecarSearch(log, q, view, undefined, opts));
+        const engine = okValue(sidecarSearch(log, RE2JS.quote(q), view, undefined, { ...opts, mode: 'regex' }));
+        expect(fast.matches.map((m) => [m.offset, m.length])).toEqual(engine.matches.map((m) => [m.offset, m.length]));
+        expect(fast.total_matches).toBe(engine.total_matches);
+      }),
+      { numRuns: 500 },
     );
   });
 

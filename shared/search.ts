@@ -37,15 +37,39 @@ interface SearchUnit {
   load: () => { content: string; span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } | null;
 }
 
+function literalMatcher(query: string): Matcher {
+  return (text, onMatch) => {
+    for (let i = text.indexOf(query); i !== -1; i = text.indexOf(query, i + query.length)) {
+      if (!onMatch(i, i + query.length)) return;
+    }
+  };
+}
+
+/**
+ * Case-insensitive substring search without the regex engine, exact where it applies. For an
+ * ASCII query, RE2's case folding (simple Unicode folding) pairs each letter with its other case,
+ * plus K with U+212A KELVIN SIGN (which toLowerCase also maps to k) and s with U+017F LONG S
+ * (which it does not). So `toLowerCase` on both sides finds exactly RE2's matches, at the same
+ * UTF-16 positions, when lowercasing changed no length (İ becomes two units) and, for a query
+ * with an s, the text has no long s. Anything else falls back to the engine.
+ */
+function foldedMatcher(query: string, engine: Matcher): Matcher {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(query)) return engine;
+  const hasS = /s/i.test(query);
+  const needle = query.toLowerCase();
+  return (text, onMatch) => {
+    const hay = text.toLowerCase();
+    if (hay.length !== text.length || (hasS && text.includes('\u017F'))) return engine(text, onMatch);
+    for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) {
+      if (!onMatch(i, i + needle.length)) return;
+    }
+  };
+}
+
 function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<Matcher> {
   if (query.length === 0) return err({ code: 'invalid_query', message: 'the query is empty', position: 0 });
-  if (mode === 'substring' && caseSensitive) {
-    return ok((text, onMatch) => {
-      for (let i = text.indexOf(query); i !== -1; i = text.indexOf(query, i + query.length)) {
-        if (!onMatch(i, i + query.length)) return;
-      }
-    });
-  }
+  if (mode === 'substring' && caseSensitive) return ok(literalMatcher(query));
   const pattern = mode === 'substring' ? RE2JS.quote(query) : query;
   let re: RE2JS;
   try {
@@ -56,7 +80,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     const position = utf8Length(query.slice(0, Math.max(0, at)));
     return err({ code: 'invalid_query', message: `invalid regex at byte ${position}: ${(e as Error).message}`, position });
   }
-  return ok((text, onMatch) => {
+  const engine: Matcher = (text, onMatch) => {
     const m = re.matcher(text);
     let pos = 0;
     let lastEnd = -1;
@@ -73,7 +97,8 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
       lastEnd = e;
       pos = e > s ? e : s + step;
     }
-  });
+  };
+  return ok(mode === 'substring' ? foldedMatcher(query, engine) : engine);
 }
 
 function codePointLength(text: string, i: number): number {
