@@ -158,13 +158,49 @@ export type ReductionStatus = z.infer<typeof reductionStatusSchema>;
 
 export const offeredFileSchema = z.object({ id: z.string(), name: z.string(), bytes: int.nullable() });
 
+export const hostErrorCodeSchema = z.enum([
+  // the resolver's (SPEC §5.1, §5.3)
+  'unknown_reduction',
+  'hash_mismatch',
+  'address_out_of_range',
+  'invalid_byte_range',
+  'invalid_query',
+  'cancelled',
+  // opening files (SPEC §8)
+  'unreadable_file',
+  'unrecognized_file',
+  'unsupported_version',
+  'usage',
+  // the host's
+  'no_session',
+  'invalid_request',
+  'not_supported',
+  'worker_crashed',
+  'internal_error',
+]);
+export type HostErrorCode = z.infer<typeof hostErrorCodeSchema>;
+export const hostErrorSchema = z.object({ code: hostErrorCodeSchema, message: z.string() });
+export type HostError = z.infer<typeof hostErrorSchema>;
+
 const byteRange = z.tuple([int, int]);
 const empty = z.object({});
 
 /** Every request: its params and its result. */
 export const methods = {
   /** The open session, if any, and what the host offers. */
-  state: { params: empty, result: z.object({ host: z.enum(['electron', 'http']), session: sessionInfoSchema.nullable(), files: z.array(offeredFileSchema) }) },
+  state: {
+    params: empty,
+    result: z.object({
+      host: z.enum(['electron', 'http']),
+      session: sessionInfoSchema.nullable(),
+      files: z.array(offeredFileSchema),
+      /**
+       * Why the last open failed, while nothing has opened since: a window that connects after the
+       * host tried the files it was started with still learns that they could not be read.
+       */
+      loadError: z.object({ generation: int, files: z.array(z.string()), error: hostErrorSchema }).nullable(),
+    }),
+  },
   /** Opens a file the host offered (named at start, or a recent file). */
   openFile: { params: z.object({ id: z.string().max(200) }), result: sessionInfoSchema },
   /** The host's own open dialog (Electron); `null` when cancelled. The HTTP host answers `not_supported`. */
@@ -211,30 +247,6 @@ export const METHOD_NAMES = Object.keys(methods) as Method[];
 export type Params<M extends Method> = z.input<(typeof methods)[M]['params']>;
 export type ParsedParams<M extends Method> = z.output<(typeof methods)[M]['params']>;
 export type ResultOf<M extends Method> = z.output<(typeof methods)[M]['result']>;
-
-export const hostErrorCodeSchema = z.enum([
-  // the resolver's (SPEC §5.1, §5.3)
-  'unknown_reduction',
-  'hash_mismatch',
-  'address_out_of_range',
-  'invalid_byte_range',
-  'invalid_query',
-  'cancelled',
-  // opening files (SPEC §8)
-  'unreadable_file',
-  'unrecognized_file',
-  'unsupported_version',
-  'usage',
-  // the host's
-  'no_session',
-  'invalid_request',
-  'not_supported',
-  'worker_crashed',
-  'internal_error',
-]);
-export type HostErrorCode = z.infer<typeof hostErrorCodeSchema>;
-export const hostErrorSchema = z.object({ code: hostErrorCodeSchema, message: z.string() });
-export type HostError = z.infer<typeof hostErrorSchema>;
 
 export type Reply<M extends Method> = { ok: true; value: ResultOf<M> } | { ok: false; error: HostError };
 

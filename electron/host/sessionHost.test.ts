@@ -132,6 +132,16 @@ describe('opening', () => {
     expect((await host.openPaths([DEMO])).ok && (await stateOf(host)).session?.generation).toBe(3);
   });
 
+  it('state reports the last failed open until something opens, for a window that connects late', async () => {
+    const { host } = setUp();
+    await host.openPaths([MISSING]);
+    const { loadError } = await stateOf(host);
+    expect(loadError).toMatchObject({ generation: 1, files: ['no-such-file.sidecar.jsonl'], error: { code: 'unreadable_file' } });
+    expect(loadError?.error.message).toContain('no-such-file.sidecar.jsonl');
+    await openDemo(host);
+    expect((await stateOf(host)).loadError).toBeNull();
+  });
+
   it('a later open supersedes one still in flight', async () => {
     let release: () => void = () => undefined;
     const held = new Promise<void>((r) => (release = r));

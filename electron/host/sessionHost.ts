@@ -52,6 +52,8 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
   /** The generation of the latest open started; every open takes the next one. */
   let generation = 0;
   let session: SessionInfo | null = null;
+  /** The last open's failure, until something opens (or is closed): reported by `state`. */
+  let loadError: ResultOf<'state'>['loadError'] = null;
   let disposed = false;
 
   const emit = (event: HostEvent): void => {
@@ -98,9 +100,11 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
         return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
       }
       if (!reply.ok) {
+        loadError = { generation: mine, files: paths.map((p) => basename(p)), error: reply.error };
         emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
         return reply;
       }
+      loadError = null;
       session = reply.value;
       offer(paths);
       emit({ name: 'sessionOpened', payload: reply.value });
@@ -119,12 +123,13 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
     const files = await Promise.all(
       offered.map(async (f) => ({ id: f.id, name: f.paths.map((p) => basename(p)).join(' + '), bytes: await sizeOf(f.paths) })),
     );
-    return { host: options.host, session, files };
+    return { host: options.host, session, files, loadError };
   }
 
   async function close(): Promise<Reply<'close'>> {
     // An open in flight is superseded by the close.
     generation++;
+    loadError = null;
     const previous = session;
     session = null;
     await client.close();
