@@ -1,17 +1,24 @@
 import { resolve } from 'node:path';
+import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
 
 const repoRoot = import.meta.dirname;
 
 export default defineConfig({
-  // `vite build` bundles the renderer (renderer/index.html arrives with the renderer issue).
+  // `vite build` bundles the renderer (renderer/index.html); scripts/build.mjs runs it after the Node bundles.
   root: resolve(repoRoot, 'renderer'),
+  plugins: [react()],
   cacheDir: resolve(repoRoot, 'node_modules/.vite'),
+  // Relative asset URLs: the same build is served at `/` by the HTTP host and from app:// in Electron.
   base: './',
   build: {
     outDir: resolve(repoRoot, 'dist/renderer'),
     emptyOutDir: true,
     sourcemap: true,
+    // No inline scripts or styles the CSP would refuse (script-src 'self'): the module-preload
+    // polyfill is not needed by Chromium/Electron, and small assets stay files, not data: URLs.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
   },
   test: {
     // Vitest runs from the repository root, not the renderer's.

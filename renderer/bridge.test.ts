@@ -18,7 +18,7 @@ const INFO: SessionInfo = {
   stopped: false,
 };
 
-const STATE_VALUE = { host: 'http', session: INFO, files: [{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }] };
+const STATE_VALUE = { host: 'http', session: INFO, files: [{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }], loadError: null };
 
 afterEach(() => {
   vi.unstubAllGlobals();

@@ -5,11 +5,15 @@
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
 //   dist/preload.cjs the window's preload (electron/preload/preload.ts): a sandboxed preload can
 //                    require() only Electron's own modules, so it must be one self-contained file.
+// Then, with Vite and the repository's vite.config.ts:
+//   dist/renderer/   the React renderer (renderer/index.html), served by the HTTP host and app://.
 // Runs on `npm ci` (prepare). `node scripts/build.mjs worker` builds only the named bundles (the
-// unit tests' global setup builds the worker this way, with exactly these options).
+// unit tests' global setup builds the worker this way, with exactly these options);
+// `node scripts/build.mjs renderer` builds only the renderer.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { build as viteBuild } from 'vite';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
@@ -36,15 +40,16 @@ const bundles = {
   },
 };
 
+const RENDERER = 'renderer';
 const names = process.argv.slice(2);
 for (const name of names) {
-  if (!Object.hasOwn(bundles, name)) {
-    console.error(`build: unknown bundle ${JSON.stringify(name)}; the bundles are ${Object.keys(bundles).join(', ')}.`);
+  if (!Object.hasOwn(bundles, name) && name !== RENDERER) {
+    console.error(`build: unknown bundle ${JSON.stringify(name)}; the bundles are ${[...Object.keys(bundles), RENDERER].join(', ')}.`);
     process.exit(2);
   }
 }
 
-for (const name of names.length > 0 ? names : Object.keys(bundles)) {
+for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { entry, outfile, about } = bundles[name];
   const entryPath = resolve(repoRoot, entry);
   const outPath = resolve(repoRoot, outfile);
@@ -74,4 +79,16 @@ for (const name of names.length > 0 ? names : Object.keys(bundles)) {
     process.exit(1);
   }
   console.log(`build: wrote ${outPath}`);
+}
+
+if (names.length === 0 || names.includes(RENDERER)) {
+  const configFile = resolve(repoRoot, 'vite.config.ts');
+  try {
+    await viteBuild({ configFile, logLevel: 'warn' });
+  } catch (e) {
+    // Vite has printed the failing module and line; say which step failed.
+    console.error(`build: the renderer (renderer/index.html, with ${configFile}) failed to build: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  }
+  console.log(`build: wrote ${resolve(repoRoot, 'dist/renderer')}`);
 }

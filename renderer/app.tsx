@@ -1,0 +1,55 @@
+/**
+ * The window: banner, load progress and alerts, the projected view beside the side panel, the
+ * status bar. Wires the theme to `prefers-color-scheme` (until toggled) and the window-wide
+ * keyboard and drop handlers.
+ */
+import { useEffect } from 'react';
+import { AppHeader } from './features/frame/appHeader';
+import { DropOverlay } from './features/frame/dropOverlay';
+import { AlertList, LoadProgress } from './features/frame/notices';
+import { ShortcutsDialog } from './features/frame/shortcutsDialog';
+import { StatusBar } from './features/frame/statusBar';
+import { useGlobalKeys } from './features/frame/useGlobalKeys';
+import { SidePanel } from './features/panels/sidePanel';
+import { ProjectedView } from './features/view/projectedView';
+import { useApp, useAppStore } from './store/storeContext';
+import { effectiveTheme } from './store/uiSlice';
+import './app.css';
+
+function useTheme(): void {
+  const theme = useApp((s) => effectiveTheme(s));
+  const setSystemDark = useApp((s) => s.setSystemDark);
+  useEffect(() => {
+    const query = window.matchMedia('(prefers-color-scheme: dark)');
+    setSystemDark(query.matches);
+    const onChange = (e: MediaQueryListEvent): void => setSystemDark(e.matches);
+    query.addEventListener('change', onChange);
+    return () => query.removeEventListener('change', onChange);
+  }, [setSystemDark]);
+  useEffect(() => {
+    document.documentElement.dataset.theme = theme;
+  }, [theme]);
+}
+
+export function App() {
+  const store = useAppStore();
+  useTheme();
+  useGlobalKeys(store);
+  useEffect(() => store.getState().start(), [store]);
+  return (
+    <div className="app">
+      <AppHeader />
+      <div className="app-notices">
+        <LoadProgress />
+        <AlertList />
+      </div>
+      <main className="app-main" aria-label="Session">
+        <ProjectedView />
+      </main>
+      <SidePanel />
+      <StatusBar />
+      <ShortcutsDialog />
+      <DropOverlay store={store} />
+    </div>
+  );
+}

@@ -1,0 +1,76 @@
+/** Integrity findings of the open session (`check`, SPEC §5.6): severity, code, message, line; each one with an address goes there. */
+import type { Finding } from '../../../shared/types';
+import { useApp } from '../../store/storeContext';
+import { formatCount } from '../../text/format';
+import { TerminalText } from '../../widgets/terminalText';
+import './findingsPanel.css';
+
+/** More findings than this (a file of garbage lines) are counted, not listed. */
+const MAX_LISTED = 2000;
+
+function FindingItem({ finding, n }: { finding: Finding; n: number }) {
+  const goToFinding = useApp((s) => s.goToFinding);
+  const addressed = finding.reduction_id !== undefined || finding.index !== undefined;
+  return (
+    <li className={`finding is-${finding.severity}`}>
+      <div className="finding-head">
+        <span className={`finding-severity is-${finding.severity}`}>{finding.severity}</span>
+        <code className="finding-code">{finding.code}</code>
+        {finding.line !== undefined && <span className="finding-where">line {finding.line}</span>}
+        {finding.reduction_id !== undefined && <span className="finding-where">{finding.reduction_id}</span>}
+        {finding.index !== undefined && <span className="finding-where">message {finding.index}</span>}
+        {addressed && (
+          <button type="button" className="finding-go" aria-label={`Go to finding ${n}`} onClick={() => void goToFinding(finding)}>
+            Go to
+          </button>
+        )}
+      </div>
+      <p className="finding-message">
+        <TerminalText text={finding.message} ansi={false} />
+      </p>
+    </li>
+  );
+}
+
+export function FindingsPanel() {
+  const status = useApp((s) => s.checkStatus);
+  const report = useApp((s) => s.checkReport);
+  const error = useApp((s) => s.checkError);
+  const hasSession = useApp((s) => s.session !== null);
+  const runCheck = useApp((s) => s.runCheck);
+  const findings = report?.findings ?? [];
+  const errors = findings.filter((f) => f.severity === 'error').length;
+  const warnings = findings.length - errors;
+
+  let summary: string;
+  if (!hasSession) summary = 'No session open.';
+  else if (status === 'running') summary = 'Checking the session’s integrity…';
+  else if (status === 'idle') summary = 'This session is large: its integrity check holds the resolver for a while, so it runs when you ask.';
+  else if (status === 'error') summary = `The check could not run: ${error?.message ?? 'unknown error'}`;
+  else if (findings.length === 0) summary = 'No findings: every reduction verified and every line read.';
+  else summary = `${formatCount(errors)} ${errors === 1 ? 'error' : 'errors'}, ${formatCount(warnings)} ${warnings === 1 ? 'warning' : 'warnings'}`;
+
+  return (
+    <section className="findings-panel" role="region" aria-label="Findings" aria-busy={status === 'running' || undefined}>
+      <p className={`panel-note${status === 'error' ? ' is-error' : ''}`} aria-live="polite">
+        {status === 'running' && <span className="spinner" aria-hidden="true" />}
+        {summary}
+      </p>
+      {hasSession && status === 'idle' && (
+        <p className="panel-note">
+          <button type="button" onClick={() => void runCheck()}>
+            Run the integrity check
+          </button>
+        </p>
+      )}
+      {status === 'done' && (
+        <ol className="findings-list" role="list" aria-label="Findings list">
+          {findings.slice(0, MAX_LISTED).map((f, k) => (
+            <FindingItem key={k} finding={f} n={k + 1} />
+          ))}
+        </ol>
+      )}
+      {findings.length > MAX_LISTED && <p className="panel-note">{`…and ${formatCount(findings.length - MAX_LISTED)} more (run check on the command line for all of them).`}</p>}
+    </section>
+  );
+}

@@ -1,0 +1,47 @@
+/** The `Keyboard shortcuts` dialog (modal; Esc or Close closes it). */
+import { useEffect, useRef } from 'react';
+import { useApp } from '../../store/storeContext';
+import './shortcutsDialog.css';
+
+const SHORTCUTS: [string, string][] = [
+  ['j / k', 'Next / previous message'],
+  ['n / N', 'Next / previous stub'],
+  ['Enter', 'Expand the selected message’s stub'],
+  ['Esc', 'Collapse the open reduction'],
+  ['/', 'Search hidden content'],
+  ['?', 'This list'],
+  ['← → PageUp PageDown Home End', 'Move a range thumb (±1 byte, ±1/10 of the content, to its bounds)'],
+];
+
+export function ShortcutsDialog() {
+  const open = useApp((s) => s.shortcutsOpen);
+  const setOpen = useApp((s) => s.setShortcutsOpen);
+  const ref = useRef<HTMLDialogElement>(null);
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) dialog.showModal();
+    if (!open && dialog.open) dialog.close();
+  }, [open]);
+
+  return (
+    <dialog ref={ref} className="shortcuts-dialog" aria-labelledby="shortcuts-title" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
+      <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+      <dl className="shortcuts-list">
+        {SHORTCUTS.map(([keys, what]) => (
+          <div key={keys} className="shortcuts-item">
+            <dt>
+              {keys.split(' ').map((k) => (k === '/' && keys !== '/' ? ' / ' : <kbd key={k}>{k}</kbd>))}
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className="shortcuts-note">Letter keys work when focus is not in a text field.</p>
+      <button type="button" onClick={() => setOpen(false)} autoFocus>
+        Close
+      </button>
+    </dialog>
+  );
+}

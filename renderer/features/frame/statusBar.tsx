@@ -1,0 +1,41 @@
+/** The status bar: file name(s) and size, messages, rows, reductions by kind, findings. */
+import { REDUCTION_KINDS } from '../../../shared/types';
+import { useApp } from '../../store/storeContext';
+import { baseName, formatBytes, formatCount, kindLabel } from '../../text/format';
+import './statusBar.css';
+
+export function StatusBar() {
+  const session = useApp((s) => s.session);
+  const checkStatus = useApp((s) => s.checkStatus);
+  const findings = useApp((s) => s.checkReport?.findings.length ?? null);
+  const parts: string[] = [];
+  if (session) {
+    const bytes = session.files.reduce((n, f) => n + f.bytes, 0);
+    parts.push(`${session.files.map((f) => baseName(f.path)).join(' + ')} (${formatBytes(bytes)})`);
+    parts.push(`${formatCount(session.messages)} messages`);
+    parts.push(`${formatCount(session.rows)} rows`);
+    const kinds = REDUCTION_KINDS.map((k) => [k, session.reductions_by_kind[k] ?? 0] as const)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${formatCount(n)} ${kindLabel(k)}`);
+    parts.push(`${formatCount(session.reductions)} reductions${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`);
+    parts.push(checkStatus === 'done' && findings !== null ? `${formatCount(findings)} ${findings === 1 ? 'finding' : 'findings'}` : checkStatus === 'running' ? 'checking integrity…' : 'not checked');
+    if (session.model) parts.push(`model ${session.model}`);
+    if (session.gate !== null) parts.push(session.gate ? 'gate on' : 'gate off');
+  } else {
+    parts.push('No session open');
+  }
+  return (
+    <footer className="status-bar" role="status" aria-label="Status">
+      {parts.map((p, k) => (
+        <span key={k} className="status-bar-part">
+          {k > 0 && (
+            <span className="status-bar-sep" aria-hidden="true">
+              {' · '}
+            </span>
+          )}
+          {p}
+        </span>
+      ))}
+    </footer>
+  );
+}

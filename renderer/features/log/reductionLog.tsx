@@ -1,0 +1,166 @@
+/**
+ * The live reduction log as a sortable table (virtualized rows of fixed height): id, kind, index,
+ * hidden bytes, and — from `verify`, for the rows on screen — source and hash status.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useEffect, useMemo, useRef } from 'react';
+import type { ReductionStatus } from '../../../shared/contract';
+import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
+import { useApp } from '../../store/storeContext';
+import { formatCount, kindLabel } from '../../text/format';
+import { stubHiddenBytes } from '../../text/stubText';
+import './reductionLog.css';
+
+const ROW_HEIGHT = 32;
+const NO_STATUSES: ReadonlyMap<string, ReductionStatus> = new Map();
+
+const COLUMNS: { id: LogColumn; label: string; numeric?: boolean }[] = [
+  { id: 'id', label: 'Id' },
+  { id: 'kind', label: 'Kind' },
+  { id: 'index', label: 'Index', numeric: true },
+  { id: 'hidden', label: 'Hidden bytes', numeric: true },
+  { id: 'source', label: 'Source' },
+  { id: 'status', label: 'Status' },
+];
+
+function hiddenBytes(entry: LogEntry, status: ReductionStatus | undefined): number | undefined {
+  return status?.hidden_bytes ?? stubHiddenBytes(entry.reduction.stub);
+}
+
+function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | undefined): string | number | undefined {
+  switch (column) {
+    case 'id':
+      return entry.reduction.id;
+    case 'kind':
+      return entry.reduction.kind;
+    case 'index':
+      return entry.reduction.ptr.index;
+    case 'hidden':
+      return hiddenBytes(entry, status);
+    case 'source':
+      return status?.source;
+    case 'status':
+      return status?.status;
+  }
+}
+
+const collator = new Intl.Collator('en', { numeric: true });
+
+/** `entries` in `sort` order (log order when null); unknown values last either way. */
+export function sortLog(entries: readonly LogEntry[], sort: LogSort | null, statuses: ReadonlyMap<string, ReductionStatus>): LogEntry[] {
+  if (!sort) return [...entries];
+  const sign = sort.direction === 'ascending' ? 1 : -1;
+  const keyed = entries.map((entry, order) => ({ entry, order, key: sortKey(entry, sort.column, statuses.get(entry.reduction.id)) }));
+  keyed.sort((a, b) => {
+    if (a.key === undefined || b.key === undefined) return a.key === b.key ? a.order - b.order : a.key === undefined ? 1 : -1;
+    const c = typeof a.key === 'number' && typeof b.key === 'number' ? a.key - b.key : collator.compare(String(a.key), String(b.key));
+    return c !== 0 ? sign * c : a.order - b.order;
+  });
+  return keyed.map((k) => k.entry);
+}
+
+function LogRow({ entry }: { entry: LogEntry }) {
+  const r = entry.reduction;
+  const status = useApp((s) => s.statuses.get(r.id));
+  const goToReduction = useApp((s) => s.goToReduction);
+  const hidden = hiddenBytes(entry, status);
+  const bad = status !== undefined && status.status !== 'verified';
+  return (
+    <tr className={bad ? 'is-bad' : undefined}>
+      <td>
+        <button type="button" className="log-go" aria-label={`Go to ${r.id}`} onClick={() => void goToReduction(r.id)}>
+          {r.id}
+        </button>
+      </td>
+      <td>
+        <span className={`log-kind kind-${r.kind}`}>{kindLabel(r.kind)}</span>
+      </td>
+      <td className="is-numeric">{r.kind === 'turns_cleared' && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
+      <td className="is-numeric">{hidden !== undefined ? formatCount(hidden) : '…'}</td>
+      <td>{status?.source ?? (status ? '—' : '…')}</td>
+      <td className={bad ? 'is-error' : status ? 'is-ok' : undefined} title={status?.message}>
+        {status ? status.status.replace(/_/g, ' ') : '…'}
+      </td>
+    </tr>
+  );
+}
+
+export function ReductionLog() {
+  const status = useApp((s) => s.logStatus);
+  const entries = useApp((s) => s.logEntries);
+  const error = useApp((s) => s.logError);
+  const sort = useApp((s) => s.logSort);
+  const loadLog = useApp((s) => s.loadLog);
+  const setSort = useApp((s) => s.setLogSort);
+  const requestStatuses = useApp((s) => s.requestStatuses);
+  const hasSession = useApp((s) => s.session !== null);
+  // Sorting by what `verify` says needs every status (asked once); otherwise only the rows on screen ask.
+  const byStatus = sort?.column === 'source' || sort?.column === 'status' || sort?.column === 'hidden';
+  const statuses = useApp((s) => (byStatus ? s.statuses : NO_STATUSES));
+  const sorted = useMemo(() => sortLog(entries, sort, statuses), [entries, sort, statuses]);
+  const scrollerRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (hasSession) void loadLog();
+  }, [hasSession, loadLog]);
+
+  useEffect(() => {
+    if (byStatus) requestStatuses(entries.map((e) => e.reduction.id));
+  }, [byStatus, entries, requestStatuses]);
+
+  const virtualizer = useVirtualizer({
+    count: sorted.length,
+    getScrollElement: () => scrollerRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 10,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? -1;
+
+  useEffect(() => {
+    requestStatuses(sorted.slice(first, last + 1).map((e) => e.reduction.id));
+  }, [sorted, first, last, requestStatuses]);
+
+  if (!hasSession) return <p className="panel-note">No session open.</p>;
+  if (status === 'error') return <p className="panel-note is-error">{`The log could not be read: ${error?.message ?? 'unknown error'}`}</p>;
+
+  const before = items[0]?.start ?? 0;
+  const after = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
+  return (
+    <div className="reduction-log">
+      <p className="panel-note">{status === 'ready' ? `${formatCount(entries.length)} live reductions` : 'Loading the log…'}</p>
+      <div ref={scrollerRef} className="reduction-log-scroller">
+        <table className="reduction-log-table" aria-label="Reduction log" aria-rowcount={sorted.length + 1}>
+          <thead>
+            <tr>
+              {COLUMNS.map((c) => (
+                <th
+                  key={c.id}
+                  scope="col"
+                  className={c.numeric ? 'is-numeric' : undefined}
+                  aria-sort={sort?.column === c.id ? sort.direction : 'none'}
+                >
+                  <button type="button" className="log-sort" onClick={() => setSort(c.id)}>
+                    {c.label}
+                    <span className="log-sort-arrow" aria-hidden="true">
+                      {sort?.column === c.id ? (sort.direction === 'ascending' ? ' ▲' : ' ▼') : ''}
+                    </span>
+                  </button>
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {before > 0 && <tr aria-hidden="true" className="log-spacer" style={{ height: before }} />}
+            {items.map((item) => {
+              const entry = sorted[item.index];
+              return entry && <LogRow key={`${entry.reduction.id}-${item.index}`} entry={entry} />;
+            })}
+            {after > 0 && <tr aria-hidden="true" className="log-spacer" style={{ height: after }} />}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

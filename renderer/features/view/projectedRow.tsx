@@ -1,0 +1,134 @@
+/**
+ * One row of the projected view: a message as the model saw it (role, text, tool calls), its
+ * stub replaced by the reduction's chip, the open reduction's content under it, and `Show more`
+ * for a text cut at ROW_TEXT_MAX_BYTES.
+ */
+import type { Ref } from 'react';
+import { memo, useEffect, useMemo } from 'react';
+import type { ProjectedRowInfo } from '../../../shared/contract';
+import { utf8Length } from '../../../shared/utf8';
+import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
+import { useApp } from '../../store/storeContext';
+import { formatBytes } from '../../text/format';
+import { splitAtStub } from '../../text/stubText';
+import { TerminalText } from '../../widgets/terminalText';
+import { ReductionRegion } from '../reduction/reductionRegion';
+import { StubChip } from './stubChip';
+import { ToolCalls } from './toolCalls';
+import './projectedRow.css';
+
+interface Props {
+  row: number;
+  measureRef: Ref<HTMLDivElement>;
+}
+
+/** `Message 2 tool`, `Messages 3–16 turns cleared`: the start of the row's accessible name. */
+export function rowLabel(info: ProjectedRowInfo): string {
+  if (info.end - info.index > 1) return `Messages ${info.index}–${info.end - 1} ${info.role ?? 'turns cleared'}`;
+  if (info.missing) return `Message ${info.index} missing`;
+  return `Message ${info.index} ${info.role ?? 'turns cleared'}`;
+}
+
+function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
+  const more = useApp((s) => s.rowMore.get(row));
+  const showMore = useApp((s) => s.showMoreText);
+  const openId = useApp((s) => s.openReduction?.id);
+  const text = more ? info.text + more.text : info.text;
+  const shownBytes = more?.shownBytes ?? (info.text_bytes > info.text.length ? utf8Length(info.text) : info.text_bytes);
+  const applied = info.applied !== undefined ? info.reductions.find((r) => r.id === info.applied) : undefined;
+  const split = useMemo(() => (info.applied !== undefined ? splitAtStub(text, info.applied) : null), [text, info.applied]);
+  const visible = split ? split.before : text;
+  const others = info.reductions.filter((r) => r.id !== info.applied);
+  const mono = info.role === 'tool' || info.role === undefined;
+  const openHere = openId !== undefined && info.reductions.some((r) => r.id === openId);
+
+  return (
+    <>
+      {(visible !== '' || applied) && (
+        <div className={mono ? 'row-text is-mono' : 'row-text'}>
+          {visible !== '' && <TerminalText text={visible} />}
+          {shownBytes < info.text_bytes && (
+            <span className="row-cut">
+              {visible.endsWith('\n') ? '' : '\n'}
+              <span className="row-cut-note">
+                showing {formatBytes(shownBytes)} of {formatBytes(info.text_bytes)}
+              </span>{' '}
+              <button type="button" className="row-show-more" disabled={more?.loading} onClick={() => void showMore(row)}>
+                Show more
+              </button>
+              {more?.error && <span className="row-cut-error"> {more.error}</span>}
+            </span>
+          )}
+          {/* The chip stands where the stub was; a stub past the cut (a prefix over 64 KiB) still gets its chip, after the cut. */}
+          {applied && (
+            <>
+              {visible !== '' && !visible.endsWith('\n') ? ' ' : ''}
+              <StubChip id={applied.id} kind={applied.kind} {...(split ? { stub: split.stub } : {})} />
+            </>
+          )}
+        </div>
+      )}
+      {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} />}
+      {others.length > 0 && (
+        <div className="row-other-reductions">
+          <span className="row-other-label">{info.role === undefined ? 'Inside this range:' : 'Also reduced:'}</span>
+          {others.map((r) => (
+            <StubChip key={r.id} id={r.id} kind={r.kind} />
+          ))}
+        </div>
+      )}
+      {openHere && openId !== undefined && <ReductionRegion id={openId} />}
+    </>
+  );
+}
+
+export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Props) {
+  const info = useApp((s) => rowAt(s, row));
+  const pageStatus = useApp((s) => s.rowPages.get(Math.floor(row / ROW_PAGE_SIZE))?.status);
+  const pageError = useApp((s) => s.rowPages.get(Math.floor(row / ROW_PAGE_SIZE))?.error?.message);
+  const selected = useApp((s) => s.selectedRow === row);
+  const selectRow = useApp((s) => s.selectRow);
+  const requestStatuses = useApp((s) => s.requestStatuses);
+
+  useEffect(() => {
+    if (info && info.reductions.length > 0) requestStatuses(info.reductions.map((r) => r.id));
+  }, [info, requestStatuses]);
+
+  if (!info) {
+    return (
+      <div ref={measureRef} data-row={row} role="listitem" aria-label={`Row ${row} loading`} className="row is-placeholder">
+        <div className="row-gutter" />
+        <div className="row-main">
+          <span className="row-placeholder-text">{pageStatus === 'error' ? `Could not load this row: ${pageError ?? 'unknown error'}` : 'Loading…'}</span>
+        </div>
+      </div>
+    );
+  }
+
+  const roleClass = info.role ?? 'cleared';
+  return (
+    <div
+      ref={measureRef}
+      data-row={row}
+      data-index={info.index}
+      role="listitem"
+      aria-label={rowLabel(info)}
+      aria-current={selected ? 'true' : undefined}
+      className={`row role-${roleClass}${selected ? ' is-selected' : ''}${info.missing ? ' is-missing' : ''}`}
+      onClick={() => selectRow(row, false)}
+    >
+      <div className="row-gutter" aria-hidden="true">
+        {info.end - info.index > 1 ? `${info.index}–${info.end - 1}` : info.index}
+      </div>
+      <div className="row-main">
+        <div className="row-head">
+          <span className={`role-badge role-badge-${roleClass}`}>{info.role ?? 'turns cleared'}</span>
+          {info.name !== undefined && <span className="row-name">{info.name}</span>}
+          {info.tool_call_id !== undefined && <span className="row-call-id">{info.tool_call_id}</span>}
+          {info.end - info.index > 1 && <span className="row-range">{info.end - info.index} messages</span>}
+        </div>
+        {info.missing ? <p className="row-missing">This message's record could not be read (see Findings).</p> : <RowBody info={info} row={row} />}
+      </div>
+    </div>
+  );
+});

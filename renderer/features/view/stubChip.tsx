@@ -1,0 +1,67 @@
+/**
+ * A stub as the model saw it, made clickable: the reduction's kind, the bytes it hides, where its
+ * bytes come from (`minted`/`recorded`) and whether they verified. It toggles the reduction's
+ * content open under the row.
+ */
+import { useApp } from '../../store/storeContext';
+import { formatBytes, kindLabel } from '../../text/format';
+import { stubHiddenBytes } from '../../text/stubText';
+import './stubChip.css';
+
+interface Props {
+  id: string;
+  kind: string;
+  /** The stub text the model saw, when the row holds it (shown as the chip's tooltip). */
+  stub?: string;
+}
+
+function statusLabel(status: string | undefined): string {
+  switch (status) {
+    case undefined:
+      return 'checking…';
+    case 'verified':
+      return 'verified';
+    case 'hash_mismatch':
+      return 'hash mismatch';
+    case 'address_out_of_range':
+      return 'address out of range';
+    case 'unknown_reduction':
+      return 'unknown reduction';
+    default:
+      return status;
+  }
+}
+
+export function StubChip({ id, kind, stub }: Props) {
+  const status = useApp((s) => s.statuses.get(id));
+  const open = useApp((s) => s.openReduction?.id === id);
+  const toggle = useApp((s) => s.toggleReduction);
+  const hidden = status?.hidden_bytes ?? (stub !== undefined ? stubHiddenBytes(stub) : undefined);
+  const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
+  const state = statusLabel(status?.status);
+  const ok = status?.status === 'verified';
+  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, source ${status.source}` : ''}, hash ${state}`;
+  return (
+    <button
+      type="button"
+      className={`stub-chip kind-${kind}${open ? ' is-open' : ''}${status && !ok ? ' is-bad' : ''}`}
+      aria-label={label}
+      aria-expanded={open}
+      title={stub}
+      // The click also reaches the row, which selects it: Enter and Esc then act on this stub.
+      onClick={() => toggle(id)}
+    >
+      <span className="stub-chip-caret" aria-hidden="true">
+        {open ? '▾' : '▸'}
+      </span>
+      <span className="stub-chip-id">{id}</span>
+      <span className="stub-chip-kind">{kindLabel(kind)}</span>
+      <span className="stub-chip-bytes">{hiddenText}</span>
+      {status?.source && <span className="stub-chip-source">{status.source}</span>}
+      <span className={`stub-chip-status${ok ? ' is-ok' : status ? ' is-error' : ''}`}>
+        {ok ? '✓ ' : status ? '⚠ ' : ''}
+        {state}
+      </span>
+    </button>
+  );
+}

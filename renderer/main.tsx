@@ -1,0 +1,22 @@
+/** The renderer's entry: one store over the host bridge, rendered into #root. */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { createBridge, openDroppedFile } from './bridge';
+import { createAppStore } from './store/store';
+import { StoreProvider } from './store/storeContext';
+
+const store = createAppStore(createBridge(), { openDropped: openDroppedFile });
+// The first paint already follows the system theme.
+store.getState().setSystemDark(window.matchMedia('(prefers-color-scheme: dark)').matches);
+document.documentElement.dataset.theme = store.getState().systemDark ? 'dark' : 'light';
+
+const root = document.getElementById('root');
+if (!root) throw new Error('renderer/index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>
+  </StrictMode>,
+);

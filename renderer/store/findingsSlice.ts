@@ -1,0 +1,28 @@
+/** Integrity findings: `check` runs once after a session opens (SPEC §5.6). */
+import type { CheckReport, HostError } from '../../shared/contract';
+import type { SliceCreator } from './appState';
+
+export interface FindingsSlice {
+  checkStatus: 'idle' | 'running' | 'done' | 'error';
+  checkReport: CheckReport | null;
+  checkError: HostError | null;
+  runCheck: () => Promise<void>;
+}
+
+export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> {
+  return { checkStatus: 'idle', checkReport: null, checkError: null };
+}
+
+export const createFindingsSlice: SliceCreator<FindingsSlice> = (deps) => (set, get) => ({
+  ...freshFindings(),
+
+  async runCheck() {
+    const epoch = get().epoch;
+    if (!get().session || get().checkStatus === 'running') return;
+    set({ checkStatus: 'running', checkError: null });
+    const reply = await deps.api.check({});
+    if (get().epoch !== epoch) return;
+    if (reply.ok) set({ checkStatus: 'done', checkReport: reply.value });
+    else set({ checkStatus: 'error', checkError: reply.error });
+  },
+});

@@ -1,0 +1,249 @@
+/**
+ * Reductions: their verification status (batched `verify` for what is on screen), expansions
+ * cached by (id, requested range) so nothing is fetched twice, and the one open reduction — the
+ * windows of its content shown under its stub, the byte range its slider asks for, and the match
+ * to highlight.
+ */
+import type { HostError, ReductionStatus, ResultOf } from '../../shared/contract';
+import type { SliceCreator } from './appState';
+
+export type ExpandOutcome = ResultOf<'expand'>;
+export type ByteRange = readonly [number, number];
+
+/** The first window an expansion shows, and what `Load more` appends. */
+export const EXPAND_WINDOW_BYTES = 64 * 1024;
+/** Most verify ids per request (the contract's bound). */
+const VERIFY_BATCH = 1000;
+/** Cached expansion text beyond this (UTF-16 units) is dropped, oldest first, unless on screen. */
+const EXPANSION_CACHE_BUDGET = 24 * 1024 * 1024;
+
+export type Expansion =
+  | { status: 'loading'; id: string; range: ByteRange }
+  | { status: 'ready'; id: string; range: ByteRange; outcome: ExpandOutcome }
+  | { status: 'error'; id: string; range: ByteRange; error: HostError };
+
+export interface Highlight {
+  /** Byte offset and length of the match in the original content. */
+  offset: number;
+  length: number;
+  /** Changes with every navigation: the view scrolls the mark into sight once per seq. */
+  seq: number;
+}
+
+export interface OpenReduction {
+  id: string;
+  /** Expansion keys shown one after the other: one window, then what `Load more` appended. */
+  chunks: string[];
+  /** The range the slider and the inputs show: what was asked, or the snapped range shown. */
+  requested: ByteRange | null;
+  /** `requested` came from the user (slider, inputs): keep it; otherwise follow what was shown. */
+  userRange: boolean;
+  highlight: Highlight | null;
+  /** Bumps with every range change: a reply for an older one is not shown. */
+  seq: number;
+}
+
+export interface ReductionsSlice {
+  statuses: ReadonlyMap<string, ReductionStatus>;
+  expansions: ReadonlyMap<string, Expansion>;
+  openReduction: OpenReduction | null;
+  /** Asks `verify` for the ids whose status is not known yet (batched). */
+  requestStatuses: (ids: readonly string[]) => void;
+  /** Opens `id` under its stub: the first window, or `range` (with a match to highlight). */
+  expand: (id: string, options?: { range?: ByteRange; highlight?: { offset: number; length: number } }) => void;
+  collapse: () => void;
+  toggleReduction: (id: string) => void;
+  /** Appends the next window after what the open reduction shows. */
+  loadMore: () => void;
+  /** The slider or the inputs moved: show `range` (fetched after a quiet moment). */
+  setShownRange: (range: ByteRange) => void;
+}
+
+export function freshReductions(): Pick<ReductionsSlice, 'statuses' | 'expansions' | 'openReduction'> {
+  return { statuses: new Map(), expansions: new Map(), openReduction: null };
+}
+
+export function expansionKey(id: string, range: ByteRange): string {
+  return `${id}\u0000${range[0]}\u0000${range[1]}`;
+}
+
+/** The ready windows of `open`, in order, up to the first one that is not ready. */
+export function shownOutcomes(open: OpenReduction, expansions: ReadonlyMap<string, Expansion>): ExpandOutcome[] {
+  const out: ExpandOutcome[] = [];
+  for (const key of open.chunks) {
+    const e = expansions.get(key);
+    if (e?.status !== 'ready') break;
+    out.push(e.outcome);
+  }
+  return out;
+}
+
+/** The byte range the open reduction shows, as the host snapped it. */
+export function shownRange(outcomes: readonly ExpandOutcome[]): [number, number] | null {
+  const first = outcomes[0];
+  const last = outcomes[outcomes.length - 1];
+  return first && last ? [first.range[0], last.range[1]] : null;
+}
+
+/**
+ * Whole, ordered, non-negative. The end is not clamped here: the host cuts a range to
+ * MAX_SLICE_BYTES and floors both ends to character boundaries, and `Shown range` says what it
+ * returned, while the slider keeps what the user asked.
+ */
+function normalizeRange(range: ByteRange): [number, number] {
+  const s = Math.max(0, Math.floor(Math.min(range[0], range[1])));
+  const e = Math.max(0, Math.floor(Math.max(range[0], range[1])));
+  return [s, e];
+}
+
+export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (set, get) => {
+  // Bookkeeping that is not rendered lives here, keyed by epoch like the caches it serves.
+  let book = { epoch: -1, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>() };
+  let verifyTimer: ReturnType<typeof setTimeout> | undefined;
+  let rangeTimer: ReturnType<typeof setTimeout> | undefined;
+  let highlightSeq = 0;
+
+  const current = (): typeof book => {
+    if (book.epoch !== get().epoch) book = { epoch: get().epoch, queued: new Set(), asked: new Set(), inFlight: new Map() };
+    return book;
+  };
+
+  const setExpansion = (key: string, value: Expansion): void => {
+    const next = new Map(get().expansions);
+    next.delete(key);
+    next.set(key, value);
+    // Oldest first (Map order); keep what is on screen and what is loading.
+    let total = 0;
+    for (const e of next.values()) if (e.status === 'ready') total += e.outcome.content.length;
+    if (total > EXPANSION_CACHE_BUDGET) {
+      const keep = new Set(get().openReduction?.chunks ?? []);
+      keep.add(key);
+      for (const [k, e] of next) {
+        if (total <= EXPANSION_CACHE_BUDGET) break;
+        if (keep.has(k) || e.status !== 'ready') continue;
+        total -= e.outcome.content.length;
+        next.delete(k);
+      }
+    }
+    set({ expansions: next });
+  };
+
+  /** Fetches (id, range) once: a cached or in-flight expansion is reused. */
+  const fetchExpansion = (id: string, range: ByteRange): Promise<void> => {
+    const key = expansionKey(id, range);
+    const b = current();
+    const known = get().expansions.get(key);
+    if (known && known.status !== 'error') return b.inFlight.get(key) ?? Promise.resolve();
+    const epoch = get().epoch;
+    setExpansion(key, { status: 'loading', id, range });
+    const done = deps.api.expand({ id, range: [range[0], range[1]] }).then((reply) => {
+      if (get().epoch !== epoch) return;
+      b.inFlight.delete(key);
+      setExpansion(key, reply.ok ? { status: 'ready', id, range, outcome: reply.value } : { status: 'error', id, range, error: reply.error });
+      const open = get().openReduction;
+      // The first reply of a window the user did not choose tells the slider where it is.
+      if (reply.ok && open && open.id === id && !open.userRange && open.chunks[0] === key) {
+        const shown = shownRange(shownOutcomes(open, get().expansions));
+        if (shown) set({ openReduction: { ...open, requested: shown } });
+      }
+    });
+    b.inFlight.set(key, done);
+    return done;
+  };
+
+  const flushVerify = (): void => {
+    verifyTimer = undefined;
+    const b = current();
+    const ids = [...b.queued];
+    b.queued.clear();
+    const epoch = get().epoch;
+    for (let k = 0; k < ids.length; k += VERIFY_BATCH) {
+      const batch = ids.slice(k, k + VERIFY_BATCH);
+      void deps.api.verify({ ids: batch }).then((reply) => {
+        if (get().epoch !== epoch || !reply.ok) return;
+        const next = new Map(get().statuses);
+        for (const s of reply.value.statuses) next.set(s.id, s);
+        set({ statuses: next });
+      });
+    }
+  };
+
+  return {
+    ...freshReductions(),
+
+    requestStatuses(ids) {
+      const b = current();
+      const { statuses, session } = get();
+      if (!session || session.stopped) return;
+      let added = false;
+      for (const id of ids) {
+        // `asked` is per epoch: an id is asked once, even if the answer was an error.
+        if (statuses.has(id) || b.asked.has(id)) continue;
+        b.asked.add(id);
+        b.queued.add(id);
+        added = true;
+      }
+      if (added && verifyTimer === undefined) verifyTimer = setTimeout(flushVerify, deps.timing.verifyBatchMs);
+    },
+
+    expand(id, options = {}) {
+      const range = normalizeRange(options.range ?? [0, EXPAND_WINDOW_BYTES]);
+      const key = expansionKey(id, range);
+      const previous = get().openReduction;
+      clearTimeout(rangeTimer);
+      const highlight = options.highlight ? { ...options.highlight, seq: ++highlightSeq } : null;
+      const cached = get().expansions.get(key);
+      const shown = cached?.status === 'ready' ? cached.outcome.range : null;
+      set({
+        openReduction: { id, chunks: [key], requested: shown, userRange: false, highlight, seq: (previous?.seq ?? 0) + 1 },
+      });
+      void fetchExpansion(id, range);
+    },
+
+    collapse() {
+      clearTimeout(rangeTimer);
+      if (get().openReduction) set({ openReduction: null });
+    },
+
+    toggleReduction(id) {
+      if (get().openReduction?.id === id) get().collapse();
+      else get().expand(id);
+    },
+
+    loadMore() {
+      const open = get().openReduction;
+      if (!open) return;
+      const outcomes = shownOutcomes(open, get().expansions);
+      if (outcomes.length !== open.chunks.length) return; // a window is still on its way
+      const last = outcomes[outcomes.length - 1];
+      if (!last || last.range[1] >= last.total_bytes) return;
+      const range: [number, number] = [last.range[1], Math.min(last.total_bytes, last.range[1] + EXPAND_WINDOW_BYTES)];
+      const key = expansionKey(open.id, range);
+      const start = outcomes[0]?.range[0] ?? range[0];
+      set({ openReduction: { ...open, chunks: [...open.chunks, key], requested: [start, range[1]], userRange: false } });
+      void fetchExpansion(open.id, range).then(() => {
+        const now = get().openReduction;
+        if (!now || now.id !== open.id || now.userRange) return;
+        const shown = shownRange(shownOutcomes(now, get().expansions));
+        if (shown) set({ openReduction: { ...now, requested: shown } });
+      });
+    },
+
+    setShownRange(asked) {
+      const open = get().openReduction;
+      if (!open) return;
+      const range = normalizeRange(asked);
+      const seq = open.seq + 1;
+      set({ openReduction: { ...open, requested: range, userRange: true, seq } });
+      clearTimeout(rangeTimer);
+      rangeTimer = setTimeout(() => {
+        void fetchExpansion(open.id, range).then(() => {
+          const now = get().openReduction;
+          // A later move, another reduction, or a collapse: this reply is stale.
+          if (!now || now.id !== open.id || now.seq !== seq) return;
+          set({ openReduction: { ...now, chunks: [expansionKey(open.id, range)] } });
+        });
+      }, deps.timing.rangeDebounceMs);
+    },
+  };
+};

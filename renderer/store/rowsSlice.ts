@@ -1,0 +1,183 @@
+/**
+ * Rows of the projected view, fetched from the host in pages as the viewport asks for them. Only
+ * pages near the viewport are fetched (nearest first, a few at a time) and only a bounded number
+ * are kept: a million-row session is never held whole. A row cut at ROW_TEXT_MAX_BYTES pages
+ * through the rest of its text with `rowText` ("Show more").
+ */
+import type { HostError, ProjectedRowInfo, SessionInfo } from '../../shared/contract';
+import { MAX_ROWS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../shared/contract';
+import { utf8Length } from '../../shared/utf8';
+import type { AppState, SliceCreator } from './appState';
+
+/** Rows per `rows` request (at most MAX_ROWS_PER_REQUEST). */
+export const ROW_PAGE_SIZE = Math.min(100, MAX_ROWS_PER_REQUEST);
+/** Pages kept in the store; the farthest from the viewport are dropped first. */
+export const MAX_ROW_PAGES = 40;
+/** Requests in flight at once; the rest wait for the viewport to settle. */
+const MAX_PAGES_IN_FLIGHT = 4;
+
+export interface RowPage {
+  status: 'loading' | 'ready' | 'error';
+  rows: ProjectedRowInfo[];
+  error?: HostError;
+}
+
+/** Text of a cut row beyond what `rows` carried: `text` continues the row's `text` exactly. */
+export interface RowMore {
+  text: string;
+  /** Bytes of the row's text now shown (the first cut plus `text`). */
+  shownBytes: number;
+  loading: boolean;
+  error?: string;
+}
+
+export type ScrollAlign = 'start' | 'center' | 'end' | 'auto';
+
+export interface ScrollRequest {
+  row: number;
+  align: ScrollAlign;
+  /** Distinguishes two requests for the same row. */
+  seq: number;
+}
+
+export interface RowsSlice {
+  rowCount: number;
+  rowPages: ReadonlyMap<number, RowPage>;
+  rowMore: ReadonlyMap<number, RowMore>;
+  selectedRow: number | null;
+  scrollRequest: ScrollRequest | null;
+  /** The viewport shows rows `[start, end)`: fetch the pages near it that are missing. */
+  wantRows: (start: number, end: number) => void;
+  showMoreText: (row: number) => Promise<void>;
+  selectRow: (row: number | null, align?: ScrollAlign | false) => void;
+  moveSelection: (delta: number) => void;
+}
+
+export function freshRows(info: SessionInfo | null): Pick<RowsSlice, 'rowCount' | 'rowPages' | 'rowMore' | 'selectedRow' | 'scrollRequest'> {
+  return { rowCount: info && !info.stopped ? info.rows : 0, rowPages: new Map(), rowMore: new Map(), selectedRow: null, scrollRequest: null };
+}
+
+/** The row `row` if its page is loaded. */
+export function rowAt(state: Pick<AppState, 'rowPages'>, row: number): ProjectedRowInfo | undefined {
+  const page = state.rowPages.get(Math.floor(row / ROW_PAGE_SIZE));
+  return page?.status === 'ready' ? page.rows[row % ROW_PAGE_SIZE] : undefined;
+}
+
+export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => {
+  let wanted = { start: 0, end: 0 };
+  let inFlight = { epoch: -1, pages: new Set<number>() };
+  let scrollSeq = 0;
+
+  const inFlightPages = (): Set<number> => {
+    if (inFlight.epoch !== get().epoch) inFlight = { epoch: get().epoch, pages: new Set() };
+    return inFlight.pages;
+  };
+
+  const setPage = (page: number, value: RowPage | undefined): void => {
+    const pages = new Map(get().rowPages);
+    if (value) pages.set(page, value);
+    else pages.delete(page);
+    set({ rowPages: pages });
+  };
+
+  /** Drops the pages farthest from the viewport beyond MAX_ROW_PAGES (never one in flight). */
+  const evict = (): void => {
+    const pages = get().rowPages;
+    if (pages.size <= MAX_ROW_PAGES) return;
+    const center = (wanted.start + wanted.end) / 2 / ROW_PAGE_SIZE;
+    const byDistance = [...pages.entries()].filter(([, p]) => p.status !== 'loading').sort((a, b) => Math.abs(b[0] - center) - Math.abs(a[0] - center));
+    const next = new Map(pages);
+    for (const [page] of byDistance) {
+      if (next.size <= MAX_ROW_PAGES) break;
+      next.delete(page);
+    }
+    set({ rowPages: next });
+  };
+
+  const fetchPage = async (page: number): Promise<void> => {
+    const epoch = get().epoch;
+    const pending = inFlightPages();
+    pending.add(page);
+    setPage(page, { status: 'loading', rows: [] });
+    const start = page * ROW_PAGE_SIZE;
+    const end = Math.min(get().rowCount, start + ROW_PAGE_SIZE);
+    const reply = await deps.api.rows({ start, end });
+    if (get().epoch !== epoch) return;
+    pending.delete(page);
+    if (reply.ok) {
+      setPage(page, { status: 'ready', rows: reply.value.rows });
+      if (reply.value.rowCount !== get().rowCount) set({ rowCount: reply.value.rowCount });
+    } else {
+      setPage(page, { status: 'error', rows: [], error: reply.error });
+    }
+    evict();
+    pump();
+  };
+
+  /** Starts requests for missing pages around the wanted range, nearest the middle first. */
+  const pump = (): void => {
+    const { rowCount, rowPages } = get();
+    if (rowCount === 0) return;
+    const pending = inFlightPages();
+    const first = Math.max(0, Math.floor((wanted.start - ROW_PAGE_SIZE / 2) / ROW_PAGE_SIZE));
+    const last = Math.min(Math.ceil(rowCount / ROW_PAGE_SIZE) - 1, Math.floor((wanted.end + ROW_PAGE_SIZE / 2) / ROW_PAGE_SIZE));
+    const center = (wanted.start + wanted.end) / 2 / ROW_PAGE_SIZE;
+    const missing: number[] = [];
+    for (let p = first; p <= last; p++) if (!rowPages.has(p) && !pending.has(p)) missing.push(p);
+    missing.sort((a, b) => Math.abs(a + 0.5 - center) - Math.abs(b + 0.5 - center));
+    for (const page of missing) {
+      if (pending.size >= MAX_PAGES_IN_FLIGHT) break;
+      void fetchPage(page);
+    }
+  };
+
+  return {
+    ...freshRows(null),
+
+    wantRows(start, end) {
+      wanted = { start: Math.max(0, start), end: Math.max(start, end) };
+      pump();
+    },
+
+    async showMoreText(row) {
+      const info = rowAt(get(), row);
+      if (!info) return;
+      const epoch = get().epoch;
+      const before = get().rowMore.get(row);
+      if (before?.loading) return;
+      const shownBytes = before?.shownBytes ?? utf8Length(info.text);
+      if (shownBytes >= info.text_bytes) return;
+      const update = (more: RowMore): void => {
+        const next = new Map(get().rowMore);
+        next.set(row, more);
+        set({ rowMore: next });
+      };
+      const text = before?.text ?? '';
+      update({ text, shownBytes, loading: true });
+      const reply = await deps.api.rowText({ row, range: [shownBytes, Math.min(info.text_bytes, shownBytes + ROW_TEXT_MAX_BYTES)] });
+      if (get().epoch !== epoch) return;
+      if (!reply.ok) {
+        update({ text, shownBytes, loading: false, error: reply.error.message });
+        return;
+      }
+      // Ranges tile the text exactly (both ends floored to character boundaries), so appending is exact.
+      update({ text: text + reply.value.text, shownBytes: reply.value.range[1], loading: false });
+    },
+
+    selectRow(row, align = 'auto') {
+      if (row === null) {
+        set({ selectedRow: null });
+        return;
+      }
+      const clamped = Math.max(0, Math.min(row, get().rowCount - 1));
+      set({ selectedRow: clamped, ...(align ? { scrollRequest: { row: clamped, align, seq: ++scrollSeq } } : {}) });
+    },
+
+    moveSelection(delta) {
+      const { rowCount, selectedRow } = get();
+      if (rowCount === 0) return;
+      const from = selectedRow ?? (delta > 0 ? wanted.start - 1 : wanted.start + 1);
+      get().selectRow(Math.max(0, Math.min(rowCount - 1, from + delta)), 'auto');
+    },
+  };
+};

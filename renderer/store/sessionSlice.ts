@@ -1,0 +1,195 @@
+/**
+ * The open session, what the host offers, load progress, alerts, and the host's events. Every
+ * session change (opened, closed, replaced, the resolver restarted) bumps `epoch` and resets every
+ * cache: a reply captured under an older epoch is dropped on arrival.
+ */
+import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/contract';
+import type { SliceCreator } from './appState';
+import { freshFindings } from './findingsSlice';
+import { freshLog } from './logSlice';
+import { freshReductions } from './reductionsSlice';
+import { freshRows } from './rowsSlice';
+import { freshSearchResults } from './searchSlice';
+
+export type OfferedFile = ResultOf<'state'>['files'][number];
+
+export interface LoadProgress {
+  generation: number;
+  bytesRead: number;
+  totalBytes: number;
+}
+
+export interface AppAlert {
+  id: number;
+  /** What went wrong (the error's own message). */
+  message: string;
+  /** What to do about it. */
+  hint?: string;
+}
+
+export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json).';
+
+export interface SessionSlice {
+  /** Which host answers: the desktop shell or the HTTP host; null until `state` answered. */
+  host: 'electron' | 'http' | null;
+  /** Files the host offers to open by id (the HTTP host's command-line files, recent files). */
+  offeredFiles: OfferedFile[];
+  session: SessionInfo | null;
+  /** Bumps with every session change; caches and in-flight replies belong to one epoch. */
+  epoch: number;
+  /** Progress of the file being opened, while it is. */
+  loading: LoadProgress | null;
+  alerts: AppAlert[];
+  /** Subscribes to host events and asks the host's state; returns the unsubscribe function. */
+  start: () => () => void;
+  openOffered: (id: string) => Promise<void>;
+  openWithDialog: () => Promise<void>;
+  openDropped: (file: File) => Promise<void>;
+  pushAlert: (message: string, hint?: string) => void;
+  dismissAlert: (id: number) => void;
+  /** Replaces everything with `info` (or nothing): new epoch, empty caches, the check started. */
+  applySession: (info: SessionInfo | null) => void;
+  handleEvent: (event: HostEvent) => void;
+}
+
+/** Sessions up to this size are checked as soon as they open; bigger ones when asked (Findings tab). */
+export const AUTO_CHECK_MAX_BYTES = 32 * 1024 * 1024;
+
+export function sessionBytes(info: SessionInfo): number {
+  return info.files.reduce((n, f) => n + f.bytes, 0);
+}
+
+function isNewer(info: SessionInfo, current: SessionInfo | null): boolean {
+  return current === null || info.generation > current.generation;
+}
+
+export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, get) => {
+  let nextAlertId = 1;
+
+  const openFailed = (error: HostError, hint: string = LOAD_FAILED_HINT): void => {
+    // A superseded open is not a failure; a load failure also arrives as a `loadFailed` event,
+    // and pushAlert drops the duplicate.
+    if (error.code === 'cancelled') return;
+    get().pushAlert(error.message, hint);
+  };
+
+  return {
+    host: null,
+    offeredFiles: [],
+    session: null,
+    epoch: 0,
+    loading: null,
+    alerts: [],
+
+    start() {
+      const unsubscribe = deps.api.onEvent((event) => get().handleEvent(event));
+      void deps.api.state({}).then((reply) => {
+        if (!reply.ok) {
+          get().pushAlert(reply.error.message, 'Check that the Session Inspector host is still running, then reload this window.');
+          return;
+        }
+        set({ host: reply.value.host, offeredFiles: reply.value.files });
+        const info = reply.value.session;
+        if (info && isNewer(info, get().session)) get().applySession(info);
+        // A failed open that happened before this window connected (the files named at start).
+        else if (!info && !get().session && reply.value.loadError) openFailed(reply.value.loadError.error);
+      });
+      return unsubscribe;
+    },
+
+    async openOffered(id) {
+      const reply = await deps.api.openFile({ id });
+      if (!reply.ok) return openFailed(reply.error);
+      if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+    },
+
+    async openWithDialog() {
+      const reply = await deps.api.openDialog({});
+      if (!reply.ok) return openFailed(reply.error, reply.error.code === 'not_supported' ? 'Choose one of the files this host offers, or start it with the file you want.' : LOAD_FAILED_HINT);
+      if (reply.value && isNewer(reply.value, get().session)) get().applySession(reply.value);
+    },
+
+    async openDropped(file) {
+      const reply = await deps.openDropped(file);
+      if (!reply.ok) {
+        const hint =
+          reply.error.code === 'not_supported'
+            ? `To inspect ${file.name}, start the host with it: npx session-inspector serve ${file.name} (or open it in the desktop app).`
+            : LOAD_FAILED_HINT;
+        return openFailed(reply.error, hint);
+      }
+      if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+    },
+
+    pushAlert(message, hint) {
+      const alerts = get().alerts;
+      if (alerts.some((a) => a.message === message && a.hint === hint)) return;
+      // A few at a time: the oldest gives way.
+      set({ alerts: [...alerts.slice(-4), { id: nextAlertId++, message, ...(hint !== undefined ? { hint } : {}) }] });
+    },
+
+    dismissAlert(id) {
+      set({ alerts: get().alerts.filter((a) => a.id !== id) });
+    },
+
+    applySession(info) {
+      const loading = get().loading;
+      set({
+        session: info,
+        epoch: get().epoch + 1,
+        loading: info && loading && loading.generation <= info.generation ? null : loading,
+        ...freshRows(info),
+        ...freshReductions(),
+        ...freshSearchResults(),
+        ...freshLog(),
+        ...freshFindings(),
+      });
+      if (!info) return;
+      if (info.stopped) {
+        get().pushAlert(
+          `${info.files.map((f) => f.path.split(/[\\/]/).pop()).join(' + ')} was written by a newer format version than this Session Inspector reads; its content was not read.`,
+          'Open it with a newer Session Inspector; the Findings tab says which file and version.',
+        );
+      }
+      // The resolver answers one request at a time: on a big session the check would hold every
+      // row and expansion behind it for minutes, so there it waits for the user to ask.
+      if (sessionBytes(info) <= AUTO_CHECK_MAX_BYTES) void get().runCheck();
+      if (get().searchQuery.trim() !== '' && !info.stopped) void get().runSearch();
+    },
+
+    handleEvent(event) {
+      switch (event.name) {
+        case 'loadProgress': {
+          const { generation } = event.payload;
+          const session = get().session;
+          if (session && session.generation >= generation) return;
+          set({ loading: { ...event.payload } });
+          return;
+        }
+        case 'sessionOpened':
+          if (isNewer(event.payload, get().session)) get().applySession(event.payload);
+          else if (get().loading && (get().loading?.generation ?? 0) <= event.payload.generation) set({ loading: null });
+          return;
+        case 'sessionClosed':
+          if (get().session?.generation === event.payload.generation) get().applySession(null);
+          return;
+        case 'loadFailed': {
+          const loading = get().loading;
+          if (loading && loading.generation <= event.payload.generation) set({ loading: null });
+          openFailed(event.payload.error);
+          return;
+        }
+        case 'workerRestarted':
+          get().pushAlert(`The resolver restarted (${event.payload.reason}); the session was reopened.`);
+          // Whatever was in flight died with the worker: start over on the same session.
+          get().applySession(get().session);
+          return;
+        case 'command':
+          if (event.payload.name === 'toggleTheme') get().toggleTheme();
+          else if (event.payload.name === 'focusSearch') get().requestFocusSearch();
+          else get().setShortcutsOpen(true);
+          return;
+      }
+    },
+  };
+};

@@ -1,0 +1,371 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { Reply } from '../../shared/contract';
+import { EXPAND_WINDOW_BYTES, expansionKey, shownOutcomes, shownRange } from './reductionsSlice';
+import { MAX_ROW_PAGES, ROW_PAGE_SIZE, rowAt } from './rowsSlice';
+import type { AppStoreOptions } from './store';
+import { createAppStore } from './store';
+import { CONTENT_BYTES, deferred, fakeHost, sessionInfo, settle } from './testing/fakeHost';
+
+const TWO_FILES = [
+  { id: 'file-1', name: 'a.sidecar.jsonl', bytes: 10 },
+  { id: 'file-2', name: 'b.sidecar.jsonl', bytes: 20 },
+];
+const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
+
+async function started(host = fakeHost(), options: AppStoreOptions = {}) {
+  const store = createAppStore(host.api, { timing: NO_DELAY, ...options });
+  const stop = store.getState().start();
+  await settle();
+  return { store, host, stop };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('session', () => {
+  it('asks the host its state and shows the open session; check runs once', async () => {
+    const { store, host } = await started();
+    const s = store.getState();
+    expect(s.host).toBe('http');
+    expect(s.session?.generation).toBe(1);
+    expect(s.offeredFiles).toEqual([{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }]);
+    expect(s.rowCount).toBe(1000);
+    expect(host.callsOf('check')).toHaveLength(1);
+    expect(s.checkStatus).toBe('done');
+  });
+
+  it('starts empty when no session is open, and takes the one a sessionOpened event brings', async () => {
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    expect(store.getState().session).toBeNull();
+    host.emit({ name: 'loadProgress', payload: { generation: 1, bytesRead: 10, totalBytes: 40 } });
+    expect(store.getState().loading).toEqual({ generation: 1, bytesRead: 10, totalBytes: 40 });
+    host.emit({ name: 'sessionOpened', payload: sessionInfo() });
+    expect(store.getState().session?.generation).toBe(1);
+    expect(store.getState().loading).toBeNull();
+  });
+
+  it('shows why the files named at start could not be opened, though that happened before it connected', async () => {
+    const error = { code: 'unrecognized_file' as const, message: 'README.md is neither a sidecar nor a session snapshot' };
+    const { store, host } = await started(fakeHost(null, TWO_FILES, { generation: 1, files: ['demo.sidecar.jsonl', 'README.md'], error }));
+    expect(store.getState().session).toBeNull();
+    expect(host.callsOf('openFile')).toEqual([]);
+    expect(store.getState().alerts.map((a) => [a.message, a.hint])).toEqual([
+      ['README.md is neither a sidecar nor a session snapshot', 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json).'],
+    ]);
+  });
+
+  it('ignores a sessionOpened older than the open session', async () => {
+    const { store, host } = await started(fakeHost(sessionInfo({ generation: 5 })));
+    const epoch = store.getState().epoch;
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ generation: 4 }) });
+    expect(store.getState().session?.generation).toBe(5);
+    expect(store.getState().epoch).toBe(epoch);
+  });
+
+  it('says what to do when a file fails to load, and when the resolver restarts', async () => {
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    host.emit({ name: 'loadFailed', payload: { generation: 1, error: { code: 'unrecognized_file', message: 'x.txt is neither a sidecar nor a snapshot' } } });
+    host.emit({ name: 'workerRestarted', payload: { reason: 'exit code 1' } });
+    expect(store.getState().alerts.map((a) => `${a.message} ${a.hint ?? ''}`.trim())).toEqual([
+      'x.txt is neither a sidecar nor a snapshot Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json).',
+      'The resolver restarted (exit code 1); the session was reopened.',
+    ]);
+  });
+
+  it('over HTTP a dropped file is not supported: the alert says to start the host with it', async () => {
+    const openDropped = (): Promise<Reply<'openFile'>> => Promise.resolve({ ok: false, error: { code: 'not_supported', message: 'Opening a dropped file needs the desktop app.' } });
+    const { store } = await started(fakeHost(null, TWO_FILES), { openDropped });
+    await store.getState().openDropped({ name: 'mine.sidecar.jsonl' } as File);
+    const [alert] = store.getState().alerts;
+    expect(alert?.message).toBe('Opening a dropped file needs the desktop app.');
+    expect(alert?.hint).toContain('npx session-inspector serve mine.sidecar.jsonl');
+  });
+
+  it('follows menu commands', async () => {
+    const { store, host } = await started();
+    store.getState().setSystemDark(false);
+    host.emit({ name: 'command', payload: { name: 'toggleTheme' } });
+    expect(store.getState().themeChoice).toBe('dark');
+    host.emit({ name: 'command', payload: { name: 'showShortcuts' } });
+    expect(store.getState().shortcutsOpen).toBe(true);
+    store.getState().setActiveTab('log');
+    host.emit({ name: 'command', payload: { name: 'focusSearch' } });
+    expect(store.getState().activeTab).toBe('search');
+    expect(store.getState().focusSearchSeq).toBe(1);
+  });
+});
+
+describe('rows', () => {
+  it('fetches the pages near the viewport, at most MAX_ROWS_PER_REQUEST rows each, and caches them', async () => {
+    const { store, host } = await started();
+    store.getState().wantRows(0, 30);
+    await settle();
+    expect(host.callsOf('rows')).toEqual([{ start: 0, end: ROW_PAGE_SIZE }]);
+    expect(rowAt(store.getState(), 7)?.text).toBe('row 7');
+    store.getState().wantRows(5, 40);
+    await settle();
+    expect(host.callsOf('rows')).toHaveLength(1);
+    store.getState().wantRows(520, 560);
+    await settle();
+    // The viewport's page first, then half a page of margin either side; nothing farther.
+    const asked = host.callsOf('rows').slice(1);
+    expect(asked.map((p) => p.start)).toEqual([500, 400, 600]);
+    for (const p of host.callsOf('rows')) expect(p.end - p.start).toBeLessThanOrEqual(500);
+  });
+
+  it('never holds the whole session: far pages are dropped as the viewport travels', async () => {
+    const host = fakeHost(sessionInfo({ rows: 1_000_000, messages: 1_000_000 }));
+    const { store } = await started(host);
+    const viewports: number[] = [];
+    for (let row = 0; row < 1_000_000; row += 7_919) {
+      viewports.push(row);
+      store.getState().wantRows(row, row + 40);
+      await settle(2);
+    }
+    expect(store.getState().rowPages.size).toBeLessThanOrEqual(MAX_ROW_PAGES);
+    // Only pages the viewport came near were asked for (its own and one either side at most).
+    const asked = host.callsOf('rows');
+    expect(asked.length).toBeLessThanOrEqual(3 * viewports.length);
+    for (const p of asked) expect(viewports.some((v) => Math.abs(p.start - v) <= 2 * ROW_PAGE_SIZE)).toBe(true);
+  });
+
+  it('drops a rows reply that arrives after the session changed', async () => {
+    const host = fakeHost();
+    const { store } = await started(host);
+    const held = deferred<Reply<'rows'>>();
+    host.answer('rows', () => held.promise);
+    store.getState().wantRows(0, 10);
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ generation: 2 }) });
+    held.resolve({ ok: true, value: { rowCount: 1000, rows: [{ row: 0, index: 0, end: 1, text: 'stale', text_bytes: 5, reductions: [] }] } });
+    await settle();
+    expect(rowAt(store.getState(), 0)).toBeUndefined();
+  });
+
+  it('pages through a cut row with rowText (Show more)', async () => {
+    const host = fakeHost();
+    host.answer('rows', ({ start }) => ({ ok: true, value: { rowCount: 1000, rows: [{ row: start, index: start, end: start + 1, role: 'tool', text: 'abc', text_bytes: 100_000, reductions: [] }] } }));
+    const { store } = await started(host);
+    store.getState().wantRows(0, 1);
+    await settle();
+    await store.getState().showMoreText(0);
+    expect(host.callsOf('rowText')).toEqual([{ row: 0, range: [3, 3 + 65536] }]);
+    expect(store.getState().rowMore.get(0)?.shownBytes).toBe(3 + 65536);
+    await store.getState().showMoreText(0);
+    expect(host.callsOf('rowText')[1]).toEqual({ row: 0, range: [65539, 100_000] });
+  });
+
+  it('moves the selection with j/k semantics and asks the view to scroll', async () => {
+    const { store } = await started();
+    store.getState().wantRows(10, 20);
+    store.getState().moveSelection(1);
+    expect(store.getState().selectedRow).toBe(10);
+    store.getState().moveSelection(-1);
+    expect(store.getState().selectedRow).toBe(9);
+    expect(store.getState().scrollRequest).toMatchObject({ row: 9, align: 'auto' });
+  });
+});
+
+describe('reductions', () => {
+  it('batches verify for the stubs on screen, asking each id once', async () => {
+    const { store, host } = await started();
+    store.getState().requestStatuses(['r0', 'r10']);
+    store.getState().requestStatuses(['r10', 'r20']);
+    await settle();
+    expect(host.callsOf('verify')).toEqual([{ ids: ['r0', 'r10', 'r20'] }]);
+    expect(store.getState().statuses.get('r20')?.status).toBe('verified');
+    store.getState().requestStatuses(['r0', 'r20']);
+    await settle();
+    expect(host.callsOf('verify')).toHaveLength(1);
+  });
+
+  it('expands the first 64 KiB window, and never fetches the same (id, range) twice', async () => {
+    const { store, host } = await started();
+    store.getState().expand('r10');
+    await settle();
+    expect(host.callsOf('expand')).toEqual([{ id: 'r10', range: [0, EXPAND_WINDOW_BYTES] }]);
+    const open = store.getState().openReduction;
+    expect(open && shownRange(shownOutcomes(open, store.getState().expansions))).toEqual([0, EXPAND_WINDOW_BYTES]);
+    expect(open?.requested).toEqual([0, EXPAND_WINDOW_BYTES]);
+    store.getState().toggleReduction('r10');
+    expect(store.getState().openReduction).toBeNull();
+    store.getState().toggleReduction('r10');
+    await settle();
+    expect(host.callsOf('expand')).toHaveLength(1);
+    expect(store.getState().expansions.get(expansionKey('r10', [0, EXPAND_WINDOW_BYTES]))?.status).toBe('ready');
+  });
+
+  it('appends the next window with Load more, from where the host stopped', async () => {
+    const { store, host } = await started();
+    store.getState().expand('r10');
+    await settle();
+    store.getState().loadMore();
+    await settle();
+    expect(host.callsOf('expand')[1]).toEqual({ id: 'r10', range: [EXPAND_WINDOW_BYTES, 2 * EXPAND_WINDOW_BYTES] });
+    const open = store.getState().openReduction;
+    expect(open && shownRange(shownOutcomes(open, store.getState().expansions))).toEqual([0, 2 * EXPAND_WINDOW_BYTES]);
+    for (let k = 0; k < 5; k++) {
+      store.getState().loadMore();
+      await settle();
+    }
+    const last = host.callsOf('expand').at(-1);
+    expect(last?.range?.[1]).toBe(CONTENT_BYTES);
+  });
+
+  it('fetches only the last range of a drag, and ignores a stale reply', async () => {
+    vi.useFakeTimers();
+    const host = fakeHost();
+    const store = createAppStore(host.api, { timing: { ...NO_DELAY, rangeDebounceMs: 100 } });
+    store.getState().start();
+    await vi.runAllTimersAsync();
+    store.getState().expand('r10');
+    await vi.runAllTimersAsync();
+    store.getState().setShownRange([10, 20]);
+    store.getState().setShownRange([10, 30]);
+    store.getState().setShownRange([15, 40]);
+    expect(store.getState().openReduction?.requested).toEqual([15, 40]);
+    await vi.advanceTimersByTimeAsync(150);
+    expect(host.callsOf('expand').slice(1)).toEqual([{ id: 'r10', range: [15, 40] }]);
+    const open = store.getState().openReduction;
+    expect(open && shownRange(shownOutcomes(open, store.getState().expansions))).toEqual([15, 40]);
+
+    // A slow reply for an older range must not replace a newer one.
+    const held = deferred<Reply<'expand'>>();
+    host.answer('expand', () => held.promise);
+    store.getState().setShownRange([100, 200]);
+    await vi.advanceTimersByTimeAsync(150);
+    host.answer('expand', ({ id, range }) => ({ ok: true, value: { reduction_id: id, kind: 'tool_output_elided', index: 0, content: 'x', range: range ?? [0, 0], total_bytes: CONTENT_BYTES, source: 'minted' } }));
+    store.getState().setShownRange([300, 301]);
+    await vi.advanceTimersByTimeAsync(150);
+    held.resolve({ ok: true, value: { reduction_id: 'r10', kind: 'tool_output_elided', index: 0, content: 'old', range: [100, 200], total_bytes: CONTENT_BYTES, source: 'minted' } });
+    await vi.runAllTimersAsync();
+    const now = store.getState().openReduction;
+    expect(now && shownRange(shownOutcomes(now, store.getState().expansions))).toEqual([300, 301]);
+  });
+
+  it('forgets every cache when the generation changes', async () => {
+    const { store, host } = await started();
+    store.getState().wantRows(0, 10);
+    store.getState().requestStatuses(['r0']);
+    store.getState().expand('r0');
+    await settle();
+    expect(store.getState().rowPages.size).toBe(1);
+    expect(store.getState().statuses.size).toBe(1);
+    expect(store.getState().expansions.size).toBe(1);
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ generation: 2, rows: 50 }) });
+    const s = store.getState();
+    expect([s.rowPages.size, s.statuses.size, s.expansions.size, s.openReduction, s.rowCount]).toEqual([0, 0, 0, null, 50]);
+    // The same reduction id in the new session is fetched afresh.
+    store.getState().expand('r0');
+    store.getState().requestStatuses(['r0']);
+    await settle();
+    expect(host.callsOf('expand')).toHaveLength(2);
+    expect(host.callsOf('verify')).toHaveLength(2);
+  });
+});
+
+describe('search', () => {
+  it('cancels the search in flight and shows only the latest reply', async () => {
+    const host = fakeHost();
+    const { store } = await started(host);
+    const first = deferred<Reply<'search'>>();
+    host.answer('search', () => first.promise);
+    store.getState().setSearchQuery('err');
+    await settle();
+    const [firstCall] = host.callsOf('search');
+    expect(firstCall).toMatchObject({ query: 'err', mode: 'substring', case_sensitive: true });
+    host.answer('search', ({ query }) => ({ ok: true, value: { query, mode: 'substring', case_sensitive: true, matches: [], total_matches: 7, truncated: false, reductions_searched: 3, hidden_bytes_searched: 99 } }));
+    store.getState().setSearchQuery('error');
+    await settle();
+    expect(host.callsOf('cancelSearch')).toEqual([{ searchId: firstCall?.searchId }]);
+    const second = host.callsOf('search')[1];
+    expect(second?.searchId).not.toBe(firstCall?.searchId);
+    // The first search answers late (cancelled, or even a result): neither is shown.
+    first.resolve({ ok: true, value: { query: 'err', mode: 'substring', case_sensitive: true, matches: [], total_matches: 1, truncated: false, reductions_searched: 3, hidden_bytes_searched: 99 } });
+    await settle();
+    expect(store.getState().searchResult?.query).toBe('error');
+    expect(store.getState().searchResult?.total_matches).toBe(7);
+  });
+
+  it('debounces typing into one search', async () => {
+    vi.useFakeTimers();
+    const host = fakeHost();
+    const store = createAppStore(host.api, { timing: { ...NO_DELAY, searchDebounceMs: 150 } });
+    store.getState().start();
+    await vi.runAllTimersAsync();
+    for (const q of ['e', 'er', 'err', 'erro', 'error']) {
+      store.getState().setSearchQuery(q);
+      await vi.advanceTimersByTimeAsync(40);
+    }
+    expect(host.callsOf('search')).toHaveLength(0);
+    await vi.advanceTimersByTimeAsync(200);
+    expect(host.callsOf('search').map((p) => p.query)).toEqual(['error']);
+  });
+
+  it('passes the regex and case options, and shows invalid_query inline, not as an alert', async () => {
+    const host = fakeHost();
+    host.answer('search', () => ({ ok: false, error: { code: 'invalid_query', message: 'missing closing ) at byte 9' } }));
+    const { store } = await started(host);
+    store.getState().setSearchRegex(true);
+    store.getState().setSearchCaseSensitive(false);
+    store.getState().setSearchQuery('(unclosed');
+    await settle();
+    expect(host.callsOf('search').at(-1)).toMatchObject({ query: '(unclosed', mode: 'regex', case_sensitive: false });
+    expect(store.getState().searchStatus).toBe('error');
+    expect(store.getState().searchError?.code).toBe('invalid_query');
+    expect(store.getState().alerts).toEqual([]);
+  });
+
+  it('a cancelled reply to the latest search is silent', async () => {
+    const host = fakeHost();
+    host.answer('search', () => ({ ok: false, error: { code: 'cancelled', message: 'cancelled' } }));
+    const { store } = await started(host);
+    store.getState().setSearchQuery('x');
+    await settle();
+    expect(store.getState().searchError).toBeNull();
+    expect(store.getState().alerts).toEqual([]);
+  });
+});
+
+describe('navigation', () => {
+  it('goes to a search match: row of its index, selected, expanded around the match, highlighted', async () => {
+    const { store, host } = await started();
+    await store.getState().goToMatch({ reduction_id: 'r40', kind: 'tool_output_elided', index: 40, offset: 5000, length: 5, snippet: 'fghij', snippet_match: [0, 5] });
+    await settle();
+    expect(host.callsOf('rowOfIndex')).toEqual([{ index: 40 }]);
+    expect(store.getState().selectedRow).toBe(40);
+    expect(store.getState().scrollRequest).toMatchObject({ row: 40, align: 'start' });
+    expect(host.callsOf('expand').at(-1)).toEqual({ id: 'r40', range: [5000 - 2048, 5005 + 2048] });
+    expect(store.getState().openReduction).toMatchObject({ id: 'r40', highlight: { offset: 5000, length: 5 } });
+  });
+
+  it('goes to a reduction of the log, and to the next and previous stub', async () => {
+    const { store, host } = await started();
+    await store.getState().goToReduction('r30');
+    expect(store.getState().selectedRow).toBe(30);
+    expect(store.getState().openReduction?.id).toBe('r30');
+    store.getState().wantRows(0, 100);
+    await settle();
+    await store.getState().stepStub(1);
+    expect(store.getState().selectedRow).toBe(40);
+    await store.getState().stepStub(-1);
+    await store.getState().stepStub(-1);
+    expect(store.getState().selectedRow).toBe(20);
+    expect(host.callsOf('log')).toHaveLength(1);
+  });
+
+  it('says so when a finding points outside the view', async () => {
+    const { store } = await started();
+    await store.getState().goToFinding({ code: 'address_out_of_range', severity: 'error', message: 'r9 addresses 5000', reduction_id: 'r9', index: 5000 });
+    expect(store.getState().alerts[0]?.message).toBe('Message 5000 is not in the projected view (it has 1000 messages).');
+  });
+
+  it('Enter expands the selected row’s stub', async () => {
+    const { store } = await started();
+    store.getState().wantRows(0, 30);
+    await settle();
+    store.getState().selectRow(20);
+    store.getState().expandSelected();
+    expect(store.getState().openReduction?.id).toBe('r20');
+  });
+});
