@@ -1,0 +1,208 @@
+/**
+ * The `inspector` fixture: starts Session Inspector on the files a test names and hands the test a
+ * page object over its window. One fixture, two ways in (the project's `target` option):
+ *
+ * - `http`: `session-inspector serve <files…> --port 0`, the URL read from its first stdout line
+ *   (`Session Inspector listening on <url>`), a Chromium page on that URL; the host is stopped with
+ *   SIGTERM after the test.
+ * - `electron`: the desktop app through Playwright's Electron launcher, the files as its arguments,
+ *   its first window. Where no Electron binary exists every test is skipped, saying why.
+ *
+ * Specs name their files with `test.use({ sessionFiles: [...] })` (default: the realistic sample).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { _electron, expect, test as base } from '@playwright/test';
+import type { Browser, BrowserContext, ElectronApplication, Page } from '@playwright/test';
+import { InspectorPage } from './inspectorPage';
+import { CLI, electronBinary, REPO_ROOT, SESSION_SIDECAR } from './paths';
+
+export type Target = 'http' | 'electron';
+
+/** How a test reached the app it drives. */
+export interface InspectorApp {
+  target: Target;
+  /** The app's window: a Chromium page on the host URL, or Electron's first window. */
+  page: Page;
+  /** The HTTP host's URL (with its token); undefined in Electron. */
+  url?: string;
+  /** What the HTTP host wrote on stderr so far. */
+  stderr: () => string;
+}
+
+export interface InspectorOptions {
+  /** Which way in: the HTTP host in Chromium, or the desktop app. Set per project. */
+  target: Target;
+  /** The one or two files the app opens (a sidecar and/or a snapshot). */
+  sessionFiles: string[];
+}
+
+interface InspectorFixtures {
+  inspector: InspectorPage;
+  /** Details of the started app (the host URL, its stderr). */
+  inspectorApp: InspectorApp;
+  _electronGate: void;
+}
+
+interface WorkerFixtures {
+  /**
+   * A Chromium launched with the project's launchOptions on first use, shared by the worker. Not
+   * the built-in `browser`/`page`: a fixture that depends on those launches Chromium even in the
+   * Electron project. Traces and failure screenshots still cover its contexts.
+   */
+  _chromium: () => Promise<Browser>;
+}
+
+export const LISTENING_PREFIX = 'Session Inspector listening on ';
+
+/** How long the host may take to print its address. */
+const START_TIMEOUT_MS = 20_000;
+/** How long a stopped host may take to exit before it is killed. */
+const STOP_TIMEOUT_MS = 10_000;
+
+interface ServeProcess {
+  url: string;
+  stderr: () => string;
+  stop: () => Promise<void>;
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** Starts `serve <files…> --port 0` and resolves with the URL of its first stdout line. */
+export async function startServe(files: readonly string[]): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...files, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => (stderr += chunk));
+  child.stdout.setEncoding('utf8');
+
+  const stop = async (): Promise<void> => {
+    if (exited(child)) return;
+    const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    await gone;
+    clearTimeout(killer);
+  };
+
+  const described = `session-inspector serve ${files.join(' ')} --port 0`;
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      const cleanUp = (): void => {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        child.off('exit', onExit);
+        child.off('error', onError);
+      };
+      const onData = (chunk: string): void => {
+        out += chunk;
+        const newline = out.indexOf('\n');
+        if (newline < 0) return;
+        cleanUp();
+        const line = out.slice(0, newline).trim();
+        if (line.startsWith(LISTENING_PREFIX)) resolve(line.slice(LISTENING_PREFIX.length));
+        else reject(new Error(`${described}: the first stdout line is not "${LISTENING_PREFIX}<url>" but ${JSON.stringify(line)}; stderr: ${stderr.trim() || '(empty)'}`));
+      };
+      const onExit = (code: number | null, signal: NodeJS.Signals | null): void => {
+        cleanUp();
+        reject(new Error(`${described} exited (${code ?? signal}) before printing its address; stderr: ${stderr.trim() || '(empty)'}`));
+      };
+      const onError = (error: Error): void => {
+        cleanUp();
+        reject(new Error(`${described} could not start: ${error.message}`));
+      };
+      const timer = setTimeout(() => {
+        cleanUp();
+        reject(new Error(`${described} printed no address within ${START_TIMEOUT_MS} ms; stderr: ${stderr.trim() || '(empty)'}`));
+      }, START_TIMEOUT_MS);
+      child.stdout.on('data', onData);
+      child.once('exit', onExit);
+      child.once('error', onError);
+    });
+    // Keep reading stdout so the host never blocks on a full pipe.
+    child.stdout.resume();
+    return { url, stderr: () => stderr, stop };
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+}
+
+const electron = electronBinary();
+
+export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixtures>({
+  target: ['http', { option: true }],
+  sessionFiles: [[SESSION_SIDECAR], { option: true }],
+
+  _chromium: [
+    async ({ playwright, launchOptions }, use) => {
+      let browser: Promise<Browser> | undefined;
+      await use(() => (browser ??= playwright.chromium.launch(launchOptions)));
+      if (browser) await (await browser).close();
+    },
+    { scope: 'worker' },
+  ],
+
+  // Runs before any other fixture of the test, so a skipped Electron test starts nothing.
+  _electronGate: [
+    async ({ target }, use, testInfo) => {
+      if (target === 'electron' && !electron.ok) testInfo.skip(true, electron.why);
+      await use();
+    },
+    { auto: true },
+  ],
+
+  inspectorApp: [
+    async ({ target, sessionFiles, _chromium }, use, testInfo) => {
+      if (target === 'http') {
+        const server = await startServe(sessionFiles);
+        let context: BrowserContext | undefined;
+        try {
+          // The context takes the project's `use` options (viewport…) like the built-in `page`.
+          context = await (await _chromium()).newContext();
+          const page = await context.newPage();
+          await page.goto(server.url);
+          await use({ target, page, url: server.url, stderr: server.stderr });
+        } finally {
+          await context?.close();
+          await server.stop();
+          if (testInfo.status !== testInfo.expectedStatus && server.stderr()) await testInfo.attach('serve stderr', { body: server.stderr(), contentType: 'text/plain' });
+        }
+        return;
+      }
+      if (!electron.ok) throw new Error(electron.why);
+      // Its own settings folder: the app holds a single-instance lock per user-data folder, and
+      // tests running side by side must not hand their files to each other's window.
+      const config = mkdtempSync(join(tmpdir(), 'session-inspector-e2e-'));
+      let app: ElectronApplication | undefined;
+      // Set, it would make the binary a plain Node and the app would not start.
+      const { ELECTRON_RUN_AS_NODE: _runAsNode, ...env } = process.env;
+      try {
+        app = await _electron.launch({
+          executablePath: electron.path,
+          args: [REPO_ROOT, ...sessionFiles, `--user-data-dir=${join(config, 'user-data')}`],
+          cwd: REPO_ROOT,
+          env: { ...env, XDG_CONFIG_HOME: config },
+        });
+        const page = await app.firstWindow();
+        await use({ target, page, stderr: () => '' });
+      } finally {
+        await app?.close();
+        rmSync(config, { recursive: true, force: true });
+      }
+    },
+    { box: true },
+  ],
+
+  inspector: async ({ inspectorApp }, use) => {
+    await use(new InspectorPage(inspectorApp.page));
+  },
+});
+
+export { expect };

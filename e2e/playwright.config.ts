@@ -1,0 +1,54 @@
+/**
+ * The end-to-end suite: the same specs against the HTTP host in Chromium (`chromium`) and against
+ * the desktop app (`electron`, skipped where no Electron binary exists), plus the QA example
+ * (`examples`). `npm run test:e2e` names the projects it runs.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { defineConfig } from '@playwright/test';
+import type { InspectorOptions } from './fixtures';
+import { electronBinary, REPO_ROOT, SYSTEM_CHROMIUM } from './paths';
+
+const CI = Boolean(process.env.CI);
+
+const chromium = {
+  target: 'http' as const,
+  launchOptions: {
+    // Debian's Chromium where it is installed; Playwright's own Chromium on other machines.
+    ...(existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {}),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  },
+};
+
+// Said once, by the runner (workers load this file too, with TEST_WORKER_INDEX set).
+const electron = electronBinary();
+if (!electron.ok && process.env.TEST_WORKER_INDEX === undefined) {
+  console.log(`[electron] every test of the electron project is skipped: ${electron.why}`);
+}
+
+export default defineConfig<InspectorOptions>({
+  testDir: './specs',
+  outputDir: join(REPO_ROOT, 'test-results'),
+  // Two cores: one test per core; each test starts its own host process.
+  fullyParallel: true,
+  workers: 2,
+  forbidOnly: CI,
+  retries: CI ? 1 : 0,
+  timeout: 30_000,
+  expect: { timeout: 10_000 },
+  reporter: [['list'], ['html', { outputFolder: join(REPO_ROOT, 'playwright-report'), open: 'never' }]],
+  use: {
+    trace: 'retain-on-failure',
+    screenshot: 'only-on-failure',
+  },
+  projects: [
+    { name: 'chromium', use: chromium },
+    {
+      name: 'electron',
+      // Screenshots are of the browser page at a fixed size; the desktop window has its own.
+      testIgnore: /screenshots\.spec\.ts$/,
+      use: { target: 'electron' },
+    },
+    { name: 'examples', testDir: './examples', use: chromium },
+  ],
+});

@@ -1,0 +1,84 @@
+import { expect, test } from '../fixtures';
+import type { InspectorPage } from '../inspectorPage';
+import { SESSION_SIDECAR } from '../paths';
+import { liveLog, stubbedReductions } from '../sessionData';
+
+/** The stubs of the projected view, top to bottom: what `n`/`N` step through. */
+const stubs = stubbedReductions(liveLog(SESSION_SIDECAR));
+const stubIndices = stubs.map((r) => r.ptr.index);
+
+async function selected(inspector: InspectorPage, attribute: 'data-row' | 'data-index'): Promise<number> {
+  await expect(inspector.selectedRow).toHaveCount(1);
+  return Number(await inspector.selectedRow.getAttribute(attribute));
+}
+
+test.describe('keyboard', () => {
+  test('j and k move the selected row', async ({ inspector }) => {
+    const keys = inspector.page.keyboard;
+    await inspector.waitLoaded();
+    await keys.press('j');
+    const start = await selected(inspector, 'data-row');
+    await keys.press('j');
+    await expect(inspector.selectedRow).toHaveAttribute('data-row', String(start + 1));
+    await keys.press('j');
+    await expect(inspector.selectedRow).toHaveAttribute('data-row', String(start + 2));
+    await keys.press('k');
+    await expect(inspector.selectedRow).toHaveAttribute('data-row', String(start + 1));
+    await expect(inspector.selectedRow).toHaveAttribute('aria-current', 'true');
+    await expect(inspector.selectedRow).toBeInViewport();
+  });
+
+  test('n and N move between stubs', async ({ inspector }) => {
+    const keys = inspector.page.keyboard;
+    await inspector.waitLoaded();
+    await keys.press('n');
+    const first = await selected(inspector, 'data-index');
+    expect(stubIndices).toContain(first);
+    const at = stubIndices.indexOf(first);
+    const next = stubIndices[at + 1];
+    const afterNext = stubIndices[at + 2];
+    if (next === undefined || afterNext === undefined) throw new Error('the sample has too few stubs below the first one');
+    await keys.press('n');
+    await expect(inspector.selectedRow).toHaveAttribute('data-index', String(next));
+    await keys.press('n');
+    await expect(inspector.selectedRow).toHaveAttribute('data-index', String(afterNext));
+    await expect(inspector.selectedRow).toBeInViewport();
+    await keys.press('Shift+N');
+    await expect(inspector.selectedRow).toHaveAttribute('data-index', String(next));
+  });
+
+  test('Enter expands the selected stub and Esc collapses it', async ({ inspector }) => {
+    const keys = inspector.page.keyboard;
+    await inspector.waitLoaded();
+    // A stub below the first, reached by the keyboard alone.
+    await keys.press('n');
+    await keys.press('n');
+    const index = await selected(inspector, 'data-index');
+    const stub = stubs.find((r) => r.ptr.index === index);
+    if (!stub) throw new Error(`row of view index ${index} has no stub`);
+    await expect(inspector.selectedRow.getByRole('button', { name: new RegExp(`^Expand reduction ${stub.id}(?!\\d)`) })).toBeVisible();
+
+    await keys.press('Enter');
+    await expect(inspector.expanded(stub.id)).toBeVisible();
+    await expect(inspector.stubChip(stub.id)).toHaveAccessibleName(new RegExp(`^Collapse reduction ${stub.id}(?!\\d)`));
+    await keys.press('Escape');
+    await expect(inspector.expanded(stub.id)).toBeHidden();
+    await expect(inspector.stubChip(stub.id)).toHaveAccessibleName(new RegExp(`^Expand reduction ${stub.id}(?!\\d)`));
+  });
+
+  test('? opens the shortcuts and / focuses the search box', async ({ inspector }) => {
+    const keys = inspector.page.keyboard;
+    await inspector.waitLoaded();
+    await keys.press('?');
+    await expect(inspector.shortcutsDialog).toBeVisible();
+    await keys.press('Escape');
+    await expect(inspector.shortcutsDialog).toBeHidden();
+
+    await keys.press('/');
+    await expect(inspector.searchBox).toBeFocused();
+    // Typed into the box, a key is text, not a shortcut.
+    await keys.type('j?');
+    await expect(inspector.searchBox).toHaveValue('j?');
+    await expect(inspector.shortcutsDialog).toBeHidden();
+  });
+});
