@@ -34,7 +34,7 @@ type Matcher = (text: string, onMatch: (start: number, end: number) => boolean) 
 interface SearchUnit {
   index: number;
   /** The whole resolved content of the message and its hidden span in bytes; null when nothing is searchable. */
-  load: () => { content: string; span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } | null;
+  load: () => { content: string; /** UTF-8 bytes of `content`. */ bytes: number; span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } | null;
 }
 
 function literalMatcher(query: string): Matcher {
@@ -210,7 +210,10 @@ export function sidecarSearch(
       let fromUnit = 0;
       let sinceCheck = 0;
       let aborted = false;
-      const text = unit.content.slice(utf16IndexOfByte(unit.content, unit.span[0]), utf16IndexOfByte(unit.content, unit.span[1]));
+      // Spans mostly start at 0 or a short kept prefix and end at the content's end: no walk needed there.
+      const from = unit.span[0] === 0 ? 0 : utf16IndexOfByte(unit.content, unit.span[0]);
+      const to = unit.span[1] === unit.bytes ? unit.content.length : utf16IndexOfByte(unit.content, unit.span[1]);
+      const text = unit.content.slice(from, to);
       const cursor = new Utf16ToUtf8Cursor(text, unit.span[0]);
       matcher(text, (s, e) => {
         total++;
@@ -288,7 +291,7 @@ function searchUnits(
     const resolved = resolveOriginal(r, minted, recorded, options);
     if (!resolved.ok) return null;
     const span = hiddenSpan(r, resolved.value.bytes, log);
-    return span ? { content: resolved.value.messages[0]?.content ?? '', span } : null;
+    return span ? { content: resolved.value.messages[0]?.content ?? '', bytes: resolved.value.bytes.length, span } : null;
   };
 
   for (const r of log) {
@@ -320,6 +323,7 @@ function searchUnits(
           });
           return {
             content: m.content,
+            bytes: m.bytes.length,
             span: [0, m.bytes.length],
             attribute: (offset, length) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c,
             searched: owners.length,
