@@ -2,8 +2,8 @@
 import { REDUCTION_SENTINEL } from './constants';
 import { sha256Hex } from './hash';
 import type { ResolveOptions } from './original';
-import { checkAddress, hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
-import type { ChatMessage, Finding, FindingCode, MessageList, Reduction } from './types';
+import { hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
+import type { Finding, FindingCode, MessageList, Reduction } from './types';
 import { FINDING_SEVERITY } from './types';
 import { bytesEqual, isCharBoundary, utf8Encode } from './utf8';
 
@@ -40,12 +40,13 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
       else perMessage.set(r.ptr.index, r);
     }
 
-    const addressError = checkAddress(r, minted);
-    if (addressError) {
-      add('address_out_of_range', addressError.message, k, at);
+    const resolved = resolveOriginal(r, minted, recorded, options);
+    if (!resolved.ok && resolved.error.code === 'address_out_of_range') {
+      add('address_out_of_range', resolved.error.message, k, at);
       return;
     }
-    const resolved = resolveOriginal(r, minted, recorded, options);
+    // The addressed message as resolved (read once: a file-backed list can lose it between reads).
+    const own = resolved.ok ? resolved.value.messages[0]?.minted : minted.at(r.ptr.index);
     if (!resolved.ok) {
       add('hash_mismatch', resolved.error.message, k, at);
     } else {
@@ -60,8 +61,13 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
       }
     }
 
+    if (own === undefined) {
+      add('address_out_of_range', `reduction ${r.id} addresses index ${r.ptr.index}, which holds no readable message`, k, at);
+      return;
+    }
+
     if (r.kind === 'tool_output_truncated') {
-      const bytes = utf8Encode((minted.at(r.ptr.index) as ChatMessage).content);
+      const bytes = utf8Encode(own.content);
       const kept = r.kept_bytes ?? -1;
       if (!(kept >= 0 && kept < bytes.length)) {
         add('kept_bytes_invalid', `reduction ${r.id}: kept_bytes ${kept} is not below the content length ${bytes.length} of view index ${r.ptr.index}`, k, at);
@@ -82,9 +88,9 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
       if (hashHex(c.hash) !== actual) {
         add('hash_mismatch', `reduction ${r.id}: canonical.hash is ${c.hash} but view index ${c.index} hashes to sha256:${actual}`, k, at);
       }
-      const own = utf8Encode((minted.at(r.ptr.index) as ChatMessage).content);
-      if (!bytesEqual(own, canonicalBytes)) {
-        add('duplicate_bytes_differ', `reduction ${r.id}: view index ${r.ptr.index} (${own.length} bytes) is not byte-identical to its canonical, view index ${c.index} (${canonicalBytes.length} bytes)`, k, at);
+      const ownBytes = utf8Encode(own.content);
+      if (!bytesEqual(ownBytes, canonicalBytes)) {
+        add('duplicate_bytes_differ', `reduction ${r.id}: view index ${r.ptr.index} (${ownBytes.length} bytes) is not byte-identical to its canonical, view index ${c.index} (${canonicalBytes.length} bytes)`, k, at);
       }
     }
   });

@@ -122,8 +122,15 @@ export function addressedRange(r: Reduction): [number, number] {
   return r.kind === 'turns_cleared' ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
 }
 
-/** Checks that every index a reduction addresses holds a minted message. */
-export function checkAddress(r: Reduction, minted: MessageList): ResolverError | undefined {
+function unreadableAddress(r: Reduction, index: number): ResolverError {
+  return { code: 'address_out_of_range', message: `reduction ${r.id} addresses index ${index}, which holds no readable message`, reduction_id: r.id, index };
+}
+
+/**
+ * Checks that the indices a reduction addresses lie inside the minted view, without reading them:
+ * whether each holds a readable message is known only when it is read, once (resolveOriginal).
+ */
+function checkRange(r: Reduction, minted: MessageList): ResolverError | undefined {
   const [start, end] = addressedRange(r);
   const fail = (what: string): ResolverError => ({
     code: 'address_out_of_range',
@@ -139,11 +146,6 @@ export function checkAddress(r: Reduction, minted: MessageList): ResolverError |
   } else if (!Number.isInteger(start) || start < 0 || start >= minted.length) {
     return fail(`index ${start}`);
   }
-  for (let i = start; i < end; i++) {
-    if (minted.at(i) === undefined) {
-      return { code: 'address_out_of_range', message: `reduction ${r.id} addresses index ${i}, which holds no readable message`, reduction_id: r.id, index: i };
-    }
-  }
   return undefined;
 }
 
@@ -158,12 +160,15 @@ export function resolveOriginal(
   recorded: MessageList | undefined,
   options: ResolveOptions = {},
 ): Result<ResolvedOriginal> {
-  const addressError = checkAddress(r, minted);
-  if (addressError) return err(addressError);
+  const rangeError = checkRange(r, minted);
+  if (rangeError) return err(rangeError);
   const [start, end] = addressedRange(r);
   const mintedMessages: ResolvedMessage[] = [];
+  // Each message is read once: a list backed by a file can lose a message between two reads (the
+  // file shrank), and the bytes hashed must be the bytes returned.
   for (let i = start; i < end; i++) {
-    const m = minted.at(i) as ChatMessage;
+    const m = minted.at(i);
+    if (m === undefined) return err(unreadableAddress(r, i));
     mintedMessages.push({ index: i, minted: m, content: m.content, bytes: utf8Encode(m.content), source: 'minted' });
   }
   const mintedChunks = r.kind === 'turns_cleared' ? transcriptChunks(mintedMessages) : [mintedMessages[0]?.bytes ?? new Uint8Array()];

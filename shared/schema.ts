@@ -9,11 +9,24 @@ import { REDUCTION_KINDS } from './types';
 
 const index = z.number().int().nonnegative();
 
+/**
+ * A JSON value's text. JSON.stringify recurses, so a value nested deeper than the stack (JSON.parse
+ * does not recurse and reads any depth) throws a RangeError: an issue, never an exception.
+ */
+function argumentsText(value: unknown, ctx: z.RefinementCtx): string {
+  try {
+    return JSON.stringify(value) ?? '';
+  } catch (e) {
+    ctx.addIssue({ code: 'custom', message: `arguments cannot be shown as text (${(e as Error).message})` });
+    return z.NEVER;
+  }
+}
+
 const toolCall = z.object({
   id: z.string(),
   name: z.string(),
   // Some writers store arguments as a JSON value rather than its text; both display the same.
-  arguments: z.union([z.string(), z.unknown().transform((v) => JSON.stringify(v) ?? '')]),
+  arguments: z.unknown().transform((v, ctx) => (typeof v === 'string' ? v : argumentsText(v, ctx))),
 });
 
 export const chatMessageSchema = z.object({

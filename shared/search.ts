@@ -10,7 +10,7 @@ import { RE2JS } from 're2js';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import type { ResolveOptions } from './original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
-import type { ChatMessage, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
+import type { MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
 import { err, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Length } from './utf8';
 
@@ -316,7 +316,10 @@ function searchUnits(
       units.push({
         index,
         load: () => {
-          const m = resolveMessage(index, minted.at(index) as ChatMessage, recorded);
+          // Verified above, but read again: a file-backed list can lose a message meanwhile.
+          const msg = minted.at(index);
+          if (msg === undefined) return null;
+          const m = resolveMessage(index, msg, recorded);
           const owners = (inner.get(index) ?? []).flatMap((r) => {
             const found = perMessage(r);
             return found ? [{ r, span: found.span }] : [];

@@ -4,6 +4,7 @@
  * through a byte-budgeted cache. Host-agnostic Node: the worker, the HTTP host and the command
  * line all load through here. Files are opened read-only and never written.
  */
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
@@ -145,7 +146,7 @@ interface OpenFile {
 
 type Detected =
   | { kind: 'sidecar'; file: OpenFile }
-  | { kind: 'snapshot'; file: OpenFile; value: Record<string, unknown> }
+  | { kind: 'snapshot'; file: OpenFile; value: Record<string, unknown>; invalidUtf8?: boolean }
   | { kind: 'error'; error: LoadError };
 
 function osReason(e: unknown): string {
@@ -229,6 +230,11 @@ function parseJson(text: string): { ok: true; value: unknown } | { ok: false; re
   }
 }
 
+/** The `t` of a record from its first bytes (`{"t":"message",…`), a UTF-8 byte order mark allowed. */
+const RECORD_TYPE_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"([\w-]{1,64})"/;
+/** How a sidecar record starts (`{"t":"…`), a UTF-8 byte order mark allowed. */
+const SIDECAR_RECORD_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"/;
+
 /**
  * Tells a sidecar from a snapshot by content: a sidecar's first non-empty line is a JSON object with
  * a string `t`; a snapshot is one JSON document, an object with `format: "supercode-session"`.
@@ -262,13 +268,18 @@ function detect(path: string, read: ReadSync, maxRecordBytes: number): Detected 
         firstValue = parsed.value;
         if (isPlainObject(firstValue) && typeof firstValue.t === 'string') return { kind: 'sidecar', file };
       }
+    } else if (firstLine && SIDECAR_RECORD_HEAD.test(head.toString('utf8'))) {
+      // A first record too long to decode that starts like one: a sidecar, whose indexing pass
+      // reports the line. Reading the file whole as a snapshot would build the very string the
+      // record limit exists to avoid.
+      return { kind: 'sidecar', file };
     }
 
     // A compact snapshot is one line: reuse its parse when nothing but white space follows it.
     if (firstLine && isSnapshotValue(firstValue)) {
       const restStart = firstLine.offset + firstLine.length;
       const rest = file.size - restStart <= 4096 ? readExactly(file.fd, restStart, file.size - restStart, read) : undefined;
-      if (rest && firstNonSpaceByte(rest) === undefined) return { kind: 'snapshot', file, value: firstValue };
+      if (rest && firstNonSpaceByte(rest) === undefined) return { kind: 'snapshot', file, value: firstValue, ...(firstLine.bytes && !isUtf8(firstLine.bytes) ? { invalidUtf8: true } : {}) };
     }
 
     if (file.size > MAX_SNAPSHOT_BYTES) {
@@ -281,7 +292,7 @@ function detect(path: string, read: ReadSync, maxRecordBytes: number): Detected 
     if (!whole) return fail(unreadable(path, 'the file shrank while it was being read'));
     const parsed = parseJson(stripBom(whole.toString('utf8')));
     if (!parsed.ok) return unrecognized(`its first line is not a sidecar record and the file is not one JSON document (${parsed.reason})`);
-    if (isSnapshotValue(parsed.value)) return { kind: 'snapshot', file, value: parsed.value };
+    if (isSnapshotValue(parsed.value)) return { kind: 'snapshot', file, value: parsed.value, ...(isUtf8(whole) ? {} : { invalidUtf8: true }) };
     return unrecognized('it is a JSON document without "format": "supercode-session"');
   } catch (e) {
     return fail(unreadable(path, osReason(e)));
@@ -382,6 +393,8 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
       const head = readExactly(file.fd, line.offset, Math.min(line.length, 4096), options.read)?.toString('utf8') ?? '';
       const m = MESSAGE_HEAD.exec(head);
       const index = m ? Number(m[1]) : undefined;
+      // Skipped, even a header: the first record was not a readable header.
+      if (isFirst) findings.push(headerExpected(line.number, RECORD_TYPE_HEAD.exec(head)?.[1]));
       findings.push({
         code: 'malformed_line',
         severity: 'error',
@@ -427,6 +440,11 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
     }
 
     const record = parse.record;
+    if (!isUtf8(line.bytes)) {
+      // JSON text is UTF-8 (RFC 8259 §8.1). The record is still read, each invalid sequence as
+      // U+FFFD, so its content shows and addresses hold; a hash over the writer's bytes will not verify.
+      findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8; they read as U+FFFD`, line: line.number });
+    }
     if (record.t === 'header') {
       if (isFirst) header = record;
       else findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} is a header record after the first record; skipped`, line: line.number });
@@ -646,7 +664,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
   };
 
   let sidecar: OpenFile | undefined;
-  let snapshot: { file: OpenFile; value: Record<string, unknown> } | undefined;
+  let snapshot: { file: OpenFile; value: Record<string, unknown>; invalidUtf8?: boolean } | undefined;
   for (const path of paths) {
     const d = detect(path, read, maxRecordBytes);
     if (d.kind === 'error') return failWith(d.error);
@@ -656,7 +674,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       sidecar = d.file;
     } else {
       if (snapshot) return failWith({ code: 'usage', message: `two session snapshots given (${snapshot.file.path} and ${path}): pass at most one sidecar and one session snapshot` });
-      snapshot = { file: d.file, value: d.value };
+      snapshot = { file: d.file, value: d.value, ...(d.invalidUtf8 ? { invalidUtf8: true } : {}) };
     }
   }
 
@@ -708,6 +726,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       progress.add(snapshot.file.size);
       if (parsed.snapshot) {
         snap = parsed.snapshot;
+        if (snapshot.invalidUtf8) {
+          findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot ${basename(snapshot.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+        }
         findings.push(...parsed.findings);
       } else {
         stoppedFindings.push(...parsed.findings);
