@@ -31,6 +31,36 @@ export interface InspectorApp {
   url?: string;
   /** What the HTTP host wrote on stderr so far. */
   stderr: () => string;
+  /** What the page did: over HTTP from before the app's URL was opened, in Electron from its first window. */
+  events: PageEvents;
+}
+
+/**
+ * Page events recorded from the page's creation, so a spec also sees what happened while the app
+ * loaded: uncaught errors, console errors, dialogs (dismissed at once, so nothing blocks) and
+ * main-frame navigations (the first is the app's own load).
+ */
+export interface PageEvents {
+  pageErrors: string[];
+  consoleErrors: string[];
+  dialogs: string[];
+  navigations: string[];
+}
+
+function recordEvents(page: Page): PageEvents {
+  const events: PageEvents = { pageErrors: [], consoleErrors: [], dialogs: [], navigations: [] };
+  page.on('pageerror', (error) => events.pageErrors.push(`${error.name}: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error') events.consoleErrors.push(message.text());
+  });
+  page.on('dialog', (dialog) => {
+    events.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss().catch(() => undefined);
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) events.navigations.push(frame.url());
+  });
+  return events;
 }
 
 export interface InspectorOptions {
@@ -167,8 +197,9 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           // The context takes the project's `use` options (viewport…) like the built-in `page`.
           context = await (await _chromium()).newContext();
           const page = await context.newPage();
+          const events = recordEvents(page);
           await page.goto(server.url);
-          await use({ target, page, url: server.url, stderr: server.stderr });
+          await use({ target, page, url: server.url, stderr: server.stderr, events });
         } finally {
           await context?.close();
           await server.stop();
@@ -191,7 +222,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           env: { ...env, XDG_CONFIG_HOME: config },
         });
         const page = await app.firstWindow();
-        await use({ target, page, stderr: () => '' });
+        await use({ target, page, stderr: () => '', events: recordEvents(page) });
       } finally {
         await app?.close();
         rmSync(config, { recursive: true, force: true });

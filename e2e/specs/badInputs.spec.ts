@@ -1,0 +1,135 @@
+/**
+ * The corpus of bad inputs (e2e/fixtures/bad/, its README says what each breaks) opened in the
+ * app with `serve <file>`, plus a directory and a path that does not exist: each shows its
+ * findings (the codes `check` prints) or an alert with the error the command line gives, expands
+ * what verifies and says why the rest does not, stays usable (the shortcuts dialog opens and
+ * closes), and throws nothing uncaught.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliOpenError } from '../cli';
+import { expect, test } from '../fixtures';
+import type { InspectorApp } from '../fixtures';
+import type { InspectorPage } from '../inspectorPage';
+import { REPO_ROOT } from '../paths';
+
+const BAD = join(REPO_ROOT, 'e2e', 'fixtures', 'bad');
+
+/** One entry of `manifest.json` (written by electron/testing/badCorpus.ts). */
+interface BadInput {
+  name: string;
+  what: string;
+  error: string | null;
+  findings: string[];
+  expand: Record<string, string>;
+}
+
+const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;
+
+/** Text an expanded reduction of a corpus file must show (how the UI renders its odd bytes). */
+const SHOWN: Record<string, { id: string; text: string }> = {
+  'nul-bytes.sidecar.jsonl': { id: 'r1', text: '␀␀segfault: core dumped␀␀' },
+  'lone-surrogates.sidecar.jsonl': { id: 'r1', text: 'high \uFFFD low \uFFFD reversed \uFFFD\uFFFD end' },
+  'duplicate-cycle.sidecar.jsonl': { id: 'r2', text: '14 passed, 0 failed' },
+};
+
+async function expectUsable(inspector: InspectorPage, app: InspectorApp): Promise<void> {
+  await inspector.page.keyboard.press('?');
+  await expect(inspector.shortcutsDialog).toBeVisible();
+  await inspector.page.keyboard.press('Escape');
+  await expect(inspector.shortcutsDialog).toBeHidden();
+  expect(app.events.pageErrors, 'uncaught page errors').toEqual([]);
+  expect(app.events.consoleErrors, 'console errors').toEqual([]);
+  expect(app.events.dialogs).toEqual([]);
+}
+
+/** The error the command line gives for the file, shown as the app's alert. */
+async function expectAlert(inspector: InspectorPage, files: string[]): Promise<void> {
+  const error = cliOpenError(files);
+  await expect(inspector.alert).toBeVisible();
+  await expect(inspector.alert).toContainText(error.message);
+  await expect(inspector.progress).toBeHidden();
+}
+
+for (const input of manifest) {
+  const file = join(BAD, input.name);
+
+  test.describe(`bad input ${input.name}`, () => {
+    test.use({ sessionFiles: [file] });
+
+    const outcome = input.error ? `an alert: ${input.error}` : input.findings.length > 0 ? `findings ${input.findings.join(', ')}` : 'no findings';
+    test(`shows ${outcome}`, async ({ inspector, inspectorApp }) => {
+      test.info().annotations.push({ type: 'input', description: input.what });
+      if (input.error) {
+        await expectAlert(inspector, [file]);
+        await expectUsable(inspector, inspectorApp);
+        return;
+      }
+      // The findings, as many and of the codes `check` reports.
+      await inspector.openTab('Findings');
+      await expect(inspector.tab('Findings')).toHaveAccessibleName(`Findings (${input.findings.length})`);
+      await expect(inspector.findingItems).toHaveCount(input.findings.length);
+      for (const code of new Set(input.findings)) {
+        await expect(inspector.findingItems.filter({ hasText: code })).toHaveCount(input.findings.filter((c) => c === code).length);
+      }
+      await expect(inspector.progress).toBeHidden();
+
+      // Each reduction with a chip: what verifies expands, what does not says why. The rows of a
+      // small file arrive in one page: once the first is there, every chip is.
+      if (Object.values(input.expand).some((v) => v !== 'unsupported_version')) await expect(inspector.row(0)).toBeVisible();
+      const expanded: string[] = [];
+      for (const [id, expected] of Object.entries(input.expand)) {
+        if (expected === 'unsupported_version' || (await inspector.stubChip(id).count()) === 0) continue;
+        expanded.push(id);
+        await inspector.stubChip(id).click();
+        const region = inspector.expanded(id);
+        await expect(region).toBeVisible();
+        if (expected === 'ok') {
+          await expect(inspector.content(id)).toBeVisible();
+          await expect(region).toHaveAttribute('data-source', 'minted');
+          await expect(region).toContainText('hash verified');
+          if (SHOWN[input.name]?.id === id) await expect(inspector.content(id)).toContainText(SHOWN[input.name]?.text ?? '');
+        } else {
+          await expect(region).toContainText(`hash status: ${expected.replace(/_/g, ' ')}`);
+        }
+        await inspector.stubChip(id).click();
+        await expect(region).toBeHidden();
+      }
+      const shown = SHOWN[input.name];
+      if (shown) expect(expanded).toContain(shown.id);
+      await expectUsable(inspector, inspectorApp);
+    });
+  });
+}
+
+test.describe('bad input: a directory', () => {
+  test.use({
+    // eslint-disable-next-line no-empty-pattern
+    sessionFiles: async ({}, use, testInfo) => {
+      const dir = testInfo.outputPath('a-directory.sidecar.jsonl');
+      mkdirSync(dir, { recursive: true });
+      await use([dir]);
+    },
+  });
+
+  test('shows an alert: unreadable_file, it is a directory', async ({ inspector, inspectorApp, sessionFiles }) => {
+    await expectAlert(inspector, sessionFiles);
+    await expect(inspector.alert).toContainText('EISDIR');
+    await expectUsable(inspector, inspectorApp);
+  });
+});
+
+test.describe('bad input: a path that does not exist', () => {
+  test.use({
+    // eslint-disable-next-line no-empty-pattern
+    sessionFiles: async ({}, use, testInfo) => {
+      await use([testInfo.outputPath('does-not-exist.sidecar.jsonl')]);
+    },
+  });
+
+  test('shows an alert: unreadable_file, no such file', async ({ inspector, inspectorApp, sessionFiles }) => {
+    await expectAlert(inspector, sessionFiles);
+    await expect(inspector.alert).toContainText('ENOENT');
+    await expectUsable(inspector, inspectorApp);
+  });
+});

@@ -1,0 +1,344 @@
+/**
+ * The corpus of bad inputs (e2e/fixtures/bad/) through the loader: `loadSession`, `check()`, and
+ * expand and search of every live reduction never throw, and each file gets its expected finding
+ * codes or error code. Then the inputs made at test time: a 300 MB line, a directory, a missing
+ * path, a file without read permission, and a file that shrinks or is overwritten while open.
+ */
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, renameSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ExpandOutcome } from '../../shared/index';
+import type { BadInputExpectation } from '../testing/badCorpus';
+import { BAD_CORPUS_DIR, badCorpus, badCorpusManifest } from '../testing/badCorpus';
+import { makeHeader, messageRecord, tempDir } from '../testing/files';
+import { unverifiedOutcome } from '../testing/verifyOutcome';
+import type { ReadSync } from './lines';
+import type { LoadedSession, LoadOptions } from './session';
+import { loadSession, MAX_RECORD_BYTES } from './session';
+
+const manifest = (JSON.parse(readFileSync(join(BAD_CORPUS_DIR, 'manifest.json'), 'utf8')) as { files: BadInputExpectation[] }).files;
+const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
+
+const tmp = tempDir('session-inspector-bad-');
+afterAll(() => tmp.cleanup());
+
+const open: LoadedSession[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+
+async function load(paths: string[], options?: LoadOptions): Promise<LoadedSession> {
+  const result = await loadSession(paths, options);
+  if (!result.ok) throw new Error(`expected a session, got ${result.error.code}: ${result.error.message}`);
+  open.push(result.session);
+  return result.session;
+}
+
+/** Expands every live reduction whole and in pieces; returns the outcome or error code of each whole expansion. */
+function expandEvery(session: LoadedSession): Record<string, string> {
+  const outcomes: Record<string, string> = {};
+  for (const r of session.log) {
+    const whole = session.expand(r.id);
+    if (!whole.ok) {
+      outcomes[r.id] = whole.error.code;
+      continue;
+    }
+    expect(unverifiedOutcome(session.log, session.minted, whole.value)).toBeUndefined();
+    outcomes[r.id] = 'ok';
+    const total = whole.value.total_bytes;
+    // Ranges at the edges answer a slice or invalid_byte_range, never a throw.
+    for (const range of [
+      [0, 1],
+      [total, total],
+      [total + 1, total + 2],
+      [Math.floor(total / 2), total * 2],
+    ] as const) {
+      const part = session.expand(r.id, range);
+      if (part.ok) expect(whole.value.content).toContain(part.value.content);
+      else expect(part.error.code).toBe('invalid_byte_range');
+    }
+  }
+  return outcomes;
+}
+
+describe('the committed corpus', () => {
+  it('is what the corpus builder writes, and the README lists every file', () => {
+    const inputs = badCorpus();
+    for (const input of inputs) expect(readFileSync(corpusPath(input.name)), input.name).toEqual(input.bytes);
+    expect(readFileSync(corpusPath('manifest.json'), 'utf8')).toBe(badCorpusManifest(inputs));
+    const readme = readFileSync(corpusPath('README.md'), 'utf8');
+    for (const input of inputs) expect(readme, input.name).toContain(`| \`${input.name}\` |`);
+  });
+
+  for (const expected of manifest) {
+    it(`${expected.name}: ${expected.error ?? (expected.findings.join(', ') || 'no findings')}`, async () => {
+      const result = await loadSession([corpusPath(expected.name)]);
+      if (expected.error) {
+        expect(result.ok).toBe(false);
+        if (!result.ok) {
+          expect(result.error.code).toBe(expected.error);
+          expect(result.error.message).toContain(corpusPath(expected.name));
+        }
+        return;
+      }
+      if (!result.ok) throw new Error(`${expected.name} did not open: ${result.error.message}`);
+      const session = result.session;
+      open.push(session);
+      const report = session.check();
+      expect(report.findings.map((f) => f.code)).toEqual(expected.findings);
+      expect(report.summary.errors > 0 ? 1 : 0).toBe(expected.check_exit);
+      for (const f of report.findings) expect(f.message.length).toBeGreaterThan(0);
+
+      if (session.stopped) {
+        // Nothing past the newer version was read: no log to expand.
+        expect(session.log).toEqual([]);
+        expect(Object.values(expected.expand).every((v) => v === 'unsupported_version')).toBe(true);
+        return;
+      }
+      expect(expandEvery(session)).toEqual(expected.expand);
+      expect(session.expand('no-such-id')).toMatchObject({ ok: false, error: { code: 'unknown_reduction' } });
+      const search = session.search(expected.search.query);
+      expect(search.ok && search.value.total_matches).toBe(expected.search.matches);
+      // Hostile patterns are linear-time and bad ones are an error value.
+      expect(session.search('(a+)+$', { mode: 'regex' }).ok).toBe(true);
+      expect(session.search('(', { mode: 'regex' })).toMatchObject({ ok: false, error: { code: 'invalid_query' } });
+      // Every row index answers, holes included.
+      for (let i = -1; i <= session.minted.length; i++) session.minted.at(i);
+    });
+  }
+});
+
+describe('a directory, a missing path, a file without read permission', () => {
+  it('refuses a directory as unreadable_file (EISDIR)', async () => {
+    const dir = tmp.path('a-directory.sidecar.jsonl');
+    mkdirSync(dir);
+    expect(await loadSession([dir])).toMatchObject({ ok: false, error: { code: 'unreadable_file', message: expect.stringContaining('EISDIR') as unknown } });
+  });
+
+  it('refuses a path that does not exist as unreadable_file (ENOENT), alone and as half of a pair', async () => {
+    const missing = tmp.path('does-not-exist.sidecar.jsonl');
+    expect(await loadSession([missing])).toMatchObject({ ok: false, error: { code: 'unreadable_file', message: expect.stringContaining('ENOENT') as unknown } });
+    expect(await loadSession([corpusPath('snapshot-without-sidecar.session.json'), missing])).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
+  });
+
+  const root = process.getuid?.() === 0;
+  if (root) console.log('[badInputs] skipping the chmod 000 test: running as root, which reads any file; the injected EACCES reader below covers the error path');
+  it.skipIf(root)('refuses a file without read permission as unreadable_file (EACCES)', async () => {
+    const path = tmp.path('secret.sidecar.jsonl');
+    writeFileSync(path, readFileSync(corpusPath('torn-last-line.sidecar.jsonl')));
+    chmodSync(path, 0o000);
+    expect(await loadSession([path])).toMatchObject({ ok: false, error: { code: 'unreadable_file', message: expect.stringContaining('EACCES') as unknown } });
+  });
+
+  it('reports a reader that fails with EACCES as unreadable_file, naming the file, and closes it', async () => {
+    const denied: ReadSync = () => {
+      throw Object.assign(new Error('EACCES: permission denied, read'), { code: 'EACCES', syscall: 'read', errno: -13 });
+    };
+    const path = corpusPath('torn-last-line.sidecar.jsonl');
+    const result = await loadSession([path], { readSync: denied });
+    expect(result).toMatchObject({ ok: false, error: { code: 'unreadable_file', message: expect.stringContaining('permission denied (EACCES)') as unknown } });
+    expect(!result.ok && result.error.message).toContain(path);
+    // Denied half-way through the indexing pass (after detection read the head) too.
+    let reads = 0;
+    const late: ReadSync = (fd, buffer, offset, length, position) => {
+      if (++reads > 2) return denied(fd, buffer, offset, length, position);
+      return readSync(fd, buffer, offset, length, position);
+    };
+    expect(await loadSession([path], { readSync: late })).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
+  });
+});
+
+describe('a line of 300 MB', () => {
+  const MB300 = 300 * 1024 * 1024;
+  const big = tmp.path('huge-line.sidecar.jsonl');
+  const bigFirst = tmp.path('huge-first-line.sidecar.jsonl');
+
+  /** Writes a sidecar whose message 1 holds a 300 MB tool output, in 1 MiB writes (never one big string). */
+  function writeHuge(path: string, first: boolean): void {
+    const fd = openSync(path, 'w');
+    try {
+      if (!first) writeSync(fd, `${JSON.stringify(makeHeader())}\n${JSON.stringify(messageRecord(0, { role: 'user', content: 'cat the log' }))}\n`);
+      writeSync(fd, `{"t":"message","i":${first ? 0 : 1},"msg":{"role":"tool","tool_call_id":"call_1","content":"`);
+      const chunk = Buffer.alloc(1024 * 1024, 'x');
+      for (let k = 0; k < MB300 / chunk.length; k++) writeSync(fd, chunk);
+      writeSync(fd, `"}}\n${JSON.stringify(messageRecord(first ? 1 : 2, { role: 'assistant', content: 'That log is long.' }))}\n`);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  beforeAll(() => {
+    writeHuge(big, false);
+    writeHuge(bigFirst, true);
+  });
+  afterAll(() => {
+    for (const p of [big, bigFirst]) if (existsSync(p)) truncateSync(p, 0);
+  });
+
+  /** A reader that samples memory every few reads: the peak of buffers and of the JS heap over a load. */
+  function sampling(): { read: ReadSync; peak: () => { arrayBuffers: number; heapUsed: number } } {
+    let arrayBuffers = 0;
+    let heapUsed = 0;
+    let n = 0;
+    return {
+      read: (fd, buffer, offset, length, position) => {
+        if (++n % 8 === 0) {
+          const m = process.memoryUsage();
+          arrayBuffers = Math.max(arrayBuffers, m.arrayBuffers);
+          heapUsed = Math.max(heapUsed, m.heapUsed);
+        }
+        return readSync(fd, buffer, offset, length, position);
+      },
+      peak: () => ({ arrayBuffers, heapUsed }),
+    };
+  }
+
+  it('is a malformed_line finding under a small maxRecordBytes, its index a hole, later records read', async () => {
+    const { read, peak } = sampling();
+    const before = process.memoryUsage();
+    const s = await load([big], { maxRecordBytes: 1024 * 1024, readSync: read });
+    expect(s.loadFindings).toMatchObject([{ code: 'malformed_line', line: 3, index: 1 }]);
+    expect(s.loadFindings[0]?.message).toMatch(/line 3 is 3145\d+ bytes \(300\.0 MiB\), too long/);
+    expect(s.minted.length).toBe(3);
+    expect(s.minted.at(1)).toBeUndefined();
+    expect(s.minted.at(2)?.content).toBe('That log is long.');
+    expect(s.check().findings.map((f) => f.code)).toEqual(['malformed_line']);
+    // Never more than a few read buffers: the line is skipped, not gathered.
+    expect(peak().arrayBuffers - before.arrayBuffers).toBeLessThan(16 * 1024 * 1024);
+    expect(peak().heapUsed - before.heapUsed).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('is the same finding with the real default limit, without a string of it and with buffers capped at the limit', async () => {
+    expect(MAX_RECORD_BYTES).toBeLessThan(MB300);
+    const { read, peak } = sampling();
+    const before = process.memoryUsage();
+    const s = await load([big], { readSync: read });
+    expect(s.loadFindings).toMatchObject([{ code: 'malformed_line', line: 3, index: 1 }]);
+    expect(s.loadFindings[0]?.message).toContain(`the limit is ${MAX_RECORD_BYTES} bytes`);
+    expect(s.minted.at(2)?.content).toBe('That log is long.');
+    // A 300 MB string would show in the heap; the bytes gathered before giving up stop at the limit.
+    expect(peak().heapUsed - before.heapUsed).toBeLessThan(64 * 1024 * 1024);
+    expect(peak().arrayBuffers - before.arrayBuffers).toBeLessThan(MAX_RECORD_BYTES + 16 * 1024 * 1024);
+  });
+
+  it('as the first line, is recognized as a sidecar from its head and never read whole as a snapshot', async () => {
+    const { read, peak } = sampling();
+    const before = process.memoryUsage();
+    const s = await load([bigFirst], { maxRecordBytes: 1024 * 1024, readSync: read });
+    expect(s.files[0]?.kind).toBe('sidecar');
+    // The line is too long to read, and the first record of a sidecar should have been its header.
+    expect(s.loadFindings.map((f) => [f.code, f.line])).toEqual([
+      ['malformed_line', 1],
+      ['malformed_line', 1],
+    ]);
+    expect(s.loadFindings.map((f) => f.message).join('\n')).toMatch(/too long[^]*starts with a header record, but its first record is t="message"|starts with a header record, but its first record is t="message"[^]*too long/);
+    expect(s.minted.length).toBe(2);
+    expect(s.minted.at(0)).toBeUndefined();
+    expect(s.minted.at(1)?.content).toBe('That log is long.');
+    expect(peak().arrayBuffers - before.arrayBuffers).toBeLessThan(16 * 1024 * 1024);
+    expect(peak().heapUsed - before.heapUsed).toBeLessThan(64 * 1024 * 1024);
+  });
+});
+
+describe('a file that shrinks or is overwritten while open', () => {
+  const SESSION = join(import.meta.dirname, '../../samples/session.sidecar.jsonl');
+  const LEGACY = [join(import.meta.dirname, '../../samples/legacy.sidecar.jsonl'), join(import.meta.dirname, '../../samples/legacy.session.json')];
+
+  /** Everything a reader of the session does; none of it may throw, and every expansion must verify. */
+  function exercise(s: LoadedSession): { expanded: ExpandOutcome[]; errors: string[] } {
+    const expanded: ExpandOutcome[] = [];
+    const errors: string[] = [];
+    s.check();
+    for (const r of s.log) {
+      const e = s.expand(r.id);
+      if (e.ok) {
+        expect(unverifiedOutcome(s.log, s.minted, e.value)).toBeUndefined();
+        expanded.push(e.value);
+      } else errors.push(e.error.code);
+    }
+    const found = s.search('e');
+    if (!found.ok) errors.push(found.error.code);
+    for (let i = 0; i < s.minted.length; i++) s.minted.at(i);
+    return { expanded, errors };
+  }
+
+  it('truncated after loading: unreadable messages answer address_out_of_range, never bytes that do not verify', async () => {
+    const path = tmp.path('shrinks.sidecar.jsonl');
+    writeFileSync(path, readFileSync(SESSION));
+    const s = await load([path], { cacheBytes: 0 });
+    const whole = exercise(s);
+    expect(whole.errors).toEqual([]);
+    truncateSync(path, Math.floor(statSync(path).size / 3));
+    const after = exercise(s);
+    expect(after.errors.length).toBeGreaterThan(0);
+    expect(new Set(after.errors)).toEqual(new Set(['address_out_of_range']));
+    expect(s.check().findings.some((f) => f.code === 'address_out_of_range' && f.message.includes('no readable message'))).toBe(true);
+    truncateSync(path, 0);
+    expect(exercise(s).expanded).toEqual([]);
+  });
+
+  it('overwritten in place with other bytes of the same size: hash_mismatch, not the new bytes', async () => {
+    const path = tmp.path('overwritten.sidecar.jsonl');
+    const original = readFileSync(SESSION);
+    writeFileSync(path, original);
+    const s = await load([path], { cacheBytes: 0 });
+    // Every lowercase letter becomes another: the same lengths and JSON shapes, other content.
+    const shift = (value: string) => value.replace(/(?<!\\)[a-y]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 1));
+    const text = original.toString('latin1').replace(/("content":")((?:[^"\\]|\\.)*)"/g, (_m, key: string, value: string) => `${key}${shift(value)}"`);
+    expect(text.length).toBe(original.length);
+    writeFileSync(path, Buffer.from(text, 'latin1'));
+    const { expanded, errors } = exercise(s);
+    expect(errors).toContain('hash_mismatch');
+    // What still expands is content that did not change (it verifies; the oracle checked it).
+    expect(expanded.length).toBeLessThan(s.log.length);
+  });
+
+  it('replaced by a new file (rename over it): the open file is still read, unchanged', async () => {
+    const path = tmp.path('replaced.sidecar.jsonl');
+    writeFileSync(path, readFileSync(SESSION));
+    const s = await load([path], { cacheBytes: 0 });
+    const before = exercise(s);
+    writeFileSync(`${path}.new`, 'not a session any more\n');
+    renameSync(`${path}.new`, path);
+    const after = exercise(s);
+    expect(after.errors).toEqual([]);
+    expect(after.expanded).toEqual(before.expanded);
+  });
+
+  // The file can shrink between any two reads of one operation: at every read of check, expand
+  // and search in turn, the reads start failing (as a truncated file's do). Nothing may throw.
+  for (const [name, paths] of [
+    ['session', [SESSION]],
+    ['legacy pair', LEGACY],
+  ] as const) {
+    it(`${name}: shrinking at any read of check, expand or search never throws`, async () => {
+      let failFrom = Number.POSITIVE_INFINITY;
+      let reads = 0;
+      const shrinking: ReadSync = (fd, buffer, offset, length, position) => (++reads >= failFrom ? 0 : readSync(fd, buffer, offset, length, position));
+      const s = await load([...paths], { cacheBytes: 0, readSync: shrinking });
+      const ops: [string, () => unknown][] = [
+        ['check', () => s.check()],
+        ['expand', () => s.log.map((r) => s.expand(r.id))],
+        ['search', () => s.search('e')],
+      ];
+      for (const [op, run] of ops) {
+        // How many reads the operation makes when nothing fails, then fail from each one in turn.
+        reads = 0;
+        failFrom = Number.POSITIVE_INFINITY;
+        run();
+        const total = reads;
+        const step = Math.max(1, Math.floor(total / 60));
+        for (let k = 1; k <= total; k += step) {
+          reads = 0;
+          failFrom = k;
+          expect(run, `${op}, reads failing from read ${k} of ${total}`).not.toThrow();
+        }
+        failFrom = Number.POSITIVE_INFINITY;
+        for (const r of s.log) {
+          const e = s.expand(r.id);
+          if (e.ok) expect(unverifiedOutcome(s.log, s.minted, e.value)).toBeUndefined();
+        }
+      }
+    });
+  }
+});

@@ -1,0 +1,173 @@
+/**
+ * Fuzzing the loader with random mutations of the committed samples (fast-check): byte flips,
+ * truncations, line deletions, duplications and swaps, and random JSON field replacement. Each
+ * mutant is written to a temp file and read as the app reads it — `loadSession`, `check()`, every
+ * live reduction expanded, a search — and none of it may throw. Every expansion that succeeds must
+ * be bytes its pointer vouches for: content that re-hashes to `ptr.hash`, or a recorded superset
+ * of a minted copy that does. Fuzz longer with `FUZZ_RUNS=5000 npx vitest run electron/loader/fuzz.test.ts`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BAD_CORPUS_DIR } from '../testing/badCorpus';
+import { tempDir } from '../testing/files';
+import { unverifiedOutcome } from '../testing/verifyOutcome';
+import { loadSession } from './session';
+
+const SAMPLES = join(import.meta.dirname, '../../samples');
+
+/** One session to mutate: one or two files (a sidecar and its snapshot); the mutations hit one of them. */
+const seeds: { files: { name: string; bytes: Buffer }[] }[] = [
+  ['demo.sidecar.jsonl'],
+  ['session.sidecar.jsonl'],
+  ['legacy.sidecar.jsonl', 'legacy.session.json'],
+  ['session.sidecar.jsonl', 'session.session.json'],
+  ['broken/hash_mismatch.sidecar.jsonl'],
+  ['broken/malformed_line.sidecar.jsonl'],
+  ['broken/overlapping_reductions.sidecar.jsonl'],
+  ['broken/recorded_diverges.sidecar.jsonl', 'broken/recorded_diverges.session.json'],
+].map((names) => ({ files: names.map((n) => ({ name: basename(n), bytes: readFileSync(join(SAMPLES, n)) })) }));
+for (const name of ['duplicate-cycle.sidecar.jsonl', 'dangling-reductions.sidecar.jsonl', 'out-of-order.sidecar.jsonl', 'lone-surrogates.sidecar.jsonl', 'invalid-utf8.sidecar.jsonl', 'nul-bytes.sidecar.jsonl']) {
+  seeds.push({ files: [{ name, bytes: readFileSync(join(BAD_CORPUS_DIR, name)) }] });
+}
+
+/** Values a field may be replaced with: wrong types, edges of numbers, strings that are not what they claim. */
+const nastyValue = fc.oneof(
+  fc.constantFrom<unknown>(null, true, false, 0, -1, 1, 0.5, 2 ** 31, 2 ** 53, 1e300, -0, '', 'r1', 'sha256:', '\ud800', '\u27E6reduced\u27E7', [], {}, [0], { index: 0 }),
+  fc.integer({ min: -2, max: 200 }),
+  fc.string({ maxLength: 12 }),
+);
+
+type Mutation =
+  | { kind: 'flip'; at: number; xor: number }
+  | { kind: 'truncate'; at: number }
+  | { kind: 'delete' | 'duplicate'; line: number }
+  | { kind: 'swap'; line: number; other: number }
+  | { kind: 'field'; line: number; path: number[]; value: unknown };
+
+/** Where in the file (a fraction of its length), uniformly: fast-check's default bias would pile up at the first byte. */
+const position = fc.noBias(fc.integer({ min: 0, max: 999_999 })).map((n) => n / 1_000_000);
+const mutation: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant('flip' as const), at: position, xor: fc.integer({ min: 1, max: 255 }) }),
+  fc.record({ kind: fc.constant('truncate' as const), at: position }),
+  fc.record({ kind: fc.constantFrom('delete' as const, 'duplicate' as const), line: position }),
+  fc.record({ kind: fc.constant('swap' as const), line: position, other: position }),
+  fc.record({ kind: fc.constant('field' as const), line: position, path: fc.array(fc.nat(), { minLength: 1, maxLength: 4 }), value: nastyValue }),
+);
+
+const pick = (n: number, at: number) => Math.min(n - 1, Math.floor(at * n));
+
+/** Replaces the value at a path chosen by `path` (indices into each level's keys) in a JSON value. */
+function replaceField(value: unknown, path: readonly number[], replacement: unknown): unknown {
+  if (path.length === 0 || typeof value !== 'object' || value === null) return replacement;
+  const keys = Object.keys(value);
+  if (keys.length === 0) return replacement;
+  const key = keys[(path[0] ?? 0) % keys.length] as string;
+  const copy: Record<string, unknown> = Array.isArray(value) ? (value.slice() as unknown as Record<string, unknown>) : { ...(value as Record<string, unknown>) };
+  copy[key] = replaceField(copy[key], path.slice(1), replacement);
+  return copy;
+}
+
+/** Applies one mutation; `document` says the file is one JSON document (a snapshot), not JSON Lines. */
+function mutate(bytes: Buffer, m: Mutation, document: boolean): Buffer {
+  if (bytes.length === 0) return bytes;
+  switch (m.kind) {
+    case 'flip': {
+      const out = Buffer.from(bytes);
+      const i = pick(out.length, m.at);
+      out[i] = (out[i] ?? 0) ^ m.xor;
+      return out;
+    }
+    case 'truncate':
+      return bytes.subarray(0, pick(bytes.length, m.at));
+    default: {
+      const lines = bytes.toString('latin1').split('\n');
+      const i = pick(lines.length, m.line);
+      if (m.kind === 'delete') lines.splice(i, 1);
+      else if (m.kind === 'duplicate') lines.splice(i, 0, lines[i] ?? '');
+      else if (m.kind === 'swap') {
+        const j = pick(lines.length, m.other);
+        [lines[i], lines[j]] = [lines[j] ?? '', lines[i] ?? ''];
+      } else if (m.kind === 'field') {
+        // A snapshot is one document: replace a field of the whole of it.
+        const target = document ? -1 : i;
+        const text = document ? bytes.toString('utf8') : Buffer.from(lines[target] ?? '', 'latin1').toString('utf8');
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          return bytes;
+        }
+        const replaced = JSON.stringify(replaceField(parsed, m.path, m.value)) ?? 'null';
+        if (target === -1) return Buffer.from(replaced, 'utf8');
+        lines[target] = Buffer.from(replaced, 'utf8').toString('latin1');
+      }
+      return Buffer.from(lines.join('\n'), 'latin1');
+    }
+  }
+}
+
+const tmp = tempDir('session-inspector-fuzz-');
+afterAll(() => tmp.cleanup());
+
+describe('fuzzing the loader with mutated samples', () => {
+  it('never throws, and every expansion that succeeds verifies', async () => {
+    let run = 0;
+    const outcomes = { opened: 0, failed: 0, expanded: 0, refused: 0 };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.nat({ max: seeds.length - 1 }),
+        fc.nat(),
+        fc.array(mutation, { minLength: 1, maxLength: 4 }),
+        fc.string({ minLength: 1, maxLength: 3 }),
+        async (seedIndex, fileChoice, mutations, query) => {
+          const seed = seeds[seedIndex] as (typeof seeds)[number];
+          const target = fileChoice % seed.files.length;
+          const dir = tmp.path(`run-${run++}`);
+          mkdirSync(dir);
+          const paths = seed.files.map((f, k) => {
+            const path = join(dir, f.name);
+            const document = f.name.endsWith('.session.json');
+            writeFileSync(path, k === target ? mutations.reduce((b, m) => mutate(b, m, document), f.bytes) : f.bytes);
+            return path;
+          });
+          const loaded = await loadSession(paths);
+          if (!loaded.ok) {
+            outcomes.failed++;
+            expect(['unrecognized_file', 'unreadable_file', 'usage']).toContain(loaded.error.code);
+            return;
+          }
+          outcomes.opened++;
+          const s = loaded.session;
+          try {
+            const report = s.check();
+            expect(report.summary.errors + report.summary.warnings).toBe(report.findings.length);
+            for (const r of s.log) {
+              const whole = s.expand(r.id);
+              if (!whole.ok) {
+                outcomes.refused++;
+                continue;
+              }
+              outcomes.expanded++;
+              expect(unverifiedOutcome(s.log, s.minted, whole.value)).toBeUndefined();
+              const total = whole.value.total_bytes;
+              const part = s.expand(r.id, [Math.floor(total / 3), Math.floor(total / 2) + 1]);
+              expect(part.ok).toBe(true);
+            }
+            s.search(query);
+            s.search(query, { mode: 'regex', case_sensitive: false });
+            for (let i = 0; i < s.minted.length; i++) s.minted.at(i);
+          } finally {
+            s.close();
+          }
+        },
+      ),
+      { numRuns: Number(process.env.FUZZ_RUNS ?? 400) },
+    );
+    // The mutants exercise both sides: files that open and expansions that verify, and ones that do not.
+    expect(outcomes.opened).toBeGreaterThan(100);
+    expect(outcomes.expanded).toBeGreaterThan(100);
+    expect(outcomes.refused).toBeGreaterThan(0);
+  });
+});
