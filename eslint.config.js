@@ -14,6 +14,14 @@ const noNode = {
   pattern: { group: ['node:*'], message: 'Node built-ins belong in electron/.' },
 };
 
+/** Ways to turn a string into markup in the DOM. */
+const htmlSinks = [
+  "JSXAttribute[name.name='dangerouslySetInnerHTML']",
+  "AssignmentExpression > MemberExpression.left[property.name=/^(innerHTML|outerHTML|srcdoc)$/]",
+  "CallExpression[callee.property.name=/^(insertAdjacentHTML|createContextualFragment|parseFromString)$/]",
+  "CallExpression[callee.object.name='document'][callee.property.name=/^(write|writeln)$/]",
+];
+
 // A relative import that climbs into a sibling layer, e.g. `../electron/cli/main` or `../../renderer/x`.
 const intoLayer = (layer, message) => ({ regex: `^(\\./)?(\\.\\./)+${layer}(/|$)`, message });
 
@@ -82,6 +90,13 @@ export default defineConfig(
   {
     files: ['renderer/**'],
     rules: {
+      // Session content is shown as text, never parsed as markup or run (SECURITY.md): no HTML sinks.
+      'no-restricted-syntax': [
+        'error',
+        ...htmlSinks.map((selector) => ({ selector, message: 'Session content is shown as text: build elements with React, never markup from a string (SECURITY.md).' })),
+      ],
+      'no-eval': 'error',
+      'no-new-func': 'error',
       'no-restricted-imports': [
         'error',
         {

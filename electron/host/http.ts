@@ -30,6 +30,25 @@ export const TOKEN_HEADER = 'x-session-inspector-token';
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Server-Sent Events comment interval, so proxies and the browser keep the stream open. */
 export const HEARTBEAT_MS = 15_000;
+/**
+ * Slow-loris bounds. A client must send its whole request head within `headersMs` and its whole
+ * request (a body is at most MAX_BODY_BYTES, on loopback) within `requestMs`, or it gets 408 and
+ * is disconnected; Node checks every `checkIntervalMs` (its default, 30 s, would let a stalled
+ * request hold its connection for up to that long past the bound). An event stream is not
+ * affected: its request is complete once its head arrived.
+ */
+export const TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({ headersMs: 10_000, requestMs: 30_000, checkIntervalMs: 1_000 });
+
+export interface HttpTimeouts {
+  headersMs: number;
+  requestMs: number;
+  checkIntervalMs: number;
+}
+/**
+ * Largest request head (request line and headers) accepted; larger gets 431. Node's default, set
+ * explicitly so `--max-http-header-size` / NODE_OPTIONS cannot raise it.
+ */
+export const MAX_HEADER_BYTES = 16 * 1024;
 
 export { CONTENT_SECURITY_POLICY };
 
@@ -43,6 +62,8 @@ export interface HttpHostOptions {
   rendererDir?: string;
   /** Heartbeat interval of the event stream (tests shorten it). */
   heartbeatMs?: number;
+  /** The slow-loris bounds (default TIMEOUTS; tests shorten them). */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export interface HttpHost {
@@ -50,6 +71,8 @@ export interface HttpHost {
   url: string;
   token: string;
   port: number;
+  /** Event streams open right now (a leak check for tests: it returns to 0 when clients go). */
+  eventStreamCount(): number;
   close(): Promise<void>;
 }
 
@@ -352,15 +375,21 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     await serveStatic(req, res, pathname, viaQuery);
   }
 
-  const server = createServer((req, res) => {
-    route(req, res).catch(() => {
-      if (!res.headersSent) sendText(res, 500, 'Internal Server Error');
-      else res.destroy();
-    });
-  });
-  // Slow-loris bounds: a request must arrive whole within these.
-  server.headersTimeout = 20_000;
-  server.requestTimeout = 60_000;
+  const timeouts = { ...TIMEOUTS, ...options.timeouts };
+  const server = createServer(
+    {
+      maxHeaderSize: MAX_HEADER_BYTES,
+      headersTimeout: timeouts.headersMs,
+      requestTimeout: timeouts.requestMs,
+      connectionsCheckingInterval: timeouts.checkIntervalMs,
+    },
+    (req, res) => {
+      route(req, res).catch(() => {
+        if (!res.headersSent) sendText(res, 500, 'Internal Server Error');
+        else res.destroy();
+      });
+    },
+  );
 
   await new Promise<void>((resolveListen, reject) => {
     server.once('error', reject);
@@ -379,6 +408,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     url,
     token,
     port,
+    eventStreamCount: () => streams.size,
     close() {
       closing ??= new Promise<void>((resolveClose) => {
         for (const res of streams) res.end();

@@ -44,7 +44,13 @@ async function sizeOf(paths: readonly string[]): Promise<number | null> {
   return total;
 }
 
-export function createSessionHost(options: SessionHostOptions): SessionHost {
+/** A SessionHost, plus what its adapters' tests read of it. */
+export interface InspectableSessionHost extends SessionHost {
+  /** Event listeners subscribed right now (each open event stream or window holds one): a leak check. */
+  listenerCount(): number;
+}
+
+export function createSessionHost(options: SessionHostOptions): InspectableSessionHost {
   const { client } = options;
   const listeners = new Set<(event: HostEvent) => void>();
   const offered: OfferedFile[] = [];
@@ -190,6 +196,7 @@ export function createSessionHost(options: SessionHostOptions): SessionHost {
       listeners.add(listener);
       return () => void listeners.delete(listener);
     },
+    listenerCount: () => listeners.size,
     dispose() {
       // The client belongs to whoever created it: they dispose it after the host.
       disposed = true;

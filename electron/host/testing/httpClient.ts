@@ -1,5 +1,5 @@
 /** Plain loopback HTTP for the host's tests: requests with any headers, raw request lines, event streams. */
-import type { IncomingHttpHeaders } from 'node:http';
+import type { Agent, IncomingHttpHeaders } from 'node:http';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 
@@ -14,13 +14,23 @@ export interface RequestOptions {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /** A keep-alive agent to share connections (default: Node's global agent). */
+  agent?: Agent;
 }
 
 /** One request to 127.0.0.1:`port`, headers exactly as given (a `Host` here replaces Node's own). */
 export function request(port: number, options: RequestOptions): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port, method: options.method ?? 'GET', path: options.path, headers: options.headers ?? {}, setHost: options.headers?.Host === undefined },
+      {
+        host: '127.0.0.1',
+        port,
+        method: options.method ?? 'GET',
+        path: options.path,
+        headers: options.headers ?? {},
+        setHost: options.headers?.Host === undefined,
+        ...(options.agent ? { agent: options.agent } : {}),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -5,7 +5,8 @@
  *   vi.mock('electron', async () => (await import('./testing/fakeElectron')).electronModule);
  *
  * and drives `fake` (the same instance, reset by `fake.reset()` in beforeEach). Only what the
- * code under test uses is faked; the fakes record calls with vi.fn and let tests fire events.
+ * code under test uses is faked; the fakes record calls with vi.fn and let tests fire events. The
+ * preload's renderer-side API (contextBridge, ipcRenderer, webUtils) is here too, as `fake.renderer`.
  */
 import { EventEmitter } from 'node:events';
 import { vi } from 'vitest';
@@ -136,8 +137,31 @@ export class FakeNativeTheme extends EventEmitter {
   }
 }
 
+/**
+ * The renderer-side API the preload uses (contextBridge, ipcRenderer, webUtils): `exposed` is what
+ * the preload put in the main world.
+ */
+export class FakeRendererApi {
+  readonly exposed = new Map<string, unknown>();
+  readonly contextBridge = {
+    exposeInMainWorld: vi.fn((key: string, api: unknown) => {
+      this.exposed.set(key, api);
+    }),
+  };
+  readonly ipcRenderer = {
+    invoke: vi.fn((channel: string, ...args: unknown[]) => Promise.resolve({ channel, args })),
+    send: vi.fn(),
+    sendSync: vi.fn(),
+    on: vi.fn(),
+    once: vi.fn(),
+    removeListener: vi.fn(),
+  };
+  readonly webUtils = { getPathForFile: vi.fn((_file: unknown) => '') };
+}
+
 function createFakes() {
   return {
+    renderer: new FakeRendererApi(),
     app: new FakeApp(),
     ipcMain: new FakeIpcMain(),
     nativeTheme: new FakeNativeTheme(),
@@ -190,4 +214,14 @@ export const electronModule = {
     return { defaultSession: fake.defaultSession };
   },
   BrowserWindow: FakeBrowserWindow,
+  // The preload's side (see FakeRendererApi).
+  get contextBridge() {
+    return fake.renderer.contextBridge;
+  },
+  get ipcRenderer() {
+    return fake.renderer.ipcRenderer;
+  },
+  get webUtils() {
+    return fake.renderer.webUtils;
+  },
 };
