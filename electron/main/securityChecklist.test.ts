@@ -241,7 +241,7 @@ describe('navigation and new windows', () => {
     for (const contents of [window.webContents, new FakeWebContents()]) {
       fake.app.emit('web-contents-created', fakeEvent(), contents);
       const event = fakeEvent();
-      contents.emit('will-attach-webview', event, { preload: '/tmp/evil.js', nodeIntegration: true }, { src: 'https://example.com/' });
+      contents.emit('will-attach-webview', event, { preload: '/tmp/evil.js' }, { src: 'https://example.com/' });
       expect(event.preventDefault).toHaveBeenCalled();
     }
   });
