@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, Reduction, SidecarSearchResult } from '../../shared/index';
 import type { ReadSync } from '../loader/lines';
-import type { LoadOptions } from '../loader/session';
 import { loadSession, MAX_RECORD_BYTES } from '../loader/session';
 import type { BadInputExpectation } from '../testing/badCorpus';
 import { BAD_CORPUS_DIR } from '../testing/badCorpus';
 import { makeHeader, messageRecord, tempDir } from '../testing/files';
 import { unverifiedOutcome } from '../testing/verifyOutcome';
-import { main } from './main';
+import type { CliRun } from './testing/runCli';
+import { runCli } from './testing/runCli';
 
 const manifest = (JSON.parse(readFileSync(join(BAD_CORPUS_DIR, 'manifest.json'), 'utf8')) as { files: BadInputExpectation[] }).files;
 const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
@@ -23,18 +23,8 @@ const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
 const tmp = tempDir('session-inspector-bad-cli-');
 afterAll(() => tmp.cleanup());
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], loadOptions?: LoadOptions): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, loadOptions);
-  return { code, stdout, stderr };
-}
+const run = runCli;
+type Run = CliRun;
 
 /** SPEC §8's shape of every outcome: one compact JSON document and a newline; stderr empty, or one sentence with exit 2. */
 function parsed<T>(r: Run): T {

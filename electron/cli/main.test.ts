@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
 import { makeHeader, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
-import type { LoadOptions } from '../loader/session';
-import { main, USAGE } from './main';
+import { USAGE } from './main';
+import type { CliRun } from './testing/runCli';
+import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -20,18 +21,8 @@ const SEARCH_FAIL =
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], loadOptions?: LoadOptions): Promise<Run> {
-  let stdout = '';
-  let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, loadOptions);
-  return { code, stdout, stderr };
-}
+const run = runCli;
+type Run = CliRun;
 
 /** Exit 2 with `{"error":{code,message}}` on stdout and one sentence on stderr. */
 function expectError(r: Run, code: string): string {

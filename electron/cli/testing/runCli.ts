@@ -1,0 +1,16 @@
+/** Runs the command line in-process, capturing what it prints: the CLI tests' one way in. */
+import type { LoadOptions } from '../../loader/session';
+import { main } from '../main';
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function runCli(argv: string[], loadOptions?: LoadOptions): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, loadOptions);
+  return { code, stdout, stderr };
+}
