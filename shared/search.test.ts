@@ -215,6 +215,21 @@ describe('bounds and honest truncation', () => {
     expect(res.matches.map((m) => m.snippet.includes(`needle${res.matches.indexOf(m)}`))).not.toContain(false);
   });
 
+  it('the bound holds whichever value truncated ends with ("false" is the longer literal)', () => {
+    // Found by the property test: one match that fits exactly when sized with "true".
+    const v = [tool('', 'c0'), tool('ab\u001b[31mred\u001b[0m ab', 'c1'), tool('', 'c2')];
+    const l = [
+      makeReduction(v, { id: 'r1', kind: 'tool_output_truncated', index: 0, kept_bytes: 0 }),
+      makeReduction(v, { id: 'r2', kind: 'tool_output_elided', index: 1 }),
+      makeReduction(v, { id: 'r3', kind: 'tool_output_truncated', index: 2, kept_bytes: 0 }),
+    ];
+    for (let bound = 300; bound <= 500; bound++) {
+      const res = value(sidecarSearch(l, 'a', v, undefined, { max_result_bytes: bound, snippet_max_bytes: 7, max_matches: 2, case_sensitive: false }));
+      expect(utf8Length(JSON.stringify(res))).toBeLessThanOrEqual(bound);
+      expect(res.truncated).toBe(res.matches.length < res.total_matches);
+    }
+  });
+
   it('truncated is false when everything fits', () => {
     expect(value(sidecarSearch(l, 'hit 7 ', v)).truncated).toBe(false);
   });

@@ -242,11 +242,11 @@ export function sidecarSearch(
     case_sensitive: caseSensitive,
     matches: [],
     total_matches: total,
-    truncated: true,
+    truncated: false,
     reductions_searched: searched,
     hidden_bytes_searched: hiddenBytes,
   };
-  // Sized with `truncated: true`, the longer literal, so the bound holds whichever value it ends with.
+  // Sized with `truncated: false`, the longer literal, so the bound holds whichever value it ends with.
   let size = jsonBytes(result);
   if (size > maxResultBytes) {
     return err({
