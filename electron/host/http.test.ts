@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, Method, Reply, ResultOf } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { tempDir, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
 import type { HttpHost } from './http';
 import { CONTENT_SECURITY_POLICY, MAX_BODY_BYTES, startHttpHost } from './http';
 import { createSessionHost } from './sessionHost';
@@ -255,17 +255,7 @@ describe('the API', () => {
     expect(rows.rows.map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(rows.rows[2]?.text).toMatch(/^PASS a\.test\.ts\n⟦reduced⟧ id=r1 kind=tool_output_truncated hidden_bytes=52/);
 
-    expect(value(await s.api('expand', { id: 'r1', range: [31, 41] }), 'expand')).toEqual({
-      reduction_id: 'r1',
-      kind: 'tool_output_truncated',
-      index: 2,
-      role: 'tool',
-      tool_call_id: 'call_9',
-      content: '— expecte',
-      range: [30, 41],
-      total_bytes: 67,
-      source: 'minted',
-    });
+    expect(value(await s.api('expand', { id: 'r1', range: [31, 41] }), 'expand')).toEqual(SPEC9_EXPAND_R1_31_41);
 
     const search = value(await s.api('search', { searchId: 's1', query: 'FAIL' }), 'search');
     expect(search).toMatchObject({ query: 'FAIL', total_matches: 1, truncated: false, reductions_searched: 1, hidden_bytes_searched: 52 });

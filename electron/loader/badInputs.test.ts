@@ -10,10 +10,10 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome } from '../../shared/index';
 import type { BadInputExpectation } from '../testing/badCorpus';
 import { BAD_CORPUS_DIR, badCorpus, badCorpusManifest } from '../testing/badCorpus';
-import { makeHeader, messageRecord, tempDir } from '../testing/files';
+import { makeHeader, messageRecord, tempDir, sessionOpener } from '../testing/files';
 import { unverifiedOutcome } from '../testing/verifyOutcome';
 import type { ReadSync } from './lines';
-import type { LoadedSession, LoadOptions } from './session';
+import type { LoadedSession } from './session';
 import { loadSession, MAX_RECORD_BYTES } from './session';
 
 const manifest = (JSON.parse(readFileSync(join(BAD_CORPUS_DIR, 'manifest.json'), 'utf8')) as { files: BadInputExpectation[] }).files;
@@ -22,17 +22,8 @@ const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
 const tmp = tempDir('session-inspector-bad-');
 afterAll(() => tmp.cleanup());
 
-const open: LoadedSession[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-
-async function load(paths: string[], options?: LoadOptions): Promise<LoadedSession> {
-  const result = await loadSession(paths, options);
-  if (!result.ok) throw new Error(`expected a session, got ${result.error.code}: ${result.error.message}`);
-  open.push(result.session);
-  return result.session;
-}
+const { load, track, closeAll } = sessionOpener();
+afterEach(closeAll);
 
 /** Expands every live reduction whole and in pieces; returns the outcome or error code of each whole expansion. */
 function expandEvery(session: LoadedSession): Record<string, string> {
@@ -83,7 +74,7 @@ describe('the committed corpus', () => {
       }
       if (!result.ok) throw new Error(`${expected.name} did not open: ${result.error.message}`);
       const session = result.session;
-      open.push(session);
+      track(session);
       const report = session.check();
       expect(report.findings.map((f) => f.code)).toEqual(expected.findings);
       expect(report.summary.errors > 0 ? 1 : 0).toBe(expected.check_exit);

@@ -4,9 +4,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction, ReductionPolicy } from '../../shared/index';
 import { applyCap, capNotice, mintReductions, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, sessionOpener, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
 import type { ReadSync } from './lines';
-import type { LoadedSession, LoadOptions, LoadProgress, LoadResult } from './session';
+import type { LoadedSession, LoadProgress, LoadResult } from './session';
 import { loadSession, nodeSha256, siblingSidecarPath } from './session';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
@@ -20,17 +20,8 @@ const policy: ReductionPolicy = { protect_last_n_tool_results: 0, max_tool_resul
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
 
-const open: LoadedSession[] = [];
-afterEach(() => {
-  for (const s of open.splice(0)) s.close();
-});
-
-async function load(paths: string[], options?: LoadOptions): Promise<LoadedSession> {
-  const result = await loadSession(paths, options);
-  if (!result.ok) throw new Error(`expected a session, got ${result.error.code}: ${result.error.message}`);
-  open.push(result.session);
-  return result.session;
-}
+const { load, closeAll } = sessionOpener();
+afterEach(closeAll);
 
 async function loadError(paths: string[]): Promise<Extract<LoadResult, { ok: false }>['error']> {
   const result = await loadSession(paths);
@@ -66,7 +57,7 @@ describe('loadSession: a sidecar', () => {
     const s = await load([DEMO]);
     expect(s.expand('r1', [31, 41])).toEqual({
       ok: true,
-      value: { reduction_id: 'r1', kind: 'tool_output_truncated', index: 2, role: 'tool', tool_call_id: 'call_9', content: '— expecte', range: [30, 41], total_bytes: 67, source: 'minted' },
+      value: SPEC9_EXPAND_R1_31_41,
     });
     const pass = s.search('PASS');
     expect(pass.ok && pass.value.matches.map((m) => m.offset)).toEqual([52]);

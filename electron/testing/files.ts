@@ -2,7 +2,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatMessage, Reduction, SidecarHeader } from '../../shared/index';
+import type { ChatMessage, ExpandOutcome, Reduction, SidecarHeader } from '../../shared/index';
+import type { LoadedSession, LoadOptions } from '../loader/session';
+import { loadSession } from '../loader/session';
 
 /** A fresh folder under the OS temp dir; `cleanup` removes it and everything in it. */
 export function tempDir(prefix = 'session-inspector-'): { dir: string; path(name: string): string; cleanup(): void } {
@@ -55,4 +57,41 @@ export function makeSnapshot(messages: readonly ChatMessage[], reductions?: read
 export function writeSnapshot(path: string, snapshot: object, pretty = true): string {
   writeFileSync(path, pretty ? JSON.stringify(snapshot, null, 2) : JSON.stringify(snapshot));
   return path;
+}
+
+/** SPEC §9: `expand --id r1 --range 31:41` of samples/demo.sidecar.jsonl (the em dash floors 31 to 30). */
+export const SPEC9_EXPAND_R1_31_41: ExpandOutcome = {
+  reduction_id: 'r1',
+  kind: 'tool_output_truncated',
+  index: 2,
+  role: 'tool',
+  tool_call_id: 'call_9',
+  content: '\u2014 expecte',
+  range: [30, 41],
+  total_bytes: 67,
+  source: 'minted',
+};
+
+/**
+ * `load(paths)` for tests: a session that must open (its error is thrown otherwise); `track` adds
+ * one opened elsewhere; `closeAll` closes them all (call it in afterEach).
+ */
+export function sessionOpener(): {
+  load: (paths: string[], options?: LoadOptions) => Promise<LoadedSession>;
+  track: (session: LoadedSession) => void;
+  closeAll: () => void;
+} {
+  const open: LoadedSession[] = [];
+  return {
+    load: async (paths, options) => {
+      const result = await loadSession(paths, options);
+      if (!result.ok) throw new Error(`expected a session, got ${result.error.code}: ${result.error.message}`);
+      open.push(result.session);
+      return result.session;
+    },
+    track: (session) => void open.push(session),
+    closeAll: () => {
+      for (const s of open.splice(0)) s.close();
+    },
+  };
 }

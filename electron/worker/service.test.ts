@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, ParsedParams, Reduction } from '../../shared/index';
 import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
 import type { LoadProgressPayload } from './service';
 import { SessionService, cutToBytes } from './service';
 
@@ -184,17 +184,7 @@ describe('SessionService.rowText and expand: slices', () => {
 
   it('expand floors both ends to character boundaries (SPEC §9)', async () => {
     const s = await opened([DEMO]);
-    expect(value(s.expand({ id: 'r1', range: [31, 41] }))).toEqual({
-      reduction_id: 'r1',
-      kind: 'tool_output_truncated',
-      index: 2,
-      role: 'tool',
-      tool_call_id: 'call_9',
-      content: '— expecte',
-      range: [30, 41],
-      total_bytes: 67,
-      source: 'minted',
-    });
+    expect(value(s.expand({ id: 'r1', range: [31, 41] }))).toEqual(SPEC9_EXPAND_R1_31_41);
     expect(value(s.expand({ id: 'r1' })).range).toEqual([0, 67]);
     const bad = s.expand({ id: 'r1', range: [68, 70] });
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_byte_range' } });
