@@ -1,9 +1,10 @@
 /** §5.1 expandReduction and §5.2 reductionTotalBytes. */
 import type { ResolveOptions } from './original';
-import { findReduction, resolveOriginal, unknownReduction } from './original';
-import type { ExpandOutcome, MessageList, Reduction, Result } from './types';
+import { findReduction, resolveOriginal, unknownReduction, withContent } from './original';
+import { floorSourceBoundary, memorySource } from './bytes';
+import type { ByteSource, ExpandOutcome, MessageList, Reduction, Result } from './types';
 import { err, ok } from './types';
-import { floorCharBoundary, utf8Decode } from './utf8';
+import { utf8Decode } from './utf8';
 
 /** A requested byte range `[start, end)`. */
 export type ByteRange = readonly [number, number];
@@ -12,10 +13,11 @@ export type ByteRange = readonly [number, number];
  * §5.1 step 4: `end` clamped to `total`, then both ends floored to character boundaries, so
  * consecutive ranges `[0,k),[k,2k),…` tile the content exactly. Returns undefined when invalid.
  */
-export function snapByteRange(bytes: Uint8Array, range: ByteRange): [number, number] | undefined {
+export function snapByteRange(bytes: Uint8Array | ByteSource, range: ByteRange): [number, number] | undefined {
   const [start, end] = range;
   if (!Number.isInteger(start) || !Number.isInteger(end) || start < 0 || start > end || start > bytes.length) return undefined;
-  return [floorCharBoundary(bytes, start), floorCharBoundary(bytes, Math.min(end, bytes.length))];
+  const source = bytes instanceof Uint8Array ? memorySource(bytes) : bytes;
+  return [floorSourceBoundary(source, start), floorSourceBoundary(source, Math.min(end, bytes.length))];
 }
 
 export function expandReduction(
@@ -28,6 +30,11 @@ export function expandReduction(
 ): Result<ExpandOutcome> {
   const r = findReduction(log, id);
   if (!r) return err(unknownReduction(id, log));
+  return withContent(r, () => expandResolved(r, minted, recorded, byteRange, options));
+}
+
+function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList | undefined, byteRange: ByteRange | undefined, options: ResolveOptions): Result<ExpandOutcome> {
+  const id = r.id;
   const resolved = resolveOriginal(r, minted, recorded, options);
   if (!resolved.ok) return resolved;
   const { bytes, source, messages } = resolved.value;
@@ -55,13 +62,13 @@ export function expandReduction(
       index: r.ptr.index,
       role: first.minted.role,
       ...(first.minted.tool_call_id !== undefined ? { tool_call_id: first.minted.tool_call_id } : {}),
-      content: utf8Decode(bytes.subarray(range[0], range[1])),
+      content: utf8Decode(bytes.read(range[0], range[1])),
       range,
       total_bytes: total,
       source,
     });
   }
-  outcome.content = utf8Decode(bytes.subarray(range[0], range[1]));
+  outcome.content = utf8Decode(bytes.read(range[0], range[1]));
   return ok(outcome);
 }
 

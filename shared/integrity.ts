@@ -5,7 +5,11 @@ import type { ResolveOptions } from './original';
 import { hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
 import type { Finding, FindingCode, MessageList, Reduction } from './types';
 import { FINDING_SEVERITY } from './types';
-import { bytesEqual, isCharBoundary, utf8Encode } from './utf8';
+import { contentSource, isSourceBoundary, sourceIncludes, sourceSha256, sourcesEqual } from './bytes';
+import { ContentUnavailableError } from './types';
+import { utf8Encode } from './utf8';
+
+const SENTINEL_BYTES = utf8Encode(REDUCTION_SENTINEL);
 
 export interface IntegrityInput {
   minted: MessageList;
@@ -28,7 +32,7 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
 
   const ids = new Map<string, number>();
   const perMessage = new Map<number, Reduction>();
-  log.forEach((r, k) => {
+  const checkOne = (r: Reduction, k: number) => {
     const at = { reduction_id: r.id, index: r.ptr.index };
     const first = ids.get(r.id);
     if (first !== undefined) add('duplicate_reduction_id', `reduction id ${r.id} is minted twice in the live log (entries ${first + 1} and ${k + 1})`, k, at);
@@ -55,7 +59,7 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
         add('hash_mismatch', `reduction ${r.id}: ptr.bytes is ${r.ptr.bytes} but the hashed minted bytes are ${original.mintedLength}`, k, at);
       }
       for (const m of original.messages) {
-        if (m.content.includes(REDUCTION_SENTINEL)) {
+        if ('bytes' in m.bytes ? m.content.includes(REDUCTION_SENTINEL) : sourceIncludes(m.bytes, SENTINEL_BYTES)) {
           add('sentinel_in_original', `reduction ${r.id}: the original content of view index ${m.index} contains ${REDUCTION_SENTINEL}, so a reduction was minted over a stub`, k, { reduction_id: r.id, index: m.index });
         }
       }
@@ -67,11 +71,11 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
     }
 
     if (r.kind === 'tool_output_truncated') {
-      const bytes = utf8Encode(own.content);
+      const bytes = contentSource(own);
       const kept = r.kept_bytes ?? -1;
       if (!(kept >= 0 && kept < bytes.length)) {
         add('kept_bytes_invalid', `reduction ${r.id}: kept_bytes ${kept} is not below the content length ${bytes.length} of view index ${r.ptr.index}`, k, at);
-      } else if (!isCharBoundary(bytes, kept)) {
+      } else if (!isSourceBoundary(bytes, kept)) {
         add('kept_bytes_invalid', `reduction ${r.id}: kept_bytes ${kept} falls inside a UTF-8 character of view index ${r.ptr.index}`, k, at);
       }
     }
@@ -83,40 +87,61 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
         add('address_out_of_range', `reduction ${r.id}: canonical index ${c.index} is outside the minted view of ${minted.length} messages or unreadable`, k, at);
         return;
       }
-      const canonicalBytes = utf8Encode(canonical.content);
-      const actual = sha([canonicalBytes]);
+      const canonicalBytes = contentSource(canonical);
+      const actual = sourceSha256(canonicalBytes, sha);
       if (hashHex(c.hash) !== actual) {
         add('hash_mismatch', `reduction ${r.id}: canonical.hash is ${c.hash} but view index ${c.index} hashes to sha256:${actual}`, k, at);
       }
-      const ownBytes = utf8Encode(own.content);
-      if (!bytesEqual(ownBytes, canonicalBytes)) {
+      const ownBytes = contentSource(own);
+      if (!sourcesEqual(ownBytes, canonicalBytes)) {
         add('duplicate_bytes_differ', `reduction ${r.id}: view index ${r.ptr.index} (${ownBytes.length} bytes) is not byte-identical to its canonical, view index ${c.index} (${canonicalBytes.length} bytes)`, k, at);
       }
+    }
+  };
+  log.forEach((r, k) => {
+    try {
+      checkOne(r, k);
+    } catch (e) {
+      // A large content that can no longer be read from its file.
+      if (!(e instanceof ContentUnavailableError)) throw e;
+      add('address_out_of_range', `reduction ${r.id}: the content at index ${r.ptr.index} can no longer be read: ${e.message}`, k, { reduction_id: r.id, index: r.ptr.index });
     }
   });
 
   if (recorded) {
     const n = Math.min(minted.length, recorded.length);
     for (let i = 0; i < n; i++) {
-      const m = minted.at(i);
-      const rec = recorded.at(i);
-      if (!m || !rec || m === rec) continue;
-      if (m.role === rec.role && m.tool_call_id === rec.tool_call_id && m.content === rec.content) continue;
-      const mBytes = utf8Encode(m.content);
-      const rBytes = utf8Encode(rec.content);
-      if (recordedSupersedes(m, mBytes, rec, rBytes)) continue;
-      const why =
-        m.role !== rec.role
-          ? `roles differ (${m.role} vs ${rec.role})`
-          : m.tool_call_id !== rec.tool_call_id
-            ? `tool_call_ids differ (${String(m.tool_call_id)} vs ${String(rec.tool_call_id)})`
-            : isCapNoticeBearingPrefix(mBytes, rBytes)
-              ? 'the minted copy is capped but the upgrade key does not hold'
-              : `the minted copy (${mBytes.length} bytes) is not a cap-notice-bearing prefix of the recorded copy (${rBytes.length} bytes)`;
-      findings.push({ code: 'recorded_diverges', severity: 'warning', message: `view index ${i}: recorded and minted copies differ: ${why}`, index: i });
+      try {
+        divergence(i);
+      } catch (e) {
+        if (!(e instanceof ContentUnavailableError)) throw e;
+      }
     }
   }
   return findings;
+
+  function divergence(i: number): void {
+    if (!recorded) return;
+    const m = minted.at(i);
+    const rec = recorded.at(i);
+    if (!m || !rec || m === rec) return;
+    const large = m.large !== undefined || rec.large !== undefined;
+    if (m.role === rec.role && m.tool_call_id === rec.tool_call_id && (large ? sourcesEqual(contentSource(m), contentSource(rec)) : m.content === rec.content)) return;
+    const mSource = contentSource(m);
+    // A minted copy too large for memory is never a capped copy: it is compared, not upgraded.
+    const mBytes = m.large === undefined ? mSource.read(0, mSource.length) : utf8Encode(m.content);
+    const rBytes = contentSource(rec);
+    if (m.large === undefined && recordedSupersedes(m, mBytes, rec, rBytes)) return;
+    const why =
+      m.role !== rec.role
+        ? `roles differ (${m.role} vs ${rec.role})`
+        : m.tool_call_id !== rec.tool_call_id
+          ? `tool_call_ids differ (${String(m.tool_call_id)} vs ${String(rec.tool_call_id)})`
+          : isCapNoticeBearingPrefix(mBytes, rBytes)
+            ? 'the minted copy is capped but the upgrade key does not hold'
+            : `the minted copy (${mSource.length} bytes) is not a cap-notice-bearing prefix of the recorded copy (${rBytes.length} bytes)`;
+    findings.push({ code: 'recorded_diverges', severity: 'warning', message: `view index ${i}: recorded and minted copies differ: ${why}`, index: i });
+  }
 }
 
 /** Canonical text of a reduction for comparing logs (key order and extra fields do not matter). */

@@ -4,11 +4,12 @@
  * so expand, search, inversion and the integrity check can never disagree about which bytes a
  * reduction stands for.
  */
+import { concatSources, contentSource, floorSourceBoundary, memorySource, sourceSha256, sourceStartsWith } from './bytes';
 import { CAP_NOTICE_MARKER } from './constants';
 import { sha256Hex } from './hash';
-import type { ChatMessage, MessageList, Reduction, ResolverError, Result, Sha256, Source } from './types';
-import { err, ok } from './types';
-import { bytesLastIndexOf, floorCharBoundary, startsWithBytes, utf8Encode } from './utf8';
+import type { ByteSource, ChatMessage, MessageList, Reduction, ResolverError, Result, Sha256, Source } from './types';
+import { ContentUnavailableError, err, ok } from './types';
+import { bytesLastIndexOf, utf8Encode } from './utf8';
 
 export interface ResolveOptions {
   /** SHA-256 used to verify `ptr.hash`; defaults to a portable implementation. */
@@ -21,8 +22,9 @@ const CAP_MARKER_BYTES = utf8Encode(CAP_NOTICE_MARKER);
 export interface ResolvedMessage {
   index: number;
   minted: ChatMessage;
+  /** The content as text; for a large message only its first bytes (the bytes are in `bytes`). */
   content: string;
-  bytes: Uint8Array;
+  bytes: ByteSource;
   source: Source;
 }
 
@@ -31,7 +33,7 @@ export interface ResolvedOriginal {
   /** The addressed message, or every message of a cleared range, in view order. */
   messages: ResolvedMessage[];
   /** The resolved original bytes: the message content, or the transcript rebuilt from resolved messages. */
-  bytes: Uint8Array;
+  bytes: ByteSource;
   source: Source;
   /** Length of the minted original the hash was verified over (what `ptr.bytes` should say). */
   mintedLength: number;
@@ -53,9 +55,13 @@ export function transcriptOf(messages: readonly { minted: ChatMessage; content: 
  * The cap-notice-bearing-prefix test of §5.1 step 3, on content bytes: with `k` the last position
  * of CAP_NOTICE_MARKER in minted, `k` exists and recorded starts with `minted[0..k]` and is longer.
  */
-export function isCapNoticeBearingPrefix(minted: Uint8Array, recorded: Uint8Array): boolean {
+export function isCapNoticeBearingPrefix(minted: Uint8Array, recorded: Uint8Array | ByteSource): boolean {
   const k = bytesLastIndexOf(minted, CAP_MARKER_BYTES);
-  return k >= 0 && recorded.length > k && startsWithBytes(recorded, minted.subarray(0, k));
+  return k >= 0 && recorded.length > k && sourceStartsWith(asSource(recorded), minted.subarray(0, k));
+}
+
+function asSource(bytes: Uint8Array | ByteSource): ByteSource {
+  return bytes instanceof Uint8Array ? memorySource(bytes) : bytes;
 }
 
 function hasId(id: string | undefined): id is string {
@@ -71,44 +77,58 @@ export function recordedSupersedes(
   minted: ChatMessage,
   mintedBytes: Uint8Array,
   recorded: ChatMessage | undefined,
-  recordedBytes?: Uint8Array,
+  recordedBytes?: Uint8Array | ByteSource,
 ): boolean {
   if (recorded === undefined) return false;
   if (recorded.role !== minted.role) return false;
   if (!hasId(minted.tool_call_id) || !hasId(recorded.tool_call_id) || minted.tool_call_id !== recorded.tool_call_id) return false;
-  return isCapNoticeBearingPrefix(mintedBytes, recordedBytes ?? utf8Encode(recorded.content));
+  return isCapNoticeBearingPrefix(mintedBytes, recordedBytes ?? contentSource(recorded));
 }
 
-/** Resolves one view message: the recorded copy when the upgrade key holds, else the minted one. */
+/**
+ * A resolved message whose `content` is read from `copy` only when asked for: the text of a large
+ * content (its first bytes) is decoded from the file, and most callers never need it.
+ */
+function resolvedMessage(index: number, minted: ChatMessage, copy: ChatMessage, bytes: ByteSource, source: Source): ResolvedMessage {
+  if (copy.large === undefined) return { index, minted, content: copy.content, bytes, source };
+  const m = { index, minted, bytes, source } as ResolvedMessage;
+  Object.defineProperty(m, 'content', { enumerable: true, get: () => copy.content });
+  return m;
+}
+
+/**
+ * Resolves one view message: the recorded copy when the upgrade key holds, else the minted one. A
+ * minted copy too large to hold in memory is never a capped copy (caps keep a short prefix), so it
+ * is never upgraded.
+ */
 export function resolveMessage(index: number, minted: ChatMessage, recorded: MessageList | undefined): ResolvedMessage {
-  const mintedBytes = utf8Encode(minted.content);
+  const mintedBytes = contentSource(minted);
   const rec = recorded?.at(index);
-  if (rec !== undefined && rec !== minted && rec.content !== minted.content) {
-    const recBytes = utf8Encode(rec.content);
-    if (recordedSupersedes(minted, mintedBytes, rec, recBytes)) {
-      return { index, minted, content: rec.content, bytes: recBytes, source: 'recorded' };
+  if (rec !== undefined && rec !== minted && minted.large === undefined && (rec.large !== undefined || rec.content !== minted.content)) {
+    const recBytes = contentSource(rec);
+    if (recordedSupersedes(minted, mintedBytes.read(0, mintedBytes.length), rec, recBytes)) {
+      return resolvedMessage(index, minted, rec, recBytes, 'recorded');
     }
   }
-  return { index, minted, content: minted.content, bytes: mintedBytes, source: 'minted' };
+  return resolvedMessage(index, minted, minted, mintedBytes, 'minted');
 }
 
-function concat(chunks: readonly Uint8Array[]): Uint8Array {
+const NEWLINE = memorySource(utf8Encode('\n'));
+
+/** The transcript of §3.5 over resolved messages, as one source (in memory unless a message is large). */
+function transcriptSource(messages: readonly ResolvedMessage[]): ByteSource {
+  const parts: ByteSource[] = [];
+  for (const m of messages) parts.push(memorySource(utf8Encode(transcriptHeader(m.minted))), m.bytes, NEWLINE);
+  if (!parts.every((p) => 'bytes' in p)) return concatSources(parts);
   let n = 0;
-  for (const c of chunks) n += c.length;
+  for (const p of parts) n += p.length;
   const out = new Uint8Array(n);
   let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
+  for (const p of parts) {
+    out.set(p.read(0, p.length), o);
+    o += p.length;
   }
-  return out;
-}
-
-function transcriptChunks(messages: readonly ResolvedMessage[]): Uint8Array[] {
-  const chunks: Uint8Array[] = [];
-  const newline = utf8Encode('\n');
-  for (const m of messages) chunks.push(utf8Encode(transcriptHeader(m.minted)), m.bytes, newline);
-  return chunks;
+  return memorySource(out);
 }
 
 /** The `<hex>` of a `sha256:<hex>` pointer hash, lowercased; undefined when it has another form. */
@@ -162,6 +182,23 @@ export function resolveOriginal(
 ): Result<ResolvedOriginal> {
   const rangeError = checkRange(r, minted);
   if (rangeError) return err(rangeError);
+  return withContent(r, () => resolveInRange(r, minted, recorded, options));
+}
+
+/**
+ * Runs `body`, which reads content of `r`; a content that can no longer be read from its file
+ * answers `address_out_of_range`, like a message that cannot be read.
+ */
+export function withContent<T>(r: Reduction, body: () => Result<T>): Result<T> {
+  try {
+    return body();
+  } catch (e) {
+    if (!(e instanceof ContentUnavailableError)) throw e;
+    return err({ code: 'address_out_of_range', message: `reduction ${r.id}: the content at index ${r.ptr.index} can no longer be read: ${e.message}`, reduction_id: r.id, index: r.ptr.index });
+  }
+}
+
+function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions): Result<ResolvedOriginal> {
   const [start, end] = addressedRange(r);
   const mintedMessages: ResolvedMessage[] = [];
   // Each message is read once: a list backed by a file can lose a message between two reads (the
@@ -169,10 +206,10 @@ export function resolveOriginal(
   for (let i = start; i < end; i++) {
     const m = minted.at(i);
     if (m === undefined) return err(unreadableAddress(r, i));
-    mintedMessages.push({ index: i, minted: m, content: m.content, bytes: utf8Encode(m.content), source: 'minted' });
+    mintedMessages.push(resolvedMessage(i, m, m, contentSource(m), 'minted'));
   }
-  const mintedChunks = r.kind === 'turns_cleared' ? transcriptChunks(mintedMessages) : [mintedMessages[0]?.bytes ?? new Uint8Array()];
-  const actual = (options.sha256 ?? sha256Hex)(mintedChunks);
+  const mintedBytes = r.kind === 'turns_cleared' ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
+  const actual = sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
   const expected = hashHex(r.ptr.hash);
   if (expected !== actual) {
     return err({
@@ -184,14 +221,8 @@ export function resolveOriginal(
   }
   const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded));
   const upgraded = messages.some((m) => m.source === 'recorded');
-  const bytes =
-    r.kind === 'turns_cleared'
-      ? upgraded
-        ? concat(transcriptChunks(messages))
-        : concat(mintedChunks)
-      : (messages[0]?.bytes ?? new Uint8Array());
-  const mintedLength = mintedChunks.reduce((n, c) => n + c.length, 0);
-  return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength });
+  const bytes = r.kind === 'turns_cleared' ? (upgraded ? transcriptSource(messages) : mintedBytes) : (messages[0]?.bytes ?? mintedBytes);
+  return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength: mintedBytes.length });
 }
 
 /**
@@ -215,11 +246,11 @@ export function canonicalFullyVisible(r: Reduction, log: readonly Reduction[]): 
  * `[start, end)` in bytes, or null when nothing is hidden (a duplicate whose canonical is visible).
  * A `kept_bytes` inside a character is floored, so the span is always a valid UTF-8 string.
  */
-export function hiddenSpan(r: Reduction, bytes: Uint8Array, log: readonly Reduction[]): [number, number] | null {
+export function hiddenSpan(r: Reduction, bytes: Uint8Array | ByteSource, log: readonly Reduction[]): [number, number] | null {
   const total = bytes.length;
   switch (r.kind) {
     case 'tool_output_truncated':
-      return [floorCharBoundary(bytes, Math.max(0, r.kept_bytes ?? 0)), total];
+      return [floorSourceBoundary(asSource(bytes), Math.max(0, r.kept_bytes ?? 0)), total];
     case 'duplicate_output':
       return canonicalFullyVisible(r, log) ? null : [0, total];
     case 'tool_output_elided':

@@ -1,9 +1,10 @@
 /** §5.4 projectView (display rows of what the model saw) and invertOne (a preview of splicing one reduction back). */
 import type { ResolveOptions } from './original';
+import { contentSource, floorSourceBoundary } from './bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from './types';
-import { ok } from './types';
-import { floorCharBoundary, utf8Decode, utf8Encode } from './utf8';
+import { ContentUnavailableError, ok } from './types';
+import { utf8Decode } from './utf8';
 
 /** Where the projected view's rows start: one row per view message, one per cleared range. */
 export interface ProjectionLayout {
@@ -131,8 +132,14 @@ function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call
 function visibleText(msg: ChatMessage, r: Reduction | undefined): string {
   if (!r) return msg.content;
   if (r.kind === 'tool_output_truncated') {
-    const bytes = utf8Encode(msg.content);
-    return utf8Decode(bytes.subarray(0, floorCharBoundary(bytes, r.kept_bytes ?? 0))) + r.stub;
+    const bytes = contentSource(msg);
+    try {
+      return utf8Decode(bytes.read(0, floorSourceBoundary(bytes, Math.min(bytes.length, r.kept_bytes ?? 0)))) + r.stub;
+    } catch (e) {
+      // The kept prefix of a large content that can no longer be read: the stub still shows.
+      if (!(e instanceof ContentUnavailableError)) throw e;
+      return r.stub;
+    }
   }
   return r.stub;
 }
@@ -154,6 +161,9 @@ export function invertOne(
   if (!resolved.ok) return resolved;
   const out: ChatMessage[] = [];
   for (let i = 0; i < view.length; i++) out.push(view.at(i) as ChatMessage);
-  for (const m of resolved.value.messages) out[m.index] = { ...m.minted, content: m.content };
+  for (const m of resolved.value.messages) {
+    const { large: _large, ...fields } = m.minted;
+    out[m.index] = 'bytes' in m.bytes ? { ...fields, content: m.content } : { ...fields, content: m.content, large: m.bytes };
+  }
   return ok({ view: out, log: log.filter((x) => x !== r) });
 }

@@ -10,9 +10,10 @@ import { RE2JS } from 're2js';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import type { ResolveOptions } from './original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
-import type { MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
-import { err, ok } from './types';
-import { Utf16ToUtf8Cursor, utf8Length } from './utf8';
+import { floorSourceBoundary } from './bytes';
+import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
+import { ContentUnavailableError, err, ok } from './types';
+import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length } from './utf8';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -22,10 +23,23 @@ export interface SearchOptions extends ResolveOptions {
   max_result_bytes?: number;
   /** Checked between spans and while scanning; an aborted search returns `cancelled`. */
   signal?: { readonly aborted: boolean };
+  /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
+  onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
 
-/** Finds leftmost-first, non-overlapping matches in one string; yields UTF-16 [start, end). */
-type Matcher = (text: string, onMatch: (start: number, end: number) => boolean) => void;
+/**
+ * Finds leftmost-first, non-overlapping matches in one string from UTF-16 index `from`; yields
+ * UTF-16 [start, end) until `onMatch` returns false.
+ */
+type Matcher = (text: string, onMatch: (start: number, end: number) => boolean, from?: number) => void;
+
+/** A large content is searched in windows of this many bytes (plus an overlap, below). */
+const WINDOW_BYTES = 4 * 1024 * 1024;
+/**
+ * How far a window reaches past its own part: a literal match always fits; a regex match in a large
+ * content is searched within its window, so one longer than this can be cut at the window's end.
+ */
+const WINDOW_OVERLAP_BYTES = 64 * 1024;
 
 /**
  * One string searched on its own: a hidden span of one message, attributed to a reduction. Content
@@ -34,12 +48,18 @@ type Matcher = (text: string, onMatch: (start: number, end: number) => boolean) 
 interface SearchUnit {
   index: number;
   /** The whole resolved content of the message and its hidden span in bytes; null when nothing is searchable. */
-  load: () => { content: string; /** UTF-8 bytes of `content`. */ bytes: number; span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } | null;
+  load: () => LoadedUnit | null;
 }
 
+/** A unit's content: as text when it is in memory, else as a source read window by window. */
+type LoadedUnit = { span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } & (
+  | { content: string; /** UTF-8 bytes of `content`. */ bytes: number }
+  | { source: ByteSource }
+);
+
 function literalMatcher(query: string): Matcher {
-  return (text, onMatch) => {
-    for (let i = text.indexOf(query); i !== -1; i = text.indexOf(query, i + query.length)) {
+  return (text, onMatch, from = 0) => {
+    for (let i = text.indexOf(query, from); i !== -1; i = text.indexOf(query, i + query.length)) {
       if (!onMatch(i, i + query.length)) return;
     }
   };
@@ -58,10 +78,10 @@ function foldedMatcher(query: string, engine: Matcher): Matcher {
   if (!/^[\x00-\x7f]*$/.test(query)) return engine;
   const hasS = /s/i.test(query);
   const needle = query.toLowerCase();
-  return (text, onMatch) => {
+  return (text, onMatch, from = 0) => {
     const hay = text.toLowerCase();
-    if (hay.length !== text.length || (hasS && text.includes('\u017F'))) return engine(text, onMatch);
-    for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + needle.length)) {
+    if (hay.length !== text.length || (hasS && text.includes('\u017F'))) return engine(text, onMatch, from);
+    for (let i = hay.indexOf(needle, from); i !== -1; i = hay.indexOf(needle, i + needle.length)) {
       if (!onMatch(i, i + needle.length)) return;
     }
   };
@@ -80,9 +100,9 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     const position = utf8Length(query.slice(0, Math.max(0, at)));
     return err({ code: 'invalid_query', message: `invalid regex at byte ${position}: ${(e as Error).message}`, position });
   }
-  const engine: Matcher = (text, onMatch) => {
+  const engine: Matcher = (text, onMatch, from = 0) => {
     const m = re.matcher(text);
-    let pos = 0;
+    let pos = from;
     let lastEnd = -1;
     while (pos <= text.length && m.find(pos)) {
       const s = m.start();
@@ -172,6 +192,89 @@ function jsonBytes(value: unknown): number {
   return utf8Length(JSON.stringify(value));
 }
 
+type AddMatch = (offset: number, length: number, snippet: () => { snippet: string; match: [number, number] }) => void;
+
+/** Searches a hidden span held as text. */
+function scanText(unit: { content: string; bytes: number; span: [number, number] }, matcher: Matcher, counted: () => boolean, add: AddMatch, snippetMax: number): void {
+  // Spans mostly start at 0 or a short kept prefix and end at the content's end: no walk needed there.
+  const from = unit.span[0] === 0 ? 0 : utf16IndexOfByte(unit.content, unit.span[0]);
+  const to = unit.span[1] === unit.bytes ? unit.content.length : utf16IndexOfByte(unit.content, unit.span[1]);
+  const text = unit.content.slice(from, to);
+  const cursor = new Utf16ToUtf8Cursor(text, unit.span[0]);
+  matcher(text, (s, e) => {
+    if (!counted()) return false;
+    const offset = cursor.byteOffsetOf(s);
+    const length = cursor.byteOffsetOf(e) - offset;
+    add(offset, length, () => snippetOf(text, s, e, length, snippetMax));
+    return true;
+  });
+}
+
+/** The snippet around `[offset, offset + length)` of a source, its context kept inside `span`. */
+function sourceSnippet(source: ByteSource, span: [number, number], offset: number, length: number, max: number): { snippet: string; match: [number, number] } {
+  const a = Math.max(span[0], floorSourceBoundary(source, offset - max));
+  const b = Math.max(offset + length, Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], offset + length + max))));
+  const text = utf8Decode(source.read(a, b));
+  return snippetOf(text, utf16IndexOfByte(text, offset - a), utf16IndexOfByte(text, offset + length - a), length, max);
+}
+
+/**
+ * Searches a hidden span of a large content. A case-sensitive substring goes through the source's
+ * own search when it has one (a file-backed source searches its raw bytes); anything else is
+ * decoded window by window, each window starting where the previous match ended so matches stay
+ * leftmost-first and non-overlapping across windows.
+ */
+function scanSource(
+  source: ByteSource,
+  span: [number, number],
+  matcher: Matcher,
+  literal: Uint8Array | undefined,
+  counted: () => boolean,
+  add: AddMatch,
+  snippetMax: number,
+  isAborted: () => boolean,
+): void {
+  if (literal && source.findAll) {
+    source.findAll(literal, span[0], span[1], (at) => {
+      if (!counted()) return false;
+      add(at(), literal.length, () => sourceSnippet(source, span, at(), literal.length, snippetMax));
+      return true;
+    });
+    return;
+  }
+  let next = span[0];
+  for (let a = span[0]; a < span[1]; ) {
+    if (isAborted()) return;
+    const own = span[1] - a <= WINDOW_BYTES ? span[1] : Math.max(a + 1, floorSourceBoundary(source, a + WINDOW_BYTES));
+    const from = Math.max(a, next);
+    if (from < own) {
+      const start = Math.max(span[0], floorSourceBoundary(source, from - snippetMax));
+      const end = Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], own + WINDOW_OVERLAP_BYTES)));
+      const text = utf8Decode(source.read(start, Math.max(end, own)));
+      const cursor = new Utf16ToUtf8Cursor(text, start);
+      let stop = false;
+      matcher(
+        text,
+        (s, e) => {
+          const offset = cursor.byteOffsetOf(s);
+          if (offset >= own) return false;
+          const endOffset = cursor.byteOffsetOf(e);
+          next = endOffset > offset ? endOffset : offset + utf8CodePointBytes(text, s);
+          if (!counted()) {
+            stop = true;
+            return false;
+          }
+          add(offset, endOffset - offset, () => snippetOf(text, s, e, endOffset - offset, snippetMax));
+          return true;
+        },
+        utf16IndexOfByte(text, from - start),
+      );
+      if (stop) return;
+    }
+    a = own;
+  }
+}
+
 export function sidecarSearch(
   log: readonly Reduction[],
   query: string,
@@ -194,43 +297,50 @@ export function sidecarSearch(
   const kept: SidecarSearchMatch[] = [];
   let total = 0;
   let hiddenBytes = 0;
+  let spansDone = 0;
+  let aborted = false;
+  let sinceCheck = 0;
+  /** Counts a match; false when the search was cancelled meanwhile. */
+  const counted = (): boolean => {
+    total++;
+    if (++sinceCheck >= 4096) {
+      sinceCheck = 0;
+      if (options.signal?.aborted) aborted = true;
+    }
+    return !aborted;
+  };
+  const literal = mode === 'substring' && caseSensitive ? utf8Encode(query) : undefined;
   // Units come sorted by (index, span start); matches of different units at one index are merged
   // by offset, keeping only the first `maxMatches` of each index since the result is in index order.
   let i = 0;
   while (i < units.length) {
     if (options.signal?.aborted) return cancelled();
-    const index = units[i]?.index;
+    const index = units[i]?.index as number;
     const atIndex: SidecarSearchMatch[] = [];
     for (; i < units.length && units[i]?.index === index; i++) {
-      const unit = (units[i] as SearchUnit).load();
-      if (!unit) continue;
-      searched += unit.searched;
-      hiddenBytes += unit.span[1] - unit.span[0];
-      const room = Math.max(0, maxMatches - kept.length);
-      let fromUnit = 0;
-      let sinceCheck = 0;
-      let aborted = false;
-      // Spans mostly start at 0 or a short kept prefix and end at the content's end: no walk needed there.
-      const from = unit.span[0] === 0 ? 0 : utf16IndexOfByte(unit.content, unit.span[0]);
-      const to = unit.span[1] === unit.bytes ? unit.content.length : utf16IndexOfByte(unit.content, unit.span[1]);
-      const text = unit.content.slice(from, to);
-      const cursor = new Utf16ToUtf8Cursor(text, unit.span[0]);
-      matcher(text, (s, e) => {
-        total++;
-        if (++sinceCheck >= 4096) {
-          sinceCheck = 0;
-          if (options.signal?.aborted) return !(aborted = true);
-        }
-        if (fromUnit >= room) return true;
-        fromUnit++;
-        const offset = cursor.byteOffsetOf(s);
-        const length = cursor.byteOffsetOf(e) - offset;
-        const r = unit.attribute(offset, length);
-        const { snippet, match } = snippetOf(text, s, e, length, snippetMax);
-        atIndex.push({ reduction_id: r.id, kind: r.kind, index: index as number, offset, length, snippet, snippet_match: match });
-        return true;
-      });
-      if (aborted) return cancelled();
+      try {
+        const unit = (units[i] as SearchUnit).load();
+        spansDone++;
+        if (!unit) continue;
+        searched += unit.searched;
+        hiddenBytes += unit.span[1] - unit.span[0];
+        const room = Math.max(0, maxMatches - kept.length);
+        let fromUnit = 0;
+        const add = (offset: number, length: number, snippet: () => { snippet: string; match: [number, number] }): void => {
+          if (fromUnit >= room) return;
+          fromUnit++;
+          const r = unit.attribute(offset, length);
+          const { snippet: text, match } = snippet();
+          atIndex.push({ reduction_id: r.id, kind: r.kind, index, offset, length, snippet: text, snippet_match: match });
+        };
+        if ('content' in unit) scanText(unit, matcher, counted, add, snippetMax);
+        else scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, () => options.signal?.aborted === true || aborted);
+        if (aborted || options.signal?.aborted) return cancelled();
+      } catch (e) {
+        // A large content whose file changed since it was indexed is not searched.
+        if (!(e instanceof ContentUnavailableError)) throw e;
+      }
+      options.onProgress?.({ spans_searched: spansDone, spans: units.length, hidden_bytes_searched: hiddenBytes });
     }
     atIndex.sort((a, b) => a.offset - b.offset);
     for (const m of atIndex) if (kept.length < maxMatches) kept.push(m);
@@ -290,8 +400,10 @@ function searchUnits(
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) return null;
     const resolved = resolveOriginal(r, minted, recorded, options);
     if (!resolved.ok) return null;
-    const span = hiddenSpan(r, resolved.value.bytes, log);
-    return span ? { content: resolved.value.messages[0]?.content ?? '', bytes: resolved.value.bytes.length, span } : null;
+    const bytes = resolved.value.bytes;
+    const span = hiddenSpan(r, bytes, log);
+    if (!span) return null;
+    return 'bytes' in bytes ? { content: resolved.value.messages[0]?.content ?? '', bytes: bytes.length, span } : { source: bytes, span };
   };
 
   for (const r of log) {
@@ -324,13 +436,11 @@ function searchUnits(
             const found = perMessage(r);
             return found ? [{ r, span: found.span }] : [];
           });
-          return {
-            content: m.content,
-            bytes: m.bytes.length,
-            span: [0, m.bytes.length],
-            attribute: (offset, length) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c,
-            searched: owners.length,
-          };
+          const attribute = (offset: number, length: number) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c;
+          const span: [number, number] = [0, m.bytes.length];
+          return 'bytes' in m.bytes
+            ? { content: m.content, bytes: m.bytes.length, span, attribute, searched: owners.length }
+            : { source: m.bytes, span, attribute, searched: owners.length };
         },
       });
     }

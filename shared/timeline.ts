@@ -4,8 +4,9 @@
  * message payload `M`, so the file loader can run it over light handles (offsets into the file)
  * while tests run it over whole messages.
  */
+import { floorSourceBoundary, memorySource } from './bytes';
 import type { Cap, ChatMessage, Finding, Reduction, SidecarRecord } from './types';
-import { floorCharBoundary, utf8Decode, utf8Encode } from './utf8';
+import { utf8Decode, utf8Encode } from './utf8';
 
 export interface Located<M> {
   value: M;
@@ -159,7 +160,8 @@ export class TimelineBuilder<M> {
 
 /** The capped copy history held: `content[0..kept_bytes] + notice` (kept_bytes floored to a character boundary). */
 export function applyCap(msg: ChatMessage, cap: Cap): ChatMessage {
-  const bytes = utf8Encode(msg.content);
-  const kept = floorCharBoundary(bytes, Math.max(0, cap.kept_bytes));
-  return { ...msg, content: utf8Decode(bytes.subarray(0, kept)) + cap.notice };
+  const { large, ...fields } = msg;
+  const bytes = large ?? memorySource(utf8Encode(msg.content));
+  const kept = floorSourceBoundary(bytes, Math.max(0, cap.kept_bytes));
+  return { ...fields, content: utf8Decode(bytes.read(0, kept)) + cap.notice };
 }

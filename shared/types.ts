@@ -25,7 +25,35 @@ export interface ChatMessage {
   name?: string;
   content_parts?: ContentPart[];
   metadata?: Record<string, unknown>;
+  /**
+   * Content kept on disk rather than in memory (a large tool output). When present, the content
+   * bytes are these and `content` holds only their first bytes, for display. Never serialized.
+   */
+  large?: ByteSource;
 }
+
+/**
+ * Bytes read by range from somewhere else (a file), so a 200 MB tool output is never one string.
+ * `read` throws ContentUnavailableError when the bytes can no longer be read (the file changed).
+ */
+export interface ByteSource {
+  readonly length: number;
+  /** Bytes `[start, end)`, `0 <= start <= end <= length`: a fresh array or a view the caller must not keep. */
+  read(start: number, end: number): Uint8Array;
+  /** SHA-256 (hex) of all the bytes, when known without reading them. */
+  readonly sha256?: string;
+  /** `floorCharBoundary` at `offset`, when the source can answer it without a read (optional). */
+  floorBoundary?(offset: number): number;
+  /**
+   * The leftmost non-overlapping occurrences of `needle` inside `[start, end)`, in order: `onMatch`
+   * gets a function giving the match's offset (computing it can cost) and returns false to stop.
+   * Optional: offered by sources that can search faster than reading and scanning.
+   */
+  findAll?(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void;
+}
+
+/** The bytes behind a ByteSource can no longer be read (the file shrank or changed). */
+export class ContentUnavailableError extends Error {}
 
 /** §3.4 */
 export interface ReductionPolicy {
@@ -236,4 +264,4 @@ export interface MessageList {
 }
 
 /** SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native digest. */
-export type Sha256 = (chunks: readonly Uint8Array[]) => string;
+export type Sha256 = (chunks: Iterable<Uint8Array>) => string;

@@ -1,0 +1,107 @@
+/**
+ * Content bytes as ByteSources: in memory for ordinary messages, read by range for large ones, so
+ * the resolver treats a 200 MB tool output like any other without ever holding it whole.
+ */
+import type { ByteSource, ChatMessage, Sha256 } from './types';
+import { bytesEqual, bytesIndexOf, floorCharBoundary, utf8Encode } from './utf8';
+
+/** Bytes read per step when a source is walked whole (hashing, comparing, scanning). */
+export const SOURCE_CHUNK_BYTES = 1024 * 1024;
+
+/** Bytes already in memory. */
+export function memorySource(bytes: Uint8Array): ByteSource & { readonly bytes: Uint8Array } {
+  return { bytes, length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
+}
+
+/** The content bytes of a message: its large source, or the UTF-8 of `content`. */
+export function contentSource(msg: ChatMessage): ByteSource {
+  return msg.large ?? memorySource(utf8Encode(msg.content));
+}
+
+/** The whole of a source in memory (callers bound its length first). */
+export function readAll(source: ByteSource): Uint8Array {
+  return 'bytes' in source && source.bytes instanceof Uint8Array ? source.bytes : source.read(0, source.length);
+}
+
+/** `[start, end)` of a source in pieces of at most `size` bytes. */
+export function* sourceChunks(source: ByteSource, start = 0, end = source.length, size = SOURCE_CHUNK_BYTES): Generator<Uint8Array> {
+  for (let at = start; at < end; at += size) yield source.read(at, Math.min(end, at + size));
+}
+
+/** The parts one after another, as one source. */
+export function concatSources(parts: readonly ByteSource[]): ByteSource {
+  const starts: number[] = [];
+  let length = 0;
+  for (const p of parts) {
+    starts.push(length);
+    length += p.length;
+  }
+  return {
+    length,
+    read(start, end) {
+      const out = new Uint8Array(Math.max(0, end - start));
+      parts.forEach((p, k) => {
+        const s = starts[k] as number;
+        const from = Math.max(start, s);
+        const to = Math.min(end, s + p.length);
+        if (from < to) out.set(p.read(from - s, to - s), from - start);
+      });
+      return out;
+    },
+  };
+}
+
+/** SHA-256 hex of a source: known ahead, or hashed piece by piece. */
+export function sourceSha256(source: ByteSource, sha256: Sha256): string {
+  if (source.sha256 !== undefined) return source.sha256;
+  return sha256('bytes' in source && source.bytes instanceof Uint8Array ? [source.bytes] : sourceChunks(source));
+}
+
+/** `floorCharBoundary` over a source: reads at most four bytes. */
+export function floorSourceBoundary(source: ByteSource, offset: number): number {
+  if (offset <= 0 || offset >= source.length) return Math.max(0, Math.min(offset, source.length));
+  if (source.floorBoundary) return source.floorBoundary(offset);
+  const from = Math.max(0, offset - 3);
+  const window = source.read(from, offset + 1);
+  return from + floorCharBoundary(window, offset - from);
+}
+
+/** True when the source's byte at `offset` does not continue a UTF-8 character. */
+export function isSourceBoundary(source: ByteSource, offset: number): boolean {
+  return floorSourceBoundary(source, offset) === offset;
+}
+
+/** Byte equality of two sources, piece by piece; equal known hashes answer without reading. */
+export function sourcesEqual(a: ByteSource, b: ByteSource): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  if (a.sha256 !== undefined && b.sha256 !== undefined) return a.sha256 === b.sha256;
+  for (let at = 0; at < a.length; at += SOURCE_CHUNK_BYTES) {
+    const end = Math.min(a.length, at + SOURCE_CHUNK_BYTES);
+    if (!bytesEqual(a.read(at, end), b.read(at, end))) return false;
+  }
+  return true;
+}
+
+/** True when the source begins with `prefix`. */
+export function sourceStartsWith(source: ByteSource, prefix: Uint8Array): boolean {
+  return source.length >= prefix.length && bytesEqual(source.read(0, prefix.length), prefix);
+}
+
+/** True when `needle` occurs in the source (pieces overlap by the needle's length). */
+export function sourceIncludes(source: ByteSource, needle: Uint8Array): boolean {
+  if (needle.length === 0) return true;
+  let found = false;
+  if (source.findAll) {
+    source.findAll(needle, 0, source.length, () => {
+      found = true;
+      return false;
+    });
+    return found;
+  }
+  for (let at = 0; at < source.length; at += SOURCE_CHUNK_BYTES) {
+    const piece = source.read(at, Math.min(source.length, at + SOURCE_CHUNK_BYTES + needle.length - 1));
+    if (bytesIndexOf(piece, needle) !== -1) return true;
+  }
+  return false;
+}
