@@ -143,10 +143,12 @@ describe('inputs made at test time', () => {
       const fd = openSync(big, 'w');
       try {
         writeSync(fd, `${JSON.stringify(makeHeader())}\n${JSON.stringify(messageRecord(0, { role: 'user', content: 'cat the log' }))}\n`);
-        writeSync(fd, '{"t":"message","i":1,"msg":{"role":"tool","tool_call_id":"call_1","content":"');
+        // 300 MB in the record's metadata: a record that can only be read whole (a tool output that
+        // large is read by range; see electron/loader/badInputs.test.ts).
+        writeSync(fd, '{"t":"message","i":1,"msg":{"role":"tool","tool_call_id":"call_1","content":"see metadata","metadata":{"blob":"');
         const chunk = Buffer.alloc(1024 * 1024, 'x');
         for (let k = 0; k < 300; k++) writeSync(fd, chunk);
-        writeSync(fd, `"}}\n${JSON.stringify(messageRecord(2, { role: 'assistant', content: 'That log is long.' }))}\n`);
+        writeSync(fd, `"}}}\n${JSON.stringify(messageRecord(2, { role: 'assistant', content: 'That log is long.' }))}\n`);
       } finally {
         closeSync(fd);
       }

@@ -144,15 +144,21 @@ describe('a line of 300 MB', () => {
   const big = tmp.path('huge-line.sidecar.jsonl');
   const bigFirst = tmp.path('huge-first-line.sidecar.jsonl');
 
-  /** Writes a sidecar whose message 1 holds a 300 MB tool output, in 1 MiB writes (never one big string). */
-  function writeHuge(path: string, first: boolean): void {
+  const bigContent = tmp.path('huge-content.sidecar.jsonl');
+
+  /**
+   * Writes a sidecar whose message 1 holds 300 MB, in 1 MiB writes (never one big string): as its
+   * tool output (read by range), or in its metadata (a record that can only be read whole).
+   */
+  function writeHuge(path: string, first: boolean, where: 'content' | 'metadata' = 'metadata'): void {
     const fd = openSync(path, 'w');
     try {
       if (!first) writeSync(fd, `${JSON.stringify(makeHeader())}\n${JSON.stringify(messageRecord(0, { role: 'user', content: 'cat the log' }))}\n`);
-      writeSync(fd, `{"t":"message","i":${first ? 0 : 1},"msg":{"role":"tool","tool_call_id":"call_1","content":"`);
+      writeSync(fd, `{"t":"message","i":${first ? 0 : 1},"msg":{"role":"tool","tool_call_id":"call_1",${where === 'content' ? '"content":"' : '"content":"see metadata","metadata":{"blob":"'}`);
       const chunk = Buffer.alloc(1024 * 1024, 'x');
+      chunk.write('\\n\\"middle\\"', chunk.length / 2);
       for (let k = 0; k < MB300 / chunk.length; k++) writeSync(fd, chunk);
-      writeSync(fd, `"}}\n${JSON.stringify(messageRecord(first ? 1 : 2, { role: 'assistant', content: 'That log is long.' }))}\n`);
+      writeSync(fd, `"}${where === 'content' ? '' : '}'}}\n${JSON.stringify(messageRecord(first ? 1 : 2, { role: 'assistant', content: 'That log is long.' }))}\n`);
     } finally {
       closeSync(fd);
     }
@@ -160,10 +166,29 @@ describe('a line of 300 MB', () => {
 
   beforeAll(() => {
     writeHuge(big, false);
-    writeHuge(bigFirst, true);
+    writeHuge(bigFirst, true, 'content');
+    writeHuge(bigContent, false, 'content');
   });
   afterAll(() => {
-    for (const p of [big, bigFirst]) if (existsSync(p)) truncateSync(p, 0);
+    for (const p of [big, bigFirst, bigContent]) if (existsSync(p)) truncateSync(p, 0);
+  });
+
+  it('as a tool output, is read by range: no finding, no string of it, buffers of a few MiB', async () => {
+    const { read, peak } = sampling();
+    const before = process.memoryUsage();
+    const s = await load([bigContent], { maxRecordBytes: 1024 * 1024, readSync: read });
+    expect(s.loadFindings).toEqual([]);
+    const msg = s.minted.at(1);
+    const escaped = Buffer.byteLength('\\n\\"middle\\"') - Buffer.byteLength('\n"middle"');
+    expect(msg?.large?.length).toBe(MB300 - 300 * escaped);
+    expect(msg?.content.length).toBe(64 * 1024);
+    // A slice across the escapes in the middle of the 150th MiB.
+    const mid = 150 * (1024 * 1024 - escaped) + 512 * 1024 - 2;
+    expect(Buffer.from(msg?.large?.read(mid, mid + 14) ?? []).toString()).toBe('xx\n"middle"xxx');
+    expect(s.minted.at(2)?.content).toBe('That log is long.');
+    expect(s.check().findings).toEqual([]);
+    expect(peak().arrayBuffers - before.arrayBuffers).toBeLessThan(16 * 1024 * 1024);
+    expect(peak().heapUsed - before.heapUsed).toBeLessThan(64 * 1024 * 1024);
   });
 
   /** A reader that samples memory every few reads: the peak of buffers and of the JS heap over a load. */

@@ -31,10 +31,12 @@ import type {
   TimelineRecord,
 } from '../../shared/index';
 import {
+  ContentUnavailableError,
   REDUCTION_KINDS,
   TimelineBuilder,
   applyCap,
   chatMessageSchema,
+  floorSourceBoundary,
   checkIntegrity,
   compareLogs,
   expandReduction,
@@ -47,6 +49,9 @@ import {
 import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
 import { MessageCache } from './messageCache';
+import { FileContent } from './fileContent';
+import type { RawContent } from './rawRecord';
+import { scanMessageRecord } from './rawRecord';
 
 /** SHA-256 through node:crypto: the resolver's hash on the Node side (far faster than the portable one). */
 export const nodeSha256: Sha256 = (chunks) => {
@@ -58,6 +63,17 @@ export const nodeSha256: Sha256 = (chunks) => {
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 /** A record longer than this is not decoded into one string (V8 strings stop near 512 MB). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
+/**
+ * A message record at least this long is indexed without decoding its content: the content is
+ * located in the file, walked and read back by range (rawRecord.ts, fileContent.ts).
+ */
+export const RAW_SCAN_MIN_BYTES = 4 * 1024;
+/** A content at least this long is hashed while indexing, so its stub verifies at once. */
+export const HASH_AT_INDEX_BYTES = 1024 * 1024;
+/** A line longer than this is never held in memory whole by the indexing pass. */
+export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
+/** A content read from the file keeps this much of its start as text, for display. */
+export const PREVIEW_BYTES = 64 * 1024;
 /** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
 export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
 
@@ -133,6 +149,10 @@ export interface MessageHandle {
   tool_call_id?: string;
   contentBytes: number;
   hasArtifacts: boolean;
+  /** Where the content lies in the file, for a record indexed without decoding it. */
+  content?: RawContent;
+  /** The content as a ByteSource, made on first read and kept: one per record. */
+  source?: FileContent;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -334,16 +354,46 @@ interface SidecarIndex {
 
 const MESSAGE_HEAD = /^\s*\{\s*"t"\s*:\s*"message"\s*,\s*"i"\s*:\s*(\d{1,15})\s*[,}]/;
 
-function handleOf(msg: ChatMessage, line: SplitLine): MessageHandle {
+function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): MessageHandle {
   return {
     line: line.number,
     offset: line.offset,
     length: line.length,
     role: msg.role,
     ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
-    contentBytes: Buffer.byteLength(msg.content, 'utf8'),
+    contentBytes: content ? content.length : Buffer.byteLength(msg.content, 'utf8'),
     hasArtifacts: hasReasoningArtifacts(msg),
+    ...(content ? { content } : {}),
   };
+}
+
+/** How a message record starts when written by the agent: `{"t":"message",…`. */
+const MESSAGE_START = /^\s*\{\s*"t"\s*:\s*"message"/;
+
+/**
+ * A long message record indexed without decoding its content; undefined when it cannot be read that
+ * way (the caller parses it whole, which reports why).
+ */
+function scanLongMessage(
+  file: OpenFile,
+  line: SplitLine,
+  read: ReadSync,
+): { record: { t: 'message'; i: number; msg: ChatMessage; cap?: { kept_bytes: number; notice: string } }; content: RawContent } | { failed: string } | undefined {
+  const head = line.bytes ? line.bytes.toString('latin1', 0, 64) : (readExactly(file.fd, line.offset, Math.min(64, line.length), read)?.toString('latin1') ?? '');
+  if (!MESSAGE_START.test(head)) return undefined;
+  const scan = scanMessageRecord({
+    fd: file.fd,
+    read,
+    offset: line.offset,
+    length: line.length,
+    ...(line.bytes ? { bytes: line.bytes } : {}),
+    hash: line.length >= HASH_AT_INDEX_BYTES,
+    maxRestBytes: 1024 * 1024,
+  });
+  if (!scan.ok) return { failed: scan.reason };
+  const parse = parseSidecarLine(scan.rest, line.number, line.terminated);
+  if (!parse.ok || parse.record.t !== 'message' || parse.record.msg.content !== '') return { failed: parse.ok ? 'the record is not a message with one content' : parse.finding.message };
+  return { record: parse.record, content: scan.content };
 }
 
 function formatBytes(n: number): string {
@@ -366,7 +416,7 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
   const lines = splitLines(file.fd, {
     chunkSize: options.chunkSize,
     end: file.size,
-    maxLineBytes: options.maxRecordBytes,
+    maxLineBytes: Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES),
     readSync: options.read,
     onRead: (position) => {
       options.progress.add(position - reported);
@@ -386,6 +436,23 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
     }
     const isFirst = !seenRecord;
     seenRecord = true;
+
+    if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst) {
+      const scanned = scanLongMessage(file, line, options.read);
+      if (scanned && 'record' in scanned) {
+        const { record, content } = scanned;
+        if ((line.bytes && !isUtf8(line.bytes)) || content.validUtf8 === false) {
+          findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8`, line: line.number });
+        }
+        builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
+        continue;
+      }
+    }
+    if (line.bytes === undefined && line.length <= options.maxRecordBytes) {
+      // Longer than the splitter keeps, short enough to read as one record.
+      const bytes = readExactly(file.fd, line.offset, line.length, options.read);
+      if (bytes) line.bytes = bytes;
+    }
 
     if (line.bytes === undefined || line.length > options.maxRecordBytes) {
       // Too long to decode as one string. Its index, when its head says it is a message, becomes a
@@ -526,11 +593,38 @@ class SidecarReader {
       const full = this.message(handle);
       msg = full && applyCap(full, cap);
     } else {
-      msg = this.readRecord(handle);
+      msg = handle.content ? this.readAround(handle, handle.content) : this.readRecord(handle);
     }
     // Charged by the record's length, not only its content: tool_calls arguments can be large too.
-    if (msg !== undefined) this.cache.set(key, msg, cap ? Buffer.byteLength(msg.content, 'utf8') : Math.max(handle.length, handle.contentBytes));
+    const cost = cap ? Buffer.byteLength(msg?.content ?? '', 'utf8') : handle.content ? handle.length - handle.content.rawLength + 256 : Math.max(handle.length, handle.contentBytes);
+    if (msg !== undefined) this.cache.set(key, msg, cost);
     return msg;
+  }
+
+  /**
+   * A record indexed without its content: the rest of the record is read and validated, the
+   * content stays in the file behind a FileContent, and `content` is its first PREVIEW_BYTES,
+   * decoded when asked for.
+   */
+  private readAround(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
+    try {
+      const head = readExactly(this.fd, handle.offset, content.start - handle.offset, this.read);
+      const tailStart = content.start + content.rawLength;
+      const tail = readExactly(this.fd, tailStart, handle.offset + handle.length - tailStart, this.read);
+      if (!head || !tail) return undefined;
+      const value = JSON.parse(Buffer.concat([head, tail]).toString('utf8')) as unknown;
+      if (!isPlainObject(value)) return undefined;
+      const parsed = chatMessageSchema.safeParse(value.msg);
+      if (!parsed.success) return undefined;
+      const source = (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
+      const msg: ChatMessage = { ...parsed.data, large: source };
+      // Decoded on each use and never kept, so a cached message costs only its rest.
+      Object.defineProperty(msg, 'content', { enumerable: true, configurable: true, get: () => previewOf(source) });
+      return msg;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
   }
 
   private readRecord(handle: MessageHandle): ChatMessage | undefined {
@@ -550,6 +644,16 @@ class SidecarReader {
   close(): void {
     this.closed = true;
     this.cache.clear();
+  }
+}
+
+/** The first PREVIEW_BYTES of a content as text; empty when the file no longer holds it. */
+function previewOf(source: FileContent): string {
+  try {
+    return Buffer.from(source.read(0, floorSourceBoundary(source, Math.min(source.length, PREVIEW_BYTES)))).toString('utf8');
+  } catch (e) {
+    if (e instanceof ContentUnavailableError) return '';
+    throw e;
   }
 }
 

@@ -8,6 +8,7 @@
  */
 import type { z } from 'zod';
 import type {
+  ByteSource,
   EventPayload,
   HostError,
   HostErrorCode,
@@ -29,6 +30,7 @@ import {
   findReduction,
   floorCharBoundary,
   hiddenSpan,
+  memorySource,
   projectView,
   projectionLayout,
   resolveOriginal,
@@ -58,7 +60,7 @@ interface OpenSession {
   layout: ProjectionLayout;
   info: SessionInfo;
   /** The last row whose whole text `rowText` encoded: paging through one huge row encodes it once. */
-  lastRowText?: { row: number; bytes: Uint8Array };
+  lastRowText?: { row: number; bytes: ByteSource };
 }
 
 function fail(code: HostErrorCode, message: string): { ok: false; error: HostError } {
@@ -102,6 +104,12 @@ function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
   const counts = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, 0])) as Record<ReductionKind, number>;
   for (const r of log) counts[r.kind] += 1;
   return counts;
+}
+
+/** The content of a row that shows one whole message read from the file (not reduced), else undefined. */
+function rowSource(session: LoadedSession, row: ProjectedRow): ByteSource | undefined {
+  if (row.applied !== undefined || row.end !== row.index + 1 || row.missing) return undefined;
+  return session.minted.at(row.index)?.large;
 }
 
 function rowInfo(row: ProjectedRow): ProjectedRowInfo {
@@ -205,7 +213,15 @@ export class SessionService {
   rows(params: ParsedParams<'rows'>): Reply<'rows'> {
     return this.withSession('rows', ({ session, layout }) => {
       const rows = projectView(session.minted, session.log, { start: params.start, end: params.end }, layout);
-      return ok({ rowCount: layout.rowCount, rows: rows.map(rowInfo) });
+      return ok({
+        rowCount: layout.rowCount,
+        rows: rows.map((row) => {
+          const info = rowInfo(row);
+          // A content read from the file shows its preview; the row says how long it really is.
+          const large = rowSource(session, row);
+          return large ? { ...info, text_bytes: large.length } : info;
+        }),
+      });
     });
   }
 
@@ -227,7 +243,7 @@ export class SessionService {
       let bytes = open.lastRowText?.row === params.row ? open.lastRowText.bytes : undefined;
       if (!bytes) {
         const [row] = projectView(session.minted, session.log, { start: params.row, end: params.row + 1 }, layout);
-        bytes = utf8Encode(row?.text ?? '');
+        bytes = (row && rowSource(session, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
         open.lastRowText = { row: params.row, bytes };
       }
       const range = snapByteRange(bytes, clampSlice(params.range));
@@ -237,7 +253,7 @@ export class SessionService {
           `byte range [${params.range[0]}, ${params.range[1]}) is invalid for row ${params.row}: total_bytes is ${bytes.length} (start must be <= end and <= ${bytes.length})`,
         );
       }
-      return ok({ text: utf8Decode(bytes.subarray(range[0], range[1])), range, total_bytes: bytes.length });
+      return ok({ text: utf8Decode(bytes.read(range[0], range[1])), range, total_bytes: bytes.length });
     });
   }
 

@@ -1,0 +1,94 @@
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/files';
+import { FileContent } from './fileContent';
+import { scanMessageRecord } from './rawRecord';
+
+const dir = tempDir('file-content-');
+afterAll(() => dir.cleanup());
+let n = 0;
+
+/** A message record holding `body` as its content's JSON body; the FileContent over it. */
+function contentOf(body: string): { source: FileContent; close: () => void } {
+  const path = dir.path(`c${n++}.jsonl`);
+  writeFileSync(path, `{"t":"message","i":0,"msg":{"role":"tool","content":"${body}"}}\n`);
+  const fd = openSync(path, 'r');
+  const line = `{"t":"message","i":0,"msg":{"role":"tool","content":"${body}"}}`;
+  const scan = scanMessageRecord({ fd, read: readSync, offset: 0, length: Buffer.byteLength(line), hash: true, maxRestBytes: 1 << 20, windowBytes: 4096 });
+  if (!scan.ok) throw new Error(scan.reason);
+  return { source: new FileContent(fd, readSync, scan.content, () => true), close: () => closeSync(fd) };
+}
+
+/** Leftmost non-overlapping occurrences of `needle` in `hay[start, end)`, the reference. */
+function naive(hay: Buffer, needle: Buffer, start: number, end: number): number[] {
+  const out: number[] = [];
+  for (let i = hay.indexOf(needle, start); i !== -1 && i + needle.length <= end; i = hay.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
+}
+
+function found(source: FileContent, needle: string, start: number, end: number): number[] {
+  const out: number[] = [];
+  source.findAll(Buffer.from(needle), start, end, (at) => {
+    out.push(at());
+    return true;
+  });
+  return out;
+}
+
+const textArb = fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\', '\n', '\t', '\u0001', 'é', '😀', '/', 'u', 'n', '0'), maxLength: 120 });
+const needleArb = fc.string({ unit: fc.constantFrom('a', 'b', '"', '\\', '\n', 'é', 'n', 'u', '0'), minLength: 1, maxLength: 4 });
+
+/** Escapes a string as writers other than JSON.stringify do (\u00e9, \/). */
+function looseBody(text: string): string {
+  return JSON.stringify(text)
+    .slice(1, -1)
+    .replace(/é/g, '\\u00e9')
+    .replace(/\//g, '\\/');
+}
+
+describe('FileContent', () => {
+  it('reads any range and finds any needle exactly as in the decoded bytes, canonical bodies or not', () => {
+    fc.assert(
+      fc.property(textArb, needleArb, fc.nat(), fc.nat(), fc.boolean(), (text, needle, x, y, loose) => {
+        const { source, close } = contentOf(loose ? looseBody(text) : JSON.stringify(text).slice(1, -1));
+        try {
+          const bytes = Buffer.from(text, 'utf8');
+          expect(source.length).toBe(bytes.length);
+          const a = bytes.length === 0 ? 0 : x % (bytes.length + 1);
+          const b = a + (bytes.length === 0 ? 0 : y % (bytes.length - a + 1));
+          expect(Buffer.from(source.read(a, b))).toEqual(bytes.subarray(a, b));
+          // Searches over char-boundary spans, as the resolver asks for them.
+          const start = [...text.slice(0, x % (text.length + 1))].length === 0 ? 0 : Buffer.byteLength(text.slice(0, x % (text.length + 1)));
+          const startOk = !/[\udc00-\udfff]/.test(text.charAt(x % (text.length + 1)));
+          const from = startOk ? start : 0;
+          expect(found(source, needle, from, bytes.length)).toEqual(naive(bytes, Buffer.from(needle), from, bytes.length));
+        } finally {
+          close();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('slices and searches a 3 MiB output from its checkpoints', () => {
+    const text = Array.from({ length: 60_000 }, (_, i) => `${i % 97 === 0 ? 'NEEDLE' : 'line'} ${i}\t"é"\\ \u001b[31m😀\n`).join('');
+    const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+    try {
+      const bytes = Buffer.from(text, 'utf8');
+      expect(source.sha256).toMatch(/^[0-9a-f]{64}$/);
+      for (const [a, b] of [
+        [0, 10],
+        [1_500_000, 1_565_536],
+        [bytes.length - 70_000, bytes.length],
+        [777_777, 2_900_001],
+      ] as const) {
+        expect(Buffer.from(source.read(a, b)).equals(bytes.subarray(a, b))).toBe(true);
+      }
+      expect(found(source, 'NEEDLE', 0, bytes.length)).toEqual(naive(bytes, Buffer.from('NEEDLE'), 0, bytes.length));
+      expect(found(source, '"é"\\', 1_000_000, 2_000_000)).toEqual(naive(bytes, Buffer.from('"é"\\'), 1_000_000, 2_000_000));
+    } finally {
+      close();
+    }
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * A message's content read straight from the sidecar by byte range (a ByteSource): decoded from the
+ * JSON string body window by window, from the nearest checkpoint, so a 64 KiB slice from the middle
+ * of a 200 MB tool output reads a few hundred kilobytes. A body written with JSON.stringify's own
+ * escapes is searched as raw file bytes, without decoding: a needle escaped the same way occurs in
+ * the body at an escape boundary exactly where the content holds the needle.
+ */
+import type { ByteSource } from '../../shared/index';
+import { ContentUnavailableError } from '../../shared/index';
+import type { ReadSync } from './lines';
+import type { RawContent } from './rawRecord';
+import { hashBody } from './rawRecord';
+import { scratch } from './scratch';
+import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
+
+const WINDOW_BYTES = 1024 * 1024;
+/** Raw bytes searched per read when a body is searched as raw bytes. */
+const SEARCH_WINDOW_BYTES = 4 * 1024 * 1024;
+
+function buffers(size: number): { raw: Buffer; out: Buffer } {
+  return { raw: scratch('read-raw', size), out: scratch('read-out', size) };
+}
+
+/**
+ * Raw bytes to read for `decoded` more content bytes: as many plus a little, since most bytes are
+ * literal; when escapes make that too few, the caller reads on.
+ */
+function rawNeeded(decoded: number): number {
+  return Math.max(256, decoded + (decoded >> 4) + 64);
+}
+
+function unavailable(why: string): ContentUnavailableError {
+  return new ContentUnavailableError(why);
+}
+
+export class FileContent implements ByteSource {
+  readonly length: number;
+
+  constructor(
+    private readonly fd: number,
+    private readonly readFile: ReadSync,
+    private readonly raw: RawContent,
+    /** False once the session is closed: reads then fail. */
+    private readonly isOpen: () => boolean,
+  ) {
+    this.length = raw.length;
+  }
+
+  /** Hashed while indexing for large contents, else on first use and remembered with the index. */
+  get sha256(): string {
+    if (this.raw.sha256 === undefined) {
+      this.check();
+      try {
+        const hashed = hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES);
+        if (hashed.length !== this.raw.length) throw unavailable('the content changed since it was indexed');
+        this.raw.sha256 = hashed.sha256;
+      } catch (e) {
+        if (e instanceof JsonStringError) throw unavailable(e.message);
+        throw e;
+      }
+    }
+    return this.raw.sha256;
+  }
+
+  /** Character boundaries asked for before: a stub's kept prefix is asked for by every search. */
+  private readonly boundaries = new Map<number, number>();
+
+  floorBoundary(offset: number): number {
+    const known = this.boundaries.get(offset);
+    if (known !== undefined) return known;
+    const from = Math.max(0, offset - 3);
+    const window = this.read(from, Math.min(this.length, offset + 1));
+    let floored = offset;
+    while (floored > from && ((window[floored - from] as number) & 0xc0) === 0x80) floored--;
+    if (this.boundaries.size >= 4) this.boundaries.clear();
+    this.boundaries.set(offset, floored);
+    return floored;
+  }
+
+  private check(): void {
+    if (!this.isOpen()) throw unavailable('the session is closed');
+  }
+
+  /** Reads `length` raw body bytes at raw offset `at` into `buf`. */
+  private readRaw(buf: Buffer, at: number, length: number): number {
+    let filled = 0;
+    while (filled < length) {
+      const n = this.readFile(this.fd, buf, filled, length - filled, this.raw.start + at + filled);
+      if (n <= 0) throw unavailable('the file is shorter than when it was indexed');
+      filled += n;
+    }
+    return filled;
+  }
+
+  /** The last checkpoint at or before a decoded (or raw) offset. */
+  private checkpoint(offset: number, decoded: boolean): { raw: number; decoded: number } {
+    const cps = this.raw.checkpoints;
+    let best = { raw: 0, decoded: 0 };
+    let lo = 0;
+    let hi = cps.length / 2 - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = cps[mid * 2] as number;
+      const d = cps[mid * 2 + 1] as number;
+      if ((decoded ? d : r) <= offset) {
+        best = { raw: r, decoded: d };
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  read(start: number, end: number): Uint8Array {
+    this.check();
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    const result = Buffer.allocUnsafe(to - from);
+    if (to === from) return result;
+    let { raw: rawPos, decoded } = this.checkpoint(from, true);
+    const { raw, out } = buffers(WINDOW_BYTES);
+    let filled = 0;
+    try {
+      while (decoded < to) {
+        if (rawPos >= this.raw.rawLength) throw unavailable('the content changed since it was indexed');
+        const n = this.readRaw(raw, rawPos, Math.min(WINDOW_BYTES, this.raw.rawLength - rawPos, rawNeeded(to - decoded)));
+        const r = unescapeInto(raw, 0, n, out, 0, rawPos + n >= this.raw.rawLength);
+        if (r.consumed === 0) throw unavailable('an escape is longer than a read window');
+        const a = Math.max(from, decoded);
+        const b = Math.min(to, decoded + r.written);
+        if (a < b) filled += out.copy(result, a - from, a - decoded, b - decoded);
+        decoded += r.written;
+        rawPos += r.consumed;
+      }
+    } catch (e) {
+      if (e instanceof JsonStringError) throw unavailable(e.message);
+      throw e;
+    }
+    if (filled !== to - from) throw unavailable('the content changed since it was indexed');
+    return result;
+  }
+
+  /** The raw body offset of decoded offset `target` (a character boundary). */
+  private rawOffsetOf(target: number): number {
+    if (target >= this.length) return this.raw.rawLength;
+    let { raw: rawPos, decoded } = this.checkpoint(target, true);
+    const { raw } = buffers(WINDOW_BYTES);
+    for (;;) {
+      if (decoded === target) return rawPos;
+      const n = this.readRaw(raw, rawPos, Math.min(WINDOW_BYTES, this.raw.rawLength - rawPos, rawNeeded(target - decoded)));
+      const r = locateDecoded(raw, 0, n, decoded, target, rawPos + n >= this.raw.rawLength);
+      if ('at' in r) return rawPos + r.at;
+      if (r.resume === 0) throw unavailable('an escape is longer than a read window');
+      rawPos += r.resume;
+      decoded = r.decoded;
+      if (rawPos >= this.raw.rawLength) return this.raw.rawLength;
+    }
+  }
+
+  /** The decoded offset of raw body offset `target` (an escape boundary), walking from `from`. */
+  private decodedOffsetOf(target: number, from: { raw: number; decoded: number }): number {
+    const cp = this.checkpoint(target, false);
+    let { raw: rawPos, decoded } = cp.raw > from.raw && cp.raw <= target ? cp : from;
+    const buf = scratch('walk', WINDOW_BYTES);
+    while (rawPos < target) {
+      const want = Math.min(buf.length, target - rawPos);
+      const n = this.readRaw(buf, rawPos, want);
+      // Cut before an escape that the window's end would split.
+      let cut = n;
+      if (rawPos + n < target) {
+        const tail = buf.lastIndexOf(0x5c, n - 1);
+        if (tail !== -1 && tail >= n - 12) cut = tail;
+        while (cut > 0 && buf[cut - 1] === 0x5c) cut--;
+        if (cut === 0) cut = n;
+      }
+      decoded += decodedLength(buf, 0, cut);
+      rawPos += cut;
+    }
+    return decoded;
+  }
+
+  findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+    this.check();
+    if (needle.length === 0 || end - start < needle.length) return;
+    const text = Buffer.from(needle).toString('utf8');
+    const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
+    try {
+      if (safe) this.findRaw(canonicalBody(text), needle.length, start, end, onMatch);
+      else this.findDecoded(Buffer.from(needle), start, end, onMatch);
+    } catch (e) {
+      if (e instanceof JsonStringError) throw unavailable(e.message);
+      throw e;
+    }
+  }
+
+  /** Searches the raw body for the needle's escaped form, keeping matches at escape boundaries. */
+  private findRaw(rawNeedle: Buffer, needleBytes: number, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+    const rawStart = this.rawOffsetOf(start);
+    const rawEnd = this.rawOffsetOf(end);
+    const window = scratch('search', SEARCH_WINDOW_BYTES + rawNeedle.length).subarray(0, Math.min(SEARCH_WINDOW_BYTES + rawNeedle.length, rawEnd - rawStart));
+    let last = { raw: rawStart, decoded: start };
+    let pos = rawStart;
+    while (pos + rawNeedle.length <= rawEnd) {
+      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
+      const view = window.subarray(0, n);
+      const base = pos;
+      const byteAt = (i: number): number => {
+        if (i >= base && i < base + n) return view[i - base] as number;
+        const one = Buffer.alloc(1);
+        this.readRaw(one, i, 1);
+        return one[0] as number;
+      };
+      let from = 0;
+      let resumeAt = base + Math.max(1, n - rawNeedle.length + 1);
+      for (;;) {
+        const i = view.indexOf(rawNeedle, from);
+        if (i === -1) break;
+        const p = base + i;
+        if (!isEscapeBoundary(p, byteAt)) {
+          from = i + 1;
+          continue;
+        }
+        const anchor = last;
+        let memo: number | undefined;
+        const offsetOf = (): number => {
+          if (memo === undefined) {
+            memo = this.decodedOffsetOf(p, anchor);
+            last = { raw: p, decoded: memo };
+          }
+          return memo;
+        };
+        if (!onMatch(offsetOf)) return;
+        from = i + rawNeedle.length;
+        if (base + from > resumeAt) resumeAt = base + from;
+      }
+      if (n < window.length && pos + n >= rawEnd) break;
+      pos = resumeAt;
+    }
+    void needleBytes;
+  }
+
+  /** Searches decoded windows (a body with other escapes, or a needle that has no escaped form). */
+  private findDecoded(needle: Buffer, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+    let pos = start;
+    while (pos + needle.length <= end) {
+      const to = Math.min(end, pos + SEARCH_WINDOW_BYTES + needle.length - 1);
+      const window = Buffer.from(this.read(pos, to));
+      let from = 0;
+      let next = pos + Math.max(1, window.length - needle.length + 1);
+      for (;;) {
+        const i = window.indexOf(needle, from);
+        if (i === -1) break;
+        const offset = pos + i;
+        if (!onMatch(() => offset)) return;
+        from = i + needle.length;
+        if (pos + from > next) next = pos + from;
+      }
+      if (to >= end) break;
+      pos = next;
+    }
+  }
+}

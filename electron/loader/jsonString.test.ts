@@ -1,0 +1,174 @@
+import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/files';
+import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
+import { scanMessageRecord } from './rawRecord';
+
+/** Content strings with what makes bodies hard: escapes, control characters, astral and lone surrogates. */
+const contentArb = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '\u001b', 'é', '😀', '\ud800', '\udc00', '/', 'u'), fc.string({ unit: 'grapheme', maxLength: 3 })), maxLength: 60 });
+
+/** A body with some characters escaped the way other writers do (\u00e9, \/, upper-case hex, pairs). */
+function looseBody(text: string, pick: (n: number) => number): string {
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0) ?? 0;
+    const choice = pick(4);
+    if (ch === '"' || ch === '\\' || cp < 0x20 || (cp >= 0xd800 && cp <= 0xdfff) || choice === 0) {
+      const units = ch.length === 2 ? [ch.charCodeAt(0), ch.charCodeAt(1)] : [ch.charCodeAt(0)];
+      for (const u of units) out += `\\u${u.toString(16).padStart(4, '0')}`;
+      if (choice === 1) out = out.toUpperCase().replace(/\\U/g, '\\u');
+    } else if (ch === '/' && choice === 2) out += '\\/';
+    else out += ch;
+  }
+  return out;
+}
+
+/** Decodes `body` in windows of `window` bytes, resuming at escapes cut by a window's end. */
+function decodeInWindows(body: Buffer, window: number): Buffer {
+  const out = Buffer.alloc(body.length);
+  let written = 0;
+  let pos = 0;
+  while (pos < body.length) {
+    const end = Math.min(body.length, pos + window);
+    const piece = Buffer.from(body.subarray(pos, end));
+    const r = unescapeInto(piece, 0, piece.length, out, written, end === body.length);
+    written += r.written;
+    if (r.consumed === 0) throw new Error('no progress');
+    pos += r.consumed;
+  }
+  return out.subarray(0, written);
+}
+
+function walkInWindows(body: Buffer, window: number): JsonStringWalk & { close: number } {
+  const walk = new JsonStringWalk();
+  const quoted = Buffer.concat([body, Buffer.from('"')]);
+  let pos = 0;
+  for (;;) {
+    const end = Math.min(quoted.length, pos + window);
+    const r = walk.feed(quoted, pos, end, pos, end === quoted.length);
+    if ('close' in r) return Object.assign(walk, { close: r.close });
+    if (r.resume === pos && end !== quoted.length) {
+      // Too small a window for the escape: widen it.
+      window *= 2;
+      continue;
+    }
+    pos = r.resume;
+  }
+}
+
+describe('JSON string bodies as bytes', () => {
+  it('decodes any canonical body to the UTF-8 of JSON.parse, in any windows', () => {
+    fc.assert(
+      fc.property(contentArb, fc.integer({ min: 1, max: 40 }), (text, window) => {
+        const body = canonicalBody(text);
+        const expected = Buffer.from(JSON.parse(`"${body.toString('utf8')}"`) as string, 'utf8');
+        expect(decodeInWindows(body, Math.max(window, 12))).toEqual(expected);
+        const walk = walkInWindows(body, Math.max(window, 12));
+        expect(walk.close).toBe(body.length);
+        expect(walk.decoded).toBe(expected.length);
+        expect(walk.canonical).toBe(true);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('decodes bodies other writers escape differently, and says they are not canonical', () => {
+    fc.assert(
+      fc.property(contentArb, fc.array(fc.nat(), { minLength: 1, maxLength: 80 }), (text, choices) => {
+        let k = 0;
+        const body = Buffer.from(looseBody(text, (n) => (choices[k++ % choices.length] as number) % n), 'utf8');
+        const expected = Buffer.from(JSON.parse(`"${body.toString('utf8')}"`) as string, 'utf8');
+        expect(decodeInWindows(body, 16)).toEqual(expected);
+        const walk = walkInWindows(body, 16);
+        expect(walk.decoded).toBe(expected.length);
+        if (walk.canonical) expect(body).toEqual(canonicalBody(JSON.parse(`"${body.toString('utf8')}"`) as string));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('rejects malformed escapes', () => {
+    for (const bad of ['\\x', '\\u12', '\\u12g4', 'abc\\']) {
+      expect(() => decodeInWindows(Buffer.from(bad), 64), bad).toThrow(JsonStringError);
+    }
+  });
+
+  it('keeps checkpoints outside escapes, each decoding to the same bytes as from the start', () => {
+    const text = Array.from({ length: 40000 }, (_, i) => `line ${i}\t"é"\\ \u001b[31m😀\n`).join('');
+    const body = canonicalBody(text);
+    const walk = walkInWindows(body, 100_000);
+    const all = Buffer.from(text, 'utf8');
+    expect(walk.checkpoints.length).toBeGreaterThan(4);
+    for (let k = 0; k < walk.checkpoints.length; k += 2) {
+      const raw = walk.checkpoints[k] as number;
+      const decoded = walk.checkpoints[k + 1] as number;
+      expect(isEscapeBoundary(raw, (i) => body[i] as number)).toBe(true);
+      const tail = decodeInWindows(body.subarray(raw), 4096);
+      expect(tail.equals(all.subarray(decoded))).toBe(true);
+    }
+  });
+
+  it('tells escape boundaries from positions inside an escape', () => {
+    const body = Buffer.from(String.raw`a\\n\n\u001bz\\\"q`);
+    const byteAt = (i: number) => body[i] as number;
+    const inside = new Set([2, 5, 7, 8, 9, 10, 11, 14, 16]);
+    for (let p = 0; p <= body.length; p++) expect(isEscapeBoundary(p, byteAt), `offset ${p}`).toBe(!inside.has(p));
+  });
+});
+
+describe('scanMessageRecord', () => {
+  const dir = tempDir('raw-record-');
+  afterAll(() => dir.cleanup());
+
+  const msgArb = fc.record({
+    role: fc.constantFrom('user', 'assistant', 'tool'),
+    content: contentArb,
+    tool_call_id: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
+    tool_calls: fc.option(fc.array(fc.record({ id: fc.string({ maxLength: 4 }), name: fc.constant('sh'), arguments: contentArb }), { maxLength: 2 }), { nil: undefined }),
+    metadata: fc.option(fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(fc.integer(), contentArb, fc.array(fc.boolean()))), { nil: undefined }),
+  });
+
+  it('finds msg.content in any key order, from memory or through tiny windows, and leaves a parseable rest', () => {
+    let n = 0;
+    fc.assert(
+      fc.property(msgArb, fc.boolean(), fc.boolean(), fc.integer({ min: 16, max: 64 }), (msg, contentFirst, inMemory, windowBytes) => {
+        const clean = Object.fromEntries(Object.entries(msg).filter(([, v]) => v !== undefined));
+        const { content, ...others } = clean as { content: string };
+        const ordered = contentFirst ? { content, ...others } : { ...others, content };
+        const record = { t: 'message', i: 3, msg: ordered, cap: { kept_bytes: 1, notice: '[n]' } };
+        const line = JSON.stringify(record);
+        const path = dir.path(`r${n++}.jsonl`);
+        writeFileSync(path, `${line}\n`);
+        const fd = openSync(path, 'r');
+        try {
+          const bytes = Buffer.from(line, 'utf8');
+          const scan = scanMessageRecord({ fd, read: readSync, offset: 0, length: bytes.length, ...(inMemory ? { bytes } : {}), hash: true, maxRestBytes: 1 << 20, windowBytes });
+          if (!scan.ok) throw new Error(scan.reason);
+          expect(JSON.parse(scan.rest)).toEqual({ ...record, msg: { ...ordered, content: '' } });
+          const expected = Buffer.from(content, 'utf8');
+          expect(scan.content.length).toBe(expected.length);
+          expect(bytes.subarray(scan.content.start, scan.content.start + scan.content.rawLength)).toEqual(canonicalBody(content));
+          expect(scan.content.validUtf8).toBe(true);
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('answers not ok for records it cannot read this way', () => {
+    const path = dir.path('bad.jsonl');
+    for (const line of ['{"t":"message","i":0,"msg":{"role":"user","content":null}}', '{"t":"message","i":0,"msg":{"role":"user","content":"abc', '[1,2]', '{"t":"message","msg":{"role":"user","content":"a\\qb"}}']) {
+      writeFileSync(path, line);
+      const fd = openSync(path, 'r');
+      try {
+        const bytes = Buffer.from(line);
+        expect(scanMessageRecord({ fd, read: readSync, offset: 0, length: bytes.length, bytes, hash: false, maxRestBytes: 1 << 20 }).ok, line).toBe(false);
+      } finally {
+        closeSync(fd);
+      }
+    }
+  });
+});

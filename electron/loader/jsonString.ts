@@ -1,0 +1,279 @@
+/**
+ * JSON string bodies read as bytes, never as one JS string: a walk that finds where a string ends,
+ * how many content bytes it decodes to and whether its escapes are the ones JSON.stringify writes,
+ * and a decoder that turns any piece of a body into its UTF-8 content bytes. Both work window by
+ * window, so a 200 MB tool output is indexed, hashed, sliced and searched without a 200 MB string.
+ *
+ * Decoding matches `utf8Encode(JSON.parse('"' + body + '"'))` byte for byte: a lone surrogate escape
+ * decodes to U+FFFD (EF BF BD), as the UTF-8 encoding of a lone surrogate does.
+ */
+
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+
+/** A malformed escape (or an unterminated string): the record is not valid JSON. */
+export class JsonStringError extends Error {}
+
+/** Raw bytes between two checkpoints: a body longer than this keeps (raw, decoded) offset pairs. */
+export const CHECKPOINT_RAW_BYTES = 256 * 1024;
+
+const SHORT_ESCAPES: Record<number, number> = {
+  0x22: 0x22, // \"
+  0x5c: 0x5c, // \\
+  0x2f: 0x2f, // \/
+  0x62: 0x08, // \b
+  0x66: 0x0c, // \f
+  0x6e: 0x0a, // \n
+  0x72: 0x0d, // \r
+  0x74: 0x09, // \t
+};
+
+function hexValue(b: number): number {
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  if (b >= 0x61 && b <= 0x66) return b - 0x57;
+  if (b >= 0x41 && b <= 0x46) return b - 0x37;
+  return -1;
+}
+
+function hex4(buf: Uint8Array, at: number): number {
+  let v = 0;
+  for (let k = 0; k < 4; k++) {
+    const h = hexValue(buf[at + k] as number);
+    if (h < 0) return -1;
+    v = (v << 4) | h;
+  }
+  return v;
+}
+
+function isLowerHex4(buf: Uint8Array, at: number): boolean {
+  for (let k = 0; k < 4; k++) {
+    const b = buf[at + k] as number;
+    if (b >= 0x41 && b <= 0x46) return false;
+  }
+  return true;
+}
+
+/** One escape at `at` (buf[at] is a backslash): its raw length, decoded code point (or -1 for U+FFFD) and canonical form. */
+interface Escape {
+  raw: number;
+  /** The code point it stands for; a lone surrogate stands for U+FFFD. */
+  cp: number;
+  /** Written exactly as JSON.stringify writes it. */
+  canonical: boolean;
+}
+
+/**
+ * Reads the escape at `at`; undefined when the buffer ends inside it (or, without `final`, when a
+ * high surrogate escape may still be followed by its low half beyond `end`). Throws on a bad escape.
+ */
+function readEscape(buf: Uint8Array, at: number, end: number, final: boolean): Escape | undefined {
+  if (at + 1 >= end) {
+    if (final) throw new JsonStringError('a string ends inside an escape');
+    return undefined;
+  }
+  const c = buf[at + 1] as number;
+  if (c !== 0x75 /* u */) {
+    const cp = SHORT_ESCAPES[c];
+    if (cp === undefined) throw new JsonStringError(`invalid escape \\${String.fromCharCode(c)}`);
+    return { raw: 2, cp, canonical: c !== 0x2f };
+  }
+  if (at + 6 > end) {
+    if (final) throw new JsonStringError('a string ends inside a \\u escape');
+    return undefined;
+  }
+  const cu = hex4(buf, at + 2);
+  if (cu < 0) throw new JsonStringError('invalid \\u escape');
+  if (cu >= 0xd800 && cu <= 0xdbff) {
+    if (at + 12 > end && !final) return undefined;
+    if (at + 12 <= end && buf[at + 6] === BACKSLASH && buf[at + 7] === 0x75) {
+      const lo = hex4(buf, at + 8);
+      if (lo >= 0xdc00 && lo <= 0xdfff) return { raw: 12, cp: 0x10000 + ((cu - 0xd800) << 10) + (lo - 0xdc00), canonical: false };
+    }
+    return { raw: 6, cp: -1, canonical: isLowerHex4(buf, at + 2) };
+  }
+  if (cu >= 0xdc00 && cu <= 0xdfff) return { raw: 6, cp: -1, canonical: isLowerHex4(buf, at + 2) };
+  // JSON.stringify writes \b \t \n \f \r short, other control characters as \u00xx, nothing else.
+  const shortForm = cu === 0x08 || cu === 0x09 || cu === 0x0a || cu === 0x0c || cu === 0x0d;
+  return { raw: 6, cp: cu, canonical: cu < 0x20 && !shortForm && isLowerHex4(buf, at + 2) };
+}
+
+function utf8Bytes(cp: number): number {
+  if (cp < 0) return 3;
+  if (cp < 0x80) return 1;
+  if (cp < 0x800) return 2;
+  if (cp < 0x10000) return 3;
+  return 4;
+}
+
+function writeCodePoint(out: Uint8Array, w: number, cp: number): number {
+  if (cp < 0) {
+    out[w] = 0xef;
+    out[w + 1] = 0xbf;
+    out[w + 2] = 0xbd;
+    return 3;
+  }
+  if (cp < 0x80) {
+    out[w] = cp;
+    return 1;
+  }
+  if (cp < 0x800) {
+    out[w] = 0xc0 | (cp >> 6);
+    out[w + 1] = 0x80 | (cp & 0x3f);
+    return 2;
+  }
+  if (cp < 0x10000) {
+    out[w] = 0xe0 | (cp >> 12);
+    out[w + 1] = 0x80 | ((cp >> 6) & 0x3f);
+    out[w + 2] = 0x80 | (cp & 0x3f);
+    return 3;
+  }
+  out[w] = 0xf0 | (cp >> 18);
+  out[w + 1] = 0x80 | ((cp >> 12) & 0x3f);
+  out[w + 2] = 0x80 | ((cp >> 6) & 0x3f);
+  out[w + 3] = 0x80 | (cp & 0x3f);
+  return 4;
+}
+
+/**
+ * Walks a string body fed window by window, from just after its opening quote: finds the closing
+ * quote, counts the decoded bytes, tells whether every escape is canonical, and keeps a
+ * (raw, decoded) checkpoint every CHECKPOINT_RAW_BYTES so a later read can start near any offset.
+ * Raw offsets are relative to the body's first byte.
+ */
+export class JsonStringWalk {
+  decoded = 0;
+  canonical = true;
+  escapes = 0;
+  /** Flat pairs: raw offset, decoded offset; both at a position outside any escape. */
+  readonly checkpoints: number[] = [];
+  private nextCheckpoint = CHECKPOINT_RAW_BYTES;
+
+  /**
+   * Feeds `buf[from, end)`, which lies at raw offset `base + (i - from)`. Returns the index in `buf`
+   * of the closing quote when it is there; otherwise the index where the next window must start
+   * (`end`, or the backslash of an escape cut by the window's end). `final` says the body cannot
+   * continue past `end`.
+   */
+  feed(buf: Buffer, from: number, end: number, base: number, final = false): { close: number } | { resume: number } {
+    let pos = from;
+    let quote = buf.indexOf(QUOTE, pos);
+    if (quote >= end) quote = -1;
+    for (;;) {
+      let bs = buf.indexOf(BACKSLASH, pos);
+      if (bs >= end) bs = -1;
+      const runEnd = quote !== -1 && (bs === -1 || quote < bs) ? quote : bs === -1 ? end : bs;
+      this.run(pos, runEnd, from, base);
+      if (runEnd === quote) return { close: quote };
+      if (bs === -1) return { resume: end };
+      const esc = readEscape(buf, bs, end, final);
+      if (!esc) return { resume: bs };
+      this.escapes++;
+      if (!esc.canonical) this.canonical = false;
+      this.decoded += utf8Bytes(esc.cp);
+      pos = bs + esc.raw;
+      if (quote !== -1 && quote < pos) {
+        quote = buf.indexOf(QUOTE, pos);
+        if (quote >= end) quote = -1;
+      }
+    }
+  }
+
+  /** A run of literal bytes `[start, end)` (buffer indices). */
+  private run(start: number, end: number, from: number, base: number): void {
+    const rawStart = base + (start - from);
+    const rawEnd = base + (end - from);
+    while (this.nextCheckpoint <= rawEnd) {
+      // A checkpoint passed inside an escape lands at the start of the next run.
+      const at = Math.max(this.nextCheckpoint, rawStart);
+      this.checkpoints.push(at, this.decoded + (at - rawStart));
+      this.nextCheckpoint = at + CHECKPOINT_RAW_BYTES;
+    }
+    this.decoded += end - start;
+  }
+}
+
+/**
+ * Decodes `buf[from, end)` (a piece of a body starting outside any escape) into `out` at `outPos`.
+ * Returns how many raw bytes were consumed (less than the piece when it ends inside an escape,
+ * unless `final`) and how many bytes were written; `out` needs room for `end - from` bytes.
+ */
+export function unescapeInto(buf: Buffer, from: number, end: number, out: Buffer, outPos: number, final: boolean): { consumed: number; written: number } {
+  let pos = from;
+  let w = outPos;
+  for (;;) {
+    let bs = buf.indexOf(BACKSLASH, pos);
+    if (bs >= end) bs = -1;
+    const runEnd = bs === -1 ? end : bs;
+    if (runEnd > pos) w += buf.copy(out, w, pos, runEnd);
+    if (bs === -1) return { consumed: end - from, written: w - outPos };
+    const esc = readEscape(buf, bs, end, final);
+    if (!esc) return { consumed: bs - from, written: w - outPos };
+    w += writeCodePoint(out, w, esc.cp);
+    pos = bs + esc.raw;
+  }
+}
+
+/**
+ * The body JSON.stringify would write for content bytes `text` (UTF-8), or undefined when `text` is
+ * not valid UTF-8: in a body whose escapes are all canonical, the content holds `text` at a
+ * position exactly where the body holds this at an escape boundary.
+ */
+export function canonicalBody(text: string): Buffer {
+  return Buffer.from(JSON.stringify(text).slice(1, -1), 'utf8');
+}
+
+/**
+ * True when raw offset `pos` of a body is outside every escape (a token boundary). `byteAt(i)`
+ * reads the body's byte at raw offset i (i ≥ 0).
+ */
+export function isEscapeBoundary(pos: number, byteAt: (i: number) => number): boolean {
+  const backslashesBefore = (p: number): number => {
+    let n = 0;
+    while (p - 1 - n >= 0 && byteAt(p - 1 - n) === BACKSLASH) n++;
+    return n;
+  };
+  if (backslashesBefore(pos) % 2 === 1) return false;
+  // Inside the four hex digits of a \u escape?
+  for (let k = 1; k <= 4; k++) {
+    const u = pos - k;
+    if (u < 1) break;
+    if (byteAt(u) === 0x75 && byteAt(u - 1) === BACKSLASH && backslashesBefore(u) % 2 === 1) {
+      // byteAt(u-1) is the backslash of an escape when the run of backslashes ending there is odd.
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * Walks `buf[from, end)` (a piece of a body starting outside any escape, at decoded offset
+ * `decoded`) until decoded offset `target`: returns its index in `buf`, or where to resume and the
+ * decoded offset there when the piece ends first. A target inside an escape's bytes (not a
+ * character boundary) resolves to the escape's start.
+ */
+export function locateDecoded(buf: Buffer, from: number, end: number, decoded: number, target: number, final: boolean): { at: number } | { resume: number; decoded: number } {
+  let pos = from;
+  let d = decoded;
+  for (;;) {
+    let bs = buf.indexOf(BACKSLASH, pos);
+    if (bs >= end) bs = -1;
+    const runEnd = bs === -1 ? end : bs;
+    if (target - d <= runEnd - pos) return { at: pos + (target - d) };
+    d += runEnd - pos;
+    if (bs === -1) return { resume: end, decoded: d };
+    const esc = readEscape(buf, bs, end, final);
+    if (!esc) return { resume: bs, decoded: d };
+    const n = utf8Bytes(esc.cp);
+    if (target < d + n) return { at: bs };
+    d += n;
+    pos = bs + esc.raw;
+  }
+}
+
+/** The decoded length of `buf[from, end)`, a piece that starts and ends outside any escape. */
+export function decodedLength(buf: Buffer, from: number, end: number): number {
+  const walk = new JsonStringWalk();
+  const r = walk.feed(buf, from, end, 0, true);
+  if ('close' in r) throw new JsonStringError('an unescaped quote inside a string');
+  return walk.decoded;
+}
