@@ -9,6 +9,11 @@
  *       and DIR/manifest.json saying which file should produce which finding.
  *   npm run generate -- --out DIR --all [--seed S]
  *       the committed set: session.*, legacy.* and broken/.
+ *   npm run generate -- --out DIR --size SIZE [--seed S] [--name STEM]
+ *       one large session for benchmarks (scaleGenerator.ts), streamed to disk with bounded memory:
+ *       DIR/STEM.sidecar.jsonl of about SIZE bytes (1GiB, 512MiB, 300MB, plain bytes; 1MiB to 8GiB)
+ *       and DIR/STEM.manifest.json (huge outputs, the planted needle's hidden count). STEM defaults
+ *       to "large". No snapshot: the sidecar alone is the whole session.
  *
  * To regenerate the committed samples after changing the generator (a test fails until you do):
  *
