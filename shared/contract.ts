@@ -88,6 +88,11 @@ export const sessionInfoSchema = z.object({
   /** Findings of reading the files (malformed lines…); the integrity check runs on `check`. */
   load_findings: int,
   stopped: z.boolean(),
+  /**
+   * True while the file is still being indexed: the view, log and counts are those of the records
+   * read so far. The same generation is sent again, whole, when indexing ends (`sessionOpened`).
+   */
+  provisional: z.boolean().optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
@@ -254,6 +259,8 @@ export type Reply<M extends Method> = { ok: true; value: ResultOf<M> } | { ok: f
 export const events = {
   /** Bytes indexed so far while a file opens. */
   loadProgress: z.object({ generation: int, bytesRead: int, totalBytes: int }),
+  /** What is indexed so far of a large file (`provisional`): its first rows can be shown. */
+  sessionPreview: sessionInfoSchema,
   sessionOpened: sessionInfoSchema,
   sessionClosed: z.object({ generation: int }),
   loadFailed: z.object({ generation: int, error: hostErrorSchema }),

@@ -156,6 +156,20 @@ export class TimelineBuilder<M> {
   finish(): Timeline<M> {
     return this.t;
   }
+
+  /** The timeline so far, as a copy later records do not change (a preview while a file is read). */
+  snapshot(): Timeline<M> {
+    const t = this.t;
+    return {
+      ...(t.system ? { system: t.system } : {}),
+      view: t.view.slice(),
+      recorded: t.recorded.slice(),
+      log: t.log.slice(),
+      logLines: t.logLines.slice(),
+      modelChanges: t.modelChanges.slice(),
+      findings: t.findings.slice(),
+    };
+  }
 }
 
 /** The capped copy history held: `content[0..kept_bytes] + notice` (kept_bytes floored to a character boundary). */

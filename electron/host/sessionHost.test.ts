@@ -121,6 +121,29 @@ describe('opening', () => {
     expect((await stateOf(host)).session).toEqual(info);
   });
 
+  it('passes on the preview of a large sidecar, then the whole session, and state follows', async () => {
+    const tmp = tempDir('session-inspector-host-preview-');
+    try {
+      const view: ChatMessage[] = Array.from({ length: 30_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i} ${'text '.repeat(60)}` }));
+      const big = writeSidecar(tmp.path('big.sidecar.jsonl'), [{ t: 'header', format: 'supercode-sidecar', version: 1, session_id: 's-big', created_at: '2026-11-30T00:00:00Z', model: 'm', gate: true, policy: null }, ...view.map((msg, i) => ({ t: 'message', i, msg }))]);
+      expect(statSync(big).size).toBeGreaterThan(8 * 1024 * 1024);
+      const { host, events } = setUp();
+      let stateDuring: SessionInfo | null | undefined;
+      host.onEvent((e) => {
+        if (e.name === 'sessionPreview') void stateOf(host).then((st) => (stateDuring = st.session));
+      });
+      const info = value(await host.openPaths([big]));
+      const names = events.map((e) => e.name).filter((n) => n !== 'loadProgress');
+      expect(names).toEqual(['sessionPreview', 'sessionOpened']);
+      expect(events.find((e) => e.name === 'sessionPreview')?.payload).toMatchObject({ generation: info.generation, provisional: true });
+      expect(stateDuring).toMatchObject({ provisional: true });
+      expect((await stateOf(host)).session).toEqual(info);
+      expect(info.messages).toBe(30_000);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
   it('reports a file that fails as loadFailed, with a new generation each time', async () => {
     const { host, events } = setUp();
     await openDemo(host);

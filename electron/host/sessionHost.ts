@@ -84,6 +84,11 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   const unsubscribeClient = client.onEvent((event) => {
     // Only the worker's own events pass; session lifecycle events are this host's to emit.
     if (event.name === 'loadProgress' || event.name === 'workerRestarted') emit(event);
+    // The first rows of a large file being indexed, for the open in flight only.
+    if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
+      session = event.payload;
+      emit(event);
+    }
   });
 
   async function openPaths(paths: string[]): Promise<Reply<'openFile'>> {
@@ -106,6 +111,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
       }
       if (!reply.ok) {
+        // A preview shown while the file was indexed goes with it.
+        session = null;
         loadError = { generation: mine, files: paths.map((p) => basename(p)), error: reply.error };
         emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
         return reply;
@@ -126,10 +133,13 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   }
 
   async function state(): Promise<ResultOf<'state'>> {
+    // The session as it is when asked, not after the files are measured.
+    const current = session;
+    const error = loadError;
     const files = await Promise.all(
       offered.map(async (f) => ({ id: f.id, name: f.paths.map((p) => basename(p)).join(' + '), bytes: await sizeOf(f.paths) })),
     );
-    return { host: options.host, session, files, loadError };
+    return { host: options.host, session: current, files, loadError: error };
   }
 
   async function close(): Promise<Reply<'close'>> {

@@ -28,6 +28,7 @@ import type {
   SidecarHeader,
   SidecarSearchResult,
   SnapshotParse,
+  Timeline,
   TimelineRecord,
 } from '../../shared/index';
 import {
@@ -74,6 +75,8 @@ export const HASH_AT_INDEX_BYTES = 1024 * 1024;
 export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
 /** A content read from the file keeps this much of its start as text, for display. */
 export const PREVIEW_BYTES = 64 * 1024;
+/** A sidecar this large gets a preview (LoadOptions.onPreview) while it is indexed. */
+export const PREVIEW_MIN_BYTES = 8 * 1024 * 1024;
 /** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
 export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
 
@@ -89,6 +92,14 @@ export interface LoadProgress {
 
 export interface LoadOptions {
   onProgress?(p: LoadProgress): void;
+  /**
+   * Called once, early, while a large sidecar (PREVIEW_MIN_BYTES or more, without a snapshot) is
+   * still being indexed: a session over the records read so far, so its first rows can be shown.
+   * It shares the final session's file and cache and must not be closed; it is never updated.
+   */
+  onPreview?(preview: LoadedSession): void;
+  /** Checked while indexing: an aborted load closes its files and answers `cancelled`. */
+  signal?: { readonly aborted: boolean };
   /** Budget of the message cache, in content bytes (default 64 MiB). */
   cacheBytes?: number;
   /** Read buffer size of the indexing pass (default 1 MiB). */
@@ -99,7 +110,7 @@ export interface LoadOptions {
   readSync?: ReadSync;
 }
 
-export type LoadErrorCode = 'unreadable_file' | 'unrecognized_file' | 'usage';
+export type LoadErrorCode = 'unreadable_file' | 'unrecognized_file' | 'usage' | 'cancelled';
 
 export interface LoadError {
   code: LoadErrorCode;
@@ -405,7 +416,17 @@ interface Progress {
   add(bytes: number): void;
 }
 
-async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 'chunkSize' | 'maxRecordBytes'>> & { read: ReadSync; progress: Progress }): Promise<SidecarIndex> {
+interface IndexOptions extends Required<Pick<LoadOptions, 'chunkSize' | 'maxRecordBytes'>> {
+  read: ReadSync;
+  progress: Progress;
+  /** Called once at the first pause of a long pass, with the index so far. */
+  preview?: (index: SidecarIndex) => void;
+  signal?: { readonly aborted: boolean };
+}
+
+class LoadCancelled extends Error {}
+
+async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<SidecarIndex> {
   const builder = new TimelineBuilder<MessageHandle>((h) => h.hasArtifacts);
   const findings: Finding[] = [];
   let header: SidecarHeader | null = null;
@@ -430,7 +451,12 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
     if (++sinceClock >= 64) {
       sinceClock = 0;
       if (performance.now() - sliceStart >= YIELD_MS) {
+        if (options.preview) {
+          options.preview(indexOf(builder.snapshot(), header, system, findings));
+          options.preview = undefined;
+        }
         await new Promise<void>((resolve) => setImmediate(resolve));
+        if (options.signal?.aborted) throw new LoadCancelled('the load was cancelled');
         sliceStart = performance.now();
       }
     }
@@ -532,7 +558,10 @@ async function indexSidecar(file: OpenFile, options: Required<Pick<LoadOptions, 
   }
   options.progress.add(file.size - reported);
 
-  const timeline = builder.finish();
+  return indexOf(builder.finish(), header, system, findings);
+}
+
+function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null, system: MessageHandle | undefined, findings: readonly Finding[]): SidecarIndex {
   return {
     header,
     ...(system ? { system } : {}),
@@ -839,11 +868,26 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       }
     }
 
+    const cache = new MessageCache<ChatMessage>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
+    const reader = sidecar ? new SidecarReader(sidecar.fd, read, cache) : undefined;
     let index: SidecarIndex | undefined;
     if (sidecar) {
       files.push({ path: sidecar.path, kind: 'sidecar', bytes: sidecar.size });
       if (stoppedFindings.length === 0) {
-        index = await indexSidecar(sidecar, { chunkSize: options.chunkSize ?? 1024 * 1024, maxRecordBytes, read, progress });
+        const sidecarFile: SessionFile = { path: sidecar.path, kind: 'sidecar', bytes: sidecar.size };
+        const onPreview = options.onPreview;
+        const preview =
+          onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
+            ? (partial: SidecarIndex) => onPreview(previewSession(partial, sidecarFile, reader))
+            : undefined;
+        index = await indexSidecar(sidecar, {
+          chunkSize: options.chunkSize ?? 1024 * 1024,
+          maxRecordBytes,
+          read,
+          progress,
+          ...(preview ? { preview } : {}),
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
         if (index.stopped) stoppedFindings.push(index.stopped);
       }
     }
@@ -872,8 +916,6 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       };
     }
 
-    const cache = new MessageCache<ChatMessage>(options.cacheBytes ?? DEFAULT_CACHE_BYTES);
-    const reader = sidecar && index ? new SidecarReader(sidecar.fd, read, cache) : undefined;
     const sidecarFd = sidecar?.fd;
     const close = () => {
       reader?.close();
@@ -928,6 +970,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       }),
     };
   } catch (e) {
+    if (e instanceof LoadCancelled) return failWith({ code: 'cancelled', message: `opening ${paths.map((p) => basename(p)).join(' + ')} was cancelled` });
     // An I/O error in the middle of the pass (a disk or network share gone away) is the file's;
     // anything else is a bug, and propagates.
     if (!isSystemError(e)) {
@@ -937,6 +980,29 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     const file = sidecar ?? snapshot?.file;
     return failWith(unreadable(file?.path ?? paths.join(', '), osReason(e)));
   }
+}
+
+/** A session over what a sidecar's indexing pass has read so far; it shares the final session's file. */
+function previewSession(partial: SidecarIndex, file: SessionFile, reader: SidecarReader): LoadedSession {
+  const header = partial.header;
+  const lastChange = partial.modelChanges[partial.modelChanges.length - 1];
+  const systemHandle = partial.system;
+  return makeSession({
+    files: [{ ...file }],
+    header,
+    sessionId: header?.session_id ?? null,
+    model: lastChange?.to || header?.model || null,
+    minted: lazyList(partial.view, (e) => reader.message(e.handle, e.cap)),
+    recorded: lazyList(partial.recorded, (h) => reader.message(h)),
+    log: partial.log,
+    logLines: partial.logLines,
+    modelChanges: partial.modelChanges,
+    loadFindings: partial.findings,
+    stopped: false,
+    system: () => (systemHandle ? reader.message(systemHandle) : undefined),
+    // The file belongs to the session being loaded.
+    close: () => undefined,
+  });
 }
 
 function order(paths: readonly string[], path: string): number {

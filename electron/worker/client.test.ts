@@ -167,6 +167,23 @@ describe('cancelling a search', () => {
   // regex scans every byte, for seconds.
   const SLOW = { query: '[A-Z]{9}', mode: 'regex' } as const;
 
+  it('shows the first rows of a large sidecar before its open resolves; search waits for the whole session', async () => {
+    const c = client();
+    const preview = nextEvent(c, 'sessionPreview');
+    const opening = c.open([large], 3);
+    const info = await preview;
+    expect(info).toMatchObject({ generation: 3, provisional: true });
+    // Answered over the records read so far (the open's reply has not come: it answers the whole file).
+    const rows = value(await c.request('rows', params('rows', { start: 0, end: 3 })));
+    expect(rows.rowCount).toBe(info.rows);
+    expect(rows.rows[0]?.text).toBe('read every log');
+    const searching = c.request('search', params('search', { searchId: 'during', query: 'log line zz' }));
+    const whole = value(await opening);
+    expect(whole.provisional).toBeUndefined();
+    expect(whole.rows).toBeGreaterThan(info.rows);
+    expect(value(await searching)).toMatchObject({ total_matches: 0, reductions_searched: OUTPUTS });
+  });
+
   it('a new search cancels the one in flight, which answers cancelled; the new one answers', async () => {
     const c = client();
     value(await c.open([large], 1));

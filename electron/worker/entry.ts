@@ -1,7 +1,9 @@
 /**
  * The resolver worker (worker_threads), bundled to dist/worker.cjs. It owns the loaded session
  * (SessionService) and answers `{ id, method, params }` with `{ id, reply }`, one request at a time
- * in arrival order: a search runs synchronously, so everything else waits behind it.
+ * in arrival order: a search runs synchronously, so everything else waits behind it. An open of a
+ * large sidecar holds the queue only until its preview: rows, expansions and the log then answer
+ * over the records read so far, while search and check wait for the whole session.
  *
  * Cancellation cannot be a message (none is read while a search runs); it is a shared search
  * epoch. The client bumps it before each search and to cancel one, and a search started at epoch
@@ -46,17 +48,38 @@ function searchSignal(sentAt: number): SearchSignal {
   };
 }
 
-async function answer(request: WorkerRequest): Promise<WorkerReply<unknown>> {
+/** An open whose reply is sent when indexing ends, after the queue has moved on at its preview. */
+const DEFERRED = Symbol('deferred');
+
+/** Methods that need the whole session: they wait for an open still being indexed. */
+const WHOLE_SESSION: ReadonlySet<string> = new Set(['search', 'check']);
+
+async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;
   if (method === 'open') {
     const parsed = workerMethods.open.params.safeParse(params);
     if (!parsed.success) return invalid(`open: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
-    return service.open(parsed.data, (payload) => post({ event: { name: 'loadProgress', payload } }));
+    let previewed: () => void = () => undefined;
+    const preview = new Promise<void>((resolve) => (previewed = resolve));
+    const done = service.open(
+      parsed.data,
+      (payload) => post({ event: { name: 'loadProgress', payload } }),
+      (info) => {
+        post({ event: { name: 'sessionPreview', payload: info } });
+        previewed();
+      },
+    );
+    // The queue moves on at the preview: the first rows answer while the rest is indexed.
+    const first = await Promise.race([preview.then((): typeof DEFERRED => DEFERRED), done]);
+    if (first !== DEFERRED) return first;
+    void done.then((reply) => post({ id: request.id, reply }));
+    return DEFERRED;
   }
   if (method === 'close') return service.close();
   if (!isSessionMethod(method)) return invalid(`the resolver worker does not answer ${JSON.stringify(method).slice(0, 100)}`);
   const parsed = parseParams(method, params);
   if (!parsed.ok) return parsed;
+  if (WHOLE_SESSION.has(method)) await service.whenLoaded();
   let signal: SearchSignal | undefined;
   if (method === 'search') {
     // A search sent without an epoch can only be cancelled by the searches and cancels after it.
@@ -82,12 +105,13 @@ port.on('message', (message: unknown) => {
   // Synchronously, out of the queue: the throw must be uncaught, and a hang must hold the thread.
   if (testHooks) runTestHook(message.method);
   queue = queue.then(async () => {
-    let reply: WorkerReply<unknown>;
+    let reply: WorkerReply<unknown> | typeof DEFERRED;
     try {
       reply = await answer(message);
     } catch (e) {
       reply = { ok: false, error: { code: 'internal_error', message: `the resolver worker failed unexpectedly: ${e instanceof Error ? e.message : String(e)}` } };
     }
+    if (reply === DEFERRED) return;
     try {
       post({ id: message.id, reply });
     } catch (e) {

@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ChatMessage, ParsedParams, Reduction } from '../../shared/index';
+import type { ChatMessage, ParsedParams, Reduction, SessionInfo } from '../../shared/index';
 import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
@@ -305,5 +305,60 @@ describe('SessionService and a file newer than supported', () => {
     for (const reply of content) expect(reply).toMatchObject({ ok: false, error: { code: 'unsupported_version', message: expect.stringContaining('version 2') as unknown } });
     expect(value(s.log())).toEqual({ entries: [] });
     expect(value(s.check()).findings.map((f) => f.code)).toEqual(['unsupported_version']);
+  });
+});
+
+describe('SessionService.open: a large sidecar previewed while it is indexed', () => {
+  /** 30,000 messages (about 12 MB), message 0 elided by a reduction recorded at the very end. */
+  function bigSidecar(): { path: string; first: ChatMessage; reduction: Reduction } {
+    const view: ChatMessage[] = Array.from({ length: 30_000 }, (_, i) =>
+      i % 2 === 0 ? tool(`output ${i} ${'log line with some text\n'.repeat(16)}`, `call_${i}`) : assistant(`step ${i}`),
+    );
+    const reduction = makeReduction(view, { id: 'r-end', kind: 'tool_output_elided', index: 0 });
+    const path = writeSidecar(tmp.path('big.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), reductionRecord(reduction)]);
+    return { path, first: view[0] as ChatMessage, reduction };
+  }
+
+  it('answers rows over the records read so far, then replaces them with the whole session', async () => {
+    const { path, first, reduction } = bigSidecar();
+    expect(statSync(path).size).toBeGreaterThan(8 * 1024 * 1024);
+    const s = service();
+    const previews: { info: SessionInfo; row0?: string }[] = [];
+    const reply = await s.open({ paths: [path], generation: 7 }, undefined, (info) => {
+      const rows = s.handle('rows', { start: 0, end: 2 });
+      previews.push({ info, ...(rows.ok ? { row0: rows.value.rows[0]?.text } : {}) });
+    });
+    expect(previews).toHaveLength(1);
+    const preview = previews[0];
+    expect(preview?.info).toMatchObject({ generation: 7, provisional: true, reductions: 0 });
+    expect(preview?.info.messages).toBeGreaterThan(0);
+    expect(preview?.info.messages).toBeLessThan(30_000);
+    // Before the reduction at the end was read, row 0 shows the original.
+    expect(preview?.row0).toBe(first.content);
+    const info = value(reply);
+    expect(info.provisional).toBeUndefined();
+    expect(info).toMatchObject({ generation: 7, messages: 30_000, reductions: 1 });
+    expect(value(s.rows({ start: 0, end: 1 })).rows[0]?.text).toBe(reduction.stub);
+  });
+
+  it('is superseded by an open that comes while it is indexed: it answers cancelled, the later one wins', async () => {
+    const { path } = bigSidecar();
+    const small = writeSidecar(tmp.path('small.sidecar.jsonl'), [makeHeader(), messageRecord(0, user('hello'))]);
+    const s = service();
+    let second: Promise<unknown> | undefined;
+    const first = s.open({ paths: [path], generation: 1 }, undefined, () => {
+      second = s.open({ paths: [small], generation: 2 });
+    });
+    expect(await first).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(value((await second) as Awaited<ReturnType<SessionService['open']>>)).toMatchObject({ generation: 2, messages: 1 });
+    expect(s.info?.generation).toBe(2);
+  });
+
+  it('does not preview a small sidecar', async () => {
+    const small = writeSidecar(tmp.path('small2.sidecar.jsonl'), [makeHeader(), messageRecord(0, user('hello'))]);
+    const s = service();
+    let previewed = false;
+    value(await s.open({ paths: [small], generation: 1 }, undefined, () => (previewed = true)));
+    expect(previewed).toBe(false);
   });
 });

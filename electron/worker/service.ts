@@ -123,8 +123,31 @@ function rowInfo(row: ProjectedRow): ProjectedRowInfo {
  */
 const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify']);
 
+/** The open session's layout and info (`provisional` while its file is still being indexed). */
+function describe(session: LoadedSession, generation: number, provisional: boolean): OpenSession {
+  const layout = projectionLayout(session.minted.length, session.log);
+  const info: SessionInfo = {
+    generation,
+    files: session.files.map((f) => ({ ...f })),
+    session_id: session.sessionId,
+    model: session.model,
+    gate: session.header?.gate ?? null,
+    policy: session.header?.policy ?? null,
+    messages: session.minted.length,
+    rows: layout.rowCount,
+    reductions: session.log.length,
+    reductions_by_kind: countByKind(session.log),
+    load_findings: session.loadFindings.length,
+    stopped: session.stopped,
+    ...(provisional ? { provisional: true } : {}),
+  };
+  return { session, layout, info };
+}
+
 export class SessionService {
   private current: OpenSession | undefined;
+  /** The open being indexed, if any: aborting its signal supersedes it. */
+  private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
 
   /** `loadOptions` tune the loader (cache budget, read size); progress comes through `open`. */
   constructor(private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {}) {}
@@ -137,41 +160,68 @@ export class SessionService {
   /**
    * Opens `paths`, closing the open session first (its memory is released before the new files are
    * indexed). On failure nothing is open. Progress is reported with the request's generation.
+   *
+   * A large sidecar is previewed while it is indexed: `onPreview` gets a provisional info and, from
+   * then on, session methods answer over the records read so far until the open resolves. An open
+   * or close that comes meanwhile supersedes this one, which then answers `cancelled`.
    */
-  async open(params: OpenParams, onProgress?: (progress: LoadProgressPayload) => void): Promise<WorkerReply<SessionInfo>> {
+  async open(
+    params: OpenParams,
+    onProgress?: (progress: LoadProgressPayload) => void,
+    onPreview?: (info: SessionInfo) => void,
+  ): Promise<WorkerReply<SessionInfo>> {
+    this.cancelLoad();
+    const signal = { aborted: false };
+    let finished: () => void = () => undefined;
+    this.loading = { signal, done: new Promise<void>((resolve) => (finished = resolve)) };
     try {
-      this.close();
+      this.release();
       const { generation } = params;
       const loaded = await loadSession(params.paths, {
         ...this.loadOptions,
+        signal,
         ...(onProgress ? { onProgress: (p) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
+        onPreview: (preview) => {
+          if (signal.aborted) return;
+          this.current = describe(preview, generation, true);
+          onPreview?.(this.current.info);
+        },
       });
-      if (!loaded.ok) return hostError(loaded.error);
-      const session = loaded.session;
-      const layout = projectionLayout(session.minted.length, session.log);
-      const info: SessionInfo = {
-        generation,
-        files: session.files.map((f) => ({ ...f })),
-        session_id: session.sessionId,
-        model: session.model,
-        gate: session.header?.gate ?? null,
-        policy: session.header?.policy ?? null,
-        messages: session.minted.length,
-        rows: layout.rowCount,
-        reductions: session.log.length,
-        reductions_by_kind: countByKind(session.log),
-        load_findings: session.loadFindings.length,
-        stopped: session.stopped,
-      };
-      this.current = { session, layout, info };
-      return ok(info);
+      if (signal.aborted) {
+        if (loaded.ok) loaded.session.close();
+        return fail('cancelled', `opening ${params.paths.join(' + ')} was superseded`);
+      }
+      if (!loaded.ok) {
+        this.current = undefined;
+        return hostError(loaded.error);
+      }
+      this.current = describe(loaded.session, generation, false);
+      return ok(this.current.info);
     } catch (e) {
-      this.close();
+      this.release();
       return internal(e);
+    } finally {
+      if (this.loading?.signal === signal) this.loading = undefined;
+      finished();
     }
   }
 
+  /** Resolves once no open is being indexed (at once when none is). */
+  whenLoaded(): Promise<void> {
+    return this.loading?.done ?? Promise.resolve();
+  }
+
+  /** Closes the session, superseding an open still being indexed. */
   close(): WorkerReply<Record<string, never>> {
+    this.cancelLoad();
+    return this.release();
+  }
+
+  private cancelLoad(): void {
+    if (this.loading) this.loading.signal.aborted = true;
+  }
+
+  private release(): WorkerReply<Record<string, never>> {
     const open = this.current;
     this.current = undefined;
     try {

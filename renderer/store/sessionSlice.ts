@@ -59,8 +59,9 @@ export function sessionBytes(info: SessionInfo): number {
   return info.files.reduce((n, f) => n + f.bytes, 0);
 }
 
+/** A newer open, or the whole session replacing the preview shown while its file was indexed. */
 function isNewer(info: SessionInfo, current: SessionInfo | null): boolean {
-  return current === null || info.generation > current.generation;
+  return current === null || info.generation > current.generation || (info.generation === current.generation && current.provisional === true && info.provisional !== true);
 }
 
 export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, get) => {
@@ -137,14 +138,15 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       set({
         session: info,
         epoch: get().epoch + 1,
-        loading: info && loading && loading.generation <= info.generation ? null : loading,
+        // A preview keeps the progress bar: the file is still being indexed.
+        loading: info && !info.provisional && loading && loading.generation <= info.generation ? null : loading,
         ...freshRows(info),
         ...freshReductions(),
         ...freshSearchResults(),
         ...freshLog(),
         ...freshFindings(),
       });
-      if (!info) return;
+      if (!info || info.provisional) return;
       if (info.stopped) {
         get().pushAlert(
           `${info.files.map((f) => f.path.split(/[\\/]/).pop()).join(' + ')} was written by a newer format version than this Session Inspector reads; its content was not read.`,
@@ -166,6 +168,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           set({ loading: { ...event.payload } });
           return;
         }
+        case 'sessionPreview':
+          if (isNewer(event.payload, get().session)) get().applySession(event.payload);
+          return;
         case 'sessionOpened':
           if (isNewer(event.payload, get().session)) get().applySession(event.payload);
           else if (get().loading && (get().loading?.generation ?? 0) <= event.payload.generation) set({ loading: null });
@@ -176,6 +181,8 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         case 'loadFailed': {
           const loading = get().loading;
           if (loading && loading.generation <= event.payload.generation) set({ loading: null });
+          const shown = get().session;
+          if (shown?.provisional && shown.generation <= event.payload.generation) get().applySession(null);
           openFailed(event.payload.error);
           return;
         }

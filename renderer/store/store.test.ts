@@ -55,6 +55,31 @@ describe('session', () => {
     ]);
   });
 
+  it('shows a preview while a large file is indexed, keeps the progress bar, and takes the whole session after', async () => {
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    host.emit({ name: 'loadProgress', payload: { generation: 1, bytesRead: 10, totalBytes: 400 } });
+    host.emit({ name: 'sessionPreview', payload: sessionInfo({ rows: 40, provisional: true }) });
+    await settle();
+    expect(store.getState().session?.provisional).toBe(true);
+    expect(store.getState().rowCount).toBe(40);
+    expect(store.getState().loading).not.toBeNull();
+    // Nothing that needs the whole session runs over a preview.
+    expect(host.callsOf('check')).toHaveLength(0);
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ rows: 1000 }) });
+    await settle();
+    expect(store.getState().session?.provisional).toBeUndefined();
+    expect(store.getState().rowCount).toBe(1000);
+    expect(store.getState().loading).toBeNull();
+    expect(host.callsOf('check')).toHaveLength(1);
+  });
+
+  it('drops a preview whose file then fails to load', async () => {
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    host.emit({ name: 'sessionPreview', payload: sessionInfo({ rows: 40, provisional: true }) });
+    host.emit({ name: 'loadFailed', payload: { generation: 1, error: { code: 'unreadable_file', message: 'cannot read x: gone' } } });
+    expect(store.getState().session).toBeNull();
+  });
+
   it('ignores a sessionOpened older than the open session', async () => {
     const { store, host } = await started(fakeHost(sessionInfo({ generation: 5 })));
     const epoch = store.getState().epoch;

@@ -43,7 +43,11 @@ export function createFakeResolverClient(options: FakeResolverClientOptions = {}
       calls.push(`open:${paths.join(',')}`);
       service.close();
       await options.beforeOpen?.(paths, generation);
-      return service.open({ paths, generation }, (payload) => emit({ name: 'loadProgress', payload }));
+      return service.open(
+        { paths, generation },
+        (payload) => emit({ name: 'loadProgress', payload }),
+        (payload) => emit({ name: 'sessionPreview', payload }),
+      );
     },
     close() {
       calls.push('close');

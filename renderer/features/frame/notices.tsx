@@ -4,6 +4,7 @@ import './notices.css';
 
 export function LoadProgress() {
   const loading = useApp((s) => s.loading);
+  const preview = useApp((s) => s.session?.provisional === true);
   if (!loading) return null;
   const { bytesRead, totalBytes } = loading;
   const percent = totalBytes > 0 ? Math.min(100, Math.floor((bytesRead / totalBytes) * 100)) : 0;
@@ -22,6 +23,7 @@ export function LoadProgress() {
       </div>
       <span className="load-progress-text">
         Loading session: {bytesRead} of {totalBytes} bytes ({percent}%)
+        {preview ? ' — showing the rows read so far; search and check wait for the rest' : ''}
       </span>
     </div>
   );
