@@ -33,8 +33,8 @@ export interface SearchOptions extends ResolveOptions {
  */
 type Matcher = (text: string, onMatch: (start: number, end: number) => boolean, from?: number) => void;
 
-/** A large content is searched in windows of this many bytes (plus an overlap, below). */
-const WINDOW_BYTES = 4 * 1024 * 1024;
+/** A large content is searched in windows of this many bytes (plus an overlap, below): small enough that the strings decoded for the regex engine stay small. */
+const WINDOW_BYTES = 1024 * 1024;
 /**
  * How far a window reaches past its own part: a literal match always fits; a regex match in a large
  * content is searched within its window, so one longer than this can be cut at the window's end.

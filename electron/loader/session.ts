@@ -875,10 +875,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       files.push({ path: sidecar.path, kind: 'sidecar', bytes: sidecar.size });
       if (stoppedFindings.length === 0) {
         const sidecarFile: SessionFile = { path: sidecar.path, kind: 'sidecar', bytes: sidecar.size };
-        const onPreview = options.onPreview;
         const preview =
-          onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
-            ? (partial: SidecarIndex) => onPreview(previewSession(partial, sidecarFile, reader))
+          options.onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
+            ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader))
             : undefined;
         index = await indexSidecar(sidecar, {
           chunkSize: options.chunkSize ?? 1024 * 1024,
