@@ -225,6 +225,35 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
   return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength: mintedBytes.length });
 }
 
+/** Per log: how many live records address each index, and the cleared ranges, sorted. */
+interface LogAddresses {
+  length: number;
+  members: Set<Reduction>;
+  addressed: Map<number, number>;
+  cleared: (readonly [number, number])[];
+}
+
+/**
+ * Computed once per log array (a log is never changed once resolved; the loader's preview works on
+ * copies): asking every duplicate of a 10,000-entry log for its canonical's visibility would
+ * otherwise scan the log once per duplicate.
+ */
+const addressesByLog = new WeakMap<readonly Reduction[], LogAddresses>();
+
+function addressesOf(log: readonly Reduction[]): LogAddresses {
+  let known = addressesByLog.get(log);
+  if (known && known.length === log.length) return known;
+  const addressed = new Map<number, number>();
+  const cleared: (readonly [number, number])[] = [];
+  for (const r of log) {
+    if (r.kind === 'turns_cleared') cleared.push([r.ptr.index, r.end ?? r.ptr.index]);
+    else addressed.set(r.ptr.index, (addressed.get(r.ptr.index) ?? 0) + 1);
+  }
+  known = { length: log.length, members: new Set(log), addressed, cleared };
+  addressesByLog.set(log, known);
+  return known;
+}
+
 /**
  * True when a duplicate's canonical is fully visible: no other live record addresses its index and
  * no `turns_cleared` range encloses it (§3.5).
@@ -232,13 +261,15 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
 export function canonicalFullyVisible(r: Reduction, log: readonly Reduction[]): boolean {
   const c = r.canonical?.index;
   if (c === undefined) return false;
-  for (const other of log) {
-    if (other === r) continue;
-    if (other.kind === 'turns_cleared') {
-      if (other.ptr.index <= c && c < (other.end ?? other.ptr.index)) return false;
-    } else if (other.ptr.index === c) return false;
+  const { members, addressed, cleared } = addressesOf(log);
+  const self = members.has(r) ? 1 : 0;
+  // Records addressing c, other than r itself.
+  if (r.kind === 'turns_cleared') {
+    if ((addressed.get(c) ?? 0) > 0) return false;
+    return cleared.filter(([start, end]) => start <= c && c < end).length <= (self && r.ptr.index <= c && c < (r.end ?? r.ptr.index) ? 1 : 0);
   }
-  return true;
+  if ((addressed.get(c) ?? 0) - (self && r.ptr.index === c ? 1 : 0) > 0) return false;
+  return !cleared.some(([start, end]) => start <= c && c < end);
 }
 
 /**

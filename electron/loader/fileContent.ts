@@ -92,10 +92,40 @@ export class FileContent implements ByteSource {
     return filled;
   }
 
-  /** The last checkpoint at or before a decoded (or raw) offset. */
+  /** Positions found by searches (just before each match), so the snippet around it reads little. */
+  private readonly anchors: { raw: number; decoded: number }[] = [];
+
+  private addAnchor(raw: number, decoded: number): void {
+    this.anchors.push({ raw, decoded });
+    if (this.anchors.length > 8) this.anchors.shift();
+  }
+
+  /** The byte at raw body offset `i`. */
+  private byteAt(i: number): number {
+    const one = scratch('walk', WINDOW_BYTES);
+    this.readRaw(one, i, 1);
+    return one[0] as number;
+  }
+
+  /** The last escape boundary at or before raw offset `pos` (and after `floor`). */
+  private boundaryAtOrBefore(pos: number, floor: number): number {
+    const start = Math.max(floor, pos - 64);
+    const buf = Buffer.allocUnsafe(pos - start);
+    this.readRaw(buf, start, pos - start);
+    const byteAt = (i: number): number => (i >= start && i < pos ? (buf[i - start] as number) : this.byteAt(i));
+    let q = pos;
+    while (q > floor && !isEscapeBoundary(q, byteAt)) q--;
+    return q;
+  }
+
+  /** The last checkpoint (or anchor) at or before a decoded (or raw) offset. */
   private checkpoint(offset: number, decoded: boolean): { raw: number; decoded: number } {
     const cps = this.raw.checkpoints;
     let best = { raw: 0, decoded: 0 };
+    for (const a of this.anchors) {
+      const at = decoded ? a.decoded : a.raw;
+      if (at <= offset && at > (decoded ? best.decoded : best.raw)) best = a;
+    }
     let lo = 0;
     let hi = cps.length / 2 - 1;
     while (lo <= hi) {
@@ -103,7 +133,7 @@ export class FileContent implements ByteSource {
       const r = cps[mid * 2] as number;
       const d = cps[mid * 2 + 1] as number;
       if ((decoded ? d : r) <= offset) {
-        best = { raw: r, decoded: d };
+        if ((decoded ? d : r) > (decoded ? best.decoded : best.raw)) best = { raw: r, decoded: d };
         lo = mid + 1;
       } else hi = mid - 1;
     }
@@ -159,7 +189,17 @@ export class FileContent implements ByteSource {
   /** The decoded offset of raw body offset `target` (an escape boundary), walking from `from`. */
   private decodedOffsetOf(target: number, from: { raw: number; decoded: number }): number {
     const cp = this.checkpoint(target, false);
-    let { raw: rawPos, decoded } = cp.raw > from.raw && cp.raw <= target ? cp : from;
+    const start = cp.raw > from.raw && cp.raw <= target ? cp : from;
+    // An anchor a little before the match: the snippet around it then decodes from there.
+    const near = this.boundaryAtOrBefore(Math.max(start.raw, target - 1024), start.raw);
+    const decodedNear = this.walk(start, near);
+    if (near > start.raw) this.addAnchor(near, decodedNear);
+    return this.walk({ raw: near, decoded: decodedNear }, target);
+  }
+
+  /** Walks escapes from `from` to raw offset `target` (both escape boundaries): the decoded offset there. */
+  private walk(from: { raw: number; decoded: number }, target: number): number {
+    let { raw: rawPos, decoded } = from;
     const buf = scratch('walk', WINDOW_BYTES);
     while (rawPos < target) {
       const want = Math.min(buf.length, target - rawPos);
