@@ -463,12 +463,22 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
     const isFirst = !seenRecord;
     seenRecord = true;
 
-    if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst) {
+    // A line that is not valid UTF-8 is read as text (each bad sequence as U+FFFD), as JSON.parse
+    // would see it; only lines too long for that are scanned regardless, and then refused below.
+    if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst && (line.bytes === undefined || isUtf8(line.bytes))) {
       const scanned = scanLongMessage(file, line, options.read);
       if (scanned && 'record' in scanned) {
         const { record, content } = scanned;
-        if ((line.bytes && !isUtf8(line.bytes)) || content.validUtf8 === false) {
-          findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8`, line: line.number });
+        if (content.validUtf8 === false) {
+          findings.push({
+            code: 'malformed_line',
+            severity: 'error',
+            message: `line ${line.number} (${formatBytes(line.length)}) holds bytes that are not valid UTF-8 and is too long to read with replacement characters; skipped`,
+            line: line.number,
+            index: record.i,
+          });
+          builder.addHole(record.i);
+          continue;
         }
         builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
         continue;
