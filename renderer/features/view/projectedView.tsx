@@ -1,55 +1,76 @@
 /**
  * The projected view: what the model saw, one row per message (one per cleared range),
- * virtualized with measured row heights. Rows come from the host in pages as the viewport needs
- * them; nothing else of the session is held.
+ * virtualized with measured row heights for any number of rows (virtualScroller.ts: a million rows
+ * scroll end to end, by wheel, keys or scrollbar). Rows come from the host in pages as the viewport
+ * needs them; nothing else of the session is held.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useEffect, useRef } from 'react';
+import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react';
+import { flushSync } from 'react-dom';
 import { useApp } from '../../store/storeContext';
 import { ProjectedRow } from './projectedRow';
+import { VirtualScroller } from './virtualScroller';
 import './projectedView.css';
 
-/**
- * Browsers cap an element's height (Chromium near 33.5 million px): the row estimate shrinks for
- * huge sessions so that the unmeasured rows still fit.
- */
-const MAX_ESTIMATED_TOTAL_PX = 30_000_000;
+/** Height assumed for a row not measured yet: a message with a line or two of text. */
+const ROW_ESTIMATE_PX = 72;
+/** Rows rendered above and below the viewport. */
+const OVERSCAN = 4;
+/** Rows rendered at most, however short they are (the DOM stays small). */
+const MAX_RENDERED_ROWS = 120;
 
 function ProjectedList({ rowCount }: { rowCount: number }) {
   const scrollerRef = useRef<HTMLDivElement>(null);
+  const sizerRef = useRef<HTMLDivElement>(null);
+  const windowRef = useRef<HTMLDivElement>(null);
+  const rowsRef = useRef<HTMLDivElement>(null);
   const wantRows = useApp((s) => s.wantRows);
   const scrollRequest = useApp((s) => s.scrollRequest);
-  const estimate = Math.max(24, Math.min(96, Math.floor(MAX_ESTIMATED_TOTAL_PX / Math.max(1, rowCount))));
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const [list] = useState(
+    () =>
+      new VirtualScroller({
+        count: rowCount,
+        estimate: ROW_ESTIMATE_PX,
+        overscan: OVERSCAN,
+        maxRendered: MAX_RENDERED_ROWS,
+        // In a scroll the new rows are rendered before the next paint, as the old ones move.
+        onRangeChange: (sync) => (sync ? flushSync(rerender) : rerender()),
+      }),
+  );
 
-  const virtualizer = useVirtualizer({
-    count: rowCount,
-    getScrollElement: () => scrollerRef.current,
-    estimateSize: () => estimate,
-    overscan: 4,
-    // `data-index` is the row's first view index (UI contract); the virtualizer reads `data-row`.
-    indexAttribute: 'data-row',
-  });
+  useLayoutEffect(() => {
+    const scroller = scrollerRef.current;
+    const sizer = sizerRef.current;
+    const rowWindow = windowRef.current;
+    const rows = rowsRef.current;
+    if (!scroller || !sizer || !rowWindow || !rows) return undefined;
+    return list.attach({ scroller, sizer, window: rowWindow, rows });
+  }, [list]);
 
-  const items = virtualizer.getVirtualItems();
-  const visible = virtualizer.range;
-  const start = visible?.startIndex ?? items[0]?.index ?? 0;
-  const end = (visible?.endIndex ?? items[items.length - 1]?.index ?? -1) + 1;
+  useLayoutEffect(() => list.setCount(rowCount), [list, rowCount]);
+
+  const { start, end, visibleStart, visibleEnd } = list.range;
+  // After every render: the rendered rows are placed where the list stands.
+  useLayoutEffect(() => list.didRender(start));
 
   useEffect(() => {
-    if (rowCount > 0) wantRows(start, Math.max(start + 1, end));
-  }, [start, end, rowCount, wantRows]);
+    if (rowCount > 0) wantRows(visibleStart, Math.max(visibleStart + 1, visibleEnd));
+  }, [visibleStart, visibleEnd, rowCount, wantRows]);
 
   useEffect(() => {
-    if (scrollRequest && scrollRequest.row < rowCount) virtualizer.scrollToIndex(scrollRequest.row, { align: scrollRequest.align });
-  }, [scrollRequest, rowCount, virtualizer]);
+    if (scrollRequest && scrollRequest.row < rowCount) list.scrollToRow(scrollRequest.row, scrollRequest.align);
+  }, [scrollRequest, rowCount, list]);
+
+  const rows = [];
+  for (let row = start; row < end; row++) rows.push(<ProjectedRow key={row} row={row} measureRef={list.observeRow} />);
 
   return (
     <div ref={scrollerRef} className="projected-view" role="list" aria-label="Projected view" tabIndex={0}>
-      <div className="projected-view-sizer" role="none" style={{ height: virtualizer.getTotalSize() }}>
-        <div className="projected-view-window" role="none" style={{ transform: `translateY(${items[0]?.start ?? 0}px)` }}>
-          {items.map((item) => (
-            <ProjectedRow key={item.key} row={item.index} measureRef={virtualizer.measureElement} />
-          ))}
+      <div ref={sizerRef} className="projected-view-sizer" role="none">
+        <div ref={windowRef} className="projected-view-window" role="none">
+          <div ref={rowsRef} className="projected-view-rows" role="none">
+            {rows}
+          </div>
         </div>
       </div>
     </div>
