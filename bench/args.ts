@@ -1,0 +1,89 @@
+/**
+ * The command line of `npm run bench`:
+ *
+ *   npm run bench -- [--size 1GiB] [--seed N] [--only indexing,memory,latency,search,renderer]
+ *                    [--runs N] [--fixture PATH] [--strict]
+ */
+import { parseArgs } from 'node:util';
+
+export const GROUPS = ['indexing', 'memory', 'latency', 'search', 'renderer'] as const;
+export type Group = (typeof GROUPS)[number];
+
+/** The generator's default seed (electron/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */
+export const BENCH_SEED = 1130;
+export const DEFAULT_SIZE = '1GiB';
+export const DEFAULT_RUNS = 3;
+
+export interface BenchArgs {
+  /** The size as written ("1GiB") and in bytes. */
+  size: { label: string; bytes: number };
+  seed: number;
+  groups: Group[];
+  runs: number;
+  /** An existing sidecar to measure instead of the generated fixture (its manifest beside it, if any). */
+  fixture?: string;
+  strict: boolean;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --size SIZE      fixture size: 1GiB (default), 256MiB, 500MB, or bytes
+  --seed N         generator seed of the fixture (default ${BENCH_SEED})
+  --only LIST      comma-separated groups to run: ${GROUPS.join(',')} (default: all)
+  --runs N         runs per measurement; medians are reported (default ${DEFAULT_RUNS})
+  --fixture PATH   measure this sidecar instead of generating one (PATH's <stem>.manifest.json is used when present)
+  --strict         exit 1 when a target fails (default: exit 0 and print FAIL)
+`;
+
+const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
+
+/** "1GiB" → 1073741824; "500MB" → 5e8; "123" → 123. Undefined when unreadable. */
+export function parseSize(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]) * (UNITS[(m[2] ?? 'b').toLowerCase()] ?? Number.NaN);
+  return Number.isFinite(n) && n >= 1 ? Math.round(n) : undefined;
+}
+
+export class UsageError extends Error {}
+
+export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: [...argv],
+      strict: true,
+      allowPositionals: false,
+      options: {
+        size: { type: 'string' },
+        seed: { type: 'string' },
+        only: { type: 'string' },
+        runs: { type: 'string' },
+        fixture: { type: 'string' },
+        strict: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  if (values.help) return 'help';
+  const label = values.size ?? DEFAULT_SIZE;
+  const bytes = parseSize(label);
+  if (bytes === undefined) throw new UsageError(`--size must be a size such as 1GiB, 256MiB or 500MB, got ${JSON.stringify(label)}`);
+  const groups = values.only === undefined ? [...GROUPS] : values.only.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
+  for (const g of groups) {
+    if (!(GROUPS as readonly string[]).includes(g)) throw new UsageError(`--only: unknown group ${JSON.stringify(g)}; the groups are ${GROUPS.join(', ')}`);
+  }
+  const runs = values.runs === undefined ? DEFAULT_RUNS : Number(values.runs);
+  if (!Number.isInteger(runs) || runs < 1 || runs > 100) throw new UsageError(`--runs must be a whole number from 1 to 100, got ${JSON.stringify(values.runs)}`);
+  const seed = values.seed === undefined ? BENCH_SEED : Number(values.seed);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an unsigned 32-bit integer, got ${JSON.stringify(values.seed)}`);
+  return {
+    size: { label, bytes },
+    seed,
+    groups: groups as Group[],
+    runs,
+    ...(values.fixture !== undefined ? { fixture: values.fixture } : {}),
+    strict: values.strict ?? false,
+  };
+}

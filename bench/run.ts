@@ -1,0 +1,124 @@
+/**
+ * `npm run bench`: the benchmarks of issue 5 in one table, as ratios against baselines measured in
+ * the same run (see bench/README.md).
+ *
+ *   npm run bench -- [--size 1GiB] [--only indexing,memory,latency,search,renderer] [--runs 3]
+ *                    [--seed N] [--fixture PATH] [--strict]
+ *
+ * Progress goes to stderr; stdout carries the machine line, the table and its notes. The same
+ * table and the rows as JSON are written to bench/out/results.{md,json}. Exit status 0 even when a
+ * target fails (its row says FAIL) unless --strict; 2 on a usage error or when no fixture can be made.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchArgs, Group } from './args';
+import { USAGE, UsageError, parseBenchArgs } from './args';
+import type { BenchContext } from './context';
+import type { Fixture } from './fixtures';
+import { ensureFixture, outDir } from './fixtures';
+import { runIndexingBench } from './indexing';
+import { runLatencyBench } from './latency';
+import { runMemoryBench } from './memory';
+import type { BenchRow } from './report';
+import { formatTable } from './report';
+import { runRendererBench } from './renderer';
+import { runSearchBench } from './search';
+import type { Machine } from './util';
+import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+const FIXTURE_GROUPS: readonly Group[] = ['indexing', 'memory', 'latency', 'search'];
+
+function machineLine(m: Machine, fixture: Fixture | undefined, args: BenchArgs): string {
+  const file = fixture ? `; sidecar ${formatBytes(fixture.bytes)} (${fixture.origin}${fixture.manifest ? `, seed ${fixture.manifest.seed}` : ''})` : '';
+  return `${m.cpu}, ${m.cores} cores, ${m.ramGiB} GiB RAM, Node ${m.node}; load ${m.load}${file}; ${args.runs} runs; commit ${m.commit}; ${m.date}`;
+}
+
+/** The rows' notes, numbered as their rows (the table has no room for them). */
+function notes(rows: readonly BenchRow[]): string {
+  return rows.map((r, k) => (r.note ? `${k + 1}. ${r.group} — ${r.metric}: ${r.note}` : undefined)).filter((l) => l !== undefined).join('\n');
+}
+
+function failedRow(group: Group, e: unknown): BenchRow {
+  const message = e instanceof Error ? e.message : String(e);
+  return { group, metric: 'did not run to completion', value: Number.NaN, unit: '', target: 'runs', pass: false, note: message };
+}
+
+async function runGroup(group: Group, ctx: BenchContext | undefined): Promise<BenchRow[]> {
+  if (group === 'renderer') return runRendererBench({ log });
+  if (!ctx) throw new Error(`${group} needs the fixture`);
+  switch (group) {
+    case 'indexing':
+      return runIndexingBench(ctx);
+    case 'memory':
+      return runMemoryBench(ctx);
+    case 'latency':
+      return runLatencyBench(ctx);
+    case 'search':
+      return runSearchBench(ctx);
+  }
+}
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args: BenchArgs | 'help';
+  try {
+    args = parseBenchArgs(argv);
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    process.stderr.write(`bench: ${e.message}\n${USAGE}`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const started = performance.now();
+  const machine = describeMachine();
+
+  let ctx: BenchContext | undefined;
+  if (args.groups.some((g) => FIXTURE_GROUPS.includes(g))) {
+    let fixture: Fixture;
+    try {
+      fixture = ensureFixture(args, log);
+    } catch (e) {
+      log(`no fixture: ${(e as Error).message}`);
+      return 2;
+    }
+    log('bundling the runners (bench/out/runners) and the worker (dist/worker.cjs)');
+    await buildRunners();
+    if (args.groups.includes('memory') || args.groups.includes('latency')) buildWorker();
+    log(`warming the page cache: reading ${fixture.sidecar} once`);
+    warmPageCache(fixture.sidecar);
+    ctx = { fixture, runs: args.runs, log };
+  }
+
+  const rows: BenchRow[] = [];
+  for (const group of args.groups) {
+    const groupStarted = performance.now();
+    log(`${group}…`);
+    try {
+      rows.push(...(await runGroup(group, ctx)));
+    } catch (e) {
+      log(`${group} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+      rows.push(failedRow(group, e));
+    }
+    log(`${group} done in ${((performance.now() - groupStarted) / 1000).toFixed(0)} s`);
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const head = machineLine(machine, ctx?.fixture, args);
+  const table = formatTable(rows);
+  const text = `${head}\n\n${table}\n\n${notes(rows)}\n`;
+  process.stdout.write(`\n${text}`);
+  const out = outDir();
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'results.md'), text);
+  writeFileSync(join(out, 'results.json'), `${JSON.stringify({ machine, args, fixture: ctx?.fixture, seconds, rows }, null, 2)}\n`);
+  log(`done in ${seconds.toFixed(0)} s; wrote ${join(out, 'results.md')} and results.json`);
+  const failed = rows.filter((r) => r.pass === false).length;
+  if (failed > 0) log(`${failed} row(s) FAIL${args.strict ? ' (--strict: exit 1)' : ''}`);
+  return args.strict && failed > 0 ? 1 : 0;
+}
+
+process.exitCode = await main(process.argv.slice(2));

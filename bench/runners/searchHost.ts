@@ -1,0 +1,201 @@
+/**
+ * Search throughput over the hidden bytes, against ripgrep over the same bytes in a plain file.
+ *
+ * The plain file holds, for every string `session.search` searches (SPEC §5.3), its bytes followed
+ * by one `\n` (so no match can straddle two of them): each live reduction's hidden span of its
+ * resolved original (shared's `resolveOriginal` + `hiddenSpan`, exactly as search resolves it;
+ * a duplicate whose canonical is fully visible hides nothing), and a verified `turns_cleared` range
+ * message by message (content only, the transcript headers are never searched), per-message
+ * reductions inside it counted once, with their message. It is rewritten only when the sidecar
+ * changes.
+ *
+ * Each query then runs N times, alternating ripgrep (`spawnSync`, wall time of the process) and
+ * `session.search` in this process (wall time of the call). Throughput is bytes searched / time:
+ * `hidden_bytes_searched` for ours, the file's size for ripgrep.
+ */
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LoadedSession } from '../../electron/loader/session';
+import { loadSession, nodeSha256 } from '../../electron/loader/session';
+import type { Reduction, SearchMode } from '../../shared/index';
+import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../../shared/index';
+import { elapsedMs, readInput, runMain } from './common';
+
+export interface SearchQuery {
+  /** Row label: "substring", "regex", "case-insensitive substring". */
+  name: string;
+  query: string;
+  mode: SearchMode;
+  caseSensitive: boolean;
+}
+
+interface Input {
+  sidecar: string;
+  hiddenPath: string;
+  runs: number;
+  queries: SearchQuery[];
+  /** Path of ripgrep, or null when it is not installed. */
+  rg: string | null;
+}
+
+export interface QueryResult extends SearchQuery {
+  oursMs: number[];
+  totalMatches: number;
+  hiddenBytesSearched: number;
+  rgMs: number[];
+  /** ripgrep's `--count-matches` over the plain file; null without ripgrep. */
+  rgCount: number | null;
+  rgArgs: string[];
+}
+
+export interface SearchResult {
+  hiddenFile: { bytes: number; hiddenBytes: number; units: number; reused: boolean; writeMs: number; skipped: number };
+  queries: QueryResult[];
+  /** The first search after the open (it hashes every hidden content once): its query, ms and bytes. */
+  cold: { query: string; ms: number; hiddenBytesSearched: number };
+}
+
+interface HiddenMeta {
+  sidecar: string;
+  size: number;
+  mtimeMs: number;
+  bytes: number;
+  hiddenBytes: number;
+  units: number;
+  skipped: number;
+}
+
+const NEWLINE = Buffer.from('\n');
+/** Written in pieces of at most this many bytes. */
+const WRITE_BYTES = 4 * 1024 * 1024;
+
+/** Resolved bytes: in memory, or (a large original) read by range from the sidecar. */
+type Bytes = Uint8Array | { readonly length: number; read(start: number, end: number): Uint8Array };
+
+/** Writes the hidden strings of `session` to `path`, one `\n` after each; mirrors shared/search.ts `searchUnits`. */
+function writeHidden(session: LoadedSession, path: string): Omit<HiddenMeta, 'sidecar' | 'size' | 'mtimeMs'> {
+  const { log, minted, recorded } = session;
+  const options = { sha256: nodeSha256 };
+  const fd = openSync(path, 'w');
+  let bytes = 0;
+  let hiddenBytes = 0;
+  let units = 0;
+  let skipped = 0;
+  const write = (piece: Uint8Array) => {
+    let done = 0;
+    while (done < piece.length) done += writeSync(fd, piece, done, piece.length - done);
+    bytes += piece.length;
+  };
+  /** Bytes `[start, end)` of `data` and a `\n`, in pieces of at most WRITE_BYTES. */
+  const unit = (data: Bytes, start = 0, end = data.length) => {
+    for (let at = start; at < end; at += WRITE_BYTES) {
+      const to = Math.min(end, at + WRITE_BYTES);
+      write(data instanceof Uint8Array ? data.subarray(at, to) : data.read(at, to));
+    }
+    write(NEWLINE);
+    hiddenBytes += end - start;
+    units++;
+  };
+  try {
+    const cleared = log.filter((r) => r.kind === 'turns_cleared' && resolveOriginal(r, minted, recorded, options).ok);
+    const enclosed = (r: Reduction) => cleared.some((c) => c.ptr.index <= r.ptr.index && r.ptr.index < (c.end ?? c.ptr.index));
+    for (const r of log) {
+      if (r.kind === 'turns_cleared' || enclosed(r)) continue;
+      if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
+      const resolved = resolveOriginal(r, minted, recorded, options);
+      if (!resolved.ok) {
+        // Not searched either (the integrity check reports it).
+        skipped++;
+        continue;
+      }
+      const span = hiddenSpan(r, resolved.value.bytes, log);
+      if (span) unit(resolved.value.bytes, span[0], span[1]);
+    }
+    const seen = new Set<number>();
+    for (const c of cleared) {
+      for (let index = c.ptr.index; index < (c.end ?? c.ptr.index); index++) {
+        if (seen.has(index)) continue;
+        seen.add(index);
+        const msg = minted.at(index);
+        if (msg !== undefined) unit(resolveMessage(index, msg, recorded).bytes);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { bytes, hiddenBytes, units, skipped };
+}
+
+/** The plain file of hidden bytes, reused while the sidecar is unchanged. */
+function hiddenFile(session: LoadedSession, sidecar: string, path: string): SearchResult['hiddenFile'] {
+  const stat = statSync(sidecar);
+  const metaPath = `${path}.meta.json`;
+  if (existsSync(path) && existsSync(metaPath)) {
+    try {
+      const meta = JSON.parse(readFileSync(metaPath, 'utf8')) as HiddenMeta;
+      if (meta.sidecar === sidecar && meta.size === stat.size && meta.mtimeMs === stat.mtimeMs && statSync(path).size === meta.bytes) {
+        return { bytes: meta.bytes, hiddenBytes: meta.hiddenBytes, units: meta.units, skipped: meta.skipped, reused: true, writeMs: 0 };
+      }
+    } catch {
+      // rewritten below
+    }
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const started = performance.now();
+  const written = writeHidden(session, path);
+  const writeMs = elapsedMs(started);
+  const meta: HiddenMeta = { sidecar, size: stat.size, mtimeMs: stat.mtimeMs, ...written };
+  writeFileSync(metaPath, JSON.stringify(meta));
+  return { ...written, reused: false, writeMs };
+}
+
+function rgArgs(q: SearchQuery): string[] {
+  // -a: hidden bytes may hold NULs, and a file taken for binary would stop early.
+  return ['--no-config', '-a', ...(q.mode === 'substring' ? ['-F'] : []), ...(q.caseSensitive ? [] : ['-i'])];
+}
+
+/** Runs ripgrep; its count (exit status 1 is "no match", a count of 0). */
+function rg(path: string, args: readonly string[], file: string): number {
+  const run = spawnSync(path, [...args, file], { encoding: 'utf8', maxBuffer: 1024 * 1024 });
+  if (run.error) throw new Error(`ripgrep failed to run: ${run.error.message}`);
+  if (run.status === 1) return 0;
+  if (run.status !== 0) throw new Error(`ripgrep ${args.join(' ')} exited with ${run.status}: ${run.stderr.trim()}`);
+  return Number(run.stdout.trim());
+}
+
+runMain(async (): Promise<SearchResult> => {
+  const input = readInput<Input>();
+  const loaded = await loadSession([input.sidecar]);
+  if (!loaded.ok) throw new Error(`loadSession failed: ${loaded.error.code}: ${loaded.error.message}`);
+  const { session } = loaded;
+  // Before anything reads the hidden contents: the first search verifies every hash it needs.
+  const first = input.queries[0];
+  const coldStarted = performance.now();
+  const coldResult = first ? session.search(first.query, { mode: first.mode, case_sensitive: first.caseSensitive, max_matches: 100 }) : undefined;
+  const cold = { query: first?.query ?? '', ms: elapsedMs(coldStarted), hiddenBytesSearched: coldResult?.ok ? coldResult.value.hidden_bytes_searched : 0 };
+  const file = hiddenFile(session, input.sidecar, input.hiddenPath);
+  const queries: QueryResult[] = [];
+  for (const q of input.queries) {
+    const base = rgArgs(q);
+    const timedArgs = [...base, '-c', '-e', q.query];
+    const result: QueryResult = { ...q, oursMs: [], totalMatches: -1, hiddenBytesSearched: -1, rgMs: [], rgCount: null, rgArgs: timedArgs };
+    if (input.rg !== null) result.rgCount = rg(input.rg, [...base, '--count-matches', '-e', q.query], input.hiddenPath);
+    for (let run = 0; run < input.runs; run++) {
+      if (input.rg !== null) {
+        const started = performance.now();
+        rg(input.rg, timedArgs, input.hiddenPath);
+        result.rgMs.push(elapsedMs(started));
+      }
+      const started = performance.now();
+      const found = session.search(q.query, { mode: q.mode, case_sensitive: q.caseSensitive, max_matches: 100 });
+      result.oursMs.push(elapsedMs(started));
+      if (!found.ok) throw new Error(`search ${JSON.stringify(q.query)} failed: ${found.error.code}: ${found.error.message}`);
+      result.totalMatches = found.value.total_matches;
+      result.hiddenBytesSearched = found.value.hidden_bytes_searched;
+    }
+    queries.push(result);
+  }
+  session.close();
+  return { hiddenFile: file, queries, cold };
+});

@@ -1,0 +1,97 @@
+/**
+ * Search throughput over the hidden bytes against ripgrep over the same bytes written to a plain
+ * file (bench/runners/searchHost.ts). Target: case-sensitive substring ≥ 0.5× ripgrep's
+ * `rg -F -c` (medians of MB/s). Regex and case-insensitive substring are reported beside their
+ * ripgrep equivalents, without a target. ripgrep's match count (`--count-matches`) must equal our
+ * `total_matches`; a difference is printed loudly and fails the row.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { BenchRow } from './report';
+import { median } from './report';
+import type { BenchContext } from './context';
+import type { QueryResult, SearchQuery, SearchResult } from './runners/searchHost';
+import { MB, formatBytes, repoRoot, runChild } from './util';
+
+export const SEARCH_TARGET = 0.5;
+/** A regex with many matches in generated tool output (compiler error codes). */
+export const DENSE_REGEX = 'TS\\d{4,5}';
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** A regex that finds the needle and what follows it: `<needle>[0-9A-Za-z_]*` (same in RE2 and ripgrep). */
+export function needleRegex(needle: string): string {
+  return `${escapeRegex(needle)}[0-9A-Za-z_]*`;
+}
+
+/** The path of ripgrep, or null when it is not installed. */
+export function findRipgrep(): string | null {
+  const probe = spawnSync('rg', ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return null;
+  const which = spawnSync('sh', ['-c', 'command -v rg'], { encoding: 'utf8' });
+  return which.status === 0 && which.stdout.trim().length > 0 ? which.stdout.trim() : 'rg';
+}
+
+function hiddenPathFor(sidecar: string): string {
+  const name = sidecar.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+/, '').slice(-120);
+  return join(repoRoot, 'bench', 'out', 'hidden', `${name}.txt`);
+}
+
+export async function runSearchBench(ctx: BenchContext): Promise<BenchRow[]> {
+  const { sidecar, manifest } = ctx.fixture;
+  const rg = findRipgrep();
+  const needle = manifest?.needle.text ?? 'error';
+  const queries: SearchQuery[] = [
+    { name: 'substring', query: needle, mode: 'substring', caseSensitive: true },
+    { name: 'regex (needle)', query: needleRegex(needle), mode: 'regex', caseSensitive: true },
+    { name: 'regex (dense)', query: DENSE_REGEX, mode: 'regex', caseSensitive: true },
+    { name: 'case-insensitive substring', query: needle, mode: 'substring', caseSensitive: false },
+  ];
+  const r = await runChild<SearchResult>('searchHost', { sidecar, hiddenPath: hiddenPathFor(sidecar), runs: ctx.runs, queries, rg });
+  const f = r.hiddenFile;
+  const sizes = `plain file ${formatBytes(f.bytes)} = ${formatBytes(f.hiddenBytes)} hidden in ${f.units} strings + one \\n each${f.reused ? ' (reused)' : `, written in ${(f.writeMs / 1000).toFixed(1)} s`}${f.skipped > 0 ? `; ${f.skipped} unverifiable reductions skipped` : ''}`;
+  ctx.log(`search: ${sizes}`);
+
+  const coldRow: BenchRow = {
+    group: 'search',
+    metric: `first substring search after the open \`${r.cold.query}\` (verifies every hidden content's hash once)`,
+    value: r.cold.hiddenBytesSearched / MB / (r.cold.ms / 1000),
+    unit: 'MB/s',
+    note: `${r.cold.ms.toFixed(0)} ms for ${formatBytes(r.cold.hiddenBytesSearched)}; the medians below are of later searches, which reuse the verified hashes`,
+  };
+  return [coldRow, ...r.queries.map((q: QueryResult): BenchRow => {
+    const ours = median(q.oursMs.map((ms) => q.hiddenBytesSearched / MB / (ms / 1000)));
+    const sizeNote = q.hiddenBytesSearched === f.hiddenBytes ? `hidden_bytes_searched ${q.hiddenBytesSearched} = bytes written` : `HIDDEN BYTES DIFFER: hidden_bytes_searched ${q.hiddenBytesSearched} vs ${f.hiddenBytes} written to the plain file`;
+    const counted = q.rgCount === null || q.rgCount === q.totalMatches;
+    if (!counted) ctx.log(`search: MATCH COUNT MISMATCH for ${q.name} ${JSON.stringify(q.query)}: ours total_matches ${q.totalMatches}, rg --count-matches ${q.rgCount}`);
+    const manifestNote = q.name === 'substring' && manifest ? `; manifest hidden_matches ${manifest.needle.hidden_matches}` : '';
+    const metric = `${q.name} \`${q.query}\` over the hidden bytes (median of ${q.oursMs.length})`;
+    const isTarget = q.name === 'substring';
+    if (rg === null) {
+      return {
+        group: 'search',
+        metric,
+        value: ours,
+        unit: 'MB/s',
+        note: `rg not installed (apt-get install ripgrep): no ratio; total_matches ${q.totalMatches}${manifestNote}; ${sizeNote}`,
+      };
+    }
+    const base = median(q.rgMs.map((ms) => f.bytes / MB / (ms / 1000)));
+    const ratio = ours / base;
+    const sameBytes = q.hiddenBytesSearched === f.hiddenBytes;
+    return {
+      group: 'search',
+      metric,
+      value: ours,
+      unit: 'MB/s',
+      baseline: { name: `rg ${q.rgArgs.filter((a) => a !== '--no-config').join(' ')}`, value: base },
+      ratio,
+      ...(isTarget ? { target: `≥ ${SEARCH_TARGET}× rg`, pass: ratio >= SEARCH_TARGET && counted && sameBytes } : !counted || !sameBytes ? { target: 'same matches and bytes as rg', pass: false } : {}),
+      note:
+        `${counted ? `matches ${q.totalMatches} (rg --count-matches agrees)` : `MATCH COUNT MISMATCH: ours ${q.totalMatches}, rg --count-matches ${q.rgCount}`}${manifestNote}; ` +
+        `${sizeNote}; ours ${median(q.oursMs).toFixed(0)} ms, rg ${median(q.rgMs).toFixed(0)} ms`,
+    };
+  })];
+}
