@@ -91,9 +91,21 @@ export function recordedSupersedes(
  */
 function resolvedMessage(index: number, minted: ChatMessage, copy: ChatMessage, bytes: ByteSource, source: Source): ResolvedMessage {
   if (copy.large === undefined) return { index, minted, content: copy.content, bytes, source };
-  const m = { index, minted, bytes, source } as ResolvedMessage;
-  Object.defineProperty(m, 'content', { enumerable: true, get: () => copy.content });
-  return m;
+  return new LargeResolvedMessage(index, minted, copy, bytes, source);
+}
+
+class LargeResolvedMessage implements ResolvedMessage {
+  constructor(
+    readonly index: number,
+    readonly minted: ChatMessage,
+    private readonly copy: ChatMessage,
+    readonly bytes: ByteSource,
+    readonly source: Source,
+  ) {}
+
+  get content(): string {
+    return this.copy.content;
+  }
 }
 
 /**

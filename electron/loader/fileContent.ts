@@ -170,8 +170,21 @@ export class FileContent implements ByteSource {
   }
 
   /** The raw body offset of decoded offset `target` (a character boundary). */
+  /** Raw offsets found before: a stub's hidden span starts at the same offset in every search. */
+  private readonly rawOffsets = new Map<number, number>();
+
   private rawOffsetOf(target: number): number {
     if (target >= this.length) return this.raw.rawLength;
+    if (target <= 0) return 0;
+    const known = this.rawOffsets.get(target);
+    if (known !== undefined) return known;
+    const found = this.locateRaw(target);
+    if (this.rawOffsets.size >= 4) this.rawOffsets.clear();
+    this.rawOffsets.set(target, found);
+    return found;
+  }
+
+  private locateRaw(target: number): number {
     let { raw: rawPos, decoded } = this.checkpoint(target, true);
     const { raw } = buffers(WINDOW_BYTES);
     for (;;) {
