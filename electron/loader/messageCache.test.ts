@@ -34,4 +34,16 @@ describe('MessageCache', () => {
     expect(cache.size).toBe(0);
     expect(cache.usedBytes).toBe(0);
   });
+
+  it('evicts in batches down to 90% of the budget, keeping the most recent entries', () => {
+    const cache = new MessageCache<number>(1000);
+    for (let i = 0; i < 20_000; i++) {
+      cache.set(`k${i}`, i, 1);
+      expect(cache.usedBytes).toBeLessThanOrEqual(1000);
+    }
+    // Right after a batch the newest 900 remain; at most 1000 are kept at any time.
+    expect(cache.size).toBeGreaterThanOrEqual(900);
+    for (let i = 20_000 - 900; i < 20_000; i++) expect(cache.get(`k${i}`)).toBe(i);
+    expect(cache.get('k0')).toBeUndefined();
+  });
 });
