@@ -259,6 +259,8 @@ export type Reply<M extends Method> = { ok: true; value: ResultOf<M> } | { ok: f
 export const events = {
   /** Bytes indexed so far while a file opens. */
   loadProgress: z.object({ generation: int, bytesRead: int, totalBytes: int }),
+  /** How far a running search has got (sent while a search takes longer than a moment). */
+  searchProgress: z.object({ searchId: z.string().max(100), spans_searched: int, spans: int, hidden_bytes_searched: int }),
   /** What is indexed so far of a large file (`provisional`): its first rows can be shown. */
   sessionPreview: sessionInfoSchema,
   sessionOpened: sessionInfoSchema,

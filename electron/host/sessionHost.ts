@@ -83,7 +83,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
 
   const unsubscribeClient = client.onEvent((event) => {
     // Only the worker's own events pass; session lifecycle events are this host's to emit.
-    if (event.name === 'loadProgress' || event.name === 'workerRestarted') emit(event);
+    if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
       session = event.payload;

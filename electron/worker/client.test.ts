@@ -184,6 +184,24 @@ describe('cancelling a search', () => {
     expect(value(await searching)).toMatchObject({ total_matches: 0, reductions_searched: OUTPUTS });
   });
 
+  it('a long search reports its progress, named by its searchId, rising until it answers', async () => {
+    const c = client();
+    value(await c.open([large], 1));
+    const progress: EventPayload<'searchProgress'>[] = [];
+    const off = c.onEvent((e) => {
+      if (e.name === 'searchProgress') progress.push(e.payload);
+    });
+    const result = value(await c.request('search', params('search', { searchId: 'long', ...SLOW })));
+    off();
+    expect(progress.length).toBeGreaterThan(0);
+    for (const [k, p] of progress.entries()) {
+      expect(p).toMatchObject({ searchId: 'long', spans: OUTPUTS });
+      expect(p.spans_searched).toBeLessThanOrEqual(OUTPUTS);
+      if (k > 0) expect(p.spans_searched).toBeGreaterThanOrEqual((progress[k - 1] as EventPayload<'searchProgress'>).spans_searched);
+    }
+    expect(result.hidden_bytes_searched).toBe(OUTPUTS * OUTPUT_BYTES);
+  });
+
   it('a new search cancels the one in flight, which answers cancelled; the new one answers', async () => {
     const c = client();
     value(await c.open([large], 1));

@@ -86,7 +86,7 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     signal = searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT));
     post({ searchStarted: request.id });
   }
-  return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>, signal);
+  return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>, signal, (payload) => post({ event: { name: 'searchProgress', payload } }));
 }
 
 function runTestHook(method: string): void {

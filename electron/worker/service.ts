@@ -63,6 +63,11 @@ interface OpenSession {
   lastRowText?: { row: number; bytes: ByteSource };
 }
 
+/** A search reports progress once it has run this long… */
+const PROGRESS_AFTER_MS = 150;
+/** …and then at most this often. */
+const PROGRESS_EVERY_MS = 100;
+
 function fail(code: HostErrorCode, message: string): { ok: false; error: HostError } {
   return { ok: false, error: { code, message } };
 }
@@ -232,8 +237,8 @@ export class SessionService {
     return ok({});
   }
 
-  /** Answers one session method; `signal` is used by `search` only. */
-  handle<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>, signal?: SearchSignal): Reply<M> {
+  /** Answers one session method; `signal` and `onSearchProgress` are used by `search` only. */
+  handle<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>, signal?: SearchSignal, onSearchProgress?: (progress: EventPayload<'searchProgress'>) => void): Reply<M> {
     const answer = (): Reply<WorkerSessionMethod> => {
       switch (method) {
         case 'rows':
@@ -245,7 +250,7 @@ export class SessionService {
         case 'expand':
           return this.expand(params as ParsedParams<'expand'>);
         case 'search':
-          return this.search(params as ParsedParams<'search'>, signal);
+          return this.search(params as ParsedParams<'search'>, signal, onSearchProgress);
         case 'log':
           return this.log();
         case 'verify':
@@ -319,10 +324,26 @@ export class SessionService {
     });
   }
 
-  /** `sidecarSearch` (SPEC §5.3); an aborted `signal` makes it answer `cancelled`. */
-  search(params: ParsedParams<'search'>, signal?: SearchSignal): Reply<'search'> {
+  /**
+   * `sidecarSearch` (SPEC §5.3); an aborted `signal` makes it answer `cancelled`. A search that runs
+   * longer than PROGRESS_AFTER_MS reports its progress through `onProgress`, at most every
+   * PROGRESS_EVERY_MS.
+   */
+  search(params: ParsedParams<'search'>, signal?: SearchSignal, onProgress?: (progress: EventPayload<'searchProgress'>) => void): Reply<'search'> {
     return this.withSession('search', ({ session }) => {
+      const started = performance.now();
+      let last = started;
       const result = session.search(params.query, {
+        ...(onProgress
+          ? {
+              onProgress: (p) => {
+                const now = performance.now();
+                if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
+                last = now;
+                onProgress({ searchId: params.searchId, ...p });
+              },
+            }
+          : {}),
         mode: params.mode,
         case_sensitive: params.case_sensitive,
         ...(params.max_matches !== undefined ? { max_matches: params.max_matches } : {}),

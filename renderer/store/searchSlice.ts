@@ -21,6 +21,10 @@ export interface SearchSlice {
   searchError: HostError | null;
   /** Show the result exactly as the agent's intrinsic returns it (JSON). */
   searchShowJson: boolean;
+  /** How far the running search has got, once it reports (long searches over large sessions). */
+  searchProgress: { spans_searched: number; spans: number; hidden_bytes_searched: number } | null;
+  /** A `searchProgress` event: kept when it is about the search in flight. */
+  applySearchProgress: (progress: { searchId: string; spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
   setSearchQuery: (query: string) => void;
   setSearchRegex: (regex: boolean) => void;
   setSearchCaseSensitive: (caseSensitive: boolean) => void;
@@ -29,8 +33,8 @@ export interface SearchSlice {
   toggleSearchJson: () => void;
 }
 
-export function freshSearchResults(): Pick<SearchSlice, 'searchStatus' | 'searchResult' | 'searchError'> {
-  return { searchStatus: 'idle', searchResult: null, searchError: null };
+export function freshSearchResults(): Pick<SearchSlice, 'searchStatus' | 'searchResult' | 'searchError' | 'searchProgress'> {
+  return { searchStatus: 'idle', searchResult: null, searchError: null, searchProgress: null };
 }
 
 export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get) => {
@@ -50,6 +54,10 @@ export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get)
     searchRegex: false,
     searchCaseSensitive: true,
     searchShowJson: false,
+
+    applySearchProgress({ searchId, ...progress }) {
+      if (searchId === inFlight && searchId === latest) set({ searchProgress: progress });
+    },
     ...freshSearchResults(),
 
     setSearchQuery(query) {
@@ -87,10 +95,11 @@ export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get)
         return;
       }
       inFlight = searchId;
-      set({ searchStatus: 'running' });
+      set({ searchStatus: 'running', searchProgress: null });
       const reply = await deps.api.search({ searchId, query, mode: searchRegex ? 'regex' : 'substring', case_sensitive: searchCaseSensitive });
       if (inFlight === searchId) inFlight = null;
       if (latest !== searchId || get().epoch !== epoch) return;
+      set({ searchProgress: null });
       if (reply.ok) {
         set({ searchStatus: 'done', searchResult: reply.value, searchError: null });
       } else if (reply.error.code === 'cancelled') {

@@ -168,6 +168,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           set({ loading: { ...event.payload } });
           return;
         }
+        case 'searchProgress':
+          get().applySearchProgress(event.payload);
+          return;
         case 'sessionPreview':
           if (isNewer(event.payload, get().session)) get().applySession(event.payload);
           return;

@@ -290,6 +290,24 @@ describe('reductions', () => {
 });
 
 describe('search', () => {
+  it('shows the progress of the search in flight only, and clears it when the search answers', async () => {
+    const host = fakeHost();
+    const { store } = await started(host);
+    const pending = deferred<Reply<'search'>>();
+    host.answer('search', () => pending.promise);
+    store.getState().setSearchQuery('needle');
+    await settle();
+    const searchId = host.callsOf('search').at(-1)?.searchId ?? '';
+    host.emit({ name: 'searchProgress', payload: { searchId: 'search-0', spans_searched: 1, spans: 9, hidden_bytes_searched: 10 } });
+    expect(store.getState().searchProgress).toBeNull();
+    host.emit({ name: 'searchProgress', payload: { searchId, spans_searched: 3, spans: 9, hidden_bytes_searched: 300 } });
+    expect(store.getState().searchProgress).toEqual({ spans_searched: 3, spans: 9, hidden_bytes_searched: 300 });
+    pending.resolve({ ok: true, value: { query: 'needle', mode: 'substring', case_sensitive: true, matches: [], total_matches: 0, truncated: false, reductions_searched: 9, hidden_bytes_searched: 900 } });
+    await settle();
+    expect(store.getState().searchStatus).toBe('done');
+    expect(store.getState().searchProgress).toBeNull();
+  });
+
   it('cancels the search in flight and shows only the latest reply', async () => {
     const host = fakeHost();
     const { store } = await started(host);

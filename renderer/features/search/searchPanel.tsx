@@ -14,8 +14,11 @@ function Summary() {
   const status = useApp((s) => s.searchStatus);
   const result = useApp((s) => s.searchResult);
   const query = useApp((s) => s.searchQuery);
+  const progress = useApp((s) => s.searchProgress);
   let text: string;
-  if (status === 'running' || status === 'waiting') text = 'Searching…';
+  if (status === 'running' && progress) {
+    text = `Searching… ${formatCount(progress.spans_searched)} of ${formatCount(progress.spans)} hidden spans, ${formatBytes(progress.hidden_bytes_searched)} so far`;
+  } else if (status === 'running' || status === 'waiting') text = 'Searching…';
   else if (status === 'done' && result) {
     const matches = result.total_matches === 0 ? 'No matches' : `${formatCount(result.matches.length)} of ${formatCount(result.total_matches)} matches${result.truncated ? ' (truncated)' : ''}`;
     text = `${matches} · ${formatCount(result.reductions_searched)} reductions, ${formatBytes(result.hidden_bytes_searched)} of hidden content searched`;
