@@ -108,9 +108,6 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     await client.dispose();
   };
   try {
-    const opened = await host.openPaths(files);
-    // The host still starts: the failure is the session's state, reported as `loadFailed` to the page.
-    if (!opened.ok) io.stderr(`session-inspector: ${sentence(opened.error.message)} The host starts without a session.\n`);
     let http: Awaited<ReturnType<typeof startHttpHost>>;
     try {
       http = await startHttpHost({ host, bind, port: options.port ?? 0, rendererDir: join(deps.packageRoot, 'dist', 'renderer') });
@@ -118,12 +115,19 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
       const err = e as NodeJS.ErrnoException;
       throw new CliError('listen_failed', `cannot listen on ${bind}:${options.port ?? 0}: ${err.code ?? err.message}`);
     }
+    // Listening before the files are indexed: a page opened at once shows the progress bar and a
+    // large sidecar's first rows while the rest is read. The host still runs if the open fails: the
+    // failure is the session's state, reported as `loadFailed` to the page.
+    const opening = host.openPaths(files).then((opened) => {
+      if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${sentence(opened.error.message)} The host runs without a session.\n`);
+    });
     io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
     if (!isLoopback(bind)) {
       io.stderr(`session-inspector: listening on ${bind}, which is not a loopback address; requests must still name a loopback host or ${bind} and carry the token.\n`);
     }
     await deps.untilStopped();
     await http.close();
+    await opening;
   } finally {
     await shutDown();
   }

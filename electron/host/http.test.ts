@@ -325,6 +325,16 @@ describe('the event stream', () => {
     stream.close();
   });
 
+  it('replays where the host stands to a stream that connects after an open, so no page misses it', async () => {
+    const s = await start();
+    const { files } = value(await s.api('state'), 'state');
+    const opened = value(await s.api('openFile', { id: files[0]?.id }), 'openFile');
+    // Opened before this stream existed: its first event still says so.
+    const stream = await openEventStream(s.port, `/api/events?token=${s.token}`);
+    expect(await stream.next()).toEqual({ name: 'sessionOpened', payload: opened });
+    stream.close();
+  });
+
   it('sends heartbeat comments and unsubscribes when the stream closes', async () => {
     const s = await start({ heartbeatMs: 10 });
     let listeners = 0;

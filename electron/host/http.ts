@@ -22,6 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { HostEvent } from '../../shared/index';
 import type { SessionHost } from './types';
 import { CONTENT_SECURITY_POLICY, contentTypeOf } from './renderer';
 
@@ -313,9 +314,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     // The first comment tells the client the subscription is live: events from here on reach it.
     res.write(': connected\n\n');
     streams.add(res);
-    const unsubscribe = host.onEvent((event) => {
-      res.write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
-    });
+    const send = (event: HostEvent): void => void res.write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
+    const unsubscribe = host.onEvent(send);
+    // What happened before this stream connected (an open that finished or failed between the
+    // page's `state` request and now) would otherwise be missed: replay where the host stands.
+    for (const event of host.current()) send(event);
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     let cleaned = false;

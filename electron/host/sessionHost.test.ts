@@ -144,6 +144,15 @@ describe('opening', () => {
     }
   });
 
+  it('says where it stands for a late subscriber: the open session, or the last failed open', async () => {
+    const { host } = setUp();
+    expect(host.current()).toEqual([]);
+    const info = await openDemo(host);
+    expect(host.current()).toEqual([{ name: 'sessionOpened', payload: info }]);
+    const failed = await host.openPaths([MISSING]);
+    expect(host.current()).toEqual([{ name: 'loadFailed', payload: { generation: 2, error: failed.ok ? undefined : failed.error } }]);
+  });
+
   it('reports a file that fails as loadFailed, with a new generation each time', async () => {
     const { host, events } = setUp();
     await openDemo(host);

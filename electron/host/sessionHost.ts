@@ -81,8 +81,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   };
   for (const path of options.files) offer([path]);
 
+  /** The last progress of the open in flight, for `current()`. */
+  let progress: HostEvent | null = null;
+
   const unsubscribeClient = client.onEvent((event) => {
     // Only the worker's own events pass; session lifecycle events are this host's to emit.
+    if (event.name === 'loadProgress' && event.payload.generation === generation) progress = event;
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
@@ -205,6 +209,14 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     onEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
+    },
+    current() {
+      const events: HostEvent[] = [];
+      if (session) events.push({ name: session.provisional ? 'sessionPreview' : 'sessionOpened', payload: session });
+      else if (loadError) events.push({ name: 'loadFailed', payload: { generation: loadError.generation, error: loadError.error } });
+      const inFlight = progress?.name === 'loadProgress' && progress.payload.generation === generation && !(session && !session.provisional) && !loadError ? progress : null;
+      if (inFlight) events.push(inFlight);
+      return events;
     },
     listenerCount: () => listeners.size,
     dispose() {

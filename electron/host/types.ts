@@ -31,6 +31,12 @@ export interface SessionHost {
   openPaths(paths: string[]): Promise<Reply<'openFile'>>;
   /** Host events (the client's, plus sessionOpened / sessionClosed / loadFailed). */
   onEvent(listener: (event: HostEvent) => void): () => void;
+  /**
+   * The events that describe the host as it is now (the open session or its preview, the last failed
+   * open, the progress of an open in flight): replayed to a subscriber that connects late, so none
+   * of them is missed between its `state` request and its subscription.
+   */
+  current(): HostEvent[];
   dispose(): Promise<void>;
 }
 

@@ -16,7 +16,7 @@ const OPENED: Reply<'openFile'> = { ok: false, error: { code: 'no_session', mess
 function fakeHost() {
   const handle = vi.fn((method: string, params: unknown): Promise<Reply<Method>> => Promise.resolve({ ok: true, value: { method, params } } as unknown as Reply<Method>));
   const openPaths = vi.fn((_paths: string[]) => Promise.resolve(OPENED));
-  const host: SessionHost = { handle, openPaths, onEvent: vi.fn(() => () => undefined), dispose: vi.fn(() => Promise.resolve()) };
+  const host: SessionHost = { handle, openPaths, onEvent: vi.fn(() => () => undefined), current: () => [], dispose: vi.fn(() => Promise.resolve()) };
   return { host, handle, openPaths };
 }
 

@@ -70,6 +70,7 @@ function fakeHost() {
   return {
     handle: vi.fn((_method: string, _params: unknown) => Promise.resolve({ ok: true, value: {} } as unknown as Reply<Method>)),
     openPaths: vi.fn((_paths: string[]) => Promise.resolve({ ok: true, value: {} } as unknown as Reply<'openFile'>)),
+    current: () => [],
     onEvent: vi.fn((listener: (event: HostEvent) => void) => {
       listeners.add(listener);
       return () => listeners.delete(listener);
