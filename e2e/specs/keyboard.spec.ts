@@ -50,12 +50,15 @@ test.describe('keyboard', () => {
   test('Enter expands the selected stub and Esc collapses it', async ({ inspector }) => {
     const keys = inspector.page.keyboard;
     await inspector.waitLoaded();
-    // A stub below the first, reached by the keyboard alone.
+    // A stub below the first, reached by the keyboard alone (each step waited for: a key pressed
+    // before the previous one moved the selection would read the wrong row).
     await keys.press('n');
-    await keys.press('n');
-    const index = await selected(inspector, 'data-index');
+    const first = await selected(inspector, 'data-index');
+    const index = stubIndices[stubIndices.indexOf(first) + 1];
     const stub = stubs.find((r) => r.ptr.index === index);
-    if (!stub) throw new Error(`row of view index ${index} has no stub`);
+    if (index === undefined || !stub) throw new Error(`no stub below view index ${first}`);
+    await keys.press('n');
+    await expect(inspector.selectedRow).toHaveAttribute('data-index', String(index));
     await expect(inspector.selectedRow.getByRole('button', { name: new RegExp(`^Expand reduction ${stub.id}(?!\\d)`) })).toBeVisible();
 
     await keys.press('Enter');
