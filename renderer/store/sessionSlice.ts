@@ -164,7 +164,8 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         case 'loadProgress': {
           const { generation } = event.payload;
           const session = get().session;
-          if (session && session.generation >= generation) return;
+          // A preview is still loading: its progress shows.
+          if (session && !session.provisional && session.generation >= generation) return;
           set({ loading: { ...event.payload } });
           return;
         }

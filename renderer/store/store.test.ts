@@ -63,6 +63,9 @@ describe('session', () => {
     expect(store.getState().session?.provisional).toBe(true);
     expect(store.getState().rowCount).toBe(40);
     expect(store.getState().loading).not.toBeNull();
+    // Progress that comes after the preview still shows (a page that connects mid-load gets both).
+    host.emit({ name: 'loadProgress', payload: { generation: 1, bytesRead: 200, totalBytes: 400 } });
+    expect(store.getState().loading).toEqual({ generation: 1, bytesRead: 200, totalBytes: 400 });
     // Nothing that needs the whole session runs over a preview.
     expect(host.callsOf('check')).toHaveLength(0);
     host.emit({ name: 'sessionOpened', payload: sessionInfo({ rows: 1000 }) });
