@@ -211,9 +211,13 @@ export class InspectorPage {
   // ── actions ────────────────────────────────────────────────────────────────────────────────
 
   /** Waits until a session is shown: rows listed, the progress bar gone. */
-  async waitLoaded(): Promise<void> {
-    await expect(this.rows.first()).toBeVisible();
-    await expect(this.progress).toBeHidden();
+  /**
+   * Waits until the first rows show and loading has ended. A large sidecar shows rows under the
+   * progress bar while it is indexed: `timeout` gives its indexing room on a busy machine.
+   */
+  async waitLoaded(timeout?: number): Promise<void> {
+    await expect(this.rows.first()).toBeVisible(timeout !== undefined ? { timeout } : {});
+    await expect(this.progress).toBeHidden(timeout !== undefined ? { timeout } : {});
   }
 
   /**
@@ -332,17 +336,26 @@ export class InspectorPage {
   }
 
   /**
-   * Scrolls `scroller` down with the mouse wheel, `step` pixels at a time, until `target` is
-   * visible: a virtualized list has only the items near its viewport in the page.
+   * Scrolls `scroller` down with the mouse wheel, `step` pixels at a time, until `target` is in
+   * its viewport: a virtualized list has only the items near its viewport in the page.
+   *
+   * Being in the page is not being in view, and may not last: a virtual list also renders items
+   * beyond its viewport (clipped, yet "visible" to Playwright), and the first render lays them out
+   * with estimated heights, then drops the ones the measured heights push out. So an item found is
+   * scrolled into view and must end up in the viewport; one that went away meanwhile is looked for
+   * again (by more wheel if it is still not in the page).
    */
   async scrollUntilVisible(scroller: Locator, target: Locator, step = 600): Promise<void> {
     await expect(async () => {
-      if (await target.isVisible()) return;
+      if ((await target.count()) > 0) {
+        await target.scrollIntoViewIfNeeded({ timeout: 2_000 });
+        await expect(target).toBeInViewport({ timeout: 2_000 });
+        return;
+      }
       await scroller.hover();
       await this.page.mouse.wheel(0, step);
-      throw new Error('not in view yet');
+      throw new Error('not in the page yet');
     }).toPass({ intervals: [100], timeout: 15_000 });
-    await target.scrollIntoViewIfNeeded();
     await expect(target).toBeVisible();
   }
 

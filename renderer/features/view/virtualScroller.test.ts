@@ -17,7 +17,7 @@ class FakeScroller {
   readonly clientHeight = VIEWPORT;
   private top = 0;
   private changed = false;
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly listeners = new Map<string, Set<(e?: unknown) => void>>();
   constructor(private readonly sizer: { style: { height: string } }) {}
   get scrollHeight(): number {
     return Math.max(Number.parseFloat(this.sizer.style.height || '0'), this.clientHeight);
@@ -32,13 +32,30 @@ class FakeScroller {
       this.changed = true;
     }
   }
-  addEventListener(type: string, listener: () => void): void {
+  addEventListener(type: string, listener: (e?: unknown) => void): void {
     const set = this.listeners.get(type) ?? new Set();
     set.add(listener);
     this.listeners.set(type, set);
   }
-  removeEventListener(type: string, listener: () => void): void {
+  removeEventListener(type: string, listener: (e?: unknown) => void): void {
     this.listeners.get(type)?.delete(listener);
+  }
+  /** A key pressed on the focused scroller; returns whether the list took it (the browser would not scroll). */
+  key(key: string): boolean {
+    const event = {
+      key,
+      target: this,
+      ctrlKey: false,
+      metaKey: false,
+      altKey: false,
+      shiftKey: false,
+      defaultPrevented: false,
+      preventDefault() {
+        this.defaultPrevented = true;
+      },
+    };
+    for (const listener of this.listeners.get('keydown') ?? []) listener(event);
+    return event.defaultPrevented;
   }
   /** A frame: the scroll event, if scrollTop changed since the last one. */
   frame(): void {
@@ -210,6 +227,32 @@ describe('VirtualScroller', () => {
     settle();
     expect(place(0).top).toBe(0);
     expect(scroller.scrollTop).toBe(0);
+  });
+
+  it('takes Home and End on a scaled list: the first row at the top, the last at the bottom, exactly', () => {
+    const { list, scroller, place, settle, scrollTo } = setup(1_000_000);
+    expect(list.scaled).toBe(true);
+    scrollTo(123_456);
+    expect(scroller.key('End')).toBe(true);
+    scroller.frame();
+    settle();
+    expect(place(999_999).bottom).toBe(VIEWPORT);
+    expect(scroller.scrollTop).toBe(scroller.scrollHeight - scroller.clientHeight);
+    // The browser's own Home may stop a pixel short of the top: the list's does not.
+    scrollTo(1);
+    expect(place(0).top).toBeLessThan(0);
+    expect(scroller.key('Home')).toBe(true);
+    scroller.frame();
+    settle();
+    expect(place(0).top).toBe(0);
+    expect(scroller.scrollTop).toBe(0);
+  });
+
+  it('leaves Home and End to the browser below the cap', () => {
+    const { list, scroller } = setup(1_000);
+    expect(list.scaled).toBe(false);
+    expect(scroller.key('End')).toBe(false);
+    expect(scroller.key('Home')).toBe(false);
   });
 
   it('scrolls one to one below the cap: scrollTop is the offset', () => {

@@ -9,7 +9,9 @@
  *   `toPhysical`, and after a scroll settles the scrollbar is put back on the line. Both ends of the
  *   scrollbar are exact: the top shows row 0, the bottom the last row's bottom. The wheel and the
  *   scroller's own keys (arrows, Page Up/Down, Space) still move the content pixel for pixel, as in
- *   any list: a scaled list takes them over.
+ *   any list: a scaled list takes them over. It takes Home and End too: the browser's own scroll to
+ *   an end of a 15M px scroller can stop a pixel short (Chromium's Home, under load, ends at
+ *   scrollTop 1), which would leave row 0 cut; a command lands on the end exactly.
  * - The rendered rows sit in a window as tall as the viewport that sticks to the viewport's top
  *   (`position: sticky`, `overflow: clip`), so nothing is ever laid out millions of pixels down and
  *   the rows never add to the scroll height; the rows' `translateY` inside it puts the first
@@ -227,10 +229,17 @@ export class VirtualScroller {
     this.scrollBy(e.deltaMode === 1 ? e.deltaY * LINE_PX : e.deltaMode === 2 ? e.deltaY * this.viewport : e.deltaY);
   }
 
-  /** The scroller's own keys on a scaled list (Home and End need nothing: the ends are exact). */
+  /** The scroller's own keys on a scaled list. */
   private keyed(e: KeyboardEvent): void {
     const scroller = this.elements?.scroller;
     if (!scroller || e.target !== scroller || !this.scaled || e.defaultPrevented || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.key === 'Home' || e.key === 'End') {
+      // The ends exactly: the browser's own scroll there may stop short of them (see the top).
+      e.preventDefault();
+      this.anchor = e.key === 'Home' ? TOP : bottomAnchor(this.heights);
+      this.update(true, true);
+      return;
+    }
     const page = Math.max(LINE_PX, this.viewport * PAGE_FRACTION);
     const delta = e.key === 'ArrowDown' ? LINE_PX : e.key === 'ArrowUp' ? -LINE_PX : e.key === 'PageDown' ? page : e.key === 'PageUp' ? -page : e.key === ' ' ? (e.shiftKey ? -page : page) : 0;
     if (delta === 0) return;
