@@ -285,10 +285,16 @@ export class InspectorPage {
     }
   }
 
+  /**
+   * Selects a side-panel tab. Clicked again until it is selected: the host opens its files while the
+   * page loads, and the progress bar leaving can shift the layout under a click in flight.
+   */
   async openTab(name: PanelTab): Promise<void> {
     const tab = this.tab(name);
-    await tab.click();
-    await expect(tab).toHaveAttribute('aria-selected', 'true');
+    await expect(async () => {
+      if ((await tab.getAttribute('aria-selected')) !== 'true') await tab.click();
+      await expect(tab).toHaveAttribute('aria-selected', 'true', { timeout: 1_000 });
+    }).toPass({ timeout: 10_000 });
   }
 
   /** Sets the toggles, then searches `query` (typed, committed with Enter). */
