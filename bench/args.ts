@@ -5,6 +5,7 @@
  *                    [--runs N] [--fixture PATH] [--strict]
  */
 import { parseArgs } from 'node:util';
+import { parseByteSize } from '../electron/samples/scaleGenerator';
 
 export const GROUPS = ['indexing', 'memory', 'latency', 'search', 'renderer'] as const;
 export type Group = (typeof GROUPS)[number];
@@ -34,16 +35,6 @@ export const USAGE = `usage: npm run bench -- [options]
   --strict         exit 1 when a target fails (default: exit 0 and print FAIL)
 `;
 
-const UNITS: Record<string, number> = { b: 1, kb: 1e3, mb: 1e6, gb: 1e9, kib: 1024, mib: 1024 ** 2, gib: 1024 ** 3 };
-
-/** "1GiB" → 1073741824; "500MB" → 5e8; "123" → 123. Undefined when unreadable. */
-export function parseSize(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmg]i?b|b)?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]) * (UNITS[(m[2] ?? 'b').toLowerCase()] ?? Number.NaN);
-  return Number.isFinite(n) && n >= 1 ? Math.round(n) : undefined;
-}
-
 export class UsageError extends Error {}
 
 export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
@@ -68,7 +59,8 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
   }
   if (values.help) return 'help';
   const label = values.size ?? DEFAULT_SIZE;
-  const bytes = parseSize(label);
+  // The generator's own parser: the size given here is the size it is asked to write.
+  const bytes = parseByteSize(label);
   if (bytes === undefined) throw new UsageError(`--size must be a size such as 1GiB, 256MiB or 500MB, got ${JSON.stringify(label)}`);
   const groups = values.only === undefined ? [...GROUPS] : values.only.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
   for (const g of groups) {

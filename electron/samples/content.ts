@@ -31,7 +31,7 @@ const AUTHORS = ['李雷 <li.lei@example.com>', 'Ana Souza <ana@example.com>', '
 const VERBS = ['parse', 'format', 'load', 'resolve', 'apply', 'merge', 'render', 'validate', 'encode', 'decode', 'fetch', 'flush', 'normalize', 'split', 'settle'];
 const NOUNS = ['Amount', 'Ledger', 'Entry', 'Invoice', 'Account', 'Currency', 'Token', 'Span', 'Locale', 'Batch', 'Journal', 'Rate', 'Posting', 'Period'];
 const CJK_WORDS = ['金额', '台账', '汇率', '发票', '会计分录', '结算', '勘定科目', '請求書', '仕訳帳', '통화', '장부', '月末処理', '对账'];
-const CJK_SENTENCES = [
+export const CJK_SENTENCES = [
   '解析中文输入时保留全角符号',
   '按月汇总所有分录',
   '処理できない文字があります',

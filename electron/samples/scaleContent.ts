@@ -9,6 +9,7 @@
 import type { ContentPart } from '../../shared/index';
 import type { World } from './content';
 import {
+  CJK_SENTENCES as BASE_SENTENCES,
   apiResponseJson,
   cargoTestRun,
   gitDiff,
@@ -29,17 +30,7 @@ import {
 } from './content';
 import type { Rng } from './rng';
 
-const CJK_SENTENCES = [
-  '解析中文输入时保留全角符号',
-  '按月汇总所有分录',
-  '処理できない文字があります',
-  '금액 형식이 올바르지 않습니다',
-  '请不要修改这一段逻辑',
-  '月末の締め処理で丸め誤差が出る',
-  '汇率按中国人民银行中间价计算',
-  'Ça marche, mais l’arrondi à l’entier pair est ignoré',
-  'Überprüfe die Währung vor dem Runden',
-];
+const CJK_SENTENCES = [...BASE_SENTENCES, 'Ça marche, mais l’arrondi à l’entier pair est ignoré', 'Überprüfe die Währung vor dem Runden'];
 const EMOJI = ['✅', '❌', '⚠️', '🚀', '🔥', '📦', '🧪', '💥', '🙏', '👀', '🐛', '✨', '🎉', '🧾'];
 const NOUNS = ['amount', 'ledger', 'entry', 'invoice', 'account', 'currency', 'token', 'span', 'locale', 'batch', 'journal', 'rate', 'posting', 'period'];
 const ESC = '\u001b[';
