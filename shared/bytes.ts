@@ -18,11 +18,6 @@ export function contentSource(msg: ChatMessage): ByteSource {
   return msg.large ?? memorySource(utf8Encode(msg.content));
 }
 
-/** The whole of a source in memory (callers bound its length first). */
-export function readAll(source: ByteSource): Uint8Array {
-  return 'bytes' in source && source.bytes instanceof Uint8Array ? source.bytes : source.read(0, source.length);
-}
-
 /** `[start, end)` of a source in pieces of at most `size` bytes. */
 export function* sourceChunks(source: ByteSource, start = 0, end = source.length, size = SOURCE_CHUNK_BYTES): Generator<Uint8Array> {
   for (let at = start; at < end; at += size) yield source.read(at, Math.min(end, at + size));

@@ -3,7 +3,7 @@ export * from './constants';
 export * from './types';
 export { sha256Hex, ptrHash } from './hash';
 export { utf8Encode, utf8Decode, utf8Length, floorCharBoundary, isCharBoundary } from './utf8';
-export { memorySource, contentSource, concatSources, sourceChunks, sourceSha256, floorSourceBoundary, sourcesEqual, readAll } from './bytes';
+export { memorySource, contentSource, concatSources, sourceSha256, floorSourceBoundary, sourcesEqual } from './bytes';
 export type { ResolveOptions, ResolvedOriginal, ResolvedMessage } from './original';
 export { findReduction, unknownReduction, resolveOriginal, resolveMessage, recordedSupersedes, isCapNoticeBearingPrefix, hiddenSpan, canonicalFullyVisible, transcriptOf, addressedRange } from './original';
 export type { ByteRange } from './expand';

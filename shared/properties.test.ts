@@ -7,8 +7,9 @@ import { expandReduction } from './expand';
 import { hashOf, makeReduction, tool, capped, user } from './testing/builders';
 import { hiddenSpan, resolveOriginal } from './original';
 import { sidecarSearch } from './search';
-import type { ChatMessage, Reduction } from './types';
-import { utf8Decode, utf8Encode, utf8Length } from './utf8';
+import { checkIntegrity } from './integrity';
+import type { ByteSource, ChatMessage, Reduction } from './types';
+import { bytesIndexOf, utf8Decode, utf8Encode, utf8Length } from './utf8';
 
 /** Text with multi-byte characters, ANSI escapes, newlines and surrogate pairs. */
 const text = (max = 200) =>
@@ -215,6 +216,48 @@ describe('properties', () => {
           }
         },
       ),
+      { numRuns: 300 },
+    );
+  });
+
+  // Content read by range (a ByteSource) resolves exactly as content in memory.
+  /** Content kept "on disk": read by range only (copies), known hash absent, optional findAll. */
+  function onDisk(msg: ChatMessage, withFindAll: boolean): ChatMessage {
+    const bytes = utf8Encode(msg.content);
+    const source: ByteSource = {
+      length: bytes.length,
+      read: (start, end) => bytes.slice(start, end),
+      ...(withFindAll
+        ? {
+            findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean) {
+              for (let i = bytesIndexOf(bytes, needle, start); i !== -1 && i + needle.length <= end; i = bytesIndexOf(bytes, needle, i + needle.length)) {
+                const at = i;
+                if (!onMatch(() => at)) return;
+              }
+            },
+          }
+        : {}),
+    };
+    // Its text is only a preview, as the loader's is.
+    return { ...msg, content: [...msg.content].slice(0, 2).join(''), large: source };
+  }
+
+  it('expand, search (tiny windows) and the integrity check answer the same', () => {
+    fc.assert(
+      fc.property(session, fc.array(fc.boolean(), { minLength: 7, maxLength: 7 }), fc.boolean(), fc.constantFrom('a', 'aa', '\u4E2D', '\u{1F389}', '\n', 'é', 'red'), fc.integer({ min: 4, max: 9 }), fc.nat(), ({ view, log }, onDiskAt, withFindAll, query, windowBytes, x) => {
+        const disk = view.map((m, i) => (onDiskAt[i] ? onDisk(m, withFindAll) : m));
+        for (const r of log) {
+          expect(expandReduction(log, r.id, disk)).toEqual(expandReduction(log, r.id, view));
+          const total = okValue(expandReduction(log, r.id, view)).total_bytes;
+          const start = total === 0 ? 0 : x % total;
+          expect(expandReduction(log, r.id, disk, undefined, [start, start + 5])).toEqual(expandReduction(log, r.id, view, undefined, [start, start + 5]));
+        }
+        for (const options of [{}, { case_sensitive: false }, { mode: 'regex' as const }]) {
+          const bound = { ...options, max_matches: 1000, max_result_bytes: 1_000_000 };
+          expect(sidecarSearch(log, query, disk, undefined, { ...bound, window_bytes: windowBytes })).toEqual(sidecarSearch(log, query, view, undefined, bound));
+        }
+        expect(checkIntegrity({ minted: disk, log })).toEqual(checkIntegrity({ minted: view, log }));
+      }),
       { numRuns: 300 },
     );
   });

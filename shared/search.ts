@@ -23,6 +23,8 @@ export interface SearchOptions extends ResolveOptions {
   max_result_bytes?: number;
   /** Checked between spans and while scanning; an aborted search returns `cancelled`. */
   signal?: { readonly aborted: boolean };
+  /** Window size over large contents (default 1 MiB); tests make it small to cross windows. */
+  window_bytes?: number;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
@@ -233,6 +235,7 @@ function scanSource(
   add: AddMatch,
   snippetMax: number,
   isAborted: () => boolean,
+  windowBytes: number,
 ): void {
   if (literal && source.findAll) {
     source.findAll(literal, span[0], span[1], (at) => {
@@ -245,7 +248,8 @@ function scanSource(
   let next = span[0];
   for (let a = span[0]; a < span[1]; ) {
     if (isAborted()) return;
-    const own = span[1] - a <= WINDOW_BYTES ? span[1] : Math.max(a + 1, floorSourceBoundary(source, a + WINDOW_BYTES));
+    // A window ends on a character boundary, at least one character on.
+    const own = span[1] - a <= windowBytes ? span[1] : Math.max(floorSourceBoundary(source, a + windowBytes), floorSourceBoundary(source, Math.min(span[1], a + 4)));
     const from = Math.max(a, next);
     if (from < own) {
       const start = Math.max(span[0], floorSourceBoundary(source, from - snippetMax));
@@ -334,7 +338,7 @@ export function sidecarSearch(
           atIndex.push({ reduction_id: r.id, kind: r.kind, index, offset, length, snippet: text, snippet_match: match });
         };
         if ('content' in unit) scanText(unit, matcher, counted, add, snippetMax);
-        else scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, () => options.signal?.aborted === true || aborted);
+        else scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, () => options.signal?.aborted === true || aborted, options.window_bytes ?? WINDOW_BYTES);
         if (aborted || options.signal?.aborted) return cancelled();
       } catch (e) {
         // A large content whose file changed since it was indexed is not searched.

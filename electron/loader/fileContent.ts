@@ -100,11 +100,12 @@ export class FileContent implements ByteSource {
     if (this.anchors.length > 8) this.anchors.shift();
   }
 
+  private readonly oneByte = Buffer.alloc(1);
+
   /** The byte at raw body offset `i`. */
   private byteAt(i: number): number {
-    const one = scratch('walk', WINDOW_BYTES);
-    this.readRaw(one, i, 1);
-    return one[0] as number;
+    this.readRaw(this.oneByte, i, 1);
+    return this.oneByte[0] as number;
   }
 
   /** The last escape boundary at or before raw offset `pos` (and after `floor`). */
@@ -237,7 +238,7 @@ export class FileContent implements ByteSource {
     const text = Buffer.from(needle).toString('utf8');
     const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
     try {
-      if (safe) this.findRaw(canonicalBody(text), needle.length, start, end, onMatch);
+      if (safe) this.findRaw(canonicalBody(text), start, end, onMatch);
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
@@ -246,7 +247,7 @@ export class FileContent implements ByteSource {
   }
 
   /** Searches the raw body for the needle's escaped form, keeping matches at escape boundaries. */
-  private findRaw(rawNeedle: Buffer, needleBytes: number, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+  private findRaw(rawNeedle: Buffer, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
     const window = scratch('search', SEARCH_WINDOW_BYTES + rawNeedle.length).subarray(0, Math.min(SEARCH_WINDOW_BYTES + rawNeedle.length, rawEnd - rawStart));
@@ -256,12 +257,7 @@ export class FileContent implements ByteSource {
       const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
       const view = window.subarray(0, n);
       const base = pos;
-      const byteAt = (i: number): number => {
-        if (i >= base && i < base + n) return view[i - base] as number;
-        const one = Buffer.alloc(1);
-        this.readRaw(one, i, 1);
-        return one[0] as number;
-      };
+      const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
       let from = 0;
       let resumeAt = base + Math.max(1, n - rawNeedle.length + 1);
       for (;;) {
@@ -288,7 +284,6 @@ export class FileContent implements ByteSource {
       if (n < window.length && pos + n >= rawEnd) break;
       pos = resumeAt;
     }
-    void needleBytes;
   }
 
   /** Searches decoded windows (a body with other escapes, or a needle that has no escaped form). */
