@@ -11,7 +11,7 @@ import type { ExpandOutcome, Reduction, SidecarSearchResult } from '../../shared
 import type { ReadSync } from '../loader/lines';
 import { loadSession, MAX_RECORD_BYTES } from '../loader/session';
 import type { BadInputExpectation } from '../testing/badCorpus';
-import { BAD_CORPUS_DIR } from '../testing/badCorpus';
+import { BAD_CORPUS_DIR, badInputPath, OSC52, findingCodesAsStated, statedFindingCodes } from '../testing/badCorpus';
 import { makeHeader, messageRecord, tempDir } from '../testing/files';
 import { unverifiedOutcome } from '../testing/verifyOutcome';
 import type { CliRun } from './testing/runCli';
@@ -48,14 +48,14 @@ function errorCode(r: Run): string {
 describe('the committed corpus through the command line', () => {
   for (const expected of manifest) {
     it(`${expected.name}: check exits ${expected.check_exit}, expand and search answer as the manifest says`, async () => {
-      const file = corpusPath(expected.name);
+      const file = badInputPath(expected.name, tmp.path('generated'));
       const check = await run(['check', file]);
       expect(check.code).toBe(expected.check_exit);
       if (expected.error) {
         expect(errorCode(check)).toBe(expected.error);
       } else {
         const report = parsed<{ findings: { code: string }[] }>(check);
-        expect(report.findings.map((f) => f.code)).toEqual(expected.findings);
+        expect(findingCodesAsStated(report.findings.map((f) => f.code), expected)).toEqual(statedFindingCodes(expected));
         // --strict fails on warnings too.
         expect((await run(['check', '--strict', file])).code).toBe(expected.findings.length > 0 ? 1 : 0);
       }
@@ -100,6 +100,26 @@ describe('the committed corpus through the command line', () => {
 });
 
 describe('inputs made at test time', () => {
+  it('hostile text in a file name or an id reaches stderr only as visible escapes (no OSC 52, no bidi override)', async () => {
+    const hostile = `${OSC52}\u202Egnp\ud800.sidecar.jsonl`;
+    const missing = tmp.path(`missing-${hostile.replace('\ud800', '')}`);
+    const copy = tmp.path(`copy-${hostile.replace('\ud800', '')}`);
+    writeFileSync(copy, readFileSync(corpusPath('hostile-names.sidecar.jsonl')));
+    for (const argv of [
+      ['check', missing],
+      ['expand', '--id', `r${OSC52}\u202Eunknown`, copy],
+      ['search', '--regex', '--query', `(${OSC52}`, copy],
+    ]) {
+      const r = await run(argv);
+      expect(r.code, argv.join(' ')).toBe(2);
+      // Every character a terminal acts on is written as \uXXXX; stdout stays JSON (which escapes controls itself).
+      expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+      expect(r.stderr).toContain('\\u001b]52;c;cm0gLXJmIH4=\\u0007');
+      expect(r.stderr).toMatch(/^session-inspector: [^\n]+[.!?]\n$/);
+      expect(r.stdout).not.toContain('\u001b');
+    }
+  });
+
   it('a directory, a missing path: exit 2, unreadable_file, for every command', async () => {
     const dir = tmp.path('a-directory.sidecar.jsonl');
     mkdirSync(dir);

@@ -6,7 +6,7 @@
 import type { ByteRange, SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { loadSession } from '../loader/session';
-import { CliError, usageError } from './errors';
+import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
 import { createRealClient, findPackageRoot, parseBind, parsePort, runServe, untilSignal } from './serve';
@@ -160,14 +160,9 @@ function json(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
-function sentence(message: string): string {
-  const s = message.trim();
-  return /[.!?]$/.test(s) ? s : `${s}.`;
-}
-
 function printError(io: CliIo, code: string, message: string): number {
   io.stdout(json({ error: { code, message } }));
-  io.stderr(`session-inspector: ${sentence(code === 'usage' ? `${message} (see session-inspector --help)` : message)}\n`);
+  io.stderr(`session-inspector: ${terminalSentence(code === 'usage' ? `${message} (see session-inspector --help)` : message)}\n`);
   return EXIT_ERROR;
 }
 

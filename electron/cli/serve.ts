@@ -10,7 +10,7 @@ import { createSessionHost } from '../host/sessionHost';
 import type { ResolverClient } from '../host/types';
 import { createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
-import { CliError, usageError } from './errors';
+import { CliError, terminalSentence, usageError } from './errors';
 
 /** What `serve` and `open` need from the outside world; tests replace each part. */
 export interface ServeDeps {
@@ -88,11 +88,6 @@ export function createRealClient(): ResolverClient {
   return createResolverClient();
 }
 
-function sentence(message: string): string {
-  const s = message.trim();
-  return /[.!?]$/.test(s) ? s : `${s}.`;
-}
-
 function isLoopback(bind: string): boolean {
   return bind === 'localhost' || bind === '::1' || bind.startsWith('127.');
 }
@@ -119,7 +114,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     // large sidecar's first rows while the rest is read. The host still runs if the open fails: the
     // failure is the session's state, reported as `loadFailed` to the page.
     const opening = host.openPaths(files).then((opened) => {
-      if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${sentence(opened.error.message)} The host runs without a session.\n`);
+      if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${terminalSentence(opened.error.message)} The host runs without a session.\n`);
     });
     io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
     if (!isLoopback(bind)) {

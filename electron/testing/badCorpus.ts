@@ -7,6 +7,7 @@
  * Inputs that must be big or special (a 300 MB line, a directory, a missing path, a file without
  * read permission, a file that shrinks while open) are made at test time by the tests themselves.
  */
+import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, FindingCode, Reduction, ReductionKind } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText } from '../../shared/index';
@@ -31,6 +32,13 @@ export interface BadInputExpectation {
   expand: Record<string, 'ok' | 'hash_mismatch' | 'address_out_of_range' | 'unsupported_version'>;
   /** A search: how many matches it finds, or the error it answers (as `expand`'s, for a file that does not open). */
   search: { query: string; matches?: number; error?: string };
+  /**
+   * Made at test time, not committed (too large for the repository): `writeBadInput` writes it.
+   * Its `findings` then lists each code once, in order of first appearance, and `finding_counts`
+   * says how many of each there are.
+   */
+  generated?: true;
+  finding_counts?: Partial<Record<FindingCode, number>>;
 }
 
 interface BadInput extends BadInputExpectation {
@@ -349,6 +357,182 @@ function duplicateCycle(): BadInput {
   };
 }
 
+// Filled in from the loader's resynchronisation rule (issue 15).
+const TORN_MIDDLE_FINDINGS: FindingCode[] = ['malformed_line'];
+const TORN_MIDDLE_LOST = 'address_out_of_range' as const;
+
+function tornMiddle(): BadInput {
+  // Twenty messages: a user turn, then nine shell calls with their outputs, then a last reply.
+  const view: ChatMessage[] = [user('Run the nine checks')];
+  for (let k = 1; k <= 9; k++) {
+    view.push(assistant('', `call_${k}`), tool(`check ${k}: ${'ok '.repeat(10)}\n${k === 5 ? 'FAIL' : 'PASS'} step ${k} of 9\n`, `call_${k}`));
+  }
+  view.push(assistant('Check 5 failed.'));
+  const r1 = makeReduction(view, { id: 'r1', kind: 'tool_output_elided', index: 2 });
+  const r2 = makeReduction(view, { id: 'r2', kind: 'tool_output_truncated', index: 10, kept_bytes: 12 });
+  const r3 = makeReduction(view, { id: 'r3', kind: 'tool_output_elided', index: 18 });
+  // r4 hides the message whose record is torn: its bytes are not in the file any more.
+  const r4 = makeReduction(view, { id: 'r4', kind: 'tool_output_elided', index: 3 });
+  const records: (object | string)[] = [demoHeader, system, ...view.map((m, i) => messageRecord(i, m as ChatMessage))];
+  // Line 6 (message 3): the writer stopped mid-record, and the next append began on a new line.
+  const torn = JSON.stringify(records[5]);
+  records[5] = torn.slice(0, Math.floor(torn.length / 2));
+  records.push(...[r1, r2, r3, r4].map(reductionRecord));
+  return {
+    name: 'torn-middle-line.sidecar.jsonl',
+    what: 'line 6 (message 3 of 20) stops mid-record, and the next record starts on the next line: everything after it must still count',
+    bytes: jsonl(records),
+    error: null,
+    findings: TORN_MIDDLE_FINDINGS,
+    check_exit: 1,
+    expand: { r1: 'ok', r2: 'ok', r3: 'ok', r4: TORN_MIDDLE_LOST },
+    search: { query: 'FAIL', matches: 1 },
+  };
+}
+
+/** OSC 52: a terminal that honours it copies the base64 payload (`rm -rf ~`) to the clipboard. */
+export const OSC52 = '\u001b]52;c;cm0gLXJmIH4=\u0007';
+const SCRIPT = '<script>alert(1)</script>';
+const IMG = '<img src=x onerror=alert(1)>';
+
+function hostileNames(): BadInput {
+  const callId = `call_${IMG}${OSC52}`;
+  const output = `visible first line\n${OSC52} clipboard write attempt\nlone \ud800 surrogate and \u202Eoverride\n${SCRIPT}\n`;
+  const second = `\u001b]52;p;Y3VybCBldmlsLnNo\u0007 primary selection\n${IMG}\n`;
+  const view: ChatMessage[] = [
+    user(`Read ${SCRIPT} and ${OSC52} and a lone \udc00 low surrogate`),
+    { role: 'assistant', content: '', tool_calls: [{ id: callId, name: `sh\u202Eexe${OSC52}`, arguments: JSON.stringify({ cmd: `printf '${OSC52}'`, note: SCRIPT }) }] },
+    tool(output, callId),
+    { role: 'assistant', content: '', tool_calls: [{ id: `call_2${SCRIPT}`, name: 'shell', arguments: '{"cmd":"cat sel"}' }] },
+    tool(second, `call_2${SCRIPT}`),
+    assistant(`Done ${OSC52}`),
+  ];
+  const keep = Buffer.byteLength('visible first line\n');
+  const truncated = makeReduction(view, { id: `r${SCRIPT}`, kind: 'tool_output_truncated', index: 2, kept_bytes: keep }, { stub: `\u27E6reduced\u27E7 ${IMG} ${OSC52} \u202Egnp.exe \ud800 expand_reduction("r${SCRIPT}")` });
+  const elided = makeReduction(view, { id: `r${OSC52}`, kind: 'tool_output_elided', index: 4 }, { stub: `\u27E6reduced\u27E7 ${SCRIPT}${OSC52}` });
+  const header = makeHeader({ session_id: `s-${SCRIPT}\u202E${OSC52}\ud800`, model: `${IMG}${OSC52}`, policy: demoPolicy });
+  return {
+    name: 'hostile-names.sidecar.jsonl',
+    what: 'hostile text where names go: script and img tags, OSC 52 clipboard writes, bidi overrides and lone surrogates in the session id, the model name, tool call ids and names, reduction ids and stubs',
+    bytes: jsonl([header, { t: 'system', msg: { role: 'system', content: `You are supercode. ${OSC52}` } }, ...view.map((m, i) => messageRecord(i, m)), reductionRecord(truncated), reductionRecord(elided)]),
+    error: null,
+    findings: [],
+    check_exit: 0,
+    expand: { [truncated.id]: 'ok', [elided.id]: 'ok' },
+    search: { query: 'clipboard', matches: 1 },
+  };
+}
+
+/** A corpus input too large to commit: made at test time by `writeBadInput`. */
+interface GeneratedBadInput extends BadInputExpectation {
+  generated: true;
+  make(): Buffer;
+}
+
+function garbageLines(): GeneratedBadInput {
+  const count = 130_000;
+  return {
+    name: 'garbage-130k-lines.sidecar.jsonl',
+    what: `the demo session, then ${count.toLocaleString('en')} lines of build output written into the sidecar`,
+    generated: true,
+    make: () => {
+      const garbage: string[] = [];
+      for (let k = 0; k < count; k++) garbage.push(k % 3 === 0 ? `npm WARN deprecated pkg-${k}@1.0.${k % 97}: no longer supported` : k % 3 === 1 ? `  at Object.<anonymous> (/src/file${k}.js:${k % 400}:7)` : `[${k}] {`);
+      return jsonl([...demoRecords(), ...garbage]);
+    },
+    error: null,
+    findings: ['malformed_line'],
+    finding_counts: { malformed_line: count },
+    check_exit: 1,
+    expand: { r1: 'ok' },
+    search: { query: 'FAIL', matches: 1 },
+  };
+}
+
+function manyReductionsOneMessage(): GeneratedBadInput {
+  const count = 100_000;
+  return {
+    name: 'reductions-100k-one-message.sidecar.jsonl',
+    what: `${count.toLocaleString('en')} elisions of one tool output (message 2), each with its own id and a hash that verifies`,
+    generated: true,
+    make: () => {
+      const base = makeReduction(demoView, { id: 'r1', kind: 'tool_output_elided', index: 2 });
+      const lines: string[] = [];
+      for (let k = 1; k <= count; k++) lines.push(JSON.stringify(reductionRecord({ ...base, id: `r${k}`, stub: stubText(`r${k}`, 'tool_output_elided', base.ptr.bytes) })));
+      return Buffer.concat([jsonl([demoHeader, system, ...demoView.map((m, i) => messageRecord(i, m))]), Buffer.from(`${lines.join('\n')}\n`, 'utf8')]);
+    },
+    error: null,
+    findings: ['overlapping_reductions'],
+    finding_counts: { overlapping_reductions: count - 1 },
+    check_exit: 1,
+    expand: { r1: 'ok', r50000: 'ok', [`r${count}`]: 'ok' },
+    search: { query: 'FAIL', matches: count },
+  };
+}
+
+function hugeToolArguments(): GeneratedBadInput {
+  const calls = 10;
+  const argBytes = 8 * 1024 * 1024;
+  return {
+    name: 'tool-calls-8mb-arguments.sidecar.jsonl',
+    what: `${calls} tool calls whose arguments are ${argBytes / 1024 / 1024} MB each; r1 elides the output of the fifth`,
+    generated: true,
+    make: () => {
+      const view: ChatMessage[] = [user('Write the ten files')];
+      for (let k = 1; k <= calls; k++) {
+        const body = `file ${k} `.padEnd(argBytes - 40, 'abcdefghij');
+        view.push({ role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'write_file', arguments: JSON.stringify({ path: `f${k}.txt`, body }) }] });
+        view.push(tool(k === 5 ? 'FAIL: disk full after f5.txt\n' : `wrote f${k}.txt\n`, `call_${k}`));
+      }
+      view.push(assistant('Disk full at the fifth file.'));
+      const r1 = makeReduction(view, { id: 'r1', kind: 'tool_output_elided', index: 10 });
+      return jsonl([demoHeader, system, ...view.map((m, i) => messageRecord(i, m)), reductionRecord(r1)]);
+    },
+    error: null,
+    findings: [],
+    check_exit: 0,
+    expand: { r1: 'ok' },
+    search: { query: 'disk full', matches: 1 },
+  };
+}
+
+/**
+ * Finding codes in the form the manifest states them: the whole list in order, or — for a
+ * generated input with `finding_counts` — each code once in order of first appearance, with counts.
+ */
+export function findingCodesAsStated(codes: readonly string[], expected: BadInputExpectation): unknown {
+  if (!expected.finding_counts) return [...codes];
+  const counts: Record<string, number> = {};
+  for (const code of codes) counts[code] = (counts[code] ?? 0) + 1;
+  return { findings: Object.keys(counts), finding_counts: counts };
+}
+
+/** What `findingCodesAsStated` must return for `expected`. */
+export function statedFindingCodes(expected: BadInputExpectation): unknown {
+  return expected.finding_counts ? { findings: expected.findings, finding_counts: expected.finding_counts } : expected.findings;
+}
+
+/** The corpus inputs made at test time, in the README's order. */
+export function generatedBadCorpus(): GeneratedBadInput[] {
+  return [garbageLines(), manyReductionsOneMessage(), hugeToolArguments()];
+}
+
+/**
+ * The path of a corpus input: the committed file, or a generated one written into `dir` (once;
+ * a later call reuses it).
+ */
+export function badInputPath(name: string, dir: string): string {
+  const generated = generatedBadCorpus().find((input) => input.name === name);
+  if (!generated) return join(BAD_CORPUS_DIR, name);
+  const path = join(dir, name);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(`${path}.partial`, generated.make());
+    renameSync(`${path}.partial`, path);
+  }
+  return path;
+}
+
 /** Every committed corpus file with its bytes and expectations, in the README's order. */
 export function badCorpus(): BadInput[] {
   return [
@@ -368,11 +552,14 @@ export function badCorpus(): BadInput[] {
     outOfOrder(),
     danglingReductions(),
     duplicateCycle(),
+    tornMiddle(),
+    hostileNames(),
   ];
 }
 
 /** `manifest.json`: the expectations without the bytes. */
 export function badCorpusManifest(inputs: readonly BadInput[] = badCorpus()): string {
-  const files = inputs.map(({ bytes: _bytes, ...expectation }) => expectation);
+  const files: BadInputExpectation[] = inputs.map(({ bytes: _bytes, ...expectation }) => expectation);
+  for (const { make: _make, ...expectation } of generatedBadCorpus()) files.push(expectation);
   return `${JSON.stringify({ files }, null, 2)}\n`;
 }

@@ -66,7 +66,7 @@ function hex(code: number): string {
 }
 
 /** What a special character looks like on screen. */
-function visibleSymbol(code: number): string {
+export function visibleSymbol(code: number): string {
   if (code < 0x20) return String.fromCharCode(0x2400 + code);
   if (code === 0x7f) return '\u2421';
   return `\u27e8${hex(code)}\u27e9`;
