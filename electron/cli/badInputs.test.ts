@@ -113,6 +113,7 @@ describe('inputs made at test time', () => {
       const r = await run(argv);
       expect(r.code, argv.join(' ')).toBe(2);
       // Every character a terminal acts on is written as \uXXXX; stdout stays JSON (which escapes controls itself).
+      // eslint-disable-next-line no-control-regex
       expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
       expect(r.stderr).toContain('\\u001b]52;c;cm0gLXJmIH4=\\u0007');
       expect(r.stderr).toMatch(/^session-inspector: [^\n]+[.!?]\n$/);

@@ -17,6 +17,7 @@ export function usageError(message: string): CliError {
  * cursor moves), bidirectional overrides and isolates (they reorder what the line says), line and
  * paragraph separators, and lone surrogates (not text at all).
  */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const UNSAFE_FOR_TERMINAL = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**

@@ -373,7 +373,7 @@ function tornMiddle(): BadInput {
   const r3 = makeReduction(view, { id: 'r3', kind: 'tool_output_elided', index: 18 });
   // r4 hides the message whose record is torn: its bytes are not in the file any more.
   const r4 = makeReduction(view, { id: 'r4', kind: 'tool_output_elided', index: 3 });
-  const records: (object | string)[] = [demoHeader, system, ...view.map((m, i) => messageRecord(i, m as ChatMessage))];
+  const records: (object | string)[] = [demoHeader, system, ...view.map((m, i) => messageRecord(i, m))];
   // Line 6 (message 3): the writer stopped mid-record, and the next append began on a new line.
   const torn = JSON.stringify(records[5]);
   records[5] = torn.slice(0, Math.floor(torn.length / 2));
@@ -426,7 +426,7 @@ function hostileNames(): BadInput {
 /** A corpus input too large to commit: made at test time by `writeBadInput`. */
 interface GeneratedBadInput extends BadInputExpectation {
   generated: true;
-  make(): Buffer;
+  make: () => Buffer;
 }
 
 function garbageLines(): GeneratedBadInput {
