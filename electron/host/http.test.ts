@@ -123,7 +123,7 @@ describe('access control', () => {
     expect((await s.api('state', {}, { 'X-Session-Inspector-Token': `${s.token}x` })).status).toBe(403);
     expect((await request(s.port, { path: `/?token=${wrong}` })).status).toBe(403);
     expect((await request(s.port, { path: `/api/events?token=${wrong}` })).status).toBe(403);
-    expect((await request(s.port, { path: '/assets/app.js', headers: { Cookie: `si-token-${s.port}=${wrong}` } })).status).toBe(403);
+    expect((await request(s.port, { path: '/assets/app.js', headers: { Cookie: `si-static-${s.port}=${wrong}` } })).status).toBe(403);
     // Another instance's token opens nothing here.
     const other = await start();
     expect((await s.api('state', {}, { 'X-Session-Inspector-Token': other.token })).status).toBe(403);
@@ -176,6 +176,49 @@ describe('access control', () => {
     expect(asset.body).toBe('console.log("app");');
     expect((await s.api('state', {}, { 'X-Session-Inspector-Token': '', Cookie: cookie })).status).toBe(403);
     expect((await request(s.port, { path: '/api/events', headers: { Cookie: cookie } })).status).toBe(403);
+  });
+
+  // Browsers do not separate cookies by port: every server on 127.0.0.1 the browser visits gets
+  // this cookie. So its value must be worth nothing but the renderer's (public) static files.
+  it('sets a cookie that is not the token: its value, as a header, ?token= or cookie, opens neither the API nor the event stream', async () => {
+    const s = await start();
+    const page = await request(s.port, { path: `/?token=${s.token}` });
+    const cookie = (page.headers['set-cookie']?.[0] ?? '').split(';')[0] as string;
+    const eq = cookie.indexOf('=');
+    expect(eq).toBeGreaterThan(0);
+    const secret = cookie.slice(eq + 1);
+    expect(secret.length).toBeGreaterThanOrEqual(32);
+    expect(secret).not.toBe(s.token);
+    expect(secret).not.toContain(s.token);
+    expect(s.token).not.toContain(secret);
+    // Each page load hands out the same static-only secret, never the token.
+    const again = await request(s.port, { path: `/index.html?token=${s.token}` });
+    expect((again.headers['set-cookie']?.[0] ?? '').split(';')[0]).toBe(cookie);
+
+    const json = { 'Content-Type': 'application/json' };
+    const refused = [
+      // As the token header.
+      await s.api('state', {}, { 'X-Session-Inspector-Token': secret }),
+      await request(s.port, { path: '/api/events', headers: { 'X-Session-Inspector-Token': secret } }),
+      // As ?token= (the API, the event stream, and the page: a page opened with it gets no token to use).
+      await request(s.port, { method: 'POST', path: `/api/state?token=${encodeURIComponent(secret)}`, headers: json, body: '{}' }),
+      await request(s.port, { path: `/api/events?token=${encodeURIComponent(secret)}` }),
+      // As the cookie, alone or beside a wrong header, and under the token's own name.
+      await s.api('state', {}, { 'X-Session-Inspector-Token': '', Cookie: cookie }),
+      await request(s.port, { method: 'POST', path: '/api/state', headers: { ...json, Cookie: cookie }, body: '{}' }),
+      await request(s.port, { path: '/api/events', headers: { Cookie: cookie } }),
+      await request(s.port, { method: 'POST', path: '/api/openFile', headers: { ...json, Cookie: `${cookie}; si-token-${s.port}=${secret}` }, body: '{"id":"x"}' }),
+    ];
+    for (const answer of refused) {
+      expect([401, 403]).toContain(answer.status);
+      expect(answer.body).not.toContain('"ok"');
+    }
+    // The cookie still opens the static files, and only by cookie.
+    expect((await request(s.port, { path: '/assets/app.js', headers: { Cookie: cookie } })).status).toBe(200);
+    expect((await request(s.port, { path: '/', headers: { Cookie: cookie } })).status).toBe(200);
+    expect((await request(s.port, { path: `/assets/app.js?token=${encodeURIComponent(secret)}` })).status).toBe(403);
+    // And the token itself in the cookie opens nothing: the token travels by URL or header only.
+    expect((await request(s.port, { path: '/assets/app.js', headers: { Cookie: `${cookie.slice(0, eq)}=${s.token}` } })).status).toBe(403);
   });
 });
 

@@ -5,11 +5,15 @@
  * Security, in the order each request meets it:
  *  1. `Host` must name this server on a loopback name (or the bind address): a DNS-rebinding page
  *     that reaches us under its own name is refused with 421.
- *  2. Every request carries the per-run token: `?token=` (the page, the event stream), the
- *     `X-Session-Inspector-Token` header (API calls; `?token=` also works), or — for the renderer's
- *     own static files, which a page cannot load with a header — the HttpOnly, SameSite=Strict
- *     cookie set when the page was opened with the token. The cookie opens static files only, never
- *     the API or the event stream. Tokens are compared in constant time.
+ *  2. Every request carries the per-run token — `?token=` (the page, the event stream), the
+ *     `X-Session-Inspector-Token` header (API calls; `?token=` also works) — or, for the renderer's
+ *     own static files only (`./assets/*` load by relative URL, without the query or a header), the
+ *     HttpOnly, SameSite=Strict cookie set when the page was opened with the token. The cookie does
+ *     NOT carry the token: browsers do not separate cookies by port, so every other server on
+ *     127.0.0.1 the browser visits receives it. It carries a second random secret, drawn
+ *     independently of the token (so knowing it tells nothing of the token), that opens static
+ *     files and nothing else: never the API or the event stream, in any position. Secrets are
+ *     compared in constant time.
  *  3. A POST with an `Origin` must come from this host's own origin.
  *  4. The host never reads a path taken from a request: the API opens files by the ids the
  *     SessionHost offers, and static files are resolved inside `rendererDir` (real paths checked, so
@@ -179,14 +183,21 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const token = randomBytes(24).toString('base64url');
   const tokenDigest = digest(token);
+  // The cookie's secret (see the header comment): its own random bytes, not derived from the token.
+  // Invariant: it neither equals nor contains the token (same length, so distinct suffices).
+  let staticSecret: string;
+  do staticSecret = randomBytes(24).toString('base64url');
+  while (staticSecret === token);
+  const staticSecretDigest = digest(staticSecret);
   const streams = new Set<ServerResponse>();
   let port = 0;
   let allowedHosts = new Set<string>();
-  let cookieName = 'si-token';
+  let cookieName = 'si-static';
 
   const tokenMatches = (candidate: string | undefined): boolean => candidate !== undefined && timingSafeEqual(digest(candidate), tokenDigest);
+  const staticSecretMatches = (candidate: string | undefined): boolean => candidate !== undefined && timingSafeEqual(digest(candidate), staticSecretDigest);
 
-  const cookieToken = (req: IncomingMessage): string | undefined => {
+  const cookieValue = (req: IncomingMessage): string | undefined => {
     for (const part of (req.headers.cookie ?? '').split(';')) {
       const eq = part.indexOf('=');
       if (eq !== -1 && part.slice(0, eq).trim() === cookieName) return part.slice(eq + 1).trim();
@@ -264,9 +275,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     stream.pipe(res);
   }
 
-  /** The page opened with `?token=` hands its static files the token as a cookie (see the header comment). */
+  /** The page opened with `?token=` hands its static files the static-only secret as a cookie (never the token: see the header comment). */
   function cookieHeader(viaQuery: boolean): Record<string, string> {
-    return viaQuery ? { 'Set-Cookie': `${cookieName}=${token}; Path=/; HttpOnly; SameSite=Strict` } : {};
+    return viaQuery ? { 'Set-Cookie': `${cookieName}=${staticSecret}; Path=/; HttpOnly; SameSite=Strict` } : {};
   }
 
   async function serveApi(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
@@ -352,8 +363,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const headerToken = req.headers[TOKEN_HEADER];
     const isApi = pathname === '/api' || pathname.startsWith('/api/');
     const viaQuery = tokenMatches(queryToken);
+    // The token opens everything; the cookie's secret opens static files only.
     const authorized =
-      viaQuery || (isApi && typeof headerToken === 'string' && tokenMatches(headerToken)) || (!isApi && tokenMatches(cookieToken(req)));
+      viaQuery || (isApi && typeof headerToken === 'string' && tokenMatches(headerToken)) || (!isApi && staticSecretMatches(cookieValue(req)));
     if (!authorized) {
       sendText(res, 403, 'Forbidden: open the address this host printed at start, with its ?token=');
       return;
@@ -403,7 +415,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   });
   port = (server.address() as AddressInfo).port;
   allowedHosts = new Set([...LOOPBACK_NAMES, urlHostName(bind).toLowerCase()].map((name) => `${name}:${port}`));
-  cookieName = `si-token-${port}`;
+  // One name per port, so two hosts on one machine do not overwrite each other's cookie.
+  cookieName = `si-static-${port}`;
   const url = `http://${publicHostName(bind)}:${port}/?token=${token}`;
 
   let closing: Promise<void> | undefined;

@@ -238,6 +238,31 @@ describe('navigation and new windows', () => {
     }
   });
 
+  // Devtools, a webview that slipped through, anything Electron creates later: each is guarded
+  // like the main window, not only the window the app made itself.
+  it('a web contents created after start, not the main window\'s, refuses every foreign navigation, window.open and <webview>', () => {
+    const other = new FakeWebContents();
+    expect(other).not.toBe(window.webContents);
+    fake.app.emit('web-contents-created', fakeEvent(), other);
+    for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect']) {
+      expect(other.listenerCount(name), name).toBeGreaterThan(0);
+      for (const url of FOREIGN_URLS) {
+        const event = fakeEvent({ url, isMainFrame: true, isSameDocument: false });
+        other.emit(name, event, url);
+        expect(event.preventDefault, `${name} ${url}`).toHaveBeenCalled();
+      }
+      for (const url of APP_URLS) {
+        const event = fakeEvent({ url, isMainFrame: true, isSameDocument: false });
+        other.emit(name, event, url);
+        expect(event.preventDefault, `${name} ${url}`).not.toHaveBeenCalled();
+      }
+    }
+    for (const url of [...FOREIGN_URLS, ...APP_URLS]) expect(other.windowOpenHandler?.({ url }), url).toEqual({ action: 'deny' });
+    const attach = fakeEvent();
+    other.emit('will-attach-webview', attach, { preload: '/tmp/evil.js' }, { src: 'https://example.com/' });
+    expect(attach.preventDefault).toHaveBeenCalled();
+  });
+
   it('will-attach-webview is prevented in every web contents (the window\'s included)', () => {
     for (const contents of [window.webContents, new FakeWebContents()]) {
       fake.app.emit('web-contents-created', fakeEvent(), contents);

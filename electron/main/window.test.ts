@@ -183,4 +183,28 @@ describe('guardAllWebContents', () => {
     expect(attach.preventDefault).toHaveBeenCalled();
     expect(contents.windowOpenHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
   });
+
+  it('refuses foreign navigation and redirects in every web contents created, and lets the app origin load', () => {
+    const app = new FakeApp();
+    guardAllWebContents(app as unknown as App);
+    const contents = new FakeWebContents();
+    app.emit('web-contents-created', fakeEvent(), contents);
+    for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect']) {
+      expect(fire(contents, name, 'https://example.com/').preventDefault, name).toHaveBeenCalled();
+      expect(fire(contents, name, 'file:///etc/passwd').preventDefault, name).toHaveBeenCalled();
+      expect(fire(contents, name, APP_INDEX_URL).preventDefault, name).not.toHaveBeenCalled();
+    }
+  });
+
+  it('guards a web contents once, however often it is handed over (one listener per event)', () => {
+    const app = new FakeApp();
+    guardAllWebContents(app as unknown as App);
+    createMainWindow({ dark: false });
+    const contents = FakeBrowserWindow.instances[0]!.webContents;
+    // The window's own guard and web-contents-created both reached it (and once more, by hand).
+    app.emit('web-contents-created', fakeEvent(), contents);
+    app.emit('web-contents-created', fakeEvent(), contents);
+    for (const name of ['will-navigate', 'will-frame-navigate', 'will-redirect', 'will-attach-webview']) expect(contents.listenerCount(name), name).toBe(1);
+    expect(contents.setWindowOpenHandler).toHaveBeenCalledTimes(1);
+  });
 });

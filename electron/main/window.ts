@@ -56,12 +56,18 @@ export function windowOptions(dark: boolean): BrowserWindowConstructorOptions {
   };
 }
 
+/** Web contents already guarded: a guard is attached once, however often a contents is handed over. */
+const guarded = new WeakSet<WebContents>();
+
 /**
- * Navigation away from the app's origin is refused: a link in session content, a dropped file
- * (Chromium's default drop action navigates to file://…), a redirect. Only the app's own pages
- * may load.
+ * The guards every web contents gets (the window's, devtools', anything Electron creates later):
+ * navigation away from the app's origin is refused — a link in session content, a dropped file
+ * (Chromium's default drop action navigates to file://…), a redirect — so only the app's own
+ * pages may load; no window may open; no <webview> may attach. Idempotent.
  */
-export function guardNavigation(contents: WebContents): void {
+export function guardWebContents(contents: WebContents): void {
+  if (guarded.has(contents)) return;
+  guarded.add(contents);
   contents.on('will-navigate', (event) => {
     if (!isAppUrl(event.url)) event.preventDefault();
   });
@@ -73,6 +79,7 @@ export function guardNavigation(contents: WebContents): void {
   });
   // No popups, ever; and never shell.openExternal with a URL from session content.
   contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  contents.on('will-attach-webview', (event) => event.preventDefault());
 }
 
 /**
@@ -92,14 +99,11 @@ export function prepareSession(ses: Session, rendererDir: string = RENDERER_DIR)
 }
 
 /**
- * For every web contents ever created (the window, devtools, anything unexpected): no <webview>
- * may attach and no window may open.
+ * Every web contents ever created (the window, devtools, anything unexpected) gets the guards of
+ * `guardWebContents`: no foreign navigation or redirect, no window, no <webview>.
  */
 export function guardAllWebContents(app: App): void {
-  app.on('web-contents-created', (_event, contents) => {
-    contents.on('will-attach-webview', (event) => event.preventDefault());
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
-  });
+  app.on('web-contents-created', (_event, contents) => guardWebContents(contents));
 }
 
 export interface MainWindowDeps {
@@ -112,7 +116,9 @@ export interface MainWindowDeps {
 /** A hardened window loading the renderer from app://session-inspector/index.html. */
 export function createMainWindow(deps: MainWindowDeps): BrowserWindow {
   const window = new BrowserWindow(windowOptions(deps.dark));
-  guardNavigation(window.webContents);
+  // Already done by 'web-contents-created' when startApp runs; here too, so a window made any
+  // other way is guarded as well (a no-op the second time).
+  guardWebContents(window.webContents);
   window.once('ready-to-show', () => window.show());
   window.loadURL(deps.url ?? APP_INDEX_URL).catch((error: unknown) => {
     console.error(`Session Inspector: the window could not load the renderer (${error instanceof Error ? error.message : String(error)}); is dist/renderer built?`);

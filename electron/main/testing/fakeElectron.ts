@@ -64,6 +64,8 @@ export class FakeBrowserWindow extends EventEmitter {
   constructor(readonly options: Record<string, unknown>) {
     super();
     FakeBrowserWindow.instances.push(this);
+    // As Electron does: the app hears of every new web contents, the window's included.
+    fake.app.emit('web-contents-created', fakeEvent(), this.webContents);
   }
 
   /** What closing the window does, as far as the app sees it. */
