@@ -12,6 +12,7 @@ import { expect, test } from '../fixtures';
 import type { InspectorApp } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { REPO_ROOT } from '../paths';
+import { badInputPath } from '../../electron/testing/badCorpus';
 
 const BAD = join(REPO_ROOT, 'e2e', 'fixtures', 'bad');
 
@@ -22,6 +23,9 @@ interface BadInput {
   error: string | null;
   findings: string[];
   expand: Record<string, string>;
+  /** Made at test time (too large to commit); `finding_counts` then says how many of each code. */
+  generated?: true;
+  finding_counts?: Record<string, number>;
 }
 
 const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;
@@ -52,16 +56,19 @@ async function expectAlert(inspector: InspectorPage, files: string[]): Promise<v
 }
 
 for (const input of manifest) {
-  const file = join(BAD, input.name);
-
   test.describe(`bad input ${input.name}`, () => {
-    test.use({ sessionFiles: [file] });
+    test.use({
+      // eslint-disable-next-line no-empty-pattern
+      sessionFiles: async ({}, use, testInfo) => {
+        await use([input.generated ? badInputPath(input.name, testInfo.outputPath('generated')) : join(BAD, input.name)]);
+      },
+    });
 
     const outcome = input.error ? `an alert: ${input.error}` : input.findings.length > 0 ? `findings ${input.findings.join(', ')}` : 'no findings';
-    test(`shows ${outcome}`, async ({ inspector, inspectorApp }) => {
+    test(`shows ${outcome}`, async ({ inspector, inspectorApp, sessionFiles }) => {
       test.info().annotations.push({ type: 'input', description: input.what });
       if (input.error) {
-        await expectAlert(inspector, [file]);
+        await expectAlert(inspector, sessionFiles);
         await expectUsable(inspector, inspectorApp);
         return;
       }

@@ -83,7 +83,7 @@ describe('serve (in-process, fake resolver client)', () => {
     const m = LISTENING.exec(run.line);
     expect(m, run.line).not.toBeNull();
     // The host listens first and opens the file meanwhile: the session arrives in the state.
-    await expect.poll(() => stateAt(m?.[1] as string)).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo', generation: 1 }, files: [{ name: 'demo.sidecar.jsonl' }] } });
+    await expect.poll(() => stateAt(m?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo', generation: 1 }, files: [{ name: 'demo.sidecar.jsonl' }] } });
     expect(await run.stop()).toBe(0);
     expect(run.stdout).toBe(`${run.line}\n`);
     expect(run.stderr).toBe('');
@@ -96,7 +96,7 @@ describe('serve (in-process, fake resolver client)', () => {
     const missing = tmp.path('missing.sidecar.jsonl');
     const run = await startServe(['serve', missing]);
     expect(run.line).toMatch(LISTENING);
-    await expect.poll(() => run.stderr).toMatch(/^session-inspector: cannot read .*missing\.sidecar\.jsonl: no such file or directory \(ENOENT\)\. The host runs without a session\.\n$/);
+    await expect.poll(() => run.stderr, { timeout: 20_000 }).toMatch(/^session-inspector: cannot read .*missing\.sidecar\.jsonl: no such file or directory \(ENOENT\)\. The host runs without a session\.\n$/);
     const state = await stateAt(LISTENING.exec(run.line)?.[1] as string);
     expect(state).toMatchObject({ ok: true, value: { session: null, files: [{ name: 'missing.sidecar.jsonl', bytes: null }], loadError: { error: { code: 'unreadable_file' } } } });
     expect(await run.stop()).toBe(0);
@@ -107,12 +107,12 @@ describe('serve (in-process, fake resolver client)', () => {
     mkdirSync(join(root, 'samples'), { recursive: true });
     copyFileSync(DEMO, join(root, 'samples/demo.sidecar.jsonl'));
     const demoOnly = await startServe(['serve'], { packageRoot: root });
-    await expect.poll(() => stateAt(LISTENING.exec(demoOnly.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/demo.sidecar.jsonl') }] } } });
+    await expect.poll(() => stateAt(LISTENING.exec(demoOnly.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/demo.sidecar.jsonl') }] } } });
     expect(await demoOnly.stop()).toBe(0);
 
     copyFileSync(DEMO, join(root, 'samples/session.sidecar.jsonl'));
     const preferred = await startServe(['serve'], { packageRoot: root });
-    await expect.poll(() => stateAt(LISTENING.exec(preferred.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/session.sidecar.jsonl') }] } } });
+    await expect.poll(() => stateAt(LISTENING.exec(preferred.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/session.sidecar.jsonl') }] } } });
     expect(await preferred.stop()).toBe(0);
   });
 
@@ -146,7 +146,7 @@ describe('open', () => {
     const run = await startServe(['open', DEMO], { findElectron: () => ({ ok: false, noBinary: true, reason: 'fetching it failed: TypeError: fetch failed' }) });
     expect(run.stderr).toBe('No Electron binary is available on this machine (fetching it failed: TypeError: fetch failed); starting the HTTP host instead — open the URL below in a browser.\n');
     expect(run.line).toMatch(LISTENING);
-    await expect.poll(() => stateAt(LISTENING.exec(run.line)?.[1] as string)).toMatchObject({ ok: true, value: { session: { session_id: 's-demo' } } });
+    await expect.poll(() => stateAt(LISTENING.exec(run.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { session_id: 's-demo' } } });
     expect(await run.stop()).toBe(0);
   });
 
@@ -241,7 +241,7 @@ async function serveAsProcess(script: string): Promise<void> {
     const line = await run.firstLine;
     const m = LISTENING.exec(line);
     expect(m, line).not.toBeNull();
-    await expect.poll(() => stateAt(m?.[1] as string)).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo' } } });
+    await expect.poll(() => stateAt(m?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { host: 'http', session: { session_id: 's-demo' } } });
     run.child.kill('SIGTERM');
     expect(await run.exit).toEqual({ code: 0, signal: null });
     expect(run.stderr()).toBe('');
