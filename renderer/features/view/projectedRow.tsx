@@ -70,7 +70,7 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
           )}
         </div>
       )}
-      {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} />}
+      {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} row={row} />}
       {others.length > 0 && <OtherReductions reductions={others} label={info.role === undefined ? 'Inside this range:' : 'Also reduced:'} rowName={rowLabel(info)} />}
       {openHere && openId !== undefined && <ReductionRegion id={openId} />}
     </>
