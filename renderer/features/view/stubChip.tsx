@@ -45,7 +45,9 @@ export function StubChip({ id, kind, stub }: Props) {
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
   const state = statusLabel(status?.status);
   const ok = status?.status === 'verified';
-  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, source ${status.source}` : ''}, hash ${state}`;
+  // The name starts as SPEC §7.1 says, then repeats the chip's visible words in their order, so
+  // speech input can say what it sees (WCAG 2.5.3, Label in Name).
+  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, ${status.source}` : ''}, ${state}`;
   return (
     <button
       type="button"
