@@ -66,8 +66,12 @@ test.describe('tool calls with 8 MiB of arguments each', () => {
     const call = inspector.view.getByRole('group', { name: 'Tool call write_file_0', exact: true });
     await expect(call).toContainText('{"path":"out/file-0.txt","content":"line of file 0');
     await expect(call).toContainText('showing 64.0 KiB of 8.0 MiB');
-    await expect.poll(() => rowsReplies.length).toBeGreaterThan(0);
-    for (const bytes of rowsReplies) expect(bytes).toBeLessThan(MAX_ROWS_REPLY_BYTES);
+    // Over HTTP the replies are responses to measure; in Electron they are IPC messages (the
+    // worker's own test bounds them there: electron/worker/service.test.ts).
+    if (inspectorApp.target === 'http') {
+      await expect.poll(() => rowsReplies.length).toBeGreaterThan(0);
+      for (const bytes of rowsReplies) expect(bytes).toBeLessThan(MAX_ROWS_REPLY_BYTES);
+    }
 
     const more = call.getByRole('button', { name: 'Show more of the arguments of tool call write_file_0', exact: true });
     await more.click();
