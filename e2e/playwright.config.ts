@@ -28,6 +28,8 @@ if (!electron.ok && process.env.TEST_WORKER_INDEX === undefined) {
 
 export default defineConfig<InspectorOptions>({
   testDir: './specs',
+  // Fails the run when a test wrote into docs/ (only `npm run screenshots` may).
+  globalSetup: './docsGuard.ts',
   outputDir: join(REPO_ROOT, 'test-results'),
   // Two cores: one test per core; each test starts its own host process.
   fullyParallel: true,

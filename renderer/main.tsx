@@ -1,4 +1,6 @@
 /** The renderer's entry: one store over the host bridge, rendered into #root. */
+// First: zod must be jitless before any schema parses (the page's CSP, see zodJitless.ts).
+import './zodJitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './app';

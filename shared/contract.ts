@@ -12,7 +12,7 @@
 import { z } from 'zod';
 import { REDUCTION_KINDS } from './types';
 import type { ReductionKind } from './types';
-import { chatMessageSchema, reductionPolicySchema, reductionSchema } from './schema';
+import { reductionPolicySchema, reductionSchema } from './schema';
 
 const int = z.number().int().nonnegative();
 const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
@@ -102,7 +102,12 @@ export const projectedRowSchema = z.object({
   end: int,
   role: role.optional(),
   tool_call_id: z.string().optional(),
-  tool_calls: chatMessageSchema.shape.tool_calls,
+  /**
+   * The message's tool calls, their arguments cut like `text`: together at most ROW_TEXT_MAX_BYTES
+   * per row (an even share each), `arguments_bytes` the whole length; `rowText` with `tool_call`
+   * pages through the rest.
+   */
+  tool_calls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.string(), arguments_bytes: int })).optional(),
   name: z.string().optional(),
   text: z.string(),
   /** UTF-8 bytes of the row's whole text; more than `text` carries when it was cut. */
@@ -218,8 +223,11 @@ export const methods = {
   },
   /** The row showing view index `index` (-1 when out of range). */
   rowOfIndex: { params: z.object({ index: int }), result: z.object({ row: z.number().int() }) },
-  /** A byte range of a row's visible text (for rows cut at ROW_TEXT_MAX_BYTES). */
-  rowText: { params: z.object({ row: int, range: byteRange }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
+  /**
+   * A byte range of a row's visible text (for rows cut at ROW_TEXT_MAX_BYTES), or with `tool_call`
+   * of the arguments of the row's tool call of that position.
+   */
+  rowText: { params: z.object({ row: int, range: byteRange, tool_call: int.optional() }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
   /** expandReduction with a byte range (SPEC §5.1); ranges are clamped to MAX_SLICE_BYTES. */
   expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional() }), result: expandOutcomeSchema },
   /**

@@ -101,8 +101,17 @@ export function projectView(
   for (let row = start; row < end; row++) {
     const index = layout.rowStarts[row] ?? 0;
     const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
+    // A set beside the list: a row can be touched by 100,000 reductions, and a linear `includes`
+    // per reduction made that quadratic (seconds of the worker per `rows` request).
     const touching: Reduction[] = [];
-    for (let i = index; i < rowEnd; i++) for (const r of byIndex.get(i) ?? []) if (!touching.includes(r)) touching.push(r);
+    const seen = new Set<Reduction>();
+    for (let i = index; i < rowEnd; i++) {
+      for (const r of byIndex.get(i) ?? []) {
+        if (seen.has(r)) continue;
+        seen.add(r);
+        touching.push(r);
+      }
+    }
     const reductions = touching.map((r) => ({ id: r.id, kind: r.kind }));
     const cleared = touching.find((r) => r.kind === 'turns_cleared' && r.ptr.index <= index && index < (r.end ?? index));
     if (cleared) {

@@ -1,20 +1,39 @@
 /**
- * The README's screenshots (docs/screenshots/*.png), taken in the main states after web-first
- * waits, at 1400×900. Chromium project only (see the config).
+ * The README's screenshots, taken in the main states after web-first waits, at 1400×900. Chromium
+ * project only (see the config). A test run writes them under its own output folder
+ * (test-results/), never into the work tree; `npm run screenshots` (scripts/screenshots.mjs) sets
+ * REFRESH_SCREENSHOTS_ENV and they go to docs/screenshots/ instead. The global docs guard
+ * (e2e/docsGuard.ts) fails any other run that writes into docs/.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { cliSearch } from '../cli';
+import { REFRESH_SCREENSHOTS_ENV } from '../docsGuard';
 import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { sample, SCREENSHOTS_DIR, SESSION_SIDECAR } from '../paths';
 
-test.use({ viewport: { width: 1400, height: 900 } });
+const VIEWPORT = { width: 1400, height: 900 };
+test.use({ viewport: VIEWPORT });
+
+/** Where `name` is written: docs/screenshots/ only for `npm run screenshots`, else the test's output folder. */
+function screenshotPath(name: string): string {
+  return process.env[REFRESH_SCREENSHOTS_ENV] === '1' ? join(SCREENSHOTS_DIR, name) : test.info().outputPath(name);
+}
+
+/** Width and height from a PNG's IHDR chunk (bytes 16–23, big-endian). */
+function pngSize(bytes: Buffer): { width: number; height: number } {
+  expect(bytes.subarray(1, 4).toString('latin1'), 'a PNG signature').toBe('PNG');
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
 
 async function shoot(inspector: InspectorPage, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  const path = screenshotPath(name);
+  mkdirSync(dirname(path), { recursive: true });
   // No caret, no animation mid-way: the same state gives the same picture.
-  await inspector.page.screenshot({ path: join(SCREENSHOTS_DIR, name), animations: 'disabled', caret: 'hide' });
+  await inspector.page.screenshot({ path, animations: 'disabled', caret: 'hide' });
+  // The picture is the whole window at the README's size.
+  expect(pngSize(readFileSync(path))).toEqual(VIEWPORT);
 }
 
 test.describe('screenshots', () => {

@@ -149,6 +149,61 @@ describe('SessionService.rows', () => {
   });
 });
 
+describe('SessionService.rows: tool-call arguments', () => {
+  // Issue 15: 21 rows of tool calls were a 96.8 MB `rows` reply. 8 MB of arguments each, with a
+  // multi-byte character at every cut a bound might make.
+  const ARGS_BYTES = 8 * 1024 * 1024;
+  const argumentsOf = (k: number): string => JSON.stringify({ call: k, data: `é${'x'.repeat(ARGS_BYTES - 40)}€` });
+  const call = (k: number) => ({ id: `call_${k}`, name: 'write_file', arguments: argumentsOf(k) });
+  // Ten calls: five messages of one call each, and one message of five calls.
+  const view: ChatMessage[] = [
+    user('write the files'),
+    ...Array.from({ length: 5 }, (_, k): ChatMessage => ({ role: 'assistant', content: '', tool_calls: [call(k)] })),
+    { role: 'assistant', content: 'and again', tool_calls: Array.from({ length: 5 }, (_, k) => call(5 + k)) },
+  ];
+  let path = '';
+  const session = async (): Promise<SessionService> => opened([(path ||= sidecar(view, []))]);
+
+  it('bounds a rows reply like row text: each row carries at most ROW_TEXT_MAX_BYTES of arguments, with their full size', async () => {
+    const s = await session();
+    const reply = value(s.rows(params('rows', { start: 0, end: 7 })));
+    expect(reply.rows).toHaveLength(7);
+    const serialized = utf8Length(JSON.stringify(reply));
+    // 7 rows of at most 64 KiB of arguments each, and a little JSON around them (it was 84 MB).
+    expect(serialized).toBeLessThan(7 * ROW_TEXT_MAX_BYTES + 64 * 1024);
+    for (const row of reply.rows.slice(1)) {
+      const calls = row.tool_calls ?? [];
+      expect(calls.reduce((n, c) => n + utf8Length(c.arguments), 0)).toBeLessThanOrEqual(ROW_TEXT_MAX_BYTES);
+      for (const c of calls) {
+        const whole = argumentsOf(Number(c.id.slice('call_'.length)));
+        expect(c.arguments_bytes).toBe(utf8Length(whole));
+        expect(whole.startsWith(c.arguments)).toBe(true);
+        expect(utf8Length(c.arguments)).toBeGreaterThan(0);
+      }
+    }
+    // The contract accepts what the worker sends.
+    expect(methods.rows.result.safeParse(reply).success).toBe(true);
+  });
+
+  it('rowText pages through the whole arguments of one tool call', async () => {
+    const s = await session();
+    const whole = argumentsOf(8);
+    let text = '';
+    let at = 0;
+    for (;;) {
+      const page = value(s.rowText({ row: 6, tool_call: 3, range: [at, at + MAX_SLICE_BYTES] }));
+      expect(page.total_bytes).toBe(utf8Length(whole));
+      expect(page.range[0]).toBe(at);
+      text += page.text;
+      at = page.range[1];
+      if (at >= page.total_bytes) break;
+    }
+    expect(text).toBe(whole);
+    expect(s.rowText({ row: 6, tool_call: 5, range: [0, 1] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    expect(s.rowText({ row: 0, tool_call: 0, range: [0, 1] })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+});
+
 describe('SessionService.rowOfIndex and a cleared range', () => {
   const view = [user('u0'), assistant('a1', 'c1'), tool('t2', 'c1'), assistant('a3'), user('u4'), assistant('a5')];
   const cleared = makeReduction(view, { id: 'rc', kind: 'turns_cleared', index: 1, end: 4 });

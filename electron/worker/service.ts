@@ -59,8 +59,8 @@ interface OpenSession {
   /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
   layout: ProjectionLayout;
   info: SessionInfo;
-  /** The last row whose whole text `rowText` encoded: paging through one huge row encodes it once. */
-  lastRowText?: { row: number; bytes: ByteSource };
+  /** The last row text (or tool-call arguments) `rowText` encoded: paging through one huge row encodes it once. */
+  lastRowText?: { row: number; toolCall: number | undefined; bytes: ByteSource };
 }
 
 /** A search reports progress once it has run this long… */
@@ -117,9 +117,21 @@ function rowSource(session: LoadedSession, row: ProjectedRow): ByteSource | unde
   return session.minted.at(row.index)?.large;
 }
 
+/**
+ * A row as `rows` sends it: its text cut to ROW_TEXT_MAX_BYTES, and its tool calls' arguments cut
+ * to an even share of another ROW_TEXT_MAX_BYTES (a call's arguments can be megabytes, and a
+ * message can hold many calls), each with its whole length.
+ */
 function rowInfo(row: ProjectedRow): ProjectedRowInfo {
   const { text, bytes } = cutToBytes(row.text, ROW_TEXT_MAX_BYTES);
-  return { ...row, text, text_bytes: bytes };
+  const { tool_calls: calls, ...rest } = row;
+  if (!calls) return { ...rest, text, text_bytes: bytes };
+  const share = Math.floor(ROW_TEXT_MAX_BYTES / Math.max(1, calls.length));
+  const tool_calls = calls.map((c) => {
+    const args = cutToBytes(c.arguments, share);
+    return { id: c.id, name: c.name, arguments: args.text, arguments_bytes: args.bytes };
+  });
+  return { ...rest, tool_calls, text, text_bytes: bytes };
 }
 
 /**
@@ -285,7 +297,8 @@ export class SessionService {
   }
 
   /**
-   * Bytes `range` of a row's whole visible text, as `expand` slices: a range longer than
+   * Bytes `range` of a row's whole visible text (or, with `tool_call`, of that tool call's whole
+   * arguments), as `expand` slices: a range longer than
    * MAX_SLICE_BYTES is cut to it, `end` is clamped to the total, both ends are floored to character
    * boundaries, so consecutive ranges tile the text.
    */
@@ -295,11 +308,20 @@ export class SessionService {
       if (params.row >= layout.rowCount) {
         return fail('invalid_request', `row ${params.row} is outside the projected view of ${layout.rowCount} rows`);
       }
-      let bytes = open.lastRowText?.row === params.row ? open.lastRowText.bytes : undefined;
+      const last = open.lastRowText;
+      let bytes = last?.row === params.row && last.toolCall === params.tool_call ? last.bytes : undefined;
       if (!bytes) {
         const [row] = projectView(session.minted, session.log, { start: params.row, end: params.row + 1 }, layout);
-        bytes = (row && rowSource(session, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
-        open.lastRowText = { row: params.row, bytes };
+        if (params.tool_call === undefined) {
+          bytes = (row && rowSource(session, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
+        } else {
+          const call = row?.tool_calls?.[params.tool_call];
+          if (!call) {
+            return fail('invalid_request', `row ${params.row} has no tool call ${params.tool_call} (it has ${row?.tool_calls?.length ?? 0})`);
+          }
+          bytes = memorySource(utf8Encode(call.arguments));
+        }
+        open.lastRowText = { row: params.row, toolCall: params.tool_call, bytes };
       }
       const range = snapByteRange(bytes, clampSlice(params.range));
       if (!range) {

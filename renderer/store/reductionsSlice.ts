@@ -98,13 +98,14 @@ function normalizeRange(range: ByteRange): [number, number] {
 
 export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (set, get) => {
   // Bookkeeping that is not rendered lives here, keyed by epoch like the caches it serves.
-  let book = { epoch: -1, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>() };
+  // `verifying`: a verify batch is in flight (at most one: see flushVerify).
+  let book = { epoch: -1, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>(), verifying: false };
   let verifyTimer: ReturnType<typeof setTimeout> | undefined;
   let rangeTimer: ReturnType<typeof setTimeout> | undefined;
   let highlightSeq = 0;
 
   const current = (): typeof book => {
-    if (book.epoch !== get().epoch) book = { epoch: get().epoch, queued: new Set(), asked: new Set(), inFlight: new Map() };
+    if (book.epoch !== get().epoch) book = { epoch: get().epoch, queued: new Set(), asked: new Set(), inFlight: new Map(), verifying: false };
     return book;
   };
 
@@ -151,21 +152,34 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     return done;
   };
 
+  /**
+   * Sends the queued ids, one batch of at most VERIFY_BATCH in flight at a time, in the order they
+   * were asked. The resolver answers one request at a time: 100 batches sent at once would hold a
+   * click's `expand` behind all of them; one at a time, it waits for one batch at most. Each reply
+   * is one store update; a chip selects its own status, so only the chips of that batch re-render.
+   */
   const flushVerify = (): void => {
     verifyTimer = undefined;
     const b = current();
-    const ids = [...b.queued];
-    b.queued.clear();
-    const epoch = get().epoch;
-    for (let k = 0; k < ids.length; k += VERIFY_BATCH) {
-      const batch = ids.slice(k, k + VERIFY_BATCH);
-      void deps.api.verify({ ids: batch }).then((reply) => {
-        if (get().epoch !== epoch || !reply.ok) return;
+    if (b.verifying || b.queued.size === 0) return;
+    const batch: string[] = [];
+    for (const id of b.queued) {
+      batch.push(id);
+      if (batch.length === VERIFY_BATCH) break;
+    }
+    for (const id of batch) b.queued.delete(id);
+    b.verifying = true;
+    void deps.api.verify({ ids: batch }).then((reply) => {
+      // A reply for an older session is dropped, and its bookkeeping with it.
+      if (current() !== b) return;
+      b.verifying = false;
+      if (reply.ok) {
         const next = new Map(get().statuses);
         for (const s of reply.value.statuses) next.set(s.id, s);
         set({ statuses: next });
-      });
-    }
+      }
+      flushVerify();
+    });
   };
 
   return {

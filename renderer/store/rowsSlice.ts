@@ -2,7 +2,8 @@
  * Rows of the projected view, fetched from the host in pages as the viewport asks for them. Only
  * pages near the viewport are fetched (nearest first, a few at a time) and only a bounded number
  * are kept: a million-row session is never held whole. A row cut at ROW_TEXT_MAX_BYTES pages
- * through the rest of its text with `rowText` ("Show more").
+ * through the rest of its text with `rowText` ("Show more"), and a tool call whose arguments were
+ * cut pages through the rest of them the same way (`rowText` with `tool_call`).
  */
 import type { HostError, ProjectedRowInfo, SessionInfo } from '../../shared/contract';
 import { MAX_ROWS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../shared/contract';
@@ -44,17 +45,24 @@ export interface RowsSlice {
   rowCount: number;
   rowPages: ReadonlyMap<number, RowPage>;
   rowMore: ReadonlyMap<number, RowMore>;
+  /** Like `rowMore`, for the arguments of tool call `call` of row `row` (key: argumentsKey). */
+  argumentsMore: ReadonlyMap<string, RowMore>;
   selectedRow: number | null;
   scrollRequest: ScrollRequest | null;
   /** The viewport shows rows `[start, end)`: fetch the pages near it that are missing. */
   wantRows: (start: number, end: number) => void;
   showMoreText: (row: number) => Promise<void>;
+  showMoreArguments: (row: number, call: number) => Promise<void>;
   selectRow: (row: number | null, align?: ScrollAlign | false) => void;
   moveSelection: (delta: number) => void;
 }
 
-export function freshRows(info: SessionInfo | null): Pick<RowsSlice, 'rowCount' | 'rowPages' | 'rowMore' | 'selectedRow' | 'scrollRequest'> {
-  return { rowCount: info && !info.stopped ? info.rows : 0, rowPages: new Map(), rowMore: new Map(), selectedRow: null, scrollRequest: null };
+export function freshRows(info: SessionInfo | null): Pick<RowsSlice, 'rowCount' | 'rowPages' | 'rowMore' | 'argumentsMore' | 'selectedRow' | 'scrollRequest'> {
+  return { rowCount: info && !info.stopped ? info.rows : 0, rowPages: new Map(), rowMore: new Map(), argumentsMore: new Map(), selectedRow: null, scrollRequest: null };
+}
+
+export function argumentsKey(row: number, call: number): string {
+  return `${row}/${call}`;
 }
 
 /** The row `row` if its page is loaded. */
@@ -131,6 +139,32 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
     }
   };
 
+  /**
+   * Appends the next ROW_TEXT_MAX_BYTES of a cut text (a row's, or a tool call's arguments) after
+   * what is shown: `first` is what `rows` carried, `before` what was appended so far.
+   */
+  const pageOn = async (
+    what: { row: number; tool_call?: number },
+    before: RowMore | undefined,
+    first: { text: string; bytes: number },
+    update: (more: RowMore) => void,
+  ): Promise<void> => {
+    const epoch = get().epoch;
+    if (before?.loading) return;
+    const shownBytes = before?.shownBytes ?? utf8Length(first.text);
+    if (shownBytes >= first.bytes) return;
+    const text = before?.text ?? '';
+    update({ text, shownBytes, loading: true });
+    const reply = await deps.api.rowText({ ...what, range: [shownBytes, Math.min(first.bytes, shownBytes + ROW_TEXT_MAX_BYTES)] });
+    if (get().epoch !== epoch) return;
+    if (!reply.ok) {
+      update({ text, shownBytes, loading: false, error: reply.error.message });
+      return;
+    }
+    // Ranges tile the text exactly (both ends floored to character boundaries), so appending is exact.
+    update({ text: text + reply.value.text, shownBytes: reply.value.range[1], loading: false });
+  };
+
   return {
     ...freshRows(null),
 
@@ -142,26 +176,32 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
     async showMoreText(row) {
       const info = rowAt(get(), row);
       if (!info) return;
-      const epoch = get().epoch;
-      const before = get().rowMore.get(row);
-      if (before?.loading) return;
-      const shownBytes = before?.shownBytes ?? utf8Length(info.text);
-      if (shownBytes >= info.text_bytes) return;
-      const update = (more: RowMore): void => {
-        const next = new Map(get().rowMore);
-        next.set(row, more);
-        set({ rowMore: next });
-      };
-      const text = before?.text ?? '';
-      update({ text, shownBytes, loading: true });
-      const reply = await deps.api.rowText({ row, range: [shownBytes, Math.min(info.text_bytes, shownBytes + ROW_TEXT_MAX_BYTES)] });
-      if (get().epoch !== epoch) return;
-      if (!reply.ok) {
-        update({ text, shownBytes, loading: false, error: reply.error.message });
-        return;
-      }
-      // Ranges tile the text exactly (both ends floored to character boundaries), so appending is exact.
-      update({ text: text + reply.value.text, shownBytes: reply.value.range[1], loading: false });
+      await pageOn(
+        { row },
+        get().rowMore.get(row),
+        { text: info.text, bytes: info.text_bytes },
+        (more) => {
+          const next = new Map(get().rowMore);
+          next.set(row, more);
+          set({ rowMore: next });
+        },
+      );
+    },
+
+    async showMoreArguments(row, call) {
+      const toolCall = rowAt(get(), row)?.tool_calls?.[call];
+      if (!toolCall) return;
+      const key = argumentsKey(row, call);
+      await pageOn(
+        { row, tool_call: call },
+        get().argumentsMore.get(key),
+        { text: toolCall.arguments, bytes: toolCall.arguments_bytes },
+        (more) => {
+          const next = new Map(get().argumentsMore);
+          next.set(key, more);
+          set({ argumentsMore: next });
+        },
+      );
     },
 
     selectRow(row, align = 'auto') {

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Reply } from '../../shared/contract';
+import type { Deferred } from './testing/fakeHost';
 import { EXPAND_WINDOW_BYTES, expansionKey, shownOutcomes, shownRange } from './reductionsSlice';
 import { MAX_ROW_PAGES, ROW_PAGE_SIZE, rowAt } from './rowsSlice';
 import type { AppStoreOptions } from './store';
@@ -205,6 +206,48 @@ describe('reductions', () => {
     store.getState().requestStatuses(['r0', 'r20']);
     await settle();
     expect(host.callsOf('verify')).toHaveLength(1);
+  });
+
+  it('verifies 100,000 ids one batch at a time, so an expansion waits behind one batch, not all of them', async () => {
+    const { store, host } = await started();
+    const held: Deferred<Reply<'verify'>>[] = [];
+    host.answer('verify', () => {
+      const d = deferred<Reply<'verify'>>();
+      held.push(d);
+      return d.promise;
+    });
+    const ids = Array.from({ length: 100_000 }, (_, k) => `r${k}`);
+    store.getState().requestStatuses(ids);
+    await settle();
+    // One batch in flight: the resolver answers one request at a time, and a click's expand must
+    // not queue behind 100 batches (issue 15: a click unanswered for 120 s).
+    expect(held).toHaveLength(1);
+    store.getState().expand('r5');
+    await settle();
+    expect(host.calls.map((c) => c.method).filter((m) => m === 'verify' || m === 'expand')).toEqual(['verify', 'expand']);
+
+    // Each reply is one store update; a chip's own status changes once, when its batch lands.
+    const seen: unknown[] = [];
+    const unsubscribe = store.subscribe((s) => {
+      const status = s.statuses.get('r99999');
+      if (seen[seen.length - 1] !== status) seen.push(status);
+    });
+    let updates = 0;
+    const countUpdates = store.subscribe(() => void updates++);
+    for (let k = 0; k < held.length; k++) {
+      const batch = host.callsOf('verify')[k]?.ids ?? [];
+      held[k]?.resolve({ ok: true, value: { statuses: batch.map((id) => ({ id, status: 'verified' as const, source: 'minted' as const, total_bytes: 1, hidden_bytes: 1 })) } });
+      await settle();
+    }
+    unsubscribe();
+    countUpdates();
+    const batches = host.callsOf('verify');
+    expect(batches).toHaveLength(100);
+    expect(batches.every((b) => b.ids.length <= 1000)).toBe(true);
+    expect(batches.flatMap((b) => b.ids)).toEqual(ids);
+    expect(store.getState().statuses.size).toBe(100_000);
+    expect(updates).toBe(100);
+    expect(seen.filter((v) => v !== undefined)).toHaveLength(1);
   });
 
   it('expands the first 64 KiB window, and never fetches the same (id, range) twice', async () => {

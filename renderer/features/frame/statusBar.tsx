@@ -25,7 +25,9 @@ export function StatusBar() {
     parts.push('No session open');
   }
   return (
-    <footer className="status-bar" role="status" aria-label="Status">
+    // `status` is not a role <footer> may take (ARIA in HTML): the live region is inside it.
+    <footer className="status-bar">
+      <div className="status-bar-parts" role="status" aria-label="Status">
       {parts.map((p, k) => (
         <span key={k} className="status-bar-part">
           {k > 0 && (
@@ -36,6 +38,7 @@ export function StatusBar() {
           {p}
         </span>
       ))}
+      </div>
     </footer>
   );
 }

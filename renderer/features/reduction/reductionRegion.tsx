@@ -57,6 +57,9 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
 export function ReductionRegion({ id }: { id: string }) {
   const open = useApp((s) => (s.openReduction?.id === id ? s.openReduction : null));
   const status = useApp((s) => s.statuses.get(id));
+  const requestStatuses = useApp((s) => s.requestStatuses);
+  // Opened by navigation, its chip may not be mounted (virtualized): the header asks for itself.
+  useEffect(() => requestStatuses([id]), [id, requestStatuses]);
   const expansions = useApp(useShallow((s) => (open ? open.chunks.map((k) => s.expansions.get(k)) : NO_EXPANSIONS)));
   const setShownRange = useApp((s) => s.setShownRange);
   const loadMore = useApp((s) => s.loadMore);

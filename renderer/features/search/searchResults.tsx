@@ -15,22 +15,36 @@ export function matchLabel(match: SearchMatch): string {
   return `Match in reduction ${match.reduction_id} at byte ${match.offset} of message ${match.index}`;
 }
 
+/**
+ * One result: a card whose button is named by the UI contract and shows the words of that name
+ * (WCAG 2.5.3, Label in Name: `r4 at byte 120 of message 7` inside `Match in reduction r4 at
+ * byte 120 of message 7`); the kind and the snippet sit beside it in the card, which a pointer can
+ * click as a whole. Keyboard users reach the button.
+ */
 const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch }) {
   const goToMatch = useApp((s) => s.goToMatch);
   const marks = useMemo(() => [byteRangeToIndices(match.snippet, match.snippet_match)] as const, [match]);
   return (
-    <button type="button" className="search-match" aria-label={matchLabel(match)} onClick={() => void goToMatch(match)}>
+    // The button is the control; a click elsewhere on the card is the same action for a pointer.
+    <div className="search-match" onClick={() => void goToMatch(match)}>
       <span className="search-match-head">
-        <span className="search-match-id">{match.reduction_id}</span>
+        <button
+          type="button"
+          className="search-match-button"
+          aria-label={matchLabel(match)}
+          onClick={(e) => {
+            e.stopPropagation();
+            void goToMatch(match);
+          }}
+        >
+          <span className="search-match-id">{match.reduction_id}</span> <span className="search-match-where">at byte {match.offset} of message {match.index}</span>
+        </button>
         <span className={`search-match-kind kind-${match.kind}`}>{kindLabel(match.kind)}</span>
-        <span className="search-match-where">
-          message {match.index} · byte {match.offset}
-        </span>
       </span>
       <span className="search-match-snippet">
         <TerminalText text={match.snippet} marks={marks} />
       </span>
-    </button>
+    </div>
   );
 });
 

@@ -4,7 +4,7 @@
  * for a text cut at ROW_TEXT_MAX_BYTES.
  */
 import type { Ref } from 'react';
-import { memo, useEffect, useMemo } from 'react';
+import { memo, useMemo } from 'react';
 import type { ProjectedRowInfo } from '../../../shared/contract';
 import { utf8Length } from '../../../shared/utf8';
 import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
@@ -13,6 +13,7 @@ import { formatBytes } from '../../text/format';
 import { splitAtStub } from '../../text/stubText';
 import { TerminalText } from '../../widgets/terminalText';
 import { ReductionRegion } from '../reduction/reductionRegion';
+import { OtherReductions } from './otherReductions';
 import { StubChip } from './stubChip';
 import { ToolCalls } from './toolCalls';
 import './projectedRow.css';
@@ -38,7 +39,8 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
   const applied = info.applied !== undefined ? info.reductions.find((r) => r.id === info.applied) : undefined;
   const split = useMemo(() => (info.applied !== undefined ? splitAtStub(text, info.applied) : null), [text, info.applied]);
   const visible = split ? split.before : text;
-  const others = info.reductions.filter((r) => r.id !== info.applied);
+  // A row may carry 100,000 reductions: filtered once per row, not per render.
+  const others = useMemo(() => info.reductions.filter((r) => r.id !== info.applied), [info.reductions, info.applied]);
   const mono = info.role === 'tool' || info.role === undefined;
   const openHere = openId !== undefined && info.reductions.some((r) => r.id === openId);
 
@@ -68,15 +70,8 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
           )}
         </div>
       )}
-      {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} />}
-      {others.length > 0 && (
-        <div className="row-other-reductions">
-          <span className="row-other-label">{info.role === undefined ? 'Inside this range:' : 'Also reduced:'}</span>
-          {others.map((r) => (
-            <StubChip key={r.id} id={r.id} kind={r.kind} />
-          ))}
-        </div>
-      )}
+      {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} row={row} />}
+      {others.length > 0 && <OtherReductions reductions={others} label={info.role === undefined ? 'Inside this range:' : 'Also reduced:'} rowName={rowLabel(info)} />}
       {openHere && openId !== undefined && <ReductionRegion id={openId} />}
     </>
   );
@@ -88,11 +83,6 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
   const pageError = useApp((s) => s.rowPages.get(Math.floor(row / ROW_PAGE_SIZE))?.error?.message);
   const selected = useApp((s) => s.selectedRow === row);
   const selectRow = useApp((s) => s.selectRow);
-  const requestStatuses = useApp((s) => s.requestStatuses);
-
-  useEffect(() => {
-    if (info && info.reductions.length > 0) requestStatuses(info.reductions.map((r) => r.id));
-  }, [info, requestStatuses]);
 
   if (!info) {
     return (

@@ -3,6 +3,7 @@
  * bytes come from (`minted`/`recorded`) and whether they verified. It toggles the reduction's
  * content open under the row.
  */
+import { useEffect } from 'react';
 import { useApp } from '../../store/storeContext';
 import { formatBytes, kindLabel } from '../../text/format';
 import { stubHiddenBytes } from '../../text/stubText';
@@ -36,11 +37,17 @@ export function StubChip({ id, kind, stub }: Props) {
   const status = useApp((s) => s.statuses.get(id));
   const open = useApp((s) => s.openReduction?.id === id);
   const toggle = useApp((s) => s.toggleReduction);
+  const requestStatuses = useApp((s) => s.requestStatuses);
+  // Each chip asks for its own status while it is mounted (the store batches the asks): a row of
+  // 100,000 reductions verifies the few chips on screen, not all of them.
+  useEffect(() => requestStatuses([id]), [id, requestStatuses]);
   const hidden = status?.hidden_bytes ?? (stub !== undefined ? stubHiddenBytes(stub) : undefined);
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
   const state = statusLabel(status?.status);
   const ok = status?.status === 'verified';
-  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, source ${status.source}` : ''}, hash ${state}`;
+  // The name starts as SPEC §7.1 says, then repeats the chip's visible words in their order, so
+  // speech input can say what it sees (WCAG 2.5.3, Label in Name).
+  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, ${status.source}` : ''}, ${state}`;
   return (
     <button
       type="button"

@@ -1,5 +1,13 @@
-/** An assistant message's tool calls: each a `Tool call <name>` group with its arguments (pretty-printed when they are JSON). */
+/**
+ * An assistant message's tool calls: each a `Tool call <name>` group with its arguments
+ * (pretty-printed when they are JSON). Arguments can be megabytes: `rows` carries a prefix and the
+ * whole size (`arguments_bytes`), and `Show more` pages through the rest, like a cut row's text.
+ */
 import type { ProjectedRowInfo } from '../../../shared/contract';
+import { utf8Length } from '../../../shared/utf8';
+import { argumentsKey } from '../../store/rowsSlice';
+import { useApp } from '../../store/storeContext';
+import { formatBytes } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import './toolCalls.css';
 
@@ -14,7 +22,39 @@ export function prettyArguments(args: string): string {
   }
 }
 
-export function ToolCalls({ calls }: { calls: readonly ToolCall[] }) {
+function ToolCallArguments({ call, row, index }: { call: ToolCall; row: number; index: number }) {
+  const more = useApp((s) => s.argumentsMore.get(argumentsKey(row, index)));
+  const showMore = useApp((s) => s.showMoreArguments);
+  const shown = more ? call.arguments + more.text : call.arguments;
+  const shownBytes = more?.shownBytes ?? (call.arguments.length < call.arguments_bytes ? utf8Length(call.arguments) : call.arguments_bytes);
+  const whole = shownBytes >= call.arguments_bytes;
+  return (
+    <>
+      <pre className="tool-call-args">
+        {/* A prefix is not JSON: shown as it was written until it is whole. */}
+        <TerminalText text={whole ? prettyArguments(shown) : shown} ansi={false} />
+      </pre>
+      {!whole && (
+        <div className="tool-call-cut">
+          <span className="tool-call-cut-note">
+            showing {formatBytes(shownBytes)} of {formatBytes(call.arguments_bytes)}
+          </span>{' '}
+          <button
+            type="button"
+            aria-label={`Show more of the arguments of tool call ${call.name}`}
+            disabled={more?.loading}
+            onClick={() => void showMore(row, index)}
+          >
+            Show more
+          </button>
+          {more?.error && <span className="tool-call-cut-error"> {more.error}</span>}
+        </div>
+      )}
+    </>
+  );
+}
+
+export function ToolCalls({ calls, row }: { calls: readonly ToolCall[]; row: number }) {
   return (
     <div className="tool-calls">
       {calls.map((call, k) => (
@@ -26,9 +66,7 @@ export function ToolCalls({ calls }: { calls: readonly ToolCall[] }) {
             <span className="tool-call-name">{call.name}</span>
             <span className="tool-call-id">{call.id}</span>
           </div>
-          <pre className="tool-call-args">
-            <TerminalText text={prettyArguments(call.arguments)} ansi={false} />
-          </pre>
+          <ToolCallArguments call={call} row={row} index={k} />
         </div>
       ))}
     </div>
