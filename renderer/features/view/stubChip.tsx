@@ -45,9 +45,18 @@ export function StubChip({ id, kind, stub }: Props) {
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
   const state = statusLabel(status?.status);
   const ok = status?.status === 'verified';
-  // The name starts as SPEC §7.1 says, then repeats the chip's visible words in their order, so
-  // speech input can say what it sees (WCAG 2.5.3, Label in Name).
-  const label = `${open ? 'Collapse' : 'Expand'} reduction ${id}: ${kindLabel(kind)}, ${hiddenText}${status?.source ? `, ${status.source}` : ''}, ${state}`;
+  const symbol = ok ? '✓ ' : status ? '⚠ ' : '';
+  // What the chip shows, word for word; its accessible name is SPEC §7.1's "Expand reduction" (or
+  // "Collapse reduction") followed by exactly this text, so the name contains the visible label
+  // (WCAG 2.5.3 Label in Name: speech input can say what it sees).
+  const parts: { key: string; text: string; className: string }[] = [
+    { key: 'id', text: id, className: 'stub-chip-id' },
+    { key: 'kind', text: kindLabel(kind), className: 'stub-chip-kind' },
+    { key: 'bytes', text: hiddenText, className: 'stub-chip-bytes' },
+    ...(status?.source ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),
+    { key: 'status', text: `${symbol}${state}`, className: `stub-chip-status${ok ? ' is-ok' : status ? ' is-error' : ''}` },
+  ];
+  const label = `${open ? 'Collapse' : 'Expand'} reduction ${parts.map((p) => p.text).join(' ')}`;
   return (
     <button
       type="button"
@@ -61,14 +70,12 @@ export function StubChip({ id, kind, stub }: Props) {
       <span className="stub-chip-caret" aria-hidden="true">
         {open ? '▾' : '▸'}
       </span>
-      <span className="stub-chip-id">{id}</span>
-      <span className="stub-chip-kind">{kindLabel(kind)}</span>
-      <span className="stub-chip-bytes">{hiddenText}</span>
-      {status?.source && <span className="stub-chip-source">{status.source}</span>}
-      <span className={`stub-chip-status${ok ? ' is-ok' : status ? ' is-error' : ''}`}>
-        {ok ? '✓ ' : status ? '⚠ ' : ''}
-        {state}
-      </span>
+      {parts.map((p, k) => (
+        <span key={p.key} className={p.className}>
+          {k > 0 ? ' ' : ''}
+          {p.text}
+        </span>
+      ))}
     </button>
   );
 }
