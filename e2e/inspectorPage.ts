@@ -7,6 +7,7 @@
 import { expect } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
 import type { SidecarSearchMatch } from '../shared/types';
+import { nameText } from '../renderer/text/nameText';
 
 export type PanelTab = 'Search' | 'Log' | 'Findings';
 
@@ -24,8 +25,11 @@ export interface ShownRange {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Matches an id as a whole word: `r1` never matches `r10`. */
-const idPattern = (id: string): string => `${escapeRegExp(id)}(?![\\w-])`;
+/**
+ * Matches an id as a whole word (`r1` never matches `r10`), as the app names it: controls, bidi
+ * characters and lone surrogates in an id from the file are shown as visible symbols (nameText).
+ */
+const idPattern = (id: string): string => `${escapeRegExp(nameText(id))}(?![\\w-])`;
 
 /** The text of `Shown range`: it ends with `bytes S–E of T`. */
 export const SHOWN_RANGE = /bytes (\d+)–(\d+) of (\d+)$/;
@@ -70,7 +74,7 @@ export class InspectorPage {
 
   /** The expanded content of reduction `id`; carries `data-source` and `data-total-bytes`. */
   expanded(id: string): Locator {
-    return this.page.getByRole('region', { name: `Reduction ${id} content`, exact: true });
+    return this.page.getByRole('region', { name: `Reduction ${nameText(id)} content`, exact: true });
   }
 
   rangeStart(id: string): Locator {

@@ -1,4 +1,5 @@
 /** Number and size formatting for the UI (fixed locale, so tests and screenshots agree). */
+import { nameText } from './nameText';
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
 
@@ -39,5 +40,5 @@ export function kindLabel(kind: string): string {
 /** The last path segment, for either separator. */
 export function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
-  return parts[parts.length - 1] || path;
+  return nameText(parts[parts.length - 1] || path);
 }

@@ -138,3 +138,11 @@ describe('terminalSegments: size', () => {
     expect(text(segs).length).toBeGreaterThan(0);
   });
 });
+
+describe('lone surrogates', () => {
+  it('are shown as U+FFFD, the character their UTF-8 bytes (what expand serves) stand for, at the same string index', () => {
+    const segments = terminalSegments('high \ud800 low \udfff reversed \udc00\ud800 pair \ud83d\ude00 end', { marks: [[5, 6]] });
+    expect(segments.map((s) => s.text).join('')).toBe('high \ufffd low \ufffd reversed \ufffd\ufffd pair \ud83d\ude00 end');
+    expect(segments.find((s) => s.mark)?.text).toBe('\ufffd');
+  });
+});

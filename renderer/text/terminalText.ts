@@ -61,6 +61,8 @@ const MAX_STRING_SEQUENCE_LENGTH = 8192;
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
 const SPECIAL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb]|\udb40[\udc00-\udc7f]/g;
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
 function hex(code: number): string {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
@@ -274,8 +276,10 @@ class SegmentWriter {
     this.segments.push({ text: symbol, control: { code }, ...(style !== BASE_STYLE ? { style } : {}), ...(mark ? { mark: true } : {}) });
   }
 
-  private push(text: string, style: TermStyle, mark: boolean): void {
-    if (text === '') return;
+  private push(raw: string, style: TermStyle, mark: boolean): void {
+    if (raw === '') return;
+    // A lone surrogate is no character: its UTF-8 bytes (what expand and search serve) are U+FFFD.
+    const text = raw.replace(LONE_SURROGATE, '\ufffd');
     const last = this.segments[this.segments.length - 1];
     const styled = style !== BASE_STYLE;
     if (last && !last.control && (last.style ?? BASE_STYLE) === style && Boolean(last.mark) === mark) {

@@ -4,6 +4,7 @@ import { useApp } from '../../store/storeContext';
 import { formatCount } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import './findingsPanel.css';
+import { nameText } from '../../text/nameText';
 
 /** More findings than this (a file of garbage lines) are counted, not listed. */
 const MAX_LISTED = 2000;
@@ -17,7 +18,7 @@ function FindingItem({ finding, n }: { finding: Finding; n: number }) {
         <span className={`finding-severity is-${finding.severity}`}>{finding.severity}</span>
         <code className="finding-code">{finding.code}</code>
         {finding.line !== undefined && <span className="finding-where">line {finding.line}</span>}
-        {finding.reduction_id !== undefined && <span className="finding-where">{finding.reduction_id}</span>}
+        {finding.reduction_id !== undefined && <span className="finding-where">{nameText(finding.reduction_id)}</span>}
         {finding.index !== undefined && <span className="finding-where">message {finding.index}</span>}
         {addressed && (
           <button type="button" className="finding-go" aria-label={`Go to finding ${n}`} onClick={() => void goToFinding(finding)}>

@@ -4,6 +4,7 @@ import { useApp } from '../../store/storeContext';
 import { effectiveTheme } from '../../store/uiSlice';
 import { baseName } from '../../text/format';
 import './appHeader.css';
+import { nameText } from '../../text/nameText';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
@@ -21,7 +22,7 @@ function FilePicker() {
         )}
         {files.map((f) => (
           <option key={f.id} value={f.id}>
-            {f.name}
+            {nameText(f.name)}
           </option>
         ))}
       </select>

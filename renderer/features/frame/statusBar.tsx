@@ -3,6 +3,7 @@ import { REDUCTION_KINDS } from '../../../shared/types';
 import { useApp } from '../../store/storeContext';
 import { baseName, formatBytes, formatCount, kindLabel } from '../../text/format';
 import './statusBar.css';
+import { nameText } from '../../text/nameText';
 
 export function StatusBar() {
   const session = useApp((s) => s.session);
@@ -19,7 +20,7 @@ export function StatusBar() {
       .map(([k, n]) => `${formatCount(n)} ${kindLabel(k)}`);
     parts.push(`${formatCount(session.reductions)} reductions${kinds.length > 0 ? ` (${kinds.join(', ')})` : ''}`);
     parts.push(checkStatus === 'done' && findings !== null ? `${formatCount(findings)} ${findings === 1 ? 'finding' : 'findings'}` : checkStatus === 'running' ? 'checking integrity…' : 'not checked');
-    if (session.model) parts.push(`model ${session.model}`);
+    if (session.model) parts.push(`model ${nameText(session.model)}`);
     if (session.gate !== null) parts.push(session.gate ? 'gate on' : 'gate off');
   } else {
     parts.push('No session open');

@@ -10,6 +10,7 @@ import { useApp } from '../../store/storeContext';
 import { formatCount, kindLabel } from '../../text/format';
 import { stubHiddenBytes } from '../../text/stubText';
 import './reductionLog.css';
+import { nameText } from '../../text/nameText';
 
 const ROW_HEIGHT = 32;
 const NO_STATUSES: ReadonlyMap<string, ReductionStatus> = new Map();
@@ -68,8 +69,8 @@ function LogRow({ entry }: { entry: LogEntry }) {
   return (
     <tr className={bad ? 'is-bad' : undefined}>
       <td>
-        <button type="button" className="log-go" aria-label={`Go to ${r.id}`} onClick={() => void goToReduction(r.id)}>
-          {r.id}
+        <button type="button" className="log-go" aria-label={`Go to ${nameText(r.id)}`} onClick={() => void goToReduction(r.id)}>
+          {nameText(r.id)}
         </button>
       </td>
       <td>

@@ -14,6 +14,7 @@ import { byteRangeToIndices } from '../../text/utf8Offsets';
 import { RangeSlider } from '../../widgets/rangeSlider';
 import { TerminalText } from '../../widgets/terminalText';
 import './reductionRegion.css';
+import { nameText } from '../../text/nameText';
 
 const NO_EXPANSIONS: (Expansion | undefined)[] = [];
 
@@ -115,7 +116,7 @@ export function ReductionRegion({ id }: { id: string }) {
     <section
       className="reduction-region"
       role="region"
-      aria-label={`Reduction ${id} content`}
+      aria-label={`Reduction ${nameText(id)} content`}
       {...(source ? { 'data-source': source } : {})}
       {...(total !== undefined ? { 'data-total-bytes': String(total) } : {})}
       onClick={(e) => e.stopPropagation()}
@@ -145,7 +146,7 @@ export function ReductionRegion({ id }: { id: string }) {
         </p>
       )}
       {(outcomes.length > 0 || (!error && loading)) && (
-        <pre className="reduction-content" role="code" aria-label={`Reduction ${id} bytes`} aria-busy={loading || undefined} tabIndex={0}>
+        <pre className="reduction-content" role="code" aria-label={`Reduction ${nameText(id)} bytes`} aria-busy={loading || undefined} tabIndex={0}>
           <TerminalText text={content} marks={marks} markRef={markRef} />
           {loading && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
         </pre>

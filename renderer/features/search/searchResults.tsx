@@ -7,12 +7,13 @@ import { kindLabel } from '../../text/format';
 import { byteRangeToIndices } from '../../text/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import './searchResults.css';
+import { nameText } from '../../text/nameText';
 
 const NO_MATCHES: SearchMatch[] = [];
 
 /** The accessible name of a result (UI contract). */
 export function matchLabel(match: SearchMatch): string {
-  return `Match in reduction ${match.reduction_id} at byte ${match.offset} of message ${match.index}`;
+  return `Match in reduction ${nameText(match.reduction_id)} at byte ${match.offset} of message ${match.index}`;
 }
 
 /**
@@ -37,7 +38,7 @@ const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch })
             void goToMatch(match);
           }}
         >
-          <span className="search-match-id">{match.reduction_id}</span> <span className="search-match-where">at byte {match.offset} of message {match.index}</span>
+          <span className="search-match-id">{nameText(match.reduction_id)}</span> <span className="search-match-where">at byte {match.offset} of message {match.index}</span>
         </button>
         <span className={`search-match-kind kind-${match.kind}`}>{kindLabel(match.kind)}</span>
       </span>

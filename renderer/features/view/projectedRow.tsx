@@ -17,6 +17,7 @@ import { OtherReductions } from './otherReductions';
 import { StubChip } from './stubChip';
 import { ToolCalls } from './toolCalls';
 import './projectedRow.css';
+import { nameText } from '../../text/nameText';
 
 interface Props {
   row: number;
@@ -113,8 +114,8 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
       <div className="row-main">
         <div className="row-head">
           <span className={`role-badge role-badge-${roleClass}`}>{info.role ?? 'turns cleared'}</span>
-          {info.name !== undefined && <span className="row-name">{info.name}</span>}
-          {info.tool_call_id !== undefined && <span className="row-call-id">{info.tool_call_id}</span>}
+          {info.name !== undefined && <span className="row-name">{nameText(info.name)}</span>}
+          {info.tool_call_id !== undefined && <span className="row-call-id">{nameText(info.tool_call_id)}</span>}
           {info.end - info.index > 1 && <span className="row-range">{info.end - info.index} messages</span>}
         </div>
         {info.missing ? <p className="row-missing">This message's record could not be read (see Findings).</p> : <RowBody info={info} row={row} />}

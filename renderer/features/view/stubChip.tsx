@@ -8,6 +8,7 @@ import { useApp } from '../../store/storeContext';
 import { formatBytes, kindLabel } from '../../text/format';
 import { stubHiddenBytes } from '../../text/stubText';
 import './stubChip.css';
+import { nameText } from '../../text/nameText';
 
 interface Props {
   id: string;
@@ -50,7 +51,7 @@ export function StubChip({ id, kind, stub }: Props) {
   // "Collapse reduction") followed by exactly this text, so the name contains the visible label
   // (WCAG 2.5.3 Label in Name: speech input can say what it sees).
   const parts: { key: string; text: string; className: string }[] = [
-    { key: 'id', text: id, className: 'stub-chip-id' },
+    { key: 'id', text: nameText(id), className: 'stub-chip-id' },
     { key: 'kind', text: kindLabel(kind), className: 'stub-chip-kind' },
     { key: 'bytes', text: hiddenText, className: 'stub-chip-bytes' },
     ...(status?.source ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),

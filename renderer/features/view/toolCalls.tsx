@@ -10,6 +10,7 @@ import { useApp } from '../../store/storeContext';
 import { formatBytes } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import './toolCalls.css';
+import { nameText } from '../../text/nameText';
 
 type ToolCall = NonNullable<ProjectedRowInfo['tool_calls']>[number];
 
@@ -41,7 +42,7 @@ function ToolCallArguments({ call, row, index }: { call: ToolCall; row: number; 
           </span>{' '}
           <button
             type="button"
-            aria-label={`Show more of the arguments of tool call ${call.name}`}
+            aria-label={`Show more of the arguments of tool call ${nameText(call.name)}`}
             disabled={more?.loading}
             onClick={() => void showMore(row, index)}
           >
@@ -58,13 +59,13 @@ export function ToolCalls({ calls, row }: { calls: readonly ToolCall[]; row: num
   return (
     <div className="tool-calls">
       {calls.map((call, k) => (
-        <div key={`${call.id}-${k}`} className="tool-call" role="group" aria-label={`Tool call ${call.name}`}>
+        <div key={`${call.id}-${k}`} className="tool-call" role="group" aria-label={`Tool call ${nameText(call.name)}`}>
           <div className="tool-call-head">
             <span className="tool-call-icon" aria-hidden="true">
               ⚙
             </span>
-            <span className="tool-call-name">{call.name}</span>
-            <span className="tool-call-id">{call.id}</span>
+            <span className="tool-call-name">{nameText(call.name)}</span>
+            <span className="tool-call-id">{nameText(call.id)}</span>
           </div>
           <ToolCallArguments call={call} row={row} index={k} />
         </div>
