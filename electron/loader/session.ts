@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type {
   ByteRange,
@@ -205,21 +205,32 @@ function unreadable(path: string, reason: string): LoadError {
   return { code: 'unreadable_file', message: `cannot read ${path}: ${reason}` };
 }
 
+/**
+ * Read-only and non-blocking: a path that is (or was swapped for) a FIFO or a device must never
+ * block the open; what was opened is then checked on the descriptor itself (fstat), so nothing can
+ * change between the check and the open.
+ */
+const READ_ONLY_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
+
 function openReadOnly(path: string): OpenFile | LoadError {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_ONLY_NONBLOCK);
+  } catch (e) {
+    return unreadable(path, osReason(e));
+  }
   let stats: Stats;
   try {
-    stats = statSync(path);
+    stats = fstatSync(fd);
   } catch (e) {
+    safeClose(fd);
     return unreadable(path, osReason(e));
   }
+  if (stats.isFile()) return { path, fd, size: stats.size };
+  safeClose(fd);
   if (stats.isDirectory()) return unreadable(path, 'it is a directory (EISDIR)');
-  if (!stats.isFile()) return unreadable(path, 'it is not a regular file');
-  try {
-    const fd = openSync(path, 'r');
-    return { path, fd, size: stats.size };
-  } catch (e) {
-    return unreadable(path, osReason(e));
-  }
+  const what = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file';
+  return unreadable(path, `it is ${what}, not a regular file`);
 }
 
 function isLoadError(v: OpenFile | LoadError): v is LoadError {
