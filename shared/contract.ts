@@ -69,7 +69,21 @@ export const sessionSummarySchema = z.object({
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
-export const checkReportSchema = z.object({ findings: z.array(findingSchema), summary: sessionSummarySchema });
+/**
+ * Most findings one `check` reply of the worker or a host carries (a file of garbage lines has one
+ * per line); the rest are counted in `findings_omitted` and, with the listed ones, in
+ * `findings_by_code`. The command line prints every finding.
+ */
+export const MAX_REPLY_FINDINGS = 1000;
+
+export const checkReportSchema = z.object({
+  findings: z.array(findingSchema),
+  summary: sessionSummarySchema,
+  /** Findings left out of `findings` by MAX_REPLY_FINDINGS (absent when none were). */
+  findings_omitted: int.optional(),
+  /** Every finding counted by code, the omitted ones included (present when some were omitted). */
+  findings_by_code: z.partialRecord(findingSchema.shape.code, int).optional(),
+});
 export type CheckReport = z.infer<typeof checkReportSchema>;
 
 /** What the renderer knows of the open session without asking for content. */

@@ -106,7 +106,7 @@ function parseArgs(argv: readonly string[]): Parsed {
   for (let k = 0; k < rest.length; k++) {
     const arg = rest[k] as string;
     if (arg === '--') {
-      files.push(...rest.slice(k + 1));
+      for (const f of rest.slice(k + 1)) files.push(f);
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {

@@ -883,9 +883,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         if (snapshot.invalidUtf8) {
           findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot ${basename(snapshot.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` });
         }
-        findings.push(...parsed.findings);
+        for (const f of parsed.findings) findings.push(f);
       } else {
-        stoppedFindings.push(...parsed.findings);
+        for (const f of parsed.findings) stoppedFindings.push(f);
       }
     }
 
@@ -947,7 +947,8 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     let log: Reduction[] = [];
     let logLines: number[] | undefined;
     if (index && reader) {
-      findings.push(...index.findings);
+      // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
+      for (const f of index.findings) findings.push(f);
       recorded = lazyList(index.recorded, (h) => reader.message(h));
       log = index.log;
       logLines = index.logLines;

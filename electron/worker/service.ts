@@ -9,6 +9,8 @@
 import type { z } from 'zod';
 import type {
   ByteSource,
+  CheckReport,
+  FindingCode,
   EventPayload,
   HostError,
   HostErrorCode,
@@ -24,6 +26,7 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import {
+  MAX_REPLY_FINDINGS,
   MAX_SLICE_BYTES,
   REDUCTION_KINDS,
   ROW_TEXT_MAX_BYTES,
@@ -147,6 +150,23 @@ function describe(session: LoadedSession, generation: number, provisional: boole
     ...(provisional ? { provisional: true } : {}),
   };
   return { session, layout, info };
+}
+
+/**
+ * A check report with at most MAX_REPLY_FINDINGS findings (the first ones, in the report's order:
+ * by line, then index), the rest counted: a reply must stay small enough to cross a process
+ * boundary and be shown, however many lines a file has. The summary's counts stay whole.
+ */
+export function capFindings(report: CheckReport): CheckReport {
+  if (report.findings.length <= MAX_REPLY_FINDINGS) return report;
+  const byCode: Partial<Record<FindingCode, number>> = {};
+  for (const f of report.findings) byCode[f.code] = (byCode[f.code] ?? 0) + 1;
+  return {
+    findings: report.findings.slice(0, MAX_REPLY_FINDINGS),
+    summary: report.summary,
+    findings_omitted: report.findings.length - MAX_REPLY_FINDINGS,
+    findings_by_code: byCode,
+  };
 }
 
 export class SessionService {
@@ -389,7 +409,7 @@ export class SessionService {
 
   /** Load findings plus the integrity check (SPEC §5.6) with the summary: what `check` prints. */
   check(): Reply<'check'> {
-    return this.withSession('check', ({ session }) => ok(session.check()));
+    return this.withSession('check', ({ session }) => ok(capFindings(session.check())));
   }
 
   /** Runs `body` over the open session: `no_session` without one, `unsupported_version` for content of a stopped one, `internal_error` for a throw. */
