@@ -26,6 +26,7 @@ import type {
   SearchOptions,
   Sha256,
   SidecarHeader,
+  SidecarRecord,
   SidecarSearchResult,
   SnapshotParse,
   Timeline,
@@ -458,7 +459,7 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
 
   let sliceStart = performance.now();
   let sinceClock = 0;
-  for (const line of lines) {
+  for (let line of lines) {
     if (++sinceClock >= 64) {
       sinceClock = 0;
       if (performance.now() - sliceStart >= YIELD_MS) {
@@ -520,9 +521,10 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       continue;
     }
 
+    let lineBytes: Buffer = line.bytes;
     let text: string;
     try {
-      text = line.bytes.toString('utf8');
+      text = lineBytes.toString('utf8');
     } catch (e) {
       findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be decoded: ${(e as Error).message}`, line: line.number });
       continue;
@@ -538,7 +540,10 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       continue;
     }
 
-    if (!parse.ok) {
+    let record: SidecarRecord;
+    if (parse.ok) {
+      record = parse.record;
+    } else {
       if (parse.stop) {
         if (isFirst) {
           return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], stopped: parse.finding };
@@ -548,13 +553,23 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       }
       // An invalid header is reported once, by its own finding.
       if (isFirst && firstRecordType(text) !== 'header') findings.push(headerExpected(line.number, firstRecordType(text)));
-      findings.push(parse.finding);
-      if (parse.holeIndex !== undefined) builder.addHole(parse.holeIndex);
-      continue;
+      const recovered = isFirst || !line.terminated ? undefined : recordAfterTornRecord(text, line);
+      const lostText = recovered ? text.slice(0, recovered.at) : text;
+      // What the unreadable record (or fragment) held: a hole at its index when its head names it,
+      // else, when it looks like a torn record, a record lost at an index the next message shows.
+      // A last line without its newline is a record still being written, not a lost one.
+      const holeIndex = parse.holeIndex ?? (line.terminated ? tornMessageIndex(lostText) : undefined);
+      const finding = recovered ? recovered.finding : parse.finding;
+      findings.push(holeIndex !== undefined && finding.index === undefined ? { ...finding, index: holeIndex } : finding);
+      if (holeIndex !== undefined) builder.addHole(holeIndex);
+      else if (line.terminated && mayBeLostMessage(lostText)) builder.lostRecord();
+      if (!recovered) continue;
+      record = recovered.record;
+      line = recovered.line;
+      lineBytes = recovered.bytes;
     }
 
-    const record = parse.record;
-    if (!isUtf8(line.bytes)) {
+    if (!isUtf8(lineBytes)) {
       // JSON text is UTF-8 (RFC 8259 §8.1). The record is still read, each invalid sequence as
       // U+FFFD, so its content shows and addresses hold; a hash over the writer's bytes will not verify.
       findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8; they read as U+FFFD`, line: line.number });
@@ -580,6 +595,61 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
   options.progress.add(file.size - reported);
 
   return indexOf(builder.finish(), header, system, findings);
+}
+
+/** The index a torn message record names in its head (`{"t":"message","i":3,…`), if it got that far. */
+function tornMessageIndex(text: string): number | undefined {
+  const m = MESSAGE_HEAD.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * True for an unreadable line that may be a torn record of a message: it starts like a JSON object
+ * and, when its `t` got written, that `t` is message. A stray line of tool output is not a record.
+ */
+function mayBeLostMessage(text: string): boolean {
+  if (!/^\s*\{/.test(text)) return false;
+  const t = RECORD_TYPE_HEAD.exec(text)?.[1];
+  return t === undefined ? !/^\s*\{\s*"t"\s*:\s*"[\w-]{64}/.test(text) : t === 'message';
+}
+
+/** How a record starts as the agent writes it; a JSON string cannot hold these bytes unescaped. */
+const RECORD_START = '{"t":"';
+/** Bounds the re-parses of one line (each is linear in the rest of the line). */
+const MAX_RECOVERY_TRIES = 8;
+
+/**
+ * A line that does not parse because a writer crashed mid-append and a later append started right
+ * after the fragment: the complete record after the fragment, if one is there. Sound because the
+ * record must parse, whole and valid, from a `{"t":"` to the end of the line — a start that lies
+ * inside the fragment would leave the fragment's tail or the next record's start unparsed.
+ */
+function recordAfterTornRecord(text: string, line: SplitLine): { at: number; record: SidecarRecord; line: SplitLine; bytes: Buffer; finding: Finding } | undefined {
+  // Offsets in the text are byte offsets only when no bytes were replaced in decoding.
+  if (!line.bytes || !isUtf8(line.bytes) || parseJson(text).ok) return undefined;
+  let from = 1;
+  for (let tries = 0; tries < MAX_RECOVERY_TRIES; tries++) {
+    const at = text.indexOf(RECORD_START, from);
+    if (at === -1) return undefined;
+    from = at + 1;
+    const parse = parseSidecarLine(text.slice(at), line.number, true);
+    if (!parse.ok || parse.record.t === 'header') continue;
+    const skipped = Buffer.byteLength(text.slice(0, at), 'utf8');
+    const bytes = line.bytes.subarray(skipped);
+    return {
+      at,
+      record: parse.record,
+      line: { number: line.number, offset: line.offset + skipped, length: line.length - skipped, terminated: line.terminated, bytes },
+      bytes,
+      finding: {
+        code: 'malformed_line',
+        severity: 'error',
+        message: `line ${line.number} starts with ${skipped} bytes of a torn record (a writer stopped mid-append); the complete ${parse.record.t} record after them is read`,
+        line: line.number,
+      },
+    };
+  }
+  return undefined;
 }
 
 function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null, system: MessageHandle | undefined, findings: readonly Finding[]): SidecarIndex {
