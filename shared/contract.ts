@@ -185,6 +185,8 @@ export const hostErrorCodeSchema = z.enum([
   'invalid_byte_range',
   'invalid_query',
   'cancelled',
+  // a file of the open session changed on disk since it was opened: nothing more is read from it
+  'file_changed',
   // opening files (SPEC §8)
   'unreadable_file',
   'unrecognized_file',
@@ -280,6 +282,11 @@ export const events = {
   sessionOpened: sessionInfoSchema,
   sessionClosed: z.object({ generation: int }),
   loadFailed: z.object({ generation: int, error: hostErrorSchema }),
+  /**
+   * A file of the open session changed on disk since it was opened (rewritten, replaced, grown,
+   * shrunk): its content is no longer served (requests answer `file_changed`) until it is reopened.
+   */
+  fileChanged: z.object({ generation: int, path: z.string(), message: z.string() }),
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
   /** The desktop shell asks the renderer to do something (menu items). */

@@ -21,6 +21,8 @@ import type {
   ModelChange,
   Reduction,
   ReductionKind,
+  ResolverError,
+  ResolverErrorCode,
   Result,
   Role,
   SearchOptions,
@@ -35,6 +37,7 @@ import type {
 import {
   ContentUnavailableError,
   REDUCTION_KINDS,
+  err,
   TimelineBuilder,
   applyCap,
   chatMessageSchema,
@@ -52,6 +55,7 @@ import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
 import { MessageCache } from './messageCache';
 import { FileContent } from './fileContent';
+import { FileGuard } from './fileGuard';
 import type { RawContent } from './rawRecord';
 import { scanMessageRecord } from './rawRecord';
 
@@ -120,6 +124,26 @@ export interface LoadError {
 
 export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; error: LoadError };
 
+/**
+ * A resolver error, or `file_changed`: a file of the session changed on disk since it was opened,
+ * so nothing read from it is served (its bytes could no longer be proven to be the hashed ones).
+ */
+export type SessionError = Omit<ResolverError, 'code'> & { code: ResolverErrorCode | 'file_changed' };
+
+/** A session file that changed on disk since it was opened, and what changed. */
+export interface FileChange {
+  path: string;
+  message: string;
+}
+
+/** Thrown by `check()` when a file changed while it was checked: a report over changed bytes would be wrong. */
+export class FileChangedError extends Error {
+  readonly code = 'file_changed';
+  constructor(readonly change: FileChange) {
+    super(change.message);
+  }
+}
+
 export type FileKind = SessionFile['kind'];
 
 export interface LoadedSession {
@@ -144,10 +168,21 @@ export interface LoadedSession {
   readonly stopped: boolean;
   /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
   system(): ChatMessage | undefined;
-  expand(id: string, range?: ByteRange): Result<ExpandOutcome>;
-  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult>;
-  /** Load findings plus the integrity check of §5.6, sorted by line then index, and a summary. */
+  /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
+  expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  /** §5.3 over the files; `file_changed` as for expand. */
+  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
+  /**
+   * Load findings plus the integrity check of §5.6, sorted by line then index, and a summary.
+   * Throws FileChangedError when a file changed on disk before or while it was checked.
+   */
   check(): CheckReport;
+  /**
+   * Undefined while every open file is as it was opened; else the first change seen, and from then
+   * on always that one (bytes read around a change may sit in caches). Anything else that reads
+   * the files (rows, verify) checks it before and after reading.
+   */
+  fileChange(): FileChange | undefined;
   /** Closes the files; the lists read nothing afterwards. */
   close(): void;
 }
@@ -174,6 +209,8 @@ interface OpenFile {
   path: string;
   fd: number;
   size: number;
+  /** The file as it was when opened: whatever is served from it later is checked against this. */
+  guard: FileGuard;
 }
 
 type Detected =
@@ -227,7 +264,14 @@ function openReadOnly(path: string): OpenFile | LoadError {
     safeClose(fd);
     return unreadable(path, osReason(e));
   }
-  if (stats.isFile()) return { path, fd, size: stats.size };
+  if (stats.isFile()) {
+    try {
+      return { path, fd, size: stats.size, guard: new FileGuard(path, fd) };
+    } catch (e) {
+      safeClose(fd);
+      return unreadable(path, osReason(e));
+    }
+  }
   safeClose(fd);
   if (stats.isDirectory()) return unreadable(path, 'it is a directory (EISDIR)');
   const what = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file';
@@ -814,6 +858,8 @@ interface SessionParts {
   stopped: boolean;
   system: () => ChatMessage | undefined;
   close: () => void;
+  /** The files read after loading (the sidecar; a snapshot is parsed whole when opened). */
+  guards: readonly FileGuard[];
 }
 
 function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
@@ -825,6 +871,27 @@ function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
 function makeSession(parts: SessionParts): LoadedSession {
   const { minted, recorded, log, logLines } = parts;
   let closed = false;
+  let changed: FileChange | undefined;
+  const fileChange = (): FileChange | undefined => {
+    if (changed || closed) return changed;
+    for (const guard of parts.guards) {
+      const why = guard.change();
+      if (why !== undefined) {
+        changed = { path: guard.path, message: `${guard.path} changed on disk since it was opened: ${why}. Nothing more is read from it; reopen it to see what it holds now` };
+        break;
+      }
+    }
+    return changed;
+  };
+  /** Runs `body` between two checks of the files: its bytes are served only when neither saw a change. */
+  const bracket = <T>(body: () => Result<T, SessionError>): Result<T, SessionError> => {
+    const before = fileChange();
+    if (before) return err({ code: 'file_changed', message: before.message });
+    const result = body();
+    const after = fileChange();
+    if (after) return err({ code: 'file_changed', message: after.message });
+    return result;
+  };
   return {
     files: parts.files,
     header: parts.header,
@@ -838,26 +905,16 @@ function makeSession(parts: SessionParts): LoadedSession {
     loadFindings: parts.loadFindings,
     stopped: parts.stopped,
     system: parts.system,
-    expand: (id, range) => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 }),
-    search: (query, options = {}) => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 }),
+    expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 })),
+    search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 })),
+    fileChange,
     check() {
-      const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
-      const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
-      const errors = findings.filter((f) => f.severity === 'error').length;
-      return {
-        findings,
-        summary: {
-          files: parts.files.map((f) => ({ ...f })),
-          session_id: parts.sessionId,
-          model: parts.model,
-          gate: parts.header?.gate ?? null,
-          messages: minted.length,
-          reductions: log.length,
-          reductions_by_kind: countByKind(log),
-          errors,
-          warnings: findings.length - errors,
-        },
-      };
+      const before = fileChange();
+      if (before) throw new FileChangedError(before);
+      const report = checkSession();
+      const after = fileChange();
+      if (after) throw new FileChangedError(after);
+      return report;
     },
     close() {
       if (closed) return;
@@ -865,6 +922,26 @@ function makeSession(parts: SessionParts): LoadedSession {
       parts.close();
     },
   };
+
+  function checkSession(): CheckReport {
+    const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
+    const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    return {
+      findings,
+      summary: {
+        files: parts.files.map((f) => ({ ...f })),
+        session_id: parts.sessionId,
+        model: parts.model,
+        gate: parts.header?.gate ?? null,
+        messages: minted.length,
+        reductions: log.length,
+        reductions_by_kind: countByKind(log),
+        errors,
+        warnings: findings.length - errors,
+      },
+    };
+  }
 }
 
 /**
@@ -968,7 +1045,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         const sidecarFile: SessionFile = { path: sidecar.path, kind: 'sidecar', bytes: sidecar.size };
         const preview =
           options.onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
-            ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader))
+            ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader, sidecar.guard))
             : undefined;
         index = await indexSidecar(sidecar, {
           chunkSize: options.chunkSize ?? 1024 * 1024,
@@ -1002,6 +1079,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
           stopped: true,
           system: () => undefined,
           close: () => undefined,
+          guards: [],
         }),
       };
     }
@@ -1058,6 +1136,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         stopped: false,
         system: () => (systemHandle && reader ? reader.message(systemHandle) : undefined),
         close,
+        guards: sidecar ? [sidecar.guard] : [],
       }),
     };
   } catch (e) {
@@ -1074,7 +1153,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
 }
 
 /** A session over what a sidecar's indexing pass has read so far; it shares the final session's file. */
-function previewSession(partial: SidecarIndex, file: SessionFile, reader: SidecarReader): LoadedSession {
+function previewSession(partial: SidecarIndex, file: SessionFile, reader: SidecarReader, guard: FileGuard): LoadedSession {
   const header = partial.header;
   const lastChange = partial.modelChanges[partial.modelChanges.length - 1];
   const systemHandle = partial.system;
@@ -1093,6 +1172,7 @@ function previewSession(partial: SidecarIndex, file: SessionFile, reader: Sideca
     system: () => (systemHandle ? reader.message(systemHandle) : undefined),
     // The file belongs to the session being loaded.
     close: () => undefined,
+    guards: [guard],
   });
 }
 

@@ -46,7 +46,7 @@ import {
   workerMethods,
 } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { loadSession, nodeSha256 } from '../loader/session';
+import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
@@ -62,6 +62,8 @@ interface OpenSession {
   /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
   layout: ProjectionLayout;
   info: SessionInfo;
+  /** A file change was reported (onFileChanged) for this open. */
+  changeReported?: boolean;
   /** The last row whose whole text `rowText` encoded: paging through one huge row encodes it once. */
   lastRowText?: { row: number; bytes: ByteSource };
 }
@@ -174,8 +176,14 @@ export class SessionService {
   /** The open being indexed, if any: aborting its signal supersedes it. */
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
 
-  /** `loadOptions` tune the loader (cache budget, read size); progress comes through `open`. */
-  constructor(private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {}) {}
+  /**
+   * `loadOptions` tune the loader (cache budget, read size); progress comes through `open`.
+   * `onFileChanged` hears, once per open, that a file of the session changed on disk.
+   */
+  constructor(
+    private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {},
+    private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
+  ) {}
 
   /** The open session's info, or null. */
   get info(): SessionInfo | null {
@@ -420,9 +428,25 @@ export class SessionService {
       const why = open.session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file is newer than this version supports';
       return fail('unsupported_version', `${method}: the session was not read: ${why}`);
     }
+    // Whatever reads the files is bracketed by two checks that they are as they were opened: bytes
+    // read around a change are never served (and `check` never reports over them).
+    const reads = CONTENT_METHODS.has(method) || method === 'check';
+    const changed = (): { ok: false; error: HostError } | undefined => {
+      const change = reads ? open.session.fileChange() : undefined;
+      if (!change) return undefined;
+      if (!open.changeReported) {
+        open.changeReported = true;
+        this.onFileChanged?.({ generation: open.info.generation, path: change.path, message: change.message });
+      }
+      return fail('file_changed', `${method}: ${change.message}`);
+    };
     try {
-      return body(open);
+      const before = changed();
+      if (before) return before;
+      const reply = body(open);
+      return changed() ?? reply;
     } catch (e) {
+      if (e instanceof FileChangedError) return changed() ?? fail('file_changed', `${method}: ${e.message}`);
       return internal(e);
     }
   }
