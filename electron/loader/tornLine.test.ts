@@ -5,9 +5,10 @@
  * verify, and a reduction of the lost message answers address_out_of_range.
  */
 import { writeFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { makeHeader, messageRecord, tempDir } from '../testing/files';
 import { TORN_INDEX, TORN_MESSAGES, tornLog, tornSidecarText, tornView } from '../testing/tornSession';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
@@ -93,5 +94,41 @@ describe('a torn record in the middle of a sidecar', () => {
     expect(session.minted.length).toBe(TORN_INDEX);
     expect(session.loadFindings.find((f) => f.code === 'address_out_of_range')).toMatchObject({ index: TORN_INDEX + 2 });
     session.close();
+  });
+});
+
+describe('property: a record torn anywhere, anywhere in the file', () => {
+  it('every other message keeps its index and its bytes, the lost one is a hole, and no message is out of range', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.string({ unit: 'grapheme', maxLength: 40 }), { minLength: 3, maxLength: 24 }),
+        fc.nat(),
+        fc.double({ min: 0, max: 1, noNaN: true, maxExcluded: true }),
+        fc.boolean(),
+        async (contents, at, cutAt, sameLine) => {
+          const n = contents.length;
+          // Not the last message: a torn last record with nothing after it is another case (truncated_last_line).
+          const torn = at % (n - 1);
+          const records = contents.map((content, i) => JSON.stringify(messageRecord(i, { role: 'user', content })));
+          const record = records[torn] as string;
+          const fragment = record.slice(0, 1 + Math.floor(cutAt * (record.length - 1)));
+          const lines = [JSON.stringify(makeHeader()), ...records];
+          if (sameLine) lines.splice(1 + torn, 2, fragment + (records[torn + 1] as string));
+          else lines[1 + torn] = fragment;
+          const session = await load(lines.join('\n') + '\n');
+          try {
+            expect(session.minted.length).toBe(n);
+            for (let i = 0; i < n; i++) {
+              if (i === torn) expect(session.minted.at(i)).toBeUndefined();
+              else expect(session.minted.at(i)?.content).toBe(contents[i]);
+            }
+            expect(session.loadFindings.map((f) => f.code)).toEqual(['malformed_line']);
+          } finally {
+            session.close();
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
   });
 });
