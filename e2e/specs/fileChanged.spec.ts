@@ -41,4 +41,6 @@ test('an alert names the changed file and the rewritten bytes are never shown', 
   // The expansion answers the error instead of the bytes.
   await expect(inspector.alert.filter({ hasText: 'expand:' })).toContainText('changed on disk');
   await expect(inspector.page.getByText('PASS b.test.ts')).toHaveCount(0);
+  // The chip, verified when the session opened, no longer says so.
+  await expect(inspector.stubChip('r1')).not.toContainText('verified');
 });

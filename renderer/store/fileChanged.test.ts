@@ -14,10 +14,13 @@ async function started() {
 describe('a fileChanged event', () => {
   it('about the open session: an alert names the file and says to open it again', async () => {
     const { store, host } = await started();
+    store.setState({ statuses: new Map([['r1', { id: 'r1', status: 'verified' as const }]]) });
     host.emit({ name: 'fileChanged', payload: { generation: 3, path: '/work/runs/a.sidecar.jsonl', message: '/work/runs/a.sidecar.jsonl changed on disk since it was opened: its size went from 10 to 12 bytes' } });
     expect(store.getState().alerts.map((a) => `${a.message} ${a.hint ?? ''}`)).toEqual([
       'a.sidecar.jsonl changed on disk since it was opened; its content is no longer shown as verified. Open the file again to read what it holds now.',
     ]);
+    // No reduction still shows as verified.
+    expect(store.getState().statuses.size).toBe(0);
   });
 
   it('about a session no longer shown: nothing', async () => {
