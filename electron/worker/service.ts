@@ -133,6 +133,9 @@ function rowInfo(row: ProjectedRow): ProjectedRowInfo {
  */
 const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify']);
 
+/** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
+const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
+
 /** The open session's layout and info (`provisional` while its file is still being indexed). */
 function describe(session: LoadedSession, generation: number, provisional: boolean): OpenSession {
   const layout = projectionLayout(session.minted.length, session.log);
@@ -429,10 +432,11 @@ export class SessionService {
       return fail('unsupported_version', `${method}: the session was not read: ${why}`);
     }
     // Whatever reads the files is bracketed by two checks that they are as they were opened: bytes
-    // read around a change are never served (and `check` never reports over them).
-    const reads = CONTENT_METHODS.has(method) || method === 'check';
+    // read around a change are never served (and `check` never reports over them). The session's
+    // expand, search and check bracket their own reads; the other methods read through its lists.
+    const reads = CONTENT_METHODS.has(method) && !SESSION_GUARDED.has(method);
     const changed = (): { ok: false; error: HostError } | undefined => {
-      const change = reads ? open.session.fileChange() : undefined;
+      const change = open.session.fileChange();
       if (!change) return undefined;
       if (!open.changeReported) {
         open.changeReported = true;
@@ -441,10 +445,11 @@ export class SessionService {
       return fail('file_changed', `${method}: ${change.message}`);
     };
     try {
-      const before = changed();
+      const before = reads ? changed() : undefined;
       if (before) return before;
       const reply = body(open);
-      return changed() ?? reply;
+      if (reads || (!reply.ok && reply.error.code === 'file_changed')) return changed() ?? reply;
+      return reply;
     } catch (e) {
       if (e instanceof FileChangedError) return changed() ?? fail('file_changed', `${method}: ${e.message}`);
       return internal(e);
