@@ -69,7 +69,21 @@ export const sessionSummarySchema = z.object({
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
-export const checkReportSchema = z.object({ findings: z.array(findingSchema), summary: sessionSummarySchema });
+/**
+ * Most findings one `check` reply of the worker or a host carries (a file of garbage lines has one
+ * per line); the rest are counted in `findings_omitted` and, with the listed ones, in
+ * `findings_by_code`. The command line prints every finding.
+ */
+export const MAX_REPLY_FINDINGS = 1000;
+
+export const checkReportSchema = z.object({
+  findings: z.array(findingSchema),
+  summary: sessionSummarySchema,
+  /** Findings left out of `findings` by MAX_REPLY_FINDINGS (absent when none were). */
+  findings_omitted: int.optional(),
+  /** Every finding counted by code, the omitted ones included (present when some were omitted). */
+  findings_by_code: z.partialRecord(findingSchema.shape.code, int).optional(),
+});
 export type CheckReport = z.infer<typeof checkReportSchema>;
 
 /** What the renderer knows of the open session without asking for content. */
@@ -176,6 +190,8 @@ export const hostErrorCodeSchema = z.enum([
   'invalid_byte_range',
   'invalid_query',
   'cancelled',
+  // a file of the open session changed on disk since it was opened: nothing more is read from it
+  'file_changed',
   // opening files (SPEC §8)
   'unreadable_file',
   'unrecognized_file',
@@ -274,6 +290,11 @@ export const events = {
   sessionOpened: sessionInfoSchema,
   sessionClosed: z.object({ generation: int }),
   loadFailed: z.object({ generation: int, error: hostErrorSchema }),
+  /**
+   * A file of the open session changed on disk since it was opened (rewritten, replaced, grown,
+   * shrunk): its content is no longer served (requests answer `file_changed`) until it is reopened.
+   */
+  fileChanged: z.object({ generation: int, path: z.string(), message: z.string() }),
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
   /** The desktop shell asks the renderer to do something (menu items). */

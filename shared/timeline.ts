@@ -61,6 +61,8 @@ export class TimelineBuilder<M> {
   private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [] };
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
   private filtered: boolean[] = [];
+  /** Unreadable lines of unknown index since the last message record (see lostRecord). */
+  private lost = 0;
 
   constructor(private readonly hasArtifacts: (msg: M) => boolean) {}
 
@@ -71,6 +73,13 @@ export class TimelineBuilder<M> {
         t.system = { value: record.msg, line };
         return;
       case 'message': {
+        const lost = this.lost;
+        this.lost = 0;
+        if (record.i > t.view.length && record.i - t.view.length <= lost) {
+          // The skipped indices are the records of the unreadable lines just before this one: they
+          // become holes, so this record and every later one keep their addresses.
+          for (let k = t.view.length; k < record.i; k++) this.addHole(k);
+        }
         if (record.i > t.view.length) {
           // A gap would leave holes up to an index taken from the file, however large; the record is
           // reported and kept out of the view rather than trusted.
@@ -151,6 +160,16 @@ export class TimelineBuilder<M> {
     else t.view[index] = undefined;
     this.filtered[index] = false;
     if (index < t.recorded.length) t.recorded[index] = undefined;
+  }
+
+  /**
+   * A line that could not be read and whose index is unknown (a record torn before its `i`): it may
+   * have been the next message. Each such line since the last message record lets the next message
+   * record skip one index (a hole stands for the lost record); a gap wider than the lines that
+   * could explain it is still `address_out_of_range`.
+   */
+  lostRecord(): void {
+    this.lost++;
   }
 
   finish(): Timeline<M> {

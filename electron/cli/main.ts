@@ -3,9 +3,9 @@
  * trailing newline on stdout; exit 0 success, 1 `check` found an error-severity finding, 2 any
  * error, which also prints `{"error":{"code","message"}}` on stdout and one sentence on stderr.
  */
-import type { ByteRange, SearchOptions } from '../../shared/index';
+import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { loadSession } from '../loader/session';
+import { FileChangedError, loadSession } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
@@ -26,7 +26,7 @@ export const EXIT_FINDINGS = 1;
 export const EXIT_ERROR = 2;
 
 /** Error codes this command line prints besides the resolver's own. */
-export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'listen_failed' | 'internal_error';
+export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'internal_error';
 
 /**
  * The outside world of `serve` and `open` (resolver client, signals, package folder, Electron).
@@ -106,7 +106,7 @@ function parseArgs(argv: readonly string[]): Parsed {
   for (let k = 0; k < rest.length; k++) {
     const arg = rest[k] as string;
     if (arg === '--') {
-      files.push(...rest.slice(k + 1));
+      for (const f of rest.slice(k + 1)) files.push(f);
       break;
     }
     if (!arg.startsWith('-') || arg === '-') {
@@ -239,7 +239,14 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
         return EXIT_OK;
       }
       case 'check': {
-        const report = session.check();
+        let report: CheckReport;
+        try {
+          report = session.check();
+        } catch (e) {
+          // A file changed while it was checked: findings over changed bytes would be wrong.
+          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+          throw e;
+        }
         io.stdout(json({ findings: report.findings, summary: report.summary }));
         const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
         return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;

@@ -293,6 +293,15 @@ describe('events', () => {
     expect(events.filter((e) => e.name === 'sessionOpened')).toHaveLength(1);
   });
 
+  it("forwards the worker's fileChanged about the session shown, not about an earlier one", async () => {
+    const { host, client, events } = setUp();
+    const info = await openDemo(host);
+    const change = { generation: info.generation, path: DEMO, message: `${DEMO} changed on disk since it was opened` };
+    client.emit({ name: 'fileChanged', payload: { ...change, generation: info.generation - 1 } });
+    client.emit({ name: 'fileChanged', payload: change });
+    expect(events.filter((e) => e.name === 'fileChanged')).toEqual([{ name: 'fileChanged', payload: change }]);
+  });
+
   it('keeps delivering when a listener throws, and stops after unsubscribe and dispose', async () => {
     const { host, client } = setUp();
     host.onEvent(() => {

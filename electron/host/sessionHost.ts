@@ -88,6 +88,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     // Only the worker's own events pass; session lifecycle events are this host's to emit.
     if (event.name === 'loadProgress' && event.payload.generation === generation) progress = event;
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
+    // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
+    if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
       session = event.payload;

@@ -7,7 +7,7 @@
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type {
   ByteRange,
@@ -21,11 +21,14 @@ import type {
   ModelChange,
   Reduction,
   ReductionKind,
+  ResolverError,
+  ResolverErrorCode,
   Result,
   Role,
   SearchOptions,
   Sha256,
   SidecarHeader,
+  SidecarRecord,
   SidecarSearchResult,
   SnapshotParse,
   Timeline,
@@ -34,6 +37,7 @@ import type {
 import {
   ContentUnavailableError,
   REDUCTION_KINDS,
+  err,
   TimelineBuilder,
   applyCap,
   chatMessageSchema,
@@ -51,6 +55,7 @@ import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
 import { MessageCache } from './messageCache';
 import { FileContent } from './fileContent';
+import { FileGuard } from './fileGuard';
 import type { RawContent } from './rawRecord';
 import { scanMessageRecord } from './rawRecord';
 
@@ -119,6 +124,26 @@ export interface LoadError {
 
 export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; error: LoadError };
 
+/**
+ * A resolver error, or `file_changed`: a file of the session changed on disk since it was opened,
+ * so nothing read from it is served (its bytes could no longer be proven to be the hashed ones).
+ */
+export type SessionError = Omit<ResolverError, 'code'> & { code: ResolverErrorCode | 'file_changed' };
+
+/** A session file that changed on disk since it was opened, and what changed. */
+export interface FileChange {
+  path: string;
+  message: string;
+}
+
+/** Thrown by `check()` when a file changed while it was checked: a report over changed bytes would be wrong. */
+export class FileChangedError extends Error {
+  readonly code = 'file_changed';
+  constructor(readonly change: FileChange) {
+    super(change.message);
+  }
+}
+
 export type FileKind = SessionFile['kind'];
 
 export interface LoadedSession {
@@ -143,10 +168,21 @@ export interface LoadedSession {
   readonly stopped: boolean;
   /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
   system(): ChatMessage | undefined;
-  expand(id: string, range?: ByteRange): Result<ExpandOutcome>;
-  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult>;
-  /** Load findings plus the integrity check of §5.6, sorted by line then index, and a summary. */
+  /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
+  expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  /** §5.3 over the files; `file_changed` as for expand. */
+  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
+  /**
+   * Load findings plus the integrity check of §5.6, sorted by line then index, and a summary.
+   * Throws FileChangedError when a file changed on disk before or while it was checked.
+   */
   check(): CheckReport;
+  /**
+   * Undefined while every open file is as it was opened; else the first change seen, and from then
+   * on always that one (bytes read around a change may sit in caches). Anything else that reads
+   * the files (rows, verify) checks it before and after reading.
+   */
+  fileChange(): FileChange | undefined;
   /** Closes the files; the lists read nothing afterwards. */
   close(): void;
 }
@@ -173,6 +209,8 @@ interface OpenFile {
   path: string;
   fd: number;
   size: number;
+  /** The file as it was when opened: whatever is served from it later is checked against this. */
+  guard: FileGuard;
 }
 
 type Detected =
@@ -205,21 +243,39 @@ function unreadable(path: string, reason: string): LoadError {
   return { code: 'unreadable_file', message: `cannot read ${path}: ${reason}` };
 }
 
+/**
+ * Read-only and non-blocking: a path that is (or was swapped for) a FIFO or a device must never
+ * block the open; what was opened is then checked on the descriptor itself (fstat), so nothing can
+ * change between the check and the open.
+ */
+const READ_ONLY_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
+
 function openReadOnly(path: string): OpenFile | LoadError {
+  let fd: number;
+  try {
+    fd = openSync(path, READ_ONLY_NONBLOCK);
+  } catch (e) {
+    return unreadable(path, osReason(e));
+  }
   let stats: Stats;
   try {
-    stats = statSync(path);
+    stats = fstatSync(fd);
   } catch (e) {
+    safeClose(fd);
     return unreadable(path, osReason(e));
   }
+  if (stats.isFile()) {
+    try {
+      return { path, fd, size: stats.size, guard: new FileGuard(path, fd) };
+    } catch (e) {
+      safeClose(fd);
+      return unreadable(path, osReason(e));
+    }
+  }
+  safeClose(fd);
   if (stats.isDirectory()) return unreadable(path, 'it is a directory (EISDIR)');
-  if (!stats.isFile()) return unreadable(path, 'it is not a regular file');
-  try {
-    const fd = openSync(path, 'r');
-    return { path, fd, size: stats.size };
-  } catch (e) {
-    return unreadable(path, osReason(e));
-  }
+  const what = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file';
+  return unreadable(path, `it is ${what}, not a regular file`);
 }
 
 function isLoadError(v: OpenFile | LoadError): v is LoadError {
@@ -447,7 +503,7 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
 
   let sliceStart = performance.now();
   let sinceClock = 0;
-  for (const line of lines) {
+  for (let line of lines) {
     if (++sinceClock >= 64) {
       sinceClock = 0;
       if (performance.now() - sliceStart >= YIELD_MS) {
@@ -509,9 +565,10 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       continue;
     }
 
+    let lineBytes: Buffer = line.bytes;
     let text: string;
     try {
-      text = line.bytes.toString('utf8');
+      text = lineBytes.toString('utf8');
     } catch (e) {
       findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be decoded: ${(e as Error).message}`, line: line.number });
       continue;
@@ -527,7 +584,10 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       continue;
     }
 
-    if (!parse.ok) {
+    let record: SidecarRecord;
+    if (parse.ok) {
+      record = parse.record;
+    } else {
       if (parse.stop) {
         if (isFirst) {
           return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], stopped: parse.finding };
@@ -537,13 +597,23 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
       }
       // An invalid header is reported once, by its own finding.
       if (isFirst && firstRecordType(text) !== 'header') findings.push(headerExpected(line.number, firstRecordType(text)));
-      findings.push(parse.finding);
-      if (parse.holeIndex !== undefined) builder.addHole(parse.holeIndex);
-      continue;
+      const recovered = isFirst || !line.terminated ? undefined : recordAfterTornRecord(text, line);
+      const lostText = recovered ? text.slice(0, recovered.at) : text;
+      // What the unreadable record (or fragment) held: a hole at its index when its head names it,
+      // else, when it looks like a torn record, a record lost at an index the next message shows.
+      // A last line without its newline is a record still being written, not a lost one.
+      const holeIndex = parse.holeIndex ?? (line.terminated ? tornMessageIndex(lostText) : undefined);
+      const finding = recovered ? recovered.finding : parse.finding;
+      findings.push(holeIndex !== undefined && finding.index === undefined ? { ...finding, index: holeIndex } : finding);
+      if (holeIndex !== undefined) builder.addHole(holeIndex);
+      else if (line.terminated && mayBeLostMessage(lostText)) builder.lostRecord();
+      if (!recovered) continue;
+      record = recovered.record;
+      line = recovered.line;
+      lineBytes = recovered.bytes;
     }
 
-    const record = parse.record;
-    if (!isUtf8(line.bytes)) {
+    if (!isUtf8(lineBytes)) {
       // JSON text is UTF-8 (RFC 8259 §8.1). The record is still read, each invalid sequence as
       // U+FFFD, so its content shows and addresses hold; a hash over the writer's bytes will not verify.
       findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8; they read as U+FFFD`, line: line.number });
@@ -569,6 +639,61 @@ async function indexSidecar(file: OpenFile, options: IndexOptions): Promise<Side
   options.progress.add(file.size - reported);
 
   return indexOf(builder.finish(), header, system, findings);
+}
+
+/** The index a torn message record names in its head (`{"t":"message","i":3,…`), if it got that far. */
+function tornMessageIndex(text: string): number | undefined {
+  const m = MESSAGE_HEAD.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * True for an unreadable line that may be a torn record of a message: it starts like a JSON object
+ * and, when its `t` got written, that `t` is message. A stray line of tool output is not a record.
+ */
+function mayBeLostMessage(text: string): boolean {
+  if (!/^\s*\{/.test(text)) return false;
+  const t = RECORD_TYPE_HEAD.exec(text)?.[1];
+  return t === undefined ? !/^\s*\{\s*"t"\s*:\s*"[\w-]{64}/.test(text) : t === 'message';
+}
+
+/** How a record starts as the agent writes it; a JSON string cannot hold these bytes unescaped. */
+const RECORD_START = '{"t":"';
+/** Bounds the re-parses of one line (each is linear in the rest of the line). */
+const MAX_RECOVERY_TRIES = 8;
+
+/**
+ * A line that does not parse because a writer crashed mid-append and a later append started right
+ * after the fragment: the complete record after the fragment, if one is there. Sound because the
+ * record must parse, whole and valid, from a `{"t":"` to the end of the line — a start that lies
+ * inside the fragment would leave the fragment's tail or the next record's start unparsed.
+ */
+function recordAfterTornRecord(text: string, line: SplitLine): { at: number; record: SidecarRecord; line: SplitLine; bytes: Buffer; finding: Finding } | undefined {
+  // Offsets in the text are byte offsets only when no bytes were replaced in decoding.
+  if (!line.bytes || !isUtf8(line.bytes) || parseJson(text).ok) return undefined;
+  let from = 1;
+  for (let tries = 0; tries < MAX_RECOVERY_TRIES; tries++) {
+    const at = text.indexOf(RECORD_START, from);
+    if (at === -1) return undefined;
+    from = at + 1;
+    const parse = parseSidecarLine(text.slice(at), line.number, true);
+    if (!parse.ok || parse.record.t === 'header') continue;
+    const skipped = Buffer.byteLength(text.slice(0, at), 'utf8');
+    const bytes = line.bytes.subarray(skipped);
+    return {
+      at,
+      record: parse.record,
+      line: { number: line.number, offset: line.offset + skipped, length: line.length - skipped, terminated: line.terminated, bytes },
+      bytes,
+      finding: {
+        code: 'malformed_line',
+        severity: 'error',
+        message: `line ${line.number} starts with ${skipped} bytes of a torn record (a writer stopped mid-append); the complete ${parse.record.t} record after them is read`,
+        line: line.number,
+      },
+    };
+  }
+  return undefined;
 }
 
 function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null, system: MessageHandle | undefined, findings: readonly Finding[]): SidecarIndex {
@@ -733,6 +858,8 @@ interface SessionParts {
   stopped: boolean;
   system: () => ChatMessage | undefined;
   close: () => void;
+  /** The files read after loading (the sidecar; a snapshot is parsed whole when opened). */
+  guards: readonly FileGuard[];
 }
 
 function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
@@ -744,6 +871,27 @@ function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
 function makeSession(parts: SessionParts): LoadedSession {
   const { minted, recorded, log, logLines } = parts;
   let closed = false;
+  let changed: FileChange | undefined;
+  const fileChange = (): FileChange | undefined => {
+    if (changed || closed) return changed;
+    for (const guard of parts.guards) {
+      const why = guard.change();
+      if (why !== undefined) {
+        changed = { path: guard.path, message: `${guard.path} changed on disk since it was opened: ${why}. Nothing more is read from it; reopen it to see what it holds now` };
+        break;
+      }
+    }
+    return changed;
+  };
+  /** Runs `body` between two checks of the files: its bytes are served only when neither saw a change. */
+  const bracket = <T>(body: () => Result<T, SessionError>): Result<T, SessionError> => {
+    const before = fileChange();
+    if (before) return err({ code: 'file_changed', message: before.message });
+    const result = body();
+    const after = fileChange();
+    if (after) return err({ code: 'file_changed', message: after.message });
+    return result;
+  };
   return {
     files: parts.files,
     header: parts.header,
@@ -757,26 +905,16 @@ function makeSession(parts: SessionParts): LoadedSession {
     loadFindings: parts.loadFindings,
     stopped: parts.stopped,
     system: parts.system,
-    expand: (id, range) => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 }),
-    search: (query, options = {}) => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 }),
+    expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 })),
+    search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 })),
+    fileChange,
     check() {
-      const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
-      const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
-      const errors = findings.filter((f) => f.severity === 'error').length;
-      return {
-        findings,
-        summary: {
-          files: parts.files.map((f) => ({ ...f })),
-          session_id: parts.sessionId,
-          model: parts.model,
-          gate: parts.header?.gate ?? null,
-          messages: minted.length,
-          reductions: log.length,
-          reductions_by_kind: countByKind(log),
-          errors,
-          warnings: findings.length - errors,
-        },
-      };
+      const before = fileChange();
+      if (before) throw new FileChangedError(before);
+      const report = checkSession();
+      const after = fileChange();
+      if (after) throw new FileChangedError(after);
+      return report;
     },
     close() {
       if (closed) return;
@@ -784,6 +922,26 @@ function makeSession(parts: SessionParts): LoadedSession {
       parts.close();
     },
   };
+
+  function checkSession(): CheckReport {
+    const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
+    const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    return {
+      findings,
+      summary: {
+        files: parts.files.map((f) => ({ ...f })),
+        session_id: parts.sessionId,
+        model: parts.model,
+        gate: parts.header?.gate ?? null,
+        messages: minted.length,
+        reductions: log.length,
+        reductions_by_kind: countByKind(log),
+        errors,
+        warnings: findings.length - errors,
+      },
+    };
+  }
 }
 
 /**
@@ -872,9 +1030,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         if (snapshot.invalidUtf8) {
           findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot ${basename(snapshot.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` });
         }
-        findings.push(...parsed.findings);
+        for (const f of parsed.findings) findings.push(f);
       } else {
-        stoppedFindings.push(...parsed.findings);
+        for (const f of parsed.findings) stoppedFindings.push(f);
       }
     }
 
@@ -887,7 +1045,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         const sidecarFile: SessionFile = { path: sidecar.path, kind: 'sidecar', bytes: sidecar.size };
         const preview =
           options.onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
-            ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader))
+            ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader, sidecar.guard))
             : undefined;
         index = await indexSidecar(sidecar, {
           chunkSize: options.chunkSize ?? 1024 * 1024,
@@ -921,6 +1079,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
           stopped: true,
           system: () => undefined,
           close: () => undefined,
+          guards: [],
         }),
       };
     }
@@ -936,7 +1095,8 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     let log: Reduction[] = [];
     let logLines: number[] | undefined;
     if (index && reader) {
-      findings.push(...index.findings);
+      // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
+      for (const f of index.findings) findings.push(f);
       recorded = lazyList(index.recorded, (h) => reader.message(h));
       log = index.log;
       logLines = index.logLines;
@@ -976,6 +1136,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         stopped: false,
         system: () => (systemHandle && reader ? reader.message(systemHandle) : undefined),
         close,
+        guards: sidecar ? [sidecar.guard] : [],
       }),
     };
   } catch (e) {
@@ -992,7 +1153,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
 }
 
 /** A session over what a sidecar's indexing pass has read so far; it shares the final session's file. */
-function previewSession(partial: SidecarIndex, file: SessionFile, reader: SidecarReader): LoadedSession {
+function previewSession(partial: SidecarIndex, file: SessionFile, reader: SidecarReader, guard: FileGuard): LoadedSession {
   const header = partial.header;
   const lastChange = partial.modelChanges[partial.modelChanges.length - 1];
   const systemHandle = partial.system;
@@ -1011,6 +1172,7 @@ function previewSession(partial: SidecarIndex, file: SessionFile, reader: Sideca
     system: () => (systemHandle ? reader.message(systemHandle) : undefined),
     // The file belongs to the session being loaded.
     close: () => undefined,
+    guards: [guard],
   });
 }
 

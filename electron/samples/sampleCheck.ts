@@ -47,7 +47,7 @@ export function inspectSample(files: { sidecar?: string; snapshot?: string }): I
     }
     if (stopped) return { findings, minted: [], log: [] };
     timeline = builder.finish();
-    findings.push(...timeline.findings);
+    for (const f of timeline.findings) findings.push(f);
   }
 
   let snapshotMessages: (ChatMessage | undefined)[] | undefined;
@@ -56,7 +56,7 @@ export function inspectSample(files: { sidecar?: string; snapshot?: string }): I
     const value: unknown = JSON.parse(files.snapshot);
     if (!isSnapshotValue(value)) throw new Error('not a session snapshot');
     const parsed = parseSnapshot(value);
-    findings.push(...parsed.findings);
+    for (const f of parsed.findings) findings.push(f);
     if (!parsed.snapshot) return { findings, ...(header ? { header } : {}), minted: [], log: [] };
     snapshotMessages = parsed.snapshot.messages;
     snapshotLog = parsed.snapshot.reductions;

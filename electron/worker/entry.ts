@@ -25,7 +25,7 @@ if (!(init?.searchEpoch instanceof SharedArrayBuffer)) throw new Error('the reso
 const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 
-const service = new SessionService();
+const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }));
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);

@@ -9,6 +9,8 @@
 import type { z } from 'zod';
 import type {
   ByteSource,
+  CheckReport,
+  FindingCode,
   EventPayload,
   HostError,
   HostErrorCode,
@@ -24,6 +26,7 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import {
+  MAX_REPLY_FINDINGS,
   MAX_SLICE_BYTES,
   REDUCTION_KINDS,
   ROW_TEXT_MAX_BYTES,
@@ -43,7 +46,7 @@ import {
   workerMethods,
 } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { loadSession, nodeSha256 } from '../loader/session';
+import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
@@ -59,6 +62,8 @@ interface OpenSession {
   /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
   layout: ProjectionLayout;
   info: SessionInfo;
+  /** A file change was reported (onFileChanged) for this open. */
+  changeReported?: boolean;
   /** The last row text (or tool-call arguments) `rowText` encoded: paging through one huge row encodes it once. */
   lastRowText?: { row: number; toolCall: number | undefined; bytes: ByteSource };
 }
@@ -140,6 +145,9 @@ function rowInfo(row: ProjectedRow): ProjectedRowInfo {
  */
 const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify']);
 
+/** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
+const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
+
 /** The open session's layout and info (`provisional` while its file is still being indexed). */
 function describe(session: LoadedSession, generation: number, provisional: boolean): OpenSession {
   const layout = projectionLayout(session.minted.length, session.log);
@@ -161,13 +169,36 @@ function describe(session: LoadedSession, generation: number, provisional: boole
   return { session, layout, info };
 }
 
+/**
+ * A check report with at most MAX_REPLY_FINDINGS findings (the first ones, in the report's order:
+ * by line, then index), the rest counted: a reply must stay small enough to cross a process
+ * boundary and be shown, however many lines a file has. The summary's counts stay whole.
+ */
+export function capFindings(report: CheckReport): CheckReport {
+  if (report.findings.length <= MAX_REPLY_FINDINGS) return report;
+  const byCode: Partial<Record<FindingCode, number>> = {};
+  for (const f of report.findings) byCode[f.code] = (byCode[f.code] ?? 0) + 1;
+  return {
+    findings: report.findings.slice(0, MAX_REPLY_FINDINGS),
+    summary: report.summary,
+    findings_omitted: report.findings.length - MAX_REPLY_FINDINGS,
+    findings_by_code: byCode,
+  };
+}
+
 export class SessionService {
   private current: OpenSession | undefined;
   /** The open being indexed, if any: aborting its signal supersedes it. */
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
 
-  /** `loadOptions` tune the loader (cache budget, read size); progress comes through `open`. */
-  constructor(private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {}) {}
+  /**
+   * `loadOptions` tune the loader (cache budget, read size); progress comes through `open`.
+   * `onFileChanged` hears, once per open, that a file of the session changed on disk.
+   */
+  constructor(
+    private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {},
+    private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
+  ) {}
 
   /** The open session's info, or null. */
   get info(): SessionInfo | null {
@@ -411,7 +442,7 @@ export class SessionService {
 
   /** Load findings plus the integrity check (SPEC §5.6) with the summary: what `check` prints. */
   check(): Reply<'check'> {
-    return this.withSession('check', ({ session }) => ok(session.check()));
+    return this.withSession('check', ({ session }) => ok(capFindings(session.check())));
   }
 
   /** Runs `body` over the open session: `no_session` without one, `unsupported_version` for content of a stopped one, `internal_error` for a throw. */
@@ -422,9 +453,27 @@ export class SessionService {
       const why = open.session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file is newer than this version supports';
       return fail('unsupported_version', `${method}: the session was not read: ${why}`);
     }
+    // Whatever reads the files is bracketed by two checks that they are as they were opened: bytes
+    // read around a change are never served (and `check` never reports over them). The session's
+    // expand, search and check bracket their own reads; the other methods read through its lists.
+    const reads = CONTENT_METHODS.has(method) && !SESSION_GUARDED.has(method);
+    const changed = (): { ok: false; error: HostError } | undefined => {
+      const change = open.session.fileChange();
+      if (!change) return undefined;
+      if (!open.changeReported) {
+        open.changeReported = true;
+        this.onFileChanged?.({ generation: open.info.generation, path: change.path, message: change.message });
+      }
+      return fail('file_changed', `${method}: ${change.message}`);
+    };
     try {
-      return body(open);
+      const before = reads ? changed() : undefined;
+      if (before) return before;
+      const reply = body(open);
+      if (reads || (!reply.ok && reply.error.code === 'file_changed')) return changed() ?? reply;
+      return reply;
     } catch (e) {
+      if (e instanceof FileChangedError) return changed() ?? fail('file_changed', `${method}: ${e.message}`);
       return internal(e);
     }
   }

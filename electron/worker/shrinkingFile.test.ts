@@ -1,16 +1,15 @@
 /**
  * The resolver worker's core over a session file that changes after it was opened (truncated, or
- * overwritten in place): every method still answers a value — rows show unreadable messages as
- * missing, expand and verify answer an error code — and no expansion returns bytes that do not
- * verify. Nothing throws and nothing becomes `internal_error`.
+ * overwritten in place, its modification time set back): every method that reads the file answers
+ * `file_changed` — no bytes read around the change are served, not even as unverified — the
+ * change is reported once (the `fileChanged` event), and nothing throws or becomes `internal_error`.
  */
-import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ExpandOutcome, ParsedParams } from '../../shared/index';
+import type { EventPayload, ExpandOutcome, ParsedParams } from '../../shared/index';
 import { methods } from '../../shared/index';
 import { tempDir } from '../testing/files';
-import { unverifiedOutcome } from '../testing/verifyOutcome';
 import { loadSession } from '../loader/session';
 import { SessionService } from './service';
 
@@ -47,63 +46,59 @@ function askEverything(service: SessionService, rowCount: number, ids: string[])
   return { codes, expanded, missingRows };
 }
 
-describe('a session file that changes after it was opened', () => {
-  it('truncated: rows go missing, expand answers address_out_of_range, nothing is internal_error', async () => {
-    const path = tmp.path('shrinks.sidecar.jsonl');
-    writeFileSync(path, readFileSync(SESSION));
-    const service = new SessionService({ cacheBytes: 0 });
-    const info = await service.open({ paths: [path], generation: 1 });
-    if (!info.ok) throw new Error(info.error.message);
-    const loaded = await loadSession([SESSION]);
-    if (!loaded.ok) throw new Error(loaded.error.message);
-    const { log, minted } = loaded.session;
-    const ids = log.map((r) => r.id);
+/** A service over a copy of the sample session, and the events it reports. */
+async function openCopy(name: string): Promise<{ path: string; service: SessionService; rows: number; ids: string[]; changes: EventPayload<'fileChanged'>[] }> {
+  const path = tmp.path(name);
+  writeFileSync(path, readFileSync(SESSION));
+  const changes: EventPayload<'fileChanged'>[] = [];
+  const service = new SessionService({ cacheBytes: 0 }, (change) => changes.push(change));
+  const info = await service.open({ paths: [path], generation: 7 });
+  if (!info.ok) throw new Error(info.error.message);
+  const loaded = await loadSession([SESSION]);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  const ids = loaded.session.log.map((r) => r.id);
+  loaded.session.close();
+  return { path, service, rows: info.value.rows, ids, changes };
+}
 
-    const before = askEverything(service, info.value.rows, ids);
+/** Every method that reads the file answers file_changed; the log (in memory) still answers. */
+function expectAllFileChanged(service: SessionService, rows: number, ids: string[]): void {
+  const after = askEverything(service, rows, ids);
+  expect(after.expanded).toEqual([]);
+  expect(after.codes).toEqual(new Set(['file_changed']));
+  expect(service.handle('log', params('log', {})).ok).toBe(true);
+}
+
+describe('a session file that changes after it was opened', () => {
+  it('truncated: every request that reads it answers file_changed, reported once', async () => {
+    const { path, service, rows, ids, changes } = await openCopy('shrinks.sidecar.jsonl');
+    const before = askEverything(service, rows, ids);
     expect(before.codes).toEqual(new Set());
     expect(before.missingRows).toBe(0);
+    expect(changes).toEqual([]);
 
     truncateSync(path, Math.floor(statSync(path).size / 2));
-    const after = askEverything(service, info.value.rows, ids);
-    expect(after.missingRows).toBeGreaterThan(0);
-    expect(after.codes.has('address_out_of_range')).toBe(true);
-    expect(after.codes.has('internal_error')).toBe(false);
-    // What still expands is the first window of bytes that verify: the whole content when it fits.
-    for (const outcome of [...before.expanded, ...after.expanded]) {
-      if (outcome.range[1] === outcome.total_bytes) expect(unverifiedOutcome(log, minted, outcome)).toBeUndefined();
-    }
-    const verify = service.handle('verify', params('verify', { ids }));
-    expect(verify.ok && verify.value.statuses.some((s) => s.status === 'address_out_of_range')).toBe(true);
+    expectAllFileChanged(service, rows, ids);
+    expect(changes).toEqual([{ generation: 7, path, message: expect.stringMatching(/its size went from/) as unknown }]);
 
     writeFileSync(path, '');
-    const emptied = askEverything(service, info.value.rows, ids);
-    expect(emptied.expanded).toEqual([]);
-    expect(emptied.codes.has('internal_error')).toBe(false);
+    expectAllFileChanged(service, rows, ids);
+    expect(changes).toHaveLength(1);
     service.close();
-    loaded.session.close();
   });
 
-  it('overwritten in place with other bytes: expand and verify answer hash_mismatch', async () => {
-    const path = tmp.path('overwritten.sidecar.jsonl');
-    const original = readFileSync(SESSION);
-    writeFileSync(path, original);
-    const service = new SessionService({ cacheBytes: 0 });
-    const info = await service.open({ paths: [path], generation: 1 });
-    if (!info.ok) throw new Error(info.error.message);
-    const loaded = await loadSession([SESSION]);
-    if (!loaded.ok) throw new Error(loaded.error.message);
-    const ids = loaded.session.log.map((r) => r.id);
+  it('overwritten in place with other bytes, its modification time set back: file_changed, never the new bytes', async () => {
+    const { path, service, rows, ids, changes } = await openCopy('overwritten.sidecar.jsonl');
+    const original = readFileSync(path);
     // Digits become other digits inside every string: same lengths, same JSON shapes, other bytes.
     const text = original.toString('latin1').replace(/("content":")((?:[^"\\]|\\.)*)"/g, (_m, key: string, value: string) => `${key}${value.replace(/(?<!\\u[0-9a-fA-F]{0,3})[0-8]/g, (d) => String(Number(d) + 1))}"`);
     expect(text.length).toBe(original.length);
+    const { atime, mtime } = statSync(path);
     writeFileSync(path, Buffer.from(text, 'latin1'));
-    const after = askEverything(service, info.value.rows, ids);
-    expect(after.codes.has('hash_mismatch')).toBe(true);
-    expect(after.codes.has('internal_error')).toBe(false);
-    for (const outcome of after.expanded) {
-      if (outcome.range[1] === outcome.total_bytes) expect(unverifiedOutcome(loaded.session.log, loaded.session.minted, outcome)).toBeUndefined();
-    }
+    utimesSync(path, atime, mtime);
+    expectAllFileChanged(service, rows, ids);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]?.message).toContain(path);
     service.close();
-    loaded.session.close();
   });
 });

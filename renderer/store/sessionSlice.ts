@@ -195,6 +195,14 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           // Whatever was in flight died with the worker: start over on the same session.
           get().applySession(get().session);
           return;
+        case 'fileChanged':
+          // Its content is no longer served: say which file, and what to do.
+          if (get().session?.generation === event.payload.generation) {
+            // Nothing shown may still claim "verified": statuses and expansions are asked for again (and answer file_changed).
+            set({ statuses: new Map(), expansions: new Map() });
+            get().pushAlert(`${event.payload.path.split(/[\\/]/).pop() ?? event.payload.path} changed on disk since it was opened; its content is no longer shown as verified.`, 'Open the file again to read what it holds now.');
+          }
+          return;
         case 'command':
           if (event.payload.name === 'toggleTheme') get().toggleTheme();
           else if (event.payload.name === 'focusSearch') get().requestFocusSearch();

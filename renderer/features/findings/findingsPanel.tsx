@@ -40,15 +40,17 @@ export function FindingsPanel() {
   const hasSession = useApp((s) => s.session !== null);
   const runCheck = useApp((s) => s.runCheck);
   const findings = report?.findings ?? [];
-  const errors = findings.filter((f) => f.severity === 'error').length;
-  const warnings = findings.length - errors;
+  // The summary counts every finding; a reply lists at most MAX_REPLY_FINDINGS of them.
+  const errors = report?.summary.errors ?? 0;
+  const warnings = report?.summary.warnings ?? 0;
+  const unlisted = Math.max(0, findings.length - MAX_LISTED) + (report?.findings_omitted ?? 0);
 
   let summary: string;
   if (!hasSession) summary = 'No session open.';
   else if (status === 'running') summary = 'Checking the session’s integrity…';
   else if (status === 'idle') summary = 'This session is large: its integrity check holds the resolver for a while, so it runs when you ask.';
   else if (status === 'error') summary = `The check could not run: ${error?.message ?? 'unknown error'}`;
-  else if (findings.length === 0) summary = 'No findings: every reduction verified and every line read.';
+  else if (errors + warnings === 0) summary = 'No findings: every reduction verified and every line read.';
   else summary = `${formatCount(errors)} ${errors === 1 ? 'error' : 'errors'}, ${formatCount(warnings)} ${warnings === 1 ? 'warning' : 'warnings'}`;
 
   return (
@@ -71,7 +73,7 @@ export function FindingsPanel() {
           ))}
         </ol>
       )}
-      {findings.length > MAX_LISTED && <p className="panel-note">{`…and ${formatCount(findings.length - MAX_LISTED)} more (run check on the command line for all of them).`}</p>}
+      {status === 'done' && unlisted > 0 && <p className="panel-note">{`…and ${formatCount(unlisted)} more (run check on the command line for all of them).`}</p>}
     </section>
   );
 }
