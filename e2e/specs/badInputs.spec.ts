@@ -13,6 +13,7 @@ import type { InspectorApp } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { REPO_ROOT } from '../paths';
 import { badInputPath } from '../../electron/testing/badCorpus';
+import { MAX_REPLY_FINDINGS } from '../../shared/contract';
 
 const BAD = join(REPO_ROOT, 'e2e', 'fixtures', 'bad');
 
@@ -72,12 +73,25 @@ for (const input of manifest) {
         await expectUsable(inspector, inspectorApp);
         return;
       }
-      // The findings, as many and of the codes `check` reports.
+      // The findings, as many and of the codes `check` reports. A session over the automatic
+      // check's size (the 80 MB of tool-call arguments) is checked when asked.
       await inspector.openTab('Findings');
-      await expect(inspector.tab('Findings')).toHaveAccessibleName(`Findings (${input.findings.length})`);
-      await expect(inspector.findingItems).toHaveCount(input.findings.length);
-      for (const code of new Set(input.findings)) {
-        await expect(inspector.findingItems.filter({ hasText: code })).toHaveCount(input.findings.filter((c) => c === code).length);
+      const runCheck = inspector.page.getByRole('button', { name: 'Run the integrity check', exact: true });
+      await expect(inspector.tab('Findings').filter({ hasText: /\(\d+\)/ }).or(runCheck)).toBeVisible();
+      if (await runCheck.isVisible()) await runCheck.click();
+      if (input.finding_counts) {
+        // Thousands: all are counted, the first MAX_REPLY_FINDINGS listed, and the rest said.
+        const total = Object.values(input.finding_counts).reduce((n, k) => n + k, 0);
+        await expect(inspector.tab('Findings')).toHaveAccessibleName(`Findings (${total})`);
+        await expect(inspector.findingItems).toHaveCount(Math.min(total, MAX_REPLY_FINDINGS));
+        await expect(inspector.page.getByRole('region', { name: 'Findings' })).toContainText(`and ${(total - MAX_REPLY_FINDINGS).toLocaleString('en-US')} more`);
+        for (const code of input.findings) await expect(inspector.findingItems.filter({ hasText: code }).first()).toBeVisible();
+      } else {
+        await expect(inspector.tab('Findings')).toHaveAccessibleName(`Findings (${input.findings.length})`);
+        await expect(inspector.findingItems).toHaveCount(input.findings.length);
+        for (const code of new Set(input.findings)) {
+          await expect(inspector.findingItems.filter({ hasText: code })).toHaveCount(input.findings.filter((c) => c === code).length);
+        }
       }
       await expect(inspector.progress).toBeHidden();
 

@@ -357,10 +357,6 @@ function duplicateCycle(): BadInput {
   };
 }
 
-// Filled in from the loader's resynchronisation rule (issue 15).
-const TORN_MIDDLE_FINDINGS: FindingCode[] = ['malformed_line'];
-const TORN_MIDDLE_LOST = 'address_out_of_range' as const;
-
 function tornMiddle(): BadInput {
   // Twenty messages: a user turn, then nine shell calls with their outputs, then a last reply.
   const view: ChatMessage[] = [user('Run the nine checks')];
@@ -383,9 +379,10 @@ function tornMiddle(): BadInput {
     what: 'line 6 (message 3 of 20) stops mid-record, and the next record starts on the next line: everything after it must still count',
     bytes: jsonl(records),
     error: null,
-    findings: TORN_MIDDLE_FINDINGS,
+    // The torn line is malformed; its index stays a hole (so 4..19 keep their places), and r4 over it cannot resolve.
+    findings: ['malformed_line', 'address_out_of_range'],
     check_exit: 1,
-    expand: { r1: 'ok', r2: 'ok', r3: 'ok', r4: TORN_MIDDLE_LOST },
+    expand: { r1: 'ok', r2: 'ok', r3: 'ok', r4: 'address_out_of_range' },
     search: { query: 'FAIL', matches: 1 },
   };
 }

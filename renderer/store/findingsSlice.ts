@@ -9,6 +9,11 @@ export interface FindingsSlice {
   runCheck: () => Promise<void>;
 }
 
+/** How many findings the check found: a reply lists at most MAX_REPLY_FINDINGS and counts the rest. */
+export function findingsTotal(report: CheckReport | null): number | null {
+  return report ? report.findings.length + (report.findings_omitted ?? 0) : null;
+}
+
 export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> {
   return { checkStatus: 'idle', checkReport: null, checkError: null };
 }

@@ -4,11 +4,12 @@ import { useApp } from '../../store/storeContext';
 import { baseName, formatBytes, formatCount, kindLabel } from '../../text/format';
 import './statusBar.css';
 import { nameText } from '../../text/nameText';
+import { findingsTotal } from '../../store/findingsSlice';
 
 export function StatusBar() {
   const session = useApp((s) => s.session);
   const checkStatus = useApp((s) => s.checkStatus);
-  const findings = useApp((s) => s.checkReport?.findings.length ?? null);
+  const findings = useApp((s) => findingsTotal(s.checkReport));
   const parts: string[] = [];
   if (session) {
     const bytes = session.files.reduce((n, f) => n + f.bytes, 0);

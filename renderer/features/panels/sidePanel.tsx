@@ -7,6 +7,7 @@ import { FindingsPanel } from '../findings/findingsPanel';
 import { ReductionLog } from '../log/reductionLog';
 import { SearchPanel } from '../search/searchPanel';
 import './sidePanel.css';
+import { findingsTotal } from '../../store/findingsSlice';
 
 const TABS: PanelTab[] = ['search', 'log', 'findings'];
 
@@ -19,7 +20,7 @@ function tabLabel(tab: PanelTab, findings: number | null): string {
 export function SidePanel() {
   const active = useApp((s) => s.activeTab);
   const setTab = useApp((s) => s.setActiveTab);
-  const findings = useApp((s) => (s.checkStatus === 'done' ? (s.checkReport?.findings.length ?? 0) : null));
+  const findings = useApp((s) => (s.checkStatus === 'done' ? (findingsTotal(s.checkReport) ?? 0) : null));
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
