@@ -563,6 +563,8 @@ export function* sidecarSearchSteps(
     const index = units[i]?.index as number;
     const atIndex: SidecarSearchMatch[] = [];
     for (; i < units.length && units[i]?.index === index; i++) {
+      // After a yield the caller may have closed what the units read: look before loading the next.
+      if (isAborted()) return cancelled();
       try {
         const unit = (units[i] as SearchUnit).load();
         spansDone++;

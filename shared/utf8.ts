@@ -20,7 +20,14 @@ export function utf8Decode(bytes: Uint8Array): string {
  * shows). Same UTF-16 length and same UTF-8 length as `text`, so offsets into it stay valid.
  */
 export function wellFormed(text: string): string {
-  return text.isWellFormed() ? text : text.toWellFormed();
+  const t = text as unknown as WellFormedString;
+  return t.isWellFormed() ? text : t.toWellFormed();
+}
+
+/** ES2024's well-formed string methods (Node 20, Chromium 111), which lib ES2022 does not declare. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
 }
 
 /** UTF-8 byte length of a string without allocating its encoding. Lone surrogates count 3 (U+FFFD), as TextEncoder writes them. */

@@ -46,6 +46,7 @@ import {
   parseSidecarLine,
   parseSnapshot,
   sidecarSearch,
+  sidecarSearchSteps,
 } from '../../shared/index';
 import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
@@ -145,6 +146,8 @@ export interface LoadedSession {
   system(): ChatMessage | undefined;
   expand(id: string, range?: ByteRange): Result<ExpandOutcome>;
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult>;
+  /** `search` one step at a time (sidecarSearchSteps): the worker serves other requests between steps. */
+  searchSteps(query: string, options?: Omit<SearchOptions, 'sha256'>): Generator<void, Result<SidecarSearchResult>>;
   /** Load findings plus the integrity check of §5.6, sorted by line then index, and a summary. */
   check(): CheckReport;
   /** Closes the files; the lists read nothing afterwards. */
@@ -759,6 +762,7 @@ function makeSession(parts: SessionParts): LoadedSession {
     system: parts.system,
     expand: (id, range) => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 }),
     search: (query, options = {}) => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 }),
+    searchSteps: (query, options = {}) => sidecarSearchSteps(log, query, minted, recorded, { ...options, sha256: nodeSha256 }),
     check() {
       const integrity = parts.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, { sha256: nodeSha256 });
       const findings = [...parts.loadFindings, ...integrity].sort(byLineThenIndex);
