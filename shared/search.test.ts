@@ -306,6 +306,8 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
   /** As heavy, with long matches of bounded length: its windows are sized to find every one exactly. */
   const HEAVY_BOUNDED = '[\\s\\S]{1000}[\\s\\S]{1000}[QZ]';
   const heavySize = RE2JS.compile(HEAVY).programSize();
+  /** A step of a few windows' work, so that a small content takes many (SEARCH_STEP_WORK itself is tuned for throughput). */
+  const STEP = 1 << 21;
 
   /** A signal that counts how often the search looks at it, and is raised from look number `raiseAt` on. */
   function countingSignal(raiseAt = Infinity): { readonly aborted: boolean; looks: number } {
@@ -348,11 +350,16 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
     expect(value(sidecarSearch(wl, '\u00E9'.repeat(2000), w, undefined, { case_sensitive: false })).total_matches).toBe(0);
   });
 
-  it('looks at the signal at least once per SEARCH_STEP_WORK of engine work over one long span in memory', () => {
+  it('looks at the signal at least once per step_work (SEARCH_STEP_WORK) of engine work over one long span in memory', () => {
     const { v, l } = longOutput(12_000);
     const signal = countingSignal();
-    expect(value(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal })).total_matches).toBe(0);
-    expect(signal.looks).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / SEARCH_STEP_WORK));
+    expect(value(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal, step_work: STEP })).total_matches).toBe(0);
+    expect(signal.looks).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / STEP));
+    // By default too, over enough content for several steps.
+    const big = longOutput(40_000);
+    const byDefault = countingSignal();
+    expect(value(sidecarSearch(big.l, HEAVY, big.v, undefined, { mode: 'regex', signal: byDefault })).total_matches).toBe(0);
+    expect(byDefault.looks).toBeGreaterThanOrEqual(Math.floor((heavySize * 40_000) / SEARCH_STEP_WORK));
   });
 
   it('finds every long match of a bounded pattern exactly, across windows', () => {
@@ -367,7 +374,7 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
   it('a signal raised while one long span is searched stops the search at the next look: cancelled', () => {
     const { v, l } = longOutput(12_000);
     const signal = countingSignal(3);
-    expect(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal, step_work: STEP })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
     // Looked at once more on the way out, not once per remaining window.
     expect(signal.looks).toBeLessThanOrEqual(4);
   });
@@ -380,17 +387,17 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
     expect(value(sidecarSearch(wl, 'x[\\s\\S]*Q|x', w, undefined, { mode: 'regex', max_matches: 0, signal })).total_matches).toBe(8000);
     expect(signal.looks).toBeGreaterThanOrEqual(Math.floor((RE2JS.compile('x[\\s\\S]*Q|x').programSize() * 4000 * 4000) / SEARCH_STEP_WORK));
     const raised = countingSignal(3);
-    expect(sidecarSearch(wl, 'x[\\s\\S]*Q|x', w, undefined, { mode: 'regex', signal: raised })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(sidecarSearch(wl, 'x[\\s\\S]*Q|x', w, undefined, { mode: 'regex', signal: raised, step_work: STEP })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
     expect(raised.looks).toBeLessThanOrEqual(4);
   });
 
   it('sidecarSearchSteps yields between engine steps and returns what sidecarSearch returns', () => {
     const { v, l } = longOutput(12_000);
-    const steps = sidecarSearchSteps(l, HEAVY, v, undefined, { mode: 'regex' });
+    const steps = sidecarSearchSteps(l, HEAVY, v, undefined, { mode: 'regex', step_work: STEP });
     let yields = 0;
     let step = steps.next();
     for (; !step.done; step = steps.next()) yields++;
-    expect(yields).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / SEARCH_STEP_WORK));
+    expect(yields).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / STEP));
     expect(step.value).toEqual(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex' }));
   });
 });

@@ -31,6 +31,8 @@ export interface SearchOptions extends ResolveOptions {
   signal?: { readonly aborted: boolean };
   /** Window size over large contents (default 1 MiB); tests make it small to cross windows. */
   window_bytes?: number;
+  /** Engine work between two looks at the signal (default SEARCH_STEP_WORK); tests make it small. */
+  step_work?: number;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
@@ -53,16 +55,19 @@ interface CompiledMatcher {
   cost: number;
   minRunes: number;
   maxRunes: number;
+  /** The search's SEARCH_STEP_WORK (`step_work`). */
+  stepWork: number;
 }
 
 /**
  * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
- * steps) allowed between two looks at the signal: about a tenth of a second at the engine's
- * slowest (some 30 to 60 million steps a second). Windows over a content are sized so that one
+ * steps) allowed between two looks at the signal: a quarter to half a second at the engine's
+ * slowest (some 30 to 60 million steps a second). Smaller windows cost ordinary patterns
+ * throughput: at 2^22, regex searches of a 256 MiB sidecar took about 25% longer. Windows over a content are sized so that one
  * call of the engine stays within it (but see `windowsFor` for patterns with long bounded
  * matches), and the matches found are charged as if each call scanned to its window's end.
  */
-export const SEARCH_STEP_WORK = 1 << 22;
+export const SEARCH_STEP_WORK = 1 << 24;
 
 /** A large content is searched in windows of this many bytes (plus an overlap, below): small enough that the strings decoded for the regex engine stay small. */
 const WINDOW_BYTES = 1024 * 1024;
@@ -80,7 +85,7 @@ const WINDOW_OVERLAP_BYTES = 64 * 1024;
  */
 function windowsFor(matcher: CompiledMatcher, windowBytes: number): { own: number; overlap: number } {
   if (matcher.cost === 0) return { own: windowBytes, overlap: WINDOW_OVERLAP_BYTES };
-  const reach = Math.floor(SEARCH_STEP_WORK / matcher.cost);
+  const reach = Math.floor(matcher.stepWork / matcher.cost);
   // A match of n code points spans at most 4n bytes. When every match is that short, the overlap
   // holds any match that starts in the window's own part and at least one character after it (for
   // `\b` or `$` to see), so the windows find exactly what one search of the whole span would. That
@@ -217,7 +222,7 @@ function foldedMatcher(query: string, engine: Matcher): Matcher {
 
 function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<CompiledMatcher> {
   if (query.length === 0) return err({ code: 'invalid_query', message: 'the query is empty', position: 0 });
-  if (mode === 'substring' && caseSensitive) return ok({ find: literalMatcher(query), cost: 0, minRunes: 0, maxRunes: Infinity });
+  if (mode === 'substring' && caseSensitive) return ok({ find: literalMatcher(query), cost: 0, minRunes: 0, maxRunes: Infinity, stepWork: SEARCH_STEP_WORK });
   const pattern = mode === 'substring' ? RE2JS.quote(query) : query;
   let re: RE2JS;
   try {
@@ -255,7 +260,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
       pos = e > s ? e : s + step;
     }
   };
-  return ok({ find: mode === 'substring' ? foldedMatcher(query, engine) : engine, cost: size, ...matchLengthBounds(re) });
+  return ok({ find: mode === 'substring' ? foldedMatcher(query, engine) : engine, cost: size, ...matchLengthBounds(re), stepWork: SEARCH_STEP_WORK });
 }
 
 /**
@@ -291,7 +296,7 @@ function* matchInSteps(
         lastEnd = e;
         work += matcher.cost * (text.length - scanFrom);
         scanFrom = e;
-        if (work < SEARCH_STEP_WORK) return true;
+        if (work < matcher.stepWork) return true;
         paused = true;
         return false;
       },
@@ -392,7 +397,7 @@ function* scanText(
   windowBytes: number,
 ): Generator<void, void> {
   const content = wellFormed(unit.content);
-  if (matcher.cost > 0 && matcher.cost * (unit.span[1] - unit.span[0]) > SEARCH_STEP_WORK) {
+  if (matcher.cost > 0 && matcher.cost * (unit.span[1] - unit.span[0]) > matcher.stepWork) {
     yield* scanSource(memorySource(utf8Encode(content)), unit.span, matcher, undefined, counted, add, snippetMax, isAborted, windowBytes);
     return;
   }
@@ -532,7 +537,7 @@ export function* sidecarSearchSteps(
   // The query is matched as its bytes read back, as the content is (a lone surrogate is U+FFFD).
   const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
   if (!compiled.ok) return compiled;
-  const matcher = compiled.value;
+  const matcher = { ...compiled.value, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
   const { units, verified } = searchUnits(log, minted, recorded, options);
