@@ -18,7 +18,7 @@ import type { HostTimeouts, SessionHost, SessionHostOptions } from './types';
 export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   default: 150_000,
   openFile: 660_000,
-  search: 210_000,
+  search: 270_000,
   check: 660_000,
   openDialog: Infinity,
 };

@@ -40,14 +40,14 @@ export type RequestTimeouts = { readonly default: number } & { readonly [method:
 /**
  * The bounds the hosts use. A request answers well within them unless the worker is stuck: rows,
  * expand and the like take milliseconds (a search no longer holds them up: it runs in slices);
- * opening a 1 GiB sidecar indexes it in tens of seconds; a search stops itself at its time limit
- * (DEFAULT_SEARCH_TIME_LIMIT_MS, 120 s), so its bound leaves it room to answer `timeout` itself;
- * `check` verifies every hash of a session.
+ * opening a 1 GiB sidecar indexes it in tens of seconds; a search first waits for an open being
+ * indexed, then stops itself at its time limit (DEFAULT_SEARCH_TIME_LIMIT_MS, 120 s), so its bound
+ * leaves it room to answer `timeout` itself; `check` verifies every hash of a session.
  */
 export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   default: 120_000,
   open: 600_000,
-  search: 180_000,
+  search: 240_000,
   check: 600_000,
 };
 
