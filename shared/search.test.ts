@@ -391,6 +391,17 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
     expect(raised.looks).toBeLessThanOrEqual(4);
   });
 
+  it('many short matches of a cheap pattern cost no extra looks: a match is charged only what the engine may have read', () => {
+    const w = [tool('a'.repeat(256 * 1024), 'c')];
+    const wl = [makeReduction(w, { kind: 'tool_output_elided', index: 0 })];
+    for (const options of [{ mode: 'regex' as const }, { case_sensitive: false }]) {
+      const signal = countingSignal();
+      expect(value(sidecarSearch(wl, 'a', w, undefined, { ...options, signal })).total_matches).toBe(256 * 1024);
+      // One look per 4,096 matches counted, and a few around the span: not one per handful of matches.
+      expect(signal.looks).toBeLessThanOrEqual((256 * 1024) / 4096 + 8);
+    }
+  });
+
   it('sidecarSearchSteps yields between engine steps and returns what sidecarSearch returns', () => {
     const { v, l } = longOutput(12_000);
     const steps = sidecarSearchSteps(l, HEAVY, v, undefined, { mode: 'regex', step_work: STEP });

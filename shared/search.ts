@@ -65,7 +65,7 @@ interface CompiledMatcher {
  * slowest (some 30 to 60 million steps a second). Smaller windows cost ordinary patterns
  * throughput: at 2^22, regex searches of a 256 MiB sidecar took about 25% longer. Windows over a content are sized so that one
  * call of the engine stays within it (but see `windowsFor` for patterns with long bounded
- * matches), and the matches found are charged as if each call scanned to its window's end.
+ * matches), and each match found is charged for all the engine may have read to find it.
  */
 export const SEARCH_STEP_WORK = 1 << 24;
 
@@ -211,9 +211,15 @@ function foldedMatcher(query: string, engine: Matcher): Matcher {
   if (!/^[\x00-\x7f]*$/.test(query)) return engine;
   const hasS = /s/i.test(query);
   const needle = query.toLowerCase();
+  // Lowered once per text: a search that pauses resumes over the same text.
+  let current: { text: string; hay: string | null } | undefined;
   return (text, onMatch, from = 0, lastEnd = -1) => {
-    const hay = text.toLowerCase();
-    if (hay.length !== text.length || (hasS && text.includes('\u017F'))) return engine(text, onMatch, from, lastEnd);
+    if (current?.text !== text) {
+      const lowered = text.toLowerCase();
+      current = { text, hay: lowered.length !== text.length || (hasS && text.includes('\u017F')) ? null : lowered };
+    }
+    const hay = current.hay;
+    if (hay === null) return engine(text, onMatch, from, lastEnd);
     for (let i = hay.indexOf(needle, from); i !== -1; i = hay.indexOf(needle, i + needle.length)) {
       if (!onMatch(i, i + needle.length)) return;
     }
@@ -264,10 +270,21 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
 }
 
 /**
+ * How far into `text` the engine may have read to report a match starting at UTF-16 index `s`. It
+ * stops adding threads at the first match, and the threads left (of higher priority) started at
+ * or before `s`: with matches of at most `maxRunes` code points (2 units each at most) they die by
+ * `s + 2 × maxRunes`. An unbounded pattern may have read to the end (`x[\s\S]*Q|x` does).
+ */
+function scanReach(matcher: CompiledMatcher, text: string, s: number): number {
+  return Number.isFinite(matcher.maxRunes) ? Math.min(text.length, s + 2 * matcher.maxRunes + 1) : text.length;
+}
+
+/**
  * Runs `matcher` over `text` from `from` (`lastEndBefore`: where a match reported before ended, as
  * for Matcher), with `onMatch` as for Matcher, pausing (a yield, then a look at `isAborted`) whenever the engine may have done SEARCH_STEP_WORK since the last pause.
- * Each match is charged as if its call scanned to the end of `text`: a pattern that finds many
- * short matches after long looks ahead (`x[\s\S]*Q|x`), quadratic in the text, still pauses.
+ * Each match is charged for all the engine may have read to find it (`scanReach`): a pattern that
+ * finds many short matches after long looks ahead (`x[\s\S]*Q|x`), quadratic in the text, still
+ * pauses.
  * Returns true when it stopped early (onMatch said so, or the search was aborted).
  */
 function* matchInSteps(
@@ -294,7 +311,7 @@ function* matchInSteps(
         }
         pos = e;
         lastEnd = e;
-        work += matcher.cost * (text.length - scanFrom);
+        work += matcher.cost * (scanReach(matcher, text, s) - scanFrom);
         scanFrom = e;
         if (work < matcher.stepWork) return true;
         paused = true;
