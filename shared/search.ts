@@ -62,10 +62,11 @@ interface CompiledMatcher {
 /**
  * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
  * steps) allowed between two looks at the signal: a quarter to half a second at the engine's
- * slowest (some 30 to 60 million steps a second). Smaller windows cost ordinary patterns
- * throughput: at 2^22, regex searches of a 256 MiB sidecar took about 25% longer. Windows over a content are sized so that one
+ * slowest (some 30 to 60 million steps a second). Windows over a content are sized so that one
  * call of the engine stays within it (but see `windowsFor` for patterns with long bounded
  * matches), and each match found is charged for all the engine may have read to find it.
+ * Smaller steps cost ordinary patterns throughput: at 2^22, regex searches of a 256 MiB sidecar
+ * took about 25% longer.
  */
 export const SEARCH_STEP_WORK = 1 << 24;
 
