@@ -11,6 +11,14 @@ export const SNIPPET_MAX_BYTES = 256;
 /** Bound on the UTF-8 bytes of a search result's compact JSON serialization. */
 export const MAX_RESULT_BYTES = 16384;
 
+/**
+ * Most instructions a search pattern may compile to (RE2's "program size"). The engine's work per
+ * byte scanned grows with it: `x{1000}` is a thousand copies of `x`, so `[\s\S]{1000}` written ten
+ * times compiles to ten thousand. Ordinary patterns stay far below (`\w{2,80}` is 160,
+ * `(?s).{0,1000}x` about 2,000); a case-insensitive substring compiles to about one per character.
+ */
+export const MAX_REGEX_PROGRAM_SIZE = 2048;
+
 export const REASONING_METADATA_KEYS: readonly string[] = [
   'reasoning',
   'reasoning_content',

@@ -202,6 +202,8 @@ export const hostErrorCodeSchema = z.enum([
   'invalid_request',
   'not_supported',
   'worker_crashed',
+  /** A request not answered within its time bound (a search past its time limit; a host request past its deadline). */
+  'timeout',
   'internal_error',
 ]);
 export type HostErrorCode = z.infer<typeof hostErrorCodeSchema>;

@@ -9,3 +9,9 @@ declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
   decode(input?: Uint8Array, options?: { stream?: boolean }): string;
 }
+
+// ES2024 well-formed strings: in Node 20 and in Chromium since 111, not yet in lib ES2022.
+interface String {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}

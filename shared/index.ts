@@ -9,7 +9,7 @@ export { findReduction, unknownReduction, resolveOriginal, resolveMessage, recor
 export type { ByteRange } from './expand';
 export { expandReduction, reductionTotalBytes, snapByteRange } from './expand';
 export type { SearchOptions } from './search';
-export { sidecarSearch } from './search';
+export { sidecarSearch, sidecarSearchSteps } from './search';
 export type { ProjectedRow, ProjectionLayout } from './project';
 export { projectView, projectionLayout, rowOfIndex, invertOne } from './project';
 export type { MintOptions } from './mint';

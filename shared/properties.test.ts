@@ -6,7 +6,7 @@ import { CAP_NOTICE_MARKER } from './constants';
 import { expandReduction } from './expand';
 import { hashOf, makeReduction, tool, capped, user } from './testing/builders';
 import { hiddenSpan, resolveOriginal } from './original';
-import { sidecarSearch } from './search';
+import { matchLengthBounds, sidecarSearch } from './search';
 import { checkIntegrity } from './integrity';
 import type { ByteSource, ChatMessage, Reduction } from './types';
 import { bytesIndexOf, utf8Decode, utf8Encode, utf8Length } from './utf8';
@@ -259,6 +259,81 @@ describe('properties', () => {
         expect(checkIntegrity({ minted: disk, log })).toEqual(checkIntegrity({ minted: view, log }));
       }),
       { numRuns: 300 },
+    );
+  });
+  /** Small patterns: literals, classes, assertions, bounded and unbounded repetitions, alternation. */
+  const piece = fc
+    .tuple(fc.constantFrom('a', 'b', '\u4E2D', '\u{1F389}', '.', '[ab]', '\\w', '(?:ab)', '\\s', '\\b', '$', '^'), fc.constantFrom('', '', '?', '*', '+', '{2}', '{1,3}', '{0,2}', '*?'))
+    .map(([atom, q]) => atom + q);
+  const pattern = fc
+    .tuple(fc.array(piece, { minLength: 1, maxLength: 4 }), fc.array(piece, { maxLength: 3 }))
+    .map(([left, right]) => left.join('') + (right.length > 0 ? `|${right.join('')}` : ''))
+    .filter((p) => {
+      try {
+        RE2JS.compile(p);
+        return true;
+      } catch {
+        return false;
+      }
+    });
+  const subject = fc.array(fc.constantFrom('a', 'b', 'ab', ' ', '\n', '\u4E2D', '\u{1F389}', 'x', 'aaa'), { maxLength: 120 }).map((p) => p.join(''));
+
+  it('every match spans between the fewest and the most code points matchLengthBounds gives', () => {
+    fc.assert(
+      fc.property(pattern, subject, (p, content) => {
+        const re = RE2JS.compile(p);
+        const { minRunes, maxRunes } = matchLengthBounds(re);
+        const m = re.matcher(content);
+        for (let pos = 0; pos <= content.length && m.find(pos); ) {
+          const runes = [...content.slice(m.start(), m.end())].length;
+          expect(runes).toBeGreaterThanOrEqual(minRunes);
+          expect(runes).toBeLessThanOrEqual(maxRunes);
+          pos = m.end() > m.start() ? m.end() : m.start() + 1;
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a regex searched in windows (content on disk, windows of a few bytes) finds exactly what one search of the whole content finds', () => {
+    fc.assert(
+      fc.property(pattern, subject, fc.integer({ min: 1, max: 40 }), fc.boolean(), (p, content, windowBytes, caseSensitive) => {
+        const view = [tool(content, 'c')];
+        const log = [makeReduction(view, { kind: 'tool_output_elided', index: 0 })];
+        const disk = [onDisk(view[0] as ChatMessage, false)];
+        const options = { mode: 'regex' as const, case_sensitive: caseSensitive, max_matches: 1000, max_result_bytes: 1_000_000 };
+        expect(sidecarSearch(log, p, disk, undefined, { ...options, window_bytes: windowBytes })).toEqual(sidecarSearch(log, p, view, undefined, options));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  /** Text with lone surrogates: high and low halves alone, reversed, an emoji cut in half. */
+  const withLoneSurrogates = fc
+    .array(fc.oneof(text(8), fc.constantFrom('\uD800', '\uDBFF', '\uDC00', '\uDFFF', '\uDC00\uD800', '\uD83D', '\uD83D!', '\uFFFD')), { maxLength: 30 })
+    .map((p) => p.join(''));
+
+  it('a snippet is what expand returns for the snippet\'s byte range, whatever the content (lone surrogates included), in memory and on disk', () => {
+    fc.assert(
+      fc.property(withLoneSurrogates, fc.constantFrom('\uFFFD', '\uD800', 'a', 'e', '\u4E2D', '\\p{Cs}|\uFFFD', '.'), fc.integer({ min: 4, max: 40 }), fc.nat(), (content, query, snippetMax, k) => {
+        const view = [user('u'), tool(content, 'c')];
+        const kept = utf8Length(content) === 0 ? 0 : k % utf8Length(content);
+        const log = [makeReduction(view, { kind: 'tool_output_truncated', index: 1, kept_bytes: kept })];
+        const disk = [view[0] as ChatMessage, onDisk(view[1] as ChatMessage, true)];
+        for (const mode of ['substring', 'regex'] as const) {
+          const options = { mode, snippet_max_bytes: snippetMax, max_matches: 1000, max_result_bytes: 1_000_000 };
+          const inMemory = sidecarSearch(log, query, view, undefined, options);
+          expect(sidecarSearch(log, query, disk, undefined, { ...options, window_bytes: 7 })).toEqual(inMemory);
+          if (!inMemory.ok) continue;
+          for (const m of inMemory.value.matches) {
+            const start = m.offset - m.snippet_match[0];
+            const expanded = okValue(expandReduction(log, m.reduction_id, view, undefined, [start, start + utf8Length(m.snippet)]));
+            expect(expanded.range).toEqual([start, start + utf8Length(m.snippet)]);
+            expect(m.snippet).toBe(expanded.content);
+          }
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

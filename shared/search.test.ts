@@ -1,9 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
-import { sidecarSearch } from './search';
+import { RE2JS } from 're2js';
+import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
+import { expandReduction } from './expand';
+import { SEARCH_STEP_WORK, sidecarSearch, sidecarSearchSteps } from './search';
 import { assistant, capped, makeReduction, tool, user } from './testing/builders';
-import type { ChatMessage, Reduction, Result, SidecarSearchResult } from './types';
+import { memorySource } from './bytes';
+import type { ByteSource, ChatMessage, MessageList, Reduction, Result, SidecarSearchResult } from './types';
 import { utf8Encode, utf8Length } from './utf8';
+
+/** Content as a large message carries it: bytes read by range (without `bytes`, so it is not taken for memory). */
+function memorySourceOf(content: string): ByteSource {
+  const bytes = memorySource(utf8Encode(content));
+  return { length: bytes.length, read: (start, end) => bytes.read(start, end) };
+}
 
 function value<T>(r: Result<T>): T {
   if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
@@ -286,5 +295,142 @@ describe('cancellation', () => {
   it('an aborted signal returns cancelled', () => {
     const r = sidecarSearch(log, 'PASS', view, undefined, { signal: { aborted: true } });
     expect(r.ok || r.error.code).toBe('cancelled');
+  });
+});
+
+describe('the cost of a pattern is bounded (issue 15)', () => {
+  /** The attack of issue 15: a large program, not a nested quantifier. 23 s over 123 KB before. */
+  const ATTACK = '[\\s\\S]{1000}'.repeat(10) + '[QZ]';
+  /** Below the program limit, yet about as slow per byte as a pattern may be; unbounded, so its windows are sized by cost alone. */
+  const HEAVY = '[\\s\\S]{0,1000}[QZ]+';
+  /** As heavy, with long matches of bounded length: its windows are sized to find every one exactly. */
+  const HEAVY_BOUNDED = '[\\s\\S]{1000}[\\s\\S]{1000}[QZ]';
+  const heavySize = RE2JS.compile(HEAVY).programSize();
+  /** A step of a few windows' work, so that a small content takes many (SEARCH_STEP_WORK itself is tuned for throughput). */
+  const STEP = 1 << 21;
+
+  /** A signal that counts how often the search looks at it, and is raised from look number `raiseAt` on. */
+  function countingSignal(raiseAt = Infinity): { readonly aborted: boolean; looks: number } {
+    return {
+      looks: 0,
+      get aborted() {
+        this.looks++;
+        return this.looks >= raiseAt;
+      },
+    };
+  }
+
+  /** `chars` lowercase bytes (with one Q at `q`, if given), elided, in memory. */
+  function longOutput(chars: number, q?: number): { v: ChatMessage[]; l: Reduction[] } {
+    let body = 'abcdefghi\n'.repeat(Math.ceil(chars / 10)).slice(0, chars);
+    if (q !== undefined) body = body.slice(0, q) + 'Q' + body.slice(q + 1);
+    const v = [tool(body, 'c')];
+    return { v, l: [makeReduction(v, { kind: 'tool_output_elided', index: 0 })] };
+  }
+
+  it(`refuses a pattern that compiles to more than MAX_REGEX_PROGRAM_SIZE (${MAX_REGEX_PROGRAM_SIZE}) instructions up front, naming the limit`, () => {
+    const { v, l } = longOutput(123_000, 100_000);
+    let reads = 0;
+    const counted: MessageList = { length: v.length, at: (i) => (reads++, v[i]) };
+    const r = sidecarSearch(l, ATTACK, counted, undefined, { mode: 'regex' });
+    if (r.ok) throw new Error('expected invalid_query');
+    expect(r.error.code).toBe('invalid_query');
+    expect(r.error.message).toContain(`${RE2JS.compile(ATTACK).programSize()} instructions`);
+    expect(r.error.message).toContain(`limit of ${MAX_REGEX_PROGRAM_SIZE}`);
+    // Refused before any content was read.
+    expect(reads).toBe(0);
+  });
+
+  it('keeps ordinary patterns, and a case-insensitive query of 2,000 characters', () => {
+    const w = [tool('Error: read timeout after 30s; ERROR again, then a timeout', 'c')];
+    const wl = [makeReduction(w, { kind: 'tool_output_elided', index: 0 })];
+    expect(value(sidecarSearch(wl, '\\w{2,80}', w, undefined, { mode: 'regex' })).total_matches).toBe(9);
+    expect(value(sidecarSearch(wl, '(?i)error.*timeout', w, undefined, { mode: 'regex' })).matches.map((m) => [m.offset, m.length])).toEqual([[0, utf8Length(w[0]?.content ?? '')]]);
+    expect(value(sidecarSearch(wl, '(?s).{0,1000}x', w, undefined, { mode: 'regex' })).total_matches).toBe(0);
+    expect(value(sidecarSearch(wl, '\u00E9'.repeat(2000), w, undefined, { case_sensitive: false })).total_matches).toBe(0);
+  });
+
+  it('looks at the signal at least once per step_work (SEARCH_STEP_WORK) of engine work over one long span in memory', () => {
+    const { v, l } = longOutput(12_000);
+    const signal = countingSignal();
+    expect(value(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal, step_work: STEP })).total_matches).toBe(0);
+    expect(signal.looks).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / STEP));
+    // By default too, over enough content for several steps.
+    const big = longOutput(40_000);
+    const byDefault = countingSignal();
+    expect(value(sidecarSearch(big.l, HEAVY, big.v, undefined, { mode: 'regex', signal: byDefault })).total_matches).toBe(0);
+    expect(byDefault.looks).toBeGreaterThanOrEqual(Math.floor((heavySize * 40_000) / SEARCH_STEP_WORK));
+  });
+
+  it('finds every long match of a bounded pattern exactly, across windows', () => {
+    const { v, l } = longOutput(14_000, 10_000);
+    // The one match: 2,000 characters, then the Q; the same on disk, in small windows.
+    const disk = [{ ...(v[0] as ChatMessage), content: '', large: memorySourceOf((v[0] as ChatMessage).content) }];
+    for (const view of [v, disk]) {
+      expect(value(sidecarSearch(l, HEAVY_BOUNDED, view, undefined, { mode: 'regex' })).matches.map((m) => [m.offset, m.length])).toEqual([[8000, 2001]]);
+    }
+  });
+
+  it('a signal raised while one long span is searched stops the search at the next look: cancelled', () => {
+    const { v, l } = longOutput(12_000);
+    const signal = countingSignal(3);
+    expect(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex', signal, step_work: STEP })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    // Looked at once more on the way out, not once per remaining window.
+    expect(signal.looks).toBeLessThanOrEqual(4);
+  });
+
+  it('a pattern quadratic in its matches (x[\\s\\S]*Q|x: each short match after a look to the end) still looks at the signal', () => {
+    const w = [tool('x'.repeat(8000), 'c')];
+    const wl = [makeReduction(w, { kind: 'tool_output_elided', index: 0 })];
+    // Unhindered, it counts every x; the first 4,000 each looked at least 4,000 characters ahead.
+    const signal = countingSignal();
+    expect(value(sidecarSearch(wl, 'x[\\s\\S]*Q|x', w, undefined, { mode: 'regex', max_matches: 0, signal })).total_matches).toBe(8000);
+    expect(signal.looks).toBeGreaterThanOrEqual(Math.floor((RE2JS.compile('x[\\s\\S]*Q|x').programSize() * 4000 * 4000) / SEARCH_STEP_WORK));
+    const raised = countingSignal(3);
+    expect(sidecarSearch(wl, 'x[\\s\\S]*Q|x', w, undefined, { mode: 'regex', signal: raised, step_work: STEP })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(raised.looks).toBeLessThanOrEqual(4);
+  });
+
+  it('many short matches of a cheap pattern cost no extra looks: a match is charged only what the engine may have read', () => {
+    const w = [tool('a'.repeat(256 * 1024), 'c')];
+    const wl = [makeReduction(w, { kind: 'tool_output_elided', index: 0 })];
+    for (const options of [{ mode: 'regex' as const }, { case_sensitive: false }]) {
+      const signal = countingSignal();
+      expect(value(sidecarSearch(wl, 'a', w, undefined, { ...options, signal })).total_matches).toBe(256 * 1024);
+      // One look per 4,096 matches counted, and a few around the span: not one per handful of matches.
+      expect(signal.looks).toBeLessThanOrEqual((256 * 1024) / 4096 + 8);
+    }
+  });
+
+  it('sidecarSearchSteps yields between engine steps and returns what sidecarSearch returns', () => {
+    const { v, l } = longOutput(12_000);
+    const steps = sidecarSearchSteps(l, HEAVY, v, undefined, { mode: 'regex', step_work: STEP });
+    let yields = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) yields++;
+    expect(yields).toBeGreaterThanOrEqual(Math.floor((heavySize * 12_000) / STEP));
+    expect(step.value).toEqual(sidecarSearch(l, HEAVY, v, undefined, { mode: 'regex' }));
+  });
+});
+
+describe('lone surrogates (issue 15)', () => {
+  const content = 'high \ud800 low \udfff reversed \udc00\ud800 end\n';
+  const v = [user('Print the odd strings'), assistant('', 'call_1'), tool(content, 'call_1')];
+  const l = [makeReduction(v, { kind: 'tool_output_elided', index: 2 })];
+
+  it('a snippet shows each lone surrogate as U+FFFD, as expand does for the same bytes', () => {
+    const m = value(sidecarSearch(l, 'reversed', v)).matches[0] as SidecarSearchResult['matches'][number];
+    const start = m.offset - m.snippet_match[0];
+    const expanded = value(expandReduction(l, 'r1', v, undefined, [start, start + utf8Length(m.snippet)]));
+    expect(m.snippet).toBe(expanded.content);
+    expect(m.snippet).toBe('high \uFFFD low \uFFFD reversed \uFFFD\uFFFD end\n');
+  });
+
+  it('a lone surrogate is found as U+FFFD, by either spelling, in every mode', () => {
+    for (const query of ['\uFFFD', '\ud800']) {
+      expect(value(sidecarSearch(l, query, v)).matches.map((m) => m.offset)).toEqual([5, 13, 26, 29]);
+      expect(value(sidecarSearch(l, query, v, undefined, { case_sensitive: false })).total_matches).toBe(4);
+    }
+    expect(value(sidecarSearch(l, '\uFFFD{2}', v, undefined, { mode: 'regex' })).matches.map((m) => [m.offset, m.length])).toEqual([[26, 6]]);
   });
 });

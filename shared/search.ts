@@ -5,15 +5,21 @@
  * span is searched as its own string (a match never straddles into visible text); matches are
  * leftmost-first and non-overlapping, ordered by view index then offset; the compact JSON of the
  * result never exceeds `max_result_bytes`, matches being dropped whole and `truncated` saying so.
+ *
+ * Cost: a pattern compiles to at most MAX_REGEX_PROGRAM_SIZE instructions, and the regex engine is
+ * never run for more than SEARCH_STEP_WORK (instructions × UTF-16 units), or for a pattern whose
+ * matches are long but bounded about 8 × MAX_REGEX_PROGRAM_SIZE², between two looks at the signal,
+ * however the pattern and the content are made. `sidecarSearchSteps` yields there too, so a host
+ * can serve other requests while a search runs.
  */
 import { RE2JS } from 're2js';
-import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
+import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import type { ResolveOptions } from './original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
-import { floorSourceBoundary } from './bytes';
+import { floorSourceBoundary, memorySource } from './bytes';
 import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
 import { ContentUnavailableError, err, ok } from './types';
-import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length } from './utf8';
+import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -21,27 +27,153 @@ export interface SearchOptions extends ResolveOptions {
   max_matches?: number;
   snippet_max_bytes?: number;
   max_result_bytes?: number;
-  /** Checked between spans and while scanning; an aborted search returns `cancelled`. */
+  /** Checked between spans and while scanning (at least every SEARCH_STEP_WORK of engine work); an aborted search returns `cancelled`. */
   signal?: { readonly aborted: boolean };
   /** Window size over large contents (default 1 MiB); tests make it small to cross windows. */
   window_bytes?: number;
+  /** Engine work between two looks at the signal (default SEARCH_STEP_WORK); tests make it small. */
+  step_work?: number;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
 
 /**
  * Finds leftmost-first, non-overlapping matches in one string from UTF-16 index `from`; yields
- * UTF-16 [start, end) until `onMatch` returns false.
+ * UTF-16 [start, end) until `onMatch` returns false. `lastEnd` is where the previous match ended,
+ * when resuming after one (an empty match there is not reported): resuming at `(e, e)` after a
+ * match ending at `e` continues exactly as if the matcher had not stopped.
  */
-type Matcher = (text: string, onMatch: (start: number, end: number) => boolean, from?: number) => void;
+type Matcher = (text: string, onMatch: (start: number, end: number) => boolean, from?: number, lastEnd?: number) => void;
+
+/**
+ * A matcher; what one UTF-16 unit scanned can cost it (the program size, 0 when it never runs the
+ * regex engine); and the fewest and most code points a match can span (`max` Infinity when
+ * unbounded or not known).
+ */
+interface CompiledMatcher {
+  find: Matcher;
+  cost: number;
+  minRunes: number;
+  maxRunes: number;
+  /** The search's SEARCH_STEP_WORK (`step_work`). */
+  stepWork: number;
+}
+
+/**
+ * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
+ * steps) allowed between two looks at the signal: a quarter to half a second at the engine's
+ * slowest (some 30 to 60 million steps a second). Windows over a content are sized so that one
+ * call of the engine stays within it (but see `windowsFor` for patterns with long bounded
+ * matches), and each match found is charged for all the engine may have read to find it.
+ * Smaller steps cost ordinary patterns throughput: at 2^22, regex searches of a 256 MiB sidecar
+ * took about 25% longer.
+ */
+export const SEARCH_STEP_WORK = 1 << 24;
 
 /** A large content is searched in windows of this many bytes (plus an overlap, below): small enough that the strings decoded for the regex engine stay small. */
 const WINDOW_BYTES = 1024 * 1024;
 /**
  * How far a window reaches past its own part: a literal match always fits; a regex match in a large
  * content is searched within its window, so one longer than this can be cut at the window's end.
+ * For a costly pattern both shrink (`windowsFor`).
  */
 const WINDOW_OVERLAP_BYTES = 64 * 1024;
+
+/**
+ * Own part and overlap of the windows a matcher of `cost` scans: at most SEARCH_STEP_WORK / cost
+ * bytes together (a UTF-16 unit is at least one byte), so no call of the engine does more than
+ * SEARCH_STEP_WORK. A pattern of MAX_REGEX_PROGRAM_SIZE instructions still gets windows of kilobytes.
+ */
+function windowsFor(matcher: CompiledMatcher, windowBytes: number): { own: number; overlap: number } {
+  if (matcher.cost === 0) return { own: windowBytes, overlap: WINDOW_OVERLAP_BYTES };
+  const reach = Math.floor(matcher.stepWork / matcher.cost);
+  // A match of n code points spans at most 4n bytes. When every match is that short, the overlap
+  // holds any match that starts in the window's own part and at least one character after it (for
+  // `\b` or `$` to see), so the windows find exactly what one search of the whole span would. That
+  // exactness is kept even where it costs more than `reach`: 2 × 4 × maxRunes bytes per call at
+  // most, times a program at least maxRunes long, so about 8 × MAX_REGEX_PROGRAM_SIZE² (2^25).
+  // For an unbounded pattern a match longer than the overlap can be cut; the shortest still fit.
+  const overlap = Number.isFinite(matcher.maxRunes)
+    ? 4 * matcher.maxRunes + 8
+    : Math.max(4 * matcher.minRunes + 8, Math.min(WINDOW_OVERLAP_BYTES, Math.floor(reach / 2)));
+  // The own part is at least as long as the overlap (no more than half the bytes scanned are
+  // scanned twice), unless `window_bytes` asks for smaller windows.
+  return { own: Math.max(1, Math.min(windowBytes, Math.max(overlap, reach - overlap))), overlap };
+}
+
+const UNKNOWN_LENGTH = { minRunes: 0, maxRunes: Infinity };
+
+/**
+ * The fewest and most code points a match of `re` spans, read from its compiled program: each
+ * rune instruction consumes one code point, a loop through one makes matches unbounded. re2js does
+ * not publish its program, so a program that does not look as expected answers "unknown" (0,
+ * Infinity), which only makes windows less exact, never a search wrong.
+ */
+export function matchLengthBounds(re: RE2JS): { minRunes: number; maxRunes: number } {
+  const prog = (re as unknown as { re2Input?: { prog?: { inst?: unknown; start?: unknown } } }).re2Input?.prog;
+  if (!prog || !Array.isArray(prog.inst) || typeof prog.start !== 'number') return UNKNOWN_LENGTH;
+  const inst = prog.inst as readonly { op?: unknown; out?: unknown; arg?: unknown }[];
+  const n = inst.length;
+  const start = prog.start;
+  // Op codes of re2js's Inst: ALT 1, ALT_MATCH 2, CAPTURE 3, EMPTY_WIDTH 4, FAIL 5, MATCH 6, NOP 7,
+  // RUNE 8, RUNE1 9, RUNE_ANY 10, RUNE_ANY_NOT_NL 11, LB_WRITE 12, LB_CHECK 13.
+  const next: number[][] = [];
+  const consumes: boolean[] = [];
+  const isMatch: boolean[] = [];
+  const valid = (pc: unknown): pc is number => typeof pc === 'number' && Number.isInteger(pc) && pc >= 0 && pc < n;
+  for (const i of inst) {
+    const op = i.op;
+    if (typeof op !== 'number' || op < 1 || op > 13) return UNKNOWN_LENGTH;
+    const succ = op === 5 || op === 6 ? [] : op === 1 || op === 2 ? [i.out, i.arg] : [i.out];
+    if (!succ.every(valid)) return UNKNOWN_LENGTH;
+    next.push(succ);
+    consumes.push(op >= 8 && op <= 11);
+    isMatch.push(op === 6);
+  }
+  if (!valid(start)) return UNKNOWN_LENGTH;
+
+  // Fewest: a 0-1 breadth-first search from the start to any MATCH.
+  const dist = new Array<number>(n).fill(Infinity);
+  dist[start] = 0;
+  const deque: number[] = [start];
+  let minRunes = Infinity;
+  for (let head = 0; head < deque.length; head++) {
+    const pc = deque[head] as number;
+    const d = dist[pc] as number;
+    if (isMatch[pc]) minRunes = Math.min(minRunes, d);
+    for (const to of next[pc] as number[]) {
+      const nd = d + (consumes[pc] ? 1 : 0);
+      if (nd < (dist[to] as number)) {
+        dist[to] = nd;
+        deque.push(to);
+      }
+    }
+  }
+  if (!Number.isFinite(minRunes)) return { minRunes: 0, maxRunes: 0 };
+
+  // Most: longest path by an iterative depth-first search; any loop reachable from the start counts as unbounded.
+  const state = new Uint8Array(n);
+  const longest = new Array<number>(n).fill(-Infinity);
+  const stack: number[] = [start];
+  while (stack.length > 0) {
+    const pc = stack[stack.length - 1] as number;
+    if (state[pc] === 0) {
+      state[pc] = 1;
+      for (const to of next[pc] as number[]) {
+        if (state[to] === 1) return { minRunes, maxRunes: Infinity };
+        if (state[to] === 0) stack.push(to);
+      }
+      continue;
+    }
+    stack.pop();
+    if (state[pc] === 2) continue;
+    state[pc] = 2;
+    let best = isMatch[pc] ? 0 : -Infinity;
+    for (const to of next[pc] as number[]) best = Math.max(best, longest[to] as number);
+    longest[pc] = best + (consumes[pc] ? 1 : 0);
+  }
+  return { minRunes, maxRunes: Math.max(minRunes, longest[start] as number) };
+}
 
 /**
  * One string searched on its own: a hidden span of one message, attributed to a reduction. Content
@@ -80,18 +212,24 @@ function foldedMatcher(query: string, engine: Matcher): Matcher {
   if (!/^[\x00-\x7f]*$/.test(query)) return engine;
   const hasS = /s/i.test(query);
   const needle = query.toLowerCase();
-  return (text, onMatch, from = 0) => {
-    const hay = text.toLowerCase();
-    if (hay.length !== text.length || (hasS && text.includes('\u017F'))) return engine(text, onMatch, from);
+  // Lowered once per text: a search that pauses resumes over the same text.
+  let current: { text: string; hay: string | null } | undefined;
+  return (text, onMatch, from = 0, lastEnd = -1) => {
+    if (current?.text !== text) {
+      const lowered = text.toLowerCase();
+      current = { text, hay: lowered.length !== text.length || (hasS && text.includes('\u017F')) ? null : lowered };
+    }
+    const hay = current.hay;
+    if (hay === null) return engine(text, onMatch, from, lastEnd);
     for (let i = hay.indexOf(needle, from); i !== -1; i = hay.indexOf(needle, i + needle.length)) {
       if (!onMatch(i, i + needle.length)) return;
     }
   };
 }
 
-function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<Matcher> {
+function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean): Result<CompiledMatcher> {
   if (query.length === 0) return err({ code: 'invalid_query', message: 'the query is empty', position: 0 });
-  if (mode === 'substring' && caseSensitive) return ok(literalMatcher(query));
+  if (mode === 'substring' && caseSensitive) return ok({ find: literalMatcher(query), cost: 0, minRunes: 0, maxRunes: Infinity, stepWork: SEARCH_STEP_WORK });
   const pattern = mode === 'substring' ? RE2JS.quote(query) : query;
   let re: RE2JS;
   try {
@@ -102,10 +240,19 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     const position = utf8Length(query.slice(0, Math.max(0, at)));
     return err({ code: 'invalid_query', message: `invalid regex at byte ${position}: ${(e as Error).message}`, position });
   }
-  const engine: Matcher = (text, onMatch, from = 0) => {
-    const m = re.matcher(text);
+  const size = re.programSize();
+  if (size > MAX_REGEX_PROGRAM_SIZE) {
+    return err({
+      code: 'invalid_query',
+      message: `the ${mode === 'regex' ? 'pattern' : 'query'} compiles to ${size} instructions, more than the limit of ${MAX_REGEX_PROGRAM_SIZE} (a repetition such as x{1000} counts every copy): make it smaller`,
+    });
+  }
+  // One engine matcher per text, kept while the same text is resumed after a pause.
+  let current: { text: string; m: ReturnType<RE2JS['matcher']> } | undefined;
+  const engine: Matcher = (text, onMatch, from = 0, lastEnd = -1) => {
+    if (current?.text !== text) current = { text, m: re.matcher(text) };
+    const m = current.m;
     let pos = from;
-    let lastEnd = -1;
     while (pos <= text.length && m.find(pos)) {
       const s = m.start();
       const e = m.end();
@@ -120,7 +267,64 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
       pos = e > s ? e : s + step;
     }
   };
-  return ok(mode === 'substring' ? foldedMatcher(query, engine) : engine);
+  return ok({ find: mode === 'substring' ? foldedMatcher(query, engine) : engine, cost: size, ...matchLengthBounds(re), stepWork: SEARCH_STEP_WORK });
+}
+
+/**
+ * How far into `text` the engine may have read to report a match starting at UTF-16 index `s`. It
+ * stops adding threads at the first match, and the threads left (of higher priority) started at
+ * or before `s`: with matches of at most `maxRunes` code points (2 units each at most) they die by
+ * `s + 2 × maxRunes`. An unbounded pattern may have read to the end (`x[\s\S]*Q|x` does).
+ */
+function scanReach(matcher: CompiledMatcher, text: string, s: number): number {
+  return Number.isFinite(matcher.maxRunes) ? Math.min(text.length, s + 2 * matcher.maxRunes + 1) : text.length;
+}
+
+/**
+ * Runs `matcher` over `text` from `from` (`lastEndBefore`: where a match reported before ended, as
+ * for Matcher), with `onMatch` as for Matcher, pausing (a yield, then a look at `isAborted`) whenever the engine may have done SEARCH_STEP_WORK since the last pause.
+ * Each match is charged for all the engine may have read to find it (`scanReach`): a pattern that
+ * finds many short matches after long looks ahead (`x[\s\S]*Q|x`), quadratic in the text, still
+ * pauses.
+ * Returns true when it stopped early (onMatch said so, or the search was aborted).
+ */
+function* matchInSteps(
+  matcher: CompiledMatcher,
+  text: string,
+  from: number,
+  onMatch: (start: number, end: number) => boolean,
+  isAborted: () => boolean,
+  lastEndBefore = -1,
+): Generator<void, boolean> {
+  let pos = from;
+  let lastEnd = lastEndBefore;
+  for (;;) {
+    let stopped = false;
+    let paused = false;
+    let work = 0;
+    let scanFrom = pos;
+    matcher.find(
+      text,
+      (s, e) => {
+        if (!onMatch(s, e)) {
+          stopped = true;
+          return false;
+        }
+        pos = e;
+        lastEnd = e;
+        work += matcher.cost * (scanReach(matcher, text, s) - scanFrom);
+        scanFrom = e;
+        if (work < matcher.stepWork) return true;
+        paused = true;
+        return false;
+      },
+      pos,
+      lastEnd,
+    );
+    if (stopped || !paused) return stopped;
+    yield;
+    if (isAborted()) return true;
+  }
 }
 
 function codePointLength(text: string, i: number): number {
@@ -196,20 +400,43 @@ function jsonBytes(value: unknown): number {
 
 type AddMatch = (offset: number, length: number, snippet: () => { snippet: string; match: [number, number] }) => void;
 
-/** Searches a hidden span held as text. */
-function scanText(unit: { content: string; bytes: number; span: [number, number] }, matcher: Matcher, counted: () => boolean, add: AddMatch, snippetMax: number): void {
+/**
+ * Searches a hidden span held as text. Its lone surrogates are read as U+FFFD, as its bytes are
+ * (same offsets: one unit for one, three bytes for three). A span too long for one call of the
+ * engine is searched in windows over its bytes, as a large content is.
+ */
+function* scanText(
+  unit: { content: string; bytes: number; span: [number, number] },
+  matcher: CompiledMatcher,
+  counted: () => boolean,
+  add: AddMatch,
+  snippetMax: number,
+  isAborted: () => boolean,
+  windowBytes: number,
+): Generator<void, void> {
+  const content = wellFormed(unit.content);
+  if (matcher.cost > 0 && matcher.cost * (unit.span[1] - unit.span[0]) > matcher.stepWork) {
+    yield* scanSource(memorySource(utf8Encode(content)), unit.span, matcher, undefined, counted, add, snippetMax, isAborted, windowBytes);
+    return;
+  }
   // Spans mostly start at 0 or a short kept prefix and end at the content's end: no walk needed there.
-  const from = unit.span[0] === 0 ? 0 : utf16IndexOfByte(unit.content, unit.span[0]);
-  const to = unit.span[1] === unit.bytes ? unit.content.length : utf16IndexOfByte(unit.content, unit.span[1]);
-  const text = unit.content.slice(from, to);
+  const from = unit.span[0] === 0 ? 0 : utf16IndexOfByte(content, unit.span[0]);
+  const to = unit.span[1] === unit.bytes ? content.length : utf16IndexOfByte(content, unit.span[1]);
+  const text = content.slice(from, to);
   const cursor = new Utf16ToUtf8Cursor(text, unit.span[0]);
-  matcher(text, (s, e) => {
-    if (!counted()) return false;
-    const offset = cursor.byteOffsetOf(s);
-    const length = cursor.byteOffsetOf(e) - offset;
-    add(offset, length, () => snippetOf(text, s, e, length, snippetMax));
-    return true;
-  });
+  yield* matchInSteps(
+    matcher,
+    text,
+    0,
+    (s, e) => {
+      if (!counted()) return false;
+      const offset = cursor.byteOffsetOf(s);
+      const length = cursor.byteOffsetOf(e) - offset;
+      add(offset, length, () => snippetOf(text, s, e, length, snippetMax));
+      return true;
+    },
+    isAborted,
+  );
 }
 
 /** The snippet around `[offset, offset + length)` of a source, its context kept inside `span`. */
@@ -224,19 +451,19 @@ function sourceSnippet(source: ByteSource, span: [number, number], offset: numbe
  * Searches a hidden span of a large content. A case-sensitive substring goes through the source's
  * own search when it has one (a file-backed source searches its raw bytes); anything else is
  * decoded window by window, each window starting where the previous match ended so matches stay
- * leftmost-first and non-overlapping across windows.
+ * leftmost-first and non-overlapping across windows. Yields between windows and engine steps.
  */
-function scanSource(
+function* scanSource(
   source: ByteSource,
   span: [number, number],
-  matcher: Matcher,
+  matcher: CompiledMatcher,
   literal: Uint8Array | undefined,
   counted: () => boolean,
   add: AddMatch,
   snippetMax: number,
   isAborted: () => boolean,
   windowBytes: number,
-): void {
+): Generator<void, void> {
   if (literal && source.findAll) {
     source.findAll(literal, span[0], span[1], (at) => {
       if (!counted()) return false;
@@ -245,38 +472,53 @@ function scanSource(
     });
     return;
   }
+  const { own: ownBytes, overlap } = windowsFor(matcher, windowBytes);
   let next = span[0];
-  for (let a = span[0]; a < span[1]; ) {
+  /** Where the last match reported ended: an empty match there is not reported, in this window or the next. */
+  let lastEnd = -1;
+  // The last window owns the span's end too (an empty match there), and an empty span is one window.
+  let a = span[0];
+  do {
     if (isAborted()) return;
     // A window ends on a character boundary, at least one character on.
-    const own = span[1] - a <= windowBytes ? span[1] : Math.max(floorSourceBoundary(source, a + windowBytes), floorSourceBoundary(source, Math.min(span[1], a + 4)));
+    const own = span[1] - a <= ownBytes ? span[1] : Math.max(floorSourceBoundary(source, a + ownBytes), floorSourceBoundary(source, Math.min(span[1], a + 4)));
+    const last = own === span[1];
     const from = Math.max(a, next);
-    if (from < own) {
+    if (from < own || (last && from === own)) {
       const start = Math.max(span[0], floorSourceBoundary(source, from - snippetMax));
-      const end = Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], own + WINDOW_OVERLAP_BYTES)));
-      const text = utf8Decode(source.read(start, Math.max(end, own)));
+      const end = Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], own + overlap)));
+      const textEnd = Math.max(end, own);
+      const text = utf8Decode(source.read(start, textEnd));
       const cursor = new Utf16ToUtf8Cursor(text, start);
       let stop = false;
-      matcher(
+      const stopped = yield* matchInSteps(
+        matcher,
         text,
+        utf16IndexOfByte(text, from - start),
         (s, e) => {
           const offset = cursor.byteOffsetOf(s);
-          if (offset >= own) return false;
+          if (offset > own || (offset === own && !last)) return false;
           const endOffset = cursor.byteOffsetOf(e);
           next = endOffset > offset ? endOffset : offset + utf8CodePointBytes(text, s);
+          lastEnd = endOffset;
           if (!counted()) {
             stop = true;
             return false;
           }
-          add(offset, endOffset - offset, () => snippetOf(text, s, e, endOffset - offset, snippetMax));
+          const length = endOffset - offset;
+          // A snippet needs up to snippetMax bytes of context on either side: read it when the window holds less.
+          const roomy = (start === span[0] || offset - start >= snippetMax) && (textEnd === span[1] || textEnd - endOffset >= snippetMax);
+          add(offset, length, () => (roomy ? snippetOf(text, s, e, length, snippetMax) : sourceSnippet(source, span, offset, length, snippetMax)));
           return true;
         },
-        utf16IndexOfByte(text, from - start),
+        isAborted,
+        lastEnd >= start ? utf16IndexOfByte(text, lastEnd - start) : -1,
       );
-      if (stop) return;
+      if (stop || (stopped && isAborted())) return;
+      yield;
     }
     a = own;
-  }
+  } while (a < span[1]);
 }
 
 export function sidecarSearch(
@@ -286,14 +528,34 @@ export function sidecarSearch(
   recorded?: MessageList,
   options: SearchOptions = {},
 ): Result<SidecarSearchResult> {
+  const steps = sidecarSearchSteps(log, query, minted, recorded, options);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * `sidecarSearch` one step at a time: it yields between spans, windows and engine steps (each
+ * within about SEARCH_STEP_WORK of engine work), and returns the result. A host that drives it
+ * can serve other requests between steps; the signal is still checked at each of them.
+ */
+export function* sidecarSearchSteps(
+  log: readonly Reduction[],
+  query: string,
+  minted: MessageList,
+  recorded?: MessageList,
+  options: SearchOptions = {},
+): Generator<void, Result<SidecarSearchResult>> {
   const mode = options.mode ?? 'substring';
   const caseSensitive = options.case_sensitive ?? true;
   const maxMatches = Math.max(0, Math.floor(options.max_matches ?? MAX_MATCHES));
   const snippetMax = Math.max(1, Math.floor(options.snippet_max_bytes ?? SNIPPET_MAX_BYTES));
   const maxResultBytes = options.max_result_bytes ?? MAX_RESULT_BYTES;
-  const compiled = compileMatcher(query, mode, caseSensitive);
+  // The query is matched as its bytes read back, as the content is (a lone surrogate is U+FFFD).
+  const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
   if (!compiled.ok) return compiled;
-  const matcher = compiled.value;
+  const matcher = { ...compiled.value, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
   const { units, verified } = searchUnits(log, minted, recorded, options);
@@ -314,6 +576,8 @@ export function sidecarSearch(
     return !aborted;
   };
   const literal = mode === 'substring' && caseSensitive ? utf8Encode(query) : undefined;
+  const isAborted = (): boolean => aborted || options.signal?.aborted === true;
+  const windowBytes = options.window_bytes ?? WINDOW_BYTES;
   // Units come sorted by (index, span start); matches of different units at one index are merged
   // by offset, keeping only the first `maxMatches` of each index since the result is in index order.
   let i = 0;
@@ -322,6 +586,8 @@ export function sidecarSearch(
     const index = units[i]?.index as number;
     const atIndex: SidecarSearchMatch[] = [];
     for (; i < units.length && units[i]?.index === index; i++) {
+      // After a yield the caller may have closed what the units read: look before loading the next.
+      if (isAborted()) return cancelled();
       try {
         const unit = (units[i] as SearchUnit).load();
         spansDone++;
@@ -337,14 +603,15 @@ export function sidecarSearch(
           const { snippet: text, match } = snippet();
           atIndex.push({ reduction_id: r.id, kind: r.kind, index, offset, length, snippet: text, snippet_match: match });
         };
-        if ('content' in unit) scanText(unit, matcher, counted, add, snippetMax);
-        else scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, () => options.signal?.aborted === true || aborted, options.window_bytes ?? WINDOW_BYTES);
-        if (aborted || options.signal?.aborted) return cancelled();
+        if ('content' in unit) yield* scanText(unit, matcher, counted, add, snippetMax, isAborted, windowBytes);
+        else yield* scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, isAborted, windowBytes);
+        if (isAborted()) return cancelled();
       } catch (e) {
         // A large content whose file changed since it was indexed is not searched.
         if (!(e instanceof ContentUnavailableError)) throw e;
       }
       options.onProgress?.({ spans_searched: spansDone, spans: units.length, hidden_bytes_searched: hiddenBytes });
+      yield;
     }
     atIndex.sort((a, b) => a.offset - b.offset);
     for (const m of atIndex) if (kept.length < maxMatches) kept.push(m);

@@ -14,6 +14,22 @@ export function utf8Decode(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+/**
+ * `text` as its UTF-8 bytes read back: each lone surrogate becomes U+FFFD, the one rule for text
+ * that reaches the user (expand decodes the bytes, so a search snippet must show what expand
+ * shows). Same UTF-16 length and same UTF-8 length as `text`, so offsets into it stay valid.
+ */
+export function wellFormed(text: string): string {
+  const t = text as unknown as WellFormedString;
+  return t.isWellFormed() ? text : t.toWellFormed();
+}
+
+/** ES2024's well-formed string methods (Node 20, Chromium 111), which lib ES2022 does not declare. */
+interface WellFormedString {
+  isWellFormed(): boolean;
+  toWellFormed(): string;
+}
+
 /** UTF-8 byte length of a string without allocating its encoding. Lone surrogates count 3 (U+FFFD), as TextEncoder writes them. */
 export function utf8Length(text: string): number {
   let n = 0;

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import type { ResolverClient } from '../host/types';
-import { createResolverClient } from '../worker/client';
+import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
 import { CliError, terminalSentence, usageError } from './errors';
 
@@ -85,7 +85,8 @@ export function untilSignal(): Promise<void> {
 
 /** The resolver worker's client: what `serve` and `open` use outside tests. */
 export function createRealClient(): ResolverClient {
-  return createResolverClient();
+  // A stuck worker is stopped and restarted; the session host bounds each request too.
+  return createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS });
 }
 
 function isLoopback(bind: string): boolean {

@@ -7,7 +7,21 @@ import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
-import type { SessionHost, SessionHostOptions } from './types';
+import type { HostTimeouts, SessionHost, SessionHostOptions } from './types';
+
+/**
+ * The host's own bounds, the backstop behind the resolver client's (DEFAULT_REQUEST_TIMEOUTS,
+ * which stops and restarts a stuck worker a little earlier and answers `worker_crashed`): a caller
+ * (a window, an HTTP request) is never left waiting on a client that does not answer. The open
+ * dialog waits on the user and is not bounded.
+ */
+export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
+  default: 150_000,
+  openFile: 660_000,
+  search: 270_000,
+  check: 660_000,
+  openDialog: Infinity,
+};
 
 /** A file (or a sidecar + snapshot pair) the renderer may open by id. */
 interface OfferedFile {
@@ -196,13 +210,34 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     }
   }
 
+  const timeouts = options.requestTimeoutMs ?? DEFAULT_HOST_TIMEOUTS;
+
+  /** `dispatch`, or `timeout` once its bound has passed; a search given up on is cancelled in the worker. */
+  async function bounded(method: Method, params: ParsedParams<Method>): Promise<AnyReply> {
+    const bound = timeouts[method] ?? timeouts.default;
+    if (!Number.isFinite(bound)) return dispatch(method, params);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<AnyReply>((resolveLate) => {
+      timer = setTimeout(() => {
+        if (method === 'search') client.cancelSearch((params as ParsedParams<'search'>).searchId);
+        resolveLate(failure('timeout', `${method} was not answered within ${bound / 1000} s and was given up`));
+      }, bound);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([dispatch(method, params), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     async handle(method, params) {
       try {
         if (disposed) return failure('internal_error', 'the session host is disposed');
         const parsed = parseParams(method, params);
         if (!parsed.ok) return parsed;
-        return await dispatch(parsed.method, parsed.params);
+        return await bounded(parsed.method, parsed.params);
       } catch (e) {
         return failure('internal_error', `internal error: ${messageOf(e)}`);
       }

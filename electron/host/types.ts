@@ -49,4 +49,13 @@ export interface SessionHostOptions {
   openDialog?: () => Promise<string[] | null>;
   /** Called after every successful open (the desktop app remembers recent files). */
   onOpened?: (paths: string[]) => void;
+  /**
+   * How long `handle` waits for a request's answer before it answers `timeout` itself (a search
+   * is cancelled then), by contract method with a `default`; a method bound to Infinity is not
+   * bounded. DEFAULT_HOST_TIMEOUTS when absent.
+   */
+  requestTimeoutMs?: HostTimeouts;
 }
+
+/** Bounds in milliseconds by contract method, and one for the rest. */
+export type HostTimeouts = { readonly default: number } & { readonly [method: string]: number | undefined };

@@ -50,6 +50,7 @@ import {
   parseSidecarLine,
   parseSnapshot,
   sidecarSearch,
+  sidecarSearchSteps,
 } from '../../shared/index';
 import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
@@ -172,6 +173,11 @@ export interface LoadedSession {
   expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
+  /**
+   * `search` one step at a time (sidecarSearchSteps): the worker serves other requests between
+   * steps. The files are checked before the first step, after every step and at the end.
+   */
+  searchSteps(query: string, options?: Omit<SearchOptions, 'sha256'>): Generator<void, Result<SidecarSearchResult, SessionError>>;
   /**
    * Load findings plus the integrity check of §5.6, sorted by line then index, and a summary.
    * Throws FileChangedError when a file changed on disk before or while it was checked.
@@ -892,6 +898,18 @@ function makeSession(parts: SessionParts): LoadedSession {
     if (after) return err({ code: 'file_changed', message: after.message });
     return result;
   };
+  /** `bracket` for a search run in steps: the files are checked around every step. */
+  function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
+    for (;;) {
+      const change = fileChange();
+      if (change) return err({ code: 'file_changed', message: change.message });
+      const step = steps.next();
+      const after = fileChange();
+      if (after) return err({ code: 'file_changed', message: after.message });
+      if (step.done) return step.value;
+      yield;
+    }
+  }
   return {
     files: parts.files,
     header: parts.header,
@@ -907,6 +925,7 @@ function makeSession(parts: SessionParts): LoadedSession {
     system: parts.system,
     expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, { sha256: nodeSha256 })),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, sha256: nodeSha256 })),
+    searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, sha256: nodeSha256 })),
     fileChange,
     check() {
       const before = fileChange();

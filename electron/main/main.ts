@@ -3,9 +3,10 @@
  * worker's client and the session host over it, handed to the app's life cycle in app.ts.
  */
 import { createSessionHost } from '../host/sessionHost';
-import { createResolverClient } from '../worker/client';
+import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import { startApp } from './app';
 
 startApp({
-  createHost: (options) => createSessionHost({ ...options, client: createResolverClient() }),
+  // Both bounded: the client restarts a stuck worker, the host never leaves the window waiting.
+  createHost: (options) => createSessionHost({ ...options, client: createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS }) }),
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage, ExpandOutcome, Reduction, SidecarHeader } from '../../shared/index';
+import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { loadSession } from '../loader/session';
 
@@ -94,4 +95,30 @@ export function sessionOpener(): {
       for (const s of open.splice(0)) s.close();
     },
   };
+}
+
+/**
+ * A sidecar of `outputs` tool outputs of `outputBytes` bytes each (lowercase words and newlines,
+ * no capital letter), every one elided: `r0`, `r1`… Each output is read from the file by range
+ * when opened, as a large tool output is.
+ */
+export function writeElidedOutputs(path: string, outputs: number, outputBytes: number): string {
+  const records: object[] = [makeHeader({ session_id: 's-elided' }), messageRecord(0, { role: 'user', content: 'read every log' })];
+  const reductions: Reduction[] = [];
+  const line = 'alpha beta gamma delta log line step 17 ok\n';
+  for (let k = 0; k < outputs; k++) {
+    const content = line.repeat(Math.ceil(outputBytes / line.length)).slice(0, outputBytes);
+    const index = 2 + 2 * k;
+    records.push(messageRecord(index - 1, { role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'shell', arguments: '{"cmd":"cat log"}' }] }));
+    records.push(messageRecord(index, { role: 'tool', tool_call_id: `call_${k}`, content }));
+    const id = `r${k}`;
+    reductions.push({
+      id,
+      kind: 'tool_output_elided',
+      ptr: { index, hash: ptrHash(sha256Hex([utf8Encode(content)])), bytes: outputBytes },
+      stub: stubText(id, 'tool_output_elided', outputBytes),
+      minted_at: index + 1,
+    });
+  }
+  return writeSidecar(path, [...records, ...reductions.map(reductionRecord)]);
 }

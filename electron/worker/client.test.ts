@@ -8,8 +8,8 @@ import { createWriteStream, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventPayload, HostEvent, ParsedParams, Reduction } from '../../shared/index';
-import { methods, ptrHash, stubText } from '../../shared/index';
-import { makeHeader, messageRecord, reductionRecord, tempDir } from '../testing/files';
+import { MAX_REGEX_PROGRAM_SIZE, methods, ptrHash, stubText } from '../../shared/index';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeElidedOutputs } from '../testing/files';
 import type { ResolverClientOptions, WorkerResolverClient } from './client';
 import { createResolverClient, defaultWorkerPath } from './client';
 
@@ -223,6 +223,68 @@ describe('cancelling a search', () => {
     expect(c.cancelSearch('slow')).toBe(false);
     // The worker is free again.
     expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+  });
+});
+
+describe('a hostile regex (issue 15)', () => {
+  /** Issue 15's pattern: a program of 10,003 instructions. It held the worker 23 s over 123 KB. */
+  const ATTACK = '[\\s\\S]{1000}'.repeat(10) + '[QZ]';
+  /** Below the program limit, about as slow per byte as a pattern may be, and never matching here (no capital letter). */
+  const HEAVY = { query: '[\\s\\S]{0,1000}[QZ]+', mode: 'regex' } as const;
+  let hostile: string;
+  beforeAll(() => {
+    // 12 outputs of 30 kB: seconds of engine work per output, 360 kB in all.
+    hostile = writeElidedOutputs(tmp.path('hostile.sidecar.jsonl'), 12, 30_000);
+  });
+
+  it('refuses the attack up front: invalid_query naming the program limit', async () => {
+    const c = client();
+    value(await c.open([hostile], 1));
+    const reply = await c.request('search', params('search', { searchId: 'attack', query: ATTACK, mode: 'regex' }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_query', message: expect.stringContaining(`limit of ${MAX_REGEX_PROGRAM_SIZE}`) as unknown } });
+  });
+
+  it('answers rows and expand while a long regex search runs; cancelSearch ends it (cancelled) without a restart', async () => {
+    const c = client();
+    value(await c.open([hostile], 1));
+    const restarts: HostEvent[] = [];
+    c.onEvent((e) => {
+      if (e.name === 'workerRestarted') restarts.push(e);
+    });
+    let searchAnswered = false;
+    const searching = c.request('search', params('search', { searchId: 'heavy', ...HEAVY })).finally(() => (searchAnswered = true));
+    expect(await c.searchStarted('heavy')).toBe(true);
+    // Not queued behind the search: answered while it still runs.
+    expect(value(await c.request('rows', params('rows', { start: 0, end: 3 }))).rows).toHaveLength(3);
+    expect(value(await c.request('expand', { id: 'r3', range: [0, 5] })).content).toBe('alpha');
+    expect(searchAnswered).toBe(false);
+    expect(c.cancelSearch('heavy')).toBe(true);
+    // The search itself answers when it sees the cancel: it has ended, not been left running.
+    expect(await searching).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+    expect(restarts).toEqual([]);
+  });
+
+  it('a search still running at its time limit stops and answers timeout, the worker untouched', async () => {
+    const c = client({ searchTimeLimitMs: 300 });
+    value(await c.open([hostile], 1));
+    const restarts: HostEvent[] = [];
+    c.onEvent((e) => {
+      if (e.name === 'workerRestarted') restarts.push(e);
+    });
+    const reply = await c.request('search', params('search', { searchId: 'slow', ...HEAVY }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
+    // The same worker answers on, its session still open.
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+    expect(restarts).toEqual([]);
+  });
+
+  it('takes request timeouts by method, with a default', async () => {
+    const c = client({ testHooks: true, requestTimeoutMs: { default: 600_000, __hang: 1500 } });
+    value(await c.open([DEMO], 2));
+    const hang = await c.injectFault('hang');
+    expect(hang.error).toMatchObject({ code: 'worker_crashed', message: expect.stringContaining('did not answer __hang within 1500 ms') as unknown });
+    expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
   });
 });
 

@@ -26,10 +26,30 @@ export interface ResolverClientOptions {
   /**
    * A request not answered within this many milliseconds (counted from when it was sent, waiting
    * behind earlier requests included) is taken as a hung worker: it is terminated and restarted
-   * like a crashed one. No limit by default.
+   * like a crashed one. One bound for every method, or bounds by method with a `default`. No limit
+   * by default; the hosts pass DEFAULT_REQUEST_TIMEOUTS.
    */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | RequestTimeouts;
+  /** A search still running after this long stops and answers `timeout` (the worker's DEFAULT_SEARCH_TIME_LIMIT_MS by default). */
+  searchTimeLimitMs?: number;
 }
+
+/** Bounds by method (the worker's method names: `open`, `close`, `search`…), and one for the rest. */
+export type RequestTimeouts = { readonly default: number } & { readonly [method: string]: number | undefined };
+
+/**
+ * The bounds the hosts use. A request answers well within them unless the worker is stuck: rows,
+ * expand and the like take milliseconds (a search no longer holds them up: it runs in slices);
+ * opening a 1 GiB sidecar indexes it in tens of seconds; a search first waits for an open being
+ * indexed, then stops itself at its time limit (DEFAULT_SEARCH_TIME_LIMIT_MS, 120 s), so its bound
+ * leaves it room to answer `timeout` itself; `check` verifies every hash of a session.
+ */
+export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
+  default: 120_000,
+  open: 600_000,
+  search: 240_000,
+  check: 600_000,
+};
 
 /** A ResolverClient over a worker thread, with what tests need to drive the real worker. */
 export interface WorkerResolverClient extends ResolverClient {
@@ -198,7 +218,11 @@ class WorkerClient implements WorkerResolverClient {
 
   /** Starts a worker; false (with the reason kept for the replies) when Node refuses to. */
   private spawn(): boolean {
-    const init: WorkerInit = { searchEpoch: this.epochBuffer, testHooks: this.options.testHooks === true };
+    const init: WorkerInit = {
+      searchEpoch: this.epochBuffer,
+      testHooks: this.options.testHooks === true,
+      ...(this.options.searchTimeLimitMs !== undefined ? { searchTimeLimitMs: this.options.searchTimeLimitMs } : {}),
+    };
     let worker: Worker;
     try {
       worker = new Worker(this.workerPath, { workerData: init, ...(this.options.execArgv ? { execArgv: this.options.execArgv } : {}) });
@@ -255,7 +279,8 @@ class WorkerClient implements WorkerResolverClient {
     const id = this.nextId++;
     const reply = new Promise<WorkerReply<unknown>>((resolve) => {
       const pending: Pending = { method, parse, resolve };
-      const timeout = this.options.requestTimeoutMs;
+      const bound = this.options.requestTimeoutMs;
+      const timeout = typeof bound === 'object' ? (bound[method] ?? bound.default) : bound;
       if (timeout !== undefined) {
         pending.timer = setTimeout(() => this.crashed(`did not answer ${method} within ${timeout} ms and was stopped`), timeout);
         pending.timer.unref();

@@ -1,13 +1,15 @@
 /**
  * The resolver worker (worker_threads), bundled to dist/worker.cjs. It owns the loaded session
  * (SessionService) and answers `{ id, method, params }` with `{ id, reply }`, one request at a time
- * in arrival order: a search runs synchronously, so everything else waits behind it. An open of a
- * large sidecar holds the queue only until its preview: rows, expansions and the log then answer
- * over the records read so far, while search and check wait for the whole session.
+ * in arrival order. A search does not hold that queue: it runs in slices of a few milliseconds
+ * (SessionService.searchInSlices), and requests that come meanwhile are answered between slices;
+ * its reply comes when it ends. An open of a large sidecar holds the queue only until its preview:
+ * rows, expansions and the log then answer over the records read so far, while search and check
+ * wait for the whole session.
  *
- * Cancellation cannot be a message (none is read while a search runs); it is a shared search
- * epoch. The client bumps it before each search and to cancel one, and a search started at epoch
- * `e` is aborted as soon as the shared value is no longer `e`.
+ * Cancellation is a shared search epoch, read without waiting for a message: the client bumps it
+ * before each search and to cancel one, and a search started at epoch `e` is aborted at its next
+ * look (within one engine step, see shared/search.ts) once the shared value is no longer `e`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HostError, ParsedParams, WorkerSessionMethod } from '../../shared/index';
@@ -24,6 +26,7 @@ const init = workerData as Partial<WorkerInit> | undefined;
 if (!(init?.searchEpoch instanceof SharedArrayBuffer)) throw new Error('the resolver worker needs workerData.searchEpoch, a SharedArrayBuffer');
 const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
+const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
 const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }));
 
@@ -48,11 +51,11 @@ function searchSignal(sentAt: number): SearchSignal {
   };
 }
 
-/** An open whose reply is sent when indexing ends, after the queue has moved on at its preview. */
+/** A reply sent later, after the queue has moved on: an open's when indexing ends (the queue moves on at its preview), a search's when it ends. */
 const DEFERRED = Symbol('deferred');
 
-/** Methods that need the whole session: they wait for an open still being indexed. */
-const WHOLE_SESSION: ReadonlySet<string> = new Set(['search', 'check']);
+/** Methods that need the whole session: they wait for an open still being indexed (search too, out of the queue). */
+const WHOLE_SESSION: ReadonlySet<string> = new Set(['check']);
 
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;
@@ -72,21 +75,29 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     // The queue moves on at the preview: the first rows answer while the rest is indexed.
     const first = await Promise.race([preview.then((): typeof DEFERRED => DEFERRED), done]);
     if (first !== DEFERRED) return first;
-    void done.then((reply) => post({ id: request.id, reply }));
+    void done.then((reply) => send(request, reply));
     return DEFERRED;
   }
   if (method === 'close') return service.close();
   if (!isSessionMethod(method)) return invalid(`the resolver worker does not answer ${JSON.stringify(method).slice(0, 100)}`);
   const parsed = parseParams(method, params);
   if (!parsed.ok) return parsed;
-  if (WHOLE_SESSION.has(method)) await service.whenLoaded();
-  let signal: SearchSignal | undefined;
   if (method === 'search') {
     // A search sent without an epoch can only be cancelled by the searches and cancels after it.
-    signal = searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT));
-    post({ searchStarted: request.id });
+    const signal = searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT));
+    // It waits for the whole session out of the queue: rows of the preview still answer meanwhile.
+    const searching = service.whenLoaded().then(() => {
+      post({ searchStarted: request.id });
+      return service.searchInSlices(parsed.params as ParsedParams<'search'>, signal, (payload) => post({ event: { name: 'searchProgress', payload } }), searchTimeLimitMs);
+    });
+    void searching.then(
+      (reply) => send(request, reply),
+      (e: unknown) => send(request, { ok: false, error: { code: 'internal_error', message: `the search failed unexpectedly: ${e instanceof Error ? e.message : String(e)}` } }),
+    );
+    return DEFERRED;
   }
-  return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>, signal, (payload) => post({ event: { name: 'searchProgress', payload } }));
+  if (WHOLE_SESSION.has(method)) await service.whenLoaded();
+  return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>);
 }
 
 function runTestHook(method: string): void {
@@ -111,14 +122,17 @@ port.on('message', (message: unknown) => {
     } catch (e) {
       reply = { ok: false, error: { code: 'internal_error', message: `the resolver worker failed unexpectedly: ${e instanceof Error ? e.message : String(e)}` } };
     }
-    if (reply === DEFERRED) return;
-    try {
-      post({ id: message.id, reply });
-    } catch (e) {
-      // A reply that cannot be cloned is a bug; the request still gets an answer.
-      post({ id: message.id, reply: { ok: false, error: { code: 'internal_error', message: `the reply to ${message.method} could not be sent: ${(e as Error).message}` } } });
-    }
+    if (reply !== DEFERRED) send(message, reply);
   });
 });
+
+function send(request: WorkerRequest, reply: WorkerReply<unknown>): void {
+  try {
+    post({ id: request.id, reply });
+  } catch (e) {
+    // A reply that cannot be cloned is a bug; the request still gets an answer.
+    post({ id: request.id, reply: { ok: false, error: { code: 'internal_error', message: `the reply to ${request.method} could not be sent: ${(e as Error).message}` } } });
+  }
+}
 
 post({ ready: true });

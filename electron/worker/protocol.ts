@@ -17,6 +17,8 @@ export interface WorkerInit {
   searchEpoch: SharedArrayBuffer;
   /** Enables `__crash` and `__hang`; set only by tests. */
   testHooks: boolean;
+  /** A search still running after this many milliseconds stops and answers `timeout` (default DEFAULT_SEARCH_TIME_LIMIT_MS). */
+  searchTimeLimitMs?: number;
 }
 
 /** Test-only requests, answered only when `WorkerInit.testHooks` is true. */

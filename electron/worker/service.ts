@@ -45,6 +45,7 @@ import {
   utf8Length,
   workerMethods,
 } from '../../shared/index';
+import type { SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
@@ -68,10 +69,49 @@ interface OpenSession {
   lastRowText?: { row: number; toolCall: number | undefined; bytes: ByteSource };
 }
 
+/** A search run in slices (`searchInSlices`) lets other requests in after this long… */
+const SEARCH_SLICE_MS = 20;
+/** …and stops with `timeout` after this long, unless told otherwise. */
+export const DEFAULT_SEARCH_TIME_LIMIT_MS = 120_000;
+
 /** A search reports progress once it has run this long… */
 const PROGRESS_AFTER_MS = 150;
 /** …and then at most this often. */
 const PROGRESS_EVERY_MS = 100;
+
+/**
+ * The options of a search request. Progress is reported once the search has run PROGRESS_AFTER_MS,
+ * then at most every PROGRESS_EVERY_MS; `record` hears every step's.
+ */
+function searchOptions(
+  params: ParsedParams<'search'>,
+  signal: SearchSignal | undefined,
+  onProgress: ((progress: EventPayload<'searchProgress'>) => void) | undefined,
+  record?: (progress: EventPayload<'searchProgress'>) => void,
+): SearchOptions {
+  const started = performance.now();
+  let last = started;
+  return {
+    ...(onProgress || record
+      ? {
+          onProgress: (p) => {
+            record?.({ searchId: params.searchId, ...p });
+            if (!onProgress) return;
+            const now = performance.now();
+            if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
+            last = now;
+            onProgress({ searchId: params.searchId, ...p });
+          },
+        }
+      : {}),
+    mode: params.mode,
+    case_sensitive: params.case_sensitive,
+    ...(params.max_matches !== undefined ? { max_matches: params.max_matches } : {}),
+    ...(params.snippet_max_bytes !== undefined ? { snippet_max_bytes: params.snippet_max_bytes } : {}),
+    ...(params.max_result_bytes !== undefined ? { max_result_bytes: params.max_result_bytes } : {}),
+    ...(signal ? { signal } : {}),
+  };
+}
 
 function fail(code: HostErrorCode, message: string): { ok: false; error: HostError } {
   return { ok: false, error: { code, message } };
@@ -384,28 +424,64 @@ export class SessionService {
    */
   search(params: ParsedParams<'search'>, signal?: SearchSignal, onProgress?: (progress: EventPayload<'searchProgress'>) => void): Reply<'search'> {
     return this.withSession('search', ({ session }) => {
-      const started = performance.now();
-      let last = started;
-      const result = session.search(params.query, {
-        ...(onProgress
-          ? {
-              onProgress: (p) => {
-                const now = performance.now();
-                if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
-                last = now;
-                onProgress({ searchId: params.searchId, ...p });
-              },
-            }
-          : {}),
-        mode: params.mode,
-        case_sensitive: params.case_sensitive,
-        ...(params.max_matches !== undefined ? { max_matches: params.max_matches } : {}),
-        ...(params.snippet_max_bytes !== undefined ? { snippet_max_bytes: params.snippet_max_bytes } : {}),
-        ...(params.max_result_bytes !== undefined ? { max_result_bytes: params.max_result_bytes } : {}),
-        ...(signal ? { signal } : {}),
-      });
+      const result = session.search(params.query, searchOptions(params, signal, onProgress));
       return result.ok ? result : hostError(result.error);
     });
+  }
+
+  /**
+   * `search`, run in slices so that it holds the worker only SEARCH_SLICE_MS at a time: between
+   * slices the event loop turns, and requests that came meanwhile (rows, expand) are answered while
+   * the search goes on. It answers `cancelled` when `signal` is raised or the session is closed or
+   * replaced meanwhile (it never reads the files of a closed session: the search looks at its
+   * signal after every slice before reading on), and `timeout` once it has run `timeLimitMs`.
+   */
+  async searchInSlices(
+    params: ParsedParams<'search'>,
+    signal?: SearchSignal,
+    onProgress?: (progress: EventPayload<'searchProgress'>) => void,
+    timeLimitMs = DEFAULT_SEARCH_TIME_LIMIT_MS,
+  ): Promise<Reply<'search'>> {
+    const open = this.current;
+    // No session, or one not read: the synchronous path answers why at once.
+    if (!open || open.session.stopped) return this.search(params, signal, onProgress);
+    const started = performance.now();
+    let timedOut = false;
+    let replaced = false;
+    let progress: EventPayload<'searchProgress'> | undefined;
+    const isCurrent = (): boolean => this.current === open;
+    const watched: SearchSignal = {
+      get aborted() {
+        if (signal?.aborted === true) return true;
+        if (!isCurrent()) replaced = true;
+        if (!timedOut && performance.now() - started > timeLimitMs) timedOut = true;
+        return replaced || timedOut;
+      },
+    };
+    try {
+      const steps = open.session.searchSteps(
+        params.query,
+        searchOptions(params, watched, onProgress, (p) => (progress = p)),
+      );
+      for (;;) {
+        const sliceEnd = performance.now() + SEARCH_SLICE_MS;
+        let step = steps.next();
+        while (!step.done && performance.now() < sliceEnd) step = steps.next();
+        if (step.done) {
+          const result = step.value;
+          if (result.ok) return result;
+          if (result.error.code === 'cancelled' && timedOut && signal?.aborted !== true) {
+            const done = progress ? `, having searched ${progress.spans_searched} of ${progress.spans} hidden spans (${progress.hidden_bytes_searched} bytes)` : '';
+            return fail('timeout', `the search for ${JSON.stringify(params.query).slice(0, 200)} stopped after ${Math.round(timeLimitMs / 1000)} s, its time limit${done}: narrow the query (a case-sensitive substring is fastest)`);
+          }
+          if (result.error.code === 'cancelled' && replaced) return fail('cancelled', 'search: the session was closed or replaced while searching');
+          return hostError(result.error);
+        }
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } catch (e) {
+      return internal(e);
+    }
   }
 
   /** The live log in log order, each entry with its sidecar line when the log is the sidecar's. */
