@@ -47,6 +47,7 @@ function errorCode(r: Run): string {
 
 describe('the committed corpus through the command line', () => {
   for (const expected of manifest) {
+    // A generated input is large (5–80 MB, read again by every command): it gets a longer bound.
     it(`${expected.name}: check exits ${expected.check_exit}, expand and search answer as the manifest says`, async () => {
       const file = badInputPath(expected.name, tmp.path('generated'));
       const check = await run(['check', file]);
@@ -95,7 +96,7 @@ describe('the committed corpus through the command line', () => {
       } finally {
         if (loaded.ok) loaded.session.close();
       }
-    });
+    }, expected.generated ? 180_000 : undefined);
   }
 });
 

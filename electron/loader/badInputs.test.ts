@@ -70,6 +70,7 @@ describe('the committed corpus', () => {
   });
 
   for (const expected of manifest) {
+    // A generated input is large (5–80 MB, read again by every command): it gets a longer bound.
     it(`${expected.name}: ${expected.error ?? (expected.findings.join(', ') || 'no findings')}`, async () => {
       const path = inputPath(expected.name);
       const result = await loadSession([path]);
@@ -104,7 +105,7 @@ describe('the committed corpus', () => {
       expect(session.search('(', { mode: 'regex' })).toMatchObject({ ok: false, error: { code: 'invalid_query' } });
       // Every row index answers, holes included.
       for (let i = -1; i <= session.minted.length; i++) session.minted.at(i);
-    });
+    }, expected.generated ? 180_000 : undefined);
   }
 });
 
