@@ -237,3 +237,27 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
 });
 
 export { expect };
+
+/**
+ * `test` whose session is one sidecar too large to commit, written by `write` once per worker into
+ * a temporary folder (removed afterwards) as `<stem>.sidecar.jsonl`.
+ */
+export function testWithWrittenSidecar(stem: string, write: (path: string) => void) {
+  return test.extend<object, { writtenSidecar: string }>({
+    writtenSidecar: [
+      // Playwright reads the fixtures a fixture needs from this pattern: this one needs none.
+      // eslint-disable-next-line no-empty-pattern
+      async ({}, use) => {
+        const dir = mkdtempSync(join(tmpdir(), `session-inspector-${stem}-`));
+        const path = join(dir, `${stem}.sidecar.jsonl`);
+        write(path);
+        await use(path);
+        rmSync(dir, { recursive: true, force: true });
+      },
+      { scope: 'worker' },
+    ],
+    sessionFiles: async ({ writtenSidecar }, use) => {
+      await use([writtenSidecar]);
+    },
+  });
+}

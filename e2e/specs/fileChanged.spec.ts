@@ -33,6 +33,9 @@ test('an alert names the changed file and the rewritten bytes are never shown', 
   const [path] = sessionFiles;
   if (!path) throw new Error('no session file');
   await inspector.waitLoaded();
+  // The rows and the chip's status arrive after loading ends: rewrite only once they are shown
+  // (rewritten earlier, the rows themselves answer file_changed and there is no chip to click).
+  await expect(inspector.stubChip('r1')).toContainText('verified');
   rewriteHiddenOutput(path);
   await inspector.stubChip('r1').click();
   const notice = inspector.alert.filter({ hasText: 'Open the file again' });

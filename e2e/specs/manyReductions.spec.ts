@@ -7,11 +7,9 @@
  * per worker, into a temporary folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { stubText } from '../../shared/constants';
-import { expect, test as base } from '../fixtures';
+import { expect, testWithWrittenSidecar } from '../fixtures';
 
 const REDUCTIONS = 100_000;
 /** The view index every reduction addresses. */
@@ -46,22 +44,7 @@ function writeSidecar(path: string): void {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-const test = base.extend<object, { manySidecar: string }>({
-  manySidecar: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), 'session-inspector-many-'));
-      const path = join(dir, 'many.sidecar.jsonl');
-      writeSidecar(path);
-      await use(path);
-      rmSync(dir, { recursive: true, force: true });
-    },
-    { scope: 'worker' },
-  ],
-  sessionFiles: async ({ manySidecar }, use) => {
-    await use([manySidecar]);
-  },
-});
+const test = testWithWrittenSidecar('many', writeSidecar);
 
 test.describe('a message carrying 100,000 reductions', () => {
   test('shows a few chips and a virtualized list of the rest, whose chips expand; the page never freezes', async ({ inspector, inspectorApp }) => {

@@ -5,11 +5,9 @@
  * dozen rows. The sidecar is written at test time, once per worker, into a temporary folder.
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { stubText } from '../../shared/constants';
-import { expect, test as base } from '../fixtures';
+import { expect, testWithWrittenSidecar } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 
 const ROWS = 300_000;
@@ -49,23 +47,7 @@ function writeSidecar(path: string): void {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-const test = base.extend<object, { scaleSidecar: string }>({
-  scaleSidecar: [
-    // Playwright reads the fixtures a fixture needs from this pattern: this one needs none.
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), 'session-inspector-scale-'));
-      const path = join(dir, 'scale.sidecar.jsonl');
-      writeSidecar(path);
-      await use(path);
-      rmSync(dir, { recursive: true, force: true });
-    },
-    { scope: 'worker' },
-  ],
-  sessionFiles: async ({ scaleSidecar }, use) => {
-    await use([scaleSidecar]);
-  },
-});
+const test = testWithWrittenSidecar('scale', writeSidecar);
 
 /** The `data-row` of the first row in the view's viewport and the row elements in the DOM. */
 async function viewport(inspector: InspectorPage): Promise<{ first: number; domRows: number }> {

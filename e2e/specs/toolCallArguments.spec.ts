@@ -4,11 +4,9 @@
  * text; the app shows the prefix and the size, and `Show more` pages through the rest. The
  * sidecar (ten calls of 8 MiB each) is written at test time, once per worker, into a temporary folder.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { ROW_TEXT_MAX_BYTES } from '../../shared/contract';
-import { expect, test as base } from '../fixtures';
+import { expect, testWithWrittenSidecar } from '../fixtures';
 
 const CALLS = 10;
 const ARGS_BYTES = 8 * 1024 * 1024;
@@ -34,22 +32,7 @@ function writeSidecar(path: string): void {
   writeFileSync(path, `${lines.join('\n')}\n`);
 }
 
-const test = base.extend<object, { argsSidecar: string }>({
-  argsSidecar: [
-    // eslint-disable-next-line no-empty-pattern
-    async ({}, use) => {
-      const dir = mkdtempSync(join(tmpdir(), 'session-inspector-args-'));
-      const path = join(dir, 'args.sidecar.jsonl');
-      writeSidecar(path);
-      await use(path);
-      rmSync(dir, { recursive: true, force: true });
-    },
-    { scope: 'worker' },
-  ],
-  sessionFiles: async ({ argsSidecar }, use) => {
-    await use([argsSidecar]);
-  },
-});
+const test = testWithWrittenSidecar('args', writeSidecar);
 
 test.describe('tool calls with 8 MiB of arguments each', () => {
   test('come in bounded rows replies; the app shows a prefix and the size, and Show more pages on', async ({ inspector, inspectorApp }) => {
