@@ -30,7 +30,6 @@ import {
   MAX_SLICE_BYTES,
   REDUCTION_KINDS,
   ROW_TEXT_MAX_BYTES,
-  findReduction,
   floorCharBoundary,
   hiddenSpan,
   memorySource,
@@ -499,8 +498,13 @@ export class SessionService {
   /** What expanding each reduction would find: verified (with its source and sizes) or why not. */
   verify(params: ParsedParams<'verify'>): Reply<'verify'> {
     return this.withSession('verify', ({ session }) => {
+      // One pass over the log for the whole batch (the most recent record per id, as findReduction
+      // answers), not one per id: a batch of 1,000 over a log of 100,000 took 1.25 s.
+      const asked = new Set(params.ids);
+      const byId = new Map<string, Reduction>();
+      for (const r of session.log) if (asked.has(r.id)) byId.set(r.id, r);
       const statuses = params.ids.map((id): ReductionStatus => {
-        const r = findReduction(session.log, id);
+        const r = byId.get(id);
         if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, session.log).message };
         const resolved = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
         if (!resolved.ok) {
