@@ -13,7 +13,7 @@ const INFO: SessionInfo = {
   messages: 4,
   rows: 4,
   reductions: 1,
-  reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+  reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
   load_findings: 0,
   stopped: false,
 };

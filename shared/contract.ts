@@ -65,6 +65,10 @@ export const sessionSummarySchema = z.object({
   reductions_by_kind: z.record(kind, int),
   errors: int,
   warnings: int,
+  /** §10.1: the format the session was read from (`supercode` for a native sidecar or snapshot). */
+  format: z.enum(['supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands']),
+  /** §10.1: every session the file holds (one for a native file); `id` is '' when the file names none. */
+  sessions: z.array(z.object({ id: z.string(), title: z.string().optional(), messages: int })),
 });
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -129,6 +133,8 @@ export const projectedRowSchema = z.object({
   reductions: z.array(z.object({ id: z.string(), kind })),
   applied: z.string().optional(),
   missing: z.boolean().optional(),
+  /** A run of a compaction (§10.1): `summary` is the id of the group's first run, whose row shows the summary. */
+  compaction: z.object({ group: z.string(), summary: z.string() }).optional(),
 });
 export type ProjectedRowInfo = z.infer<typeof projectedRowSchema>;
 
@@ -163,6 +169,7 @@ export const searchResultSchema = z.object({
   truncated: z.boolean(),
   reductions_searched: int,
   hidden_bytes_searched: int,
+  reductions_unavailable: int.optional(),
 });
 
 /** One row of the reduction log table. `line` is the sidecar record's line, when the log is the sidecar's. */
@@ -171,11 +178,15 @@ export const logEntrySchema = z.object({ reduction: reductionSchema, line: int.o
 /** The verification status of one reduction, as expanding it would find. */
 export const reductionStatusSchema = z.object({
   id: z.string(),
-  status: z.enum(['verified', 'hash_mismatch', 'address_out_of_range', 'unknown_reduction']),
+  status: z.enum(['verified', 'hash_mismatch', 'address_out_of_range', 'original_unavailable', 'unknown_reduction']),
   source: z.enum(['minted', 'recorded']).optional(),
   total_bytes: int.optional(),
-  /** Bytes of the hidden span (0 for a duplicate whose canonical is visible). */
+  /** Bytes of the hidden span (0 for a duplicate whose canonical is visible); for `original_unavailable`, the size the file states, when it states one. */
   hidden_bytes: int.optional(),
+  /** §10.1 (absent for `unknown_reduction`). */
+  provenance: z.enum(['recorded', 'derived']).optional(),
+  /** Where the hash came from: `import` is shown as "hashed at import". Absent without a hash. */
+  hash_origin: z.enum(['recorded', 'import']).optional(),
   message: z.string().optional(),
 });
 export type ReductionStatus = z.infer<typeof reductionStatusSchema>;
@@ -189,6 +200,7 @@ export const hostErrorCodeSchema = z.enum([
   'address_out_of_range',
   'invalid_byte_range',
   'invalid_query',
+  'original_unavailable',
   'cancelled',
   // a file of the open session changed on disk since it was opened: nothing more is read from it
   'file_changed',

@@ -3,7 +3,7 @@ import type { ResolveOptions } from './original';
 import { findReduction, resolveOriginal, unknownReduction, withContent } from './original';
 import { floorSourceBoundary, memorySource } from './bytes';
 import type { ByteSource, ExpandOutcome, MessageList, Reduction, Result } from './types';
-import { err, ok } from './types';
+import { err, isRangeKind, ok } from './types';
 import { utf8Decode } from './utf8';
 
 /** A requested byte range `[start, end)`. */
@@ -54,7 +54,7 @@ function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList
   }
   const first = messages[0];
   const outcome: ExpandOutcome = { reduction_id: r.id, kind: r.kind, index: r.ptr.index, content: '', range, total_bytes: total, source };
-  if (r.kind !== 'turns_cleared' && first) {
+  if (!isRangeKind(r.kind) && first) {
     // Key order follows §9's printed example.
     return ok({
       reduction_id: r.id,

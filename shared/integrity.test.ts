@@ -32,7 +32,7 @@ describe('checkIntegrity', () => {
 
   it('hash_mismatch: ptr.bytes disagrees with the hashed bytes', () => {
     const good = makeReduction(view, { kind: 'tool_output_elided', index: 4 });
-    expect(codes([{ ...good, ptr: { ...good.ptr, bytes: good.ptr.bytes + 1 } }])).toEqual(['hash_mismatch']);
+    expect(codes([{ ...good, ptr: { ...good.ptr, bytes: (good.ptr.bytes ?? 0) + 1 } }])).toEqual(['hash_mismatch']);
   });
 
   it('address_out_of_range: an index, a cleared range or a canonical outside the view', () => {

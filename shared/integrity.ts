@@ -4,7 +4,7 @@ import { sha256Hex } from './hash';
 import type { ResolveOptions } from './original';
 import { hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
 import type { Finding, FindingCode, MessageList, Reduction } from './types';
-import { FINDING_SEVERITY } from './types';
+import { FINDING_SEVERITY, isRangeKind } from './types';
 import { contentSource, isSourceBoundary, sourceIncludes, sourceSha256, sourcesEqual } from './bytes';
 import { ContentUnavailableError } from './types';
 import { utf8Encode } from './utf8';
@@ -32,16 +32,31 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
 
   const ids = new Map<string, number>();
   const perMessage = new Map<number, Reduction>();
+  // Range reductions seen so far, and the summarized ones among them (few: a scan per range stays cheap).
+  const ranges: Reduction[] = [];
+  const summarized: Reduction[] = [];
   const checkOne = (r: Reduction, k: number) => {
     const at = { reduction_id: r.id, index: r.ptr.index };
     const first = ids.get(r.id);
     if (first !== undefined) add('duplicate_reduction_id', `reduction id ${r.id} is minted twice in the live log (entries ${first + 1} and ${k + 1})`, k, at);
     else ids.set(r.id, k);
 
-    if (r.kind !== 'turns_cleared') {
+    if (!isRangeKind(r.kind)) {
       const other = perMessage.get(r.ptr.index);
       if (other) add('overlapping_reductions', `reductions ${other.id} and ${r.id} both address view index ${r.ptr.index}`, k, at);
       else perMessage.set(r.ptr.index, r);
+    } else {
+      // A summary stands in for its whole range: no other range may share a message with it (two
+      // turns_cleared ranges that overlap are one cleared row, as before §10.1). Per-message
+      // reductions inside a range are allowed: they were made before the range was dropped.
+      const [s, e] = [r.ptr.index, r.end ?? r.ptr.index];
+      for (const o of r.kind === 'summarized' ? ranges : summarized) {
+        if (o.ptr.index < e && s < (o.end ?? o.ptr.index)) {
+          add('overlapping_reductions', `reductions ${o.id} (${o.kind} [${o.ptr.index}, ${String(o.end)})) and ${r.id} (${r.kind} [${s}, ${e})) address overlapping view ranges`, k, at);
+        }
+      }
+      ranges.push(r);
+      if (r.kind === 'summarized') summarized.push(r);
     }
 
     const resolved = resolveOriginal(r, minted, recorded, options);
@@ -49,10 +64,12 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
       add('address_out_of_range', resolved.error.message, k, at);
       return;
     }
+    // The file does not hold the original (§10.1): nothing to verify; `log` and `verify` say so.
+    const unavailable = !resolved.ok && resolved.error.code === 'original_unavailable';
     // The addressed message as resolved (read once: a file-backed list can lose it between reads).
     const own = resolved.ok ? resolved.value.messages[0]?.minted : minted.at(r.ptr.index);
     if (!resolved.ok) {
-      add('hash_mismatch', resolved.error.message, k, at);
+      if (!unavailable) add('hash_mismatch', resolved.error.message, k, at);
     } else {
       const original = resolved.value;
       if (r.ptr.bytes !== original.mintedLength) {

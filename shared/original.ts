@@ -7,8 +7,8 @@
 import { concatSources, contentSource, floorSourceBoundary, memorySource, sourceSha256, sourceStartsWith } from './bytes';
 import { CAP_NOTICE_MARKER } from './constants';
 import { sha256Hex } from './hash';
-import type { ByteSource, ChatMessage, MessageList, Reduction, ResolverError, Result, Sha256, Source } from './types';
-import { ContentUnavailableError, err, ok } from './types';
+import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from './types';
+import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { bytesLastIndexOf, utf8Encode } from './utf8';
 
 export interface ResolveOptions {
@@ -39,7 +39,7 @@ export interface ResolvedOriginal {
   mintedLength: number;
 }
 
-/** `⟨role[ tool_call_id]⟩\n` — the header of one message in a `turns_cleared` transcript. */
+/** `⟨role[ tool_call_id]⟩\n` — the header of one message in a `turns_cleared` or `summarized` transcript. */
 export function transcriptHeader(msg: ChatMessage): string {
   return `\u27E8${msg.role}${msg.tool_call_id !== undefined ? ` ${msg.tool_call_id}` : ''}\u27E9\n`;
 }
@@ -144,14 +144,36 @@ function transcriptSource(messages: readonly ResolvedMessage[]): ByteSource {
 }
 
 /** The `<hex>` of a `sha256:<hex>` pointer hash, lowercased; undefined when it has another form. */
-export function hashHex(ptrHash: string): string | undefined {
+export function hashHex(ptrHash: string | null): string | undefined {
+  if (ptrHash === null) return undefined;
   const m = /^sha256:([0-9a-fA-F]{64})$/.exec(ptrHash);
   return m?.[1]?.toLowerCase();
 }
 
 /** The view range a reduction addresses, `[start, end)`. */
 export function addressedRange(r: Reduction): [number, number] {
-  return r.kind === 'turns_cleared' ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+  return isRangeKind(r.kind) ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+}
+
+/** §10.1: where a reduction's hash came from, or null when it has none (the original is not in the file). */
+export function hashOrigin(r: Reduction): HashOrigin | null {
+  return r.ptr.hash === null ? null : (r.hash_origin ?? 'recorded');
+}
+
+/** The bytes a reduction hides as the file states them, for a reduction whose original is not in the file (`ptr.bytes`, less a truncation's kept prefix). */
+export function statedHiddenBytes(r: Reduction): number | null {
+  if (r.ptr.bytes === null) return null;
+  return r.kind === 'tool_output_truncated' ? Math.max(0, r.ptr.bytes - (r.kept_bytes ?? 0)) : r.ptr.bytes;
+}
+
+/** `original_unavailable` (§10.1): what the file records of an original it does not hold. */
+export function originalUnavailable(r: Reduction): ResolverError {
+  return {
+    code: 'original_unavailable',
+    message: `reduction ${r.id}: the file does not record the original bytes (ptr.hash is null); it records ${r.ptr.bytes === null ? 'no size for them' : `their size, ${r.ptr.bytes} bytes,`} and the ${r.kind === 'summarized' ? 'summary' : 'stub'} the model saw`,
+    reduction_id: r.id,
+    index: r.ptr.index,
+  };
 }
 
 function unreadableAddress(r: Reduction, index: number): ResolverError {
@@ -170,7 +192,7 @@ function checkRange(r: Reduction, minted: MessageList): ResolverError | undefine
     reduction_id: r.id,
     index: start,
   });
-  if (r.kind === 'turns_cleared') {
+  if (isRangeKind(r.kind)) {
     if (!Number.isInteger(r.end) || end <= start) {
       return { code: 'address_out_of_range', message: `reduction ${r.id} clears the empty or inverted range [${start}, ${String(r.end)})`, reduction_id: r.id, index: start };
     }
@@ -194,6 +216,8 @@ export function resolveOriginal(
 ): Result<ResolvedOriginal> {
   const rangeError = checkRange(r, minted);
   if (rangeError) return err(rangeError);
+  // The address is checked first: a bad address is the file's error whether or not it holds the original.
+  if (r.ptr.hash === null) return err(originalUnavailable(r));
   return withContent(r, () => resolveInRange(r, minted, recorded, options));
 }
 
@@ -220,20 +244,21 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
     if (m === undefined) return err(unreadableAddress(r, i));
     mintedMessages.push(resolvedMessage(i, m, m, contentSource(m), 'minted'));
   }
-  const mintedBytes = r.kind === 'turns_cleared' ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
+  const range = isRangeKind(r.kind);
+  const mintedBytes = range ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
   const actual = sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
   const expected = hashHex(r.ptr.hash);
   if (expected !== actual) {
     return err({
       code: 'hash_mismatch',
-      message: `reduction ${r.id}: ptr.hash is ${r.ptr.hash} but the minted bytes at ${r.kind === 'turns_cleared' ? `[${start}, ${end})` : `index ${start}`} hash to sha256:${actual}`,
+      message: `reduction ${r.id}: ptr.hash is ${r.ptr.hash} but the minted bytes at ${range ? `[${start}, ${end})` : `index ${start}`} hash to sha256:${actual}`,
       reduction_id: r.id,
       index: start,
     });
   }
   const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded));
   const upgraded = messages.some((m) => m.source === 'recorded');
-  const bytes = r.kind === 'turns_cleared' ? (upgraded ? transcriptSource(messages) : mintedBytes) : (messages[0]?.bytes ?? mintedBytes);
+  const bytes = range ? (upgraded ? transcriptSource(messages) : mintedBytes) : (messages[0]?.bytes ?? mintedBytes);
   return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength: mintedBytes.length });
 }
 
@@ -258,7 +283,7 @@ function addressesOf(log: readonly Reduction[]): LogAddresses {
   const addressed = new Map<number, number>();
   const cleared: (readonly [number, number])[] = [];
   for (const r of log) {
-    if (r.kind === 'turns_cleared') cleared.push([r.ptr.index, r.end ?? r.ptr.index]);
+    if (isRangeKind(r.kind)) cleared.push([r.ptr.index, r.end ?? r.ptr.index]);
     else addressed.set(r.ptr.index, (addressed.get(r.ptr.index) ?? 0) + 1);
   }
   known = { length: log.length, members: new Set(log), addressed, cleared };
@@ -268,7 +293,7 @@ function addressesOf(log: readonly Reduction[]): LogAddresses {
 
 /**
  * True when a duplicate's canonical is fully visible: no other live record addresses its index and
- * no `turns_cleared` range encloses it (§3.5).
+ * no `turns_cleared` or `summarized` range encloses it (§3.5, §10.1).
  */
 export function canonicalFullyVisible(r: Reduction, log: readonly Reduction[]): boolean {
   const c = r.canonical?.index;
@@ -276,7 +301,7 @@ export function canonicalFullyVisible(r: Reduction, log: readonly Reduction[]): 
   const { members, addressed, cleared } = addressesOf(log);
   const self = members.has(r) ? 1 : 0;
   // Records addressing c, other than r itself.
-  if (r.kind === 'turns_cleared') {
+  if (isRangeKind(r.kind)) {
     if ((addressed.get(c) ?? 0) > 0) return false;
     return cleared.filter(([start, end]) => start <= c && c < end).length <= (self && r.ptr.index <= c && c < (r.end ?? r.ptr.index) ? 1 : 0);
   }
@@ -298,6 +323,7 @@ export function hiddenSpan(r: Reduction, bytes: Uint8Array | ByteSource, log: re
       return canonicalFullyVisible(r, log) ? null : [0, total];
     case 'tool_output_elided':
     case 'turns_cleared':
+    case 'summarized':
       return [0, total];
   }
 }

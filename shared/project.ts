@@ -3,7 +3,7 @@ import type { ResolveOptions } from './original';
 import { contentSource, floorSourceBoundary } from './bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from './types';
-import { ContentUnavailableError, ok } from './types';
+import { ContentUnavailableError, isRangeKind, ok } from './types';
 import { utf8Decode } from './utf8';
 
 /** Where the projected view's rows start: one row per view message, one per cleared range. */
@@ -31,15 +31,32 @@ export interface ProjectedRow {
   /** The reduction whose stub the row shows, if any. */
   applied?: string;
   missing?: boolean;
+  /**
+   * A row of a `summarized` reduction that is one run of a compaction (`group`): `summary` is the
+   * id of the group's first run, whose row shows the summary. The other runs' rows have empty text:
+   * the model saw the summary once, at the first run.
+   */
+  compaction?: { group: string; summary: string };
+}
+
+/** The first run of each compaction group (lowest `ptr.index`, then log order): its row holds the summary. */
+export function compactionSummaries(log: readonly Reduction[]): Map<string, Reduction> {
+  const first = new Map<string, Reduction>();
+  for (const r of log) {
+    if (r.kind !== 'summarized' || r.group === undefined) continue;
+    const known = first.get(r.group);
+    if (!known || r.ptr.index < known.ptr.index) first.set(r.group, r);
+  }
+  return first;
 }
 
 /**
- * Row boundaries of the projected view. Live `turns_cleared` ranges inside the view collapse into
+ * Row boundaries of the projected view. Live `turns_cleared` and `summarized` ranges inside the view collapse into
  * one row each; ranges that overlap are merged into one row.
  */
 export function projectionLayout(viewLength: number, log: readonly Reduction[]): ProjectionLayout {
   const ranges = log
-    .filter((r) => r.kind === 'turns_cleared')
+    .filter((r) => isRangeKind(r.kind))
     .map((r) => [r.ptr.index, Math.min(r.end ?? r.ptr.index, viewLength)] as const)
     .filter(([s, e]) => Number.isInteger(s) && s >= 0 && e > s)
     .sort((a, b) => a[0] - b[0]);
@@ -88,7 +105,7 @@ export function projectView(
 ): ProjectedRow[] {
   const byIndex = new Map<number, Reduction[]>();
   for (const r of log) {
-    const [s, e] = r.kind === 'turns_cleared' ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+    const [s, e] = isRangeKind(r.kind) ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
     for (let i = s; i < e && i < minted.length; i++) {
       const list = byIndex.get(i) ?? [];
       list.push(r);
@@ -98,6 +115,7 @@ export function projectView(
   const start = Math.max(0, window?.start ?? 0);
   const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
   const rows: ProjectedRow[] = [];
+  let summaries: Map<string, Reduction> | undefined;
   for (let row = start; row < end; row++) {
     const index = layout.rowStarts[row] ?? 0;
     const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
@@ -113,9 +131,15 @@ export function projectView(
       }
     }
     const reductions = touching.map((r) => ({ id: r.id, kind: r.kind }));
-    const cleared = touching.find((r) => r.kind === 'turns_cleared' && r.ptr.index <= index && index < (r.end ?? index));
+    const cleared = touching.find((r) => isRangeKind(r.kind) && r.ptr.index <= index && index < (r.end ?? index));
     if (cleared) {
-      rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
+      const summary = cleared.group !== undefined ? (summaries ??= compactionSummaries(log)).get(cleared.group) : undefined;
+      if (cleared.kind === 'summarized' && cleared.group !== undefined && summary) {
+        const text = summary === cleared ? cleared.stub : '';
+        rows.push({ row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: { group: cleared.group, summary: summary.id } });
+      } else {
+        rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
+      }
       continue;
     }
     const msg = minted.at(index);

@@ -50,16 +50,24 @@ export const reductionPolicySchema = z.object({
 
 const hash = z.string();
 
+/** §10.1 `origin`: a 1-based line of the source file, or an event id. */
+const originSchema = z.union([z.strictObject({ line: z.number().int().positive() }), z.strictObject({ event: z.string().min(1) })]);
+
 export const reductionSchema = z
   .object({
     id: z.string().min(1),
     kind: z.enum(REDUCTION_KINDS as [Reduction['kind'], ...Reduction['kind'][]]),
-    ptr: z.object({ index, hash, bytes: index }),
+    // hash null: the file does not hold the original (§10.1); bytes is then the size it states.
+    ptr: z.object({ index, hash: hash.nullable(), bytes: index.nullable() }),
     kept_bytes: index.optional(),
     canonical: z.object({ index, hash }).optional(),
     end: index.optional(),
     stub: z.string(),
     minted_at: index,
+    provenance: z.enum(['recorded', 'derived']).optional(),
+    origin: originSchema.optional(),
+    group: z.string().min(1).optional(),
+    hash_origin: z.enum(['recorded', 'import']).optional(),
   })
   .superRefine((r, ctx) => {
     const need = (field: 'kept_bytes' | 'canonical' | 'end') => {
@@ -67,7 +75,10 @@ export const reductionSchema = z
     };
     if (r.kind === 'tool_output_truncated') need('kept_bytes');
     if (r.kind === 'duplicate_output') need('canonical');
-    if (r.kind === 'turns_cleared') need('end');
+    if (r.kind === 'turns_cleared' || r.kind === 'summarized') need('end');
+    if (r.group !== undefined && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['group'], message: `group belongs to summarized reductions, not ${r.kind}` });
+    if (r.ptr.bytes === null && r.ptr.hash !== null) ctx.addIssue({ code: 'custom', path: ['ptr', 'bytes'], message: 'ptr.bytes may be null only when ptr.hash is null (the original is not in the file)' });
+    if (r.ptr.hash === null && r.hash_origin !== undefined) ctx.addIssue({ code: 'custom', path: ['hash_origin'], message: 'a reduction without a hash (ptr.hash null) has no hash_origin' });
   });
 
 const capSchema = z.object({ kept_bytes: index, notice: z.string() });

@@ -18,7 +18,7 @@ import type { ResolveOptions } from './original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
 import { floorSourceBoundary, memorySource } from './bytes';
 import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
-import { ContentUnavailableError, err, ok } from './types';
+import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 
 export interface SearchOptions extends ResolveOptions {
@@ -558,7 +558,7 @@ export function* sidecarSearchSteps(
   const matcher = { ...compiled.value, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
-  const { units, verified } = searchUnits(log, minted, recorded, options);
+  const { units, verified, unavailable } = searchUnits(log, minted, recorded, options);
   let searched = verified;
   const kept: SidecarSearchMatch[] = [];
   let total = 0;
@@ -626,6 +626,7 @@ export function* sidecarSearchSteps(
     truncated: false,
     reductions_searched: searched,
     hidden_bytes_searched: hiddenBytes,
+    ...(unavailable > 0 ? { reductions_unavailable: unavailable } : {}),
   };
   // Sized with `truncated: false`, the longer literal, so the bound holds whichever value it ends with.
   let size = jsonBytes(result);
@@ -647,21 +648,23 @@ export function* sidecarSearchSteps(
 
 /**
  * The strings to search, per §5.3: each live reduction's hidden span over its resolved content;
- * a `turns_cleared` range message by message (content only), where a match inside the hidden span
- * of a per-message reduction of that message is attributed to that reduction. Reductions whose
- * original cannot be verified (bad address, hash mismatch) are not searched: the integrity check
- * reports them. `verified` counts the cleared ranges, verified up front.
+ * a `turns_cleared` or `summarized` range message by message (content only), where a match inside
+ * the hidden span of a per-message reduction of that message is attributed to that reduction.
+ * Reductions whose original cannot be verified (bad address, hash mismatch) are not searched: the
+ * integrity check reports them. `verified` counts the ranges, verified up front; `unavailable` the
+ * reductions whose original the file does not hold (`ptr.hash: null`), never searched.
  */
 function searchUnits(
   log: readonly Reduction[],
   minted: MessageList,
   recorded: MessageList | undefined,
   options: ResolveOptions,
-): { units: SearchUnit[]; verified: number } {
+): { units: SearchUnit[]; verified: number; unavailable: number } {
   const units: SearchUnit[] = [];
+  const unavailable = log.filter((r) => r.ptr.hash === null).length;
   // Only a cleared range whose transcript verifies encloses anything; per-message reductions inside
   // an unverifiable range are searched on their own.
-  const cleared = log.filter((r) => r.kind === 'turns_cleared' && resolveOriginal(r, minted, recorded, options).ok);
+  const cleared = log.filter((r) => isRangeKind(r.kind) && r.ptr.hash !== null && resolveOriginal(r, minted, recorded, options).ok);
   const enclosing = (index: number) => cleared.find((c) => c.ptr.index <= index && index < (c.end ?? c.ptr.index));
   /** Per-message reductions inside cleared ranges, by index: matches in their hidden spans are theirs. */
   const inner = new Map<number, Reduction[]>();
@@ -678,7 +681,7 @@ function searchUnits(
   };
 
   for (const r of log) {
-    if (r.kind === 'turns_cleared') continue;
+    if (isRangeKind(r.kind) || r.ptr.hash === null) continue;
     if (enclosing(r.ptr.index)) {
       inner.set(r.ptr.index, [...(inner.get(r.ptr.index) ?? []), r]);
       continue;
@@ -718,5 +721,5 @@ function searchUnits(
   }
   // Stable: units of one index keep log order.
   units.sort((a, b) => a.index - b.index);
-  return { units, verified: cleared.length };
+  return { units, verified: cleared.length, unavailable };
 }

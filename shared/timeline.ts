@@ -6,6 +6,7 @@
  */
 import { floorSourceBoundary, memorySource } from './bytes';
 import type { Cap, ChatMessage, Finding, Reduction, SidecarRecord } from './types';
+import { isRangeKind } from './types';
 import { utf8Decode, utf8Encode } from './utf8';
 
 export interface Located<M> {
@@ -49,7 +50,7 @@ export type TimelineRecord<M> =
 
 /** The highest view index a reduction addresses, canonical included: a rewind to `to` drops it when this is `>= to`. */
 export function lastAddressed(r: Reduction): number {
-  const own = r.kind === 'turns_cleared' ? (r.end ?? r.ptr.index + 1) - 1 : r.ptr.index;
+  const own = isRangeKind(r.kind) ? (r.end ?? r.ptr.index + 1) - 1 : r.ptr.index;
   return Math.max(own, r.canonical?.index ?? -1);
 }
 

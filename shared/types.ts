@@ -64,21 +64,42 @@ export interface ReductionPolicy {
   clear_turns_before?: number | null;
 }
 
-export type ReductionKind = 'tool_output_truncated' | 'tool_output_elided' | 'duplicate_output' | 'turns_cleared';
+export type ReductionKind = 'tool_output_truncated' | 'tool_output_elided' | 'duplicate_output' | 'turns_cleared' | 'summarized';
 
 export const REDUCTION_KINDS: readonly ReductionKind[] = [
   'tool_output_truncated',
   'tool_output_elided',
   'duplicate_output',
   'turns_cleared',
+  'summarized',
 ];
 
-/** Points at the ORIGINAL bytes a reduction hides: `hash` is `sha256:<hex>` over them, `bytes` their length. */
+/** Kinds that address a view range `[ptr.index, end)` rather than one message; their original is the range's transcript (§3.5, §10.1). */
+export type RangeKind = 'turns_cleared' | 'summarized';
+
+export function isRangeKind(kind: ReductionKind): kind is RangeKind {
+  return kind === 'turns_cleared' || kind === 'summarized';
+}
+
+/**
+ * Points at the ORIGINAL bytes a reduction hides: `hash` is `sha256:<hex>` over them, `bytes` their
+ * length. `hash: null` (§10.1) says the file does not hold the original: `bytes` is then the size
+ * the file states for it, or null when it states none (only a null hash may have a null size).
+ */
 export interface SidecarPtr {
   index: number;
-  hash: string;
-  bytes: number;
+  hash: string | null;
+  bytes: number | null;
 }
+
+/** §10.1: `recorded` when the file records the reduction itself, `derived` when found by comparing a model call's input with the history. */
+export type Provenance = 'recorded' | 'derived';
+
+/** §10.1: where a pointer hash came from: the file itself (`recorded`, a native sidecar), or the importer that read the file (`import`). */
+export type HashOrigin = 'recorded' | 'import';
+
+/** §10.1: where in the source file the evidence of a reduction is. */
+export type ReductionOrigin = { line: number } | { event: string };
 
 /** One record of the reduction log (§3.5). Which optional fields are present depends on `kind`. */
 export interface Reduction {
@@ -89,12 +110,26 @@ export interface Reduction {
   kept_bytes?: number;
   /** duplicate_output only: the earlier byte-identical message. */
   canonical?: { index: number; hash: string };
-  /** turns_cleared only: the cleared view range is `[ptr.index, end)`. */
+  /** turns_cleared and summarized only: the view range is `[ptr.index, end)`. */
   end?: number;
-  /** The exact stub text the model saw. */
+  /** The exact stub text the model saw (for `summarized`, the summary). */
   stub: string;
   /** View length when minted. */
   minted_at: number;
+  /** §10.1; absent means `recorded` (a native sidecar's reductions are). */
+  provenance?: Provenance;
+  /** §10.1: where the evidence is in the source file. */
+  origin?: ReductionOrigin;
+  /**
+   * summarized only: the compaction this run of dropped messages belongs to. The summary row is
+   * the group's first run (lowest `ptr.index`); the others show no text of their own.
+   */
+  group?: string;
+  /**
+   * Where `ptr.hash` came from; absent means `recorded`. An importer sets `import` on every
+   * reduction whose hash it computed, so reports never claim more than "hashed at import".
+   */
+  hash_origin?: HashOrigin;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */
@@ -186,9 +221,9 @@ export type Source = 'minted' | 'recorded';
 export interface ExpandOutcome {
   reduction_id: string;
   kind: ReductionKind;
-  /** View index of the addressed message (range start for turns_cleared). */
+  /** View index of the addressed message (range start for turns_cleared and summarized). */
   index: number;
-  /** Absent for turns_cleared. */
+  /** Absent for turns_cleared and summarized. */
   role?: Role;
   tool_call_id?: string;
   content: string;
@@ -222,6 +257,11 @@ export interface SidecarSearchResult {
   truncated: boolean;
   reductions_searched: number;
   hidden_bytes_searched: number;
+  /**
+   * Live reductions whose original the file does not hold (`ptr.hash: null`, §10.1): not searched.
+   * Present only when there are some, so a native session's result stays exactly §9's.
+   */
+  reductions_unavailable?: number;
 }
 
 export type ResolverErrorCode =
@@ -230,6 +270,7 @@ export type ResolverErrorCode =
   | 'address_out_of_range'
   | 'invalid_byte_range'
   | 'invalid_query'
+  | 'original_unavailable'
   | 'cancelled';
 
 /** Errors are values: a code of §5.1/§5.3 and a message naming the facts. */

@@ -110,9 +110,9 @@ runMain(async (): Promise<LatencyResult> => {
   // Choose the reductions once, in a worker of their own.
   const prep = await openAndFirstRows(workerPath, sidecar);
   const { entries } = value('log', await prep.client.request('log', {}));
-  const perMessage = entries.map((e) => e.reduction).filter((r) => r.kind !== 'turns_cleared' && r.ptr.bytes > 0);
-  const smallR = perMessage.find((r) => r.ptr.bytes <= SLICE) ?? perMessage[0];
-  const hugeR = input.hugeId !== undefined ? entries.find((e) => e.reduction.id === input.hugeId)?.reduction : perMessage.reduce((a, b) => (b.ptr.bytes > a.ptr.bytes ? b : a));
+  const perMessage = entries.map((e) => e.reduction).filter((r) => r.kind !== 'turns_cleared' && (r.ptr.bytes ?? 0) > 0);
+  const smallR = perMessage.find((r) => (r.ptr.bytes ?? 0) <= SLICE) ?? perMessage[0];
+  const hugeR = input.hugeId !== undefined ? entries.find((e) => e.reduction.id === input.hugeId)?.reduction : perMessage.reduce((a, b) => ((b.ptr.bytes ?? 0) > (a.ptr.bytes ?? 0) ? b : a));
   if (!smallR || !hugeR) throw new Error(`no reduction to expand in ${sidecar}${input.hugeId !== undefined ? ` (or no ${input.hugeId})` : ''}`);
   const smallTotal = value(`expand ${smallR.id}`, await prep.client.request('expand', { id: smallR.id, range: [0, 1] })).total_bytes;
   const hugeTotal = value(`expand ${hugeR.id}`, await prep.client.request('expand', { id: hugeR.id, range: [0, 1] })).total_bytes;

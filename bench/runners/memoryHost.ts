@@ -58,7 +58,7 @@ runMain(async (): Promise<MemoryResult> => {
     let id = input.hugeId;
     if (id === undefined) {
       const { entries } = value('log', await client.request('log', {}));
-      const largest = entries.reduce((a, b) => (b.reduction.ptr.bytes > a.reduction.ptr.bytes ? b : a));
+      const largest = entries.reduce((a, b) => ((b.reduction.ptr.bytes ?? 0) > (a.reduction.ptr.bytes ?? 0) ? b : a));
       id = largest.reduction.id;
     }
     const first = value(`expand ${id}`, await client.request('expand', { id, range: [0, SLICE] }));

@@ -109,8 +109,10 @@ describe('check', () => {
     const report = parseCheck(r);
     expect(Object.keys(report)).toEqual(['findings', 'summary']);
     expect(report.findings).toEqual([]);
-    expect(Object.keys(report.summary)).toEqual(['files', 'session_id', 'model', 'gate', 'messages', 'reductions', 'reductions_by_kind', 'errors', 'warnings']);
+    expect(Object.keys(report.summary)).toEqual(['files', 'session_id', 'model', 'gate', 'messages', 'reductions', 'reductions_by_kind', 'errors', 'warnings', 'format', 'sessions']);
     expect(report.summary).toMatchObject({ session_id: 's-demo', messages: 4, reductions: 1, errors: 0, warnings: 0 });
+    // §10.2: a native file is `supercode` and holds one session.
+    expect(report.summary).toMatchObject({ format: 'supercode', sessions: [{ id: 's-demo', messages: 4 }] });
   });
 
   it('exits 1 when a finding is an error, sorted by line', async () => {

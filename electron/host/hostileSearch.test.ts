@@ -124,7 +124,7 @@ describe('the session host bounds every request (issue 15)', () => {
             messages: 0,
             rows: 0,
             reductions: 0,
-            reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+            reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
             load_findings: 0,
             stopped: false,
           },

@@ -76,9 +76,11 @@ describe('loadSession: a sidecar', () => {
         gate: true,
         messages: 4,
         reductions: 1,
-        reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+        reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
         errors: 0,
         warnings: 0,
+        format: 'supercode',
+        sessions: [{ id: 's-demo', messages: 4 }],
       },
     });
   });

@@ -958,6 +958,8 @@ function makeSession(parts: SessionParts): LoadedSession {
         reductions_by_kind: countByKind(log),
         errors,
         warnings: findings.length - errors,
+        format: 'supercode',
+        sessions: [{ id: parts.sessionId ?? '', messages: minted.length }],
       },
     };
   }

@@ -29,7 +29,9 @@ function hashOf(bytes: Uint8Array): string {
 }
 
 function hiddenBytes(r: Reduction): number {
-  return r.kind === 'tool_output_truncated' ? r.ptr.bytes - (r.kept_bytes ?? 0) : r.ptr.bytes;
+  // The generator mints native reductions only: every one has its size (and its hash).
+  const bytes = r.ptr.bytes ?? 0;
+  return r.kind === 'tool_output_truncated' ? bytes - (r.kept_bytes ?? 0) : bytes;
 }
 
 /** Index in `records` of the record that minted the live reduction `id` (the last one: ids recur after a rewind). */
@@ -104,7 +106,7 @@ const planters: Planter[] = [
     const { records, live } = base(seed);
     const target = standaloneTruncation(live);
     const rec = reductionRecord(records, target.id);
-    const hash = rec.r.ptr.hash;
+    const hash = rec.r.ptr.hash ?? '';
     const flipped = hash.slice(0, -1) + (hash.endsWith('0') ? '1' : '0');
     rec.r = { ...rec.r, ptr: { ...rec.r.ptr, hash: flipped } };
     return { code: 'hash_mismatch', severity: 'error', files: { 'hash_mismatch.sidecar.jsonl': sidecarText(records) }, defect: `the last hex digit of ${target.id}'s ptr.hash is changed` };
@@ -168,7 +170,7 @@ const planters: Planter[] = [
     const target = standaloneTruncation(live);
     const rec = reductionRecord(records, target.id);
     const id = nextId(records);
-    const twin: Reduction = { id, kind: 'tool_output_elided', ptr: { ...rec.r.ptr }, stub: stubText(id, 'tool_output_elided', rec.r.ptr.bytes), minted_at: rec.r.minted_at };
+    const twin: Reduction = { id, kind: 'tool_output_elided', ptr: { ...rec.r.ptr }, stub: stubText(id, 'tool_output_elided', rec.r.ptr.bytes ?? 0), minted_at: rec.r.minted_at };
     records.splice(positionOf(records, rec) + 1, 0, { t: 'reduction', r: twin });
     return {
       code: 'overlapping_reductions',

@@ -116,7 +116,7 @@ describe('npm run generate -- --size (a large session, streamed)', () => {
     // Nothing left to mint at the end, and the header holds the last clear.
     expect(mintReductions(view, { ...policy, clear_turns_before: clear }, log, { nextId, sha256: nodeSha256 })).toEqual([]);
     expect(policy.clear_turns_before).toBe(clear);
-    for (const r of log) expect(r.stub).toBe(stubText(r.id, r.kind, r.kind === 'tool_output_truncated' ? r.ptr.bytes - (r.kept_bytes ?? 0) : r.ptr.bytes));
+    for (const r of log) expect(r.stub).toBe(stubText(r.id, r.kind, r.kind === 'tool_output_truncated' ? (r.ptr.bytes ?? 0) - (r.kept_bytes ?? 0) : (r.ptr.bytes ?? 0)));
 
     // Realistic sizes: short prompts, longer replies, tool outputs from ~200 B to a large fraction of the file.
     const sizes = (role: string) => view.filter((m) => m.role === role).map((m) => utf8Length(m.content));

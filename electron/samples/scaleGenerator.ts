@@ -205,7 +205,7 @@ const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
 
 class ScaleAgent {
   viewLength = 0;
-  readonly byKind: Record<ReductionKind, number> = { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 };
+  readonly byKind: Record<ReductionKind, number> = { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 };
   readonly needles: NeedleSite[] = [];
   readonly huge: { index: number; bytes: number; id?: string }[] = [];
   clearedEnd = 0;

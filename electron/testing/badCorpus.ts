@@ -324,7 +324,7 @@ function danglingReductions(): BadInput {
   const base = demoView.length;
   const past: Reduction = { ...makeReduction(demoView, { id: 'r2', kind: 'tool_output_elided', index: 2 }), ptr: { index: 99, hash: demoR1.ptr.hash, bytes: demoR1.ptr.bytes } };
   const clearedPast = makeReduction(demoView, { id: 'r3', kind: 'turns_cleared', index: 2, end: 3 }, { end: 50 });
-  const canonicalPast = makeReduction(demoView, { id: 'r4', kind: 'duplicate_output', index: 3, canonical: 0 }, { canonical: { index: 77, hash: demoR1.ptr.hash } });
+  const canonicalPast = makeReduction(demoView, { id: 'r4', kind: 'duplicate_output', index: 3, canonical: 0 }, { canonical: { index: 77, hash: demoR1.ptr.hash ?? '' } });
   const emptyRange = makeReduction(demoView, { id: 'r5', kind: 'turns_cleared', index: 1, end: 2 }, { end: 1 });
   return {
     name: 'dangling-reductions.sidecar.jsonl',
@@ -455,7 +455,7 @@ function manyReductionsOneMessage(): GeneratedBadInput {
     make: () => {
       const base = makeReduction(demoView, { id: 'r1', kind: 'tool_output_elided', index: 2 });
       const lines: string[] = [];
-      for (let k = 1; k <= count; k++) lines.push(JSON.stringify(reductionRecord({ ...base, id: `r${k}`, stub: stubText(`r${k}`, 'tool_output_elided', base.ptr.bytes) })));
+      for (let k = 1; k <= count; k++) lines.push(JSON.stringify(reductionRecord({ ...base, id: `r${k}`, stub: stubText(`r${k}`, 'tool_output_elided', base.ptr.bytes ?? 0) })));
       return Buffer.concat([jsonl([demoHeader, system, ...demoView.map((m, i) => messageRecord(i, m))]), Buffer.from(`${lines.join('\n')}\n`, 'utf8')]);
     },
     error: null,

@@ -21,14 +21,14 @@ export function unverifiedOutcome(log: readonly Reduction[], minted: MessageList
   if (outcome.range[0] !== 0 || outcome.range[1] !== bytes.length) return `${r.id}: range ${outcome.range.join(':')} is not the whole content`;
   if (outcome.source === 'minted') {
     const actual = sha256(bytes);
-    return actual.toLowerCase() === r.ptr.hash.toLowerCase() ? undefined : `${r.id}: minted content hashes to ${actual}, ptr.hash is ${r.ptr.hash}`;
+    return actual.toLowerCase() === r.ptr.hash?.toLowerCase() ? undefined : `${r.id}: minted content hashes to ${actual}, ptr.hash is ${r.ptr.hash}`;
   }
   // Recorded: the minted copy must hash to the pointer and be a cap-notice-bearing prefix of what came back.
-  if (r.kind === 'turns_cleared') return undefined;
+  if (r.kind === 'turns_cleared' || r.kind === 'summarized') return undefined;
   const mintedMessage = minted.at(r.ptr.index);
   if (!mintedMessage) return `${r.id}: recorded content, but minted index ${r.ptr.index} is unreadable`;
   const mintedBytes = utf8Encode(mintedMessage.content);
-  if (sha256(mintedBytes).toLowerCase() !== r.ptr.hash.toLowerCase()) return `${r.id}: recorded content over a minted copy that does not verify`;
+  if (sha256(mintedBytes).toLowerCase() !== r.ptr.hash?.toLowerCase()) return `${r.id}: recorded content over a minted copy that does not verify`;
   const k = mintedMessage.content.lastIndexOf(CAP_NOTICE_MARKER);
   if (k < 0) return `${r.id}: recorded content, but the minted copy has no cap notice`;
   const prefix = utf8Encode(mintedMessage.content.slice(0, k));

@@ -92,7 +92,7 @@ describe('SessionService.open', () => {
       messages: 4,
       rows: 4,
       reductions: 1,
-      reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 },
+      reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
       load_findings: 0,
       stopped: false,
     });
@@ -290,17 +290,30 @@ describe('SessionService.verify', () => {
   it('answers verified with source and sizes, or the error code as status with its message', async () => {
     const s = await opened([sidecar(view, log)]);
     const { statuses } = value(s.verify({ ids: ['rtrunc', 'rbad', 'rfar', 'nope', 'rdup'] }));
-    expect(statuses[0]).toEqual({ id: 'rtrunc', status: 'verified', source: 'minted', total_bytes: 14, hidden_bytes: 7 });
+    expect(statuses[0]).toEqual({ id: 'rtrunc', status: 'verified', source: 'minted', total_bytes: 14, hidden_bytes: 7, provenance: 'recorded', hash_origin: 'recorded' });
     expect(statuses[1]).toMatchObject({ id: 'rbad', status: 'hash_mismatch', message: expect.stringContaining(`sha256:${'0'.repeat(64)}`) as unknown });
     expect(statuses[2]).toMatchObject({ id: 'rfar', status: 'address_out_of_range', message: expect.stringContaining('99') as unknown });
     expect(statuses[3]).toMatchObject({ id: 'nope', status: 'unknown_reduction', message: expect.stringContaining('"nope"') as unknown });
     // rbad addresses the canonical too, so the duplicate's canonical is not fully visible: all hidden.
-    expect(statuses[4]).toEqual({ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 11 });
+    expect(statuses[4]).toEqual({ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 11, provenance: 'recorded', hash_origin: 'recorded' });
+  });
+
+  it('§10.1: an original not in the file is original_unavailable with its stated size; provenance and hash_origin are reported', async () => {
+    const more = [
+      ...log.slice(0, 2),
+      makeReduction(view, { id: 'rgone', kind: 'tool_output_truncated', index: 2, kept_bytes: 4, unavailable: true }, { provenance: 'derived', origin: { line: 3 } }),
+      makeReduction(view, { id: 'rsum', kind: 'summarized', index: 0, end: 2 }, { provenance: 'recorded', hash_origin: 'import', origin: { event: 'c-1' } }),
+    ];
+    const s = await opened([sidecar(view, more)]);
+    const { statuses } = value(s.verify({ ids: ['rgone', 'rsum'] }));
+    // 11 bytes stated, 4 kept: 7 hidden; no hash, so no hash_origin.
+    expect(statuses[0]).toEqual({ id: 'rgone', status: 'original_unavailable', hidden_bytes: 7, provenance: 'derived', message: expect.stringContaining('11 bytes') as unknown });
+    expect(statuses[1]).toMatchObject({ id: 'rsum', status: 'verified', source: 'minted', provenance: 'recorded', hash_origin: 'import' });
   });
 
   it('a duplicate whose canonical is visible hides nothing', async () => {
     const s = await opened([sidecar(view, [log[0] as Reduction])]);
-    expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0 }]);
+    expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0, provenance: 'recorded', hash_origin: 'recorded' }]);
   });
 });
 

@@ -31,11 +31,10 @@ import {
   REDUCTION_KINDS,
   ROW_TEXT_MAX_BYTES,
   floorCharBoundary,
-  hiddenSpan,
+  checkReduction,
   memorySource,
   projectView,
   projectionLayout,
-  resolveOriginal,
   rowOfIndex,
   snapByteRange,
   unknownReduction,
@@ -506,15 +505,8 @@ export class SessionService {
       const statuses = params.ids.map((id): ReductionStatus => {
         const r = byId.get(id);
         if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, session.log).message };
-        const resolved = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
-        if (!resolved.ok) {
-          const { code, message } = resolved.error;
-          if (code !== 'hash_mismatch' && code !== 'address_out_of_range') throw new Error(`resolveOriginal answered ${code} for ${id}: ${message}`);
-          return { id, status: code, message };
-        }
-        const { bytes, source } = resolved.value;
-        const span = hiddenSpan(r, bytes, session.log);
-        return { id, status: 'verified', source, total_bytes: bytes.length, hidden_bytes: span ? span[1] - span[0] : 0 };
+        const { hidden_bytes, hash_origin, ...found } = checkReduction(r, session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+        return { id, ...found, ...(hidden_bytes !== null ? { hidden_bytes } : {}), ...(hash_origin !== null ? { hash_origin } : {}) };
       });
       return ok({ statuses });
     });

@@ -17,7 +17,7 @@ export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {
     messages: 1000,
     rows: 1000,
     reductions: 100,
-    reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 100, duplicate_output: 0, turns_cleared: 0 },
+    reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 100, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
     load_findings: 0,
     stopped: false,
     ...overrides,
@@ -103,7 +103,7 @@ export function fakeHost(
     check: () =>
       ok<'check'>({
         findings: [],
-        summary: { files: [], session_id: null, model: null, gate: null, messages: 0, reductions: 0, reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 }, errors: 0, warnings: 0 },
+        summary: { files: [], session_id: null, model: null, gate: null, messages: 0, reductions: 0, reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 }, errors: 0, warnings: 0, format: 'supercode', sessions: [] },
       }),
   };
 
