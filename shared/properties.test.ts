@@ -8,6 +8,7 @@ import { hashOf, makeReduction, tool, capped, user } from './testing/builders';
 import { hiddenSpan, resolveOriginal } from './original';
 import { matchLengthBounds, sidecarSearch } from './search';
 import { checkIntegrity } from './integrity';
+import { projectView } from './project';
 import type { ByteSource, ChatMessage, Reduction } from './types';
 import { bytesIndexOf, utf8Decode, utf8Encode, utf8Length } from './utf8';
 
@@ -99,9 +100,14 @@ describe('properties', () => {
       contents: fc.array(text(60), { minLength: 2, maxLength: 7 }),
       plan: fc.array(fc.record({ kind: fc.constantFrom('tool_output_truncated', 'tool_output_elided', 'duplicate_output', 'none'), kept: fc.nat(80) }), { minLength: 7, maxLength: 7 }),
       clear: fc.option(fc.tuple(fc.nat(6), fc.integer({ min: 1, max: 4 }))),
+      // §10.1: the range is turns_cleared or summarized; a summarized one may have a second run in
+      // its group; some originals are not in the file (ptr.hash null).
+      rangeKind: fc.constantFrom('turns_cleared' as const, 'summarized' as const),
+      secondRun: fc.option(fc.tuple(fc.nat(6), fc.integer({ min: 1, max: 3 }))),
+      gone: fc.array(fc.boolean(), { minLength: 9, maxLength: 9 }),
       dupOf: fc.nat(6),
     })
-    .map(({ contents, plan, clear, dupOf }) => {
+    .map(({ contents, plan, clear, rangeKind, secondRun, gone, dupOf }) => {
       const view: ChatMessage[] = contents.map((c, i) => tool(c, `c${i}`));
       const log: Reduction[] = [];
       view.forEach((m, i) => {
@@ -120,10 +126,20 @@ describe('properties', () => {
       if (clear) {
         const start = Math.min(clear[0], view.length - 1);
         const end = Math.min(view.length, start + clear[1]);
-        log.push(makeReduction(view, { id: `r${log.length + 1}`, kind: 'turns_cleared', index: start, end }));
+        const group = rangeKind === 'summarized' && secondRun ? { group: 'g1' } : {};
+        log.push(makeReduction(view, { id: `r${log.length + 1}`, kind: rangeKind, index: start, end, ...group }));
+        if (rangeKind === 'summarized' && secondRun) {
+          const s2 = Math.min(secondRun[0], view.length - 1);
+          const e2 = Math.min(view.length, s2 + secondRun[1]);
+          // Runs of one compaction never share a message.
+          if (e2 <= start || s2 >= end) log.push(makeReduction(view, { id: `r${log.length + 1}`, kind: 'summarized', index: s2, end: e2, group: 'g1', summary: '' }));
+        }
       }
-      return { view, log };
+      const withGone = log.map((r, k) => (gone[k] ? { ...r, ptr: { ...r.ptr, hash: null } } : r));
+      return { view, log: withGone };
     });
+
+  const isRange = (r: Reduction) => r.kind === 'turns_cleared' || r.kind === 'summarized';
 
   it('every match lies in a hidden span, and case-sensitive substring search finds exactly the naive matches', () => {
     fc.assert(
@@ -134,7 +150,8 @@ describe('properties', () => {
           const r = log.find((x) => x.id === m.reduction_id) as Reduction;
           const content = utf8Encode((view[m.index] as ChatMessage).content);
           expect(utf8Decode(content.subarray(m.offset, m.offset + m.length))).toBe(query);
-          if (r.kind === 'turns_cleared') {
+          expect(r.ptr.hash).not.toBeNull();
+          if (isRange(r)) {
             expect(m.index).toBeGreaterThanOrEqual(r.ptr.index);
             expect(m.index).toBeLessThan(r.end ?? 0);
           } else {
@@ -160,15 +177,18 @@ describe('properties', () => {
         };
         let expected = 0;
         const clearedIdx = new Set<number>();
-        for (const r of log.filter((x) => x.kind === 'turns_cleared')) for (let i = r.ptr.index; i < (r.end ?? 0); i++) clearedIdx.add(i);
+        // A range whose original is not in the file encloses nothing searchable.
+        for (const r of log.filter((x) => isRange(x) && x.ptr.hash !== null)) for (let i = r.ptr.index; i < (r.end ?? 0); i++) clearedIdx.add(i);
         for (const i of clearedIdx) expected += count(utf8Encode((view[i] as ChatMessage).content));
         for (const r of log) {
-          if (r.kind === 'turns_cleared' || clearedIdx.has(r.ptr.index)) continue;
+          if (isRange(r) || r.ptr.hash === null || clearedIdx.has(r.ptr.index)) continue;
           const bytes = utf8Encode((view[r.ptr.index] as ChatMessage).content);
           const span = hiddenSpan(r, bytes, log);
           if (span) expected += count(bytes.subarray(span[0], span[1]));
         }
         expect(res.total_matches).toBe(expected);
+        const unavailable = log.filter((r) => r.ptr.hash === null).length;
+        expect(res.reductions_unavailable).toBe(unavailable > 0 ? unavailable : undefined);
         const order = res.matches.map((m) => [m.index, m.offset] as const);
         expect(order).toEqual([...order].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
       }),
@@ -220,6 +240,34 @@ describe('properties', () => {
     );
   });
 
+  it('with summarized runs and originals not in the file: expand answers exactly per hash, integrity never calls either a mismatch, and each range is one row', () => {
+    fc.assert(
+      fc.property(session, ({ view, log }) => {
+        for (const r of log) {
+          const out = expandReduction(log, r.id, view);
+          if (r.ptr.hash === null) expect(out).toMatchObject({ ok: false, error: { code: 'original_unavailable', reduction_id: r.id } });
+          else {
+            const v = okValue(out);
+            expect(hashOf(okValue(expandReduction(log, r.id, view)).content)).toBe(r.ptr.hash);
+            expect(v.role === undefined).toBe(isRange(r));
+          }
+        }
+        const findings = checkIntegrity({ minted: view, log });
+        expect(findings.filter((f) => f.code === 'hash_mismatch' || f.code === 'address_out_of_range')).toEqual([]);
+        const rows = projectView(view, log);
+        for (const r of log.filter(isRange)) {
+          const holding = rows.filter((row) => row.index <= r.ptr.index && r.ptr.index < row.end);
+          expect(holding).toHaveLength(1);
+          expect(holding[0]?.end).toBeGreaterThanOrEqual(r.end ?? 0);
+        }
+        // A compaction's summary is shown once, on its first run's row.
+        const grouped = rows.filter((row) => row.compaction !== undefined);
+        expect(grouped.filter((row) => row.text !== '').every((row) => row.applied === row.compaction?.summary)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   // Content read by range (a ByteSource) resolves exactly as content in memory.
   /** Content kept "on disk": read by range only (copies), known hash absent, optional findAll. */
   function onDisk(msg: ChatMessage, withFindAll: boolean): ChatMessage {
@@ -248,6 +296,7 @@ describe('properties', () => {
         const disk = view.map((m, i) => (onDiskAt[i] ? onDisk(m, withFindAll) : m));
         for (const r of log) {
           expect(expandReduction(log, r.id, disk)).toEqual(expandReduction(log, r.id, view));
+          if (r.ptr.hash === null) continue;
           const total = okValue(expandReduction(log, r.id, view)).total_bytes;
           const start = total === 0 ? 0 : x % total;
           expect(expandReduction(log, r.id, disk, undefined, [start, start + 5])).toEqual(expandReduction(log, r.id, view, undefined, [start, start + 5]));
