@@ -3,7 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
-import { makeHeader, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { USAGE } from './main';
 import type { CliRun } from './testing/runCli';
 import { runCli } from './testing/runCli';
@@ -142,6 +143,54 @@ describe('check', () => {
     const r = await run(['check', tampered]);
     expect(r.code).toBe(1);
     expect(parseCheck(r).findings).toMatchObject([{ code: 'hash_mismatch', severity: 'error', line: 7, reduction_id: 'r1' }]);
+  });
+});
+
+describe('log (SPEC §10.2)', () => {
+  it('prints each live reduction with its §3.5 fields, hidden_bytes, status, provenance and hash_origin', async () => {
+    const r = await run(['log', DEMO]);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(r.stdout.endsWith('\n')).toBe(true);
+    const parsed = JSON.parse(r.stdout) as { reductions: Record<string, unknown>[] };
+    expect(Object.keys(parsed)).toEqual(['reductions']);
+    const [r1] = parsed.reductions;
+    const recorded = (JSON.parse(demoLines[6] as string) as { r: Record<string, unknown> }).r;
+    // The record's own fields in their order, then what checking it found.
+    expect(r1).toEqual({ ...recorded, hidden_bytes: 52, status: 'verified', provenance: 'recorded', hash_origin: 'recorded' });
+    expect(Object.keys(r1 ?? {}).slice(-4)).toEqual(['hidden_bytes', 'status', 'provenance', 'hash_origin']);
+  });
+
+  it('reports a bad hash as its status (exit 0: log reports, check judges), summarized groups and originals not in the file', async () => {
+    const view = [user('Fix it'), assistant('', 'c1'), tool('error at line 3', 'c1'), assistant('Done.'), user('thanks'), assistant('ok')];
+    const sum1 = makeReduction(view, { id: 's1', kind: 'summarized', index: 0, end: 2, group: 'g1', summary: 'The user asked for a fix.' }, { provenance: 'recorded', origin: { line: 4 }, hash_origin: 'import' });
+    const sum2 = makeReduction(view, { id: 's2', kind: 'summarized', index: 3, end: 5, group: 'g1', summary: '' }, { provenance: 'recorded', origin: { line: 4 }, hash_origin: 'import' });
+    const gone = makeReduction(view, { id: 'g', kind: 'tool_output_elided', index: 2, unavailable: true }, { ptr: { index: 2, hash: null, bytes: 900 }, provenance: 'derived', origin: { event: 'e-7' } });
+    const bad = makeReduction(view, { id: 'b', kind: 'tool_output_elided', index: 5 }, { ptr: { index: 5, hash: `sha256:${'0'.repeat(64)}`, bytes: 2 } });
+    const path = writeSidecar(tmp.path('log-foreign.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...[sum1, sum2, gone, bad].map(reductionRecord)]);
+    const r = await run(['log', path]);
+    expect(r.code).toBe(0);
+    const { reductions } = JSON.parse(r.stdout) as { reductions: Record<string, unknown>[] };
+    expect(reductions.map((e) => [e.id, e.status, e.hidden_bytes, e.provenance, e.hash_origin])).toEqual([
+      // A summary hides the whole transcript of its run.
+      ['s1', 'verified', sum1.ptr.bytes, 'recorded', 'import'],
+      ['s2', 'verified', sum2.ptr.bytes, 'recorded', 'import'],
+      ['g', 'original_unavailable', 900, 'derived', null],
+      ['b', 'hash_mismatch', null, 'recorded', 'recorded'],
+    ]);
+    expect(reductions[0]).toMatchObject({ group: 'g1', origin: { line: 4 }, end: 2, stub: 'The user asked for a fix.' });
+    expect(reductions[2]).toMatchObject({ ptr: { index: 2, hash: null, bytes: 900 }, origin: { event: 'e-7' } });
+    // check agrees: the bad hash is an error, the unavailable original is not.
+    const check = await run(['check', path]);
+    expect(check.code).toBe(1);
+    expect(parseCheck(check).findings.map((f) => [f.code, f.reduction_id])).toEqual([['hash_mismatch', 'b']]);
+    // expand says what the file records.
+    const message = expectError(await run(['expand', '--id', 'g', path]), 'original_unavailable');
+    expect(message).toContain('900 bytes');
+  });
+
+  it('is a usage error without a file, and takes no options', async () => {
+    expectError(await run(['log']), 'usage');
+    expectError(await run(['log', '--id', 'r1', DEMO]), 'usage');
   });
 });
 

@@ -4,8 +4,9 @@
  * error, which also prints `{"error":{"code","message"}}` on stdout and one sentence on stderr.
  */
 import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
+import { logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { FileChangedError, loadSession } from '../loader/session';
+import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
@@ -48,7 +49,12 @@ Commands:
       Search the content currently hidden from the model; print a SidecarSearchResult.
   check [--strict] FILE...
       Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
-      --strict, when there is any finding at all, warnings included).
+      --strict, when there is any finding at all, warnings included). The summary names the
+      file's format and the sessions it holds.
+  log FILE...
+      Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
+      why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
+      hash_origin (recorded, import, or null when the file does not hold the original).
   serve [FILE...] [--port N] [--host H]
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
@@ -69,6 +75,7 @@ const COMMANDS = {
   expand: { id: 'value', range: 'value' },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value' },
   check: { strict: 'switch' },
+  log: {},
   serve: { port: 'value', host: 'value' },
   open: { port: 'value', host: 'value' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
@@ -96,9 +103,9 @@ function wantsHelp(argv: readonly string[]): boolean {
 
 function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined) throw usageError('no command given: expected expand, search, check, open or serve');
+  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, open or serve');
   if (!isCommand(name)) {
-    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, open or serve`);
+    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, open or serve`);
   }
   const known: Record<string, FlagKind> = COMMANDS[name];
   const flags = new Map<string, string | true>();
@@ -238,6 +245,23 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
         io.stdout(json(result.value));
         return EXIT_OK;
       }
+      case 'log': {
+        refuseStopped(session);
+        // Read between two looks at the files: a report over bytes read around a change would be wrong.
+        const before = session.fileChange();
+        if (before) throw new CliError('file_changed', before.message);
+        let reductions;
+        try {
+          reductions = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+        } catch (e) {
+          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+          throw e;
+        }
+        const after = session.fileChange();
+        if (after) throw new CliError('file_changed', after.message);
+        io.stdout(json({ reductions }));
+        return EXIT_OK;
+      }
       case 'check': {
         let report: CheckReport;
         try {
@@ -264,7 +288,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}, deps: CliDeps = {}): Promise<number> {
   if (argv.length === 0) {
     // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
-    const code = printError(io, 'usage', 'no command given: expected expand, search, check, open or serve');
+    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, open or serve');
     io.stderr(`\n${USAGE}`);
     return code;
   }
