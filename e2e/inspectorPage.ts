@@ -173,7 +173,7 @@ export class InspectorPage {
   }
 
   /** The sort button inside a column header of the log. */
-  logSort(column: 'Id' | 'Kind' | 'Index' | 'Hidden bytes' | 'Source' | 'Status'): Locator {
+  logSort(column: 'Id' | 'Kind' | 'Index' | 'Hidden bytes' | 'Source' | 'Status' | 'Provenance'): Locator {
     return this.logTable.getByRole('columnheader', { name: column, exact: true }).getByRole('button');
   }
 

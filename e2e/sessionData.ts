@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Reduction } from '../shared/types';
+import { isRangeKind } from '../shared/types';
 
 type SidecarLine =
   | { t: 'reduction'; r: Reduction }
@@ -14,7 +15,7 @@ type SidecarLine =
 
 /** The highest view index a reduction addresses. */
 function lastAddressed(r: Reduction): number {
-  return Math.max(r.ptr.index, r.canonical?.index ?? 0, r.kind === 'turns_cleared' && r.end !== undefined ? r.end - 1 : 0);
+  return Math.max(r.ptr.index, r.canonical?.index ?? 0, isRangeKind(r.kind) && r.end !== undefined ? r.end - 1 : 0);
 }
 
 /** The sidecar's live log, in log order. Only for well-formed sidecars (the good samples). */
@@ -31,7 +32,7 @@ export function liveLog(sidecarPath: string): Reduction[] {
 }
 
 function enclosedByClearedRange(log: readonly Reduction[], r: Reduction): boolean {
-  return log.some((c) => c !== r && c.kind === 'turns_cleared' && c.end !== undefined && c.ptr.index <= r.ptr.index && r.ptr.index < c.end);
+  return log.some((c) => c !== r && isRangeKind(c.kind) && c.end !== undefined && c.ptr.index <= r.ptr.index && r.ptr.index < c.end);
 }
 
 /**
@@ -42,7 +43,7 @@ export function duplicatesWithVisibleCanonical(log: readonly Reduction[]): Reduc
   return log.filter((r) => {
     if (r.kind !== 'duplicate_output' || !r.canonical) return false;
     const canonical = r.canonical.index;
-    const addressed = log.some((o) => o !== r && (o.kind === 'turns_cleared' && o.end !== undefined ? o.ptr.index <= canonical && canonical < o.end : o.ptr.index === canonical));
+    const addressed = log.some((o) => o !== r && (isRangeKind(o.kind) && o.end !== undefined ? o.ptr.index <= canonical && canonical < o.end : o.ptr.index === canonical));
     return !addressed;
   });
 }

@@ -13,7 +13,7 @@ test.describe('the reduction log', () => {
     await expect(inspector.logTable).toBeVisible();
     await expect(inspector.logGoTo).toHaveCount(reductions);
     for (const r of live) await expect(inspector.logTable.getByRole('button', { name: `Go to ${r.id}`, exact: true })).toHaveCount(1);
-    for (const column of ['Id', 'Kind', 'Index', 'Hidden bytes', 'Source', 'Status'] as const) {
+    for (const column of ['Id', 'Kind', 'Index', 'Hidden bytes', 'Source', 'Status', 'Provenance'] as const) {
       await expect(inspector.logSort(column)).toBeVisible();
     }
   });

@@ -3,7 +3,7 @@ import type { HostError, ResultOf } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 
 export type LogEntry = ResultOf<'log'>['entries'][number];
-export type LogColumn = 'id' | 'kind' | 'index' | 'hidden' | 'source' | 'status';
+export type LogColumn = 'id' | 'kind' | 'index' | 'hidden' | 'source' | 'status' | 'provenance';
 
 export interface LogSort {
   column: LogColumn;

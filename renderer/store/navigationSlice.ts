@@ -84,7 +84,7 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
 
   async goToMatch(match) {
     let offset: number | null = match.offset;
-    if (match.kind === 'turns_cleared') {
+    if (match.kind === 'turns_cleared' || match.kind === 'summarized') {
       // The match's offset is in its message's content; the reduction expands to the range's transcript.
       const epoch = get().epoch;
       offset = await transcriptOffset(match);

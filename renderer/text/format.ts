@@ -32,9 +32,35 @@ export function kindLabel(kind: string): string {
       return 'duplicate';
     case 'turns_cleared':
       return 'turns cleared';
+    case 'summarized':
+      return 'summarized';
     default:
       return kind;
   }
+}
+
+/**
+ * What checking a reduction found, in words. "verified" only for a hash the file itself recorded:
+ * a hash an importer computed says only that the bytes are those it hashed ("hashed at import",
+ * SPEC §10.1). An original the file does not hold is "original not recorded".
+ */
+export function verificationLabel(status: { status: string; hash_origin?: string | undefined } | undefined): string {
+  if (status === undefined) return 'checking…';
+  switch (status.status) {
+    case 'verified':
+      return status.hash_origin === 'import' ? 'hashed at import' : 'verified';
+    case 'original_unavailable':
+      return 'original not recorded';
+    default:
+      return status.status.replace(/_/g, ' ');
+  }
+}
+
+/** A reduction's provenance in words, when it is worth saying: a native reduction (recorded, its hash recorded) says nothing. */
+export function provenanceLabel(status: { provenance?: string | undefined; hash_origin?: string | undefined } | undefined): string | undefined {
+  if (status?.provenance === undefined) return undefined;
+  if (status.provenance === 'recorded' && status.hash_origin === 'recorded') return undefined;
+  return status.provenance === 'derived' ? 'derived' : 'recorded by the agent';
 }
 
 /** The last path segment, for either separator. */

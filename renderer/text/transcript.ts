@@ -1,5 +1,5 @@
 /**
- * Finding a search match inside a `turns_cleared` transcript. Search reports a match in a cleared
+ * Finding a search match inside a `turns_cleared` or `summarized` transcript. Search reports a match in a cleared
  * range by its message's index and the byte offset in that message's content (SPEC §5.3), but the
  * reduction expands to the transcript of the whole range (§3.5: per message
  * `"⟨" + role + (" " + tool_call_id)? + "⟩\n" + content + "\n"`). To show the match in the

@@ -1,13 +1,14 @@
 /**
  * The live reduction log as a sortable table (virtualized rows of fixed height): id, kind, index,
- * hidden bytes, and — from `verify`, for the rows on screen — source and hash status.
+ * hidden bytes, provenance (SPEC §10.1), and — from `verify`, for the rows on screen — source and
+ * hash status ("hashed at import", "original not recorded").
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import type { ReductionStatus } from '../../../shared/contract';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
-import { formatCount, kindLabel } from '../../text/format';
+import { formatCount, kindLabel, verificationLabel } from '../../text/format';
 import { stubHiddenBytes } from '../../text/stubText';
 import './reductionLog.css';
 import { nameText } from '../../text/nameText';
@@ -22,7 +23,13 @@ const COLUMNS: { id: LogColumn; label: string; numeric?: boolean }[] = [
   { id: 'hidden', label: 'Hidden bytes', numeric: true },
   { id: 'source', label: 'Source' },
   { id: 'status', label: 'Status' },
+  { id: 'provenance', label: 'Provenance' },
 ];
+
+/** §10.1: absent means a native reduction, which is recorded. */
+function provenanceOf(entry: LogEntry): string {
+  return entry.reduction.provenance ?? 'recorded';
+}
 
 function hiddenBytes(entry: LogEntry, status: ReductionStatus | undefined): number | undefined {
   return status?.hidden_bytes ?? stubHiddenBytes(entry.reduction.stub);
@@ -41,7 +48,9 @@ function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | u
     case 'source':
       return status?.source;
     case 'status':
-      return status?.status;
+      return status ? verificationLabel(status) : undefined;
+    case 'provenance':
+      return provenanceOf(entry);
   }
 }
 
@@ -65,7 +74,7 @@ function LogRow({ entry }: { entry: LogEntry }) {
   const status = useApp((s) => s.statuses.get(r.id));
   const goToReduction = useApp((s) => s.goToReduction);
   const hidden = hiddenBytes(entry, status);
-  const bad = status !== undefined && status.status !== 'verified';
+  const bad = status !== undefined && status.status !== 'verified' && status.status !== 'original_unavailable';
   return (
     <tr className={bad ? 'is-bad' : undefined}>
       <td>
@@ -76,12 +85,13 @@ function LogRow({ entry }: { entry: LogEntry }) {
       <td>
         <span className={`log-kind kind-${r.kind}`}>{kindLabel(r.kind)}</span>
       </td>
-      <td className="is-numeric">{r.kind === 'turns_cleared' && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
+      <td className="is-numeric">{(r.kind === 'turns_cleared' || r.kind === 'summarized') && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
       <td className="is-numeric">{hidden !== undefined ? formatCount(hidden) : '…'}</td>
       <td>{status?.source ?? (status ? '—' : '…')}</td>
-      <td className={bad ? 'is-error' : status ? 'is-ok' : undefined} title={status?.message}>
-        {status ? status.status.replace(/_/g, ' ') : '…'}
+      <td className={bad ? 'is-error' : status?.status === 'verified' ? 'is-ok' : undefined} title={status?.message}>
+        {status ? verificationLabel(status) : '…'}
       </td>
+      <td>{provenanceOf(entry)}</td>
     </tr>
   );
 }

@@ -26,6 +26,8 @@ function errorHint(code: string): string {
       return 'The reduction points past the end of the view; the Findings tab lists it.';
     case 'invalid_byte_range':
       return 'Choose a start at or below the end, within the content.';
+    case 'original_unavailable':
+      return 'The session file keeps only what the model was shown in its place; the original bytes were never recorded.';
     default:
       return 'Collapse and expand the reduction to try again.';
   }
@@ -107,8 +109,11 @@ export function ReductionRegion({ id }: { id: string }) {
   const max = total ?? 0;
   const error = failed?.status === 'error' ? failed.error : null;
   let hash: { text: string; tone: 'ok' | 'error' | '' };
-  if (error) hash = { text: `hash status: ${error.code.replace(/_/g, ' ')}`, tone: 'error' };
-  else if (latest) hash = { text: '✓ hash verified', tone: 'ok' };
+  if (error?.code === 'original_unavailable') hash = { text: 'original not recorded', tone: '' };
+  else if (error) hash = { text: `hash status: ${error.code.replace(/_/g, ' ')}`, tone: 'error' };
+  // A hash an importer computed proves only that these are the bytes it hashed (SPEC §10.1).
+  else if (latest) hash = status?.hash_origin === 'import' ? { text: '✓ hashed at import', tone: 'ok' } : { text: '✓ hash verified', tone: 'ok' };
+  else if (status?.status === 'original_unavailable') hash = { text: 'original not recorded', tone: '' };
   else if (status && status.status !== 'verified') hash = { text: `hash status: ${status.status.replace(/_/g, ' ')}`, tone: 'error' };
   else hash = { text: 'hash: checking…', tone: '' };
 

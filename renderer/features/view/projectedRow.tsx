@@ -24,11 +24,27 @@ interface Props {
   measureRef: Ref<HTMLDivElement>;
 }
 
-/** `Message 2 tool`, `Messages 3–16 turns cleared`: the start of the row's accessible name. */
+/** What a row without a role stands for: a range cleared, or summarized (SPEC §10.1). */
+function rangeLabel(info: ProjectedRowInfo): string {
+  const applied = info.applied !== undefined ? info.reductions.find((r) => r.id === info.applied) : undefined;
+  return applied?.kind === 'summarized' ? 'summarized' : 'turns cleared';
+}
+
+/** `Message 2 tool`, `Messages 3–16 turns cleared`, `Messages 0–5 summarized`: the start of the row's accessible name. */
 export function rowLabel(info: ProjectedRowInfo): string {
-  if (info.end - info.index > 1) return `Messages ${info.index}–${info.end - 1} ${info.role ?? 'turns cleared'}`;
+  if (info.end - info.index > 1) return `Messages ${info.index}–${info.end - 1} ${info.role ?? rangeLabel(info)}`;
   if (info.missing) return `Message ${info.index} missing`;
-  return `Message ${info.index} ${info.role ?? 'turns cleared'}`;
+  return `Message ${info.index} ${info.role ?? rangeLabel(info)}`;
+}
+
+/** A run of a compaction (§10.1): the first run's row holds the summary; the others say where it is. */
+function CompactionNote({ compaction, applied }: { compaction: { group: string; summary: string }; applied: string | undefined }) {
+  if (applied === compaction.summary) return <p className="row-compaction">Summary of compaction {nameText(compaction.group)}</p>;
+  return (
+    <p className="row-compaction">
+      Part of compaction {nameText(compaction.group)}: the model saw its summary at reduction {nameText(compaction.summary)}; these messages were dropped.
+    </p>
+  );
 }
 
 function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
@@ -47,6 +63,7 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
 
   return (
     <>
+      {info.compaction && <CompactionNote compaction={info.compaction} applied={info.applied} />}
       {(visible !== '' || applied) && (
         <div className={mono ? 'row-text is-mono' : 'row-text'}>
           {visible !== '' && <TerminalText text={visible} />}
@@ -96,7 +113,7 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
     );
   }
 
-  const roleClass = info.role ?? 'cleared';
+  const roleClass = info.role ?? (rangeLabel(info) === 'summarized' ? 'summarized' : 'cleared');
   return (
     <div
       ref={measureRef}
@@ -113,7 +130,7 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
       </div>
       <div className="row-main">
         <div className="row-head">
-          <span className={`role-badge role-badge-${roleClass}`}>{info.role ?? 'turns cleared'}</span>
+          <span className={`role-badge role-badge-${roleClass}`}>{info.role ?? rangeLabel(info)}</span>
           {info.name !== undefined && <span className="row-name">{nameText(info.name)}</span>}
           {info.tool_call_id !== undefined && <span className="row-call-id">{nameText(info.tool_call_id)}</span>}
           {info.end - info.index > 1 && <span className="row-range">{info.end - info.index} messages</span>}

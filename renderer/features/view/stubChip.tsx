@@ -1,11 +1,12 @@
 /**
  * A stub as the model saw it, made clickable: the reduction's kind, the bytes it hides, where its
- * bytes come from (`minted`/`recorded`) and whether they verified. It toggles the reduction's
- * content open under the row.
+ * bytes come from (`minted`/`recorded`), its provenance when it is not a native one, and whether
+ * they verified ("hashed at import" for a hash an importer computed, "original not recorded" when
+ * the file does not hold the bytes). It toggles the reduction's content open under the row.
  */
 import { useEffect } from 'react';
 import { useApp } from '../../store/storeContext';
-import { formatBytes, kindLabel } from '../../text/format';
+import { formatBytes, kindLabel, provenanceLabel, verificationLabel } from '../../text/format';
 import { stubHiddenBytes } from '../../text/stubText';
 import './stubChip.css';
 import { nameText } from '../../text/nameText';
@@ -15,23 +16,6 @@ interface Props {
   kind: string;
   /** The stub text the model saw, when the row holds it (shown as the chip's tooltip). */
   stub?: string;
-}
-
-function statusLabel(status: string | undefined): string {
-  switch (status) {
-    case undefined:
-      return 'checking…';
-    case 'verified':
-      return 'verified';
-    case 'hash_mismatch':
-      return 'hash mismatch';
-    case 'address_out_of_range':
-      return 'address out of range';
-    case 'unknown_reduction':
-      return 'unknown reduction';
-    default:
-      return status;
-  }
 }
 
 export function StubChip({ id, kind, stub }: Props) {
@@ -44,9 +28,13 @@ export function StubChip({ id, kind, stub }: Props) {
   useEffect(() => requestStatuses([id]), [id, requestStatuses]);
   const hidden = status?.hidden_bytes ?? (stub !== undefined ? stubHiddenBytes(stub) : undefined);
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
-  const state = statusLabel(status?.status);
+  const state = verificationLabel(status);
   const ok = status?.status === 'verified';
-  const symbol = ok ? '✓ ' : status ? '⚠ ' : '';
+  // Not held by the file is what the file says, not a fault found in it: no warning sign.
+  const unavailable = status?.status === 'original_unavailable';
+  const bad = status !== undefined && !ok && !unavailable;
+  const symbol = ok ? '✓ ' : bad ? '⚠ ' : '';
+  const provenance = provenanceLabel(status);
   // What the chip shows, word for word; its accessible name is SPEC §7.1's "Expand reduction" (or
   // "Collapse reduction") followed by exactly this text, so the name contains the visible label
   // (WCAG 2.5.3 Label in Name: speech input can say what it sees).
@@ -55,13 +43,14 @@ export function StubChip({ id, kind, stub }: Props) {
     { key: 'kind', text: kindLabel(kind), className: 'stub-chip-kind' },
     { key: 'bytes', text: hiddenText, className: 'stub-chip-bytes' },
     ...(status?.source ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),
-    { key: 'status', text: `${symbol}${state}`, className: `stub-chip-status${ok ? ' is-ok' : status ? ' is-error' : ''}` },
+    ...(provenance ? [{ key: 'provenance', text: provenance, className: 'stub-chip-provenance' }] : []),
+    { key: 'status', text: `${symbol}${state}`, className: `stub-chip-status${ok ? ' is-ok' : bad ? ' is-error' : ''}` },
   ];
   const label = `${open ? 'Collapse' : 'Expand'} reduction ${parts.map((p) => p.text).join(' ')}`;
   return (
     <button
       type="button"
-      className={`stub-chip kind-${kind}${open ? ' is-open' : ''}${status && !ok ? ' is-bad' : ''}`}
+      className={`stub-chip kind-${kind}${open ? ' is-open' : ''}${bad ? ' is-bad' : ''}`}
       aria-label={label}
       aria-expanded={open}
       title={stub}
