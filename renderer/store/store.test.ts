@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { provenanceLabel, verificationLabel } from '../text/format';
 import type { Reply } from '../../shared/contract';
 import type { Deferred } from './testing/fakeHost';
 import { EXPAND_WINDOW_BYTES, expansionKey, shownOutcomes, shownRange } from './reductionsSlice';
@@ -206,6 +207,39 @@ describe('reductions', () => {
     store.getState().requestStatuses(['r0', 'r20']);
     await settle();
     expect(host.callsOf('verify')).toHaveLength(1);
+  });
+
+  it('keeps what verify says of §10.1 reductions (original not recorded, hashed at import, provenance); expanding one not recorded is an error of its own', async () => {
+    const host = fakeHost();
+    host.answer('verify', ({ ids }) => ({
+      ok: true,
+      value: {
+        statuses: ids.map((id) =>
+          id === 'r0'
+            ? { id, status: 'original_unavailable' as const, hidden_bytes: 5000, provenance: 'derived' as const, message: 'reduction r0: the file does not record the original bytes' }
+            : { id, status: 'verified' as const, source: 'minted' as const, total_bytes: 10, hidden_bytes: 10, provenance: 'recorded' as const, hash_origin: 'import' as const },
+        ),
+      },
+    }));
+    host.answer('expand', () => ({ ok: false, error: { code: 'original_unavailable', message: 'reduction r0: the file does not record the original bytes' } }));
+    const { store } = await started(host);
+    store.getState().requestStatuses(['r0', 'r10']);
+    await settle();
+    const r0 = store.getState().statuses.get('r0');
+    const r10 = store.getState().statuses.get('r10');
+    expect(r0).toMatchObject({ status: 'original_unavailable', hidden_bytes: 5000, provenance: 'derived' });
+    expect(verificationLabel(r0)).toBe('original not recorded');
+    expect(provenanceLabel(r0)).toBe('derived');
+    expect(verificationLabel(r10)).toBe('hashed at import');
+    expect(provenanceLabel(r10)).toBe('recorded by the agent');
+    // A native reduction says "verified" and nothing of its provenance.
+    const native = { id: 'n', status: 'verified' as const, provenance: 'recorded' as const, hash_origin: 'recorded' as const };
+    expect([verificationLabel(native), provenanceLabel(native)]).toEqual(['verified', undefined]);
+    store.getState().toggleReduction('r0');
+    await settle();
+    // Shown in the reduction's region, not as an app alert.
+    expect([...store.getState().expansions.values()].map((e) => (e.status === 'error' ? e.error.code : e.status))).toEqual(['original_unavailable']);
+    expect(store.getState().alerts).toEqual([]);
   });
 
   it('verifies 100,000 ids one batch at a time, so an expansion waits behind one batch, not all of them', async () => {
@@ -426,6 +460,24 @@ describe('navigation', () => {
     expect(store.getState().scrollRequest).toMatchObject({ row: 40, align: 'start' });
     expect(host.callsOf('expand').at(-1)).toEqual({ id: 'r40', range: [5000 - 2048, 5005 + 2048] });
     expect(store.getState().openReduction).toMatchObject({ id: 'r40', highlight: { offset: 5000, length: 5 } });
+  });
+
+  it('a match in a summarized range is placed in the transcript the reduction expands to (SPEC §10.1), as for turns_cleared', async () => {
+    const transcript = '\u27E8user\u27E9\nFix it\n\u27E8tool c1\u27E9\nerror at line 3\n';
+    const host = fakeHost();
+    host.answer('expand', ({ range }) => {
+      const bytes = new TextEncoder().encode(transcript);
+      const [s, e] = range ?? [0, bytes.length];
+      const end = Math.min(e, bytes.length);
+      return { ok: true, value: { reduction_id: 's1', kind: 'summarized', index: 10, content: new TextDecoder().decode(bytes.subarray(s, end)), range: [s, end], total_bytes: bytes.length, source: 'minted' } };
+    });
+    const { store } = await started(host);
+    // "line" at byte 9 of message 11's content; in the transcript, after "⟨user⟩\nFix it\n⟨tool c1⟩\n".
+    await store.getState().goToMatch({ reduction_id: 's1', kind: 'summarized', index: 11, offset: 9, length: 4, snippet: 'error at line 3', snippet_match: [9, 13] });
+    await settle();
+    const at = new TextEncoder().encode(transcript.slice(0, transcript.indexOf('line'))).length;
+    expect(store.getState().openReduction).toMatchObject({ id: 's1', highlight: { offset: at, length: 4 } });
+    expect(store.getState().alerts).toEqual([]);
   });
 
   it('goes to a reduction of the log, and to the next and previous stub', async () => {
