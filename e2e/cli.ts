@@ -1,9 +1,10 @@
 /**
  * The oracle of the specs: the command line runs the same resolver without a window (SPEC §8), so
- * what the UI shows is compared with what `expand`, `search` and `check` print for the same files.
+ * what the UI shows is compared with what `expand`, `search`, `check` and `log` print for the same files.
  */
 import { execFileSync } from 'node:child_process';
 import type { CheckReport } from '../shared/contract';
+import type { LogReportEntry } from '../shared/status';
 import type { ExpandOutcome, SidecarSearchResult } from '../shared/types';
 import { CLI, REPO_ROOT } from './paths';
 
@@ -53,6 +54,11 @@ export function cliSearch(files: readonly string[], query: string, flags: Search
 /** `check FILE...` (exit 1 means an error-severity finding, which is still a report). */
 export function cliCheck(files: readonly string[]): CheckReport {
   return json<CheckReport>(['check', ...files], [0, 1]);
+}
+
+/** `log FILE...` (SPEC §10.2): each live reduction with its status, provenance and hash origin. */
+export function cliLog(files: readonly string[]): LogReportEntry[] {
+  return json<{ reductions: LogReportEntry[] }>(['log', ...files]).reductions;
 }
 
 /** The `{ error }` a file the CLI cannot open prints (exit 2). */
