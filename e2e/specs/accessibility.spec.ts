@@ -7,25 +7,13 @@
  * search landed on a match inside red ANSI text, the header and the status bar showing.
  */
 import { writeFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { mintReductions } from '../../shared/mint';
 import type { ChatMessage, ReductionPolicy } from '../../shared/types';
 import { cliSearch } from '../cli';
 import { SESSION_SIDECAR } from '../paths';
 import { expect, test } from '../fixtures';
-import type { InspectorPage } from '../inspectorPage';
-
-interface Violation {
-  rule: string;
-  element: string;
-  detail: string;
-}
-
-/** axe-core's violations on the whole page, one entry per rule and element (with its failure summary). */
-async function audit(inspector: InspectorPage): Promise<Violation[]> {
-  const result = await new AxeBuilder({ page: inspector.page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  return result.violations.flatMap((v) => v.nodes.map((n) => ({ rule: v.id, element: n.target.join(' '), detail: n.failureSummary ?? v.help })));
-}
+import type { Violation } from '../axe';
+import { audit } from '../axe';
 
 /** A test log whose failures are red and dim, as a terminal prints them: most of it truncated away. */
 const RED = '\u001b[31m';

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import type { ChatMessage, Reduction } from '../../shared/types';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { audit } from '../axe';
 import { cliExpand, cliLog, cliSearch } from '../cli';
 import { expect, test } from '../fixtures';
 
@@ -87,6 +88,8 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   await inspector.setRange('s1', dash + 1, dash + 12);
   await inspector.expectShownRange('s1', dash, dash + 12, whole.total_bytes);
   await expect(inspector.content('s1')).toHaveText(slice.content);
+  // axe-core: the summary row, the compaction notes and the open chip pass.
+  expect(await audit(inspector)).toEqual([]);
   await inspector.collapse('s1');
 
   // Search finds text of the dropped messages (never of the kept ones), under the run that holds it.
@@ -107,6 +110,7 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   await expect(goneRegion).toContainText('original not recorded');
   await expect(goneRegion.getByRole('alert')).toContainText('does not record the original bytes');
   await expect(goneRegion).not.toContainText('verified');
+  expect(await audit(inspector)).toEqual([]);
 
   // The log says it too.
   await inspector.openTab('Log');
@@ -116,4 +120,5 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   const s1Row = inspector.logTable.getByRole('row').filter({ has: inspector.page.getByRole('button', { name: 'Go to s1', exact: true }) });
   await expect(s1Row).toContainText('hashed at import');
   await expect(s1Row).toContainText('0–1');
+  expect(await audit(inspector)).toEqual([]);
 });
