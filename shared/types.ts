@@ -74,6 +74,10 @@ export const REDUCTION_KINDS: readonly ReductionKind[] = [
   'summarized',
 ];
 
+/** The kinds a native agent's projection pass mints (§3.5); `summarized` comes only from importers (§10.1). */
+export type NativeReductionKind = Exclude<ReductionKind, 'summarized'>;
+export const NATIVE_REDUCTION_KINDS: readonly NativeReductionKind[] = ['tool_output_truncated', 'tool_output_elided', 'duplicate_output', 'turns_cleared'];
+
 /** Kinds that address a view range `[ptr.index, end)` rather than one message; their original is the range's transcript (§3.5, §10.1). */
 export type RangeKind = 'turns_cleared' | 'summarized';
 

@@ -98,6 +98,7 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   expect(found.reductions_unavailable).toBe(1);
   await inspector.search('tests');
   await inspector.expectResults(found.matches);
+  await expect(inspector.page.getByText('1 not searched: original not recorded')).toBeVisible();
   await inspector.result('s2', found.matches[0]?.offset).click();
   await expect(inspector.marks('s2').first()).toHaveText('tests');
   await inspector.collapse('s2');

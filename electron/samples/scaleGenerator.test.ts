@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction, SidecarHeader } from '../../shared/index';
-import { REDUCTION_KINDS, mintReductions, stubText, utf8Length } from '../../shared/index';
+import { NATIVE_REDUCTION_KINDS, mintReductions, stubText, utf8Length } from '../../shared/index';
 import type { LoadedSession } from '../loader/session';
 import { nodeSha256 } from '../loader/session';
 import { sessionOpener, tempDir } from '../testing/files';
@@ -46,9 +46,9 @@ describe('npm run generate -- --size (a large session, streamed)', () => {
     const report = session.check();
     expect(report.findings.filter((f) => f.severity === 'error')).toEqual([]);
     expect(report.findings).toEqual([]);
-    const byKind = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, session.log.filter((r) => r.kind === k).length]));
+    const byKind = Object.fromEntries(NATIVE_REDUCTION_KINDS.map((k) => [k, session.log.filter((r) => r.kind === k).length]));
     expect(byKind).toEqual(manifest.by_kind);
-    for (const kind of REDUCTION_KINDS) expect(byKind[kind], kind).toBeGreaterThan(0);
+    for (const kind of NATIVE_REDUCTION_KINDS) expect(byKind[kind], kind).toBeGreaterThan(0);
     expect(byKind.turns_cleared).toBe(2);
     // Most reductions hide old tool output.
     expect(byKind.tool_output_truncated).toBeGreaterThan(manifest.reductions / 2);

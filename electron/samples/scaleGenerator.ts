@@ -28,8 +28,8 @@ import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ChatMessage, ContentPart, Reduction, ReductionKind, ReductionPolicy, SidecarHeader, ToolCall } from '../../shared/index';
-import { FORMAT_VERSION, REDUCTION_KINDS, SIDECAR_FORMAT, floorCharBoundary, stubText, transcriptOf, utf8Length } from '../../shared/index';
+import type { ChatMessage, ContentPart, Reduction, NativeReductionKind, ReductionPolicy, SidecarHeader, ToolCall } from '../../shared/index';
+import { FORMAT_VERSION, NATIVE_REDUCTION_KINDS, SIDECAR_FORMAT, floorCharBoundary, stubText, transcriptOf, utf8Length } from '../../shared/index';
 import type { World } from './content';
 import { makeWorld } from './content';
 import { Rng } from './rng';
@@ -100,7 +100,8 @@ export interface ScaleManifest {
   messages: number;
   /** Live reductions (all of them: nothing is inverted or rewound). */
   reductions: number;
-  by_kind: Record<ReductionKind, number>;
+  /** The generator mints native kinds only. */
+  by_kind: Record<NativeReductionKind, number>;
   /** The huge tool outputs, all truncated, by size (content bytes). */
   huge: { reduction_id: string; index: number; bytes: number }[];
   /** `hidden_matches` is what `sidecarSearch(needle)` must report as `total_matches`; `planted` counts visible ones too. */
@@ -174,7 +175,7 @@ function sha256Hex(text: string): string {
 interface NeedleSite {
   index: number;
   offsets: number[];
-  reduction?: { kind: ReductionKind; kept: number };
+  reduction?: { kind: NativeReductionKind; kept: number };
 }
 
 /** What the projection pass needs of a tool result it has not decided on yet. */
@@ -205,7 +206,7 @@ const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
 
 class ScaleAgent {
   viewLength = 0;
-  readonly byKind: Record<ReductionKind, number> = { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 };
+  readonly byKind: Record<NativeReductionKind, number> = { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0 };
   readonly needles: NeedleSite[] = [];
   readonly huge: { index: number; bytes: number; id?: string }[] = [];
   clearedEnd = 0;
@@ -324,7 +325,7 @@ class ScaleAgent {
     this.pending.push({ ...t, earliest: earliest ?? t.index });
   }
 
-  private emit(kind: ReductionKind, index: number, hash: string, bytes: number, hidden: number, extra: Partial<Reduction>): Reduction {
+  private emit(kind: NativeReductionKind, index: number, hash: string, bytes: number, hidden: number, extra: Partial<Reduction>): Reduction {
     const id = `r${this.nextId++}`;
     const r: Reduction = { id, kind, ptr: { index, hash: `sha256:${hash}`, bytes }, ...extra, stub: stubText(id, kind, hidden), minted_at: this.viewLength };
     this.writer.write(JSON.stringify({ t: 'reduction', r }) + '\n');
@@ -575,14 +576,14 @@ export function writeScaleSession(options: ScaleOptions): ScaleResult {
   }
 
   const { hidden, planted } = agent.hiddenNeedles();
-  const byKind = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, agent.byKind[k]])) as Record<ReductionKind, number>;
+  const byKind = Object.fromEntries(NATIVE_REDUCTION_KINDS.map((k) => [k, agent.byKind[k]])) as Record<NativeReductionKind, number>;
   const manifest: ScaleManifest = {
     seed,
     session_id: sessionId,
     target_bytes: size,
     bytes: writer.bytes,
     messages: agent.viewLength,
-    reductions: REDUCTION_KINDS.reduce((n, k) => n + byKind[k], 0),
+    reductions: NATIVE_REDUCTION_KINDS.reduce((n, k) => n + byKind[k], 0),
     by_kind: byKind,
     huge: agent.huge
       .map((h) => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction, Result, SidecarRecord, SidecarSearchResult } from '../../shared/index';
 import {
   CAP_NOTICE_MARKER,
-  REDUCTION_KINDS,
+  NATIVE_REDUCTION_KINDS,
   REDUCTION_SENTINEL,
   canonicalFullyVisible,
   capNotice,
@@ -183,7 +183,7 @@ describe('the guaranteed cases', () => {
   it('all four reduction kinds are live at the end', () => {
     for (const g of all) {
       const kinds = new Set((g.snapshot.reductions ?? []).map((r) => r.kind));
-      expect([...kinds].sort()).toEqual([...REDUCTION_KINDS].sort());
+      expect([...kinds].sort()).toEqual([...NATIVE_REDUCTION_KINDS].sort());
     }
   });
 

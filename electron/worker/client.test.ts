@@ -117,7 +117,7 @@ describe('the resolver worker over its message channel', () => {
     const found = value(await c.request('search', params('search', { searchId: 'q1', query: 'FAIL' })));
     expect(found).toMatchObject({ total_matches: 1, matches: [{ reduction_id: 'r1', offset: 15, length: 4, snippet_match: [0, 4] }] });
     expect(value(await c.request('log', {})).entries).toMatchObject([{ reduction: { id: 'r1' }, line: 7 }]);
-    expect(value(await c.request('verify', { ids: ['r1'] })).statuses).toEqual([{ id: 'r1', status: 'verified', source: 'minted', total_bytes: 67, hidden_bytes: 52 }]);
+    expect(value(await c.request('verify', { ids: ['r1'] })).statuses).toEqual([{ id: 'r1', status: 'verified', source: 'minted', total_bytes: 67, hidden_bytes: 52, provenance: 'recorded', hash_origin: 'recorded' }]);
     expect(value(await c.request('check', {})).findings).toEqual([]);
 
     await c.close();

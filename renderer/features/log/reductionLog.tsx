@@ -6,6 +6,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import type { ReductionStatus } from '../../../shared/contract';
+import { isRangeKind } from '../../../shared/types';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
 import { formatCount, kindLabel, verificationLabel } from '../../text/format';
@@ -85,7 +86,7 @@ function LogRow({ entry }: { entry: LogEntry }) {
       <td>
         <span className={`log-kind kind-${r.kind}`}>{kindLabel(r.kind)}</span>
       </td>
-      <td className="is-numeric">{(r.kind === 'turns_cleared' || r.kind === 'summarized') && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
+      <td className="is-numeric">{isRangeKind(r.kind) && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
       <td className="is-numeric">{hidden !== undefined ? formatCount(hidden) : '…'}</td>
       <td>{status?.source ?? (status ? '—' : '…')}</td>
       <td className={bad ? 'is-error' : status?.status === 'verified' ? 'is-ok' : undefined} title={status?.message}>

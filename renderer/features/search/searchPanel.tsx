@@ -21,7 +21,8 @@ function Summary() {
   } else if (status === 'running' || status === 'waiting') text = 'Searching…';
   else if (status === 'done' && result) {
     const matches = result.total_matches === 0 ? 'No matches' : `${formatCount(result.matches.length)} of ${formatCount(result.total_matches)} matches${result.truncated ? ' (truncated)' : ''}`;
-    text = `${matches} · ${formatCount(result.reductions_searched)} reductions, ${formatBytes(result.hidden_bytes_searched)} of hidden content searched`;
+    const unavailable = result.reductions_unavailable ? ` · ${formatCount(result.reductions_unavailable)} not searched: original not recorded` : '';
+    text = `${matches} · ${formatCount(result.reductions_searched)} reductions, ${formatBytes(result.hidden_bytes_searched)} of hidden content searched${unavailable}`;
   } else if (query === '') text = 'Search what the reductions hide from the model, with the agent’s own bounds.';
   else text = '';
   return (
