@@ -114,4 +114,12 @@ describe('compareLogs (log_differs)', () => {
     expect(f?.severity).toBe('warning');
     expect(f?.message).toContain('only in the snapshot: r2');
   });
+  it('the §10.1 fields count (a different group or hash origin differs); absent ones are their defaults', () => {
+    const s1 = makeReduction(view, { id: 's1', kind: 'summarized', index: 0, end: 2, group: 'g1' });
+    expect(compareLogs([s1], [{ ...s1, group: 'g2' }])?.code).toBe('log_differs');
+    expect(compareLogs([a], [{ ...a, hash_origin: 'import' }])?.code).toBe('log_differs');
+    expect(compareLogs([a], [{ ...a, origin: { event: 'e1' } }])?.code).toBe('log_differs');
+    expect(compareLogs([a], [{ ...a, provenance: 'recorded', hash_origin: 'recorded' }])).toBeUndefined();
+    expect(compareLogs([{ ...a, origin: { line: 3 } }], [JSON.parse(JSON.stringify({ ...a, origin: { line: 3 } })) as Reduction])).toBeUndefined();
+  });
 });

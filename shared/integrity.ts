@@ -161,9 +161,29 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
   }
 }
 
-/** Canonical text of a reduction for comparing logs (key order and extra fields do not matter). */
+/**
+ * Canonical text of a reduction for comparing logs (key order and unknown fields do not matter;
+ * the §10.1 fields do, absent ones read as their defaults: they change what is shown).
+ */
 function reductionKey(r: Reduction): string {
-  return JSON.stringify([r.id, r.kind, r.ptr.index, r.ptr.hash, r.ptr.bytes, r.kept_bytes ?? null, r.canonical?.index ?? null, r.canonical?.hash ?? null, r.end ?? null, r.stub, r.minted_at]);
+  const origin = r.origin === undefined ? null : 'line' in r.origin ? ['line', r.origin.line] : ['event', r.origin.event];
+  return JSON.stringify([
+    r.id,
+    r.kind,
+    r.ptr.index,
+    r.ptr.hash,
+    r.ptr.bytes,
+    r.kept_bytes ?? null,
+    r.canonical?.index ?? null,
+    r.canonical?.hash ?? null,
+    r.end ?? null,
+    r.stub,
+    r.minted_at,
+    r.provenance ?? 'recorded',
+    origin,
+    r.group ?? null,
+    r.hash_origin ?? 'recorded',
+  ]);
 }
 
 /** The `log_differs` finding when a snapshot's reductions and the sidecar's live log disagree (as multisets). */
