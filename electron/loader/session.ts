@@ -145,8 +145,6 @@ export class FileChangedError extends Error {
   }
 }
 
-export type FileKind = SessionFile['kind'];
-
 export interface LoadedSession {
   readonly files: readonly SessionFile[];
   /** The sidecar's header, or null without a sidecar (or when its first record is not a header). */
@@ -1038,7 +1036,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     const stoppedFindings: Finding[] = [];
 
     if (snapshot) {
-      files.push({ path: snapshot.file.path, kind: 'snapshot', bytes: snapshot.file.size });
+      files.push({ path: snapshot.file.path, format: 'supercode-snapshot', bytes: snapshot.file.size });
       const parsed = parseSnapshot(snapshot.value);
       snapshot.value = {};
       safeClose(snapshot.file.fd);
@@ -1059,9 +1057,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     const reader = sidecar ? new SidecarReader(sidecar.fd, read, cache) : undefined;
     let index: SidecarIndex | undefined;
     if (sidecar) {
-      files.push({ path: sidecar.path, kind: 'sidecar', bytes: sidecar.size });
+      files.push({ path: sidecar.path, format: 'supercode-sidecar', bytes: sidecar.size });
       if (stoppedFindings.length === 0) {
-        const sidecarFile: SessionFile = { path: sidecar.path, kind: 'sidecar', bytes: sidecar.size };
+        const sidecarFile: SessionFile = { path: sidecar.path, format: 'supercode-sidecar', bytes: sidecar.size };
         const preview =
           options.onPreview && reader && !snapshot && sidecar.size >= PREVIEW_MIN_BYTES
             ? (partial: SidecarIndex) => options.onPreview?.(previewSession(partial, sidecarFile, reader, sidecar.guard))
