@@ -9,11 +9,10 @@ import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { LoadedSession, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
-import { detectSource } from './detect';
+import { FORMAT_ADAPTERS, detectSource } from './detect';
 import type { ReadSync } from './lines';
-import { siblingSidecarPath } from './native/index';
-import { exists, isSystemError, osReason, unreadable } from './openFile';
-import type { DetectContext, LoadError, Progress, SessionSource } from './source';
+import { isSystemError, osReason, unreadable } from './openFile';
+import type { DetectContext, FormatAdapter, LoadError, Progress, SessionSource } from './source';
 import { LoadCancelled } from './source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
@@ -86,33 +85,22 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     return { ok: false, error };
   };
 
-  let sidecar: SessionSource | undefined;
-  let snapshot: SessionSource | undefined;
   for (const path of paths) {
     const d = detectSource(path, context);
     if ('error' in d) return failWith(d.error);
     opened.push(d.source);
-    if (d.source.format === 'supercode-sidecar') {
-      if (sidecar) return failWith({ code: 'usage', message: `two sidecars given (${sidecar.file.path} and ${path}): pass at most one sidecar and one session snapshot` });
-      sidecar = d.source;
-    } else {
-      if (snapshot) return failWith({ code: 'usage', message: `two session snapshots given (${snapshot.file.path} and ${path}): pass at most one sidecar and one session snapshot` });
-      snapshot = d.source;
-    }
   }
-
-  if (snapshot && !sidecar) {
-    const sibling = siblingSidecarPath(snapshot.file.path);
-    if (sibling !== undefined && exists(sibling)) {
-      const d = detectSource(sibling, context);
-      if ('error' in d) return failWith({ ...d.error, message: `${d.error.message} (opened as the sibling sidecar of ${snapshot.file.path})` });
-      opened.push(d.source);
-      if (d.source.format !== 'supercode-sidecar') {
-        return failWith({ code: 'unrecognized_file', message: `${sibling}, the sibling of ${snapshot.file.path}, is a session snapshot, not a sidecar` });
-      }
-      sidecar = d.source;
-    }
+  const adapter = adapterOf(opened[0] as SessionSource);
+  if (opened.some((s) => adapterOf(s) !== adapter)) {
+    return failWith({ code: 'usage', message: `files of different formats given (${opened.map((s) => `${s.file.path}: ${s.format}`).join(', ')}): pass the files of one session` });
   }
+  const assembled = adapter.assemble(opened, (path) => {
+    const d = detectSource(path, context);
+    if ('source' in d) opened.push(d.source);
+    return d;
+  });
+  if ('error' in assembled) return failWith(assembled.error);
+  const sources = assembled.sources;
 
   const totalBytes = opened.reduce((n, s) => n + s.file.size, 0);
   let bytesRead = 0;
@@ -142,16 +130,17 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
   };
   const fileOf = (s: SessionSource): SessionFile => ({ path: s.file.path, format: s.format, bytes: s.file.size });
 
+  /** The source being indexed: an I/O error is its file's. */
+  let indexing: SessionSource | undefined;
   try {
     report(true);
     const inputs: SessionInputs = { files: [] };
-    // The snapshot first: a newer format version there stops the session before the sidecar is read.
-    for (const source of [snapshot, sidecar]) {
-      if (!source) continue;
+    for (const source of sources) {
       inputs.files.push(fileOf(source));
       if (inputs.stopped) continue;
+      indexing = source;
       const preview =
-        options.onPreview && source === sidecar && !snapshot && source.file.size >= PREVIEW_MIN_BYTES
+        options.onPreview && sources.length === 1 && source.readsAfterIndexing && source.file.size >= PREVIEW_MIN_BYTES
           ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: [source.file.guard] }))
           : undefined;
       await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) });
@@ -182,9 +171,14 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       closeAll();
       throw e;
     }
-    const file = sidecar ?? snapshot;
-    return failWith(unreadable(file?.file.path ?? paths.join(', '), osReason(e)));
+    return failWith(unreadable(indexing?.file.path ?? paths.join(', '), osReason(e)));
   }
+}
+
+function adapterOf(source: SessionSource): FormatAdapter {
+  const adapter = FORMAT_ADAPTERS.find((a) => a.formats.includes(source.format));
+  if (!adapter) throw new Error(`no adapter reads ${source.format}`);
+  return adapter;
 }
 
 function order(paths: readonly string[], path: string): number {

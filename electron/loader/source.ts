@@ -43,11 +43,20 @@ export type Detection = { ok: true; source: SessionSource } | { ok: false; error
 export interface FormatAdapter {
   /** The agent's format name (SPEC §10.1). */
   readonly name: string;
+  /** The file formats its sources have. */
+  readonly formats: readonly SessionFileFormat[];
   /**
    * Claims an open file by its content, never its name. Only reads; leaves `file` open whether it
    * claims it or not (the caller closes it); may throw on an I/O error.
    */
   detect(file: OpenFile, context: DetectContext): Detection;
+  /**
+   * The files of one session from those the user opened in this format (in the user's order):
+   * checked against the format's rules (how many of each), completed with files found beside
+   * them through `find` (which detects by content and keeps what it opens for the caller to
+   * close), and put in the order they are to be indexed. Opens nothing itself, closes nothing.
+   */
+  assemble(opened: readonly SessionSource[], find: (path: string) => { source: SessionSource } | { error: LoadError }): { sources: SessionSource[] } | { error: LoadError };
 }
 
 /** One indexing pass: how to read, where to report, when to give way. */
