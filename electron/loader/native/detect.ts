@@ -10,8 +10,7 @@ import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
 import type { DetectContext, LoadError } from '../source';
-import { isPlainObject } from './sidecarReader';
-import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, parseJson, stripBom } from './text';
+import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from './text';
 
 /** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
 export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;

@@ -14,8 +14,7 @@ import { scanMessageRecord } from '../rawRecord';
 import type { IndexPass, IndexStop } from '../source';
 import { LoadCancelled } from '../source';
 import type { MessageHandle } from './sidecarReader';
-import { isPlainObject } from './sidecarReader';
-import { RECORD_TYPE_HEAD, parseJson, stripBom } from './text';
+import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
 
 /**
  * A message record at least this long is indexed without decoding its content: the content is

@@ -10,6 +10,7 @@ import type { ReadSync } from '../lines';
 import { readExactly } from '../lines';
 import type { MessageCache } from '../messageCache';
 import type { RawContent } from '../rawRecord';
+import { isPlainObject } from './text';
 
 /** A content read from the file keeps this much of its start as text, for display. */
 export const PREVIEW_BYTES = 64 * 1024;
@@ -113,8 +114,4 @@ function previewOf(source: FileContent): string {
     if (e instanceof ContentUnavailableError) return '';
     throw e;
   }
-}
-
-export function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

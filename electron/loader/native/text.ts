@@ -27,3 +27,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 export const RECORD_TYPE_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"([\w-]{1,64})"/;
 /** How a sidecar record starts (`{"t":"…`), a UTF-8 byte order mark allowed. */
 export const SIDECAR_RECORD_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"/;
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
