@@ -52,7 +52,14 @@ export const findingSchema = z.object({
   index: int.optional(),
 });
 
-export const sessionFileSchema = z.object({ path: z.string(), kind: z.enum(['sidecar', 'snapshot']), bytes: int });
+/**
+ * The format of one opened file, detected by content. One name per file format, not per session: a
+ * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
+ * (SPEC §10.1: claude-code, codex, …) will add its own name here.
+ */
+export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot'] as const;
+export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
+export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
 
 export const sessionSummarySchema = z.object({
