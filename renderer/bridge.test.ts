@@ -5,7 +5,7 @@ import { TOKEN_HEADER, createBridge, openDroppedFile } from './bridge';
 
 const INFO: SessionInfo = {
   generation: 1,
-  files: [{ path: '/x/demo.sidecar.jsonl', kind: 'sidecar', bytes: 1234 }],
+  files: [{ path: '/x/demo.sidecar.jsonl', format: 'supercode-sidecar', bytes: 1234 }],
   session_id: 's-demo',
   model: 'model-a',
   gate: true,

@@ -52,8 +52,24 @@ export const findingSchema = z.object({
   index: int.optional(),
 });
 
-export const sessionFileSchema = z.object({ path: z.string(), kind: z.enum(['sidecar', 'snapshot']), bytes: int });
+/**
+ * The format of one opened file, detected by content. One name per file format, not per session: a
+ * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
+ * (SPEC §10.1: claude-code, codex, …) will add its own name here.
+ */
+export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot'] as const;
+export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
+export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
+
+/** §10.1: the format a session was read from, one name per agent (a native session is `supercode`, whichever of its files are open). */
+export const SESSION_FORMATS = ['supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands'] as const;
+export type SessionFormat = (typeof SESSION_FORMATS)[number];
+/** Which session format each file format belongs to: a new file format must name its agent here. */
+export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionFormat>> = {
+  'supercode-sidecar': 'supercode',
+  'supercode-snapshot': 'supercode',
+};
 
 export const sessionSummarySchema = z.object({
   files: z.array(sessionFileSchema),
@@ -66,7 +82,7 @@ export const sessionSummarySchema = z.object({
   errors: int,
   warnings: int,
   /** §10.1: the format the session was read from (`supercode` for a native sidecar or snapshot). */
-  format: z.enum(['supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands']),
+  format: z.enum(SESSION_FORMATS),
   /** §10.1: every session the file holds (one for a native file); `id` is '' when the file names none. */
   sessions: z.array(z.object({ id: z.string(), title: z.string().optional(), messages: int })),
 });

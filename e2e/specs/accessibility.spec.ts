@@ -83,6 +83,8 @@ test.describe('accessibility of every panel', () => {
   test.use({ sessionFiles: [SESSION_SIDECAR] });
 
   test('the view, the log, the findings, search results and the shortcuts dialog pass axe-core in both themes', async ({ inspector }) => {
+    // Ten full axe-core audits of a page of a few hundred rows: seconds each on a loaded machine.
+    test.slow();
     await inspector.waitLoaded();
     const violations: Record<string, Violation[]> = {};
     for (const theme of ['first', 'second']) {

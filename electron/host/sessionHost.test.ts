@@ -100,7 +100,7 @@ describe('a sidecar and a snapshot opened together', () => {
         ),
       );
       const { host } = setUp({ files: [] });
-      expect(value(await host.openPaths([sidecar, snapshot])).files.map((f) => f.kind).sort()).toEqual(['sidecar', 'snapshot']);
+      expect(value(await host.openPaths([sidecar, snapshot])).files.map((f) => f.format).sort()).toEqual(['supercode-sidecar', 'supercode-snapshot']);
       expect((await stateOf(host)).files).toEqual([
         { id: expect.any(String) as string, name: 'pair.sidecar.jsonl + pair.session.json', bytes: statSync(sidecar).size + statSync(snapshot).size },
       ]);

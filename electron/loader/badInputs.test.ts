@@ -251,7 +251,7 @@ describe('a line of 300 MB', () => {
     const { read, peak } = sampling();
     const before = process.memoryUsage();
     const s = await load([bigFirst], { maxRecordBytes: 1024 * 1024, readSync: read });
-    expect(s.files[0]?.kind).toBe('sidecar');
+    expect(s.files[0]?.format).toBe('supercode-sidecar');
     // The line is too long to read, and the first record of a sidecar should have been its header.
     expect(s.loadFindings.map((f) => [f.code, f.line])).toEqual([
       ['malformed_line', 1],

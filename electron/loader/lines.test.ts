@@ -38,6 +38,27 @@ function split(data: Buffer | string, options: { chunkSize?: number; maxLineByte
 }
 
 describe('splitLines', () => {
+  it('returns where its terminated lines end, and a pass resumed there continues the numbering', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('a', 'bc', '', ' ', '\r', '\n'), { maxLength: 40 }), fc.nat(), (parts, cut) => {
+        const bytes = Buffer.from(parts.join(''), 'utf8');
+        const end = bytes.length === 0 ? 0 : cut % (bytes.length + 1);
+        const lines = splitLines(-1, { readSync: memoryReader(bytes), end, chunkSize: 3 });
+        const first: Seen[] = [];
+        let next = lines.next();
+        for (; !next.done; next = lines.next()) if (next.value.terminated) first.push({ number: next.value.number, offset: next.value.offset, length: next.value.length, terminated: true });
+        const stop = next.value;
+        expect(stop.offset === 0 || bytes[stop.offset - 1] === 0x0a).toBe(true);
+        expect(stop.line).toBe(bytes.subarray(0, stop.offset).filter((b) => b === 0x0a).length + 1);
+        const rest: Seen[] = [];
+        for (const line of splitLines(-1, { readSync: memoryReader(bytes), start: stop.offset, firstLine: stop.line, chunkSize: 5 })) {
+          rest.push({ number: line.number, offset: line.offset, length: line.length, terminated: line.terminated });
+        }
+        expect([...first, ...rest]).toEqual(split(bytes, { chunkSize: 4 }).map(({ text: _text, ...l }) => l));
+      }),
+    );
+  });
+
   it('yields each line with its number, byte offset, length and termination', () => {
     expect(split('{"a":1}\n{"b":22}\n')).toEqual([
       { number: 1, offset: 0, length: 7, terminated: true, text: '{"a":1}' },

@@ -30,8 +30,10 @@ export interface SplitLine {
 export interface SplitOptions {
   /** Size of the reusable read buffer (default 1 MiB). Tests use a few bytes to cross boundaries. */
   chunkSize?: number;
-  /** File offset to start at (default 0). Line numbers start at 1 from there. */
+  /** File offset to start at (default 0): the first byte of a line. */
   start?: number;
+  /** Number of the line at `start` (default 1), so a pass resumed mid-file keeps its numbers. */
+  firstLine?: number;
   /**
    * File offset to stop at (default: end of file). A file still being appended to is read up to
    * its size when it was opened, so one pass sees one consistent prefix.
@@ -53,18 +55,27 @@ function isBlank(bytes: Buffer): boolean {
   return true;
 }
 
+/** Where the complete lines of a pass end: the start of the line after the last terminated one. */
+export interface SplitEnd {
+  /** File offset of that line's first byte (the end of the pass when every line was terminated). */
+  offset: number;
+  /** Its line number. */
+  line: number;
+}
+
 /**
  * Yields every non-blank line of the file open at `fd`, in order. Empty and whitespace-only lines
- * are skipped (they are not records) but still counted in line numbers.
+ * are skipped (they are not records) but still counted in line numbers. Returns where the
+ * terminated lines end: a pass resumed there (`start`, `firstLine`) reads what follows.
  */
-export function* splitLines(fd: number, options: SplitOptions = {}): Generator<SplitLine, void, void> {
+export function* splitLines(fd: number, options: SplitOptions = {}): Generator<SplitLine, SplitEnd, void> {
   const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? DEFAULT_CHUNK_BYTES));
   const maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
   const read = options.readSync ?? readSync;
   const buffer = Buffer.allocUnsafe(chunkSize);
 
   let position = options.start ?? 0;
-  let lineNumber = 0;
+  let lineNumber = (options.firstLine ?? 1) - 1;
   /** File offset of the current (unfinished) line. */
   let lineStart = position;
   /** Copies of the current line's earlier segments, when it straddles reads. */
@@ -130,11 +141,13 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
       start = nl + 1;
     }
   }
+  const complete: SplitEnd = { offset: lineStart, line: lineNumber + 1 };
   if (pendingLength > 0) {
     const bytes = oversized ? undefined : Buffer.concat(pending, pendingLength);
     const line = finish(pendingLength, false, bytes);
     if (line) yield line;
   }
+  return complete;
 }
 
 /**

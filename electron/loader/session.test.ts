@@ -37,7 +37,7 @@ const codes = (s: LoadedSession) => s.loadFindings.map((f) => [f.code, f.line]);
 describe('loadSession: a sidecar', () => {
   it('indexes the demo sidecar and resolves it', async () => {
     const s = await load([DEMO]);
-    expect(s.files).toEqual([{ path: DEMO, kind: 'sidecar', bytes: Buffer.byteLength(demoText) }]);
+    expect(s.files).toEqual([{ path: DEMO, format: 'supercode-sidecar', bytes: Buffer.byteLength(demoText) }]);
     expect(s.header).toMatchObject({ session_id: 's-demo', model: 'model-a', gate: true });
     expect(s.sessionId).toBe('s-demo');
     expect(s.model).toBe('model-a');
@@ -70,7 +70,7 @@ describe('loadSession: a sidecar', () => {
     expect(s.check()).toEqual({
       findings: [],
       summary: {
-        files: [{ path: DEMO, kind: 'sidecar', bytes: Buffer.byteLength(demoText) }],
+        files: [{ path: DEMO, format: 'supercode-sidecar', bytes: Buffer.byteLength(demoText) }],
         session_id: 's-demo',
         model: 'model-a',
         gate: true,
@@ -149,7 +149,7 @@ describe('loadSession: a sidecar', () => {
     expect(s.log).toEqual([]);
     expect(s.header).toBeNull();
     expect(s.check().findings).toEqual(s.loadFindings);
-    expect(s.check().summary.files).toEqual([{ path, kind: 'sidecar', bytes: readFileSync(path).length }]);
+    expect(s.check().summary.files).toEqual([{ path, format: 'supercode-sidecar', bytes: readFileSync(path).length }]);
   });
 
   it('reads a sidecar without a header, reporting that its first line should be one', async () => {
@@ -262,9 +262,9 @@ describe('loadSession: snapshots', () => {
     const snap = writeSnapshot(tmp.path('auto.session.json'), snapshotOfDemo());
     writeFileSync(tmp.path('auto.sidecar.jsonl'), demoText);
     const s = await load([snap]);
-    expect(s.files.map((f) => [f.path, f.kind])).toEqual([
-      [snap, 'snapshot'],
-      [tmp.path('auto.sidecar.jsonl'), 'sidecar'],
+    expect(s.files.map((f) => [f.path, f.format])).toEqual([
+      [snap, 'supercode-snapshot'],
+      [tmp.path('auto.sidecar.jsonl'), 'supercode-sidecar'],
     ]);
     expect(s.model).toBe('model-b');
     expect(s.recorded?.at(2)).toEqual(demoView[2]);
@@ -295,7 +295,7 @@ describe('loadSession: snapshots', () => {
     ]) {
       const s = await load(paths);
       expect(s.files.map((f) => f.path)).toEqual(paths);
-      expect(s.files.map((f) => f.kind)).toEqual(paths.map((p) => (p === DEMO ? 'sidecar' : 'snapshot')));
+      expect(s.files.map((f) => f.format)).toEqual(paths.map((p) => (p === DEMO ? 'supercode-sidecar' : 'supercode-snapshot')));
       expect(s.header?.session_id).toBe('s-demo');
       expect(s.recorded).toBeDefined();
       expect(s.loadFindings).toEqual([]);
@@ -340,11 +340,11 @@ describe('loadSession: telling files apart by content', () => {
     writeFileSync(sidecar, demoText);
     const compact = writeSnapshot(tmp.path('y.jsonl'), makeSnapshot(demoView, demoLog), false);
     const pretty = writeSnapshot(tmp.path('z.jsonl'), makeSnapshot(demoView, demoLog), true);
-    expect((await load([sidecar])).files[0]?.kind).toBe('sidecar');
-    expect((await load([compact])).files[0]?.kind).toBe('snapshot');
-    expect((await load([pretty])).files[0]?.kind).toBe('snapshot');
+    expect((await load([sidecar])).files[0]?.format).toBe('supercode-sidecar');
+    expect((await load([compact])).files[0]?.format).toBe('supercode-snapshot');
+    expect((await load([pretty])).files[0]?.format).toBe('supercode-snapshot');
     const both = await load([compact, sidecar]);
-    expect(both.files.map((f) => f.kind)).toEqual(['snapshot', 'sidecar']);
+    expect(both.files.map((f) => f.format)).toEqual(['supercode-snapshot', 'supercode-sidecar']);
   });
 
   it.each([

@@ -1,10 +1,11 @@
 /**
- * Resolves sample files the way SPEC §3.2 describes, with shared/ only (parseSidecarLine,
- * TimelineBuilder, parseSnapshot, checkIntegrity, compareLogs), so the generator's tests can check
- * what a reader finds in what it wrote without depending on the file loader or the command line.
+ * Resolves sample files the way SPEC §3.2 describes, with shared/ only: a minimal in-memory index
+ * of the sidecar's lines (parseSidecarLine, TimelineBuilder) and of the snapshot (parseSnapshot),
+ * then the one session model the loader uses (resolveSession, makeSession's check), so the
+ * generator's tests check what a reader finds in what it wrote without the file loader.
  */
-import type { ChatMessage, Finding, Reduction, SidecarHeader, Timeline } from '../../shared/index';
-import { TimelineBuilder, applyCap, checkIntegrity, compareLogs, hasReasoningArtifacts, isSnapshotValue, parseSidecarLine, parseSnapshot } from '../../shared/index';
+import type { ChatMessage, Finding, IndexedRecords, IndexedSnapshot, MessageList, Reduction, SidecarHeader, Timeline } from '../../shared/index';
+import { TimelineBuilder, applyCap, arrayList, hasReasoningArtifacts, isSnapshotValue, makeSession, parseSidecarLine, parseSnapshot, resolveSession } from '../../shared/index';
 
 export interface InspectedSample {
   findings: Finding[];
@@ -19,24 +20,26 @@ export interface InspectedSample {
 }
 
 export function inspectSample(files: { sidecar?: string; snapshot?: string }): InspectedSample {
-  const findings: Finding[] = [];
+  const stopped: Finding[] = [];
   let header: SidecarHeader | undefined;
   let timeline: Timeline<ChatMessage> | undefined;
+  let records: IndexedRecords | undefined;
+  let snapshot: IndexedSnapshot | undefined;
 
   if (files.sidecar !== undefined) {
+    const findings: Finding[] = [];
     const builder = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
     const text = files.sidecar;
     const lines = text.split('\n');
     const lastTerminated = text.endsWith('\n');
     if (lastTerminated) lines.pop();
-    let stopped = false;
     for (let k = 0; k < lines.length; k++) {
       const parsed = parseSidecarLine(lines[k] ?? '', k + 1, k < lines.length - 1 || lastTerminated);
       if (!parsed.ok) {
         findings.push(parsed.finding);
         if (parsed.holeIndex !== undefined) builder.addHole(parsed.holeIndex);
         if (parsed.stop) {
-          stopped = true;
+          stopped.push(...findings);
           break;
         }
         continue;
@@ -45,32 +48,42 @@ export function inspectSample(files: { sidecar?: string; snapshot?: string }): I
       if (record.t === 'header') header = record;
       else builder.add(record, k + 1);
     }
-    if (stopped) return { findings, minted: [], log: [] };
-    timeline = builder.finish();
-    for (const f of timeline.findings) findings.push(f);
+    if (stopped.length > 0) return { findings: stopped, minted: [], log: [] };
+    const t = builder.finish();
+    timeline = t;
+    records = {
+      header: header ?? null,
+      view: arrayList(t.view.map((e) => (e ? (e.cap ? applyCap(e.value, e.cap) : e.value) : undefined))),
+      recorded: arrayList(t.recorded.map((e) => e?.value)),
+      log: t.log,
+      logLines: t.logLines,
+      modelChanges: t.modelChanges,
+      findings: [...findings, ...t.findings],
+      system: () => t.system?.value,
+    };
   }
 
-  let snapshotMessages: (ChatMessage | undefined)[] | undefined;
-  let snapshotLog: Reduction[] | undefined;
   if (files.snapshot !== undefined) {
     const value: unknown = JSON.parse(files.snapshot);
     if (!isSnapshotValue(value)) throw new Error('not a session snapshot');
     const parsed = parseSnapshot(value);
-    for (const f of parsed.findings) findings.push(f);
-    if (!parsed.snapshot) return { findings, ...(header ? { header } : {}), minted: [], log: [] };
-    snapshotMessages = parsed.snapshot.messages;
-    snapshotLog = parsed.snapshot.reductions;
+    if (!parsed.snapshot) return { findings: [...(records?.findings ?? []), ...parsed.findings], ...(header ? { header } : {}), minted: [], log: [] };
+    const snap = parsed.snapshot;
+    snapshot = { session_id: snap.session_id, model: snap.model, messages: arrayList(snap.messages), ...(snap.reductions ? { reductions: snap.reductions } : {}), findings: parsed.findings };
   }
 
-  const minted = snapshotMessages ?? (timeline?.view ?? []).map((e) => (e ? (e.cap ? applyCap(e.value, e.cap) : e.value) : undefined));
-  const recorded = timeline?.recorded.map((e) => e?.value);
-  const log = snapshotLog ?? timeline?.log ?? [];
-  findings.push(
-    ...checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(snapshotLog === undefined && timeline ? { logLines: timeline.logLines } : {}) }),
-  );
-  if (snapshotLog !== undefined && timeline) {
-    const differs = compareLogs(snapshotLog, timeline.log);
-    if (differs) findings.push(differs);
-  }
-  return { findings, ...(header ? { header } : {}), ...(timeline ? { timeline } : {}), minted, ...(recorded ? { recorded } : {}), log };
+  const model = resolveSession({ files: [], ...(records ? { records } : {}), ...(snapshot ? { snapshot } : {}) });
+  const { findings } = makeSession(model).check();
+  return {
+    findings,
+    ...(header ? { header } : {}),
+    ...(timeline ? { timeline } : {}),
+    minted: toArray(model.minted),
+    ...(model.recorded ? { recorded: toArray(model.recorded) } : {}),
+    log: [...model.log],
+  };
+}
+
+function toArray(list: MessageList): (ChatMessage | undefined)[] {
+  return Array.from({ length: list.length }, (_, i) => list.at(i));
 }

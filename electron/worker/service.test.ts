@@ -84,7 +84,7 @@ describe('SessionService.open', () => {
     const info = value(await s.open({ paths: [DEMO], generation: 7 }, (p) => progress.push(p)));
     expect(info).toEqual({
       generation: 7,
-      files: [{ path: DEMO, kind: 'sidecar', bytes: statSync(DEMO).size }],
+      files: [{ path: DEMO, format: 'supercode-sidecar', bytes: statSync(DEMO).size }],
       session_id: 's-demo',
       model: 'model-a',
       gate: true,

@@ -9,7 +9,7 @@ import { MAX_SLICE_BYTES } from '../../../shared/contract';
 export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {
   return {
     generation: 1,
-    files: [{ path: '/x/demo.sidecar.jsonl', kind: 'sidecar', bytes: 1234 }],
+    files: [{ path: '/x/demo.sidecar.jsonl', format: 'supercode-sidecar', bytes: 1234 }],
     session_id: 's-demo',
     model: 'model-a',
     gate: true,

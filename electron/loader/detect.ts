@@ -1,0 +1,34 @@
+/**
+ * Opening a file and finding the format adapter that claims it, by content. Adapters are asked in
+ * order; the first that claims the file wins.
+ */
+import { nativeFormat } from './native/index';
+import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
+import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
+
+/** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
+export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat];
+
+/**
+ * The source of `path` in the first format that claims it; else the error of the first adapter
+ * (with one adapter, its own `unrecognized_file` reason). On error the file is closed.
+ */
+export function detectSource(path: string, context: DetectContext, adapters: readonly FormatAdapter[] = FORMAT_ADAPTERS): { source: SessionSource } | { error: LoadError } {
+  const opened = openReadOnly(path);
+  if (isLoadError(opened)) return { error: opened };
+  const file = opened;
+  let first: LoadError | undefined;
+  try {
+    for (const adapter of adapters) {
+      const found = adapter.detect(file, context);
+      if (found.ok) return { source: found.source };
+      first ??= found.error;
+      // A file of this adapter's format that cannot be opened is not another format's.
+      if (found.error.code !== 'unrecognized_file') break;
+    }
+  } catch (e) {
+    first = unreadable(path, osReason(e));
+  }
+  safeClose(file.fd);
+  return { error: first ?? { code: 'unrecognized_file', message: `${path}: no format reader is installed` } };
+}

@@ -1,0 +1,386 @@
+/**
+ * Indexing a sidecar (SPEC §3.1) in streaming passes into light handles: where each record is,
+ * never its content. A pass resumes where the previous one stopped (a line boundary), so a file
+ * that grows can be indexed as it is appended to; one pass over the whole file is today's load.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineRecord } from '../../../shared/index';
+import { TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
+import type { ReadSync, SplitEnd, SplitLine } from '../lines';
+import { readExactly, splitLines } from '../lines';
+import type { OpenFile } from '../openFile';
+import type { RawContent } from '../rawRecord';
+import { scanMessageRecord } from '../rawRecord';
+import type { IndexPass, IndexStop } from '../source';
+import { LoadCancelled } from '../source';
+import type { MessageHandle } from './sidecarReader';
+import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
+
+/**
+ * A message record at least this long is indexed without decoding its content: the content is
+ * located in the file, walked and read back by range (rawRecord.ts, fileContent.ts).
+ */
+export const RAW_SCAN_MIN_BYTES = 4 * 1024;
+/** A content at least this long is hashed while indexing, so its stub verifies at once. */
+export const HASH_AT_INDEX_BYTES = 1024 * 1024;
+/** A line longer than this is never held in memory whole by the indexing pass. */
+export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
+/** How long the indexing pass runs before it lets the event loop turn (progress, cancellation). */
+const YIELD_MS = 16;
+
+
+/** What a sidecar's indexing holds: handles into the file, never content. */
+export interface SidecarIndex {
+  header: SidecarHeader | null;
+  system?: MessageHandle;
+  view: ({ handle: MessageHandle; cap?: { kept_bytes: number; notice: string } } | undefined)[];
+  recorded: (MessageHandle | undefined)[];
+  log: Reduction[];
+  logLines: number[];
+  modelChanges: ModelChange[];
+  findings: Finding[];
+  /** An `unsupported_version` header: the pass stopped there. */
+  stopped?: Finding;
+}
+
+/**
+ * The state of a sidecar's indexing between passes. Invariant: every line before `position` has
+ * been folded into the timeline exactly once, and `position` is the start of a line (a line cut
+ * by a pass's end, or still being written, is left whole for the next pass).
+ */
+export class SidecarIndexer {
+  private readonly builder = new TimelineBuilder<MessageHandle>((h) => h.hasArtifacts);
+  private readonly findings: Finding[] = [];
+  private header: SidecarHeader | null = null;
+  private system: MessageHandle | undefined;
+  private seenRecord = false;
+  private stopped: Finding | undefined;
+  private position: IndexStop = { offset: 0, line: 1 };
+
+  constructor(private readonly file: OpenFile) {}
+
+  /** Where the next pass starts. */
+  get stop(): IndexStop {
+    return { ...this.position };
+  }
+
+  /** See SessionSource.indexTo. */
+  async indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
+    if (this.stopped || end <= this.position.offset) return this.stop;
+    const file = this.file;
+    const options = pass;
+    const findings = this.findings;
+    const builder = this.builder;
+    let onFirstPause = pass.onFirstPause;
+    let reported = this.position.offset;
+
+    const lines = splitLines(file.fd, {
+      chunkSize: options.chunkSize,
+      start: this.position.offset,
+      firstLine: this.position.line,
+      end,
+      maxLineBytes: Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES),
+      readSync: options.read,
+      onRead: (position) => {
+        options.progress.add(position - reported);
+        reported = position;
+      },
+    });
+
+    let sliceStart = performance.now();
+    let sinceClock = 0;
+    let complete: SplitEnd;
+    for (;;) {
+      const next = lines.next();
+      if (next.done) {
+        complete = next.value;
+        break;
+      }
+      let line = next.value;
+      if (!line.terminated && !pass.final) {
+        // Still being written, or cut by `end`: the next pass reads it whole.
+        complete = { offset: line.offset, line: line.number };
+        break;
+      }
+      if (++sinceClock >= 64) {
+        sinceClock = 0;
+        if (performance.now() - sliceStart >= YIELD_MS) {
+          if (onFirstPause) {
+            onFirstPause();
+            onFirstPause = undefined;
+          }
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          if (options.signal?.aborted) throw new LoadCancelled('the load was cancelled');
+          sliceStart = performance.now();
+        }
+      }
+      const isFirst = !this.seenRecord;
+      this.seenRecord = true;
+
+      // A line that is not valid UTF-8 is read as text (each bad sequence as U+FFFD), as JSON.parse
+      // would see it; only lines too long for that are scanned regardless, and then refused below.
+      if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst && (line.bytes === undefined || isUtf8(line.bytes))) {
+        const scanned = scanLongMessage(file, line, options.read);
+        if (scanned && 'record' in scanned) {
+          const { record, content } = scanned;
+          if (content.validUtf8 === false) {
+            findings.push({
+              code: 'malformed_line',
+              severity: 'error',
+              message: `line ${line.number} (${formatBytes(line.length)}) holds bytes that are not valid UTF-8 and is too long to read with replacement characters; skipped`,
+              line: line.number,
+              index: record.i,
+            });
+            builder.addHole(record.i);
+            continue;
+          }
+          builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
+          continue;
+        }
+      }
+      if (line.bytes === undefined && line.length <= options.maxRecordBytes) {
+        // Longer than the splitter keeps, short enough to read as one record.
+        const bytes = readExactly(file.fd, line.offset, line.length, options.read);
+        if (bytes) line.bytes = bytes;
+      }
+
+      if (line.bytes === undefined || line.length > options.maxRecordBytes) {
+        // Too long to decode as one string. Its index, when its head says it is a message, becomes a
+        // hole so later records keep their addresses.
+        const head = readExactly(file.fd, line.offset, Math.min(line.length, 4096), options.read)?.toString('utf8') ?? '';
+        const m = MESSAGE_HEAD.exec(head);
+        const index = m ? Number(m[1]) : undefined;
+        // Skipped, even a header: the first record was not a readable header.
+        if (isFirst) findings.push(headerExpected(line.number, RECORD_TYPE_HEAD.exec(head)?.[1]));
+        findings.push({
+          code: 'malformed_line',
+          severity: 'error',
+          message: `line ${line.number} is ${formatBytes(line.length)}, too long to read as one record (the limit is ${formatBytes(options.maxRecordBytes)}); skipped`,
+          line: line.number,
+          ...(index !== undefined ? { index } : {}),
+        });
+        if (index !== undefined) builder.addHole(index);
+        continue;
+      }
+
+      let lineBytes: Buffer = line.bytes;
+      let text: string;
+      try {
+        text = lineBytes.toString('utf8');
+      } catch (e) {
+        findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be decoded: ${(e as Error).message}`, line: line.number });
+        continue;
+      }
+      if (isFirst) text = stripBom(text);
+
+      let parse: LineParse;
+      try {
+        parse = parseSidecarLine(text, line.number, line.terminated);
+      } catch (e) {
+        // JSON.parse or validation can run out of room on a pathological record (RangeError).
+        findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} (${formatBytes(line.length)}) cannot be parsed: ${(e as Error).message}`, line: line.number });
+        continue;
+      }
+
+      let record: SidecarRecord;
+      if (parse.ok) {
+        record = parse.record;
+      } else {
+        if (parse.stop) {
+          if (isFirst) {
+            // An `unsupported_version` header: nothing else is read, now or by a later pass.
+            this.stopped = parse.finding;
+            return this.stoppedAt({ offset: end, line: line.number + 1 });
+          }
+          findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} is a header record after the first record; skipped (${parse.finding.message})`, line: line.number });
+          continue;
+        }
+        // An invalid header is reported once, by its own finding.
+        if (isFirst && firstRecordType(text) !== 'header') findings.push(headerExpected(line.number, firstRecordType(text)));
+        const recovered = isFirst || !line.terminated ? undefined : recordAfterTornRecord(text, line);
+        const lostText = recovered ? text.slice(0, recovered.at) : text;
+        // What the unreadable record (or fragment) held: a hole at its index when its head names it,
+        // else, when it looks like a torn record, a record lost at an index the next message shows.
+        // A last line without its newline is a record still being written, not a lost one.
+        const holeIndex = parse.holeIndex ?? (line.terminated ? tornMessageIndex(lostText) : undefined);
+        const finding = recovered ? recovered.finding : parse.finding;
+        findings.push(holeIndex !== undefined && finding.index === undefined ? { ...finding, index: holeIndex } : finding);
+        if (holeIndex !== undefined) builder.addHole(holeIndex);
+        else if (line.terminated && mayBeLostMessage(lostText)) builder.lostRecord();
+        if (!recovered) continue;
+        record = recovered.record;
+        line = recovered.line;
+        lineBytes = recovered.bytes;
+      }
+
+      if (!isUtf8(lineBytes)) {
+        // JSON text is UTF-8 (RFC 8259 §8.1). The record is still read, each invalid sequence as
+        // U+FFFD, so its content shows and addresses hold; a hash over the writer's bytes will not verify.
+        findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} holds bytes that are not valid UTF-8; they read as U+FFFD`, line: line.number });
+      }
+      if (record.t === 'header') {
+        if (isFirst) this.header = record;
+        else findings.push({ code: 'malformed_line', severity: 'error', message: `line ${line.number} is a header record after the first record; skipped`, line: line.number });
+        continue;
+      }
+      if (isFirst) findings.push(headerExpected(line.number, record.t));
+
+      let timelineRecord: TimelineRecord<MessageHandle>;
+      if (record.t === 'message') {
+        timelineRecord = { t: 'message', i: record.i, msg: handleOf(record.msg, line), ...(record.cap ? { cap: record.cap } : {}) };
+      } else if (record.t === 'system') {
+        this.system = handleOf(record.msg, line);
+        timelineRecord = { t: 'system', msg: this.system };
+      } else {
+        timelineRecord = record;
+      }
+      builder.add(timelineRecord, line.number);
+    }
+    options.progress.add(end - reported);
+    // A final pass has read the unterminated last line too: nothing before `end` is left.
+    return this.stoppedAt(pass.final && complete.offset < end ? { offset: end, line: complete.line + 1 } : complete);
+  }
+
+  private stoppedAt(stop: IndexStop): IndexStop {
+    this.position = stop;
+    return this.stop;
+  }
+
+  /** The index so far, as a copy later passes do not change. */
+  index(): SidecarIndex {
+    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], stopped: this.stopped };
+    return indexOf(this.builder.snapshot(), this.header, this.system, this.findings);
+  }
+}
+
+const MESSAGE_HEAD = /^\s*\{\s*"t"\s*:\s*"message"\s*,\s*"i"\s*:\s*(\d{1,15})\s*[,}]/;
+
+function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): MessageHandle {
+  return {
+    line: line.number,
+    offset: line.offset,
+    length: line.length,
+    role: msg.role,
+    ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
+    contentBytes: content ? content.length : Buffer.byteLength(msg.content, 'utf8'),
+    hasArtifacts: hasReasoningArtifacts(msg),
+    ...(content ? { content } : {}),
+  };
+}
+
+/** How a message record starts when written by the agent: `{"t":"message",…`. */
+const MESSAGE_START = /^\s*\{\s*"t"\s*:\s*"message"/;
+
+/**
+ * A long message record indexed without decoding its content; undefined when it cannot be read that
+ * way (the caller parses it whole, which reports why).
+ */
+function scanLongMessage(
+  file: OpenFile,
+  line: SplitLine,
+  read: ReadSync,
+): { record: { t: 'message'; i: number; msg: ChatMessage; cap?: { kept_bytes: number; notice: string } }; content: RawContent } | { failed: string } | undefined {
+  const head = line.bytes ? line.bytes.toString('latin1', 0, 64) : (readExactly(file.fd, line.offset, Math.min(64, line.length), read)?.toString('latin1') ?? '');
+  if (!MESSAGE_START.test(head)) return undefined;
+  const scan = scanMessageRecord({
+    fd: file.fd,
+    read,
+    offset: line.offset,
+    length: line.length,
+    ...(line.bytes ? { bytes: line.bytes } : {}),
+    hash: line.length >= HASH_AT_INDEX_BYTES,
+    maxRestBytes: 1024 * 1024,
+  });
+  if (!scan.ok) return { failed: scan.reason };
+  const parse = parseSidecarLine(scan.rest, line.number, line.terminated);
+  if (!parse.ok || parse.record.t !== 'message' || parse.record.msg.content !== '') return { failed: parse.ok ? 'the record is not a message with one content' : parse.finding.message };
+  return { record: parse.record, content: scan.content };
+}
+
+function formatBytes(n: number): string {
+  const mib = n / (1024 * 1024);
+  return mib >= 1 ? `${n} bytes (${mib.toFixed(1)} MiB)` : `${n} bytes`;
+}
+
+/** The index a torn message record names in its head (`{"t":"message","i":3,…`), if it got that far. */
+function tornMessageIndex(text: string): number | undefined {
+  const m = MESSAGE_HEAD.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+/**
+ * True for an unreadable line that may be a torn record of a message: it starts like a JSON object
+ * and, when its `t` got written, that `t` is message. A stray line of tool output is not a record.
+ */
+function mayBeLostMessage(text: string): boolean {
+  if (!/^\s*\{/.test(text)) return false;
+  const t = RECORD_TYPE_HEAD.exec(text)?.[1];
+  return t === undefined ? !/^\s*\{\s*"t"\s*:\s*"[\w-]{64}/.test(text) : t === 'message';
+}
+
+/** How a record starts as the agent writes it; a JSON string cannot hold these bytes unescaped. */
+const RECORD_START = '{"t":"';
+/** Bounds the re-parses of one line (each is linear in the rest of the line). */
+const MAX_RECOVERY_TRIES = 8;
+
+/**
+ * A line that does not parse because a writer crashed mid-append and a later append started right
+ * after the fragment: the complete record after the fragment, if one is there. Sound because the
+ * record must parse, whole and valid, from a `{"t":"` to the end of the line — a start that lies
+ * inside the fragment would leave the fragment's tail or the next record's start unparsed.
+ */
+function recordAfterTornRecord(text: string, line: SplitLine): { at: number; record: SidecarRecord; line: SplitLine; bytes: Buffer; finding: Finding } | undefined {
+  // Offsets in the text are byte offsets only when no bytes were replaced in decoding.
+  if (!line.bytes || !isUtf8(line.bytes) || parseJson(text).ok) return undefined;
+  let from = 1;
+  for (let tries = 0; tries < MAX_RECOVERY_TRIES; tries++) {
+    const at = text.indexOf(RECORD_START, from);
+    if (at === -1) return undefined;
+    from = at + 1;
+    const parse = parseSidecarLine(text.slice(at), line.number, true);
+    if (!parse.ok || parse.record.t === 'header') continue;
+    const skipped = Buffer.byteLength(text.slice(0, at), 'utf8');
+    const bytes = line.bytes.subarray(skipped);
+    return {
+      at,
+      record: parse.record,
+      line: { number: line.number, offset: line.offset + skipped, length: line.length - skipped, terminated: line.terminated, bytes },
+      bytes,
+      finding: {
+        code: 'malformed_line',
+        severity: 'error',
+        message: `line ${line.number} starts with ${skipped} bytes of a torn record (a writer stopped mid-append); the complete ${parse.record.t} record after them is read`,
+        line: line.number,
+      },
+    };
+  }
+  return undefined;
+}
+
+function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null, system: MessageHandle | undefined, findings: readonly Finding[]): SidecarIndex {
+  return {
+    header,
+    ...(system ? { system } : {}),
+    view: timeline.view.map((e) => (e ? { handle: e.value, ...(e.cap ? { cap: e.cap } : {}) } : undefined)),
+    recorded: timeline.recorded.map((e) => e?.value),
+    log: timeline.log,
+    logLines: timeline.logLines,
+    modelChanges: timeline.modelChanges,
+    findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
+  };
+}
+
+/** The `t` of a line that did not validate, when it is a JSON object with a string `t`. */
+function firstRecordType(text: string): string | undefined {
+  const parsed = parseJson(text);
+  return parsed.ok && isPlainObject(parsed.value) && typeof parsed.value.t === 'string' ? parsed.value.t : undefined;
+}
+
+function headerExpected(line: number, t: string | undefined): Finding {
+  return {
+    code: 'malformed_line',
+    severity: 'error',
+    message: `line ${line}: a sidecar starts with a header record, but its first record is ${t === undefined ? 'not a readable record' : `t=${JSON.stringify(t)}`}`,
+    line,
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * Reading a sidecar's message records back by byte range, from the handles its indexing pass kept,
+ * through one byte-budgeted cache. A record indexed without decoding its content keeps that content
+ * in the file behind a FileContent (read by range, walked, hashed) and decodes only its preview.
+ */
+import type { Cap, ChatMessage, Role } from '../../../shared/index';
+import { ContentUnavailableError, applyCap, chatMessageSchema, floorSourceBoundary } from '../../../shared/index';
+import { FileContent } from '../fileContent';
+import type { ReadSync } from '../lines';
+import { readExactly } from '../lines';
+import type { MessageCache } from '../messageCache';
+import type { RawContent } from '../rawRecord';
+import { isPlainObject } from './text';
+
+/** A content read from the file keeps this much of its start as text, for display. */
+export const PREVIEW_BYTES = 64 * 1024;
+
+/** What the indexing pass keeps of a message record: where it is, never its content. */
+export interface MessageHandle {
+  line: number;
+  offset: number;
+  length: number;
+  role: Role;
+  tool_call_id?: string;
+  contentBytes: number;
+  hasArtifacts: boolean;
+  /** Where the content lies in the file, for a record indexed without decoding it. */
+  content?: RawContent;
+  /** The content as a ByteSource, made on first read and kept: one per record. */
+  source?: FileContent;
+}
+
+
+/** Reads message records back from the sidecar by handle, through one cache shared by all lists. */
+export class SidecarReader {
+  private closed = false;
+
+  constructor(
+    private readonly fd: number,
+    private readonly read: ReadSync,
+    private readonly cache: MessageCache<ChatMessage>,
+  ) {}
+
+  /** The record's `msg`, validated; with `cap`, the capped copy history held. */
+  message(handle: MessageHandle, cap?: Cap): ChatMessage | undefined {
+    if (this.closed) return undefined;
+    const key = cap ? `${handle.line}:cap` : `${handle.line}`;
+    const cached = this.cache.get(key);
+    if (cached !== undefined) return cached;
+    let msg: ChatMessage | undefined;
+    if (cap) {
+      const full = this.message(handle);
+      msg = full && applyCap(full, cap);
+    } else {
+      msg = handle.content ? this.readAround(handle, handle.content) : this.readRecord(handle);
+    }
+    // Charged by the record's length, not only its content: tool_calls arguments can be large too.
+    const cost = cap ? Buffer.byteLength(msg?.content ?? '', 'utf8') : handle.content ? handle.length - handle.content.rawLength + 256 : Math.max(handle.length, handle.contentBytes);
+    if (msg !== undefined) this.cache.set(key, msg, cost);
+    return msg;
+  }
+
+  /**
+   * A record indexed without its content: the rest of the record is read and validated, the
+   * content stays in the file behind a FileContent, and `content` is its first PREVIEW_BYTES,
+   * decoded when asked for.
+   */
+  private readAround(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
+    try {
+      const head = readExactly(this.fd, handle.offset, content.start - handle.offset, this.read);
+      const tailStart = content.start + content.rawLength;
+      const tail = readExactly(this.fd, tailStart, handle.offset + handle.length - tailStart, this.read);
+      if (!head || !tail) return undefined;
+      const value = JSON.parse(Buffer.concat([head, tail]).toString('utf8')) as unknown;
+      if (!isPlainObject(value)) return undefined;
+      const parsed = chatMessageSchema.safeParse(value.msg);
+      if (!parsed.success) return undefined;
+      const source = (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
+      const msg: ChatMessage = { ...parsed.data, large: source };
+      // Decoded on each use and never kept, so a cached message costs only its rest.
+      Object.defineProperty(msg, 'content', { enumerable: true, configurable: true, get: () => previewOf(source) });
+      return msg;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
+  }
+
+  private readRecord(handle: MessageHandle): ChatMessage | undefined {
+    try {
+      const bytes = readExactly(this.fd, handle.offset, handle.length, this.read);
+      if (!bytes) return undefined;
+      const value = JSON.parse(bytes.toString('utf8')) as unknown;
+      if (!isPlainObject(value)) return undefined;
+      const parsed = chatMessageSchema.safeParse(value.msg);
+      return parsed.success ? (parsed.data) : undefined;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.cache.clear();
+  }
+}
+
+/** The first PREVIEW_BYTES of a content as text; empty when the file no longer holds it. */
+function previewOf(source: FileContent): string {
+  try {
+    return Buffer.from(source.read(0, floorSourceBoundary(source, Math.min(source.length, PREVIEW_BYTES)))).toString('utf8');
+  } catch (e) {
+    if (e instanceof ContentUnavailableError) return '';
+    throw e;
+  }
+}

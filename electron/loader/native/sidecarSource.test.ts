@@ -1,0 +1,120 @@
+import { appendFileSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { IndexedRecords, MessageList } from '../../../shared/index';
+import { makeSession, resolveSession } from '../../../shared/index';
+import { tempDir } from '../../testing/files';
+import { tornSidecarText } from '../../testing/tornSession';
+import { isLoadError, openReadOnly } from '../openFile';
+import type { IndexPass } from '../source';
+import { SidecarSource } from './sidecarSource';
+
+const SAMPLES = join(import.meta.dirname, '../../../samples');
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+function open(path: string): SidecarSource {
+  const file = openReadOnly(path);
+  if (isLoadError(file)) throw new Error(file.message);
+  return new SidecarSource(file, readSync, 1 << 20);
+}
+
+function pass(final: boolean, chunkSize = 1 << 16): IndexPass {
+  return { chunkSize, maxRecordBytes: 256 * 1024 * 1024, read: readSync, progress: { add: () => undefined }, final };
+}
+
+function contents(list: MessageList): (string | undefined)[] {
+  return Array.from({ length: list.length }, (_, i) => list.at(i)?.content);
+}
+
+/** Everything a session shows of the records: the resolved lists by content, the log, the findings and the check. */
+function shown(records: IndexedRecords | undefined) {
+  if (!records) throw new Error('no records indexed');
+  const { header, log, logLines, modelChanges, findings } = records;
+  const report = makeSession(resolveSession({ files: [], records })).check();
+  return { header, view: contents(records.view), recorded: contents(records.recorded), log, logLines, modelChanges, findings, system: records.system()?.content, report };
+}
+
+async function onePass(path: string) {
+  const source = open(path);
+  try {
+    await source.indexTo(source.file.size, pass(true));
+    return shown(source.indexed().records);
+  } finally {
+    source.close();
+  }
+}
+
+const torn = tmp.path('torn.sidecar.jsonl');
+writeFileSync(torn, tornSidecarText((record, next) => ({ line: record.slice(0, 70) + next, consumesNext: true })));
+
+const files = [
+  join(SAMPLES, 'demo.sidecar.jsonl'),
+  join(SAMPLES, 'session.sidecar.jsonl'),
+  join(SAMPLES, 'legacy.sidecar.jsonl'),
+  join(SAMPLES, 'broken/malformed_line.sidecar.jsonl'),
+  join(SAMPLES, 'broken/truncated_last_line.sidecar.jsonl'),
+  join(SAMPLES, 'broken/unknown_record.sidecar.jsonl'),
+  join(SAMPLES, 'broken/model_change_count_mismatch.sidecar.jsonl'),
+  torn,
+];
+
+describe('a sidecar indexed in passes', () => {
+  it.each(files.map((f) => [f.slice(SAMPLES.length + 1), f] as const))('%s: two passes split anywhere give the same session as one', async (_name, path) => {
+    const whole = await onePass(path);
+    const bytes = readFileSync(path);
+    for (let k = 1; k < 12; k++) {
+      const mid = Math.floor((bytes.length * k) / 12);
+      const source = open(path);
+      try {
+        const first = await source.indexTo(mid, pass(false, 7 + k));
+        // Stopped at a line boundary at or before the split, with the right line number.
+        expect(first.offset).toBeLessThanOrEqual(mid);
+        expect(first.offset === 0 || bytes[first.offset - 1] === 0x0a).toBe(true);
+        expect(first.line).toBe(bytes.subarray(0, first.offset).filter((b) => b === 0x0a).length + 1);
+        const last = await source.indexTo(source.file.size, pass(true));
+        expect(last.offset).toBe(bytes.length);
+        expect(shown(source.indexed().records)).toEqual(whole);
+      } finally {
+        source.close();
+      }
+    }
+  });
+
+  it('leaves a last line without its newline for the next pass until the pass is final', async () => {
+    const path = join(SAMPLES, 'session.sidecar.jsonl');
+    const text = readFileSync(path, 'utf8');
+    const lastStart = text.lastIndexOf('\n', text.length - 2) + 1;
+    const growing = tmp.path('growing.sidecar.jsonl');
+    // The writer has written half of the last record so far.
+    writeFileSync(growing, text.slice(0, lastStart + 40));
+    const source = open(growing);
+    try {
+      const first = await source.indexTo(source.file.size, pass(false));
+      expect(first.offset).toBe(Buffer.byteLength(text.slice(0, lastStart)));
+      const before = shown(source.indexed().records);
+      expect(before.findings.map((f) => f.code)).not.toContain('truncated_last_line');
+      // The writer completes the record; the next pass reads it whole.
+      appendFileSync(growing, text.slice(lastStart + 40));
+      await source.indexTo(Buffer.byteLength(text), pass(true));
+      expect(shown(source.indexed().records)).toEqual(await onePass(path));
+    } finally {
+      source.close();
+    }
+  });
+
+  it('hands out copies: a later pass does not change what an earlier indexed() returned', async () => {
+    const path = join(SAMPLES, 'session.sidecar.jsonl');
+    const source = open(path);
+    try {
+      await source.indexTo(Math.floor(source.file.size / 2), pass(false));
+      const early = source.indexed().records;
+      const earlyShown = shown(early);
+      await source.indexTo(source.file.size, pass(true));
+      expect(shown(early)).toEqual(earlyShown);
+      expect(shown(source.indexed().records).view.length).toBeGreaterThan(earlyShown.view.length);
+    } finally {
+      source.close();
+    }
+  });
+});

@@ -1,0 +1,57 @@
+/** A sidecar (SPEC §3.1) as a source: indexed in resumable passes, read back by range. */
+import type { ChatMessage } from '../../../shared/index';
+import { lazyList } from '../../../shared/index';
+import type { ReadSync } from '../lines';
+import { MessageCache } from '../messageCache';
+import type { OpenFile } from '../openFile';
+import { safeClose } from '../openFile';
+import type { IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import { SidecarIndexer } from './sidecarIndex';
+import { SidecarReader } from './sidecarReader';
+
+export class SidecarSource implements SessionSource {
+  readonly format = 'supercode-sidecar' as const;
+  readonly readsAfterIndexing = true;
+  private readonly indexer: SidecarIndexer;
+  private readonly reader: SidecarReader;
+  private closed = false;
+
+  constructor(
+    readonly file: OpenFile,
+    read: ReadSync,
+    cacheBytes: number,
+  ) {
+    this.indexer = new SidecarIndexer(file);
+    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes));
+  }
+
+  indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
+    return this.indexer.indexTo(end, pass);
+  }
+
+  indexed(): SourceIndex {
+    const index = this.indexer.index();
+    if (index.stopped) return { stopped: [index.stopped] };
+    const reader = this.reader;
+    const system = index.system;
+    return {
+      records: {
+        header: index.header,
+        view: lazyList(index.view, (e) => reader.message(e.handle, e.cap)),
+        recorded: lazyList(index.recorded, (h) => reader.message(h)),
+        log: index.log,
+        logLines: index.logLines,
+        modelChanges: index.modelChanges,
+        findings: index.findings,
+        system: () => (system ? reader.message(system) : undefined),
+      },
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reader.close();
+    safeClose(this.file.fd);
+  }
+}

@@ -1,0 +1,33 @@
+/** Small helpers over the text of native files, shared by detection and indexing. */
+
+export function firstNonSpaceByte(bytes: Buffer): number | undefined {
+  let i = 0;
+  // A UTF-8 byte order mark is not content.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+  for (; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b;
+  }
+  return undefined;
+}
+
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
+
+/** The `t` of a record from its first bytes (`{"t":"message",…`), a UTF-8 byte order mark allowed. */
+export const RECORD_TYPE_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"([\w-]{1,64})"/;
+/** How a sidecar record starts (`{"t":"…`), a UTF-8 byte order mark allowed. */
+export const SIDECAR_RECORD_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"/;
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,115 @@
+/**
+ * The seam between the pure session model (shared/session.ts) and the files: each format is an
+ * adapter that claims files by content and opens each as a SessionSource, which indexes the file
+ * (resumably, for live tailing) and reads it back by byte range behind the lists it hands over.
+ * loadSession wires detect → index → resolveSession and knows no format.
+ */
+import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../shared/index';
+import type { ReadSync } from './lines';
+import type { OpenFile } from './openFile';
+
+export type LoadErrorCode = 'unreadable_file' | 'unrecognized_file' | 'usage' | 'cancelled';
+
+export interface LoadError {
+  code: LoadErrorCode;
+  message: string;
+}
+
+/** Counts the bytes an indexing pass has read, for the progress bar. */
+export interface Progress {
+  add(bytes: number): void;
+}
+
+/** Thrown by an indexing pass whose load was cancelled; loadSession answers `cancelled`. */
+export class LoadCancelled extends Error {}
+
+/** What detection may use besides the file. */
+export interface DetectContext {
+  read: ReadSync;
+  /** Records longer than this are not decoded as one string. */
+  maxRecordBytes: number;
+  /** Budget of the source's message cache, in content bytes. */
+  cacheBytes: number;
+}
+
+/**
+ * An adapter's answer for one file: a source in one of its formats, or an error — `unrecognized_file`
+ * when the content is not its format (another adapter may claim it), anything else when the file
+ * is its format but cannot be opened.
+ */
+export type Detection = { ok: true; source: SessionSource } | { ok: false; error: LoadError };
+
+/** One agent's file formats (SPEC §10): native, and one more per importer, each in its own folder. */
+export interface FormatAdapter {
+  /** The agent's format name (SPEC §10.1). */
+  readonly name: string;
+  /** The file formats its sources have. */
+  readonly formats: readonly SessionFileFormat[];
+  /**
+   * Claims an open file by its content, never its name. Only reads; leaves `file` open whether it
+   * claims it or not (the caller closes it); may throw on an I/O error.
+   */
+  detect(file: OpenFile, context: DetectContext): Detection;
+  /**
+   * The files of one session from those the user opened in this format (in the user's order):
+   * checked against the format's rules (how many of each), completed with files found beside
+   * them through `find` (which detects by content and keeps what it opens for the caller to
+   * close), and put in the order they are to be indexed. Opens nothing itself, closes nothing.
+   */
+  assemble(opened: readonly SessionSource[], find: (path: string) => { source: SessionSource } | { error: LoadError }): { sources: SessionSource[] } | { error: LoadError };
+}
+
+/** One indexing pass: how to read, where to report, when to give way. */
+export interface IndexPass {
+  /** Read buffer size. */
+  chunkSize: number;
+  maxRecordBytes: number;
+  read: ReadSync;
+  progress: Progress;
+  /**
+   * True when the file has stopped growing: a last line without its newline is then indexed (as a
+   * truncated record). Otherwise it is left for the next pass.
+   */
+  final: boolean;
+  /** Called once, at the first pause of a long pass: `indexed()` then shows the records so far. */
+  onFirstPause?: () => void;
+  /** Checked at every pause: an aborted pass throws LoadCancelled. */
+  signal?: { readonly aborted: boolean };
+}
+
+/** Where a pass stopped: the first byte it did not index, and that line's number. */
+export interface IndexStop {
+  offset: number;
+  line: number;
+}
+
+/** What a source has indexed so far: one of the pure model's inputs, or why reading stopped. */
+export interface SourceIndex {
+  records?: IndexedRecords;
+  snapshot?: IndexedSnapshot;
+  /** An `unsupported_version` file: nothing else was read, and the session is stopped. */
+  stopped?: Finding[];
+}
+
+/** One opened file of a session, in one format. */
+export interface SessionSource {
+  readonly format: SessionFileFormat;
+  readonly file: OpenFile;
+  /**
+   * Indexes from where the previous pass stopped (the start of the file at first) up to the file
+   * offset `end`, complete records only unless `pass.final`, and answers where it stopped: always a
+   * line boundary at or before `end`. Passes are resumable: indexing in several passes gives the
+   * same `indexed()` as one pass over the same bytes.
+   */
+  indexTo(end: number, pass: IndexPass): Promise<IndexStop>;
+  /**
+   * A copy of what is indexed so far, which later passes do not change. Its message lists read
+   * content back from the file by byte range, through the source's cache; a record that can no
+   * longer be read (the file changed, or the source is closed) reads as a hole.
+   */
+  indexed(): SourceIndex;
+  /** True when the file is read after indexing (so its changes must be watched); a snapshot is parsed whole. */
+  readonly readsAfterIndexing: boolean;
+  /** Closes the file; the lists read nothing afterwards. Idempotent. */
+  close(): void;
+}

@@ -1,0 +1,357 @@
+/**
+ * The session model (SPEC §3.2): what the format adapters indexed, resolved into the three inputs
+ * of the resolver — minted view, recorded copies, live log — plus `log_differs` and the model, and
+ * the session's operations over them (expand, search, check). Pure: message content is read back
+ * by the adapters behind `MessageList`s and ByteSources, and a change on disk is reported to it
+ * through `FileWatch`es, so the Node loader and the sample checker share this one copy.
+ */
+import type { CheckReport, SessionFile } from './contract';
+import { SESSION_FORMAT_OF_FILE } from './contract';
+import type { ByteRange } from './expand';
+import { expandReduction } from './expand';
+import { checkIntegrity, compareLogs } from './integrity';
+import type { SearchOptions } from './search';
+import { sidecarSearch, sidecarSearchSteps } from './search';
+import type { ModelChange } from './timeline';
+import type {
+  ChatMessage,
+  ExpandOutcome,
+  Finding,
+  MessageList,
+  Reduction,
+  ReductionKind,
+  ResolverError,
+  ResolverErrorCode,
+  Result,
+  Sha256,
+  SidecarHeader,
+  SidecarSearchResult,
+} from './types';
+import { REDUCTION_KINDS, err } from './types';
+
+/**
+ * A resolver error, or `file_changed`: a file of the session changed on disk since it was opened,
+ * so nothing read from it is served (its bytes could no longer be proven to be the hashed ones).
+ */
+export type SessionError = Omit<ResolverError, 'code'> & { code: ResolverErrorCode | 'file_changed' };
+
+/** A session file that changed on disk since it was opened, and what changed. */
+export interface FileChange {
+  path: string;
+  message: string;
+}
+
+/** Thrown by `check()` when a file changed while it was checked: a report over changed bytes would be wrong. */
+export class FileChangedError extends Error {
+  readonly code = 'file_changed';
+  constructor(readonly change: FileChange) {
+    super(change.message);
+  }
+}
+
+/** One file the session still reads from, as the host watches it. */
+export interface FileWatch {
+  readonly path: string;
+  /** Undefined while the file is as it was opened; else why it is not (it then stays changed). */
+  change(): string | undefined;
+}
+
+export interface LoadedSession {
+  readonly files: readonly SessionFile[];
+  /** The sidecar's header, or null without a sidecar (or when its first record is not a header). */
+  readonly header: SidecarHeader | null;
+  readonly sessionId: string | null;
+  /** The model the session ends on: the snapshot's, else the last model switch's, else the header's. */
+  readonly model: string | null;
+  /** The minted view (§3.2): the snapshot's messages, else the sidecar's timeline with caps applied. */
+  readonly minted: MessageList;
+  /** The sidecar's last record per index; absent without a sidecar. */
+  readonly recorded?: MessageList;
+  /** The live log (§3.2). */
+  readonly log: readonly Reduction[];
+  /** Sidecar line of each log entry, parallel to `log`; undefined when the log is the snapshot's. */
+  readonly logLines?: readonly number[];
+  readonly modelChanges: readonly ModelChange[];
+  /** Findings of reading the files: malformed lines, timeline problems, `log_differs`. */
+  readonly loadFindings: readonly Finding[];
+  /** A file's format version is newer than supported: nothing else was read. */
+  readonly stopped: boolean;
+  /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
+  system(): ChatMessage | undefined;
+  /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
+  expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  /** §5.3 over the files; `file_changed` as for expand. */
+  search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
+  /**
+   * `search` one step at a time (sidecarSearchSteps): the worker serves other requests between
+   * steps. The files are checked before the first step, after every step and at the end.
+   */
+  searchSteps(query: string, options?: Omit<SearchOptions, 'sha256'>): Generator<void, Result<SidecarSearchResult, SessionError>>;
+  /**
+   * Load findings plus the integrity check of §5.6, sorted by line then index, and a summary.
+   * Throws FileChangedError when a file changed on disk before or while it was checked.
+   */
+  check(): CheckReport;
+  /**
+   * Undefined while every open file is as it was opened; else the first change seen, and from then
+   * on always that one (bytes read around a change may sit in caches). Anything else that reads
+   * the files (rows, verify) checks it before and after reading.
+   */
+  fileChange(): FileChange | undefined;
+  /** Closes the files; the lists read nothing afterwards. */
+  close(): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the adapters hand over
+
+/**
+ * What a log of records (a sidecar) yields once indexed: its current timeline with caps applied,
+ * the last record per index, the live log with the line of each entry, the model switches and the
+ * findings of reading it, sorted by line then index.
+ */
+export interface IndexedRecords {
+  header: SidecarHeader | null;
+  /** The current timeline, caps applied: the minted view when no snapshot is open. */
+  view: MessageList;
+  recorded: MessageList;
+  log: Reduction[];
+  /** 1-based line of each log entry, parallel to `log`. */
+  logLines: number[];
+  modelChanges: ModelChange[];
+  findings: Finding[];
+  system(): ChatMessage | undefined;
+}
+
+/** What a snapshot yields: the view as the agent held it, and its reductions when it has them. */
+export interface IndexedSnapshot {
+  session_id: string;
+  model: string;
+  messages: MessageList;
+  reductions?: Reduction[];
+  findings: Finding[];
+}
+
+export interface SessionInputs {
+  /** The opened files, in the user's order (a file found automatically comes last). */
+  files: SessionFile[];
+  records?: IndexedRecords;
+  snapshot?: IndexedSnapshot;
+  /**
+   * Set when a file's format version is newer than supported (its `unsupported_version` finding):
+   * nothing else was read, and the session is empty and `stopped`.
+   */
+  stopped?: Finding[];
+}
+
+/** The resolved session as plain data: everything of LoadedSession but its operations. */
+export interface SessionModel {
+  files: SessionFile[];
+  header: SidecarHeader | null;
+  sessionId: string | null;
+  model: string | null;
+  minted: MessageList;
+  recorded?: MessageList;
+  log: readonly Reduction[];
+  logLines?: readonly number[];
+  modelChanges: readonly ModelChange[];
+  loadFindings: readonly Finding[];
+  stopped: boolean;
+  system: () => ChatMessage | undefined;
+}
+
+/**
+ * §3.2. minted = the snapshot's messages, else the records' view; recorded = the records' last
+ * copy per index; log = the snapshot's reductions when it has them (and `log_differs` when the
+ * records' live log disagrees), else the records' live log.
+ */
+export function resolveSession(inputs: SessionInputs): SessionModel {
+  const { files, records, snapshot } = inputs;
+  if (inputs.stopped && inputs.stopped.length > 0) {
+    return {
+      files,
+      header: null,
+      sessionId: null,
+      model: null,
+      minted: arrayList([]),
+      log: [],
+      modelChanges: [],
+      loadFindings: inputs.stopped,
+      stopped: true,
+      system: () => undefined,
+    };
+  }
+  const findings: Finding[] = [];
+  // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
+  for (const f of snapshot?.findings ?? []) findings.push(f);
+  for (const f of records?.findings ?? []) findings.push(f);
+
+  let log: readonly Reduction[] = records?.log ?? [];
+  let logLines: readonly number[] | undefined = records?.logLines;
+  if (snapshot?.reductions) {
+    if (records) {
+      const differs = compareLogs(snapshot.reductions, records.log);
+      if (differs) findings.push(differs);
+    }
+    log = snapshot.reductions;
+    logLines = undefined;
+  }
+  const header = records?.header ?? null;
+  const lastChange = records?.modelChanges[records.modelChanges.length - 1];
+  return {
+    files,
+    header,
+    sessionId: header?.session_id ?? snapshot?.session_id ?? null,
+    model: snapshot?.model || lastChange?.to || header?.model || null,
+    minted: snapshot?.messages ?? records?.view ?? arrayList([]),
+    ...(records ? { recorded: records.recorded } : {}),
+    log,
+    ...(logLines ? { logLines } : {}),
+    modelChanges: records?.modelChanges ?? [],
+    loadFindings: findings,
+    stopped: false,
+    system: records ? () => records.system() : () => undefined,
+  };
+}
+
+export interface SessionEnv {
+  /** The hash of expand, search and check (default: the portable one). */
+  sha256?: Sha256;
+  /** The files read after loading; any change makes every later read `file_changed`. */
+  watches?: readonly FileWatch[];
+  /** Releases the files; called once. */
+  close?: () => void;
+}
+
+/** The session's operations over a resolved model; every read is bracketed by the file watches. */
+export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSession {
+  const { minted, recorded, log, logLines } = model;
+  const hash = env.sha256 ? { sha256: env.sha256 } : {};
+  const watches = env.watches ?? [];
+  let closed = false;
+  let changed: FileChange | undefined;
+  const fileChange = (): FileChange | undefined => {
+    if (changed || closed) return changed;
+    for (const watch of watches) {
+      const why = watch.change();
+      if (why !== undefined) {
+        changed = { path: watch.path, message: `${watch.path} changed on disk since it was opened: ${why}. Nothing more is read from it; reopen it to see what it holds now` };
+        break;
+      }
+    }
+    return changed;
+  };
+  /** Runs `body` between two checks of the files: its bytes are served only when neither saw a change. */
+  const bracket = <T>(body: () => Result<T, SessionError>): Result<T, SessionError> => {
+    const before = fileChange();
+    if (before) return err({ code: 'file_changed', message: before.message });
+    const result = body();
+    const after = fileChange();
+    if (after) return err({ code: 'file_changed', message: after.message });
+    return result;
+  };
+  /** `bracket` for a search run in steps: the files are checked around every step. */
+  function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
+    for (;;) {
+      const change = fileChange();
+      if (change) return err({ code: 'file_changed', message: change.message });
+      const step = steps.next();
+      const after = fileChange();
+      if (after) return err({ code: 'file_changed', message: after.message });
+      if (step.done) return step.value;
+      yield;
+    }
+  }
+  return {
+    files: model.files,
+    header: model.header,
+    sessionId: model.sessionId,
+    model: model.model,
+    minted,
+    ...(recorded ? { recorded } : {}),
+    log,
+    ...(logLines ? { logLines } : {}),
+    modelChanges: model.modelChanges,
+    loadFindings: model.loadFindings,
+    stopped: model.stopped,
+    system: model.system,
+    expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
+    search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
+    searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
+    fileChange,
+    check() {
+      const before = fileChange();
+      if (before) throw new FileChangedError(before);
+      const report = checkSession();
+      const after = fileChange();
+      if (after) throw new FileChangedError(after);
+      return report;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      env.close?.();
+    },
+  };
+
+  function checkSession(): CheckReport {
+    const integrity = model.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, hash);
+    const findings = [...model.loadFindings, ...integrity].sort(byLineThenIndex);
+    const errors = findings.filter((f) => f.severity === 'error').length;
+    return {
+      findings,
+      summary: {
+        files: model.files.map((f) => ({ ...f })),
+        session_id: model.sessionId,
+        model: model.model,
+        gate: model.header?.gate ?? null,
+        messages: minted.length,
+        reductions: log.length,
+        reductions_by_kind: countByKind(log),
+        errors,
+        warnings: findings.length - errors,
+        // A session's files are all of one agent's format (the adapters pair only their own).
+        format: model.files[0] ? SESSION_FORMAT_OF_FILE[model.files[0].format] : 'supercode',
+        // A native file holds one session; `id` is '' when the file names none.
+        sessions: [{ id: model.sessionId ?? '', messages: minted.length }],
+      },
+    };
+  }
+}
+
+function countByKind(log: readonly Reduction[]): Record<ReductionKind, number> {
+  const counts = Object.fromEntries(REDUCTION_KINDS.map((k) => [k, 0])) as Record<ReductionKind, number>;
+  for (const r of log) counts[r.kind] = (counts[r.kind] ?? 0) + 1;
+  return counts;
+}
+
+/** Findings in file order: by line, then by view index; a finding without either sorts last. */
+export function byLineThenIndex(a: Finding, b: Finding): number {
+  const la = a.line ?? Number.POSITIVE_INFINITY;
+  const lb = b.line ?? Number.POSITIVE_INFINITY;
+  if (la !== lb) return la < lb ? -1 : 1;
+  const ia = a.index ?? Number.POSITIVE_INFINITY;
+  const ib = b.index ?? Number.POSITIVE_INFINITY;
+  return ia === ib ? 0 : ia < ib ? -1 : 1;
+}
+
+function inRange(index: number, length: number): boolean {
+  return Number.isInteger(index) && index >= 0 && index < length;
+}
+
+/** A MessageList over a plain array (a snapshot's messages); holes read as undefined. */
+export function arrayList(messages: readonly (ChatMessage | undefined)[]): MessageList {
+  return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
+}
+
+/** A MessageList whose entries are read on demand (`read` may return undefined: a hole). */
+export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined): MessageList {
+  return {
+    length: entries.length,
+    at(i) {
+      if (!inRange(i, entries.length)) return undefined;
+      const entry = entries[i];
+      return entry === undefined ? undefined : read(entry);
+    },
+  };
+}
