@@ -116,6 +116,12 @@ describe('check', () => {
     expect(report.summary).toMatchObject({ format: 'supercode', sessions: [{ id: 's-demo', messages: 4 }] });
   });
 
+  it('a snapshot alone is a supercode session too, with its one session listed (SPEC §10.2)', async () => {
+    const path = writeSnapshot(tmp.path('alone.session.json'), { format: 'supercode-session', version: 1, session_id: 's-alone', model: 'model-b', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] });
+    const report = parseCheck(await run(['check', path]));
+    expect(report.summary).toMatchObject({ format: 'supercode', sessions: [{ id: 's-alone', messages: 2 }] });
+  });
+
   it('exits 1 when a finding is an error, sorted by line', async () => {
     const lines = [...demoLines];
     lines.splice(3, 0, 'not json');
