@@ -311,6 +311,22 @@ describe('SessionService.verify', () => {
     expect(statuses[1]).toMatchObject({ id: 'rsum', status: 'verified', source: 'minted', provenance: 'recorded', hash_origin: 'import' });
   });
 
+  it('rows of a compaction: the first run shows the summary, the other names it; both carry their chip', async () => {
+    const runs = [
+      makeReduction(view, { id: 's1', kind: 'summarized', index: 0, end: 2, group: 'g', summary: 'what happened' }),
+      makeReduction(view, { id: 's2', kind: 'summarized', index: 3, end: 5, group: 'g', summary: '' }),
+    ];
+    const s = await opened([sidecar(view, runs)]);
+    const { rows } = value(s.rows(params('rows', { start: 0, end: 10 })));
+    expect(rows.map((r) => [r.index, r.end, r.text, r.applied ?? null, r.compaction?.summary ?? null])).toEqual([
+      [0, 2, 'what happened', 's1', 's1'],
+      [2, 3, 'same output', null, null],
+      [3, 5, '', 's2', 's1'],
+      [5, 6, 'a5', null, null],
+      [6, 7, 'PASS a\nFAIL b\n', null, null],
+    ]);
+  });
+
   it('a duplicate whose canonical is visible hides nothing', async () => {
     const s = await opened([sidecar(view, [log[0] as Reduction])]);
     expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0, provenance: 'recorded', hash_origin: 'recorded' }]);
