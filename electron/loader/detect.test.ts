@@ -40,9 +40,9 @@ describe('detectSource', () => {
     if ('source' in found) found.source.close();
   });
 
-  it('a file no adapter claims is the first adapter’s unrecognized_file', () => {
+  it('a file no adapter claims is the first adapter’s unrecognized_file, listing the supported formats', () => {
     const found = detectSource(path, context, [fakeAdapter('a', 'AAA', []), fakeAdapter('c', 'CCC', [])]);
-    expect(found).toEqual({ error: { code: 'unrecognized_file', message: `${path} is not a` } });
+    expect(found).toEqual({ error: { code: 'unrecognized_file', message: `${path} is not a (the supported formats are a, c)` } });
   });
 
   it('an adapter that recognizes its format but cannot open the file ends the search', () => {

@@ -23,13 +23,19 @@ export function detectSource(path: string, context: DetectContext, adapters: rea
     for (const adapter of adapters) {
       const found = adapter.detect(file, context);
       if (found.ok) return { source: found.source };
+      // A file of this adapter's format that cannot be opened is not another format's: its error is the answer.
+      if (found.error.code !== 'unrecognized_file') {
+        first = found.error;
+        break;
+      }
       first ??= found.error;
-      // A file of this adapter's format that cannot be opened is not another format's.
-      if (found.error.code !== 'unrecognized_file') break;
     }
   } catch (e) {
     first = unreadable(path, osReason(e));
   }
   safeClose(file.fd);
+  if (first?.code === 'unrecognized_file' && adapters.length > 1) {
+    return { error: { code: 'unrecognized_file', message: `${first.message} (the supported formats are ${adapters.map((a) => a.name).join(', ')})` } };
+  }
   return { error: first ?? { code: 'unrecognized_file', message: `${path}: no format reader is installed` } };
 }

@@ -143,6 +143,12 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
     }
     records.push({ ...value, __line: l.line });
   }
+  // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
+  const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
+  const subagentId = subagentFile ? records.map((r) => str(r.agentId)).find((s) => s !== undefined) : undefined;
+  if (subagentFile) {
+    for (const r of records) r.isSidechain = false;
+  }
 
   const byUuid = new Map<string, Rec>();
   for (const r of records) {
@@ -186,11 +192,8 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
   const inSession = (r: Rec): boolean => (sideRoot ? r.isSidechain === true && rootOf(r) === sideRoot : r.isSidechain !== true);
 
   const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options, findings);
-  if (wanted !== '' && !sideRoot) {
-    findings.push({ code: 'unknown_record', severity: 'warning', message: `no session "${wanted}" in this file; the main conversation is shown` });
-  }
 
-  const mainSessionId = records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
+  const mainSessionId = subagentId ?? records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
   const title = [...records].reverse().map((r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined)).find((t) => t !== undefined);
   const sessions: ClaudeSessionInfo[] = [{ id: mainSessionId, ...(title !== undefined ? { title } : {}), messages: sideRoot ? 0 : built.messages.length }];
   for (const root of sideRoots) {

@@ -5,7 +5,7 @@
  * at the first pass and imported by `importClaudeCode`; originals of `<persisted-output>` are read
  * from `<session>/tool-results/` beside it, never written.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
@@ -57,6 +57,64 @@ export function toolResultsDir(path: string): string {
   return join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'tool-results');
 }
 
+/** Reads a sibling file whole, read-only; undefined when it is not there or not readable. */
+function readSibling(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Subagent transcripts of a session file: `<dir>/<stem>/subagents/agent-<id>.jsonl`, by id. */
+export function subagentFiles(path: string): { id: string; path: string }[] {
+  const dir = join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'subagents');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => /^agent-(.+)\.jsonl$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ id: m[1]!, path: join(dir, m[0]) }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Imports the transcript `text` of the file at `path`, and lists the sessions it holds: its own
+ * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
+ * id, or a subagent's id (its file is then imported instead). Undefined when no session has that id.
+ */
+export function importClaudeFile(path: string, text: string, session?: string): ImportedSession | undefined {
+  const dir = toolResultsDir(path);
+  const toolResult = (name: string): string | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readSibling(join(dir, name)));
+  const subagents = subagentFiles(path);
+  const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
+  const main = importClaudeCode(splitClaudeLines(text), { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
+  if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
+  const listed = [...main.sessions];
+  let chosen = main;
+  for (const a of subagents) {
+    const subText = readSibling(a.path);
+    if (subText === undefined) continue;
+    const imported = importClaudeCode(splitClaudeLines(subText), { toolResult });
+    const meta = readSibling(a.path.replace(/\.jsonl$/, '.meta.json'));
+    let title: string | undefined;
+    try {
+      const m: unknown = meta === undefined ? undefined : JSON.parse(meta);
+      if (typeof m === 'object' && m !== null && typeof (m as { description?: unknown }).description === 'string') title = (m as { description: string }).description;
+    } catch {
+      title = undefined;
+    }
+    title ??= imported.messages.find((m) => m.role === 'user')?.content.slice(0, 80);
+    listed.push({ id: a.id, ...(title !== undefined ? { title } : {}), messages: imported.messages.length });
+    if (sub === a) chosen = { ...imported, session_id: a.id };
+  }
+  return { ...chosen, sessions: listed };
+}
+
 export class ClaudeCodeSource implements SessionSource {
   readonly format = 'claude-code' as const;
   readonly readsAfterIndexing = false;
@@ -68,6 +126,7 @@ export class ClaudeCodeSource implements SessionSource {
     readonly file: OpenFile,
     private readonly read: IndexPass['read'] | undefined,
     private readonly session?: string,
+    private readonly preloaded?: ImportedSession,
   ) {}
 
   /** Parsed whole at the first pass (whatever `end`), then closed. */
@@ -79,18 +138,7 @@ export class ClaudeCodeSource implements SessionSource {
       if (!bytes) {
         this.result = { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
       } else {
-        const dir = toolResultsDir(this.file.path);
-        const imported = importClaudeCode(splitClaudeLines(bytes.toString('utf8')), {
-          ...(this.session !== undefined ? { session: this.session } : {}),
-          toolResult: (name) => {
-            if (name.includes('/') || name.includes('\\') || name === '..' || name === '.') return undefined;
-            try {
-              return readFileSync(join(dir, name), 'utf8');
-            } catch {
-              return undefined;
-            }
-          },
-        });
+        const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
         this.imported = imported;
         this.result = {
           snapshot: {
@@ -99,6 +147,7 @@ export class ClaudeCodeSource implements SessionSource {
             messages: arrayList(imported.messages),
             reductions: imported.reductions,
             findings: imported.findings,
+            sessions: imported.sessions,
           },
         };
       }
@@ -129,7 +178,16 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    return { ok: true, source: new ClaudeCodeSource(file, context.read) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, context.read) };
+    // A session asked for by id: the file is read now, so an id it does not hold is an error.
+    const whole = readExactly(file.fd, 0, file.size, context.read);
+    if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
+    const imported = importClaudeFile(file.path, whole.toString('utf8'), context.session);
+    if (!imported) {
+      const all = importClaudeFile(file.path, whole.toString('utf8'));
+      return { ok: false, error: { code: 'usage', message: `${file.path} holds no session ${JSON.stringify(context.session)}: its sessions are ${(all?.sessions ?? []).map((x) => x.id || '(main)').join(', ')}` } };
+    }
+    return { ok: true, source: new ClaudeCodeSource(file, context.read, context.session, imported) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Claude Code transcripts given: pass one (its subagents and tool-results are found beside it)` } };
