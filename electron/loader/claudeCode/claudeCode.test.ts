@@ -177,7 +177,7 @@ describe('a synthetic transcript with every record type', () => {
         const line = cut[k]!;
         cut[k] = line.slice(0, Math.floor(line.length * at));
         const out = importClaudeCode(splitClaudeLines(cut.join('\n')));
-        if (cut[k] !== line && cut[k]!.trim() !== '') expect(out.findings.some((f) => f.line === k + 1)).toBe(true);
+        if (cut[k] !== line && cut[k].trim() !== '') expect(out.findings.some((f) => f.line === k + 1)).toBe(true);
       }),
       { numRuns: 60 },
     );

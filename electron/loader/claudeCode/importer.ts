@@ -191,28 +191,20 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
   const sideRoot = wanted === '' ? undefined : sideRoots.find((r) => sideId(r) === wanted);
   const inSession = (r: Rec): boolean => (sideRoot ? r.isSidechain === true && rootOf(r) === sideRoot : r.isSidechain !== true);
 
-  const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options, findings);
+  const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options);
 
   const mainSessionId = subagentId ?? records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
   const title = [...records].reverse().map((r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined)).find((t) => t !== undefined);
   const sessions: ClaudeSessionInfo[] = [{ id: mainSessionId, ...(title !== undefined ? { title } : {}), messages: sideRoot ? 0 : built.messages.length }];
   for (const root of sideRoots) {
-    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, options, []).messages.length;
+    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, options).messages.length;
     const prompt = blocksOf(root).find((b) => isObj(b) && b.type === 'text');
     const t = isObj(prompt) ? str(prompt.text) : undefined;
     sessions.push({ id: sideId(root), ...(t !== undefined ? { title: t.slice(0, 80) } : {}), messages: count });
   }
-  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options, []).messages.length };
+  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
   return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions };
-}
-
-interface Segment {
-  /** Chain records, oldest first. */
-  chain: Rec[];
-  /** The compact boundary that starts the next segment, and its summary record. */
-  boundary?: Rec;
-  summary?: Rec;
 }
 
 function buildView(
@@ -221,7 +213,6 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-  findings: Finding[],
 ): { messages: ChatMessage[]; reductions: Reduction[]; model: string } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
