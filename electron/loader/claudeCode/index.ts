@@ -119,7 +119,6 @@ export class ClaudeCodeSource implements SessionSource {
   readonly format = 'claude-code' as const;
   readonly readsAfterIndexing = false;
   private result: SourceIndex | undefined;
-  private imported: ImportedSession | undefined;
   private closed = false;
 
   constructor(
@@ -139,7 +138,6 @@ export class ClaudeCodeSource implements SessionSource {
         this.result = { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
       } else {
         const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
-        this.imported = imported;
         this.result = {
           snapshot: {
             session_id: imported.session_id,
@@ -153,11 +151,6 @@ export class ClaudeCodeSource implements SessionSource {
       }
     }
     return Promise.resolve({ offset: this.file.size, line: 1 });
-  }
-
-  /** The sessions the file holds (after the first pass). */
-  sessions(): ImportedSession['sessions'] {
-    return this.imported?.sessions ?? [];
   }
 
   indexed(): SourceIndex {
