@@ -52,6 +52,13 @@ describe('detectSource', () => {
     expect(seen).toEqual(['a']);
   });
 
+  it('the error of the adapter that recognized the file is the answer, not an earlier adapter’s unrecognized_file', () => {
+    const seen: string[] = [];
+    const found = detectSource(path, context, [fakeAdapter('c', 'CCC', seen), fakeAdapter('a', 'AAA', seen, 'unreadable_file'), fakeAdapter('b', 'BBB', seen)]);
+    expect(found).toEqual({ error: { code: 'unreadable_file', message: `${path} is not a` } });
+    expect(seen).toEqual(['c', 'a']);
+  });
+
   it('every adapter names its formats, and no two adapters share one', () => {
     const formats = FORMAT_ADAPTERS.flatMap((a) => a.formats);
     expect(new Set(formats).size).toBe(formats.length);
