@@ -144,6 +144,17 @@ describe('a synthetic transcript with every record type', () => {
     s.close();
   });
 
+  it('bytes that are not UTF-8 are a malformed_line finding; the file still opens', async () => {
+    const bytes = readFileSync(synthetic);
+    const at = bytes.indexOf('the live prompt');
+    const path = tmp.path('invalid-utf8.jsonl');
+    writeFileSync(path, Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at)]));
+    const s = await open(path);
+    expect(s.check().findings.find((f) => f.code === 'malformed_line')).toMatchObject({ severity: 'error' });
+    expect(messages(s).some((m) => m.content === '\ufffdthe live prompt')).toBe(true);
+    s.close();
+  });
+
   it('a preserved segment in compactMetadata (second-hand shape) is not modelled: the run is everything before the boundary', () => {
     const b = new SessionBuilder();
     b.user('one', null);

@@ -6,6 +6,7 @@
  * from `<session>/tool-results/` beside it, never written.
  */
 import { readFileSync, readdirSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
@@ -138,13 +139,14 @@ export class ClaudeCodeSource implements SessionSource {
         this.result = { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
       } else {
         const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
+        const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
         this.result = {
           snapshot: {
             session_id: imported.session_id,
             model: imported.model,
             messages: arrayList(imported.messages),
             reductions: imported.reductions,
-            findings: imported.findings,
+            findings,
             sessions: imported.sessions,
           },
         };
