@@ -130,6 +130,15 @@ export interface IndexedSnapshot {
   messages: MessageList;
   reductions?: Reduction[];
   findings: Finding[];
+  /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
+  sessions?: SessionEntry[];
+}
+
+/** One session of a file, as `check`'s summary lists it. */
+export interface SessionEntry {
+  id: string;
+  title?: string;
+  messages: number;
 }
 
 export interface SessionInputs {
@@ -158,6 +167,7 @@ export interface SessionModel {
   loadFindings: readonly Finding[];
   stopped: boolean;
   system: () => ChatMessage | undefined;
+  sessions?: readonly SessionEntry[];
 }
 
 /**
@@ -211,6 +221,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     loadFindings: findings,
     stopped: false,
     system: records ? () => records.system() : () => undefined,
+    ...(snapshot?.sessions ? { sessions: snapshot.sessions } : {}),
   };
 }
 
@@ -313,7 +324,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
         // A session's files are all of one agent's format (the adapters pair only their own).
         format: model.files[0] ? SESSION_FORMAT_OF_FILE[model.files[0].format] : 'supercode',
         // A native file holds one session; `id` is '' when the file names none.
-        sessions: [{ id: model.sessionId ?? '', messages: minted.length }],
+        sessions: model.sessions ? model.sessions.map((s) => ({ ...s })) : [{ id: model.sessionId ?? '', messages: minted.length }],
       },
     };
   }

@@ -64,6 +64,10 @@ Commands:
       do what serve does instead.
   serve and open without FILE open the bundled sample session.
 
+expand, search, check and log also take --session ID (a file holding several sessions, such as
+a Claude Code transcript and its subagents: open that one; check's summary lists them all) and
+--format F (read the files as format F instead of detecting it: supercode, claude-code).
+
 Options may come before or after FILE...; --flag=value works too; -- ends the options.
 Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check found an error,
 2 any error (with {"error":{"code":...,"message":...}} on stdout and a sentence on stderr).
@@ -71,11 +75,14 @@ Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check 
 
 type FlagKind = 'value' | 'switch';
 
+/** SPEC §10.1–10.2: the session of a file that holds several, and a format forced instead of detected. */
+const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
+
 const COMMANDS = {
-  expand: { id: 'value', range: 'value' },
-  search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value' },
-  check: { strict: 'switch' },
-  log: {},
+  expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
+  search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
+  check: { strict: 'switch', ...SOURCE_FLAGS },
+  log: { ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value' },
   open: { port: 'value', host: 'value' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
@@ -226,7 +233,13 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
   if (files.length === 0) throw usageError(`${command} needs FILE...: a sidecar and/or a session snapshot`);
   if (files.length > 2) throw usageError(`${command} takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
 
-  const loaded = await loadSession(files, loadOptions);
+  const sessionId = flags.get('session');
+  const format = flags.get('format');
+  const loaded = await loadSession(files, {
+    ...loadOptions,
+    ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
+    ...(typeof format === 'string' ? { format } : {}),
+  });
   if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
   const session = loaded.session;
   try {

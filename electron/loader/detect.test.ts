@@ -40,9 +40,9 @@ describe('detectSource', () => {
     if ('source' in found) found.source.close();
   });
 
-  it('a file no adapter claims is the first adapter’s unrecognized_file', () => {
+  it('a file no adapter claims is the first adapter’s unrecognized_file, listing the supported formats', () => {
     const found = detectSource(path, context, [fakeAdapter('a', 'AAA', []), fakeAdapter('c', 'CCC', [])]);
-    expect(found).toEqual({ error: { code: 'unrecognized_file', message: `${path} is not a` } });
+    expect(found).toEqual({ error: { code: 'unrecognized_file', message: `${path} is not a (the supported formats are a, c)` } });
   });
 
   it('an adapter that recognizes its format but cannot open the file ends the search', () => {
@@ -50,6 +50,13 @@ describe('detectSource', () => {
     const found = detectSource(path, context, [fakeAdapter('a', 'AAA', seen, 'unreadable_file'), fakeAdapter('b', 'BBB', seen)]);
     expect('error' in found && found.error.code).toBe('unreadable_file');
     expect(seen).toEqual(['a']);
+  });
+
+  it('the error of the adapter that recognized the file is the answer, not an earlier adapter’s unrecognized_file', () => {
+    const seen: string[] = [];
+    const found = detectSource(path, context, [fakeAdapter('c', 'CCC', seen), fakeAdapter('a', 'AAA', seen, 'unreadable_file'), fakeAdapter('b', 'BBB', seen)]);
+    expect(found).toEqual({ error: { code: 'unreadable_file', message: `${path} is not a` } });
+    expect(seen).toEqual(['c', 'a']);
   });
 
   it('every adapter names its formats, and no two adapters share one', () => {

@@ -2,12 +2,13 @@
  * Opening a file and finding the format adapter that claims it, by content. Adapters are asked in
  * order; the first that claims the file wins.
  */
+import { claudeCodeFormat } from './claudeCode/index';
 import { nativeFormat } from './native/index';
 import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
-export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat];
+export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat];
 
 /**
  * The source of `path` in the first format that claims it; else the error of the first adapter
@@ -22,13 +23,19 @@ export function detectSource(path: string, context: DetectContext, adapters: rea
     for (const adapter of adapters) {
       const found = adapter.detect(file, context);
       if (found.ok) return { source: found.source };
+      // A file of this adapter's format that cannot be opened is not another format's: its error is the answer.
+      if (found.error.code !== 'unrecognized_file') {
+        first = found.error;
+        break;
+      }
       first ??= found.error;
-      // A file of this adapter's format that cannot be opened is not another format's.
-      if (found.error.code !== 'unrecognized_file') break;
     }
   } catch (e) {
     first = unreadable(path, osReason(e));
   }
   safeClose(file.fd);
+  if (first?.code === 'unrecognized_file' && adapters.length > 1) {
+    return { error: { code: 'unrecognized_file', message: `${first.message} (the supported formats are ${adapters.map((a) => a.name).join(', ')})` } };
+  }
   return { error: first ?? { code: 'unrecognized_file', message: `${path}: no format reader is installed` } };
 }

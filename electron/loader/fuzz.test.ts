@@ -32,6 +32,10 @@ const seeds: { files: { name: string; bytes: Buffer }[] }[] = [
 for (const name of ['duplicate-cycle.sidecar.jsonl', 'dangling-reductions.sidecar.jsonl', 'out-of-order.sidecar.jsonl', 'lone-surrogates.sidecar.jsonl', 'invalid-utf8.sidecar.jsonl', 'nul-bytes.sidecar.jsonl']) {
   seeds.push({ files: [{ name, bytes: readFileSync(join(BAD_CORPUS_DIR, name)) }] });
 }
+// Real Claude Code transcripts (e2e/fixtures/real/claude-code): the importer's lines are mutated too.
+for (const name of ['cc-2.1.42-rewind.jsonl', 'cc-2.1.91-persisted-output.jsonl']) {
+  seeds.push({ files: [{ name, bytes: readFileSync(join(import.meta.dirname, '../../e2e/fixtures/real/claude-code', name)) }] });
+}
 
 /** Values a field may be replaced with: wrong types, edges of numbers, strings that are not what they claim. */
 const nastyValue = fc.oneof(

@@ -59,6 +59,10 @@ export interface LoadOptions {
   maxRecordBytes?: number;
   /** Positional synchronous read; tests inject one to count reads. */
   readSync?: ReadSync;
+  /** SPEC §10.1 `--session ID`: the session to open in a file that holds several. */
+  session?: string;
+  /** SPEC §10.2 `--format F`: read the files as this format (an adapter's name) instead of detecting it. */
+  format?: string;
 }
 
 
@@ -75,7 +79,9 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
 
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.session !== undefined ? { session: options.session } : {}) };
+  const adapters = options.format === undefined ? FORMAT_ADAPTERS : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
+  if (adapters.length === 0) return { ok: false, error: { code: 'usage', message: `unknown format ${JSON.stringify(options.format)}: the formats are ${FORMAT_ADAPTERS.map((a) => a.name).join(', ')}` } };
   const opened: SessionSource[] = [];
   const closeAll = () => {
     for (const s of opened) s.close();
@@ -86,7 +92,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
   };
 
   for (const path of paths) {
-    const d = detectSource(path, context);
+    const d = detectSource(path, context, adapters);
     if ('error' in d) return failWith(d.error);
     opened.push(d.source);
   }
@@ -95,7 +101,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     return failWith({ code: 'usage', message: `files of different formats given (${opened.map((s) => `${s.file.path}: ${s.format}`).join(', ')}): pass the files of one session` });
   }
   const assembled = adapter.assemble(opened, (path) => {
-    const d = detectSource(path, context);
+    const d = detectSource(path, context, adapters);
     if ('source' in d) opened.push(d.source);
     return d;
   });

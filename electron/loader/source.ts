@@ -30,6 +30,8 @@ export interface DetectContext {
   maxRecordBytes: number;
   /** Budget of the source's message cache, in content bytes. */
   cacheBytes: number;
+  /** SPEC §10.1 `--session ID`: the session to open in a file that holds several (default: the main one). */
+  session?: string;
 }
 
 /**

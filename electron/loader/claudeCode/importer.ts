@@ -1,0 +1,390 @@
+/**
+ * Claude Code transcripts (SPEC §10.1, research/issue10/FACTS.md §1) as the inputs of §3.2, pure:
+ * the lines of one `.jsonl` file in, the view on the live branch (the minted messages), the
+ * reductions Claude Code recorded and the findings out. Never throws on file content.
+ *
+ * - The live branch: the last non-sidechain user/assistant record, walked back through
+ *   `parentUuid`; a compact boundary (a root) continues through `logicalParentUuid` (else the last
+ *   message before it). Records of one API response (same `message.id`) are merged, and the
+ *   tool_results of its tool_uses follow it in call order, wherever parallel calls put them.
+ * - Compaction → one `summarized` run over everything before the latest live boundary, its stub
+ *   the summary; microcompaction → `tool_output_elided` per cleared result; `<persisted-output>`
+ *   → `tool_output_truncated` whose original is the `tool-results/` file (missing: hash null).
+ * - Sidechains (inline `isSidechain` records) are further sessions, one per root.
+ */
+import { ptrHash, sha256Hex } from '../../../shared/hash';
+import { transcriptOf } from '../../../shared/original';
+import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
+import { utf8Encode } from '../../../shared/utf8';
+
+/** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
+export const CLEARED_STUB = '[Old tool result content cleared]';
+
+/** Record types Claude Code writes (FACTS.md §1.2); any other is `unknown_record`. */
+export const KNOWN_TYPES = new Set([
+  'user',
+  'assistant',
+  'system',
+  'progress',
+  'attachment',
+  'summary',
+  'file-history-snapshot',
+  'queue-operation',
+  'permission-mode',
+  'mode',
+  'last-prompt',
+  'ai-title',
+  'custom-title',
+  'agent-name',
+  'pr-link',
+  'bridge-session',
+]);
+
+export interface ClaudeLine {
+  /** 1-based. */
+  line: number;
+  text: string;
+  /** A last line without its newline. */
+  torn?: boolean;
+}
+
+export interface ClaudeSessionInfo {
+  id: string;
+  title?: string;
+  messages: number;
+}
+
+export interface ImportedSession {
+  session_id: string;
+  model: string;
+  messages: ChatMessage[];
+  reductions: Reduction[];
+  findings: Finding[];
+  /** The main session first, then each sidechain. */
+  sessions: ClaudeSessionInfo[];
+}
+
+export interface ImportOptions {
+  /** The session to build ('' or undefined: the main conversation). */
+  session?: string;
+  /** Reads a `tool-results/` file by its base name; undefined when it is not there. */
+  toolResult?: (name: string) => string | undefined;
+}
+
+type Rec = Record<string, unknown> & { __line: number };
+
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function hashOf(text: string): string {
+  return ptrHash(sha256Hex([utf8Encode(text)]));
+}
+
+function byteLength(text: string): number {
+  return utf8Encode(text).length;
+}
+
+/** Message-bearing records (user/assistant with a `message`). */
+function isMessage(r: Rec): boolean {
+  return (r.type === 'user' || r.type === 'assistant') && isObj(r.message);
+}
+
+function blocksOf(r: Rec): unknown[] {
+  const m = r.message;
+  if (!isObj(m)) return [];
+  const c = m.content;
+  if (typeof c === 'string') return [{ type: 'text', text: c }];
+  return Array.isArray(c) ? c : [];
+}
+
+function messageId(r: Rec): string | undefined {
+  return isObj(r.message) ? str(r.message.id) : undefined;
+}
+
+/** The content of a tool_result block as text and parts (a string, or a list of blocks). */
+function toolResultContent(block: Record<string, unknown>): { text: string; parts?: ContentPart[] } {
+  const c = block.content;
+  if (typeof c === 'string') return { text: c };
+  if (!Array.isArray(c)) return { text: '' };
+  const texts: string[] = [];
+  const parts: ContentPart[] = [];
+  for (const b of c) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+    parts.push({ ...b, type: str(b.type) ?? 'unknown' });
+  }
+  const onlyText = parts.every((p) => p.type === 'text');
+  return onlyText ? { text: texts.join('\n') } : { text: texts.join('\n'), parts };
+}
+
+export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOptions = {}): ImportedSession {
+  const findings: Finding[] = [];
+  const records: Rec[] = [];
+  for (const l of lines) {
+    if (l.text.trim() === '') continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(l.text);
+    } catch (e) {
+      findings.push(
+        l.torn
+          ? { code: 'truncated_last_line', severity: 'warning', line: l.line, message: `line ${l.line} is the last line and has no newline: it is cut off (${(e as Error).message}); it is left out` }
+          : { code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not JSON: ${(e as Error).message}` },
+      );
+      continue;
+    }
+    if (!isObj(value) || typeof value.type !== 'string') {
+      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
+      continue;
+    }
+    if (!KNOWN_TYPES.has(value.type)) {
+      findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
+      continue;
+    }
+    records.push({ ...value, __line: l.line });
+  }
+  // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
+  const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
+  const subagentId = subagentFile ? records.map((r) => str(r.agentId)).find((s) => s !== undefined) : undefined;
+  if (subagentFile) {
+    for (const r of records) r.isSidechain = false;
+  }
+
+  const byUuid = new Map<string, Rec>();
+  for (const r of records) {
+    const u = str(r.uuid);
+    if (u !== undefined) byUuid.set(u, r);
+  }
+  const byMessageId = new Map<string, Rec[]>();
+  const resultByToolId = new Map<string, { rec: Rec; block: Record<string, unknown> }>();
+  for (const r of records) {
+    if (!isMessage(r)) continue;
+    const mid = r.type === 'assistant' ? messageId(r) : undefined;
+    if (mid !== undefined) {
+      const list = byMessageId.get(`${r.isSidechain === true ? 's' : 'm'}:${mid}`) ?? [];
+      list.push(r);
+      byMessageId.set(`${r.isSidechain === true ? 's' : 'm'}:${mid}`, list);
+    }
+    if (r.type === 'user') {
+      for (const b of blocksOf(r)) {
+        if (isObj(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string' && !resultByToolId.has(b.tool_use_id)) resultByToolId.set(b.tool_use_id, { rec: r, block: b });
+      }
+    }
+  }
+
+  // Sessions: the main conversation and one per sidechain root (inline sidechains).
+  const sideRoots = records.filter((r) => r.isSidechain === true && isMessage(r) && (r.parentUuid === null || r.parentUuid === undefined || !byUuid.has(str(r.parentUuid) ?? '')));
+  const sideId = (r: Rec): string => str(r.agentId) ?? str(r.uuid) ?? `line-${r.__line}`;
+  const rootOf = (r: Rec): Rec | undefined => {
+    let cur: Rec | undefined = r;
+    const seen = new Set<Rec>();
+    while (cur && !seen.has(cur)) {
+      seen.add(cur);
+      const p = str(cur.parentUuid);
+      const parent = p !== undefined ? byUuid.get(p) : undefined;
+      if (!parent || parent.isSidechain !== true) return cur;
+      cur = parent;
+    }
+    return cur;
+  };
+  const wanted = options.session ?? '';
+  const sideRoot = wanted === '' ? undefined : sideRoots.find((r) => sideId(r) === wanted);
+  const inSession = (r: Rec): boolean => (sideRoot ? r.isSidechain === true && rootOf(r) === sideRoot : r.isSidechain !== true);
+
+  const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options);
+
+  const mainSessionId = subagentId ?? records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
+  const title = [...records].reverse().map((r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined)).find((t) => t !== undefined);
+  const sessions: ClaudeSessionInfo[] = [{ id: mainSessionId, ...(title !== undefined ? { title } : {}), messages: sideRoot ? 0 : built.messages.length }];
+  for (const root of sideRoots) {
+    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, options).messages.length;
+    const prompt = blocksOf(root).find((b) => isObj(b) && b.type === 'text');
+    const t = isObj(prompt) ? str(prompt.text) : undefined;
+    sessions.push({ id: sideId(root), ...(t !== undefined ? { title: t.slice(0, 80) } : {}), messages: count });
+  }
+  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
+
+  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions };
+}
+
+function buildView(
+  records: Rec[],
+  byUuid: Map<string, Rec>,
+  byMessageId: Map<string, Rec[]>,
+  resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
+  options: ImportOptions,
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string } {
+  const inSet = new Set(records);
+  const leaf = [...records].reverse().find(isMessage);
+  if (!leaf) return { messages: [], reductions: [], model: '' };
+
+  // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
+  const chain: Rec[] = [];
+  const seen = new Set<Rec>();
+  let cur: Rec | undefined = leaf;
+  while (cur && !seen.has(cur)) {
+    seen.add(cur);
+    chain.push(cur);
+    const p = str(cur.parentUuid);
+    let next: Rec | undefined = p !== undefined ? byUuid.get(p) : undefined;
+    if (next && !inSet.has(next)) next = undefined;
+    if (!next && cur.type === 'system' && cur.subtype === 'compact_boundary') {
+      const lp = str(cur.logicalParentUuid);
+      next = lp !== undefined ? byUuid.get(lp) : undefined;
+      if (!next || !inSet.has(next)) {
+        const at = records.indexOf(cur);
+        next = records.slice(0, at).reverse().find(isMessage);
+      }
+    }
+    cur = next;
+  }
+  chain.reverse();
+
+  const messages: ChatMessage[] = [];
+  const reductions: Reduction[] = [];
+  const emittedTools = new Set<string>();
+  const doneMessageIds = new Set<string>();
+  const toolIndex = new Map<string, number>();
+  let model = '';
+  let compaction: { boundary: Rec; summary: string; at: number } | undefined;
+  const persisted: { index: number; rec: Rec; stub: string }[] = [];
+  const cleared: { ids: string[]; rec: Rec }[] = [];
+
+  const pushTool = (id: string): void => {
+    const found = resultByToolId.get(id);
+    if (!found || !inSet.has(found.rec) || emittedTools.has(id)) return;
+    emittedTools.add(id);
+    const { text, parts } = toolResultContent(found.block);
+    const msg: ChatMessage = { role: 'tool', content: text, tool_call_id: id, ...(parts ? { content_parts: parts } : {}) };
+    if (found.block.is_error === true) msg.metadata = { is_error: true };
+    toolIndex.set(id, messages.length);
+    messages.push(msg);
+    if (text.startsWith('<persisted-output>')) persisted.push({ index: messages.length - 1, rec: found.rec, stub: text });
+  };
+
+  for (let i = 0; i < chain.length; i++) {
+    const r = chain[i]!;
+    if (r.type === 'system' && r.subtype === 'compact_boundary') {
+      const next = chain[i + 1];
+      if (next && next.isCompactSummary === true && isMessage(next)) {
+        const text = blocksOf(next).map((b) => (isObj(b) && typeof b.text === 'string' ? b.text : '')).join('');
+        compaction = { boundary: r, summary: text, at: messages.length };
+        i++;
+      }
+      continue;
+    }
+    if (r.type === 'system' && r.subtype === 'microcompact_boundary' && isObj(r.microcompactMetadata)) {
+      const ids = r.microcompactMetadata.compactedToolIds;
+      if (Array.isArray(ids)) cleared.push({ ids: ids.filter((x): x is string => typeof x === 'string'), rec: r });
+      continue;
+    }
+    if (!isMessage(r)) continue;
+    if (r.type === 'assistant') {
+      const mid = messageId(r);
+      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid ?? ''}`;
+      if (mid !== undefined && doneMessageIds.has(key)) continue;
+      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inSet.has(x)) : [r];
+      if (mid !== undefined) doneMessageIds.add(key);
+      const texts: string[] = [];
+      const thinking: string[] = [];
+      const signatures: string[] = [];
+      const calls: ToolCall[] = [];
+      const other: ContentPart[] = [];
+      for (const p of parts) {
+        if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== '<synthetic>') model = p.message.model;
+        for (const b of blocksOf(p)) {
+          if (!isObj(b)) continue;
+          if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+          else if (b.type === 'thinking') {
+            thinking.push(str(b.thinking) ?? '');
+            if (typeof b.signature === 'string') signatures.push(b.signature);
+          } else if (b.type === 'tool_use' && typeof b.id === 'string') calls.push({ id: b.id, name: str(b.name) ?? '', arguments: JSON.stringify(b.input ?? {}) });
+          else other.push({ ...b, type: str(b.type) ?? 'unknown' });
+        }
+      }
+      const msg: ChatMessage = { role: 'assistant', content: texts.join('\n') };
+      if (calls.length > 0) msg.tool_calls = calls;
+      if (other.length > 0) msg.content_parts = other;
+      if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
+      messages.push(msg);
+      for (const c of calls) pushTool(c.id);
+      continue;
+    }
+    // A user record: tool results (already placed after their call, or orphans), text and images.
+    const texts: string[] = [];
+    const parts: ContentPart[] = [];
+    for (const b of blocksOf(r)) {
+      if (!isObj(b)) continue;
+      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+        if (!emittedTools.has(b.tool_use_id)) pushTool(b.tool_use_id);
+        continue;
+      }
+      if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+      else parts.push({ ...b, type: str(b.type) ?? 'unknown' });
+    }
+    if (texts.length > 0 || parts.length > 0) {
+      const msg: ChatMessage = { role: 'user', content: texts.join('\n') };
+      if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: t })), ...parts];
+      messages.push(msg);
+    }
+  }
+
+  const dropped = compaction && compaction.at > 0 ? ([0, compaction.at] as const) : undefined;
+  if (compaction && dropped) {
+    const original = transcriptOf(messages.slice(dropped[0], dropped[1]).map((m) => ({ minted: m, content: m.content })));
+    const id = `cc-compact-L${compaction.boundary.__line}`;
+    reductions.push({
+      id,
+      kind: 'summarized',
+      ptr: { index: dropped[0], hash: hashOf(original), bytes: byteLength(original) },
+      end: dropped[1],
+      stub: compaction.summary,
+      minted_at: messages.length,
+      provenance: 'recorded',
+      origin: { line: compaction.boundary.__line },
+      group: id,
+      hash_origin: 'import',
+    });
+  }
+  const inDropped = (i: number): boolean => dropped !== undefined && i >= dropped[0] && i < dropped[1];
+
+  for (const c of cleared) {
+    for (const id of c.ids) {
+      const i = toolIndex.get(id);
+      if (i === undefined || inDropped(i)) continue;
+      const m = messages[i]!;
+      if (persisted.some((p) => p.index === i)) continue;
+      reductions.push({
+        id: `cc-micro-${id}`,
+        kind: 'tool_output_elided',
+        ptr: { index: i, hash: hashOf(m.content), bytes: byteLength(m.content) },
+        stub: CLEARED_STUB,
+        minted_at: messages.length,
+        provenance: 'recorded',
+        origin: { line: c.rec.__line },
+        hash_origin: 'import',
+      });
+    }
+  }
+
+  for (const p of persisted) {
+    if (inDropped(p.index)) continue;
+    const m = messages[p.index]!;
+    const path = /(?:Full output saved to|Tool result saved to): *([^\n<]+)/.exec(p.stub)?.[1]?.trim();
+    const name = path?.split(/[\\/]/).pop();
+    const original = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
+    const tur = p.rec.toolUseResult;
+    const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
+    const id = `cc-persisted-${m.tool_call_id ?? p.index}`;
+    const base = { id, kind: 'tool_output_truncated' as const, kept_bytes: 0, stub: p.stub, minted_at: messages.length, provenance: 'recorded' as const, origin: { line: p.rec.__line } };
+    if (original !== undefined) {
+      messages[p.index] = { ...m, content: original };
+      reductions.push({ ...base, ptr: { index: p.index, hash: hashOf(original), bytes: byteLength(original) }, hash_origin: 'import' });
+    } else {
+      reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: stated } });
+      // The preview the model saw is all the file holds: expand answers original_unavailable.
+    }
+  }
+  reductions.sort((a, b) => a.ptr.index - b.ptr.index);
+  return { messages, reductions, model };
+}

@@ -1,0 +1,191 @@
+/**
+ * Claude Code transcripts (`claude-code`, SPEC §10.1) behind the source seam. Detected by content:
+ * the first JSON line is an object whose `type` is a Claude Code record type and that carries
+ * Claude Code's envelope (`uuid`, `sessionId`, `leafUuid` or `messageId`). The file is read whole
+ * at the first pass and imported by `importClaudeCode`; originals of `<persisted-output>` are read
+ * from `<session>/tool-results/` beside it, never written.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { isUtf8 } from 'node:buffer';
+import { basename, dirname, join } from 'node:path';
+import { arrayList } from '../../../shared/index';
+import { readExactly } from '../lines';
+import type { OpenFile } from '../openFile';
+import { safeClose, unreadable } from '../openFile';
+import type { FormatAdapter, IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import type { ClaudeLine, ImportedSession } from './importer';
+import { KNOWN_TYPES, importClaudeCode } from './importer';
+
+const DETECT_BYTES = 1024 * 1024;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** True when `value` (a parsed line) is a Claude Code record. */
+export function isClaudeRecord(value: unknown): boolean {
+  if (!isObj(value) || typeof value.type !== 'string' || !KNOWN_TYPES.has(value.type)) return false;
+  return typeof value.uuid === 'string' || typeof value.sessionId === 'string' || typeof value.leafUuid === 'string' || typeof value.messageId === 'string';
+}
+
+/** Claims a file whose first parseable line (in its first MB) is a Claude Code record. */
+export function looksLikeClaudeCode(head: string): boolean {
+  const lines = head.split('\n');
+  for (let i = 0; i < lines.length && i < 20; i++) {
+    const t = lines[i]!.trim();
+    if (t === '') continue;
+    try {
+      return isClaudeRecord(JSON.parse(t));
+    } catch {
+      if (i === lines.length - 1) return false; // cut by the head: undecided, not ours
+      continue;
+    }
+  }
+  return false;
+}
+
+/** Splits a whole file into its lines; a last line without its newline is `torn`. */
+export function splitClaudeLines(text: string): ClaudeLine[] {
+  const parts = text.split('\n');
+  const out: ClaudeLine[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const last = i === parts.length - 1;
+    if (last && parts[i] === '') break;
+    out.push({ line: i + 1, text: parts[i]!.replace(/\r$/, ''), ...(last ? { torn: true } : {}) });
+  }
+  return out;
+}
+
+/** The `tool-results/` folder of a session file: `<dir>/<stem>/tool-results/`. */
+export function toolResultsDir(path: string): string {
+  return join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'tool-results');
+}
+
+/** Reads a sibling file whole, read-only; undefined when it is not there or not readable. */
+function readSibling(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Subagent transcripts of a session file: `<dir>/<stem>/subagents/agent-<id>.jsonl`, by id. */
+export function subagentFiles(path: string): { id: string; path: string }[] {
+  const dir = join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'subagents');
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return names
+    .map((n) => /^agent-(.+)\.jsonl$/.exec(n))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ id: m[1]!, path: join(dir, m[0]) }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/**
+ * Imports the transcript `text` of the file at `path`, and lists the sessions it holds: its own
+ * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
+ * id, or a subagent's id (its file is then imported instead). Undefined when no session has that id.
+ */
+export function importClaudeFile(path: string, text: string, session?: string): ImportedSession | undefined {
+  const dir = toolResultsDir(path);
+  const toolResult = (name: string): string | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readSibling(join(dir, name)));
+  const subagents = subagentFiles(path);
+  const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
+  const main = importClaudeCode(splitClaudeLines(text), { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
+  if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
+  const listed = [...main.sessions];
+  let chosen = main;
+  for (const a of subagents) {
+    const subText = readSibling(a.path);
+    if (subText === undefined) continue;
+    const imported = importClaudeCode(splitClaudeLines(subText), { toolResult });
+    const meta = readSibling(a.path.replace(/\.jsonl$/, '.meta.json'));
+    let title: string | undefined;
+    try {
+      const m: unknown = meta === undefined ? undefined : JSON.parse(meta);
+      if (typeof m === 'object' && m !== null && typeof (m as { description?: unknown }).description === 'string') title = (m as { description: string }).description;
+    } catch {
+      title = undefined;
+    }
+    title ??= imported.messages.find((m) => m.role === 'user')?.content.slice(0, 80);
+    listed.push({ id: a.id, ...(title !== undefined ? { title } : {}), messages: imported.messages.length });
+    if (sub === a) chosen = { ...imported, session_id: a.id };
+  }
+  return { ...chosen, sessions: listed };
+}
+
+export class ClaudeCodeSource implements SessionSource {
+  readonly format = 'claude-code' as const;
+  readonly readsAfterIndexing = false;
+  private result: SourceIndex | undefined;
+  private closed = false;
+
+  constructor(
+    readonly file: OpenFile,
+    private readonly read: IndexPass['read'] | undefined,
+    private readonly session?: string,
+    private readonly preloaded?: ImportedSession,
+  ) {}
+
+  /** Parsed whole at the first pass (whatever `end`), then closed. */
+  indexTo(_end: number, pass: IndexPass): Promise<IndexStop> {
+    if (!this.result) {
+      const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
+      this.close();
+      pass.progress.add(this.file.size);
+      if (!bytes) {
+        this.result = { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
+      } else {
+        const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
+        const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
+        this.result = {
+          snapshot: {
+            session_id: imported.session_id,
+            model: imported.model,
+            messages: arrayList(imported.messages),
+            reductions: imported.reductions,
+            findings,
+            sessions: imported.sessions,
+          },
+        };
+      }
+    }
+    return Promise.resolve({ offset: this.file.size, line: 1 });
+  }
+
+  indexed(): SourceIndex {
+    return this.result ?? {};
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    safeClose(this.file.fd);
+  }
+}
+
+export const claudeCodeFormat: FormatAdapter = {
+  name: 'claude-code',
+  formats: ['claude-code'],
+  detect(file, context) {
+    const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
+    if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
+    if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, context.read) };
+    // A session asked for by id: the file is read now, so an id it does not hold is an error.
+    const whole = readExactly(file.fd, 0, file.size, context.read);
+    if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
+    const imported = importClaudeFile(file.path, whole.toString('utf8'), context.session);
+    if (!imported) {
+      const all = importClaudeFile(file.path, whole.toString('utf8'));
+      return { ok: false, error: { code: 'usage', message: `${file.path} holds no session ${JSON.stringify(context.session)}: its sessions are ${(all?.sessions ?? []).map((x) => x.id || '(main)').join(', ')}` } };
+    }
+    return { ok: true, source: new ClaudeCodeSource(file, context.read, context.session, imported) };
+  },
+  assemble(opened) {
+    if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Claude Code transcripts given: pass one (its subagents and tool-results are found beside it)` } };
+    return { sources: [...opened] };
+  },
+};
