@@ -2,12 +2,13 @@
  * Opening a file and finding the format adapter that claims it, by content. Adapters are asked in
  * order; the first that claims the file wins.
  */
+import { codexFormat } from './codex/index';
 import { nativeFormat } from './native/index';
 import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
-export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat];
+export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, codexFormat];
 
 /**
  * The source of `path` in the first format that claims it; else the error of the first adapter
