@@ -32,6 +32,10 @@ const seeds: { files: { name: string; bytes: Buffer }[] }[] = [
 for (const name of ['duplicate-cycle.sidecar.jsonl', 'dangling-reductions.sidecar.jsonl', 'out-of-order.sidecar.jsonl', 'lone-surrogates.sidecar.jsonl', 'invalid-utf8.sidecar.jsonl', 'nul-bytes.sidecar.jsonl']) {
   seeds.push({ files: [{ name, bytes: readFileSync(join(BAD_CORPUS_DIR, name)) }] });
 }
+// The Codex importer's real rollouts (small ones) and a synthetic compaction.
+for (const path of ['../../e2e/fixtures/real/codex/rollout-0.139-review-subagent-ENTIRE.jsonl', '../../e2e/fixtures/synthetic/codex/remote-compaction.jsonl', '../../e2e/fixtures/synthetic/codex/all-items.jsonl']) {
+  seeds.push({ files: [{ name: basename(path), bytes: readFileSync(join(import.meta.dirname, path)) }] });
+}
 
 /** Values a field may be replaced with: wrong types, edges of numbers, strings that are not what they claim. */
 const nastyValue = fc.oneof(
