@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CheckReport, ExpandOutcome, SidecarSearchResult } from '../../shared/index';
 import { ENCRYPTED_SUMMARY } from '../loader/codex/build';
-import { CODEX_SYNTHETIC_DIR } from '../loader/codex/synthetic';
+import { CODEX_SYNTHETIC_DIR } from '../loader/codex/testing/synthetic';
 import { runCli } from './testing/runCli';
 
 const REMOTE = join(CODEX_SYNTHETIC_DIR, 'remote-compaction.jsonl');

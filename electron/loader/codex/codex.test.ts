@@ -12,7 +12,7 @@ import { loadSession } from '../session';
 import type { DetectContext } from '../source';
 import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY } from './build';
 import { codexFormat } from './index';
-import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY } from './synthetic';
+import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const SAMPLES = join(import.meta.dirname, '../../../samples');

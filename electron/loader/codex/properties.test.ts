@@ -8,7 +8,7 @@ import { tempDir } from '../../testing/files';
 import { loadSession } from '../session';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
-import { CODEX_SYNTHETIC_DIR } from './synthetic';
+import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const files = [...readdirSync(CODEX_SYNTHETIC_DIR).map((n) => join(CODEX_SYNTHETIC_DIR, n)), join(REAL_DIR, 'rollout-0.139-review-subagent-ENTIRE.jsonl')];

@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const CODEX_SYNTHETIC_DIR = join(import.meta.dirname, '../../../e2e/fixtures/synthetic/codex');
+export const CODEX_SYNTHETIC_DIR = join(import.meta.dirname, '../../../../e2e/fixtures/synthetic/codex');
 
 const T = '2026-04-30T15:06:55.536Z';
 const rec = (type: string, payload: unknown): string => JSON.stringify({ timestamp: T, type, payload });
