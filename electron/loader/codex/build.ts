@@ -4,10 +4,13 @@
  * - Every `response_item` that the model is given becomes one message of the minted view, in file
  *   order: `message` (role `developer` → `system`, the original role kept in `metadata.codex_role`),
  *   `function_call` / `custom_tool_call` / `local_shell_call` → an assistant message with one
- *   tool call, their outputs → `tool` messages, `web_search_call` → an assistant message whose
- *   content part keeps the search (no output is recorded). `reasoning` goes to the metadata of the
- *   next assistant message (`reasoning`, `encrypted_reasoning`). `ghost_snapshot` is not sent to the
- *   model and is skipped.
+ *   tool call (`tool_search_call` too), their outputs → `tool` messages (a string output as is, a
+ *   JSON-encoded one included; an array as its text, other parts in `content_parts`; anything else
+ *   as its JSON, with an `unknown_record` warning), `web_search_call` → an assistant message whose
+ *   content part keeps the search (no output is recorded), `image_generation_call` likewise.
+ *   `reasoning` goes to the metadata of the next assistant message (`reasoning`,
+ *   `encrypted_reasoning`). `ghost_snapshot` is not sent to the model and is skipped; an unknown
+ *   item type is an `unknown_record` warning.
  * - `compacted`: the kept items of `replacement_history` are byte-identical copies of earlier items;
  *   every visible message with no copy was dropped. Each contiguous run of dropped messages is one
  *   `summarized` reduction (one `group` per compaction), the stub being the summary the model saw:
