@@ -3,12 +3,13 @@
  * order; the first that claims the file wins.
  */
 import { claudeCodeFormat } from './claudeCode/index';
+import { codexFormat } from './codex/index';
 import { nativeFormat } from './native/index';
 import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
-export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat];
+export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat, codexFormat];
 
 /**
  * The source of `path` in the first format that claims it; else the error of the first adapter

@@ -36,6 +36,10 @@ for (const name of ['duplicate-cycle.sidecar.jsonl', 'dangling-reductions.sideca
 for (const name of ['cc-2.1.42-rewind.jsonl', 'cc-2.1.91-persisted-output.jsonl']) {
   seeds.push({ files: [{ name, bytes: readFileSync(join(import.meta.dirname, '../../e2e/fixtures/real/claude-code', name)) }] });
 }
+// The Codex importer's real rollouts (small ones) and a synthetic compaction.
+for (const path of ['../../e2e/fixtures/real/codex/rollout-0.139-review-subagent-ENTIRE.jsonl', '../../e2e/fixtures/synthetic/codex/remote-compaction.jsonl', '../../e2e/fixtures/synthetic/codex/all-items.jsonl']) {
+  seeds.push({ files: [{ name: basename(path), bytes: readFileSync(join(import.meta.dirname, path)) }] });
+}
 
 /** Values a field may be replaced with: wrong types, edges of numbers, strings that are not what they claim. */
 const nastyValue = fc.oneof(

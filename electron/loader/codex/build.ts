@@ -1,0 +1,326 @@
+/**
+ * A Codex rollout (FACTS.md §2) as the three inputs of SPEC §3.2: pure, over the parsed lines.
+ *
+ * - Every `response_item` that the model is given becomes one message of the minted view, in file
+ *   order: `message` (role `developer` → `system`, the original role kept in `metadata.codex_role`),
+ *   `function_call` / `custom_tool_call` / `local_shell_call` → an assistant message with one
+ *   tool call (`tool_search_call` too), their outputs → `tool` messages (a string output as is, a
+ *   JSON-encoded one included; an array as its text, other parts in `content_parts`; anything else
+ *   as its JSON, with an `unknown_record` warning), `web_search_call` → an assistant message whose
+ *   content part keeps the search (no output is recorded), `image_generation_call` likewise.
+ *   `reasoning` goes to the metadata of the next assistant message (`reasoning`,
+ *   `encrypted_reasoning`). `ghost_snapshot` is not sent to the model and is skipped; an unknown
+ *   item type is an `unknown_record` warning.
+ * - `compacted`: the kept items of `replacement_history` are byte-identical copies of earlier items;
+ *   every visible message with no copy was dropped. Each contiguous run of dropped messages is one
+ *   `summarized` reduction (one `group` per compaction), the stub being the summary the model saw:
+ *   the local summary text, or "summary not readable (encrypted)". New items of the replacement
+ *   history (re-injected context) join the view there.
+ * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
+ *   session's model; a change is a model change.
+ */
+import { ptrHash, sha256Hex } from '../../../shared/hash';
+import { transcriptOf } from '../../../shared/original';
+import type { ModelChange } from '../../../shared/timeline';
+import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
+import { utf8Encode } from '../../../shared/utf8';
+import { isPlainObject } from '../native/text';
+
+/** One line of the rollout: its parsed value, or why it has none. */
+export type RolloutLine = { line: number; value: unknown } | { line: number; error: string; torn?: boolean };
+
+/** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
+export const ROLLOUT_TYPES: readonly string[] = ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg'];
+/** Types newer writers add that carry nothing the model is given: skipped without a finding. */
+const QUIET_TYPES: readonly string[] = ['world_state', 'token_usage_record', 'inter_agent_communication', 'inter_agent_communication_metadata', 'security_risk_score', 'retained_context', 'realtime_item'];
+
+/** The stub of a remote compaction, whose summary is an encrypted item. */
+export const ENCRYPTED_SUMMARY = 'summary not readable (encrypted)';
+/**
+ * The stub of a remote compaction (empty `message`) whose encrypted summary item is not in the file
+ * (tools that publish rollouts strip it): nothing is invented.
+ */
+export const MISSING_SUMMARY = 'summary not in this file (remote compaction: its summary is encrypted)';
+
+export interface RolloutIndex {
+  sessionId: string | null;
+  model: string | null;
+  forkedFrom: string | null;
+  system: ChatMessage | undefined;
+  view: ChatMessage[];
+  log: Reduction[];
+  logLines: number[];
+  modelChanges: ModelChange[];
+  findings: Finding[];
+}
+
+interface Entry {
+  msg: ChatMessage;
+  /** Canonical JSON of the response item it came from (undefined for messages made at a compaction). */
+  key: string | undefined;
+  hidden: boolean;
+}
+
+/** JSON with object keys sorted: a re-marshalled line (keys sorted) still matches its original. */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(v)) {
+    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
+
+/** The text of a content array (text parts joined by a newline) and its other parts, kept with their type. */
+function contentOf(content: unknown): { text: string; parts: ContentPart[] } {
+  if (typeof content === 'string') return { text: content, parts: [] };
+  const texts: string[] = [];
+  const parts: ContentPart[] = [];
+  if (Array.isArray(content)) {
+    for (const item of content) {
+      if (isPlainObject(item) && TEXT_PART_TYPES.includes(String(item.type)) && typeof item.text === 'string') texts.push(item.text);
+      else if (isPlainObject(item) && typeof item.type === 'string') parts.push({ ...item, type: item.type });
+      else parts.push({ type: 'unknown', value: item });
+    }
+  }
+  return { text: texts.join('\n'), parts };
+}
+
+function withParts(msg: ChatMessage, parts: ContentPart[]): ChatMessage {
+  return parts.length > 0 ? { ...msg, content_parts: parts } : msg;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** A tool output as the model was given it: a string as is (JSON-encoded outputs included), an array of content items as its text. */
+function outputMessage(payload: Record<string, unknown>, line: number, findings: Finding[]): ChatMessage {
+  const out = payload.output;
+  const base = { role: 'tool' as const, tool_call_id: str(payload.call_id) };
+  if (typeof out === 'string') return { ...base, content: out };
+  if (Array.isArray(out)) {
+    const { text, parts } = contentOf(out);
+    return withParts({ ...base, content: text }, parts);
+  }
+  findings.push({ code: 'unknown_record', severity: 'warning', line, message: `line ${line}: ${String(payload.type)} has an output that is neither a string nor an array of content items; shown as its JSON` });
+  return { ...base, content: JSON.stringify(out) ?? '' };
+}
+
+/** The view message of one response item, or a reason to skip it (`unknown` gets a finding). */
+function messageOf(payload: Record<string, unknown>, line: number, findings: Finding[]): ChatMessage | 'skip' | 'unknown' {
+  switch (payload.type) {
+    case 'message': {
+      const { text, parts } = contentOf(payload.content);
+      const role = str(payload.role);
+      const phase = typeof payload.phase === 'string' ? { codex_phase: payload.phase } : {};
+      if (role === 'user' || role === 'assistant') return withParts({ role, content: text, ...(phase.codex_phase ? { metadata: phase } : {}) }, parts);
+      // Developer (and any other) instructions are system-level text the model was given.
+      return withParts({ role: 'system', content: text, metadata: { codex_role: role, ...phase } }, parts);
+    }
+    case 'function_call':
+      return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: str(payload.name), arguments: typeof payload.arguments === 'string' ? payload.arguments : (JSON.stringify(payload.arguments) ?? '') }] };
+    case 'custom_tool_call':
+      return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: str(payload.name), arguments: typeof payload.input === 'string' ? payload.input : (JSON.stringify(payload.input) ?? '') }], metadata: { codex_item: 'custom_tool_call' } };
+    case 'local_shell_call':
+      return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: 'local_shell', arguments: JSON.stringify(payload.action ?? null) }], metadata: { codex_item: 'local_shell_call' } };
+    case 'function_call_output':
+    case 'custom_tool_call_output':
+    case 'local_shell_call_output':
+      return outputMessage(payload, line, findings);
+    case 'tool_search_call':
+      return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: 'tool_search', arguments: typeof payload.arguments === 'string' ? payload.arguments : (JSON.stringify(payload.arguments) ?? '') }], metadata: { codex_item: 'tool_search_call' } };
+    case 'tool_search_output':
+      return { role: 'tool', tool_call_id: str(payload.call_id), content: JSON.stringify(payload.tools ?? null) };
+    case 'image_generation_call':
+      return { role: 'assistant', content: str(payload.revised_prompt), content_parts: [{ type: 'image_generation_call', status: payload.status, result: payload.result }] };
+    case 'web_search_call': {
+      const action = isPlainObject(payload.action) ? payload.action : undefined;
+      const query = action ? str(action.query) || str(action.url) : '';
+      return { role: 'assistant', content: '', content_parts: [{ type: 'web_search_call', ...(action ? { action } : {}), ...(query ? { text: query } : {}) }] };
+    }
+    case 'ghost_snapshot':
+    case 'compaction':
+    case 'compaction_summary':
+      // A harness snapshot is never sent; a compaction item outside `compacted` is its summary, shown there.
+      return 'skip';
+    default:
+      return 'unknown';
+  }
+}
+
+/** The reasoning of a `reasoning` item, as metadata under REASONING_METADATA_KEYS. */
+function reasoningMetadata(payload: Record<string, unknown>): Record<string, unknown> {
+  const texts: string[] = [];
+  for (const field of [payload.summary, payload.content]) if (Array.isArray(field)) texts.push(contentOf(field).text);
+  const text = texts.filter((t) => t.length > 0).join('\n');
+  return {
+    ...(text ? { reasoning: text } : {}),
+    ...(typeof payload.encrypted_content === 'string' ? { encrypted_reasoning: payload.encrypted_content } : {}),
+  };
+}
+
+function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
+  const bytes = utf8Encode(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
+  return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
+}
+
+/** Real user prompts, as a legacy compaction keeps them: user messages that are not injected context. */
+function isHumanPrompt(m: ChatMessage): boolean {
+  return m.role === 'user' && !/^\s*(<|# AGENTS\.md|# Context from my IDE|# Files mentioned)/.test(m.content);
+}
+
+export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
+  const entries: Entry[] = [];
+  const log: Reduction[] = [];
+  const logLines: number[] = [];
+  const modelChanges: ModelChange[] = [];
+  const findings: Finding[] = [];
+  let sessionId: string | null = null;
+  let forkedFrom: string | null = null;
+  let system: ChatMessage | undefined;
+  let model: string | null = null;
+  let reasoning: Record<string, unknown> | undefined;
+  let metas = 0;
+
+  const push = (msg: ChatMessage, key: string | undefined): void => {
+    if (reasoning && msg.role === 'assistant') {
+      msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
+      reasoning = undefined;
+    }
+    entries.push({ msg, key, hidden: false });
+  };
+
+  const compact = (payload: Record<string, unknown>, line: number): void => {
+    const message = str(payload.message);
+    const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
+    const before = entries.length;
+    const kept = new Set<number>();
+    const added: ChatMessage[] = [];
+    let encrypted = false;
+    if (history) {
+      let cursor = 0;
+      for (const item of history) {
+        if (!isPlainObject(item)) continue;
+        if (item.type === 'compaction' || item.type === 'compaction_summary') {
+          encrypted = true;
+          continue;
+        }
+        const key = canonicalJson(item);
+        let found = -1;
+        for (let i = cursor; i < before; i++) {
+          const e = entries[i] as Entry;
+          if (!e.hidden && !kept.has(i) && e.key === key) {
+            found = i;
+            break;
+          }
+        }
+        if (found >= 0) {
+          kept.add(found);
+          cursor = found + 1;
+          continue;
+        }
+        const msg = messageOf(item, line, findings);
+        if (typeof msg === 'string') continue;
+        // The local summary, given to the model as a user message, is the stub, not a message.
+        if (message && msg.role === 'user' && msg.content.includes(message.trim())) continue;
+        added.push(msg);
+      }
+    } else {
+      // Legacy compaction (no replacement_history): the writer rebuilt the history from the real user
+      // prompts (the most recent up to a token budget) and the summary. Kept here: every real user prompt.
+      for (let i = 0; i < before; i++) if (!(entries[i] as Entry).hidden && isHumanPrompt((entries[i] as Entry).msg)) kept.add(i);
+    }
+    const stub = message.length > 0 ? message : encrypted ? ENCRYPTED_SUMMARY : MISSING_SUMMARY;
+    const group = `compaction-L${line}`;
+    let run = 0;
+    for (let i = 0; i < before; ) {
+      const e = entries[i] as Entry;
+      if (e.hidden || kept.has(i)) {
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < before && !(entries[end] as Entry).hidden && !kept.has(end)) end++;
+      const range = entries.slice(i, end).map((x) => x.msg);
+      const { hash, bytes } = summaryHash(range);
+      run++;
+      log.push({
+        id: `codex-L${line}-${run}`,
+        kind: 'summarized',
+        ptr: { index: i, hash, bytes },
+        end,
+        stub,
+        minted_at: before,
+        provenance: 'recorded',
+        origin: { line },
+        group,
+        hash_origin: 'import',
+      });
+      logLines.push(line);
+      for (let j = i; j < end; j++) (entries[j] as Entry).hidden = true;
+      i = end;
+    }
+    for (const msg of added) entries.push({ msg, key: undefined, hidden: false });
+  };
+
+  for (const l of lines) {
+    if ('error' in l) {
+      if (l.torn) findings.push({ code: 'truncated_last_line', severity: 'warning', line: l.line, message: `line ${l.line}: the last line has no newline and is not a whole record (${l.error}); it is ignored` });
+      else findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${l.error}` });
+      continue;
+    }
+    const v = l.value;
+    if (!isPlainObject(v) || typeof v.type !== 'string') {
+      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: not a rollout record (an object with a string "type")` });
+      continue;
+    }
+    const payload = v.payload;
+    if (!ROLLOUT_TYPES.includes(v.type)) {
+      if (!QUIET_TYPES.includes(v.type)) findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown rollout record type ${JSON.stringify(v.type)}; skipped` });
+      continue;
+    }
+    if (!isPlainObject(payload)) {
+      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${v.type} record without an object payload` });
+      continue;
+    }
+    switch (v.type) {
+      case 'session_meta': {
+        metas++;
+        // A forked rollout starts with the child's session_meta, then its parent's: the first names the session.
+        if (metas > 1) break;
+        sessionId = typeof payload.id === 'string' ? payload.id : null;
+        forkedFrom = typeof payload.forked_from_id === 'string' ? payload.forked_from_id : typeof payload.parent_thread_id === 'string' ? payload.parent_thread_id : null;
+        const base = isPlainObject(payload.base_instructions) ? str(payload.base_instructions.text) : str(payload.instructions);
+        if (base) system = { role: 'system', content: base };
+        break;
+      }
+      case 'turn_context': {
+        const m = str(payload.model);
+        if (!m) break;
+        if (model !== null && m !== model) modelChanges.push({ line: l.line, at: entries.length, from: model, to: m, reasoning_artifacts_filtered: 0, recount: 0 });
+        model = m;
+        break;
+      }
+      case 'response_item': {
+        if (payload.type === 'reasoning') {
+          reasoning = { ...reasoning, ...reasoningMetadata(payload) };
+          break;
+        }
+        const msg = messageOf(payload, l.line, findings);
+        if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
+        else if (msg !== 'skip') push(msg, canonicalJson(payload));
+        break;
+      }
+      case 'compacted':
+        compact(payload, l.line);
+        break;
+      case 'event_msg':
+        // The UI's copy of items already recorded as response items (or usage and timing): not model input.
+        break;
+    }
+  }
+  // Reasoning with no answer after it (a call cut short): kept on an empty assistant message.
+  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined);
+  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), log, logLines, modelChanges, findings };
+}

@@ -1,0 +1,314 @@
+/** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
+import { existsSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChatMessage, LoadedSession } from '../../../shared/index';
+import { transcriptOf } from '../../../shared/original';
+import { projectView } from '../../../shared/project';
+import { BAD_CORPUS_DIR } from '../../testing/badCorpus';
+import { detectNative } from '../native/detect';
+import { openReadOnly, isLoadError, safeClose } from '../openFile';
+import { loadSession } from '../session';
+import type { DetectContext } from '../source';
+import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY } from './build';
+import { codexFormat } from './index';
+import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY } from './testing/synthetic';
+
+const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
+const SAMPLES = join(import.meta.dirname, '../../../samples');
+const RESEARCH_COMPACTION = '/work/research/issue10/samples/codex/rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl';
+const synthetic = (name: string) => join(CODEX_SYNTHETIC_DIR, name);
+const real = (name: string) => join(REAL_DIR, name);
+
+const open: LoadedSession[] = [];
+afterAll(() => {
+  for (const s of open) s.close();
+});
+
+async function load(path: string): Promise<LoadedSession> {
+  const r = await loadSession([path]);
+  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
+  open.push(r.session);
+  return r.session;
+}
+
+function messages(s: LoadedSession): ChatMessage[] {
+  return Array.from({ length: s.minted.length }, (_, i) => s.minted.at(i) as ChatMessage);
+}
+
+/** Every tool call has exactly one later tool message with its id, and every tool message a call before it. */
+function pairing(view: ChatMessage[]): { calls: number; unpaired: string[] } {
+  const open = new Map<string, number>();
+  const unpaired: string[] = [];
+  let calls = 0;
+  for (const m of view) {
+    for (const c of m.tool_calls ?? []) {
+      calls++;
+      open.set(c.id, (open.get(c.id) ?? 0) + 1);
+    }
+    if (m.role === 'tool') {
+      const id = m.tool_call_id ?? '';
+      if (!open.get(id)) unpaired.push(`output ${id}`);
+      else open.set(id, (open.get(id) ?? 0) - 1);
+    }
+  }
+  for (const [id, n] of open) if (n > 0) unpaired.push(`call ${id}`);
+  return { calls, unpaired };
+}
+
+/** Every live reduction expands and verifies, and its bytes are the transcript of its range. */
+function expandsAll(s: LoadedSession): void {
+  const view = messages(s);
+  for (const r of s.log) {
+    const out = s.expand(r.id);
+    if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
+    expect(out.value.content).toBe(transcriptOf(view.slice(r.ptr.index, r.end).map((m) => ({ minted: m, content: m.content }))));
+    expect(r).toMatchObject({ kind: 'summarized', provenance: 'recorded', hash_origin: 'import' });
+    expect(r.origin && 'line' in r.origin ? r.origin.line : 0).toBeGreaterThan(0);
+  }
+  expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
+}
+
+describe('synthetic fixtures', () => {
+  it('the committed files are what the builder writes', () => {
+    for (const [name, text] of Object.entries(codexSynthetic())) expect(readFileSync(synthetic(name), 'utf8'), name).toBe(text);
+    expect(readdirSync(CODEX_SYNTHETIC_DIR).sort()).toEqual(Object.keys(codexSynthetic()).sort());
+  });
+});
+
+describe('every response item type (all-items.jsonl)', () => {
+  it('maps each item to its message, role and tool call, and ignores event_msg', async () => {
+    const s = await load(synthetic('all-items.jsonl'));
+    const view = messages(s);
+    expect(s.files[0]?.format).toBe('codex-rollout');
+    expect(s.check().summary.format).toBe('codex');
+    expect(s.sessionId).toBe('00000000-0000-7000-8000-000000000001');
+    expect(s.system()).toEqual({ role: 'system', content: 'You are Codex, a coding agent.' });
+    // developer → system, with the role it had
+    expect(view[0]).toEqual({ role: 'system', content: '<permissions instructions>sandboxed</permissions instructions>', metadata: { codex_role: 'developer' } });
+    // an image part keeps its type; the event_msg copy of the prompt is not a second message
+    expect(view[1]).toMatchObject({ role: 'user', content: 'Look at this', content_parts: [{ type: 'input_image' }] });
+    expect(view.filter((m) => m.content === 'Look at this')).toHaveLength(1);
+    expect(view.filter((m) => m.content === 'Done.')).toHaveLength(1);
+    // reasoning goes to the next assistant message's metadata
+    expect(view[2]).toEqual({ role: 'assistant', content: 'Checking the repo first.', metadata: { codex_phase: 'commentary', reasoning: 'Plan: list files, then patch.', encrypted_reasoning: 'gAAAAB-synthetic-opaque' } });
+    // outputs in each encoding
+    const outputOf = (id: string) => view.find((m) => m.role === 'tool' && m.tool_call_id === id);
+    expect(outputOf('call_a')?.content).toBe('plain string output\n');
+    expect(outputOf('call_b')?.content).toBe('{"output":"json-string output\\n","metadata":{"exit_code":0,"duration_seconds":0.1}}');
+    expect(outputOf('call_c')).toMatchObject({ content: 'array output text', content_parts: [{ type: 'input_image' }] });
+    expect(outputOf('call_d')?.content).toContain('Success. Updated the following files');
+    expect(outputOf('call_e')?.content).toBe('hi\n');
+    expect(outputOf('call_f')?.content).toBe('{"content":"an object output","success":false}');
+    // calls
+    const callOf = (id: string) => view.find((m) => m.tool_calls?.[0]?.id === id)?.tool_calls?.[0];
+    expect(callOf('call_a')).toEqual({ id: 'call_a', name: 'exec_command', arguments: '{"cmd":"ls","workdir":"/work/demo"}' });
+    expect(callOf('call_d')).toEqual({ id: 'call_d', name: 'apply_patch', arguments: '*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n' });
+    expect(callOf('call_e')?.name).toBe('local_shell');
+    // web searches: assistant messages with the search as a content part, with or without an action
+    const searches = view.filter((m) => m.content_parts?.[0]?.type === 'web_search_call');
+    expect(searches).toHaveLength(2);
+    expect(searches[0]?.content_parts?.[0]).toMatchObject({ text: 'codex rollout format' });
+    // ghost snapshots are not model input; an unknown item and an unknown record are warnings
+    expect(view.some((m) => JSON.stringify(m).includes('abc123'))).toBe(false);
+    expect(s.check().findings.map((f) => [f.code, f.line])).toEqual([
+      ['unknown_record', 21],
+      ['unknown_record', 22],
+      ['unknown_record', 27],
+    ]);
+    // the model switch at the second turn_context, and reasoning with no answer kept on an empty assistant message
+    expect(s.model).toBe('gpt-5.5-mini');
+    expect(s.modelChanges).toMatchObject([{ line: 28, from: 'gpt-5.5', to: 'gpt-5.5-mini', at: view.length - 2 }]);
+    expect(view[view.length - 1]).toEqual({ role: 'assistant', content: '', metadata: { reasoning: 'Only reasoning, then the call was cut short.', encrypted_reasoning: 'gAAAAB-synthetic-opaque' } });
+    expect(view).toHaveLength(19);
+    // call_f's output has no call in the file; every other call is paired
+    expect(pairing(view).unpaired).toEqual(['output call_f']);
+  });
+});
+
+describe('compactions', () => {
+  it('local: the user prompts are kept, each dropped run is one summarized reduction with the summary, one group', async () => {
+    const s = await load(synthetic('local-compaction.jsonl'));
+    const view = messages(s);
+    expect(s.log.map((r) => [r.ptr.index, r.end, r.group, r.stub])).toEqual([
+      [0, 1, 'compaction-L12', LOCAL_SUMMARY],
+      [2, 5, 'compaction-L12', LOCAL_SUMMARY],
+      [6, 8, 'compaction-L12', LOCAL_SUMMARY],
+    ]);
+    expect(s.logLines).toEqual([12, 12, 12]);
+    // the summary message of the replacement history is the stub, not a message
+    expect(view.filter((m) => m.content === LOCAL_SUMMARY)).toEqual([]);
+    const projected = projectView(s.minted, s.log).map((m) => m.text);
+    expect(projected).toContain(LOCAL_SUMMARY);
+    expect(projected).toContain('List the files in the repo');
+    expect(projected).toContain('README.md has 12 lines.');
+    expect(projected.join('\n')).not.toContain('secret-hidden-marker.txt\n');
+    expandsAll(s);
+    // search finds text only the hidden content holds
+    const found = s.search('secret-hidden-marker');
+    expect(found.ok && found.value.matches.length).toBeGreaterThan(0);
+  });
+
+  it('remote: the summary row says "summary not readable (encrypted)"; re-injected context joins the view', async () => {
+    const s = await load(synthetic('remote-compaction.jsonl'));
+    const view = messages(s);
+    expect(s.log.map((r) => [r.ptr.index, r.end, r.stub])).toEqual([
+      [0, 1, ENCRYPTED_SUMMARY],
+      [2, 4, ENCRYPTED_SUMMARY],
+    ]);
+    expect(view[6]).toMatchObject({ role: 'system', metadata: { codex_role: 'developer' } });
+    expect(view[7]?.content).toContain('<environment_context>');
+    expect(view.some((m) => JSON.stringify(m).includes('gAAAAB-encrypted-summary'))).toBe(false);
+    expect(pairing(view).unpaired).toEqual([]);
+    expandsAll(s);
+  });
+
+  it('two compactions: the second hides only what survived the first and it dropped', async () => {
+    const s = await load(synthetic('two-compactions.jsonl'));
+    expect(s.log.map((r) => [r.ptr.index, r.end, r.group, r.stub])).toEqual([
+      [1, 4, 'compaction-L7', 'First summary.'],
+      [5, 8, 'compaction-L12', 'Second summary.'],
+    ]);
+    expect(projectView(s.minted, s.log).map((m) => m.text)).toEqual(['List the files in the repo', 'First summary.', 'Now count the lines', 'Second summary.', 'Third question']);
+    expandsAll(s);
+  });
+
+  // The summary row is the group's first run; its other runs show no text of their own.
+  it('legacy (no replacement_history): the view keeps the real user prompts, injected context is dropped', async () => {
+    const s = await load(synthetic('legacy-compaction.jsonl'));
+    expect(s.system()?.content).toBe('Legacy instructions.');
+    expect(s.log.map((r) => [r.ptr.index, r.end, r.stub])).toEqual([
+      [0, 1, 'Legacy summary of the work.'],
+      [2, 5, 'Legacy summary of the work.'],
+    ]);
+    expect(projectView(s.minted, s.log).map((m) => m.text)).toEqual(['Legacy summary of the work.', 'List the files in the repo', '', 'Now count the lines']);
+    expandsAll(s);
+  });
+
+  it('a compaction whose encrypted summary is not in the file says so, and invents none', () => {
+    const item = { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q' }] };
+    const built = buildRollout([
+      { line: 1, value: { timestamp: 't', type: 'response_item', payload: item } },
+      { line: 2, value: { timestamp: 't', type: 'response_item', payload: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] } } },
+      { line: 3, value: { timestamp: 't', type: 'compacted', payload: { message: '', replacement_history: [item] } } },
+    ]);
+    expect(built.log.map((r) => [r.ptr.index, r.end, r.stub])).toEqual([[1, 2, MISSING_SUMMARY]]);
+  });
+
+  it('kept items match a re-marshalled copy (keys sorted), not only the same text', () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+  });
+});
+
+describe('edge cases', () => {
+  it('forked subagent: the first session_meta names the session; the copied parent history is shown as the model got it', async () => {
+    const s = await load(synthetic('forked.jsonl'));
+    expect(s.sessionId).toBe('00000000-0000-7000-8000-0000000000c1');
+    expect(messages(s).map((m) => m.content)).toEqual(['List the files in the repo', 'Two files: README.md and secret-hidden-marker.txt.', 'Child task: read README.md', 'README.md says hello.']);
+    expect(buildRollout(readFileSync(synthetic('forked.jsonl'), 'utf8').trim().split('\n').map((t, i) => ({ line: i + 1, value: JSON.parse(t) as unknown }))).forkedFrom).toBe('00000000-0000-7000-8000-0000000000a1');
+  });
+
+  it('a damaged line is malformed_line with its number, a torn last line truncated_last_line; the file opens', async () => {
+    const s = await load(synthetic('torn.jsonl'));
+    expect(s.check().findings.map((f) => [f.code, f.line])).toEqual([
+      ['malformed_line', 4],
+      ['truncated_last_line', 6],
+    ]);
+    expect(messages(s).map((m) => m.role)).toEqual(['user', 'assistant']);
+  });
+
+  it('indexing in many small passes gives what one pass gives', async () => {
+    for (const name of Object.keys(codexSynthetic())) {
+      const one = await load(synthetic(name));
+      const r = await loadSession([synthetic(name)], { chunkSize: 7 });
+      if (!r.ok) throw new Error(r.error.message);
+      open.push(r.session);
+      expect(messages(r.session), name).toEqual(messages(one));
+      expect(r.session.log, name).toEqual(one.log);
+      expect(r.session.check().findings, name).toEqual(one.check().findings);
+    }
+  });
+});
+
+describe('detection by content, both ways', () => {
+  const context: DetectContext = { read: readSync, maxRecordBytes: 1 << 28, cacheBytes: 1 << 20 };
+  const claims = (path: string, by: 'codex' | 'native'): boolean => {
+    const f = openReadOnly(path);
+    if (isLoadError(f)) throw new Error(f.message);
+    try {
+      if (by === 'codex') {
+        const d = codexFormat.detect(f, context);
+        return d.ok;
+      }
+      return !('error' in detectNative(f, context));
+    } finally {
+      safeClose(f.fd);
+    }
+  };
+  const nativeFiles = [...readdirSync(SAMPLES).filter((n) => /\.(jsonl|json)$/.test(n)).map((n) => join(SAMPLES, n)), ...readdirSync(join(SAMPLES, 'broken')).filter((n) => n.endsWith('.jsonl') || n.endsWith('.json')).map((n) => join(SAMPLES, 'broken', n)), ...readdirSync(BAD_CORPUS_DIR).map((n) => join(BAD_CORPUS_DIR, n))];
+  const codexFiles = [...readdirSync(CODEX_SYNTHETIC_DIR).map(synthetic), ...readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl')).map(real)];
+
+  it.each(nativeFiles)('the Codex adapter does not claim the native or corpus file %s', (path) => {
+    let claimed = false;
+    try {
+      claimed = claims(path, 'codex');
+    } catch {
+      claimed = false; // a directory or an unreadable corpus entry
+    }
+    expect(claimed).toBe(false);
+  });
+
+  it.each(codexFiles)('the native adapter does not claim %s, and the Codex one does', (path) => {
+    expect(claims(path, 'native')).toBe(false);
+    expect(claims(path, 'codex')).toBe(true);
+  });
+});
+
+describe('real rollouts (e2e/fixtures/real/codex)', () => {
+  it('0.40.0 (unmodified): 71 messages, reasoning on assistant messages, every shell call paired, JSON-string outputs as given', async () => {
+    const s = await load(real('rollout-0.40.0-vscode-unmodified.jsonl'));
+    const view = messages(s);
+    expect(view).toHaveLength(71);
+    expect(s.model).toBe('gpt-5-codex');
+    expect(s.system()).toBeUndefined(); // instructions: null
+    expect(s.check().findings).toEqual([]);
+    const p = pairing(view);
+    expect(p.unpaired).toEqual([]);
+    expect(p.calls).toBeGreaterThan(20);
+    expect(view.filter((m) => m.metadata?.encrypted_reasoning !== undefined).length).toBeGreaterThan(10);
+    expect(view.filter((m) => m.role === 'tool').some((m) => m.content.startsWith('{"output":'))).toBe(true);
+    expect(s.log).toEqual([]);
+  });
+
+  it('0.126 (Desktop): developer messages, web searches, apply_patch, paired calls, no findings', async () => {
+    const s = await load(real('rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl'));
+    const view = messages(s);
+    expect(view).toHaveLength(210);
+    expect(s.check().findings).toEqual([]);
+    expect(pairing(view).unpaired).toEqual([]);
+    expect(view.some((m) => m.metadata?.codex_role === 'developer')).toBe(true);
+    expect(view.some((m) => m.content_parts?.some((p) => p.type === 'web_search_call'))).toBe(true);
+    expect(view.some((m) => m.tool_calls?.some((c) => c.name === 'apply_patch'))).toBe(true);
+  });
+
+  it('0.139 (review subagent): 12 messages, its base instructions as the system prompt', async () => {
+    const s = await load(real('rollout-0.139-review-subagent-ENTIRE.jsonl'));
+    expect(messages(s)).toHaveLength(12);
+    expect(s.sessionId).toBe('019ed628-d563-7e40-bbb1-93a6a302d688');
+    expect(s.system()?.content.startsWith('# Review guidelines:')).toBe(true);
+    expect(pairing(messages(s)).unpaired).toEqual([]);
+    expect(s.check().findings).toEqual([]);
+  });
+
+  // 1.26 MB: too large to commit; read from the research samples when they are on the machine.
+  it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction (research sample): 27 kept items, 15 runs of one group, all verify', async () => {
+    const s = await load(RESEARCH_COMPACTION);
+    expect(s.log).toHaveLength(15);
+    expect(new Set(s.log.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
+    const hidden = s.log.reduce((n, r) => n + ((r.end ?? 0) - r.ptr.index), 0);
+    const before = (s.log[0]?.minted_at ?? 0) - hidden;
+    expect(before).toBe(27);
+    expect(s.log.every((r) => r.stub === MISSING_SUMMARY)).toBe(true);
+    expandsAll(s);
+  });
+});

@@ -1,0 +1,75 @@
+/** Properties of the Codex importer over its real and synthetic files: damage gives findings, never a throw; passes compose. */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChatMessage } from '../../../shared/index';
+import { tempDir } from '../../testing/files';
+import { loadSession } from '../session';
+import type { RolloutLine } from './build';
+import { buildRollout } from './build';
+import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
+
+const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
+const files = [...readdirSync(CODEX_SYNTHETIC_DIR).map((n) => join(CODEX_SYNTHETIC_DIR, n)), join(REAL_DIR, 'rollout-0.139-review-subagent-ENTIRE.jsonl')];
+const texts = files.map((f) => readFileSync(f, 'utf8'));
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+function parsed(lines: string[]): RolloutLine[] {
+  return lines.map((text, i) => {
+    try {
+      return { line: i + 1, value: JSON.parse(text) as unknown };
+    } catch (e) {
+      return { line: i + 1, error: (e as Error).message };
+    }
+  });
+}
+
+describe('Codex importer properties', () => {
+  it('any line cut at any byte gives findings, never a throw, and every reduction still verifies', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.nat({ max: files.length - 1 }), fc.nat(), fc.nat(), async (f, lineChoice, cutChoice) => {
+        const lines = (texts[f] as string).split('\n').filter((l) => l.length > 0);
+        const k = lineChoice % lines.length;
+        const bytes = Buffer.from(lines[k] as string);
+        lines[k] = bytes.subarray(0, cutChoice % bytes.length).toString('utf8');
+        const path = tmp.path(`cut-${f}.jsonl`);
+        writeFileSync(path, `${lines.join('\n')}\n`);
+        const r = await loadSession([path]);
+        if (!r.ok) {
+          // Only a cut first line may make the file another format's (or none).
+          expect(k).toBe(0);
+          return;
+        }
+        try {
+          const report = r.session.check();
+          expect(report.findings.filter((x) => x.severity === 'error' && x.code !== 'malformed_line')).toEqual([]);
+          for (const red of r.session.log) expect(r.session.expand(red.id).ok).toBe(true);
+        } finally {
+          r.session.close();
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('building over the lines in two parts equals building over all of them (passes are prefix-stable)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: files.length - 1 }), fc.nat(), (f, splitChoice) => {
+        const lines = parsed((texts[f] as string).split('\n').filter((l) => l.length > 0));
+        const at = splitChoice % (lines.length + 1);
+        const first = buildRollout(lines.slice(0, at));
+        const all = buildRollout(lines);
+        // What the first part built is a prefix of the whole: messages are only appended, reductions only added.
+        // (Reasoning not yet followed by its answer shows on an empty assistant message until the answer comes.)
+        const last = first.view[first.view.length - 1];
+        const pending = last !== undefined && last.content === '' && last.tool_calls === undefined && last.content_parts === undefined && last.metadata !== undefined;
+        const prefix = first.view.length - (pending ? 1 : 0);
+        expect(all.view.slice(0, prefix).map((m: ChatMessage) => m.content)).toEqual(first.view.slice(0, prefix).map((m) => m.content));
+        expect(all.log.slice(0, first.log.length)).toEqual(first.log);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
