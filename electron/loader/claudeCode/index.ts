@@ -11,8 +11,9 @@ import { basename, dirname, join } from 'node:path';
 import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';
-import { safeClose, unreadable } from '../openFile';
-import type { FormatAdapter, IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import { unreadable } from '../openFile';
+import type { FormatAdapter, IndexPass, SourceIndex } from '../source';
+import { WholeFileSource } from '../wholeFileSource';
 import type { ClaudeLine, ImportedSession } from './importer';
 import { KNOWN_TYPES, importClaudeCode } from './importer';
 
@@ -116,53 +117,33 @@ export function importClaudeFile(path: string, text: string, session?: string): 
   return { ...chosen, sessions: listed };
 }
 
-export class ClaudeCodeSource implements SessionSource {
+export class ClaudeCodeSource extends WholeFileSource {
   readonly format = 'claude-code' as const;
-  readonly readsAfterIndexing = false;
-  private result: SourceIndex | undefined;
-  private closed = false;
 
   constructor(
-    readonly file: OpenFile,
+    file: OpenFile,
     private readonly read: IndexPass['read'] | undefined,
     private readonly session?: string,
     private readonly preloaded?: ImportedSession,
-  ) {}
-
-  /** Parsed whole at the first pass (whatever `end`), then closed. */
-  indexTo(_end: number, pass: IndexPass): Promise<IndexStop> {
-    if (!this.result) {
-      const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
-      this.close();
-      pass.progress.add(this.file.size);
-      if (!bytes) {
-        this.result = { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
-      } else {
-        const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
-        const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
-        this.result = {
-          snapshot: {
-            session_id: imported.session_id,
-            model: imported.model,
-            messages: arrayList(imported.messages),
-            reductions: imported.reductions,
-            findings,
-            sessions: imported.sessions,
-          },
-        };
-      }
-    }
-    return Promise.resolve({ offset: this.file.size, line: 1 });
+  ) {
+    super(file);
   }
 
-  indexed(): SourceIndex {
-    return this.result ?? {};
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    safeClose(this.file.fd);
+  protected parseWhole(pass: IndexPass): SourceIndex {
+    const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
+    if (!bytes) return { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
+    const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
+    const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
+    return {
+      snapshot: {
+        session_id: imported.session_id,
+        model: imported.model,
+        messages: arrayList(imported.messages),
+        reductions: imported.reductions,
+        findings,
+        sessions: imported.sessions,
+      },
+    };
   }
 }
 

@@ -1,0 +1,39 @@
+/**
+ * A source that is one document, not lines (a session snapshot, a transcript an importer reads
+ * whole): its first pass parses all of it, whatever `end`, and closes the file; later passes and
+ * `indexed()` answer from that one result.
+ */
+import type { OpenFile } from './openFile';
+import { safeClose } from './openFile';
+import type { IndexPass, IndexStop, SessionSource, SourceIndex } from './source';
+
+export abstract class WholeFileSource implements SessionSource {
+  abstract readonly format: SessionSource['format'];
+  readonly readsAfterIndexing = false;
+  private result: SourceIndex | undefined;
+  private closed = false;
+
+  constructor(readonly file: OpenFile) {}
+
+  /** Reads and parses the whole file (the descriptor is still open; it is closed afterwards). */
+  protected abstract parseWhole(pass: IndexPass): SourceIndex;
+
+  indexTo(_end: number, pass: IndexPass): Promise<IndexStop> {
+    if (!this.result) {
+      this.result = this.parseWhole(pass);
+      this.close();
+      pass.progress.add(this.file.size);
+    }
+    return Promise.resolve({ offset: this.file.size, line: 1 });
+  }
+
+  indexed(): SourceIndex {
+    return this.result ?? {};
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    safeClose(this.file.fd);
+  }
+}
