@@ -15,7 +15,7 @@ import { unreadable } from '../openFile';
 import type { FormatAdapter, IndexPass, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
 import type { ClaudeLine, ImportedSession } from './importer';
-import { KNOWN_TYPES, importClaudeCode } from './importer';
+import { KNOWN_TYPES, importClaudeCode, withNonUtf8Lines } from './importer';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
@@ -118,7 +118,7 @@ export class ClaudeCodeSource extends WholeFileSource {
     const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
     if (!bytes) return { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
     const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
-    const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
+    const findings = isUtf8(bytes) ? imported.findings : withNonUtf8Lines(bytes, basename(this.file.path), imported.findings);
     return {
       snapshot: {
         session_id: imported.session_id,
