@@ -15,6 +15,7 @@ import { BAD_CORPUS_DIR } from '../testing/badCorpus';
 import { tempDir } from '../testing/files';
 import { unverifiedOutcome } from '../testing/verifyOutcome';
 import { mainScenario } from './claudeCode/testing/build';
+import type { LoadedSession, LoadOptions } from './session';
 import { loadSession } from './session';
 
 const SAMPLES = join(import.meta.dirname, '../../samples');
@@ -118,6 +119,23 @@ function mutate(bytes: Buffer, m: Mutation, document: boolean): Buffer {
   }
 }
 
+/**
+ * Loads a mutant: an error must carry a known code (counted as `failed`); an opened session's check
+ * must run and count its findings (counted as `opened`). Undefined when it did not open.
+ */
+async function openChecked(paths: string[], options: LoadOptions, outcomes: { opened: number; failed: number }): Promise<LoadedSession | undefined> {
+  const loaded = await loadSession(paths, options);
+  if (!loaded.ok) {
+    outcomes.failed++;
+    expect(['unrecognized_file', 'unreadable_file', 'usage']).toContain(loaded.error.code);
+    return undefined;
+  }
+  outcomes.opened++;
+  const report = loaded.session.check();
+  expect(report.summary.errors + report.summary.warnings).toBe(report.findings.length);
+  return loaded.session;
+}
+
 const tmp = tempDir('session-inspector-fuzz-');
 afterAll(() => tmp.cleanup());
 
@@ -142,17 +160,9 @@ describe('fuzzing the loader with mutated samples', () => {
             writeFileSync(path, k === target ? mutations.reduce((b, m) => mutate(b, m, document), f.bytes) : f.bytes);
             return path;
           });
-          const loaded = await loadSession(paths);
-          if (!loaded.ok) {
-            outcomes.failed++;
-            expect(['unrecognized_file', 'unreadable_file', 'usage']).toContain(loaded.error.code);
-            return;
-          }
-          outcomes.opened++;
-          const s = loaded.session;
+          const s = await openChecked(paths, {}, outcomes);
+          if (!s) return;
           try {
-            const report = s.check();
-            expect(report.summary.errors + report.summary.warnings).toBe(report.findings.length);
             for (const r of s.log) {
               const whole = s.expand(r.id);
               if (!whole.ok) {
@@ -325,18 +335,11 @@ describe('fuzzing the Claude Code and Codex importers with format-aware mutation
         const bytes = mutations.reduce((b, m) => mutateAgent(b, m, seed.format), seed.bytes);
         writeFileSync(path, bytes);
         const lineCount = bytes.length === 0 ? 0 : bytes.toString('latin1').split('\n').length - (bytes[bytes.length - 1] === 0x0a ? 1 : 0);
-        const loaded = await loadSession([path], forced ? { format: ADAPTER[seed.format] } : {});
         try {
-          if (!loaded.ok) {
-            outcomes.failed++;
-            expect(['unrecognized_file', 'unreadable_file', 'usage']).toContain(loaded.error.code);
-            return;
-          }
-          outcomes.opened++;
-          const s = loaded.session;
+          const s = await openChecked([path], forced ? { format: ADAPTER[seed.format] } : {}, outcomes);
+          if (!s) return;
           try {
             const report = s.check();
-            expect(report.summary.errors + report.summary.warnings).toBe(report.findings.length);
             // Given a format, the file is read as that format, whatever detection would say.
             if (forced) expect(report.summary.format).toBe(seed.format);
             for (const f of report.findings) {
