@@ -117,6 +117,74 @@ function toolResultContent(block: Record<string, unknown>): { text: string; part
   return onlyText ? { text: texts.join('\n') } : { text: texts.join('\n'), parts };
 }
 
+/** What is wrong with a record of a known type whose fields have the wrong types, or undefined. */
+function recordDamage(v: Record<string, unknown>): string | undefined {
+  if (v.uuid !== undefined && typeof v.uuid !== 'string') return '"uuid" is not a string';
+  if (v.parentUuid !== undefined && v.parentUuid !== null && typeof v.parentUuid !== 'string') return '"parentUuid" is neither a string nor null';
+  if (v.type !== 'user' && v.type !== 'assistant') return undefined;
+  if (!isObj(v.message)) return `a ${v.type} record without a "message" object`;
+  const c = v.message.content;
+  if (typeof c !== 'string' && !Array.isArray(c)) return `the ${v.type} message's content is ${c === null ? 'null' : `a ${typeof c}`}, neither a string nor a list of blocks`;
+  if (!Array.isArray(c)) return undefined;
+  for (const b of c) {
+    if (!isObj(b)) return `the ${v.type} message's content holds a block that is not an object`;
+    if (b.type === 'tool_use' && typeof b.id !== 'string') return 'a tool_use block without a string "id"';
+    if (b.type === 'tool_result' && typeof b.tool_use_id !== 'string') return 'a tool_result block without a string "tool_use_id"';
+  }
+  return undefined;
+}
+
+/**
+ * Records whose `parentUuid` links loop (Claude Code never writes one): one finding per record of a
+ * loop whose parent is not earlier in the file — the link that closes it. Walks are cut at a loop.
+ */
+function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>): Finding[] {
+  const out: Finding[] = [];
+  const state = new Map<Rec, 'walking' | 'done'>();
+  const parentOf = (r: Rec): Rec | undefined => {
+    const p = str(r.parentUuid);
+    return p !== undefined ? byUuid.get(p) : undefined;
+  };
+  for (const start of records) {
+    const path: Rec[] = [];
+    let cur: Rec | undefined = start;
+    while (cur && !state.has(cur)) {
+      state.set(cur, 'walking');
+      path.push(cur);
+      cur = parentOf(cur);
+    }
+    if (cur && state.get(cur) === 'walking') {
+      for (const r of path.slice(path.indexOf(cur))) {
+        const parent = parentOf(r)!;
+        if (parent.__line >= r.__line) out.push({ code: 'malformed_line', severity: 'error', line: r.__line, message: `line ${r.__line}: its parentUuid (line ${parent.__line}) leads back to it: the parent links loop` });
+      }
+    }
+    for (const r of path) state.set(r, 'done');
+  }
+  return out;
+}
+
+/**
+ * Findings for the lines of `bytes` that are not valid UTF-8 (they read as U+FFFD), merged into
+ * `findings` by line. Only called for a file that is not UTF-8 as a whole.
+ */
+export function withNonUtf8Lines(bytes: Uint8Array, name: string, findings: readonly Finding[]): Finding[] {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const out: Finding[] = [];
+  let start = 0;
+  for (let line = 1; start < bytes.length; line++) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    try {
+      decoder.decode(bytes.subarray(start, end));
+    } catch {
+      out.push({ code: 'malformed_line', severity: 'error', line, message: `${name} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    }
+    start = end + 1;
+  }
+  return [...out, ...findings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
 export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOptions = {}): ImportedSession {
   const findings: Finding[] = [];
   const records: Rec[] = [];
@@ -141,6 +209,9 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
       findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
       continue;
     }
+    // A damaged record is said and still kept: its uuid may carry the chain.
+    const damage = recordDamage(value);
+    if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
     records.push({ ...value, __line: l.line });
   }
   // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
@@ -155,6 +226,8 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
     const u = str(r.uuid);
     if (u !== undefined) byUuid.set(u, r);
   }
+  findings.push(...parentCycles(records, byUuid));
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const byMessageId = new Map<string, Rec[]>();
   const resultByToolId = new Map<string, { rec: Rec; block: Record<string, unknown> }>();
   for (const r of records) {

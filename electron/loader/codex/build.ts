@@ -27,7 +27,7 @@ import { utf8Encode } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
-export type RolloutLine = { line: number; value: unknown } | { line: number; error: string; torn?: boolean };
+export type RolloutLine = { line: number; value: unknown; notUtf8?: true } | { line: number; error: string; torn?: boolean };
 
 /** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
 export const ROLLOUT_TYPES: readonly string[] = ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg'];
@@ -165,6 +165,14 @@ function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: n
   return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
 }
 
+/** What is wrong with a response item whose fields have the wrong types, or undefined. */
+function itemDamage(payload: Record<string, unknown>): string | undefined {
+  const t = String(payload.type);
+  if (t === 'message' && typeof payload.content !== 'string' && !Array.isArray(payload.content)) return `message content is ${payload.content === null ? 'null' : `a ${typeof payload.content}`}, neither a string nor a list of content items`;
+  if (/^(function_call|custom_tool_call|local_shell_call)(_output)?$/.test(t) && typeof payload.call_id !== 'string') return `${t} without a string call_id`;
+  return undefined;
+}
+
 /** Real user prompts, as a legacy compaction keeps them: user messages that are not injected context. */
 function isHumanPrompt(m: ChatMessage): boolean {
   return m.role === 'user' && !/^\s*(<|# AGENTS\.md|# Context from my IDE|# Files mentioned)/.test(m.content);
@@ -194,6 +202,9 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   const compact = (payload: Record<string, unknown>, line: number): void => {
     const message = str(payload.message);
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
+    // A malformed history is said; the compaction is still applied (as a legacy one when it is not a list).
+    const damaged = payload.replacement_history !== undefined && payload.replacement_history !== null && (!history || history.some((x) => !isPlainObject(x)));
+    if (damaged) findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line}: compacted replacement_history is ${history ? 'a list with items that are not objects (skipped)' : 'not a list (read as a legacy compaction)'}` });
     const before = entries.length;
     const kept = new Set<number>();
     const added: ChatMessage[] = [];
@@ -271,6 +282,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       continue;
     }
     const v = l.value;
+    if (l.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     if (!isPlainObject(v) || typeof v.type !== 'string') {
       findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: not a rollout record (an object with a string "type")` });
       continue;
@@ -307,6 +319,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
           reasoning = { ...reasoning, ...reasoningMetadata(payload) };
           break;
         }
+        const damage = itemDamage(payload);
+        if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
         const msg = messageOf(payload, l.line, findings);
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
         else if (msg !== 'skip') push(msg, canonicalJson(payload));
