@@ -68,6 +68,16 @@ export function callsOf(length: number, roleAt: (index: number) => Role | undefi
   return calls;
 }
 
+/** The calls of a replayed sidecar (TimelineBuilder): its view's assistant messages and its spans. */
+export function replayedCalls<M>(timeline: { view: readonly ({ value: M; line: number } | undefined)[]; spans: readonly ReductionSpan[] }, roleOf: (msg: M) => Role): CallTimeline {
+  const view = timeline.view;
+  const roleAt = (i: number): Role | undefined => {
+    const entry = view[i];
+    return entry ? roleOf(entry.value) : undefined;
+  };
+  return { calls: callsOf(view.length, roleAt, (i) => view[i]?.line), spans: timeline.spans };
+}
+
 /**
  * The timeline of a view whose reductions are all live at the end (an importer's, or a snapshot's):
  * each reduction is live from its line on (`fromOf`; a reduction of no known line is live for

@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { CallTimeline, ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineRecord } from '../../../shared/index';
-import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
+import { NO_CALLS, TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, replayedCalls, parseSidecarLine } from '../../../shared/index';
 import type { ReadSync, SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
@@ -369,10 +369,7 @@ function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null
     logLines: timeline.logLines,
     modelChanges: timeline.modelChanges,
     findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
-    calls: {
-      calls: callsOf(timeline.view.length, (i) => timeline.view[i]?.value.role, (i) => timeline.view[i]?.line),
-      spans: timeline.spans,
-    },
+    calls: replayedCalls(timeline, (h) => h.role),
   };
 }
 
