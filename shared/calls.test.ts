@@ -156,6 +156,17 @@ describe('model calls (§11)', () => {
     expect(viewEntries(session.callInput(2)!).map((e) => e.role)).toEqual(['user', 'assistant', 'tool', null, null]);
   });
 
+  it('a snapshot with its sidecar: the calls and intervals are the sidecar\'s, the messages the snapshot\'s, the latest log the snapshot\'s', () => {
+    const held = v.map((m) => ({ ...m }));
+    const snapshotLog = [makeReduction(v, { id: 's9', kind: 'tool_output_elided', index: 4 })];
+    const records: TimelineRecord<ChatMessage>[] = [...v.slice(0, 3).map((m, i) => msg(i, m)), { t: 'reduction', r: r1 }, ...v.slice(3).map((m, i) => msg(i + 3, m))];
+    const { session } = replay(records, {}, { session_id: 's', model: 'm', messages: arrayList(held), reductions: snapshotLog, findings: [] });
+    expect(session.calls.map((c) => c.index)).toEqual([1, 3, 5]);
+    expect(session.callInput(2)!.minted.at(0)).toBe(held[0]);
+    expect(ids(session.callInput(2)!.log)).toEqual(['r1']);
+    expect(ids(session.callInput(null)!.log)).toEqual(['s9']);
+  });
+
   it('a snapshot alone: a reduction minted at view length m applies to the calls at index m or later', () => {
     const early = makeReduction(v.slice(0, 3), { id: 'r1', kind: 'tool_output_elided', index: 2 }); // minted_at 3
     const late = makeReduction(v.slice(0, 5), { id: 'r2', kind: 'tool_output_elided', index: 4 }); // minted_at 5

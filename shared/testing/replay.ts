@@ -1,14 +1,17 @@
 /** A sidecar's records replayed into a session, as the loader does, for tests of the model calls (§11). */
 import { replayedCalls } from '../calls';
 import { hasReasoningArtifacts } from '../reasoning';
-import type { IndexedRecords, LoadedSession } from '../session';
+import type { IndexedRecords, IndexedSnapshot, LoadedSession } from '../session';
 import { arrayList, makeSession, resolveSession } from '../session';
 import type { TimelineRecord } from '../timeline';
 import { TimelineBuilder, applyCap } from '../timeline';
 import type { ChatMessage } from '../types';
 
-/** Record k of `records` is read at line k + 2 (line 1 is the header), unless `lines` gives its line. */
-export function replay(records: readonly TimelineRecord<ChatMessage>[], holes: Record<number, number> = {}): { session: LoadedSession; lineOf: (k: number) => number } {
+/**
+ * Record k of `records` is read at line k + 2 (line 1 is the header); `holes[k]`, when given, is
+ * the view index of record k, which could not be read. `snapshot` is opened beside the sidecar.
+ */
+export function replay(records: readonly TimelineRecord<ChatMessage>[], holes: Record<number, number> = {}, snapshot?: IndexedSnapshot): { session: LoadedSession; lineOf: (k: number) => number } {
   const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
   const lineOf = (k: number): number => k + 2;
   records.forEach((record, k) => {
@@ -28,5 +31,5 @@ export function replay(records: readonly TimelineRecord<ChatMessage>[], holes: R
     system: () => undefined,
     calls: replayedCalls(t, (m) => m.role),
   };
-  return { session: makeSession(resolveSession({ files: [], records: indexed })), lineOf };
+  return { session: makeSession(resolveSession({ files: [], records: indexed, ...(snapshot ? { snapshot } : {}) })), lineOf };
 }
