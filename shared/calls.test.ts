@@ -193,6 +193,15 @@ describe('model calls (§11)', () => {
   });
 });
 
+describe('model calls: a reduction an importer gives no line', () => {
+  it('applies to every call: nothing shows the model ever saw its original', () => {
+    const v = [user('go'), assistant('a'), tool('out', 'k'), assistant('b')];
+    const r = makeReduction(v, { id: 'x', kind: 'tool_output_elided', index: 2 }, { origin: { event: 'e1' } });
+    const s = makeSession(resolveSession({ files: [], snapshot: { session_id: 's', model: 'm', messages: arrayList(v), reductions: [r], findings: [], messageLines: [1, 2, 3, 4] } }));
+    expect(s.calls.map((c) => ids(s.callInput(c.call)!.log))).toEqual([['x'], ['x']]);
+  });
+});
+
 describe('viewEntries (§11 `view`)', () => {
   const v = [user('u0'), assistant('a1'), tool('t2', 'k2'), user('u3'), assistant('a4'), tool('t5', 'k5'), user('u6')];
 
