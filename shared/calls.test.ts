@@ -194,11 +194,11 @@ describe('model calls (§11)', () => {
 });
 
 describe('model calls: a reduction an importer gives no line', () => {
-  it('applies to every call: nothing shows the model ever saw its original', () => {
+  it('applies to every call whose input holds what it hides: nothing shows the model ever saw its original', () => {
     const v = [user('go'), assistant('a'), tool('out', 'k'), assistant('b')];
     const r = makeReduction(v, { id: 'x', kind: 'tool_output_elided', index: 2 }, { origin: { event: 'e1' } });
     const s = makeSession(resolveSession({ files: [], snapshot: { session_id: 's', model: 'm', messages: arrayList(v), reductions: [r], findings: [], messageLines: [1, 2, 3, 4] } }));
-    expect(s.calls.map((c) => ids(s.callInput(c.call)!.log))).toEqual([['x'], ['x']]);
+    expect(s.calls.map((c) => ids(s.callInput(c.call)!.log))).toEqual([[], ['x']]);
   });
 });
 

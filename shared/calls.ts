@@ -109,9 +109,13 @@ export function prefixList(minted: MessageList, length: number): MessageList {
   return { length: n, at: (i) => (i < n ? minted.at(i) : undefined) };
 }
 
-/** The input of `call` (one of `timeline.calls`) over the session's minted view. */
+/**
+ * The input of `call` (one of `timeline.calls`) over the session's minted view. A live reduction
+ * that addresses a message past the input (one of no known line, or a record that pointed past the
+ * view) is left out: the call was given nothing there to hide.
+ */
 export function callInput(timeline: CallTimeline, minted: MessageList, call: ModelCall): CallInput {
-  return { minted: prefixList(minted, call.index), log: liveAt(timeline.spans, call.line) };
+  return { minted: prefixList(minted, call.index), log: liveAt(timeline.spans, call.line).filter((r) => r.ptr.index < call.index) };
 }
 
 // ---------------------------------------------------------------------------------------------
