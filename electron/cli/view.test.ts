@@ -1,14 +1,18 @@
 /** The command line's `view [--at N]` (SPEC §11): the §9 demo, a Claude Code compaction, a Codex one. */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, LogReportEntry, ViewEntry } from '../../shared/index';
 import { CODEX_SYNTHETIC_DIR } from '../loader/codex/testing/synthetic';
+import { makeHeader, tempDir, writeSidecar } from '../testing/files';
 import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
 const COMPACTED = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.0.76-compact-boundary.jsonl');
 const CODEX_LOCAL = join(CODEX_SYNTHETIC_DIR, 'local-compaction.jsonl');
+
+const tmp = tempDir('session-inspector-view-');
+afterAll(() => tmp.cleanup());
 
 interface ViewOutput {
   format: string;
@@ -52,6 +56,12 @@ describe('view on the §9 demo', () => {
       expect(r.code).toBe(2);
       expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'usage', message: `--at ${at} is out of range: the session's model calls are 1 to 2` } });
     }
+  });
+
+  it('a file of a newer format version is unsupported_version, as for expand', async () => {
+    const r = await runCli(['view', writeSidecar(tmp.path('v2.sidecar.jsonl'), [makeHeader({ version: 2 })])]);
+    expect(r.code).toBe(2);
+    expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe('unsupported_version');
   });
 
   it('--at that is not a number is a usage error before any file is read', async () => {
