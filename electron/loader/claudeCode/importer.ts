@@ -62,6 +62,8 @@ export interface ImportedSession {
   findings: Finding[];
   /** The main session first, then each sidechain. */
   sessions: ClaudeSessionInfo[];
+  /** SPEC §11: the line of the record each message came from, parallel to `messages`. */
+  messageLines?: number[];
 }
 
 export interface ImportOptions {
@@ -277,7 +279,7 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
-  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions };
+  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions, messageLines: built.messageLines };
 }
 
 function buildView(
@@ -286,10 +288,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '' };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -314,6 +316,7 @@ function buildView(
   chain.reverse();
 
   const messages: ChatMessage[] = [];
+  const messageLines: number[] = [];
   const reductions: Reduction[] = [];
   const emittedTools = new Set<string>();
   const doneMessageIds = new Set<string>();
@@ -332,6 +335,7 @@ function buildView(
     if (found.block.is_error === true) msg.metadata = { is_error: true };
     toolIndex.set(id, messages.length);
     messages.push(msg);
+    messageLines.push(found.rec.__line);
     if (text.startsWith('<persisted-output>')) persisted.push({ index: messages.length - 1, rec: found.rec, stub: text });
   };
 
@@ -380,6 +384,7 @@ function buildView(
       if (other.length > 0) msg.content_parts = other;
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
       messages.push(msg);
+      messageLines.push(r.__line);
       for (const c of calls) pushTool(c.id);
       continue;
     }
@@ -399,6 +404,7 @@ function buildView(
       const msg: ChatMessage = { role: 'user', content: texts.join('\n') };
       if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: t })), ...parts];
       messages.push(msg);
+      messageLines.push(r.__line);
     }
   }
 
@@ -459,5 +465,5 @@ function buildView(
     }
   }
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model };
+  return { messages, reductions, model, messageLines };
 }

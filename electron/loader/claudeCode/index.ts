@@ -127,6 +127,7 @@ export class ClaudeCodeSource extends WholeFileSource {
         reductions: imported.reductions,
         findings,
         sessions: imported.sessions,
+        ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
       },
     };
   }

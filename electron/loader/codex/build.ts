@@ -48,6 +48,8 @@ export interface RolloutIndex {
   forkedFrom: string | null;
   system: ChatMessage | undefined;
   view: ChatMessage[];
+  /** SPEC §11: the line each view message came from (a compaction's re-injected items: its line). */
+  messageLines: number[];
   log: Reduction[];
   logLines: number[];
   modelChanges: ModelChange[];
@@ -58,6 +60,7 @@ interface Entry {
   msg: ChatMessage;
   /** Canonical JSON of the response item it came from (undefined for messages made at a compaction). */
   key: string | undefined;
+  line: number;
   hidden: boolean;
 }
 
@@ -191,12 +194,12 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   let reasoning: Record<string, unknown> | undefined;
   let metas = 0;
 
-  const push = (msg: ChatMessage, key: string | undefined): void => {
+  const push = (msg: ChatMessage, key: string | undefined, line: number): void => {
     if (reasoning && msg.role === 'assistant') {
       msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
       reasoning = undefined;
     }
-    entries.push({ msg, key, hidden: false });
+    entries.push({ msg, key, hidden: false, line });
   };
 
   const compact = (payload: Record<string, unknown>, line: number): void => {
@@ -272,7 +275,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       for (let j = i; j < end; j++) (entries[j] as Entry).hidden = true;
       i = end;
     }
-    for (const msg of added) entries.push({ msg, key: undefined, hidden: false });
+    for (const msg of added) entries.push({ msg, key: undefined, hidden: false, line });
   };
 
   for (const l of lines) {
@@ -323,7 +326,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
         const msg = messageOf(payload, l.line, findings);
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
-        else if (msg !== 'skip') push(msg, canonicalJson(payload));
+        else if (msg !== 'skip') push(msg, canonicalJson(payload), l.line);
         break;
       }
       case 'compacted':
@@ -335,6 +338,6 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
   }
   // Reasoning with no answer after it (a call cut short): kept on an empty assistant message.
-  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined);
-  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), log, logLines, modelChanges, findings };
+  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined, lines[lines.length - 1]?.line ?? 0);
+  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), messageLines: entries.map((e) => e.line), log, logLines, modelChanges, findings };
 }

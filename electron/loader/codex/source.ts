@@ -88,6 +88,7 @@ export class RolloutSource implements SessionSource {
         recorded: view,
         log: built.log,
         logLines: built.logLines,
+        messageLines: built.messageLines,
         modelChanges: built.modelChanges,
         findings: built.findings,
         system: () => system,
