@@ -78,6 +78,8 @@ export interface LoadedSession {
   readonly stopped: boolean;
   /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
   system(): ChatMessage | undefined;
+  /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
+  readonly sessions?: readonly SessionEntry[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
@@ -286,6 +288,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     loadFindings: model.loadFindings,
     stopped: model.stopped,
     system: model.system,
+    ...(model.sessions ? { sessions: model.sessions } : {}),
     expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),

@@ -95,6 +95,10 @@ describe('SessionService.open', () => {
       reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
       load_findings: 0,
       stopped: false,
+      // A native sidecar holds one session, named by its header.
+      format: 'supercode',
+      session: '',
+      sessions: [{ id: 's-demo', messages: 4 }],
     });
     expect(s.info).toEqual(info);
     expect(progress.length).toBeGreaterThan(0);
