@@ -49,7 +49,8 @@ export function cliExpandError(files: readonly string[], id: string): { code: st
  * The compaction walk: the summary row shows what the model was given and carries the chip; the
  * chip expands to the dropped transcript as `expand` prints it, "hashed at import"; a slice from
  * the middle shows the bytes `expand --range` prints; a search for a word only the hidden range
- * holds finds what `search` finds and lands on it. axe-core passes with the chip open.
+ * holds finds what `search` finds and lands on it. axe-core passes with the chip open, and in the
+ * other theme with the match shown.
  */
 export async function walkCompaction(inspector: InspectorPage, file: string): Promise<void> {
   const run = firstCompaction(file);
@@ -89,4 +90,13 @@ export async function walkCompaction(inspector: InspectorPage, file: string): Pr
   if (!match) throw new Error('no match');
   await inspector.result(match.reduction_id, match.offset).click();
   await expect(inspector.marks(match.reduction_id).first()).toHaveText(word);
+  // The other theme, with the match shown: axe-core passes there too.
+  await inspector.toggleTheme();
+  expect(await audit(inspector)).toEqual([]);
+}
+
+/** The header's format badge says `label` (`Claude Code`, `Codex`…) and is named as the format. */
+export async function expectFormat(inspector: InspectorPage, label: string): Promise<void> {
+  await expect(inspector.formatBadge).toHaveAccessibleName(`Format: ${label}`);
+  await expect(inspector.formatBadge).toHaveText(label);
 }
