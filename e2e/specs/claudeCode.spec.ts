@@ -5,6 +5,7 @@
  * subagent switched with the session picker; a `<persisted-output>` whose `tool-results/` file is
  * missing says "original not recorded". Every expected value is read from the files by the CLI.
  */
+import { writeFileSync } from 'node:fs';
 import { audit } from '../axe';
 import { cliCheck, cliLog } from '../cli';
 import { expect, test } from '../fixtures';
@@ -81,6 +82,61 @@ test.describe('a Claude Code transcript whose persisted outputs are not beside i
     await expect(region).toContainText('original not recorded');
     await expect(region.getByRole('alert')).toContainText(cliExpandError([PERSISTED], gone.id).message);
     await expect(region).not.toContainText('verified');
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+/**
+ * A transcript whose session names attack the header: an agent id with a bidi override and an OSC
+ * title escape, a prompt (the subagent's title) with an isolate, markup and a newline, a main
+ * title with an override. Written at test time; the picker shows every one as visible text.
+ */
+function hostileTranscript(path: string): void {
+  const session = '11111111-2222-4333-8444-555555555555';
+  const agent = 'ag\u202eent\u001b]0;pwned\u0007';
+  const record = (fields: Record<string, unknown>) => JSON.stringify({ userType: 'external', cwd: '/w', sessionId: session, version: '2.1.17', timestamp: '2026-01-01T00:00:00.000Z', ...fields });
+  const answer = (uuid: string, parentUuid: string, isSidechain: boolean, text: string, more: Record<string, unknown> = {}) =>
+    record({ type: 'assistant', uuid, parentUuid, isSidechain, ...more, message: { id: `m-${uuid}`, model: 'claude', role: 'assistant', type: 'message', content: [{ type: 'text', text }] } });
+  const lines = [
+    record({ type: 'user', uuid: 'u1', parentUuid: null, isSidechain: false, message: { role: 'user', content: 'hello main' } }),
+    answer('a1', 'u1', false, 'main answer'),
+    record({ type: 'user', uuid: 's1', parentUuid: null, isSidechain: true, agentId: agent, message: { role: 'user', content: 'Explore\u2066 <img src=x onerror=alert(1)>\nsecond line' } }),
+    answer('s2', 's1', true, 'side answer', { agentId: agent }),
+    JSON.stringify({ type: 'ai-title', aiTitle: 'Title \u202egnp.exe', sessionId: session }),
+  ];
+  writeFileSync(path, lines.join('\n') + '\n');
+}
+
+test.describe('a Claude Code transcript with hostile session names', () => {
+  let file = '';
+  test.use({
+    // eslint-disable-next-line no-empty-pattern
+    sessionFiles: async ({}, use, testInfo) => {
+      file = testInfo.outputPath('hostile-names.jsonl');
+      hostileTranscript(file);
+      await use([file]);
+    },
+  });
+
+  test('the picker shows ids and titles as visible symbols on one line, and choosing one still works', async ({ inspector, inspectorApp }) => {
+    await inspector.waitLoaded();
+    const { sessions } = cliCheck([file]).summary;
+    expect(sessions).toHaveLength(2);
+    const options = inspector.sessionPicker.getByRole('option');
+    await expect(options).toHaveCount(2);
+    for (const text of await options.allTextContents()) {
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what must not be shown raw
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f\u202e\u2066]/);
+    }
+    await expect(options.first()).toContainText('⟨U+202E⟩gnp.exe');
+    await expect(options.nth(1)).toContainText('⟨U+202E⟩ent');
+    await expect(options.nth(1)).toContainText('Explore⟨U+2066⟩ <img src=x onerror=alert(1)> second line');
+    await inspector.sessionPicker.selectOption('1');
+    await expect(inspector.status).toContainText(`${sessions[1]?.messages ?? -1} messages`);
+    await expect(inspector.row(0)).toContainText('Explore');
+    // Nothing ran: no dialog, the page title is the app's.
+    expect(inspectorApp.events.dialogs).toEqual([]);
+    await expect(inspector.page).toHaveTitle('Session Inspector');
     expect(await audit(inspector)).toEqual([]);
   });
 });
