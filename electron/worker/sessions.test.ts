@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../shared/index';
 import { MAX_LISTED_SESSIONS } from '../../shared/index';
-import { listedSessions, sessionNotHeld } from './sessions';
+import { MAX_LISTED_TITLE_CHARS, listedSessions, sessionNotHeld } from './sessions';
 
 describe('listedSessions', () => {
   /** A loaded session that lists `n` sessions; only what listedSessions and sessionNotHeld read. */
@@ -37,6 +37,14 @@ describe('listedSessions', () => {
     expect(sessionNotHeld(native, 's-1')).toBeUndefined();
     expect(sessionNotHeld(native, '')).toBeUndefined();
     expect(sessionNotHeld(native, 's-2')).toContain('its sessions are s-1');
+  });
+
+  it('cuts a title past MAX_LISTED_TITLE_CHARS code points (a description from the file can be any length), never inside a pair', () => {
+    const long = `${'a'.repeat(MAX_LISTED_TITLE_CHARS - 1)}\u{1F600}${'b'.repeat(10_000)}`;
+    const one = { sessions: [{ id: 'main', title: long, messages: 1 }, { id: 'x', title: 'short', messages: 2 }], sessionId: 'main', minted: { length: 1 }, files: [] } as unknown as LoadedSession;
+    const [first, second] = listedSessions(one, '').sessions;
+    expect(first?.title).toBe(`${'a'.repeat(MAX_LISTED_TITLE_CHARS - 1)}\u{1F600}…`);
+    expect(second?.title).toBe('short');
   });
 
   it('names at most 20 ids in its error, and says how many more there are', () => {

@@ -16,17 +16,27 @@ function allSessions(session: LoadedSession): readonly { id: string; title?: str
   return session.sessions ?? [{ id: session.sessionId ?? '', messages: session.minted.length }];
 }
 
+/** Longest title listed, in code points: a title is the file's (a prompt, a subagent's description) and travels with every open. */
+export const MAX_LISTED_TITLE_CHARS = 200;
+
+function listed(entry: { id: string; title?: string; messages: number }): { id: string; title?: string; messages: number } {
+  if (entry.title === undefined) return { ...entry };
+  const chars = [...entry.title];
+  return { ...entry, title: chars.length > MAX_LISTED_TITLE_CHARS ? `${chars.slice(0, MAX_LISTED_TITLE_CHARS).join('')}…` : entry.title };
+}
+
 /**
  * The sessions to list: the first MAX_LISTED_SESSIONS, and always the open one (`asked`), which
- * then takes the last place — the picker must be able to show what is open.
+ * then takes the last place — the picker must be able to show what is open. Titles are cut to
+ * MAX_LISTED_TITLE_CHARS.
  */
 export function listedSessions(session: LoadedSession, asked: string): ListedSessions {
   const all = allSessions(session);
-  if (all.length <= MAX_LISTED_SESSIONS) return { sessions: all.map((s) => ({ ...s })), omitted: 0 };
-  const head = all.slice(0, MAX_LISTED_SESSIONS).map((s) => ({ ...s }));
+  if (all.length <= MAX_LISTED_SESSIONS) return { sessions: all.map(listed), omitted: 0 };
+  const head = all.slice(0, MAX_LISTED_SESSIONS).map(listed);
   if (asked !== '' && !head.some((s) => s.id === asked)) {
     const open = all.find((s) => s.id === asked);
-    if (open) head[head.length - 1] = { ...open };
+    if (open) head[head.length - 1] = listed(open);
   }
   return { sessions: head, omitted: all.length - MAX_LISTED_SESSIONS };
 }
