@@ -28,7 +28,7 @@ export interface AppAlert {
   hint?: string;
 }
 
-export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json).';
+export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl).';
 
 export interface SessionSlice {
   /** Which host answers: the desktop shell or the HTTP host; null until `state` answered. */
