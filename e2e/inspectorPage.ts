@@ -212,6 +212,16 @@ export class InspectorPage {
     return this.page.getByRole('combobox', { name: 'Session file', exact: true });
   }
 
+  /** The format badge of the open file (SPEC §10.1): a `note` named `Format: <agent>` (`Format: Claude Code`…). */
+  get formatBadge(): Locator {
+    return this.page.getByRole('note', { name: /^Format: / });
+  }
+
+  /** The session picker: a `combobox` named `Session`, shown when the open file holds more than one session. */
+  get sessionPicker(): Locator {
+    return this.page.getByRole('combobox', { name: 'Session', exact: true });
+  }
+
   // ── actions ────────────────────────────────────────────────────────────────────────────────
 
   /** Waits until a session is shown: rows listed, the progress bar gone. */
@@ -325,6 +335,23 @@ export class InspectorPage {
       await box.click();
       await this.page.getByRole('option', { name }).first().click();
     }
+  }
+
+  /** Reopens the file on another of its sessions, by the text of its option in the `Session` picker (a native `<select>`). */
+  async chooseSession(name: RegExp): Promise<void> {
+    const box = this.sessionPicker;
+    await expect(box).toBeEnabled();
+    const label = (await box.getByRole('option', { name }).first().textContent())?.trim() ?? '';
+    await box.selectOption({ label });
+  }
+
+  /** Switches to the other theme and waits until the page has it; returns the theme now shown. */
+  async toggleTheme(): Promise<string> {
+    const html = this.page.locator('html');
+    const before = await html.getAttribute('data-theme');
+    await this.page.getByRole('button', { name: 'Toggle theme', exact: true }).click();
+    await expect.poll(() => html.getAttribute('data-theme')).not.toBe(before);
+    return (await html.getAttribute('data-theme')) ?? '';
   }
 
   /**

@@ -16,6 +16,9 @@ const INFO: SessionInfo = {
   reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
   load_findings: 0,
   stopped: false,
+  format: 'supercode',
+  session: '',
+  sessions: [{ id: 's-demo', messages: 4 }],
 };
 
 const STATE_VALUE = { host: 'http', session: INFO, files: [{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }], loadError: null };

@@ -73,6 +73,17 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
   'codex-rollout': 'codex',
 };
 
+/** One session of a file (§10.1); `id` is '' when the file names none. */
+export const sessionEntrySchema = z.object({ id: z.string(), title: z.string().optional(), messages: int });
+/**
+ * Most sessions an open session's info lists (a Claude Code project can hold thousands of
+ * subagents): the info crosses a process boundary with every open and feeds one `<select>`.
+ */
+export const MAX_LISTED_SESSIONS = 1000;
+/** Longest session id a request may name. */
+export const MAX_SESSION_ID_CHARS = 200;
+const sessionId = z.string().max(MAX_SESSION_ID_CHARS);
+
 export const sessionSummarySchema = z.object({
   files: z.array(sessionFileSchema),
   session_id: z.string().nullable(),
@@ -86,7 +97,7 @@ export const sessionSummarySchema = z.object({
   /** §10.1: the format the session was read from (`supercode` for a native sidecar or snapshot). */
   format: z.enum(SESSION_FORMATS),
   /** §10.1: every session the file holds (one for a native file); `id` is '' when the file names none. */
-  sessions: z.array(z.object({ id: z.string(), title: z.string().optional(), messages: int })),
+  sessions: z.array(sessionEntrySchema),
 });
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -129,6 +140,17 @@ export const sessionInfoSchema = z.object({
    * read so far. The same generation is sent again, whole, when indexing ends (`sessionOpened`).
    */
   provisional: z.boolean().optional(),
+  /** §10.1: the format the session was read from (`supercode` for a native sidecar or snapshot). */
+  format: z.enum(SESSION_FORMATS),
+  /** The open session's id as it was asked for: '' for a file's main (or only) session. */
+  session: z.string(),
+  /**
+   * §10.1: the sessions the file holds, main first, as `check`'s summary lists them (one for a
+   * native file), at most MAX_LISTED_SESSIONS; the rest are counted in `sessions_omitted`.
+   */
+  sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS),
+  /** Sessions left out of `sessions` by MAX_LISTED_SESSIONS (absent when none were). */
+  sessions_omitted: int.optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
@@ -259,8 +281,8 @@ export const methods = {
       loadError: z.object({ generation: int, files: z.array(z.string()), error: hostErrorSchema }).nullable(),
     }),
   },
-  /** Opens a file the host offered (named at start, or a recent file). */
-  openFile: { params: z.object({ id: z.string().max(200) }), result: sessionInfoSchema },
+  /** Opens a file the host offered (named at start, or a recent file); `session` picks one of the sessions it holds (§10.1; absent or '' for the main one). */
+  openFile: { params: z.object({ id: z.string().max(200), session: sessionId.optional() }), result: sessionInfoSchema },
   /** The host's own open dialog (Electron); `null` when cancelled. The HTTP host answers `not_supported`. */
   openDialog: { params: empty, result: sessionInfoSchema.nullable() },
   close: { params: empty, result: empty },
@@ -383,7 +405,11 @@ export function parseEvent(value: unknown): HostEvent | undefined {
  * dialog, or by a drop the desktop shell resolved itself.
  */
 export const workerMethods = {
-  open: { params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int }), result: sessionInfoSchema },
+  /** `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it. */
+  open: {
+    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional() }),
+    result: sessionInfoSchema,
+  },
   close: { params: empty, result: empty },
 } as const;
 

@@ -89,6 +89,8 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
+  /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
+  readonly sessions?: readonly SessionEntry[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
@@ -347,6 +349,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
       return diffCallInputs(from, to, (r) => ended.get(r));
     },
+    ...(model.sessions ? { sessions: model.sessions } : {}),
     expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),

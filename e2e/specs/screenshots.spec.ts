@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { cliSearch } from '../cli';
 import { REFRESH_SCREENSHOTS_ENV } from '../docsGuard';
 import { expect, test } from '../fixtures';
+import { firstCompaction, fixture } from '../importedSession';
 import type { InspectorPage } from '../inspectorPage';
 import { sample, SCREENSHOTS_DIR, SESSION_SIDECAR } from '../paths';
 
@@ -66,6 +67,21 @@ test.describe('screenshots', () => {
     await inspector.expand('r4');
     await inspector.readShownRange('r4');
     await shoot(inspector, 'dark.png');
+  });
+
+  test.describe('a Claude Code compaction', () => {
+    test.use({ sessionFiles: [fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl')] });
+
+    test('claude-code-compaction', async ({ inspector, sessionFiles }) => {
+      await inspector.waitLoaded();
+      await expect(inspector.formatBadge).toHaveAccessibleName('Format: Claude Code');
+      // The file's one compaction, expanded to the transcript it dropped.
+      const run = firstCompaction(sessionFiles[0] ?? '');
+      await inspector.expand(run.id);
+      await inspector.readShownRange(run.id);
+      await expect(inspector.expanded(run.id)).toContainText('hashed at import');
+      await shoot(inspector, 'claude-code-compaction.png');
+    });
   });
 
   test.describe('findings', () => {

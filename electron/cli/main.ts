@@ -69,9 +69,10 @@ Commands:
       do what serve does instead.
   serve and open without FILE open the bundled sample session.
 
-expand, search, check, log and view also take --session ID (a file holding several sessions, such as
-a Claude Code transcript and its subagents: open that one; check's summary lists them all) and
---format F (read the files as format F instead of detecting it: supercode, claude-code).
+Every command also takes --session ID (a file holding several sessions, such as a Claude Code
+transcript and its subagents: open that one; check's summary and the app's picker list them all)
+and --format F (read the files as format F instead of detecting it: supercode, claude-code,
+codex). serve and open check both against the file before they start.
 
 Options may come before or after FILE...; --flag=value works too; -- ends the options.
 Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check found an error,
@@ -89,8 +90,8 @@ const COMMANDS = {
   check: { strict: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value' },
-  open: { port: 'value', host: 'value' },
+  serve: { port: 'value', host: 'value', ...SOURCE_FLAGS },
+  open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -196,11 +197,15 @@ function refuseStopped(session: LoadedSession): void {
 function serveOptions(command: 'serve' | 'open', flags: Map<string, string | true>, files: string[]) {
   const port = flags.get('port');
   const host = flags.get('host');
+  const session = flags.get('session');
+  const format = flags.get('format');
   if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
   return {
     files,
     ...(typeof port === 'string' ? { port: parsePort(port) } : {}),
     ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
+    ...(typeof session === 'string' ? { session } : {}),
+    ...(typeof format === 'string' ? { format } : {}),
   };
 }
 

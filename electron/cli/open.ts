@@ -8,7 +8,8 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { CliIo } from './main';
 import type { ServeDeps, ServeOptions } from './serve';
-import { bundledSample, runServe } from './serve';
+import { sourceArguments } from '../main/args';
+import { bundledSample, checkOpenSource, openSource, runServe } from './serve';
 
 export type ElectronLookup = { ok: true; binary: string } | { ok: false; reason: string; noBinary: boolean };
 
@@ -94,8 +95,9 @@ export function launchElectron(binary: string, args: string[]): Promise<number> 
 export async function runOpen(options: ServeOptions, io: CliIo, deps: OpenDeps): Promise<number> {
   // Resolved before anything starts, so a missing sample is an error of `open` itself.
   const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
+  await checkOpenSource(files, options);
   const electron = deps.findElectron(deps.packageRoot);
-  if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...files.map((f) => resolve(f))]);
+  if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...sourceArguments(openSource(options)), ...files.map((f) => resolve(f))]);
   const lead = electron.noBinary ? 'No Electron binary is available on this machine' : 'The desktop window cannot start on this machine';
   io.stderr(`${lead} (${electron.reason}); starting the HTTP host instead — open the URL below in a browser.\n`);
   return runServe({ ...options, files }, io, deps);

@@ -141,6 +141,73 @@ describe('serve (in-process, fake resolver client)', () => {
   });
 });
 
+describe('serve and open: --session and --format (SPEC §10.1–10.2)', () => {
+  const SUBAGENT = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+  const CODEX = join(ROOT, 'e2e/fixtures/synthetic/codex/local-compaction.jsonl');
+
+  /** The sessions `check` lists for `path`: the oracle of what serve opens. */
+  async function sessionsOf(path: string): Promise<{ id: string; messages: number }[]> {
+    let out = '';
+    await main(['check', path], { stdout: (s) => (out += s), stderr: () => undefined });
+    return (JSON.parse(out) as { summary: { sessions: { id: string; messages: number }[] } }).summary.sessions;
+  }
+
+  it.each([
+    ['an unknown format', ['--format', 'no-such-format', CODEX]],
+    ['an unknown format with a session', ['--format', 'nope', '--session', 'a', SUBAGENT]],
+    ['a session a Claude Code transcript does not hold', ['--session', 'no-such-agent', SUBAGENT]],
+    ['a session a Codex rollout does not hold', ['--session', 'no-such-session', CODEX]],
+    ['a session the bundled sample does not hold', ['--session', 'no-such-session']],
+    ['--session without a value', ['--session']],
+  ])('serve refuses %s with usage (exit 2) before it creates a worker or listens', async (_what, args) => {
+    let created = 0;
+    const run = await startServe(['serve', ...args], { createClient: () => (created++, createFakeResolverClient()) });
+    expect(await run.exit).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'usage' } });
+    expect(run.stdout).not.toContain(LISTENING_PREFIX);
+    expect(run.stderr).toMatch(/^session-inspector: .*\(see session-inspector --help\)\.\n$/);
+    expect(created).toBe(0);
+  });
+
+  it('open refuses them the same way before it looks for Electron', async () => {
+    let looked = false;
+    const run = await startServe(['open', '--session', 'no-such-agent', SUBAGENT], {
+      findElectron: () => {
+        looked = true;
+        return { ok: false, noBinary: true, reason: 'none' };
+      },
+    });
+    expect(await run.exit).toBe(2);
+    expect(JSON.parse(run.stdout)).toMatchObject({ error: { code: 'usage' } });
+    expect(looked).toBe(false);
+  });
+
+  it('serve --session opens that session of the file', async () => {
+    const sub = (await sessionsOf(SUBAGENT))[1];
+    if (!sub) throw new Error('the fixture holds a subagent');
+    const run = await startServe(['serve', SUBAGENT, '--session', sub.id]);
+    expect(run.line).toMatch(LISTENING);
+    await expect.poll(() => stateAt(LISTENING.exec(run.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { session: sub.id, messages: sub.messages, format: 'claude-code' } } });
+    expect(await run.stop()).toBe(0);
+  });
+
+  it('open passes --session and --format on to the desktop app', async () => {
+    const launches: string[][] = [];
+    const code = await main(['open', CODEX, '--format=codex', '--session='], { stdout: () => undefined, stderr: () => undefined }, {}, {
+      packageRoot: ROOT,
+      createClient: () => createFakeResolverClient(),
+      untilStopped: () => Promise.resolve(),
+      findElectron: () => ({ ok: true, binary: '/opt/electron/electron' }),
+      launchElectron: (_binary, args) => {
+        launches.push(args);
+        return Promise.resolve(0);
+      },
+    });
+    expect(code).toBe(0);
+    expect(launches).toEqual([[ROOT, '--session=', '--format=codex', CODEX]]);
+  });
+});
+
 describe('open', () => {
   it('falls back to the HTTP host with one sentence on stderr when Electron cannot be had', async () => {
     const run = await startServe(['open', DEMO], { findElectron: () => ({ ok: false, noBinary: true, reason: 'fetching it failed: TypeError: fetch failed' }) });

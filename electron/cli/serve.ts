@@ -7,7 +7,9 @@ import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
-import type { ResolverClient } from '../host/types';
+import type { OpenSource, ResolverClient } from '../host/types';
+import { loadSession } from '../loader/session';
+import { sessionNotHeld } from '../worker/sessions';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
 import { CliError, terminalSentence, usageError } from './errors';
@@ -26,6 +28,33 @@ export interface ServeOptions {
   files: string[];
   port?: number;
   bind?: string;
+  /** `--session ID`: the session of the file to open (§10.1). */
+  session?: string;
+  /** `--format F`: read the files as this format instead of detecting it (§10.2). */
+  format?: string;
+}
+
+/** `--session` and `--format` of `options`, as the host and the worker take them. */
+export function openSource(options: ServeOptions): OpenSource {
+  return { ...(options.session !== undefined ? { session: options.session } : {}), ...(options.format !== undefined ? { format: options.format } : {}) };
+}
+
+/**
+ * Refuses, before anything starts, a `--format` that names no format or a `--session` the file does
+ * not hold: both are usage errors (exit 2), as for check, log, expand and search. The file is read
+ * once here for that (only when either flag is given); any other failure to open it is left to the
+ * host, which then runs without a session and says why, as without the flags.
+ */
+export async function checkOpenSource(files: string[], options: ServeOptions): Promise<void> {
+  if (options.session === undefined && options.format === undefined) return;
+  const loaded = await loadSession(files, openSource(options));
+  if (!loaded.ok) {
+    if (loaded.error.code === 'usage') throw new CliError('usage', loaded.error.message);
+    return;
+  }
+  const notHeld = sessionNotHeld(loaded.session, options.session);
+  loaded.session.close();
+  if (notHeld !== undefined) throw new CliError('usage', notHeld);
 }
 
 export const LISTENING_PREFIX = 'Session Inspector listening on ';
@@ -97,8 +126,9 @@ function isLoopback(bind: string): boolean {
 export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
   const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   const bind = options.bind ?? '127.0.0.1';
+  await checkOpenSource(files, options);
   const client = deps.createClient();
-  const host = createSessionHost({ host: 'http', client, files });
+  const host = createSessionHost({ host: 'http', client, files, ...(options.format !== undefined ? { format: options.format } : {}) });
   const shutDown = async (): Promise<void> => {
     await host.dispose();
     await client.dispose();
@@ -114,7 +144,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     // Listening before the files are indexed: a page opened at once shows the progress bar and a
     // large sidecar's first rows while the rest is read. The host still runs if the open fails: the
     // failure is the session's state, reported as `loadFailed` to the page.
-    const opening = host.openPaths(files).then((opened) => {
+    const opening = host.openPaths(files, openSource(options)).then((opened) => {
       if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${terminalSentence(opened.error.message)} The host runs without a session.\n`);
     });
     io.stdout(`${LISTENING_PREFIX}${http.url}\n`);

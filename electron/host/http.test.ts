@@ -314,6 +314,18 @@ describe('the API', () => {
     expect(value(await s.api('state'), 'state').session).toBeNull();
   });
 
+  it('openFile takes a session over HTTP (SPEC §10.1): that session opens, an unknown one is a usage error, a path is never a session', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+    const s = await start({ files: [file] });
+    const id = value(await s.api('state'), 'state').files[0]?.id;
+    const main = value(await s.api('openFile', { id }), 'openFile');
+    const sub = main.sessions[1];
+    if (!sub) throw new Error('the fixture holds a subagent');
+    expect(value(await s.api('openFile', { id, session: sub.id }), 'openFile')).toMatchObject({ session: sub.id, messages: sub.messages });
+    expect(reply(await s.api('openFile', { id, session: '/etc/passwd' }))).toMatchObject({ ok: false, error: { code: 'usage' } });
+    expect(reply(await s.api('openFile', { id, session: 42 }))).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+  });
+
   it('answers ok:false replies with 200, and no_session before anything is open', async () => {
     const s = await start();
     expect(reply(await s.api('rows', { start: 0, end: 1 }))).toMatchObject({ ok: false, error: { code: 'no_session' } });

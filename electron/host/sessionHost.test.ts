@@ -318,3 +318,61 @@ describe('events', () => {
     expect(client.disposed).toBe(false);
   });
 });
+
+describe('sessions of a file (SPEC §10.1)', () => {
+  const SUBAGENT = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+  const CODEX = join(ROOT, 'e2e/fixtures/synthetic/codex/local-compaction.jsonl');
+
+  async function offeredId(host: SessionHost, name: string): Promise<string> {
+    const file = (await stateOf(host)).files.find((f) => f.name === name);
+    if (!file) throw new Error(`${name} is not offered`);
+    return file.id;
+  }
+
+  it('openFile with a session opens that session of the offered file, and without one the main one again', async () => {
+    const { host, events } = setUp({ files: [SUBAGENT] });
+    const id = await offeredId(host, '29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+    const main = value((await host.handle('openFile', { id })) as Reply<'openFile'>);
+    const sub = main.sessions[1];
+    if (!sub) throw new Error('the fixture holds a subagent');
+    const opened = value((await host.handle('openFile', { id, session: sub.id })) as Reply<'openFile'>);
+    expect(opened).toMatchObject({ session: sub.id, messages: sub.messages, sessions: main.sessions, format: 'claude-code' });
+    expect((await stateOf(host)).session).toEqual(opened);
+    const back = value((await host.handle('openFile', { id, session: '' })) as Reply<'openFile'>);
+    expect(back).toMatchObject({ session: '', messages: main.messages });
+    expect(events.filter((e) => e.name === 'sessionOpened')).toHaveLength(3);
+  });
+
+  it('an id the file does not hold: the reply and a loadFailed event carry the usage error naming the sessions; nothing stays open', async () => {
+    const { host, events } = setUp({ files: [SUBAGENT] });
+    const id = await offeredId(host, '29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+    const main = value((await host.handle('openFile', { id })) as Reply<'openFile'>);
+    const reply = await host.handle('openFile', { id, session: 'no-such-agent' });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'usage' } });
+    for (const s of main.sessions) expect(!reply.ok && reply.error.message).toContain(s.id);
+    const failed = events.find((e) => e.name === 'loadFailed');
+    expect(failed?.payload).toMatchObject({ error: { code: 'usage', message: !reply.ok ? reply.error.message : '' } });
+    const state = await stateOf(host);
+    expect(state.session).toBeNull();
+    expect(state.loadError?.error.code).toBe('usage');
+  });
+
+  it('refuses a session id longer than 200 characters before opening anything', async () => {
+    const { host, client } = setUp({ files: [SUBAGENT] });
+    const id = await offeredId(host, '29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+    expect(errorCode(await host.handle('openFile', { id, session: 'x'.repeat(201) }))).toBe('invalid_request');
+    expect(client.calls.filter((c) => c.startsWith('open:'))).toEqual([]);
+  });
+
+  it('a format forced at start (--format) stays with the file: opening it by id again reads it as that format', async () => {
+    const { host } = setUp({ files: [CODEX], format: 'claude-code' });
+    const first = await host.openPaths([CODEX], { format: 'claude-code' });
+    expect(first).toMatchObject({ ok: false, error: { code: 'unrecognized_file' } });
+    const again = await host.handle('openFile', { id: await offeredId(host, 'local-compaction.jsonl') });
+    expect(again).toMatchObject({ ok: false, error: { code: 'unrecognized_file' } });
+    const right = createSessionHost({ host: 'http', client: createFakeResolverClient(), files: [CODEX], format: 'codex' });
+    hosts.push(right);
+    const opened = await right.handle('openFile', { id: value((await right.handle('state', {})) as Reply<'state'>).files[0]?.id });
+    expect(opened.ok && (opened.value as SessionInfo).format).toBe('codex');
+  });
+});

@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
-import type { HostTimeouts, SessionHost, SessionHostOptions } from './types';
+import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions } from './types';
 
 /**
  * The host's own bounds, the backstop behind the resolver client's (DEFAULT_REQUEST_TIMEOUTS,
@@ -27,6 +27,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
 interface OfferedFile {
   id: string;
   paths: string[];
+  /** The format it is read as when one was forced (`--format`): every open of it, any session, keeps it. */
+  format?: string;
 }
 
 type AnyReply = Reply<Method>;
@@ -86,14 +88,17 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     }
   };
 
-  const offer = (paths: string[]): OfferedFile => {
+  const offer = (paths: string[], format?: string): OfferedFile => {
     const known = offered.find((f) => samePaths(f.paths, paths));
-    if (known) return known;
-    const file = { id: `file-${nextFileId++}`, paths: [...paths] };
+    if (known) {
+      if (format !== undefined) known.format = format;
+      return known;
+    }
+    const file: OfferedFile = { id: `file-${nextFileId++}`, paths: [...paths], ...(format !== undefined ? { format } : {}) };
     offered.push(file);
     return file;
   };
-  for (const path of options.files) offer([path]);
+  for (const path of options.files) offer([path], options.format);
 
   /** The last progress of the open in flight, for `current()`. */
   let progress: HostEvent | null = null;
@@ -111,7 +116,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     }
   });
 
-  async function openPaths(paths: string[]): Promise<Reply<'openFile'>> {
+  async function openPaths(paths: string[], source: OpenSource = {}): Promise<Reply<'openFile'>> {
     try {
       if (disposed) return failure('internal_error', 'the session host is disposed');
       if (paths.length === 0 || paths.length > 2) return failure('usage', `${paths.length} files given: open one or two (a sidecar and/or a session snapshot)`);
@@ -122,7 +127,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
-        reply = await client.open(paths, mine);
+        reply = await client.open(paths, mine, source);
       } catch (e) {
         reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
       }
@@ -139,7 +144,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       loadError = null;
       session = reply.value;
-      offer(paths);
+      offer(paths, source.format);
       emit({ name: 'sessionOpened', payload: reply.value });
       try {
         options.onOpened?.([...paths]);
@@ -187,10 +192,10 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       case 'state':
         return { ok: true, value: await state() };
       case 'openFile': {
-        const { id } = params as ParsedParams<'openFile'>;
+        const { id, session: asked } = params as ParsedParams<'openFile'>;
         const file = offered.find((f) => f.id === id);
         if (!file) return failure('invalid_request', `openFile: no offered file has id ${JSON.stringify(id).slice(0, 100)}`);
-        return openPaths(file.paths);
+        return openPaths(file.paths, { ...(asked !== undefined && asked !== '' ? { session: asked } : {}), ...(file.format !== undefined ? { format: file.format } : {}) });
       }
       case 'openDialog': {
         if (!options.openDialog) return failure('not_supported', `the ${options.host} host has no open dialog: open a file it offers`);

@@ -7,8 +7,11 @@ import type { HostError, HostEvent, Method, ParsedParams, Reply, SessionInfo, Wo
 
 /** The host thread's handle on the resolver worker. */
 export interface ResolverClient {
-  /** Opens files in the worker (closing any open session); progress arrives as `loadProgress` events. */
-  open(paths: string[], generation: number): Promise<{ ok: true; value: SessionInfo } | { ok: false; error: HostError }>;
+  /**
+   * Opens files in the worker (closing any open session); progress arrives as `loadProgress` events.
+   * `source` picks a session of the file and may force its format (§10.1–10.2).
+   */
+  open(paths: string[], generation: number, source?: OpenSource): Promise<{ ok: true; value: SessionInfo } | { ok: false; error: HostError }>;
   close(): Promise<void>;
   /** A session method, answered by the worker; params are already validated. */
   request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>>;
@@ -17,6 +20,12 @@ export interface ResolverClient {
   /** `loadProgress` while opening; `workerRestarted` after a crash (the client restarts the worker and reopens the last files). */
   onEvent(listener: (event: HostEvent) => void): () => void;
   dispose(): Promise<void>;
+}
+
+/** Which session of a file to open, and a format forced instead of detected (`--session`, `--format`). */
+export interface OpenSource {
+  session?: string;
+  format?: string;
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */
@@ -28,7 +37,7 @@ export interface SessionHost {
    * dialog, dropped on the window (resolved by the desktop shell), or a recent file. Never a path
    * taken from a request.
    */
-  openPaths(paths: string[]): Promise<Reply<'openFile'>>;
+  openPaths(paths: string[], source?: OpenSource): Promise<Reply<'openFile'>>;
   /** Host events (the client's, plus sessionOpened / sessionClosed / loadFailed). */
   onEvent(listener: (event: HostEvent) => void): () => void;
   /**
@@ -45,6 +54,8 @@ export interface SessionHostOptions {
   client: ResolverClient;
   /** Files offered to the renderer by id (named at start; recent files in the desktop app). */
   files: string[];
+  /** The format `files` are read as (`--format`), when forced: opening them by id keeps it. */
+  format?: string;
   /** The native open dialog; absent on the HTTP host (`openDialog` answers `not_supported`). */
   openDialog?: () => Promise<string[] | null>;
   /** Called after every successful open (the desktop app remembers recent files). */

@@ -87,7 +87,7 @@ describe('startApp before ready', () => {
   it('quits at once when another instance holds the lock, handing it its files', () => {
     fake.app.lockObtained = false;
     start({ argv: ['/opt/si', 'x.sidecar.jsonl'] });
-    expect(fake.app.requestSingleInstanceLock).toHaveBeenCalledWith({ files: [join(dir.dir, 'x.sidecar.jsonl')] });
+    expect(fake.app.requestSingleInstanceLock).toHaveBeenCalledWith({ files: [join(dir.dir, 'x.sidecar.jsonl')], source: {} });
     expect(fake.app.quit).toHaveBeenCalled();
     expect(fake.app.whenReady).not.toHaveBeenCalled();
   });
@@ -107,9 +107,20 @@ describe('startApp when ready', () => {
     expect([...fake.ipcMain.handlers.keys()].sort()).toEqual([...METHOD_NAMES.map((m) => `si:${m}`), 'si:openDropped'].sort());
     expect(fake.Menu.setApplicationMenu).toHaveBeenCalled();
     expect(FakeBrowserWindow.instances).toHaveLength(1);
-    expect(host.openPaths).toHaveBeenCalledWith([file]);
+    expect(host.openPaths).toHaveBeenCalledWith([file], {});
     expect(fake.defaultSession.protocol.handle).toHaveBeenCalledWith('app', expect.any(Function));
     expect(fake.defaultSession.setPermissionRequestHandler).toHaveBeenCalled();
+  });
+
+  it('opens the named file on the session and format of --session=ID --format=F (what `open --session` passes on)', async () => {
+    const file = dir.path('t.jsonl');
+    start({ argv: ['/opt/si', '--session=agent-1', 't.jsonl', '--format=claude-code'] });
+    await fake.app.becomeReady();
+    expect(hostOptions).toMatchObject({ files: [file] });
+    expect(host.openPaths).toHaveBeenCalledWith([file], { session: 'agent-1', format: 'claude-code' });
+    // A second instance's files open on its own session, not on the first one's.
+    fake.app.emit('second-instance', fakeEvent(), ['/opt/si'], '/there', { files: ['/a/two.jsonl'], source: { session: 'b' } });
+    expect(host.openPaths).toHaveBeenLastCalledWith(['/a/two.jsonl'], { session: 'b' });
   });
 
   it('opens the bundled sample when no file is named', async () => {
@@ -117,7 +128,7 @@ describe('startApp when ready', () => {
     writeFileSync(dir.path('demo.sidecar.jsonl'), '');
     start({ samplesDir: samples });
     await fake.app.becomeReady();
-    expect(host.openPaths).toHaveBeenCalledWith([join(samples, 'demo.sidecar.jsonl')]);
+    expect(host.openPaths).toHaveBeenCalledWith([join(samples, 'demo.sidecar.jsonl')], {});
   });
 
   it('answers IPC only from the main frame of its window', async () => {
@@ -159,7 +170,7 @@ describe('startApp when ready', () => {
     expect(menuItem('recent-0').label).toContain(file);
     expect(fake.app.addRecentDocument).toHaveBeenCalledWith(file);
     click('recent-0');
-    expect(host.openPaths).toHaveBeenLastCalledWith([file]);
+    expect(host.openPaths).toHaveBeenLastCalledWith([file], {});
     click('clear-recent');
     expect(() => menuItem('recent-0')).toThrow();
   });
@@ -191,7 +202,7 @@ describe('more files arriving', () => {
     fake.app.emit('second-instance', fakeEvent(), ['/opt/si', 'ignored'], '/there', { files: ['/a/two.sidecar.jsonl'] });
     expect(win.restore).toHaveBeenCalled();
     expect(win.focus).toHaveBeenCalled();
-    expect(host.openPaths).toHaveBeenLastCalledWith(['/a/two.sidecar.jsonl']);
+    expect(host.openPaths).toHaveBeenLastCalledWith(['/a/two.sidecar.jsonl'], {});
   });
 
   it('macOS open-file before ready replaces the sample; after ready it opens at once', async () => {
@@ -202,9 +213,9 @@ describe('more files arriving', () => {
     expect(early.preventDefault).toHaveBeenCalled();
     await fake.app.becomeReady();
     expect(host.openPaths).toHaveBeenCalledTimes(1);
-    expect(host.openPaths).toHaveBeenCalledWith(['/a/early.sidecar.jsonl']);
+    expect(host.openPaths).toHaveBeenCalledWith(['/a/early.sidecar.jsonl'], {});
     fake.app.emit('open-file', fakeEvent(), '/a/late.sidecar.jsonl');
-    expect(host.openPaths).toHaveBeenLastCalledWith(['/a/late.sidecar.jsonl']);
+    expect(host.openPaths).toHaveBeenLastCalledWith(['/a/late.sidecar.jsonl'], {});
   });
 });
 

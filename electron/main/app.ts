@@ -9,8 +9,8 @@ import type { BrowserWindow, OpenDialogOptions } from 'electron';
 import type { HostEvent } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { APP_SCHEME_PRIVILEGED } from './appProtocol';
-import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, samplesDir } from './args';
-import type { SecondInstanceData } from './args';
+import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseSourceArguments, samplesDir, sourceOfSecondInstance } from './args';
+import type { OpenSource, SecondInstanceData } from './args';
 import { eventSender, registerIpc, trustedFrameOf } from './ipc';
 import { buildMenuTemplate } from './menu';
 import type { MenuActions } from './menu';
@@ -48,11 +48,12 @@ export function startApp(options: StartOptions): void {
   const platform = options.platform ?? process.platform;
   const defaultApp = process.defaultApp === true;
   const argvFiles = parseFileArguments(options.argv ?? process.argv, { defaultApp, cwd: options.cwd ?? process.cwd() });
+  const argvSource = parseSourceArguments(options.argv ?? process.argv);
 
   protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGED]);
 
   // A second launch hands its files to this instance (see 'second-instance') and quits.
-  const secondInstanceData: SecondInstanceData = { files: argvFiles };
+  const secondInstanceData: SecondInstanceData = { files: argvFiles, source: argvSource };
   if (!app.requestSingleInstanceLock(secondInstanceData)) {
     app.quit();
     return;
@@ -84,7 +85,7 @@ export function startApp(options: StartOptions): void {
     window.focus();
   };
 
-  const openPaths = (paths: string[]) => {
+  const openPaths = (paths: string[], source: OpenSource = {}) => {
     if (paths.length === 0) return;
     if (host === null) {
       pendingFiles = [...pendingFiles, ...paths];
@@ -92,7 +93,7 @@ export function startApp(options: StartOptions): void {
     }
     ensureWindow();
     // Failures reach the renderer as `loadFailed` events; the log is for whoever started the app.
-    host.openPaths(paths).then(
+    host.openPaths(paths, source).then(
       (reply) => {
         if (!reply.ok) console.warn(`Session Inspector: could not open ${paths.join(', ')}: ${reply.error.message}`);
       },
@@ -142,7 +143,7 @@ export function startApp(options: StartOptions): void {
 
   app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
     if (host !== null) focusWindow();
-    openPaths(filesOfSecondInstance(argv, workingDirectory, additionalData, defaultApp));
+    openPaths(filesOfSecondInstance(argv, workingDirectory, additionalData, defaultApp), sourceOfSecondInstance(argv, additionalData));
   });
 
   nativeTheme.on('updated', () => {
@@ -174,6 +175,8 @@ export function startApp(options: StartOptions): void {
     prepareSession(session.defaultSession);
 
     const named = pendingFiles.length > 0 ? pendingFiles : argvFiles;
+    // `--session`/`--format` are about the files of the command line, not about files opened from the OS.
+    const namedSource = pendingFiles.length > 0 ? {} : argvSource;
     pendingFiles = [];
     const initial = named.length > 0 ? named : defaultSampleFiles(options.samplesDir ?? samplesDir(app.isPackaged, process.resourcesPath, DIST_DIR));
     const recentFiles = recent;
@@ -190,6 +193,6 @@ export function startApp(options: StartOptions): void {
     host.onEvent(send);
     rebuildMenu();
     createWindow();
-    openPaths(initial);
+    openPaths(initial, namedSource);
   });
 }

@@ -2,9 +2,26 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
-import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, samplesDir } from './args';
+import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseSourceArguments, samplesDir, sourceArguments, sourceOfSecondInstance } from './args';
 
 const CWD = resolve('/work/sessions');
+
+describe('--session and --format on the desktop command line', () => {
+  it('round-trips through sourceArguments and parseSourceArguments, values with = and spaces included, and are never files', () => {
+    const source = { session: 'agent a=1', format: 'claude-code' };
+    const argv = ['/opt/si', ...sourceArguments(source), 'x.jsonl'];
+    expect(parseSourceArguments(argv)).toEqual(source);
+    expect(parseFileArguments(argv, { defaultApp: false, cwd: CWD })).toEqual([join(CWD, 'x.jsonl')]);
+    expect(sourceArguments({})).toEqual([]);
+    expect(parseSourceArguments(['/opt/si', '--sessions=x', '--no-sandbox'])).toEqual({});
+  });
+
+  it("a second instance's source is its additionalData's when well formed, else its argv's", () => {
+    expect(sourceOfSecondInstance(['/opt/si', '--session=from-argv'], { files: [], source: { session: 'from-data' } })).toEqual({ session: 'from-data' });
+    expect(sourceOfSecondInstance(['/opt/si', '--session=from-argv'], { files: [], source: { session: 42 } })).toEqual({ session: 'from-argv' });
+    expect(sourceOfSecondInstance(['/opt/si'], null)).toEqual({});
+  });
+});
 
 describe('parseFileArguments', () => {
   it('packaged: skips the executable, resolves files against the working directory', () => {

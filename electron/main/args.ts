@@ -29,9 +29,35 @@ export function parseFileArguments(argv: readonly string[], shape: ArgvShape): s
   return files;
 }
 
+/** The session of a file to open and a format forced on it (`open --session ID --format F`). */
+export interface OpenSource {
+  session?: string;
+  format?: string;
+}
+
+const SOURCE_SWITCHES = { session: '--session=', format: '--format=' } as const;
+
+/** `source` as switches of the desktop app's command line (the CLI's `open` passes them on). */
+export function sourceArguments(source: OpenSource): string[] {
+  return (Object.keys(SOURCE_SWITCHES) as (keyof OpenSource)[]).flatMap((k) => (source[k] !== undefined ? [`${SOURCE_SWITCHES[k]}${source[k]}`] : []));
+}
+
+/** The `--session=ID` and `--format=F` switches of an argv (the last of each wins); other flags are Chromium's or the OS's. */
+export function parseSourceArguments(argv: readonly string[]): OpenSource {
+  const source: OpenSource = {};
+  for (const argument of argv) {
+    for (const k of Object.keys(SOURCE_SWITCHES) as (keyof OpenSource)[]) {
+      if (argument.startsWith(SOURCE_SWITCHES[k])) source[k] = argument.slice(SOURCE_SWITCHES[k].length);
+    }
+  }
+  return source;
+}
+
 /** What the first instance is told by a second one (`requestSingleInstanceLock(additionalData)`). */
 export interface SecondInstanceData {
   files: string[];
+  /** Its `--session` and `--format`, for its files. */
+  source?: OpenSource;
 }
 
 /**
@@ -47,6 +73,18 @@ export function filesOfSecondInstance(argv: readonly string[], workingDirectory:
     }
   }
   return parseFileArguments(argv, { defaultApp, cwd: workingDirectory });
+}
+
+/** The `--session`/`--format` a second instance asked for: its `additionalData`'s when well formed, else its argv's. */
+export function sourceOfSecondInstance(argv: readonly string[], additionalData: unknown): OpenSource {
+  const source = typeof additionalData === 'object' && additionalData !== null ? (additionalData as { source?: unknown }).source : undefined;
+  if (typeof source === 'object' && source !== null) {
+    const { session, format } = source as Record<string, unknown>;
+    if ((session === undefined || typeof session === 'string') && (format === undefined || typeof format === 'string')) {
+      return { ...(session !== undefined ? { session } : {}), ...(format !== undefined ? { format } : {}) };
+    }
+  }
+  return parseSourceArguments(argv);
 }
 
 /** Sample names, in order of preference, in the samples folder. */

@@ -308,6 +308,20 @@ describe('a crashed or hung worker', () => {
     expect(value(await c.request('expand', { id: 'r1', range: [31, 41] })).content).toBe('— expecte');
   });
 
+  it('reopens the session that was open, not the main one, in a fresh worker (and the format forced)', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+    const c = client({ testHooks: true });
+    const main = value(await c.open([file], 1));
+    const sub = main.sessions[1];
+    if (!sub) throw new Error('the fixture holds a subagent');
+    const opened = value(await c.open([file], 2, { session: sub.id, format: 'claude-code' }));
+    expect(opened.rows).not.toBe(main.rows);
+    const restarted = nextEvent(c, 'workerRestarted');
+    await c.injectFault('crash');
+    await restarted;
+    expect(value(await c.request('rows', params('rows', { start: 0, end: 1 }))).rowCount).toBe(opened.rows);
+  });
+
   it('takes a request past requestTimeoutMs as a hung worker: stopped, restarted, reopened', async () => {
     const c = client({ testHooks: true, requestTimeoutMs: 2000 });
     value(await c.open([DEMO], 9));

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { HostError, HostEvent, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { hostErrorSchema, parseEvent, parseReply, workerMethods } from '../../shared/index';
-import type { ResolverClient } from '../host/types';
+import type { OpenSource, ResolverClient } from '../host/types';
 import type { TestHookMethod, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
 import { EPOCH_SLOT, WORKER_BUNDLE } from './protocol';
 
@@ -123,7 +123,7 @@ class WorkerClient implements WorkerResolverClient {
   private readonly listeners = new Set<(event: HostEvent) => void>();
   private inFlightSearch: InFlightSearch | undefined;
   /** What the worker holds open, to reopen after a crash. */
-  private lastOpened: { paths: string[]; generation: number } | undefined;
+  private lastOpened: { paths: string[]; generation: number; source: OpenSource } | undefined;
   /** Counts opens and closes: only the reply to the latest one decides `lastOpened`. */
   private openSeq = 0;
   /** The request reopening `lastOpened` in a fresh worker: if that crashes too, the files are not reopened again. */
@@ -137,13 +137,13 @@ class WorkerClient implements WorkerResolverClient {
     this.spawn();
   }
 
-  async open(paths: string[], generation: number): Promise<{ ok: true; value: SessionInfo } | { ok: false; error: HostError }> {
+  async open(paths: string[], generation: number, source: OpenSource = {}): Promise<{ ok: true; value: SessionInfo } | { ok: false; error: HostError }> {
     // The search in flight is about the session being replaced: stop it rather than wait for it.
     this.bumpEpoch();
     const seq = ++this.openSeq;
     this.lastOpened = undefined;
-    const reply = (await this.send('open', { paths, generation }, parseOpen)) as WorkerReply<SessionInfo>;
-    if (seq === this.openSeq) this.lastOpened = reply.ok ? { paths: [...paths], generation } : undefined;
+    const reply = (await this.send('open', { paths, generation, ...source }, parseOpen)) as WorkerReply<SessionInfo>;
+    if (seq === this.openSeq) this.lastOpened = reply.ok ? { paths: [...paths], generation, source: { ...source } } : undefined;
     return reply;
   }
 
@@ -258,7 +258,7 @@ class WorkerClient implements WorkerResolverClient {
     const last = this.lastOpened;
     if (!last) return;
     const seq = this.openSeq;
-    const { id, reply } = this.post('open', { paths: last.paths, generation: last.generation }, parseOpen);
+    const { id, reply } = this.post('open', { paths: last.paths, generation: last.generation, ...last.source }, parseOpen);
     this.reopenId = id;
     void reply.then((answer) => {
       if (this.reopenId === id) this.reopenId = undefined;

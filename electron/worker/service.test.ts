@@ -5,6 +5,7 @@ import type { ChatMessage, ParsedParams, Reduction, SessionInfo } from '../../sh
 import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
+import { loadSession } from '../loader/session';
 import type { LoadProgressPayload } from './service';
 import { SessionService, cutToBytes } from './service';
 
@@ -95,6 +96,10 @@ describe('SessionService.open', () => {
       reductions_by_kind: { tool_output_truncated: 1, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
       load_findings: 0,
       stopped: false,
+      // A native sidecar holds one session, named by its header.
+      format: 'supercode',
+      session: '',
+      sessions: [{ id: 's-demo', messages: 4 }],
     });
     expect(s.info).toEqual(info);
     expect(progress.length).toBeGreaterThan(0);
@@ -444,5 +449,83 @@ describe('SessionService.open: a large sidecar previewed while it is indexed', (
     let previewed = false;
     value(await s.open({ paths: [small], generation: 1 }, undefined, () => (previewed = true)));
     expect(previewed).toBe(false);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Opening one session of a file that holds several (§10.1): the info names the format, the session
+// asked for and every session of the file (as `check`'s summary of the same file lists them); an id
+// the file does not hold is a `usage` error naming the ones it does, and leaves nothing open.
+
+const SUBAGENT = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+const CODEX = join(import.meta.dirname, '../../e2e/fixtures/synthetic/codex/local-compaction.jsonl');
+
+/** `check`'s summary of `path` opened by the loader directly: the oracle of what the worker says. */
+async function summaryOf(path: string, session?: string) {
+  const loaded = await loadSession([path], session !== undefined ? { session } : {});
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  try {
+    return loaded.session.check().summary;
+  } finally {
+    loaded.session.close();
+  }
+}
+
+describe('SessionService.open with a session', () => {
+  it('without one opens the main session and lists every session of the file, with the format', async () => {
+    const summary = await summaryOf(SUBAGENT);
+    expect(summary.sessions.length).toBeGreaterThan(1);
+    const reply = await service().open({ paths: [SUBAGENT], generation: 1 });
+    expect(reply.ok && reply.value).toMatchObject({ format: 'claude-code', session: '', sessions: summary.sessions, messages: summary.messages });
+    expect(reply.ok && reply.value.sessions_omitted).toBeUndefined();
+  });
+
+  it("with a subagent's id opens that one: its messages, its log, the same list", async () => {
+    const all = (await summaryOf(SUBAGENT)).sessions;
+    const sub = all[1];
+    if (!sub) throw new Error('no subagent');
+    const own = await summaryOf(SUBAGENT, sub.id);
+    const s = service();
+    const reply = await s.open({ paths: [SUBAGENT], generation: 2, session: sub.id });
+    expect(reply.ok && reply.value).toMatchObject({ session: sub.id, messages: sub.messages, reductions: own.reductions, sessions: all });
+    expect(s.handle('rows', { start: 0, end: 1 })).toMatchObject({ ok: true, value: { rowCount: reply.ok ? reply.value.rows : -1 } });
+  });
+
+  it("'' is the main session, as no session at all", async () => {
+    const reply = await service().open({ paths: [SUBAGENT], generation: 1, session: '' });
+    expect(reply.ok && reply.value).toMatchObject({ session: '', messages: (await summaryOf(SUBAGENT)).messages });
+  });
+
+  it.each([
+    ['a Claude Code transcript (the loader checks)', SUBAGENT],
+    ['a Codex rollout (one session)', CODEX],
+    ['a native sidecar (one session)', DEMO],
+  ])('an id %s does not hold is a usage error naming the sessions it holds; nothing is open after', async (_what, path) => {
+    const ids = (await summaryOf(path)).sessions.map((e) => e.id);
+    const s = service();
+    const reply = await s.open({ paths: [path], generation: 1, session: 'no-such-session' });
+    expect(reply.ok).toBe(false);
+    if (reply.ok) return;
+    expect(reply.error.code).toBe('usage');
+    expect(reply.error.message).toContain('"no-such-session"');
+    for (const id of ids) expect(reply.error.message).toContain(id || '(main)');
+    expect(s.info).toBeNull();
+    expect(s.handle('rows', { start: 0, end: 1 })).toMatchObject({ ok: false, error: { code: 'no_session' } });
+  });
+
+  it("the one session of a single-session file may be named by its own id", async () => {
+    const [only] = (await summaryOf(CODEX)).sessions;
+    const reply = await service().open({ paths: [CODEX], generation: 1, session: only?.id ?? '' });
+    expect(reply.ok && reply.value).toMatchObject({ format: 'codex', session: only?.id });
+  });
+
+  it('a forced format is used: an unknown one is a usage error listing the formats, another one refuses the file', async () => {
+    const unknown = await service().open({ paths: [CODEX], generation: 1, format: 'no-such-format' });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'usage' } });
+    expect(!unknown.ok && unknown.error.message).toContain('codex');
+    const wrong = await service().open({ paths: [CODEX], generation: 1, format: 'claude-code' });
+    expect(wrong).toMatchObject({ ok: false, error: { code: 'unrecognized_file' } });
+    const right = await service().open({ paths: [CODEX], generation: 1, format: 'codex' });
+    expect(right.ok && right.value.format).toBe('codex');
   });
 });

@@ -47,6 +47,7 @@ import type { SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
+import { formatOf, listedSessions, sessionNotHeld } from './sessions';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
 export type LoadProgressPayload = EventPayload<'loadProgress'>;
@@ -186,9 +187,13 @@ const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowO
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
 
-/** The open session's layout and info (`provisional` while its file is still being indexed). */
-function describe(session: LoadedSession, generation: number, provisional: boolean): OpenSession {
+/**
+ * The open session's layout and info (`provisional` while its file is still being indexed);
+ * `asked` is the session id the open asked for ('' for the main one).
+ */
+function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string): OpenSession {
   const layout = projectionLayout(session.minted.length, session.log);
+  const listed = listedSessions(session, asked);
   const info: SessionInfo = {
     generation,
     files: session.files.map((f) => ({ ...f })),
@@ -203,6 +208,10 @@ function describe(session: LoadedSession, generation: number, provisional: boole
     load_findings: session.loadFindings.length,
     stopped: session.stopped,
     ...(provisional ? { provisional: true } : {}),
+    format: formatOf(session),
+    session: asked,
+    sessions: listed.sessions,
+    ...(listed.omitted > 0 ? { sessions_omitted: listed.omitted } : {}),
   };
   return { session, layout, info };
 }
@@ -263,13 +272,16 @@ export class SessionService {
     try {
       this.release();
       const { generation } = params;
+      const asked = params.session ?? '';
       const loaded = await loadSession(params.paths, {
         ...this.loadOptions,
         signal,
+        ...(asked !== '' ? { session: asked } : {}),
+        ...(params.format !== undefined ? { format: params.format } : {}),
         ...(onProgress ? { onProgress: (p) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
         onPreview: (preview) => {
           if (signal.aborted) return;
-          this.current = describe(preview, generation, true);
+          this.current = describe(preview, generation, true, asked);
           onPreview?.(this.current.info);
         },
       });
@@ -281,7 +293,13 @@ export class SessionService {
         this.current = undefined;
         return hostError(loaded.error);
       }
-      this.current = describe(loaded.session, generation, false);
+      const notHeld = sessionNotHeld(loaded.session, asked);
+      if (notHeld !== undefined) {
+        loaded.session.close();
+        this.current = undefined;
+        return fail('usage', notHeld);
+      }
+      this.current = describe(loaded.session, generation, false, asked);
       return ok(this.current.info);
     } catch (e) {
       this.release();

@@ -9,6 +9,7 @@ import { freshFindings } from './findingsSlice';
 import { freshLog } from './logSlice';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
+import { baseName } from '../text/format';
 import { freshSearchResults } from './searchSlice';
 
 export type OfferedFile = ResultOf<'state'>['files'][number];
@@ -27,7 +28,7 @@ export interface AppAlert {
   hint?: string;
 }
 
-export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json).';
+export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl).';
 
 export interface SessionSlice {
   /** Which host answers: the desktop shell or the HTTP host; null until `state` answered. */
@@ -43,6 +44,11 @@ export interface SessionSlice {
   /** Subscribes to host events and asks the host's state; returns the unsubscribe function. */
   start: () => () => void;
   openOffered: (id: string) => Promise<void>;
+  /**
+   * Reopens the open file on another of its sessions (§10.1; '' is the main one). When that fails
+   * the error is shown like any failed open, and the session that was open is opened again.
+   */
+  openSession: (session: string) => Promise<void>;
   openWithDialog: () => Promise<void>;
   openDropped: (file: File) => Promise<void>;
   pushAlert: (message: string, hint?: string) => void;
@@ -54,6 +60,16 @@ export interface SessionSlice {
 
 /** Sessions up to this size are checked as soon as they open; bigger ones when asked (Findings tab). */
 export const AUTO_CHECK_MAX_BYTES = 32 * 1024 * 1024;
+
+/**
+ * The offered file the open session was read from: the one whose names are the session's files'
+ * (the host names a pair `a + b`, in any order); the last one offered when several match.
+ */
+export function openOfferedFile(files: readonly OfferedFile[], info: SessionInfo | null): OfferedFile | undefined {
+  if (!info) return undefined;
+  const names = info.files.map((f) => baseName(f.path)).sort().join('\n');
+  return [...files].reverse().find((f) => f.name.split(' + ').sort().join('\n') === names);
+}
 
 export function sessionBytes(info: SessionInfo): number {
   return info.files.reduce((n, f) => n + f.bytes, 0);
@@ -102,6 +118,29 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       const reply = await deps.api.openFile({ id });
       if (!reply.ok) return openFailed(reply.error);
       if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+    },
+
+    async openSession(session) {
+      const shown = get().session;
+      // The desktop app offers a file once it opened it: a file opened from the dialog is learnt here.
+      let file = openOfferedFile(get().offeredFiles, shown);
+      if (!file) {
+        const state = await deps.api.state({});
+        if (state.ok) set({ offeredFiles: state.value.files });
+        file = openOfferedFile(get().offeredFiles, shown);
+      }
+      if (!shown || !file) return get().pushAlert('The open file cannot be reopened on another session: the host no longer offers it.', LOAD_FAILED_HINT);
+      const reply = await deps.api.openFile({ id: file.id, ...(session !== '' ? { session } : {}) });
+      if (reply.ok) {
+        if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+        return;
+      }
+      openFailed(reply.error);
+      // What was open before serves the user better than an empty window; a later open wins.
+      if (reply.error.code === 'cancelled' || get().session !== null) return;
+      const back = await deps.api.openFile({ id: file.id, ...(shown.session !== '' ? { session: shown.session } : {}) });
+      if (!back.ok) return openFailed(back.error);
+      if (isNewer(back.value, get().session)) get().applySession(back.value);
     },
 
     async openWithDialog() {

@@ -1,4 +1,5 @@
 /** Number and size formatting for the UI (fixed locale, so tests and screenshots agree). */
+import type { SessionFormat } from '../../shared/contract';
 import { nameText } from './nameText';
 
 const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
@@ -67,4 +68,29 @@ export function provenanceLabel(status: { provenance?: string | undefined; hash_
 export function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
   return nameText(parts[parts.length - 1] || path);
+}
+
+/** Each §10.1 session format by the name its agent goes by: what the header's format badge says. */
+export const FORMAT_LABELS: Readonly<Record<SessionFormat, string>> = {
+  supercode: 'Supercode',
+  'claude-code': 'Claude Code',
+  codex: 'Codex',
+  'swe-agent': 'SWE-agent',
+  inspect: 'Inspect AI',
+  openhands: 'OpenHands',
+};
+
+/** Longest session title the picker shows (a title is the first words of a prompt, from the file). */
+const SESSION_TITLE_CHARS = 80;
+
+/**
+ * One session of the picker in words: the main one (`main`) or its id, its title when the file
+ * gives one, and its message count. Every part from the file goes through nameText.
+ */
+export function sessionLabel(entry: { id: string; title?: string | undefined; messages: number }, main: boolean): string {
+  const who = main ? 'Main session' : `Session ${nameText([...entry.id].slice(0, 100).join(''))}`;
+  // By code point, so a cut never splits a surrogate pair.
+  const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
+  const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;
+  return `${who}${shown} (${entry.messages} ${entry.messages === 1 ? 'message' : 'messages'})`;
 }

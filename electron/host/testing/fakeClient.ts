@@ -39,12 +39,12 @@ export function createFakeResolverClient(options: FakeResolverClientOptions = {}
     get disposed() {
       return disposed;
     },
-    async open(paths, generation) {
+    async open(paths, generation, source = {}) {
       calls.push(`open:${paths.join(',')}`);
       service.close();
       await options.beforeOpen?.(paths, generation);
       return service.open(
-        { paths, generation },
+        { paths, generation, ...source },
         (payload) => emit({ name: 'loadProgress', payload }),
         (payload) => emit({ name: 'sessionPreview', payload }),
       );

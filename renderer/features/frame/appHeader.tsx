@@ -1,17 +1,19 @@
-/** The banner: the open file's name, how to open another (Open… in the desktop app, the offered files over HTTP), theme and shortcuts. */
-import { useShallow } from 'zustand/react/shallow';
+/**
+ * The banner: the open file's name and format, its sessions when it holds several, how to open
+ * another (Open… in the desktop app, the offered files over HTTP), theme and shortcuts.
+ */
+import { openOfferedFile } from '../../store/sessionSlice';
 import { useApp } from '../../store/storeContext';
 import { effectiveTheme } from '../../store/uiSlice';
-import { baseName } from '../../text/format';
+import { FORMAT_LABELS, baseName, sessionLabel } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
   const openOffered = useApp((s) => s.openOffered);
-  // The offered file whose names are the open session's (the host names pairs `a + b`).
-  const openNames = useApp(useShallow((s) => (s.session?.files ?? []).map((f) => baseName(f.path)).sort()));
-  const current = files.find((f) => f.name.split(' + ').sort().join('\n') === openNames.join('\n'));
+  const session = useApp((s) => s.session);
+  const current = openOfferedFile(files, session);
   return (
     <span className="file-picker">
       <select aria-label="Session file" value={current?.id ?? ''} onChange={(e) => e.target.value && void openOffered(e.target.value)}>
@@ -30,6 +32,61 @@ function FilePicker() {
   );
 }
 
+/** The format the open file was read as (§10.1): its agent's name, named `Format: …` for assistive technology. */
+function FormatBadge() {
+  const format = useApp((s) => s.session?.format ?? null);
+  if (format === null) return null;
+  const label = FORMAT_LABELS[format];
+  return (
+    <span className="format-badge" role="note" aria-label={`Format: ${label}`} title={`Read as a ${label} session`}>
+      {label}
+    </span>
+  );
+}
+
+/**
+ * The sessions of the open file (§10.1: a Claude Code transcript and its subagents…), main first;
+ * shown only when it holds more than one. Choosing one reopens the file on it. An option's value
+ * is its position: ids come from the file and need not be unique or non-empty.
+ */
+function SessionPicker() {
+  const sessions = useApp((s) => s.session?.sessions);
+  const open = useApp((s) => s.session?.session ?? '');
+  const omitted = useApp((s) => s.session?.sessions_omitted ?? 0);
+  const openSession = useApp((s) => s.openSession);
+  if (!sessions || sessions.length + omitted < 2) return null;
+  const selected = open === '' ? 0 : sessions.findIndex((e, k) => k > 0 && e.id === open);
+  return (
+    <span className="session-picker">
+      <select
+        aria-label="Session"
+        value={selected === -1 ? '' : String(selected)}
+        onChange={(e) => {
+          const k = Number(e.target.value);
+          if (e.target.value === '' || !sessions[k]) return;
+          void openSession(k === 0 ? '' : sessions[k].id);
+        }}
+      >
+        {selected === -1 && (
+          <option value="" disabled>
+            {`Session ${nameText(open.slice(0, 100))}`}
+          </option>
+        )}
+        {sessions.map((entry, k) => (
+          <option key={k} value={String(k)}>
+            {sessionLabel(entry, k === 0)}
+          </option>
+        ))}
+        {omitted > 0 && (
+          <option value="" disabled>
+            {`${omitted} more sessions not listed (open one with --session ID)`}
+          </option>
+        )}
+      </select>
+    </span>
+  );
+}
+
 export function AppHeader() {
   const host = useApp((s) => s.host);
   const fileNames = useApp((s) => s.session?.files.map((f) => baseName(f.path)).join(' + ') ?? null);
@@ -43,6 +100,8 @@ export function AppHeader() {
       <span className="app-file" title={fileNames ?? undefined}>
         {fileNames ?? 'No session open'}
       </span>
+      <FormatBadge />
+      <SessionPicker />
       <div className="app-header-actions">
         {host === 'electron' && (
           <button type="button" onClick={() => void openWithDialog()}>

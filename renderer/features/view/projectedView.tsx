@@ -90,7 +90,7 @@ export function ProjectedView() {
         <p>
           {host === 'http'
             ? 'Choose one of the files this host offers in the Session file list above, or start the host with a file: npx session-inspector serve FILE.'
-            : 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json) with Open…, or drop one on this window.'}
+            : 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl) with Open…, or drop one on this window.'}
         </p>
       </div>
     );

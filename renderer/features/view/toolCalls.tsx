@@ -31,7 +31,8 @@ function ToolCallArguments({ call, row, index }: { call: ToolCall; row: number; 
   const whole = shownBytes >= call.arguments_bytes;
   return (
     <>
-      <pre className="tool-call-args">
+      {/* Focusable: long arguments scroll inside it (max-height), and a keyboard must be able to scroll them too. */}
+      <pre className="tool-call-args" tabIndex={0}>
         {/* A prefix is not JSON: shown as it was written until it is whole. */}
         <TerminalText text={whole ? prettyArguments(shown) : shown} ansi={false} />
       </pre>

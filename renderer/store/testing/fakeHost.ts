@@ -20,6 +20,9 @@ export function sessionInfo(overrides: Partial<SessionInfo> = {}): SessionInfo {
     reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 100, duplicate_output: 0, turns_cleared: 0, summarized: 0 },
     load_findings: 0,
     stopped: false,
+    format: 'supercode',
+    session: '',
+    sessions: [{ id: 's-demo', messages: 1000 }],
     ...overrides,
   };
 }

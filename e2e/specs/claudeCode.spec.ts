@@ -1,0 +1,142 @@
+/**
+ * SPEC §10 in the app, on real Claude Code transcripts (e2e/fixtures/real/claude-code, sources in
+ * its README) through the HTTP host: the format badge; a compaction (`compact_boundary` +
+ * `isCompactSummary`) expanded to the dropped transcript, sliced and searched; a transcript with a
+ * subagent switched with the session picker; a `<persisted-output>` whose `tool-results/` file is
+ * missing says "original not recorded". Every expected value is read from the files by the CLI.
+ */
+import { writeFileSync } from 'node:fs';
+import { audit } from '../axe';
+import { cliCheck, cliLog } from '../cli';
+import { expect, test } from '../fixtures';
+import { cliExpandError, expectFormat, fixture, walkCompaction } from '../importedSession';
+
+const COMPACTION = fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl');
+const SUBAGENT = fixture('real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
+const PERSISTED = fixture('real/claude-code/cc-2.1.91-persisted-output.jsonl');
+
+test.describe('a compacted Claude Code transcript', () => {
+  test.use({ sessionFiles: [COMPACTION] });
+
+  test('says it is Claude Code; the compaction expands to the dropped transcript, slices and searches; axe passes in both themes', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await expectFormat(inspector, 'Claude Code');
+    // One session in the file: no picker.
+    expect(cliCheck([COMPACTION]).summary.sessions).toHaveLength(1);
+    await expect(inspector.sessionPicker).toHaveCount(0);
+    await walkCompaction(inspector, COMPACTION);
+  });
+});
+
+test.describe('a Claude Code transcript with a subagent', () => {
+  test.use({ sessionFiles: [SUBAGENT] });
+
+  test('the session picker lists the main session and the subagent; choosing one shows its rows, log and search', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const { sessions } = cliCheck([SUBAGENT]).summary;
+    const [main, sub] = sessions;
+    if (!main || !sub || sub.title === undefined) throw new Error('the fixture should hold a main session and a titled subagent');
+    await expectFormat(inspector, 'Claude Code');
+    const picker = inspector.sessionPicker;
+    await expect(picker.getByRole('option')).toHaveCount(sessions.length);
+    await expect(picker.getByRole('option').first()).toHaveText(`Main session (${main.messages} messages)`);
+    await expect(picker.getByRole('option').nth(1)).toContainText(`Session ${sub.id}: ${sub.title.slice(0, 40)}`);
+    await expect(picker.getByRole('option').nth(1)).toContainText(`(${sub.messages} messages)`);
+    await expect(inspector.status).toContainText(`${main.messages} messages`);
+    await expect(inspector.row(0)).not.toContainText(sub.title);
+
+    await inspector.chooseSession(new RegExp(`^Session ${sub.id}`));
+    // The subagent's own conversation: its first row is the prompt its title comes from.
+    await expect(inspector.status).toContainText(`${sub.messages} messages`);
+    await expect(inspector.row(0)).toContainText(sub.title);
+    await expect(picker).toHaveValue('1');
+    // The log is the subagent's (the CLI with --session agrees).
+    await inspector.openTab('Log');
+    await expect(inspector.logTable.getByRole('button', { name: /^Go to / })).toHaveCount(cliLog(['--session', sub.id, SUBAGENT]).length);
+    expect(await audit(inspector)).toEqual([]);
+
+    // Keyboard: the picker is reachable and takes the main session back.
+    await picker.focus();
+    await inspector.page.keyboard.press('Home');
+    await expect(inspector.status).toContainText(`${main.messages} messages`);
+    await expect(picker).toHaveValue('0');
+    await expect(inspector.row(0)).not.toContainText(sub.title);
+    await inspector.toggleTheme();
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+test.describe('a Claude Code transcript whose persisted outputs are not beside it', () => {
+  test.use({ sessionFiles: [PERSISTED] });
+
+  test('a persisted output whose tool-results file is missing says "original not recorded" on its chip and on expand', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const missing = cliLog([PERSISTED]).filter((r) => r.status === 'original_unavailable');
+    expect(missing.length).toBeGreaterThan(0);
+    const [gone] = missing;
+    if (!gone) throw new Error('no missing original');
+    const chip = await inspector.revealStub(gone.id);
+    await expect(chip).toHaveAccessibleName(new RegExp(`^Expand reduction ${gone.id}\\b.*original not recorded$`));
+    await chip.click();
+    const region = inspector.expanded(gone.id);
+    await expect(region).toContainText('original not recorded');
+    await expect(region.getByRole('alert')).toContainText(cliExpandError([PERSISTED], gone.id).message);
+    await expect(region).not.toContainText('verified');
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+/**
+ * A transcript whose session names attack the header: an agent id with a bidi override and an OSC
+ * title escape, a prompt (the subagent's title) with an isolate, markup and a newline, a main
+ * title with an override. Written at test time; the picker shows every one as visible text.
+ */
+function hostileTranscript(path: string): void {
+  const session = '11111111-2222-4333-8444-555555555555';
+  const agent = 'ag\u202eent\u001b]0;pwned\u0007';
+  const record = (fields: Record<string, unknown>) => JSON.stringify({ userType: 'external', cwd: '/w', sessionId: session, version: '2.1.17', timestamp: '2026-01-01T00:00:00.000Z', ...fields });
+  const answer = (uuid: string, parentUuid: string, isSidechain: boolean, text: string, more: Record<string, unknown> = {}) =>
+    record({ type: 'assistant', uuid, parentUuid, isSidechain, ...more, message: { id: `m-${uuid}`, model: 'claude', role: 'assistant', type: 'message', content: [{ type: 'text', text }] } });
+  const lines = [
+    record({ type: 'user', uuid: 'u1', parentUuid: null, isSidechain: false, message: { role: 'user', content: 'hello main' } }),
+    answer('a1', 'u1', false, 'main answer'),
+    record({ type: 'user', uuid: 's1', parentUuid: null, isSidechain: true, agentId: agent, message: { role: 'user', content: 'Explore\u2066 <img src=x onerror=alert(1)>\nsecond line' } }),
+    answer('s2', 's1', true, 'side answer', { agentId: agent }),
+    JSON.stringify({ type: 'ai-title', aiTitle: 'Title \u202egnp.exe', sessionId: session }),
+  ];
+  writeFileSync(path, lines.join('\n') + '\n');
+}
+
+test.describe('a Claude Code transcript with hostile session names', () => {
+  let file = '';
+  test.use({
+    // eslint-disable-next-line no-empty-pattern
+    sessionFiles: async ({}, use, testInfo) => {
+      file = testInfo.outputPath('hostile-names.jsonl');
+      hostileTranscript(file);
+      await use([file]);
+    },
+  });
+
+  test('the picker shows ids and titles as visible symbols on one line, and choosing one still works', async ({ inspector, inspectorApp }) => {
+    await inspector.waitLoaded();
+    const { sessions } = cliCheck([file]).summary;
+    expect(sessions).toHaveLength(2);
+    const options = inspector.sessionPicker.getByRole('option');
+    await expect(options).toHaveCount(2);
+    for (const text of await options.allTextContents()) {
+      // eslint-disable-next-line no-control-regex -- control characters are exactly what must not be shown raw
+      expect(text).not.toMatch(/[\u0000-\u001f\u007f\u202e\u2066]/);
+    }
+    await expect(options.first()).toContainText('⟨U+202E⟩gnp.exe');
+    await expect(options.nth(1)).toContainText('⟨U+202E⟩ent');
+    await expect(options.nth(1)).toContainText('Explore⟨U+2066⟩ <img src=x onerror=alert(1)> second line');
+    await inspector.sessionPicker.selectOption('1');
+    await expect(inspector.status).toContainText(`${sessions[1]?.messages ?? -1} messages`);
+    await expect(inspector.row(0)).toContainText('Explore');
+    // Nothing ran: no dialog, the page title is the app's.
+    expect(inspectorApp.events.dialogs).toEqual([]);
+    await expect(inspector.page).toHaveTitle('Session Inspector');
+    expect(await audit(inspector)).toEqual([]);
+  });
+});

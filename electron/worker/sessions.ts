@@ -1,0 +1,62 @@
+/**
+ * The sessions of an opened file, as the app lists them (§10.1), and the check that a session asked
+ * for by id is one of them. Used by the worker on every open and by `serve`/`open` before they start.
+ */
+import type { LoadedSession, SessionFormat } from '../../shared/index';
+import { MAX_LISTED_SESSIONS, SESSION_FORMAT_OF_FILE } from '../../shared/index';
+
+export interface ListedSessions {
+  sessions: { id: string; title?: string; messages: number }[];
+  /** How many were left out by MAX_LISTED_SESSIONS (0 when none were). */
+  omitted: number;
+}
+
+/** Every session the file holds, main first (one for a native file, `id` '' when it names none). */
+function allSessions(session: LoadedSession): readonly { id: string; title?: string; messages: number }[] {
+  return session.sessions ?? [{ id: session.sessionId ?? '', messages: session.minted.length }];
+}
+
+/** Longest title listed, in code points: a title is the file's (a prompt, a subagent's description) and travels with every open. */
+export const MAX_LISTED_TITLE_CHARS = 200;
+
+function listed(entry: { id: string; title?: string; messages: number }): { id: string; title?: string; messages: number } {
+  if (entry.title === undefined) return { ...entry };
+  const chars = [...entry.title];
+  return { ...entry, title: chars.length > MAX_LISTED_TITLE_CHARS ? `${chars.slice(0, MAX_LISTED_TITLE_CHARS).join('')}…` : entry.title };
+}
+
+/**
+ * The sessions to list: the first MAX_LISTED_SESSIONS, and always the open one (`asked`), which
+ * then takes the last place — the picker must be able to show what is open. Titles are cut to
+ * MAX_LISTED_TITLE_CHARS.
+ */
+export function listedSessions(session: LoadedSession, asked: string): ListedSessions {
+  const all = allSessions(session);
+  if (all.length <= MAX_LISTED_SESSIONS) return { sessions: all.map(listed), omitted: 0 };
+  const head = all.slice(0, MAX_LISTED_SESSIONS).map(listed);
+  if (asked !== '' && !head.some((s) => s.id === asked)) {
+    const open = all.find((s) => s.id === asked);
+    if (open) head[head.length - 1] = listed(open);
+  }
+  return { sessions: head, omitted: all.length - MAX_LISTED_SESSIONS };
+}
+
+/** The session format of an opened session (`supercode` for a native one). */
+export function formatOf(session: LoadedSession): SessionFormat {
+  const first = session.files[0];
+  return first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode';
+}
+
+/**
+ * Why `asked` names no session of the file (the loader checks the ids of the formats that hold
+ * several; a file of one session is checked here), or undefined when it names one. '' is always
+ * the main session.
+ */
+export function sessionNotHeld(session: LoadedSession, asked: string | undefined): string | undefined {
+  if (asked === undefined || asked === '') return undefined;
+  const all = allSessions(session);
+  if (all.some((s) => s.id === asked)) return undefined;
+  const ids = all.map((s) => s.id || '(main)');
+  const shown = ids.length > 20 ? `${ids.slice(0, 20).join(', ')} and ${ids.length - 20} more` : ids.join(', ');
+  return `${session.files.map((f) => f.path).join(' + ')} holds no session ${JSON.stringify(asked.slice(0, 200))}: its sessions are ${shown}`;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { SESSION_FORMATS } from '../../shared/contract';
+import { FORMAT_LABELS, sessionLabel } from './format';
+
+describe('FORMAT_LABELS', () => {
+  it('names every session format of the contract, each differently', () => {
+    expect(Object.keys(FORMAT_LABELS).sort()).toEqual([...SESSION_FORMATS].sort());
+    expect(new Set(Object.values(FORMAT_LABELS)).size).toBe(SESSION_FORMATS.length);
+  });
+});
+
+describe('sessionLabel', () => {
+  it('says main or the id, the title, and the message count', () => {
+    expect(sessionLabel({ id: 'uuid', messages: 4 }, true)).toBe('Main session (4 messages)');
+    expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
+  });
+
+  it('shows hostile ids and titles as visible text on one line: controls, bidi overrides, newlines', () => {
+    const label = sessionLabel({ id: 'a\u202eb\u001b[31m', title: 'line one\nline two\u2066x', messages: 2 }, false);
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what must not be there
+    expect(label).not.toMatch(/[\u0000-\u001f\u202e\u2066\n]/);
+    expect(label).toContain('⟨U+202E⟩');
+    expect(label).toContain('line one line two');
+  });
+
+  it('cuts a long title at 80 characters, never inside a surrogate pair', () => {
+    const title = `${'x'.repeat(79)}\u{1F600}${'y'.repeat(50)}`;
+    const label = sessionLabel({ id: 's', title, messages: 3 }, false);
+    expect(label).toContain(`${'x'.repeat(79)}\u{1F600}…`);
+    expect(label).not.toContain('y');
+  });
+});
