@@ -468,3 +468,28 @@ describe('loadSession: reading back and progress', () => {
     for (let k = 1; k < seen.length; k++) expect(seen[k]?.bytesRead).toBeGreaterThanOrEqual(seen[k - 1]?.bytesRead ?? 0);
   });
 });
+
+describe('--session names a session the file holds, in every format (SPEC §10.1)', () => {
+  const CODEX = join(import.meta.dirname, '../../e2e/fixtures/real/codex/rollout-0.40.0-vscode-unmodified.jsonl');
+  it.each([
+    ['a native sidecar', DEMO],
+    ['a Codex rollout', CODEX],
+  ])('%s: its own id and the main session open; another id is a usage error naming the ones it holds', async (_what, path) => {
+    const plain = await loadSession([path]);
+    if (!plain.ok) throw new Error(plain.error.message);
+    const own = plain.session.sessionId ?? '';
+    plain.session.close();
+    for (const asked of [own, '']) {
+      const r = await loadSession([path], { session: asked });
+      expect(r.ok, asked).toBe(true);
+      if (r.ok) r.session.close();
+    }
+    const bogus = await loadSession([path], { session: 'no-such-session' });
+    expect(bogus.ok).toBe(false);
+    if (!bogus.ok) {
+      expect(bogus.error.code).toBe('usage');
+      expect(bogus.error.message).toContain('"no-such-session"');
+      expect(bogus.error.message).toContain(own || '(main)');
+    }
+  });
+});

@@ -10,6 +10,7 @@ import { basename } from 'node:path';
 import type { LoadedSession, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
+import { sessionNotHeld } from './heldSessions';
 import type { ReadSync } from './lines';
 import { isSystemError, osReason, unreadable } from './openFile';
 import type { DetectContext, FormatAdapter, LoadError, Progress, SessionSource } from './source';
@@ -165,10 +166,12 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       return { ok: true, session: makeSession(resolveSession(inputs), { sha256: nodeSha256 }) };
     }
     const watched = opened.filter((s) => s.readsAfterIndexing);
-    return {
-      ok: true,
-      session: makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll }),
-    };
+    const session = makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll });
+    // An importer that holds several sessions refuses an unknown id at detection; this refuses it
+    // for every format, so `--session` never silently opens another session than the one named.
+    const notHeld = sessionNotHeld(session, options.session);
+    if (notHeld !== undefined) return failWith({ code: 'usage', message: notHeld });
+    return { ok: true, session };
   } catch (e) {
     if (e instanceof LoadCancelled) return failWith({ code: 'cancelled', message: `opening ${paths.map((p) => basename(p)).join(' + ')} was cancelled` });
     // An I/O error in the middle of the pass (a disk or network share gone away) is the file's;

@@ -4,16 +4,12 @@
  */
 import type { LoadedSession, SessionFormat } from '../../shared/index';
 import { MAX_LISTED_SESSIONS, SESSION_FORMAT_OF_FILE } from '../../shared/index';
+import { allSessions } from '../loader/heldSessions';
 
 export interface ListedSessions {
   sessions: { id: string; title?: string; messages: number }[];
   /** How many were left out by MAX_LISTED_SESSIONS (0 when none were). */
   omitted: number;
-}
-
-/** Every session the file holds, main first (one for a native file, `id` '' when it names none). */
-function allSessions(session: LoadedSession): readonly { id: string; title?: string; messages: number }[] {
-  return session.sessions ?? [{ id: session.sessionId ?? '', messages: session.minted.length }];
 }
 
 /** Longest title listed, in code points: a title is the file's (a prompt, a subagent's description) and travels with every open. */
@@ -47,16 +43,4 @@ export function formatOf(session: LoadedSession): SessionFormat {
   return first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode';
 }
 
-/**
- * Why `asked` names no session of the file (the loader checks the ids of the formats that hold
- * several; a file of one session is checked here), or undefined when it names one. '' is always
- * the main session.
- */
-export function sessionNotHeld(session: LoadedSession, asked: string | undefined): string | undefined {
-  if (asked === undefined || asked === '') return undefined;
-  const all = allSessions(session);
-  if (all.some((s) => s.id === asked)) return undefined;
-  const ids = all.map((s) => s.id || '(main)');
-  const shown = ids.length > 20 ? `${ids.slice(0, 20).join(', ')} and ${ids.length - 20} more` : ids.join(', ');
-  return `${session.files.map((f) => f.path).join(' + ')} holds no session ${JSON.stringify(asked.slice(0, 200))}: its sessions are ${shown}`;
-}
+export { sessionNotHeld } from '../loader/heldSessions';
