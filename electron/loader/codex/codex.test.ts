@@ -1,18 +1,22 @@
 /** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
-import { existsSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
 import { transcriptOf } from '../../../shared/original';
 import { projectView } from '../../../shared/project';
 import { BAD_CORPUS_DIR } from '../../testing/badCorpus';
+import { tempDir } from '../../testing/files';
 import { detectNative } from '../native/detect';
 import { openReadOnly, isLoadError, safeClose } from '../openFile';
 import { loadSession } from '../session';
 import type { DetectContext } from '../source';
+import { REDUCTION_SENTINEL } from '../../../shared/constants';
+import { checkIntegrity } from '../../../shared/integrity';
+import { arrayList } from '../../../shared/session';
 import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY } from './build';
 import { codexFormat } from './index';
-import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY } from './testing/synthetic';
+import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY, msg } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const SAMPLES = join(import.meta.dirname, '../../../samples');
@@ -197,6 +201,40 @@ describe('compactions', () => {
 
   it('kept items match a re-marshalled copy (keys sorted), not only the same text', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+  });
+});
+
+describe('sentinel_in_original applies to native sessions only (SPEC §10.1)', () => {
+  const text = `The stub looked like ${REDUCTION_SENTINEL} id=r1 kind=tool_output_elided`;
+  const T = '2026-04-30T15:06:55.536Z';
+  const rollout = [
+    { line: 1, value: { timestamp: T, type: 'response_item', payload: msg('user', 'first') } },
+    { line: 2, value: { timestamp: T, type: 'response_item', payload: msg('assistant', text) } },
+    { line: 3, value: { timestamp: T, type: 'compacted', payload: { message: 'Summary.', replacement_history: [msg('user', 'first'), msg('user', 'Summary.')] } } },
+  ];
+
+  it('a Codex transcript whose dropped content mentions the sentinel gets no finding; the same inputs checked as native do', async () => {
+    const built = buildRollout(rollout);
+    expect(built.log.map((r) => [r.ptr.index, r.end])).toEqual([[1, 2]]);
+    const input = { minted: arrayList(built.view), log: built.log };
+    expect(checkIntegrity({ ...input, native: false })).toEqual([]);
+    expect(checkIntegrity(input).map((f) => f.code)).toEqual(['sentinel_in_original']);
+    // and through the loader, which knows the file's format
+    const dir = tempDir();
+    try {
+      const path = dir.path('sentinel.jsonl');
+      writeFileSync(path, `${[JSON.stringify({ timestamp: T, type: 'session_meta', payload: { id: 's' } }), ...rollout.map((l) => JSON.stringify(l.value))].join('\n')}\n`);
+      const s = await load(path);
+      expect(s.check().summary.format).toBe('codex');
+      expect(s.check().findings).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a native sample minted over a stub still gets it', async () => {
+    const s = await load(join(SAMPLES, 'broken', 'sentinel_in_original.sidecar.jsonl'));
+    expect(s.check().findings.map((f) => f.code)).toContain('sentinel_in_original');
   });
 });
 
