@@ -14,9 +14,9 @@ import type { DetectContext } from '../source';
 import { REDUCTION_SENTINEL } from '../../../shared/constants';
 import { checkIntegrity } from '../../../shared/integrity';
 import { arrayList } from '../../../shared/session';
-import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY } from './build';
+import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY, toolTruncation } from './build';
 import { codexFormat } from './index';
-import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY, msg } from './testing/synthetic';
+import { CODEX_SYNTHETIC_DIR, codexSynthetic, cutOutput, LOCAL_SUMMARY, msg } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const SAMPLES = join(import.meta.dirname, '../../../samples');
@@ -60,11 +60,18 @@ function pairing(view: ChatMessage[]): { calls: number; unpaired: string[] } {
   return { calls, unpaired };
 }
 
-/** Every live reduction expands and verifies, and its bytes are the transcript of its range. */
+/**
+ * Every live reduction expands and verifies to the transcript of its range; a cut output answers
+ * original_unavailable.
+ */
 function expandsAll(s: LoadedSession): void {
   const view = messages(s);
   for (const r of s.log) {
     const out = s.expand(r.id);
+    if (r.kind === 'tool_output_truncated') {
+      expect(out.ok ? 'ok' : out.error.code).toBe('original_unavailable');
+      continue;
+    }
     if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
     expect(out.value.content).toBe(transcriptOf(view.slice(r.ptr.index, r.end).map((m) => ({ minted: m, content: m.content }))));
     expect(r).toMatchObject({ kind: 'summarized', provenance: 'recorded', hash_origin: 'import' });
@@ -201,6 +208,82 @@ describe('compactions', () => {
 
   it('kept items match a re-marshalled copy (keys sorted), not only the same text', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+  });
+});
+
+describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
+  it('every output encoding the tool cut is a tool_output_truncated reduction: no hash, recorded, its line, the recorded text as its stub', async () => {
+    const s = await load(synthetic('tool-truncation.jsonl'));
+    const view = messages(s);
+    const lines = readFileSync(synthetic('tool-truncation.jsonl'), 'utf8').trim().split('\n');
+    expect(s.log.map((r) => view[r.ptr.index]?.tool_call_id)).toEqual(['call_t1', 'call_t2', 'call_t3', 'call_t4', 'call_t5']);
+    for (const r of s.log) {
+      const m = view[r.ptr.index] as ChatMessage;
+      expect(r).toMatchObject({ kind: 'tool_output_truncated', kept_bytes: 0, provenance: 'recorded', stub: m.content });
+      expect(r.ptr.hash).toBeNull();
+      expect(r.hash_origin).toBeUndefined();
+      // its origin is the line that recorded the output
+      const line = r.origin && 'line' in r.origin ? r.origin.line : 0;
+      expect((JSON.parse(lines[line - 1] as string) as { payload: { call_id: string } }).payload.call_id).toBe(m.tool_call_id);
+      expect(r.ptr.bytes).toBeGreaterThan(Buffer.byteLength(m.content));
+    }
+    // the size: the header's token count × 4 when there is one, else the kept text and the markers' counts × 4
+    expect(s.log.map((r) => [r.ptr.bytes, r.stated_size])).toEqual([
+      [32003 * 4, 'Original token count: 32003, at 4 bytes a token'],
+      [12000 * 4, 'Original token count: 12000, at 4 bytes a token'],
+      [Buffer.byteLength(view[6]?.content ?? '') - Buffer.byteLength('…1500 tokens truncated…') + 1500 * 4, 'the kept text and 1500 tokens truncated, at 4 bytes a token'],
+      [Buffer.byteLength(view[8]?.content ?? '') - Buffer.byteLength('…700 tokens truncated…') + 700 * 4, 'the kept text and 700 tokens truncated, at 4 bytes a token'],
+      [Buffer.byteLength(view[10]?.content ?? '') - Buffer.byteLength('…40 tokens truncated…') + 40 * 4, 'the kept text and 40 tokens truncated, at 4 bytes a token'],
+    ]);
+    // the view shows the recorded text unchanged (no native stub), the array output's image part kept
+    const rows = projectView(s.minted, s.log);
+    for (const r of s.log) expect(rows.find((row) => row.index === r.ptr.index)?.text).toBe(view[r.ptr.index]?.content);
+    expect(rows.some((row) => row.text.includes(REDUCTION_SENTINEL))).toBe(false);
+    expect(view[8]?.content_parts).toMatchObject([{ type: 'input_image' }]);
+    // expand says what the file records; search does not search them and counts them; check raises nothing
+    for (const r of s.log) {
+      const out = s.expand(r.id);
+      expect(out.ok ? 'ok' : [out.error.code, out.error.message.includes(`only approximately (${r.stated_size ?? '?'}: about ${r.ptr.bytes} bytes)`)]).toEqual(['original_unavailable', true]);
+    }
+    const found = s.search('tail kept');
+    expect(found.ok && [found.value.matches.length, found.value.reductions_unavailable]).toEqual([0, 5]);
+    expect(s.check().findings).toEqual([]);
+  });
+
+  it('an output that is whole is no reduction: without a marker, or with a header whose count fits its own text (a quoted marker)', () => {
+    expect(toolTruncation('Chunk ID: 1\nOriginal token count: 3\nOutput:\n/work/demo\n')).toBeUndefined();
+    const quoted = 'Chunk ID: 2\nOriginal token count: 9\nOutput:\nnotes.txt: …12 tokens truncated…\n';
+    expect(toolTruncation(quoted)).toBeUndefined();
+    // the same text with the count of a longer original is a cut
+    expect(toolTruncation(quoted.replace('count: 9', 'count: 900'))).toEqual({ bytes: 3600, stated: 'Original token count: 900, at 4 bytes a token' });
+    expect(toolTruncation(cutOutput(32003, 22003))?.bytes).toBe(128012);
+  });
+
+  it('real (0.139 review subagent, line 17): the cut exec_command output is the one reduction; the model saw its recorded text', async () => {
+    const path = real('rollout-0.139-review-cut-output-ENTIRE.jsonl');
+    const s = await load(path);
+    const view = messages(s);
+    const line17 = JSON.parse(readFileSync(path, 'utf8').split('\n')[16] as string) as { payload: { call_id: string; output: string } };
+    expect(s.log).toHaveLength(1);
+    const r = s.log[0];
+    expect(r).toMatchObject({ kind: 'tool_output_truncated', ptr: { hash: null, bytes: 68343 * 4 }, kept_bytes: 0, origin: { line: 17 }, provenance: 'recorded' });
+    expect(view[r?.ptr.index ?? -1]).toMatchObject({ role: 'tool', tool_call_id: line17.payload.call_id, content: line17.payload.output });
+    expect(r?.stub).toBe(line17.payload.output);
+    expect(r?.stub).toContain('…58343 tokens truncated…');
+    expect(projectView(s.minted, s.log).find((row) => row.index === r?.ptr.index)?.text).toBe(line17.payload.output);
+    expect(pairing(view).unpaired).toEqual([]);
+    expect(s.check().findings).toEqual([]);
+  });
+
+  it('the other committed real rollouts hold no cut: their outputs with an Original token count header stay whole', async () => {
+    let headed = 0;
+    for (const name of ['rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'rollout-0.139-review-subagent-ENTIRE.jsonl', 'rollout-0.40.0-vscode-unmodified.jsonl']) {
+      const s = await load(real(name));
+      headed += messages(s).filter((m) => m.role === 'tool' && /^Original token count: \d+$/m.test(m.content)).length;
+      expect(s.log.filter((r) => r.kind === 'tool_output_truncated'), name).toEqual([]);
+    }
+    // the header is on every exec_command output, cut or not: it alone is no cut
+    expect(headed).toBeGreaterThan(10);
   });
 });
 
