@@ -15,7 +15,9 @@
  *   every visible message with no copy was dropped. Each contiguous run of dropped messages is one
  *   `summarized` reduction (one `group` per compaction), the stub being the summary the model saw:
  *   the local summary text, or "summary not readable (encrypted)". New items of the replacement
- *   history (re-injected context) join the view there.
+ *   history (re-injected context) join the view there, in its order: a kept item that follows a new
+ *   one moves after it as a copy (the view only grows), its earlier place a `duplicate_output` of
+ *   the copy with an empty stub (the model saw nothing there).
  * - An output the tool cut before recording it (`…N tokens truncated…`, FACTS §2.10 item 1) is a
  *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
@@ -206,6 +208,11 @@ function reasoningMetadata(payload: Record<string, unknown>): Record<string, unk
   };
 }
 
+function contentHash(content: string): { hash: string; bytes: number } {
+  const bytes = utf8Encode(content);
+  return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
+}
+
 function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
   const bytes = utf8Encode(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
   return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
@@ -229,6 +236,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   let reasoning: Record<string, unknown> | undefined;
   let metas = 0;
 
+  // View indices that carry a per-message reduction (a tool-level truncation).
+  const truncated = new Set<number>();
   const push = (msg: ChatMessage, key: string | undefined): void => {
     if (reasoning && msg.role === 'assistant') {
       msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
@@ -245,6 +254,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     const msg = (entries[index] as Entry).msg;
     const cut = OUTPUT_TYPES.includes(String(payload.type)) ? toolTruncation(msg.content) : undefined;
     if (!cut) return;
+    truncated.add(index);
     log.push({
       id: `codex-L${line}-cut-${index}`,
       kind: 'tool_output_truncated',
@@ -264,8 +274,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
     const before = entries.length;
     const kept = new Set<number>();
-    // New items of the replacement history, with the item each came from.
-    const added: { msg: ChatMessage; item: Record<string, unknown> }[] = [];
+    // New items and, after the first new one, copies of kept items, in replacement-history order.
+    const added: { msg: ChatMessage; item: Record<string, unknown>; from?: number }[] = [];
     let encrypted = false;
     if (history) {
       let cursor = 0;
@@ -285,8 +295,11 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
           }
         }
         if (found >= 0) {
-          kept.add(found);
           cursor = found + 1;
+          // A kept item after re-injected context sits after it in what the model was given: the view
+          // only grows, so it moves there as a copy (its earlier place says where it went).
+          if (added.length > 0) added.push({ msg: (entries[found] as Entry).msg, item, from: found });
+          kept.add(found);
           continue;
         }
         const msg = messageOf(item, line, findings);
@@ -295,6 +308,9 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         if (message && msg.role === 'user' && msg.content.includes(message.trim())) continue;
         added.push({ msg, item });
       }
+      // A moved message that carries a reduction of its own is hidden with the run it sits in (one
+      // index holds one per-message reduction); its copy is reduced again where the model saw it.
+      for (const a of added) if (a.from !== undefined && truncated.has(a.from)) kept.delete(a.from);
     } else {
       // Legacy compaction (no replacement_history): the writer rebuilt the history from the real user
       // prompts (the most recent up to a token budget) and the summary. Kept here: every real user prompt.
@@ -302,6 +318,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
     const stub = message.length > 0 ? message : encrypted ? ENCRYPTED_SUMMARY : MISSING_SUMMARY;
     const group = `compaction-L${line}`;
+    const moved = new Set(added.flatMap((a) => (a.from !== undefined && kept.has(a.from) ? [a.from] : [])));
+    const after = before + added.length;
     let run = 0;
     for (let i = 0; i < before; ) {
       const e = entries[i] as Entry;
@@ -331,8 +349,26 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       i = end;
     }
     for (const a of added) {
-      entries.push({ msg: a.msg, key: undefined, hidden: false });
-      noteTruncation(a.item, entries.length - 1, line);
+      const at = entries.length;
+      // A copy keeps its item's key: a later compaction may keep it again.
+      entries.push({ msg: a.msg, key: a.from === undefined ? undefined : canonicalJson(a.item), hidden: false });
+      noteTruncation(a.item, at, line);
+      if (a.from === undefined || !moved.has(a.from)) continue;
+      // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
+      const { hash, bytes } = contentHash(a.msg.content);
+      (entries[a.from] as Entry).hidden = true;
+      log.push({
+        id: `codex-L${line}-moved-${a.from}`,
+        kind: 'duplicate_output',
+        ptr: { index: a.from, hash, bytes },
+        canonical: { index: at, hash },
+        stub: '',
+        minted_at: after,
+        provenance: 'recorded',
+        origin: { line },
+        hash_origin: 'import',
+      });
+      logLines.push(line);
     }
   };
 

@@ -61,8 +61,8 @@ function pairing(view: ChatMessage[]): { calls: number; unpaired: string[] } {
 }
 
 /**
- * Every live reduction expands and verifies to the transcript of its range; a cut output answers
- * original_unavailable.
+ * Every live reduction expands and verifies: a summarized run to the transcript of its range, a
+ * moved message to its bytes (those of the copy the model saw); a cut output answers original_unavailable.
  */
 function expandsAll(s: LoadedSession): void {
   const view = messages(s);
@@ -70,6 +70,12 @@ function expandsAll(s: LoadedSession): void {
     const out = s.expand(r.id);
     if (r.kind === 'tool_output_truncated') {
       expect(out.ok ? 'ok' : out.error.code).toBe('original_unavailable');
+      continue;
+    }
+    if (r.kind === 'duplicate_output') {
+      if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
+      expect(out.value.content).toBe(view[r.canonical?.index ?? -1]?.content);
+      expect(r.canonical?.index).toBeGreaterThan(r.ptr.index);
       continue;
     }
     if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
@@ -160,15 +166,31 @@ describe('compactions', () => {
     expect(found.ok && found.value.matches.length).toBeGreaterThan(0);
   });
 
-  it('remote: the summary row says "summary not readable (encrypted)"; re-injected context joins the view', async () => {
+  it('remote: the summary row says "summary not readable (encrypted)"; re-injected context joins the view before the prompt kept after it', async () => {
     const s = await load(synthetic('remote-compaction.jsonl'));
     const view = messages(s);
-    expect(s.log.map((r) => [r.ptr.index, r.end, r.stub])).toEqual([
-      [0, 1, ENCRYPTED_SUMMARY],
-      [2, 4, ENCRYPTED_SUMMARY],
+    expect(s.log.map((r) => [r.kind, r.ptr.index, r.end, r.stub])).toEqual([
+      ['summarized', 0, 1, ENCRYPTED_SUMMARY],
+      ['summarized', 2, 4, ENCRYPTED_SUMMARY],
+      ['duplicate_output', 5, undefined, ''],
     ]);
     expect(view[6]).toMatchObject({ role: 'system', metadata: { codex_role: 'developer' } });
     expect(view[7]?.content).toContain('<environment_context>');
+    // The replacement history's order: developer, environment, then the kept prompt (moved from index 5).
+    expect(view[8]).toEqual(view[5]);
+    expect(projectView(s.minted, s.log).map((m) => m.text)).toEqual([
+      ENCRYPTED_SUMMARY,
+      'List the files in the repo',
+      '',
+      'Two files: README.md and secret-hidden-marker.txt.',
+      '',
+      '<permissions instructions>re-injected</permissions instructions>',
+      '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>',
+      'Now count the lines',
+      '',
+      '12 README.md\n',
+      'README.md has 12 lines.',
+    ]);
     expect(view.some((m) => JSON.stringify(m).includes('gAAAAB-encrypted-summary'))).toBe(false);
     expect(pairing(view).unpaired).toEqual([]);
     expandsAll(s);
@@ -284,6 +306,37 @@ describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
     }
     // the header is on every exec_command output, cut or not: it alone is no cut
     expect(headed).toBeGreaterThan(10);
+  });
+});
+
+describe('re-injected context at its position in the replacement history (FACTS §2.8)', () => {
+  it('new items sit before the kept items that follow them; a moved message leaves a duplicate_output with an empty stub at its earlier place', async () => {
+    const s = await load(synthetic('reinjected-context.jsonl'));
+    const view = messages(s);
+    const rows = projectView(s.minted, s.log).filter((r) => r.text !== '');
+    expect(rows.map((r) => r.role ?? 'summary')).toEqual(['user', 'summary', 'assistant', 'system', 'user', 'tool', 'user', 'assistant']);
+    expect(rows.map((r) => r.text.split('\n')[0])).toEqual([
+      'List the files in the repo',
+      ENCRYPTED_SUMMARY,
+      'Two files: README.md and secret-hidden-marker.txt.',
+      '<permissions instructions>re-injected</permissions instructions>',
+      '<environment_context>',
+      "Command: /bin/zsh -lc 'cat big.log'",
+      'Now count the lines',
+      'README.md has 12 lines.',
+    ]);
+    // The prompt moved: its earlier place is a duplicate of the copy the model saw (nothing hidden, search skips it).
+    const moved = s.log.filter((r) => r.kind === 'duplicate_output');
+    expect(moved.map((r) => [view[r.ptr.index]?.content, r.canonical?.index, r.stub, r.origin])).toEqual([['Now count the lines', 12, '', { line: 12 }]]);
+    // The moved cut output already carries its truncation: it is hidden with its run, and its copy is cut again where the model saw it.
+    const cuts = s.log.filter((r) => r.kind === 'tool_output_truncated');
+    expect(cuts.map((r) => [r.ptr.index, r.origin])).toEqual([
+      [5, { line: 8 }],
+      [11, { line: 12 }],
+    ]);
+    expect(s.log.some((r) => r.kind === 'summarized' && r.ptr.index <= 5 && 5 < (r.end ?? 0))).toBe(true);
+    expect(s.check().findings).toEqual([]);
+    expandsAll(s);
   });
 });
 
@@ -424,12 +477,30 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
   // 1.26 MB: too large to commit; read from the research samples when they are on the machine.
   it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction (research sample): 27 kept items, 15 runs of one group, all verify', async () => {
     const s = await load(RESEARCH_COMPACTION);
-    expect(s.log).toHaveLength(15);
-    expect(new Set(s.log.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
-    const hidden = s.log.reduce((n, r) => n + ((r.end ?? 0) - r.ptr.index), 0);
-    const before = (s.log[0]?.minted_at ?? 0) - hidden;
-    expect(before).toBe(27);
-    expect(s.log.every((r) => r.stub === MISSING_SUMMARY)).toBe(true);
+    const runs = s.log.filter((r) => r.kind === 'summarized');
+    expect(runs).toHaveLength(15);
+    expect(new Set(runs.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
+    const hidden = runs.reduce((n, r) => n + ((r.end ?? 0) - r.ptr.index), 0);
+    const before = (runs[0]?.minted_at ?? 0) - hidden;
+    // 26 stay in place; the current prompt (item 28) moves after the re-injected items 26–27.
+    expect(before - 1).toBe(26);
+    expect(runs.every((r) => r.stub === MISSING_SUMMARY)).toBe(true);
     expandsAll(s);
+  });
+
+  it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction: the re-injected developer and environment items sit before the current prompt, as in the replacement history', async () => {
+    const s = await load(RESEARCH_COMPACTION);
+    const lines = readFileSync(RESEARCH_COMPACTION, 'utf8').split('\n');
+    const history = (JSON.parse(lines[946] as string) as { payload: { replacement_history: { role: string; content: { text: string }[] }[] } }).payload.replacement_history;
+    const rows = projectView(s.minted, s.log).filter((r) => r.role !== undefined && r.text !== '');
+    // The last rows of the view before the answer that followed the compaction: items 25–28, in order.
+    const texts = rows.map((r) => r.text);
+    const at = texts.indexOf(history[28]?.content[0]?.text ?? '?');
+    expect(texts.slice(at - 3, at + 1)).toEqual([25, 26, 27, 28].map((i) => history[i]?.content.map((c) => c.text).join('\n')));
+    expect(rows[at - 2]?.role).toBe('system'); // the developer item
+    // The prompt's earlier place (line 934) is a moved message: byte-identical to its copy, nothing shown there.
+    const moved = s.log.filter((r) => r.kind === 'duplicate_output');
+    expect(moved.map((r) => [r.origin, r.stub, s.minted.at(r.ptr.index)?.content === history[28]?.content[0]?.text])).toEqual([[{ line: 947 }, '', true]]);
+    expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
   });
 });

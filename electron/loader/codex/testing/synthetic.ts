@@ -101,6 +101,22 @@ export function codexSynthetic(): Record<string, string> {
       item(out('call_t7', 'Chunk ID: 2\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\nnotes.txt: …12 tokens truncated…\n')),
       item(msg('assistant', 'The log is long; I saw its head and tail.', { phase: 'final_answer' })),
     ),
+    // Re-injected context before a kept prompt (FACTS §2.8 example, items 26–28): the prompt, and a cut output, move after it.
+    'reinjected-context.jsonl': lines(
+      meta('00000000-0000-7000-8000-000000000009'),
+      turn('gpt-5.5'),
+      item(f.prompt),
+      item(f.call),
+      item(f.output),
+      item(f.answer),
+      item(call('call_r', 'cat big.log')),
+      item(out('call_r', cutOutput(32003, 22003))),
+      item(second.prompt),
+      item(second.call),
+      item(second.output),
+      rec('compacted', { message: '', replacement_history: [f.prompt, f.answer, msg('developer', '<permissions instructions>re-injected</permissions instructions>'), f.env, out('call_r', cutOutput(32003, 22003)), second.prompt, { type: 'compaction', encrypted_content: 'gAAAAB-encrypted-summary' }] }),
+      item(second.answer),
+    ),
     // A local compaction: non-empty message, the user prompts kept, the summary as a user message.
     'local-compaction.jsonl': lines(
       meta('00000000-0000-7000-8000-000000000002'),
