@@ -7,7 +7,7 @@ import type { ChatMessage } from '../../../shared/index';
 import { tempDir } from '../../testing/files';
 import { loadSession } from '../session';
 import type { RolloutLine } from './build';
-import { buildRollout } from './build';
+import { BYTES_PER_TOKEN, buildRollout, toolTruncation } from './build';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
@@ -55,6 +55,23 @@ describe('Codex importer properties', () => {
         }
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('an output is a cut exactly when it holds a marker and no header, or a header whose count is more than its text holds', () => {
+    // Head and tail text, multi-byte and with newlines, that cannot spell a marker of its own.
+    const text = fc.string({ unit: fc.constantFrom('a', 'é', '\n', ' ', '…', '7') });
+    fc.assert(
+      fc.property(text, text, fc.nat({ max: 1_000_000 }), fc.option(fc.nat({ max: 1_000_000 }), { nil: undefined }), (head, tail, cut, tokens) => {
+        const body = `${head}…${cut} tokens truncated…${tail}`;
+        const content = tokens === undefined ? body : `Chunk ID: 1\nOriginal token count: ${tokens}\nOutput:\n${body}`;
+        const found = toolTruncation(content);
+        if (tokens === undefined) expect(found?.bytes).toBeGreaterThanOrEqual(cut * BYTES_PER_TOKEN);
+        else expect(found?.bytes).toBe(tokens * BYTES_PER_TOKEN > Buffer.byteLength(content) ? tokens * BYTES_PER_TOKEN : undefined);
+        // without the marker, never a cut (the alphabet cannot spell another one)
+        expect(toolTruncation(content.replace(`…${cut} tokens truncated…`, '…'))).toBeUndefined();
+      }),
+      { numRuns: 300 },
     );
   });
 
