@@ -17,6 +17,8 @@ export { projectView, projectionLayout, rowOfIndex, invertOne, compactionSummari
 export type { MintOptions } from './mint';
 export { mintReductions } from './mint';
 export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifacts } from './reasoning';
+export type { ModelCall, ReductionSpan, CallTimeline, CallInput, CallDiff, DiffMessage, DiffReduction, ViewEntry } from './calls';
+export { callsOf, replayedCalls, liveFromTimeline, snapshotTimeline, liveAt, prefixList, callInput, diffCallInputs, inputHiddenBytes, viewEntries, NO_CALLS } from './calls';
 export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange } from './timeline';
 export { TimelineBuilder, applyCap, lastAddressed } from './timeline';
 export type { LineParse, SnapshotParse } from './schema';

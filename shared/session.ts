@@ -5,6 +5,8 @@
  * by the adapters behind `MessageList`s and ByteSources, and a change on disk is reported to it
  * through `FileWatch`es, so the Node loader and the sample checker share this one copy.
  */
+import type { CallDiff, CallInput, CallTimeline, ModelCall } from './calls';
+import { NO_CALLS, callInput, diffCallInputs, liveFromTimeline, snapshotTimeline } from './calls';
 import type { CheckReport, SessionFile } from './contract';
 import { SESSION_FORMAT_OF_FILE } from './contract';
 import type { ByteRange } from './expand';
@@ -78,6 +80,15 @@ export interface LoadedSession {
   readonly stopped: boolean;
   /** The system prompt (`history[0]`) recorded in the sidecar, if any. */
   system(): ChatMessage | undefined;
+  /** §11: the model calls of the live timeline, call N at `calls[N - 1]`. */
+  readonly calls: readonly ModelCall[];
+  /**
+   * §11: what the model was given at call N (1-based), or the latest view for null; undefined for
+   * an N that is no call. `projectView(minted, log)` gives its rows.
+   */
+  callInput(call: number | null): CallInput | undefined;
+  /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
+  callDiff(a: number | null, b: number | null): CallDiff | undefined;
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
@@ -121,6 +132,13 @@ export interface IndexedRecords {
   modelChanges: ModelChange[];
   findings: Finding[];
   system(): ChatMessage | undefined;
+  /** §11, a sidecar's: each call and every reduction's live interval (TimelineBuilder spans). */
+  calls?: CallTimeline;
+  /**
+   * §11, an importer's records with no timeline of their own: the source line of each view message;
+   * each log entry is live from its `logLines` line on.
+   */
+  messageLines?: readonly (number | undefined)[];
 }
 
 /** What a snapshot yields: the view as the agent held it, and its reductions when it has them. */
@@ -132,6 +150,11 @@ export interface IndexedSnapshot {
   findings: Finding[];
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
   sessions?: SessionEntry[];
+  /**
+   * §11, an importer's: the source line of each message; each reduction is live from its
+   * `origin.line` on. Absent (a native snapshot): a reduction applies from its `minted_at` on.
+   */
+  messageLines?: readonly (number | undefined)[];
 }
 
 /** One session of a file, as `check`'s summary lists it. */
@@ -168,6 +191,8 @@ export interface SessionModel {
   stopped: boolean;
   system: () => ChatMessage | undefined;
   sessions?: readonly SessionEntry[];
+  /** §11: the model calls and the reductions' live intervals. */
+  callTimeline: CallTimeline;
 }
 
 /**
@@ -189,6 +214,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
       loadFindings: inputs.stopped,
       stopped: true,
       system: () => undefined,
+      callTimeline: NO_CALLS,
     };
   }
   const findings: Finding[] = [];
@@ -208,12 +234,13 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
   }
   const header = records?.header ?? null;
   const lastChange = records?.modelChanges[records.modelChanges.length - 1];
+  const minted = snapshot?.messages ?? records?.view ?? arrayList([]);
   return {
     files,
     header,
     sessionId: header?.session_id ?? snapshot?.session_id ?? null,
     model: snapshot?.model || lastChange?.to || header?.model || null,
-    minted: snapshot?.messages ?? records?.view ?? arrayList([]),
+    minted,
     ...(records ? { recorded: records.recorded } : {}),
     log,
     ...(logLines ? { logLines } : {}),
@@ -222,7 +249,26 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     stopped: false,
     system: records ? () => records.system() : () => undefined,
     ...(snapshot?.sessions ? { sessions: snapshot.sessions } : {}),
+    callTimeline: callTimelineOf(inputs, minted, log),
   };
+}
+
+/**
+ * §11: where the calls come from — a sidecar's replay (its lines order messages and reductions;
+ * an open snapshot's messages are then the minted view the prefixes are taken from), an
+ * importer's source lines, or, for a snapshot alone, `minted_at`.
+ */
+function callTimelineOf({ records, snapshot }: SessionInputs, minted: MessageList, log: readonly Reduction[]): CallTimeline {
+  if (records?.calls) return records.calls;
+  if (records?.messageLines) {
+    const lines = records.messageLines;
+    return liveFromTimeline(records.view, (i) => lines[i], records.log, (_r, k) => records.logLines[k]);
+  }
+  if (snapshot?.messageLines) {
+    const lines = snapshot.messageLines;
+    return liveFromTimeline(snapshot.messages, (i) => lines[i], snapshot.reductions ?? [], (r) => (r.origin && 'line' in r.origin ? r.origin.line : undefined));
+  }
+  return snapshot ? snapshotTimeline(minted, log) : NO_CALLS;
 }
 
 export interface SessionEnv {
@@ -236,7 +282,7 @@ export interface SessionEnv {
 
 /** The session's operations over a resolved model; every read is bracketed by the file watches. */
 export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSession {
-  const { minted, recorded, log, logLines } = model;
+  const { minted, recorded, log, logLines, callTimeline } = model;
   const hash = env.sha256 ? { sha256: env.sha256 } : {};
   const watches = env.watches ?? [];
   let closed = false;
@@ -261,6 +307,12 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     if (after) return err({ code: 'file_changed', message: after.message });
     return result;
   };
+  /** The latest view for null; call N's input; undefined for an N that is no call. */
+  function inputAt(call: number | null): CallInput | undefined {
+    if (call === null) return { minted, log: [...log] };
+    const c = Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
+    return c ? callInput(callTimeline, minted, c) : undefined;
+  }
   /** `bracket` for a search run in steps: the files are checked around every step. */
   function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
     for (;;) {
@@ -286,6 +338,15 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     loadFindings: model.loadFindings,
     stopped: model.stopped,
     system: model.system,
+    calls: callTimeline.calls,
+    callInput: inputAt,
+    callDiff(a, b) {
+      const from = inputAt(a);
+      const to = inputAt(b);
+      if (!from || !to) return undefined;
+      const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
+      return diffCallInputs(from, to, (r) => ended.get(r));
+    },
     expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),

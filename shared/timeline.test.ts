@@ -35,6 +35,24 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(t.recorded[3]?.value.content).toBe('rerun');
   });
 
+  it('§11 spans: every reduction ever logged keeps its live interval of lines and what ended it', () => {
+    const cleared = makeReduction(v, { id: 'r3', kind: 'turns_cleared', index: 0, end: 4 });
+    const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
+    const records: TimelineRecord<ChatMessage>[] = [...v.map((m, i) => msg(i, m)), { t: 'reduction', r: r1 }, { t: 'reduction', r: r2 }, { t: 'reduction', r: cleared }, { t: 'invert', id: 'r1' }];
+    records.forEach((r, k) => b.add(r, k + 1));
+    // A preview taken now keeps its spans as they were: the rewind below does not reach it.
+    const before = b.snapshot();
+    b.add({ t: 'rewind', to: 3 }, 9);
+    const t = b.finish();
+    expect(t.spans.map((s) => [s.reduction.id, s.from, s.to, s.ended])).toEqual([
+      ['r1', 5, 8, 'inverted'],
+      ['r2', 6, 9, 'rewound'],
+      ['r3', 7, 9, 'rewound'],
+    ]);
+    expect(t.log).toEqual([]);
+    expect(before.spans.map((s) => s.to)).toEqual([8, undefined, undefined]);
+  });
+
   it('after a rewind, an old-timeline record stays the recorded copy until re-recorded', () => {
     const t = build([...v.map((m, i) => msg(i, m)), { t: 'rewind', to: 2 }]);
     expect(t.view.length).toBe(2);

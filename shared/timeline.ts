@@ -5,6 +5,7 @@
  * while tests run it over whole messages.
  */
 import { floorSourceBoundary, memorySource } from './bytes';
+import type { ReductionSpan } from './calls';
 import type { Cap, ChatMessage, Finding, Reduction, SidecarRecord } from './types';
 import { isRangeKind } from './types';
 import { utf8Decode, utf8Encode } from './utf8';
@@ -40,6 +41,11 @@ export interface Timeline<M> {
   logLines: number[];
   modelChanges: ModelChange[];
   findings: Finding[];
+  /**
+   * §11: every reduction ever logged, in file order, with the lines over which it was live (the
+   * model calls' inputs are derived from these). The live log is the spans without an end.
+   */
+  spans: ReductionSpan[];
 }
 
 /** A sidecar record whose message payloads are `M`. */
@@ -59,7 +65,9 @@ export function lastAddressed(r: Reduction): number {
  * a message payload carries reasoning artifacts (§5.5) for the model-switch recount.
  */
 export class TimelineBuilder<M> {
-  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [] };
+  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], spans: [] };
+  /** The span of each live log entry, parallel to `t.log`: an invert or rewind closes it. */
+  private liveSpans: ReductionSpan[] = [];
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
   private filtered: boolean[] = [];
   /** Unreadable lines of unknown index since the last message record (see lostRecord). */
@@ -99,15 +107,18 @@ export class TimelineBuilder<M> {
         t.recorded[record.i] = { value: record.msg, line };
         return;
       }
-      case 'reduction':
+      case 'reduction': {
+        const span: ReductionSpan = { reduction: record.r, from: line };
         t.log.push(record.r);
         t.logLines.push(line);
+        t.spans.push(span);
+        this.liveSpans.push(span);
         return;
+      }
       case 'invert': {
         for (let k = t.log.length - 1; k >= 0; k--) {
           if (t.log[k]?.id === record.id) {
-            t.log.splice(k, 1);
-            t.logLines.splice(k, 1);
+            this.drop(k, line, 'inverted');
             return;
           }
         }
@@ -118,10 +129,7 @@ export class TimelineBuilder<M> {
         if (this.filtered.length > record.to) this.filtered.length = record.to;
         for (let k = t.log.length - 1; k >= 0; k--) {
           const r = t.log[k];
-          if (r && lastAddressed(r) >= record.to) {
-            t.log.splice(k, 1);
-            t.logLines.splice(k, 1);
-          }
+          if (r && lastAddressed(r) >= record.to) this.drop(k, line, 'rewound');
         }
         return;
       }
@@ -146,6 +154,18 @@ export class TimelineBuilder<M> {
         }
         return;
       }
+    }
+  }
+
+  /** Takes live log entry `k` out of the log at `line`, closing its span. */
+  private drop(k: number, line: number, why: 'inverted' | 'rewound'): void {
+    const t = this.t;
+    t.log.splice(k, 1);
+    t.logLines.splice(k, 1);
+    const [span] = this.liveSpans.splice(k, 1);
+    if (span) {
+      span.to = line;
+      span.ended = why;
     }
   }
 
@@ -188,6 +208,8 @@ export class TimelineBuilder<M> {
       logLines: t.logLines.slice(),
       modelChanges: t.modelChanges.slice(),
       findings: t.findings.slice(),
+      // Copies: an invert or rewind read later closes the builder's own spans.
+      spans: t.spans.map((span) => ({ ...span })),
     };
   }
 }

@@ -5,6 +5,7 @@
  * test time that the command line can meet: a directory, a missing path, a denied read, a 300 MB line.
  */
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, Reduction, SidecarSearchResult } from '../../shared/index';
@@ -19,6 +20,8 @@ import { runCli } from './testing/runCli';
 
 const manifest = (JSON.parse(readFileSync(join(BAD_CORPUS_DIR, 'manifest.json'), 'utf8')) as { files: BadInputExpectation[] }).files;
 const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
+
+const digest = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
 const tmp = tempDir('session-inspector-bad-cli-');
 afterAll(() => tmp.cleanup());
@@ -50,13 +53,15 @@ describe('the committed corpus through the command line', () => {
     // A generated input is large (5–80 MB, read again by every command): it gets a longer bound.
     it(`${expected.name}: check exits ${expected.check_exit}, expand and search answer as the manifest says`, async () => {
       const file = badInputPath(expected.name, tmp.path('generated'));
+      const before = digest(file);
       const check = await run(['check', file]);
       expect(check.code).toBe(expected.check_exit);
       if (expected.error) {
         expect(errorCode(check)).toBe(expected.error);
       } else {
-        const report = parsed<{ findings: { code: string }[] }>(check);
+        const report = parsed<{ findings: { code: string; line?: number }[] }>(check);
         expect(findingCodesAsStated(report.findings.map((f) => f.code), expected)).toEqual(statedFindingCodes(expected));
+        if (expected.finding_lines) expect(report.findings.map((f) => f.line ?? null)).toEqual(expected.finding_lines);
         // --strict fails on warnings too.
         expect((await run(['check', '--strict', file])).code).toBe(expected.findings.length > 0 ? 1 : 0);
       }
@@ -96,6 +101,8 @@ describe('the committed corpus through the command line', () => {
       } finally {
         if (loaded.ok) loaded.session.close();
       }
+      // Nothing is written: every command left the file's bytes as they were.
+      expect(digest(file), `${expected.name} was changed`).toBe(before);
     }, expected.generated ? 180_000 : undefined);
   }
 });

@@ -11,6 +11,7 @@ import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
 import { createRealClient, findPackageRoot, parseBind, parsePort, runServe, untilSignal } from './serve';
+import { parseAt, viewOutput } from './view';
 
 export interface CliIo {
   stdout(s: string): void;
@@ -55,6 +56,10 @@ Commands:
       Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
       why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
       hash_origin (recorded, import, or null when the file does not hold the original).
+  view [--at N] FILE...
+      Print what the model was given at model call N (1-based: the call that produced the N-th
+      assistant message), or the latest view without --at: {"format","call","calls","messages"},
+      each message's content exactly as the model saw it, stubs in place.
   serve [FILE...] [--port N] [--host H]
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
@@ -64,7 +69,7 @@ Commands:
       do what serve does instead.
   serve and open without FILE open the bundled sample session.
 
-expand, search, check and log also take --session ID (a file holding several sessions, such as
+expand, search, check, log and view also take --session ID (a file holding several sessions, such as
 a Claude Code transcript and its subagents: open that one; check's summary lists them all) and
 --format F (read the files as format F instead of detecting it: supercode, claude-code).
 
@@ -83,6 +88,7 @@ const COMMANDS = {
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
   check: { strict: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
+  view: { at: 'value', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value' },
   open: { port: 'value', host: 'value' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
@@ -217,6 +223,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
   let id = '';
   let query = '';
   let searchOptions: Omit<SearchOptions, 'sha256'> = {};
+  const at = command === 'view' ? parseAt(flags) : undefined;
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
@@ -275,6 +282,10 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
         io.stdout(json({ reductions }));
         return EXIT_OK;
       }
+      case 'view':
+        refuseStopped(session);
+        io.stdout(json(viewOutput(session, at)));
+        return EXIT_OK;
       case 'check': {
         let report: CheckReport;
         try {

@@ -13,6 +13,7 @@ import type { ChatMessage, FindingCode, Reduction, ReductionKind } from '../../s
 import { ptrHash, sha256Hex, stubText } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { Rng } from '../samples/rng';
+import { HUGE_OUTPUT_BYTES, formatBadCorpus, hugeLine } from './badCorpusFormats';
 import { makeHeader, makeSnapshot, messageRecord, reductionRecord } from './files';
 
 export const BAD_CORPUS_DIR = join(import.meta.dirname, '../../e2e/fixtures/bad');
@@ -26,6 +27,11 @@ export interface BadInputExpectation {
   error: 'unrecognized_file' | 'unreadable_file' | null;
   /** The codes of `check()`'s findings, in its order (by line, then index). */
   findings: FindingCode[];
+  /**
+   * The line of each finding, in the same order (null: a finding of no one line). Set for the
+   * imported formats (`badCorpusFormats.ts`), whose damaged lines must each be named.
+   */
+  finding_lines?: (number | null)[];
   /** `check`'s exit status: 0 clean or warnings only, 1 an error-severity finding, 2 the file does not open. */
   check_exit: 0 | 1 | 2;
   /** Every live reduction: `ok` (its bytes verify) or the error code expanding it answers. */
@@ -493,6 +499,15 @@ function hugeToolArguments(): GeneratedBadInput {
   };
 }
 
+function hugeLines(): GeneratedBadInput[] {
+  const mib = HUGE_OUTPUT_BYTES / 1024 / 1024;
+  const common = { generated: true as const, error: null, findings: [], finding_lines: [], check_exit: 0 as const, search: { query: 'HUGE-LINE-END', matches: 1 } };
+  return [
+    { ...common, name: 'cc-huge-line.jsonl', what: `a Claude Code transcript whose tool_result line (3) holds ${mib} MiB, hidden by a microcompaction`, make: () => hugeLine('cc'), expand: { 'cc-micro-toolu_1': 'ok' } },
+    { ...common, name: 'codex-huge-line.jsonl', what: `a Codex rollout whose function_call_output line (5) holds ${mib} MiB, hidden by a compaction`, make: () => hugeLine('codex'), expand: { 'codex-L7-1': 'ok' } },
+  ];
+}
+
 /**
  * Finding codes in the form the manifest states them: the whole list in order, or — for a
  * generated input with `finding_counts` — each code once in order of first appearance, with counts.
@@ -511,7 +526,7 @@ export function statedFindingCodes(expected: BadInputExpectation): unknown {
 
 /** The corpus inputs made at test time, in the README's order. */
 export function generatedBadCorpus(): GeneratedBadInput[] {
-  return [garbageLines(), manyReductionsOneMessage(), hugeToolArguments()];
+  return [garbageLines(), manyReductionsOneMessage(), hugeToolArguments(), ...hugeLines()];
 }
 
 /**
@@ -551,6 +566,7 @@ export function badCorpus(): BadInput[] {
     duplicateCycle(),
     tornMiddle(),
     hostileNames(),
+    ...formatBadCorpus(),
   ];
 }
 

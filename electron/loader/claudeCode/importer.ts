@@ -62,6 +62,8 @@ export interface ImportedSession {
   findings: Finding[];
   /** The main session first, then each sidechain. */
   sessions: ClaudeSessionInfo[];
+  /** SPEC §11: the line of the record each message came from, parallel to `messages`. */
+  messageLines?: number[];
 }
 
 export interface ImportOptions {
@@ -117,6 +119,74 @@ function toolResultContent(block: Record<string, unknown>): { text: string; part
   return onlyText ? { text: texts.join('\n') } : { text: texts.join('\n'), parts };
 }
 
+/** What is wrong with a record of a known type whose fields have the wrong types, or undefined. */
+function recordDamage(v: Record<string, unknown>): string | undefined {
+  if (v.uuid !== undefined && typeof v.uuid !== 'string') return '"uuid" is not a string';
+  if (v.parentUuid !== undefined && v.parentUuid !== null && typeof v.parentUuid !== 'string') return '"parentUuid" is neither a string nor null';
+  if (v.type !== 'user' && v.type !== 'assistant') return undefined;
+  if (!isObj(v.message)) return `a ${v.type} record without a "message" object`;
+  const c = v.message.content;
+  if (typeof c !== 'string' && !Array.isArray(c)) return `the ${v.type} message's content is ${c === null ? 'null' : `a ${typeof c}`}, neither a string nor a list of blocks`;
+  if (!Array.isArray(c)) return undefined;
+  for (const b of c) {
+    if (!isObj(b)) return `the ${v.type} message's content holds a block that is not an object`;
+    if (b.type === 'tool_use' && typeof b.id !== 'string') return 'a tool_use block without a string "id"';
+    if (b.type === 'tool_result' && typeof b.tool_use_id !== 'string') return 'a tool_result block without a string "tool_use_id"';
+  }
+  return undefined;
+}
+
+/**
+ * Records whose `parentUuid` links loop (Claude Code never writes one): one finding per record of a
+ * loop whose parent is not earlier in the file — the link that closes it. Walks are cut at a loop.
+ */
+function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>): Finding[] {
+  const out: Finding[] = [];
+  const state = new Map<Rec, 'walking' | 'done'>();
+  const parentOf = (r: Rec): Rec | undefined => {
+    const p = str(r.parentUuid);
+    return p !== undefined ? byUuid.get(p) : undefined;
+  };
+  for (const start of records) {
+    const path: Rec[] = [];
+    let cur: Rec | undefined = start;
+    while (cur && !state.has(cur)) {
+      state.set(cur, 'walking');
+      path.push(cur);
+      cur = parentOf(cur);
+    }
+    if (cur && state.get(cur) === 'walking') {
+      for (const r of path.slice(path.indexOf(cur))) {
+        const parent = parentOf(r)!;
+        if (parent.__line >= r.__line) out.push({ code: 'malformed_line', severity: 'error', line: r.__line, message: `line ${r.__line}: its parentUuid (line ${parent.__line}) leads back to it: the parent links loop` });
+      }
+    }
+    for (const r of path) state.set(r, 'done');
+  }
+  return out;
+}
+
+/**
+ * Findings for the lines of `bytes` that are not valid UTF-8 (they read as U+FFFD), merged into
+ * `findings` by line. Only called for a file that is not UTF-8 as a whole.
+ */
+export function withNonUtf8Lines(bytes: Uint8Array, name: string, findings: readonly Finding[]): Finding[] {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const out: Finding[] = [];
+  let start = 0;
+  for (let line = 1; start < bytes.length; line++) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    try {
+      decoder.decode(bytes.subarray(start, end));
+    } catch {
+      out.push({ code: 'malformed_line', severity: 'error', line, message: `${name} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    }
+    start = end + 1;
+  }
+  return [...out, ...findings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
 export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOptions = {}): ImportedSession {
   const findings: Finding[] = [];
   const records: Rec[] = [];
@@ -141,6 +211,9 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
       findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
       continue;
     }
+    // A damaged record is said and still kept: its uuid may carry the chain.
+    const damage = recordDamage(value);
+    if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
     records.push({ ...value, __line: l.line });
   }
   // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
@@ -155,6 +228,8 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
     const u = str(r.uuid);
     if (u !== undefined) byUuid.set(u, r);
   }
+  findings.push(...parentCycles(records, byUuid));
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const byMessageId = new Map<string, Rec[]>();
   const resultByToolId = new Map<string, { rec: Rec; block: Record<string, unknown> }>();
   for (const r of records) {
@@ -204,7 +279,7 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
-  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions };
+  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions, messageLines: built.messageLines };
 }
 
 function buildView(
@@ -213,10 +288,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '' };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -241,6 +316,7 @@ function buildView(
   chain.reverse();
 
   const messages: ChatMessage[] = [];
+  const messageLines: number[] = [];
   const reductions: Reduction[] = [];
   const emittedTools = new Set<string>();
   const doneMessageIds = new Set<string>();
@@ -259,6 +335,7 @@ function buildView(
     if (found.block.is_error === true) msg.metadata = { is_error: true };
     toolIndex.set(id, messages.length);
     messages.push(msg);
+    messageLines.push(found.rec.__line);
     if (text.startsWith('<persisted-output>')) persisted.push({ index: messages.length - 1, rec: found.rec, stub: text });
   };
 
@@ -307,6 +384,7 @@ function buildView(
       if (other.length > 0) msg.content_parts = other;
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
       messages.push(msg);
+      messageLines.push(r.__line);
       for (const c of calls) pushTool(c.id);
       continue;
     }
@@ -326,6 +404,7 @@ function buildView(
       const msg: ChatMessage = { role: 'user', content: texts.join('\n') };
       if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: t })), ...parts];
       messages.push(msg);
+      messageLines.push(r.__line);
     }
   }
 
@@ -386,5 +465,5 @@ function buildView(
     }
   }
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model };
+  return { messages, reductions, model, messageLines };
 }

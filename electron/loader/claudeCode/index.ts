@@ -5,7 +5,7 @@
  * at the first pass and imported by `importClaudeCode`; originals of `<persisted-output>` are read
  * from `<session>/tool-results/` beside it, never written.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { arrayList } from '../../../shared/index';
@@ -15,7 +15,8 @@ import { unreadable } from '../openFile';
 import type { FormatAdapter, IndexPass, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
 import type { ClaudeLine, ImportedSession } from './importer';
-import { KNOWN_TYPES, importClaudeCode } from './importer';
+import { KNOWN_TYPES, importClaudeCode, withNonUtf8Lines } from './importer';
+import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -68,22 +69,6 @@ function readSibling(path: string): string | undefined {
   }
 }
 
-/** Subagent transcripts of a session file: `<dir>/<stem>/subagents/agent-<id>.jsonl`, by id. */
-export function subagentFiles(path: string): { id: string; path: string }[] {
-  const dir = join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'subagents');
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => /^agent-(.+)\.jsonl$/.exec(n))
-    .filter((m): m is RegExpExecArray => m !== null)
-    .map((m) => ({ id: m[1]!, path: join(dir, m[0]) }))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
 /**
  * Imports the transcript `text` of the file at `path`, and lists the sessions it holds: its own
  * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
@@ -92,7 +77,7 @@ export function subagentFiles(path: string): { id: string; path: string }[] {
 export function importClaudeFile(path: string, text: string, session?: string): ImportedSession | undefined {
   const dir = toolResultsDir(path);
   const toolResult = (name: string): string | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readSibling(join(dir, name)));
-  const subagents = subagentFiles(path);
+  const subagents = subagentFiles(path, text);
   const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
   const main = importClaudeCode(splitClaudeLines(text), { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
   if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
@@ -133,7 +118,7 @@ export class ClaudeCodeSource extends WholeFileSource {
     const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
     if (!bytes) return { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
     const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
-    const findings = isUtf8(bytes) ? imported.findings : [{ code: 'malformed_line' as const, severity: 'error' as const, message: `${basename(this.file.path)} holds bytes that are not valid UTF-8; they read as U+FFFD` }, ...imported.findings];
+    const findings = isUtf8(bytes) ? imported.findings : withNonUtf8Lines(bytes, basename(this.file.path), imported.findings);
     return {
       snapshot: {
         session_id: imported.session_id,
@@ -142,6 +127,7 @@ export class ClaudeCodeSource extends WholeFileSource {
         reductions: imported.reductions,
         findings,
         sessions: imported.sessions,
+        ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
       },
     };
   }

@@ -33,7 +33,7 @@ import { utf8Encode, utf8Length } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
-export type RolloutLine = { line: number; value: unknown } | { line: number; error: string; torn?: boolean };
+export type RolloutLine = { line: number; value: unknown; notUtf8?: true } | { line: number; error: string; torn?: boolean };
 
 /** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
 export const ROLLOUT_TYPES: readonly string[] = ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg'];
@@ -54,6 +54,8 @@ export interface RolloutIndex {
   forkedFrom: string | null;
   system: ChatMessage | undefined;
   view: ChatMessage[];
+  /** SPEC §11: the line each view message came from (a compaction's re-injected items: its line). */
+  messageLines: number[];
   log: Reduction[];
   logLines: number[];
   modelChanges: ModelChange[];
@@ -106,6 +108,7 @@ interface Entry {
   msg: ChatMessage;
   /** Canonical JSON of the response item it came from (undefined for messages made at a compaction). */
   key: string | undefined;
+  line: number;
   hidden: boolean;
 }
 
@@ -218,6 +221,14 @@ function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: n
   return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
 }
 
+/** What is wrong with a response item whose fields have the wrong types, or undefined. */
+function itemDamage(payload: Record<string, unknown>): string | undefined {
+  const t = String(payload.type);
+  if (t === 'message' && typeof payload.content !== 'string' && !Array.isArray(payload.content)) return `message content is ${payload.content === null ? 'null' : `a ${typeof payload.content}`}, neither a string nor a list of content items`;
+  if (/^(function_call|custom_tool_call|local_shell_call)(_output)?$/.test(t) && typeof payload.call_id !== 'string') return `${t} without a string call_id`;
+  return undefined;
+}
+
 /** Real user prompts, as a legacy compaction keeps them: user messages that are not injected context. */
 function isHumanPrompt(m: ChatMessage): boolean {
   return m.role === 'user' && !/^\s*(<|# AGENTS\.md|# Context from my IDE|# Files mentioned)/.test(m.content);
@@ -238,12 +249,12 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
 
   // View indices that carry a per-message reduction (a tool-level truncation).
   const truncated = new Set<number>();
-  const push = (msg: ChatMessage, key: string | undefined): void => {
+  const push = (msg: ChatMessage, key: string | undefined, line: number): void => {
     if (reasoning && msg.role === 'assistant') {
       msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
       reasoning = undefined;
     }
-    entries.push({ msg, key, hidden: false });
+    entries.push({ msg, key, hidden: false, line });
   };
   /**
    * An output the tool cut before it was recorded (FACTS §2.10 item 1) becomes a
@@ -272,6 +283,9 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   const compact = (payload: Record<string, unknown>, line: number): void => {
     const message = str(payload.message);
     const history = Array.isArray(payload.replacement_history) ? payload.replacement_history : undefined;
+    // A malformed history is said; the compaction is still applied (as a legacy one when it is not a list).
+    const damaged = payload.replacement_history !== undefined && payload.replacement_history !== null && (!history || history.some((x) => !isPlainObject(x)));
+    if (damaged) findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line}: compacted replacement_history is ${history ? 'a list with items that are not objects (skipped)' : 'not a list (read as a legacy compaction)'}` });
     const before = entries.length;
     const kept = new Set<number>();
     // New items and, after the first new one, copies of kept items, in replacement-history order.
@@ -351,7 +365,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     for (const a of added) {
       const at = entries.length;
       // A copy keeps its item's key: a later compaction may keep it again.
-      entries.push({ msg: a.msg, key: a.from === undefined ? undefined : canonicalJson(a.item), hidden: false });
+      entries.push({ msg: a.msg, key: a.from === undefined ? undefined : canonicalJson(a.item), hidden: false, line });
       noteTruncation(a.item, at, line);
       if (a.from === undefined || !moved.has(a.from)) continue;
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
@@ -379,6 +393,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       continue;
     }
     const v = l.value;
+    if (l.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     if (!isPlainObject(v) || typeof v.type !== 'string') {
       findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: not a rollout record (an object with a string "type")` });
       continue;
@@ -415,10 +430,12 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
           reasoning = { ...reasoning, ...reasoningMetadata(payload) };
           break;
         }
+        const damage = itemDamage(payload);
+        if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
         const msg = messageOf(payload, l.line, findings);
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
         else if (msg !== 'skip') {
-          push(msg, canonicalJson(payload));
+          push(msg, canonicalJson(payload), l.line);
           noteTruncation(payload, entries.length - 1, l.line);
         }
         break;
@@ -432,6 +449,6 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
   }
   // Reasoning with no answer after it (a call cut short): kept on an empty assistant message.
-  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined);
-  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), log, logLines, modelChanges, findings };
+  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined, lines[lines.length - 1]?.line ?? 0);
+  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), messageLines: entries.map((e) => e.line), log, logLines, modelChanges, findings };
 }

@@ -419,8 +419,10 @@ describe('detection by content, both ways', () => {
       safeClose(f.fd);
     }
   };
-  const nativeFiles = [...readdirSync(SAMPLES).filter((n) => /\.(jsonl|json)$/.test(n)).map((n) => join(SAMPLES, n)), ...readdirSync(join(SAMPLES, 'broken')).filter((n) => n.endsWith('.jsonl') || n.endsWith('.json')).map((n) => join(SAMPLES, 'broken', n)), ...readdirSync(BAD_CORPUS_DIR).map((n) => join(BAD_CORPUS_DIR, n))];
-  const codexFiles = [...readdirSync(CODEX_SYNTHETIC_DIR).map(synthetic), ...readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl')).map(real)];
+  const corpus = readdirSync(BAD_CORPUS_DIR);
+  const nativeFiles = [...readdirSync(SAMPLES).filter((n) => /\.(jsonl|json)$/.test(n)).map((n) => join(SAMPLES, n)), ...readdirSync(join(SAMPLES, 'broken')).filter((n) => n.endsWith('.jsonl') || n.endsWith('.json')).map((n) => join(SAMPLES, 'broken', n)), ...corpus.filter((n) => !n.startsWith('codex-')).map((n) => join(BAD_CORPUS_DIR, n))];
+  // The corpus's Codex entries (`codex-*`) are damaged rollouts: still Codex files, never native ones.
+  const codexFiles = [...readdirSync(CODEX_SYNTHETIC_DIR).map(synthetic), ...readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl')).map(real), ...corpus.filter((n) => n.startsWith('codex-')).map((n) => join(BAD_CORPUS_DIR, n))];
 
   it.each(nativeFiles)('the Codex adapter does not claim the native or corpus file %s', (path) => {
     let claimed = false;

@@ -4,6 +4,7 @@
  * the view holds the messages themselves, so nothing is read back after indexing.
  */
 import { arrayList } from '../../../shared/session';
+import { isUtf8 } from 'node:buffer';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';
 import { safeClose } from '../openFile';
@@ -64,7 +65,7 @@ export class RolloutSource implements SessionSource {
         if (raw.length > pass.maxRecordBytes) this.lines.push({ line, error: `record of ${raw.length} bytes is longer than the limit of ${pass.maxRecordBytes}` });
         else {
           const parsed = parseJson(text);
-          if (parsed.ok) this.lines.push({ line, value: parsed.value });
+          if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(isUtf8(raw) ? {} : { notUtf8: true as const }) });
           else this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn && nl < 0 ? { torn: true } : {}) });
         }
       }
@@ -87,6 +88,7 @@ export class RolloutSource implements SessionSource {
         recorded: view,
         log: built.log,
         logLines: built.logLines,
+        messageLines: built.messageLines,
         modelChanges: built.modelChanges,
         findings: built.findings,
         system: () => system,

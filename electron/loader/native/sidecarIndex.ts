@@ -4,8 +4,8 @@
  * that grows can be indexed as it is appended to; one pass over the whole file is today's load.
  */
 import { isUtf8 } from 'node:buffer';
-import type { ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineRecord } from '../../../shared/index';
-import { TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
+import type { CallTimeline, ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineRecord } from '../../../shared/index';
+import { NO_CALLS, TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, replayedCalls, parseSidecarLine } from '../../../shared/index';
 import type { ReadSync, SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
@@ -39,6 +39,8 @@ export interface SidecarIndex {
   logLines: number[];
   modelChanges: ModelChange[];
   findings: Finding[];
+  /** §11: the model calls (from the handles' roles and record lines) and the reductions' live intervals. */
+  calls: CallTimeline;
   /** An `unsupported_version` header: the pass stopped there. */
   stopped?: Finding;
 }
@@ -248,7 +250,7 @@ export class SidecarIndexer {
 
   /** The index so far, as a copy later passes do not change. */
   index(): SidecarIndex {
-    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], stopped: this.stopped };
+    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, stopped: this.stopped };
     return indexOf(this.builder.snapshot(), this.header, this.system, this.findings);
   }
 }
@@ -367,6 +369,7 @@ function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null
     logLines: timeline.logLines,
     modelChanges: timeline.modelChanges,
     findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
+    calls: replayedCalls(timeline, (h) => h.role),
   };
 }
 

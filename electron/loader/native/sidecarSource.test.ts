@@ -27,12 +27,12 @@ function contents(list: MessageList): (string | undefined)[] {
   return Array.from({ length: list.length }, (_, i) => list.at(i)?.content);
 }
 
-/** Everything a session shows of the records: the resolved lists by content, the log, the findings and the check. */
+/** Everything a session shows of the records: the resolved lists by content, the log, the findings, the model calls (§11) and the check. */
 function shown(records: IndexedRecords | undefined) {
   if (!records) throw new Error('no records indexed');
-  const { header, log, logLines, modelChanges, findings } = records;
+  const { header, log, logLines, modelChanges, findings, calls } = records;
   const report = makeSession(resolveSession({ files: [], records })).check();
-  return { header, view: contents(records.view), recorded: contents(records.recorded), log, logLines, modelChanges, findings, system: records.system()?.content, report };
+  return { header, view: contents(records.view), recorded: contents(records.recorded), log, logLines, modelChanges, findings, calls, system: records.system()?.content, report };
 }
 
 async function onePass(path: string) {

@@ -43,6 +43,7 @@ export class SidecarSource implements SessionSource {
         logLines: index.logLines,
         modelChanges: index.modelChanges,
         findings: index.findings,
+        calls: index.calls,
         system: () => (system ? reader.message(system) : undefined),
       },
     };

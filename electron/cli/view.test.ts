@@ -1,0 +1,126 @@
+/** The command line's `view [--at N]` (SPEC §11): the §9 demo, a Claude Code compaction, a Codex one. */
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ExpandOutcome, LogReportEntry, ViewEntry } from '../../shared/index';
+import { CODEX_SYNTHETIC_DIR } from '../loader/codex/testing/synthetic';
+import { makeHeader, tempDir, writeSidecar } from '../testing/files';
+import { runCli } from './testing/runCli';
+
+const ROOT = join(import.meta.dirname, '../..');
+const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
+const COMPACTED = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.0.76-compact-boundary.jsonl');
+const CODEX_LOCAL = join(CODEX_SYNTHETIC_DIR, 'local-compaction.jsonl');
+
+const tmp = tempDir('session-inspector-view-');
+afterAll(() => tmp.cleanup());
+
+interface ViewOutput {
+  format: string;
+  call: number | null;
+  calls: number;
+  messages: ViewEntry[];
+}
+
+async function view(args: string[]): Promise<ViewOutput> {
+  const r = await runCli(['view', ...args]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as ViewOutput;
+}
+
+const TOOL_CALLS = '"tool_calls":[{"id":"call_9","name":"shell","arguments":"{\\"cmd\\":\\"npm test\\"}"}]';
+const FIRST_TWO = `{"index":0,"role":"user","content":"Find the failing test","reductions":[]},{"index":1,"role":"assistant","content":"",${TOOL_CALLS},"reductions":[]}`;
+
+describe('view on the §9 demo', () => {
+  it('without --at: the latest view, r1 applied (kept prefix and stub in place), call null', async () => {
+    const r = await runCli(['view', DEMO]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(
+      `{"format":"supercode","call":null,"calls":2,"messages":[${FIRST_TWO},{"index":2,"role":"tool","content":"PASS a.test.ts\\n⟦reduced⟧ id=r1 kind=tool_output_truncated hidden_bytes=52 — expand_reduction(\\"r1\\") restores it","tool_call_id":"call_9","reductions":["r1"]},{"index":3,"role":"assistant","content":"Let me look closer.","reductions":[]}]}\n`,
+    );
+  });
+
+  it('--at 2: messages 0–2, the tool output whole (r1 was minted after the call)', async () => {
+    const r = await runCli(['view', '--at', '2', DEMO]);
+    expect(r.stdout).toBe(
+      `{"format":"supercode","call":2,"calls":2,"messages":[${FIRST_TWO},{"index":2,"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\nPASS c.test.ts\\n","tool_call_id":"call_9","reductions":[]}]}\n`,
+    );
+  });
+
+  it('--at 1: the user message alone', async () => {
+    expect((await view(['--at=1', DEMO])).messages).toEqual([{ index: 0, role: 'user', content: 'Find the failing test', reductions: [] }]);
+  });
+
+  it('--at out of range is a usage error (exit 2) naming the valid range', async () => {
+    for (const at of ['0', '3']) {
+      const r = await runCli(['view', '--at', at, DEMO]);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stdout)).toEqual({ error: { code: 'usage', message: `--at ${at} is out of range: the session's model calls are 1 to 2` } });
+    }
+  });
+
+  it('a file of a newer format version is unsupported_version, as for expand', async () => {
+    const r = await runCli(['view', writeSidecar(tmp.path('v2.sidecar.jsonl'), [makeHeader({ version: 2 })])]);
+    expect(r.code).toBe(2);
+    expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe('unsupported_version');
+  });
+
+  it('--at that is not a number is a usage error before any file is read', async () => {
+    const r = await runCli(['view', '--at', 'two', join(ROOT, 'no-such-file.jsonl')]);
+    expect(r.code).toBe(2);
+    expect((JSON.parse(r.stdout) as { error: { code: string } }).error.code).toBe('usage');
+  });
+});
+
+describe('view on a Claude Code compaction', () => {
+  it('a call before the compaction boundary sees the original messages; a call after it sees the summary', async () => {
+    const log = JSON.parse((await runCli(['log', COMPACTED])).stdout) as { reductions: LogReportEntry[] };
+    const compaction = log.reductions.find((r) => r.kind === 'summarized');
+    expect(compaction).toBeDefined();
+    const transcript = (JSON.parse((await runCli(['expand', '--id', compaction!.id, COMPACTED])).stdout) as ExpandOutcome).content;
+    const latest = await view([COMPACTED]);
+    expect(latest.format).toBe('claude-code');
+    const summarizedAt: boolean[] = [];
+    let lastBefore: ViewOutput | undefined;
+    for (let n = 1; n <= latest.calls; n++) {
+      const at = await view(['--at', String(n), COMPACTED]);
+      expect(at.call).toBe(n);
+      const first = at.messages[0];
+      const summarized = first?.reductions.includes(compaction!.id) === true;
+      summarizedAt.push(summarized);
+      if (summarized) {
+        expect(first).toEqual({ index: 0, role: null, content: compaction!.stub, reductions: [compaction!.id] });
+        expect(at.messages.slice(1).every((m) => m.index >= (compaction!.end ?? 0))).toBe(true);
+      } else {
+        lastBefore = at;
+      }
+    }
+    // The calls split in two at the boundary: none summarized, then all.
+    const boundary = summarizedAt.indexOf(true);
+    expect(boundary).toBeGreaterThan(0);
+    expect(summarizedAt.slice(boundary).every(Boolean)).toBe(true);
+    expect(summarizedAt.slice(0, boundary).some(Boolean)).toBe(false);
+    // Before it, the model was given the original messages: each is in the compaction's transcript, in order.
+    let from = 0;
+    for (const m of lastBefore!.messages) {
+      expect(m.reductions).toEqual([]);
+      const at = transcript.indexOf(`\n${m.content}\n`, from - 1);
+      expect(at, `message ${m.index}`).toBeGreaterThanOrEqual(0);
+      from = at + m.content.length;
+    }
+    expect(lastBefore!.messages.map((m) => m.index)).toEqual(lastBefore!.messages.map((_, i) => i));
+  });
+});
+
+describe('view on a Codex compaction', () => {
+  it('the runs of one compaction are one entry, the summary, carrying every run; calls before it see the messages', async () => {
+    const latest = await view([CODEX_LOCAL]);
+    expect(latest.format).toBe('codex');
+    const summary = latest.messages[0]!;
+    expect(summary.role).toBeNull();
+    expect(summary.reductions.length).toBeGreaterThan(1);
+    const ids = new Set(latest.messages.flatMap((m) => m.reductions));
+    expect(ids.size).toBe(summary.reductions.length);
+    const first = await view(['--at', '1', CODEX_LOCAL]);
+    expect(first.messages.every((m) => m.reductions.length === 0 && m.role !== null)).toBe(true);
+  });
+});
