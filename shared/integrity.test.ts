@@ -84,6 +84,16 @@ describe('checkIntegrity', () => {
     expect(codes([makeReduction(v, { kind: 'tool_output_elided', index: 7 })], v)).toEqual(['sentinel_in_original']);
   });
 
+  it('sentinel_in_original is for native sessions only: an imported one (native: false) mentioning the sentinel gets none, other findings still come', () => {
+    const v = [...view, tool('earlier: \u27E6reduced\u27E7 id=r1 kind=tool_output_elided hidden_bytes=9', 'c9')];
+    const over = makeReduction(v, { kind: 'tool_output_elided', index: 7 });
+    expect(checkIntegrity({ minted: v, log: [over], native: false })).toEqual([]);
+    expect(checkIntegrity({ minted: v, log: [over], native: true }).map((f) => f.code)).toEqual(['sentinel_in_original']);
+    const twice = checkIntegrity({ minted: v, log: [over, { ...over }], native: false }).map((f) => f.code);
+    expect(twice).toContain('duplicate_reduction_id');
+    expect(twice).not.toContain('sentinel_in_original');
+  });
+
   it('recorded_diverges: copies differ and the minted one is not a cap-notice-bearing prefix', () => {
     const recorded = view.map((m, i) => (i === 4 ? { ...m, content: `${m.content}changed` } : m));
     const f = checkIntegrity({ minted: view, recorded, log: [] });

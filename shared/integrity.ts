@@ -17,12 +17,19 @@ export interface IntegrityInput {
   log: readonly Reduction[];
   /** 1-based sidecar line of each log entry, parallel to `log` (absent for a snapshot's log). */
   logLines?: readonly (number | undefined)[];
+  /**
+   * False for a session imported from another agent's file (§10.1): `sentinel_in_original` applies
+   * to native sessions only, since a foreign transcript that mentions the sentinel is not a
+   * reduction minted over a stub. Absent means native.
+   */
+  native?: boolean;
 }
 
 type IntegrityCode = Exclude<FindingCode, 'model_change_count_mismatch' | 'malformed_line' | 'truncated_last_line' | 'unknown_record' | 'unsupported_version' | 'log_differs'>;
 
 export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = {}): Finding[] {
   const { minted, recorded, log, logLines } = input;
+  const native = input.native ?? true;
   const sha = options.sha256 ?? sha256Hex;
   const findings: Finding[] = [];
   const add = (code: IntegrityCode, message: string, k: number | undefined, extra: { reduction_id?: string; index?: number } = {}) => {
@@ -75,7 +82,7 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
       if (r.ptr.bytes !== original.mintedLength) {
         add('hash_mismatch', `reduction ${r.id}: ptr.bytes is ${r.ptr.bytes} but the hashed minted bytes are ${original.mintedLength}`, k, at);
       }
-      for (const m of original.messages) {
+      for (const m of native ? original.messages : []) {
         if ('bytes' in m.bytes ? m.content.includes(REDUCTION_SENTINEL) : sourceIncludes(m.bytes, SENTINEL_BYTES)) {
           add('sentinel_in_original', `reduction ${r.id}: the original content of view index ${m.index} contains ${REDUCTION_SENTINEL}, so a reduction was minted over a stub`, k, { reduction_id: r.id, index: m.index });
         }

@@ -166,11 +166,18 @@ export function statedHiddenBytes(r: Reduction): number | null {
   return r.kind === 'tool_output_truncated' ? Math.max(0, r.ptr.bytes - (r.kept_bytes ?? 0)) : r.ptr.bytes;
 }
 
+/** What the file states of an original's size: in bytes, only approximately (`stated_size`), or nothing. */
+function recordedSize(r: Reduction): string {
+  if (r.ptr.bytes === null) return 'no size for them';
+  if (r.stated_size !== undefined) return `their size only approximately (${r.stated_size}: about ${r.ptr.bytes} bytes)`;
+  return `their size, ${r.ptr.bytes} bytes,`;
+}
+
 /** `original_unavailable` (§10.1): what the file records of an original it does not hold. */
 export function originalUnavailable(r: Reduction): ResolverError {
   return {
     code: 'original_unavailable',
-    message: `reduction ${r.id}: the file does not record the original bytes (ptr.hash is null); it records ${r.ptr.bytes === null ? 'no size for them' : `their size, ${r.ptr.bytes} bytes,`} and the ${r.kind === 'summarized' ? 'summary' : 'stub'} the model saw`,
+    message: `reduction ${r.id}: the file does not record the original bytes (ptr.hash is null); it records ${recordedSize(r)} and the ${r.kind === 'summarized' ? 'summary' : 'stub'} the model saw`,
     reduction_id: r.id,
     index: r.ptr.index,
   };

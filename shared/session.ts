@@ -370,7 +370,9 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
   };
 
   function checkSession(): CheckReport {
-    const integrity = model.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}) }, hash);
+    // A session's files are all of one agent's format (the adapters pair only their own).
+    const format = model.files[0] ? SESSION_FORMAT_OF_FILE[model.files[0].format] : 'supercode';
+    const integrity = model.stopped ? [] : checkIntegrity({ minted, ...(recorded ? { recorded } : {}), log, ...(logLines ? { logLines } : {}), native: format === 'supercode' }, hash);
     const findings = [...model.loadFindings, ...integrity].sort(byLineThenIndex);
     const errors = findings.filter((f) => f.severity === 'error').length;
     return {
@@ -385,8 +387,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
         reductions_by_kind: countByKind(log),
         errors,
         warnings: findings.length - errors,
-        // A session's files are all of one agent's format (the adapters pair only their own).
-        format: model.files[0] ? SESSION_FORMAT_OF_FILE[model.files[0].format] : 'supercode',
+        format,
         // A native file holds one session; `id` is '' when the file names none.
         sessions: model.sessions ? model.sessions.map((s) => ({ ...s })) : [{ id: model.sessionId ?? '', messages: minted.length }],
       },

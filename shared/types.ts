@@ -134,6 +134,11 @@ export interface Reduction {
    * reduction whose hash it computed, so reports never claim more than "hashed at import".
    */
   hash_origin?: HashOrigin;
+  /**
+   * §10.1, `ptr.hash: null` only: the original's size in the file's own words when the file does
+   * not state it in bytes (Codex states tokens); `ptr.bytes` is then only an estimate from it.
+   */
+  stated_size?: string;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */

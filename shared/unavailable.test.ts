@@ -32,6 +32,17 @@ describe('original_unavailable', () => {
     expect(!noSize.ok && noSize.error.message).toContain('no size');
   });
 
+  it('a size the file states only approximately (stated_size) is said to be approximate, in the file\'s own words; the schema keeps it on hash-less reductions only', () => {
+    const approx = { ...gone, stated_size: 'Original token count: 1250, at 4 bytes a token' };
+    const out = expandReduction([approx], 'g1', view);
+    expect(!out.ok && out.error.message).toContain('records their size only approximately (Original token count: 1250, at 4 bytes a token: about 5000 bytes) and the stub the model saw');
+    // without it, the exact wording for a size in bytes
+    const exact = expandReduction([gone], 'g1', view);
+    expect(!exact.ok && exact.error.message).toContain('records their size, 5000 bytes, and the stub');
+    expect(reductionSchema.safeParse(approx).success).toBe(true);
+    expect(reductionSchema.safeParse({ ...approx, ptr: { index: 2, hash: `sha256:${'0'.repeat(64)}`, bytes: 5000 } }).success).toBe(false);
+  });
+
   it('a bad address is still address_out_of_range (checked first)', () => {
     const far = { ...gone, ptr: { ...gone.ptr, index: 40 } };
     expect(expandReduction([far], 'g1', view)).toMatchObject({ ok: false, error: { code: 'address_out_of_range' } });

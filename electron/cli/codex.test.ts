@@ -9,10 +9,11 @@ import { runCli } from './testing/runCli';
 const REMOTE = join(CODEX_SYNTHETIC_DIR, 'remote-compaction.jsonl');
 const LOCAL = join(CODEX_SYNTHETIC_DIR, 'local-compaction.jsonl');
 const TORN = join(CODEX_SYNTHETIC_DIR, 'torn.jsonl');
+const CUT = join(import.meta.dirname, '../../e2e/fixtures/real/codex/rollout-0.139-review-cut-output-ENTIRE.jsonl');
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real/codex/rollout-0.40.0-vscode-unmodified.jsonl');
 
 interface LogOut {
-  reductions: { id: string; kind: string; stub: string; status: string; provenance: string; hash_origin: string; group?: string; origin?: { line: number }; hidden_bytes: number }[];
+  reductions: { id: string; kind: string; stub: string; status: string; provenance: string; hash_origin: string | null; group?: string; origin?: { line: number }; hidden_bytes: number; ptr: { hash: string | null; bytes: number | null }; kept_bytes?: number; stated_size?: string }[];
 }
 
 describe('codex rollouts on the command line', () => {
@@ -44,8 +45,26 @@ describe('codex rollouts on the command line', () => {
     expect(log.reductions.map((x) => [x.id, x.kind, x.status, x.provenance, x.hash_origin, x.group, x.origin?.line, x.stub])).toEqual([
       ['codex-L9-1', 'summarized', 'verified', 'recorded', 'import', 'compaction-L9', 9, ENCRYPTED_SUMMARY],
       ['codex-L9-2', 'summarized', 'verified', 'recorded', 'import', 'compaction-L9', 9, ENCRYPTED_SUMMARY],
+      // the kept prompt moved after the re-injected context: its earlier place hides nothing the model does not see
+      ['codex-L9-moved-5', 'duplicate_output', 'verified', 'recorded', 'import', undefined, 9, ''],
     ]);
-    expect(log.reductions.every((x) => x.hidden_bytes > 0)).toBe(true);
+    expect(log.reductions.map((x) => x.hidden_bytes > 0)).toEqual([true, true, false]);
+  });
+
+  it('log: an output the tool cut is original_unavailable, with the size the file states (approximately, in tokens); check raises nothing', async () => {
+    const r = await runCli(['log', CUT]);
+    expect(r.code).toBe(0);
+    const log = JSON.parse(r.stdout) as LogOut;
+    expect(log.reductions.map((x) => [x.id, x.kind, x.status, x.provenance, x.hash_origin, x.origin?.line, x.ptr.hash, x.ptr.bytes, x.kept_bytes, x.hidden_bytes, x.stated_size])).toEqual([
+      ['codex-L17-cut-8', 'tool_output_truncated', 'original_unavailable', 'recorded', null, 17, null, 68343 * 4, 0, 68343 * 4, 'Original token count: 68343, at 4 bytes a token'],
+    ]);
+    const check = JSON.parse((await runCli(['check', CUT])).stdout) as CheckReport;
+    expect(check.findings).toEqual([]);
+    expect(check.summary.reductions_by_kind.tool_output_truncated).toBe(1);
+    const expand = await runCli(['expand', '--id', 'codex-L17-cut-8', CUT]);
+    expect(expand.code).not.toBe(0);
+    expect(expand.stdout + expand.stderr).toContain('original_unavailable');
+    expect(expand.stdout + expand.stderr).toContain('only approximately (Original token count: 68343, at 4 bytes a token: about 273372 bytes)');
   });
 
   it('expand prints the dropped run as a transcript; a range slices it', async () => {

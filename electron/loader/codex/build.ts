@@ -15,7 +15,13 @@
  *   every visible message with no copy was dropped. Each contiguous run of dropped messages is one
  *   `summarized` reduction (one `group` per compaction), the stub being the summary the model saw:
  *   the local summary text, or "summary not readable (encrypted)". New items of the replacement
- *   history (re-injected context) join the view there.
+ *   history (re-injected context) join the view there, in its order: a kept item that follows a new
+ *   one moves after it as a copy (the view only grows), its earlier place a `duplicate_output` of
+ *   the copy with an empty stub (the model saw nothing there).
+ * - An output the tool cut before recording it (`…N tokens truncated…`, FACTS §2.10 item 1) is a
+ *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
+ *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
+ *   `ptr.bytes` is the size the file states, in tokens × 4 (`stated_size` says so).
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
  */
@@ -23,7 +29,7 @@ import { ptrHash, sha256Hex } from '../../../shared/hash';
 import { transcriptOf } from '../../../shared/original';
 import type { ModelChange } from '../../../shared/timeline';
 import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
-import { utf8Encode } from '../../../shared/utf8';
+import { utf8Encode, utf8Length } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
@@ -55,6 +61,48 @@ export interface RolloutIndex {
   modelChanges: ModelChange[];
   findings: Finding[];
 }
+
+/** Where Codex cut the middle of an output (FACTS §2.10 item 1): `…N tokens truncated…`, head and tail kept. */
+const CUT_MARKER = /…(\d+) tokens truncated…/g;
+/** The header `exec_command` writes on every output (0.118+), truncated or not: the size before the cut. */
+const ORIGINAL_TOKENS = /^Original token count: (\d+)$/m;
+/** Codex estimates 4 bytes a token (its `approx_token_count`): sizes it states in tokens are only approximate in bytes. */
+export const BYTES_PER_TOKEN = 4;
+
+/** The text of an output in which a cut would show: a JSON-encoded `{output, metadata}`'s `output`, else the content itself. */
+function outputText(content: string): string {
+  if (!content.startsWith('{')) return content;
+  try {
+    const v = JSON.parse(content) as unknown;
+    return isPlainObject(v) && typeof v.output === 'string' ? v.output : content;
+  } catch {
+    return content;
+  }
+}
+
+/**
+ * An output the tool already cut before recording it (the original is lost): its approximate size
+ * in bytes and the file's own words for it, or undefined when the output is whole. A marker alone is
+ * not enough when the header states the size: an output that merely quotes a marker has an
+ * `Original token count` no larger than its own text (Codex counts 4 bytes a token).
+ */
+export function toolTruncation(content: string): { bytes: number; stated: string } | undefined {
+  const text = outputText(content);
+  const cuts = [...text.matchAll(CUT_MARKER)];
+  if (cuts.length === 0) return undefined;
+  const header = ORIGINAL_TOKENS.exec(text);
+  if (header) {
+    const tokens = Number(header[1]);
+    if (!(tokens * BYTES_PER_TOKEN > utf8Length(text))) return undefined;
+    return { bytes: tokens * BYTES_PER_TOKEN, stated: `Original token count: ${tokens}, at ${BYTES_PER_TOKEN} bytes a token` };
+  }
+  // No header (JSON-encoded, array and custom tool outputs): the kept text plus what the markers say was cut.
+  const cut = cuts.reduce((n, m) => n + Number(m[1]), 0);
+  const markers = cuts.reduce((n, m) => n + utf8Length(m[0]), 0);
+  return { bytes: utf8Length(content) - markers + cut * BYTES_PER_TOKEN, stated: `the kept text and ${cut} tokens truncated, at ${BYTES_PER_TOKEN} bytes a token` };
+}
+
+const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
 
 interface Entry {
   msg: ChatMessage;
@@ -163,6 +211,11 @@ function reasoningMetadata(payload: Record<string, unknown>): Record<string, unk
   };
 }
 
+function contentHash(content: string): { hash: string; bytes: number } {
+  const bytes = utf8Encode(content);
+  return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
+}
+
 function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
   const bytes = utf8Encode(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
   return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
@@ -194,12 +247,37 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   let reasoning: Record<string, unknown> | undefined;
   let metas = 0;
 
+  // View indices that carry a per-message reduction (a tool-level truncation).
+  const truncated = new Set<number>();
   const push = (msg: ChatMessage, key: string | undefined, line: number): void => {
     if (reasoning && msg.role === 'assistant') {
       msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
       reasoning = undefined;
     }
     entries.push({ msg, key, hidden: false, line });
+  };
+  /**
+   * An output the tool cut before it was recorded (FACTS §2.10 item 1) becomes a
+   * `tool_output_truncated` reduction whose original is not in the file: the recorded cut text is
+   * both the message and the stub (kept_bytes 0), so the view shows exactly what the model saw.
+   */
+  const noteTruncation = (payload: Record<string, unknown>, index: number, line: number): void => {
+    const msg = (entries[index] as Entry).msg;
+    const cut = OUTPUT_TYPES.includes(String(payload.type)) ? toolTruncation(msg.content) : undefined;
+    if (!cut) return;
+    truncated.add(index);
+    log.push({
+      id: `codex-L${line}-cut-${index}`,
+      kind: 'tool_output_truncated',
+      ptr: { index, hash: null, bytes: cut.bytes },
+      kept_bytes: 0,
+      stub: msg.content,
+      minted_at: index + 1,
+      provenance: 'recorded',
+      origin: { line },
+      stated_size: cut.stated,
+    });
+    logLines.push(line);
   };
 
   const compact = (payload: Record<string, unknown>, line: number): void => {
@@ -210,7 +288,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     if (damaged) findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line}: compacted replacement_history is ${history ? 'a list with items that are not objects (skipped)' : 'not a list (read as a legacy compaction)'}` });
     const before = entries.length;
     const kept = new Set<number>();
-    const added: ChatMessage[] = [];
+    // New items and, after the first new one, copies of kept items, in replacement-history order.
+    const added: { msg: ChatMessage; item: Record<string, unknown>; from?: number }[] = [];
     let encrypted = false;
     if (history) {
       let cursor = 0;
@@ -230,16 +309,22 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
           }
         }
         if (found >= 0) {
-          kept.add(found);
           cursor = found + 1;
+          // A kept item after re-injected context sits after it in what the model was given: the view
+          // only grows, so it moves there as a copy (its earlier place says where it went).
+          if (added.length > 0) added.push({ msg: (entries[found] as Entry).msg, item, from: found });
+          kept.add(found);
           continue;
         }
         const msg = messageOf(item, line, findings);
         if (typeof msg === 'string') continue;
         // The local summary, given to the model as a user message, is the stub, not a message.
         if (message && msg.role === 'user' && msg.content.includes(message.trim())) continue;
-        added.push(msg);
+        added.push({ msg, item });
       }
+      // A moved message that carries a reduction of its own is hidden with the run it sits in (one
+      // index holds one per-message reduction); its copy is reduced again where the model saw it.
+      for (const a of added) if (a.from !== undefined && truncated.has(a.from)) kept.delete(a.from);
     } else {
       // Legacy compaction (no replacement_history): the writer rebuilt the history from the real user
       // prompts (the most recent up to a token budget) and the summary. Kept here: every real user prompt.
@@ -247,6 +332,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
     const stub = message.length > 0 ? message : encrypted ? ENCRYPTED_SUMMARY : MISSING_SUMMARY;
     const group = `compaction-L${line}`;
+    const moved = new Set(added.flatMap((a) => (a.from !== undefined && kept.has(a.from) ? [a.from] : [])));
+    const after = before + added.length;
     let run = 0;
     for (let i = 0; i < before; ) {
       const e = entries[i] as Entry;
@@ -275,7 +362,28 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       for (let j = i; j < end; j++) (entries[j] as Entry).hidden = true;
       i = end;
     }
-    for (const msg of added) entries.push({ msg, key: undefined, hidden: false, line });
+    for (const a of added) {
+      const at = entries.length;
+      // A copy keeps its item's key: a later compaction may keep it again.
+      entries.push({ msg: a.msg, key: a.from === undefined ? undefined : canonicalJson(a.item), hidden: false, line });
+      noteTruncation(a.item, at, line);
+      if (a.from === undefined || !moved.has(a.from)) continue;
+      // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
+      const { hash, bytes } = contentHash(a.msg.content);
+      (entries[a.from] as Entry).hidden = true;
+      log.push({
+        id: `codex-L${line}-moved-${a.from}`,
+        kind: 'duplicate_output',
+        ptr: { index: a.from, hash, bytes },
+        canonical: { index: at, hash },
+        stub: '',
+        minted_at: after,
+        provenance: 'recorded',
+        origin: { line },
+        hash_origin: 'import',
+      });
+      logLines.push(line);
+    }
   };
 
   for (const l of lines) {
@@ -326,7 +434,10 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
         const msg = messageOf(payload, l.line, findings);
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
-        else if (msg !== 'skip') push(msg, canonicalJson(payload), l.line);
+        else if (msg !== 'skip') {
+          push(msg, canonicalJson(payload), l.line);
+          noteTruncation(payload, entries.length - 1, l.line);
+        }
         break;
       }
       case 'compacted':

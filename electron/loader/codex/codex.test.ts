@@ -1,18 +1,22 @@
 /** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
-import { existsSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
 import { transcriptOf } from '../../../shared/original';
 import { projectView } from '../../../shared/project';
 import { BAD_CORPUS_DIR } from '../../testing/badCorpus';
+import { tempDir } from '../../testing/files';
 import { detectNative } from '../native/detect';
 import { openReadOnly, isLoadError, safeClose } from '../openFile';
 import { loadSession } from '../session';
 import type { DetectContext } from '../source';
-import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY } from './build';
+import { REDUCTION_SENTINEL } from '../../../shared/constants';
+import { checkIntegrity } from '../../../shared/integrity';
+import { arrayList } from '../../../shared/session';
+import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY, toolTruncation } from './build';
 import { codexFormat } from './index';
-import { CODEX_SYNTHETIC_DIR, codexSynthetic, LOCAL_SUMMARY } from './testing/synthetic';
+import { CODEX_SYNTHETIC_DIR, codexSynthetic, cutOutput, LOCAL_SUMMARY, msg } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const SAMPLES = join(import.meta.dirname, '../../../samples');
@@ -56,11 +60,24 @@ function pairing(view: ChatMessage[]): { calls: number; unpaired: string[] } {
   return { calls, unpaired };
 }
 
-/** Every live reduction expands and verifies, and its bytes are the transcript of its range. */
+/**
+ * Every live reduction expands and verifies: a summarized run to the transcript of its range, a
+ * moved message to its bytes (those of the copy the model saw); a cut output answers original_unavailable.
+ */
 function expandsAll(s: LoadedSession): void {
   const view = messages(s);
   for (const r of s.log) {
     const out = s.expand(r.id);
+    if (r.kind === 'tool_output_truncated') {
+      expect(out.ok ? 'ok' : out.error.code).toBe('original_unavailable');
+      continue;
+    }
+    if (r.kind === 'duplicate_output') {
+      if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
+      expect(out.value.content).toBe(view[r.canonical?.index ?? -1]?.content);
+      expect(r.canonical?.index).toBeGreaterThan(r.ptr.index);
+      continue;
+    }
     if (!out.ok) throw new Error(`${r.id}: ${out.error.code} ${out.error.message}`);
     expect(out.value.content).toBe(transcriptOf(view.slice(r.ptr.index, r.end).map((m) => ({ minted: m, content: m.content }))));
     expect(r).toMatchObject({ kind: 'summarized', provenance: 'recorded', hash_origin: 'import' });
@@ -149,15 +166,31 @@ describe('compactions', () => {
     expect(found.ok && found.value.matches.length).toBeGreaterThan(0);
   });
 
-  it('remote: the summary row says "summary not readable (encrypted)"; re-injected context joins the view', async () => {
+  it('remote: the summary row says "summary not readable (encrypted)"; re-injected context joins the view before the prompt kept after it', async () => {
     const s = await load(synthetic('remote-compaction.jsonl'));
     const view = messages(s);
-    expect(s.log.map((r) => [r.ptr.index, r.end, r.stub])).toEqual([
-      [0, 1, ENCRYPTED_SUMMARY],
-      [2, 4, ENCRYPTED_SUMMARY],
+    expect(s.log.map((r) => [r.kind, r.ptr.index, r.end, r.stub])).toEqual([
+      ['summarized', 0, 1, ENCRYPTED_SUMMARY],
+      ['summarized', 2, 4, ENCRYPTED_SUMMARY],
+      ['duplicate_output', 5, undefined, ''],
     ]);
     expect(view[6]).toMatchObject({ role: 'system', metadata: { codex_role: 'developer' } });
     expect(view[7]?.content).toContain('<environment_context>');
+    // The replacement history's order: developer, environment, then the kept prompt (moved from index 5).
+    expect(view[8]).toEqual(view[5]);
+    expect(projectView(s.minted, s.log).map((m) => m.text)).toEqual([
+      ENCRYPTED_SUMMARY,
+      'List the files in the repo',
+      '',
+      'Two files: README.md and secret-hidden-marker.txt.',
+      '',
+      '<permissions instructions>re-injected</permissions instructions>',
+      '<environment_context>\n  <cwd>/work/demo</cwd>\n</environment_context>',
+      'Now count the lines',
+      '',
+      '12 README.md\n',
+      'README.md has 12 lines.',
+    ]);
     expect(view.some((m) => JSON.stringify(m).includes('gAAAAB-encrypted-summary'))).toBe(false);
     expect(pairing(view).unpaired).toEqual([]);
     expandsAll(s);
@@ -197,6 +230,147 @@ describe('compactions', () => {
 
   it('kept items match a re-marshalled copy (keys sorted), not only the same text', () => {
     expect(canonicalJson({ b: 1, a: [{ d: 2, c: 3 }] })).toBe(canonicalJson({ a: [{ c: 3, d: 2 }], b: 1 }));
+  });
+});
+
+describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
+  it('every output encoding the tool cut is a tool_output_truncated reduction: no hash, recorded, its line, the recorded text as its stub', async () => {
+    const s = await load(synthetic('tool-truncation.jsonl'));
+    const view = messages(s);
+    const lines = readFileSync(synthetic('tool-truncation.jsonl'), 'utf8').trim().split('\n');
+    expect(s.log.map((r) => view[r.ptr.index]?.tool_call_id)).toEqual(['call_t1', 'call_t2', 'call_t3', 'call_t4', 'call_t5']);
+    for (const r of s.log) {
+      const m = view[r.ptr.index] as ChatMessage;
+      expect(r).toMatchObject({ kind: 'tool_output_truncated', kept_bytes: 0, provenance: 'recorded', stub: m.content });
+      expect(r.ptr.hash).toBeNull();
+      expect(r.hash_origin).toBeUndefined();
+      // its origin is the line that recorded the output
+      const line = r.origin && 'line' in r.origin ? r.origin.line : 0;
+      expect((JSON.parse(lines[line - 1] as string) as { payload: { call_id: string } }).payload.call_id).toBe(m.tool_call_id);
+      expect(r.ptr.bytes).toBeGreaterThan(Buffer.byteLength(m.content));
+    }
+    // the size: the header's token count × 4 when there is one, else the kept text and the markers' counts × 4
+    expect(s.log.map((r) => [r.ptr.bytes, r.stated_size])).toEqual([
+      [32003 * 4, 'Original token count: 32003, at 4 bytes a token'],
+      [12000 * 4, 'Original token count: 12000, at 4 bytes a token'],
+      [Buffer.byteLength(view[6]?.content ?? '') - Buffer.byteLength('…1500 tokens truncated…') + 1500 * 4, 'the kept text and 1500 tokens truncated, at 4 bytes a token'],
+      [Buffer.byteLength(view[8]?.content ?? '') - Buffer.byteLength('…700 tokens truncated…') + 700 * 4, 'the kept text and 700 tokens truncated, at 4 bytes a token'],
+      [Buffer.byteLength(view[10]?.content ?? '') - Buffer.byteLength('…40 tokens truncated…') + 40 * 4, 'the kept text and 40 tokens truncated, at 4 bytes a token'],
+    ]);
+    // the view shows the recorded text unchanged (no native stub), the array output's image part kept
+    const rows = projectView(s.minted, s.log);
+    for (const r of s.log) expect(rows.find((row) => row.index === r.ptr.index)?.text).toBe(view[r.ptr.index]?.content);
+    expect(rows.some((row) => row.text.includes(REDUCTION_SENTINEL))).toBe(false);
+    expect(view[8]?.content_parts).toMatchObject([{ type: 'input_image' }]);
+    // expand says what the file records; search does not search them and counts them; check raises nothing
+    for (const r of s.log) {
+      const out = s.expand(r.id);
+      expect(out.ok ? 'ok' : [out.error.code, out.error.message.includes(`only approximately (${r.stated_size ?? '?'}: about ${r.ptr.bytes} bytes)`)]).toEqual(['original_unavailable', true]);
+    }
+    const found = s.search('tail kept');
+    expect(found.ok && [found.value.matches.length, found.value.reductions_unavailable]).toEqual([0, 5]);
+    expect(s.check().findings).toEqual([]);
+  });
+
+  it('an output that is whole is no reduction: without a marker, or with a header whose count fits its own text (a quoted marker)', () => {
+    expect(toolTruncation('Chunk ID: 1\nOriginal token count: 3\nOutput:\n/work/demo\n')).toBeUndefined();
+    const quoted = 'Chunk ID: 2\nOriginal token count: 9\nOutput:\nnotes.txt: …12 tokens truncated…\n';
+    expect(toolTruncation(quoted)).toBeUndefined();
+    // the same text with the count of a longer original is a cut
+    expect(toolTruncation(quoted.replace('count: 9', 'count: 900'))).toEqual({ bytes: 3600, stated: 'Original token count: 900, at 4 bytes a token' });
+    expect(toolTruncation(cutOutput(32003, 22003))?.bytes).toBe(128012);
+  });
+
+  it('real (0.139 review subagent, line 17): the cut exec_command output is the one reduction; the model saw its recorded text', async () => {
+    const path = real('rollout-0.139-review-cut-output-ENTIRE.jsonl');
+    const s = await load(path);
+    const view = messages(s);
+    const line17 = JSON.parse(readFileSync(path, 'utf8').split('\n')[16] as string) as { payload: { call_id: string; output: string } };
+    expect(s.log).toHaveLength(1);
+    const r = s.log[0];
+    expect(r).toMatchObject({ kind: 'tool_output_truncated', ptr: { hash: null, bytes: 68343 * 4 }, kept_bytes: 0, origin: { line: 17 }, provenance: 'recorded' });
+    expect(view[r?.ptr.index ?? -1]).toMatchObject({ role: 'tool', tool_call_id: line17.payload.call_id, content: line17.payload.output });
+    expect(r?.stub).toBe(line17.payload.output);
+    expect(r?.stub).toContain('…58343 tokens truncated…');
+    expect(projectView(s.minted, s.log).find((row) => row.index === r?.ptr.index)?.text).toBe(line17.payload.output);
+    expect(pairing(view).unpaired).toEqual([]);
+    expect(s.check().findings).toEqual([]);
+  });
+
+  it('the other committed real rollouts hold no cut: their outputs with an Original token count header stay whole', async () => {
+    let headed = 0;
+    for (const name of ['rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'rollout-0.139-review-subagent-ENTIRE.jsonl', 'rollout-0.40.0-vscode-unmodified.jsonl']) {
+      const s = await load(real(name));
+      headed += messages(s).filter((m) => m.role === 'tool' && /^Original token count: \d+$/m.test(m.content)).length;
+      expect(s.log.filter((r) => r.kind === 'tool_output_truncated'), name).toEqual([]);
+    }
+    // the header is on every exec_command output, cut or not: it alone is no cut
+    expect(headed).toBeGreaterThan(10);
+  });
+});
+
+describe('re-injected context at its position in the replacement history (FACTS §2.8)', () => {
+  it('new items sit before the kept items that follow them; a moved message leaves a duplicate_output with an empty stub at its earlier place', async () => {
+    const s = await load(synthetic('reinjected-context.jsonl'));
+    const view = messages(s);
+    const rows = projectView(s.minted, s.log).filter((r) => r.text !== '');
+    expect(rows.map((r) => r.role ?? 'summary')).toEqual(['user', 'summary', 'assistant', 'system', 'user', 'tool', 'user', 'assistant']);
+    expect(rows.map((r) => r.text.split('\n')[0])).toEqual([
+      'List the files in the repo',
+      ENCRYPTED_SUMMARY,
+      'Two files: README.md and secret-hidden-marker.txt.',
+      '<permissions instructions>re-injected</permissions instructions>',
+      '<environment_context>',
+      "Command: /bin/zsh -lc 'cat big.log'",
+      'Now count the lines',
+      'README.md has 12 lines.',
+    ]);
+    // The prompt moved: its earlier place is a duplicate of the copy the model saw (nothing hidden, search skips it).
+    const moved = s.log.filter((r) => r.kind === 'duplicate_output');
+    expect(moved.map((r) => [view[r.ptr.index]?.content, r.canonical?.index, r.stub, r.origin])).toEqual([['Now count the lines', 12, '', { line: 12 }]]);
+    // The moved cut output already carries its truncation: it is hidden with its run, and its copy is cut again where the model saw it.
+    const cuts = s.log.filter((r) => r.kind === 'tool_output_truncated');
+    expect(cuts.map((r) => [r.ptr.index, r.origin])).toEqual([
+      [5, { line: 8 }],
+      [11, { line: 12 }],
+    ]);
+    expect(s.log.some((r) => r.kind === 'summarized' && r.ptr.index <= 5 && 5 < (r.end ?? 0))).toBe(true);
+    expect(s.check().findings).toEqual([]);
+    expandsAll(s);
+  });
+});
+
+describe('sentinel_in_original applies to native sessions only (SPEC §10.1)', () => {
+  const text = `The stub looked like ${REDUCTION_SENTINEL} id=r1 kind=tool_output_elided`;
+  const T = '2026-04-30T15:06:55.536Z';
+  const rollout = [
+    { line: 1, value: { timestamp: T, type: 'response_item', payload: msg('user', 'first') } },
+    { line: 2, value: { timestamp: T, type: 'response_item', payload: msg('assistant', text) } },
+    { line: 3, value: { timestamp: T, type: 'compacted', payload: { message: 'Summary.', replacement_history: [msg('user', 'first'), msg('user', 'Summary.')] } } },
+  ];
+
+  it('a Codex transcript whose dropped content mentions the sentinel gets no finding; the same inputs checked as native do', async () => {
+    const built = buildRollout(rollout);
+    expect(built.log.map((r) => [r.ptr.index, r.end])).toEqual([[1, 2]]);
+    const input = { minted: arrayList(built.view), log: built.log };
+    expect(checkIntegrity({ ...input, native: false })).toEqual([]);
+    expect(checkIntegrity(input).map((f) => f.code)).toEqual(['sentinel_in_original']);
+    // and through the loader, which knows the file's format
+    const dir = tempDir();
+    try {
+      const path = dir.path('sentinel.jsonl');
+      writeFileSync(path, `${[JSON.stringify({ timestamp: T, type: 'session_meta', payload: { id: 's' } }), ...rollout.map((l) => JSON.stringify(l.value))].join('\n')}\n`);
+      const s = await load(path);
+      expect(s.check().summary.format).toBe('codex');
+      expect(s.check().findings).toEqual([]);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('a native sample minted over a stub still gets it', async () => {
+    const s = await load(join(SAMPLES, 'broken', 'sentinel_in_original.sidecar.jsonl'));
+    expect(s.check().findings.map((f) => f.code)).toContain('sentinel_in_original');
   });
 });
 
@@ -305,12 +479,30 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
   // 1.26 MB: too large to commit; read from the research samples when they are on the machine.
   it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction (research sample): 27 kept items, 15 runs of one group, all verify', async () => {
     const s = await load(RESEARCH_COMPACTION);
-    expect(s.log).toHaveLength(15);
-    expect(new Set(s.log.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
-    const hidden = s.log.reduce((n, r) => n + ((r.end ?? 0) - r.ptr.index), 0);
-    const before = (s.log[0]?.minted_at ?? 0) - hidden;
-    expect(before).toBe(27);
-    expect(s.log.every((r) => r.stub === MISSING_SUMMARY)).toBe(true);
+    const runs = s.log.filter((r) => r.kind === 'summarized');
+    expect(runs).toHaveLength(15);
+    expect(new Set(runs.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
+    const hidden = runs.reduce((n, r) => n + ((r.end ?? 0) - r.ptr.index), 0);
+    const before = (runs[0]?.minted_at ?? 0) - hidden;
+    // 26 stay in place; the current prompt (item 28) moves after the re-injected items 26–27.
+    expect(before - 1).toBe(26);
+    expect(runs.every((r) => r.stub === MISSING_SUMMARY)).toBe(true);
     expandsAll(s);
+  });
+
+  it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction: the re-injected developer and environment items sit before the current prompt, as in the replacement history', async () => {
+    const s = await load(RESEARCH_COMPACTION);
+    const lines = readFileSync(RESEARCH_COMPACTION, 'utf8').split('\n');
+    const history = (JSON.parse(lines[946] as string) as { payload: { replacement_history: { role: string; content: { text: string }[] }[] } }).payload.replacement_history;
+    const rows = projectView(s.minted, s.log).filter((r) => r.role !== undefined && r.text !== '');
+    // The last rows of the view before the answer that followed the compaction: items 25–28, in order.
+    const texts = rows.map((r) => r.text);
+    const at = texts.indexOf(history[28]?.content[0]?.text ?? '?');
+    expect(texts.slice(at - 3, at + 1)).toEqual([25, 26, 27, 28].map((i) => history[i]?.content.map((c) => c.text).join('\n')));
+    expect(rows[at - 2]?.role).toBe('system'); // the developer item
+    // The prompt's earlier place (line 934) is a moved message: byte-identical to its copy, nothing shown there.
+    const moved = s.log.filter((r) => r.kind === 'duplicate_output');
+    expect(moved.map((r) => [r.origin, r.stub, s.minted.at(r.ptr.index)?.content === history[28]?.content[0]?.text])).toEqual([[{ line: 947 }, '', true]]);
+    expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
   });
 });

@@ -7,11 +7,11 @@ import type { ChatMessage } from '../../../shared/index';
 import { tempDir } from '../../testing/files';
 import { loadSession } from '../session';
 import type { RolloutLine } from './build';
-import { buildRollout } from './build';
+import { BYTES_PER_TOKEN, buildRollout, toolTruncation } from './build';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
-const files = [...readdirSync(CODEX_SYNTHETIC_DIR).map((n) => join(CODEX_SYNTHETIC_DIR, n)), join(REAL_DIR, 'rollout-0.139-review-subagent-ENTIRE.jsonl')];
+const files = [...readdirSync(CODEX_SYNTHETIC_DIR).map((n) => join(CODEX_SYNTHETIC_DIR, n)), join(REAL_DIR, 'rollout-0.139-review-subagent-ENTIRE.jsonl'), join(REAL_DIR, 'rollout-0.139-review-cut-output-ENTIRE.jsonl')];
 const texts = files.map((f) => readFileSync(f, 'utf8'));
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -45,12 +45,33 @@ describe('Codex importer properties', () => {
         try {
           const report = r.session.check();
           expect(report.findings.filter((x) => x.severity === 'error' && x.code !== 'malformed_line')).toEqual([]);
-          for (const red of r.session.log) expect(r.session.expand(red.id).ok).toBe(true);
+          // A reduction whose original the file does not hold (a cut output) answers original_unavailable; every other verifies.
+          for (const red of r.session.log) {
+            const out = r.session.expand(red.id);
+            expect(out.ok ? 'verified' : out.error.code).toBe(red.ptr.hash === null ? 'original_unavailable' : 'verified');
+          }
         } finally {
           r.session.close();
         }
       }),
       { numRuns: 60 },
+    );
+  });
+
+  it('an output is a cut exactly when it holds a marker and no header, or a header whose count is more than its text holds', () => {
+    // Head and tail text, multi-byte and with newlines, that cannot spell a marker of its own.
+    const text = fc.string({ unit: fc.constantFrom('a', 'é', '\n', ' ', '…', '7') });
+    fc.assert(
+      fc.property(text, text, fc.nat({ max: 1_000_000 }), fc.option(fc.nat({ max: 1_000_000 }), { nil: undefined }), (head, tail, cut, tokens) => {
+        const body = `${head}…${cut} tokens truncated…${tail}`;
+        const content = tokens === undefined ? body : `Chunk ID: 1\nOriginal token count: ${tokens}\nOutput:\n${body}`;
+        const found = toolTruncation(content);
+        if (tokens === undefined) expect(found?.bytes).toBeGreaterThanOrEqual(cut * BYTES_PER_TOKEN);
+        else expect(found?.bytes).toBe(tokens * BYTES_PER_TOKEN > Buffer.byteLength(content) ? tokens * BYTES_PER_TOKEN : undefined);
+        // without the marker, never a cut (the alphabet cannot spell another one)
+        expect(toolTruncation(content.replace(`…${cut} tokens truncated…`, '…'))).toBeUndefined();
+      }),
+      { numRuns: 300 },
     );
   });
 

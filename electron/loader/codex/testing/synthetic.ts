@@ -38,6 +38,10 @@ const second = { prompt: msg('user', 'Now count the lines'), call: call('call_2'
 
 export const LOCAL_SUMMARY = 'Another language model started to solve this problem and produced a summary of its thinking process.\nThe user listed the files and counted lines.';
 
+/** A long output as `exec_command` records it once cut to its token budget (FACTS §2.10 item 1): header, line count, head, marker, tail. */
+export const cutOutput = (tokens: number, cut: number, command = true): string =>
+  `${command ? "Command: /bin/zsh -lc 'cat big.log'\n" : ''}Chunk ID: 8c7cc0\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: ${tokens}\nOutput:\nTotal output lines: 5000\n\nline 1: head kept\nline 2: head kept…${cut} tokens truncated…line 4999: tail kept\nline 5000: tail kept\n`;
+
 /** Every synthetic rollout, by file name. */
 export function codexSynthetic(): Record<string, string> {
   const f = firstTurn;
@@ -74,6 +78,44 @@ export function codexSynthetic(): Record<string, string> {
       turn('gpt-5.5-mini'),
       item(msg('user', 'And with the small model?')),
       item(reasoning('Only reasoning, then the call was cut short.')),
+    ),
+    // Outputs the tool cut before recording them, in every encoding, and two whole ones that only look cut.
+    'tool-truncation.jsonl': lines(
+      meta('00000000-0000-7000-8000-000000000008'),
+      turn('gpt-5.5'),
+      item(msg('user', 'Show me the big log')),
+      item(call('call_t1', 'cat big.log')),
+      item(out('call_t1', cutOutput(32003, 22003))),
+      item(call('call_t2', 'cat big.log')),
+      item(out('call_t2', cutOutput(12000, 2000, false))),
+      item({ type: 'function_call', name: 'shell', arguments: '{"command":["bash","-lc","cat big.log"]}', call_id: 'call_t3' }),
+      item(out('call_t3', JSON.stringify({ output: 'Total output lines: 900\n\nhead kept…1500 tokens truncated…tail kept\n', metadata: { exit_code: 0, duration_seconds: 0.2 } }))),
+      item({ type: 'function_call', name: 'view_log', arguments: '{}', call_id: 'call_t4' }),
+      item(out('call_t4', [{ type: 'input_text', text: 'head kept…700 tokens truncated…tail kept' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA' }])),
+      item({ type: 'custom_tool_call', status: 'completed', call_id: 'call_t5', name: 'apply_patch', input: '*** Begin Patch\n*** End Patch\n' }),
+      item({ type: 'custom_tool_call_output', call_id: 'call_t5', output: JSON.stringify({ output: 'Success…40 tokens truncated…done\n', metadata: { exit_code: 0, duration_seconds: 0 } }) }),
+      // Whole: the header's count fits the text (a small output; one that quotes a marker).
+      item(call('call_t6', 'pwd')),
+      item(out('call_t6', 'Chunk ID: 1\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 3\nOutput:\n/work/demo\n')),
+      item(call('call_t7', 'grep truncated notes.txt')),
+      item(out('call_t7', 'Chunk ID: 2\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\nnotes.txt: …12 tokens truncated…\n')),
+      item(msg('assistant', 'The log is long; I saw its head and tail.', { phase: 'final_answer' })),
+    ),
+    // Re-injected context before a kept prompt (FACTS §2.8 example, items 26–28): the prompt, and a cut output, move after it.
+    'reinjected-context.jsonl': lines(
+      meta('00000000-0000-7000-8000-000000000009'),
+      turn('gpt-5.5'),
+      item(f.prompt),
+      item(f.call),
+      item(f.output),
+      item(f.answer),
+      item(call('call_r', 'cat big.log')),
+      item(out('call_r', cutOutput(32003, 22003))),
+      item(second.prompt),
+      item(second.call),
+      item(second.output),
+      rec('compacted', { message: '', replacement_history: [f.prompt, f.answer, msg('developer', '<permissions instructions>re-injected</permissions instructions>'), f.env, out('call_r', cutOutput(32003, 22003)), second.prompt, { type: 'compaction', encrypted_content: 'gAAAAB-encrypted-summary' }] }),
+      item(second.answer),
     ),
     // A local compaction: non-empty message, the user prompts kept, the summary as a user message.
     'local-compaction.jsonl': lines(
