@@ -14,7 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
-import { transcriptOf } from '../../../shared/original';
+import { transcriptHeader } from '../../../shared/original';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
@@ -361,12 +361,21 @@ function buildView(
 
   const dropped = compaction && compaction.at > 0 ? ([0, compaction.at] as const) : undefined;
   if (compaction && dropped) {
-    const original = transcriptOf(messages.slice(dropped[0], dropped[1]).map((m) => ({ minted: m, content: m.content })));
+    // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
+    // the same bytes, without building one string of them all.
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for (const m of messages.slice(dropped[0], dropped[1])) {
+      for (const piece of [transcriptHeader(m), m.content, '\n']) {
+        hash.update(piece, 'utf8');
+        bytes += byteLength(piece);
+      }
+    }
     const id = `cc-compact-L${compaction.boundary.__line}`;
     reductions.push({
       id,
       kind: 'summarized',
-      ptr: { index: dropped[0], hash: hashOf(original), bytes: byteLength(original) },
+      ptr: { index: dropped[0], hash: ptrHash(hash.digest('hex')), bytes },
       end: dropped[1],
       stub: compaction.summary,
       minted_at: messages.length,
