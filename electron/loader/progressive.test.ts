@@ -13,6 +13,7 @@ import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import { detectSource } from './detect';
 import type { LoadedSession, LoadProgress } from './session';
 import { MAX_RECORD_BYTES, PREVIEW_MIN_BYTES, loadSession } from './session';
+import type { ReadSync } from './lines';
 import type { IndexPass, SessionSource, SourceIndex } from './source';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
@@ -191,7 +192,7 @@ describe('a large imported file opens progressively', () => {
 
   it("a Claude Code transcript is read once: no format's detection reads it whole", async () => {
     let bytesRead = 0;
-    const counting: typeof readSync = (fd, buffer, offset, length, position) => {
+    const counting: ReadSync = (fd, buffer, offset, length, position) => {
       const n = readSync(fd, buffer, offset, length, position);
       bytesRead += n;
       return n;
