@@ -13,6 +13,8 @@ import { LoadCancelled } from './source';
 
 /** How long a pass runs before it gives the event loop a turn (as the sidecar's pass does). */
 const YIELD_MS = 16;
+/** The preview is offered at the first pause after this many bytes were taken: a first screen of rows, not a header alone. */
+const PREVIEW_AFTER_BYTES = 256 * 1024;
 const LF = 0x0a;
 
 export abstract class LineSource implements SessionSource {
@@ -38,7 +40,7 @@ export abstract class LineSource implements SessionSource {
     let sliceStart = performance.now();
     const due = () => performance.now() - sliceStart >= YIELD_MS;
     const pause = async () => {
-      if (onFirstPause) {
+      if (onFirstPause && this.offset >= PREVIEW_AFTER_BYTES) {
         onFirstPause();
         onFirstPause = undefined;
       }
