@@ -7,6 +7,7 @@
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { seededText } from '../electron/loader/claudeCode/testing/generate';
 
 export interface GeneratedRollout {
   path: string;
@@ -17,39 +18,10 @@ export interface GeneratedRollout {
   compactions: number;
 }
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-const WORDS = 'the a of to and in is it that for on with as this file test build error function return const value type module rollout item call output reasoning résumé 日本語 “quoted” tab\there "json" back\\slash'.split(' ');
-
 export function generateCodexRollout(dir: string, options: { bytes: number; seed?: number; compactEvery?: number }): GeneratedRollout {
-  const random = rng(options.seed ?? 1130);
-  const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const hex = (n: number): string => {
-    let s = '';
-    for (let i = 0; i < n; i++) s += '0123456789abcdef'[Math.floor(random() * 16)];
-    return s;
-  };
-  const sentence = (n: number): string => Array.from({ length: n }, () => pick(WORDS)).join(' ');
-  const output = (bytes: number): string => {
-    const lines: string[] = [];
-    let n = 0;
-    for (let k = 0; n < bytes; k++) {
-      const l = `${String(k).padStart(6, ' ')}  src/${pick(WORDS)}.rs:${int(1, 999)}: ${sentence(int(4, 14))}`;
-      lines.push(l);
-      n += l.length + 1;
-    }
-    return lines.join('\n');
-  };
+  const { random, int, pick, hex, sentence, output: outputOf } = seededText(options.seed ?? 1130);
+  const output = (bytes: number): string => outputOf(bytes, 'rs');
+  const WORDS = ['cargo', 'test', 'diff', 'src'];
 
   mkdirSync(dir, { recursive: true });
   const id = `019ed628-${hex(4)}-7${hex(3)}-8${hex(3)}-${hex(12)}`;

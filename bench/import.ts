@@ -14,10 +14,8 @@ import { generateClaudeTranscript } from '../electron/loader/claudeCode/testing/
 import type { GeneratedRollout } from './codexFixture';
 import { generateCodexRollout } from './codexFixture';
 import type { BenchRow } from './report';
-import { median } from './report';
-import type { IndexRunResult } from './runners/indexBaseline';
-import type { OursRunResult } from './runners/indexOurs';
-import { MB, formatBytes, runChild, warmPageCache } from './util';
+import { alternatingRow } from './indexing';
+import { MB, formatBytes, warmPageCache } from './util';
 
 export const IMPORT_TARGET = 0.5;
 
@@ -62,35 +60,8 @@ function ensure<T extends { path: string; bytes: number }>(dir: string, key: Rec
 
 async function measure(name: string, made: Made, ctx: ImportContext): Promise<BenchRow> {
   warmPageCache(made.path);
-  const baseline: IndexRunResult[] = [];
-  const ours: OursRunResult[] = [];
-  for (let run = 1; run <= ctx.runs; run++) {
-    const b = await runChild<IndexRunResult>('indexBaseline', { path: made.path });
-    baseline.push(b);
-    const o = await runChild<OursRunResult>('indexOurs', { path: made.path });
-    ours.push(o);
-    ctx.log(`import ${name} run ${run}/${ctx.runs}: baseline ${(b.ms / 1000).toFixed(2)} s, ours ${(o.ms / 1000).toFixed(2)} s`);
-  }
-  const mbps = (r: IndexRunResult) => made.bytes / MB / (r.ms / 1000);
-  const base = median(baseline.map(mbps));
-  const value = median(ours.map(mbps));
-  const ratio = value / base;
-  const last = ours[ours.length - 1] as OursRunResult;
-  return {
-    group: 'import',
-    metric: `${name} import, ${(made.bytes / MB).toFixed(0)} MB: loadSession until ready (median of ${ctx.runs})`,
-    value,
-    unit: 'MB/s',
-    baseline: { name: 'read+split+JSON.parse', value: base },
-    ratio,
-    target: `≥ ${IMPORT_TARGET}× baseline`,
-    pass: ratio >= IMPORT_TARGET,
-    note:
-      `generated (${made.origin}): ${made.summary}; fresh node process per run, alternating, page cache warmed; ` +
-      `ours ${(median(ours.map((r) => r.ms)) / 1000).toFixed(2)} s, baseline ${(median(baseline.map((r) => r.ms)) / 1000).toFixed(2)} s; ` +
-      `${last.messages} messages, ${last.reductions} reductions, ${last.loadFindings} load findings; ` +
-      `peak RSS ours ${(median(ours.map((r) => r.peakRss)) / MB).toFixed(0)} MB, baseline ${(median(baseline.map((r) => r.peakRss)) / MB).toFixed(0)} MB`,
-  };
+  const metric = `${name} import, ${(made.bytes / MB).toFixed(0)} MB: loadSession until ready`;
+  return alternatingRow({ group: 'import', metric, baselineName: 'read+split+JSON.parse', target: IMPORT_TARGET, about: `generated (${made.origin}): ${made.summary}` }, made.path, made.bytes, ctx.runs, ctx.log);
 }
 
 export async function runImportBench(ctx: ImportContext): Promise<BenchRow[]> {

@@ -48,6 +48,44 @@ function rng(seed: number): () => number {
   };
 }
 
+/** Seeded pieces of text for generated sessions (this one and bench/codexFixture.ts). */
+export interface SeededText {
+  random: () => number;
+  int: (lo: number, hi: number) => number;
+  pick: <T>(list: readonly T[]) => T;
+  hex: (n: number) => string;
+  sentence: (words: number) => string;
+  /** About `bytes` of command output: numbered log lines with some variety, files ending in `ext`. */
+  output: (bytes: number, ext: string) => string;
+}
+
+export function seededText(seed: number): SeededText {
+  const random = rng(seed);
+  const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
+  const hex = (n: number): string => {
+    let s = '';
+    for (let i = 0; i < n; i++) s += '0123456789abcdef'[Math.floor(random() * 16)];
+    return s;
+  };
+  const sentence = (words: number): string => {
+    const out: string[] = [];
+    for (let i = 0; i < words; i++) out.push(pick(WORDS));
+    return out.join(' ');
+  };
+  const output = (bytes: number, ext: string): string => {
+    const lines: string[] = [];
+    let n = 0;
+    for (let k = 0; n < bytes; k++) {
+      const l = `${String(k).padStart(6, ' ')}  ${pick(['src', 'lib', 'test'])}/${pick(WORDS)}.${ext}:${int(1, 999)}: ${sentence(int(4, 14))}`;
+      lines.push(l);
+      n += l.length + 1;
+    }
+    return lines.join('\n');
+  };
+  return { random, int, pick, hex, sentence, output };
+}
+
 const WORDS = (
   'the a of to and in is it that for on with as this was file test build error function return const let value type module import export ' +
   'loader session record line byte offset index hash stub expand search view branch compaction summary tool result output input ' +
@@ -56,32 +94,9 @@ const WORDS = (
 const TOOLS = ['Bash', 'Read', 'Edit', 'Grep', 'Glob', 'Write', 'TodoWrite'] as const;
 
 export function generateClaudeTranscript(dir: string, options: GenerateOptions): GeneratedTranscript {
-  const random = rng(options.seed ?? 1130);
-  const int = (lo: number, hi: number): number => lo + Math.floor(random() * (hi - lo + 1));
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)] as T;
-  const hex = (n: number): string => {
-    let s = '';
-    for (let i = 0; i < n; i++) s += '0123456789abcdef'[Math.floor(random() * 16)];
-    return s;
-  };
+  const { random, int, pick, hex, sentence, output: outputOf } = seededText(options.seed ?? 1130);
   const uuid = (): string => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
-  const sentence = (words: number): string => {
-    const out: string[] = [];
-    for (let i = 0; i < words; i++) out.push(pick(WORDS));
-    return out.join(' ');
-  };
-  /** About `bytes` of command output: numbered log lines with some variety. */
-  const output = (bytes: number): string => {
-    const lines: string[] = [];
-    let n = 0;
-    let k = 0;
-    while (n < bytes) {
-      const l = `${String(k++).padStart(6, ' ')}  ${pick(['src', 'lib', 'test'])}/${pick(WORDS)}.ts:${int(1, 999)}: ${sentence(int(4, 14))}`;
-      lines.push(l);
-      n += l.length + 1;
-    }
-    return lines.join('\n');
-  };
+  const output = (bytes: number): string => outputOf(bytes, 'ts');
 
   const sessionId = uuid();
   const path = join(dir, `${sessionId}.jsonl`);
