@@ -1,23 +1,27 @@
 /**
  * The command line of `npm run bench`:
  *
- *   npm run bench -- [--size 1GiB] [--seed N] [--only indexing,memory,latency,search,renderer]
+ *   npm run bench -- [--size 1GiB] [--import-size 100MB] [--seed N] [--only indexing,import,memory,latency,search,renderer]
  *                    [--runs N] [--fixture PATH] [--strict]
  */
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../electron/samples/scaleGenerator';
 
-export const GROUPS = ['indexing', 'memory', 'latency', 'search', 'renderer'] as const;
+export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The generator's default seed (electron/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */
 export const BENCH_SEED = 1130;
 export const DEFAULT_SIZE = '1GiB';
 export const DEFAULT_RUNS = 3;
+/** Issue 10: the import rows open a 100 MB transcript (decimal MB, as the target is written). */
+export const DEFAULT_IMPORT_SIZE = '100MB';
 
 export interface BenchArgs {
   /** The size as written ("1GiB") and in bytes. */
   size: { label: string; bytes: number };
+  /** Size of each generated file of the import group (a Claude Code transcript, a Codex rollout). */
+  importSize: { label: string; bytes: number };
   seed: number;
   groups: Group[];
   runs: number;
@@ -28,6 +32,7 @@ export interface BenchArgs {
 
 export const USAGE = `usage: npm run bench -- [options]
   --size SIZE      fixture size: 1GiB (default), 256MiB, 500MB, or bytes
+  --import-size S  size of the import group's generated transcript and rollout (default ${DEFAULT_IMPORT_SIZE})
   --seed N         generator seed of the fixture (default ${BENCH_SEED})
   --only LIST      comma-separated groups to run: ${GROUPS.join(',')} (default: all)
   --runs N         runs per measurement; medians are reported (default ${DEFAULT_RUNS})
@@ -46,6 +51,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
       allowPositionals: false,
       options: {
         size: { type: 'string' },
+        'import-size': { type: 'string' },
         seed: { type: 'string' },
         only: { type: 'string' },
         runs: { type: 'string' },
@@ -62,6 +68,9 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
   // The generator's own parser: the size given here is the size it is asked to write.
   const bytes = parseByteSize(label);
   if (bytes === undefined) throw new UsageError(`--size must be a size such as 1GiB, 256MiB or 500MB, got ${JSON.stringify(label)}`);
+  const importLabel = values['import-size'] ?? DEFAULT_IMPORT_SIZE;
+  const importBytes = parseByteSize(importLabel);
+  if (importBytes === undefined) throw new UsageError(`--import-size must be a size such as 100MB or 16MiB, got ${JSON.stringify(importLabel)}`);
   const groups = values.only === undefined ? [...GROUPS] : values.only.split(',').map((g) => g.trim()).filter((g) => g.length > 0);
   for (const g of groups) {
     if (!(GROUPS as readonly string[]).includes(g)) throw new UsageError(`--only: unknown group ${JSON.stringify(g)}; the groups are ${GROUPS.join(', ')}`);
@@ -72,6 +81,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an unsigned 32-bit integer, got ${JSON.stringify(values.seed)}`);
   return {
     size: { label, bytes },
+    importSize: { label: importLabel, bytes: importBytes },
     seed,
     groups: groups as Group[],
     runs,

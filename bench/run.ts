@@ -16,6 +16,7 @@ import { USAGE, UsageError, parseBenchArgs } from './args';
 import type { BenchContext } from './context';
 import type { Fixture } from './fixtures';
 import { ensureFixture, outDir } from './fixtures';
+import { runImportBench } from './import';
 import { runIndexingBench } from './indexing';
 import { runLatencyBench } from './latency';
 import { runMemoryBench } from './memory';
@@ -45,8 +46,9 @@ function failedRow(group: Group, e: unknown): BenchRow {
   return { group, metric: 'did not run to completion', value: Number.NaN, unit: '', target: 'runs', pass: false, note: message };
 }
 
-async function runGroup(group: Group, ctx: BenchContext | undefined): Promise<BenchRow[]> {
+async function runGroup(group: Group, ctx: BenchContext | undefined, args: BenchArgs): Promise<BenchRow[]> {
   if (group === 'renderer') return runRendererBench({ log });
+  if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
     case 'indexing':
@@ -91,6 +93,9 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
+  } else if (args.groups.includes('import')) {
+    log('bundling the runners (bench/out/runners)');
+    await buildRunners();
   }
 
   const rows: BenchRow[] = [];
@@ -98,7 +103,7 @@ async function main(argv: readonly string[]): Promise<number> {
     const groupStarted = performance.now();
     log(`${group}…`);
     try {
-      rows.push(...(await runGroup(group, ctx)));
+      rows.push(...(await runGroup(group, ctx, args)));
     } catch (e) {
       log(`${group} failed: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
       rows.push(failedRow(group, e));

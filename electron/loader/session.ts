@@ -31,7 +31,7 @@ export const nodeSha256: Sha256 = (chunks) => {
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 /** A record longer than this is not decoded into one string (V8 strings stop near 512 MB). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
-/** A sidecar this large gets a preview (LoadOptions.onPreview) while it is indexed. */
+/** A file this large gets a preview (LoadOptions.onPreview) while it is indexed. */
 export const PREVIEW_MIN_BYTES = 8 * 1024 * 1024;
 
 const PROGRESS_BYTES = 1024 * 1024;
@@ -45,8 +45,9 @@ export interface LoadProgress {
 export interface LoadOptions {
   onProgress?(p: LoadProgress): void;
   /**
-   * Called once, early, while a large sidecar (PREVIEW_MIN_BYTES or more, without a snapshot) is
-   * still being indexed: a session over the records read so far, so its first rows can be shown.
+   * Called once, early, while a large file (PREVIEW_MIN_BYTES or more; a sidecar without a snapshot,
+   * a Claude Code transcript, a Codex rollout) is still being indexed: a session over the records
+   * read so far, so its first rows can be shown (marked `provisional` by the worker).
    * It shares the final session's file and cache and must not be closed; it is never updated.
    */
   onPreview?(preview: LoadedSession): void;
@@ -146,9 +147,11 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
       inputs.files.push(fileOf(source));
       if (inputs.stopped) continue;
       indexing = source;
+      // Offered to every source of a large file; a source calls it at the first pause of its pass
+      // (a sidecar, an imported transcript or rollout), so one parsed whole (a snapshot) never does.
       const preview =
-        options.onPreview && sources.length === 1 && source.readsAfterIndexing && source.file.size >= PREVIEW_MIN_BYTES
-          ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: [source.file.guard] }))
+        options.onPreview && sources.length === 1 && source.file.size >= PREVIEW_MIN_BYTES
+          ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))
           : undefined;
       await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) });
       const index = source.indexed();

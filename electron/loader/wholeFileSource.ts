@@ -1,7 +1,7 @@
 /**
- * A source that is one document, not lines (a session snapshot, a transcript an importer reads
- * whole): its first pass parses all of it, whatever `end`, and closes the file; later passes and
- * `indexed()` answer from that one result.
+ * A source that is one document, not lines (a session snapshot): its first pass parses all of it,
+ * whatever `end`, and closes the file; later passes and `indexed()` answer from that one result. It
+ * never pauses, so it offers no preview. (Line-based imports index in passes: lineSource.ts.)
  */
 import type { OpenFile } from './openFile';
 import { safeClose } from './openFile';

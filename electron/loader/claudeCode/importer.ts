@@ -1,5 +1,5 @@
 /**
- * Claude Code transcripts (SPEC §10.1, research/issue10/FACTS.md §1) as the inputs of §3.2, pure:
+ * Claude Code transcripts (SPEC §10.1, research/issue10/FACTS.md §1) as the inputs of §3.2, pure but for its hash (node:crypto):
  * the lines of one `.jsonl` file in, the view on the live branch (the minted messages), the
  * reductions Claude Code recorded and the findings out. Never throws on file content.
  *
@@ -12,10 +12,10 @@
  *   → `tool_output_truncated` whose original is the `tool-results/` file (missing: hash null).
  * - Sidechains (inline `isSidechain` records) are further sessions, one per root.
  */
-import { ptrHash, sha256Hex } from '../../../shared/hash';
-import { transcriptOf } from '../../../shared/original';
+import { createHash } from 'node:crypto';
+import { ptrHash } from '../../../shared/hash';
+import { transcriptHeader } from '../../../shared/original';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
-import { utf8Encode } from '../../../shared/utf8';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
@@ -78,12 +78,13 @@ type Rec = Record<string, unknown> & { __line: number };
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+/** SHA-256 of the UTF-8 of `text` through node:crypto (Node writes a lone surrogate as U+FFFD, as TextEncoder does). */
 function hashOf(text: string): string {
-  return ptrHash(sha256Hex([utf8Encode(text)]));
+  return ptrHash(createHash('sha256').update(text, 'utf8').digest('hex'));
 }
 
 function byteLength(text: string): number {
-  return utf8Encode(text).length;
+  return Buffer.byteLength(text, 'utf8');
 }
 
 /** Message-bearing records (user/assistant with a `message`). */
@@ -187,41 +188,70 @@ export function withNonUtf8Lines(bytes: Uint8Array, name: string, findings: read
   return [...out, ...findings].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 }
 
-export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOptions = {}): ImportedSession {
-  const findings: Finding[] = [];
-  const records: Rec[] = [];
-  for (const l of lines) {
-    if (l.text.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(l.text);
-    } catch (e) {
-      findings.push(
-        l.torn
-          ? { code: 'truncated_last_line', severity: 'warning', line: l.line, message: `line ${l.line} is the last line and has no newline: it is cut off (${(e as Error).message}); it is left out` }
-          : { code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not JSON: ${(e as Error).message}` },
-      );
-      continue;
-    }
-    if (!isObj(value) || typeof value.type !== 'string') {
-      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
-      continue;
-    }
-    if (!KNOWN_TYPES.has(value.type)) {
-      findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
-      continue;
-    }
-    // A damaged record is said and still kept: its uuid may carry the chain.
-    const damage = recordDamage(value);
-    if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
-    records.push({ ...value, __line: l.line });
+/** A transcript's lines parsed: its records in file order and the findings of its bad lines. */
+export interface ParsedClaudeLines {
+  records: Rec[];
+  findings: Finding[];
+}
+
+/**
+ * Parses one line into `into` (its record, or a finding). Lines can be parsed as they are read
+ * (the source does, pass by pass) and built at any point: `buildClaudeSession` never changes them.
+ */
+export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void {
+  const { findings, records } = into;
+  if (l.text.trim() === '') return;
+  let value: unknown;
+  try {
+    value = JSON.parse(l.text);
+  } catch (e) {
+    findings.push(
+      l.torn
+        ? { code: 'truncated_last_line', severity: 'warning', line: l.line, message: `line ${l.line} is the last line and has no newline: it is cut off (${(e as Error).message}); it is left out` }
+        : { code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not JSON: ${(e as Error).message}` },
+    );
+    return;
   }
+  if (!isObj(value) || typeof value.type !== 'string') {
+    findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
+    return;
+  }
+  if (!KNOWN_TYPES.has(value.type)) {
+    findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
+    return;
+  }
+  // A damaged record is said and still kept: its uuid may carry the chain.
+  const damage = recordDamage(value);
+  if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
+  // `toolUseResult` is Claude Code's UI-side copy of a result (FACTS.md §1.4), often as large as the
+  // result itself; only its `persistedOutputSize` is read, so only that is kept in memory.
+  const tur = value.toolUseResult;
+  if (tur !== undefined) value.toolUseResult = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? { persistedOutputSize: tur.persistedOutputSize } : null;
+  // The parsed object is this reader's own: it is tagged in place rather than copied.
+  const rec = value as Rec;
+  rec.__line = l.line;
+  records.push(rec);
+}
+
+export function parseClaudeLines(lines: readonly ClaudeLine[]): ParsedClaudeLines {
+  const parsed: ParsedClaudeLines = { records: [], findings: [] };
+  for (const l of lines) parseClaudeLine(l, parsed);
+  return parsed;
+}
+
+export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOptions = {}): ImportedSession {
+  return buildClaudeSession(parseClaudeLines(lines), options);
+}
+
+/** The session of parsed lines (see the file's header); `parsed` is left as it was. */
+export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOptions = {}): ImportedSession {
+  const findings = [...parsed.findings];
+  let records = parsed.records;
   // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
   const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
   const subagentId = subagentFile ? records.map((r) => str(r.agentId)).find((s) => s !== undefined) : undefined;
-  if (subagentFile) {
-    for (const r of records) r.isSidechain = false;
-  }
+  // Copies: the parsed records are shared with later builds.
+  if (subagentFile) records = records.map((r) => ({ ...r, isSidechain: false }));
 
   const byUuid = new Map<string, Rec>();
   for (const r of records) {
@@ -410,12 +440,21 @@ function buildView(
 
   const dropped = compaction && compaction.at > 0 ? ([0, compaction.at] as const) : undefined;
   if (compaction && dropped) {
-    const original = transcriptOf(messages.slice(dropped[0], dropped[1]).map((m) => ({ minted: m, content: m.content })));
+    // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
+    // the same bytes, without building one string of them all.
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for (const m of messages.slice(dropped[0], dropped[1])) {
+      for (const piece of [transcriptHeader(m), m.content, '\n']) {
+        hash.update(piece, 'utf8');
+        bytes += byteLength(piece);
+      }
+    }
     const id = `cc-compact-L${compaction.boundary.__line}`;
     reductions.push({
       id,
       kind: 'summarized',
-      ptr: { index: dropped[0], hash: hashOf(original), bytes: byteLength(original) },
+      ptr: { index: dropped[0], hash: ptrHash(hash.digest('hex')), bytes },
       end: dropped[1],
       stub: compaction.summary,
       minted_at: messages.length,

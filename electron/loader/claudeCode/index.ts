@@ -1,8 +1,8 @@
 /**
  * Claude Code transcripts (`claude-code`, SPEC §10.1) behind the source seam. Detected by content:
  * the first JSON line is an object whose `type` is a Claude Code record type and that carries
- * Claude Code's envelope (`uuid`, `sessionId`, `leafUuid` or `messageId`). The file is read whole
- * at the first pass and imported by `importClaudeCode`; originals of `<persisted-output>` are read
+ * Claude Code's envelope (`uuid`, `sessionId`, `leafUuid` or `messageId`). The file is indexed in
+ * passes, each line parsed once as it is read, and the session built by the importer; originals of `<persisted-output>` are read
  * from `<session>/tool-results/` beside it, never written.
  */
 import { readFileSync } from 'node:fs';
@@ -12,10 +12,10 @@ import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
-import type { FormatAdapter, IndexPass, SourceIndex } from '../source';
-import { WholeFileSource } from '../wholeFileSource';
-import type { ClaudeLine, ImportedSession } from './importer';
-import { KNOWN_TYPES, importClaudeCode, withNonUtf8Lines } from './importer';
+import { LineSource } from '../lineSource';
+import type { FormatAdapter, IndexPass, IndexStop, SourceIndex } from '../source';
+import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
+import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
@@ -70,16 +70,16 @@ function readSibling(path: string): string | undefined {
 }
 
 /**
- * Imports the transcript `text` of the file at `path`, and lists the sessions it holds: its own
+ * Imports the transcript `text` (or its lines parsed so far) of the file at `path`, and lists the sessions it holds: its own
  * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
  * id, or a subagent's id (its file is then imported instead). Undefined when no session has that id.
  */
-export function importClaudeFile(path: string, text: string, session?: string): ImportedSession | undefined {
+export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string): ImportedSession | undefined {
   const dir = toolResultsDir(path);
   const toolResult = (name: string): string | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readSibling(join(dir, name)));
   const subagents = subagentFiles(path, text);
   const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
-  const main = importClaudeCode(splitClaudeLines(text), { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
+  const main = buildClaudeSession(typeof text === 'string' ? parseClaudeLines(splitClaudeLines(text)) : text, { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
   if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
   const listed = [...main.sessions];
   let chosen = main;
@@ -102,24 +102,50 @@ export function importClaudeFile(path: string, text: string, session?: string): 
   return { ...chosen, sessions: listed };
 }
 
-export class ClaudeCodeSource extends WholeFileSource {
+/**
+ * A transcript indexed in passes (LineSource): each line is parsed once as it is read and kept;
+ * `indexed()` builds the session from the lines parsed so far. Before the last pass that is a
+ * provisional view — the live branch over the records read so far (its leaf is the last message
+ * read) — which the final view replaces. A source opened for a `--session` was imported whole at
+ * detection (`preloaded`) and only answers that.
+ */
+export class ClaudeCodeSource extends LineSource {
   readonly format = 'claude-code' as const;
+  private readonly parsed: ParsedClaudeLines = { records: [], findings: [] };
+  /** A finding per line that is not valid UTF-8 (it reads with U+FFFD). */
+  private readonly nonUtf8: Finding[] = [];
+  private cached: SourceIndex | undefined;
 
   constructor(
     file: OpenFile,
-    private readonly read: IndexPass['read'] | undefined,
     private readonly session?: string,
     private readonly preloaded?: ImportedSession,
   ) {
     super(file);
   }
 
-  protected parseWhole(pass: IndexPass): SourceIndex {
-    const bytes = readExactly(this.file.fd, 0, this.file.size, this.read ?? pass.read);
-    if (!bytes) return { stopped: [{ code: 'malformed_line', severity: 'error', message: `${this.file.path} shrank while it was read` }] };
-    const imported = this.preloaded ?? importClaudeFile(this.file.path, bytes.toString('utf8'), this.session) ?? importClaudeFile(this.file.path, bytes.toString('utf8'))!;
-    const findings = isUtf8(bytes) ? imported.findings : withNonUtf8Lines(bytes, basename(this.file.path), imported.findings);
-    return {
+  override indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
+    if (!this.preloaded) return super.indexTo(end, pass);
+    pass.progress.add(this.file.size);
+    return Promise.resolve({ offset: this.file.size, line: 1 });
+  }
+
+  protected take(line: number, bytes: Buffer | undefined, length: number, torn: boolean, pass: IndexPass): void {
+    this.cached = undefined;
+    if (!bytes) {
+      this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} is a record of ${length} bytes, longer than the limit of ${pass.maxRecordBytes}; it is skipped` });
+      return;
+    }
+    // Lines split at \n bytes decode as the whole file would (no UTF-8 sequence holds a 0x0a byte).
+    if (!isUtf8(bytes)) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    parseClaudeLine({ line, text: stripCr(bytes.toString('utf8')), ...(torn ? { torn: true } : {}) }, this.parsed);
+  }
+
+  indexed(): SourceIndex {
+    if (this.cached) return this.cached;
+    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session) ?? importClaudeFile(this.file.path, this.parsed)!;
+    const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
+    this.cached = {
       snapshot: {
         session_id: imported.session_id,
         model: imported.model,
@@ -130,8 +156,11 @@ export class ClaudeCodeSource extends WholeFileSource {
         ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
       },
     };
+    return this.cached;
   }
 }
+
+const stripCr = (text: string): string => (text.endsWith('\r') ? text.slice(0, -1) : text);
 
 export const claudeCodeFormat: FormatAdapter = {
   name: 'claude-code',
@@ -140,7 +169,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, context.read) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
@@ -149,7 +178,8 @@ export const claudeCodeFormat: FormatAdapter = {
       const all = importClaudeFile(file.path, whole.toString('utf8'));
       return { ok: false, error: { code: 'usage', message: `${file.path} holds no session ${JSON.stringify(context.session)}: its sessions are ${(all?.sessions ?? []).map((x) => x.id || '(main)').join(', ')}` } };
     }
-    return { ok: true, source: new ClaudeCodeSource(file, context.read, context.session, imported) };
+    const checked = isUtf8(whole) ? imported : { ...imported, findings: withNonUtf8Lines(whole, basename(file.path), imported.findings) };
+    return { ok: true, source: new ClaudeCodeSource(file, context.session, checked) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Claude Code transcripts given: pass one (its subagents and tool-results are found beside it)` } };

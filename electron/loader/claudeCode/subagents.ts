@@ -95,18 +95,23 @@ export function transcriptSessionId(text: string): string | undefined {
   return undefined;
 }
 
+/** The session id of a transcript already parsed: the first of its first 50 records that names one. */
+function parsedSessionId(records: readonly Record<string, unknown>[]): string | undefined {
+  return records.slice(0, 50).map((r) => r.sessionId).find((id): id is string => typeof id === 'string');
+}
+
 /**
  * Every subagent transcript of the session file at `path` whose text is `text`, sorted by id within
  * each layout: 2.1.x, then workflow, then 2.0.x. An id found twice keeps its first file.
  */
-export function subagentFiles(path: string, text: string): SubagentFile[] {
+export function subagentFiles(path: string, text: string | { readonly records: readonly Record<string, unknown>[] }): SubagentFile[] {
   const stem = basename(path).replace(/\.jsonl$/, '');
   const sub = join(dirname(path), stem, 'subagents');
   const found = agentsIn(sub, '').sort(byId);
   const workflows = list(join(sub, 'workflows')).filter((wf) => !wf.includes('/') && !wf.includes('\\'));
   found.push(...workflows.flatMap((wf) => agentsIn(join(sub, 'workflows', wf), `workflows/${wf}/`)).sort(byId));
   // A 2.0.x agent file opened on its own is not the parent of its siblings.
-  const sessionId = AGENT_FILE.test(basename(path)) ? undefined : transcriptSessionId(text);
+  const sessionId = AGENT_FILE.test(basename(path)) ? undefined : typeof text === 'string' ? transcriptSessionId(text) : parsedSessionId(text.records);
   if (sessionId !== undefined && sessionId !== '') {
     const candidates = list(dirname(path))
       .filter((n) => BESIDE_FILE.test(n))

@@ -56,6 +56,15 @@ export function detectNative(file: OpenFile, { read, maxRecordBytes }: DetectCon
     if (rest && firstNonSpaceByte(rest) === undefined) return { format: 'supercode-snapshot', value: firstValue, ...(firstLine.bytes && !isUtf8(firstLine.bytes) ? { invalidUtf8: true } : {}) };
   }
 
+  // A first line that is a whole JSON value followed by more than white space: the file is not one
+  // JSON document (JSON.parse of it all would fail after that value), so it is not read whole.
+  // Every JSONL file of another format is told apart here, in a few KiB.
+  if (firstValue !== undefined && firstLine) {
+    const restStart = firstLine.offset + firstLine.length;
+    const window = readExactly(file.fd, restStart, Math.min(file.size - restStart, 64 * 1024), read);
+    if (window && firstNonSpaceByte(window) !== undefined) return unrecognized('its first line is not a sidecar record and the file is not one JSON document (more follows its first line, a whole JSON value)');
+  }
+
   if (file.size > MAX_SNAPSHOT_BYTES) {
     if (head.toString('utf8').includes('"supercode-session"')) {
       return { error: unreadable(path, `snapshot is ${file.size} bytes; snapshots over 400 MB are not supported yet`) };

@@ -1,0 +1,84 @@
+/**
+ * Import speed (issue 10): opening a generated 100 MB Claude Code transcript (and a Codex rollout)
+ * against the least any JSONL reader does with the same file — read it, split its lines,
+ * `JSON.parse` each (bench/runners/indexBaseline.ts) — in the same kind of fresh `node` process,
+ * alternating, after the file was read once to warm the page cache. Ours is `loadSession([file])`
+ * until the session is ready to serve rows (bench/runners/indexOurs.ts). Target: ours ≥ 0.5× the
+ * baseline's MB/s (medians). The note gives both times, the session's counts and both processes'
+ * peak RSS (the imported messages are held in memory).
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { GeneratedTranscript } from '../electron/loader/claudeCode/testing/generate';
+import { generateClaudeTranscript } from '../electron/loader/claudeCode/testing/generate';
+import type { GeneratedRollout } from './codexFixture';
+import { generateCodexRollout } from './codexFixture';
+import type { BenchRow } from './report';
+import { alternatingRow } from './indexing';
+import { MB, formatBytes, warmPageCache } from './util';
+
+export const IMPORT_TARGET = 0.5;
+
+export interface ImportContext {
+  /** Target size of each generated file, in bytes. */
+  bytes: number;
+  seed: number;
+  runs: number;
+  outDir: string;
+  log: (line: string) => void;
+}
+
+interface Made {
+  path: string;
+  bytes: number;
+  /** What the generator wrote, for the note. */
+  summary: string;
+  origin: string;
+}
+
+/** Generates `dir`'s file unless its manifest names the same generator, seed and size and the file is intact. */
+function ensure<T extends { path: string; bytes: number }>(dir: string, key: Record<string, unknown>, generate: () => T, describe: (made: T) => string, log: (line: string) => void): Made {
+  const manifestPath = join(dir, 'manifest.json');
+  try {
+    const m = JSON.parse(readFileSync(manifestPath, 'utf8')) as { key: unknown; made: T };
+    if (JSON.stringify(m.key) === JSON.stringify(key) && existsSync(m.made.path) && statSync(m.made.path).size === m.made.bytes) {
+      log(`import: reusing ${m.made.path} (${formatBytes(m.made.bytes)})`);
+      return { path: m.made.path, bytes: m.made.bytes, summary: describe(m.made), origin: 'reused' };
+    }
+  } catch {
+    // no manifest yet, or an unreadable one: generate
+  }
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const started = performance.now();
+  const made = generate();
+  writeFileSync(manifestPath, `${JSON.stringify({ key, made }, null, 2)}\n`);
+  const seconds = (performance.now() - started) / 1000;
+  log(`import: generated ${made.path} (${formatBytes(made.bytes)}) in ${seconds.toFixed(1)} s`);
+  return { path: made.path, bytes: made.bytes, summary: describe(made), origin: `generated in ${seconds.toFixed(0)} s` };
+}
+
+async function measure(name: string, made: Made, ctx: ImportContext): Promise<BenchRow> {
+  warmPageCache(made.path);
+  const metric = `${name} import, ${(made.bytes / MB).toFixed(0)} MB: loadSession until ready`;
+  return alternatingRow({ group: 'import', metric, baselineName: 'read+split+JSON.parse', target: IMPORT_TARGET, about: `generated (${made.origin}): ${made.summary}` }, made.path, made.bytes, ctx.runs, ctx.log);
+}
+
+export async function runImportBench(ctx: ImportContext): Promise<BenchRow[]> {
+  const label = `${Math.round(ctx.bytes / MB)}MB`;
+  const cc = ensure<GeneratedTranscript>(
+    join(ctx.outDir, `claude-code-${label}`),
+    { generator: 'claudeCode/testing/generate.ts', version: 1, seed: ctx.seed, bytes: ctx.bytes },
+    () => generateClaudeTranscript(join(ctx.outDir, `claude-code-${label}`), { bytes: ctx.bytes, seed: ctx.seed }),
+    (g) => `${g.lines} lines, ${g.turns} turns, ${g.toolCalls} tool calls, ${g.compactions} compactions, ${g.microcompactions} microcompactions, ${g.persisted} persisted outputs (${g.persistedMissing} missing)`,
+    ctx.log,
+  );
+  const codex = ensure<GeneratedRollout>(
+    join(ctx.outDir, `codex-${label}`),
+    { generator: 'bench/codexFixture.ts', version: 1, seed: ctx.seed, bytes: ctx.bytes },
+    () => generateCodexRollout(join(ctx.outDir, `codex-${label}`), { bytes: ctx.bytes, seed: ctx.seed }),
+    (g) => `${g.lines} lines, ${g.turns} turns, ${g.toolCalls} tool calls, ${g.compactions} compactions`,
+    ctx.log,
+  );
+  return [await measure('Claude Code', cc, ctx), await measure('Codex', codex, ctx)];
+}
