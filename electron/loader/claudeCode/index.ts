@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
+import type { Finding } from '../../../shared/index';
 import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';

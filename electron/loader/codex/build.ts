@@ -25,11 +25,12 @@
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
  */
-import { ptrHash, sha256Hex } from '../../../shared/hash';
+import { createHash } from 'node:crypto';
+import { ptrHash } from '../../../shared/hash';
 import { transcriptOf } from '../../../shared/original';
 import type { ModelChange } from '../../../shared/timeline';
 import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
-import { utf8Encode, utf8Length } from '../../../shared/utf8';
+import { utf8Length } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
@@ -106,10 +107,18 @@ const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_
 
 interface Entry {
   msg: ChatMessage;
-  /** Canonical JSON of the response item it came from (undefined for messages made at a compaction). */
-  key: string | undefined;
+  /** The response item it came from (undefined for messages made at a compaction). */
+  item: Record<string, unknown> | undefined;
+  /** Canonical JSON of `item`, made when a compaction first compares it (most rollouts have none). */
+  key?: string;
   line: number;
   hidden: boolean;
+}
+
+/** The canonical JSON of an entry's item, computed once. */
+function keyOf(e: Entry): string | undefined {
+  if (e.key === undefined && e.item !== undefined) e.key = canonicalJson(e.item);
+  return e.key;
 }
 
 /** JSON with object keys sorted: a re-marshalled line (keys sorted) still matches its original. */
@@ -211,14 +220,13 @@ function reasoningMetadata(payload: Record<string, unknown>): Record<string, unk
   };
 }
 
+/** SHA-256 of a text's UTF-8 bytes through node:crypto (the portable one took most of a large rollout's import). */
 function contentHash(content: string): { hash: string; bytes: number } {
-  const bytes = utf8Encode(content);
-  return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
+  return { hash: ptrHash(createHash('sha256').update(content, 'utf8').digest('hex')), bytes: Buffer.byteLength(content, 'utf8') };
 }
 
 function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
-  const bytes = utf8Encode(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
-  return { hash: ptrHash(sha256Hex([bytes])), bytes: bytes.length };
+  return contentHash(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
 }
 
 /** What is wrong with a response item whose fields have the wrong types, or undefined. */
@@ -249,12 +257,12 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
 
   // View indices that carry a per-message reduction (a tool-level truncation).
   const truncated = new Set<number>();
-  const push = (msg: ChatMessage, key: string | undefined, line: number): void => {
+  const push = (msg: ChatMessage, item: Record<string, unknown> | undefined, line: number): void => {
     if (reasoning && msg.role === 'assistant') {
       msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
       reasoning = undefined;
     }
-    entries.push({ msg, key, hidden: false, line });
+    entries.push({ msg, item, hidden: false, line });
   };
   /**
    * An output the tool cut before it was recorded (FACTS §2.10 item 1) becomes a
@@ -303,7 +311,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         let found = -1;
         for (let i = cursor; i < before; i++) {
           const e = entries[i] as Entry;
-          if (!e.hidden && !kept.has(i) && e.key === key) {
+          if (!e.hidden && !kept.has(i) && keyOf(e) === key) {
             found = i;
             break;
           }
@@ -365,7 +373,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     for (const a of added) {
       const at = entries.length;
       // A copy keeps its item's key: a later compaction may keep it again.
-      entries.push({ msg: a.msg, key: a.from === undefined ? undefined : canonicalJson(a.item), hidden: false, line });
+      entries.push({ msg: a.msg, item: a.from === undefined ? undefined : a.item, hidden: false, line });
       noteTruncation(a.item, at, line);
       if (a.from === undefined || !moved.has(a.from)) continue;
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
@@ -435,7 +443,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         const msg = messageOf(payload, l.line, findings);
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
         else if (msg !== 'skip') {
-          push(msg, canonicalJson(payload), l.line);
+          push(msg, payload, l.line);
           noteTruncation(payload, entries.length - 1, l.line);
         }
         break;
