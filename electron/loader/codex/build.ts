@@ -88,6 +88,8 @@ function outputText(content: string): string {
  * `Original token count` no larger than its own text (Codex counts 4 bytes a token).
  */
 export function toolTruncation(content: string): { bytes: number; stated: string } | undefined {
+  // Most outputs hold no marker: they are not decoded again (the words survive JSON escaping).
+  if (!content.includes('tokens truncated')) return undefined;
   const text = outputText(content);
   const cuts = [...text.matchAll(CUT_MARKER)];
   if (cuts.length === 0) return undefined;
@@ -119,6 +121,14 @@ interface Entry {
 function keyOf(e: Entry): string | undefined {
   if (e.key === undefined && e.item !== undefined) e.key = canonicalJson(e.item);
   return e.key;
+}
+
+/**
+ * False when two items cannot be equal by their top-level scalars (type, role, call id, name): most
+ * pairs a compaction compares differ there, so their canonical JSON is never made.
+ */
+function mayEqual(a: Record<string, unknown> | undefined, b: Record<string, unknown>): boolean {
+  return a !== undefined && a.type === b.type && a.role === b.role && a.call_id === b.call_id && a.name === b.name;
 }
 
 /** JSON with object keys sorted: a re-marshalled line (keys sorted) still matches its original. */
@@ -311,7 +321,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         let found = -1;
         for (let i = cursor; i < before; i++) {
           const e = entries[i] as Entry;
-          if (!e.hidden && !kept.has(i) && keyOf(e) === key) {
+          if (!e.hidden && !kept.has(i) && mayEqual(e.item, item) && keyOf(e) === key) {
             found = i;
             break;
           }
