@@ -5,28 +5,17 @@
  * and the glossary of the help dialog, by keyboard. Every expected value is read from the files.
  */
 import { readFileSync } from 'node:fs';
+import type { LooseRecord } from '../../shared/testing/looseRecords';
+import { looseRecords } from '../../shared/testing/looseRecords';
 import { REDUCTION_KINDS } from '../../shared/types';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { sample, SESSION_SIDECAR } from '../paths';
 
-interface Rec {
-  t: string;
-  i?: number;
-  to?: number | string;
-  at?: number;
-  from?: string;
-  reasoning_artifacts_filtered?: number;
-  msg?: { role: string; content: string };
-  r?: { id: string; ptr: { index: number; bytes: number }; kept_bytes?: number };
-}
-
+type Rec = LooseRecord;
 function records(path: string): Rec[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Rec);
+  return looseRecords(readFileSync(path, 'utf8')).map((x) => x.rec);
 }
 
 /**

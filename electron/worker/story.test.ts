@@ -7,28 +7,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ParsedParams, ResultOf } from '../../shared/index';
 import { ABANDONED_TEXT_MAX_BYTES, methods, utf8Decode, utf8Encode } from '../../shared/index';
+import type { LooseRecord } from '../../shared/testing/looseRecords';
+import { looseRecords } from '../../shared/testing/looseRecords';
 import { SessionService } from './service';
 
 const SAMPLES = join(import.meta.dirname, '../../samples');
 const DEMO = join(SAMPLES, 'demo.sidecar.jsonl');
 const SESSION = join(SAMPLES, 'session.sidecar.jsonl');
 
-interface Rec {
-  t: string;
-  i?: number;
-  to?: number | string;
-  at?: number;
-  from?: string;
-  reasoning_artifacts_filtered?: number;
-  msg?: { role: string; content: string };
-  r?: { id: string; minted_at: number; ptr: { bytes: number }; kept_bytes?: number };
-}
+type Rec = LooseRecord;
 /** The sample's records with their 1-based lines. */
 function records(path: string): { line: number; rec: Rec }[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l, k) => ({ line: k + 1, rec: JSON.parse(l) as Rec }));
+  return looseRecords(readFileSync(path, 'utf8'));
 }
 
 const services: SessionService[] = [];
@@ -47,7 +37,7 @@ async function opened(path: string): Promise<SessionService> {
 function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
   const reply = s.handle(method, methods[method].params.parse(raw) as ParsedParams<M>);
   if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
-  return reply.value as ResultOf<M>;
+  return reply.value;
 }
 
 describe('callDiff (worker)', () => {

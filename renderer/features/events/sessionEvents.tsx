@@ -51,7 +51,7 @@ function Abandoned({ rewind, count }: { rewind: number; count: number }) {
     <details
       className="event-abandoned"
       onToggle={(e) => {
-        if ((e.currentTarget as HTMLDetailsElement).open) void load(rewind);
+        if ((e.currentTarget).open) void load(rewind);
       }}
     >
       <summary>{`Show the ${formatCount(count)} abandoned ${count === 1 ? 'message' : 'messages'}`}</summary>
