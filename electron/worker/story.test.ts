@@ -4,9 +4,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ParsedParams, ResultOf } from '../../shared/index';
-import { ABANDONED_TEXT_MAX_BYTES, methods, utf8Decode, utf8Encode } from '../../shared/index';
+import type { ChatMessage } from '../../shared/index';
+import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_ENTRIES, MAX_EVENTS_PER_REQUEST, methods, utf8Decode, utf8Encode } from '../../shared/index';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import type { LooseRecord } from '../../shared/testing/looseRecords';
 import { looseRecords } from '../../shared/testing/looseRecords';
 import { SessionService } from './service';
@@ -72,6 +75,44 @@ describe('callDiff (worker)', () => {
       expect(reply.error.code).toBe('invalid_request');
       expect(reply.error.message).toContain(`calls 1 to ${calls}`);
     }
+  });
+});
+
+describe('replies stay bounded over a session of many reductions', () => {
+  const tmp = tempDir('session-inspector-story-');
+  afterAll(() => tmp.cleanup());
+  /** An assistant call, then `n` tool outputs each elided by its own reduction, each minted at its own view length. */
+  function manyReductions(n: number): string {
+    const view: ChatMessage[] = [user('go'), assistant('', 'c0')];
+    for (let k = 0; k < n; k++) view.push(tool(`output ${k}`, 'c0'));
+    const log = view.slice(2).map((_, k) => makeReduction(view, { id: `r${k}`, kind: 'tool_output_elided', index: k + 2 }, { minted_at: k + 3 }));
+    return writeSidecar(tmp.path(`many-${n}.sidecar.jsonl`), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+  }
+
+  it('a diff past MAX_DIFF_ENTRIES reductions lists that many and counts and sums them all', async () => {
+    const n = MAX_DIFF_ENTRIES + 200;
+    const s = await opened(manyReductions(n));
+    const diff = ask(s, 'callDiff', { from: 1, to: null });
+    expect(diff.reduced).toHaveLength(MAX_DIFF_ENTRIES);
+    expect(diff.totals.reduced.count).toBe(n);
+    expect(diff.added).toHaveLength(MAX_DIFF_ENTRIES);
+    // Call 1 was given message 0 alone: the call's own message and the n outputs came after.
+    expect(diff.totals.added.count).toBe(n + 1);
+    // Every hidden output is `output k`: the total is their bytes, the listed ones included.
+    let bytes = 0;
+    for (let k = 0; k < n; k++) bytes += `output ${k}`.length;
+    expect(diff.totals.reduced.bytes).toBe(bytes);
+  });
+
+  it('events past MAX_EVENTS_PER_REQUEST in one range are cut there and counted', async () => {
+    const n = MAX_EVENTS_PER_REQUEST + 50;
+    const s = await opened(manyReductions(n));
+    const whole = ask(s, 'sessionEvents', { start: 0, end: n + 10 });
+    expect(whole.events).toHaveLength(MAX_EVENTS_PER_REQUEST);
+    expect(whole.total).toBe(n);
+    // The rest is reached by asking from where the list stopped.
+    const next = ask(s, 'sessionEvents', { start: (whole.events.at(-1)?.index ?? 0) + 1, end: n + 10 });
+    expect(next.events).toHaveLength(n - MAX_EVENTS_PER_REQUEST);
   });
 });
 
