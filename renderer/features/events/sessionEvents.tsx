@@ -99,7 +99,7 @@ function EventMark({ e }: { e: SessionEvent }) {
       {e.kind === 'model_change' && (
         <p className="event-note">
           {e.stripped_count === null
-            ? `The file records ${formatCount(e.reasoning_artifacts_filtered)} messages stripped of reasoning artifacts.`
+            ? 'This format does not record which messages’ reasoning artifacts the switch stripped.'
             : `Reasoning artifacts stripped from ${formatCount(e.stripped_count)} ${e.stripped_count === 1 ? 'message' : 'messages'} (reasoning_artifacts_filtered: ${formatCount(e.reasoning_artifacts_filtered)})${e.stripped.length > 0 ? `: ${e.stripped.join(', ')}${e.stripped_count > e.stripped.length ? ', …' : ''}` : ''}.`}
         </p>
       )}
