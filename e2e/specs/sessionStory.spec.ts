@@ -81,6 +81,12 @@ test.describe('the §9 demo’s diff', () => {
     if (!r1) throw new Error('the demo has no r1');
     const hidden = r1.ptr.bytes - (r1.kept_bytes ?? 0);
 
+    // Where r1 was minted: at the top of the row of message minted_at, or after the last row when
+    // the view held every message then.
+    const messages = records(DEMO).filter((r) => r.t === 'message').length;
+    const mintedRow = inspector.row(Math.min(r1.minted_at, messages - 1));
+    await expect(mintedRow.getByRole('separator', { name: 'Reduction r1 minted (truncated)', exact: true })).toBeVisible();
+
     await inspector.compareCalls(2, null);
     const left = inspector.diffTable.getByRole('row').filter({ hasText: /^Left the context/ }).filter({ has: inspector.page.getByRole('button', { name: 'r1', exact: true }) });
     await expect(left).toHaveCount(1);
