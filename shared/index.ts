@@ -25,6 +25,6 @@ export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
 export type { IntegrityInput } from './integrity';
 export { checkIntegrity, compareLogs } from './integrity';
-export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
+export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';

@@ -25,6 +25,10 @@ export const METHOD_CHANNELS = {
   log: 'si:log',
   verify: 'si:verify',
   check: 'si:check',
+  // Issue 12, part B.
+  callDiff: 'si:callDiff',
+  sessionEvents: 'si:sessionEvents',
+  abandoned: 'si:abandoned',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

@@ -6,6 +6,7 @@
 import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 import { freshFindings } from './findingsSlice';
+import { freshStory } from './storySlice';
 import { freshLog } from './logSlice';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
@@ -184,6 +185,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         ...freshSearchResults(),
         ...freshLog(),
         ...freshFindings(),
+        ...freshStory(),
       });
       if (!info || info.provisional) return;
       if (info.stopped) {

@@ -14,6 +14,7 @@ import { createReductionsSlice } from './reductionsSlice';
 import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
 import { createSessionSlice } from './sessionSlice';
+import { createStorySlice } from './storySlice';
 import { createUiSlice } from './uiSlice';
 
 export type AppStore = StoreApi<AppState>;
@@ -40,5 +41,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createFindingsSlice(deps)(...a),
     ...createUiSlice(deps)(...a),
     ...createNavigationSlice(deps)(...a),
+    ...createStorySlice(deps)(...a),
   }));
 }
