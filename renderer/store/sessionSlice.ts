@@ -175,6 +175,10 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
 
     applySession(info) {
       const loading = get().loading;
+      // A check the user asked for over a preview is answered for the preview's epoch and dropped:
+      // it runs again over the whole session that replaces it, whatever the session's size.
+      const before = get().session;
+      const checkAsked = get().checkStatus === 'running' && before?.provisional === true && info !== null && !info.provisional && info.generation === before.generation;
       set({
         session: info,
         epoch: get().epoch + 1,
@@ -196,7 +200,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       }
       // The resolver answers one request at a time: on a big session the check would hold every
       // row and expansion behind it for minutes, so there it waits for the user to ask.
-      if (sessionBytes(info) <= AUTO_CHECK_MAX_BYTES) void get().runCheck();
+      if (checkAsked || sessionBytes(info) <= AUTO_CHECK_MAX_BYTES) void get().runCheck();
       if (get().searchQuery.trim() !== '' && !info.stopped) void get().runSearch();
     },
 

@@ -78,6 +78,31 @@ describe('session', () => {
     expect(host.callsOf('check')).toHaveLength(1);
   });
 
+  it('a check asked for over the preview of a large file runs again over the whole session', async () => {
+    const big = [{ path: '/x/big.jsonl', format: 'codex-rollout' as const, bytes: 64 * 1024 * 1024 }];
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    host.emit({ name: 'sessionPreview', payload: sessionInfo({ files: big, rows: 40, provisional: true }) });
+    await settle();
+    // The user runs the check before the file is read (the host answers once indexing ends).
+    const asked = store.getState().runCheck();
+    expect(store.getState().checkStatus).toBe('running');
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ files: big, rows: 1000 }) });
+    await asked;
+    await settle();
+    // Too large for the automatic check, yet checked: the user asked.
+    expect(host.callsOf('check')).toHaveLength(2);
+    expect(store.getState().checkStatus).toBe('done');
+  });
+
+  it('a large session opened without a preview waits for the user to run the check', async () => {
+    const big = [{ path: '/x/big.jsonl', format: 'codex-rollout' as const, bytes: 64 * 1024 * 1024 }];
+    const { store, host } = await started(fakeHost(null, TWO_FILES));
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ files: big, rows: 1000 }) });
+    await settle();
+    expect(host.callsOf('check')).toHaveLength(0);
+    expect(store.getState().checkStatus).toBe('idle');
+  });
+
   it('drops a preview whose file then fails to load', async () => {
     const { store, host } = await started(fakeHost(null, TWO_FILES));
     host.emit({ name: 'sessionPreview', payload: sessionInfo({ rows: 40, provisional: true }) });
