@@ -62,3 +62,25 @@ export function byteRangeToIndices(text: string, range: readonly [number, number
   }
   return [start === -1 ? text.length : start, text.length];
 }
+
+/**
+ * String indices of ascending byte offsets of one `text`, in one pass over it: `indexOf(b)` for
+ * `b` not below the last asked is `byteOffsetToIndex(text, b)` (many boundaries of one transcript
+ * cost one walk, not one each).
+ */
+export function byteCursor(text: string): { indexOf(byteOffset: number): number } {
+  let bytes = 0;
+  let i = 0;
+  return {
+    indexOf(byteOffset: number): number {
+      if (byteOffset < bytes) return byteOffsetToIndex(text, byteOffset);
+      while (i < text.length) {
+        const ch = charAt(text, i);
+        if (bytes + ch.bytes > byteOffset) return i;
+        bytes += ch.bytes;
+        i += ch.units;
+      }
+      return text.length;
+    },
+  };
+}
