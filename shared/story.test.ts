@@ -161,6 +161,14 @@ describe('stubPosition', () => {
     expect(stubPosition('something else', r)).toBeUndefined();
   });
 
+  it("is undefined for a summary (the text the model read) and for a stub that is not §3.5's", () => {
+    const v = [user('a'), assistant('b')];
+    const summary = makeReduction(v, { kind: 'summarized', index: 0, end: 2, summary: 'They talked.' });
+    expect(stubPosition('They talked.', summary)).toBeUndefined();
+    const foreign = { ...makeReduction(v, { kind: 'tool_output_elided', index: 1 }), stub: '[output cut]' };
+    expect(stubPosition('[output cut]', foreign)).toBeUndefined();
+  });
+
   it('stubStatedHiddenBytes reads the count a stub states, and nothing from a summary', () => {
     expect(stubStatedHiddenBytes(stubText('r3', 'tool_output_elided', 1234))).toBe(1234);
     expect(stubStatedHiddenBytes('Summary of messages 0–5')).toBeUndefined();

@@ -10,6 +10,7 @@ import { expandReduction } from './expand';
 import type { ByteRange } from './expand';
 import type { ChatMessage, ExpandOutcome, MessageList, Reduction, Result, Role } from './types';
 import { err, isRangeKind, ok } from './types';
+import { REDUCTION_SENTINEL } from './constants';
 import { utf8Length } from './utf8';
 
 /** One message of a range's transcript: `[start, content_start)` is its header, `[content_start, end)` its content and closing newline. */
@@ -125,7 +126,9 @@ export function transcriptOffset(r: Reduction, minted: MessageList, recorded: Me
 
 /** Where a row's stub stands in its whole text, in bytes (§3.5: the stub is the text's tail), and the hidden bytes it states. */
 export function stubPosition(text: string, r: Reduction): { id: string; start: number; end: number; hidden_bytes?: number } | undefined {
-  if (!text.endsWith(r.stub)) return undefined;
+  // Only a stub as §3.5 writes it stands for hidden bytes; a summary (§10.1) or an importer's own
+  // marker is text the model read, shown as text with the chip after it.
+  if (!r.stub.startsWith(`${REDUCTION_SENTINEL} id=${r.id}`) || !text.endsWith(r.stub)) return undefined;
   const end = utf8Length(text);
   const hidden = stubStatedHiddenBytes(r.stub);
   return { id: r.id, start: end - utf8Length(r.stub), end, ...(hidden !== undefined ? { hidden_bytes: hidden } : {}) };

@@ -67,12 +67,17 @@ function StoryLegend() {
   );
 }
 
-/** Seen runs as plain text; hidden runs inside the element named "Hidden from the model". */
-function Segments({ segments, markRef }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement> }) {
+/**
+ * Seen runs inside the element named "Seen by the model"; hidden runs inside the one named "Hidden
+ * from the model", unless `withinHidden` (a range's rows already sit inside one).
+ */
+function Segments({ segments, markRef, withinHidden = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean }) {
   return (
     <>
       {segments.map((g) =>
-        g.hidden ? (
+        g.hidden && withinHidden ? (
+          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={markRef} />
+        ) : g.hidden ? (
           <span key={g.bytes[0]} className="reduction-hidden" role="group" aria-label="Hidden from the model">
             <TerminalText text={g.text} marks={g.marks} markRef={markRef} />
           </span>
@@ -195,14 +200,13 @@ export function ReductionRegion({ id }: { id: string }) {
                   <button
                     type="button"
                     className="reduction-message-slice"
-                    aria-label={`Show only message ${m.boundary.index}`}
                     onClick={() => setShownRange([m.boundary.content_start, m.boundary.end - 1])}
                   >
-                    Only this message
+                    Show only message {m.boundary.index}
                   </button>
                 </p>
                 <pre className="reduction-content" role="code" aria-label={`Message ${m.boundary.index} bytes`} tabIndex={0}>
-                  <Segments segments={m.segments} markRef={markRef} />
+                  <Segments segments={m.segments} markRef={markRef} withinHidden />
                 </pre>
               </li>
             ))}
