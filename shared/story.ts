@@ -5,9 +5,8 @@
  * stub stands in its text, and where a search match inside a range lands in its transcript. Pure.
  */
 import { findReduction, hiddenSpan, resolveMessage, resolveOriginal, transcriptHeader, unknownReduction, withContent, addressedRange } from './original';
-import type { ResolveOptions, ResolvedMessage } from './original';
+import type { ResolvedMessage } from './original';
 import { expandReduction } from './expand';
-import type { ByteRange } from './expand';
 import type { ChatMessage, ExpandOutcome, MessageList, Reduction, Result, Role } from './types';
 import { err, isRangeKind, ok } from './types';
 import { REDUCTION_SENTINEL } from './constants';
@@ -62,15 +61,9 @@ export interface ExpandStory {
  * `expandReduction` plus its story. Resolves the original once more for the spans (a hash over
  * bytes already read); both answers are about the same bytes since the session's lists are fixed.
  */
-export function expandStory(
-  log: readonly Reduction[],
-  id: string,
-  minted: MessageList,
-  recorded?: MessageList,
-  byteRange?: ByteRange,
-  options: ResolveOptions = {},
-): Result<ExpandStory> {
-  const expanded = expandReduction(log, id, minted, recorded, byteRange, options);
+export function expandStory(...args: Parameters<typeof expandReduction>): Result<ExpandStory> {
+  const [log, id, minted, recorded, , options = {}] = args;
+  const expanded = expandReduction(...args);
   if (!expanded.ok) return expanded;
   const outcome = expanded.value;
   const r = findReduction(log, id);

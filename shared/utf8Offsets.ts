@@ -21,16 +21,7 @@ function charAt(text: string, i: number): { bytes: number; units: number } {
  * floors to that character's start; offsets are clamped to `[0, text.length]`.
  */
 export function byteOffsetToIndex(text: string, byteOffset: number): number {
-  if (byteOffset <= 0) return 0;
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const ch = charAt(text, i);
-    if (bytes + ch.bytes > byteOffset) return i;
-    bytes += ch.bytes;
-    i += ch.units;
-  }
-  return text.length;
+  return byteCursor(text).indexOf(byteOffset);
 }
 
 /** The UTF-8 byte offset of string index `index` of `text` (an index between surrogates floors). */
@@ -73,7 +64,12 @@ export function byteCursor(text: string): { indexOf(byteOffset: number): number 
   let i = 0;
   return {
     indexOf(byteOffset: number): number {
-      if (byteOffset < bytes) return byteOffsetToIndex(text, byteOffset);
+      if (byteOffset <= 0) return 0;
+      if (byteOffset < bytes) {
+        // Asked behind the last answer: walk again from the start.
+        bytes = 0;
+        i = 0;
+      }
       while (i < text.length) {
         const ch = charAt(text, i);
         if (bytes + ch.bytes > byteOffset) return i;
