@@ -44,6 +44,9 @@ test.describe('the §9 demo', () => {
     await inspector.setRange('r1', 20, 40);
     await expect(inspector.seenPart('r1')).toHaveCount(0);
     await expect(inspector.hiddenPart('r1')).toHaveText(cliExpand([DEMO], 'r1', [20, 40]).content);
+    // The region no longer shows the prefix: the row does again, once.
+    await expect.poll(async () => ((await row.textContent()) ?? '').split('PASS a.test.ts').length - 1).toBe(1);
+    await expect(inspector.expanded('r1')).not.toContainText('PASS a.test.ts');
 
     expect(await audit(inspector)).toEqual([]);
     await inspector.toggleTheme();

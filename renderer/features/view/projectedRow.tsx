@@ -62,8 +62,14 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
     return { before: text.slice(0, at), stub: stub.end <= shownBytes ? text.slice(at) : undefined };
   }, [text, stub, shownBytes]);
   const openHereId = openId !== undefined && info.reductions.some((r) => r.id === openId) ? openId : undefined;
-  // An open truncation shows its kept prefix in its region, marked as seen: not twice.
-  const prefixInRegion = applied?.kind === 'tool_output_truncated' && openHereId === applied.id;
+  // An open truncation whose region shows its bytes from 0 shows the kept prefix there, marked as
+  // seen: not twice. A region that failed, or shows a later slice, leaves the prefix in the row.
+  const prefixInRegion = useApp((s) => {
+    const open = s.openReduction;
+    if (applied?.kind !== 'tool_output_truncated' || open?.id !== applied.id) return false;
+    const first = open.chunks[0] !== undefined ? s.expansions.get(open.chunks[0]) : undefined;
+    return first?.status === 'ready' && first.outcome.range[0] === 0;
+  });
   const visible = prefixInRegion ? '' : split ? split.before : text;
   // A row may carry 100,000 reductions: filtered once per row, not per render.
   const others = useMemo(() => info.reductions.filter((r) => r.id !== info.applied), [info.reductions, info.applied]);
