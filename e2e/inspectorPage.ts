@@ -103,6 +103,38 @@ export class InspectorPage {
     return this.expanded(id).getByRole('code');
   }
 
+  // ── part C (issue 12): what the model saw inside an expansion ─────────────────────────────
+
+  /** The part(s) of open reduction `id` hidden from the model (`aria-label="Hidden from the model"`). */
+  hiddenPart(id: string): Locator {
+    return this.expanded(id).getByRole('group', { name: 'Hidden from the model', exact: true });
+  }
+
+  /** The part of open reduction `id` the model saw (a truncation's kept prefix; a duplicate whose canonical it still saw). */
+  seenPart(id: string): Locator {
+    return this.expanded(id).getByRole('group', { name: 'Seen by the model', exact: true });
+  }
+
+  /** The messages of an open cleared or summarized range, as rows (`Message <index> <role>`). */
+  messageRows(id: string): Locator {
+    return this.expanded(id).getByRole('list', { name: `Messages of reduction ${nameText(id)}`, exact: true }).getByRole('listitem');
+  }
+
+  /** The row of message `index` inside open range `id`. */
+  messageRow(id: string, index: number): Locator {
+    return this.messageRows(id).filter({ has: this.page.getByRole('code').and(this.page.getByLabel(`Message ${index} bytes`, { exact: true })) });
+  }
+
+  /** The shown bytes of message `index` inside open range `id` (exact: whitespace kept). */
+  async readMessage(id: string, index: number): Promise<string> {
+    return (await this.messageRow(id, index).getByRole('code').textContent()) ?? '';
+  }
+
+  /** A duplicate's link to its canonical message (`Go to canonical message <index>`). */
+  canonicalLink(index: number): Locator {
+    return this.view.getByRole('button', { name: `Go to canonical message ${index}`, exact: true });
+  }
+
   loadMore(id: string): Locator {
     return this.expanded(id).getByRole('button', { name: 'Load more', exact: true });
   }
@@ -279,7 +311,8 @@ export class InspectorPage {
     const chip = await this.revealStub(id);
     await chip.click();
     await expect(chip).toHaveAccessibleName(new RegExp(`^Collapse reduction ${idPattern(id)}`));
-    await expect(this.content(id)).toBeVisible();
+    // A range shows one content element per message (issue 12): the first stands for them.
+    await expect(this.content(id).first()).toBeVisible();
     return this.expanded(id);
   }
 

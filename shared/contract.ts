@@ -19,6 +19,37 @@ const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
 const role = z.enum(['system', 'user', 'assistant', 'tool']);
 const severity = z.enum(['error', 'warning']);
 
+// ── Issue 12, part C: the renderer receives a model and never parses text. The host sends where
+// each stub stands, what the model saw inside every expansion, and where a match lands in a
+// range's transcript; every offset is a UTF-8 byte offset (shared/utf8Offsets converts).
+const storyBytes = z.tuple([int, int]);
+/** A row's stub: `[start, end)` in the row's whole text, the reduction it stands for, and the hidden bytes it states. */
+const storyRowFields = {
+  stub: z.object({ id: z.string(), start: int, end: int, hidden_bytes: int.optional() }).optional(),
+};
+/** One message of a range's transcript (shared/story.ts TranscriptBoundary). */
+export const transcriptBoundarySchema = z.object({
+  index: int,
+  role,
+  tool_call_id: z.string().optional(),
+  start: int,
+  content_start: int,
+  end: int,
+});
+const storyExpandFields = {
+  /** The hidden span(s) over the whole original (§3.5); the rest is what the model saw. Empty: nothing hidden. */
+  hidden: z.array(storyBytes).optional(),
+  /** A cleared or summarized range: its messages that meet `range`, with their transcript offsets. */
+  messages: z.array(transcriptBoundarySchema).optional(),
+};
+/** A match inside a cleared or summarized range: its byte offset in the range's transcript. */
+const storyMatchFields = { transcript_offset: int.optional() };
+/** A duplicate's canonical, and whether the model could still see it (no other reduction hides it). */
+const storyStatusFields = { canonical: z.object({ index: int, visible: z.boolean() }).optional() };
+/** The hidden bytes a log entry's stub states (shown until `verify` answers). */
+const storyLogFields = { stated_hidden_bytes: int.optional() };
+// ── end of part C
+
 /** Most rows one `rows` request may ask for. */
 export const MAX_ROWS_PER_REQUEST = 500;
 /** A row's text is cut to this many bytes in a `rows` reply; `rowText` pages through the rest. */
@@ -175,6 +206,7 @@ export const projectedRowSchema = z.object({
   missing: z.boolean().optional(),
   /** A run of a compaction (§10.1): `summary` is the id of the group's first run, whose row shows the summary. */
   compaction: z.object({ group: z.string(), summary: z.string() }).optional(),
+  ...storyRowFields,
 });
 export type ProjectedRowInfo = z.infer<typeof projectedRowSchema>;
 
@@ -188,6 +220,7 @@ export const expandOutcomeSchema = z.object({
   range: z.tuple([int, int]),
   total_bytes: int,
   source: z.enum(['minted', 'recorded']),
+  ...storyExpandFields,
 });
 
 export const searchResultSchema = z.object({
@@ -203,6 +236,7 @@ export const searchResultSchema = z.object({
       length: int,
       snippet: z.string(),
       snippet_match: z.tuple([int, int]),
+      ...storyMatchFields,
     }),
   ),
   total_matches: int,
@@ -213,7 +247,7 @@ export const searchResultSchema = z.object({
 });
 
 /** One row of the reduction log table. `line` is the sidecar record's line, when the log is the sidecar's. */
-export const logEntrySchema = z.object({ reduction: reductionSchema, line: int.optional() });
+export const logEntrySchema = z.object({ reduction: reductionSchema, line: int.optional(), ...storyLogFields });
 
 /** The verification status of one reduction, as expanding it would find. */
 export const reductionStatusSchema = z.object({
@@ -228,6 +262,7 @@ export const reductionStatusSchema = z.object({
   /** Where the hash came from: `import` is shown as "hashed at import". Absent without a hash. */
   hash_origin: z.enum(['recorded', 'import']).optional(),
   message: z.string().optional(),
+  ...storyStatusFields,
 });
 export type ReductionStatus = z.infer<typeof reductionStatusSchema>;
 

@@ -28,3 +28,7 @@ export { checkIntegrity, compareLogs } from './integrity';
 export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';
+// Issue 12 (C): what the model saw inside an expansion; byte ↔ string offsets.
+export type { ExpandStory, TranscriptBoundary } from './story';
+export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
+export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';

@@ -11,6 +11,8 @@ import type { CheckReport, SessionFile } from './contract';
 import { SESSION_FORMAT_OF_FILE } from './contract';
 import type { ByteRange } from './expand';
 import { expandReduction } from './expand';
+import type { ExpandStory } from './story';
+import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
 import type { SearchOptions } from './search';
 import { sidecarSearch, sidecarSearchSteps } from './search';
@@ -95,6 +97,8 @@ export interface LoadedSession {
   readonly rewinds: readonly RewindRecord[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  /** Issue 12 (C): `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
+  expandStory(id: string, range?: ByteRange): Result<ExpandStory, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
   /**
@@ -369,6 +373,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     ...(model.sessions ? { sessions: model.sessions } : {}),
     rewinds: model.rewinds ?? [],
     expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
+    expandStory: (id, range) => bracket(() => expandStory(log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
     fileChange,

@@ -61,6 +61,17 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'log.png');
   });
 
+  // Issue 12 (C): a truncation sliced across kept_bytes, what the model saw beside what it did not.
+  test('expanded-story', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await inspector.expand('r4');
+    await inspector.setRange('r4', 700, 1500);
+    await expect(inspector.seenPart('r4')).toBeVisible();
+    await expect(inspector.hiddenPart('r4')).toBeVisible();
+    await inspector.expanded('r4').scrollIntoViewIfNeeded();
+    await shoot(inspector, 'expanded-story.png');
+  });
+
   test('dark', async ({ inspector }) => {
     await inspector.page.emulateMedia({ colorScheme: 'dark' });
     await inspector.waitLoaded();

@@ -79,7 +79,13 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   await expect(region).toHaveAttribute('data-total-bytes', String(whole.total_bytes));
   await expect(region).toHaveAttribute('data-source', 'minted');
   await expect(region).toContainText('hashed at import');
-  await expect(inspector.content('s1')).toHaveText(whole.content);
+  // …as rows, one per dropped message, each with its role, index and exact content (issue 12),
+  // all of it hidden from the model; together they are the transcript the command line prints.
+  await expect(inspector.messageRows('s1')).toHaveCount(2);
+  await expect(inspector.hiddenPart('s1')).toHaveCount(1);
+  await expect.poll(() => inspector.readMessage('s1', 0)).toBe(view[0]?.content);
+  await expect.poll(() => inspector.readMessage('s1', 1)).toBe(view[1]?.content);
+  expect(whole.content).toBe(`\u27E8user\u27E9\n${view[0]?.content}\n\u27E8assistant\u27E9\n${view[1]?.content}\n`);
 
   // A slice that starts inside the em dash (bytes 28–30 of the transcript) floors to it.
   const dash = new TextEncoder().encode(whole.content.slice(0, whole.content.indexOf('\u2014'))).length;
@@ -87,7 +93,8 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   expect(slice.range).toEqual([dash, dash + 12]);
   await inspector.setRange('s1', dash + 1, dash + 12);
   await inspector.expectShownRange('s1', dash, dash + 12, whole.total_bytes);
-  await expect(inspector.content('s1')).toHaveText(slice.content);
+  await expect(inspector.messageRows('s1')).toHaveCount(1);
+  await expect.poll(() => inspector.readMessage('s1', 0)).toBe(slice.content);
   // axe-core: the summary row, the compaction notes and the open chip pass.
   expect(await audit(inspector)).toEqual([]);
   await inspector.collapse('s1');

@@ -244,7 +244,8 @@ describe('SessionService.rowText and expand: slices', () => {
 
   it('expand floors both ends to character boundaries (SPEC §9)', async () => {
     const s = await opened([DEMO]);
-    expect(value(s.expand({ id: 'r1', range: [31, 41] }))).toEqual(SPEC9_EXPAND_R1_31_41);
+    // The reply is §9's outcome plus what the model saw of it (part C): r1 kept 15 bytes of 67.
+    expect(value(s.expand({ id: 'r1', range: [31, 41] }))).toEqual({ ...SPEC9_EXPAND_R1_31_41, hidden: [[15, 67]] });
     expect(value(s.expand({ id: 'r1' })).range).toEqual([0, 67]);
     const bad = s.expand({ id: 'r1', range: [68, 70] });
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid_byte_range' } });
@@ -300,7 +301,7 @@ describe('SessionService.verify', () => {
     expect(statuses[2]).toMatchObject({ id: 'rfar', status: 'address_out_of_range', message: expect.stringContaining('99') as unknown });
     expect(statuses[3]).toMatchObject({ id: 'nope', status: 'unknown_reduction', message: expect.stringContaining('"nope"') as unknown });
     // rbad addresses the canonical too, so the duplicate's canonical is not fully visible: all hidden.
-    expect(statuses[4]).toEqual({ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 11, provenance: 'recorded', hash_origin: 'recorded' });
+    expect(statuses[4]).toEqual({ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 11, provenance: 'recorded', hash_origin: 'recorded', canonical: { index: 2, visible: false } });
   });
 
   it('§10.1: an original not in the file is original_unavailable with its stated size; provenance and hash_origin are reported', async () => {
@@ -334,7 +335,7 @@ describe('SessionService.verify', () => {
 
   it('a duplicate whose canonical is visible hides nothing', async () => {
     const s = await opened([sidecar(view, [log[0] as Reduction])]);
-    expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0, provenance: 'recorded', hash_origin: 'recorded' }]);
+    expect(value(s.verify({ ids: ['rdup'] })).statuses).toEqual([{ id: 'rdup', status: 'verified', source: 'minted', total_bytes: 11, hidden_bytes: 0, provenance: 'recorded', hash_origin: 'recorded', canonical: { index: 2, visible: true } }]);
   });
 });
 
@@ -351,7 +352,7 @@ describe('SessionService.log, search and check', () => {
     const view = [user('u'), assistant('a', 'c1'), tool('output', 'c1')];
     const r = makeReduction(view, { id: 'rs', kind: 'tool_output_elided', index: 2 });
     const s = await opened([writeSnapshot(tmp.path('logged.session.json'), makeSnapshot(view, [r]))]);
-    expect(value(s.log()).entries).toEqual([{ reduction: r }]);
+    expect(value(s.log()).entries).toEqual([{ reduction: r, stated_hidden_bytes: 6 }]);
   });
 
   it('searches hidden content, and a raised signal answers cancelled', async () => {
@@ -527,5 +528,57 @@ describe('SessionService.open with a session', () => {
     expect(wrong).toMatchObject({ ok: false, error: { code: 'unrecognized_file' } });
     const right = await service().open({ paths: [CODEX], generation: 1, format: 'codex' });
     expect(right.ok && right.value.format).toBe('codex');
+  });
+});
+
+describe('SessionService: the model the renderer receives (issue 12, part C)', () => {
+  const SAMPLE = join(import.meta.dirname, '../../samples/session.sidecar.jsonl');
+
+  it("each row with a stub says where it stands in the row's text, in bytes, and the hidden bytes the stub states", async () => {
+    const s = await opened([DEMO]);
+    const { rows } = value(s.rows(params('rows', { start: 0, end: 10 })));
+    const r1 = rows.find((r) => r.applied === 'r1');
+    if (!r1?.stub) throw new Error('expected the row of r1 with its stub');
+    const bytes = new TextEncoder().encode(r1.text);
+    expect(new TextDecoder().decode(bytes.subarray(0, r1.stub.start))).toBe('PASS a.test.ts\n');
+    expect(new TextDecoder().decode(bytes.subarray(r1.stub.start, r1.stub.end))).toMatch(/^⟦reduced⟧ id=r1 /);
+    expect(r1.stub).toMatchObject({ id: 'r1', end: bytes.length, hidden_bytes: 52 });
+    expect(rows.filter((r) => r.applied === undefined).every((r) => r.stub === undefined)).toBe(true);
+  });
+
+  it("a cleared range's expand lists its messages; each content sits at its boundaries in the transcript", async () => {
+    const s = await opened([SAMPLE]);
+    const out = value(s.expand({ id: 'r10' }));
+    expect(out.hidden).toEqual([[0, out.total_bytes]]);
+    const messages = out.messages ?? [];
+    expect(messages.map((m) => m.index)).toEqual([8, 9, 10, 11, 12, 13, 14, 15, 16]);
+    expect(messages[0]?.start).toBe(0);
+    expect(messages.at(-1)?.end).toBe(out.total_bytes);
+    const bytes = new TextEncoder().encode(out.content);
+    for (const m of messages) {
+      expect(new TextDecoder().decode(bytes.subarray(m.start, m.content_start))).toBe(`⟨${m.role}${m.tool_call_id !== undefined ? ` ${m.tool_call_id}` : ''}⟩\n`);
+    }
+  });
+
+  it("a search match inside a cleared range carries its offset in the range's transcript", async () => {
+    const s = await opened([SAMPLE]);
+    const found = value(s.search(params('search', { searchId: 's', query: 'e' })));
+    const ranged = found.matches.filter((m) => m.kind === 'turns_cleared');
+    expect(ranged.length).toBeGreaterThan(0);
+    for (const m of ranged.slice(0, 50)) {
+      expect(m.transcript_offset).toBeDefined();
+      const out = value(s.expand({ id: m.reduction_id, range: [m.transcript_offset!, m.transcript_offset! + m.length] }));
+      expect(new TextEncoder().encode(out.content)).toEqual(new TextEncoder().encode(m.snippet).subarray(m.snippet_match[0], m.snippet_match[1]));
+    }
+    expect(found.matches.filter((m) => m.kind !== 'turns_cleared' && m.kind !== 'summarized').every((m) => m.transcript_offset === undefined)).toBe(true);
+  });
+
+  it("a duplicate's status names its canonical and whether the model could still see it", async () => {
+    const s = await opened([SAMPLE]);
+    const { statuses } = value(s.verify({ ids: ['r8', 'r9', 'r1'] }));
+    expect(statuses[0]?.canonical).toEqual({ index: 15, visible: false });
+    expect(statuses[0]?.hidden_bytes).toBeGreaterThan(0);
+    expect(statuses[1]?.canonical?.index).toBe(19);
+    expect(statuses[2]?.canonical).toBeUndefined();
   });
 });

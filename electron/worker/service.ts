@@ -22,7 +22,9 @@ import type {
   ReductionKind,
   ReductionStatus,
   Reply,
+  ResultOf,
   SessionInfo,
+  SidecarSearchResult,
   WorkerSessionMethod,
 } from '../../shared/index';
 import {
@@ -42,6 +44,11 @@ import {
   utf8Encode,
   utf8Length,
   workerMethods,
+  canonicalFullyVisible,
+  isRangeKind,
+  stubPosition,
+  stubStatedHiddenBytes,
+  transcriptOffset,
 } from '../../shared/index';
 import type { SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
@@ -167,9 +174,13 @@ function rowSource(session: LoadedSession, row: ProjectedRow): ByteSource | unde
  * to an even share of another ROW_TEXT_MAX_BYTES (a call's arguments can be megabytes, and a
  * message can hold many calls), each with its whole length.
  */
-function rowInfo(row: ProjectedRow): ProjectedRowInfo {
+function rowInfo(row: ProjectedRow, log: readonly Reduction[]): ProjectedRowInfo {
   const { text, bytes } = cutToBytes(row.text, ROW_TEXT_MAX_BYTES);
   const { tool_calls: calls, ...rest } = row;
+  // Part C: where the stub stands, so the renderer never looks for it in the text.
+  const applied = row.applied !== undefined ? reductionsById(log).get(row.applied) : undefined;
+  const stub = applied ? stubPosition(row.text, applied) : undefined;
+  if (stub) Object.assign(rest, { stub });
   if (!calls) return { ...rest, text, text_bytes: bytes };
   const share = Math.floor(ROW_TEXT_MAX_BYTES / Math.max(1, calls.length));
   const tool_calls = calls.map((c) => {
@@ -177,6 +188,32 @@ function rowInfo(row: ProjectedRow): ProjectedRowInfo {
     return { id: c.id, name: c.name, arguments: args.text, arguments_bytes: args.bytes };
   });
   return { ...rest, tool_calls, text, text_bytes: bytes };
+}
+
+/** Per log, its live records by id (the most recent of an id, as findReduction answers): a row's applied reduction is found without a scan. */
+const idsByLog = new WeakMap<readonly Reduction[], Map<string, Reduction>>();
+function reductionsById(log: readonly Reduction[]): Map<string, Reduction> {
+  let byId = idsByLog.get(log);
+  if (!byId) {
+    byId = new Map(log.map((r) => [r.id, r]));
+    idsByLog.set(log, byId);
+  }
+  return byId;
+}
+
+/**
+ * Part C: each match inside a cleared or summarized range also says where it lands in the range's
+ * transcript (what `expand` returns), so the renderer never parses transcript headers.
+ */
+function placeMatches(session: LoadedSession, result: SidecarSearchResult): ResultOf<'search'> {
+  if (!result.matches.some((m) => isRangeKind(m.kind))) return result;
+  const byId = reductionsById(session.log);
+  const matches = result.matches.map((m) => {
+    const r = isRangeKind(m.kind) ? byId.get(m.reduction_id) : undefined;
+    const at = r ? transcriptOffset(r, session.minted, session.recorded, m.index, m.offset) : undefined;
+    return at !== undefined ? { ...m, transcript_offset: at } : m;
+  });
+  return { ...result, matches };
 }
 
 /**
@@ -386,7 +423,7 @@ export class SessionService {
       return ok({
         rowCount: layout.rowCount,
         rows: rows.map((row) => {
-          const info = rowInfo(row);
+          const info = rowInfo(row, session.log);
           // A content read from the file shows its preview; the row says how long it really is.
           const large = rowSource(session, row);
           return large ? { ...info, text_bytes: large.length } : info;
@@ -444,8 +481,10 @@ export class SessionService {
    */
   expand(params: ParsedParams<'expand'>): Reply<'expand'> {
     return this.withSession('expand', ({ session }) => {
-      const outcome = session.expand(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES]);
-      return outcome.ok ? outcome : hostError(outcome.error);
+      const story = session.expandStory(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES]);
+      if (!story.ok) return hostError(story.error);
+      const { outcome, hidden, messages } = story.value;
+      return ok({ ...outcome, hidden, ...(messages ? { messages } : {}) });
     });
   }
 
@@ -457,7 +496,7 @@ export class SessionService {
   search(params: ParsedParams<'search'>, signal?: SearchSignal, onProgress?: (progress: EventPayload<'searchProgress'>) => void): Reply<'search'> {
     return this.withSession('search', ({ session }) => {
       const result = session.search(params.query, searchOptions(params, signal, onProgress));
-      return result.ok ? result : hostError(result.error);
+      return result.ok ? ok(placeMatches(session, result.value)) : hostError(result.error);
     });
   }
 
@@ -501,7 +540,7 @@ export class SessionService {
         while (!step.done && performance.now() < sliceEnd) step = steps.next();
         if (step.done) {
           const result = step.value;
-          if (result.ok) return result;
+          if (result.ok) return ok(placeMatches(open.session, result.value));
           if (result.error.code === 'cancelled' && timedOut && signal?.aborted !== true) {
             const done = progress ? `, having searched ${progress.spans_searched} of ${progress.spans} hidden spans (${progress.hidden_bytes_searched} bytes)` : '';
             return fail('timeout', `the search for ${JSON.stringify(params.query).slice(0, 200)} stopped after ${Math.round(timeLimitMs / 1000)} s, its time limit${done}: narrow the query (a case-sensitive substring is fastest)`);
@@ -522,7 +561,8 @@ export class SessionService {
       const lines = session.logLines;
       const entries = session.log.map((reduction, k) => {
         const line = lines?.[k];
-        return line !== undefined ? { reduction, line } : { reduction };
+        const stated = stubStatedHiddenBytes(reduction.stub);
+        return { reduction, ...(line !== undefined ? { line } : {}), ...(stated !== undefined ? { stated_hidden_bytes: stated } : {}) };
       });
       return ok({ entries });
     });
@@ -540,7 +580,9 @@ export class SessionService {
         const r = byId.get(id);
         if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, session.log).message };
         const { hidden_bytes, hash_origin, ...found } = checkReduction(r, session.log, session.minted, session.recorded, { sha256: nodeSha256 });
-        return { id, ...found, ...(hidden_bytes !== null ? { hidden_bytes } : {}), ...(hash_origin !== null ? { hash_origin } : {}) };
+        // Part C: a duplicate's chip links to its canonical and says whether the model could still see it.
+        const canonical = r.kind === 'duplicate_output' && r.canonical ? { canonical: { index: r.canonical.index, visible: canonicalFullyVisible(r, session.log) } } : {};
+        return { id, ...found, ...(hidden_bytes !== null ? { hidden_bytes } : {}), ...(hash_origin !== null ? { hash_origin } : {}), ...canonical };
       });
       return ok({ statuses });
     });

@@ -3,9 +3,7 @@
  * reduction (expanded under its stub), to a search match (expanded around the match, highlighted),
  * to a finding, to the next or previous stub.
  */
-import { MAX_SLICE_BYTES } from '../../shared/contract';
 import type { Finding } from '../../shared/types';
-import { locateInTranscript } from '../text/transcript';
 import type { SliceCreator } from './appState';
 import type { ByteRange } from './reductionsSlice';
 import { rowAt } from './rowsSlice';
@@ -13,8 +11,6 @@ import type { SearchMatch } from './searchSlice';
 
 /** Bytes of context fetched either side of a search match. */
 export const MATCH_CONTEXT_BYTES = 2048;
-/** How much of a cleared range's transcript is read to place a match in it. */
-const MAX_TRANSCRIPT_SCAN_BYTES = 64 * 1024 * 1024;
 
 export interface NavigationSlice {
   /** Selects and scrolls to the row showing view index `index`; then expands `reductionId` if given. */
@@ -29,24 +25,6 @@ export interface NavigationSlice {
 }
 
 export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (set, get) => {
-  /** The transcript offset of a match in a cleared range: reads the transcript from its start, window by window. */
-  const transcriptOffset = async (match: SearchMatch): Promise<number | null> => {
-    let text = '';
-    let at = 0;
-    let rangeStart: number | undefined;
-    while (at < MAX_TRANSCRIPT_SCAN_BYTES) {
-      const reply = await deps.api.expand({ id: match.reduction_id, range: [at, at + MAX_SLICE_BYTES] });
-      if (!reply.ok) return null;
-      rangeStart ??= reply.value.index;
-      text += reply.value.content;
-      const found = locateInTranscript(text, { ordinal: match.index - rangeStart, offset: match.offset, snippet: match.snippet, snippet_match: match.snippet_match });
-      if (found !== null) return found;
-      if (reply.value.range[1] >= reply.value.total_bytes || reply.value.range[1] <= at) return null;
-      at = reply.value.range[1];
-    }
-    return null;
-  };
-
   return {
   async goToIndex(index, then = {}) {
     const epoch = get().epoch;
@@ -83,20 +61,17 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
   },
 
   async goToMatch(match) {
-    let offset: number | null = match.offset;
-    if (match.kind === 'turns_cleared' || match.kind === 'summarized') {
-      // The match's offset is in its message's content; the reduction expands to the range's transcript.
-      const epoch = get().epoch;
-      offset = await transcriptOffset(match);
-      if (get().epoch !== epoch) return;
-      if (offset === null) {
-        await get().goToIndex(match.index, { reductionId: match.reduction_id });
-        get().pushAlert(
-          `The match at byte ${match.offset} of message ${match.index} could not be placed in the transcript of ${match.reduction_id}.`,
-          'The transcript is shown from its start; search inside it with the byte range inputs.',
-        );
-        return;
-      }
+    // A match in a cleared or summarized range is placed by the host in the range's transcript
+    // (`transcript_offset`); the renderer never looks for message headers in the text.
+    const ranged = match.kind === 'turns_cleared' || match.kind === 'summarized';
+    const offset = ranged ? match.transcript_offset : match.offset;
+    if (offset === undefined) {
+      await get().goToIndex(match.index, { reductionId: match.reduction_id });
+      get().pushAlert(
+        `The match at byte ${match.offset} of message ${match.index} could not be placed in the transcript of ${match.reduction_id}.`,
+        'The transcript is shown from its start; search inside it with the byte range inputs.',
+      );
+      return;
     }
     const range: ByteRange = [Math.max(0, offset - MATCH_CONTEXT_BYTES), offset + match.length + MATCH_CONTEXT_BYTES];
     await get().goToIndex(match.index, { reductionId: match.reduction_id, range, highlight: { offset, length: match.length } });

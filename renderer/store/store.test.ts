@@ -487,22 +487,23 @@ describe('navigation', () => {
     expect(store.getState().openReduction).toMatchObject({ id: 'r40', highlight: { offset: 5000, length: 5 } });
   });
 
-  it('a match in a summarized range is placed in the transcript the reduction expands to (SPEC §10.1), as for turns_cleared', async () => {
-    const transcript = '\u27E8user\u27E9\nFix it\n\u27E8tool c1\u27E9\nerror at line 3\n';
-    const host = fakeHost();
-    host.answer('expand', ({ range }) => {
-      const bytes = new TextEncoder().encode(transcript);
-      const [s, e] = range ?? [0, bytes.length];
-      const end = Math.min(e, bytes.length);
-      return { ok: true, value: { reduction_id: 's1', kind: 'summarized', index: 10, content: new TextDecoder().decode(bytes.subarray(s, end)), range: [s, end], total_bytes: bytes.length, source: 'minted' } };
-    });
-    const { store } = await started(host);
-    // "line" at byte 9 of message 11's content; in the transcript, after "⟨user⟩\nFix it\n⟨tool c1⟩\n".
-    await store.getState().goToMatch({ reduction_id: 's1', kind: 'summarized', index: 11, offset: 9, length: 4, snippet: 'error at line 3', snippet_match: [9, 13] });
+  it('a match in a summarized range goes to the transcript offset the host placed it at (no transcript is read to place it)', async () => {
+    const { store, host } = await started();
+    await store.getState().goToMatch({ reduction_id: 's1', kind: 'summarized', index: 11, offset: 9, length: 4, snippet: 'error at line 3', snippet_match: [9, 13], transcript_offset: 40 });
     await settle();
-    const at = new TextEncoder().encode(transcript.slice(0, transcript.indexOf('line'))).length;
-    expect(store.getState().openReduction).toMatchObject({ id: 's1', highlight: { offset: at, length: 4 } });
+    expect(host.callsOf('rowOfIndex')).toEqual([{ index: 11 }]);
+    expect(host.callsOf('expand')).toEqual([{ id: 's1', range: [0, 44 + 2048] }]);
+    expect(store.getState().openReduction).toMatchObject({ id: 's1', highlight: { offset: 40, length: 4 } });
     expect(store.getState().alerts).toEqual([]);
+  });
+
+  it('a match in a cleared range the host could not place opens the range from its start, and says so', async () => {
+    const { store, host } = await started();
+    await store.getState().goToMatch({ reduction_id: 'c1', kind: 'turns_cleared', index: 12, offset: 9, length: 4, snippet: 'x', snippet_match: [0, 1] });
+    await settle();
+    expect(host.callsOf('expand').at(-1)).toMatchObject({ id: 'c1' });
+    expect(store.getState().openReduction).toMatchObject({ id: 'c1', highlight: null });
+    expect(store.getState().alerts.map((a) => a.message).join(' ')).toContain('could not be placed');
   });
 
   it('goes to a reduction of the log, and to the next and previous stub', async () => {

@@ -10,7 +10,6 @@ import { isRangeKind } from '../../../shared/types';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
 import { formatCount, kindLabel, verificationLabel } from '../../text/format';
-import { stubHiddenBytes } from '../../text/stubText';
 import './reductionLog.css';
 import { nameText } from '../../text/nameText';
 
@@ -33,7 +32,7 @@ function provenanceOf(entry: LogEntry): string {
 }
 
 function hiddenBytes(entry: LogEntry, status: ReductionStatus | undefined): number | undefined {
-  return status?.hidden_bytes ?? stubHiddenBytes(entry.reduction.stub);
+  return status?.hidden_bytes ?? entry.stated_hidden_bytes;
 }
 
 function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | undefined): string | number | undefined {

@@ -3,14 +3,15 @@
  * verified, the byte-range slider and inputs, the range the host actually returned, the content
  * itself (ANSI colours, visible control characters, the highlighted match) and `Load more`.
  */
+import type { Ref } from 'react';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import { utf8Length } from '../../../shared/utf8';
 import type { ByteRange, Expansion } from '../../store/reductionsSlice';
 import { shownRange } from '../../store/reductionsSlice';
 import { useApp } from '../../store/storeContext';
 import { formatBytes } from '../../text/format';
-import { byteRangeToIndices } from '../../text/utf8Offsets';
+import type { StorySegment } from './story';
+import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
 import { RangeSlider } from '../../widgets/rangeSlider';
 import { TerminalText } from '../../widgets/terminalText';
 import './reductionRegion.css';
@@ -57,6 +58,39 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
   );
 }
 
+/** The visible key to the two styles (the same names assistive technology hears). */
+function StoryLegend() {
+  return (
+    <p className="reduction-legend" aria-hidden="true">
+      <span className="reduction-legend-seen">Seen by the model</span> <span className="reduction-legend-hidden">Hidden from the model</span>
+    </p>
+  );
+}
+
+/**
+ * Seen runs inside the element named "Seen by the model"; hidden runs inside the one named "Hidden
+ * from the model", unless `withinHidden` (a range's rows already sit inside one).
+ */
+function Segments({ segments, markRef, withinHidden = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean }) {
+  return (
+    <>
+      {segments.map((g) =>
+        g.hidden && withinHidden ? (
+          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={markRef} />
+        ) : g.hidden ? (
+          <span key={g.bytes[0]} className="reduction-hidden" role="group" aria-label="Hidden from the model">
+            <TerminalText text={g.text} marks={g.marks} markRef={markRef} />
+          </span>
+        ) : (
+          <span key={g.bytes[0]} className="reduction-seen" role="group" aria-label="Seen by the model">
+            <TerminalText text={g.text} marks={g.marks} markRef={markRef} />
+          </span>
+        ),
+      )}
+    </>
+  );
+}
+
 export function ReductionRegion({ id }: { id: string }) {
   const open = useApp((s) => (s.openReduction?.id === id ? s.openReduction : null));
   const status = useApp((s) => s.statuses.get(id));
@@ -85,13 +119,16 @@ export function ReductionRegion({ id }: { id: string }) {
 
   const highlight = open?.highlight ?? null;
   const shownStart = shown?.[0];
-  const marks = useMemo((): readonly (readonly [number, number])[] => {
-    if (!highlight || shownStart === undefined) return [];
-    const from = highlight.offset - shownStart;
-    const to = from + highlight.length;
-    if (to <= 0 || from >= utf8Length(content)) return [];
-    return [byteRangeToIndices(content, [Math.max(0, from), to])];
-  }, [highlight, shownStart, content]);
+  const shownEnd = shown?.[1];
+  // What the model saw and what was hidden from it, cut at the host's byte offsets (part C).
+  const ranged = latest?.messages !== undefined;
+  const story = useMemo(() => {
+    if (shownStart === undefined || shownEnd === undefined) return null;
+    const hidden = mergedHidden(outcomes);
+    const mark = highlight ? ([highlight.offset, highlight.offset + highlight.length] as const) : null;
+    if (ranged) return { messages: storyMessages(content, [shownStart, shownEnd], mergedBoundaries(outcomes), hidden, mark), segments: [] };
+    return { messages: [], segments: storySegments(content, [shownStart, shownEnd], hidden, mark) };
+  }, [outcomes, content, shownStart, shownEnd, highlight, ranged]);
 
   // Scroll the highlighted match into sight once per navigation.
   const markRef = useRef<HTMLElement | null>(null);
@@ -150,11 +187,39 @@ export function ReductionRegion({ id }: { id: string }) {
           {error.message} {errorHint(error.code)}
         </p>
       )}
-      {(outcomes.length > 0 || (!error && loading)) && (
-        <pre className="reduction-content" role="code" aria-label={`Reduction ${nameText(id)} bytes`} aria-busy={loading || undefined} tabIndex={0}>
-          <TerminalText text={content} marks={marks} markRef={markRef} />
-          {loading && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
-        </pre>
+      {story && (story.segments.some((g) => g.hidden) || ranged) && <StoryLegend />}
+      {ranged && story ? (
+        <div className="reduction-hidden reduction-messages-hidden" role="group" aria-label="Hidden from the model">
+          <ol className="reduction-messages" aria-label={`Messages of reduction ${nameText(id)}`} aria-busy={loading || undefined}>
+            {story.messages.map((m) => (
+              <li key={m.boundary.start} className={`reduction-message role-${m.boundary.role}`} aria-label={`Message ${m.boundary.index} ${m.boundary.role}`}>
+                <p className="reduction-message-head">
+                  <span className={`role-badge role-badge-${m.boundary.role}`}>{m.boundary.role}</span> <span>message {m.boundary.index}</span>
+                  {m.boundary.tool_call_id !== undefined && <span className="reduction-message-call"> {nameText(m.boundary.tool_call_id)}</span>}
+                  <span className="reduction-message-bytes"> · {formatBytes(m.boundary.end - 1 - m.boundary.content_start)}</span>
+                  <button
+                    type="button"
+                    className="reduction-message-slice"
+                    onClick={() => setShownRange([m.boundary.content_start, m.boundary.end - 1])}
+                  >
+                    Show only message {m.boundary.index}
+                  </button>
+                </p>
+                <pre className="reduction-content" role="code" aria-label={`Message ${m.boundary.index} bytes`} tabIndex={0}>
+                  <Segments segments={m.segments} markRef={markRef} withinHidden />
+                </pre>
+              </li>
+            ))}
+          </ol>
+          {loading && <p className="reduction-loading">Loading…</p>}
+        </div>
+      ) : (
+        (outcomes.length > 0 || (!error && loading)) && (
+          <pre className="reduction-content" role="code" aria-label={`Reduction ${nameText(id)} bytes`} aria-busy={loading || undefined} tabIndex={0}>
+            {story && <Segments segments={story.segments} markRef={markRef} />}
+            {loading && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
+          </pre>
+        )
       )}
       {shown && total !== undefined && shown[1] < total && !error && (
         <button type="button" className="reduction-load-more" onClick={loadMore} disabled={loading}>

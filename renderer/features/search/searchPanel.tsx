@@ -3,6 +3,7 @@
  * what was searched, an inline error for a bad pattern, the matches, and the result exactly as the
  * agent's `sidecar_search` returns it.
  */
+import type { ResultOf } from '../../../shared/contract';
 import { useEffect, useRef } from 'react';
 import { useApp } from '../../store/storeContext';
 import { formatBytes, formatCount } from '../../text/format';
@@ -32,6 +33,14 @@ function Summary() {
   );
 }
 
+/**
+ * §5.3's result exactly as the agent receives it: without what the host adds for the view (a
+ * range match's `transcript_offset`, issue 12 part C).
+ */
+export function agentJson(result: ResultOf<'search'>): string {
+  return JSON.stringify({ ...result, matches: result.matches.map(({ transcript_offset: _placed, ...match }) => match) });
+}
+
 function AgentJson() {
   const show = useApp((s) => s.searchShowJson);
   const result = useApp((s) => s.searchResult);
@@ -44,7 +53,7 @@ function AgentJson() {
       {show && (
         <pre className="search-json" role="code" aria-label="Search result JSON" tabIndex={0}>
           {/* Compact JSON, shown as text; invisible and bidi characters made visible. */}
-          {result ? <TerminalText text={JSON.stringify(result)} ansi={false} /> : 'No result yet.'}
+          {result ? <TerminalText text={agentJson(result)} ansi={false} /> : 'No result yet.'}
         </pre>
       )}
     </>

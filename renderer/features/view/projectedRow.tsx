@@ -10,7 +10,7 @@ import { utf8Length } from '../../../shared/utf8';
 import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
 import { formatBytes } from '../../text/format';
-import { splitAtStub } from '../../text/stubText';
+import { byteOffsetToIndex } from '../../../shared/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import { ReductionRegion } from '../reduction/reductionRegion';
 import { RowEvents } from '../events/sessionEvents';
@@ -55,12 +55,26 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
   const text = more ? info.text + more.text : info.text;
   const shownBytes = more?.shownBytes ?? (info.text_bytes > info.text.length ? utf8Length(info.text) : info.text_bytes);
   const applied = info.applied !== undefined ? info.reductions.find((r) => r.id === info.applied) : undefined;
-  const split = useMemo(() => (info.applied !== undefined ? splitAtStub(text, info.applied) : null), [text, info.applied]);
-  const visible = split ? split.before : text;
+  // The host says where the stub stands (bytes of the whole text); the text shown may end before it.
+  const stub = info.stub;
+  const split = useMemo(() => {
+    if (!stub) return null;
+    const at = byteOffsetToIndex(text, stub.start);
+    return { before: text.slice(0, at), stub: stub.end <= shownBytes ? text.slice(at) : undefined };
+  }, [text, stub, shownBytes]);
+  const openHereId = openId !== undefined && info.reductions.some((r) => r.id === openId) ? openId : undefined;
+  // An open truncation whose region shows its bytes from 0 shows the kept prefix there, marked as
+  // seen: not twice. A region that failed, or shows a later slice, leaves the prefix in the row.
+  const prefixInRegion = useApp((s) => {
+    const open = s.openReduction;
+    if (applied?.kind !== 'tool_output_truncated' || open?.id !== applied.id) return false;
+    const first = open.chunks[0] !== undefined ? s.expansions.get(open.chunks[0]) : undefined;
+    return first?.status === 'ready' && first.outcome.range[0] === 0;
+  });
+  const visible = prefixInRegion ? '' : split ? split.before : text;
   // A row may carry 100,000 reductions: filtered once per row, not per render.
   const others = useMemo(() => info.reductions.filter((r) => r.id !== info.applied), [info.reductions, info.applied]);
   const mono = info.role === 'tool' || info.role === undefined;
-  const openHere = openId !== undefined && info.reductions.some((r) => r.id === openId);
 
   return (
     <>
@@ -84,14 +98,14 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
           {applied && (
             <>
               {visible !== '' && !visible.endsWith('\n') ? ' ' : ''}
-              <StubChip id={applied.id} kind={applied.kind} {...(split ? { stub: split.stub } : {})} />
+              <StubChip id={applied.id} kind={applied.kind} {...(split?.stub !== undefined ? { stub: split.stub } : {})} {...(stub?.hidden_bytes !== undefined ? { statedHidden: stub.hidden_bytes } : {})} />
             </>
           )}
         </div>
       )}
       {info.tool_calls && info.tool_calls.length > 0 && <ToolCalls calls={info.tool_calls} row={row} />}
       {others.length > 0 && <OtherReductions reductions={others} label={info.role === undefined ? 'Inside this range:' : 'Also reduced:'} rowName={rowLabel(info)} />}
-      {openHere && openId !== undefined && <ReductionRegion id={openId} />}
+      {openHereId !== undefined && <ReductionRegion id={openHereId} />}
     </>
   );
 }

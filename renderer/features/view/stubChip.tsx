@@ -7,7 +7,7 @@
 import { useEffect } from 'react';
 import { useApp } from '../../store/storeContext';
 import { formatBytes, kindLabel, provenanceLabel, verificationLabel } from '../../text/format';
-import { stubHiddenBytes } from '../../text/stubText';
+import { CanonicalLink } from '../reduction/canonicalLink';
 import './stubChip.css';
 import { nameText } from '../../text/nameText';
 
@@ -16,9 +16,11 @@ interface Props {
   kind: string;
   /** The stub text the model saw, when the row holds it (shown as the chip's tooltip). */
   stub?: string;
+  /** The hidden bytes the stub states, as the host read them (shown until `verify` answers). */
+  statedHidden?: number;
 }
 
-export function StubChip({ id, kind, stub }: Props) {
+export function StubChip({ id, kind, stub, statedHidden }: Props) {
   const status = useApp((s) => s.statuses.get(id));
   const open = useApp((s) => s.openReduction?.id === id);
   const toggle = useApp((s) => s.toggleReduction);
@@ -26,7 +28,7 @@ export function StubChip({ id, kind, stub }: Props) {
   // Each chip asks for its own status while it is mounted (the store batches the asks): a row of
   // 100,000 reductions verifies the few chips on screen, not all of them.
   useEffect(() => requestStatuses([id]), [id, requestStatuses]);
-  const hidden = status?.hidden_bytes ?? (stub !== undefined ? stubHiddenBytes(stub) : undefined);
+  const hidden = status?.hidden_bytes ?? statedHidden;
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
   const state = verificationLabel(status);
   const ok = status?.status === 'verified';
@@ -48,6 +50,7 @@ export function StubChip({ id, kind, stub }: Props) {
   ];
   const label = `${open ? 'Collapse' : 'Expand'} reduction ${parts.map((p) => p.text).join(' ')}`;
   return (
+    <>
     <button
       type="button"
       className={`stub-chip kind-${kind}${open ? ' is-open' : ''}${bad ? ' is-bad' : ''}`}
@@ -67,5 +70,7 @@ export function StubChip({ id, kind, stub }: Props) {
         </span>
       ))}
     </button>
+    {kind === 'duplicate_output' && <CanonicalLink id={id} />}
+    </>
   );
 }

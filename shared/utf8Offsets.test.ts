@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { utf8Encode } from '../../shared/utf8';
-import { byteOffsetToIndex, byteRangeToIndices, indexToByteOffset } from './utf8Offsets';
+import { utf8Encode } from './utf8';
+import fc from 'fast-check';
+import { byteCursor, byteOffsetToIndex, byteRangeToIndices, indexToByteOffset } from './utf8Offsets';
 
 describe('byte ↔ string offsets', () => {
   const text = 'a—b😀c金'; // 1 + 3 + 1 + 4 + 1 + 3 bytes; 😀 is two UTF-16 units
@@ -43,5 +44,16 @@ describe('byte ↔ string offsets', () => {
     const lone = 'a\ud800b';
     expect(indexToByteOffset(lone, 3)).toBe(utf8Encode(lone).length);
     expect(byteOffsetToIndex(lone, 4)).toBe(2);
+  });
+});
+
+describe('byteCursor', () => {
+  it('answers byteOffsetToIndex for every offset, asked in any order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 30 }), fc.array(fc.nat(140), { maxLength: 20 }), (text, offsets) => {
+        const cursor = byteCursor(text);
+        for (const b of [...offsets.slice(0, 10).sort((x, y) => x - y), ...offsets.slice(10)]) expect(cursor.indexOf(b)).toBe(byteOffsetToIndex(text, b));
+      }),
+    );
   });
 });

@@ -21,16 +21,7 @@ function charAt(text: string, i: number): { bytes: number; units: number } {
  * floors to that character's start; offsets are clamped to `[0, text.length]`.
  */
 export function byteOffsetToIndex(text: string, byteOffset: number): number {
-  if (byteOffset <= 0) return 0;
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length) {
-    const ch = charAt(text, i);
-    if (bytes + ch.bytes > byteOffset) return i;
-    bytes += ch.bytes;
-    i += ch.units;
-  }
-  return text.length;
+  return byteCursor(text).indexOf(byteOffset);
 }
 
 /** The UTF-8 byte offset of string index `index` of `text` (an index between surrogates floors). */
@@ -61,4 +52,31 @@ export function byteRangeToIndices(text: string, range: readonly [number, number
     i += ch.units;
   }
   return [start === -1 ? text.length : start, text.length];
+}
+
+/**
+ * String indices of ascending byte offsets of one `text`, in one pass over it: `indexOf(b)` for
+ * `b` not below the last asked is `byteOffsetToIndex(text, b)` (many boundaries of one transcript
+ * cost one walk, not one each).
+ */
+export function byteCursor(text: string): { indexOf(byteOffset: number): number } {
+  let bytes = 0;
+  let i = 0;
+  return {
+    indexOf(byteOffset: number): number {
+      if (byteOffset <= 0) return 0;
+      if (byteOffset < bytes) {
+        // Asked behind the last answer: walk again from the start.
+        bytes = 0;
+        i = 0;
+      }
+      while (i < text.length) {
+        const ch = charAt(text, i);
+        if (bytes + ch.bytes > byteOffset) return i;
+        bytes += ch.bytes;
+        i += ch.units;
+      }
+      return text.length;
+    },
+  };
 }
