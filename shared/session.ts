@@ -89,6 +89,8 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
+  /** §11, issue 12 part A: the calls, every reduction's live interval and the rewinds (the context map's figures). */
+  readonly callTimeline: CallTimeline;
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
   readonly sessions?: readonly SessionEntry[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
@@ -341,6 +343,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     stopped: model.stopped,
     system: model.system,
     calls: callTimeline.calls,
+    callTimeline,
     callInput: inputAt,
     callDiff(a, b) {
       const from = inputAt(a);

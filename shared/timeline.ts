@@ -30,6 +30,12 @@ export interface ModelChange {
   recount: number;
 }
 
+/** A `rewind` record: the view was cut back to `to` messages at `line`. */
+export interface Rewind {
+  line: number;
+  to: number;
+}
+
 export interface Timeline<M> {
   system?: Located<M>;
   /** The current timeline by view index; a hole is an index whose record was never read. */
@@ -40,6 +46,8 @@ export interface Timeline<M> {
   /** 1-based line of each live log entry's record, parallel to `log`. */
   logLines: number[];
   modelChanges: ModelChange[];
+  /** Every `rewind` record, in file order (issue 12 part A: the context map marks them). */
+  rewinds: Rewind[];
   findings: Finding[];
   /**
    * §11: every reduction ever logged, in file order, with the lines over which it was live (the
@@ -65,7 +73,7 @@ export function lastAddressed(r: Reduction): number {
  * a message payload carries reasoning artifacts (§5.5) for the model-switch recount.
  */
 export class TimelineBuilder<M> {
-  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], spans: [] };
+  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], rewinds: [], findings: [], spans: [] };
   /** The span of each live log entry, parallel to `t.log`: an invert or rewind closes it. */
   private liveSpans: ReductionSpan[] = [];
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
@@ -125,6 +133,7 @@ export class TimelineBuilder<M> {
         return;
       }
       case 'rewind': {
+        t.rewinds.push({ line, to: record.to });
         if (t.view.length > record.to) t.view.length = record.to;
         if (this.filtered.length > record.to) this.filtered.length = record.to;
         for (let k = t.log.length - 1; k >= 0; k--) {
@@ -207,6 +216,7 @@ export class TimelineBuilder<M> {
       log: t.log.slice(),
       logLines: t.logLines.slice(),
       modelChanges: t.modelChanges.slice(),
+      rewinds: t.rewinds.slice(),
       findings: t.findings.slice(),
       // Copies: an invert or rewind read later closes the builder's own spans.
       spans: t.spans.map((span) => ({ ...span })),

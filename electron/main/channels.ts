@@ -25,6 +25,7 @@ export const METHOD_CHANNELS = {
   log: 'si:log',
   verify: 'si:verify',
   check: 'si:check',
+  calls: 'si:calls',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */
