@@ -317,7 +317,7 @@ export const methods = {
    */
   rowText: { params: z.object({ row: int, range: byteRange, tool_call: int.optional(), call: callParam }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
   /** expandReduction with a byte range (SPEC §5.1); ranges are clamped to MAX_SLICE_BYTES. */
-  expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional() }), result: expandOutcomeSchema },
+  expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional(), call: callParam }), result: expandOutcomeSchema },
   /**
    * sidecarSearch (SPEC §5.3). `searchId` names the search so it can be cancelled; a new search
    * cancels the one in flight, which then answers `cancelled`.

@@ -94,7 +94,7 @@ export interface LoadedSession {
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
   readonly sessions?: readonly SessionEntry[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
-  expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
   /**
@@ -353,7 +353,8 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       return diffCallInputs(from, to, (r) => ended.get(r));
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
-    expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
+    // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
+    expand: (id, range, call) => bracket(() => expandReduction((call != null ? inputAt(call)?.log : undefined) ?? log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
     fileChange,

@@ -3,14 +3,19 @@
  * Call N's rows are `projectView(callInput(N))` of the session; no call is the latest view.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ParsedParams } from '../../shared/index';
 import { methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { SessionService, cutToBytes } from './service';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
 const SESSION = join(import.meta.dirname, '../../samples/session.sidecar.jsonl');
+
+const tmp = tempDir('session-inspector-calls-');
+afterAll(() => tmp.cleanup());
 
 const services: SessionService[] = [];
 afterEach(() => {
@@ -88,6 +93,30 @@ describe('SessionService rows of a call', () => {
     if (!reply.ok) expect(reply.error).toEqual({ code: 'invalid_request', message: `call ${call} is not a model call of this session: it has 2 calls (1…2)` });
     expect(s.rowOfIndex({ index: 0, call }).ok).toBe(false);
     expect(s.verify({ ids: [], call }).ok).toBe(false);
+  });
+});
+
+describe('SessionService expand in a past call', () => {
+  it('a reduction inverted since expands in a call it was live at, and is unknown in the latest view', async () => {
+    const view = [user('go'), assistant('', 'c1'), tool('x'.repeat(100), 'c1'), assistant('one'), user('more'), assistant('two'), user('again'), assistant('three')];
+    const r1 = makeReduction(view, { id: 'r1', kind: 'tool_output_truncated', index: 2, kept_bytes: 10 });
+    const path = writeSidecar(tmp.path('inverted.sidecar.jsonl'), [
+      makeHeader(),
+      ...view.slice(0, 4).map((m, i) => messageRecord(i, m)),
+      reductionRecord(r1),
+      ...view.slice(4, 6).map((m, i) => messageRecord(i + 4, m)),
+      { t: 'invert', id: 'r1' },
+      ...view.slice(6).map((m, i) => messageRecord(i + 6, m)),
+    ]);
+    const s = await opened(path);
+    // Calls: index 1, 3, 5, 7; r1 is live at the third only.
+    const then = value(s.expand({ id: 'r1', range: [0, 100], call: 3 }));
+    expect([then.reduction_id, then.content]).toEqual(['r1', 'x'.repeat(100)]);
+    expect(value(s.rows(params('rows', { start: 0, end: 10, call: 3 }))).rows.find((r) => r.index === 2)?.applied).toBe('r1');
+    for (const call of [2, 4, null]) {
+      const reply = s.expand({ id: 'r1', range: [0, 100], call });
+      expect(reply.ok ? null : reply.error.code).toBe('unknown_reduction');
+    }
   });
 });
 

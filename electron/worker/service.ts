@@ -482,8 +482,10 @@ export class SessionService {
    * hundreds of megabytes, and the renderer pages through it with ranges, knowing `total_bytes`.
    */
   expand(params: ParsedParams<'expand'>): Reply<'expand'> {
-    return this.withSession('expand', ({ session }) => {
-      const outcome = session.expand(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES]);
+    return this.withSession('expand', (open) => {
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
+      const outcome = open.session.expand(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES], params.call);
       return outcome.ok ? outcome : hostError(outcome.error);
     });
   }
