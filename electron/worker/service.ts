@@ -92,7 +92,7 @@ const CALL_VIEWS_KEPT = 4;
 function callView(open: OpenSession, call: number | null | undefined): CallView | { ok: false; error: HostError } {
   const { session } = open;
   if (call === null || call === undefined) return { minted: session.minted, log: session.log as Reduction[], layout: open.layout };
-  const views = (open.callViews ??= new Map());
+  const views = (open.callViews ??= new Map<number, CallView>());
   const kept = views.get(call);
   if (kept) {
     views.delete(call);

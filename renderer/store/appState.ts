@@ -5,6 +5,7 @@
  */
 import type { StateCreator } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
+import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
 import type { LogSlice } from './logSlice';
 import type { NavigationSlice } from './navigationSlice';
@@ -14,7 +15,7 @@ import type { SearchSlice } from './searchSlice';
 import type { SessionSlice } from './sessionSlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & CallsSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

@@ -5,6 +5,7 @@
  */
 import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/contract';
 import type { SliceCreator } from './appState';
+import { freshCalls } from './callsSlice';
 import { freshFindings } from './findingsSlice';
 import { freshLog } from './logSlice';
 import { freshReductions } from './reductionsSlice';
@@ -184,6 +185,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         ...freshSearchResults(),
         ...freshLog(),
         ...freshFindings(),
+        ...freshCalls(),
       });
       if (!info || info.provisional) return;
       if (info.stopped) {
