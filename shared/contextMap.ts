@@ -46,6 +46,9 @@ export interface ContextMap {
 
 /** Content bytes of one message; 0 for a hole or content that can no longer be read. */
 function messageBytes(minted: MessageList, i: number): number {
+  // An indexed file knows its contents' sizes: a million messages are not read back for this.
+  const known = minted.contentBytes?.(i);
+  if (known !== undefined) return known;
   const m = minted.at(i);
   if (!m) return 0;
   try {

@@ -424,10 +424,18 @@ export function arrayList(messages: readonly (ChatMessage | undefined)[]): Messa
   return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
 }
 
-/** A MessageList whose entries are read on demand (`read` may return undefined: a hole). */
-export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined): MessageList {
+/** A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf` gives an entry's content bytes without reading it, when it can. */
+export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined): MessageList {
   return {
     length: entries.length,
+    ...(bytesOf
+      ? {
+          contentBytes(i: number) {
+            const entry = inRange(i, entries.length) ? entries[i] : undefined;
+            return entry === undefined ? undefined : bytesOf(entry);
+          },
+        }
+      : {}),
     at(i) {
       if (!inRange(i, entries.length)) return undefined;
       const entry = entries[i];

@@ -23,6 +23,13 @@ export const MAP_BUCKETS = 600;
 /** Rows of the figures table at most (above, one row per group of calls). */
 const FIGURE_ROWS = 200;
 const HEIGHT = 60;
+const LEGEND: [string, string][] = [
+  ['context-map-given', 'given'],
+  ['context-map-hidden', 'hidden'],
+  ['context-map-minted', 'reductions minted'],
+  ['context-map-rewind', 'rewind'],
+  ['context-map-switch', 'model switch'],
+];
 /** Height of the marks' lane under the bars. */
 const MARKS = 12;
 
@@ -73,6 +80,15 @@ export function ContextMap({ map, shownCall, onSelect }: { map: ContextMapInfo; 
         )}
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
+      {/* The key repeats what the summary says in words: hidden from assistive technology. */}
+      <p className="context-map-legend" aria-hidden="true">
+        {LEGEND.map(([cls, label]) => (
+          <span key={cls} className="context-map-key">
+            <span className={`context-map-swatch ${cls}`} />
+            {label}
+          </span>
+        ))}
+      </p>
       <p id="context-map-summary" className="context-map-summary">
         {summary}
       </p>
