@@ -6,9 +6,10 @@
  *   `Latest` → the latest view's first rows shown (the same path without a call: rows of a view
  *   the worker has laid out already). Target: ≤ CHOOSE_TARGET× the baseline — a call's input is
  *   laid out once on first choice (one pass over up to 1,000,000 messages), the latest view's is not.
- * - the Context map: page load → the map shown, against page load → the first rows shown (the
- *   view's first screen). Target: ≤ MAP_TARGET× — the map waits for its figures (one sweep over
- *   the calls and reductions in the worker, a columnar reply) and draws a few paths.
+ * - the Context map: page load → the map shown, against page load → the session loaded (the
+ *   progress bar gone: the map needs the whole session, while the first rows come from a preview
+ *   long before). Target: ≤ MAP_TARGET× — past the load, the map waits for its figures (one sweep
+ *   over the calls and reductions in the worker, a columnar reply) and draws a few paths.
  * - the `calls` reply's JSON size (reported; its shape is columnar for this).
  *
  * The file: turns of ten messages (user, assistant with a tool call, eight tool outputs), a
@@ -134,8 +135,9 @@ export async function runCallsBench(options: { messages?: number; log?: (line: s
     await page.goto(host.url);
     const firstRows = page.locator(`${VIEW} [data-index]`).first().waitFor({ timeout: LOAD_TIMEOUT_MS }).then(() => performance.now() - loadStart);
     const mapShown = page.getByRole('img', { name: 'Context map', exact: true }).waitFor({ timeout: LOAD_TIMEOUT_MS }).then(() => performance.now() - loadStart);
-    const [firstRowsMs, mapMs] = await Promise.all([firstRows, mapShown]);
-    log(`page load → first rows ${firstRowsMs.toFixed(0)} ms, → context map ${mapMs.toFixed(0)} ms`);
+    const loaded = page.getByRole('progressbar', { name: 'Loading session', exact: true }).waitFor({ state: 'hidden', timeout: LOAD_TIMEOUT_MS }).then(() => performance.now() - loadStart);
+    const [firstRowsMs, loadedMs, mapMs] = await Promise.all([firstRows, loaded, mapShown]);
+    log(`page load → first rows ${firstRowsMs.toFixed(0)} ms, → loaded ${loadedMs.toFixed(0)} ms, → context map ${mapMs.toFixed(0)} ms`);
 
     const slider = page.getByRole('slider', { name: 'Model call', exact: true });
     const latest = page.getByRole('button', { name: 'Latest', exact: true });
@@ -175,10 +177,11 @@ export async function runCallsBench(options: { messages?: number; log?: (line: s
         metric: 'page load → Context map shown',
         value: mapMs,
         unit: 'ms',
-        baseline: { name: 'page load → first rows shown', value: firstRowsMs },
-        ratio: firstRowsMs / mapMs,
+        baseline: { name: 'page load → session loaded', value: loadedMs },
+        ratio: loadedMs / mapMs,
         target: `≥ ${(1 / MAP_TARGET).toFixed(2)}× (≤ ${MAP_TARGET}× its time)`,
-        pass: mapMs <= MAP_TARGET * firstRowsMs,
+        pass: mapMs <= MAP_TARGET * loadedMs,
+        note: `first rows (a preview while the file is indexed) after ${firstRowsMs.toFixed(0)} ms`,
       },
       { group, metric: 'page errors', value: pageErrors.length, unit: '', target: '= 0', pass: pageErrors.length === 0 },
     );
