@@ -152,6 +152,32 @@ describe('SessionService calls (context map)', () => {
     }
   });
 
+  const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
+  it.each(['claude-code/cc-2.0.76-compact-boundary.jsonl', 'claude-code/cc-2.1.42-rewind.jsonl', 'codex/rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'codex/rollout-0.139-review-cut-output-ENTIRE.jsonl'])(
+    'an imported session (%s): one figure per call, hidden the stated bytes its rows apply, given its projected bytes',
+    async (name) => {
+      const path = join(REAL, name);
+      const s = await opened(path);
+      const session = await loaded(path);
+      try {
+        const map = value(s.calls());
+        expect(map.calls).toBe(session.calls.length);
+        expect(map.calls).toBeGreaterThan(0);
+        expect([map.index.length, map.given.length, map.hidden.length, map.minted.length]).toEqual(Array(4).fill(map.calls));
+        for (const c of session.calls) {
+          const input = session.callInput(c.call);
+          if (!input) throw new Error('no input');
+          const rows = projectView(input.minted, input.log);
+          const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
+          expect(map.hidden[c.call - 1]).toBe(input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0));
+          expect(map.given[c.call - 1]).toBe(rows.reduce((n, r) => n + utf8Length(r.text), 0));
+        }
+      } finally {
+        session.close();
+      }
+    },
+  );
+
   it('answers no_session without a session', () => {
     const s = new SessionService();
     const reply = s.calls();
