@@ -9,7 +9,7 @@ import type { Locator, Page } from '@playwright/test';
 import type { SidecarSearchMatch } from '../shared/types';
 import { nameText } from '../renderer/text/nameText';
 
-export type PanelTab = 'Search' | 'Log' | 'Findings';
+export type PanelTab = 'Search' | 'Log' | 'Findings' | 'Diff';
 
 export interface SearchOptions {
   regex?: boolean;
@@ -249,6 +249,36 @@ export class InspectorPage {
     await this.modelCallSlider.press('Home');
     for (let k = 1; k < n; k++) await this.modelCallSlider.press('ArrowRight');
     await expect(this.status).toContainText(new RegExp(`call ${n} of \\d`));
+  }
+
+  // ── issue 12, part B: the diff between calls, session events, the glossary ─────────────────
+
+  /** The `Context diff` table of the `Diff` tab. */
+  get diffTable(): Locator {
+    return this.page.getByRole('table', { name: 'Context diff', exact: true });
+  }
+
+  get fromCall(): Locator {
+    return this.page.getByRole('spinbutton', { name: 'From call', exact: true });
+  }
+
+  get toCall(): Locator {
+    return this.page.getByRole('spinbutton', { name: 'To call', exact: true });
+  }
+
+  /** A session event drawn between the rows of the view: a `separator` named for it (`Model switch from a to b`…). */
+  event(name: string | RegExp): Locator {
+    return this.view.getByRole('separator', { name });
+  }
+
+  /** Compares call `from` with call `to` (null: the latest view) in the `Diff` tab. */
+  async compareCalls(from: number | null, to: number | null): Promise<void> {
+    await this.openTab('Diff');
+    // The tab first shows its default diff; typing before it arrives would be overwritten by it.
+    await expect(this.page.getByRole('region', { name: 'Diff between calls', exact: true }).getByText('Comparing…')).toHaveCount(0);
+    await this.fromCall.fill(from === null ? '' : String(from));
+    await this.toCall.fill(to === null ? '' : String(to));
+    await this.page.getByRole('button', { name: 'Compare', exact: true }).click();
   }
 
   // ── actions ────────────────────────────────────────────────────────────────────────────────

@@ -42,8 +42,6 @@ export interface CallTimeline {
   calls: readonly ModelCall[];
   /** In the order they were logged (the live log's order, for the ones still live). */
   spans: readonly ReductionSpan[];
-  /** A replayed sidecar's rewinds, in file order (issue 12 part A: the context map marks them). */
-  rewinds?: readonly { line: number; to: number }[];
 }
 
 /** What the model was given at a call: `projectView(minted, log)` shows its rows. */
@@ -71,16 +69,13 @@ export function callsOf(length: number, roleAt: (index: number) => Role | undefi
 }
 
 /** The calls of a replayed sidecar (TimelineBuilder): its view's assistant messages and its spans. */
-export function replayedCalls<M>(
-  timeline: { view: readonly ({ value: M; line: number } | undefined)[]; spans: readonly ReductionSpan[]; rewinds?: readonly { line: number; to: number }[] },
-  roleOf: (msg: M) => Role,
-): CallTimeline {
+export function replayedCalls<M>(timeline: { view: readonly ({ value: M; line: number } | undefined)[]; spans: readonly ReductionSpan[] }, roleOf: (msg: M) => Role): CallTimeline {
   const view = timeline.view;
   const roleAt = (i: number): Role | undefined => {
     const entry = view[i];
     return entry ? roleOf(entry.value) : undefined;
   };
-  return { calls: callsOf(view.length, roleAt, (i) => view[i]?.line), spans: timeline.spans, ...(timeline.rewinds ? { rewinds: timeline.rewinds } : {}) };
+  return { calls: callsOf(view.length, roleAt, (i) => view[i]?.line), spans: timeline.spans };
 }
 
 /**

@@ -35,7 +35,9 @@ describe('context map (issue 12 part A)', () => {
       fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
         const records = recordsOf(ops);
         const { session, lineOf } = replay(records);
-        const map = contextMap(session.callTimeline, session.minted, session.modelChanges);
+        // The replay helper hands over no rewinds (the loader does): the records' own are passed.
+        const rewindRecords = records.flatMap((r, k) => (r.t === 'rewind' ? [{ line: lineOf(k), to: r.to }] : []));
+        const map = contextMap(session.callTimeline, session.minted, session.modelChanges, rewindRecords);
         expect(map.calls).toBe(session.calls.length);
         for (const c of session.calls) {
           const input = session.callInput(c.call);
@@ -48,8 +50,7 @@ describe('context map (issue 12 part A)', () => {
           expect(map.hidden[k]).toBe(input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0));
         }
         // Each rewind record is marked at the first call after it (none after the last call).
-        const rewindLines = records.flatMap((r, k) => (r.t === 'rewind' ? [lineOf(k)] : []));
-        const expected = rewindLines.flatMap((line) => {
+        const expected = rewindRecords.flatMap(({ line }) => {
           const next = session.calls.find((c) => c.line > line);
           return next ? [next.call] : [];
         });

@@ -76,7 +76,7 @@ class Fenwick {
   }
 }
 
-export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = []): ContextMap {
+export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = [], rewindRecords: readonly { line: number; to: number }[] = []): ContextMap {
   const calls = [...timeline.calls].sort((a, b) => a.line - b.line);
   const n = timeline.calls.length;
   const map: ContextMap = { calls: n, index: new Array<number>(n).fill(0), given: new Array<number>(n).fill(0), hidden: new Array<number>(n).fill(0), minted: new Array<number>(n).fill(0), rewinds: [], model_switches: [] };
@@ -89,7 +89,7 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
 
   const starts = timeline.spans.map((s, k) => ({ line: s.from, k })).sort((a, b) => a.line - b.line);
   const ends = timeline.spans.flatMap((s, k) => (s.to !== undefined ? [{ line: s.to, k }] : [])).sort((a, b) => a.line - b.line);
-  const rewinds = [...(timeline.rewinds ?? [])].sort((a, b) => a.line - b.line);
+  const rewinds = [...rewindRecords].sort((a, b) => a.line - b.line);
   const switches = [...modelChanges].sort((a, b) => a.line - b.line);
   const hiddenTree = new Fenwick(last + 1);
   /** What each reduction takes out of the given bytes: its addressed content, less its kept prefix and stub. */

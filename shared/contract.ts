@@ -283,6 +283,88 @@ export const contextMapSchema = z.object({
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 
+// ---------------------------------------------------------------------------------------------
+// Issue 12, part B: the diff between two model calls, the session's events where they happened,
+// and the messages a rewind abandoned. Every reply is bounded: lists are capped and counted.
+
+/** Most entries of each list of a `callDiff` reply (a diff can span 100,000 reductions); the rest are counted in its totals. */
+export const MAX_DIFF_ENTRIES = 1000;
+/** Most events one `sessionEvents` reply carries; `total` counts those of the asked range. */
+export const MAX_EVENTS_PER_REQUEST = 500;
+/** Most messages of an abandoned branch one `abandoned` request may ask for. */
+export const MAX_ABANDONED_PER_REQUEST = 100;
+/** An abandoned message's text is cut to this many bytes (`text_bytes` says how long it is). */
+export const ABANDONED_TEXT_MAX_BYTES = 4096;
+/** Most reductions one `minted` event names, and most indices a `model_change` event lists. */
+export const MAX_EVENT_ITEMS = 50;
+
+/** A model call (1-based), or null for the latest view (what a next call would be given). */
+const callNumber = z.number().int().min(1).nullable();
+const diffReductionSchema = z.object({
+  index: int,
+  end: int.optional(),
+  reduction_id: z.string(),
+  kind,
+  /** As the reduction states them in the input where it applies; null when it states none. */
+  hidden_bytes: int.nullable(),
+  by: z.enum(['inverted', 'rewound']).optional(),
+});
+const diffMessageSchema = z.object({ index: int, role: role.optional(), bytes: int.nullable() });
+/** One list of a diff: how many entries it has and the bytes they sum to (the known ones). */
+const diffTotal = z.object({ count: int, bytes: int });
+
+export const sessionEventSchema = z.discriminatedUnion('kind', [
+  /** §5.5: `index` is the view length at the switch; `stripped` the messages whose reasoning artifacts it filtered (the first MAX_EVENT_ITEMS). */
+  z.object({
+    kind: z.literal('model_change'),
+    index: int,
+    line: int,
+    from: z.string(),
+    to: z.string(),
+    reasoning_artifacts_filtered: int,
+    stripped: z.array(int).max(MAX_EVENT_ITEMS),
+    /** How many messages it stripped as replayed; null when the format does not say which. */
+    stripped_count: int.nullable(),
+  }),
+  /** §3.1: the view was cut back to `index` messages; `rewind` names it for `abandoned`. */
+  z.object({ kind: z.literal('rewind'), index: int, line: int, rewind: int, abandoned: int }),
+  /** §3.5 `minted_at`: reductions of the live log minted when the view held `index` messages. */
+  z.object({ kind: z.literal('minted'), index: int, line: int.optional(), count: int, reductions: z.array(z.object({ id: z.string(), kind })).max(MAX_EVENT_ITEMS) }),
+]);
+export type SessionEvent = z.infer<typeof sessionEventSchema>;
+
+export const abandonedMessageSchema = z.object({ index: int, role: role.optional(), tool_call_id: z.string().optional(), text: z.string(), text_bytes: int, missing: z.boolean().optional() });
+
+const partBMethods = {
+  /** §11 `callDiff(from, to)`: what left the context (`reduced`), came back (`restored`), was added or dropped between two inputs. */
+  callDiff: {
+    params: z.object({ from: callNumber, to: callNumber, limit: int.min(1).max(MAX_DIFF_ENTRIES).optional() }),
+    result: z.object({
+      /** How many model calls the session has. */
+      calls: int,
+      from: callNumber,
+      to: callNumber,
+      added: z.array(diffMessageSchema),
+      removed: z.array(diffMessageSchema),
+      reduced: z.array(diffReductionSchema),
+      restored: z.array(diffReductionSchema),
+      totals: z.object({ added: diffTotal, removed: diffTotal, reduced: diffTotal, restored: diffTotal }),
+    }),
+  },
+  /** The session's events at view positions `[start, end)`, by position then line: at most MAX_EVENTS_PER_REQUEST. */
+  sessionEvents: {
+    params: z.object({ start: int, end: int }).refine((p) => p.end >= p.start, { message: 'end must be >= start' }),
+    result: z.object({ events: z.array(sessionEventSchema).max(MAX_EVENTS_PER_REQUEST), total: int }),
+  },
+  /** Messages `[start, end)` of the branch rewind number `rewind` abandoned, read back from the file. */
+  abandoned: {
+    params: z
+      .object({ rewind: int, start: int, end: int })
+      .refine((p) => p.end >= p.start && p.end - p.start <= MAX_ABANDONED_PER_REQUEST, { message: `end must be >= start and span at most ${MAX_ABANDONED_PER_REQUEST} messages` }),
+    result: z.object({ to: int, line: int, total: int, messages: z.array(abandonedMessageSchema) }),
+  },
+} as const;
+
 /** Every request: its params and its result. */
 export const methods = {
   /** The open session, if any, and what the host offers. */
@@ -343,6 +425,8 @@ export const methods = {
   check: { params: empty, result: checkReportSchema },
   /** Issue 12 part A: the context map's figures, per call (`rows`, `rowOfIndex`, `rowText`, `verify` take `call`). */
   calls: { params: empty, result: contextMapSchema },
+  // Issue 12, part B.
+  ...partBMethods,
 } as const;
 
 export type Method = keyof typeof methods;
@@ -434,5 +518,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'calls'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

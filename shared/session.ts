@@ -89,10 +89,12 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
-  /** §11, issue 12 part A: the calls, every reduction's live interval and the rewinds (the context map's figures). */
+  /** §11, issue 12 part A: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
   readonly sessions?: readonly SessionEntry[];
+  /** Issue 12 (B): the sidecar's rewinds in file order, each with the messages it abandoned. */
+  readonly rewinds: readonly RewindRecord[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
@@ -143,6 +145,18 @@ export interface IndexedRecords {
    * each log entry is live from its `logLines` line on.
    */
   messageLines?: readonly (number | undefined)[];
+  /** Issue 12 (B): each rewind record with the messages it abandoned. */
+  rewinds?: RewindRecord[];
+}
+
+/**
+ * Issue 12 (B): a rewind (§3.1) with its abandoned branch: `abandoned.at(k)` is the message that
+ * stood at view index `to + k` when the rewind was read, read back from the file on demand.
+ */
+export interface RewindRecord {
+  line: number;
+  to: number;
+  abandoned: MessageList;
 }
 
 /** What a snapshot yields: the view as the agent held it, and its reductions when it has them. */
@@ -197,6 +211,8 @@ export interface SessionModel {
   sessions?: readonly SessionEntry[];
   /** §11: the model calls and the reductions' live intervals. */
   callTimeline: CallTimeline;
+  /** Issue 12 (B): the sidecar's rewinds; absent without one. */
+  rewinds?: readonly RewindRecord[];
 }
 
 /**
@@ -254,6 +270,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     system: records ? () => records.system() : () => undefined,
     ...(snapshot?.sessions ? { sessions: snapshot.sessions } : {}),
     callTimeline: callTimelineOf(inputs, minted, log),
+    ...(records?.rewinds ? { rewinds: records.rewinds } : {}),
   };
 }
 
@@ -353,6 +370,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       return diffCallInputs(from, to, (r) => ended.get(r));
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
+    rewinds: model.rewinds ?? [],
     // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
     expand: (id, range, call) => bracket(() => expandReduction((call != null ? inputAt(call)?.log : undefined) ?? log, id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),

@@ -53,6 +53,15 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(before.spans.map((s) => s.to)).toEqual([8, undefined, undefined]);
   });
 
+  it('issue 12: a rewind keeps the branch it abandoned, as it stood, even once its indices are re-recorded', () => {
+    const t = build([...v.map((m, i) => msg(i, m)), { t: 'rewind', to: 2 }, msg(2, user('again')), { t: 'rewind', to: 3 }]);
+    expect(t.rewinds.map((r) => [r.line, r.to, r.abandoned.map((e) => e?.value.content)])).toEqual([
+      [5, 2, ['u2', 'out 3']],
+      [7, 3, []],
+    ]);
+    expect(t.view.map((e) => e?.value.content)).toEqual(['u0', 'out 1', 'again']);
+  });
+
   it('after a rewind, an old-timeline record stays the recorded copy until re-recorded', () => {
     const t = build([...v.map((m, i) => msg(i, m)), { t: 'rewind', to: 2 }]);
     expect(t.view.length).toBe(2);
@@ -94,6 +103,13 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(ok.modelChanges[0]?.recount).toBe(1);
     const bad = build([msg(0, user('a')), msg(1, withArtifacts), { t: 'model_change', at: 2, from: 'a', to: 'b', reasoning_artifacts_filtered: 2 }]);
     expect(bad.findings).toMatchObject([{ code: 'model_change_count_mismatch', severity: 'error', line: 3 }]);
+  });
+
+  it('issue 12: a model switch lists the view indices it stripped, one per counted message', () => {
+    const withArtifacts: ChatMessage = { role: 'assistant', content: 'x', metadata: { reasoning: 'r' } };
+    const t = build([msg(0, withArtifacts), msg(1, user('a')), msg(2, withArtifacts), { t: 'model_change', at: 3, from: 'a', to: 'b', reasoning_artifacts_filtered: 2 }, msg(3, withArtifacts), { t: 'model_change', at: 4, from: 'b', to: 'c', reasoning_artifacts_filtered: 1 }]);
+    expect(t.modelChanges.map((c) => c.stripped)).toEqual([[0, 2], [3]]);
+    for (const c of t.modelChanges) expect(c.stripped?.length).toBe(c.recount);
   });
 
   it('model_change: messages already stripped by an earlier switch are not counted again', () => {

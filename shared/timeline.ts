@@ -28,12 +28,23 @@ export interface ModelChange {
   reasoning_artifacts_filtered: number;
   /** The recount over the view before `at`, skipping messages an earlier switch already filtered. */
   recount: number;
+  /**
+   * Issue 12 (B): the view indices the recount counted — the messages whose reasoning artifacts
+   * this switch stripped (§5.5). Absent where the builder did not replay the switch (an importer's).
+   */
+  stripped?: number[];
 }
 
-/** A `rewind` record: the view was cut back to `to` messages at `line`. */
-export interface Rewind {
+/**
+ * Issue 12 (B): a `rewind` record (§3.1) and the view entries it dropped — the abandoned branch,
+ * `abandoned[k]` at view index `to + k` (undefined for a hole). Only the payloads (light handles
+ * in the loader) are kept: content is read back from the file by range when asked for.
+ */
+export interface Rewind<M> {
+  /** 1-based line of the rewind record. */
   line: number;
   to: number;
+  abandoned: (TimelineMessage<M> | undefined)[];
 }
 
 export interface Timeline<M> {
@@ -46,14 +57,14 @@ export interface Timeline<M> {
   /** 1-based line of each live log entry's record, parallel to `log`. */
   logLines: number[];
   modelChanges: ModelChange[];
-  /** Every `rewind` record, in file order (issue 12 part A: the context map marks them). */
-  rewinds: Rewind[];
   findings: Finding[];
   /**
    * §11: every reduction ever logged, in file order, with the lines over which it was live (the
    * model calls' inputs are derived from these). The live log is the spans without an end.
    */
   spans: ReductionSpan[];
+  /** Issue 12 (B): every rewind in file order, with the messages it abandoned. */
+  rewinds: Rewind<M>[];
 }
 
 /** A sidecar record whose message payloads are `M`. */
@@ -73,7 +84,7 @@ export function lastAddressed(r: Reduction): number {
  * a message payload carries reasoning artifacts (§5.5) for the model-switch recount.
  */
 export class TimelineBuilder<M> {
-  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], rewinds: [], findings: [], spans: [] };
+  private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], spans: [], rewinds: [] };
   /** The span of each live log entry, parallel to `t.log`: an invert or rewind closes it. */
   private liveSpans: ReductionSpan[] = [];
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
@@ -133,7 +144,8 @@ export class TimelineBuilder<M> {
         return;
       }
       case 'rewind': {
-        t.rewinds.push({ line, to: record.to });
+        // Entries are replaced, never mutated, by later records: the slice keeps the branch as it was.
+        t.rewinds.push({ line, to: record.to, abandoned: t.view.slice(record.to) });
         if (t.view.length > record.to) t.view.length = record.to;
         if (this.filtered.length > record.to) this.filtered.length = record.to;
         for (let k = t.log.length - 1; k >= 0; k--) {
@@ -144,14 +156,18 @@ export class TimelineBuilder<M> {
       }
       case 'model_change': {
         let recount = 0;
+        const stripped: number[] = [];
         const upTo = Math.min(record.at, t.view.length);
         for (let i = 0; i < upTo; i++) {
           const entry = t.view[i];
           if (!entry || this.filtered[i]) continue;
-          if (this.hasArtifacts(entry.value)) recount++;
+          if (this.hasArtifacts(entry.value)) {
+            recount++;
+            stripped.push(i);
+          }
           this.filtered[i] = true;
         }
-        t.modelChanges.push({ line, at: record.at, from: record.from, to: record.to, reasoning_artifacts_filtered: record.reasoning_artifacts_filtered, recount });
+        t.modelChanges.push({ line, at: record.at, from: record.from, to: record.to, reasoning_artifacts_filtered: record.reasoning_artifacts_filtered, recount, stripped });
         if (recount !== record.reasoning_artifacts_filtered) {
           t.findings.push({
             code: 'model_change_count_mismatch',
@@ -216,10 +232,10 @@ export class TimelineBuilder<M> {
       log: t.log.slice(),
       logLines: t.logLines.slice(),
       modelChanges: t.modelChanges.slice(),
-      rewinds: t.rewinds.slice(),
       findings: t.findings.slice(),
       // Copies: an invert or rewind read later closes the builder's own spans.
       spans: t.spans.map((span) => ({ ...span })),
+      rewinds: t.rewinds.slice(),
     };
   }
 }

@@ -69,6 +69,16 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'dark.png');
   });
 
+  // Issue 12, part B: the diff between two calls beside the view, a rewind drawn where it happened.
+  test('diff', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await inspector.compareCalls(12, null);
+    await expect(inspector.diffTable).toBeVisible();
+    const rewind = inspector.event(/^Rewind to message/);
+    await inspector.scrollUntilVisible(inspector.view, rewind);
+    await shoot(inspector, 'diff.png');
+  });
+
   test.describe('a Claude Code compaction', () => {
     test.use({ sessionFiles: [fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl')] });
 

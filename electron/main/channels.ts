@@ -26,6 +26,10 @@ export const METHOD_CHANNELS = {
   verify: 'si:verify',
   check: 'si:check',
   calls: 'si:calls',
+  // Issue 12, part B.
+  callDiff: 'si:callDiff',
+  sessionEvents: 'si:sessionEvents',
+  abandoned: 'si:abandoned',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

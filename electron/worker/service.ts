@@ -51,6 +51,7 @@ import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions, sessionNotHeld } from './sessions';
+import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
 export type LoadProgressPayload = EventPayload<'loadProgress'>;
@@ -224,7 +225,7 @@ function rowInfo(row: ProjectedRow): ProjectedRowInfo {
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'calls']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
@@ -400,6 +401,21 @@ export class SessionService {
           return this.check();
         case 'calls':
           return this.calls();
+        // Issue 12, part B (story.ts).
+        case 'callDiff':
+          return this.withSession('callDiff', ({ session }) => {
+            const p = params as ParsedParams<'callDiff'>;
+            const value = callDiffReply(session, p);
+            return value ? ok(value) : fail('invalid_request', noSuchCall(session, p));
+          });
+        case 'sessionEvents':
+          return this.withSession('sessionEvents', ({ session }) => ok(sessionEventsReply(session, params as ParsedParams<'sessionEvents'>)));
+        case 'abandoned':
+          return this.withSession('abandoned', ({ session }) => {
+            const p = params as ParsedParams<'abandoned'>;
+            const value = abandonedReply(session, p);
+            return value ? ok(value) : fail('invalid_request', `rewind ${p.rewind} is none of this session's ${session.rewinds.length}`);
+          });
         default:
           return fail('invalid_request', `the resolver worker does not answer ${JSON.stringify(method)}`);
       }
@@ -598,7 +614,7 @@ export class SessionService {
 
   /** Issue 12 part A: the context map's figures (shared/contextMap.ts), computed once per open. */
   calls(): Reply<'calls'> {
-    return this.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges))));
+    return this.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
   }
 
   /** Runs `body` over the open session: `no_session` without one, `unsupported_version` for content of a stopped one, `internal_error` for a throw. */

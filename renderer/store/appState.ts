@@ -13,9 +13,10 @@ import type { ReductionsSlice } from './reductionsSlice';
 import type { RowsSlice } from './rowsSlice';
 import type { SearchSlice } from './searchSlice';
 import type { SessionSlice } from './sessionSlice';
+import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & CallsSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

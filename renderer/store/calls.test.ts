@@ -61,7 +61,8 @@ describe('calls slice', () => {
     await store.getState().loadContextMap();
     await store.getState().showCall(12);
     const s = store.getState();
-    expect([s.shownCall, s.rowCount, s.pendingCall]).toEqual([12, 23, undefined]);
+    // The Diff tab (part B) follows the call shown.
+    expect([s.shownCall, s.selectedCall, s.rowCount, s.pendingCall]).toEqual([12, 12, 23, undefined]);
     s.wantRows(0, 5);
     await settle();
     expect(rowAt(store.getState(), 0)?.text).toBe('call 12 row 0');
@@ -75,7 +76,7 @@ describe('calls slice', () => {
     expect(host.callsOf('expand').at(-1)?.call).toBe(12);
 
     await store.getState().showCall(null);
-    expect([store.getState().shownCall, store.getState().rowCount]).toEqual([null, 1000]);
+    expect([store.getState().shownCall, store.getState().selectedCall, store.getState().rowCount]).toEqual([null, null, 1000]);
     store.getState().wantRows(0, 5);
     await settle();
     expect(rowAt(store.getState(), 0)?.text).toBe('row 0');

@@ -11,7 +11,7 @@
  * check `shownCall` as well as the epoch.
  */
 import type { ContextMapInfo, HostError } from '../../shared/contract';
-import type { SliceCreator } from './appState';
+import type { AppState, SliceCreator } from './appState';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
 
@@ -31,8 +31,9 @@ export interface CallsSlice {
   stepCall: (delta: -1 | 1) => void;
 }
 
-export function freshCalls(): Pick<CallsSlice, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall'> {
-  return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined };
+/** A new session shows its latest view; the Diff tab's `selectedCall` (part B) follows the shown call. */
+export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall' | 'selectedCall'> {
+  return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null };
 }
 
 /** `{ call }` for a request about call N, nothing for the latest view (requests stay as they were). */
@@ -64,7 +65,7 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
       return;
     }
     const rowCount = reply.value.rowCount;
-    set({ shownCall: call, ...freshRows(state.session), rowCount, ...freshReductions() });
+    set({ shownCall: call, selectedCall: call, ...freshRows(state.session), rowCount, ...freshReductions() });
     // The messages just before the call are what it answered: show the input's end.
     if (call !== null && rowCount > 0) get().selectRow(rowCount - 1, 'end');
   };

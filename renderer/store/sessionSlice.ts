@@ -7,6 +7,7 @@ import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/c
 import type { SliceCreator } from './appState';
 import { freshCalls } from './callsSlice';
 import { freshFindings } from './findingsSlice';
+import { freshStory } from './storySlice';
 import { freshLog } from './logSlice';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
@@ -186,6 +187,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         ...freshLog(),
         ...freshFindings(),
         ...freshCalls(),
+        ...freshStory(),
       });
       if (!info || info.provisional) return;
       if (info.stopped) {

@@ -15,6 +15,7 @@ import { createReductionsSlice } from './reductionsSlice';
 import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
 import { createSessionSlice } from './sessionSlice';
+import { createStorySlice } from './storySlice';
 import { createUiSlice } from './uiSlice';
 
 export type AppStore = StoreApi<AppState>;
@@ -42,5 +43,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createUiSlice(deps)(...a),
     ...createNavigationSlice(deps)(...a),
     ...createCallsSlice(deps)(...a),
+    ...createStorySlice(deps)(...a),
   }));
 }

@@ -2,7 +2,7 @@
 import type { SliceCreator } from './appState';
 
 export type Theme = 'light' | 'dark';
-export type PanelTab = 'search' | 'log' | 'findings';
+export type PanelTab = 'search' | 'log' | 'findings' | 'diff';
 
 export interface UiSlice {
   /** The user's choice; null follows the system (`prefers-color-scheme`). */
@@ -17,6 +17,12 @@ export interface UiSlice {
   setActiveTab: (tab: PanelTab) => void;
   setShortcutsOpen: (open: boolean) => void;
   requestFocusSearch: () => void;
+  /**
+   * Issue 12: the model call the user chose (the `Model call` slider sets it), null for the latest
+   * view. The Diff tab compares it with its previous call.
+   */
+  selectedCall: number | null;
+  setSelectedCall: (call: number | null) => void;
 }
 
 export function effectiveTheme(state: Pick<UiSlice, 'themeChoice' | 'systemDark'>): Theme {
@@ -43,5 +49,9 @@ export const createUiSlice: SliceCreator<UiSlice> = () => (set, get) => ({
   },
   requestFocusSearch() {
     set({ activeTab: 'search', focusSearchSeq: get().focusSearchSeq + 1 });
+  },
+  selectedCall: null,
+  setSelectedCall(call) {
+    set({ selectedCall: call });
   },
 });

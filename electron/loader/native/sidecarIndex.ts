@@ -4,7 +4,7 @@
  * that grows can be indexed as it is appended to; one pass over the whole file is today's load.
  */
 import { isUtf8 } from 'node:buffer';
-import type { CallTimeline, ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineRecord } from '../../../shared/index';
+import type { CallTimeline, ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineMessage, TimelineRecord } from '../../../shared/index';
 import { NO_CALLS, TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, replayedCalls, parseSidecarLine } from '../../../shared/index';
 import type { ReadSync, SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
@@ -41,6 +41,8 @@ export interface SidecarIndex {
   findings: Finding[];
   /** §11: the model calls (from the handles' roles and record lines) and the reductions' live intervals. */
   calls: CallTimeline;
+  /** Issue 12 (B): each rewind with the handles of the messages it abandoned (`to + k`). */
+  rewinds: { line: number; to: number; abandoned: ({ handle: MessageHandle; cap?: { kept_bytes: number; notice: string } } | undefined)[] }[];
   /** An `unsupported_version` header: the pass stopped there. */
   stopped?: Finding;
 }
@@ -250,7 +252,7 @@ export class SidecarIndexer {
 
   /** The index so far, as a copy later passes do not change. */
   index(): SidecarIndex {
-    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, stopped: this.stopped };
+    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
     return indexOf(this.builder.snapshot(), this.header, this.system, this.findings);
   }
 }
@@ -363,14 +365,19 @@ function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null
   return {
     header,
     ...(system ? { system } : {}),
-    view: timeline.view.map((e) => (e ? { handle: e.value, ...(e.cap ? { cap: e.cap } : {}) } : undefined)),
+    view: timeline.view.map(viewEntry),
     recorded: timeline.recorded.map((e) => e?.value),
     log: timeline.log,
     logLines: timeline.logLines,
     modelChanges: timeline.modelChanges,
     findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
     calls: replayedCalls(timeline, (h) => h.role),
+    rewinds: timeline.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: r.abandoned.map(viewEntry) })),
   };
+}
+
+function viewEntry(e: TimelineMessage<MessageHandle> | undefined): SidecarIndex['view'][number] {
+  return e ? { handle: e.value, ...(e.cap ? { cap: e.cap } : {}) } : undefined;
 }
 
 /** The `t` of a line that did not validate, when it is a JSON object with a string `t`. */

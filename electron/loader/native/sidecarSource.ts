@@ -45,6 +45,7 @@ export class SidecarSource implements SessionSource {
         modelChanges: index.modelChanges,
         findings: index.findings,
         calls: index.calls,
+        rewinds: index.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: lazyList(r.abandoned, (e) => reader.message(e.handle, e.cap)) })),
         system: () => (system ? reader.message(system) : undefined),
       },
     };

@@ -1,6 +1,7 @@
 /** The `Keyboard shortcuts` dialog (modal; Esc or Close closes it). */
 import { useEffect, useRef } from 'react';
 import { useApp } from '../../store/storeContext';
+import { Glossary } from '../glossary/glossary';
 import './shortcutsDialog.css';
 
 const SHORTCUTS: [string, string][] = [
@@ -40,6 +41,7 @@ export function ShortcutsDialog() {
         ))}
       </dl>
       <p className="shortcuts-note">Letter keys work when focus is not in a text field.</p>
+      <Glossary />
       <button type="button" onClick={() => setOpen(false)} autoFocus>
         Close
       </button>

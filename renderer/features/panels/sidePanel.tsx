@@ -1,19 +1,21 @@
-/** The side panel: a `Panels` tablist with Search, Log and Findings (with its count once checked). */
+/** The side panel: a `Panels` tablist with Search, Log, Findings (with its count once checked) and Diff (issue 12). */
 import type { KeyboardEvent } from 'react';
 import { useRef } from 'react';
 import type { PanelTab } from '../../store/uiSlice';
 import { useApp } from '../../store/storeContext';
+import { DiffPanel } from '../diff/diffPanel';
 import { FindingsPanel } from '../findings/findingsPanel';
 import { ReductionLog } from '../log/reductionLog';
 import { SearchPanel } from '../search/searchPanel';
 import './sidePanel.css';
 import { findingsTotal } from '../../store/findingsSlice';
 
-const TABS: PanelTab[] = ['search', 'log', 'findings'];
+const TABS: PanelTab[] = ['search', 'log', 'findings', 'diff'];
 
 function tabLabel(tab: PanelTab, findings: number | null): string {
   if (tab === 'search') return 'Search';
   if (tab === 'log') return 'Log';
+  if (tab === 'diff') return 'Diff';
   return findings === null ? 'Findings' : `Findings (${findings})`;
 }
 
@@ -62,6 +64,7 @@ export function SidePanel() {
         {active === 'search' && <SearchPanel />}
         {active === 'log' && <ReductionLog />}
         {active === 'findings' && <FindingsPanel />}
+        {active === 'diff' && <DiffPanel />}
       </div>
     </aside>
   );

@@ -13,6 +13,7 @@ import { formatBytes } from '../../text/format';
 import { splitAtStub } from '../../text/stubText';
 import { TerminalText } from '../../widgets/terminalText';
 import { ReductionRegion } from '../reduction/reductionRegion';
+import { RowEvents } from '../events/sessionEvents';
 import { OtherReductions } from './otherReductions';
 import { StubChip } from './stubChip';
 import { ToolCalls } from './toolCalls';
@@ -125,6 +126,7 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
       className={`row role-${roleClass}${selected ? ' is-selected' : ''}${info.missing ? ' is-missing' : ''}`}
       onClick={() => selectRow(row, false)}
     >
+      <RowEvents index={info.index} end={info.end} place="start" />
       <div className="row-gutter" aria-hidden="true">
         {info.end - info.index > 1 ? `${info.index}–${info.end - 1}` : info.index}
       </div>
@@ -137,6 +139,7 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
         </div>
         {info.missing ? <p className="row-missing">This message's record could not be read (see Findings).</p> : <RowBody info={info} row={row} />}
       </div>
+      <RowEvents index={info.index} end={info.end} place="end" />
     </div>
   );
 });

@@ -52,6 +52,9 @@ function ok<M extends Method>(value: ResultOf<M>): Reply<M> {
   return { ok: true, value };
 }
 
+/** How many model calls the fake session has. */
+export const FAKE_CALLS = 7;
+
 const ONE_FILE = [{ id: 'file-1', name: 'demo.sidecar.jsonl', bytes: 1234 }];
 
 export function fakeHost(
@@ -110,6 +113,17 @@ export function fakeHost(
         findings: [],
         summary: { files: [], session_id: null, model: null, gate: null, messages: 0, reductions: 0, reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 }, errors: 0, warnings: 0, format: 'supercode', sessions: [] },
       }),
+    // Issue 12, part B: FAKE_CALLS calls, an empty diff; a rewind event at every multiple of 100.
+    callDiff: ({ from, to }) => {
+      const none = { count: 0, bytes: 0 };
+      return ok<'callDiff'>({ calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none } });
+    },
+    sessionEvents: ({ start, end }) => {
+      const events = [];
+      for (let i = Math.ceil(start / 100) * 100; i < Math.min(end, (current?.messages ?? 0) + 1); i += 100) events.push({ kind: 'rewind' as const, index: i, line: i + 1, rewind: i / 100, abandoned: 2 });
+      return ok<'sessionEvents'>({ events, total: events.length });
+    },
+    abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
   };
 
   const call = <M extends Method>(method: M) => (params: Params<M>): Promise<Reply<M>> => {

@@ -1,0 +1,194 @@
+/**
+ * Issue 12, part B: the worker's callDiff, sessionEvents and abandoned, over the committed samples.
+ * Every expected value is read from the sample's own records, never written down.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ParsedParams, ResultOf } from '../../shared/index';
+import type { ChatMessage } from '../../shared/index';
+import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_ENTRIES, MAX_EVENTS_PER_REQUEST, methods, utf8Decode, utf8Encode } from '../../shared/index';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import type { LooseRecord } from '../../shared/testing/looseRecords';
+import { looseRecords } from '../../shared/testing/looseRecords';
+import { SessionService } from './service';
+
+const SAMPLES = join(import.meta.dirname, '../../samples');
+const DEMO = join(SAMPLES, 'demo.sidecar.jsonl');
+const SESSION = join(SAMPLES, 'session.sidecar.jsonl');
+
+type Rec = LooseRecord;
+/** The sample's records with their 1-based lines. */
+function records(path: string): { line: number; rec: Rec }[] {
+  return looseRecords(readFileSync(path, 'utf8'));
+}
+
+const services: SessionService[] = [];
+afterEach(() => {
+  for (const s of services.splice(0)) s.close();
+});
+
+async function opened(path: string): Promise<SessionService> {
+  const s = new SessionService();
+  services.push(s);
+  const reply = await s.open({ paths: [path], generation: 1 });
+  if (!reply.ok) throw new Error(`open failed: ${reply.error.message}`);
+  return s;
+}
+
+function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
+  const reply = s.handle(method, methods[method].params.parse(raw) as ParsedParams<M>);
+  if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
+  return reply.value;
+}
+
+describe('callDiff (worker)', () => {
+  it('§9 demo: from call 2 to the latest view, r1 left the context hiding ptr.bytes − kept_bytes', async () => {
+    const s = await opened(DEMO);
+    const r1 = records(DEMO).find((x) => x.rec.t === 'reduction' && x.rec.r?.id === 'r1')?.rec.r;
+    if (!r1) throw new Error('the demo has no r1');
+    const diff = ask(s, 'callDiff', { from: 2, to: null });
+    expect(diff.reduced.map((r) => r.reduction_id)).toEqual(['r1']);
+    expect(diff.reduced[0]?.hidden_bytes).toBe(r1.ptr.bytes - (r1.kept_bytes ?? 0));
+    expect(diff.totals.reduced).toEqual({ count: 1, bytes: r1.ptr.bytes - (r1.kept_bytes ?? 0) });
+    expect(diff.restored).toEqual([]);
+  });
+
+  it('caps each list at `limit` and still counts and sums all of it', async () => {
+    const s = await opened(SESSION);
+    const whole = ask(s, 'callDiff', { from: 1, to: null });
+    const cut = ask(s, 'callDiff', { from: 1, to: null, limit: 2 });
+    expect(whole.added.length).toBeGreaterThan(2);
+    expect(cut.added).toEqual(whole.added.slice(0, 2));
+    expect(cut.totals).toEqual(whole.totals);
+    expect(whole.totals.added.count).toBe(whole.added.length);
+    expect(whole.totals.added.bytes).toBe(whole.added.reduce((n, m) => n + (m.bytes ?? 0), 0));
+  });
+
+  it('answers invalid_request naming the calls there are for a call that is none', async () => {
+    const s = await opened(DEMO);
+    const calls = ask(s, 'callDiff', { from: null, to: null }).calls;
+    const reply = s.handle('callDiff', { from: calls + 1, to: null });
+    expect(reply.ok).toBe(false);
+    if (!reply.ok) {
+      expect(reply.error.code).toBe('invalid_request');
+      expect(reply.error.message).toContain(`calls 1 to ${calls}`);
+    }
+  });
+});
+
+describe('replies stay bounded over a session of many reductions', () => {
+  const tmp = tempDir('session-inspector-story-');
+  afterAll(() => tmp.cleanup());
+  /** An assistant call, then `n` tool outputs each elided by its own reduction, each minted at its own view length. */
+  function manyReductions(n: number): string {
+    const view: ChatMessage[] = [user('go'), assistant('', 'c0')];
+    for (let k = 0; k < n; k++) view.push(tool(`output ${k}`, 'c0'));
+    const log = view.slice(2).map((_, k) => makeReduction(view, { id: `r${k}`, kind: 'tool_output_elided', index: k + 2 }, { minted_at: k + 3 }));
+    return writeSidecar(tmp.path(`many-${n}.sidecar.jsonl`), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+  }
+
+  it('a diff past MAX_DIFF_ENTRIES reductions lists that many and counts and sums them all', async () => {
+    const n = MAX_DIFF_ENTRIES + 200;
+    const s = await opened(manyReductions(n));
+    const diff = ask(s, 'callDiff', { from: 1, to: null });
+    expect(diff.reduced).toHaveLength(MAX_DIFF_ENTRIES);
+    expect(diff.totals.reduced.count).toBe(n);
+    expect(diff.added).toHaveLength(MAX_DIFF_ENTRIES);
+    // Call 1 was given message 0 alone: the call's own message and the n outputs came after.
+    expect(diff.totals.added.count).toBe(n + 1);
+    // Every hidden output is `output k`: the total is their bytes, the listed ones included.
+    let bytes = 0;
+    for (let k = 0; k < n; k++) bytes += `output ${k}`.length;
+    expect(diff.totals.reduced.bytes).toBe(bytes);
+  });
+
+  it('events past MAX_EVENTS_PER_REQUEST in one range are cut there and counted', async () => {
+    const n = MAX_EVENTS_PER_REQUEST + 50;
+    const s = await opened(manyReductions(n));
+    const whole = ask(s, 'sessionEvents', { start: 0, end: n + 10 });
+    expect(whole.events).toHaveLength(MAX_EVENTS_PER_REQUEST);
+    expect(whole.total).toBe(n);
+    // The rest is reached by asking from where the list stopped.
+    const next = ask(s, 'sessionEvents', { start: (whole.events.at(-1)?.index ?? 0) + 1, end: n + 10 });
+    expect(next.events).toHaveLength(n - MAX_EVENTS_PER_REQUEST);
+  });
+});
+
+describe('sessionEvents (worker)', () => {
+  it('places the sample session’s model switch and rewind where their records put them', async () => {
+    const s = await opened(SESSION);
+    const recs = records(SESSION);
+    const { events, total } = ask(s, 'sessionEvents', { start: 0, end: 1_000_000 });
+    expect(total).toBe(events.length);
+
+    const switchRec = recs.find((x) => x.rec.t === 'model_change');
+    const change = events.find((e) => e.kind === 'model_change');
+    expect(change).toMatchObject({ index: switchRec?.rec.at, line: switchRec?.line, from: switchRec?.rec.from, to: switchRec?.rec.to });
+    if (change?.kind !== 'model_change') throw new Error('no model switch');
+    // The replay strips as many messages as the record says, each before the switch.
+    expect(change.stripped_count).toBe(switchRec?.rec.reasoning_artifacts_filtered);
+    for (const i of change.stripped) expect(i).toBeLessThan(change.index);
+
+    const rewindAt = recs.findIndex((x) => x.rec.t === 'rewind');
+    const rewindRec = recs[rewindAt];
+    const before = recs.slice(0, rewindAt).filter((x) => x.rec.t === 'message');
+    const viewLength = Math.max(...before.map((x) => x.rec.i ?? 0)) + 1;
+    const rewind = events.find((e) => e.kind === 'rewind');
+    expect(rewind).toMatchObject({ index: rewindRec?.rec.to, line: rewindRec?.line, abandoned: viewLength - Number(rewindRec?.rec.to) });
+
+    // Every live reduction is in exactly one `minted` event, at its minted_at.
+    const minted = events.filter((e) => e.kind === 'minted');
+    const logReply = s.handle('log', {});
+    if (!logReply.ok) throw new Error(logReply.error.message);
+    expect(minted.reduce((n, e) => n + e.count, 0)).toBe(logReply.value.entries.length);
+    for (const { reduction } of logReply.value.entries) {
+      expect(minted.find((e) => e.reductions.some((r) => r.id === reduction.id))?.index).toBe(reduction.minted_at);
+    }
+    // By position, then line.
+    const keys = events.map((e) => [e.index, e.line ?? Infinity] as const);
+    expect(keys).toEqual([...keys].sort((a, b) => a[0] - b[0] || a[1] - b[1]));
+  });
+
+  it('answers a range of positions with exactly the events inside it', async () => {
+    const s = await opened(SESSION);
+    const all = ask(s, 'sessionEvents', { start: 0, end: 1_000_000 }).events;
+    const start = 30;
+    const end = 64;
+    const some = ask(s, 'sessionEvents', { start, end });
+    expect(some.events).toEqual(all.filter((e) => e.index >= start && e.index < end));
+    expect(some.total).toBe(some.events.length);
+  });
+});
+
+describe('abandoned (worker)', () => {
+  it('reads back the messages a rewind dropped, as the records before the rewind held them', async () => {
+    const s = await opened(SESSION);
+    const recs = records(SESSION);
+    const rewindAt = recs.findIndex((x) => x.rec.t === 'rewind');
+    const to = Number(recs[rewindAt]?.rec.to);
+    // The last record per index before the rewind: what the abandoned branch showed.
+    const last = new Map<number, Rec>();
+    for (const x of recs.slice(0, rewindAt)) if (x.rec.t === 'message' && x.rec.i !== undefined) last.set(x.rec.i, x.rec);
+    const got = ask(s, 'abandoned', { rewind: 0, start: 0, end: 100 });
+    expect(got.to).toBe(to);
+    expect(got.total).toBe(last.size - to);
+    expect(got.messages).toHaveLength(got.total);
+    for (const m of got.messages) {
+      const rec = last.get(m.index)?.msg;
+      const bytes = utf8Encode(rec?.content ?? '');
+      expect(m.role).toBe(rec?.role);
+      expect(m.text_bytes).toBe(bytes.length);
+      // Cut to ABANDONED_TEXT_MAX_BYTES at a character boundary: a prefix of the content, whole when short.
+      expect(utf8Decode(bytes).startsWith(m.text)).toBe(true);
+      expect(m.text === rec?.content).toBe(bytes.length <= ABANDONED_TEXT_MAX_BYTES);
+    }
+  });
+
+  it('answers invalid_request for a rewind the session does not have', async () => {
+    const s = await opened(DEMO);
+    const reply = s.handle('abandoned', { rewind: 0, start: 0, end: 1 });
+    expect(reply.ok ? 'ok' : reply.error.code).toBe('invalid_request');
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Issue 12, part B: the diff between two model calls (§11 `callDiff`), in the side panel's `Diff`
+ * tab: the user picks `From call` and `To call` (empty: the latest view), and the `Context diff`
+ * table lists what left the context (the reduction that took it and the bytes it hides), what came
+ * back (inverted or rewound), and the messages added or dropped, each part with its totals. A tab
+ * rather than a region over the view: the diff is read next to the view it explains, and the view
+ * keeps its whole height. The host caps each list (MAX_DIFF_ENTRIES); the totals count all of it.
+ */
+import type { FormEvent } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
+import { useApp } from '../../store/storeContext';
+import type { CallDiffResult } from '../../store/storySlice';
+import { formatBytes, formatCount, kindLabel } from '../../text/format';
+import { nameText } from '../../text/nameText';
+import './diffPanel.css';
+
+type Reduced = CallDiffResult['reduced'][number];
+type Message = CallDiffResult['added'][number];
+
+function callName(call: number | null): string {
+  return call === null ? 'the latest view' : `call ${call}`;
+}
+
+function messages(index: number, end?: number): string {
+  return end !== undefined && end - index > 1 ? `${index}–${end - 1}` : `${index}`;
+}
+
+function ReductionRow({ r, change }: { r: Reduced; change: string }) {
+  const goToReduction = useApp((s) => s.goToReduction);
+  return (
+    <tr>
+      <td>{change}</td>
+      <td className="is-numeric">{messages(r.index, r.end)}</td>
+      <td />
+      <td>
+        {/* A reduction taken out of the log (inverted, rewound) has nothing left to expand. */}
+        {r.by === undefined ? (
+          <button type="button" className="diff-go" onClick={() => void goToReduction(r.reduction_id)}>
+            {nameText(r.reduction_id)}
+          </button>
+        ) : (
+          nameText(r.reduction_id)
+        )}
+      </td>
+      <td>{kindLabel(r.kind)}</td>
+      <td className="is-numeric">{r.hidden_bytes === null ? 'not stated' : formatBytes(r.hidden_bytes)}</td>
+    </tr>
+  );
+}
+
+function MessageRow({ m, change }: { m: Message; change: string }) {
+  return (
+    <tr>
+      <td>{change}</td>
+      <td className="is-numeric">{m.index}</td>
+      <td>{m.role ?? 'missing'}</td>
+      <td />
+      <td />
+      <td className="is-numeric">{m.bytes === null ? 'unreadable' : formatBytes(m.bytes)}</td>
+    </tr>
+  );
+}
+
+function TotalRow({ label, total, shown }: { label: string; total: { count: number; bytes: number }; shown: number }) {
+  return (
+    <tr className="diff-total">
+      <th scope="row" colSpan={5}>
+        {`${label}: ${formatCount(total.count)}`}
+        {shown < total.count ? ` (first ${formatCount(shown)} listed)` : ''}
+      </th>
+      <td className="is-numeric">{formatBytes(total.bytes)}</td>
+    </tr>
+  );
+}
+
+function summaryOf(d: CallDiffResult): string {
+  const t = d.totals;
+  const parts = [
+    `${formatCount(t.reduced.count)} ${t.reduced.count === 1 ? 'reduction' : 'reductions'} left the context (${formatBytes(t.reduced.bytes)} hidden)`,
+    `${formatCount(t.restored.count)} came back`,
+    `${formatCount(t.added.count)} ${t.added.count === 1 ? 'message' : 'messages'} added`,
+  ];
+  if (t.removed.count > 0) parts.push(`${formatCount(t.removed.count)} dropped`);
+  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}.`;
+}
+
+function DiffTable({ d }: { d: CallDiffResult }) {
+  return (
+    <table className="diff-table" aria-label="Context diff">
+      <thead>
+        <tr>
+          <th scope="col">Change</th>
+          <th scope="col" className="is-numeric">
+            Message
+          </th>
+          <th scope="col">Role</th>
+          <th scope="col">Reduction</th>
+          <th scope="col">Kind</th>
+          <th scope="col" className="is-numeric">
+            Bytes
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {d.reduced.map((r, k) => (
+          <ReductionRow key={`l${k}`} r={r} change="Left the context" />
+        ))}
+        <TotalRow label="Left the context" total={d.totals.reduced} shown={d.reduced.length} />
+        {d.restored.map((r, k) => (
+          <ReductionRow key={`b${k}`} r={r} change={r.by === 'rewound' ? 'Came back (rewound)' : r.by === 'inverted' ? 'Came back (inverted)' : 'Came back'} />
+        ))}
+        <TotalRow label="Came back" total={d.totals.restored} shown={d.restored.length} />
+        {d.added.map((m, k) => (
+          <MessageRow key={`a${k}`} m={m} change="Added" />
+        ))}
+        <TotalRow label="Messages added" total={d.totals.added} shown={d.added.length} />
+        {d.removed.length > 0 && d.removed.map((m, k) => <MessageRow key={`r${k}`} m={m} change="Dropped" />)}
+        {d.totals.removed.count > 0 && <TotalRow label="Messages dropped" total={d.totals.removed} shown={d.removed.length} />}
+      </tbody>
+    </table>
+  );
+}
+
+/** A call number typed by the user: empty is null (the latest view); anything else must be a whole number from 1. */
+function parseCall(text: string): number | null | undefined {
+  if (text.trim() === '') return null;
+  const n = Number(text);
+  return Number.isInteger(n) && n >= 1 ? n : undefined;
+}
+
+export function DiffPanel() {
+  const hasSession = useApp((s) => s.session !== null && !s.session.stopped);
+  const diff = useApp((s) => s.diff);
+  const selectedCall = useApp((s) => s.selectedCall);
+  const loadDiff = useApp((s) => s.loadDiff);
+  const loadDefaultDiff = useApp((s) => s.loadDefaultDiff);
+  const [fromText, setFromText] = useState('');
+  const [toText, setToText] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const hintId = useId();
+
+  // Opening the tab, or choosing another call, shows the default diff (loadDefaultDiff).
+  const askedFor = useRef<number | null | undefined>(undefined);
+  useEffect(() => {
+    if (!hasSession) return;
+    if (diff.status !== 'idle' && askedFor.current === selectedCall) return;
+    askedFor.current = selectedCall;
+    void loadDefaultDiff(selectedCall);
+  }, [hasSession, diff.status, selectedCall, loadDefaultDiff]);
+
+  // The inputs follow what was asked (the default included).
+  useEffect(() => {
+    setFromText(diff.from === null ? '' : String(diff.from));
+    setToText(diff.to === null ? '' : String(diff.to));
+  }, [diff.from, diff.to]);
+
+  const onSubmit = (e: FormEvent): void => {
+    e.preventDefault();
+    const from = parseCall(fromText);
+    const to = parseCall(toText);
+    if (from === undefined || to === undefined) {
+      setInvalid('A call is a whole number from 1; leave a field empty for the latest view.');
+      return;
+    }
+    setInvalid(null);
+    void loadDiff(from, to);
+  };
+
+  if (!hasSession) return <p className="panel-note">No session open.</p>;
+  const calls = diff.result?.calls;
+  return (
+    <section className="diff-panel" role="region" aria-label="Diff between calls" aria-busy={diff.status === 'loading' || undefined}>
+      <form className="diff-form" onSubmit={onSubmit} noValidate>
+        <label>
+          From call
+          <input type="number" min={1} {...(calls ? { max: calls } : {})} value={fromText} placeholder="latest" aria-describedby={hintId} onChange={(e) => setFromText(e.target.value)} />
+        </label>
+        <label>
+          To call
+          <input type="number" min={1} {...(calls ? { max: calls } : {})} value={toText} placeholder="latest" aria-describedby={hintId} onChange={(e) => setToText(e.target.value)} />
+        </label>
+        <button type="submit">Compare</button>
+        <p id={hintId} className="panel-note diff-hint">
+          {`Empty: the latest view (what a next call would be given).${calls !== undefined ? ` This session has ${formatCount(calls)} model ${calls === 1 ? 'call' : 'calls'}.` : ''}`}
+        </p>
+      </form>
+      <p className={`panel-note${invalid || diff.status === 'error' ? ' is-error' : ''}`} aria-live="polite">
+        {invalid ?? (diff.status === 'error' ? `The diff could not be made: ${diff.error?.message ?? 'unknown error'}` : diff.status === 'done' && diff.result ? summaryOf(diff.result) : 'Comparing…')}
+      </p>
+      {diff.status === 'done' && diff.result && <DiffTable d={diff.result} />}
+    </section>
+  );
+}
