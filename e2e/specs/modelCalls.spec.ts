@@ -27,6 +27,11 @@ test.describe('the §9 demo', () => {
     await expect(inspector.stubChip('r1')).toHaveCount(0);
     await expect(inspector.rows).toHaveCount(3);
 
+    // The Diff tab (part B) compares the call shown with its previous one.
+    await inspector.openTab('Diff');
+    await expect(inspector.fromCall).toHaveValue('1');
+    await expect(inspector.toCall).toHaveValue('2');
+
     // Call 1 was given message 0 only.
     await inspector.modelCallSlider.press('ArrowLeft');
     await expect(inspector.status).toContainText('call 1 of 2');
