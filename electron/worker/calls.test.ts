@@ -3,13 +3,14 @@
  * Call N's rows are `projectView(callInput(N))` of the session; no call is the latest view.
  */
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ParsedParams } from '../../shared/index';
 import { methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { SessionService, cutToBytes } from './service';
+import { openedServices } from './testing/services';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
 const SESSION = join(import.meta.dirname, '../../samples/session.sidecar.jsonl');
@@ -17,18 +18,7 @@ const SESSION = join(import.meta.dirname, '../../samples/session.sidecar.jsonl')
 const tmp = tempDir('session-inspector-calls-');
 afterAll(() => tmp.cleanup());
 
-const services: SessionService[] = [];
-afterEach(() => {
-  for (const s of services.splice(0)) s.close();
-});
-
-async function opened(path: string): Promise<SessionService> {
-  const s = new SessionService();
-  services.push(s);
-  const reply = await s.open({ paths: [path], generation: 1 });
-  if (!reply.ok) throw new Error(`open failed: ${reply.error.message}`);
-  return s;
-}
+const opened = openedServices();
 
 function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: string; message: string } }): T {
   if (!reply.ok) throw new Error(`expected ok, got ${reply.error.code}: ${reply.error.message}`);
