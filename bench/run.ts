@@ -22,6 +22,7 @@ import { runLatencyBench } from './latency';
 import { runMemoryBench } from './memory';
 import type { BenchRow } from './report';
 import { formatTable } from './report';
+import { runCallsBench } from './calls';
 import { runRendererBench } from './renderer';
 import { runSearchBench } from './search';
 import type { Machine } from './util';
@@ -48,6 +49,8 @@ function failedRow(group: Group, e: unknown): BenchRow {
 
 async function runGroup(group: Group, ctx: BenchContext | undefined, args: BenchArgs): Promise<BenchRow[]> {
   if (group === 'renderer') return runRendererBench({ log });
+  // Issue 12 part A: the model call slider and the Context map at 1,000,000 messages and 100,000 calls.
+  if (group === 'calls') return runCallsBench({ log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {

@@ -254,6 +254,35 @@ export class InspectorPage {
     return this.page.getByRole('combobox', { name: 'Session', exact: true });
   }
 
+  // ── model calls (issue 12 part A) ──────────────────────────────────────────────────────────
+
+  /** The `Model call` slider (1…C); at C with the value text `latest view` while the latest view is shown. */
+  get modelCallSlider(): Locator {
+    return this.page.getByRole('slider', { name: 'Model call', exact: true });
+  }
+
+  /** The `Latest` button: back to the latest view (disabled while it is shown). */
+  get latestButton(): Locator {
+    return this.page.getByRole('button', { name: 'Latest', exact: true });
+  }
+
+  /** The `Context map` chart (`img`); its figures are the `Context map figures` table. */
+  get contextMap(): Locator {
+    return this.page.getByRole('img', { name: 'Context map', exact: true });
+  }
+
+  get contextMapFigures(): Locator {
+    return this.page.getByRole('table', { name: 'Context map figures', exact: true });
+  }
+
+  /** Shows call `n`'s input with the keyboard (the slider's Home, then → n - 1 times) and waits for the status bar to say so. */
+  async showCall(n: number): Promise<void> {
+    await this.modelCallSlider.focus();
+    await this.modelCallSlider.press('Home');
+    for (let k = 1; k < n; k++) await this.modelCallSlider.press('ArrowRight');
+    await expect(this.status).toContainText(new RegExp(`call ${n} of \\d`));
+  }
+
   // ── issue 12, part B: the diff between calls, session events, the glossary ─────────────────
 
   /** The `Context diff` table of the `Diff` tab. */

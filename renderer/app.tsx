@@ -4,6 +4,7 @@
  * keyboard and drop handlers.
  */
 import { useEffect } from 'react';
+import { CallsBar } from './features/calls/callsBar';
 import { AppHeader } from './features/frame/appHeader';
 import { DropOverlay } from './features/frame/dropOverlay';
 import { AlertList, LoadProgress } from './features/frame/notices';
@@ -43,8 +44,11 @@ export function App() {
         <LoadProgress />
         <AlertList />
       </div>
-      <main className="app-main" aria-label="Session">
-        <ProjectedView />
+      <main className="app-main calls-main" aria-label="Session">
+        <CallsBar />
+        <div className="calls-view">
+          <ProjectedView />
+        </div>
       </main>
       <SidePanel />
       <StatusBar />

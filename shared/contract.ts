@@ -300,6 +300,24 @@ export type HostError = z.infer<typeof hostErrorSchema>;
 const byteRange = z.tuple([int, int]);
 const empty = z.object({});
 
+// --- Issue 12 part A: model calls (the `Model call` slider, `Latest`, the `Context map`) ---
+/** §11: which call's input a request reads; null or absent is the latest view. */
+const callParam = z.number().int().min(1).nullable().optional();
+/**
+ * The context map's figures (shared/contextMap.ts), columnar so that 100,000 calls cross as a few
+ * arrays of numbers (about 2 MB of JSON) rather than 100,000 objects.
+ */
+export const contextMapSchema = z.object({
+  calls: int,
+  index: z.array(int),
+  given: z.array(int),
+  hidden: z.array(int),
+  minted: z.array(int),
+  rewinds: z.array(z.object({ call: int, to: int })),
+  model_switches: z.array(z.object({ call: int, from: z.string(), to: z.string() })),
+});
+export type ContextMapInfo = z.infer<typeof contextMapSchema>;
+
 // ---------------------------------------------------------------------------------------------
 // Issue 12, part B: the diff between two model calls, the session's events where they happened,
 // and the messages a rewind abandoned. Every reply is bounded: lists are capped and counted.
@@ -405,18 +423,18 @@ export const methods = {
   close: { params: empty, result: empty },
   /** Rows `[start, end)` of the projected view, at most MAX_ROWS_PER_REQUEST. */
   rows: {
-    params: z.object({ start: int, end: int }).refine((p) => p.end >= p.start && p.end - p.start <= MAX_ROWS_PER_REQUEST, { message: `end must be >= start and span at most ${MAX_ROWS_PER_REQUEST} rows` }),
+    params: z.object({ start: int, end: int, call: callParam }).refine((p) => p.end >= p.start && p.end - p.start <= MAX_ROWS_PER_REQUEST, { message: `end must be >= start and span at most ${MAX_ROWS_PER_REQUEST} rows` }),
     result: z.object({ rowCount: int, rows: z.array(projectedRowSchema) }),
   },
   /** The row showing view index `index` (-1 when out of range). */
-  rowOfIndex: { params: z.object({ index: int }), result: z.object({ row: z.number().int() }) },
+  rowOfIndex: { params: z.object({ index: int, call: callParam }), result: z.object({ row: z.number().int() }) },
   /**
    * A byte range of a row's visible text (for rows cut at ROW_TEXT_MAX_BYTES), or with `tool_call`
    * of the arguments of the row's tool call of that position.
    */
-  rowText: { params: z.object({ row: int, range: byteRange, tool_call: int.optional() }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
+  rowText: { params: z.object({ row: int, range: byteRange, tool_call: int.optional(), call: callParam }), result: z.object({ text: z.string(), range: byteRange, total_bytes: int }) },
   /** expandReduction with a byte range (SPEC §5.1); ranges are clamped to MAX_SLICE_BYTES. */
-  expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional() }), result: expandOutcomeSchema },
+  expand: { params: z.object({ id: z.string().max(200), range: byteRange.optional(), call: callParam }), result: expandOutcomeSchema },
   /**
    * sidecarSearch (SPEC §5.3). `searchId` names the search so it can be cancelled; a new search
    * cancels the one in flight, which then answers `cancelled`.
@@ -437,9 +455,11 @@ export const methods = {
   /** The live reduction log, in log order. */
   log: { params: empty, result: z.object({ entries: z.array(logEntrySchema) }) },
   /** Verification status of reductions (at most 1000 ids a request). */
-  verify: { params: z.object({ ids: z.array(z.string().max(200)).max(1000) }), result: z.object({ statuses: z.array(reductionStatusSchema) }) },
+  verify: { params: z.object({ ids: z.array(z.string().max(200)).max(1000), call: callParam }), result: z.object({ statuses: z.array(reductionStatusSchema) }) },
   /** Load findings plus the integrity check (SPEC §5.6), with the summary: what `check` prints. */
   check: { params: empty, result: checkReportSchema },
+  /** Issue 12 part A: the context map's figures, per call (`rows`, `rowOfIndex`, `rowText`, `verify` take `call`). */
+  calls: { params: empty, result: contextMapSchema },
   // Issue 12, part B.
   ...partBMethods,
 } as const;
@@ -533,5 +553,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

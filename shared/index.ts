@@ -20,6 +20,8 @@ export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifact
 export type { ModelCall, ReductionSpan, CallTimeline, CallInput, CallDiff, DiffMessage, DiffReduction, ViewEntry } from './calls';
 export { callsOf, replayedCalls, liveFromTimeline, snapshotTimeline, liveAt, prefixList, callInput, diffCallInputs, inputHiddenBytes, viewEntries, NO_CALLS } from './calls';
 export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange } from './timeline';
+export type { ContextMap } from './contextMap';
+export { contextMap } from './contextMap';
 export { TimelineBuilder, applyCap, lastAddressed } from './timeline';
 export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';

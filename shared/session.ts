@@ -91,14 +91,16 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
+  /** §11, issue 12 part A: the calls and every reduction's live interval (the context map's figures). */
+  readonly callTimeline: CallTimeline;
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
   readonly sessions?: readonly SessionEntry[];
   /** Issue 12 (B): the sidecar's rewinds in file order, each with the messages it abandoned. */
   readonly rewinds: readonly RewindRecord[];
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
-  expand(id: string, range?: ByteRange): Result<ExpandOutcome, SessionError>;
+  expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
   /** Issue 12 (C): `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
-  expandStory(id: string, range?: ByteRange): Result<ExpandStory, SessionError>;
+  expandStory(id: string, range?: ByteRange, call?: number | null): Result<ExpandStory, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
   /**
@@ -336,6 +338,8 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     const c = Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
     return c ? callInput(callTimeline, minted, c) : undefined;
   }
+  /** The log a chip of call N expands against (the live log for the latest view or an N that is no call). */
+  const logAt = (call: number | null | undefined): readonly Reduction[] => (call != null ? inputAt(call)?.log : undefined) ?? log;
   /** `bracket` for a search run in steps: the files are checked around every step. */
   function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
     for (;;) {
@@ -362,6 +366,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     stopped: model.stopped,
     system: model.system,
     calls: callTimeline.calls,
+    callTimeline,
     callInput: inputAt,
     callDiff(a, b) {
       const from = inputAt(a);
@@ -372,8 +377,9 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
     rewinds: model.rewinds ?? [],
-    expand: (id, range) => bracket(() => expandReduction(log, id, minted, recorded, range, hash)),
-    expandStory: (id, range) => bracket(() => expandStory(log, id, minted, recorded, range, hash)),
+    // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
+    expand: (id, range, call) => bracket(() => expandReduction(logAt(call), id, minted, recorded, range, hash)),
+    expandStory: (id, range, call) => bracket(() => expandStory(logAt(call), id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
     fileChange,
@@ -443,10 +449,18 @@ export function arrayList(messages: readonly (ChatMessage | undefined)[]): Messa
   return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
 }
 
-/** A MessageList whose entries are read on demand (`read` may return undefined: a hole). */
-export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined): MessageList {
+/** A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf` gives an entry's content bytes without reading it, when it can. */
+export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined): MessageList {
   return {
     length: entries.length,
+    ...(bytesOf
+      ? {
+          contentBytes(i: number) {
+            const entry = inRange(i, entries.length) ? entries[i] : undefined;
+            return entry === undefined ? undefined : bytesOf(entry);
+          },
+        }
+      : {}),
     at(i) {
       if (!inRange(i, entries.length)) return undefined;
       const entry = entries[i];

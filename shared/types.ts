@@ -311,6 +311,11 @@ export function err<E>(error: E): { ok: false; error: E } {
 export interface MessageList {
   readonly length: number;
   at(index: number): ChatMessage | undefined;
+  /**
+   * The UTF-8 bytes of a message's content when the list knows them without reading the message
+   * (an indexed file's handles), else undefined (issue 12 part A: the context map sums a million).
+   */
+  contentBytes?(index: number): number | undefined;
 }
 
 /** SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native digest. */

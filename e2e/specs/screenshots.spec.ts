@@ -115,4 +115,13 @@ test.describe('screenshots', () => {
       await shoot(inspector, 'findings.png');
     });
   });
+
+  // Issue 12 part A: the model call slider on a past call, the Context map with its marks.
+  test('model calls', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await expect(inspector.contextMap).toBeVisible();
+    await inspector.showCall(20);
+    await expect(inspector.rows.first()).toBeVisible();
+    await shoot(inspector, 'model-calls.png');
+  });
 });

@@ -25,6 +25,7 @@ export const METHOD_CHANNELS = {
   log: 'si:log',
   verify: 'si:verify',
   check: 'si:check',
+  calls: 'si:calls',
   // Issue 12, part B.
   callDiff: 'si:callDiff',
   sessionEvents: 'si:sessionEvents',

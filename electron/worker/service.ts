@@ -9,7 +9,9 @@
 import type { z } from 'zod';
 import type {
   ByteSource,
+  CallInput,
   CheckReport,
+  ContextMap,
   FindingCode,
   EventPayload,
   HostError,
@@ -34,6 +36,7 @@ import {
   ROW_TEXT_MAX_BYTES,
   floorCharBoundary,
   checkReduction,
+  contextMap,
   memorySource,
   projectView,
   projectionLayout,
@@ -73,7 +76,46 @@ interface OpenSession {
   /** A file change was reported (onFileChanged) for this open. */
   changeReported?: boolean;
   /** The last row text (or tool-call arguments) `rowText` encoded: paging through one huge row encodes it once. */
-  lastRowText?: { row: number; toolCall: number | undefined; bytes: ByteSource };
+  lastRowText?: { row: number; toolCall: number | undefined; call: number | null; bytes: ByteSource };
+  /** Issue 12 part A: the inputs of the calls last shown, with their layouts (at most CALL_VIEWS_KEPT, most recent last). */
+  callViews?: Map<number, CallView>;
+  /** Issue 12 part A: the context map, computed at its first request. */
+  contextMap?: ContextMap;
+}
+
+// --- Issue 12 part A: a call's input as the view the row methods read ---
+/** What `rows`, `rowOfIndex`, `rowText` and `verify` read: the latest view, or a call's input. */
+interface CallView extends CallInput {
+  layout: ProjectionLayout;
+}
+
+/**
+ * Call inputs kept with their layouts: a layout is one pass over the input (a million rows is tens
+ * of milliseconds), so it is made once per call shown, not per request; a few are kept for going
+ * back and forth with the slider.
+ */
+const CALL_VIEWS_KEPT = 4;
+
+/** The view a request reads: the latest for null or absent, else call N's input (its layout cached), or why there is none. */
+function callView(open: OpenSession, call: number | null | undefined): CallView | { ok: false; error: HostError } {
+  const { session } = open;
+  if (call === null || call === undefined) return { minted: session.minted, log: session.log as Reduction[], layout: open.layout };
+  const views = (open.callViews ??= new Map<number, CallView>());
+  const kept = views.get(call);
+  if (kept) {
+    views.delete(call);
+    views.set(call, kept);
+    return kept;
+  }
+  const input = session.callInput(call);
+  if (!input) return fail('invalid_request', `call ${call} is not a model call of this session: it has ${session.calls.length} ${session.calls.length === 1 ? 'call' : 'calls'} (1…${session.calls.length})`);
+  const view = { ...input, layout: projectionLayout(input.minted.length, input.log) };
+  views.set(call, view);
+  for (const oldest of views.keys()) {
+    if (views.size <= CALL_VIEWS_KEPT) break;
+    views.delete(oldest);
+  }
+  return view;
 }
 
 /** A search run in slices (`searchInSlices`) lets other requests in after this long… */
@@ -220,7 +262,7 @@ function placeMatches(session: LoadedSession, result: SidecarSearchResult): Resu
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
@@ -394,6 +436,8 @@ export class SessionService {
           return this.verify(params as ParsedParams<'verify'>);
         case 'check':
           return this.check();
+        case 'calls':
+          return this.calls();
         // Issue 12, part B (story.ts).
         case 'callDiff':
           return this.withSession('callDiff', ({ session }) => {
@@ -418,8 +462,12 @@ export class SessionService {
 
   /** Rows `[start, end)` of the projected view (clamped to the row count); each row's text cut to ROW_TEXT_MAX_BYTES. */
   rows(params: ParsedParams<'rows'>): Reply<'rows'> {
-    return this.withSession('rows', ({ session, layout }) => {
-      const rows = projectView(session.minted, session.log, { start: params.start, end: params.end }, layout);
+    return this.withSession('rows', (open) => {
+      const { session } = open;
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
+      const { layout } = view;
+      const rows = projectView(view.minted, view.log, { start: params.start, end: params.end }, layout);
       return ok({
         rowCount: layout.rowCount,
         rows: rows.map((row) => {
@@ -433,7 +481,10 @@ export class SessionService {
   }
 
   rowOfIndex(params: ParsedParams<'rowOfIndex'>): Reply<'rowOfIndex'> {
-    return this.withSession('rowOfIndex', ({ layout }) => ok({ row: rowOfIndex(layout, params.index) }));
+    return this.withSession('rowOfIndex', (open) => {
+      const view = callView(open, params.call);
+      return 'ok' in view ? view : ok({ row: rowOfIndex(view.layout, params.index) });
+    });
   }
 
   /**
@@ -444,14 +495,18 @@ export class SessionService {
    */
   rowText(params: ParsedParams<'rowText'>): Reply<'rowText'> {
     return this.withSession('rowText', (open) => {
-      const { layout, session } = open;
+      const { session } = open;
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
+      const { layout } = view;
+      const call = params.call ?? null;
       if (params.row >= layout.rowCount) {
         return fail('invalid_request', `row ${params.row} is outside the projected view of ${layout.rowCount} rows`);
       }
       const last = open.lastRowText;
-      let bytes = last?.row === params.row && last.toolCall === params.tool_call ? last.bytes : undefined;
+      let bytes = last?.row === params.row && last.toolCall === params.tool_call && last.call === call ? last.bytes : undefined;
       if (!bytes) {
-        const [row] = projectView(session.minted, session.log, { start: params.row, end: params.row + 1 }, layout);
+        const [row] = projectView(view.minted, view.log, { start: params.row, end: params.row + 1 }, layout);
         if (params.tool_call === undefined) {
           bytes = (row && rowSource(session, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
         } else {
@@ -461,7 +516,7 @@ export class SessionService {
           }
           bytes = memorySource(utf8Encode(call.arguments));
         }
-        open.lastRowText = { row: params.row, toolCall: params.tool_call, bytes };
+        open.lastRowText = { row: params.row, toolCall: params.tool_call, call, bytes };
       }
       const range = snapByteRange(bytes, clampSlice(params.range));
       if (!range) {
@@ -480,8 +535,10 @@ export class SessionService {
    * hundreds of megabytes, and the renderer pages through it with ranges, knowing `total_bytes`.
    */
   expand(params: ParsedParams<'expand'>): Reply<'expand'> {
-    return this.withSession('expand', ({ session }) => {
-      const story = session.expandStory(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES]);
+    return this.withSession('expand', (open) => {
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
+      const story = open.session.expandStory(params.id, params.range ? clampSlice(params.range) : [0, MAX_SLICE_BYTES], params.call);
       if (!story.ok) return hostError(story.error);
       const { outcome, hidden, messages } = story.value;
       return ok({ ...outcome, hidden, ...(messages ? { messages } : {}) });
@@ -570,18 +627,22 @@ export class SessionService {
 
   /** What expanding each reduction would find: verified (with its source and sizes) or why not. */
   verify(params: ParsedParams<'verify'>): Reply<'verify'> {
-    return this.withSession('verify', ({ session }) => {
+    return this.withSession('verify', (open) => {
+      const { session } = open;
+      // A call's input holds the reductions live then: its chips are checked against its own log.
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
       // One pass over the log for the whole batch (the most recent record per id, as findReduction
       // answers), not one per id: a batch of 1,000 over a log of 100,000 took 1.25 s.
       const asked = new Set(params.ids);
       const byId = new Map<string, Reduction>();
-      for (const r of session.log) if (asked.has(r.id)) byId.set(r.id, r);
+      for (const r of view.log) if (asked.has(r.id)) byId.set(r.id, r);
       const statuses = params.ids.map((id): ReductionStatus => {
         const r = byId.get(id);
-        if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, session.log).message };
-        const { hidden_bytes, hash_origin, ...found } = checkReduction(r, session.log, session.minted, session.recorded, { sha256: nodeSha256 });
-        // Part C: a duplicate's chip links to its canonical and says whether the model could still see it.
-        const canonical = r.kind === 'duplicate_output' && r.canonical ? { canonical: { index: r.canonical.index, visible: canonicalFullyVisible(r, session.log) } } : {};
+        if (!r) return { id, status: 'unknown_reduction', message: unknownReduction(id, view.log).message };
+        const { hidden_bytes, hash_origin, ...found } = checkReduction(r, view.log, session.minted, session.recorded, { sha256: nodeSha256 });
+        // Part C: a duplicate's chip links to its canonical and says whether the model could still see it (in the call shown).
+        const canonical = r.kind === 'duplicate_output' && r.canonical ? { canonical: { index: r.canonical.index, visible: canonicalFullyVisible(r, view.log) } } : {};
         return { id, ...found, ...(hidden_bytes !== null ? { hidden_bytes } : {}), ...(hash_origin !== null ? { hash_origin } : {}), ...canonical };
       });
       return ok({ statuses });
@@ -591,6 +652,11 @@ export class SessionService {
   /** Load findings plus the integrity check (SPEC §5.6) with the summary: what `check` prints. */
   check(): Reply<'check'> {
     return this.withSession('check', ({ session }) => ok(capFindings(session.check())));
+  }
+
+  /** Issue 12 part A: the context map's figures (shared/contextMap.ts), computed once per open. */
+  calls(): Reply<'calls'> {
+    return this.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
   }
 
   /** Runs `body` over the open session: `no_session` without one, `unsupported_version` for content of a stopped one, `internal_error` for a throw. */

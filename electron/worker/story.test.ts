@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ParsedParams, ResultOf } from '../../shared/index';
 import type { ChatMessage } from '../../shared/index';
 import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_ENTRIES, MAX_EVENTS_PER_REQUEST, methods, utf8Decode, utf8Encode } from '../../shared/index';
@@ -13,6 +13,7 @@ import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } fro
 import type { LooseRecord } from '../../shared/testing/looseRecords';
 import { looseRecords } from '../../shared/testing/looseRecords';
 import { SessionService } from './service';
+import { openedServices } from './testing/services';
 
 const SAMPLES = join(import.meta.dirname, '../../samples');
 const DEMO = join(SAMPLES, 'demo.sidecar.jsonl');
@@ -24,18 +25,7 @@ function records(path: string): { line: number; rec: Rec }[] {
   return looseRecords(readFileSync(path, 'utf8'));
 }
 
-const services: SessionService[] = [];
-afterEach(() => {
-  for (const s of services.splice(0)) s.close();
-});
-
-async function opened(path: string): Promise<SessionService> {
-  const s = new SessionService();
-  services.push(s);
-  const reply = await s.open({ paths: [path], generation: 1 });
-  if (!reply.ok) throw new Error(`open failed: ${reply.error.message}`);
-  return s;
-}
+const opened = openedServices();
 
 function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
   const reply = s.handle(method, methods[method].params.parse(raw) as ParsedParams<M>);

@@ -5,6 +5,7 @@
  */
 import type { Finding } from '../../shared/types';
 import type { SliceCreator } from './appState';
+import { callParams } from './callsSlice';
 import type { ByteRange } from './reductionsSlice';
 import { rowAt } from './rowsSlice';
 import type { SearchMatch } from './searchSlice';
@@ -28,8 +29,9 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
   return {
   async goToIndex(index, then = {}) {
     const epoch = get().epoch;
-    const reply = await deps.api.rowOfIndex({ index });
-    if (get().epoch !== epoch) return;
+    const call = get().shownCall;
+    const reply = await deps.api.rowOfIndex({ index, ...callParams(call) });
+    if (get().epoch !== epoch || get().shownCall !== call) return;
     if (!reply.ok) {
       get().pushAlert(reply.error.message);
       return;
@@ -97,8 +99,9 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
     const indices = [...new Set(logEntries.map((e) => e.reduction.ptr.index))].filter((i) => i < messages).sort((a, b) => a - b);
     const target = direction > 0 ? indices.find((i) => i >= Math.max(to, from + 1)) : indices.reverse().find((i) => i < (selected ? from : to));
     if (target === undefined) return;
-    const reply = await deps.api.rowOfIndex({ index: target });
-    if (get().epoch !== epoch || !reply.ok || reply.value.row < 0) return;
+    const call = get().shownCall;
+    const reply = await deps.api.rowOfIndex({ index: target, ...callParams(call) });
+    if (get().epoch !== epoch || get().shownCall !== call || !reply.ok || reply.value.row < 0) return;
     get().selectRow(reply.value.row, 'center');
   },
 

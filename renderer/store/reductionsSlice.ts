@@ -6,6 +6,7 @@
  */
 import type { HostError, ReductionStatus, ResultOf } from '../../shared/contract';
 import type { SliceCreator } from './appState';
+import { callParams } from './callsSlice';
 
 export type ExpandOutcome = ResultOf<'expand'>;
 export type ByteRange = readonly [number, number];
@@ -99,13 +100,14 @@ function normalizeRange(range: ByteRange): [number, number] {
 export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (set, get) => {
   // Bookkeeping that is not rendered lives here, keyed by epoch like the caches it serves.
   // `verifying`: a verify batch is in flight (at most one: see flushVerify).
-  let book = { epoch: -1, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>(), verifying: false };
+  // Issue 12 part A: and by the shown call, whose chips are verified and expanded against its own log.
+  let book = { epoch: -1, call: null as number | null, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>(), verifying: false };
   let verifyTimer: ReturnType<typeof setTimeout> | undefined;
   let rangeTimer: ReturnType<typeof setTimeout> | undefined;
   let highlightSeq = 0;
 
   const current = (): typeof book => {
-    if (book.epoch !== get().epoch) book = { epoch: get().epoch, queued: new Set(), asked: new Set(), inFlight: new Map(), verifying: false };
+    if (book.epoch !== get().epoch || book.call !== get().shownCall) book = { epoch: get().epoch, call: get().shownCall, queued: new Set(), asked: new Set(), inFlight: new Map(), verifying: false };
     return book;
   };
 
@@ -135,10 +137,9 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     const b = current();
     const known = get().expansions.get(key);
     if (known && known.status !== 'error') return b.inFlight.get(key) ?? Promise.resolve();
-    const epoch = get().epoch;
     setExpansion(key, { status: 'loading', id, range });
-    const done = deps.api.expand({ id, range: [range[0], range[1]] }).then((reply) => {
-      if (get().epoch !== epoch) return;
+    const done = deps.api.expand({ id, range: [range[0], range[1]], ...callParams(b.call) }).then((reply) => {
+      if (current() !== b) return;
       b.inFlight.delete(key);
       setExpansion(key, reply.ok ? { status: 'ready', id, range, outcome: reply.value } : { status: 'error', id, range, error: reply.error });
       const open = get().openReduction;
@@ -169,7 +170,7 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     }
     for (const id of batch) b.queued.delete(id);
     b.verifying = true;
-    void deps.api.verify({ ids: batch }).then((reply) => {
+    void deps.api.verify({ ids: batch, ...callParams(b.call) }).then((reply) => {
       // A reply for an older session is dropped, and its bookkeeping with it.
       if (current() !== b) return;
       b.verifying = false;

@@ -9,6 +9,7 @@ import type { HostError, ProjectedRowInfo, SessionInfo } from '../../shared/cont
 import { MAX_ROWS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../shared/contract';
 import { utf8Length } from '../../shared/utf8';
 import type { AppState, SliceCreator } from './appState';
+import { callParams } from './callsSlice';
 
 /** Rows per `rows` request (at most MAX_ROWS_PER_REQUEST). */
 export const ROW_PAGE_SIZE = Math.min(100, MAX_ROWS_PER_REQUEST);
@@ -73,11 +74,12 @@ export function rowAt(state: Pick<AppState, 'rowPages'>, row: number): Projected
 
 export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => {
   let wanted = { start: 0, end: 0 };
-  let inFlight = { epoch: -1, pages: new Set<number>() };
+  // Pages belong to one epoch and one shown call (issue 12 part A).
+  let inFlight = { epoch: -1, call: null as number | null, pages: new Set<number>() };
   let scrollSeq = 0;
 
   const inFlightPages = (): Set<number> => {
-    if (inFlight.epoch !== get().epoch) inFlight = { epoch: get().epoch, pages: new Set() };
+    if (inFlight.epoch !== get().epoch || inFlight.call !== get().shownCall) inFlight = { epoch: get().epoch, call: get().shownCall, pages: new Set() };
     return inFlight.pages;
   };
 
@@ -103,14 +105,14 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
   };
 
   const fetchPage = async (page: number): Promise<void> => {
-    const epoch = get().epoch;
+    const { epoch, shownCall: call } = get();
     const pending = inFlightPages();
     pending.add(page);
     setPage(page, { status: 'loading', rows: [] });
     const start = page * ROW_PAGE_SIZE;
     const end = Math.min(get().rowCount, start + ROW_PAGE_SIZE);
-    const reply = await deps.api.rows({ start, end });
-    if (get().epoch !== epoch) return;
+    const reply = await deps.api.rows({ start, end, ...callParams(call) });
+    if (get().epoch !== epoch || get().shownCall !== call) return;
     pending.delete(page);
     if (reply.ok) {
       setPage(page, { status: 'ready', rows: reply.value.rows });
@@ -149,14 +151,14 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
     first: { text: string; bytes: number },
     update: (more: RowMore) => void,
   ): Promise<void> => {
-    const epoch = get().epoch;
+    const { epoch, shownCall: call } = get();
     if (before?.loading) return;
     const shownBytes = before?.shownBytes ?? utf8Length(first.text);
     if (shownBytes >= first.bytes) return;
     const text = before?.text ?? '';
     update({ text, shownBytes, loading: true });
-    const reply = await deps.api.rowText({ ...what, range: [shownBytes, Math.min(first.bytes, shownBytes + ROW_TEXT_MAX_BYTES)] });
-    if (get().epoch !== epoch) return;
+    const reply = await deps.api.rowText({ ...what, range: [shownBytes, Math.min(first.bytes, shownBytes + ROW_TEXT_MAX_BYTES)], ...callParams(call) });
+    if (get().epoch !== epoch || get().shownCall !== call) return;
     if (!reply.ok) {
       update({ text, shownBytes, loading: false, error: reply.error.message });
       return;

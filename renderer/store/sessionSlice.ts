@@ -5,6 +5,7 @@
  */
 import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/contract';
 import type { SliceCreator } from './appState';
+import { freshCalls } from './callsSlice';
 import { freshFindings } from './findingsSlice';
 import { freshStory } from './storySlice';
 import { freshLog } from './logSlice';
@@ -189,6 +190,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         ...freshSearchResults(),
         ...freshLog(),
         ...freshFindings(),
+        ...freshCalls(),
         ...freshStory(),
       });
       if (!info || info.provisional) return;

@@ -7,6 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
 import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
+import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
@@ -41,6 +42,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createFindingsSlice(deps)(...a),
     ...createUiSlice(deps)(...a),
     ...createNavigationSlice(deps)(...a),
+    ...createCallsSlice(deps)(...a),
     ...createStorySlice(deps)(...a),
   }));
 }

@@ -37,7 +37,8 @@ export class SidecarSource implements SessionSource {
     return {
       records: {
         header: index.header,
-        view: lazyList(index.view, (e) => reader.message(e.handle, e.cap)),
+        // A capped copy's length is known only once read; an uncapped one's is the handle's.
+        view: lazyList(index.view, (e) => reader.message(e.handle, e.cap), (e) => (e.cap ? undefined : e.handle.contentBytes)),
         recorded: lazyList(index.recorded, (h) => reader.message(h)),
         log: index.log,
         logLines: index.logLines,

@@ -7,6 +7,7 @@ import './shortcutsDialog.css';
 const SHORTCUTS: [string, string][] = [
   ['j / k', 'Next / previous message'],
   ['n / N', 'Next / previous stub'],
+  ['[ / ]', 'Previous / next model call (after the last: the latest view)'],
   ['Enter', 'Expand the selected message’s stub'],
   ['Esc', 'Collapse the open reduction'],
   ['/', 'Search hidden content'],

@@ -5,15 +5,19 @@ import { baseName, formatBytes, formatCount, kindLabel } from '../../text/format
 import './statusBar.css';
 import { nameText } from '../../text/nameText';
 import { findingsTotal } from '../../store/findingsSlice';
+import { shownCallText } from '../calls/callsBar';
 
 export function StatusBar() {
   const session = useApp((s) => s.session);
   const checkStatus = useApp((s) => s.checkStatus);
   const findings = useApp((s) => findingsTotal(s.checkReport));
+  const shownCall = useApp((s) => s.shownCall);
+  const calls = useApp((s) => s.contextMap?.calls ?? 0);
   const parts: string[] = [];
   if (session) {
     const bytes = session.files.reduce((n, f) => n + f.bytes, 0);
     parts.push(`${session.files.map((f) => baseName(f.path)).join(' + ')} (${formatBytes(bytes)})`);
+    parts.push(shownCallText(shownCall, calls));
     parts.push(`${formatCount(session.messages)} messages`);
     parts.push(`${formatCount(session.rows)} rows`);
     const kinds = REDUCTION_KINDS.map((k) => [k, session.reductions_by_kind[k] ?? 0] as const)

@@ -1,5 +1,5 @@
 /**
- * The window's keyboard shortcuts (UI contract): j/k messages, n/N stubs, `/` search, Enter
+ * The window's keyboard shortcuts (UI contract): j/k messages, n/N stubs, [/] model calls, `/` search, Enter
  * expand, Esc collapse, `?` help. Letter keys act only when focus is not in a text field; keys a
  * focused control uses itself (Enter on a button, arrows on a slider) are left to it.
  */
@@ -42,6 +42,13 @@ export function useGlobalKeys(store: AppStore): void {
           break;
         case '/':
           s.requestFocusSearch();
+          break;
+        // Issue 12 part A: previous / next model call.
+        case '[':
+          s.stepCall(-1);
+          break;
+        case ']':
+          s.stepCall(1);
           break;
         case '?':
           s.setShortcutsOpen(true);

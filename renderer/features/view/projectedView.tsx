@@ -81,6 +81,7 @@ export function ProjectedView() {
   const session = useApp((s) => s.session);
   const rowCount = useApp((s) => s.rowCount);
   const epoch = useApp((s) => s.epoch);
+  const shownCall = useApp((s) => s.shownCall);
   const host = useApp((s) => s.host);
 
   if (!session) {
@@ -103,6 +104,6 @@ export function ProjectedView() {
       </div>
     );
   }
-  // A new session is a new list: measurements and scroll position start over.
-  return <ProjectedList key={epoch} rowCount={rowCount} />;
+  // A new session, or another call's input (issue 12 part A), is a new list: measurements and scroll position start over.
+  return <ProjectedList key={`${epoch}/${shownCall ?? 'latest'}`} rowCount={rowCount} />;
 }

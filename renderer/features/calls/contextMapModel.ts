@@ -1,0 +1,71 @@
+/**
+ * Issue 12 part A: the context map aggregated into buckets, one per horizontal pixel column at
+ * most — the chart's DOM is the same few paths at 40 calls and at 100,000 (never one node per call).
+ * Pure, so the aggregation is tested without a DOM.
+ */
+import type { ContextMapInfo } from '../../../shared/contract';
+
+/** One bucket of consecutive calls `[first, last]` (1-based). */
+export interface MapBucket {
+  first: number;
+  last: number;
+  /** The largest given and hidden bytes of a call in the bucket (a peak is never averaged away). */
+  given: number;
+  hidden: number;
+  minted: number;
+  rewinds: { call: number; to: number }[];
+  switches: { call: number; from: string; to: string }[];
+}
+
+/** Buckets of at most `maxBuckets` over the map's calls, in call order; each call is in exactly one. */
+export function bucketize(map: ContextMapInfo, maxBuckets: number): MapBucket[] {
+  const n = map.calls;
+  if (n === 0) return [];
+  const count = Math.max(1, Math.min(n, Math.floor(maxBuckets)));
+  const buckets: MapBucket[] = [];
+  for (let b = 0; b < count; b++) {
+    const first = Math.floor((b * n) / count) + 1;
+    const last = Math.floor(((b + 1) * n) / count);
+    let given = 0;
+    let hidden = 0;
+    let minted = 0;
+    for (let k = first - 1; k < last; k++) {
+      given = Math.max(given, map.given[k] ?? 0);
+      hidden = Math.max(hidden, map.hidden[k] ?? 0);
+      minted += map.minted[k] ?? 0;
+    }
+    buckets.push({ first, last, given, hidden, minted, rewinds: [], switches: [] });
+  }
+  // Marks are few (one per record): each goes to its call's bucket.
+  const bucketOf = (call: number): MapBucket | undefined => buckets[Math.min(count - 1, Math.floor(((call - 1) * count) / n))];
+  for (const r of map.rewinds) bucketOf(r.call)?.rewinds.push(r);
+  for (const s of map.model_switches) bucketOf(s.call)?.switches.push(s);
+  return buckets;
+}
+
+/** The call at horizontal position `x` of `width` (a click on the chart), 1…calls. */
+export function callAtX(x: number, width: number, calls: number): number {
+  if (calls <= 0 || width <= 0) return 1;
+  return Math.max(1, Math.min(calls, Math.floor((x / width) * calls) + 1));
+}
+
+/** The one-sentence text alternative of the chart. */
+export function mapSummary(map: ContextMapInfo, formatBytes: (n: number) => string): string {
+  if (map.calls === 0) return 'Context map: this session has no model calls.';
+  let peakGiven = 0;
+  let peakHidden = 0;
+  let minted = 0;
+  for (let k = 0; k < map.calls; k++) {
+    peakGiven = Math.max(peakGiven, map.given[k] ?? 0);
+    peakHidden = Math.max(peakHidden, map.hidden[k] ?? 0);
+    minted += map.minted[k] ?? 0;
+  }
+  const lastGiven = map.given[map.calls - 1] ?? 0;
+  const lastHidden = map.hidden[map.calls - 1] ?? 0;
+  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  return (
+    `Context map of ${plural(map.calls, 'model call', 'model calls')}: the last call was given ${formatBytes(lastGiven)} with ${formatBytes(lastHidden)} hidden; ` +
+    `at most ${formatBytes(peakGiven)} given and ${formatBytes(peakHidden)} hidden at one call; ` +
+    `${plural(minted, 'reduction', 'reductions')} minted, ${plural(map.rewinds.length, 'rewind', 'rewinds')}, ${plural(map.model_switches.length, 'model switch', 'model switches')}.`
+  );
+}

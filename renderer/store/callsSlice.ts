@@ -1,0 +1,110 @@
+/**
+ * Issue 12 part A — model calls (SPEC §11): the context map's figures, fetched once per session,
+ * and which call's input the Projected view shows (`shownCall`; null is the latest view).
+ *
+ * Choosing a call asks the host for that call's row count first (`rows` with an empty range, which
+ * also makes the worker lay the call out once), then swaps the view's rows and the chips' statuses
+ * and expansions for the call's. One choice is in flight at a time and the last one asked wins:
+ * dragging the slider over a thousand calls sends a few requests, not a thousand, and the view
+ * never shows a call the slider has left. The session's epoch is not bumped — the log, the check
+ * and the search are the session's, whatever call is shown — so the rows, statuses and expansions
+ * check `shownCall` as well as the epoch.
+ */
+import type { ContextMapInfo, HostError } from '../../shared/contract';
+import type { AppState, SliceCreator } from './appState';
+import { freshReductions } from './reductionsSlice';
+import { freshRows } from './rowsSlice';
+
+export interface CallsSlice {
+  contextMapStatus: 'idle' | 'loading' | 'ready' | 'error';
+  contextMap: ContextMapInfo | null;
+  contextMapError: HostError | null;
+  /** The call whose input the Projected view shows; null: the latest view. */
+  shownCall: number | null;
+  /** The call last asked for while its rows are on their way (undefined: none). */
+  pendingCall: number | null | undefined;
+  /** Fetches the context map unless it is here or on its way. */
+  loadContextMap: () => Promise<void>;
+  /** Shows call `call`'s input (1…C), or the latest view for null. An N that is no call is ignored. */
+  showCall: (call: number | null) => Promise<void>;
+  /** The call before (-1) or after (+1) the one shown: before the latest view is call C, after call C the latest view. */
+  stepCall: (delta: -1 | 1) => void;
+}
+
+/** A new session shows its latest view; the Diff tab's `selectedCall` (part B) follows the shown call. */
+export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall' | 'selectedCall'> {
+  return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null };
+}
+
+/** `{ call }` for a request about call N, nothing for the latest view (requests stay as they were). */
+export function callParams(call: number | null): { call?: number } {
+  return call === null ? {} : { call };
+}
+
+export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) => {
+  let mapPending: { epoch: number; done: Promise<void> } | null = null;
+  /** The one choice in flight (its epoch), if any. */
+  let choosing: { epoch: number } | null = null;
+
+  const choose = async (call: number | null): Promise<void> => {
+    const epoch = get().epoch;
+    choosing = { epoch };
+    const reply = await deps.api.rows({ start: 0, end: 0, ...callParams(call) });
+    choosing = null;
+    const state = get();
+    if (state.epoch !== epoch || !state.session) return;
+    const next = state.pendingCall;
+    // The slider moved on meanwhile: ask for where it is now instead.
+    if (next !== undefined && next !== call) {
+      void choose(next);
+      return;
+    }
+    set({ pendingCall: undefined });
+    if (!reply.ok) {
+      state.pushAlert(reply.error.message);
+      return;
+    }
+    const rowCount = reply.value.rowCount;
+    set({ shownCall: call, selectedCall: call, ...freshRows(state.session), rowCount, ...freshReductions() });
+    // The messages just before the call are what it answered: show the input's end.
+    if (call !== null && rowCount > 0) get().selectRow(rowCount - 1, 'end');
+  };
+
+  return {
+    ...freshCalls(),
+
+    loadContextMap() {
+      const { epoch, session } = get();
+      if (get().contextMapStatus === 'ready' || !session || session.stopped || session.provisional) return Promise.resolve();
+      if (mapPending?.epoch === epoch) return mapPending.done;
+      set({ contextMapStatus: 'loading', contextMapError: null });
+      const done = deps.api.calls({}).then((reply) => {
+        if (get().epoch !== epoch) return;
+        mapPending = null;
+        if (reply.ok) set({ contextMapStatus: 'ready', contextMap: reply.value });
+        else set({ contextMapStatus: 'error', contextMapError: reply.error });
+      });
+      mapPending = { epoch, done };
+      return done;
+    },
+
+    async showCall(call) {
+      const { session, contextMap, shownCall, pendingCall } = get();
+      if (!session || session.stopped) return;
+      if (call !== null && (!Number.isInteger(call) || call < 1 || (contextMap !== null && call > contextMap.calls))) return;
+      if (pendingCall === undefined ? call === shownCall : call === pendingCall) return;
+      set({ pendingCall: call });
+      if (choosing?.epoch === get().epoch) return;
+      await choose(call);
+    },
+
+    stepCall(delta) {
+      const { contextMap, shownCall, pendingCall } = get();
+      if (!contextMap || contextMap.calls === 0) return;
+      const from = pendingCall !== undefined ? pendingCall : shownCall;
+      const c = contextMap.calls;
+      const to = from === null ? (delta < 0 ? c : null) : from + delta > c ? null : Math.max(1, from + delta);
+      void get().showCall(to);
+    },
+  };
+};

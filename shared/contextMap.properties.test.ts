@@ -1,0 +1,62 @@
+/**
+ * Issue 12 part A: the context map's sweep agrees with projecting every call's input. For every
+ * call of a generated session whose input has no overlapping ranges and no two reductions of one
+ * message (an `overlapping_reductions` finding, which the map does not model), `given` is the bytes
+ * of the input's projected rows and `hidden` the stated bytes of the reductions its rows apply;
+ * the marks sit at the first call after their records.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { contextMap } from './contextMap';
+import { addressedRange, statedHiddenBytes } from './original';
+import { projectView } from './project';
+import { opArb, recordsOf } from './testing/callRecords';
+import { replay } from './testing/replay';
+import type { Reduction } from './types';
+import { isRangeKind } from './types';
+import { utf8Length } from './utf8';
+
+/** Ranges overlap each other, or two single-message reductions address one message. */
+function overlapping(log: readonly Reduction[]): boolean {
+  const ranges = log.filter((r) => isRangeKind(r.kind)).map(addressedRange);
+  for (let a = 0; a < ranges.length; a++)
+    for (let b = a + 1; b < ranges.length; b++) {
+      const [s1, e1] = ranges[a] ?? [0, 0];
+      const [s2, e2] = ranges[b] ?? [0, 0];
+      if (s1 < e2 && s2 < e1) return true;
+    }
+  const singles = log.filter((r) => !isRangeKind(r.kind)).map((r) => r.ptr.index);
+  return new Set(singles).size !== singles.length;
+}
+
+describe('context map (issue 12 part A)', () => {
+  it('per call: given = bytes of the projected input, hidden = stated bytes the rows apply; marks after their records', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+        const records = recordsOf(ops);
+        const { session, lineOf } = replay(records);
+        // The replay helper hands over no rewinds (the loader does): the records' own are passed.
+        const rewindRecords = records.flatMap((r, k) => (r.t === 'rewind' ? [{ line: lineOf(k), to: r.to }] : []));
+        const map = contextMap(session.callTimeline, session.minted, session.modelChanges, rewindRecords);
+        expect(map.calls).toBe(session.calls.length);
+        for (const c of session.calls) {
+          const input = session.callInput(c.call);
+          if (!input || overlapping(input.log)) continue;
+          const rows = projectView(input.minted, input.log);
+          const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
+          const k = c.call - 1;
+          expect(map.index[k]).toBe(c.index);
+          expect(map.given[k]).toBe(rows.reduce((n, r) => n + utf8Length(r.text), 0));
+          expect(map.hidden[k]).toBe(input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0));
+        }
+        // Each rewind record is marked at the first call after it (none after the last call).
+        const expected = rewindRecords.flatMap(({ line }) => {
+          const next = session.calls.find((c) => c.line > line);
+          return next ? [next.call] : [];
+        });
+        expect(map.rewinds.map((r) => r.call)).toEqual(expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Issue 12 part A — the Context map's figures (SPEC §11): per model call, the bytes the model was
+ * given and the bytes hidden from it, and the marks (reductions minted since the call before,
+ * rewinds, model switches).
+ *
+ * Computed in one sweep over the calls in line order, never by projecting each call's input: at
+ * 100,000 calls over 1,000,000 messages that would be 10^11 steps. A reduction is counted at a call
+ * when it is live at the call's line and addresses a message inside its input (`callInput`'s rule),
+ * found with a Fenwick tree over view indices: O((calls + reductions) · log messages).
+ *
+ * Invariants (electron/worker/calls.test): `hidden` is the sum of the stated hidden bytes of
+ * `callInput(N).log` (a duplicate counts the bytes it keeps out of the input even where its
+ * canonical is visible: the map shows what the input holds, not where else the bytes are; a
+ * reduction that states no size, `ptr.bytes: null`, hides 0 here); `given` is the UTF-8 bytes of
+ * the input's projected rows — the content of its messages with each live reduction's addressed
+ * content replaced by its kept prefix and its stub. A single-message reduction inside a live range
+ * (a truncation later cleared with its turn) is covered by the range: it counts for neither, as
+ * projectView shows the range's one row. Ranges are assumed not to overlap each other (that is an
+ * `overlapping_reductions` finding), and a live reduction to address messages inside the call's
+ * input (a sidecar's always do: a rewind drops the reductions past its cut).
+ */
+import { contentSource } from './bytes';
+import type { CallTimeline } from './calls';
+import { addressedRange, statedHiddenBytes } from './original';
+import type { ModelChange } from './timeline';
+import type { MessageList } from './types';
+import { ContentUnavailableError, isRangeKind } from './types';
+import { utf8Length } from './utf8';
+
+export interface ContextMap {
+  /** Number of calls; every array below but the marks has this length, call N at `[N - 1]`. */
+  calls: number;
+  /** View index of the message each call produced (its input is `[0, index)`). */
+  index: number[];
+  /** Bytes of the input the model was given: its rows' text, kept prefixes and stubs included. */
+  given: number[];
+  /** Bytes the live reductions kept out of the input. */
+  hidden: number[];
+  /** Reductions logged since the call before (after the previous call's message, up to this one's). */
+  minted: number[];
+  /** Rewinds recorded since the call before: `call` is the first call after them. */
+  rewinds: { call: number; to: number }[];
+  /** Model switches recorded since the call before. */
+  model_switches: { call: number; from: string; to: string }[];
+}
+
+/** Content bytes of one message; 0 for a hole or content that can no longer be read. */
+function messageBytes(minted: MessageList, i: number): number {
+  // An indexed file knows its contents' sizes: a million messages are not read back for this.
+  const known = minted.contentBytes?.(i);
+  if (known !== undefined) return known;
+  const m = minted.at(i);
+  if (!m) return 0;
+  try {
+    return contentSource(m).length;
+  } catch (e) {
+    if (e instanceof ContentUnavailableError) return 0;
+    throw e;
+  }
+}
+
+/** Prefix sums over view indices, with point updates (a Fenwick tree). */
+class Fenwick {
+  private readonly tree: Float64Array;
+  constructor(size: number) {
+    this.tree = new Float64Array(size + 1);
+  }
+  add(i: number, delta: number): void {
+    for (let k = i + 1; k < this.tree.length; k += k & -k) this.tree[k] = (this.tree[k] ?? 0) + delta;
+  }
+  /** Sum over indices `[0, n)`. */
+  before(n: number): number {
+    let sum = 0;
+    for (let k = Math.min(n, this.tree.length - 1); k > 0; k -= k & -k) sum += this.tree[k] ?? 0;
+    return sum;
+  }
+}
+
+export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = [], rewindRecords: readonly { line: number; to: number }[] = []): ContextMap {
+  const calls = [...timeline.calls].sort((a, b) => a.line - b.line);
+  const n = timeline.calls.length;
+  const map: ContextMap = { calls: n, index: new Array<number>(n).fill(0), given: new Array<number>(n).fill(0), hidden: new Array<number>(n).fill(0), minted: new Array<number>(n).fill(0), rewinds: [], model_switches: [] };
+  if (n === 0) return map;
+  // Content bytes before each index (a reduction's addressed range can reach past the last call).
+  const last = minted.length;
+  const prefix = new Float64Array(last + 1);
+  for (let i = 0; i < last; i++) prefix[i + 1] = (prefix[i] ?? 0) + messageBytes(minted, i);
+  const contentOf = (start: number, end: number): number => (prefix[Math.min(end, last)] ?? 0) - (prefix[Math.min(start, last)] ?? 0);
+
+  const starts = timeline.spans.map((s, k) => ({ line: s.from, k })).sort((a, b) => a.line - b.line);
+  const ends = timeline.spans.flatMap((s, k) => (s.to !== undefined ? [{ line: s.to, k }] : [])).sort((a, b) => a.line - b.line);
+  const rewinds = [...rewindRecords].sort((a, b) => a.line - b.line);
+  const switches = [...modelChanges].sort((a, b) => a.line - b.line);
+  const hiddenTree = new Fenwick(last + 1);
+  /** What each reduction takes out of the given bytes: its addressed content, less its kept prefix and stub. */
+  const removedTree = new Fenwick(last + 1);
+  const bytesOf = timeline.spans.map((s) => statedHiddenBytes(s.reduction) ?? 0);
+  const removedOf = timeline.spans.map(({ reduction: r }) => {
+    const [start, end] = addressedRange(r);
+    return contentOf(start, end) - (r.kind === 'tool_output_truncated' ? (r.kept_bytes ?? 0) : 0) - utf8Length(r.stub);
+  });
+  const indexOf = timeline.spans.map((s) => s.reduction.ptr.index);
+  // Live single-message reductions by index, live ranges' coverage, and what the covered singles count.
+  const isRange = timeline.spans.map((s) => isRangeKind(s.reduction.kind));
+  const rangeOf = timeline.spans.map((s) => addressedRange(s.reduction));
+  const singlesHidden = new Fenwick(last + 1);
+  const singlesRemoved = new Fenwick(last + 1);
+  const coverage = new Fenwick(last + 1);
+  let coveredHidden = 0;
+  let coveredRemoved = 0;
+  const covered = (i: number): boolean => coverage.before(i + 1) > 0;
+  /** Adds (sign 1) or takes out (sign -1) span `k` of the live set. */
+  const apply = (k: number, sign: 1 | -1): void => {
+    const at = indexOf[k] ?? 0;
+    const hidden = sign * (bytesOf[k] ?? 0);
+    const removed = sign * (removedOf[k] ?? 0);
+    hiddenTree.add(at, hidden);
+    removedTree.add(at, removed);
+    if (isRange[k]) {
+      const [a, b] = rangeOf[k] ?? [at, at + 1];
+      coverage.add(a, sign);
+      coverage.add(Math.min(b, last), -sign);
+      coveredHidden += sign * (singlesHidden.before(b) - singlesHidden.before(a));
+      coveredRemoved += sign * (singlesRemoved.before(b) - singlesRemoved.before(a));
+    } else {
+      singlesHidden.add(at, hidden);
+      singlesRemoved.add(at, removed);
+      if (covered(at)) {
+        coveredHidden += hidden;
+        coveredRemoved += removed;
+      }
+    }
+  };
+  let si = 0;
+  let ei = 0;
+  let ri = 0;
+  let mi = 0;
+  for (const c of calls) {
+    const k = c.call - 1;
+    // Live at line L: from <= L < to. Starts first, so a span opened and closed before L nets 0.
+    for (; si < starts.length && (starts[si]?.line ?? Infinity) <= c.line; si++) {
+      const s = starts[si];
+      if (!s) continue;
+      apply(s.k, 1);
+      if (Number.isFinite(s.line)) map.minted[k] = (map.minted[k] ?? 0) + 1;
+    }
+    for (; ei < ends.length && (ends[ei]?.line ?? Infinity) <= c.line; ei++) {
+      const e = ends[ei];
+      if (e) apply(e.k, -1);
+    }
+    for (; ri < rewinds.length && (rewinds[ri]?.line ?? Infinity) <= c.line; ri++) map.rewinds.push({ call: c.call, to: rewinds[ri]?.to ?? 0 });
+    for (; mi < switches.length && (switches[mi]?.line ?? Infinity) <= c.line; mi++) {
+      const m = switches[mi];
+      if (m) map.model_switches.push({ call: c.call, from: m.from, to: m.to });
+    }
+    map.index[k] = c.index;
+    map.hidden[k] = hiddenTree.before(c.index) - coveredHidden;
+    map.given[k] = Math.max(0, (prefix[c.index] ?? 0) - (removedTree.before(c.index) - coveredRemoved));
+  }
+  return map;
+}
