@@ -20,6 +20,9 @@ test.describe('the §9 demo', () => {
 
     await inspector.showCall(2);
     await expect(inspector.status).toContainText('call 2 of 2');
+    // The status bar counts what call 2 was given (messages 0–2), not the latest view's 4.
+    await expect(inspector.status).toContainText('3 messages given');
+    await expect(inspector.status).toContainText('3 rows');
     await expect(inspector.modelCallSlider).toHaveAttribute('aria-valuetext', 'call 2 of 2');
     // Call 2 was given messages 0–2: message 2 whole, and nothing of message 3.
     await expect(inspector.row(2)).toContainText('FAIL b.test.ts — expected 3, got 4');
@@ -39,6 +42,8 @@ test.describe('the §9 demo', () => {
 
     await inspector.latestButton.click();
     await expect(inspector.status).toContainText('latest view');
+    await expect(inspector.status).toContainText('4 messages');
+    await expect(inspector.status).not.toContainText('given');
     await expect(inspector.stubChip('r1')).toBeVisible();
     await expect(inspector.rows).toHaveCount(4);
     await expect(inspector.row(2)).not.toContainText('FAIL b.test.ts');

@@ -13,6 +13,7 @@ import { expect, test } from '../fixtures';
 import { firstCompaction, fixture } from '../importedSession';
 import type { InspectorPage } from '../inspectorPage';
 import { sample, SCREENSHOTS_DIR, SESSION_SIDECAR } from '../paths';
+import { liveLog } from '../sessionData';
 
 const VIEWPORT = { width: 1400, height: 900 };
 test.use({ viewport: VIEWPORT });
@@ -88,6 +89,37 @@ test.describe('screenshots', () => {
     const rewind = inspector.event(/^Rewind to message/);
     await inspector.scrollUntilVisible(inspector.view, rewind);
     await shoot(inspector, 'diff.png');
+  });
+
+  // Issue 12 (C): a cleared range opened as one row per message; a duplicate's link to its canonical.
+  test('range rows, canonical link', async ({ inspector }) => {
+    const log = liveLog(SESSION_SIDECAR);
+    const cleared = log.find((r) => r.kind === 'turns_cleared');
+    const dup = log.find((r) => r.kind === 'duplicate_output' && r.canonical);
+    if (!cleared?.end || !dup?.canonical) throw new Error('the sample has no cleared range or no duplicate with a canonical');
+    await inspector.waitLoaded();
+    await inspector.expand(cleared.id);
+    await expect(inspector.messageRows(cleared.id)).toHaveCount(cleared.end - cleared.ptr.index);
+    await inspector.expanded(cleared.id).scrollIntoViewIfNeeded();
+    await shoot(inspector, 'range-rows.png');
+    await inspector.collapse(cleared.id);
+    await inspector.revealStub(dup.id);
+    await expect(inspector.canonicalLink(dup.canonical.index)).toBeInViewport();
+    await shoot(inspector, 'canonical-link.png');
+  });
+
+  // Issue 12 (B): a model switch drawn where it happened, and the glossary of the help dialog.
+  test('events, glossary', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const change = inspector.event(/^Model switch from/);
+    await inspector.scrollUntilVisible(inspector.view, change);
+    await expect(change).toBeInViewport();
+    await shoot(inspector, 'events.png');
+    await inspector.page.keyboard.press('?');
+    await expect(inspector.shortcutsDialog).toBeVisible();
+    await inspector.shortcutsDialog.getByText('Glossary', { exact: true }).click();
+    await expect(inspector.shortcutsDialog.getByRole('term').filter({ hasText: 'summarized' })).toBeVisible();
+    await shoot(inspector, 'glossary.png');
   });
 
   test.describe('a Claude Code compaction', () => {
