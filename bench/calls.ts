@@ -26,7 +26,7 @@ import type { Browser, Page } from '@playwright/test';
 import { stubText } from '../shared/constants';
 import type { BenchRow } from './report';
 import { formatTable, median } from './report';
-import { REPO_ROOT, startServe } from './rendererSupport';
+import { LOAD_TIMEOUT_MS, REPO_ROOT, chromiumLaunchOptions, startServe } from './rendererSupport';
 import { SessionService } from '../electron/worker/service';
 
 export const CALLS_BENCH_MESSAGES = 1_000_000;
@@ -35,8 +35,6 @@ const REDUCE_EVERY_TURNS = 100;
 const CHOOSE_TARGET = 3;
 const MAP_TARGET = 3;
 const CHOICES = 5;
-const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-const LOAD_TIMEOUT_MS = 300_000;
 const STEP_TIMEOUT_MS = 60_000;
 
 function messageAt(i: number): object {
@@ -127,7 +125,7 @@ export async function runCallsBench(options: { messages?: number; log?: (line: s
   let browser: Browser | undefined;
   const rows: BenchRow[] = [];
   try {
-    browser = await chromium.launch({ ...(existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {}), args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await chromium.launch({ ...chromiumLaunchOptions(), args: ['--no-sandbox', '--disable-gpu'] });
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (e) => pageErrors.push(e.message));

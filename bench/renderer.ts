@@ -22,14 +22,12 @@ import { chromium } from '@playwright/test';
 import type { Browser, CDPSession, Page } from '@playwright/test';
 import type { BenchRow } from './report';
 import { formatTable, median } from './report';
-import { REPO_ROOT, startServe, writeLargeSidecar } from './rendererSupport';
+import { LOAD_TIMEOUT_MS, REPO_ROOT, chromiumLaunchOptions, startServe, writeLargeSidecar } from './rendererSupport';
 
 export const RENDERER_ROWS = 1_000_000;
 const SCROLL_STEPS = 200;
 const MAX_DOM_ROWS = 200;
 const MAX_HEAP_MB = 200;
-const SYSTEM_CHROMIUM = '/usr/bin/chromium';
-const LOAD_TIMEOUT_MS = 300_000;
 const STEP_TIMEOUT_MS = 30_000;
 const MB = 1e6;
 
@@ -193,7 +191,7 @@ export async function runRendererBench(options: RendererBenchOptions = {}): Prom
   let browser: Browser | undefined;
   try {
     browser = await chromium.launch({
-      ...(existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {}),
+      ...chromiumLaunchOptions(),
       args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
     });
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

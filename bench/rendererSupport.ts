@@ -138,6 +138,16 @@ export function writeLargeSidecar(path: string, count: number): LargeSidecar {
 }
 
 export const REPO_ROOT = resolve(import.meta.dirname, '..');
+
+/** Debian's Chromium, used when present (Playwright's own cannot be downloaded on every machine). */
+const SYSTEM_CHROMIUM = '/usr/bin/chromium';
+/** How long a page may take to load a bench session. */
+export const LOAD_TIMEOUT_MS = 300_000;
+
+/** Launch options for the bench's browser: the system Chromium where there is one. */
+export function chromiumLaunchOptions(): { executablePath?: string } {
+  return existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {};
+}
 const CLI = join(REPO_ROOT, 'bin', 'session-inspector.cjs');
 const LISTENING_PREFIX = 'Session Inspector listening on ';
 
