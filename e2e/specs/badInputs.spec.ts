@@ -112,11 +112,12 @@ for (const input of manifest) {
         const region = inspector.expanded(id);
         await expect(region).toBeVisible();
         if (expected === 'ok') {
-          await expect(inspector.content(id)).toBeVisible();
+          // A range (summarized, turns cleared) opens as one code element per message (issue 12).
+          await expect(inspector.content(id).first()).toBeVisible();
           await expect(region).toHaveAttribute('data-source', 'minted');
           // A reduction an agent recorded (Claude Code, Codex) was hashed when the file was imported.
           await expect(region).toContainText(IMPORTED.test(input.name) ? 'hashed at import' : 'hash verified');
-          if (SHOWN[input.name]?.id === id) await expect(inspector.content(id)).toContainText(SHOWN[input.name]?.text ?? '');
+          if (SHOWN[input.name]?.id === id) await expect(region).toContainText(SHOWN[input.name]?.text ?? '');
         } else {
           await expect(region).toContainText(`hash status: ${expected.replace(/_/g, ' ')}`);
         }
