@@ -118,12 +118,21 @@ export function buildTraj(doc: Record<string, unknown>): TrajIndex {
   if (doc.history !== undefined && !Array.isArray(doc.history)) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'history is not a list; no messages are read' });
   const view = history.map((m, i) => messageOf(m, i, findings));
   const texts = view.map((m) => m.content);
+  const steps = Array.isArray(doc.trajectory) ? doc.trajectory : [];
+  // SWE-agent records the last step (the `submit`) in `trajectory` but not in `history` (checked on
+  // the real files): its response was still a model call's output, so it ends the view.
+  let answered = view.filter((m) => m.role === 'assistant').length;
+  for (; answered < steps.length; answered++) {
+    const step: unknown = steps[answered];
+    if (!isPlainObject(step) || !STEP_FIELDS.some((f) => f in step)) continue;
+    const text = typeof step.response === 'string' ? step.response : typeof step.thought === 'string' ? step.thought : '';
+    view.push({ role: 'assistant', content: text, metadata: { swe_step: answered, ...(typeof step.action === 'string' ? { swe_action: step.action } : {}) } });
+  }
   const log: Reduction[] = [];
   const logLines: number[] = [];
   /** Index → the input text its reduction shows. */
   const reduced = new Map<number, string>();
 
-  const steps = Array.isArray(doc.trajectory) ? doc.trajectory : [];
   if (doc.trajectory !== undefined && !Array.isArray(doc.trajectory)) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'trajectory is not a list; no per-call inputs are read' });
   steps.forEach((step, k) => {
     if (!isPlainObject(step) || !STEP_FIELDS.some((f) => f in step)) {

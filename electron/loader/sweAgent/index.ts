@@ -20,7 +20,8 @@ const TRAJ_HEAD = /^\{\s*"(environment|trajectory|history|info|replay_config)"\s
 /** The 1-based line of a JSON parser's "position N" in `text`, else 1. */
 export function parserLine(text: string, reason: string): number {
   const m = /position (\d+)/.exec(reason);
-  if (!m) return 1;
+  // "Unexpected end of JSON input" names no position: the document stops at its last line.
+  if (!m) return /end of JSON/i.test(reason) ? text.split('\n').length : 1;
   const at = Number(m[1]);
   let line = 1;
   for (let i = 0; i < Math.min(at, text.length); i++) if (text.charCodeAt(i) === 10) line++;
