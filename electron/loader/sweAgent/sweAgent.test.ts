@@ -49,8 +49,17 @@ async function viewAt(path: string, n?: number): Promise<{ call: number | null; 
 }
 
 describe('synthetic fixtures', () => {
-  it('the committed files are what the builder writes', () => {
+  it('the committed files are what the builder writes, and nothing else', () => {
     for (const [name, text] of Object.entries(sweSynthetic())) expect(readFileSync(synthetic(name), 'utf8'), name).toBe(text);
+    expect(readdirSync(SWE_SYNTHETIC_DIR).sort()).toEqual(Object.keys(sweSynthetic()).sort());
+  });
+
+  it('the real fixtures README names every real file with its size in bytes', () => {
+    const readme = readFileSync(join(REAL_DIR, 'README.md'), 'utf8');
+    for (const name of readdirSync(REAL_DIR).filter((n) => n.endsWith('.traj'))) {
+      expect(readme).toContain(`\`${name}\``);
+      expect(readme).toContain(readFileSync(join(REAL_DIR, name)).length.toLocaleString('en-US'));
+    }
   });
 });
 
@@ -193,6 +202,18 @@ describe('the CLI on a real trajectory', () => {
     const search = await runCli(['search', '--query', word, MARSHMALLOW]);
     expect(search.code, search.stderr).toBe(0);
     expect(search.stdout).toContain(first?.id ?? '');
+  });
+});
+
+describe('--format swe-agent', () => {
+  it('reads a trajectory as forced, and refuses a Codex rollout with unrecognized_file', async () => {
+    const ok = await runCli(['check', '--format', 'swe-agent', TEST_REPO]);
+    expect(ok.code, ok.stderr).toBe(0);
+    const codex = join(CODEX_SYNTHETIC_DIR, readdirSync(CODEX_SYNTHETIC_DIR)[0] ?? '');
+    const refused = await runCli(['check', '--format', 'swe-agent', codex]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr + refused.stdout).toContain('unrecognized_file');
+    expect(refused.stderr + refused.stdout).toContain('is not a SWE-agent trajectory');
   });
 });
 
