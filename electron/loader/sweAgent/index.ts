@@ -1,9 +1,9 @@
 /**
  * The SWE-agent trajectory format (`swe-agent`, SPEC §10; FORMATS.md "SWE-agent") behind the source
  * seam. Claimed by content: one JSON document whose `trajectory` holds SWE-agent steps and/or whose
- * `history` holds messages with a `role` (build.ts `isTrajDocument`). A document that does not
- * parse is still claimed when it opens like a trajectory (its first key is one SWE-agent writes
- * first), so a torn `.traj` is a finding, not "unrecognized".
+ * `history` holds messages with a `role` (build.ts `isTrajDocument`), and that opens like one (its
+ * first key is one SWE-agent writes first): only such a file is read whole. A document that opens
+ * like a trajectory but does not parse is still claimed, so a torn `.traj` is a finding.
  */
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
@@ -35,6 +35,8 @@ export const sweAgentFormat: FormatAdapter = {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not a SWE-agent trajectory: ${why}` } });
     const head = readExactly(file.fd, 0, Math.min(file.size, 4096), context.read) ?? Buffer.alloc(0);
     if (firstNonSpaceByte(head) !== 0x7b) return unrecognized('it does not start with a JSON object');
+    // Only a file that opens like a trajectory is read whole: a large JSONL of another format is told apart in 4 KiB.
+    if (!TRAJ_HEAD.test(stripBom(head.toString('utf8')).trimStart())) return unrecognized('its first key is not one SWE-agent writes first (environment, trajectory, history, info, replay_config)');
     if (file.size > MAX_SNAPSHOT_BYTES) return unrecognized(`it is ${file.size} bytes; trajectories over 400 MB are not read`);
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return unrecognized('the file shrank while it was being read');
@@ -42,7 +44,6 @@ export const sweAgentFormat: FormatAdapter = {
     const parsed = parseJson(text);
     const id = basename(file.path).replace(/\.traj$/, '');
     if (!parsed.ok) {
-      if (!TRAJ_HEAD.test(text.trimStart())) return unrecognized(`it is not one JSON document (${parsed.reason})`);
       return { ok: true, source: new TrajSource(file, { error: parsed.reason, line: parserLine(text, parsed.reason) }, id) };
     }
     if (!isTrajDocument(parsed.value)) return unrecognized('it is a JSON document without SWE-agent "trajectory" steps or "history" messages');

@@ -235,6 +235,27 @@ describe('detection by content, both ways', () => {
   it.each(others)('the SWE-agent adapter does not claim %s', (path) => {
     expect(claims(path, sweAgentFormat)).toBe(false);
   });
+  it('a file of another format is told apart from its first 4 KiB, never read whole', () => {
+    const path = join(ROOT, 'e2e/fixtures/real/codex', readdirSync(join(ROOT, 'e2e/fixtures/real/codex')).find((n) => n.endsWith('.jsonl')) ?? '');
+    let bytes = 0;
+    const counting: DetectContext = {
+      ...context,
+      read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => {
+        const n = readSync(fd, buffer, offset, length, position);
+        bytes += n;
+        return n;
+      },
+    };
+    const f = openReadOnly(path);
+    if (isLoadError(f)) throw new Error(f.message);
+    try {
+      expect(sweAgentFormat.detect(f, counting).ok).toBe(false);
+    } finally {
+      safeClose(f.fd);
+    }
+    expect(f.size).toBeGreaterThan(4096);
+    expect(bytes).toBeLessThanOrEqual(4096);
+  });
   it.each(swe)('the SWE-agent adapter claims %s, and no other adapter does', (path) => {
     expect(claims(path, sweAgentFormat)).toBe(true);
     expect(claims(path, 'native')).toBe(false);
