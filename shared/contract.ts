@@ -88,7 +88,7 @@ export const findingSchema = z.object({
  * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
  * (SPEC §10.1: claude-code, codex, …) will add its own name here.
  */
-export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout'] as const;
+export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout', 'swe-agent-traj'] as const;
 export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
@@ -102,6 +102,7 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
   'supercode-snapshot': 'supercode',
   'claude-code': 'claude-code',
   'codex-rollout': 'codex',
+  'swe-agent-traj': 'swe-agent',
 };
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
