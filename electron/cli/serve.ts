@@ -9,7 +9,6 @@ import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import type { OpenSource, ResolverClient } from '../host/types';
 import { loadSession } from '../loader/session';
-import { sessionNotHeld } from '../worker/sessions';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
 import { CliError, terminalSentence, usageError } from './errors';
@@ -52,9 +51,8 @@ export async function checkOpenSource(files: string[], options: ServeOptions): P
     if (loaded.error.code === 'usage') throw new CliError('usage', loaded.error.message);
     return;
   }
-  const notHeld = sessionNotHeld(loaded.session, options.session);
+  // The loader refuses a --session the file does not hold (a usage error, above).
   loaded.session.close();
-  if (notHeld !== undefined) throw new CliError('usage', notHeld);
 }
 
 export const LISTENING_PREFIX = 'Session Inspector listening on ';

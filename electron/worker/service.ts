@@ -57,7 +57,7 @@ import type { SearchOptions } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
-import { formatOf, listedSessions, sessionNotHeld } from './sessions';
+import { formatOf, listedSessions } from './sessions';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
@@ -372,12 +372,6 @@ export class SessionService {
       if (!loaded.ok) {
         this.current = undefined;
         return hostError(loaded.error);
-      }
-      const notHeld = sessionNotHeld(loaded.session, asked);
-      if (notHeld !== undefined) {
-        loaded.session.close();
-        this.current = undefined;
-        return fail('usage', notHeld);
       }
       this.current = describe(loaded.session, generation, false, asked);
       return ok(this.current.info);

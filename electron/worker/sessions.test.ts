@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../shared/index';
 import { MAX_LISTED_SESSIONS } from '../../shared/index';
-import { MAX_LISTED_TITLE_CHARS, listedSessions, sessionNotHeld } from './sessions';
+import { sessionNotHeld } from '../loader/heldSessions';
+import { MAX_LISTED_TITLE_CHARS, listedSessions } from './sessions';
 
 describe('listedSessions', () => {
   /** A loaded session that lists `n` sessions; only what listedSessions and sessionNotHeld read. */

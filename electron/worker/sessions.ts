@@ -1,6 +1,6 @@
 /**
- * The sessions of an opened file, as the app lists them (§10.1), and the check that a session asked
- * for by id is one of them. Used by the worker on every open and by `serve`/`open` before they start.
+ * The sessions of an opened file, as the app lists them (§10.1). Whether an id names one of them
+ * is the loader's check (`electron/loader/heldSessions.ts`).
  */
 import type { LoadedSession, SessionFormat } from '../../shared/index';
 import { MAX_LISTED_SESSIONS, SESSION_FORMAT_OF_FILE } from '../../shared/index';
@@ -42,5 +42,3 @@ export function formatOf(session: LoadedSession): SessionFormat {
   const first = session.files[0];
   return first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode';
 }
-
-export { sessionNotHeld } from '../loader/heldSessions';
