@@ -338,7 +338,7 @@ export class InspectorPage {
   /** Expands reduction `id` with its stub chip and waits for its content. */
   async expand(id: string): Promise<Locator> {
     const chip = await this.revealStub(id);
-    await chip.click();
+    await this.clickUntilExpanded(chip, true);
     await expect(chip).toHaveAccessibleName(new RegExp(`^Collapse reduction ${idPattern(id)}`));
     // A range shows one content element per message (issue 12): the first stands for them.
     await expect(this.content(id).first()).toBeVisible();
@@ -348,9 +348,25 @@ export class InspectorPage {
   /** Collapses reduction `id` with its stub chip. */
   async collapse(id: string): Promise<void> {
     const chip = this.stubChip(id);
-    await chip.click();
+    await this.clickUntilExpanded(chip, false);
     await expect(chip).toHaveAccessibleName(new RegExp(`^Expand reduction ${idPattern(id)}`));
     await expect(this.expanded(id)).toBeHidden();
+  }
+
+  /**
+   * Clicks a stub chip until its `aria-expanded` is `expanded`. Why not one click: Playwright
+   * scrolls the chip into view before clicking, and the virtual scroller re-places its rows on that
+   * scroll (rows measured for the first time change height); when the chip moves between the mouse
+   * press and release the browser fires no `click` at all (CI traces show the pointer landing on the
+   * chip at a new place, "click action done", and no toggle). The state is read before each click,
+   * so a click that did land is never undone; React applies a click's state in the same task.
+   */
+  private async clickUntilExpanded(chip: Locator, expanded: boolean): Promise<void> {
+    const want = String(expanded);
+    await expect(async () => {
+      if ((await chip.getAttribute('aria-expanded')) !== want) await chip.click();
+      await expect(chip).toHaveAttribute('aria-expanded', want, { timeout: 2_000 });
+    }).toPass({ timeout: 20_000 });
   }
 
   /** Waits until open reduction `id` shows the range `[start, end)` of `total` bytes. */
