@@ -96,6 +96,8 @@ export class FileContent implements ByteSource {
   private readonly anchors: { raw: number; decoded: number }[] = [];
 
   private addAnchor(raw: number, decoded: number): void {
+    const last = this.anchors[this.anchors.length - 1];
+    if (last?.raw === raw) return;
     this.anchors.push({ raw, decoded });
     if (this.anchors.length > 8) this.anchors.shift();
   }
@@ -207,8 +209,12 @@ export class FileContent implements ByteSource {
     // An anchor a little before the match: the snippet around it then decodes from there.
     const near = this.boundaryAtOrBefore(Math.max(start.raw, target - 1024), start.raw);
     const decodedNear = this.walk(start, near);
-    if (near > start.raw) this.addAnchor(near, decodedNear);
-    return this.walk({ raw: near, decoded: decodedNear }, target);
+    // Anchors a little before the match and at it: the snippet, and a regex's window around the
+    // match (issue 16's literal prefilter reads it at once), decode from there, not from a checkpoint.
+    this.addAnchor(near, decodedNear);
+    const decoded = this.walk({ raw: near, decoded: decodedNear }, target);
+    this.addAnchor(target, decoded);
+    return decoded;
   }
 
   /** Walks escapes from `from` to raw offset `target` (both escape boundaries): the decoded offset there. */
