@@ -61,6 +61,8 @@ interface CompiledMatcher {
   maxRunes: number;
   /** The literal every match contains, as a string and as UTF-8 (`literalPrefilter`), when an exact one exists. */
   prefilter?: LiteralPrefilter & { bytes: Uint8Array };
+  /** A case-insensitive printable-ASCII substring query, which a source may find in its raw bytes (`findAllFolded`). */
+  folded?: string;
   /** The search's SEARCH_STEP_WORK (`step_work`). */
   stepWork: number;
 }
@@ -276,6 +278,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
   const prefilter = mode === 'regex' ? literalPrefilter(re) : null;
   return ok({
     find: mode === 'substring' ? foldedMatcher(query, engine) : engine,
+    ...(mode === 'substring' && /^[\x20-\x7e]+$/.test(query) ? { folded: query } : {}),
     cost: size,
     ...matchLengthBounds(re),
     ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal) } } : {}),
@@ -484,6 +487,14 @@ function* scanSource(
       return true;
     });
     return;
+  }
+  if (matcher.folded !== undefined && source.findAllFolded) {
+    const done = source.findAllFolded(matcher.folded, span[0], span[1], (at, length) => {
+      if (!counted()) return false;
+      add(at(), length, () => sourceSnippet(source, span, at(), length, snippetMax));
+      return true;
+    });
+    if (done) return;
   }
   let next = span[0];
   if (matcher.prefilter && source.findAll) {
