@@ -129,3 +129,22 @@ describe('a prefiltered search finds exactly what the plain engine finds (issue 
     expect(plain - fast).toBeGreaterThan(content.length - 20_000);
   });
 });
+
+describe('a prefiltered search stays bounded (issue 16)', () => {
+  it('looks at the signal while a content dense with candidates is searched', () => {
+    const content = 'TS1 '.repeat(50_000);
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    let looks = 0;
+    const signal = {
+      get aborted() {
+        looks++;
+        return false;
+      },
+    };
+    const r = sidecarSearch(l, 'TS\\d{4,5}', [{ ...(v[0] as ChatMessage), content: '', large: diskSource(content) }], undefined, { mode: 'regex', signal, step_work: 1 << 16 });
+    expect(value(r).total_matches).toBe(0);
+    // 50,000 candidates of at least 1,024 units of work each: a look every 64 of them at least.
+    expect(looks).toBeGreaterThanOrEqual(Math.floor((50_000 * 1024) / (1 << 16)));
+  });
+});

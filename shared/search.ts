@@ -553,6 +553,8 @@ function* scanSource(
 
 /** Widest window around one candidate (a line, for an unbounded pattern); past it the plain window scan takes over. */
 const MAX_CANDIDATE_WINDOW_BYTES = 4 * 1024 * 1024;
+/** Engine work one candidate counts for beyond its window's scan (see scanCandidates). */
+const CANDIDATE_OVERHEAD_WORK = 1024;
 /** Bytes read at a time while looking for a line's start or end. */
 const LINE_PROBE_BYTES = 16 * 1024;
 
@@ -684,7 +686,9 @@ function* scanCandidates(
         outcome = 'stop';
         return false;
       }
-      work += Math.max(1, (w[1] - w[0]) * matcher.cost);
+      // Each candidate also costs its offset, its window's read and decode: some thousand engine
+      // steps' worth, so a text dense with candidates still pauses often enough.
+      work += CANDIDATE_OVERHEAD_WORK + (w[1] - w[0]) * matcher.cost;
       if (work < matcher.stepWork) return true;
       paused = true;
       return false;
