@@ -20,6 +20,8 @@ import { floorSourceBoundary, memorySource } from './bytes';
 import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
 import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
+import type { LiteralPrefilter } from './literalPrefilter';
+import { literalPrefilter } from './literalPrefilter';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -33,6 +35,8 @@ export interface SearchOptions extends ResolveOptions {
   window_bytes?: number;
   /** Engine work between two looks at the signal (default SEARCH_STEP_WORK); tests make it small. */
   step_work?: number;
+  /** Scan raw bytes for the literal every regex match contains, running the engine only around it (default true; tests compare both). */
+  literal_prefilter?: boolean;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
@@ -55,6 +59,10 @@ interface CompiledMatcher {
   cost: number;
   minRunes: number;
   maxRunes: number;
+  /** The literal every match contains, as a string and as UTF-8 (`literalPrefilter`), when an exact one exists. */
+  prefilter?: LiteralPrefilter & { bytes: Uint8Array };
+  /** A case-insensitive printable-ASCII substring query, which a source may find in its raw bytes (`findAllFolded`). */
+  folded?: string;
   /** The search's SEARCH_STEP_WORK (`step_work`). */
   stepWork: number;
 }
@@ -267,7 +275,15 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
       pos = e > s ? e : s + step;
     }
   };
-  return ok({ find: mode === 'substring' ? foldedMatcher(query, engine) : engine, cost: size, ...matchLengthBounds(re), stepWork: SEARCH_STEP_WORK });
+  const prefilter = mode === 'regex' ? literalPrefilter(re) : null;
+  return ok({
+    find: mode === 'substring' ? foldedMatcher(query, engine) : engine,
+    ...(mode === 'substring' && /^[\x20-\x7e]+$/.test(query) ? { folded: query } : {}),
+    cost: size,
+    ...matchLengthBounds(re),
+    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal) } } : {}),
+    stepWork: SEARCH_STEP_WORK,
+  });
 }
 
 /**
@@ -472,8 +488,22 @@ function* scanSource(
     });
     return;
   }
-  const { own: ownBytes, overlap } = windowsFor(matcher, windowBytes);
+  if (matcher.folded !== undefined && source.findAllFolded) {
+    const done = source.findAllFolded(matcher.folded, span[0], span[1], (at, length) => {
+      if (!counted()) return false;
+      add(at(), length, () => sourceSnippet(source, span, at(), length, snippetMax));
+      return true;
+    });
+    if (done) return;
+  }
   let next = span[0];
+  if (matcher.prefilter && source.findAll) {
+    const resume = yield* scanCandidates(source, span, matcher, matcher.prefilter, counted, add, snippetMax, isAborted);
+    if (resume === null) return;
+    // A line too long for a window around one candidate: the rest is searched window by window.
+    next = resume;
+  }
+  const { own: ownBytes, overlap } = windowsFor(matcher, windowBytes);
   /** Where the last match reported ended: an empty match there is not reported, in this window or the next. */
   let lastEnd = -1;
   // The last window owns the span's end too (an empty match there), and an empty span is one window.
@@ -521,6 +551,174 @@ function* scanSource(
   } while (a < span[1]);
 }
 
+/** Widest window around one candidate (a line, for an unbounded pattern); past it the plain window scan takes over. */
+const MAX_CANDIDATE_WINDOW_BYTES = 4 * 1024 * 1024;
+/** Engine work one candidate counts for beyond its window's scan (see scanCandidates). */
+const CANDIDATE_OVERHEAD_WORK = 1024;
+/** Bytes read at a time while looking for a line's start or end. */
+const LINE_PROBE_BYTES = 16 * 1024;
+
+/**
+ * Searches a hidden span of a source by its regex's required literal (issue 16): the source's fast
+ * raw-bytes `findAll` finds the literal, and the engine runs only in a window around each
+ * occurrence — exactly the matches of one engine scan of the span.
+ *
+ * Invariant: no match starts in `[span[0], x)`. A match starting at s ≥ x contains an occurrence
+ * of the literal at or after s, at most `before` code points (4 bytes each) after s, and on the
+ * same line when no match can hold a newline. So for q, the first occurrence at or after x, no
+ * match starts in `[x, lo)` with lo = max(x, q − 4·before, line start); and every match starting in
+ * `[lo, q]` ends by hi = min(q + 4·after, line end). The engine's leftmost match in `[lo, hi)` (the
+ * program has no assertions, so the window's edges change nothing) is then the span's next match
+ * when it starts at or before q; when it starts after q (or there is none), none starts in `[x, q]`.
+ *
+ * Returns null when the span is done, or the offset from which a plain window scan must go on (a
+ * line wider than MAX_CANDIDATE_WINDOW_BYTES).
+ */
+function* scanCandidates(
+  source: ByteSource,
+  span: [number, number],
+  matcher: CompiledMatcher,
+  prefilter: LiteralPrefilter & { bytes: Uint8Array },
+  counted: () => boolean,
+  add: AddMatch,
+  snippetMax: number,
+  isAborted: () => boolean,
+): Generator<void, number | null> {
+  const literalBytes = prefilter.bytes.length;
+  const firstCharBytes = utf8Length(String.fromCodePoint(prefilter.literal.codePointAt(0) as number));
+  /**
+   * The newlines around the last candidate, when found: [after the one before it, the one after it].
+   * Candidates come in order, so a long line is read about once however many candidates it holds.
+   */
+  let line: [number | null, number | null] = [null, null];
+  /** Where the line holding q starts, looking back no further than `floor` (which is returned when no newline is there). */
+  const lineStart = (q: number, floor: number): number => {
+    const known = line[0];
+    if (known !== null && known <= q && (line[1] === null || q <= line[1])) return Math.max(floor, known);
+    for (let b = q; b > floor; ) {
+      const a = Math.max(floor, b - LINE_PROBE_BYTES);
+      const i = source.read(a, b).lastIndexOf(0x0a);
+      if (i !== -1) return (line[0] = a + i + 1);
+      b = a;
+    }
+    return floor;
+  };
+  /** Where the line holding q ends (its newline), looking no further than `limit` (returned when no newline is there). */
+  const lineEnd = (q: number, limit: number): number => {
+    const known = line[1];
+    if (known !== null && q <= known) return Math.min(limit, known);
+    for (let a = q; a < limit; a += LINE_PROBE_BYTES) {
+      const i = source.read(a, Math.min(limit, a + LINE_PROBE_BYTES)).indexOf(0x0a);
+      if (i !== -1) return (line[1] = a + i);
+    }
+    return limit;
+  };
+  const reach = prefilter.before + prefilter.after;
+  let x = span[0];
+  /** Where `findAll` goes on from after a pause. */
+  let resumeFrom = span[0];
+  /** The window around candidate q, or the offset a plain scan must go on from (a line wider than a window). */
+  const windowAt = (q: number): [number, number] | number => {
+    // A match starting in [lo, q] holds its first occurrence at most `before` code points in, and
+    // ends at most `after` code points after that occurrence's start: by q + 4·(before + after).
+    let lo = Number.isFinite(prefilter.before) ? Math.max(x, floorSourceBoundary(source, Math.max(0, q - 4 * prefilter.before))) : x;
+    let hi = Number.isFinite(reach) ? floorSourceBoundary(source, Math.min(span[1], q + 4 * reach)) : span[1];
+    // Only an unbounded side looks for the line's edge (a bounded one is narrower already).
+    if (line[1] !== null && q > line[1]) line = [null, null];
+    if (!Number.isFinite(prefilter.before)) {
+      const floor = Math.max(x, q - MAX_CANDIDATE_WINDOW_BYTES);
+      const ls = lineStart(q, floor);
+      if (ls === floor && floor > x) return x;
+      lo = Math.max(lo, ls);
+    }
+    if (!Number.isFinite(reach)) {
+      const limit = Math.min(span[1], q + MAX_CANDIDATE_WINDOW_BYTES);
+      const le = lineEnd(q, limit);
+      if (le === limit && limit < span[1]) return x;
+      hi = Math.min(hi, le);
+    }
+    return hi - lo > MAX_CANDIDATE_WINDOW_BYTES ? x : [lo, hi];
+  };
+  /** Takes the engine's first match in the window: reported when it starts by q (see above). */
+  const settle = (q: number, found: [number, number] | null): boolean => {
+    if (found !== null && found[0] <= q) {
+      if (!counted()) return false;
+      const [offset, end] = found;
+      add(offset, end - offset, () => sourceSnippet(source, span, offset, end - offset, snippetMax));
+      x = end;
+    } else {
+      x = q + firstCharBytes;
+    }
+    return true;
+  };
+  const decode = (w: [number, number]) => {
+    const text = utf8Decode(source.read(w[0], w[1]));
+    return { text, cursor: new Utf16ToUtf8Cursor(text, w[0]) };
+  };
+  while (x < span[1]) {
+    // Candidates are handled as findAll meets them (the source keeps its place and an anchor near
+    // each one, so the window reads little); it is stopped to pause every stepWork of engine work,
+    // to run a wide window in steps, or for good.
+    let work = 0;
+    let paused = false;
+    let wide: { q: number; w: [number, number] } | null = null;
+    let outcome = 'go' as 'go' | 'stop' | number;
+    source.findAll?.(prefilter.bytes, Math.max(resumeFrom, x), span[1], (offset) => {
+      const q = offset();
+      resumeFrom = q + literalBytes;
+      if (q < x) return true;
+      const w = windowAt(q);
+      if (typeof w === 'number') {
+        outcome = w;
+        return false;
+      }
+      if ((w[1] - w[0]) * matcher.cost > matcher.stepWork) {
+        wide = { q, w };
+        return false;
+      }
+      const { text, cursor } = decode(w);
+      let found: [number, number] | null = null;
+      matcher.find(text, (s, e) => {
+        found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+        return false;
+      });
+      if (!settle(q, found)) {
+        outcome = 'stop';
+        return false;
+      }
+      // Each candidate also costs its offset, its window's read and decode: some thousand engine
+      // steps' worth, so a text dense with candidates still pauses often enough.
+      work += CANDIDATE_OVERHEAD_WORK + (w[1] - w[0]) * matcher.cost;
+      if (work < matcher.stepWork) return true;
+      paused = true;
+      return false;
+    });
+    if (outcome === 'stop') return null;
+    if (typeof outcome === 'number') return outcome;
+    const pending = wide as { q: number; w: [number, number] } | null;
+    if (pending !== null) {
+      const { text, cursor } = decode(pending.w);
+      let found: [number, number] | null = null;
+      yield* matchInSteps(
+        matcher,
+        text,
+        0,
+        (s, e) => {
+          found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+          return false;
+        },
+        isAborted,
+      );
+      if (isAborted() || !settle(pending.q, found)) return null;
+    } else if (!paused) {
+      return null; // findAll met every occurrence
+    }
+    yield;
+    if (isAborted()) return null;
+  }
+  return null;
+}
+
 export function sidecarSearch(
   log: readonly Reduction[],
   query: string,
@@ -555,7 +753,8 @@ export function* sidecarSearchSteps(
   // The query is matched as its bytes read back, as the content is (a lone surrogate is U+FFFD).
   const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
   if (!compiled.ok) return compiled;
-  const matcher = { ...compiled.value, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
+  const { prefilter, ...plain } = compiled.value;
+  const matcher: CompiledMatcher = { ...plain, ...(prefilter && options.literal_prefilter !== false ? { prefilter } : {}), stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
   const { units, verified, unavailable } = searchUnits(log, minted, recorded, options);

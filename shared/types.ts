@@ -50,6 +50,13 @@ export interface ByteSource {
    * Optional: offered by sources that can search faster than reading and scanning.
    */
   findAll?(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void;
+  /**
+   * As `findAll`, for a printable-ASCII `query` matched case-insensitively as RE2 folds case (each
+   * letter pairs with its other case; k also matches U+212A KELVIN SIGN, s U+017F LONG S): `onMatch`
+   * also gets the match's length in bytes. Returns false, having reported nothing, when this
+   * source cannot search so (the caller then scans decoded text).
+   */
+  findAllFolded?(query: string, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): boolean;
 }
 
 /** The bytes behind a ByteSource can no longer be read (the file shrank or changed). */

@@ -1,5 +1,6 @@
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
+import { RE2JS } from 're2js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { FileContent } from './fileContent';
@@ -87,6 +88,64 @@ describe('FileContent', () => {
       }
       expect(found(source, 'NEEDLE', 0, bytes.length)).toEqual(naive(bytes, Buffer.from('NEEDLE'), 0, bytes.length));
       expect(found(source, '"é"\\', 1_000_000, 2_000_000)).toEqual(naive(bytes, Buffer.from('"é"\\'), 1_000_000, 2_000_000));
+    } finally {
+      close();
+    }
+  });
+});
+
+describe('FileContent.findAllFolded (issue 16: case-insensitive substring over raw bytes)', () => {
+  /** RE2's leftmost non-overlapping case-insensitive matches of a literal, in UTF-8 bytes: the reference. */
+  function re2Folded(text: string, query: string): [number, number][] {
+    const m = RE2JS.compile(RE2JS.quote(query), RE2JS.CASE_INSENSITIVE).matcher(text);
+    const out: [number, number][] = [];
+    let pos = 0;
+    while (pos <= text.length && m.find(pos)) {
+      out.push([Buffer.byteLength(text.slice(0, m.start())), Buffer.byteLength(text.slice(m.start(), m.end()))]);
+      pos = m.end() > m.start() ? m.end() : m.start() + 1;
+    }
+    return out;
+  }
+  const foldText = fc.string({ unit: fc.constantFrom('a', 'A', 'k', 'K', '\u212A', 's', 'S', '\u017F', 'n', '\n', '"', '\\', 'é', '😀', '-', '7', ' '), maxLength: 150 });
+  const foldQuery = fc.string({ unit: fc.constantFrom('a', 'K', 'k', 's', 'S', 'n', '-', '7', ' ', 'A'), minLength: 1, maxLength: 4 });
+
+  it('finds exactly what RE2 finds case-insensitively, K and ſ included, never inside an escape', () => {
+    fc.assert(
+      fc.property(foldText, foldQuery, (text, query) => {
+        const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+        try {
+          const out: [number, number][] = [];
+          expect(source.findAllFolded(query, 0, source.length, (at, length) => (out.push([at(), length]), true))).toBe(true);
+          expect(out).toEqual(re2Folded(text, query));
+        } finally {
+          close();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('declines a body with non-canonical escapes, and a query it cannot fold as bytes', () => {
+    const loose = contentOf(looseBody('café/K'));
+    const plain = contentOf('abc');
+    try {
+      expect(loose.source.findAllFolded('caf', 0, loose.source.length, () => true)).toBe(false);
+      expect(plain.source.findAllFolded('é', 0, plain.source.length, () => true)).toBe(false);
+      expect(plain.source.findAllFolded('a"', 0, plain.source.length, () => true)).toBe(false);
+    } finally {
+      loose.close();
+      plain.close();
+    }
+  });
+
+  it('finds matches across its read windows', () => {
+    const text = `${'x'.repeat(5 * 1024 * 1024 - 3)}NeEdLe${'y'.repeat(100)}needle`;
+    const { source, close } = contentOf(text);
+    try {
+      const out: [number, number][] = [];
+      source.findAllFolded('needle', 0, source.length, (at, length) => (out.push([at(), length]), true));
+      expect(out).toEqual(re2Folded(text, 'needle'));
+      expect(out).toHaveLength(2);
     } finally {
       close();
     }

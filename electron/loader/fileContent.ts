@@ -29,6 +29,23 @@ function rawNeeded(decoded: number): number {
   return Math.max(256, decoded + (decoded >> 4) + 64);
 }
 
+/**
+ * The raw-byte pattern (bytes read as Latin-1) of a printable-ASCII query folded as RE2 folds it:
+ * a letter matches either case, k also U+212A (UTF-8 E2 84 AA) and s also U+017F (C5 BF).
+ */
+function foldedPattern(query: string): RegExp {
+  let source = '';
+  for (const c of query) {
+    const lower = c.toLowerCase();
+    const upper = c.toUpperCase();
+    if (lower === upper) source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    else if (lower === 'k') source += '(?:[kK]|\u00e2\u0084\u00aa)';
+    else if (lower === 's') source += '(?:[sS]|\u00c5\u00bf)';
+    else source += `[${lower}${upper}]`;
+  }
+  return new RegExp(source, 'g');
+}
+
 function unavailable(why: string): ContentUnavailableError {
   return new ContentUnavailableError(why);
 }
@@ -96,6 +113,8 @@ export class FileContent implements ByteSource {
   private readonly anchors: { raw: number; decoded: number }[] = [];
 
   private addAnchor(raw: number, decoded: number): void {
+    const last = this.anchors[this.anchors.length - 1];
+    if (last?.raw === raw) return;
     this.anchors.push({ raw, decoded });
     if (this.anchors.length > 8) this.anchors.shift();
   }
@@ -207,8 +226,12 @@ export class FileContent implements ByteSource {
     // An anchor a little before the match: the snippet around it then decodes from there.
     const near = this.boundaryAtOrBefore(Math.max(start.raw, target - 1024), start.raw);
     const decodedNear = this.walk(start, near);
-    if (near > start.raw) this.addAnchor(near, decodedNear);
-    return this.walk({ raw: near, decoded: decodedNear }, target);
+    // Anchors a little before the match and at it: the snippet, and a regex's window around the
+    // match (issue 16's literal prefilter reads it at once), decode from there, not from a checkpoint.
+    this.addAnchor(near, decodedNear);
+    const decoded = this.walk({ raw: near, decoded: decodedNear }, target);
+    this.addAnchor(target, decoded);
+    return decoded;
   }
 
   /** Walks escapes from `from` to raw offset `target` (both escape boundaries): the decoded offset there. */
@@ -243,6 +266,64 @@ export class FileContent implements ByteSource {
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
       throw e;
+    }
+  }
+
+  findAllFolded(query: string, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): boolean {
+    this.check();
+    // A canonical body writes letters, digits and printable ASCII as themselves and every other
+    // character as its UTF-8 bytes, never as an escape: the folded forms are exact byte patterns.
+    if (!this.raw.canonical || query.length === 0 || !/^[\x20-\x7e]*$/.test(query) || query.includes('"') || query.includes('\\')) return false;
+    if (end - start < query.length) return true;
+    try {
+      this.findRawFolded(foldedPattern(query), 3 * query.length, start, end, onMatch);
+    } catch (e) {
+      if (e instanceof JsonStringError) throw unavailable(e.message);
+      throw e;
+    }
+    return true;
+  }
+
+  /** As findRaw, for a pattern over the raw bytes read as Latin-1 (one character per byte). */
+  private findRawFolded(pattern: RegExp, maxRaw: number, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
+    const rawStart = this.rawOffsetOf(start);
+    const rawEnd = this.rawOffsetOf(end);
+    const window = scratch('search', SEARCH_WINDOW_BYTES + maxRaw).subarray(0, Math.min(SEARCH_WINDOW_BYTES + maxRaw, rawEnd - rawStart));
+    let last = { raw: rawStart, decoded: start };
+    let pos = rawStart;
+    while (pos < rawEnd) {
+      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
+      const base = pos;
+      const final = pos + n >= rawEnd;
+      // A match starting in this window's own part is reported here; one starting later, in the
+      // next window (which overlaps this one by maxRaw bytes).
+      const own = final ? n : n - maxRaw;
+      const hay = window.toString('latin1', 0, n);
+      const byteAt = (i: number): number => (i >= base && i < base + n ? (window[i - base] as number) : this.byteAt(i));
+      let resumeAt = base + Math.max(1, own);
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(hay); m !== null && m.index < own; m = pattern.exec(hay)) {
+        const p = base + m.index;
+        const rawLength = m[0].length;
+        if (!isEscapeBoundary(p, byteAt)) {
+          pattern.lastIndex = m.index + 1;
+          continue;
+        }
+        // Raw and decoded bytes are the same here: no escape can be part of a match.
+        const anchor = last;
+        let memo: number | undefined;
+        const offsetOf = (): number => {
+          if (memo === undefined) {
+            memo = this.decodedOffsetOf(p, anchor);
+            last = { raw: p, decoded: memo };
+          }
+          return memo;
+        };
+        if (!onMatch(offsetOf, rawLength)) return;
+        if (p + rawLength > resumeAt) resumeAt = p + rawLength;
+      }
+      if (final) break;
+      pos = resumeAt;
     }
   }
 

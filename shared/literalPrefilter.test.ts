@@ -1,0 +1,150 @@
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { RE2JS } from 're2js';
+import { literalPrefilter } from './literalPrefilter';
+import { sidecarSearch } from './search';
+import { memorySource } from './bytes';
+import { makeReduction, tool } from './testing/builders';
+import type { ByteSource, ChatMessage, Result, SidecarSearchResult } from './types';
+import { utf8Encode } from './utf8';
+
+const prefilterOf = (pattern: string) => literalPrefilter(RE2JS.compile(pattern));
+
+/** Content on "disk": read by range, with a naive `findAll` (leftmost non-overlapping occurrences), counting its calls. */
+function diskSource(content: string): ByteSource & { finds: number; findAll: NonNullable<ByteSource['findAll']> } {
+  const bytes = memorySource(utf8Encode(content)).bytes;
+  const source = {
+    finds: 0,
+    length: bytes.length,
+    read: (start: number, end: number) => bytes.subarray(start, end),
+    findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean) {
+      source.finds++;
+      outer: for (let i = start; i + needle.length <= end; i++) {
+        for (let k = 0; k < needle.length; k++) if (bytes[i + k] !== needle[k]) continue outer;
+        if (!onMatch(() => i)) return;
+        i += needle.length - 1;
+      }
+    },
+  };
+  return source;
+}
+
+function value<T>(r: Result<T>): T {
+  if (!r.ok) throw new Error(`expected ok, got ${r.error.code}: ${r.error.message}`);
+  return r.value;
+}
+
+function searchDisk(content: string, pattern: string, prefilter: boolean, windowBytes?: number, stepWork?: number): SidecarSearchResult {
+  const v = [tool(content, 'c')];
+  const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+  const disk = [{ ...(v[0] as ChatMessage), content: '', large: diskSource(content) }];
+  return value(
+    sidecarSearch(l, pattern, disk, undefined, { mode: 'regex', max_matches: 10_000, max_result_bytes: 1 << 30, literal_prefilter: prefilter, ...(windowBytes ? { window_bytes: windowBytes } : {}), ...(stepWork ? { step_work: stepWork } : {}) }),
+  );
+}
+
+describe('literalPrefilter: the literal every match holds, read from the program', () => {
+  it('finds a prefix literal and the reach after it', () => {
+    expect(prefilterOf('TS\\d{4,5}')).toEqual({ literal: 'TS', before: 0, after: 7, noNewline: true });
+    expect(prefilterOf('ZQXJ-needle-7[0-9A-Za-z_]*')).toEqual({ literal: 'ZQXJ-needle-7', before: 0, after: Infinity, noNewline: true });
+  });
+
+  it('finds the common prefix of an alternation, and a literal after an unbounded run on one line', () => {
+    expect(prefilterOf('(abc|abd)x')).toEqual({ literal: 'ab', before: 0, after: 4, noNewline: true });
+    expect(prefilterOf('[a-z]+error[0-9]*')).toMatchObject({ literal: 'error', before: Infinity, after: Infinity, noNewline: true });
+  });
+
+  it('gives none where a window could change a result or miss an occurrence', () => {
+    for (const pattern of ['\\bfoo', '^foo', 'foo$', '(?i)needle', 'x[\\s\\S]*Q|x', 'a|b', '[ab]c*']) expect(prefilterOf(pattern), pattern).toBeNull();
+  });
+
+  it('keeps the longest piece of a literal whose occurrences cannot overlap', () => {
+    expect(prefilterOf('aa')).toEqual({ literal: 'a', before: 0, after: 2, noNewline: true });
+    expect(prefilterOf('abab\\d')).toEqual({ literal: 'ab', before: 0, after: 5, noNewline: true });
+  });
+});
+
+describe('a prefiltered search finds exactly what the plain engine finds (issue 16)', () => {
+  const alphabet = ['a', 'b', 'c', 'T', 'S', '0', '7', '9', ' ', '\n', 'é', '😀'];
+  const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 400 }).map((cs) => cs.join(''));
+  const atom = fc.oneof(
+    fc.constantFrom('a', 'b', 'c', 'T', 'S', '0', 'é', '😀', ' '),
+    fc.constantFrom('\\d', '[a-c]', '[^\\n]', '.', '[\\s\\S]', '\\w', '[0-9A-Za-z_]'),
+  );
+  const piece = fc.tuple(atom, fc.constantFrom('', '', '*', '+', '?', '{1,3}', '{2}', '*?')).map(([a, q]) => a + q);
+  const literal = fc.constantFrom('TS', 'ab', 'c0', 'é😀', 'Sa', 'b c');
+  const pattern = fc
+    .tuple(fc.array(piece, { maxLength: 3 }), literal, fc.array(piece, { maxLength: 3 }), fc.oneof({ arbitrary: fc.constant(null), weight: 3 }, { arbitrary: fc.tuple(fc.constantFrom('a', 'T', '(b|c)'), literal), weight: 1 }))
+    .map(([pre, lit, post, alt]) => {
+      const main = pre.join('') + lit + post.join('');
+      return alt ? `(?:${main}|${alt[0]}${alt[1]})` : main;
+    });
+
+  it('over random patterns holding a literal and random texts (lines, multi-byte runes)', () => {
+    let prefiltered = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(pattern, text, (p, t) => {
+        if (prefilterOf(p) !== null) prefiltered++;
+        total++;
+        const plain = searchDisk(t, p, false);
+        const fast = searchDisk(t, p, true);
+        expect(fast.matches.map((m) => [m.offset, m.length])).toEqual(plain.matches.map((m) => [m.offset, m.length]));
+        expect(fast.total_matches).toBe(plain.total_matches);
+        // Paused every few candidates, and every window run in steps: the same matches.
+        const stepped = searchDisk(t, p, true, undefined, 40);
+        expect(stepped.matches.map((m) => [m.offset, m.length])).toEqual(plain.matches.map((m) => [m.offset, m.length]));
+      }),
+      { numRuns: 400 },
+    );
+    // The property is about prefiltered searches: most generated patterns must have been.
+    expect(prefiltered, `${prefiltered} of ${total}`).toBeGreaterThan(total / 4);
+  });
+
+  it('matches the plain search on a long content with many candidates, in small windows too', () => {
+    const chunk = 'TS12 TS123456 xTS1234y\nab ZQXJ-needle-7abc_9 é😀TS99999\n';
+    const content = chunk.repeat(300);
+    for (const p of ['TS\\d{4,5}', 'ZQXJ-needle-7[0-9A-Za-z_]*', '[A-Z]+-needle[0-9]*', 'é😀TS\\d+']) {
+      const plain = searchDisk(content, p, false, 512);
+      expect(plain.total_matches, p).toBeGreaterThan(0);
+      expect(searchDisk(content, p, true).matches.map((m) => [m.offset, m.length]), p).toEqual(plain.matches.map((m) => [m.offset, m.length]));
+    }
+  });
+
+  it('scans a rare literal with the source’s findAll, not window by window', () => {
+    const content = `${'x'.repeat(200_000)}ZQXJ-needle-7abc\n${'y'.repeat(200_000)}`;
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    const readBy = (prefilter: boolean) => {
+      const source = diskSource(content);
+      let reads = 0;
+      const counting: ByteSource = { length: source.length, read: (a, b) => ((reads += b - a), source.read(a, b)), findAll: (...args) => source.findAll(...args) };
+      const r = value(sidecarSearch(l, 'ZQXJ-needle-7[0-9A-Za-z_]*', [{ ...(v[0] as ChatMessage), content: '', large: counting }], undefined, { mode: 'regex', literal_prefilter: prefilter }));
+      expect(r.matches.map((m) => [m.offset, m.length])).toEqual([[200_000, 16]]);
+      return reads;
+    };
+    // Both read the content once to verify its hash; only the plain search decodes all of it again.
+    const plain = readBy(false);
+    const fast = readBy(true);
+    expect(plain - fast).toBeGreaterThan(content.length - 20_000);
+  });
+});
+
+describe('a prefiltered search stays bounded (issue 16)', () => {
+  it('looks at the signal while a content dense with candidates is searched', () => {
+    const content = 'TS1 '.repeat(50_000);
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    let looks = 0;
+    const signal = {
+      get aborted() {
+        looks++;
+        return false;
+      },
+    };
+    const r = sidecarSearch(l, 'TS\\d{4,5}', [{ ...(v[0] as ChatMessage), content: '', large: diskSource(content) }], undefined, { mode: 'regex', signal, step_work: 1 << 16 });
+    expect(value(r).total_matches).toBe(0);
+    // 50,000 candidates of at least 1,024 units of work each: a look every 64 of them at least.
+    expect(looks).toBeGreaterThanOrEqual(Math.floor((50_000 * 1024) / (1 << 16)));
+  });
+});
