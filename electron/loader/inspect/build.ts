@@ -143,7 +143,7 @@ const idOf = (m: ChatMessage): string | undefined => (typeof m.metadata?.inspect
 
 /** A model event's input: `input`, else `input_refs` ranges into the message pool. */
 function inputOf(e: Obj, pool: readonly unknown[]): unknown[] | undefined {
-  if (Array.isArray(e.input) && e.input.length > 0) return e.input;
+  if (Array.isArray(e.input) && e.input.length > 0) return e.input as unknown[];
   if (Array.isArray(e.input_refs)) {
     const out: unknown[] = [];
     for (const r of e.input_refs) {
@@ -367,7 +367,8 @@ export function titleOf(input: unknown): string | undefined {
   let text: string | undefined;
   if (typeof input === 'string') text = input;
   else if (Array.isArray(input)) {
-    const first = input.find((m) => isPlainObject(m) && m.role === 'user') ?? input[0];
+    const list = input as unknown[];
+    const first = list.find((m) => isPlainObject(m) && m.role === 'user') ?? list[0];
     if (first !== undefined) text = messageOf(first, '', undefined).content;
   }
   if (text === undefined) return undefined;
