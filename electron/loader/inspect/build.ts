@@ -45,8 +45,6 @@ export interface BuiltSample {
   log: Reduction[];
   logLines: number[];
   findings: Finding[];
-  /** The main calls' inputs as recorded (mapped like the history), call order: what view --at N must give. */
-  callInputs: ChatMessage[][];
 }
 
 const ATTACHMENT = 'attachment://';
@@ -188,7 +186,19 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
 
   const log: Reduction[] = [];
   const logLines: number[] = [];
-  const callInputs: ChatMessage[][] = [];
+  // A pooled message (input_refs) is one object in every call that is given it: mapped and compared once.
+  const mapped = new WeakMap<object, ChatMessage>();
+  const conv = (m: unknown, where: string): ChatMessage => {
+    if (typeof m !== 'object' || m === null) return messageOf(m, where, undefined);
+    let got = mapped.get(m);
+    if (!got) mapped.set(m, (got = messageOf(m, where, undefined)));
+    return got;
+  };
+  const sameAs = new WeakMap<object, number>();
+  const byCallId = new Map<string, number>();
+  view.forEach((m, i) => {
+    if (m.role === 'tool' && m.tool_call_id && !byCallId.has(m.tool_call_id)) byCallId.set(m.tool_call_id, i);
+  });
   /** History index (or range start) → the reduction logged for it. */
   const logged = new Map<number, Reduction>();
   let model: string | null = null;
@@ -233,7 +243,7 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
       findings.push({ code: 'unknown_record', severity: 'warning', message: `${where} ${eventName(ev, k)}: a model event whose input cannot be read (input_refs outside the message pool); skipped` });
       return;
     }
-    const given = input.map((m, j) => messageOf(m, `${where} events[${k}].input[${j}]`, undefined));
+    const given = input.map((m, j) => conv(m, `${where} events[${k}].input[${j}]`));
     // Which history message this call produced: its output's id, else the message after its input, same text.
     let outIndex = out && idOf(out) !== undefined ? (byId.get(idOf(out) as string) ?? -1) : -1;
     if (outIndex < 0 && out && idOf(out) === undefined) {
@@ -250,9 +260,8 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
     if (outIndex < 0 || outIndex <= lastOut) return; // a side call (compaction summary, scorer): not a call of this history
     if (typeof ev.model === 'string') model = ev.model;
     lastOut = outIndex;
-    callInputs.push(given);
     const at = `${where} ${eventName(ev, k)}`;
-    const aligned = align(given, view, outIndex);
+    const aligned = align(given, view, outIndex, byId, byCallId);
     if ('error' in aligned) {
       findings.push({ code: 'unknown_record', severity: 'warning', message: `${at}: ${aligned.error}; its reductions are not derived` });
       compaction = undefined;
@@ -264,7 +273,13 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
     for (const [j, i] of aligned.pairs) {
       const g = given[j] as ChatMessage;
       const h = view[i] as ChatMessage;
-      if (g.content === h.content) continue;
+      const raw = input[j];
+      const object = typeof raw === 'object' && raw !== null ? raw : undefined;
+      if (object && sameAs.get(object) === i) continue;
+      if (g.content === h.content) {
+        if (object) sameAs.set(object, i);
+        continue;
+      }
       const { hash, bytes } = hashOf(h.content);
       const kept = commonPrefixBytes(h.content, g.content);
       const base = { id: `inspect-e${k}-m${i}`, minted_at: line - 1, hash_origin: 'import' as const };
@@ -283,7 +298,7 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
     compaction = undefined;
   });
   if (missing.size > 0) findings.push({ code: 'unknown_record', severity: 'warning', message: `${where}: ${missing.size} attachment reference(s) name no attachment of the sample (${[...missing].slice(0, 5).join(', ')}); shown as the reference` });
-  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings, callInputs };
+  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings };
 }
 
 function sameMessage(a: ChatMessage | undefined, b: ChatMessage): boolean {
@@ -307,19 +322,13 @@ interface Alignment {
 }
 
 /** Aligns a call's input with history[0, outIndex): see the file comment. */
-function align(given: readonly ChatMessage[], view: readonly ChatMessage[], outIndex: number): Alignment | { error: string } {
-  const byId = new Map<string, number>();
-  for (let i = 0; i < outIndex; i++) {
-    const id = idOf(view[i] as ChatMessage);
-    if (id !== undefined && !byId.has(id)) byId.set(id, i);
-  }
+function align(given: readonly ChatMessage[], view: readonly ChatMessage[], outIndex: number, byId: ReadonlyMap<string, number>, byCallId: ReadonlyMap<string, number>): Alignment | { error: string } {
+  const before = (i: number | undefined): number | undefined => (i !== undefined && i < outIndex ? i : undefined);
   const match: (number | undefined)[] = given.map((g) => {
     const id = idOf(g);
-    if (id !== undefined && byId.has(id)) return byId.get(id);
-    if (g.role === 'tool' && g.tool_call_id) {
-      for (let i = 0; i < outIndex; i++) if (view[i]?.role === 'tool' && view[i]?.tool_call_id === g.tool_call_id) return i;
-    }
-    return undefined;
+    const byOwnId = id !== undefined ? before(byId.get(id)) : undefined;
+    if (byOwnId !== undefined) return byOwnId;
+    return g.role === 'tool' && g.tool_call_id ? before(byCallId.get(g.tool_call_id)) : undefined;
   });
   // Files without ids: a prefix of the history, message for message.
   if (given.every((g) => idOf(g) === undefined) && given.length <= outIndex) given.forEach((_g, j) => (match[j] ??= j));
