@@ -165,12 +165,13 @@ function outputMessageOf(e: Obj): unknown {
 
 const eventName = (e: Obj, k: number): string => (typeof e.uuid === 'string' ? e.uuid : typeof e.id === 'string' && e.event !== 'tool' ? e.id : `events[${k}]`);
 
-/** The three inputs of one parsed sample. Never throws. */
-export function buildSample(raw: Obj, where: string): BuiltSample {
+/** The three inputs of one parsed sample (`mayReferAttachments` false: its text holds no attachment reference). Never throws. */
+export function buildSample(raw: Obj, where: string, mayReferAttachments = true): BuiltSample {
   const findings: Finding[] = [];
   const attachments = isPlainObject(raw.attachments) ? raw.attachments : {};
   const missing = new Set<string>();
-  const sample = resolveAttachments({ ...raw, attachments: {} }, attachments, missing) as Obj;
+  // A sample whose text holds no `attachment://` (the caller looked) is used as parsed.
+  const sample = mayReferAttachments ? (resolveAttachments({ ...raw, attachments: {} }, attachments, missing) as Obj) : raw;
   const history = Array.isArray(sample.messages) ? sample.messages : [];
   if (sample.messages !== undefined && !Array.isArray(sample.messages)) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${where}: messages is not a list; no messages are read` });
   const view = history.map((m, i) => messageOf(m, `${where} messages[${i}]`, findings));
@@ -204,6 +205,25 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
   let model: string | null = null;
   let compaction: { type: string; name: string } | undefined;
   let lastOut = -1;
+  /** The previous main call's raw input, and the history index of its last message when it ended in place (else -1). */
+  let prev: { input: readonly unknown[]; last: number } | undefined;
+  /** True when `input` is `prev.input` followed by history[prev.last + 1, outIndex), same ids and texts. */
+  const continues = (p: { input: readonly unknown[]; last: number }, input: readonly unknown[], outIndex: number): boolean => {
+    const n = p.input.length;
+    if (p.last < 0 || input.length < n || p.last + 1 + (input.length - n) !== outIndex) return false;
+    for (let j = 0; j < n; j++) if (input[j] !== p.input[j]) return false;
+    for (let j = n; j < input.length; j++) {
+      const raw = input[j];
+      const i = p.last + 1 + (j - n);
+      if (typeof raw !== 'object' || raw === null) return false;
+      if (sameAs.get(raw) === i) continue;
+      const g = conv(raw, `${where} input`);
+      const id = idOf(g);
+      if (id === undefined || byId.get(id) !== i || g.content !== (view[i] as ChatMessage).content) return false;
+      sameAs.set(raw, i);
+    }
+    return true;
+  };
   const lastModel = lastModelEvent(events);
 
   const add = (r: Reduction, line: number, at: string): void => {
@@ -243,17 +263,17 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
       findings.push({ code: 'unknown_record', severity: 'warning', message: `${where} ${eventName(ev, k)}: a model event whose input cannot be read (input_refs outside the message pool); skipped` });
       return;
     }
-    const given = input.map((m, j) => conv(m, `${where} events[${k}].input[${j}]`));
+    const convAt = (j: number): ChatMessage => conv(input[j], `${where} events[${k}].input[${j}]`);
     // Which history message this call produced: its output's id, else the message after its input, same text.
     let outIndex = out && idOf(out) !== undefined ? (byId.get(idOf(out) as string) ?? -1) : -1;
     if (outIndex < 0 && out && idOf(out) === undefined) {
-      const n = given.length;
+      const n = input.length;
       const at = view[n];
       if (at && at.role === 'assistant' && at.content === out.content) outIndex = n;
     }
     // The last call's output missing from the history (the sample ended on it): when its input ends
     // with the history's last message, the output ends the view.
-    if (outIndex < 0 && out && k === lastModel && view.length > 0 && sameMessage(given[given.length - 1], view[view.length - 1] as ChatMessage)) {
+    if (outIndex < 0 && out && k === lastModel && view.length > 0 && input.length > 0 && sameMessage(convAt(input.length - 1), view[view.length - 1] as ChatMessage)) {
       view.push({ ...out, metadata: { ...out.metadata, inspect_event: eventName(ev, k) } });
       outIndex = view.length - 1;
     }
@@ -261,12 +281,23 @@ export function buildSample(raw: Obj, where: string): BuiltSample {
     if (typeof ev.model === 'string') model = ev.model;
     lastOut = outIndex;
     const at = `${where} ${eventName(ev, k)}`;
+    // The common case, in linear time over a whole sample: this input is the previous call's (the
+    // same objects, as input_refs give them) followed by the history messages up to this call's
+    // output, unchanged. Nothing new is reduced; the rest is aligned only when that does not hold.
+    if (prev && continues(prev, input, outIndex)) {
+      prev = { input, last: outIndex - 1 };
+      compaction = undefined;
+      return;
+    }
+    const given = input.map((_m, j) => convAt(j));
     const aligned = align(given, view, outIndex, byId, byCallId);
     if ('error' in aligned) {
       findings.push({ code: 'unknown_record', severity: 'warning', message: `${at}: ${aligned.error}; its reductions are not derived` });
       compaction = undefined;
       return;
     }
+    const lastPair = aligned.pairs[aligned.pairs.length - 1];
+    prev = { input, last: lastPair && lastPair[0] === given.length - 1 && aligned.gaps.every((g) => g.end <= lastPair[1]) ? lastPair[1] : -1 };
     const line = outIndex + 1;
     const origin = (kind: ReductionKind): Pick<Reduction, 'provenance' | 'origin'> =>
       compaction && COMPACTION_KINDS[compaction.type] === kind ? { provenance: 'recorded', origin: { event: compaction.name } } : { provenance: 'derived', origin: { event: eventName(ev, k) } };

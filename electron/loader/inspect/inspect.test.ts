@@ -371,3 +371,18 @@ describe('detection', () => {
     }
   });
 });
+
+describe('zip checksum', () => {
+  it('crc32 (slicing by 8) equals the CRC-32 node:zlib writes into a gzip trailer, whole and resumed at any split', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const { randomBytes } = await import('node:crypto');
+    const { crc32 } = await import('./zip');
+    for (const n of [0, 1, 7, 8, 9, 15, 16, 17, 4099]) {
+      const b = randomBytes(n);
+      const g = gzipSync(b);
+      const want = g.readUInt32LE(g.length - 8);
+      expect(crc32(b), `${n} bytes`).toBe(want);
+      for (const cut of [0, 1, Math.floor(n / 3), n]) if (cut <= n) expect(crc32(b.subarray(cut), crc32(b.subarray(0, cut)))).toBe(want);
+    }
+  });
+});

@@ -83,12 +83,14 @@ export async function loadEvalLog(fd: number, size: number, session: string | un
 
 async function loadOpened(opened: OpenedZip, session: string | undefined, caps: ZipCaps, counter: ZipCounter | undefined, findings: Finding[]): Promise<InspectLoad> {
   const byName = new Map(opened.entries.map((e) => [e.name, e]));
+  let refersAttachments = true;
   const read = async (e: ZipEntry): Promise<unknown> => {
     const got = await readZipEntry(opened, e, caps, counter);
     if ('error' in got) {
       findings.push({ code: 'malformed_line', severity: 'error', message: got.error });
       return undefined;
     }
+    refersAttachments = got.bytes.includes('attachment://');
     return parseEntry(got.bytes, e.name, findings);
   };
   const headerEntry = byName.get('header.json') ?? byName.get('_journal/start.json');
@@ -115,7 +117,7 @@ async function loadOpened(opened: OpenedZip, session: string | undefined, caps: 
   let built: BuiltSample | undefined;
   if (chosen) {
     const doc = await read(chosen.e);
-    if (isPlainObject(doc)) built = buildSample(doc, `sample ${chosen.id}`);
+    if (isPlainObject(doc)) built = buildSample(doc, `sample ${chosen.id}`, refersAttachments);
     else if (doc !== undefined) findings.push({ code: 'malformed_line', severity: 'error', message: `archive entry ${chosen.e.name} is not a JSON object; the sample is not shown` });
     if (built && isPlainObject(doc)) {
       const t = titleOf(doc.input);
