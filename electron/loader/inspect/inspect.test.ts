@@ -13,7 +13,7 @@ import type { DetectContext } from '../source';
 import { messageOf } from './build';
 import { inspectFormat, inspectReadOptions } from './index';
 import { loadEvalLog } from './source';
-import { CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, syntheticSamples, writeEvalWithHole, zipOf } from './testing/synthetic';
+import { CUT_MARK, CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, syntheticSamples, writeEvalWithHole, zipOf } from './testing/synthetic';
 import type { ZipCounter } from './zip';
 import { DEFAULT_ZIP_CAPS, listZip, readZipEntry } from './zip';
 
@@ -237,6 +237,19 @@ describe('synthetic logs: compaction, truncation, attachments', () => {
     const v = await viewAt(synthetic('damaged.json'), undefined);
     expect(v.messages.at(-1)?.content).toBe('the last word');
     expect(v.messages).toHaveLength((s.damaged.messages as unknown[]).length + 1);
+  });
+
+  it('a compaction over an earlier one is a finding (one view cannot show both); a changed input with no compaction of its kind is derived', async () => {
+    const log = (await cli(['log', synthetic('overlap.json')])).json.reductions as Obj[];
+    const modelEvents = (s.overlap.events as Obj[]).filter((e) => e.event === 'model');
+    expect(log.map((r) => [r.kind, r.provenance, r.origin])).toEqual([
+      ['summarized', 'recorded', { event: (s.overlap.events as Obj[])[2]?.uuid }],
+      ['tool_output_truncated', 'derived', { event: modelEvents[3]?.uuid }],
+    ]);
+    expect(log[1]?.kept_bytes).toBe(64);
+    expect(log[1]?.stub).toBe(CUT_MARK);
+    const check = await cli(['check', synthetic('overlap.json')]);
+    expect((check.json.findings as Obj[]).map((f) => f.message).join('\n')).toMatch(/messages\[2\] is given reduced a second, different way \(turns_cleared\)/);
   });
 
   it('--session with an id the log does not hold is a usage error naming its sessions', async () => {

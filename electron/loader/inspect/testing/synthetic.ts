@@ -184,6 +184,28 @@ function damagedSample(): Obj {
   return { id: 'damaged', epoch: 1, input: 'Damaged task', target: '', messages: m, events, message_pool: [m[0]], attachments: {} };
 }
 
+/**
+ * Sample `overlap`: a summary compaction before call 3 (messages 2–3), then a trim before call 4
+ * that drops messages 2–5 — over the summarized run: one view cannot show both, so the second is a
+ * finding — and call 4 is given tool message 7 cut to a prefix with no compaction of that type
+ * before it: a derived reduction.
+ */
+function overlapSample(): Obj {
+  const m: Obj[] = [sys('s0'), user('u1', 'Overlap task'), asst('a2', 'c1', 'ls'), tool('t3', 'c1', LONG_LISTING), asst('a4', 'c2', 'cat x'), tool('t5', 'c2', 'x = 1'), asst('a6', 'c3', 'ls -R'), tool('t7', 'c3', LONG_LISTING), asst('a8', undefined, 'done')];
+  const summary: Obj = { id: 'sum2', role: 'user', content: SUMMARY_TEXT, metadata: { summary: true } };
+  const cut: Obj = { ...m[7], content: `${LONG_LISTING.slice(0, 64)}${CUT_MARK}` };
+  const events: Obj[] = [
+    modelEvent(m.slice(0, 2), m[2] as Obj),
+    modelEvent(m.slice(0, 4), m[4] as Obj),
+    compactionEvent('summary'),
+    modelEvent([m[0], m[1], summary, m[4], m[5]] as Obj[], m[6] as Obj),
+    compactionEvent('trim'),
+    modelEvent([m[0], m[1], m[6], cut] as Obj[], m[8] as Obj),
+  ];
+  return { id: 'overlap', epoch: 1, input: 'Overlap task', target: '', messages: m, events, attachments: {} };
+}
+export const CUT_MARK = '\n[output cut]';
+
 const header = (samples: number): Obj => ({ version: 2, status: 'success', eval: { task: 'synthetic', model: 'openai/gpt-synthetic', dataset: { samples } }, plan: {}, results: {}, stats: {} });
 const summaryOf = (s: Obj): Obj => ({ id: s.id, epoch: s.epoch, input: s.input, target: s.target });
 const sampleName = (s: Obj): string => `samples/${String(s.id)}_epoch_${String(s.epoch)}.json`;
@@ -204,9 +226,9 @@ export function jsonOf(samples: readonly Obj[]): string {
   return `${JSON.stringify({ ...header(samples.length), samples }, null, 2)}\n`;
 }
 
-export const syntheticSamples = (): { compact: Obj; trim1: Obj; trim2: Obj; attachments: Obj; damaged: Obj } => {
+export const syntheticSamples = (): { compact: Obj; trim1: Obj; trim2: Obj; attachments: Obj; damaged: Obj; overlap: Obj } => {
   clock = 0;
-  return { compact: compactSample(), trim1: trimSample(1), trim2: trimSample(2), attachments: attachmentSample(), damaged: damagedSample() };
+  return { compact: compactSample(), trim1: trimSample(1), trim2: trimSample(2), attachments: attachmentSample(), damaged: damagedSample(), overlap: overlapSample() };
 };
 
 /** Every committed synthetic file, by name. */
@@ -217,6 +239,7 @@ export function inspectSynthetic(): Record<string, Buffer> {
     'compact.eval': evalOf([s.compact, s.trim1, s.trim2, s.attachments]),
     'compact.json': Buffer.from(jsonOf([s.compact, s.trim1, s.trim2, s.attachments]), 'utf8'),
     'damaged.json': Buffer.from(jsonOf([s.damaged]), 'utf8'),
+    'overlap.json': Buffer.from(jsonOf([s.overlap]), 'utf8'),
     'stored.eval': zipOf([{ name: 'header.json', data: json(header(1)), method: 0 }, { name: sampleName(s.trim1), data: small, method: 0 }]),
     'zstd.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: small, method: 93 }]),
     'traversal.eval': zipOf([{ name: 'header.json', data: json(header(2)) }, { name: '../samples/evil_epoch_1.json', data: small }, { name: 'samples\\back_epoch_1.json', data: small }, { name: '/abs/samples/x_epoch_1.json', data: small }, { name: sampleName(s.trim1), data: small }]),
