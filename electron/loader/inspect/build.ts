@@ -25,11 +25,10 @@
  *   the recorded text as the stub (the model saw exactly the message).
  * - `attachment://<hash>` strings are replaced by the sample's `attachments` everywhere.
  */
-import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
 import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/types';
-import { utf8Length } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
+import { commonPrefixBytes, hashOf } from '../sweAgent/build';
+import type { TrajIndex } from '../sweAgent/build';
 
 type Obj = Record<string, unknown>;
 
@@ -38,14 +37,8 @@ const REASONING_PARTS: readonly string[] = ['reasoning', 'thinking', 'redacted_t
 /** The reduction kind each compaction type produces (issue 11). */
 export const COMPACTION_KINDS: Readonly<Record<string, ReductionKind>> = { summary: 'summarized', edit: 'tool_output_elided', trim: 'turns_cleared' };
 
-export interface BuiltSample {
-  model: string | null;
-  view: ChatMessage[];
-  messageLines: number[];
-  log: Reduction[];
-  logLines: number[];
-  findings: Finding[];
-}
+/** A sample's three inputs: the same shape as a trajectory's (one document, positions i + 1). */
+export type BuiltSample = TrajIndex;
 
 const ATTACHMENT = 'attachment://';
 
@@ -119,22 +112,9 @@ export function messageOf(m: unknown, where: string, findings: Finding[] | undef
   return msg;
 }
 
-function hashOf(text: string): { hash: string; bytes: number } {
-  return { hash: ptrHash(createHash('sha256').update(text, 'utf8').digest('hex')), bytes: utf8Length(text) };
-}
-
 /** §3.5 transcript of a range: per message "⟨role[ tool_call_id]⟩\n" + content + "\n". */
 function transcriptOf(msgs: readonly ChatMessage[]): string {
   return msgs.map((m) => `⟨${m.role}${m.tool_call_id ? ` ${m.tool_call_id}` : ''}⟩\n${m.content}\n`).join('');
-}
-
-/** The byte length of the longest common prefix of two texts, at a code point boundary. */
-function commonPrefixBytes(a: string, b: string): number {
-  let i = 0;
-  const n = Math.min(a.length, b.length);
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  if (i > 0 && i < a.length && a.charCodeAt(i - 1) >= 0xd800 && a.charCodeAt(i - 1) <= 0xdbff) i--;
-  return utf8Length(a.slice(0, i));
 }
 
 const idOf = (m: ChatMessage): string | undefined => (typeof m.metadata?.inspect_id === 'string' ? m.metadata.inspect_id : undefined);

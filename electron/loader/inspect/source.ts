@@ -13,8 +13,8 @@ import { arrayList } from '../../../shared/session';
 import type { SessionEntry } from '../../../shared/session';
 import type { ChatMessage, Finding } from '../../../shared/types';
 import type { OpenFile } from '../openFile';
-import { safeClose } from '../openFile';
-import type { IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import type { IndexPass, IndexStop, SourceIndex } from '../source';
+import { WholeFileSource } from '../wholeFileSource';
 import { buildSample, sampleSessionId, titleOf } from './build';
 import type { BuiltSample } from './build';
 import { isPlainObject } from '../native/text';
@@ -129,19 +129,20 @@ async function loadOpened(opened: OpenedZip, session: string | undefined, caps: 
   return { sessionId: chosen?.id ?? '', model: built?.model ?? modelOfHeader(header), built, sessions, findings };
 }
 
-export class InspectSource implements SessionSource {
-  readonly readsAfterIndexing = false;
-  private result: SourceIndex | undefined;
-  private closed = false;
+/** A log read whole, asynchronously (the archive is streamed): the load runs at the first pass, then WholeFileSource serves it. */
+export class InspectSource extends WholeFileSource {
+  private loaded: SourceIndex | undefined;
 
   constructor(
     readonly format: 'inspect-eval' | 'inspect-json',
-    readonly file: OpenFile,
+    file: OpenFile,
     private readonly load: () => Promise<InspectLoad>,
-  ) {}
+  ) {
+    super(file);
+  }
 
-  async indexTo(_end: number, pass: IndexPass): Promise<IndexStop> {
-    if (!this.result) {
+  override async indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
+    if (!this.loaded) {
       let loaded: InspectLoad;
       try {
         loaded = await this.load();
@@ -149,21 +150,13 @@ export class InspectSource implements SessionSource {
         // Never out of the loader: whatever escaped the reader is a finding.
         loaded = { sessionId: '', model: null, built: undefined, sessions: [], findings: [{ code: 'malformed_line', severity: 'error', message: `the log cannot be read: ${(e as Error).message}` }] };
       }
-      this.result = indexOf(loaded);
-      this.close();
-      pass.progress.add(this.file.size);
+      this.loaded = indexOf(loaded);
     }
-    return { offset: this.file.size, line: 1 };
+    return super.indexTo(end, pass);
   }
 
-  indexed(): SourceIndex {
-    return this.result ?? {};
-  }
-
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    safeClose(this.file.fd);
+  protected parseWhole(): SourceIndex {
+    return this.loaded ?? {};
   }
 }
 

@@ -8,8 +8,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { deflateRawSync } from 'node:zlib';
-import { crc32 } from '../zip';
+import { rng } from '../../claudeCode/testing/generate';
+import { zipLayout } from './synthetic';
 
 export interface GeneratedEval {
   path: string;
@@ -20,18 +20,6 @@ export interface GeneratedEval {
   truncated: number;
   /** Where the entries the first sample's reader inflates lie: header, summaries, the sample. */
   read: { name: string; dataStart: number; compressedSize: number }[];
-}
-
-/** mulberry32: the same sequence for a seed everywhere. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = ['def', 'return', 'import', 'class', 'self', 'value', 'error', 'test', 'assert', 'path', 'module', 'config', 'None', 'True', 'data', 'result'];
@@ -72,47 +60,10 @@ export function generateInspectEval(dir: string, options: { bytes: number; seed?
     { name: 'summaries.json', data: Buffer.from(JSON.stringify(samples.map((s) => ({ id: s.id, epoch: 1, input: s.input, target: '' })))) },
     { name: 'header.json', data: Buffer.from(JSON.stringify(header)) },
   ];
-  const parts: Buffer[] = [];
-  const central: Buffer[] = [];
-  const layout: GeneratedEval['read'] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const body = deflateRawSync(e.data);
-    const name = Buffer.from(e.name);
-    const crc = crc32(e.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(e.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const cd = Buffer.alloc(46);
-    cd.writeUInt32LE(0x02014b50, 0);
-    cd.writeUInt16LE(20, 4);
-    cd.writeUInt16LE(20, 6);
-    cd.writeUInt16LE(8, 10);
-    cd.writeUInt32LE(crc, 16);
-    cd.writeUInt32LE(body.length, 20);
-    cd.writeUInt32LE(e.data.length, 24);
-    cd.writeUInt16LE(name.length, 28);
-    cd.writeUInt32LE(offset, 42);
-    if (['header.json', 'summaries.json', 'samples/1_epoch_1.json'].includes(e.name)) layout.push({ name: e.name, dataStart: offset + 30 + name.length, compressedSize: body.length });
-    parts.push(local, name, body);
-    central.push(cd, name);
-    offset += 30 + name.length + body.length;
-  }
-  const cdBytes = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cdBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
-  const file = Buffer.concat([...parts, cdBytes, end]);
+  const { bytes: file, layout } = zipLayout(entries);
+  const read = layout.filter((e) => ['header.json', 'summaries.json', 'samples/1_epoch_1.json'].includes(e.name));
   mkdirSync(dir, { recursive: true });
   const path = join(dir, 'bench.eval');
   writeFileSync(path, file);
-  return { path, bytes: file.length, sampleBytes: (entries[1] as { data: Buffer }).data.length, messages: messages.length, calls, truncated, read: layout };
+  return { path, bytes: file.length, sampleBytes: (entries[1] as { data: Buffer }).data.length, messages: messages.length, calls, truncated, read };
 }

@@ -25,10 +25,52 @@ export interface ZipEntrySpec {
   crc?: number;
 }
 
-/** A zip archive of `entries` (local headers, data, central directory, end record). */
-export function zipOf(entries: readonly ZipEntrySpec[]): Buffer {
+/** A local file header (30 bytes; the name follows). */
+function localHeader(method: number, crc: number, compressed: number, size: number, nameLength: number): Buffer {
+  const h = Buffer.alloc(30);
+  h.writeUInt32LE(0x04034b50, 0);
+  h.writeUInt16LE(20, 4);
+  h.writeUInt16LE(0x800, 6); // UTF-8 names
+  h.writeUInt16LE(method, 8);
+  h.writeUInt32LE(crc, 14);
+  h.writeUInt32LE(compressed, 18);
+  h.writeUInt32LE(size, 22);
+  h.writeUInt16LE(nameLength, 26);
+  return h;
+}
+
+/** A central directory header (46 bytes; the name follows) for the entry whose local header is at `offset`. */
+function centralHeader(method: number, crc: number, compressed: number, size: number, nameLength: number, offset: number): Buffer {
+  const h = Buffer.alloc(46);
+  h.writeUInt32LE(0x02014b50, 0);
+  h.writeUInt16LE(20, 4);
+  h.writeUInt16LE(20, 6);
+  h.writeUInt16LE(0x800, 8);
+  h.writeUInt16LE(method, 10);
+  h.writeUInt32LE(crc, 16);
+  h.writeUInt32LE(compressed, 20);
+  h.writeUInt32LE(size, 24);
+  h.writeUInt16LE(nameLength, 28);
+  h.writeUInt32LE(offset, 42);
+  return h;
+}
+
+/** The end of central directory record. */
+function endRecord(count: number, cdLength: number, cdStart: number): Buffer {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(cdLength, 12);
+  end.writeUInt32LE(cdStart, 16);
+  return end;
+}
+
+/** A zip archive of `entries` and where each entry's data lies in it. */
+export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; layout: { name: string; dataStart: number; compressedSize: number }[] } {
   const locals: Buffer[] = [];
   const central: Buffer[] = [];
+  const layout: { name: string; dataStart: number; compressedSize: number }[] = [];
   let offset = 0;
   for (const e of entries) {
     const method = e.method ?? 8;
@@ -36,38 +78,18 @@ export function zipOf(entries: readonly ZipEntrySpec[]): Buffer {
     const name = Buffer.from(e.name, 'utf8');
     const crc = e.crc ?? crc32(e.data);
     const size = e.declaredSize ?? e.data.length;
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x800, 6); // UTF-8 names
-    local.writeUInt16LE(method, 8);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const cd = Buffer.alloc(46);
-    cd.writeUInt32LE(0x02014b50, 0);
-    cd.writeUInt16LE(20, 4);
-    cd.writeUInt16LE(20, 6);
-    cd.writeUInt16LE(0x800, 8);
-    cd.writeUInt16LE(method, 10);
-    cd.writeUInt32LE(crc, 16);
-    cd.writeUInt32LE(body.length, 20);
-    cd.writeUInt32LE(size, 24);
-    cd.writeUInt16LE(name.length, 28);
-    cd.writeUInt32LE(offset, 42);
-    locals.push(local, name, body);
-    central.push(cd, name);
+    locals.push(localHeader(method, crc, body.length, size, name.length), name, body);
+    central.push(centralHeader(method, crc, body.length, size, name.length, offset), name);
+    layout.push({ name: e.name, dataStart: offset + 30 + name.length, compressedSize: body.length });
     offset += 30 + name.length + body.length;
   }
   const cdBytes = Buffer.concat(central);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cdBytes.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cdBytes, end]);
+  return { bytes: Buffer.concat([...locals, cdBytes, endRecord(entries.length, cdBytes.length, offset)]), layout };
+}
+
+/** A zip archive of `entries` (local headers, data, central directory, end record). */
+export function zipOf(entries: readonly ZipEntrySpec[]): Buffer {
+  return zipLayout(entries).bytes;
 }
 
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v), 'utf8');
@@ -267,28 +289,11 @@ export function writeEvalWithHole(path: string, samples: readonly Obj[], bigName
   const cdLength = small.readUInt32LE(small.length - 10);
   const count = small.readUInt16LE(small.length - 12);
   const name = Buffer.from(bigName, 'utf8');
-  const local = Buffer.alloc(30);
-  local.writeUInt32LE(0x04034b50, 0);
-  local.writeUInt16LE(20, 4);
-  local.writeUInt32LE(bigBytes, 18);
-  local.writeUInt32LE(bigBytes, 22);
-  local.writeUInt16LE(name.length, 26);
-  const cd = Buffer.alloc(46);
-  cd.writeUInt32LE(0x02014b50, 0);
-  cd.writeUInt16LE(20, 4);
-  cd.writeUInt16LE(20, 6);
-  cd.writeUInt32LE(bigBytes, 20);
-  cd.writeUInt32LE(bigBytes, 24);
-  cd.writeUInt16LE(name.length, 28);
-  cd.writeUInt32LE(cdStart, 42);
+  const local = localHeader(0, 0, bigBytes, bigBytes, name.length);
+  const cd = centralHeader(0, 0, bigBytes, bigBytes, name.length, cdStart);
   const dataEnd = cdStart + 30 + name.length + bigBytes;
   const newCd = Buffer.concat([small.subarray(cdStart, cdStart + cdLength), cd, name]);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(count + 1, 8);
-  end.writeUInt16LE(count + 1, 10);
-  end.writeUInt32LE(newCd.length, 12);
-  end.writeUInt32LE(dataEnd, 16);
+  const end = endRecord(count + 1, newCd.length, dataEnd);
   const fd = openSync(path, 'w');
   try {
     writeSync(fd, small, 0, cdStart, 0);
