@@ -4,13 +4,16 @@
  * `JSON.parse` each (bench/runners/indexBaseline.ts) — in the same kind of fresh `node` process,
  * alternating, after the file was read once to warm the page cache. Ours is `loadSession([file])`
  * until the session is ready to serve rows (bench/runners/indexOurs.ts). Target: ours ≥ 0.5× the
- * baseline's MB/s (medians). The note gives both times, the session's counts and both processes'
+ * baseline's MB/s (medians). An Inspect AI `.eval` (~100 MB of sample JSON, deflated) is measured
+ * against inflating and parsing the same entries (bench/runners/inflateBaseline.ts). The note gives both times, the session's counts and both processes'
  * peak RSS (the imported messages are held in memory).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { GeneratedTranscript } from '../electron/loader/claudeCode/testing/generate';
 import { generateClaudeTranscript } from '../electron/loader/claudeCode/testing/generate';
+import type { GeneratedEval } from '../electron/loader/inspect/testing/generate';
+import { generateInspectEval } from '../electron/loader/inspect/testing/generate';
 import type { GeneratedRollout } from './codexFixture';
 import { generateCodexRollout } from './codexFixture';
 import type { BenchRow } from './report';
@@ -80,5 +83,25 @@ export async function runImportBench(ctx: ImportContext): Promise<BenchRow[]> {
     (g) => `${g.lines} lines, ${g.turns} turns, ${g.toolCalls} tool calls, ${g.compactions} compactions`,
     ctx.log,
   );
-  return [await measure('Claude Code', cc, ctx), await measure('Codex', codex, ctx)];
+  let read: GeneratedEval['read'] = [];
+  const inspect = ensure<GeneratedEval>(
+    join(ctx.outDir, `inspect-${label}`),
+    { generator: 'inspect/testing/generate.ts', version: 1, seed: ctx.seed, bytes: ctx.bytes },
+    () => generateInspectEval(join(ctx.outDir, `inspect-${label}`), { bytes: ctx.bytes, seed: ctx.seed }),
+    (g) => {
+      read = g.read;
+      return `a .eval of ${g.bytes} bytes holding ${g.sampleBytes} bytes of sample JSON: ${g.messages} messages, ${g.calls} model calls (input_refs), ${g.truncated} truncated tool outputs`;
+    },
+    ctx.log,
+  );
+  // The baseline inflates and parses exactly the entries the importer reads (header, summaries, the first sample).
+  warmPageCache(inspect.path);
+  const inspectRow = await alternatingRow(
+    { group: 'import', metric: `Inspect AI .eval import, ${(inspect.bytes / MB).toFixed(0)} MB: loadSession until ready`, baselineName: 'inflate+JSON.parse of the same entries', target: IMPORT_TARGET, about: `generated (${inspect.origin}): ${inspect.summary}`, baseline: { runner: 'inflateBaseline', input: { path: inspect.path, read } } },
+    inspect.path,
+    inspect.bytes,
+    ctx.runs,
+    ctx.log,
+  );
+  return [await measure('Claude Code', cc, ctx), await measure('Codex', codex, ctx), inspectRow];
 }

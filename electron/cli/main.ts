@@ -72,7 +72,7 @@ Commands:
 Every command also takes --session ID (a file holding several sessions, such as a Claude Code
 transcript and its subagents: open that one; check's summary and the app's picker list them all)
 and --format F (read the files as format F instead of detecting it: supercode, claude-code,
-codex, swe-agent). serve and open check both against the file before they start.
+codex, swe-agent, inspect). serve and open check both against the file before they start.
 
 Options may come before or after FILE...; --flag=value works too; -- ends the options.
 Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check found an error,

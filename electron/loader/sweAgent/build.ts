@@ -83,12 +83,12 @@ function messageOf(m: unknown, i: number, findings: Finding[]): ChatMessage {
   return msg;
 }
 
-function hashOf(text: string): { hash: string; bytes: number } {
+export function hashOf(text: string): { hash: string; bytes: number } {
   return { hash: ptrHash(createHash('sha256').update(text, 'utf8').digest('hex')), bytes: utf8Length(text) };
 }
 
 /** The byte length of the longest common prefix of two texts, at a code point boundary. */
-function commonPrefixBytes(a: string, b: string): number {
+export function commonPrefixBytes(a: string, b: string): number {
   let i = 0;
   const n = Math.min(a.length, b.length);
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;

@@ -1,0 +1,401 @@
+/** The Inspect AI importer (SPEC §10, FORMATS.md "Inspect AI") over real and synthetic logs, through the real loader and CLI. */
+import { createHash } from 'node:crypto';
+import { readFileSync, readSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ViewEntry } from '../../../shared/index';
+import { runCli } from '../../cli/testing/runCli';
+import { tempDir } from '../../testing/files';
+import { FORMAT_ADAPTERS } from '../detect';
+import { isLoadError, openReadOnly, safeClose } from '../openFile';
+import { loadSession } from '../session';
+import type { DetectContext } from '../source';
+import { messageOf } from './build';
+import { inspectFormat, inspectReadOptions } from './index';
+import { loadEvalLog } from './source';
+import { CUT_MARK, CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, syntheticSamples, writeEvalWithHole, zipOf } from './testing/synthetic';
+import type { ZipCounter } from './zip';
+import { DEFAULT_ZIP_CAPS, listZip, readZipEntry } from './zip';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const REAL_DIR = join(ROOT, 'e2e/fixtures/real/inspect');
+const DEDUP = join(REAL_DIR, 'log_message_deduplication.eval');
+const POPULARITY = join(REAL_DIR, '2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval');
+const SECURITY = join(REAL_DIR, '2025-05-12T20-28-26-04-00_security-guide.json');
+const TOOL_ERROR = join(REAL_DIR, 'log_tool_call_error.json');
+const synthetic = (name: string) => join(INSPECT_SYNTHETIC_DIR, name);
+const tmp = tempDir('session-inspector-inspect-');
+afterAll(() => tmp.cleanup());
+
+type Obj = Record<string, unknown>;
+type View = { call: number | null; calls: number; messages: ViewEntry[] };
+
+async function cli(args: string[]): Promise<{ code: number; json: Obj; stderr: string }> {
+  const r = await runCli(args);
+  return { code: r.code, json: (r.stdout ? JSON.parse(r.stdout) : {}) as Obj, stderr: r.stderr };
+}
+async function viewAt(path: string, n: number | undefined, session?: string): Promise<View> {
+  const r = await cli(['view', ...(n === undefined ? [] : ['--at', String(n)]), ...(session ? ['--session', session] : []), path]);
+  expect(r.code, r.stderr).toBe(0);
+  return r.json as unknown as View;
+}
+
+/** The JSON of one archive entry, read through the importer's yauzl reader. */
+async function entryJson(path: string, name: string): Promise<unknown> {
+  const file = openReadOnly(path);
+  if (isLoadError(file)) throw new Error(file.message);
+  try {
+    const z = await listZip(file.fd, file.size);
+    if ('error' in z) throw new Error(z.error);
+    const e = z.entries.find((x) => x.name === name);
+    if (!e) throw new Error(`no entry ${name}`);
+    const got = await readZipEntry(z, e, DEFAULT_ZIP_CAPS);
+    if ('error' in got) throw new Error(got.error);
+    return JSON.parse(got.bytes.toString('utf8')) as unknown;
+  } finally {
+    safeClose(file.fd);
+  }
+}
+
+/** The recorded inputs of a sample's main calls, computed here from the raw sample: refs expanded over the pool, side calls (output not in messages) left out. */
+function recordedInputs(sample: Obj): { role: string; content: string }[][] {
+  const pool = ((sample.events_data as Obj | undefined)?.messages ?? sample.message_pool ?? []) as unknown[];
+  const ids = new Set((sample.messages as Obj[]).map((m) => m.id));
+  const out: { role: string; content: string }[][] = [];
+  for (const e of sample.events as Obj[]) {
+    if (e.event !== 'model') continue;
+    const output = ((e.output as Obj).choices as Obj[])[0]?.message as Obj;
+    if (!ids.has(output.id)) continue;
+    const input = (e.input as unknown[]).length > 0 ? (e.input as unknown[]) : (e.input_refs as [number, number][]).flatMap(([a, b]) => pool.slice(a, b));
+    out.push(input.map((m) => ({ role: (m as Obj).role as string, content: messageOf(m, '', undefined).content })));
+  }
+  return out;
+}
+
+/** The sample with every `attachment://<hash>` string replaced by its attachment (here, independently of the importer). */
+function withAttachments(sample: Obj): Obj {
+  const att = (sample.attachments ?? {}) as Record<string, string>;
+  return JSON.parse(JSON.stringify(sample), (_k, v: unknown) => (typeof v === 'string' && v.startsWith('attachment://') && att[v.slice(13)] !== undefined ? att[v.slice(13)] : v)) as Obj;
+}
+
+/** A view's rows as role and content, leaving out a trim's empty row (the model was given nothing there). */
+function rows(v: View): { role: string; content: string }[] {
+  return v.messages.filter((m) => !(m.role === null && m.content === '')).map((m) => ({ role: m.role ?? 'user', content: m.content }));
+}
+
+describe('fixtures', () => {
+  it('the committed synthetic files are what the builder writes, and nothing else', () => {
+    for (const [name, bytes] of Object.entries(inspectSynthetic())) expect(readFileSync(synthetic(name)).equals(bytes), name).toBe(true);
+    expect(readdirSync(INSPECT_SYNTHETIC_DIR).sort()).toEqual(Object.keys(inspectSynthetic()).sort());
+  });
+
+  it('the real fixtures README names every real log with its size in bytes, its source commit and licence', () => {
+    const readme = readFileSync(join(REAL_DIR, 'README.md'), 'utf8');
+    expect(readme).toContain('499e6152e7b8fc8cbd8ac5283536572aa6e4ab17');
+    expect(readme).toContain('MIT');
+    for (const name of readdirSync(REAL_DIR).filter((n) => n !== 'README.md')) {
+      expect(readme).toContain(`\`${name}\``);
+      expect(readme).toContain(statSync(join(REAL_DIR, name)).size.toLocaleString('en-US'));
+    }
+  });
+});
+
+describe('what the real logs say that FORMATS.md did not', () => {
+  it('the committed .eval entries are deflate (method 8); model inputs may be input_refs into message_pool; a JSON log may have no events', async () => {
+    for (const path of [DEDUP, POPULARITY]) {
+      const file = openReadOnly(path);
+      if (isLoadError(file)) throw new Error(file.message);
+      const z = await listZip(file.fd, file.size);
+      safeClose(file.fd);
+      if ('error' in z) throw new Error(z.error);
+      expect(new Set(z.entries.map((e) => e.entry.compressionMethod))).toEqual(new Set([8]));
+      expect(z.entries.map((e) => e.name)).toEqual(expect.arrayContaining(['header.json', 'summaries.json', '_journal/start.json']));
+    }
+    const sample = (await entryJson(DEDUP, 'samples/0_epoch_1.json')) as Obj;
+    const models = (sample.events as Obj[]).filter((e) => e.event === 'model');
+    expect(models.length).toBeGreaterThan(0);
+    for (const m of models) {
+      expect(m.input).toEqual([]);
+      expect(Array.isArray(m.input_refs)).toBe(true);
+    }
+    expect(Array.isArray(sample.message_pool)).toBe(true);
+    const doc = JSON.parse(readFileSync(TOOL_ERROR, 'utf8')) as { samples: Obj[] };
+    expect(doc.samples[0]?.events).toBeUndefined();
+  });
+});
+
+describe('real logs', () => {
+  it('view --at N reproduces every call`s recorded input (input_refs over the message pool) byte for byte', async () => {
+    const sample = (await entryJson(DEDUP, 'samples/0_epoch_1.json')) as Obj;
+    const inputs = recordedInputs(withAttachments(sample));
+    const latest = await viewAt(DEDUP, undefined);
+    expect(latest.calls).toBe(inputs.length);
+    for (let n = 1; n <= inputs.length; n++) expect(rows(await viewAt(DEDUP, n)), `call ${n}`).toEqual(inputs[n - 1]);
+  });
+
+  it('every sample of a .eval is a session, in id order, with its summary`s input as title; --session picks one', async () => {
+    const check = await cli(['check', POPULARITY]);
+    expect(check.code, check.stderr).toBe(0);
+    const summary = check.json.summary as { format: string; session_id: string; sessions: { id: string; title?: string; messages: number }[] };
+    expect(summary.format).toBe('inspect');
+    const summaries = (await entryJson(POPULARITY, 'summaries.json')) as Obj[];
+    const ids = summaries.map((s) => `${String(s.id)}_epoch_${String(s.epoch)}`).sort((a, b) => a.localeCompare(b, 'en', { numeric: true }));
+    expect(summary.sessions.map((s) => s.id)).toEqual(ids);
+    expect(summary.session_id).toBe(ids[0]);
+    for (const s of summary.sessions) expect(s.title).toBeTruthy();
+    const tenth = await cli(['check', '--session', '10_epoch_1', POPULARITY]);
+    const sample = (await entryJson(POPULARITY, 'samples/10_epoch_1.json')) as Obj;
+    expect((tenth.json.summary as Obj).session_id).toBe('10_epoch_1');
+    expect((tenth.json.summary as Obj).messages).toBe((sample.messages as unknown[]).length);
+    const view = await viewAt(POPULARITY, undefined, '10_epoch_1');
+    expect(view.messages.map((m) => m.content)).toEqual((sample.messages as Obj[]).map((m) => messageOf(m, '', undefined).content));
+  });
+
+  it('a .json log: a scorer`s model call is no call of the history, and every sample opens', async () => {
+    const doc = JSON.parse(readFileSync(SECURITY, 'utf8')) as { samples: Obj[] };
+    for (const sample of doc.samples) {
+      const id = `${String(sample.id)}_epoch_${String(sample.epoch)}`;
+      const models = (sample.events as Obj[]).filter((e) => e.event === 'model');
+      const inputs = recordedInputs(withAttachments(sample));
+      expect(inputs.length).toBeLessThan(models.length);
+      const v = await viewAt(SECURITY, undefined, id);
+      expect(v.calls).toBe((sample.messages as Obj[]).filter((m) => m.role === 'assistant').length);
+      for (let n = 1; n <= inputs.length; n++) expect(rows(await viewAt(SECURITY, n, id))).toEqual(inputs[n - 1]);
+    }
+  });
+
+  it('tool results keep their tool_call_id and function name, and the tool error goes to metadata', async () => {
+    const doc = JSON.parse(readFileSync(TOOL_ERROR, 'utf8')) as { samples: { messages: Obj[] }[] };
+    const raw = doc.samples[0]?.messages ?? [];
+    const r = await loadSession([TOOL_ERROR]);
+    if (!r.ok) throw new Error(r.error.message);
+    const minted = Array.from({ length: r.session.minted.length }, (_x, i) => r.session.minted.at(i));
+    r.session.close();
+    expect(minted.map((m) => [m?.role, m?.tool_call_id, m?.name, m?.metadata?.inspect_error])).toEqual(raw.map((m) => ['tool', m.tool_call_id, m.function, m.error]));
+  });
+});
+
+describe('synthetic logs: compaction, truncation, attachments', () => {
+  const s = syntheticSamples();
+
+  it('each compaction type is a recorded reduction of its kind, origin the compaction event; a tool-cut output is original_unavailable with its stated size', async () => {
+    const log = await cli(['log', '--session', 'compact_epoch_1', synthetic('compact.eval')]);
+    const reductions = (log.json.reductions as Obj[]).map((r) => ({ kind: r.kind, provenance: r.provenance, origin: r.origin, status: r.status, stub: r.stub, hash_origin: r.hash_origin, bytes: (r.ptr as Obj).bytes }));
+    const compactions = (s.compact.events as Obj[]).filter((e) => e.event === 'compaction');
+    expect(reductions).toEqual([
+      { kind: 'summarized', provenance: 'recorded', origin: { event: compactions[0]?.uuid }, status: 'verified', stub: SUMMARY_TEXT, hash_origin: 'import', bytes: expect.any(Number) as unknown },
+      { kind: 'tool_output_elided', provenance: 'recorded', origin: { event: compactions[1]?.uuid }, status: 'verified', stub: REMOVED, hash_origin: 'import', bytes: expect.any(Number) as unknown },
+      { kind: 'tool_output_truncated', provenance: 'recorded', origin: { event: expect.stringMatching(/^ev-tool-/) as unknown }, status: 'original_unavailable', stub: expect.any(String) as unknown, hash_origin: null, bytes: CUT_RAW_BYTES },
+    ]);
+    const trim = await cli(['log', '--session', 'trim_epoch_2', synthetic('compact.eval')]);
+    expect((trim.json.reductions as Obj[]).map((r) => [r.kind, r.provenance, r.stub, r.ptr && (r.ptr as Obj).index, r.end])).toEqual([['turns_cleared', 'recorded', '', 2, 4]]);
+  });
+
+  it('view --at N gives each call its recorded input, in the .eval and the .json alike', async () => {
+    for (const [sample, id] of [
+      [s.compact, 'compact_epoch_1'],
+      [s.trim2, 'trim_epoch_2'],
+      [s.attachments, '7_epoch_1'],
+    ] as const) {
+      const inputs = recordedInputs(withAttachments(sample));
+      for (const file of ['compact.eval', 'compact.json']) {
+        expect((await viewAt(synthetic(file), undefined, id)).calls).toBe(inputs.length);
+        for (let n = 1; n <= inputs.length; n++) expect(rows(await viewAt(synthetic(file), n, id)), `${file} ${id} call ${n}`).toEqual(inputs[n - 1]);
+      }
+    }
+  });
+
+  it('expand: a summary gives back the transcript of what it replaced; a cut output says the file keeps only its size', async () => {
+    const log = (await cli(['log', '--session', 'compact_epoch_1', synthetic('compact.eval')])).json.reductions as Obj[];
+    const summary = await cli(['expand', '--id', String(log[0]?.id), '--session', 'compact_epoch_1', synthetic('compact.eval')]);
+    expect(summary.code, summary.stderr).toBe(0);
+    const msgs = (s.compact.messages as Obj[]).slice(2, 6).map((m) => messageOf(m, '', undefined));
+    expect(summary.json.content).toBe(msgs.map((m) => `⟨${m.role}${m.tool_call_id ? ` ${m.tool_call_id}` : ''}⟩\n${m.content}\n`).join(''));
+    const cut = await cli(['expand', '--id', String(log[2]?.id), '--session', 'compact_epoch_1', synthetic('compact.eval')]);
+    expect(cut.code).not.toBe(0);
+    expect(JSON.stringify(cut.json)).toContain('original_unavailable');
+    expect(JSON.stringify(cut.json)).toContain(String(CUT_RAW_BYTES));
+    const search = await cli(['search', '--query', 'module_3.py', '--session', 'compact_epoch_1', synthetic('compact.eval')]);
+    expect(search.code, search.stderr).toBe(0);
+    expect((search.json.matches as Obj[]).length).toBeGreaterThan(0);
+    expect(search.json.reductions_unavailable).toBe(1);
+  });
+
+  it('attachment references are resolved in messages and tool-call arguments; a missing one is a finding', async () => {
+    const v = await viewAt(synthetic('compact.json'), undefined, '7_epoch_1');
+    const text = (s.attachments.attachments as Obj).d0c as string;
+    expect(v.messages[0]?.content).toBe(text);
+    expect(v.messages[1]?.tool_calls?.[0]?.arguments).toBe(JSON.stringify({ text }));
+    const check = await cli(['check', '--session', '7_epoch_1', synthetic('compact.eval')]);
+    expect((check.json.findings as Obj[]).map((f) => f.message).join('\n')).toMatch(/attachment reference.*missing/);
+  });
+
+  it('damaged samples still open: findings for what is unknown, the last output missing from messages ends the view', async () => {
+    const check = await cli(['check', synthetic('damaged.json')]);
+    const codes = (check.json.findings as Obj[]).map((f) => f.code);
+    expect(codes.filter((c) => c === 'unknown_record').length).toBeGreaterThanOrEqual(3);
+    const v = await viewAt(synthetic('damaged.json'), undefined);
+    expect(v.messages.at(-1)?.content).toBe('the last word');
+    expect(v.messages).toHaveLength((s.damaged.messages as unknown[]).length + 1);
+  });
+
+  it('a compaction over an earlier one is a finding (one view cannot show both); a changed input with no compaction of its kind is derived', async () => {
+    const log = (await cli(['log', synthetic('overlap.json')])).json.reductions as Obj[];
+    const modelEvents = (s.overlap.events as Obj[]).filter((e) => e.event === 'model');
+    expect(log.map((r) => [r.kind, r.provenance, r.origin])).toEqual([
+      ['summarized', 'recorded', { event: (s.overlap.events as Obj[])[2]?.uuid }],
+      ['tool_output_truncated', 'derived', { event: modelEvents[3]?.uuid }],
+    ]);
+    expect(log[1]?.kept_bytes).toBe(64);
+    expect(log[1]?.stub).toBe(CUT_MARK);
+    const check = await cli(['check', synthetic('overlap.json')]);
+    expect((check.json.findings as Obj[]).map((f) => f.message).join('\n')).toMatch(/messages\[2\] is given reduced a second, different way \(turns_cleared\)/);
+  });
+
+  it('--session with an id the log does not hold is a usage error naming its sessions', async () => {
+    const r = await cli(['check', '--session', 'nope_epoch_1', synthetic('compact.eval')]);
+    expect(r.code).not.toBe(0);
+    expect(`${JSON.stringify(r.json)}${r.stderr}`).toContain('compact_epoch_1');
+  });
+});
+
+describe('bad archives are findings, never a throw, a hang or a write', () => {
+  const findingsOf = async (path: string): Promise<string[]> => {
+    const r = await loadSession([path]);
+    if (!r.ok) throw new Error(r.error.message);
+    try {
+      return r.session.check().findings.map((f) => f.message);
+    } finally {
+      r.session.close();
+    }
+  };
+
+  it.each([
+    ['truncated.eval', /cannot be opened.*(truncated|End of central directory)/],
+    ['bad-crc.eval', /fails its CRC-32 check/],
+    ['lying-size.eval', /too many bytes/],
+    ['zstd.eval', /compression method 93 \(zstd\)/],
+  ])('%s', async (name, expected) => {
+    expect((await findingsOf(synthetic(name))).join('\n')).toMatch(expected);
+  });
+
+  it('path-traversal, absolute and backslash names are ignored with a finding; the rest of the log opens', async () => {
+    const messages = await findingsOf(synthetic('traversal.eval'));
+    expect(messages.filter((m) => /is ignored/.test(m))).toHaveLength(3);
+    const check = await cli(['check', synthetic('traversal.eval')]);
+    expect(((check.json.summary as Obj).sessions as Obj[]).map((x) => x.id)).toEqual(['trim_epoch_1']);
+  });
+
+  it('stored entries read like deflated ones', async () => {
+    const a = await viewAt(synthetic('stored.eval'), undefined);
+    const b = await viewAt(synthetic('compact.eval'), undefined, 'trim_epoch_1');
+    expect(a.messages).toEqual(b.messages);
+  });
+
+  it('a .eval that is not a zip is unrecognized_file', async () => {
+    const r = await loadSession([synthetic('not-a-zip.eval')]);
+    expect(r.ok ? 'ok' : r.error.code).toBe('unrecognized_file');
+  });
+
+  it('a zip bomb entry (small, declaring a huge size) and a huge entry are refused before any of their data is read', async () => {
+    const { trim1 } = syntheticSamples();
+    // Highly compressible, declaring what it would inflate to: 100 MiB from a few hundred bytes, over 200×.
+    const bomb = zipOf([{ name: 'header.json', data: Buffer.from('{}') }, { name: 'samples/a_epoch_1.json', data: Buffer.alloc(64 * 1024, 0x20), declaredSize: 100 * 1024 * 1024 }]);
+    const path = tmp.path('bomb.eval');
+    writeFileSync(path, bomb);
+    const counter: ZipCounter = { bytesRead: 0, entriesOpened: [] };
+    const file = openReadOnly(path);
+    if (isLoadError(file)) throw new Error(file.message);
+    const loaded = await loadEvalLog(file.fd, file.size, undefined, DEFAULT_ZIP_CAPS, counter);
+    safeClose(file.fd);
+    expect(loaded.findings.map((f) => f.message).join('\n')).toMatch(/likely zip bomb/);
+    expect(counter.entriesOpened).toEqual(['header.json']);
+    // A huge entry, under a small cap (the default is 512 MiB): refused by its declared size.
+    const huge = tmp.path('huge.eval');
+    writeFileSync(huge, evalOf([trim1]));
+    const capped = await (async () => {
+      const f = openReadOnly(huge);
+      if (isLoadError(f)) throw new Error(f.message);
+      try {
+        return await loadEvalLog(f.fd, f.size, undefined, { ...DEFAULT_ZIP_CAPS, maxEntryBytes: 1000 });
+      } finally {
+        safeClose(f.fd);
+      }
+    })();
+    expect(capped.findings.map((f) => f.message).join('\n')).toMatch(/over the cap of 1000/);
+    expect(capped.built).toBeUndefined();
+  });
+
+  it('a 200 MB .eval opens reading only its directory, header, summaries and the chosen sample', async () => {
+    const { trim1, trim2 } = syntheticSamples();
+    const path = tmp.path('big.eval');
+    const big = 200 * 1024 * 1024;
+    writeEvalWithHole(path, [trim1, trim2], 'samples/zz_epoch_1.json', big);
+    expect(statSync(path).size).toBeGreaterThan(big);
+    const counter: ZipCounter = { bytesRead: 0, entriesOpened: [] };
+    inspectReadOptions.counter = counter;
+    try {
+      const r = await loadSession([path]);
+      if (!r.ok) throw new Error(r.error.message);
+      expect(r.session.sessions?.map((x) => x.id)).toEqual(['trim_epoch_1', 'trim_epoch_2', 'zz_epoch_1']);
+      r.session.close();
+    } finally {
+      delete inspectReadOptions.counter;
+    }
+    expect(counter.entriesOpened).toEqual(['header.json', 'summaries.json', 'samples/trim_epoch_1.json']);
+    // yauzl reads the last 64 KiB looking for the end record; the rest is a few kilobytes of entries.
+    expect(counter.bytesRead).toBeLessThan(256 * 1024);
+  });
+
+  it('load, check, log, expand and search leave every log byte for byte as it was', async () => {
+    const paths = [synthetic('compact.eval'), synthetic('compact.json'), DEDUP, synthetic('truncated.eval')];
+    const before = paths.map((p) => createHash('sha256').update(readFileSync(p)).digest('hex'));
+    for (const p of paths) {
+      await runCli(['check', p]);
+      await runCli(['log', p]);
+      await runCli(['search', '--query', 'module', p]);
+    }
+    await runCli(['expand', '--id', 'inspect-e7-r2-6', '--session', 'compact_epoch_1', synthetic('compact.eval')]);
+    expect(paths.map((p) => createHash('sha256').update(readFileSync(p)).digest('hex'))).toEqual(before);
+  });
+});
+
+describe('detection', () => {
+  const all = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? all(join(dir, d.name)) : d.name === 'README.md' ? [] : [join(dir, d.name)]));
+  const context: DetectContext = { read: readSync, maxRecordBytes: 64 * 1024 * 1024, cacheBytes: 1024 * 1024 };
+
+  it('Inspect claims its logs and no other fixture; no other format claims an Inspect log', () => {
+    for (const path of all(join(ROOT, 'e2e/fixtures'))) {
+      const rel = relative(ROOT, path);
+      const file = openReadOnly(path);
+      if (isLoadError(file)) continue;
+      try {
+        const ours = /\/inspect\//.test(rel) && !rel.endsWith('not-a-zip.eval');
+        for (const adapter of FORMAT_ADAPTERS) {
+          const d = adapter.detect(file, context);
+          if (d.ok) d.source.indexed();
+          const claims = d.ok || d.error.code !== 'unrecognized_file';
+          if (adapter === inspectFormat) expect(claims, rel).toBe(ours);
+          else if (ours) expect(claims, `${adapter.name} claims ${rel}`).toBe(false);
+        }
+      } finally {
+        safeClose(file.fd);
+      }
+    }
+  });
+});
+
+describe('zip checksum', () => {
+  it('crc32 (slicing by 8) equals the CRC-32 node:zlib writes into a gzip trailer, whole and resumed at any split', async () => {
+    const { gzipSync } = await import('node:zlib');
+    const { randomBytes } = await import('node:crypto');
+    const { crc32 } = await import('./zip');
+    for (const n of [0, 1, 7, 8, 9, 15, 16, 17, 4099]) {
+      const b = randomBytes(n);
+      const g = gzipSync(b);
+      const want = g.readUInt32LE(g.length - 8);
+      expect(crc32(b), `${n} bytes`).toBe(want);
+      for (const cut of [0, 1, Math.floor(n / 3), n]) if (cut <= n) expect(crc32(b.subarray(cut), crc32(b.subarray(0, cut)))).toBe(want);
+    }
+  });
+});
