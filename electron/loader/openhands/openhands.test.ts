@@ -183,7 +183,7 @@ describe('damaged V0 input opens, with findings', () => {
     const s = await load(path);
     const findings = s.check().findings;
     expect(findings.map((f) => f.code)).toEqual(['unknown_record', 'unknown_record', 'unknown_record', 'unknown_record']);
-    const given = (JSON.parse(readFileSync(path, 'utf8')) as unknown[]).filter((e): e is Ev => typeof e === 'object' && e !== null && ('action' in e || 'observation' in e) && (e as Ev).action !== 'condensation');
+    const given = (JSON.parse(readFileSync(path, 'utf8')) as unknown[]).filter((e): e is Ev => typeof e === 'object' && e !== null && ('action' in e || 'observation' in e) && (e as { action?: unknown }).action !== 'condensation');
     expect(messages(s).map((m) => m.content)).toEqual(given.map(expectedOf).filter((m) => m !== null).map((m) => m.content));
     expect(s.log).toEqual([]);
   });
