@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CODEX_SYNTHETIC_DIR } from './codex/testing/synthetic';
 import { OPENHANDS_SYNTHETIC_DIR } from './openhands/testing/synthetic';
+import { MINI_SYNTHETIC_DIR } from './sweAgent/testing/miniSynthetic';
 import { SWE_SYNTHETIC_DIR } from './sweAgent/testing/synthetic';
 import { loadSession } from './session';
 
@@ -26,6 +27,8 @@ const FIXTURES = [
   ...jsonl(CODEX_SYNTHETIC_DIR),
   ...traj(join(REAL, 'swe-agent')),
   ...traj(SWE_SYNTHETIC_DIR),
+  ...json(join(REAL, 'mini-swe-agent')),
+  ...json(MINI_SYNTHETIC_DIR),
   ...json(join(REAL, 'openhands')),
   ...json(OPENHANDS_SYNTHETIC_DIR),
   join(OPENHANDS_SYNTHETIC_DIR, 'v1-conversation/base_state.json'),
