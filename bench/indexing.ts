@@ -10,6 +10,7 @@ import { median } from './report';
 import type { BenchContext } from './context';
 import type { IndexRunResult } from './runners/indexBaseline';
 import type { OursRunResult } from './runners/indexOurs';
+import type { RunnerName } from './util';
 import { MB, runChild } from './util';
 
 export const INDEXING_TARGET = 0.8;
@@ -23,6 +24,8 @@ export interface ThroughputRow {
   target: number;
   /** The note's start: how the file was made or found. */
   about: string;
+  /** The baseline's runner: a JSONL reader by default; `wholeBaseline` for a one-document format. */
+  baselineRunner?: RunnerName;
 }
 
 /**
@@ -34,7 +37,7 @@ export async function alternatingRow(row: ThroughputRow, path: string, bytes: nu
   const baseline: IndexRunResult[] = [];
   const ours: OursRunResult[] = [];
   for (let run = 1; run <= runs; run++) {
-    const b = await runChild<IndexRunResult>('indexBaseline', { path });
+    const b = await runChild<IndexRunResult>(row.baselineRunner ?? 'indexBaseline', { path });
     baseline.push(b);
     const o = await runChild<OursRunResult>('indexOurs', { path });
     ours.push(o);
