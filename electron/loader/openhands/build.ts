@@ -31,6 +31,7 @@ import { ptrHash } from '../../../shared/hash';
 import { transcriptOf } from '../../../shared/original';
 import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
+import type { BuiltDocument } from '../documentSource';
 import { isPlainObject } from '../native/text';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
@@ -40,14 +41,7 @@ export type OhEvent =
   | { id: string; where: string; type: 'skip' }
   | { id: string; where: string; type: 'unknown'; why: string };
 
-export interface OpenHandsIndex {
-  model: string | null;
-  view: ChatMessage[];
-  messageLines: number[];
-  log: Reduction[];
-  logLines: number[];
-  findings: Finding[];
-}
+export type OpenHandsIndex = BuiltDocument;
 
 /** V0 actions the agent's memory never gives the model. */
 const V0_SKIPPED_ACTIONS: readonly string[] = ['change_agent_state', 'condensation_request', 'recall', 'null', 'pause', 'resume'];

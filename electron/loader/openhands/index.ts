@@ -56,7 +56,7 @@ export const openHandsFormat: FormatAdapter = {
       const id = basename(file.path).replace(/\.json$/, '');
       if (!parsed.ok) return { ok: true, source: new OpenHandsV0Source(file, { error: parsed.reason, line: parserLine(text, parsed.reason) }, id) };
       if (!isV0Trajectory(parsed.value)) return unrecognized('no item of the array has an id and an action or an observation');
-      return { ok: true, source: new OpenHandsV0Source(file, { events: parsed.value, notUtf8: !isUtf8(whole) }, id) };
+      return { ok: true, source: new OpenHandsV0Source(file, { doc: parsed.value, notUtf8: !isUtf8(whole) }, id) };
     }
     if (first !== 0x7b) return unrecognized('it does not start with a JSON array or object');
     if (file.size > MAX_V1_FILE_BYTES) return unrecognized(`it is a JSON object of ${file.size} bytes, larger than any V1 event or state file`);

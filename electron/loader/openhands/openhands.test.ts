@@ -1,6 +1,6 @@
 /** The OpenHands importer (SPEC §10, FORMATS.md "OpenHands"): V0 trajectories and V1 event folders, real and synthetic, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession, ViewEntry } from '../../../shared/index';
@@ -10,10 +10,9 @@ import { tempDir } from '../../testing/files';
 import { claudeCodeFormat } from '../claudeCode/index';
 import { codexFormat } from '../codex/index';
 import { CODEX_SYNTHETIC_DIR } from '../codex/testing/synthetic';
-import { detectNative } from '../native/detect';
 import { isLoadError, openReadOnly, safeClose } from '../openFile';
 import { loadSession } from '../session';
-import type { DetectContext, FormatAdapter } from '../source';
+import { claims, DETECT_CONTEXT, sessionLoader } from '../testing/importers';
 import { sweAgentFormat } from '../sweAgent/index';
 import { SWE_SYNTHETIC_DIR } from '../sweAgent/testing/synthetic';
 import { openHandsFormat } from './index';
@@ -25,18 +24,11 @@ const synthetic = (name: string) => join(OPENHANDS_SYNTHETIC_DIR, name);
 const V1 = synthetic('v1-conversation');
 const tmp = tempDir('session-inspector-openhands-');
 
-const open: LoadedSession[] = [];
+const { load, closeAll } = sessionLoader();
 afterAll(() => {
-  for (const s of open) s.close();
+  closeAll();
   tmp.cleanup();
 });
-
-async function load(path: string): Promise<LoadedSession> {
-  const r = await loadSession([path]);
-  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-  open.push(r.session);
-  return r.session;
-}
 
 type Ev = Record<string, unknown> & { id: number; args?: Record<string, unknown>; tool_call_metadata?: { tool_call_id: string; model_response: { choices?: { message: { content: string } }[] } } };
 const events = (path: string): Ev[] => JSON.parse(readFileSync(path, 'utf8')) as Ev[];
@@ -307,16 +299,7 @@ describe('the CLI', () => {
 });
 
 describe('detection by content, both ways', () => {
-  const context: DetectContext = { read: readSync, maxRecordBytes: 1 << 28, cacheBytes: 1 << 20 };
-  const claims = (path: string, adapter: FormatAdapter | 'native'): boolean => {
-    const f = openReadOnly(path);
-    if (isLoadError(f)) throw new Error(f.message);
-    try {
-      return adapter === 'native' ? !('error' in detectNative(f, context)) : adapter.detect(f, context).ok;
-    } finally {
-      safeClose(f.fd);
-    }
-  };
+  const context = DETECT_CONTEXT;
   const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith('.md')).map((e) => join(dir, e.name));
   // An event file that does not parse, or of a kind not read, is no OpenHands file by itself: its conversation opens from another.
   const notClaimed = new Set(['v1-damaged/events/event-00005-act-b.json', 'v1-damaged/events/event-00013-future.json']);

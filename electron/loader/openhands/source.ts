@@ -1,34 +1,20 @@
 /**
- * An OpenHands conversation as a source. V0: the trajectory array, parsed whole at detection. V1:
- * the conversation folder of the file the user opened (`base_state.json` or one of its
- * `events/event-*.json`): every event file, in the order of their names (the SDK numbers them
- * `event-NNNNN-<id>.json`), read once here. Files are only read, never written. A file that does
- * not parse is a `malformed_line` finding naming it; the rest still opens.
+ * An OpenHands conversation as a source. V0: the trajectory array, parsed whole at detection
+ * (documentSource.ts). V1: the conversation folder of the file the user opened (`base_state.json`
+ * or one of its `events/event-*.json`): every event file, in the order of their names (the SDK
+ * numbers them `event-NNNNN-<id>.json`), read once here. Files are only read, never written. An
+ * event file that does not parse is a `malformed_line` finding naming it; the rest still opens.
  */
 import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { arrayList } from '../../../shared/session';
 import type { Finding } from '../../../shared/types';
 import { isPlainObject, parseJson, stripBom } from '../native/text';
 import type { OpenFile } from '../openFile';
 import type { SourceIndex } from '../source';
+import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../documentSource';
 import { WholeFileSource } from '../wholeFileSource';
-import { buildOpenHands, type OhEvent, type OpenHandsIndex, v0Event, v1Event } from './build';
-
-/** What V0 detection found: the parsed array, or why the claimed file does not parse. */
-export type V0Parse = { events: unknown[]; notUtf8: boolean } | { error: string; line: number };
-
-const EMPTY: OpenHandsIndex = { model: null, view: [], messageLines: [], log: [], logLines: [], findings: [] };
-
-function indexOf(built: OpenHandsIndex, sessionId: string, findings: Finding[]): SourceIndex {
-  const view = arrayList(built.view);
-  for (const f of built.findings) findings.push(f);
-  return {
-    records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined },
-    snapshot: { session_id: sessionId, model: built.model ?? '', messages: view, findings: [] },
-  };
-}
+import { buildOpenHands, type OhEvent, v0Event, v1Event } from './build';
 
 /** The model a V0 trajectory's last model response names. */
 function v0Model(events: readonly unknown[]): string | null {
@@ -41,28 +27,14 @@ function v0Model(events: readonly unknown[]): string | null {
   return null;
 }
 
-export class OpenHandsV0Source extends WholeFileSource {
+export class OpenHandsV0Source extends JsonDocumentSource<unknown[]> {
   readonly format = 'openhands-v0' as const;
 
-  constructor(
-    file: OpenFile,
-    private parsed: V0Parse,
-    private readonly sessionId: string,
-  ) {
-    super(file);
-  }
-
-  protected parseWhole(): SourceIndex {
-    const parsed = this.parsed;
-    this.parsed = { error: 'already built', line: 1 };
-    const findings: Finding[] = [];
-    if ('error' in parsed) {
-      findings.push({ code: 'malformed_line', severity: 'error', line: parsed.line, message: `line ${parsed.line}: the trajectory is not one JSON document (${parsed.error}); nothing is shown` });
-      return indexOf(EMPTY, this.sessionId, findings);
-    }
-    if (parsed.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'the trajectory holds bytes that are not valid UTF-8; they read as U+FFFD' });
-    const events: OhEvent[] = parsed.events.map((e, k) => v0Event(e, k));
-    return indexOf(buildOpenHands(events, v0Model(parsed.events)), this.sessionId, findings);
+  protected build(events: unknown[]): BuiltDocument {
+    return buildOpenHands(
+      events.map((e, k) => v0Event(e, k)),
+      v0Model(events),
+    );
   }
 }
 
@@ -116,7 +88,7 @@ export class OpenHandsV1Source extends WholeFileSource {
       }
       events.push(v1Event(parsed.value, where));
     });
-    return indexOf(buildOpenHands(events, v1Model(this.folder)), this.sessionId, findings);
+    return documentIndex(buildOpenHands(events, v1Model(this.folder)), this.sessionId, findings);
   }
 }
 

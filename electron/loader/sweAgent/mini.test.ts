@@ -1,17 +1,15 @@
 /** mini-swe-agent trajectories (FORMATS.md "SWE-agent"; mini.ts) over real and synthetic files, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync, readSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession, ViewEntry } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
 import { claudeCodeFormat } from '../claudeCode/index';
 import { codexFormat } from '../codex/index';
-import { detectNative } from '../native/detect';
-import { isLoadError, openReadOnly, safeClose } from '../openFile';
 import { openHandsFormat } from '../openhands/index';
 import { loadSession } from '../session';
-import type { DetectContext, FormatAdapter } from '../source';
+import { claims, sessionLoader } from '../testing/importers';
 import { contentText } from './build';
 import { sweAgentFormat } from './index';
 import { MINI_SYNTHETIC_DIR, miniSynthetic } from './testing/miniSynthetic';
@@ -25,16 +23,10 @@ const files = (dir: string) =>
     .map((n) => join(dir, n));
 const REAL = files(REAL_DIR);
 
-const open: LoadedSession[] = [];
+const { load, closeAll } = sessionLoader();
 afterAll(() => {
-  for (const s of open) s.close();
+  closeAll();
 });
-async function load(path: string): Promise<LoadedSession> {
-  const r = await loadSession([path]);
-  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-  open.push(r.session);
-  return r.session;
-}
 const messages = (s: LoadedSession): ChatMessage[] => Array.from({ length: s.minted.length }, (_, i) => s.minted.at(i) as ChatMessage);
 type Msg = { role?: string; content?: unknown; tool_call_id?: string };
 const listOf = (path: string): Msg[] => {
@@ -144,16 +136,6 @@ describe('the CLI and the files', () => {
 });
 
 describe('detection by content, both ways', () => {
-  const context: DetectContext = { read: readSync, maxRecordBytes: 1 << 28, cacheBytes: 1 << 20 };
-  const claims = (path: string, adapter: FormatAdapter | 'native'): boolean => {
-    const f = openReadOnly(path);
-    if (isLoadError(f)) throw new Error(f.message);
-    try {
-      return adapter === 'native' ? !('error' in detectNative(f, context)) : adapter.detect(f, context).ok;
-    } finally {
-      safeClose(f.fd);
-    }
-  };
   it.each([...REAL, ...files(MINI_SYNTHETIC_DIR)].map((p) => p.slice(ROOT.length + 1)))('the SWE-agent adapter claims %s, and no other adapter does', (name) => {
     const path = join(ROOT, name);
     expect(claims(path, sweAgentFormat)).toBe(true);

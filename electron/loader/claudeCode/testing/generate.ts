@@ -37,7 +37,7 @@ export interface GenerateOptions {
 }
 
 /** mulberry32: small, fast, and the same sequence for a seed everywhere. */
-function rng(seed: number): () => number {
+export function rng(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

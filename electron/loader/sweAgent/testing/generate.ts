@@ -7,6 +7,7 @@
  */
 import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { rng } from '../../claudeCode/testing/generate';
 
 export interface GeneratedTraj {
   path: string;
@@ -20,21 +21,9 @@ export interface GeneratedTraj {
 const KEPT = 5;
 const WORDS = ['assert', 'return', 'self', 'value', 'field', 'schema', 'dump', 'load', 'error', 'marshmallow', 'test', 'passed', 'failed', 'line', 'module', 'import'];
 
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Writes `<dir>/generated.traj` of about `bytes` bytes. */
 export function generateTraj(dir: string, options: { bytes: number; seed: number }): GeneratedTraj {
-  const next = random(options.seed);
+  const next = rng(options.seed);
   const lineOf = () => Array.from({ length: 8 + Math.floor(next() * 8) }, () => WORDS[Math.floor(next() * WORDS.length)]).join(' ');
   const observationBytes = 16_000;
   // Step k's input holds min(k, KEPT) observations whole and about 470 bytes per older turn (its
