@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
 import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
+import type { BuiltDocument } from '../documentSource';
 import { isPlainObject } from '../native/text';
 
 /** The fields a trajectory step has (SWE-agent's TrajectoryStep); a step with none is unknown. */
@@ -29,15 +30,7 @@ const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
 /** Placeholders history processors put where an observation was (SWE-agent `last_n_observations`). */
 const ELISION_PLACEHOLDERS: readonly RegExp[] = [/^Old environment output: \(\d+ lines omitted\)$/, /^Old output omitted \(\d+ lines\)\.?$/];
 
-export interface TrajIndex {
-  model: string | null;
-  view: ChatMessage[];
-  /** SPEC §11: position i + 1 of history message i. */
-  messageLines: number[];
-  log: Reduction[];
-  logLines: number[];
-  findings: Finding[];
-}
+export type TrajIndex = BuiltDocument;
 
 /** The text of a message's `content`: a string, or the `text` of its text parts joined. */
 export function contentText(content: unknown): string | undefined {
