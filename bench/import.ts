@@ -1,12 +1,15 @@
 /**
- * Import speed (issue 10): opening a generated 100 MB Claude Code transcript (and a Codex rollout)
- * against the least any JSONL reader does with the same file — read it, split its lines,
- * `JSON.parse` each (bench/runners/indexBaseline.ts) — in the same kind of fresh `node` process,
- * alternating, after the file was read once to warm the page cache. Ours is `loadSession([file])`
- * until the session is ready to serve rows (bench/runners/indexOurs.ts). Target: ours ≥ 0.5× the
- * baseline's MB/s (medians). An Inspect AI `.eval` (~100 MB of sample JSON, deflated) is measured
- * against inflating and parsing the same entries (bench/runners/inflateBaseline.ts). The note gives both times, the session's counts and both processes'
- * peak RSS (the imported messages are held in memory).
+ * Import speed (issues 10, 11): opening a generated 100 MB Claude Code transcript (and a Codex
+ * rollout) against the least any JSONL reader does with the same file — read it, split its lines,
+ * `JSON.parse` each (bench/runners/indexBaseline.ts) — and a generated SWE-agent `.traj` (one JSON
+ * document) against reading it whole and `JSON.parse`-ing it (bench/runners/wholeBaseline.ts), and an Inspect AI `.eval`
+ * (~100 MB of sample JSON, deflated) against inflating and parsing the same entries
+ * (bench/runners/inflateBaseline.ts); each
+ * in the same kind of fresh `node` process, alternating, after the file was read once to warm the
+ * page cache. Ours is `loadSession([file])` until the session is ready to serve rows
+ * (bench/runners/indexOurs.ts). Target: ours ≥ 0.5× the baseline's MB/s (medians). The note gives
+ * both times, the session's counts and both processes' peak RSS (the imported messages are held in
+ * memory).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +17,8 @@ import type { GeneratedTranscript } from '../electron/loader/claudeCode/testing/
 import { generateClaudeTranscript } from '../electron/loader/claudeCode/testing/generate';
 import type { GeneratedEval } from '../electron/loader/inspect/testing/generate';
 import { generateInspectEval } from '../electron/loader/inspect/testing/generate';
+import type { GeneratedTraj } from '../electron/loader/sweAgent/testing/generate';
+import { generateTraj } from '../electron/loader/sweAgent/testing/generate';
 import type { GeneratedRollout } from './codexFixture';
 import { generateCodexRollout } from './codexFixture';
 import type { BenchRow } from './report';
@@ -61,10 +66,12 @@ function ensure<T extends { path: string; bytes: number }>(dir: string, key: Rec
   return { path: made.path, bytes: made.bytes, summary: describe(made), origin: `generated in ${seconds.toFixed(0)} s` };
 }
 
-async function measure(name: string, made: Made, ctx: ImportContext): Promise<BenchRow> {
+async function measure(name: string, made: Made, ctx: ImportContext, whole = false): Promise<BenchRow> {
   warmPageCache(made.path);
   const metric = `${name} import, ${(made.bytes / MB).toFixed(0)} MB: loadSession until ready`;
-  return alternatingRow({ group: 'import', metric, baselineName: 'read+split+JSON.parse', target: IMPORT_TARGET, about: `generated (${made.origin}): ${made.summary}` }, made.path, made.bytes, ctx.runs, ctx.log);
+  // A one-document format's baseline parses the document whole (bench/runners/wholeBaseline.ts).
+  const baseline = whole ? { baselineName: 'read+JSON.parse', baseline: { runner: 'wholeBaseline' as const, input: { path: made.path } } } : { baselineName: 'read+split+JSON.parse' };
+  return alternatingRow({ group: 'import', metric, ...baseline, target: IMPORT_TARGET, about: `generated (${made.origin}): ${made.summary}` }, made.path, made.bytes, ctx.runs, ctx.log);
 }
 
 export async function runImportBench(ctx: ImportContext): Promise<BenchRow[]> {
@@ -103,5 +110,12 @@ export async function runImportBench(ctx: ImportContext): Promise<BenchRow[]> {
     ctx.runs,
     ctx.log,
   );
-  return [await measure('Claude Code', cc, ctx), await measure('Codex', codex, ctx), inspectRow];
+  const traj = ensure<GeneratedTraj>(
+    join(ctx.outDir, `swe-agent-${label}`),
+    { generator: 'sweAgent/testing/generate.ts', version: 2, seed: ctx.seed, bytes: ctx.bytes },
+    () => generateTraj(join(ctx.outDir, `swe-agent-${label}`), { bytes: ctx.bytes, seed: ctx.seed }),
+    (g) => `${g.turns} steps, each with its query; ${g.elided} observations elided (derived reductions)`,
+    ctx.log,
+  );
+  return [await measure('Claude Code', cc, ctx), await measure('Codex', codex, ctx), await measure('SWE-agent .traj', traj, ctx, true), inspectRow];
 }

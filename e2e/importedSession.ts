@@ -94,18 +94,25 @@ export async function walkCompaction(inspector: InspectorPage, file: string): Pr
   await inspector.collapse(run.id);
 
   // Search: a word only the dropped messages hold is found there, and the result lands on it.
-  const word = hiddenOnlyWord(file, run.origin.line, whole.content);
+  await searchHiddenWord(inspector, file, hiddenOnlyWord(file, run.origin.line, whole.content), run.group);
+}
+
+/**
+ * A word only the runs of compaction `group` hold: `search` finds it there and nowhere else, the
+ * app lists the same matches, and the first lands on the word. axe-core passes in the other theme
+ * with the match shown.
+ */
+export async function searchHiddenWord(inspector: InspectorPage, file: string, word: string, group: string | undefined): Promise<void> {
   const found = cliSearch([file], word);
   expect(found.matches.length).toBeGreaterThan(0);
-  const group = new Set(cliLog([file]).filter((r) => r.kind === 'summarized' && r.group === run.group).map((r) => r.id));
-  expect(found.matches.filter((m) => !group.has(m.reduction_id))).toEqual([]);
+  const runs = new Set(cliLog([file]).filter((r) => r.kind === 'summarized' && r.group === group).map((r) => r.id));
+  expect(found.matches.filter((m) => !runs.has(m.reduction_id))).toEqual([]);
   await inspector.search(word);
   await inspector.expectResults(found.matches);
   const [match] = found.matches;
   if (!match) throw new Error('no match');
   await inspector.result(match.reduction_id, match.offset).click();
   await expect(inspector.marks(match.reduction_id).first()).toHaveText(word);
-  // The other theme, with the match shown: axe-core passes there too.
   await inspector.toggleTheme();
   expect(await audit(inspector)).toEqual([]);
 }

@@ -88,7 +88,7 @@ export const findingSchema = z.object({
  * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
  * (SPEC §10.1: claude-code, codex, …) will add its own name here.
  */
-export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout', 'swe-agent-traj', 'inspect-eval', 'inspect-json'] as const;
+export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout', 'swe-agent-traj', 'inspect-eval', 'inspect-json', 'mini-swe-agent-traj', 'openhands-v0', 'openhands-v1'] as const;
 export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
@@ -105,6 +105,9 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
   'swe-agent-traj': 'swe-agent',
   'inspect-eval': 'inspect',
   'inspect-json': 'inspect',
+  'mini-swe-agent-traj': 'swe-agent',
+  'openhands-v0': 'openhands',
+  'openhands-v1': 'openhands',
 };
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */

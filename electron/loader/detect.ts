@@ -5,13 +5,14 @@
 import { claudeCodeFormat } from './claudeCode/index';
 import { codexFormat } from './codex/index';
 import { nativeFormat } from './native/index';
+import { openHandsFormat } from './openhands/index';
 import { sweAgentFormat } from './sweAgent/index';
 import { inspectFormat } from './inspect/index';
 import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
-export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat, codexFormat, sweAgentFormat, inspectFormat];
+export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat, codexFormat, sweAgentFormat, inspectFormat, openHandsFormat];
 
 /**
  * The source of `path` in the first format that claims it; else the error of the first adapter

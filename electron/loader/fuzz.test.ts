@@ -38,8 +38,20 @@ for (const name of ['duplicate-cycle.sidecar.jsonl', 'dangling-reductions.sideca
 for (const name of ['cc-2.1.42-rewind.jsonl', 'cc-2.1.91-persisted-output.jsonl']) {
   seeds.push({ files: [{ name, bytes: readFileSync(join(import.meta.dirname, '../../e2e/fixtures/real/claude-code', name)) }] });
 }
-// The Codex importer's real rollouts (small ones) and a synthetic compaction; a SWE-agent trajectory, real and synthetic; Inspect AI logs (a mutated .eval exercises the zip reader).
-for (const path of ['../../e2e/fixtures/real/codex/rollout-0.139-review-subagent-ENTIRE.jsonl', '../../e2e/fixtures/synthetic/codex/remote-compaction.jsonl', '../../e2e/fixtures/synthetic/codex/all-items.jsonl', '../../e2e/fixtures/real/swe-agent/sweagenttestrepo-1c2844.traj', '../../e2e/fixtures/synthetic/swe-agent/query-cut.traj', '../../e2e/fixtures/synthetic/inspect/compact.json', '../../e2e/fixtures/synthetic/inspect/compact.eval', '../../e2e/fixtures/real/inspect/log_message_deduplication.eval']) {
+// The Codex importer's real rollouts (small ones) and a synthetic compaction; a SWE-agent trajectory, real and synthetic; a mini-swe-agent one; an OpenHands V0 trajectory, real and condensed; Inspect AI logs (a mutated .eval exercises the zip reader).
+for (const path of [
+  '../../e2e/fixtures/real/codex/rollout-0.139-review-subagent-ENTIRE.jsonl',
+  '../../e2e/fixtures/synthetic/codex/remote-compaction.jsonl',
+  '../../e2e/fixtures/synthetic/codex/all-items.jsonl',
+  '../../e2e/fixtures/real/swe-agent/sweagenttestrepo-1c2844.traj',
+  '../../e2e/fixtures/synthetic/swe-agent/query-cut.traj',
+  '../../e2e/fixtures/synthetic/mini-swe-agent/toolcalls.traj.json',
+  '../../e2e/fixtures/real/openhands/basic_interactions.json',
+  '../../e2e/fixtures/synthetic/openhands/v0-condensed.json',
+  '../../e2e/fixtures/synthetic/inspect/compact.json',
+  '../../e2e/fixtures/synthetic/inspect/compact.eval',
+  '../../e2e/fixtures/real/inspect/log_message_deduplication.eval',
+]) {
   seeds.push({ files: [{ name: basename(path), bytes: readFileSync(join(import.meta.dirname, path)) }] });
 }
 

@@ -12,6 +12,21 @@ import { unreadable } from '../openFile';
 import type { DetectContext, LoadError } from '../source';
 import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from './text';
 
+/** The low bytes of the characters of `supercode-session` (s u p e r c o d - i n), as `\u00XX` would write them. */
+const SNAPSHOT_TAG_ESCAPES = new Set(['73', '75', '70', '65', '72', '63', '6f', '64', '2d', '69', '6e']);
+
+/**
+ * False only when no JSON string of `bytes` can be `supercode-session`: the text holds it neither
+ * literally nor with any of its characters written as a `\u00XX` escape. Scans bytes: nothing is decoded.
+ */
+export function mayHoldSnapshotTag(bytes: Buffer): boolean {
+  if (bytes.indexOf('supercode-session') >= 0) return true;
+  for (let at = bytes.indexOf('\\u00'); at >= 0; at = bytes.indexOf('\\u00', at + 1)) {
+    if (SNAPSHOT_TAG_ESCAPES.has(bytes.toString('latin1', at + 4, at + 6).toLowerCase())) return true;
+  }
+  return false;
+}
+
 /** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
 export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
 
@@ -73,6 +88,10 @@ export function detectNative(file: OpenFile, { read, maxRecordBytes }: DetectCon
   }
   const whole = readExactly(file.fd, 0, file.size, read);
   if (!whole) return { error: unreadable(path, 'the file shrank while it was being read') };
+  // A snapshot holds the string "supercode-session", literally or with some of its characters
+  // escaped: a document with neither is not one, and is neither decoded nor parsed (another
+  // format's large JSON document — a SWE-agent trajectory — would otherwise be parsed twice).
+  if (!mayHoldSnapshotTag(whole)) return unrecognized('it is a JSON document without "format": "supercode-session"');
   const parsed = parseJson(stripBom(whole.toString('utf8')));
   if (!parsed.ok) return unrecognized(`its first line is not a sidecar record and the file is not one JSON document (${parsed.reason})`);
   if (isSnapshotValue(parsed.value)) return { format: 'supercode-snapshot', value: parsed.value, ...(isUtf8(whole) ? {} : { invalidUtf8: true }) };

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
 import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
+import type { BuiltDocument } from '../documentSource';
 import { isPlainObject } from '../native/text';
 
 /** The fields a trajectory step has (SWE-agent's TrajectoryStep); a step with none is unknown. */
@@ -29,15 +30,7 @@ const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
 /** Placeholders history processors put where an observation was (SWE-agent `last_n_observations`). */
 const ELISION_PLACEHOLDERS: readonly RegExp[] = [/^Old environment output: \(\d+ lines omitted\)$/, /^Old output omitted \(\d+ lines\)\.?$/];
 
-export interface TrajIndex {
-  model: string | null;
-  view: ChatMessage[];
-  /** SPEC §11: position i + 1 of history message i. */
-  messageLines: number[];
-  log: Reduction[];
-  logLines: number[];
-  findings: Finding[];
-}
+export type TrajIndex = BuiltDocument;
 
 /** The text of a message's `content`: a string, or the `text` of its text parts joined. */
 export function contentText(content: unknown): string | undefined {
@@ -59,16 +52,16 @@ function toolCallsOf(v: unknown): ToolCall[] | undefined {
 }
 
 /** One history message as a chat message; a shape it does not know is said, never dropped (indices must stay aligned). */
-function messageOf(m: unknown, i: number, findings: Finding[]): ChatMessage {
+export function messageOf(m: unknown, i: number, findings: Finding[], list = 'history'): ChatMessage {
   if (!isPlainObject(m)) {
-    findings.push({ code: 'unknown_record', severity: 'warning', message: `history[${i}] is not an object; shown as its JSON` });
+    findings.push({ code: 'unknown_record', severity: 'warning', message: `${list}[${i}] is not an object; shown as its JSON` });
     return { role: 'user', content: JSON.stringify(m) ?? String(m) };
   }
   const known = typeof m.role === 'string' && ROLES.includes(m.role);
-  if (!known) findings.push({ code: 'unknown_record', severity: 'warning', message: `history[${i}] has role ${JSON.stringify(m.role)}; shown as a user message` });
+  if (!known) findings.push({ code: 'unknown_record', severity: 'warning', message: `${list}[${i}] has role ${JSON.stringify(m.role)}; shown as a user message` });
   let text = contentText(m.content);
   if (text === undefined) {
-    findings.push({ code: 'unknown_record', severity: 'warning', message: `history[${i}] has content that is neither a string nor a list of parts; shown as its JSON` });
+    findings.push({ code: 'unknown_record', severity: 'warning', message: `${list}[${i}] has content that is neither a string nor a list of parts; shown as its JSON` });
     text = JSON.stringify(m.content) ?? '';
   }
   const msg: ChatMessage = { role: known ? (m.role as Role) : 'user', content: text };
@@ -76,6 +69,8 @@ function messageOf(m: unknown, i: number, findings: Finding[]): ChatMessage {
   if (calls) msg.tool_calls = calls;
   const ids = m.tool_call_ids;
   if (Array.isArray(ids) && typeof ids[0] === 'string') msg.tool_call_id = ids[0];
+  // mini-swe-agent (tool-calling models) writes the OpenAI field itself.
+  else if (typeof m.tool_call_id === 'string') msg.tool_call_id = m.tool_call_id;
   const metadata: Record<string, unknown> = {};
   if (typeof m.message_type === 'string') metadata.swe_message_type = m.message_type;
   if (!known) metadata.swe_role = m.role;

@@ -9,10 +9,9 @@ import { tempDir } from '../../testing/files';
 import { claudeCodeFormat } from '../claudeCode/index';
 import { codexFormat } from '../codex/index';
 import { CODEX_SYNTHETIC_DIR } from '../codex/testing/synthetic';
-import { detectNative } from '../native/detect';
 import { isLoadError, openReadOnly, safeClose } from '../openFile';
-import { loadSession } from '../session';
-import type { DetectContext, FormatAdapter } from '../source';
+import { claims, DETECT_CONTEXT, sessionLoader } from '../testing/importers';
+import type { DetectContext } from '../source';
 import { contentText } from './build';
 import { sweAgentFormat } from './index';
 import { CUT_NOTICE, ELIDED, LONG_OUTPUT, SWE_SYNTHETIC_DIR, sweSynthetic } from './testing/synthetic';
@@ -24,18 +23,11 @@ const TEST_REPO = join(REAL_DIR, 'sweagenttestrepo-1c2844.traj');
 const synthetic = (name: string) => join(SWE_SYNTHETIC_DIR, name);
 const tmp = tempDir('session-inspector-swe-');
 
-const open: LoadedSession[] = [];
+const { load, closeAll } = sessionLoader();
 afterAll(() => {
-  for (const s of open) s.close();
+  closeAll();
   tmp.cleanup();
 });
-
-async function load(path: string): Promise<LoadedSession> {
-  const r = await loadSession([path]);
-  if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`);
-  open.push(r.session);
-  return r.session;
-}
 
 const messages = (s: LoadedSession): ChatMessage[] => Array.from({ length: s.minted.length }, (_, i) => s.minted.at(i) as ChatMessage);
 type Doc = { trajectory: Record<string, unknown>[]; history: Record<string, unknown>[] };
@@ -218,16 +210,7 @@ describe('--format swe-agent', () => {
 });
 
 describe('detection by content, both ways', () => {
-  const context: DetectContext = { read: readSync, maxRecordBytes: 1 << 28, cacheBytes: 1 << 20 };
-  const claims = (path: string, adapter: FormatAdapter | 'native'): boolean => {
-    const f = openReadOnly(path);
-    if (isLoadError(f)) throw new Error(f.message);
-    try {
-      return adapter === 'native' ? !('error' in detectNative(f, context)) : adapter.detect(f, context).ok;
-    } finally {
-      safeClose(f.fd);
-    }
-  };
+  const context = DETECT_CONTEXT;
   const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith('.md')).map((e) => join(dir, e.name));
   const swe = [...files(REAL_DIR), ...files(SWE_SYNTHETIC_DIR)];
   const others = [...files(join(ROOT, 'samples')), ...files(join(ROOT, 'samples/broken')), ...files(BAD_CORPUS_DIR), ...files(join(ROOT, 'e2e/fixtures/real/claude-code')), ...files(join(ROOT, 'e2e/fixtures/real/codex')), ...files(CODEX_SYNTHETIC_DIR)];

@@ -1,0 +1,261 @@
+/**
+ * An OpenHands conversation (FORMATS.md "OpenHands") as the three inputs of SPEC §3.2, for both
+ * file versions: a V0 trajectory (one JSON array of events) and a V1 event folder (one JSON file
+ * per event). Each version's events are first read into one shape (`OhEvent`); `buildOpenHands`
+ * then knows no version.
+ *
+ * - Every event the agent's memory turns into a model message becomes one message of the minted
+ *   view, in event order (OpenHands' ConversationMemory): a user or agent `message` (V1
+ *   `MessageEvent`), the `system` prompt (V1 `SystemPromptEvent`), an agent action as an assistant
+ *   message with its tool call (`tool_call_metadata`; V1 `ActionEvent`'s `tool_call`), its
+ *   observation as a `tool` message with that `tool_call_id` (V1 `ObservationEvent`,
+ *   `UserRejectObservation`, `AgentErrorEvent`), any other observation as a user message. Events
+ *   the memory never gives the model (agent state changes, `null` observations, condensation
+ *   requests, V1 state updates and pauses) are skipped without a finding; an event of a shape not
+ *   known here is an `unknown_record` warning and skipped. One event is one message (actions of one
+ *   model response are not merged), so each tool call is its own assistant message.
+ * - "Lines" (SPEC §11) are event positions: message i's line is the 1-based position of its event.
+ * - A condensation (V0 action `condensation`, V1 `kind: "Condensation"`) forgets events: by
+ *   `forgotten_event_ids`, or (V0) every id in `[forgotten_events_start_id, forgotten_events_end_id]`.
+ *   The forgotten events stay in the file, so the forgotten messages stay in the minted view and
+ *   each contiguous run of them (not already hidden by an earlier condensation) is one `recorded`
+ *   reduction live from the condensation's position: `summarized` with the summary as its stub
+ *   when the condensation has one (one `group` per condensation, the summary row on its first
+ *   run), else `turns_cleared` with an empty stub (the model was given nothing in their place).
+ *   `ptr.hash` is the run's transcript's, hashed at import; `origin` names the condensation event.
+ *   OpenHands inserts the summary at `summary_offset` of the kept events; the view shows it at the
+ *   first run, and says so in a warning when that is not the same place.
+ */
+import { createHash } from 'node:crypto';
+import { ptrHash } from '../../../shared/hash';
+import { transcriptOf } from '../../../shared/original';
+import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/types';
+import { utf8Length } from '../../../shared/utf8';
+import type { BuiltDocument } from '../documentSource';
+import { isPlainObject } from '../native/text';
+
+/** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
+export type OhEvent =
+  | { id: string; where: string; type: 'message'; message: ChatMessage }
+  | { id: string; where: string; type: 'condensation'; forgotten: (id: string) => boolean; summary: string | null; summaryOffset: number | null }
+  | { id: string; where: string; type: 'skip' }
+  | { id: string; where: string; type: 'unknown'; why: string };
+
+export type OpenHandsIndex = BuiltDocument;
+
+/** V0 actions the agent's memory never gives the model. */
+const V0_SKIPPED_ACTIONS: readonly string[] = ['change_agent_state', 'condensation_request', 'recall', 'null', 'pause', 'resume'];
+/** V0 observations the agent's memory never gives the model. */
+const V0_SKIPPED_OBSERVATIONS: readonly string[] = ['agent_state_changed', 'null'];
+/** V1 event kinds that are not model messages. */
+const V1_SKIPPED_KINDS: readonly string[] = ['CondensationRequest', 'CondensationSummaryEvent', 'ConversationStateUpdateEvent', 'PauseEvent'];
+/** V1 event kinds read here (and those skipped): an event file of another kind is not OpenHands'. */
+export const V1_KINDS: readonly string[] = ['SystemPromptEvent', 'MessageEvent', 'ActionEvent', 'ObservationEvent', 'UserRejectObservation', 'AgentErrorEvent', 'Condensation', ...V1_SKIPPED_KINDS];
+
+const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
+
+/** The text of a string, or of a list of `{type: 'text', text}` parts joined; else undefined. */
+export function textOf(v: unknown): string | undefined {
+  if (typeof v === 'string') return v;
+  if (isPlainObject(v) && typeof v.text === 'string') return v.text;
+  if (!Array.isArray(v)) return undefined;
+  return v.map((p) => (typeof p === 'string' ? p : isPlainObject(p) && typeof p.text === 'string' ? p.text : '')).join('');
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const int = (v: unknown): number | null => (typeof v === 'number' && Number.isInteger(v) ? v : null);
+
+/** The arguments of tool call `id` in a V0 `model_response`, as the model wrote them. */
+function v0Arguments(metadata: Record<string, unknown>, id: string): string | undefined {
+  const response = metadata.model_response;
+  if (!isPlainObject(response) || !Array.isArray(response.choices)) return undefined;
+  for (const choice of response.choices) {
+    if (!isPlainObject(choice) || !isPlainObject(choice.message) || !Array.isArray(choice.message.tool_calls)) continue;
+    for (const call of choice.message.tool_calls) {
+      if (isPlainObject(call) && call.id === id && isPlainObject(call.function) && typeof call.function.arguments === 'string') return call.function.arguments;
+    }
+  }
+  return undefined;
+}
+
+/** The assistant text of a V0 `model_response` (what the model said beside its tool calls). */
+function v0ResponseText(metadata: Record<string, unknown>): string | undefined {
+  const response = metadata.model_response;
+  if (!isPlainObject(response) || !Array.isArray(response.choices)) return undefined;
+  const choice: unknown = response.choices[0];
+  return isPlainObject(choice) && isPlainObject(choice.message) ? textOf(choice.message.content) : undefined;
+}
+
+function forgottenBy(ids: unknown, start: unknown, end: unknown): ((id: string) => boolean) | string {
+  if (Array.isArray(ids)) {
+    const set = new Set(ids.map((x) => String(x)));
+    return (id) => set.has(id);
+  }
+  const a = int(start);
+  const b = int(end);
+  if (a !== null && b !== null) return (id) => /^-?\d+$/.test(id) && Number(id) >= a && Number(id) <= b;
+  return 'that names no forgotten events (neither forgotten_event_ids nor a start and end id)';
+}
+
+/** One V0 trajectory event (openhands/events/serialization) in the version-free shape. */
+export function v0Event(e: unknown, k: number): OhEvent {
+  const where = `event ${k}`;
+  if (!isPlainObject(e)) return { id: '', where, type: 'unknown', why: 'it is not an object' };
+  const id = typeof e.id === 'number' || typeof e.id === 'string' ? String(e.id) : '';
+  const at = id === '' ? where : `event ${id}`;
+  const args = isPlainObject(e.args) ? e.args : {};
+  const metadata = isPlainObject(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
+  const source = str(e.source);
+  const meta = (extra: Record<string, unknown>): Record<string, unknown> => ({ openhands_event: id, ...extra });
+  if (typeof e.action === 'string') {
+    const action = e.action;
+    if (action === 'condensation') {
+      const forgotten = forgottenBy(args.forgotten_event_ids, args.forgotten_events_start_id, args.forgotten_events_end_id);
+      if (typeof forgotten === 'string') return { id, where: at, type: 'unknown', why: `a condensation ${forgotten}` };
+      return { id, where: at, type: 'condensation', forgotten, summary: str(args.summary) ?? null, summaryOffset: int(args.summary_offset) };
+    }
+    if (V0_SKIPPED_ACTIONS.includes(action)) return { id, where: at, type: 'skip' };
+    if (action === 'system') return { id, where: at, type: 'message', message: { role: 'system', content: str(args.content) ?? str(e.message) ?? '', metadata: meta({ openhands_action: action }) } };
+    if (metadata && typeof metadata.tool_call_id === 'string') {
+      const callId = metadata.tool_call_id;
+      const call: ToolCall = { id: callId, name: str(metadata.function_name) ?? action, arguments: v0Arguments(metadata, callId) ?? JSON.stringify(args) };
+      const text = v0ResponseText(metadata) ?? str(args.thought) ?? '';
+      return { id, where: at, type: 'message', message: { role: 'assistant', content: text, tool_calls: [call], metadata: meta({ openhands_action: action }) } };
+    }
+    const text = action === 'message' ? (str(args.content) ?? str(e.message) ?? '') : (str(e.message) ?? JSON.stringify(args));
+    return { id, where: at, type: 'message', message: { role: source === 'user' ? 'user' : 'assistant', content: text, metadata: meta({ openhands_action: action }) } };
+  }
+  if (typeof e.observation === 'string') {
+    const observation = e.observation;
+    if (V0_SKIPPED_OBSERVATIONS.includes(observation)) return { id, where: at, type: 'skip' };
+    const text = str(e.content) ?? str(e.message) ?? '';
+    if (metadata && typeof metadata.tool_call_id === 'string') return { id, where: at, type: 'message', message: { role: 'tool', content: text, tool_call_id: metadata.tool_call_id, metadata: meta({ openhands_observation: observation }) } };
+    return { id, where: at, type: 'message', message: { role: 'user', content: text, metadata: meta({ openhands_observation: observation }) } };
+  }
+  return { id, where: at, type: 'unknown', why: 'it is neither an action nor an observation' };
+}
+
+/** The text an SDK observation gives the model: its `content` parts, else its `output`/`message`/`error`, else its JSON. */
+function observationText(o: unknown): string {
+  if (!isPlainObject(o)) return JSON.stringify(o) ?? '';
+  const t = textOf(o.content) ?? str(o.output) ?? str(o.message) ?? str(o.error);
+  return t ?? JSON.stringify(o);
+}
+
+/** One V1 event file (openhands-sdk `openhands.sdk.event`) in the version-free shape. */
+export function v1Event(e: unknown, where: string): OhEvent {
+  if (!isPlainObject(e)) return { id: '', where, type: 'unknown', why: 'it is not an object' };
+  const id = str(e.id) ?? '';
+  const kind = str(e.kind) ?? '';
+  const meta = { openhands_event: id, openhands_kind: kind };
+  switch (kind) {
+    case 'SystemPromptEvent':
+      return { id, where, type: 'message', message: { role: 'system', content: textOf(e.system_prompt) ?? '', metadata: meta } };
+    case 'MessageEvent': {
+      const m = isPlainObject(e.llm_message) ? e.llm_message : {};
+      const role = str(m.role);
+      if (!role || !ROLES.includes(role)) return { id, where, type: 'unknown', why: `a MessageEvent whose llm_message role is ${JSON.stringify(m.role)}` };
+      const extra = textOf(e.extended_content) ?? '';
+      return { id, where, type: 'message', message: { role: role as ChatMessage['role'], content: (textOf(m.content) ?? '') + extra, metadata: meta } };
+    }
+    case 'ActionEvent': {
+      const tc = isPlainObject(e.tool_call) ? e.tool_call : {};
+      const fn = isPlainObject(tc.function) ? tc.function : tc;
+      const call: ToolCall = { id: str(e.tool_call_id) ?? str(tc.id) ?? '', name: str(e.tool_name) ?? str(fn.name) ?? '', arguments: str(fn.arguments) ?? JSON.stringify(e.action ?? {}) };
+      return { id, where, type: 'message', message: { role: 'assistant', content: textOf(e.thought) ?? '', tool_calls: [call], metadata: meta } };
+    }
+    case 'ObservationEvent':
+    case 'UserRejectObservation':
+    case 'AgentErrorEvent': {
+      const text = kind === 'ObservationEvent' ? observationText(e.observation) : (str(e.rejection_reason) ?? str(e.error) ?? '');
+      return { id, where, type: 'message', message: { role: 'tool', content: text, tool_call_id: str(e.tool_call_id) ?? '', metadata: meta } };
+    }
+    case 'Condensation': {
+      const forgotten = forgottenBy(e.forgotten_event_ids, undefined, undefined);
+      if (typeof forgotten === 'string') return { id, where, type: 'unknown', why: `a condensation ${forgotten}` };
+      return { id, where, type: 'condensation', forgotten, summary: str(e.summary) ?? null, summaryOffset: int(e.summary_offset) };
+    }
+    default:
+      if (V1_SKIPPED_KINDS.includes(kind)) return { id, where, type: 'skip' };
+      return { id, where, type: 'unknown', why: `its kind ${JSON.stringify(e.kind)} is not an event kind read here` };
+  }
+}
+
+function hashOf(text: string): { hash: string; bytes: number } {
+  return { hash: ptrHash(createHash('sha256').update(text, 'utf8').digest('hex')), bytes: utf8Length(text) };
+}
+
+/** The three inputs of a conversation's events, in order. Never throws. */
+export function buildOpenHands(events: readonly OhEvent[], model: string | null): OpenHandsIndex {
+  const findings: Finding[] = [];
+  const view: ChatMessage[] = [];
+  const messageLines: number[] = [];
+  /** Event id of each view message, and the events not forgotten so far (V0 `View.from_events`' kept events). */
+  const eventOf: string[] = [];
+  const hidden: boolean[] = [];
+  const kept: { id: string; index: number | null }[] = [];
+  const log: Reduction[] = [];
+  const logLines: number[] = [];
+  events.forEach((e, k) => {
+    const line = k + 1;
+    if (e.type === 'unknown') {
+      findings.push({ code: 'unknown_record', severity: 'warning', message: `${e.where}: ${e.why}; skipped` });
+      return;
+    }
+    if (e.type === 'skip') {
+      kept.push({ id: e.id, index: null });
+      return;
+    }
+    if (e.type === 'message') {
+      kept.push({ id: e.id, index: view.length });
+      view.push(e.message);
+      messageLines.push(line);
+      eventOf.push(e.id);
+      hidden.push(false);
+      return;
+    }
+    // A condensation: every visible message whose event it forgets, in runs.
+    const forgotten = view.map((_m, i) => !hidden[i] && e.forgotten(eventOf[i] as string));
+    const before = view.length;
+    const stillKept = kept.filter((x) => !e.forgotten(x.id));
+    if (!forgotten.includes(true)) {
+      findings.push({ code: 'unknown_record', severity: 'warning', message: `${e.where}: the condensation forgets no message still shown; nothing is reduced` });
+      kept.splice(0, kept.length, ...stillKept);
+      return;
+    }
+    const summarized = e.summary !== null;
+    const group = `condensation-${e.id === '' ? line : e.id}`;
+    let run = 0;
+    let firstStart = -1;
+    let firstEnd = -1;
+    for (let i = 0; i < before; ) {
+      if (!forgotten[i]) {
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < before && forgotten[end]) end++;
+      const range = view.slice(i, end);
+      const { hash, bytes } = hashOf(transcriptOf(range.map((m) => ({ minted: m, content: m.content }))));
+      run++;
+      if (firstStart < 0) [firstStart, firstEnd] = [i, end];
+      const base = { id: `openhands-${group}-${run}`, ptr: { index: i, hash, bytes }, end, minted_at: before, provenance: 'recorded' as const, origin: { event: e.id === '' ? e.where : e.id }, hash_origin: 'import' as const };
+      log.push(summarized ? { ...base, kind: 'summarized', stub: e.summary ?? '', group } : { ...base, kind: 'turns_cleared', stub: '' });
+      logLines.push(line);
+      for (let j = i; j < end; j++) hidden[j] = true;
+      i = end;
+    }
+    if (summarized && e.summaryOffset !== null) {
+      // OpenHands puts the summary before the kept event at `summary_offset`: the first message at
+      // or after it should be the one the first run ends before.
+      const after = stillKept.slice(e.summaryOffset).find((x) => x.index !== null)?.index ?? before;
+      const firstAfterRun = hidden.findIndex((h, i) => i >= firstEnd && !h);
+      const expected = firstAfterRun < 0 ? before : firstAfterRun;
+      if (after !== expected) {
+        findings.push({ code: 'unknown_record', severity: 'warning', message: `${e.where}: summary_offset ${e.summaryOffset} puts the summary before message ${after}; it is shown in place of the first forgotten run (messages ${firstStart}–${firstEnd - 1})` });
+      }
+    }
+    kept.splice(0, kept.length, ...stillKept);
+  });
+  return { model, view, messageLines, log, logLines, findings };
+}

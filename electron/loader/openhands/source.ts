@@ -1,0 +1,106 @@
+/**
+ * An OpenHands conversation as a source. V0: the trajectory array, parsed whole at detection
+ * (documentSource.ts). V1: the conversation folder of the file the user opened (`base_state.json`
+ * or one of its `events/event-*.json`): every event file, in the order of their names (the SDK
+ * numbers them `event-NNNNN-<id>.json`), read once here. Files are only read, never written. An
+ * event file that does not parse is a `malformed_line` finding naming it; the rest still opens.
+ */
+import { isUtf8 } from 'node:buffer';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Finding } from '../../../shared/types';
+import { isPlainObject, parseJson, stripBom } from '../native/text';
+import type { OpenFile } from '../openFile';
+import type { SourceIndex } from '../source';
+import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../documentSource';
+import { WholeFileSource } from '../wholeFileSource';
+import { buildOpenHands, type OhEvent, v0Event, v1Event } from './build';
+
+/** The model a V0 trajectory's last model response names. */
+function v0Model(events: readonly unknown[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e: unknown = events[i];
+    if (!isPlainObject(e) || !isPlainObject(e.tool_call_metadata)) continue;
+    const r = e.tool_call_metadata.model_response;
+    if (isPlainObject(r) && typeof r.model === 'string') return r.model;
+  }
+  return null;
+}
+
+export class OpenHandsV0Source extends JsonDocumentSource<unknown[]> {
+  readonly format = 'openhands-v0' as const;
+
+  protected build(events: unknown[]): BuiltDocument {
+    return buildOpenHands(
+      events.map((e, k) => v0Event(e, k)),
+      v0Model(events),
+    );
+  }
+}
+
+/** The event files of a V1 conversation folder, in the SDK's order (their zero-padded numbers). */
+export function v1EventFiles(folder: string): string[] {
+  try {
+    return readdirSync(join(folder, 'events'))
+      .filter((n) => /^event-.*\.json$/.test(n))
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+export class OpenHandsV1Source extends WholeFileSource {
+  readonly format = 'openhands-v1' as const;
+
+  constructor(
+    file: OpenFile,
+    /** The conversation folder: the one holding `base_state.json` and `events/`. */
+    readonly folder: string,
+    private readonly sessionId: string,
+  ) {
+    super(file);
+  }
+
+  protected parseWhole(): SourceIndex {
+    const findings: Finding[] = [];
+    const events: OhEvent[] = [];
+    const names = v1EventFiles(this.folder);
+    if (names.length === 0) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${join(this.folder, 'events')} holds no event files; nothing is shown` });
+    names.forEach((name, k) => {
+      const where = `events/${name}`;
+      let text: string;
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(join(this.folder, 'events', name));
+        text = stripBom(bytes.toString('utf8'));
+      } catch (e) {
+        findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} cannot be read (${(e as Error).message}); skipped` });
+        // Kept as a place: the events after it keep their positions (SPEC §11 lines).
+        events.push({ id: '', where, type: 'skip' });
+        return;
+      }
+      if (!isUtf8(bytes)) findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+      const parsed = parseJson(text);
+      if (!parsed.ok) {
+        findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} is not one JSON document (${parsed.reason}); skipped` });
+        events.push({ id: '', where, type: 'skip' });
+        return;
+      }
+      events.push(v1Event(parsed.value, where));
+    });
+    return documentIndex(buildOpenHands(events, v1Model(this.folder)), this.sessionId, findings);
+  }
+}
+
+/** The model `base_state.json` names (`agent.llm.model`), if it can be read. */
+function v1Model(folder: string): string | null {
+  try {
+    const parsed = parseJson(stripBom(readFileSync(join(folder, 'base_state.json'), 'utf8')));
+    if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+    const agent = parsed.value.agent;
+    if (!isPlainObject(agent) || !isPlainObject(agent.llm)) return null;
+    return typeof agent.llm.model === 'string' ? agent.llm.model : null;
+  } catch {
+    return null;
+  }
+}
