@@ -8,6 +8,8 @@
  *  - A symbolic link (to a file or a folder, inside or outside) is never followed: it is listed as
  *    refused, with the reason, and an id that opens nothing. The check is made again (`lstat`)
  *    when an entry is opened, so a file replaced by a link after the listing is refused too.
+ *  - A snapshot opened alone brings its sibling sidecar (SPEC §3.2): a sibling that is a link is
+ *    refused the same way, so nothing outside the folder is read through it either.
  *  - At most `maxScanned` directory entries are read per listing; the rest are counted as not
  *    scanned (`truncated`), never read.
  *  - A file is listed when a format adapter claims it by content (as every open detects it); other
@@ -21,7 +23,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ResultOf, SessionFormat } from '../../shared/index';
 import { MAX_FOLDER_ENTRIES, SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { detectSource } from '../loader/detect';
-import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES } from '../loader/session';
+import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, siblingSidecarPath } from '../loader/session';
 
 /** Directory entries read per listing, at most (so a listing never names more than the contract allows). */
 export const MAX_FOLDER_SCANNED = MAX_FOLDER_ENTRIES;
@@ -116,6 +118,14 @@ export function serveFolder(dir: string, options: { maxScanned?: number } = {}):
         if (!stats.isFile()) return { refused: `${name} is no longer a regular file` };
       } catch {
         return { refused: `${name} is no longer in the folder` };
+      }
+      const sibling = siblingSidecarPath(path);
+      if (sibling !== undefined) {
+        try {
+          if (lstatSync(sibling).isSymbolicLink()) return { refused: `the sidecar beside ${name}, ${basename(sibling)}, is a symbolic link: not followed` };
+        } catch {
+          // No sibling: the snapshot opens alone.
+        }
       }
       return { path };
     },
