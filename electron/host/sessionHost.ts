@@ -160,6 +160,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
       }
       if (!reply.ok) {
+        // An upload's error names it by its label, never by its temporary path.
+        reply = { ok: false, error: { ...reply.error, message: uploads.reduce((m, u) => m.split(u.path).join(u.label), reply.error.message) } };
         // A preview shown while the file was indexed goes with it.
         session = null;
         loadError = { generation: mine, files: paths.map((p) => basename(shownPath(p))), error: reply.error };

@@ -244,8 +244,11 @@ describe('upload: kept while it is the session shown, no longer', () => {
     expect((await s.api('close')).ok).toBe(true);
     expect(s.left()).toEqual([]);
 
-    const failed = JSON.parse((await s.upload(Buffer.from('not a session\n'))).body) as Reply<'openFile'>;
+    const failed = JSON.parse((await s.upload(Buffer.from('not a session\n'), { 'X-Session-Inspector-File-Name': 'notes.txt' })).body) as Reply<'openFile'>;
     expect(failed.ok || failed.error.code).toBe('unrecognized_file');
+    // Its error names the file by its label, never by the temporary path.
+    expect(failed.ok || failed.error.message).toMatch(/^notes\.txt is neither a sidecar/);
+    expect(JSON.stringify(failed)).not.toContain(s.uploadRoot);
     expect(s.left()).toEqual([]);
   });
 
