@@ -33,7 +33,7 @@ afterEach(async () => {
 
 let nextRoot = 0;
 
-async function serve(options: { maxUploadBytes?: number } = {}) {
+async function serve(options: { maxUploadBytes?: number; timeouts?: { headersMs: number; requestMs: number; checkIntervalMs: number } } = {}) {
   const uploadRoot = tmp.path(`uploads-${nextRoot++}`);
   mkdirSync(uploadRoot);
   const client = createFakeResolverClient();
@@ -180,6 +180,15 @@ describe('upload: refused requests leave nothing on disk', () => {
       const { file } = uploadedFile(s.uploadRoot);
       expect(sha256(readFileSync(file))).toBe(sha256(demo));
     }
+  });
+
+  it('a stalled upload is cut at the whole-request bound (408) and leaves nothing', async () => {
+    const s = await serve({ timeouts: { headersMs: 400, requestMs: 400, checkIntervalMs: 50 } });
+    const demo = readFileSync(DEMO);
+    // Half the declared bytes, then nothing: the socket stays open until the host gives up on it.
+    const status = await rawUpload(s.port, uploadHead(s.port, s.token, demo.length * 2), demo, 'answer');
+    expect(status).toBe(408);
+    await expect.poll(() => s.left(), { timeout: 10_000 }).toEqual([]);
   });
 
   it('leaves nothing when the client goes away midway (fewer bytes than declared)', async () => {
