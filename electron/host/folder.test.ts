@@ -5,13 +5,12 @@
 import { copyFileSync, mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Method, Reply, ResultOf } from '../../shared/index';
+import type { ResultOf } from '../../shared/index';
 import { tempDir } from '../testing/files';
 import { serveFolder } from './folder';
-import { startHttpHost } from './http';
 import { createSessionHost } from './sessionHost';
 import { createFakeResolverClient } from './testing/fakeClient';
-import { request } from './testing/httpClient';
+import { startTestHost } from './testing/apiClient';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -50,25 +49,12 @@ afterEach(async () => {
 });
 
 async function serve(dir: string, maxScanned?: number) {
-  const client = createFakeResolverClient();
-  const host = createSessionHost({ host: 'http', client, files: [], folder: serveFolder(dir, maxScanned !== undefined ? { maxScanned } : {}) });
-  const http = await startHttpHost({ host, port: 0, rendererDir: tmp.path('renderer') });
-  stops.push(async () => {
-    await http.close();
-    await host.dispose();
-    await client.dispose();
-  });
-  const port = Number(new URL(http.url).port);
-  const api = async <M extends Method>(method: M, params: unknown = {}): Promise<Reply<M>> => {
-    const answer = await request(port, {
-      method: 'POST',
-      path: `/api/${method}`,
-      headers: { 'Content-Type': 'application/json', 'X-Session-Inspector-Token': http.token },
-      body: JSON.stringify(params),
-    });
-    expect(answer.status).toBe(200);
-    return JSON.parse(answer.body) as Reply<M>;
-  };
+  const { api, stop } = await startTestHost(
+    createFakeResolverClient(),
+    { files: [], folder: serveFolder(dir, maxScanned !== undefined ? { maxScanned } : {}) },
+    { rendererDir: tmp.path('renderer') },
+  );
+  stops.push(stop);
   const list = async (): Promise<ResultOf<'folder'>> => {
     const reply = await api('folder');
     if (!reply.ok) throw new Error(reply.error.message);

@@ -8,13 +8,12 @@ import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Method, Reply, ResultOf } from '../../shared/index';
+import type { Reply, ResultOf } from '../../shared/index';
 import { runCli } from '../cli/testing/runCli';
 import { tempDir } from '../testing/files';
-import { startHttpHost } from './http';
-import { createSessionHost } from './sessionHost';
 import { createFakeResolverClient } from './testing/fakeClient';
 import type { HttpAnswer } from './testing/httpClient';
+import { startTestHost } from './testing/apiClient';
 import { request } from './testing/httpClient';
 import { UPLOAD_DIR_PREFIX, uploadLabel } from './upload';
 
@@ -36,19 +35,8 @@ let nextRoot = 0;
 async function serve(options: { maxUploadBytes?: number; timeouts?: { headersMs: number; requestMs: number; checkIntervalMs: number } } = {}) {
   const uploadRoot = tmp.path(`uploads-${nextRoot++}`);
   mkdirSync(uploadRoot);
-  const client = createFakeResolverClient();
-  const host = createSessionHost({ host: 'http', client, files: [DEMO] });
-  const http = await startHttpHost({ host, port: 0, rendererDir: tmp.path('renderer'), uploadTmpRoot: uploadRoot, ...options });
-  let stopped = false;
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    await http.close();
-    await host.dispose();
-    await client.dispose();
-  };
+  const { http, port, api, stop } = await startTestHost(createFakeResolverClient(), { files: [DEMO] }, { rendererDir: tmp.path('renderer'), uploadTmpRoot: uploadRoot, ...options });
   stops.push(stop);
-  const port = Number(new URL(http.url).port);
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({ 'X-Session-Inspector-Token': http.token, ...extra });
   return {
     port,
@@ -59,11 +47,7 @@ async function serve(options: { maxUploadBytes?: number; timeouts?: { headersMs:
     uploadRoot,
     upload: (body: Buffer, extra: Record<string, string> = {}): Promise<HttpAnswer> =>
       request(port, { method: 'POST', path: '/api/upload', headers: headers({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(body.length), ...extra }), body }),
-    api: async <M extends Method>(method: M, params: unknown = {}): Promise<Reply<M>> => {
-      const answer = await request(port, { method: 'POST', path: `/api/${method}`, headers: headers({ 'Content-Type': 'application/json' }), body: JSON.stringify(params) });
-      expect(answer.status).toBe(200);
-      return JSON.parse(answer.body) as Reply<M>;
-    },
+    api,
   };
 }
 

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useApp } from '../../store/storeContext';
 import { FORMAT_LABELS, formatBytes } from '../../text/format';
 import { nameText } from '../../text/nameText';
+import { useModalDialog } from '../../widgets/useModalDialog';
 import './openFiles.css';
 
 /** `Open file…`: a button over a hidden file input (one file; the input refuses several). */
@@ -113,13 +114,7 @@ export function FolderButton() {
   const folder = useApp((s) => s.folder);
   const session = useApp((s) => s.session);
   const [open, setOpen] = useState(false);
-  const ref = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModalDialog(open);
   // Picking an entry opens another session: the dialog has done its job.
   useEffect(() => setOpen(false), [session?.generation]);
   if (!folder || !session) return null;
