@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostEvent, SessionInfo } from '../shared/contract';
 import type { PreloadApi } from './bridge';
-import { TOKEN_HEADER, createBridge, openDroppedFile } from './bridge';
+import { TOKEN_HEADER, UPLOAD_NAME_HEADER, createBridge, openDroppedFile } from './bridge';
 
 const INFO: SessionInfo = {
   generation: 1,
@@ -188,9 +188,22 @@ describe('over the HTTP host', () => {
     expect(FakeEventSource.instances).toHaveLength(2);
   });
 
-  it('answers not_supported for a dropped file', async () => {
+  it('uploads a dropped file: POST /api/upload with the token, as octet-stream, its name percent-encoded as a label', async () => {
     const g = httpGlobals();
-    expect(await openDroppedFile(new File(['x'], 'a.sidecar.jsonl'))).toMatchObject({ ok: false, error: { code: 'not_supported' } });
-    expect(g.fetch).not.toHaveBeenCalled();
+    createBridge();
+    g.location.search = '';
+    g.fetch.mockResolvedValue(jsonResponse(200, { ok: true, value: INFO }));
+    const file = new File(['x'], 'a b/é.sidecar.jsonl');
+    expect(await openDroppedFile(file)).toEqual({ ok: true, value: INFO });
+    expect(g.fetch).toHaveBeenCalledWith('/api/upload', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream', [TOKEN_HEADER]: 't0k3n', [UPLOAD_NAME_HEADER]: 'a%20b%2F%C3%A9.sidecar.jsonl' },
+      body: file,
+    });
+    // A refusal keeps its contract error; an answer without JSON is internal_error.
+    g.fetch.mockResolvedValueOnce(jsonResponse(413, { ok: false, error: { code: 'invalid_request', message: 'too large' } }));
+    expect(await openDroppedFile(file)).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
+    g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
+    expect(await openDroppedFile(file)).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
   });
 });

@@ -21,6 +21,14 @@ export type PreloadApi = { [M in Method]: (params: Params<M>) => Promise<unknown
 
 /** Header that carries the HTTP host's access token on API calls. */
 export const TOKEN_HEADER = 'X-Session-Inspector-Token';
+/** Header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
+export const UPLOAD_NAME_HEADER = 'X-Session-Inspector-File-Name';
+
+/** The HTTP host's token, read from the page's URL when the bridge was made (the URL may change later). */
+let httpToken: string | undefined;
+function readToken(): string {
+  return new URLSearchParams(globalThis.location?.search ?? '').get('token') ?? '';
+}
 
 function preloadApi(): PreloadApi | undefined {
   if (typeof window === 'undefined') return undefined;
@@ -73,7 +81,8 @@ function overPreload(api: PreloadApi): HostApi {
 
 function overHttp(): HostApi {
   // Read once: the app may rewrite its own URL later, the token stays.
-  const token = new URLSearchParams(globalThis.location?.search ?? '').get('token') ?? '';
+  const token = readToken();
+  httpToken = token;
   const call = async (method: Method, params: unknown): Promise<Reply<Method>> => {
     let response: Response;
     try {
@@ -117,17 +126,36 @@ export function createBridge(): HostApi {
 }
 
 /**
- * Opens a file dropped on the window. Electron resolves the dropped file's path in the preload; a
- * browser never reveals it, so over HTTP this answers `not_supported`.
+ * Issue 13: sends a file's bytes to the HTTP host (`POST /api/upload`), which keeps them in a
+ * private temporary file and opens it; the reply is `openFile`'s. The browser declares the length.
+ */
+async function uploadFile(file: File): Promise<Reply<'openFile'>> {
+  let response: Response;
+  try {
+    response = await fetch('/api/upload', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/octet-stream', [TOKEN_HEADER]: httpToken ?? readToken(), [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name) },
+      body: file,
+    });
+  } catch (e) {
+    return failed(`uploading ${file.name} failed: ${messageOf(e)}`);
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    return failed(`the Session Inspector host answered the upload of ${file.name} with HTTP ${response.status} and no JSON reply`);
+  }
+  return parseReply('openFile', body);
+}
+
+/**
+ * Opens a file dropped on the window or picked with `Open file…`. Electron resolves the dropped
+ * file's path in the preload; a browser never reveals it, so over HTTP the file is uploaded.
  */
 export async function openDroppedFile(file: File): Promise<Reply<'openFile'>> {
   const api = preloadApi();
-  if (!api) {
-    return {
-      ok: false,
-      error: { code: 'not_supported', message: 'Opening a dropped file needs the desktop app; in the browser, open one of the files the host offers.' },
-    };
-  }
+  if (!api) return uploadFile(file);
   try {
     return parseReply('openFile', await api.openDropped(file));
   } catch (e) {

@@ -406,6 +406,27 @@ const partBMethods = {
   },
 } as const;
 
+// --- Issue 13: the sessions of a folder served by `serve DIR` (opened with `openFile` by an entry's id) ---
+/** Entries a folder listing names, at most. */
+export const MAX_FOLDER_ENTRIES = 2000;
+export const folderEntrySchema = z.object({
+  /** Opaque: `openFile` takes it; never a path. */
+  id: z.string(),
+  name: z.string(),
+  /** Absent for a refused entry. */
+  format: z.enum(SESSION_FORMATS).optional(),
+  bytes: int,
+  /** Why the entry cannot be opened (a symbolic link is never followed). */
+  refused: z.string().optional(),
+});
+const folderMethods = {
+  /** The session files of the served folder, read again at each call; the desktop app answers `not_supported`. */
+  folder: {
+    params: empty,
+    result: z.object({ name: z.string(), entries: z.array(folderEntrySchema).max(MAX_FOLDER_ENTRIES), scanned: int, truncated: z.boolean() }),
+  },
+} as const;
+
 /** Every request: its params and its result. */
 export const methods = {
   /** The open session, if any, and what the host offers. */
@@ -468,6 +489,8 @@ export const methods = {
   calls: { params: empty, result: contextMapSchema },
   // Issue 12, part B.
   ...partBMethods,
+  // Issue 13: folder serving.
+  ...folderMethods,
 } as const;
 
 export type Method = keyof typeof methods;

@@ -10,7 +10,7 @@ import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
-import { createRealClient, findPackageRoot, parseBind, parsePort, runServe, untilSignal } from './serve';
+import { createRealClient, findPackageRoot, parseBind, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
 import { parseAt, viewOutput } from './view';
 
 export interface CliIo {
@@ -60,10 +60,12 @@ Commands:
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
       each message's content exactly as the model saw it, stubs in place.
-  serve [FILE...] [--port N] [--host H]
+  serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
-      access token. Runs until interrupted (SIGINT/SIGTERM), then exits 0.
+      access token. Runs until interrupted (SIGINT/SIGTERM), then exits 0. The page can open a
+      file the browser picks or drops (uploaded, at most BYTES: default 2G; K, M, G allowed);
+      with DIR it lists the session files in that folder (not its subfolders) to open.
   open [FILE...] [--port N] [--host H]
       Open the desktop window. Without an Electron binary (or a display), say why on stderr and
       do what serve does instead.
@@ -90,7 +92,7 @@ const COMMANDS = {
   check: { strict: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value', ...SOURCE_FLAGS },
+  serve: { port: 'value', host: 'value', 'max-upload': 'value', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
@@ -199,6 +201,7 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
   const host = flags.get('host');
   const session = flags.get('session');
   const format = flags.get('format');
+  const maxUpload = flags.get('max-upload');
   if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
   return {
     files,
@@ -206,6 +209,7 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
     ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
     ...(typeof session === 'string' ? { session } : {}),
     ...(typeof format === 'string' ? { format } : {}),
+    ...(typeof maxUpload === 'string' ? { maxUploadBytes: parseMaxUpload(maxUpload) } : {}),
   };
 }
 

@@ -1,10 +1,12 @@
 /**
- * `serve [FILE...] [--port N] [--host H]`: the HTTP host of SPEC §6 for a browser. Prints exactly
+ * `serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]`: the HTTP host of SPEC §6 for a
+ * browser (a DIR: the session files in it, issue 13). Prints exactly
  * `Session Inspector listening on <url>` as the first line on stdout (the URL carries the access
  * token, SPEC §7.1), then runs until SIGINT or SIGTERM and exits 0.
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { serveFolder } from '../host/folder';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import type { OpenSource, ResolverClient } from '../host/types';
@@ -31,6 +33,18 @@ export interface ServeOptions {
   session?: string;
   /** `--format F`: read the files as this format instead of detecting it (§10.2). */
   format?: string;
+  /** `--max-upload BYTES`: the largest file the page may upload (issue 13). */
+  maxUploadBytes?: number;
+}
+
+/** The folder `serve DIR` lists: the one argument, when it is a folder. */
+function folderArgument(files: string[]): string | null {
+  if (files.length !== 1) return null;
+  try {
+    return statSync(files[0] as string).isDirectory() ? (files[0] as string) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `--session` and `--format` of `options`, as the host and the worker take them. */
@@ -122,11 +136,19 @@ function isLoopback(bind: string): boolean {
 
 /** Runs the HTTP host until stopped; resolves to the exit status. */
 export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
-  const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
+  const dir = folderArgument(options.files);
+  if (dir !== null && (options.session !== undefined || options.format !== undefined)) throw usageError('serve DIR lists the session files of a folder: --session and --format go with a FILE');
+  const files = dir !== null ? [] : options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   const bind = options.bind ?? '127.0.0.1';
   await checkOpenSource(files, options);
   const client = deps.createClient();
-  const host = createSessionHost({ host: 'http', client, files, ...(options.format !== undefined ? { format: options.format } : {}) });
+  const host = createSessionHost({
+    host: 'http',
+    client,
+    files,
+    ...(options.format !== undefined ? { format: options.format } : {}),
+    ...(dir !== null ? { folder: serveFolder(dir) } : {}),
+  });
   const shutDown = async (): Promise<void> => {
     await host.dispose();
     await client.dispose();
@@ -134,7 +156,13 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
   try {
     let http: Awaited<ReturnType<typeof startHttpHost>>;
     try {
-      http = await startHttpHost({ host, bind, port: options.port ?? 0, rendererDir: join(deps.packageRoot, 'dist', 'renderer') });
+      http = await startHttpHost({
+        host,
+        bind,
+        port: options.port ?? 0,
+        rendererDir: join(deps.packageRoot, 'dist', 'renderer'),
+        ...(options.maxUploadBytes !== undefined ? { maxUploadBytes: options.maxUploadBytes } : {}),
+      });
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       throw new CliError('listen_failed', `cannot listen on ${bind}:${options.port ?? 0}: ${err.code ?? err.message}`);
@@ -142,7 +170,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     // Listening before the files are indexed: a page opened at once shows the progress bar and a
     // large sidecar's first rows while the rest is read. The host still runs if the open fails: the
     // failure is the session's state, reported as `loadFailed` to the page.
-    const opening = host.openPaths(files, openSource(options)).then((opened) => {
+    const opening = (files.length > 0 ? host.openPaths(files, openSource(options)) : Promise.resolve({ ok: true } as const)).then((opened) => {
       if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${terminalSentence(opened.error.message)} The host runs without a session.\n`);
     });
     io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
@@ -161,6 +189,14 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
 export function parsePort(text: string): number {
   if (!/^\d{1,5}$/.test(text) || Number(text) > 65535) throw usageError(`--port must be a whole number from 0 to 65535, not ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** `--max-upload`: a whole number of bytes, or of KiB, MiB, GiB with a K, M or G after it. */
+export function parseMaxUpload(text: string): number {
+  const m = /^(\d{1,13})([KMG]?)$/i.exec(text);
+  const bytes = m ? Number(m[1]) * 1024 ** ' KMG'.indexOf((m[2] || ' ').toUpperCase()) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 1) throw usageError(`--max-upload must be a whole number of bytes (or KiB, MiB, GiB with K, M, G after it), at least 1, not ${JSON.stringify(text)}`);
+  return bytes;
 }
 
 export function parseBind(text: string): string {

@@ -10,10 +10,8 @@ import { MAX_REGEX_PROGRAM_SIZE } from '../../shared/index';
 import { tempDir, writeElidedOutputs } from '../testing/files';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import { DEFAULT_SEARCH_TIME_LIMIT_MS } from '../worker/service';
-import { startHttpHost } from './http';
 import { DEFAULT_HOST_TIMEOUTS, createSessionHost } from './sessionHost';
-import type { HttpAnswer } from './testing/httpClient';
-import { request } from './testing/httpClient';
+import { startTestHost } from './testing/apiClient';
 import type { ResolverClient } from './types';
 
 /** Issue 15's pattern: a program of 10,003 instructions; over HTTP, rows waited 132 s behind it. */
@@ -38,27 +36,10 @@ afterEach(async () => {
 
 /** The HTTP host over a SessionHost over the real worker, as `serve` builds them. */
 async function serve() {
-  const client = createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS });
-  const host = createSessionHost({ host: 'http', client, files: [hostile] });
-  const http = await startHttpHost({ host, port: 0, rendererDir: tmp.path('renderer') });
-  stops.push(async () => {
-    await http.close();
-    await host.dispose();
-    await client.dispose();
-  });
-  const port = Number(new URL(http.url).port);
+  const { host, api, stop } = await startTestHost(createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS }), { files: [hostile] }, { rendererDir: tmp.path('renderer') });
+  stops.push(stop);
   const events: HostEvent[] = [];
   host.onEvent((e) => events.push(e));
-  const api = async <M extends Method>(method: M, params: unknown = {}): Promise<Reply<M>> => {
-    const answer: HttpAnswer = await request(port, {
-      method: 'POST',
-      path: `/api/${method}`,
-      headers: { 'Content-Type': 'application/json', 'X-Session-Inspector-Token': http.token },
-      body: JSON.stringify(params),
-    });
-    expect(answer.status).toBe(200);
-    return JSON.parse(answer.body) as Reply<M>;
-  };
   return { host, api, events };
 }
 

@@ -29,6 +29,7 @@ import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { HostEvent } from '../../shared/index';
 import type { SessionHost } from './types';
 import { CONTENT_SECURITY_POLICY, contentTypeOf } from './renderer';
+import { DEFAULT_MAX_UPLOAD_BYTES, receiveUpload } from './upload';
 
 export const TOKEN_HEADER = 'x-session-inspector-token';
 /** Largest API request body accepted. */
@@ -69,6 +70,10 @@ export interface HttpHostOptions {
   heartbeatMs?: number;
   /** The slow-loris bounds (default TIMEOUTS; tests shorten them). */
   timeouts?: Partial<HttpTimeouts>;
+  /** Issue 13: the largest upload accepted (`POST /api/upload`; default DEFAULT_MAX_UPLOAD_BYTES). */
+  maxUploadBytes?: number;
+  /** Issue 13: where uploads' private folders are made (default: the system temporary folder). */
+  uploadTmpRoot?: string;
 }
 
 export interface HttpHost {
@@ -316,6 +321,26 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     sendJson(res, 200, reply);
   }
 
+  /**
+   * Issue 13: `POST /api/upload`, a file's bytes as `application/octet-stream` with its length
+   * declared: kept in a private temporary file (./upload.ts) and opened as the session; the reply
+   * is `openFile`'s. Access (token, Host, Origin) was checked before, as for every API call.
+   */
+  async function serveUpload(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refuse = (status: number, message: string): void =>
+      sendJson(res, status, { ok: false, error: { code: 'invalid_request', message } }, { Connection: 'close' });
+    if (req.method !== 'POST') return sendText(res, 405, 'Method Not Allowed', { Allow: 'POST' });
+    const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+    if (type !== 'application/octet-stream') return refuse(415, 'an upload must be application/octet-stream');
+    if (!host.openUploaded) return refuse(404, 'this host takes no uploads');
+    const received = await receiveUpload(req, { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES, ...(options.uploadTmpRoot !== undefined ? { tmpRoot: options.uploadTmpRoot } : {}) });
+    if (!received.ok) {
+      if (!res.destroyed) refuse(received.status, received.message);
+      return;
+    }
+    sendJson(res, 200, await host.openUploaded(received.file));
+  }
+
   function serveEvents(req: IncomingMessage, res: ServerResponse): void {
     if (req.method !== 'GET') {
       sendText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
@@ -376,6 +401,10 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     }
     if (pathname === '/api/events') {
       serveEvents(req, res);
+      return;
+    }
+    if (pathname === '/api/upload') {
+      await serveUpload(req, res);
       return;
     }
     if (isApi) {

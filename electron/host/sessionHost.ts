@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
-import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions } from './types';
+import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions, UploadedFile } from './types';
 
 /**
  * The host's own bounds, the backstop behind the resolver client's (DEFAULT_REQUEST_TIMEOUTS,
@@ -29,6 +29,8 @@ interface OfferedFile {
   paths: string[];
   /** The format it is read as when one was forced (`--format`): every open of it, any session, keeps it. */
   format?: string;
+  /** An upload's name as the browser gave it (sanitized), shown instead of its temporary file's. */
+  label?: string;
 }
 
 type AnyReply = Reply<Method>;
@@ -77,6 +79,26 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   /** The last open's failure, until something opens (or is closed): reported by `state`. */
   let loadError: ResultOf<'state'>['loadError'] = null;
   let disposed = false;
+  /** Uploads received and not yet discarded (issue 13): at most the session shown and one being opened. */
+  let uploads: UploadedFile[] = [];
+  /** The paths of the session shown (or previewed); empty when none is. */
+  let sessionPaths: string[] = [];
+
+  /** The name shown for `path`: an upload's label, else the path itself. */
+  const shownPath = (path: string): string => uploads.find((u) => u.path === path)?.label ?? path;
+  /** `info` as the page sees it: an upload's temporary path is never shown, its label is. */
+  const present = <T extends SessionInfo>(info: T): T =>
+    info.files.some((f) => shownPath(f.path) !== f.path) ? { ...info, files: info.files.map((f) => ({ ...f, path: shownPath(f.path) })) } : info;
+  /** Discards every upload but those in `keep` (the session shown), and stops offering them. */
+  const releaseUploads = async (keep: readonly string[]): Promise<void> => {
+    const gone = uploads.filter((u) => !keep.includes(u.path));
+    if (gone.length === 0) return;
+    uploads = uploads.filter((u) => keep.includes(u.path));
+    for (let k = offered.length - 1; k >= 0; k--) {
+      if (offered[k]?.paths.some((p) => gone.some((u) => u.path === p))) offered.splice(k, 1);
+    }
+    await Promise.all(gone.map((u) => u.discard().catch(() => undefined)));
+  };
 
   const emit = (event: HostEvent): void => {
     for (const listener of [...listeners]) {
@@ -94,7 +116,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (format !== undefined) known.format = format;
       return known;
     }
-    const file: OfferedFile = { id: `file-${nextFileId++}`, paths: [...paths], ...(format !== undefined ? { format } : {}) };
+    const label = paths.length === 1 ? uploads.find((u) => u.path === paths[0])?.label : undefined;
+    const file: OfferedFile = { id: `file-${nextFileId++}`, paths: [...paths], ...(format !== undefined ? { format } : {}), ...(label !== undefined ? { label } : {}) };
     offered.push(file);
     return file;
   };
@@ -108,11 +131,11 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'loadProgress' && event.payload.generation === generation) progress = event;
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
-    if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
+    if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit({ ...event, payload: { ...event.payload, path: shownPath(event.payload.path) } });
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
-      session = event.payload;
-      emit(event);
+      session = present(event.payload);
+      emit({ ...event, payload: session });
     }
   });
 
@@ -124,6 +147,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       const previous = session;
       // The client closes the open session before it opens the next one: from here on, nothing is open.
       session = null;
+      sessionPaths = [];
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
@@ -136,25 +160,43 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
       }
       if (!reply.ok) {
+        // An upload's error names it by its label, never by its temporary path.
+        reply = { ok: false, error: { ...reply.error, message: uploads.reduce((m, u) => m.split(u.path).join(u.label), reply.error.message) } };
         // A preview shown while the file was indexed goes with it.
         session = null;
-        loadError = { generation: mine, files: paths.map((p) => basename(p)), error: reply.error };
+        loadError = { generation: mine, files: paths.map((p) => basename(shownPath(p))), error: reply.error };
         emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
         return reply;
       }
       loadError = null;
-      session = reply.value;
+      const info = present(reply.value);
+      session = info;
+      sessionPaths = [...paths];
       offer(paths, source.format);
-      emit({ name: 'sessionOpened', payload: reply.value });
+      // An upload is kept while it is the session shown, no longer.
+      await releaseUploads(paths);
+      emit({ name: 'sessionOpened', payload: info });
       try {
         options.onOpened?.([...paths]);
       } catch {
         // Remembering a recent file is a nicety; the open itself succeeded.
       }
-      return reply;
+      return { ok: true, value: info };
     } catch (e) {
       return failure('internal_error', `internal error: ${messageOf(e)}`);
     }
+  }
+
+  async function openUploaded(file: UploadedFile): Promise<Reply<'openFile'>> {
+    if (disposed) {
+      await file.discard().catch(() => undefined);
+      return failure('internal_error', 'the session host is disposed');
+    }
+    uploads.push(file);
+    const reply = await openPaths([file.path]);
+    // Not the session shown (its open failed, or a later one superseded it): nothing of it is kept.
+    if (!sessionPaths.includes(file.path)) await releaseUploads(sessionPaths);
+    return reply;
   }
 
   async function state(): Promise<ResultOf<'state'>> {
@@ -162,7 +204,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     const current = session;
     const error = loadError;
     const files = await Promise.all(
-      offered.map(async (f) => ({ id: f.id, name: f.paths.map((p) => basename(p)).join(' + '), bytes: await sizeOf(f.paths) })),
+      offered.map(async (f) => ({ id: f.id, name: f.label ?? f.paths.map((p) => basename(p)).join(' + '), bytes: await sizeOf(f.paths) })),
     );
     return { host: options.host, session: current, files, loadError: error };
   }
@@ -173,7 +215,9 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     loadError = null;
     const previous = session;
     session = null;
+    sessionPaths = [];
     await client.close();
+    await releaseUploads([]);
     if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
     return { ok: true, value: {} };
   }
@@ -193,6 +237,11 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         return { ok: true, value: await state() };
       case 'openFile': {
         const { id, session: asked } = params as ParsedParams<'openFile'>;
+        if (options.folder && id.startsWith('entry-')) {
+          const entry = options.folder.pathOf(id);
+          if ('refused' in entry) return failure('invalid_request', `openFile: ${entry.refused}`);
+          return openPaths([entry.path], asked !== undefined && asked !== '' ? { session: asked } : {});
+        }
         const file = offered.find((f) => f.id === id);
         if (!file) return failure('invalid_request', `openFile: no offered file has id ${JSON.stringify(id).slice(0, 100)}`);
         return openPaths(file.paths, { ...(asked !== undefined && asked !== '' ? { session: asked } : {}), ...(file.format !== undefined ? { format: file.format } : {}) });
@@ -205,6 +254,14 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       case 'close':
         return close();
+      case 'folder': {
+        if (!options.folder) return failure('not_supported', `the ${options.host} host serves no folder: start it with serve DIR`);
+        try {
+          return { ok: true, value: options.folder.list() };
+        } catch (e) {
+          return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
+        }
+      }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
         return { ok: true, value: { cancelled: client.cancelSearch(searchId) } };
@@ -248,6 +305,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
     },
     openPaths,
+    openUploaded,
     onEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);
@@ -266,7 +324,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       disposed = true;
       unsubscribeClient();
       listeners.clear();
-      return Promise.resolve();
+      return releaseUploads([]);
     },
   };
 }

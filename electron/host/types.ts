@@ -3,6 +3,7 @@
  * one SessionHost over it; the Electron IPC handlers and the HTTP host are thin adapters that feed
  * untrusted requests to `SessionHost.handle` and forward its events.
  */
+import type { ServedFolder } from './folder';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 
 /** The host thread's handle on the resolver worker. */
@@ -38,6 +39,12 @@ export interface SessionHost {
    * taken from a request.
    */
   openPaths(paths: string[], source?: OpenSource): Promise<Reply<'openFile'>>;
+  /**
+   * Opens a file the HTTP host received as an upload (issue 13). The host keeps it while it is the
+   * session shown (offered under its label) and discards it once the session is closed or replaced,
+   * when its open fails, and on dispose.
+   */
+  openUploaded?(file: UploadedFile): Promise<Reply<'openFile'>>;
   /** Host events (the client's, plus sessionOpened / sessionClosed / loadFailed). */
   onEvent(listener: (event: HostEvent) => void): () => void;
   /**
@@ -49,6 +56,15 @@ export interface SessionHost {
   dispose(): Promise<void>;
 }
 
+/** An upload's private temporary file: where it is, the label shown for it, and how to remove it. */
+export interface UploadedFile {
+  path: string;
+  /** The file's name as the browser gave it, sanitized: shown, never used as a path. */
+  label: string;
+  /** Removes the file and its private folder; safe to call more than once. */
+  discard(): Promise<void>;
+}
+
 export interface SessionHostOptions {
   host: 'electron' | 'http';
   client: ResolverClient;
@@ -58,6 +74,8 @@ export interface SessionHostOptions {
   format?: string;
   /** The native open dialog; absent on the HTTP host (`openDialog` answers `not_supported`). */
   openDialog?: () => Promise<string[] | null>;
+  /** `serve DIR`: the folder whose session files `folder` lists and `openFile` opens by entry id. */
+  folder?: ServedFolder;
   /** Called after every successful open (the desktop app remembers recent files). */
   onOpened?: (paths: string[]) => void;
   /**

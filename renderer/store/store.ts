@@ -9,6 +9,7 @@ import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
+import { createFolderSlice } from './folderSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
 import { createReductionsSlice } from './reductionsSlice';
@@ -44,5 +45,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createNavigationSlice(deps)(...a),
     ...createCallsSlice(deps)(...a),
     ...createStorySlice(deps)(...a),
+    // Issue 13: files opened from the browser.
+    ...createFolderSlice(deps)(...a),
   }));
 }

@@ -8,6 +8,7 @@ import { effectiveTheme } from '../../store/uiSlice';
 import { FORMAT_LABELS, baseName, sessionLabel } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
+import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
@@ -109,6 +110,9 @@ export function AppHeader() {
           </button>
         )}
         {host === 'http' && <FilePicker />}
+        {host === 'http' && <OpenFileButton />}
+        {host === 'http' && <FolderButton />}
+        {host === 'http' && <UploadStatus />}
         <button type="button" className="icon-button" aria-label="Toggle theme" title={`Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={toggleTheme}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>

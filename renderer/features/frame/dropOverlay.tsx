@@ -1,6 +1,6 @@
 /**
- * Drag and drop of a session file anywhere on the window. The desktop app opens it; over HTTP the
- * browser never reveals a path, so the bridge answers `not_supported` and an alert says what to do.
+ * Drag and drop of a session file anywhere on the window. The desktop app opens it by its path;
+ * over HTTP (the browser never reveals a path) it is uploaded. One file at a time (FolderSlice).
  */
 import { useEffect, useState } from 'react';
 import type { AppStore } from '../../store/store';
@@ -37,8 +37,7 @@ export function DropOverlay({ store }: { store: AppStore }) {
       e.preventDefault();
       depth = 0;
       setOver(false);
-      const file = e.dataTransfer?.files[0];
-      if (file) void store.getState().openDropped(file);
+      void store.getState().openFiles(Array.from(e.dataTransfer?.files ?? []));
     };
     window.addEventListener('dragenter', onEnter);
     window.addEventListener('dragover', onOver);

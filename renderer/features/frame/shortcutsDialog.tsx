@@ -1,6 +1,6 @@
 /** The `Keyboard shortcuts` dialog (modal; Esc or Close closes it). */
-import { useEffect, useRef } from 'react';
 import { useApp } from '../../store/storeContext';
+import { useModalDialog } from '../../widgets/useModalDialog';
 import { Glossary } from '../glossary/glossary';
 import './shortcutsDialog.css';
 
@@ -18,14 +18,7 @@ const SHORTCUTS: [string, string][] = [
 export function ShortcutsDialog() {
   const open = useApp((s) => s.shortcutsOpen);
   const setOpen = useApp((s) => s.setShortcutsOpen);
-  const ref = useRef<HTMLDialogElement>(null);
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
-  }, [open]);
+  const ref = useModalDialog(open);
 
   return (
     <dialog ref={ref} className="shortcuts-dialog" aria-labelledby="shortcuts-title" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>

@@ -9,6 +9,7 @@ import { flushSync } from 'react-dom';
 import { useApp } from '../../store/storeContext';
 import { ProjectedRow } from './projectedRow';
 import { VirtualScroller } from './virtualScroller';
+import { DropZone, FolderSessions } from '../frame/openFiles';
 import './projectedView.css';
 
 /** Height assumed for a row not measured yet: a message with a line or two of text. */
@@ -90,9 +91,11 @@ export function ProjectedView() {
         <h2>No session open</h2>
         <p>
           {host === 'http'
-            ? 'Choose one of the files this host offers in the Session file list above, or start the host with a file: npx session-inspector serve FILE.'
+            ? 'Open a session file with Open file… or drop one on this page, or choose one of the files this host offers in the Session file list above.'
             : 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl) with Open…, or drop one on this window.'}
         </p>
+        {host === 'http' && <DropZone />}
+        {host === 'http' && <FolderSessions />}
       </div>
     );
   }

@@ -72,6 +72,8 @@ export function fakeHost(
     openFile: () => ok<'openFile'>(sessionInfo({ generation: (current?.generation ?? 0) + 1 })),
     openDialog: () => ({ ok: false, error: { code: 'not_supported', message: 'no dialog' } }),
     close: () => ok<'close'>({}),
+    // Issue 13: no folder served unless a test answers otherwise.
+    folder: () => ({ ok: false, error: { code: 'not_supported', message: 'no folder' } }),
     // Issue 12 part A: a session of no calls unless a test answers otherwise.
     calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [] }),
     rows: ({ start, end }) =>

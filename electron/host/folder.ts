@@ -1,0 +1,133 @@
+/**
+ * `serve DIR`: the session files of one folder, listed for the page and opened by the id of a
+ * listing entry, never by a path from a request.
+ *
+ * Invariants:
+ *  - Only the folder's own entries are looked at (no recursion): a name from `readdir` has no
+ *    separator, so every path opened is `join(dir, name)` directly inside the folder.
+ *  - A symbolic link (to a file or a folder, inside or outside) is never followed: it is listed as
+ *    refused, with the reason, and an id that opens nothing. The check is made again (`lstat`)
+ *    when an entry is opened, so a file replaced by a link after the listing is refused too.
+ *  - A snapshot opened alone brings its sibling sidecar (SPEC §3.2): a sibling that is a link is
+ *    refused the same way, so nothing outside the folder is read through it either.
+ *  - At most `maxScanned` directory entries are read per listing; the rest are counted as not
+ *    scanned (`truncated`), never read.
+ *  - A file is listed when a format adapter claims it by content (as every open detects it); other
+ *    regular files, folders, FIFOs and devices are omitted. Detection opens read-only and
+ *    non-blocking (the loader's `openReadOnly`), so a FIFO never blocks the listing.
+ *  - An id names an entry by its name for the life of the host (`entry-N`, first seen first), so
+ *    a listing refreshed after a file appeared offers it, and the ids shown before keep working.
+ */
+import { lstatSync, opendirSync, readSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import type { ResultOf, SessionFormat } from '../../shared/index';
+import { MAX_FOLDER_ENTRIES, SESSION_FORMAT_OF_FILE } from '../../shared/index';
+import { detectSource } from '../loader/detect';
+import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, siblingSidecarPath } from '../loader/session';
+
+/** Directory entries read per listing, at most (so a listing never names more than the contract allows). */
+export const MAX_FOLDER_SCANNED = MAX_FOLDER_ENTRIES;
+
+export type FolderListing = ResultOf<'folder'>;
+export type FolderEntry = FolderListing['entries'][number];
+
+export interface ServedFolder {
+  /** The folder's own name (a label; the page never sees its path). */
+  readonly name: string;
+  /** Reads the folder again. */
+  list(): FolderListing;
+  /** The path of a listed, openable entry, checked again now; else why not. */
+  pathOf(id: string): { path: string } | { refused: string };
+}
+
+function formatOf(path: string): SessionFormat | null {
+  // Detection as every open does it (the loader's context), then closed at once: nothing is indexed.
+  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
+  if ('error' in found) return null;
+  const format = SESSION_FORMAT_OF_FILE[found.source.format];
+  found.source.close();
+  return format;
+}
+
+export function serveFolder(dir: string, options: { maxScanned?: number } = {}): ServedFolder {
+  const root = resolve(dir);
+  const maxScanned = options.maxScanned ?? MAX_FOLDER_SCANNED;
+  const ids = new Map<string, string>();
+  const names = new Map<string, string>();
+  /** Entries of the last listing that may be opened, by id. */
+  let openable = new Set<string>();
+
+  const idOf = (name: string): string => {
+    let id = ids.get(name);
+    if (id === undefined) {
+      id = `entry-${ids.size + 1}`;
+      ids.set(name, id);
+      names.set(id, name);
+    }
+    return id;
+  };
+
+  return {
+    name: basename(root),
+    list() {
+      const entries: FolderEntry[] = [];
+      const next = new Set<string>();
+      let scanned = 0;
+      let truncated = false;
+      const handle = opendirSync(root);
+      try {
+        for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
+          if (scanned === maxScanned) {
+            truncated = true;
+            break;
+          }
+          scanned++;
+          const name = dirent.name;
+          const path = join(root, name);
+          let stats;
+          try {
+            stats = lstatSync(path);
+          } catch {
+            continue; // gone since readdir
+          }
+          if (stats.isSymbolicLink()) {
+            entries.push({ id: idOf(name), name, bytes: 0, refused: 'a symbolic link: not followed' });
+            continue;
+          }
+          if (!stats.isFile()) continue;
+          const format = formatOf(path);
+          if (format === null) continue;
+          const id = idOf(name);
+          next.add(id);
+          entries.push({ id, name, format, bytes: stats.size });
+        }
+      } finally {
+        handle.closeSync();
+      }
+      openable = next;
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return { name: basename(root), entries, scanned, truncated };
+    },
+    pathOf(id) {
+      const name = names.get(id);
+      if (name === undefined || !openable.has(id)) return { refused: `no session file of the folder has id ${JSON.stringify(id.slice(0, 100))}` };
+      const path = join(root, name);
+      try {
+        const stats = lstatSync(path);
+        if (stats.isSymbolicLink()) return { refused: `${name} is now a symbolic link: not followed` };
+        if (!stats.isFile()) return { refused: `${name} is no longer a regular file` };
+      } catch {
+        return { refused: `${name} is no longer in the folder` };
+      }
+      const sibling = siblingSidecarPath(path);
+      if (sibling !== undefined) {
+        try {
+          if (lstatSync(sibling).isSymbolicLink()) return { refused: `the sidecar beside ${name}, ${basename(sibling)}, is a symbolic link: not followed` };
+        } catch {
+          // No sibling: the snapshot opens alone.
+        }
+      }
+      return { path };
+    },
+  };
+}

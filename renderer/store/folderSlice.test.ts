@@ -1,0 +1,80 @@
+/** Issue 13 in the store: files opened one at a time, the upload shown while it runs, the folder listing. */
+import { describe, expect, it } from 'vitest';
+import type { Reply, ResultOf } from '../../shared/contract';
+import type { AppStoreOptions } from './store';
+import { createAppStore } from './store';
+import { deferred, fakeHost, sessionInfo, settle } from './testing/fakeHost';
+
+const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
+const file = (name: string): File => new File(['x'], name);
+
+async function started(host = fakeHost(null), options: AppStoreOptions = {}) {
+  const store = createAppStore(host.api, { timing: NO_DELAY, ...options });
+  store.getState().start();
+  await settle();
+  return { store, host };
+}
+
+describe('openFiles', () => {
+  it('opens nothing when several files come at once, and says to open one at a time', async () => {
+    const opened: File[] = [];
+    const { store } = await started(undefined, { openDropped: (f) => (opened.push(f), Promise.resolve({ ok: true, value: sessionInfo({ generation: 2 }) })) });
+    await store.getState().openFiles([file('a.sidecar.jsonl'), file('a.session.json')]);
+    expect(opened).toEqual([]);
+    expect(store.getState().session).toBeNull();
+    expect(store.getState().alerts.map((a) => a.message)).toEqual(['2 files were given at once; nothing was opened.']);
+  });
+
+  it('shows the upload while it runs, then the session, and the offered files again (the upload under its label)', async () => {
+    const host = fakeHost(null);
+    const upload = deferred<Reply<'openFile'>>();
+    const { store } = await started(host, { openDropped: () => upload.promise });
+    const opening = store.getState().openFiles([file('mine.sidecar.jsonl')]);
+    await settle();
+    expect(store.getState().uploading).toBe('mine.sidecar.jsonl');
+    const files = [{ id: 'file-2', name: 'mine.sidecar.jsonl', bytes: 1 }];
+    host.answer('state', () => ({ ok: true, value: { host: 'http', session: sessionInfo({ generation: 2 }), files, loadError: null } }));
+    upload.resolve({ ok: true, value: sessionInfo({ generation: 2 }) });
+    await opening;
+    expect(store.getState().uploading).toBeNull();
+    expect(store.getState().session?.generation).toBe(2);
+    expect(store.getState().offeredFiles).toEqual(files);
+  });
+
+  it('shows a refused upload as an alert, and the upload is no longer shown as running', async () => {
+    const { store } = await started(undefined, { openDropped: () => Promise.resolve({ ok: false, error: { code: 'invalid_request', message: 'the file is larger than the upload limit of 10 bytes' } }) });
+    await store.getState().openFiles([file('big.sidecar.jsonl')]);
+    expect(store.getState().uploading).toBeNull();
+    expect(store.getState().alerts.map((a) => a.message)).toEqual(['the file is larger than the upload limit of 10 bytes']);
+  });
+});
+
+describe('the served folder', () => {
+  const LISTING: ResultOf<'folder'> = {
+    name: 'runs',
+    entries: [
+      { id: 'entry-1', name: 'a.sidecar.jsonl', format: 'supercode', bytes: 10 },
+      { id: 'entry-2', name: 'link.jsonl', bytes: 0, refused: 'a symbolic link: not followed' },
+    ],
+    scanned: 2,
+    truncated: false,
+  };
+
+  it('keeps no listing when the host serves no folder, and no alert', async () => {
+    const { store } = await started();
+    await store.getState().loadFolder();
+    expect(store.getState().folder).toBeNull();
+    expect(store.getState().alerts).toEqual([]);
+  });
+
+  it('lists the folder, and opens an entry by its id', async () => {
+    const host = fakeHost(null);
+    host.answer('folder', () => ({ ok: true, value: LISTING }));
+    const { store } = await started(host);
+    await store.getState().loadFolder();
+    expect(store.getState().folder).toEqual(LISTING);
+    await store.getState().openFolderEntry('entry-1');
+    expect(host.callsOf('openFile')).toEqual([{ id: 'entry-1' }]);
+    expect(store.getState().session).not.toBeNull();
+  });
+});
