@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from './hash';
-import type { Oracle } from './minimize';
-import { ddmin } from './minimize';
+import type { Oracle, RecordShape } from './minimize';
+import { ddmin, minimizeRecords } from './minimize';
 import { utf8Encode } from './utf8';
 
 /** A monotone oracle: the kept set holds every needed item. */
@@ -84,5 +84,48 @@ describe('ddmin', () => {
     const result = await ddmin(7, () => true);
     expect(result.kept).toEqual([]);
     expect(result.stop).toBe('minimal');
+  });
+});
+
+const shapeArb: fc.Arbitrary<RecordShape> = fc.oneof(
+  fc.record({ message: fc.nat({ max: 30 }) }),
+  fc.record({ needs: fc.nat({ max: 40 }) }),
+  fc.constant({}),
+);
+
+describe('minimizeRecords (view prefix, then ddmin)', () => {
+  it('the result satisfies the oracle, is an ordered subset, calls stay under the cap, and a rerun gives the same result', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(shapeArb, { maxLength: 60 }), fc.nat(), fc.integer({ min: 1, max: 200 }), async (shapes, salt, cap) => {
+        const oracle = arbitrary(shapes.length, salt);
+        const first = recording(oracle);
+        const result = await minimizeRecords(shapes, first.oracle, { maxCalls: cap });
+        expect(result.kept.length).toBeLessThanOrEqual(shapes.length);
+        expect([...new Set(result.kept)].sort((a, b) => a - b)).toEqual(result.kept);
+        expect(await oracle(result.kept)).toBe(true);
+        expect(result.calls).toBe(first.asked.length);
+        expect(result.calls).toBeLessThanOrEqual(cap);
+        const again = recording(oracle);
+        expect(await minimizeRecords(shapes, again.oracle, { maxCalls: cap })).toEqual(result);
+        expect(again.asked).toEqual(first.asked);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('with a monotone oracle keeps the messages of the shortest passing prefix and exactly the needed other records', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(shapeArb, { maxLength: 60 }), fc.nat(), async (shapes, pick) => {
+        const others = shapes.map((s, k) => (s.message === undefined ? k : -1)).filter((k) => k >= 0);
+        const needed = new Set(others.filter((_, j) => (pick >> j % 30) & 1));
+        const result = await minimizeRecords(shapes, needs(needed));
+        expect(result.stop).toBe('minimal');
+        for (const k of needed) expect(result.kept).toContain(k);
+        for (const k of result.kept) if (shapes[k]?.message === undefined) expect(needed.has(k)).toBe(true);
+        // No message past the prefix the first stage kept.
+        for (const k of result.kept) if (shapes[k]?.message !== undefined) expect(shapes[k].message).toBeLessThan(result.view ?? 0);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

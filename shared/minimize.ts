@@ -116,3 +116,69 @@ export async function ddmin(count: number, oracle: Oracle, options: MinimizeOpti
   }
   return { kept: current, calls, steps, stop: 'minimal' };
 }
+
+/**
+ * What the minimizer knows of one record of a session (SPEC §3): a `message` record (or a
+ * snapshot's message) holds view index `message`; another record may address view indices up to
+ * `needs` (a reduction's `ptr.index`, `canonical.index`, `end - 1`; a switch's or rewind's position).
+ * A record with neither is known to address nothing.
+ */
+export interface RecordShape {
+  message?: number;
+  needs?: number;
+}
+
+export interface RecordsResult extends MinimizeResult {
+  /** The view length kept by the first stage (null: the records hold no message). */
+  view: number | null;
+}
+
+/**
+ * Two stages over a session's records. Removing a message from the middle of the view moves every
+ * later index, so ddmin alone spends its calls on removals that cannot pass. First, a binary
+ * search for the shortest view prefix [0, L) that still passes (dropping the messages at L and
+ * beyond and the records that address only that tail; records addressing past the whole view are
+ * kept: they may be the defect). Then ddmin over the records that are not messages, the messages
+ * of the prefix held fixed. Both stages share one cap on oracle calls.
+ */
+export async function minimizeRecords(shapes: readonly RecordShape[], oracle: Oracle, options: MinimizeOptions = {}): Promise<RecordsResult> {
+  const maxCalls = options.maxCalls ?? MINIMIZE_MAX_CALLS;
+  const maxItems = options.maxItems ?? MINIMIZE_MAX_ITEMS;
+  const all = shapes.map((_, k) => k);
+  if (shapes.length > maxItems) return { kept: all, calls: 0, steps: 0, stop: 'too_large', view: null };
+
+  let end = 0;
+  for (const s of shapes) if (s.message !== undefined) end = Math.max(end, s.message + 1);
+  const prefix = (length: number) =>
+    all.filter((k) => {
+      const s = shapes[k] as RecordShape;
+      if (s.message !== undefined) return s.message < length;
+      return s.needs === undefined || s.needs < length || s.needs >= end;
+    });
+
+  let calls = 0;
+  let steps = 0;
+  let view: number | null = null;
+  let kept = all;
+  if (end > 0) {
+    let lo = 0;
+    let hi = end; // prefix(end) is the whole input, which passes
+    while (lo < hi && calls < maxCalls) {
+      const mid = Math.floor((lo + hi) / 2);
+      calls++;
+      if (await oracle(prefix(mid))) {
+        hi = mid;
+        steps++;
+      } else lo = mid + 1;
+    }
+    view = hi;
+    kept = prefix(hi);
+    if (lo < hi) return { kept, calls, steps, stop: 'call_cap', view };
+  }
+
+  const fixed = kept.filter((k) => shapes[k]?.message !== undefined);
+  const free = kept.filter((k) => shapes[k]?.message === undefined);
+  const join = (sub: readonly number[]) => [...fixed, ...sub.map((j) => free[j] as number)].sort((a, b) => a - b);
+  const second = await ddmin(free.length, (sub) => oracle(join(sub)), { maxCalls: maxCalls - calls, maxItems });
+  return { kept: join(second.kept), calls: calls + second.calls, steps: steps + second.steps, stop: second.stop, view };
+}

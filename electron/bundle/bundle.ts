@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
-import type { ExpandOutcome, FindingCode, SessionFileFormat } from '../../shared/index';
-import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, ddmin } from '../../shared/minimize';
+import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
+import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError, loadSession } from '../loader/session';
 import { bundleReadme, bundleSpec } from './template';
@@ -23,11 +23,13 @@ import { fileUnits, jointUnits } from './units';
 /** Session bytes above this are copied whole: each oracle call rewrites and rereads them. */
 export const MINIMIZE_MAX_BYTES = 16 * 1024 * 1024;
 
-export type BundleErrorCode = 'usage' | 'not_reproduced' | 'unknown_reduction' | 'file_changed' | 'unreadable_file' | 'unrecognized_file' | 'out_exists';
-
+/**
+ * A bundle that cannot be made: `usage`, `not_reproduced` (the source does not show what was
+ * named), `out_exists` (DIR is not new or empty), or the loader's and resolver's own codes.
+ */
 export class BundleError extends Error {
   constructor(
-    readonly code: BundleErrorCode | string,
+    readonly code: string,
     message: string,
   ) {
     super(message);
@@ -66,7 +68,9 @@ export interface BundleManifest {
   expand: { id: string; total_bytes: number; range: [number, number]; source: string; sha256: string }[];
   options: { session?: string; format?: string };
   minimizer: {
-    algorithm: 'ddmin';
+    algorithm: 'view prefix, then ddmin';
+    /** The view length the first stage kept (null: no message records). */
+    view: number | null;
     units: { name: string; kind: UnitKind; before: number; after: number }[];
     oracle_calls: number;
     max_oracle_calls: number;
@@ -172,8 +176,8 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   let result;
   try {
     const all = Array.from({ length: units.count }, (_, k) => k);
-    if (bytesBefore > maxBytes) result = { kept: all, calls: 0, steps: 0, stop: 'too_large' as const };
-    else result = await ddmin(units.count, oracle, { maxCalls, maxItems });
+    if (bytesBefore > maxBytes) result = { kept: all, calls: 0, steps: 0, stop: 'too_large' as const, view: null };
+    else result = await minimizeRecords(units.shapes, oracle, { maxCalls, maxItems });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
@@ -196,7 +200,8 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
     expand: expected.map((o) => ({ id: o.reduction_id, total_bytes: o.total_bytes, range: o.range, source: o.source, sha256: sha256(utf8.encode(o.content)) })),
     options: { ...(request.session !== undefined ? { session: request.session } : {}), ...(request.format !== undefined ? { format: request.format } : {}) },
     minimizer: {
-      algorithm: 'ddmin',
+      algorithm: 'view prefix, then ddmin',
+      view: result.view,
       units: unitReport,
       oracle_calls: result.calls,
       max_oracle_calls: maxCalls,

@@ -13,6 +13,7 @@
  * address): the oracle, not this module, decides whether a removal keeps the bundle faithful.
  */
 import type { SessionFileFormat } from '../../shared/index';
+import type { RecordShape } from '../../shared/minimize';
 
 export type UnitKind = 'line' | 'snapshot_element' | 'whole';
 
@@ -22,6 +23,8 @@ export interface FileUnits {
   kind: UnitKind;
   /** Units of this file that may be removed, in file order. */
   count: number;
+  /** What each unit is (a message at a view index, a record addressing some): the minimizer's first stage. */
+  shapes: RecordShape[];
   /** The file made of the units kept (ascending indices into 0..count-1). */
   render(kept: readonly number[]): Uint8Array;
 }
@@ -52,15 +55,42 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-function lineUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, fixedFirst: boolean): FileUnits {
+const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+
+/** The highest view index a reduction (§3.5) addresses, if it names any. */
+function reductionNeeds(r: unknown): number | undefined {
+  if (typeof r !== 'object' || r === null) return undefined;
+  const { ptr, canonical, end } = r as { ptr?: { index?: unknown }; canonical?: { index?: unknown }; end?: unknown };
+  const found = [ptr?.index, canonical?.index, isIndex(end) && end > 0 ? end - 1 : undefined].filter(isIndex);
+  return found.length > 0 ? Math.max(...found) : undefined;
+}
+
+/** A native sidecar line's shape (§3.1); a line that is not a known record addresses nothing. */
+export function sidecarShape(line: Uint8Array): RecordShape {
+  let rec: unknown;
+  try {
+    rec = JSON.parse(new TextDecoder().decode(line));
+  } catch {
+    return {};
+  }
+  if (typeof rec !== 'object' || rec === null) return {};
+  const r = rec as { t?: unknown; i?: unknown; r?: unknown; at?: unknown; to?: unknown };
+  if (r.t === 'message' && isIndex(r.i)) return { message: r.i };
+  const needs = r.t === 'reduction' ? reductionNeeds(r.r) : r.t === 'model_change' && isIndex(r.at) && r.at > 0 ? r.at - 1 : r.t === 'rewind' && isIndex(r.to) && r.to > 0 ? r.to - 1 : undefined;
+  return needs === undefined ? {} : { needs };
+}
+
+function lineUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, native: boolean): FileUnits {
   const lines = splitLines(bytes);
-  const fixed = fixedFirst ? lines.slice(0, 1) : [];
+  const fixed = native ? lines.slice(0, 1) : [];
   const free = lines.slice(fixed.length);
-  return { name, format, kind: 'line', count: free.length, render: (kept) => concat([...fixed, ...kept.map((k) => free[k] as Uint8Array)]) };
+  // An imported format's lines are not read here: ddmin alone decides (no first stage).
+  const shapes = free.map((l) => (native ? sidecarShape(l) : {}));
+  return { name, format, kind: 'line', count: free.length, shapes, render: (kept) => concat([...fixed, ...kept.map((k) => free[k] as Uint8Array)]) };
 }
 
 function wholeUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
-  return { name, format, kind: 'whole', count: 0, render: () => bytes };
+  return { name, format, kind: 'whole', count: 0, shapes: [], render: () => bytes };
 }
 
 function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
@@ -81,6 +111,10 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
     format,
     kind: 'snapshot_element',
     count,
+    shapes: [...(messages ?? []).map((_, k) => ({ message: k })), ...(reductions ?? []).map((r) => {
+      const needs = reductionNeeds(r);
+      return needs === undefined ? {} : { needs };
+    })],
     render: (kept) => {
       const out: Record<string, unknown> = { ...object };
       if (messages) out.messages = kept.filter((k) => k < m).map((k) => messages[k]);
@@ -109,6 +143,7 @@ export function fileUnits(name: string, format: SessionFileFormat, bytes: Uint8A
 export interface JointUnits {
   files: readonly FileUnits[];
   count: number;
+  shapes: RecordShape[];
   /** Each file's bytes for a kept set of joint indices (ascending). */
   render(kept: readonly number[]): Uint8Array[];
 }
@@ -123,6 +158,7 @@ export function jointUnits(files: readonly FileUnits[]): JointUnits {
   return {
     files,
     count,
+    shapes: files.flatMap((f) => f.shapes),
     render: (kept) =>
       files.map((f, k) => {
         const start = offsets[k] as number;
