@@ -7,6 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
 import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
+import { createBundleSlice } from './bundleSlice';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createLogSlice } from './logSlice';
@@ -44,5 +45,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createNavigationSlice(deps)(...a),
     ...createCallsSlice(deps)(...a),
     ...createStorySlice(deps)(...a),
+    ...createBundleSlice(deps)(...a),
   }));
 }
