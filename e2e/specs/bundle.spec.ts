@@ -22,10 +22,13 @@ interface Extracted {
   sessionFiles: string[];
 }
 
+/** Temporary folders made by `extract`, removed after the specs. */
+const roots: string[] = [];
+
 /** Saves the download, extracts it with the system tar into a fresh temporary folder. */
 async function extract(download: Download, name: string): Promise<Extracted> {
   const root = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-e2e-'));
-  test.info().attach('bundle folder', { body: root });
+  roots.push(root);
   const tar = join(root, `${name}.tar`);
   await download.saveAs(tar);
   execFileSync('tar', ['-xf', tar, '-C', root]);
@@ -35,8 +38,8 @@ async function extract(download: Download, name: string): Promise<Extracted> {
 }
 
 test.describe('Make repro bundle', () => {
-  test.afterEach(({}, testInfo) => {
-    for (const a of testInfo.attachments) if (a.name === 'bundle folder' && a.body) rmSync(a.body.toString(), { recursive: true, force: true });
+  test.afterAll(() => {
+    for (const root of roots) rmSync(root, { recursive: true, force: true });
   });
 
   test.describe('on a finding', () => {
