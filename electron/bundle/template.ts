@@ -84,8 +84,12 @@ export function bundleSpec(manifest: BundleManifest, files: readonly string[]): 
  *   REPRO_BUNDLE=/absolute/path/to/this/folder npx playwright test -c e2e/playwright.config.ts --project=bundle
  */
 import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { expect, test } from '@playwright/test';
+import type * as PlaywrightTest from '@playwright/test';
+
+// The Playwright of the checkout this runs from: a bundle folder has no node_modules of its own.
+const { expect, test } = createRequire(join(process.cwd(), 'package.json'))('@playwright/test') as typeof PlaywrightTest;
 
 const BUNDLE: { files: string[]; codes: string[]; reductions: { id: string; total_bytes: number; source: string }[] } = ${JSON.stringify(data, null, 2)};
 
