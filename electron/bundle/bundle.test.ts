@@ -137,6 +137,29 @@ describe('a bundle of named reductions', () => {
   }, 120_000);
 });
 
+describe('a bundle of an imported session', () => {
+  const fixture = (path: string) => join(ROOT, 'e2e/fixtures', path);
+
+  it('a Codex rollout is minimized by lines: a named id expands to the same bytes, a torn file keeps its codes', async () => {
+    const rollout = fixture('synthetic/codex/reinjected-context.jsonl');
+    const made = await bundle(['--id', 'codex-L12-1', rollout]);
+    expect(made.manifest.minimizer.units.map((u) => u.kind)).toEqual(['line']);
+    expect((await runCli(['expand', '--id', 'codex-L12-1', ...made.files])).stdout).toBe((await runCli(['expand', '--id', 'codex-L12-1', rollout])).stdout);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([rollout]));
+    const torn = fixture('synthetic/codex/torn.jsonl');
+    const tornBundle = await bundle([torn]);
+    expect(new Set(await codes(tornBundle.files))).toEqual(new Set(await codes([torn])));
+    expect(bytesOf(tornBundle.files)).toBeLessThan(bytesOf([torn]));
+  }, 120_000);
+
+  it('a SWE-agent trajectory (one JSON document) is copied whole', async () => {
+    const traj = fixture('synthetic/swe-agent/torn.traj');
+    const made = await bundle([traj]);
+    expect(made.manifest.minimizer.units).toEqual([{ name: 'torn.traj', kind: 'whole', before: 0, after: 0 }]);
+    expect(readFileSync(made.files[0] as string)).toEqual(readFileSync(traj));
+  }, 60_000);
+});
+
 describe('bundle refuses', () => {
   const session = generateSession({ seed: 7, messages: 40, compact: true });
   const error = (stdout: string) => (JSON.parse(stdout) as { error: { code: string } }).error.code;
