@@ -149,19 +149,15 @@ export interface JointUnits {
 }
 
 export function jointUnits(files: readonly FileUnits[]): JointUnits {
-  const offsets: number[] = [];
-  let count = 0;
-  for (const f of files) {
-    offsets.push(count);
-    count += f.count;
-  }
+  // File k's units are the joint indices [starts[k], starts[k] + files[k].count).
+  const starts = files.map((_, k) => files.slice(0, k).reduce((n, f) => n + f.count, 0));
   return {
     files,
-    count,
+    count: files.reduce((n, f) => n + f.count, 0),
     shapes: files.flatMap((f) => f.shapes),
     render: (kept) =>
       files.map((f, k) => {
-        const start = offsets[k] as number;
+        const start = starts[k] as number;
         return f.render(kept.filter((j) => j >= start && j < start + f.count).map((j) => j - start));
       }),
   };
