@@ -5,7 +5,7 @@
  */
 import type { ParsedParams, Reply, SessionInfo } from '../../shared/index';
 import { MAX_BUNDLE_BYTES, hostErrorCodeSchema } from '../../shared/index';
-import { BundleError, buildBundle } from '../bundle/bundle';
+import { BundleError, MINIMIZE_MAX_BYTES, buildBundle } from '../bundle/bundle';
 import { bundleCommandLine } from '../bundle/template';
 
 /** `repro-<first code or id>`, in characters every file system and shell takes. */
@@ -25,6 +25,8 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
       ...(info.session ? { session: info.session } : {}),
       format: info.format,
       sourceNames: 'path',
+      // A session past what a download carries is copied whole, then refused as too_large: no minimizing it here.
+      maxBytes: Math.min(maxBytes, MINIMIZE_MAX_BYTES),
     });
     const total = bundle.files.reduce((n, f) => n + f.bytes.length, 0);
     const command = bundleCommandLine(bundle.manifest, name);
