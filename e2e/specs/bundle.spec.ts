@@ -3,7 +3,8 @@
  * downloads `repro-<code|id>.tar`; the archive holds bundle.json, the session files and README.md,
  * and the command line run on the extracted files reproduces what was asked (the code, the bytes).
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,10 @@ import type { Download } from '@playwright/test';
 import { audit } from '../axe';
 import { cliCheck, cliExpand, cliLog } from '../cli';
 import { expect, test } from '../fixtures';
-import { sample } from '../paths';
+import { CLI, REPO_ROOT, sample } from '../paths';
+
+/** Playwright's own command line, to run a bundle's spec the way its README says. */
+const PLAYWRIGHT_CLI = join(createRequire(join(REPO_ROOT, 'package.json')).resolve('@playwright/test/package.json'), '..', 'cli.js');
 
 const HASH_MISMATCH = [sample('broken/hash_mismatch.sidecar.jsonl')];
 
@@ -62,6 +66,29 @@ test.describe('Make repro bundle', () => {
       expect(readFileSync(bundle.sessionFiles[0] as string).length).toBeLessThan(readFileSync(HASH_MISMATCH[0] as string).length);
 
       expect(await audit(inspector)).toEqual([]);
+    });
+  });
+
+  test.describe('the written bundle.spec.ts', () => {
+    test.use({ sessionFiles: HASH_MISMATCH });
+
+    test('runs with this repository’s e2e config (--project=bundle) and passes', ({ inspectorApp }) => {
+      test.skip(inspectorApp.target !== 'http', 'runs the command line and a nested Playwright, once');
+      test.setTimeout(120_000);
+      const root = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-e2e-'));
+      roots.push(root);
+      const out = join(root, 'bundle');
+      const id = cliLog(HASH_MISMATCH).find((r) => r.status === 'verified')?.id;
+      if (!id) throw new Error('the sample has no verified reduction');
+      execFileSync(process.execPath, [CLI, 'bundle', '--out', out, '--id', id, ...HASH_MISMATCH], { cwd: REPO_ROOT, stdio: 'ignore' });
+      // Its own output folder and reporter: the nested run must not clean this run's test-results.
+      const run = spawnSync(process.execPath, [PLAYWRIGHT_CLI, 'test', '-c', 'e2e/playwright.config.ts', '--project=bundle', '--workers=1', '--reporter=line', `--output=${join(root, 'results')}`], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, REPRO_BUNDLE: out },
+        encoding: 'utf8',
+      });
+      expect(run.status, run.stdout + run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/1 passed/);
     });
   });
 
