@@ -298,6 +298,9 @@ export const hostErrorCodeSchema = z.enum([
   /** A request not answered within its time bound (a search past its time limit; a host request past its deadline). */
   'timeout',
   'internal_error',
+  // issue 13, repro bundles: the session does not show what was named; the bundle is past MAX_BUNDLE_BYTES
+  'not_reproduced',
+  'too_large',
 ]);
 export type HostErrorCode = z.infer<typeof hostErrorCodeSchema>;
 export const hostErrorSchema = z.object({ code: hostErrorCodeSchema, message: z.string() });
@@ -426,6 +429,29 @@ const folderMethods = {
     result: z.object({ name: z.string(), entries: z.array(folderEntrySchema).max(MAX_FOLDER_ENTRIES), scanned: int, truncated: z.boolean() }),
   },
 } as const;
+// ── Issue 13: repro bundles (SPEC §12). The host builds the bundle from the open session's own
+// files (the page names no path) and answers its files; the renderer packs them into one .tar.
+/** Most bytes a bundle's files may total in a reply; a larger bundle is `too_large` (make it with the CLI). */
+export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+const bundleMethods = {
+  reproBundle: {
+    params: z.object({ ids: z.array(z.string().max(200)).max(50).default([]), codes: z.array(z.string().max(100)).max(50).default([]) }),
+    result: z.object({
+      /** The bundle folder's name inside the archive: `repro-<code|id>`. */
+      name: z.string(),
+      /** Session files, README.md, bundle.spec.ts, bundle.json; bytes as base64. */
+      files: z.array(z.object({ name: z.string(), base64: z.string() })),
+      /** The equivalent `bundle` command line. */
+      command: z.string(),
+      ids: z.array(z.string()),
+      codes: z.array(z.string()),
+      oracle_calls: int,
+      bytes_before: int,
+      bytes_after: int,
+    }),
+  },
+} as const;
+// ── end of issue 13 (bundles)
 
 /** Every request: its params and its result. */
 export const methods = {
@@ -491,6 +517,8 @@ export const methods = {
   ...partBMethods,
   // Issue 13: folder serving.
   ...folderMethods,
+  // Issue 13: repro bundles.
+  ...bundleMethods,
 } as const;
 
 export type Method = keyof typeof methods;
@@ -582,5 +610,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

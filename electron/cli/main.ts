@@ -12,6 +12,7 @@ import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
 import { createRealClient, findPackageRoot, parseBind, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
 import { parseAt, viewOutput } from './view';
+import { runBundle } from './bundle';
 
 export interface CliIo {
   stdout(s: string): void;
@@ -60,6 +61,10 @@ Commands:
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
       each message's content exactly as the model saw it, stubs in place.
+  bundle --out DIR [--id ID]... [--finding CODE]... FILE...
+      Write a repro bundle into DIR (new or empty): the smallest session files that still show
+      the named findings and reductions (none named: every finding of check), README.md with the
+      commands, bundle.spec.ts (Playwright) and bundle.json. Prints {"out","files","minimizer"}.
   serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
@@ -81,7 +86,8 @@ Output is compact JSON with a trailing newline. Exit status: 0 success, 1 check 
 2 any error (with {"error":{"code":...,"message":...}} on stdout and a sentence on stderr).
 `;
 
-type FlagKind = 'value' | 'switch';
+/** `list`: a value flag that may be given again (bundle's --id and --finding). */
+type FlagKind = 'value' | 'switch' | 'list';
 
 /** SPEC §10.1–10.2: the session of a file that holds several, and a format forced instead of detected. */
 const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
@@ -92,6 +98,7 @@ const COMMANDS = {
   check: { strict: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', ...SOURCE_FLAGS },
+  bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
@@ -101,6 +108,8 @@ type Command = keyof typeof COMMANDS;
 interface Parsed {
   command: Command;
   flags: Map<string, string | true>;
+  /** Values of `list` flags, in order. */
+  lists: Map<string, string[]>;
   files: string[];
 }
 
@@ -125,6 +134,7 @@ function parseArgs(argv: readonly string[]): Parsed {
   }
   const known: Record<string, FlagKind> = COMMANDS[name];
   const flags = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   const files: string[] = [];
   for (let k = 0; k < rest.length; k++) {
     const arg = rest[k] as string;
@@ -141,7 +151,7 @@ function parseArgs(argv: readonly string[]): Parsed {
     const flag = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
     const kind = known[flag];
     if (kind === undefined) throw usageError(`unknown option --${flag} for ${name}`);
-    if (flags.has(flag)) throw usageError(`--${flag} is given more than once`);
+    if (flags.has(flag) && kind !== 'list') throw usageError(`--${flag} is given more than once`);
     if (kind === 'switch') {
       if (eq !== -1) throw usageError(`--${flag} takes no value`);
       flags.set(flag, true);
@@ -156,8 +166,9 @@ function parseArgs(argv: readonly string[]): Parsed {
       k++;
     }
     flags.set(flag, value);
+    if (kind === 'list') lists.set(flag, [...(lists.get(flag) ?? []), value]);
   }
-  return { command: name, flags, files };
+  return { command: name, flags, lists, files };
 }
 
 function requiredValue(flags: Map<string, string | true>, flag: string, command: Command): string {
@@ -224,7 +235,8 @@ function openDeps(deps: CliDeps): OpenDeps {
 }
 
 async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions, deps: CliDeps): Promise<number> {
-  const { command, flags, files } = parseArgs(argv);
+  const { command, flags, lists, files } = parseArgs(argv);
+  if (command === 'bundle') return runBundle(flags, lists, files, io);
   if (command === 'serve') return runServe(serveOptions(command, flags, files), io, openDeps(deps));
   if (command === 'open') return runOpen(serveOptions(command, flags, files), io, openDeps(deps));
   // Check every flag before touching a file, so a usage error is never hidden behind a file error.

@@ -20,6 +20,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   openFile: 660_000,
   search: 270_000,
   check: 660_000,
+  // Issue 13: a bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
+  reproBundle: 660_000,
   openDialog: Infinity,
 };
 

@@ -32,6 +32,8 @@ export const METHOD_CHANNELS = {
   abandoned: 'si:abandoned',
   // Issue 13: folder serving.
   folder: 'si:folder',
+  // Issue 13.
+  reproBundle: 'si:reproBundle',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

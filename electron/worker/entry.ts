@@ -96,6 +96,10 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     );
     return DEFERRED;
   }
+  if (method === 'reproBundle') {
+    await service.whenLoaded();
+    return service.reproBundle(parsed.params as ParsedParams<'reproBundle'>);
+  }
   if (WHOLE_SESSION.has(method)) await service.whenLoaded();
   return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>);
 }

@@ -59,6 +59,7 @@ import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
+import { reproBundleReply } from './bundle';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
 export type LoadProgressPayload = EventPayload<'loadProgress'>;
@@ -408,6 +409,15 @@ export class SessionService {
       return internal(e);
     }
     return ok({});
+  }
+
+  /** Issue 13: a repro bundle of the open session's files (bundle.ts); asynchronous, as it loads every candidate. */
+  async reproBundle(params: ParsedParams<'reproBundle'>): Promise<Reply<'reproBundle'>> {
+    const open = this.current;
+    if (!open) return fail('no_session', 'reproBundle: no session is open');
+    const changed = open.session.fileChange();
+    if (changed) return fail('file_changed', changed.message);
+    return reproBundleReply(open.info, params);
   }
 
   /** Answers one session method; `signal` and `onSearchProgress` are used by `search` only. */

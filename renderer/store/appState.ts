@@ -5,6 +5,7 @@
  */
 import type { StateCreator } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
+import type { BundleSlice } from './bundleSlice';
 import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
 import type { FolderSlice } from './folderSlice';
@@ -17,7 +18,7 @@ import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & BundleSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

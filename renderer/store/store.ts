@@ -7,6 +7,7 @@ import { createStore } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
 import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
+import { createBundleSlice } from './bundleSlice';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
@@ -47,5 +48,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createStorySlice(deps)(...a),
     // Issue 13: files opened from the browser.
     ...createFolderSlice(deps)(...a),
+    ...createBundleSlice(deps)(...a),
   }));
 }

@@ -5,6 +5,7 @@ import { formatCount } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import './findingsPanel.css';
 import { nameText } from '../../text/nameText';
+import { ReproBundleButton } from '../bundle/reproBundle';
 
 /** More findings than this (a file of garbage lines) are counted, not listed. */
 const MAX_LISTED = 2000;
@@ -29,6 +30,7 @@ function FindingItem({ finding, n }: { finding: Finding; n: number }) {
       <p className="finding-message">
         <TerminalText text={finding.message} ansi={false} />
       </p>
+      <ReproBundleButton codes={[finding.code]} />
     </li>
   );
 }

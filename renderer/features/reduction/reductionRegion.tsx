@@ -16,6 +16,7 @@ import { RangeSlider } from '../../widgets/rangeSlider';
 import { TerminalText } from '../../widgets/terminalText';
 import './reductionRegion.css';
 import { nameText } from '../../text/nameText';
+import { ReproBundleButton } from '../bundle/reproBundle';
 
 const NO_EXPANSIONS: (Expansion | undefined)[] = [];
 
@@ -226,6 +227,7 @@ export function ReductionRegion({ id }: { id: string }) {
           Load more
         </button>
       )}
+      <ReproBundleButton ids={[id]} />
     </section>
   );
 }

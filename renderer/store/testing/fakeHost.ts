@@ -126,6 +126,8 @@ export function fakeHost(
       return ok<'sessionEvents'>({ events, total: events.length });
     },
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
+    // Issue 13: the host builds bundles; the fake has none unless a test answers otherwise.
+    reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
   };
 
   const call = <M extends Method>(method: M) => (params: Params<M>): Promise<Reply<M>> => {

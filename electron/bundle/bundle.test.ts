@@ -1,0 +1,190 @@
+/**
+ * Repro bundles (SPEC §12) through the command line: a bundle of every broken sample reproduces its
+ * code and is smaller than its source; a bundle of named reductions expands them to the source's
+ * bytes; what bundle.json says is true of the files; DIR rules; the written spec type-checks.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Finding } from '../../shared/index';
+import { runCli } from '../cli/testing/runCli';
+import { brokenSamples } from '../samples/brokenSamples';
+import { generateSession, sidecarText, snapshotText } from '../samples/sessionGenerator';
+import { tempDir } from '../testing/files';
+import type { BundleManifest } from './bundle';
+
+const ROOT = join(import.meta.dirname, '../..');
+const tmp = tempDir('session-inspector-bundle-test-');
+afterAll(() => tmp.cleanup());
+
+let serial = 0;
+/** A fresh folder holding `files` (name → content). */
+function writeFiles(files: Record<string, string>): string[] {
+  const dir = tmp.path(`src-${serial++}`);
+  mkdirSync(dir);
+  return Object.entries(files).map(([name, content]) => {
+    writeFileSync(join(dir, name), content);
+    return join(dir, name);
+  });
+}
+
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+interface Made {
+  out: string;
+  manifest: BundleManifest;
+  /** The bundle's session files, as paths. */
+  files: string[];
+}
+
+async function bundle(args: string[]): Promise<Made> {
+  const out = tmp.path(`out-${serial++}`);
+  const r = await runCli(['bundle', '--out', out, ...args]);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const printed = JSON.parse(r.stdout) as { out: string; files: string[] };
+  expect(printed.out).toBe(out);
+  expect([...printed.files].sort()).toEqual(readdirSync(out).sort());
+  const manifest = JSON.parse(readFileSync(join(out, 'bundle.json'), 'utf8')) as BundleManifest;
+  return { out, manifest, files: manifest.files.map((f) => join(out, f.name)) };
+}
+
+async function codes(files: string[]): Promise<string[]> {
+  const r = await runCli(['check', ...files]);
+  expect([0, 1]).toContain(r.code);
+  return (JSON.parse(r.stdout) as { findings: Finding[] }).findings.map((f) => f.code);
+}
+
+const bytesOf = (paths: string[]) => paths.reduce((n, p) => n + readFileSync(p).length, 0);
+
+describe('a bundle of each broken sample', () => {
+  for (const sample of brokenSamples()) {
+    it(`${Object.keys(sample.files).join(' + ')} reproduces ${sample.code} and is smaller than its source`, async () => {
+      const sources = writeFiles(sample.files);
+      const made = await bundle(sources);
+      const sourceCodes = await codes(sources);
+      const bundleCodes = await codes(made.files);
+      expect(bundleCodes).toContain(sample.code);
+      // Nothing the source does not show (the oracle's second half).
+      for (const c of bundleCodes) expect(sourceCodes).toContain(c);
+      expect(made.manifest.codes).toEqual([...new Set(sourceCodes)]);
+      expect(bytesOf(made.files)).toBeLessThan(bytesOf(sources));
+      // bundle.json tells the truth about both sides, and the minimizer stayed under its cap.
+      expect(made.manifest.sources.map((s) => s.sha256)).toEqual(sources.map((p) => sha256(readFileSync(p))));
+      expect(made.manifest.files.map((f) => [f.bytes, f.sha256])).toEqual(made.files.map((p) => [readFileSync(p).length, sha256(readFileSync(p))]));
+      expect(made.manifest.minimizer.oracle_calls).toBeLessThanOrEqual(made.manifest.minimizer.max_oracle_calls);
+      expect(made.manifest.minimizer.bytes_after).toBe(bytesOf(made.files));
+      // The sources are only read.
+      sources.forEach((p, k) => expect(readFileSync(p, 'utf8')).toBe(Object.values(sample.files)[k]));
+    }, 120_000);
+  }
+});
+
+describe('a bundle of named reductions', () => {
+  const session = generateSession({ seed: 7, messages: 40, compact: true });
+  const live = session.snapshot.reductions ?? [];
+  const kinds = ['tool_output_truncated', 'duplicate_output', 'turns_cleared'] as const;
+  const ids = kinds.map((k) => live.find((r) => r.kind === k)?.id).filter((id): id is string => id !== undefined);
+
+  it('expand of every named id prints the same bytes on the bundle as on the source, and check finds nothing new', async () => {
+    expect(ids.length).toBe(kinds.length);
+    const sources = writeFiles({ 's.sidecar.jsonl': sidecarText(session.records), 's.session.json': snapshotText(session.snapshot) });
+    const made = await bundle([...ids.flatMap((id) => ['--id', id]), ...sources]);
+    expect(made.manifest.ids).toEqual(ids);
+    expect(made.manifest.codes).toEqual([]);
+    for (const id of ids) {
+      const before = await runCli(['expand', '--id', id, ...sources]);
+      const after = await runCli(['expand', '--id', id, ...made.files]);
+      expect(before.code).toBe(0);
+      expect(after.stdout).toBe(before.stdout);
+    }
+    expect(await codes(made.files)).toEqual([]);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf(sources));
+    // The README names the exact commands.
+    const readme = readFileSync(join(made.out, 'README.md'), 'utf8');
+    expect(readme).toContain(`npx session-inspector check ${made.manifest.files.map((f) => f.name).join(' ')}`);
+    for (const id of ids) expect(readme).toContain(`npx session-inspector expand --id ${id} `);
+  }, 120_000);
+
+  it('the same source gives byte-identical bundles', async () => {
+    const sources = writeFiles({ 's.sidecar.jsonl': sidecarText(session.records) });
+    const a = await bundle(['--id', ids[0] as string, ...sources]);
+    const b = await bundle(['--id', ids[0] as string, ...sources]);
+    for (const name of readdirSync(a.out)) expect(readFileSync(join(b.out, name))).toEqual(readFileSync(join(a.out, name)));
+  }, 120_000);
+
+  it('the written bundle.spec.ts type-checks against this repository’s Playwright', async () => {
+    const sources = writeFiles({ 's.sidecar.jsonl': sidecarText(session.records) });
+    const made = await bundle(['--id', ids[0] as string, ...sources]);
+    const spec = join(made.out, 'bundle.spec.ts');
+    const program = ts.createProgram([spec], {
+      noEmit: true,
+      strict: true,
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      types: ['node'],
+      typeRoots: [join(ROOT, 'node_modules/@types')],
+      baseUrl: ROOT,
+      paths: { '@playwright/test': [join(ROOT, 'node_modules/@playwright/test')] },
+      skipLibCheck: true,
+    });
+    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    expect(diagnostics).toEqual([]);
+    expect(readFileSync(spec, 'utf8')).toContain(`"id": "${ids[0]}"`);
+  }, 120_000);
+});
+
+describe('a bundle of an imported session', () => {
+  const fixture = (path: string) => join(ROOT, 'e2e/fixtures', path);
+
+  it('a Codex rollout is minimized by lines: a named id expands to the same bytes, a torn file keeps its codes', async () => {
+    const rollout = fixture('synthetic/codex/reinjected-context.jsonl');
+    const made = await bundle(['--id', 'codex-L12-1', rollout]);
+    expect(made.manifest.minimizer.units.map((u) => u.kind)).toEqual(['line']);
+    expect((await runCli(['expand', '--id', 'codex-L12-1', ...made.files])).stdout).toBe((await runCli(['expand', '--id', 'codex-L12-1', rollout])).stdout);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([rollout]));
+    const torn = fixture('synthetic/codex/torn.jsonl');
+    const tornBundle = await bundle([torn]);
+    expect(new Set(await codes(tornBundle.files))).toEqual(new Set(await codes([torn])));
+    expect(bytesOf(tornBundle.files)).toBeLessThan(bytesOf([torn]));
+  }, 120_000);
+
+  it('a SWE-agent trajectory (one JSON document) is copied whole', async () => {
+    const traj = fixture('synthetic/swe-agent/torn.traj');
+    const made = await bundle([traj]);
+    expect(made.manifest.minimizer.units).toEqual([{ name: 'torn.traj', kind: 'whole', before: 0, after: 0 }]);
+    expect(readFileSync(made.files[0] as string)).toEqual(readFileSync(traj));
+  }, 60_000);
+});
+
+describe('bundle refuses', () => {
+  const session = generateSession({ seed: 7, messages: 40, compact: true });
+  const error = (stdout: string) => (JSON.parse(stdout) as { error: { code: string } }).error.code;
+
+  it('a DIR that exists and is not empty, and leaves it as it was', async () => {
+    const sources = writeFiles({ 's.sidecar.jsonl': sidecarText(session.records) });
+    const out = tmp.path(`taken-${serial++}`);
+    mkdirSync(out);
+    writeFileSync(join(out, 'notes.txt'), 'mine');
+    const r = await runCli(['bundle', '--out', out, '--id', session.snapshot.reductions?.[0]?.id ?? 'r1', ...sources]);
+    expect(r.code).toBe(2);
+    expect(error(r.stdout)).toBe('out_exists');
+    expect(readdirSync(out)).toEqual(['notes.txt']);
+    // The inputs' own folder is never empty: a bundle never lands beside them.
+    const beside = await runCli(['bundle', '--out', join(sources[0] as string, '..'), '--id', 'r1', ...sources]);
+    expect(error(beside.stdout)).toBe('out_exists');
+  }, 60_000);
+
+  it('a finding the source does not show, an id it does not hold, a clean session with nothing named, and no --out', async () => {
+    const sources = writeFiles({ 's.sidecar.jsonl': sidecarText(session.records) });
+    const out = tmp.path(`never-${serial++}`);
+    expect(error((await runCli(['bundle', '--out', out, '--finding', 'hash_mismatch', ...sources])).stdout)).toBe('not_reproduced');
+    expect(error((await runCli(['bundle', '--out', out, '--id', 'r9999', ...sources])).stdout)).toBe('unknown_reduction');
+    expect(error((await runCli(['bundle', '--out', out, ...sources])).stdout)).toBe('not_reproduced');
+    expect(error((await runCli(['bundle', ...sources])).stdout)).toBe('usage');
+    expect(() => readdirSync(out)).toThrow();
+  }, 60_000);
+});

@@ -1,0 +1,255 @@
+/**
+ * Repro bundles (SPEC §12): the smallest session files that still show the named reductions and
+ * findings, with a README of the exact commands, a Playwright spec and `bundle.json`.
+ *
+ * The oracle of the minimizer writes a candidate's files into a private temporary folder (under
+ * the same names, so a snapshot still finds its sibling sidecar) and opens them with the same
+ * loader as every command: a candidate passes when `check` reports every named finding code and
+ * no code the source does not show, and `expand` of every named id gives the same outcome (bytes,
+ * range, total, source) as on the source. The source files are only read.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
+import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
+import type { LoadedSession } from '../loader/session';
+import { FileChangedError, loadSession } from '../loader/session';
+import { bundleReadme, bundleSpec } from './template';
+import type { UnitKind } from './units';
+import { fileUnits, jointUnits } from './units';
+
+/** Session bytes above this are copied whole: each oracle call rewrites and rereads them. */
+export const MINIMIZE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A bundle that cannot be made: `usage`, `not_reproduced` (the source does not show what was
+ * named), `out_exists` (DIR is not new or empty), or the loader's and resolver's own codes.
+ */
+export class BundleError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface BundleRequest {
+  /** One or two session files, as `check` takes them. */
+  paths: string[];
+  /** Reductions whose expansion the bundle must reproduce. */
+  ids?: string[];
+  /** Finding codes `check` must report on the bundle; none named (and no ids): every code of `check`. */
+  codes?: string[];
+  session?: string;
+  format?: string;
+  /** How bundle.json names the sources: their full path (the command line) or their name only (the app). */
+  sourceNames?: 'path' | 'name';
+  maxCalls?: number;
+  maxItems?: number;
+  maxBytes?: number;
+}
+
+export interface BundleFile {
+  name: string;
+  bytes: Uint8Array;
+}
+
+export interface BundleManifest {
+  format: 'session-inspector-bundle';
+  version: 1;
+  sources: { path: string; format: SessionFileFormat; bytes: number; sha256: string }[];
+  files: { name: string; format: SessionFileFormat; bytes: number; sha256: string }[];
+  ids: string[];
+  codes: string[];
+  /** What `expand --id` prints for each id, in short: the bundle's must match. */
+  expand: { id: string; total_bytes: number; range: [number, number]; source: string; sha256: string }[];
+  options: { session?: string; format?: string };
+  minimizer: {
+    algorithm: 'view prefix, then ddmin';
+    /** The view length the first stage kept (null: no message records). */
+    view: number | null;
+    units: { name: string; kind: UnitKind; before: number; after: number }[];
+    oracle_calls: number;
+    max_oracle_calls: number;
+    max_items: number;
+    max_bytes: number;
+    accepted_steps: number;
+    stop: 'minimal' | 'call_cap' | 'too_large';
+    bytes_before: number;
+    bytes_after: number;
+  };
+}
+
+export interface Bundle {
+  /** The session files, then README.md, bundle.spec.ts and bundle.json. */
+  files: BundleFile[];
+  manifest: BundleManifest;
+}
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+const utf8 = new TextEncoder();
+
+async function open(paths: string[], request: BundleRequest): Promise<LoadedSession> {
+  const loaded = await loadSession(paths, { ...(request.session !== undefined ? { session: request.session } : {}), ...(request.format !== undefined ? { format: request.format } : {}) });
+  if (!loaded.ok) throw new BundleError(loaded.error.code, loaded.error.message);
+  return loaded.session;
+}
+
+/** What a session shows: its finding codes and the outcome of expanding each id (undefined: an error). */
+function observe(session: LoadedSession, ids: readonly string[]): { codes: Set<string>; outcomes: (ExpandOutcome | undefined)[] } {
+  const codes = new Set(session.check().findings.map((f) => f.code));
+  const outcomes = ids.map((id) => {
+    const o = session.expand(id);
+    return o.ok ? o.value : undefined;
+  });
+  return { codes, outcomes };
+}
+
+/** Builds a bundle in memory; the only files written are the oracle's, in a private temporary folder it removes. */
+export async function buildBundle(request: BundleRequest): Promise<Bundle> {
+  const ids = [...new Set(request.ids ?? [])];
+  const source = await open(request.paths, request);
+  let sourceFiles: { path: string; format: SessionFileFormat; bytes: Uint8Array }[];
+  let named: string[];
+  let expected: ExpandOutcome[];
+  let sourceCodes: Set<string>;
+  try {
+    if (source.files.length > 2) throw new BundleError('usage', `this session is read from ${source.files.length} files; a bundle takes a session of one or two files`);
+    sourceFiles = source.files.map((f) => ({ path: f.path, format: f.format, bytes: new Uint8Array(readFileSync(f.path)) }));
+    const seen = observe(source, ids);
+    sourceCodes = seen.codes;
+    named = request.codes && request.codes.length > 0 ? [...new Set(request.codes)] : ids.length > 0 ? [] : [...seen.codes];
+    for (const code of named) {
+      if (!seen.codes.has(code)) throw new BundleError('not_reproduced', `check does not report ${code} on ${request.paths.join(' ')}: it reports ${[...seen.codes].join(', ') || 'no finding'}`);
+    }
+    expected = ids.map((id, k) => {
+      const o = seen.outcomes[k];
+      if (o) return o;
+      const e = source.expand(id);
+      throw new BundleError(e.ok ? 'internal_error' : e.error.code, e.ok ? `${id} did not expand` : e.error.message);
+    });
+    if (named.length === 0 && ids.length === 0) throw new BundleError('not_reproduced', 'nothing to reproduce: check reports no finding; name a reduction with --id');
+    if (source.fileChange()) throw new BundleError('file_changed', source.fileChange()?.message ?? 'a file changed');
+  } catch (e) {
+    if (e instanceof FileChangedError) throw new BundleError('file_changed', e.message);
+    throw e;
+  } finally {
+    source.close();
+  }
+
+  const names = uniqueNames(sourceFiles.map((f) => basename(f.path)));
+  const units = jointUnits(sourceFiles.map((f, k) => fileUnits(names[k] as string, f.format, f.bytes)));
+  const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
+  const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
+  const maxItems = request.maxItems ?? MINIMIZE_MAX_ITEMS;
+  const maxBytes = request.maxBytes ?? MINIMIZE_MAX_BYTES;
+
+  const scratch = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-'));
+  const want = JSON.stringify(expected);
+  const oracle = async (kept: readonly number[]): Promise<boolean> => {
+    const rendered = units.render(kept);
+    const paths = names.map((name, k) => {
+      const path = join(scratch, name);
+      writeFileSync(path, rendered[k] as Uint8Array);
+      return path;
+    });
+    const loaded = await loadSession(paths, { ...(request.session !== undefined ? { session: request.session } : {}), ...(request.format !== undefined ? { format: request.format } : {}) });
+    if (!loaded.ok) return false;
+    try {
+      const seen = observe(loaded.session, ids);
+      if (named.some((c) => !seen.codes.has(c))) return false;
+      if ([...seen.codes].some((c) => !sourceCodes.has(c))) return false;
+      return JSON.stringify(seen.outcomes) === want;
+    } catch {
+      return false;
+    } finally {
+      loaded.session.close();
+    }
+  };
+
+  let result;
+  try {
+    const all = Array.from({ length: units.count }, (_, k) => k);
+    if (bytesBefore > maxBytes) result = { kept: all, calls: 0, steps: 0, stop: 'too_large' as const, view: null };
+    else result = await minimizeRecords(units.shapes, oracle, { maxCalls, maxItems });
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+
+  const rendered = units.render(result.kept);
+  const sessionFiles: BundleFile[] = names.map((name, k) => ({ name, bytes: rendered[k] as Uint8Array }));
+  let offset = 0;
+  const unitReport = units.files.map((f) => {
+    const after = result.kept.filter((j) => j >= offset && j < offset + f.count).length;
+    offset += f.count;
+    return { name: f.name, kind: f.kind, before: f.count, after };
+  });
+  const manifest: BundleManifest = {
+    format: 'session-inspector-bundle',
+    version: 1,
+    sources: sourceFiles.map((f) => ({ path: request.sourceNames === 'name' ? basename(f.path) : resolve(f.path), format: f.format, bytes: f.bytes.length, sha256: sha256(f.bytes) })),
+    files: sessionFiles.map((f, k) => ({ name: f.name, format: (sourceFiles[k] as { format: SessionFileFormat }).format, bytes: f.bytes.length, sha256: sha256(f.bytes) })),
+    ids,
+    codes: named,
+    expand: expected.map((o) => ({ id: o.reduction_id, total_bytes: o.total_bytes, range: o.range, source: o.source, sha256: sha256(utf8.encode(o.content)) })),
+    options: { ...(request.session !== undefined ? { session: request.session } : {}), ...(request.format !== undefined ? { format: request.format } : {}) },
+    minimizer: {
+      algorithm: 'view prefix, then ddmin',
+      view: result.view,
+      units: unitReport,
+      oracle_calls: result.calls,
+      max_oracle_calls: maxCalls,
+      max_items: maxItems,
+      max_bytes: maxBytes,
+      accepted_steps: result.steps,
+      stop: result.stop,
+      bytes_before: bytesBefore,
+      bytes_after: sessionFiles.reduce((n, f) => n + f.bytes.length, 0),
+    },
+  };
+  const sessionNames = sessionFiles.map((f) => f.name);
+  return {
+    manifest,
+    files: [
+      ...sessionFiles,
+      { name: 'README.md', bytes: utf8.encode(bundleReadme(manifest, sessionNames)) },
+      { name: 'bundle.spec.ts', bytes: utf8.encode(bundleSpec(manifest, sessionNames)) },
+      { name: 'bundle.json', bytes: utf8.encode(JSON.stringify(manifest, null, 2) + '\n') },
+    ],
+  };
+}
+
+/** Base names made distinct (two sources of one name from different folders): a numeric prefix on the later ones. */
+function uniqueNames(names: readonly string[]): string[] {
+  const used = new Set<string>();
+  return names.map((name) => {
+    let candidate = name;
+    for (let k = 2; used.has(candidate) || ['README.md', 'bundle.spec.ts', 'bundle.json'].includes(candidate); k++) candidate = `${k}-${name}`;
+    used.add(candidate);
+    return candidate;
+  });
+}
+
+/**
+ * Writes a bundle into `dir`: created when missing, refused when it exists and is not an empty
+ * folder (so it never lands beside or over the inputs). Every file is created exclusively.
+ */
+export function writeBundle(dir: string, bundle: Bundle): void {
+  let entries: string[] | undefined;
+  try {
+    if (!statSync(dir).isDirectory()) throw new BundleError('out_exists', `--out ${dir} exists and is not a folder`);
+    entries = readdirSync(dir);
+  } catch (e) {
+    if (e instanceof BundleError) throw e;
+    if ((e as { code?: string }).code !== 'ENOENT') throw new BundleError('unreadable_file', `--out ${dir}: ${(e as Error).message}`);
+  }
+  if (entries && entries.length > 0) throw new BundleError('out_exists', `--out ${dir} is not empty: give a new or empty folder (a bundle never writes beside or over other files)`);
+  mkdirSync(dir, { recursive: true });
+  for (const f of bundle.files) writeFileSync(join(dir, f.name), f.bytes, { flag: 'wx' });
+}
