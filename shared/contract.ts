@@ -75,6 +75,7 @@ export const findingSchema = z.object({
     'unknown_record',
     'unsupported_version',
     'log_differs',
+    'policy_divergence',
   ]),
   severity,
   message: z.string(),

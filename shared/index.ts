@@ -27,6 +27,8 @@ export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
 export type { IntegrityInput } from './integrity';
 export { checkIntegrity, compareLogs } from './integrity';
+export type { LocatedRecord, PolicyDivergence, PolicyReplayResult, ReplayOptions } from './replay';
+export { describeReduction, divergenceFinding, replayPolicy } from './replay';
 export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';

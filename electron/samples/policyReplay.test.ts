@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { LocatedRecord, Reduction, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
+import { divergenceFinding, replayPolicy, utf8Length } from '../../shared/index';
+import { nodeSha256 } from '../loader/session';
+import type { GeneratedSession } from './sessionGenerator';
+import { generateSession, samplePolicy } from './sessionGenerator';
+
+/** Record k of a generated sidecar is on line k + 1 (the header is record 0, line 1). */
+function located(records: readonly SidecarRecord[]): LocatedRecord[] {
+  return records.flatMap((record, k) => (record.t === 'header' ? [] : [{ record, line: k + 1 }]));
+}
+
+function headerPolicy(records: readonly SidecarRecord[]): ReductionPolicy {
+  const policy = (records[0] as SidecarHeader).policy;
+  if (!policy) throw new Error('a generated sample names its policy');
+  return policy;
+}
+
+const replay = (records: readonly SidecarRecord[]) => replayPolicy(located(records), headerPolicy(records), { sha256: nodeSha256 });
+
+const reductionAt = (records: readonly SidecarRecord[], k: number) => (records[k] as { t: 'reduction'; r: Reduction }).r;
+
+/** Every generated sample: the committed two, and more seeds in every mode of the generator. */
+const SAMPLES: { name: string; make: () => GeneratedSession }[] = [
+  { name: 'the committed session', make: () => generateSession({}) },
+  { name: 'the committed legacy session', make: () => generateSession({ legacy: true }) },
+  ...[7, 42, 99_991].flatMap((seed) => [
+    { name: `seed ${seed}`, make: () => generateSession({ seed, messages: 120 }) },
+    { name: `seed ${seed} legacy`, make: () => generateSession({ seed, legacy: true }) },
+    { name: `seed ${seed} compact`, make: () => generateSession({ seed, compact: true, messages: 60 }) },
+  ]),
+];
+
+describe('policy replay over generated samples', () => {
+  it.each(SAMPLES)('$name: the header policy, replayed pass by pass, mints exactly the recorded log', ({ make }) => {
+    const { records, snapshot } = make();
+    const result = replay(records);
+    expect(result.divergences).toEqual([]);
+    // The replay really ran: one pass per turn at least, and it ends on the agent's live log.
+    expect(result.passes).toBeGreaterThan(10);
+    expect(result.policyLog).toEqual(snapshot.reductions);
+    expect(result.recordedLog).toEqual(snapshot.reductions);
+    expect(result.view.map((m) => m?.content)).toEqual(snapshot.messages.map((m) => m.content));
+  });
+
+  it('the recorded originals are the copies history held: the legacy session replays against its capped copies', () => {
+    const { records, landmarks } = generateSession({ legacy: true });
+    expect(landmarks.capped.length).toBeGreaterThan(0);
+    const result = replay(records);
+    for (const i of landmarks.capped) expect(result.view[i]?.content).toContain('⟦capped⟧');
+    // Replayed over the full recorded bytes instead, the hashes of the capped outputs' reductions differ.
+    const uncapped = records.map((r) => (r.t === 'message' && r.cap ? { t: 'message' as const, i: r.i, msg: r.msg } : r));
+    const divergent = replay(uncapped).divergences;
+    expect(divergent.length).toBeGreaterThan(0);
+    expect(divergent.every((d) => landmarks.capped.includes(d.index) || d.fields.includes('hash') || d.recorded === null || d.minted === null)).toBe(true);
+  });
+
+  it('clear_turns_before grows during a session: replayed with the final value from the first pass, the clearing diverges', () => {
+    const { records } = generateSession({});
+    const policy = headerPolicy(records);
+    expect(policy).toEqual(samplePolicy(policy.clear_turns_before ?? null));
+    // The rule: a pass clears only as far as its recorded turns_cleared (capped by the policy); with
+    // a policy that never clears, every recorded clearing is reported, and nothing else is.
+    const result = replayPolicy(located(records), { ...policy, clear_turns_before: null }, { sha256: nodeSha256 });
+    const cleared = records.filter((r): r is { t: 'reduction'; r: Reduction } => r.t === 'reduction' && r.r.kind === 'turns_cleared');
+    expect(cleared.length).toBeGreaterThan(0);
+    const clearedIds = cleared.map((c) => c.r.id);
+    for (const id of clearedIds) expect(result.divergences.some((d) => d.reduction_id === id && d.minted === null)).toBe(true);
+  });
+});
+
+describe('policy replay over mutants of a generated sample', () => {
+  const base = () => generateSession({ seed: 11 });
+
+  it('one reduction record removed: the policy mints it at its pass, named by index, the recorded side none', () => {
+    const { records } = base();
+    const k = records.findIndex((r) => r.t === 'reduction' && r.r.kind === 'tool_output_truncated');
+    const removed = reductionAt(records, k);
+    const mutant = records.filter((_, j) => j !== k);
+    const found = replay(mutant).divergences;
+    expect(found).toHaveLength(1);
+    const d = found[0];
+    expect(d).toMatchObject({ index: removed.ptr.index, recorded: null, minted: { ...removed, stub: removed.stub } });
+    expect(d?.reduction_id).toBeUndefined();
+    const finding = divergenceFinding(d as NonNullable<typeof d>);
+    expect(finding).toMatchObject({ code: 'policy_divergence', severity: 'warning', index: removed.ptr.index });
+    expect(finding.message).toContain(`tool_output_truncated of index ${removed.ptr.index}`);
+    expect(finding.message).toContain(`kept_bytes ${removed.kept_bytes}`);
+  });
+
+  it('one reduction record added: named by its id, the policy side none', () => {
+    const { records, snapshot } = base();
+    const addressed = new Set(snapshot.reductions?.flatMap((r) => (r.end !== undefined ? Array.from({ length: r.end - r.ptr.index }, (_, j) => r.ptr.index + j) : [r.ptr.index])));
+    const tools = snapshot.messages.flatMap((m, i) => (m.role === 'tool' && !addressed.has(i) ? [i] : []));
+    const index = tools[0] as number;
+    const bytes = utf8Length(snapshot.messages[index]?.content ?? '');
+    const maxId = Math.max(...(snapshot.reductions ?? []).map((r) => Number(r.id.slice(1))));
+    const extra: Reduction = { id: `r${maxId + 1}`, kind: 'tool_output_elided', ptr: { index, hash: 'sha256:00', bytes }, stub: 'x', minted_at: snapshot.messages.length };
+    const found = replay([...records, { t: 'reduction', r: extra }]).divergences;
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ reduction_id: extra.id, index, recorded: extra, minted: null, line: records.length + 1 });
+    expect(divergenceFinding(found[0] as NonNullable<(typeof found)[0]>)).toMatchObject({ code: 'policy_divergence', reduction_id: extra.id, line: records.length + 1 });
+  });
+
+  it('one kept_bytes changed: named by its id, with both sides of kept_bytes and nothing else', () => {
+    const { records } = base();
+    const k = records.findIndex((r) => r.t === 'reduction' && r.r.kind === 'tool_output_truncated');
+    const original = reductionAt(records, k);
+    const changed: Reduction = { ...original, kept_bytes: (original.kept_bytes ?? 0) - 7 };
+    const mutant = records.map((r, j) => (j === k ? { t: 'reduction' as const, r: changed } : r));
+    const found = replay(mutant).divergences;
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({ reduction_id: original.id, index: original.ptr.index, fields: ['kept_bytes'], line: k + 1 });
+    expect(found[0]?.minted?.kept_bytes).toBe(original.kept_bytes);
+    const message = divergenceFinding(found[0] as NonNullable<(typeof found)[0]>).message;
+    expect(message).toContain(`kept_bytes recorded ${changed.kept_bytes}, policy ${original.kept_bytes}`);
+  });
+});
