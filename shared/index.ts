@@ -28,7 +28,7 @@ export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, re
 export type { IntegrityInput } from './integrity';
 export { checkIntegrity, compareLogs } from './integrity';
 export type { LocatedRecord, PolicyDivergence, PolicyReplayResult, ReplayOptions } from './replay';
-export { describeReduction, divergenceFinding, replayPolicy } from './replay';
+export { REPLAY_FINDING_CODES, describeReduction, divergenceFinding, replayPolicy } from './replay';
 export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';
@@ -36,3 +36,5 @@ export * from './contract';
 export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
+export type { WhatIf, WhatIfDiff, WhatIfMessage, WhatIfReduction } from './whatIf';
+export { whatIf, whatIfDiff } from './whatIf';

@@ -28,8 +28,11 @@ import { stubText } from './constants';
 import { mintReductions } from './mint';
 import { arrayList } from './session';
 import { applyCap, lastAddressed } from './timeline';
-import type { ChatMessage, Finding, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
+import type { ChatMessage, Finding, FindingCode, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
 import { isRangeKind } from './types';
+
+/** Finding codes only a replay reports (`check --replay`, the app's check): no broken sample plants them. */
+export const REPLAY_FINDING_CODES: readonly FindingCode[] = ['policy_divergence'];
 
 export interface LocatedRecord {
   record: SidecarRecord;
@@ -66,6 +69,12 @@ export interface PolicyReplayResult {
 
 export interface ReplayOptions {
   sha256?: Sha256;
+  /**
+   * What-if mode: the policy numbers its reductions with its own counter (as an agent running it
+   * would), instead of taking the id of the recorded reduction it matches. Divergences are still
+   * listed, but a what-if compares the two logs by address (`whatIf`).
+   */
+  ownIds?: boolean;
 }
 
 const COMPARED = ['kind', 'index', 'bytes', 'hash', 'kept_bytes', 'canonical', 'end', 'stub', 'minted_at'] as const;
@@ -136,6 +145,8 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
   let inverted: Reduction[] = [];
   const divergences: PolicyDivergence[] = [];
   let maxId = 0;
+  /** The highest id the policy minted itself (what-if mode numbers from it; a rewind never lowers it). */
+  let ownMax = 0;
   let passes = 0;
   /** Line of the pending pass (the record it follows; 0 before any), and its recorded batch. */
   let pending: number | undefined;
@@ -148,7 +159,8 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     const recorded = batch.map((b) => (b.record as { t: 'reduction'; r: Reduction }).r);
     const recordedClear = recorded.filter((r) => r.kind === 'turns_cleared').reduce((m, r) => Math.max(m, r.end ?? 0), 0);
     const clear = final ? limit : Math.min(recordedClear, limit);
-    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId: maxId + 1, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
+    const nextId = (options.ownIds ? ownMax : maxId) + 1;
+    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
     const open = new Map<string, LocatedRecord[]>();
     for (const b of batch) {
       const key = keyOf((b.record as { t: 'reduction'; r: Reduction }).r);
@@ -162,7 +174,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
         continue;
       }
       const rec = (match.record as { t: 'reduction'; r: Reduction }).r;
-      const renamed: Reduction = { ...m, id: rec.id, stub: stubText(rec.id, m.kind, hiddenBytes(m)) };
+      const renamed: Reduction = options.ownIds ? m : { ...m, id: rec.id, stub: stubText(rec.id, m.kind, hiddenBytes(m)) };
       const fields = COMPARED.filter((f) => show(field(rec, f)) !== show(field(renamed, f)));
       if (fields.length > 0) divergences.push({ line: match.line, index: rec.ptr.index, reduction_id: rec.id, fields, recorded: rec, minted: renamed });
       policyLog.push(renamed);
@@ -175,6 +187,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     }
     recordedLog.push(...recorded);
     for (const r of [...recorded, ...minted]) maxId = Math.max(maxId, idNumber(r.id));
+    for (const r of minted) ownMax = Math.max(ownMax, idNumber(r.id));
     batch = [];
     pending = undefined;
   };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { LocatedRecord, Reduction, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
-import { divergenceFinding, replayPolicy, utf8Length } from '../../shared/index';
+import type { LocatedRecord, PolicyDivergence, Reduction, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
+import { divergenceFinding, replayPolicy } from '../../shared/index';
 import { nodeSha256 } from '../loader/session';
+import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from './policyMutants';
 import type { GeneratedSession } from './sessionGenerator';
 import { generateSession, samplePolicy } from './sessionGenerator';
 
@@ -17,8 +18,6 @@ function headerPolicy(records: readonly SidecarRecord[]): ReductionPolicy {
 }
 
 const replay = (records: readonly SidecarRecord[]) => replayPolicy(located(records), headerPolicy(records), { sha256: nodeSha256 });
-
-const reductionAt = (records: readonly SidecarRecord[], k: number) => (records[k] as { t: 'reduction'; r: Reduction }).r;
 
 /** Every generated sample: the committed two, and more seeds in every mode of the generator. */
 const SAMPLES: { name: string; make: () => GeneratedSession }[] = [
@@ -73,46 +72,35 @@ describe('policy replay over mutants of a generated sample', () => {
   const base = () => generateSession({ seed: 11 });
 
   it('one reduction record removed: the policy mints it at its pass, named by index, the recorded side none', () => {
-    const { records } = base();
-    const k = records.findIndex((r) => r.t === 'reduction' && r.r.kind === 'tool_output_truncated');
-    const removed = reductionAt(records, k);
-    const mutant = records.filter((_, j) => j !== k);
-    const found = replay(mutant).divergences;
+    const { records, reduction: removed } = withReductionRemoved(base());
+    const found = replay(records).divergences;
     expect(found).toHaveLength(1);
-    const d = found[0];
-    expect(d).toMatchObject({ index: removed.ptr.index, recorded: null, minted: { ...removed, stub: removed.stub } });
-    expect(d?.reduction_id).toBeUndefined();
-    const finding = divergenceFinding(d as NonNullable<typeof d>);
+    const d = found[0] as PolicyDivergence;
+    expect(d).toMatchObject({ index: removed.ptr.index, recorded: null, minted: removed });
+    expect(d.reduction_id).toBeUndefined();
+    const finding = divergenceFinding(d);
     expect(finding).toMatchObject({ code: 'policy_divergence', severity: 'warning', index: removed.ptr.index });
     expect(finding.message).toContain(`tool_output_truncated of index ${removed.ptr.index}`);
     expect(finding.message).toContain(`kept_bytes ${removed.kept_bytes}`);
   });
 
   it('one reduction record added: named by its id, the policy side none', () => {
-    const { records, snapshot } = base();
-    const addressed = new Set(snapshot.reductions?.flatMap((r) => (r.end !== undefined ? Array.from({ length: r.end - r.ptr.index }, (_, j) => r.ptr.index + j) : [r.ptr.index])));
-    const tools = snapshot.messages.flatMap((m, i) => (m.role === 'tool' && !addressed.has(i) ? [i] : []));
-    const index = tools[0] as number;
-    const bytes = utf8Length(snapshot.messages[index]?.content ?? '');
-    const maxId = Math.max(...(snapshot.reductions ?? []).map((r) => Number(r.id.slice(1))));
-    const extra: Reduction = { id: `r${maxId + 1}`, kind: 'tool_output_elided', ptr: { index, hash: 'sha256:00', bytes }, stub: 'x', minted_at: snapshot.messages.length };
-    const found = replay([...records, { t: 'reduction', r: extra }]).divergences;
+    const { records, reduction: extra, line } = withReductionAdded(base());
+    expect(extra.ptr.index).toBeGreaterThan(0);
+    const found = replay(records).divergences;
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ reduction_id: extra.id, index, recorded: extra, minted: null, line: records.length + 1 });
-    expect(divergenceFinding(found[0] as NonNullable<(typeof found)[0]>)).toMatchObject({ code: 'policy_divergence', reduction_id: extra.id, line: records.length + 1 });
+    expect(found[0]).toMatchObject({ reduction_id: extra.id, index: extra.ptr.index, recorded: extra, minted: null, line });
+    expect(divergenceFinding(found[0] as PolicyDivergence)).toMatchObject({ code: 'policy_divergence', reduction_id: extra.id, line });
   });
 
   it('one kept_bytes changed: named by its id, with both sides of kept_bytes and nothing else', () => {
-    const { records } = base();
-    const k = records.findIndex((r) => r.t === 'reduction' && r.r.kind === 'tool_output_truncated');
-    const original = reductionAt(records, k);
-    const changed: Reduction = { ...original, kept_bytes: (original.kept_bytes ?? 0) - 7 };
-    const mutant = records.map((r, j) => (j === k ? { t: 'reduction' as const, r: changed } : r));
-    const found = replay(mutant).divergences;
+    const { records, reduction: changed, line } = withKeptBytesChanged(base());
+    const found = replay(records).divergences;
     expect(found).toHaveLength(1);
-    expect(found[0]).toMatchObject({ reduction_id: original.id, index: original.ptr.index, fields: ['kept_bytes'], line: k + 1 });
-    expect(found[0]?.minted?.kept_bytes).toBe(original.kept_bytes);
-    const message = divergenceFinding(found[0] as NonNullable<(typeof found)[0]>).message;
-    expect(message).toContain(`kept_bytes recorded ${changed.kept_bytes}, policy ${original.kept_bytes}`);
+    const d = found[0] as PolicyDivergence;
+    expect(d).toMatchObject({ reduction_id: changed.id, index: changed.ptr.index, fields: ['kept_bytes'], line });
+    const policyKept = d.minted?.kept_bytes as number;
+    expect(policyKept).toBe((changed.kept_bytes ?? 0) + 7);
+    expect(divergenceFinding(d).message).toContain(`kept_bytes recorded ${changed.kept_bytes}, policy ${policyKept}`);
   });
 });
