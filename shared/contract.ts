@@ -402,6 +402,43 @@ const partBMethods = {
   },
 } as const;
 
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (4): policy replay and the what-if view. Both re-read the sidecar's records in file
+// order (electron/loader/replay.ts); a session that cannot be replayed says why in `note`.
+
+/** Most entries of each list of a `whatIf` reply; the counts count them all. */
+export const MAX_WHAT_IF_ENTRIES = 1000;
+const whatIfReductionSchema = z.object({ id: z.string(), kind, index: int, end: int.optional(), kept_bytes: int.optional(), hidden_bytes: int.nullable() });
+
+const replayMethods = {
+  /** `check --replay`'s replay: the header policy re-run pass by pass; each divergence a `policy_divergence` finding. */
+  replay: {
+    params: empty,
+    result: z.object({
+      replayed: z.boolean(),
+      note: z.string().optional(),
+      policy: reductionPolicySchema.nullable(),
+      passes: int,
+      findings: z.array(findingSchema).max(MAX_REPLY_FINDINGS),
+      /** Every divergence, those past MAX_REPLY_FINDINGS included. */
+      divergences: int,
+    }),
+  },
+  /** `view --policy`'s diff: the session re-projected under `policy`, against the recorded log (latest view). */
+  whatIf: {
+    params: z.object({ policy: reductionPolicySchema }),
+    result: z.object({
+      note: z.string().optional(),
+      counts: z.object({ added: int, removed: int, changed: int, messages: int }),
+      bytes: z.object({ recorded: int, policy: int }),
+      added: z.array(whatIfReductionSchema).max(MAX_WHAT_IF_ENTRIES),
+      removed: z.array(whatIfReductionSchema).max(MAX_WHAT_IF_ENTRIES),
+      changed: z.array(z.object({ index: int, recorded: whatIfReductionSchema, policy: whatIfReductionSchema })).max(MAX_WHAT_IF_ENTRIES),
+      messages: z.array(z.object({ index: int, role: role.nullable(), recorded_bytes: int.nullable(), policy_bytes: int.nullable() })).max(MAX_WHAT_IF_ENTRIES),
+    }),
+  },
+} as const;
+
 /** Every request: its params and its result. */
 export const methods = {
   /** The open session, if any, and what the host offers. */
@@ -464,6 +501,8 @@ export const methods = {
   calls: { params: empty, result: contextMapSchema },
   // Issue 12, part B.
   ...partBMethods,
+  // Issue 13 (4).
+  ...replayMethods,
 } as const;
 
 export type Method = keyof typeof methods;
@@ -555,5 +594,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'replay', 'whatIf'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

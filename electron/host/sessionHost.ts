@@ -20,6 +20,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   openFile: 660_000,
   search: 270_000,
   check: 660_000,
+  replay: 660_000,
+  whatIf: 660_000,
   openDialog: Infinity,
 };
 

@@ -30,6 +30,9 @@ export const METHOD_CHANNELS = {
   callDiff: 'si:callDiff',
   sessionEvents: 'si:sessionEvents',
   abandoned: 'si:abandoned',
+  // Issue 13 (4): policy replay, the what-if view.
+  replay: 'si:replay',
+  whatIf: 'si:whatIf',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

@@ -49,6 +49,8 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   open: 600_000,
   search: 240_000,
   check: 600_000,
+  replay: 600_000,
+  whatIf: 600_000,
 };
 
 /** A ResolverClient over a worker thread, with what tests need to drive the real worker. */
