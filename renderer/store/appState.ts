@@ -9,6 +9,7 @@ import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
 import type { LogSlice } from './logSlice';
 import type { NavigationSlice } from './navigationSlice';
+import type { PolicySlice } from './policySlice';
 import type { ReductionsSlice } from './reductionsSlice';
 import type { RowsSlice } from './rowsSlice';
 import type { SearchSlice } from './searchSlice';
@@ -16,7 +17,7 @@ import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & PolicySlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

@@ -11,6 +11,7 @@ import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
+import { createPolicySlice } from './policySlice';
 import { createReductionsSlice } from './reductionsSlice';
 import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
@@ -35,6 +36,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
   };
   return createStore<AppState>()((...a) => ({
     ...createSessionSlice(deps)(...a),
+    ...createPolicySlice(deps)(...a),
     ...createRowsSlice(deps)(...a),
     ...createReductionsSlice(deps)(...a),
     ...createSearchSlice(deps)(...a),
