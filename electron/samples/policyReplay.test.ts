@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LocatedRecord, PolicyDivergence, Reduction, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
 import { divergenceFinding, replayPolicy } from '../../shared/index';
@@ -102,5 +103,17 @@ describe('policy replay over mutants of a generated sample', () => {
     const policyKept = d.minted?.kept_bytes as number;
     expect(policyKept).toBe((changed.kept_bytes ?? 0) + 7);
     expect(divergenceFinding(d).message).toContain(`kept_bytes recorded ${changed.kept_bytes}, policy ${policyKept}`);
+  });
+});
+
+describe('policy replay over any seed (fast-check)', () => {
+  it('the header policy replays without a divergence, in every mode of the generator', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 0xffffffff }), fc.boolean(), fc.boolean(), (seed, legacy, compact) => {
+        const { records } = generateSession({ seed, legacy, compact, messages: 60 });
+        expect(replay(records).divergences).toEqual([]);
+      }),
+      { numRuns: 8 },
+    );
   });
 });
