@@ -164,6 +164,14 @@ describe('view --policy', () => {
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'unreadable_file' } });
   });
 
+  it('a session whose header names no policy can still be re-projected: a what-if brings its own', async () => {
+    const { records: generated } = generateSession({ seed: 3 });
+    const path = write('no-policy-what-if.sidecar.jsonl', [{ ...(generated[0] as SidecarHeader), policy: null }, ...generated.slice(1)]);
+    const r = await runCli(['view', '--policy', writePolicy('own4.json', policyOf(path, generated)), path]);
+    expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as WhatIfOutput).diff.counts).toEqual({ added: 0, removed: 0, changed: 0, messages: 0 });
+  });
+
   it('a foreign format cannot be re-projected: exit 2, replay_not_possible', async () => {
     const r = await runCli(['view', '--policy', writePolicy('own3.json', own), CODEX]);
     expect(r.code).toBe(2);

@@ -25,7 +25,7 @@ export interface ReplaySummary {
   divergences: number;
 }
 
-type Replayable = { ok: true; path: string; bytes: number; policy: ReductionPolicy } | { ok: false; note: string };
+type Replayable = { ok: true; path: string; bytes: number; policy: ReductionPolicy } | { ok: false; note: string; reason: 'no_sidecar' | 'stopped' | 'no_policy'; sidecar?: { path: string; bytes: number } };
 
 /** The sidecar and policy a replay reads, or why there is none. */
 export function replayable(session: LoadedSession): Replayable {
@@ -34,12 +34,13 @@ export function replayable(session: LoadedSession): Replayable {
     const format = session.files[0]?.format;
     return {
       ok: false,
+      reason: 'no_sidecar',
       note: format && format !== 'supercode-snapshot' ? `replay is not possible: a ${format} file names no reduction policy (only a supercode sidecar's header does)` : 'replay is not possible: a session snapshot alone holds no policy and no record order; open its sidecar',
     };
   }
-  if (session.stopped) return { ok: false, note: 'replay is not possible: the sidecar has a format version newer than supported' };
+  if (session.stopped) return { ok: false, reason: 'stopped', note: 'replay is not possible: the sidecar has a format version newer than supported' };
   const policy = session.header?.policy ?? null;
-  if (!policy) return { ok: false, note: 'replay is not possible: the sidecar header names no policy (policy: null)' };
+  if (!policy) return { ok: false, reason: 'no_policy', sidecar: { path: sidecar.path, bytes: sidecar.bytes }, note: 'replay is not possible: the sidecar header names no policy (policy: null)' };
   return { ok: true, path: sidecar.path, bytes: sidecar.bytes, policy };
 }
 
@@ -93,8 +94,7 @@ export function checkWithReplay(session: LoadedSession): CheckReport & { replay:
 export function whatIfSession(session: LoadedSession, policy: ReductionPolicy): { ok: true; value: WhatIf } | { ok: false; note: string } {
   const source = replayable(session);
   // A what-if brings its own policy: only the sidecar is needed.
-  if (!source.ok && !source.note.includes('names no policy')) return source;
-  const sidecar = session.files.find((f) => f.format === 'supercode-sidecar');
-  if (!sidecar) return { ok: false, note: 'replay is not possible: no sidecar is open' };
+  const sidecar = source.ok ? source : source.sidecar;
+  if (!sidecar) return { ok: false, note: (source as { note: string }).note };
   return { ok: true, value: guarded(session, () => whatIf(sidecarRecords(sidecar.path, sidecar.bytes), policy, { sha256: nodeSha256 })) };
 }
