@@ -9,7 +9,7 @@ import type { Locator, Page } from '@playwright/test';
 import type { SidecarSearchMatch } from '../shared/types';
 import { nameText } from '../renderer/text/nameText';
 
-export type PanelTab = 'Search' | 'Log' | 'Findings' | 'Diff';
+export type PanelTab = 'Search' | 'Log' | 'Findings' | 'Diff' | 'What if';
 
 export interface SearchOptions {
   regex?: boolean;

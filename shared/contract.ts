@@ -75,6 +75,7 @@ export const findingSchema = z.object({
     'unknown_record',
     'unsupported_version',
     'log_differs',
+    'policy_divergence',
   ]),
   severity,
   message: z.string(),
@@ -452,6 +453,42 @@ const bundleMethods = {
   },
 } as const;
 // ── end of issue 13 (bundles)
+// ---------------------------------------------------------------------------------------------
+// Issue 13 (4): policy replay and the what-if view. Both re-read the sidecar's records in file
+// order (electron/loader/replay.ts); a session that cannot be replayed says why in `note`.
+
+/** Most entries of each list of a `whatIf` reply; the counts count them all. */
+export const MAX_WHAT_IF_ENTRIES = 1000;
+const whatIfReductionSchema = z.object({ id: z.string(), kind, index: int, end: int.optional(), kept_bytes: int.optional(), hidden_bytes: int.nullable() });
+
+const replayMethods = {
+  /** `check --replay`'s replay: the header policy re-run pass by pass; each divergence a `policy_divergence` finding. */
+  replay: {
+    params: empty,
+    result: z.object({
+      replayed: z.boolean(),
+      note: z.string().optional(),
+      policy: reductionPolicySchema.nullable(),
+      passes: int,
+      findings: z.array(findingSchema).max(MAX_REPLY_FINDINGS),
+      /** Every divergence, those past MAX_REPLY_FINDINGS included. */
+      divergences: int,
+    }),
+  },
+  /** `view --policy`'s diff: the session re-projected under `policy`, against the recorded log (latest view). */
+  whatIf: {
+    params: z.object({ policy: reductionPolicySchema }),
+    result: z.object({
+      note: z.string().optional(),
+      counts: z.object({ added: int, removed: int, changed: int, messages: int }),
+      bytes: z.object({ recorded: int, policy: int }),
+      added: z.array(whatIfReductionSchema).max(MAX_WHAT_IF_ENTRIES),
+      removed: z.array(whatIfReductionSchema).max(MAX_WHAT_IF_ENTRIES),
+      changed: z.array(z.object({ index: int, recorded: whatIfReductionSchema, policy: whatIfReductionSchema })).max(MAX_WHAT_IF_ENTRIES),
+      messages: z.array(z.object({ index: int, role: role.nullable(), recorded_bytes: int.nullable(), policy_bytes: int.nullable() })).max(MAX_WHAT_IF_ENTRIES),
+    }),
+  },
+} as const;
 
 /** Every request: its params and its result. */
 export const methods = {
@@ -519,6 +556,8 @@ export const methods = {
   ...folderMethods,
   // Issue 13: repro bundles.
   ...bundleMethods,
+  // Issue 13 (4).
+  ...replayMethods,
 } as const;
 
 export type Method = keyof typeof methods;
@@ -610,5 +649,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle', 'replay', 'whatIf'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

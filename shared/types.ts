@@ -198,7 +198,9 @@ export type FindingCode =
   | 'truncated_last_line'
   | 'unknown_record'
   | 'unsupported_version'
-  | 'log_differs';
+  | 'log_differs'
+  // Issue 13: a recorded reduction that the header's policy, replayed, does not mint (or mints differently).
+  | 'policy_divergence';
 
 export type Severity = 'error' | 'warning';
 
@@ -218,6 +220,7 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   unknown_record: 'warning',
   unsupported_version: 'error',
   log_differs: 'warning',
+  policy_divergence: 'warning',
 };
 
 /** §5.6 */

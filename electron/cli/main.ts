@@ -11,7 +11,8 @@ import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
 import { createRealClient, findPackageRoot, parseBind, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
-import { parseAt, viewOutput } from './view';
+import { checkWithReplay } from '../loader/replay';
+import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { runBundle } from './bundle';
 
 export interface CliIo {
@@ -29,7 +30,7 @@ export const EXIT_FINDINGS = 1;
 export const EXIT_ERROR = 2;
 
 /** Error codes this command line prints besides the resolver's own. */
-export type CliErrorCode = 'usage' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'internal_error';
+export type CliErrorCode = 'usage' | 'invalid_policy' | 'replay_not_possible' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'internal_error';
 
 /**
  * The outside world of `serve` and `open` (resolver client, signals, package folder, Electron).
@@ -49,10 +50,13 @@ Commands:
       floored to a character boundary) as an ExpandOutcome.
   search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
       Search the content currently hidden from the model; print a SidecarSearchResult.
-  check [--strict] FILE...
+  check [--strict] [--replay] FILE...
       Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
       --strict, when there is any finding at all, warnings included). The summary names the
-      file's format and the sessions it holds.
+      file's format and the sessions it holds. --replay re-runs the policy the sidecar header
+      names over the recorded messages, pass by pass, adds a policy_divergence warning for
+      every place the recorded log differs from what it mints, and prints "replay":{...}
+      (with a note instead when the session names no policy or is not a supercode sidecar).
   log FILE...
       Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
       why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
@@ -65,6 +69,11 @@ Commands:
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
       commands, bundle.spec.ts (Playwright) and bundle.json. Prints {"out","files","minimizer"}.
+  view --policy POLICY.json FILE...
+      What if: the latest view re-projected under another reduction policy (a JSON object with
+      protect_last_n_tool_results, max_tool_result_bytes, kept_prefix_bytes, dedupe and
+      clear_turns_before), plus "policy" and "diff": the reductions it adds, removes or changes
+      against the recorded log, the messages shown differently, and the bytes given either way.
   serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
@@ -95,9 +104,9 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', ...SOURCE_FLAGS },
+  check: { strict: 'switch', replay: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
-  view: { at: 'value', ...SOURCE_FLAGS },
+  view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
@@ -245,6 +254,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
   let query = '';
   let searchOptions: Omit<SearchOptions, 'sha256'> = {};
   const at = command === 'view' ? parseAt(flags) : undefined;
+  const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
@@ -305,18 +315,18 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
       }
       case 'view':
         refuseStopped(session);
-        io.stdout(json(viewOutput(session, at)));
+        io.stdout(json(policy ? whatIfOutput(session, policy) : viewOutput(session, at)));
         return EXIT_OK;
       case 'check': {
         let report: CheckReport;
         try {
-          report = session.check();
+          report = flags.has('replay') ? checkWithReplay(session) : session.check();
         } catch (e) {
           // A file changed while it was checked: findings over changed bytes would be wrong.
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
           throw e;
         }
-        io.stdout(json({ findings: report.findings, summary: report.summary }));
+        io.stdout(json({ findings: report.findings, summary: report.summary, ...('replay' in report ? { replay: report.replay } : {}) }));
         const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
         return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
       }

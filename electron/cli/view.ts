@@ -5,8 +5,12 @@
  * prefixes and stubs in place, a cleared or summarized range one entry at its start, `role` null
  * there and for a message whose record could not be read).
  */
-import { SESSION_FORMAT_OF_FILE, viewEntries } from '../../shared/index';
+import { readFileSync } from 'node:fs';
+import type { ReductionPolicy } from '../../shared/index';
+import { SESSION_FORMAT_OF_FILE, reductionPolicySchema, viewEntries } from '../../shared/index';
+import { whatIfSession } from '../loader/replay';
 import type { LoadedSession } from '../loader/session';
+import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';
 
 /** `--at N` as given (checked before any file is read); undefined without it: the latest view. */
@@ -32,4 +36,46 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages };
+}
+
+/**
+ * Issue 13: `--policy FILE.json`, read and validated (§3.4, unknown fields refused: a misspelt
+ * field would otherwise fall back silently) before any session file is read.
+ */
+export function readPolicyFlag(flags: ReadonlyMap<string, string | true>): ReductionPolicy | undefined {
+  const path = flags.get('policy');
+  if (typeof path !== 'string') return undefined;
+  if (flags.has('at')) throw usageError('--policy shows the latest view re-projected; it does not combine with --at');
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CliError('unreadable_file', `cannot read the policy file ${path}: ${(e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw new CliError('invalid_policy', `the policy file ${path} is not JSON: ${(e as Error).message}`);
+  }
+  const parsed = reductionPolicySchema.strict().safeParse(value);
+  if (!parsed.success) {
+    const what = parsed.error.issues.map((i) => `${i.path.join('.') || 'the policy'}: ${i.message}`).join('; ');
+    throw new CliError('invalid_policy', `the policy file ${path} is not a reduction policy (${what})`);
+  }
+  return parsed.data;
+}
+
+/** `view --policy`: the latest view under `policy` (the §11 shape), with the policy and the diff against the recorded log. */
+export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): unknown {
+  let outcome;
+  try {
+    outcome = whatIfSession(session, policy);
+  } catch (e) {
+    if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+    throw e;
+  }
+  if (!outcome.ok) throw new CliError('replay_not_possible', outcome.note);
+  const file = session.files[0];
+  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: null, calls: session.calls.length, messages: outcome.value.messages, policy, diff: outcome.value.diff };
 }

@@ -22,6 +22,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   check: 660_000,
   // Issue 13: a bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
   reproBundle: 660_000,
+  replay: 660_000,
+  whatIf: 660_000,
   openDialog: Infinity,
 };
 

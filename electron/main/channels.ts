@@ -34,6 +34,9 @@ export const METHOD_CHANNELS = {
   folder: 'si:folder',
   // Issue 13.
   reproBundle: 'si:reproBundle',
+  // Issue 13 (4): policy replay, the what-if view.
+  replay: 'si:replay',
+  whatIf: 'si:whatIf',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

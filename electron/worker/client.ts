@@ -51,6 +51,8 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   check: 600_000,
   // Issue 13: a repro bundle loads and checks up to MINIMIZE_MAX_CALLS candidates (its bytes capped).
   reproBundle: 600_000,
+  replay: 600_000,
+  whatIf: 600_000,
 };
 
 /** A ResolverClient over a worker thread, with what tests need to drive the real worker. */

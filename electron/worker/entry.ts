@@ -55,7 +55,7 @@ function searchSignal(sentAt: number): SearchSignal {
 const DEFERRED = Symbol('deferred');
 
 /** Methods that need the whole session: they wait for an open still being indexed (search too, out of the queue). */
-const WHOLE_SESSION: ReadonlySet<string> = new Set(['check']);
+const WHOLE_SESSION: ReadonlySet<string> = new Set(['check', 'replay', 'whatIf']);
 
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;

@@ -58,6 +58,7 @@ import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
+import { replayReply, whatIfReply } from './replayReplies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
 import { reproBundleReply } from './bundle';
 
@@ -263,10 +264,10 @@ function placeMatches(session: LoadedSession, result: SidecarSearchResult): Resu
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'whatIf']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
-const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check']);
+const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);
 
 /**
  * The open session's layout and info (`provisional` while its file is still being indexed);
@@ -457,6 +458,11 @@ export class SessionService {
             const value = abandonedReply(session, p);
             return value ? ok(value) : fail('invalid_request', `rewind ${p.rewind} is none of this session's ${session.rewinds.length}`);
           });
+        // Issue 13 (4): policy replay, the what-if view (replayReplies.ts).
+        case 'replay':
+          return this.withSession('replay', ({ session }) => ok(replayReply(session)));
+        case 'whatIf':
+          return this.withSession('whatIf', ({ session }) => ok(whatIfReply(session, (params as ParsedParams<'whatIf'>).policy)));
         default:
           return fail('invalid_request', `the resolver worker does not answer ${JSON.stringify(method)}`);
       }

@@ -11,6 +11,7 @@ import type { FindingsSlice } from './findingsSlice';
 import type { FolderSlice } from './folderSlice';
 import type { LogSlice } from './logSlice';
 import type { NavigationSlice } from './navigationSlice';
+import type { PolicySlice } from './policySlice';
 import type { ReductionsSlice } from './reductionsSlice';
 import type { RowsSlice } from './rowsSlice';
 import type { SearchSlice } from './searchSlice';
@@ -18,7 +19,7 @@ import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & BundleSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & BundleSlice & PolicySlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

@@ -1,6 +1,7 @@
 /** Integrity findings: `check` runs once after a session opens (SPEC §5.6). */
 import type { CheckReport, HostError } from '../../shared/contract';
 import type { SliceCreator } from './appState';
+import { freshPolicy } from './policySlice';
 
 export interface FindingsSlice {
   checkStatus: 'idle' | 'running' | 'done' | 'error';
@@ -14,12 +15,16 @@ export function findingsTotal(report: CheckReport | null): number | null {
   return report ? report.findings.length + (report.findings_omitted ?? 0) : null;
 }
 
-export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> {
-  return { checkStatus: 'idle', checkReport: null, checkError: null };
+export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> & ReturnType<typeof freshPolicy> {
+  // Issue 13: a replay and a what-if belong to the session, like its check.
+  return { checkStatus: 'idle', checkReport: null, checkError: null, ...freshPolicy() };
 }
 
+
 export const createFindingsSlice: SliceCreator<FindingsSlice> = (deps) => (set, get) => ({
-  ...freshFindings(),
+  checkStatus: 'idle',
+  checkReport: null,
+  checkError: null,
 
   async runCheck() {
     const epoch = get().epoch;

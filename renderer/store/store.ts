@@ -13,6 +13,7 @@ import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
+import { createPolicySlice } from './policySlice';
 import { createReductionsSlice } from './reductionsSlice';
 import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
@@ -37,6 +38,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
   };
   return createStore<AppState>()((...a) => ({
     ...createSessionSlice(deps)(...a),
+    ...createPolicySlice(deps)(...a),
     ...createRowsSlice(deps)(...a),
     ...createReductionsSlice(deps)(...a),
     ...createSearchSlice(deps)(...a),

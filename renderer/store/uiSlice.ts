@@ -2,7 +2,7 @@
 import type { SliceCreator } from './appState';
 
 export type Theme = 'light' | 'dark';
-export type PanelTab = 'search' | 'log' | 'findings' | 'diff';
+export type PanelTab = 'search' | 'log' | 'findings' | 'diff' | 'whatif';
 
 export interface UiSlice {
   /** The user's choice; null follows the system (`prefers-color-scheme`). */

@@ -35,16 +35,46 @@ function FindingItem({ finding, n }: { finding: Finding; n: number }) {
   );
 }
 
+/** Issue 13 (4): `Replay policy` re-runs the header's policy over the recorded messages (what `check --replay` does). */
+function ReplayControl() {
+  const status = useApp((s) => s.replayStatus);
+  const result = useApp((s) => s.replayResult);
+  const error = useApp((s) => s.replayError);
+  const runReplay = useApp((s) => s.runReplay);
+  let note: string | null = null;
+  if (status === 'running') note = 'Replaying the policy…';
+  else if (status === 'error') note = `The replay could not run: ${error?.message ?? 'unknown error'}`;
+  else if (status === 'done' && result) {
+    if (!result.replayed) note = result.note ?? 'Replay is not possible for this session.';
+    else if (result.divergences === 0) note = `Policy replayed over ${formatCount(result.passes)} passes: the recorded log is exactly what it mints.`;
+    else note = `Policy replayed over ${formatCount(result.passes)} passes: ${formatCount(result.divergences)} ${result.divergences === 1 ? 'divergence' : 'divergences'} (policy_divergence, listed below).`;
+  }
+  return (
+    <div className="findings-replay">
+      <button type="button" onClick={() => void runReplay()} disabled={status === 'running'}>
+        Replay policy
+      </button>
+      {note !== null && (
+        <p className={`panel-note${status === 'error' ? ' is-error' : ''}`} role="status" aria-label="Replay result">
+          <TerminalText text={note} ansi={false} />
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function FindingsPanel() {
   const status = useApp((s) => s.checkStatus);
   const report = useApp((s) => s.checkReport);
   const error = useApp((s) => s.checkError);
   const hasSession = useApp((s) => s.session !== null);
   const runCheck = useApp((s) => s.runCheck);
-  const findings = report?.findings ?? [];
+  // Issue 13: a replay's divergences list after the check's, like any finding.
+  const replayed = useApp((s) => (s.replayStatus === 'done' ? s.replayResult : null));
+  const findings = [...(report?.findings ?? []), ...(replayed?.findings ?? [])];
   // The summary counts every finding; a reply lists at most MAX_REPLY_FINDINGS of them.
   const errors = report?.summary.errors ?? 0;
-  const warnings = report?.summary.warnings ?? 0;
+  const warnings = (report?.summary.warnings ?? 0) + (replayed?.divergences ?? 0);
   const unlisted = Math.max(0, findings.length - MAX_LISTED) + (report?.findings_omitted ?? 0);
 
   let summary: string;
@@ -68,6 +98,7 @@ export function FindingsPanel() {
           </button>
         </p>
       )}
+      {hasSession && <ReplayControl />}
       {status === 'done' && (
         <ol className="findings-list" role="list" aria-label="Findings list">
           {findings.slice(0, MAX_LISTED).map((f, k) => (

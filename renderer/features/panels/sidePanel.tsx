@@ -1,28 +1,31 @@
-/** The side panel: a `Panels` tablist with Search, Log, Findings (with its count once checked) and Diff (issue 12). */
+/** The side panel: a `Panels` tablist with Search, Log, Findings (with its count once checked), Diff (issue 12) and What if (issue 13). */
 import type { KeyboardEvent } from 'react';
 import { useRef } from 'react';
 import type { PanelTab } from '../../store/uiSlice';
 import { useApp } from '../../store/storeContext';
 import { DiffPanel } from '../diff/diffPanel';
 import { FindingsPanel } from '../findings/findingsPanel';
+import { PolicyEditor } from '../policy/policyEditor';
 import { ReductionLog } from '../log/reductionLog';
 import { SearchPanel } from '../search/searchPanel';
 import './sidePanel.css';
 import { findingsTotal } from '../../store/findingsSlice';
 
-const TABS: PanelTab[] = ['search', 'log', 'findings', 'diff'];
+const TABS: PanelTab[] = ['search', 'log', 'findings', 'diff', 'whatif'];
 
 function tabLabel(tab: PanelTab, findings: number | null): string {
   if (tab === 'search') return 'Search';
   if (tab === 'log') return 'Log';
   if (tab === 'diff') return 'Diff';
+  if (tab === 'whatif') return 'What if';
   return findings === null ? 'Findings' : `Findings (${findings})`;
 }
 
 export function SidePanel() {
   const active = useApp((s) => s.activeTab);
   const setTab = useApp((s) => s.setActiveTab);
-  const findings = useApp((s) => (s.checkStatus === 'done' ? (findingsTotal(s.checkReport) ?? 0) : null));
+  // Issue 13: a replay's divergences count among the findings once it ran.
+  const findings = useApp((s) => (s.checkStatus === 'done' ? (findingsTotal(s.checkReport) ?? 0) + (s.replayStatus === 'done' ? (s.replayResult?.findings.length ?? 0) : 0) : null));
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
@@ -65,6 +68,7 @@ export function SidePanel() {
         {active === 'log' && <ReductionLog />}
         {active === 'findings' && <FindingsPanel />}
         {active === 'diff' && <DiffPanel />}
+        {active === 'whatif' && <PolicyEditor />}
       </div>
     </aside>
   );
