@@ -38,6 +38,21 @@ export interface SearchPaging {
   error: HostError | null;
 }
 
+/**
+ * Pages next to `page`, not fetched yet, that may hold hits of reduction `id` (the one a step opens):
+ * the previous page when this page's first match is in `id`, the next when its last is. Matches are
+ * in view order, so a reduction's hits are contiguous: fetching these marks every hit of `id` as
+ * far as the neighbouring pages reach.
+ */
+export function neighbourPages(paging: SearchPaging | null, page: number, id: string): number[] {
+  const here = paging?.pages.get(page);
+  if (!paging || !here || paging.scope !== 'hidden') return [];
+  const out: number[] = [];
+  if (page > 0 && here.matches[0]?.reduction_id === id && !paging.pages.has(page - 1)) out.push(page - 1);
+  if ((page + 1) * HUMAN_PAGE_SIZE < paging.pageable && here.matches.at(-1)?.reduction_id === id && !paging.pages.has(page + 1)) out.push(page + 1);
+  return out;
+}
+
 /** The match at `position` of the pages fetched, if its page is. */
 export function pagedMatch(paging: SearchPaging, position: number): { hidden: SearchMatch } | { view: ViewMatch } | undefined {
   const page = paging.pages.get(Math.floor(position / HUMAN_PAGE_SIZE));
@@ -170,6 +185,16 @@ export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get)
       if (!paging.pages.has(page)) {
         const ok = await loadPage(token, page);
         if (!ok) return;
+      }
+      // The match's reduction may hold hits on the pages either side: fetch them, so that every
+      // hit of the open reduction is marked (a reduction of more than a page's hits is marked
+      // as far as the neighbouring pages reach).
+      const fetched = get().searchPaging;
+      const target = fetched ? pagedMatch(fetched, position) : undefined;
+      if (target && 'hidden' in target) {
+        for (const neighbour of neighbourPages(fetched, page, target.hidden.reduction_id)) {
+          if (!(await loadPage(token, neighbour))) return;
+        }
       }
       const now = get().searchPaging;
       if (!now || latest !== token || get().epoch !== epoch) return;

@@ -115,7 +115,7 @@ function EveryMatch() {
   return (
     <section className="search-every" aria-labelledby="search-every-title">
       <div className="search-every-bar">
-        <h3 id="search-every-title">Every match</h3>
+        <h2 id="search-every-title">Every match</h2>
         <output className="search-position" aria-label="Match position" aria-live="polite">
           {position}
           {paged}
@@ -161,6 +161,8 @@ export function SearchPanel() {
   const scope = useScope();
   const store = useAppStore();
   const inputRef = useRef<HTMLInputElement>(null);
+  /** The search (query, flags, scope) the last Enter committed. */
+  const committed = useRef<string | null>(null);
 
   useEffect(() => {
     if (focusSeq > 0) {
@@ -188,10 +190,17 @@ export function SearchPanel() {
           onKeyDown={(e) => {
             if (e.key !== 'Enter') return;
             e.preventDefault();
-            // A search answered for what is typed: Enter and Shift+Enter step through every match.
-            const { searchStatus, searchPaging } = store.getState();
-            if (searchStatus === 'done' && searchPaging?.status === 'ready') void stepMatch(e.shiftKey ? -1 : 1);
-            else void runSearch();
+            // The first Enter commits what is typed (runs it now); once that search has answered,
+            // Enter and Shift+Enter step through every match. So Enter never jumps to a match of a
+            // search the user has not committed, however fast the typing's own search answered.
+            const { searchStatus, searchPaging, searchQuery, searchRegex, searchCaseSensitive, searchScope } = store.getState();
+            const asked = JSON.stringify([searchQuery, searchRegex, searchCaseSensitive, searchScope]);
+            if (committed.current === asked && searchStatus === 'done' && searchPaging?.status === 'ready') {
+              void stepMatch(e.shiftKey ? -1 : 1);
+              return;
+            }
+            committed.current = asked;
+            void runSearch();
           }}
         />
         <div className="search-options">
@@ -215,9 +224,9 @@ export function SearchPanel() {
       <EveryMatch />
       {scope === 'hidden' && (
         <section className="search-agent" aria-labelledby="search-agent-title">
-          <h3 id="search-agent-title" className="search-agent-title">
+          <h2 id="search-agent-title" className="search-agent-title">
             As the agent sees it
-          </h3>
+          </h2>
           <SearchResults />
         </section>
       )}
