@@ -435,6 +435,7 @@ const searchPagingMethods = {
       total_matches: int,
       pageable: int,
       reductions_searched: int,
+      /** For `scope: "view"`, the bytes of row text searched (no reduction is). */
       hidden_bytes_searched: int,
       reductions_unavailable: int.optional(),
     }),

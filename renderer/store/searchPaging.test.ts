@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { Params, ResultOf } from '../../shared/contract';
 import type { AppStoreOptions } from './store';
 import { createAppStore } from './store';
-import { HUMAN_PAGE_SIZE } from './searchSlice';
+import { HUMAN_PAGE_SIZE, neighbourPages } from './searchSlice';
+import { searchHitsIn } from '../features/reduction/reductionRegion';
 import { fakeHost, settle } from './testing/fakeHost';
 
 const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
@@ -107,6 +108,19 @@ describe('the human view of a search (issue 13)', () => {
     expect(store.getState().selectedRow).toBe(10);
   });
 
+  it('searches what the model saw at the model call shown, and says which', async () => {
+    const host = pagingHost(3);
+    const store = createAppStore(host.api, { timing: NO_DELAY });
+    store.getState().start();
+    await settle();
+    store.setState({ shownCall: 3 });
+    store.getState().setSearchScope('view');
+    store.getState().setSearchQuery('needle');
+    await settle(10);
+    expect(host.callsOf('searchPage').map((p) => [p.scope, p.call])).toEqual([['view', 3]]);
+    expect(store.getState().searchPaging).toMatchObject({ scope: 'view', call: 3, total: 3 });
+  });
+
   it('a new query starts a new human view: pages of the old one never land', async () => {
     const { store, host } = await searched(115);
     store.getState().setSearchQuery('other');
@@ -114,5 +128,52 @@ describe('the human view of a search (issue 13)', () => {
     expect(host.callsOf('searchPage').at(-1)?.query).toBe('other');
     expect(store.getState().searchPaging).toMatchObject({ status: 'ready', current: null });
     expect([...(store.getState().searchPaging?.pages.keys() ?? [])]).toEqual([0]);
+  });
+});
+
+describe('marks of every hit in the open reduction (issue 13)', () => {
+  /** 115 matches, eleven a reduction: reduction r<k> holds matches 11k…11k+10, at byte 10j of it. */
+  function elevenHost() {
+    const host = pagingHost(115);
+    host.answer('searchPage', (p: Params<'searchPage'>): { ok: true; value: ResultOf<'searchPage'> } => {
+      const size = p.page_size ?? 50;
+      const first = p.page * size;
+      const matches = Array.from({ length: Math.max(0, Math.min(size, 115 - first)) }, (_, j) => {
+        const k = first + j;
+        const r = Math.floor(k / 11);
+        return { reduction_id: `r${r * 10}`, kind: 'tool_output_elided' as const, index: r * 10, offset: 10 * (k % 11), length: 6, snippet: 'needle', snippet_match: [0, 6] as [number, number] };
+      });
+      return { ok: true, value: { query: p.query, mode: 'substring', case_sensitive: true, scope: 'hidden', page: p.page, page_size: size, first, matches, view_matches: [], total_matches: 115, pageable: 115, reductions_searched: 11, hidden_bytes_searched: 1000 } };
+    });
+    return host;
+  }
+
+  it("a step into a reduction whose hits continue on the next page fetches it first: all of the reduction's hits are at hand", async () => {
+    const host = elevenHost();
+    const store = createAppStore(host.api, { timing: NO_DELAY });
+    store.getState().start();
+    await settle();
+    store.getState().setSearchQuery('needle');
+    await settle(10);
+    // Match 45 (1-based) is the first of reduction r40, whose eleven hits are matches 45…55: pages 0 and 1.
+    for (let k = 0; k < 45; k++) await store.getState().stepMatch(1);
+    expect(host.callsOf('searchPage').map((p) => p.page)).toEqual([0, 1]);
+    const paging = store.getState().searchPaging;
+    expect(store.getState().openReduction?.id).toBe('r40');
+    expect(searchHitsIn(paging, 'r40')).toEqual(Array.from({ length: 11 }, (_, j) => [10 * j, 10 * j + 6]));
+    // Hits of other reductions are not this region's.
+    expect(searchHitsIn(paging, 'r50').every(([a]) => a % 10 === 0)).toBe(true);
+    expect(searchHitsIn(paging, 'r999')).toEqual([]);
+  });
+
+  it('neighbourPages asks only for unfetched pages that can hold hits of the reduction opened', () => {
+    const page = (n: number, ids: string[]) => ({ query: 'q', mode: 'substring' as const, case_sensitive: true, scope: 'hidden' as const, page: n, page_size: HUMAN_PAGE_SIZE, first: n * HUMAN_PAGE_SIZE, matches: ids.map((id) => ({ reduction_id: id, kind: 'tool_output_elided' as const, index: 0, offset: 0, length: 1, snippet: 'q', snippet_match: [0, 1] as [number, number] })), view_matches: [], total_matches: 150, pageable: 150, reductions_searched: 1, hidden_bytes_searched: 1 });
+    const paging = (pages: [number, string[]][]) => ({ status: 'ready' as const, scope: 'hidden' as const, call: null, total: 150, pageable: 150, pages: new Map(pages.map(([n, ids]) => [n, page(n, ids)])), current: null, error: null });
+    expect(neighbourPages(paging([[1, ['a', 'b', 'c']]]), 1, 'a')).toEqual([0]);
+    expect(neighbourPages(paging([[1, ['a', 'b', 'c']]]), 1, 'c')).toEqual([2]);
+    expect(neighbourPages(paging([[1, ['a', 'b', 'c']]]), 1, 'b')).toEqual([]);
+    expect(neighbourPages(paging([[0, ['x']], [1, ['a']]]), 1, 'a')).toEqual([2]);
+    // The last page has no next.
+    expect(neighbourPages(paging([[2, ['a']]]), 2, 'a')).toEqual([1]);
   });
 });

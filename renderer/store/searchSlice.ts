@@ -28,6 +28,8 @@ export const HUMAN_PAGE_SIZE = 50;
 export interface SearchPaging {
   status: 'loading' | 'ready' | 'error';
   scope: SearchScope;
+  /** The model call whose view `scope: "view"` searched (null: the latest view). */
+  call: number | null;
   /** Every match the pass counted, and how many of them can be paged. */
   total: number;
   pageable: number;
@@ -132,12 +134,12 @@ export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get)
     const paging = get().searchPaging;
     if (!reply.ok) {
       if (reply.error.code === 'cancelled') return false;
-      set({ searchPaging: { status: 'error', scope: asked.scope, total: 0, pageable: 0, pages: new Map(), current: null, error: reply.error } });
+      set({ searchPaging: { status: 'error', scope: asked.scope, call: asked.call, total: 0, pageable: 0, pages: new Map(), current: null, error: reply.error } });
       return false;
     }
     const pages = new Map(paging?.pages ?? []);
     pages.set(page, reply.value);
-    set({ searchPaging: { status: 'ready', scope: asked.scope, total: reply.value.total_matches, pageable: reply.value.pageable, pages, current: paging?.current ?? null, error: null } });
+    set({ searchPaging: { status: 'ready', scope: asked.scope, call: asked.call, total: reply.value.total_matches, pageable: reply.value.pageable, pages, current: paging?.current ?? null, error: null } });
     return true;
   };
 
@@ -225,7 +227,7 @@ export const createSearchSlice: SliceCreator<SearchSlice> = (deps) => (set, get)
       const mode = searchRegex ? 'regex' : 'substring';
       const scope = get().searchScope;
       asked = { query, mode, case_sensitive: searchCaseSensitive, scope, call: get().shownCall };
-      set({ searchPaging: { status: 'loading', scope, total: 0, pageable: 0, pages: new Map(), current: null, error: null } });
+      set({ searchPaging: { status: 'loading', scope, call: asked.call, total: 0, pageable: 0, pages: new Map(), current: null, error: null } });
       if (scope === 'view') {
         // What the model saw: the agent's search (hidden content only) does not apply.
         set({ searchStatus: 'running', searchResult: null, searchError: null, searchProgress: null });

@@ -164,6 +164,13 @@ export function SearchPanel() {
   /** The search (query, flags, scope) the last Enter committed. */
   const committed = useRef<string | null>(null);
 
+  // What the model saw depends on the model call shown: a search of it follows the slider.
+  const shownCall = useApp((s) => s.shownCall);
+  const pagedCall = useApp((s) => (s.searchPaging?.scope === 'view' ? s.searchPaging.call : undefined));
+  useEffect(() => {
+    if (scope === 'view' && pagedCall !== undefined && pagedCall !== shownCall && query !== '') void runSearch();
+  }, [scope, pagedCall, shownCall, query, runSearch]);
+
   useEffect(() => {
     if (focusSeq > 0) {
       inputRef.current?.focus();
