@@ -408,13 +408,18 @@ const partBMethods = {
  * cancellation, progress events and time limit are the `search` method's. `scope: "view"` searches
  * the text of the projected view's rows at `call` (what the model saw) instead of hidden content.
  */
+/** What names a search: `search` and `searchPage` share these params. */
+const searchQueryFields = {
+  searchId: z.string().max(100),
+  query: z.string().min(1).max(MAX_QUERY_BYTES),
+  mode: z.enum(['substring', 'regex']).default('substring'),
+  case_sensitive: z.boolean().default(true),
+};
+
 const searchPagingMethods = {
   searchPage: {
     params: z.object({
-      searchId: z.string().max(100),
-      query: z.string().min(1).max(MAX_QUERY_BYTES),
-      mode: z.enum(['substring', 'regex']).default('substring'),
-      case_sensitive: z.boolean().default(true),
+      ...searchQueryFields,
       page: int.max(MAX_PAGED_MATCHES),
       page_size: int.min(1).max(MAX_SEARCH_PAGE_SIZE).default(SEARCH_PAGE_SIZE),
       scope: z.enum(['hidden', 'view']).default('hidden'),
@@ -483,10 +488,7 @@ export const methods = {
    */
   search: {
     params: z.object({
-      searchId: z.string().max(100),
-      query: z.string().min(1).max(MAX_QUERY_BYTES),
-      mode: z.enum(['substring', 'regex']).default('substring'),
-      case_sensitive: z.boolean().default(true),
+      ...searchQueryFields,
       max_matches: int.max(100_000).optional(),
       snippet_max_bytes: int.min(1).max(65_536).optional(),
       max_result_bytes: int.min(256).max(64 * 1024 * 1024).optional(),
