@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { REDUCTION_KINDS } from './types';
 import type { ReductionKind } from './types';
 import { reductionPolicySchema, reductionSchema } from './schema';
+import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './searchPage';
 
 const int = z.number().int().nonnegative();
 const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
@@ -490,6 +491,51 @@ const replayMethods = {
   },
 } as const;
 
+/**
+ * Issue 13, item 6: the human view of a search, every match a page at a time (shared/searchPage.ts).
+ * The agent's search with `max_matches`/`max_result_bytes` moved to reach the page; its searchId,
+ * cancellation, progress events and time limit are the `search` method's. `scope: "view"` searches
+ * the text of the projected view's rows at `call` (what the model saw) instead of hidden content.
+ */
+/** What names a search: `search` and `searchPage` share these params. */
+const searchQueryFields = {
+  searchId: z.string().max(100),
+  query: z.string().min(1).max(MAX_QUERY_BYTES),
+  mode: z.enum(['substring', 'regex']).default('substring'),
+  case_sensitive: z.boolean().default(true),
+};
+
+const searchPagingMethods = {
+  searchPage: {
+    params: z.object({
+      ...searchQueryFields,
+      page: int.max(MAX_PAGED_MATCHES),
+      page_size: int.min(1).max(MAX_SEARCH_PAGE_SIZE).default(SEARCH_PAGE_SIZE),
+      scope: z.enum(['hidden', 'view']).default('hidden'),
+      call: callParam,
+    }),
+    result: z.object({
+      query: z.string(),
+      mode: z.enum(['substring', 'regex']),
+      case_sensitive: z.boolean(),
+      scope: z.enum(['hidden', 'view']),
+      page: int,
+      page_size: int,
+      first: int,
+      /** `scope: "hidden"`: matches as `search` returns them. */
+      matches: searchResultSchema.shape.matches,
+      /** `scope: "view"`: matches in rows' text; `offset`/`length` are bytes of the row's whole text. */
+      view_matches: z.array(z.object({ row: int, index: int, offset: int, length: int, snippet: z.string(), snippet_match: z.tuple([int, int]) })),
+      total_matches: int,
+      pageable: int,
+      reductions_searched: int,
+      /** For `scope: "view"`, the bytes of row text searched (no reduction is). */
+      hidden_bytes_searched: int,
+      reductions_unavailable: int.optional(),
+    }),
+  },
+} as const;
+
 /** Every request: its params and its result. */
 export const methods = {
   /** The open session, if any, and what the host offers. */
@@ -531,10 +577,7 @@ export const methods = {
    */
   search: {
     params: z.object({
-      searchId: z.string().max(100),
-      query: z.string().min(1).max(MAX_QUERY_BYTES),
-      mode: z.enum(['substring', 'regex']).default('substring'),
-      case_sensitive: z.boolean().default(true),
+      ...searchQueryFields,
       max_matches: int.max(100_000).optional(),
       snippet_max_bytes: int.min(1).max(65_536).optional(),
       max_result_bytes: int.min(256).max(64 * 1024 * 1024).optional(),
@@ -558,6 +601,7 @@ export const methods = {
   ...bundleMethods,
   // Issue 13 (4).
   ...replayMethods,
+  ...searchPagingMethods,
 } as const;
 
 export type Method = keyof typeof methods;
@@ -649,5 +693,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle', 'replay', 'whatIf'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle', 'replay', 'whatIf', 'searchPage'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

@@ -19,6 +19,7 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   default: 150_000,
   openFile: 660_000,
   search: 270_000,
+  searchPage: 270_000,
   check: 660_000,
   // Issue 13: a bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
   reproBundle: 660_000,
@@ -285,7 +286,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<AnyReply>((resolveLate) => {
       timer = setTimeout(() => {
-        if (method === 'search') client.cancelSearch((params as ParsedParams<'search'>).searchId);
+        if (method === 'search' || method === 'searchPage') client.cancelSearch((params as ParsedParams<'search' | 'searchPage'>).searchId);
         resolveLate(failure('timeout', `${method} was not answered within ${bound / 1000} s and was given up`));
       }, bound);
       timer.unref();

@@ -37,6 +37,8 @@ export const METHOD_CHANNELS = {
   // Issue 13 (4): policy replay, the what-if view.
   replay: 'si:replay',
   whatIf: 'si:whatIf',
+  // Issue 13: every match of a search, a page at a time.
+  searchPage: 'si:searchPage',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

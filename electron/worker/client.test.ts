@@ -351,3 +351,43 @@ describe('a crashed or hung worker', () => {
     expect(await c.request('log', {})).toMatchObject({ ok: false, error: { code: 'worker_crashed' } });
   });
 });
+
+describe('searchPage through the real worker (issue 13)', () => {
+  const HEAVY = { query: '[\\s\\S]{0,1000}[QZ]+', mode: 'regex' } as const;
+  let elided: string;
+  beforeAll(() => {
+    // 12 outputs of 30 kB, each line holding "log" once: 698 lines of 43 bytes per output, the last one cut.
+    elided = writeElidedOutputs(tmp.path('paging.sidecar.jsonl'), 12, 30_000);
+  });
+
+  it('pages every match in order, as a search of them all finds them', async () => {
+    const c = client();
+    value(await c.open([elided], 1));
+    const all = value(await c.request('search', params('search', { searchId: 'all', query: 'log', max_matches: 100_000, max_result_bytes: 64 * 1024 * 1024 })));
+    const page = value(await c.request('searchPage', params('searchPage', { searchId: 'p', query: 'log', page: 3, page_size: 100 })));
+    expect(page).toMatchObject({ total_matches: all.total_matches, pageable: all.total_matches, first: 300 });
+    expect(page.matches).toEqual(all.matches.slice(300, 400));
+  });
+
+  it('holds the time limit of a search: answers timeout, the worker untouched', async () => {
+    const c = client({ searchTimeLimitMs: 300 });
+    value(await c.open([elided], 1));
+    const reply = await c.request('searchPage', params('searchPage', { searchId: 'slow', page: 0, ...HEAVY }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+  });
+
+  it('is cancelled like a search: by cancelSearch, and by the next search', async () => {
+    const c = client();
+    value(await c.open([elided], 1));
+    const slow = c.request('searchPage', params('searchPage', { searchId: 'slow', page: 0, ...HEAVY }));
+    expect(await c.searchStarted('slow')).toBe(true);
+    expect(c.cancelSearch('slow')).toBe(true);
+    expect(await slow).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    const again = c.request('searchPage', params('searchPage', { searchId: 'again', page: 0, ...HEAVY }));
+    expect(await c.searchStarted('again')).toBe(true);
+    const next = c.request('search', params('search', { searchId: 'next', query: 'log' }));
+    expect(await again).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(value(await next).total_matches).toBeGreaterThan(0);
+  });
+});

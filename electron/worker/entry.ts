@@ -12,7 +12,7 @@
  * look (within one engine step, see shared/search.ts) once the shared value is no longer `e`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { HostError, ParsedParams, WorkerSessionMethod } from '../../shared/index';
+import type { EventPayload, HostError, ParsedParams, Reply, WorkerSessionMethod } from '../../shared/index';
 import { WORKER_SESSION_METHODS, parseParams, workerMethods } from '../../shared/index';
 import type { WorkerInit, WorkerMessage, WorkerReply, WorkerRequest } from './protocol';
 import { EPOCH_SLOT, isWorkerRequest } from './protocol';
@@ -82,13 +82,16 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
   if (!isSessionMethod(method)) return invalid(`the resolver worker does not answer ${JSON.stringify(method).slice(0, 100)}`);
   const parsed = parseParams(method, params);
   if (!parsed.ok) return parsed;
-  if (method === 'search') {
-    // A search sent without an epoch can only be cancelled by the searches and cancels after it.
+  if (method === 'search' || method === 'searchPage') {
+    // A search (or a page of one, issue 13) sent without an epoch can only be cancelled by the searches and cancels after it.
     const signal = searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT));
     // It waits for the whole session out of the queue: rows of the preview still answer meanwhile.
-    const searching = service.whenLoaded().then(() => {
+    const searching = service.whenLoaded().then((): Promise<Reply<'search' | 'searchPage'>> => {
       post({ searchStarted: request.id });
-      return service.searchInSlices(parsed.params as ParsedParams<'search'>, signal, (payload) => post({ event: { name: 'searchProgress', payload } }), searchTimeLimitMs);
+      const progress = (payload: EventPayload<'searchProgress'>) => post({ event: { name: 'searchProgress', payload } });
+      return method === 'searchPage'
+        ? service.searchPageInSlices(parsed.params as ParsedParams<'searchPage'>, signal, progress, searchTimeLimitMs)
+        : service.searchInSlices(parsed.params as ParsedParams<'search'>, signal, progress, searchTimeLimitMs);
     });
     void searching.then(
       (reply) => send(request, reply),

@@ -582,3 +582,49 @@ describe('SessionService: the model the renderer receives (issue 12, part C)', (
     expect(statuses[2]?.canonical).toBeUndefined();
   });
 });
+
+describe('SessionService.searchPageInSlices (issue 13: every match, a page at a time)', () => {
+  /** A session whose hidden content holds `n` matches of `word`, over several elided outputs, and one visible occurrence. */
+  function paged(n: number): string {
+    const view: ChatMessage[] = [user(`find the needle`)];
+    const log: Reduction[] = [];
+    for (let left = n, k = 1; left > 0; k++) {
+      const here = Math.min(left, 1 + (k % 7));
+      left -= here;
+      view.push(assistant('look', `c${k}`), tool(Array.from({ length: here }, (_, j) => `line ${j}: needle`).join('\n'), `c${k}`));
+      log.push(makeReduction(view, { id: `r${k}`, kind: 'tool_output_elided', index: view.length - 1 }));
+    }
+    return sidecar(view, log);
+  }
+
+  it('pages through all 115 hidden matches exactly once, in order, each page counting 115', async () => {
+    const s = await opened([paged(115)]);
+    const seen: string[] = [];
+    for (let page = 0; page < 3; page++) {
+      const p = value(await s.searchPageInSlices(params('searchPage', { searchId: `p${page}`, query: 'needle', page })));
+      expect(p).toMatchObject({ scope: 'hidden', total_matches: 115, pageable: 115, first: page * 50, page_size: 50 });
+      expect(p.matches).toHaveLength(page < 2 ? 50 : 15);
+      seen.push(...p.matches.map((m) => `${m.index}:${m.offset}`));
+    }
+    expect(new Set(seen).size).toBe(115);
+    const agent = value(s.search(params('search', { searchId: 'a', query: 'needle', max_matches: 1000, max_result_bytes: 1_000_000 })));
+    expect(seen).toEqual(agent.matches.map((m) => `${m.index}:${m.offset}`));
+  });
+
+  it('scope "view" searches what the model saw: the visible row and the stubs, not the hidden bytes', async () => {
+    const s = await opened([paged(115)]);
+    const p = value(await s.searchPageInSlices(params('searchPage', { searchId: 'v', query: 'needle', page: 0, scope: 'view' })));
+    expect(p).toMatchObject({ scope: 'view', total_matches: 1, matches: [] });
+    expect(p.view_matches).toMatchObject([{ row: 0, index: 0, offset: 9, length: 6 }]);
+    const stubs = value(await s.searchPageInSlices(params('searchPage', { searchId: 'w', query: 'expand_reduction', page: 0, scope: 'view', page_size: 5 })));
+    expect(stubs.total_matches).toBe(stubs.pageable);
+    expect(stubs.view_matches).toHaveLength(5);
+  });
+
+  it('answers cancelled when its signal is raised, and invalid_query for a bad pattern', async () => {
+    const s = await opened([paged(20)]);
+    expect(await s.searchPageInSlices(params('searchPage', { searchId: 'c', query: 'needle', page: 0 }), { aborted: true })).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(await s.searchPageInSlices(params('searchPage', { searchId: 'b', query: 'a(', mode: 'regex', page: 0 }))).toMatchObject({ ok: false, error: { code: 'invalid_query' } });
+    expect(await s.searchPageInSlices(params('searchPage', { searchId: 'b', query: 'a(', mode: 'regex', page: 0, scope: 'view' }))).toMatchObject({ ok: false, error: { code: 'invalid_query' } });
+  });
+});

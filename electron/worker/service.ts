@@ -54,6 +54,8 @@ import {
   transcriptOffset,
 } from '../../shared/index';
 import type { SearchOptions } from '../../shared/index';
+import { pageSearchOptions, searchPageOf } from '../../shared/searchPage';
+import { viewSearchSteps } from '../../shared/viewSearch';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import type { WorkerReply } from './protocol';
@@ -435,6 +437,9 @@ export class SessionService {
           return this.expand(params as ParsedParams<'expand'>);
         case 'search':
           return this.search(params as ParsedParams<'search'>, signal, onSearchProgress);
+        case 'searchPage':
+          // Only ever run in slices (entry.ts): a page is a full pass of the search.
+          return fail('not_supported', 'searchPage is answered by searchPageInSlices');
         case 'log':
           return this.log();
         case 'verify':
@@ -583,6 +588,68 @@ export class SessionService {
     const open = this.current;
     // No session, or one not read: the synchronous path answers why at once.
     if (!open || open.session.stopped) return this.search(params, signal, onProgress);
+    return this.inSlices(open, params, (options) => open.session.searchSteps(params.query, options), (value) => placeMatches(open.session, value), signal, onProgress, timeLimitMs);
+  }
+
+  /**
+   * Issue 13: page `params.page` of every match (shared/searchPage.ts), run in slices with the
+   * time limit, cancellation and progress of `searchInSlices`. `scope: "view"` searches the rows'
+   * text of the projected view at `params.call` instead (shared/viewSearch.ts).
+   */
+  async searchPageInSlices(
+    params: ParsedParams<'searchPage'>,
+    signal?: SearchSignal,
+    onProgress?: (progress: EventPayload<'searchProgress'>) => void,
+    timeLimitMs = DEFAULT_SEARCH_TIME_LIMIT_MS,
+  ): Promise<Reply<'searchPage'>> {
+    const open = this.current;
+    // No session, or one not read: withSession answers why.
+    if (!open || open.session.stopped) return this.withSession('searchPage', () => fail('not_supported', 'searchPage needs a session whose content is read'));
+    const searchParams: ParsedParams<'search'> = {
+      searchId: params.searchId,
+      query: params.query,
+      mode: params.mode,
+      case_sensitive: params.case_sensitive,
+      ...pageSearchOptions(params.page, params.page_size),
+    };
+    if (params.scope === 'view') {
+      const view = callView(open, params.call);
+      if ('ok' in view) return view;
+      return this.inSlices(
+        open,
+        searchParams,
+        (options) => viewSearchSteps(view.minted, view.log, view.layout, params.query, options),
+        (value) => ({ ...searchPageOf(value, params.page, params.page_size), scope: 'view' as const, view_matches: value.matches.slice(params.page * params.page_size, (params.page + 1) * params.page_size), matches: [] }),
+        signal,
+        onProgress,
+        timeLimitMs,
+      );
+    }
+    return this.inSlices(
+      open,
+      searchParams,
+      (options) => open.session.searchSteps(params.query, options),
+      (value) => ({ ...searchPageOf(placeMatches(open.session, value), params.page, params.page_size), scope: 'hidden' as const, view_matches: [] }),
+      signal,
+      onProgress,
+      timeLimitMs,
+    );
+  }
+
+  /**
+   * Runs a search's steps in slices of SEARCH_SLICE_MS, letting other requests in between; answers
+   * `cancelled` when `signal` is raised or the session is closed or replaced meanwhile, `timeout`
+   * once it has run `timeLimitMs`, else `finish` of the result.
+   */
+  private async inSlices<R, T>(
+    open: OpenSession,
+    params: ParsedParams<'search'>,
+    makeSteps: (options: SearchOptions) => Generator<void, { ok: true; value: R } | { ok: false; error: { code: HostErrorCode; message: string } }>,
+    finish: (value: R) => T,
+    signal: SearchSignal | undefined,
+    onProgress: ((progress: EventPayload<'searchProgress'>) => void) | undefined,
+    timeLimitMs: number,
+  ): Promise<{ ok: true; value: T } | { ok: false; error: HostError }> {
     const started = performance.now();
     let timedOut = false;
     let replaced = false;
@@ -597,17 +664,14 @@ export class SessionService {
       },
     };
     try {
-      const steps = open.session.searchSteps(
-        params.query,
-        searchOptions(params, watched, onProgress, (p) => (progress = p)),
-      );
+      const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
       for (;;) {
         const sliceEnd = performance.now() + SEARCH_SLICE_MS;
         let step = steps.next();
         while (!step.done && performance.now() < sliceEnd) step = steps.next();
         if (step.done) {
           const result = step.value;
-          if (result.ok) return ok(placeMatches(open.session, result.value));
+          if (result.ok) return ok(finish(result.value));
           if (result.error.code === 'cancelled' && timedOut && signal?.aborted !== true) {
             const done = progress ? `, having searched ${progress.spans_searched} of ${progress.spans} hidden spans (${progress.hidden_bytes_searched} bytes)` : '';
             return fail('timeout', `the search for ${JSON.stringify(params.query).slice(0, 200)} stopped after ${Math.round(timeLimitMs / 1000)} s, its time limit${done}: narrow the query (a case-sensitive substring is fastest)`);

@@ -1,5 +1,6 @@
 /** The live reduction log, fetched once per session when something needs it, and its sort order. */
 import type { HostError, ResultOf } from '../../shared/contract';
+import type { ReductionKind } from '../../shared/types';
 import type { SliceCreator } from './appState';
 
 export type LogEntry = ResultOf<'log'>['entries'][number];
@@ -20,10 +21,13 @@ export interface LogSlice {
   loadLog: () => Promise<void>;
   /** Sorts by `column`; a second click reverses, a third returns to log order. */
   setLogSort: (column: LogColumn) => void;
+  /** Issue 13: the log shows only reductions of this kind (null: every kind). */
+  logKind: ReductionKind | null;
+  setLogKind: (kind: ReductionKind | null) => void;
 }
 
-export function freshLog(): Pick<LogSlice, 'logStatus' | 'logEntries' | 'logError'> {
-  return { logStatus: 'idle', logEntries: [], logError: null };
+export function freshLog(): Pick<LogSlice, 'logStatus' | 'logEntries' | 'logError' | 'logKind'> {
+  return { logStatus: 'idle', logEntries: [], logError: null, logKind: null };
 }
 
 export const createLogSlice: SliceCreator<LogSlice> = (deps) => (set, get) => {
@@ -32,6 +36,9 @@ export const createLogSlice: SliceCreator<LogSlice> = (deps) => (set, get) => {
   return {
     ...freshLog(),
     logSort: null,
+    setLogKind(kind) {
+      set({ logKind: kind });
+    },
 
     loadLog() {
       const epoch = get().epoch;

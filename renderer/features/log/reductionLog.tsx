@@ -6,7 +6,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import type { ReductionStatus } from '../../../shared/contract';
-import { isRangeKind } from '../../../shared/types';
+import type { ReductionKind } from '../../../shared/types';
+import { REDUCTION_KINDS, isRangeKind } from '../../../shared/types';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
 import { formatCount, kindLabel, verificationLabel } from '../../text/format';
@@ -96,6 +97,34 @@ function LogRow({ entry }: { entry: LogEntry }) {
   );
 }
 
+/** How many entries of each kind the log holds, in REDUCTION_KINDS order, kinds absent left out. */
+export function kindCounts(entries: readonly LogEntry[]): { kind: ReductionKind; count: number }[] {
+  const counts = new Map<ReductionKind, number>();
+  for (const e of entries) counts.set(e.reduction.kind, (counts.get(e.reduction.kind) ?? 0) + 1);
+  return REDUCTION_KINDS.flatMap((kind) => (counts.has(kind) ? [{ kind, count: counts.get(kind) as number }] : []));
+}
+
+/** Issue 13: a `select` named `Kind` narrowing the log to one kind; each option says how many it has. */
+function KindFilter({ entries }: { entries: readonly LogEntry[] }) {
+  const kind = useApp((s) => s.logKind);
+  const setKind = useApp((s) => s.setLogKind);
+  const counts = useMemo(() => kindCounts(entries), [entries]);
+  return (
+    <span className="log-kind-filter">
+      {/* Labelled by `for`, not by wrapping: a wrapped select would add its option to the name. */}
+      <label htmlFor="log-kind-filter">Kind</label>
+      <select id="log-kind-filter" value={kind ?? ''} onChange={(e) => setKind(e.target.value === '' ? null : (e.target.value as ReductionKind))}>
+        <option value="">{`All kinds (${formatCount(entries.length)})`}</option>
+        {counts.map((c) => (
+          <option key={c.kind} value={c.kind}>{`${kindLabel(c.kind)} (${formatCount(c.count)})`}</option>
+        ))}
+        {/* A kind chosen before the log changed stays choosable, with none. */}
+        {kind !== null && !counts.some((c) => c.kind === kind) && <option value={kind}>{`${kindLabel(kind)} (0)`}</option>}
+      </select>
+    </span>
+  );
+}
+
 export function ReductionLog() {
   const status = useApp((s) => s.logStatus);
   const entries = useApp((s) => s.logEntries);
@@ -108,7 +137,9 @@ export function ReductionLog() {
   // Sorting by what `verify` says needs every status (asked once); otherwise only the rows on screen ask.
   const byStatus = sort?.column === 'source' || sort?.column === 'status' || sort?.column === 'hidden';
   const statuses = useApp((s) => (byStatus ? s.statuses : NO_STATUSES));
-  const sorted = useMemo(() => sortLog(entries, sort, statuses), [entries, sort, statuses]);
+  const kind = useApp((s) => s.logKind);
+  const shown = useMemo(() => (kind === null ? entries : entries.filter((e) => e.reduction.kind === kind)), [entries, kind]);
+  const sorted = useMemo(() => sortLog(shown, sort, statuses), [shown, sort, statuses]);
   const scrollerRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -140,7 +171,12 @@ export function ReductionLog() {
   const after = virtualizer.getTotalSize() - (items[items.length - 1]?.end ?? 0);
   return (
     <div className="reduction-log">
-      <p className="panel-note">{status === 'ready' ? `${formatCount(entries.length)} live reductions` : 'Loading the log…'}</p>
+      <div className="reduction-log-bar">
+        <p className="panel-note">
+          {status !== 'ready' ? 'Loading the log…' : kind === null ? `${formatCount(entries.length)} live reductions` : `${formatCount(shown.length)} of ${formatCount(entries.length)} live reductions`}
+        </p>
+        <KindFilter entries={entries} />
+      </div>
       <div ref={scrollerRef} className="reduction-log-scroller">
         <table className="reduction-log-table" aria-label="Reduction log" aria-rowcount={sorted.length + 1}>
           <thead>

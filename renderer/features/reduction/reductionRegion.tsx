@@ -9,6 +9,7 @@ import { useShallow } from 'zustand/react/shallow';
 import type { ByteRange, Expansion } from '../../store/reductionsSlice';
 import { shownRange } from '../../store/reductionsSlice';
 import { useApp } from '../../store/storeContext';
+import type { SearchPaging } from '../../store/searchSlice';
 import { formatBytes } from '../../text/format';
 import type { StorySegment } from './story';
 import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
@@ -77,19 +78,36 @@ function Segments({ segments, markRef, withinHidden = false }: { segments: reado
     <>
       {segments.map((g) =>
         g.hidden && withinHidden ? (
-          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={markRef} />
+          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
         ) : g.hidden ? (
           <span key={g.bytes[0]} className="reduction-hidden" role="group" aria-label="Hidden from the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={markRef} />
+            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ) : (
           <span key={g.bytes[0]} className="reduction-seen" role="group" aria-label="Seen by the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={markRef} />
+            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ),
       )}
     </>
   );
+}
+
+/**
+ * The byte ranges (of what `expand` returns: the content, or a range's transcript) of every match
+ * of the human view's fetched pages inside reduction `id`.
+ */
+export function searchHitsIn(paging: SearchPaging | null, id: string): [number, number][] {
+  if (!paging || paging.scope !== 'hidden') return [];
+  const hits: [number, number][] = [];
+  for (const page of paging.pages.values()) {
+    for (const m of page.matches) {
+      if (m.reduction_id !== id) continue;
+      const at = m.kind === 'turns_cleared' || m.kind === 'summarized' ? m.transcript_offset : m.offset;
+      if (at !== undefined) hits.push([at, at + m.length]);
+    }
+  }
+  return hits;
 }
 
 export function ReductionRegion({ id }: { id: string }) {
@@ -121,15 +139,18 @@ export function ReductionRegion({ id }: { id: string }) {
   const highlight = open?.highlight ?? null;
   const shownStart = shown?.[0];
   const shownEnd = shown?.[1];
+  // Issue 13: every hit of the human view's pages fetched so far that falls in this reduction.
+  const paging = useApp((s) => s.searchPaging);
+  const hits = useMemo(() => searchHitsIn(paging, id), [paging, id]);
   // What the model saw and what was hidden from it, cut at the host's byte offsets (part C).
   const ranged = latest?.messages !== undefined;
   const story = useMemo(() => {
     if (shownStart === undefined || shownEnd === undefined) return null;
     const hidden = mergedHidden(outcomes);
-    const mark = highlight ? ([highlight.offset, highlight.offset + highlight.length] as const) : null;
+    const mark: [number, number][] = highlight ? [[highlight.offset, highlight.offset + highlight.length], ...hits] : [...hits];
     if (ranged) return { messages: storyMessages(content, [shownStart, shownEnd], mergedBoundaries(outcomes), hidden, mark), segments: [] };
     return { messages: [], segments: storySegments(content, [shownStart, shownEnd], hidden, mark) };
-  }, [outcomes, content, shownStart, shownEnd, highlight, ranged]);
+  }, [outcomes, content, shownStart, shownEnd, highlight, hits, ranged]);
 
   // Scroll the highlighted match into sight once per navigation.
   const markRef = useRef<HTMLElement | null>(null);

@@ -53,6 +53,18 @@ describe('storySegments', () => {
     const [a, b] = seg!.marks[0]!;
     expect(seg!.text.slice(a, b)).toBe('got');
   });
+  it('marks every hit given (issue 13), in order, and flags the segment holding the first one given', () => {
+    const bytes = utf8Encode(output);
+    const hit = (word: string) => {
+      const at = output.indexOf(word);
+      return [utf8Length(output.slice(0, at)), utf8Length(output.slice(0, at)) + utf8Length(word)] as [number, number];
+    };
+    // The current match (c.test) first, then other hits in another segment (the kept prefix) and in its own.
+    const segs = storySegments(output, [0, bytes.length], [[15, total]], [hit('c.test'), hit('a.test'), hit('b.test')]);
+    expect(segs.map((s) => s.marks.map(([a, b]) => s.text.slice(a, b)))).toEqual([['a.test'], ['b.test', 'c.test']]);
+    expect(segs.map((s) => s.current === true)).toEqual([false, true]);
+    expect(storySegments(output, [0, total], [[15, total]], []).every((s) => s.marks.length === 0 && !s.current)).toBe(true);
+  });
 });
 
 describe('storyMessages', () => {

@@ -18,6 +18,8 @@ export interface StorySegment {
   bytes: [number, number];
   text: string;
   marks: [number, number][];
+  /** This segment holds the start of the first highlight given (the match navigated to): the one to scroll to. */
+  current?: boolean;
 }
 
 /** One message of a range, as a row: its boundaries and the segments of its content that are shown. */
@@ -48,22 +50,36 @@ export function seenAndHidden(from: number, to: number, hidden: readonly Span[])
  * Cuts `content` (the bytes `[start, …)` of the original) into segments. `ranges` are byte ranges
  * of the original, ascending; `highlight` a byte range to mark.
  */
-function cut(content: string, start: number, runs: { hidden: boolean; bytes: [number, number] }[], highlight: Span | null, cursor = byteCursor(content)): StorySegment[] {
+function cut(content: string, start: number, runs: { hidden: boolean; bytes: [number, number] }[], highlight: Highlights, cursor = byteCursor(content)): StorySegment[] {
+  const spans = highlightSpans(highlight);
+  const first = spans.length > 0 ? (typeof highlight?.[0] === 'number' ? (highlight as Span) : (highlight as readonly Span[])[0]) : undefined;
   return runs.map(({ hidden, bytes }) => {
     const a = cursor.indexOf(bytes[0] - start);
     const b = cursor.indexOf(bytes[1] - start);
     const text = content.slice(a, b);
     const marks: [number, number][] = [];
-    if (highlight && highlight[1] > bytes[0] && highlight[0] < bytes[1]) {
-      const m0 = byteCursor(text);
-      marks.push([m0.indexOf(Math.max(highlight[0], bytes[0]) - bytes[0]), m0.indexOf(Math.min(highlight[1], bytes[1]) - bytes[0])]);
+    let m0: ReturnType<typeof byteCursor> | undefined;
+    for (const h of spans) {
+      if (!(h[1] > bytes[0] && h[0] < bytes[1])) continue;
+      m0 ??= byteCursor(text);
+      marks.push([m0.indexOf(Math.max(h[0], bytes[0]) - bytes[0]), m0.indexOf(Math.min(h[1], bytes[1]) - bytes[0])]);
     }
-    return { hidden, bytes, text, marks };
+    const current = first !== undefined && first[0] >= bytes[0] && (first[0] < bytes[1] || (first[0] === bytes[1] && first[1] === first[0]));
+    return { hidden, bytes, text, marks, ...(current ? { current } : {}) };
   });
 }
 
+/** One byte range to mark, or several (issue 13: every hit of the search inside the open region), ascending or not. */
+export type Highlights = Span | readonly Span[] | null;
+
+function highlightSpans(highlight: Highlights): readonly Span[] {
+  if (highlight === null || highlight.length === 0) return [];
+  // byteCursor walks forward: marks in byte order.
+  return (typeof highlight[0] === 'number' ? [highlight as Span] : [...(highlight as readonly Span[])]).slice().sort((x, y) => x[0] - y[0]);
+}
+
 /** The shown window `[start, end)` of one reduction, whose text is `content`, cut by its hidden spans. */
-export function storySegments(content: string, window: Span, hidden: readonly Span[], highlight: Span | null): StorySegment[] {
+export function storySegments(content: string, window: Span, hidden: readonly Span[], highlight: Highlights): StorySegment[] {
   return cut(content, window[0], seenAndHidden(window[0], window[1], hidden), highlight);
 }
 
@@ -71,7 +87,7 @@ export function storySegments(content: string, window: Span, hidden: readonly Sp
  * The messages of a range that meet the window, each with its shown content (headers and the
  * closing newline are the host's layout, not shown as text: the row says role and index).
  */
-export function storyMessages(content: string, window: Span, boundaries: readonly Boundary[], hidden: readonly Span[], highlight: Span | null): StoryMessage[] {
+export function storyMessages(content: string, window: Span, boundaries: readonly Boundary[], hidden: readonly Span[], highlight: Highlights): StoryMessage[] {
   const cursor = byteCursor(content);
   const out: StoryMessage[] = [];
   for (const boundary of [...boundaries].sort((x, y) => x.start - y.start)) {

@@ -125,6 +125,9 @@ export function fakeHost(
       for (let i = Math.ceil(start / 100) * 100; i < Math.min(end, (current?.messages ?? 0) + 1); i += 100) events.push({ kind: 'rewind' as const, index: i, line: i + 1, rewind: i / 100, abandoned: 2 });
       return ok<'sessionEvents'>({ events, total: events.length });
     },
+    // Issue 13: no matches unless a test answers otherwise.
+    searchPage: ({ query, page, page_size = 50, scope = 'hidden' }) =>
+      ok<'searchPage'>({ query, mode: 'substring', case_sensitive: true, scope, page, page_size, first: page * page_size, matches: [], view_matches: [], total_matches: 0, pageable: 0, reductions_searched: 1, hidden_bytes_searched: 10 }),
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
     // Issue 13: the host builds bundles; the fake has none unless a test answers otherwise.
     reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
