@@ -34,3 +34,6 @@ export * from './contract';
 export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
+// Issue 13: links (SPEC §12).
+export type { Link, LinkParse } from './link';
+export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';
