@@ -16,8 +16,7 @@ const linkArb: fc.Arbitrary<Link> = fc
       caseSensitive: fc.boolean(),
     },
     { requiredKeys: [] },
-  )
-;
+  );
 
 describe('parseLink and formatLink', () => {
   it('round-trip: parsing a formatted link gives it back with no problems (fast-check)', () => {
