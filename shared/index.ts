@@ -37,3 +37,5 @@ export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8
 // Issue 13: links (SPEC §12).
 export type { Link, LinkParse } from './link';
 export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';
+export type { ProtocolOpen } from './protocolLink';
+export { parseProtocolUrl, protocolUrl, isProtocolUrl, PROTOCOL_SCHEME } from './protocolLink';

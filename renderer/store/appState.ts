@@ -7,6 +7,7 @@ import type { StateCreator } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
 import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
+import type { LinkSlice } from './linkSlice';
 import type { LogSlice } from './logSlice';
 import type { NavigationSlice } from './navigationSlice';
 import type { ReductionsSlice } from './reductionsSlice';
@@ -16,7 +17,7 @@ import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & LinkSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

@@ -9,6 +9,7 @@ import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
+import { createLinkSlice } from './linkSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
 import { createReductionsSlice } from './reductionsSlice';
@@ -44,5 +45,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createNavigationSlice(deps)(...a),
     ...createCallsSlice(deps)(...a),
     ...createStorySlice(deps)(...a),
+    ...createLinkSlice(deps)(...a),
   }));
 }
