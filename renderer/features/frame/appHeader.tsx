@@ -8,6 +8,7 @@ import { effectiveTheme } from '../../store/uiSlice';
 import { FORMAT_LABELS, baseName, sessionLabel } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
+import { CopyLinkButton } from '../links/copyLinkButton';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
@@ -109,6 +110,7 @@ export function AppHeader() {
           </button>
         )}
         {host === 'http' && <FilePicker />}
+        <CopyLinkButton />
         <button type="button" className="icon-button" aria-label="Toggle theme" title={`Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={toggleTheme}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>
