@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Link } from './link';
-import { formatLink, isEmptyLink, parseLink, wellFormed } from './link';
+import { formatLink, isEmptyLink, parseLink } from './link';
+import { wellFormed } from './utf8';
 
 /** Every well-formed link: any subset of the keys, any text for ids and queries. */
 const linkArb: fc.Arbitrary<Link> = fc

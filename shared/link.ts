@@ -11,6 +11,7 @@
  *    `+` is a plus sign, not a space (a query may hold one). A lone surrogate, which no URL can
  *    carry, is written as U+FFFD.
  */
+import { wellFormed } from './utf8';
 
 /** A place in a session. Absent parts: the latest view, nothing open, no search. */
 export interface Link {
@@ -123,14 +124,6 @@ export function parseLink(fragment: string): LinkParse {
     }
   }
   return { link, problems };
-}
-
-/**
- * `text` with every lone surrogate as U+FFFD: a URL carries UTF-8, which has no bytes for one
- * (encodeURIComponent would throw). The same character the app shows for it (SECURITY.md §2).
- */
-export function wellFormed(text: string): string {
-  return text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 
 /** Writes `link` as a fragment with its leading `#` (just `#` for an empty link), keys in LINK_KEYS order. */

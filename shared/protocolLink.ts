@@ -5,8 +5,9 @@
  * only the one action, only absolute paths, nothing of another scheme. Whether the file exists is
  * the shell's check (electron/main/protocolOpen.ts); this module is pure.
  */
-import { formatLink, parseLink, wellFormed } from './link';
+import { formatLink, parseLink } from './link';
 import type { Link } from './link';
+import { wellFormed } from './utf8';
 
 export const PROTOCOL_SCHEME = 'session-inspector';
 /** The one action a protocol link may name. */

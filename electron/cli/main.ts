@@ -10,7 +10,7 @@ import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
-import { createRealClient, findPackageRoot, parseBind, parsePort, runServe, untilSignal } from './serve';
+import { createRealClient, findPackageRoot, parseBind, parseLinkOption, parsePort, runServe, untilSignal } from './serve';
 import { parseAt, viewOutput } from './view';
 
 export interface CliIo {
@@ -60,13 +60,17 @@ Commands:
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
       each message's content exactly as the model saw it, stubs in place.
-  serve [FILE...] [--port N] [--host H]
+  serve [FILE...] [--port N] [--host H] [--link '#…']
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
-      access token. Runs until interrupted (SIGINT/SIGTERM), then exits 0.
-  open [FILE...] [--port N] [--host H]
+      access token (and --link's place after it). Runs until interrupted (SIGINT/SIGTERM), then
+      exits 0.
+  open [FILE...] [--port N] [--host H] [--link '#…']
       Open the desktop window. Without an Electron binary (or a display), say why on stderr and
       do what serve does instead.
+  --link '#call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0' (any subset, any order) starts
+      serve and open at that place: the model call, the reduction expanded at the byte range,
+      the search run. The app's Copy link button gives such links.
   serve and open without FILE open the bundled sample session.
 
 Every command also takes --session ID (a file holding several sessions, such as a Claude Code
@@ -90,8 +94,8 @@ const COMMANDS = {
   check: { strict: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value', ...SOURCE_FLAGS },
-  open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
+  serve: { port: 'value', host: 'value', link: 'value', ...SOURCE_FLAGS },
+  open: { port: 'value', host: 'value', link: 'value', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -199,9 +203,12 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
   const host = flags.get('host');
   const session = flags.get('session');
   const format = flags.get('format');
+  const link = flags.get('link');
   if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
+  const fragment = typeof link === 'string' ? parseLinkOption(link) : undefined;
   return {
     files,
+    ...(fragment !== undefined ? { link: fragment } : {}),
     ...(typeof port === 'string' ? { port: parsePort(port) } : {}),
     ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
     ...(typeof session === 'string' ? { session } : {}),

@@ -11,6 +11,7 @@ import type { OpenSource, ResolverClient } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
+import { formatLink, parseLink } from '../../shared/link';
 import { CliError, terminalSentence, usageError } from './errors';
 
 /** What `serve` and `open` need from the outside world; tests replace each part. */
@@ -31,6 +32,19 @@ export interface ServeOptions {
   session?: string;
   /** `--format F`: read the files as this format instead of detecting it (§10.2). */
   format?: string;
+  /** `--link '#…'` (SPEC §12): the place to start at, as a canonical fragment (`#…`, never just `#`). */
+  link?: string;
+}
+
+/**
+ * `--link`'s value (with or without its `#`) as the canonical fragment the app is started with;
+ * undefined for an empty link. A value the app could not go to is a usage error, before anything starts.
+ */
+export function parseLinkOption(text: string): string | undefined {
+  const { link, problems } = parseLink(text.startsWith('#') ? text : `#${text}`);
+  if (problems.length > 0) throw usageError(`--link: ${problems.join(' ')}`);
+  const fragment = formatLink(link);
+  return fragment === '#' ? undefined : fragment;
 }
 
 /** `--session` and `--format` of `options`, as the host and the worker take them. */
@@ -145,7 +159,8 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     const opening = host.openPaths(files, openSource(options)).then((opened) => {
       if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${terminalSentence(opened.error.message)} The host runs without a session.\n`);
     });
-    io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
+    // The place goes after the token: a fragment never reaches the server, the page reads it.
+    io.stdout(`${LISTENING_PREFIX}${http.url}${options.link ?? ''}\n`);
     if (!isLoopback(bind)) {
       io.stderr(`session-inspector: listening on ${bind}, which is not a loopback address; requests must still name a loopback host or ${bind} and carry the token.\n`);
     }
