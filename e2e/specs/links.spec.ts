@@ -173,6 +173,26 @@ test.describe('links', () => {
     expect(await audit(inspector)).toEqual([]);
   });
 
+  test('each message row of a cleared range copies exactly its shown bytes, which the CLI gives at their offset', async ({ inspectorApp }) => {
+    const range = 'r3';
+    const whole = utf8(cliExpand(FILES, range).content);
+    const context = inspectorApp.page.context();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const page = await context.newPage();
+    await page.goto(`${inspectorApp.url}#reduction=${range}`);
+    const inspector = new InspectorPage(page);
+    const row = inspector.messageRows(range).first();
+    await expect(row).toBeVisible();
+    const index = Number(/^Message (\d+)/.exec((await row.getAttribute('aria-label')) ?? '')?.[1]);
+    await row.getByRole('button', { name: `Copy bytes of message ${index}`, exact: true }).click();
+    await expect(row.getByRole('status').filter({ hasText: /^Copied \d+ bytes\.$/ })).toBeVisible();
+    const copied = utf8(await clipboard(page));
+    expect(copied.length).toBeGreaterThan(0);
+    const at = whole.indexOf(copied);
+    expect(at).toBeGreaterThanOrEqual(0);
+    expect(utf8(cliExpand(FILES, range, [at, at + copied.length]).content).equals(copied)).toBe(true);
+  });
+
   test('a link that cannot be followed says why and goes to the rest', async ({ inspectorApp }) => {
     const page = await inspectorApp.page.context().newPage();
     await page.goto(`${inspectorApp.url}#reduction=nope&range=9:1&q=abc`);
