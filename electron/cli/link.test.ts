@@ -7,6 +7,7 @@ import { request } from '../host/testing/httpClient';
 import type { CliDeps } from './main';
 import { main } from './main';
 import { LISTENING_PREFIX, parseLinkOption } from './serve';
+import { openLaunches } from './testing/openLaunches';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -71,19 +72,9 @@ describe('serve --link', () => {
 
 describe('open --link', () => {
   it('passes the canonical place on to the desktop app as --link=', async () => {
-    const launches: string[][] = [];
-    const code = await main(['open', DEMO, '--link', 'q=tail&call=2'], { stdout: () => undefined, stderr: () => undefined }, {}, {
-      packageRoot: ROOT,
-      createClient: () => createFakeResolverClient(),
-      untilStopped: () => Promise.resolve(),
-      findElectron: () => ({ ok: true, binary: '/opt/electron/electron' }),
-      launchElectron: (_binary, args) => {
-        launches.push(args);
-        return Promise.resolve(0);
-      },
-    });
+    const { code, launches } = await openLaunches(['open', DEMO, '--link', 'q=tail&call=2'], ROOT);
     expect(code).toBe(0);
-    expect(launches).toEqual([[ROOT, '--link=#call=2&q=tail', DEMO]]);
+    expect(launches.map(([, args]) => args)).toEqual([[ROOT, '--link=#call=2&q=tail', DEMO]]);
   });
 
   it('falls back to serve with the place in the printed URL', async () => {
