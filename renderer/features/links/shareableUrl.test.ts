@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseLink } from '../../../shared/link';
 import { parseProtocolUrl } from '../../../shared/protocolLink';
-import { rangeFileName } from '../reduction/copyRange';
+import { utf8Length } from '../../../shared/utf8';
+import { copiedText, rangeBytes, rangeFileName } from '../reduction/copyRange';
 import { shareableUrl } from './shareableUrl';
 
 const PAGE = { origin: 'http://127.0.0.1:4321', pathname: '/' };
@@ -26,5 +27,17 @@ describe('rangeFileName', () => {
     expect(rangeFileName('r6', [1, 201])).toBe('r6-1-201.bin');
     expect(rangeFileName('../\u001b]52;evil\u0007', [0, 5])).toBe('..___52_evil_-0-5.bin');
     expect(rangeFileName('', [0, 0])).toBe('reduction-0-0.bin');
+  });
+});
+
+describe('copiedText and rangeBytes', () => {
+  it('copy the text as decoded, escapes and all, nothing added; a lone surrogate as U+FFFD, so the byte count is the range’s', () => {
+    const text = '\u001b[31mred\u001b[0m\r\n\u0000é';
+    expect(copiedText(text)).toBe(text);
+    expect([...rangeBytes(text)]).toEqual([...new TextEncoder().encode(text)]);
+    const lone = 'a\uD800b';
+    expect(copiedText(lone)).toBe('a\uFFFDb');
+    expect([...rangeBytes(lone)]).toEqual([0x61, 0xef, 0xbf, 0xbd, 0x62]);
+    expect(rangeBytes(lone).length).toBe(utf8Length(lone));
   });
 });

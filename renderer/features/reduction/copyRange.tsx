@@ -16,6 +16,16 @@ export function rangeFileName(id: string, range: readonly [number, number]): str
   return `${safe}-${range[0]}-${range[1]}.bin`;
 }
 
+/** The text `Copy bytes` copies: the decoded range, a lone surrogate as U+FFFD (its 3 counted bytes). */
+export function copiedText(text: string): string {
+  return wellFormed(text);
+}
+
+/** The bytes `Download range` saves: the copied text's UTF-8, as many bytes as the range counts. */
+export function rangeBytes(text: string): Uint8Array {
+  return utf8Encode(copiedText(text));
+}
+
 function download(bytes: Uint8Array, name: string): void {
   const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
   const a = document.createElement('a');
@@ -33,13 +43,13 @@ export function CopyRange({ id, text, range, what }: { id: string; text: string;
   const bytes = range[1] - range[0];
   return (
     <span className="copy-range">
-      <button type="button" onClick={() => void copyText(wellFormed(text), `${bytes} bytes`).then(setStatus)}>
+      <button type="button" onClick={() => void copyText(copiedText(text), `${bytes} bytes`).then(setStatus)}>
         {`Copy bytes${suffix}`}
       </button>
       <button
         type="button"
         onClick={() => {
-          download(utf8Encode(wellFormed(text)), rangeFileName(id, range));
+          download(rangeBytes(text), rangeFileName(id, range));
           setStatus(`Downloading ${bytes} bytes as ${rangeFileName(id, range)}.`);
         }}
       >
