@@ -11,6 +11,7 @@ import { AlertList, LoadProgress } from './features/frame/notices';
 import { ShortcutsDialog } from './features/frame/shortcutsDialog';
 import { StatusBar } from './features/frame/statusBar';
 import { useGlobalKeys } from './features/frame/useGlobalKeys';
+import { useLinkSync } from './features/links/useLinkSync';
 import { SidePanel } from './features/panels/sidePanel';
 import { ProjectedView } from './features/view/projectedView';
 import { useApp, useAppStore } from './store/storeContext';
@@ -36,6 +37,7 @@ export function App() {
   const store = useAppStore();
   useTheme();
   useGlobalKeys(store);
+  useLinkSync(store);
   useEffect(() => store.getState().start(), [store]);
   return (
     <div className="app">

@@ -157,6 +157,12 @@ describe('over the HTTP host', () => {
     expect(await bridge.search({ searchId: 's', query: 'x' })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
     g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
     expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
+    // Issue 13: the host's sentence on a refused token (how to get a fresh address) reaches the page.
+    g.fetch.mockResolvedValueOnce(new Response('Forbidden: this address carries no access token. Open the address the host printed.\n', { status: 403 }));
+    expect(await bridge.state({})).toMatchObject({
+      ok: false,
+      error: { code: 'internal_error', message: 'the Session Inspector host refused state (HTTP 403). Forbidden: this address carries no access token. Open the address the host printed.' },
+    });
     g.fetch.mockRejectedValueOnce(new TypeError('Failed to fetch'));
     expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('Failed to fetch') as string } });
     g.fetch.mockResolvedValueOnce(jsonResponse(200, { ok: true, value: { host: 'http' } }));

@@ -94,10 +94,14 @@ function overHttp(): HostApi {
     } catch (e) {
       return failed(`the Session Inspector host did not answer ${method}: ${messageOf(e)}`);
     }
+    let text = '';
     let body: unknown;
     try {
-      body = await response.json();
+      text = await response.text();
+      body = JSON.parse(text);
     } catch {
+      // A refused token is answered in a sentence saying how to get a fresh address (http.ts tokenRefusal).
+      if (response.status === 403 && text.trim() !== '') return failed(`the Session Inspector host refused ${method} (HTTP 403). ${text.trim().slice(0, 1000)}`);
       return failed(`the Session Inspector host answered ${method} with HTTP ${response.status} and no JSON reply`);
     }
     // Errors the host refuses before `handle` (a too-large body…) still carry the contract's shape.

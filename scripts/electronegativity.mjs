@@ -86,6 +86,23 @@ const ALLOWLIST = [
       'same string is evaluated below as electron/host/renderer.ts (CONTENT_SECURITY_POLICY).',
   },
   {
+    check: 'PROTOCOL_HANDLER_JS_CHECK',
+    file: 'electron/main/app.ts',
+    sample: 'setAsDefaultProtocolClient(PROTOCOL_SCHEME)',
+    reason:
+      'MEDIUM, reviewed (issue 13). The packaged app handles session-inspector:// links. The URL is untrusted: ' +
+      'shared/protocolLink.ts accepts only the action open, at most two absolute paths and a fragment (parsed, never run), ' +
+      'electron/main/protocolOpen.ts then requires each path to be an existing regular file, and anything else is refused ' +
+      'with a message (shared/protocolLink.test.ts, electron/main/protocolOpen.test.ts, electron/main/app.test.ts › links). ' +
+      'The files are opened read-only like any other; the place only moves the window within its own app:// page.',
+  },
+  {
+    check: 'PROTOCOL_HANDLER_JS_CHECK',
+    file: 'dist/main.cjs',
+    sample: 'setAsDefaultProtocolClient(',
+    reason: 'The same protocol registration as in electron/main/app.ts, in the bundle.',
+  },
+  {
     check: 'CSP_GLOBAL_CHECK',
     file: 'dist/main.cjs',
     description: 'Failed to parse CSP',

@@ -38,3 +38,8 @@ export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stub
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
 export type { WhatIf, WhatIfDiff, WhatIfMessage, WhatIfReduction } from './whatIf';
 export { whatIf, whatIfDiff } from './whatIf';
+// Issue 13: links (SPEC §12).
+export type { Link, LinkParse } from './link';
+export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';
+export type { ProtocolOpen } from './protocolLink';
+export { parseProtocolUrl, protocolUrl, isProtocolUrl, PROTOCOL_SCHEME } from './protocolLink';

@@ -10,7 +10,7 @@ import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
-import { createRealClient, findPackageRoot, parseBind, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
+import { createRealClient, findPackageRoot, parseBind, parseLinkOption, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
 import { checkWithReplay } from '../loader/replay';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { runBundle } from './bundle';
@@ -74,15 +74,18 @@ Commands:
       protect_last_n_tool_results, max_tool_result_bytes, kept_prefix_bytes, dedupe and
       clear_turns_before), plus "policy" and "diff": the reductions it adds, removes or changes
       against the recorded log, the messages shown differently, and the bytes given either way.
-  serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]
+  serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES] [--link '#…']
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the
-      access token. Runs until interrupted (SIGINT/SIGTERM), then exits 0. The page can open a
+      access token (and --link's place after it). Runs until interrupted (SIGINT/SIGTERM), then exits 0. The page can open a
       file the browser picks or drops (uploaded, at most BYTES: default 2G; K, M, G allowed);
       with DIR it lists the session files in that folder (not its subfolders) to open.
-  open [FILE...] [--port N] [--host H]
+  open [FILE...] [--port N] [--host H] [--link '#…']
       Open the desktop window. Without an Electron binary (or a display), say why on stderr and
       do what serve does instead.
+  --link '#call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0' (any subset, any order) starts
+      serve and open at that place: the model call, the reduction expanded at the byte range,
+      the search run. The app's Copy link button gives such links.
   serve and open without FILE open the bundled sample session.
 
 Every command also takes --session ID (a file holding several sessions, such as a Claude Code
@@ -108,8 +111,8 @@ const COMMANDS = {
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value', 'max-upload': 'value', ...SOURCE_FLAGS },
-  open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
+  serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', ...SOURCE_FLAGS },
+  open: { port: 'value', host: 'value', link: 'value', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -222,9 +225,12 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
   const session = flags.get('session');
   const format = flags.get('format');
   const maxUpload = flags.get('max-upload');
+  const link = flags.get('link');
   if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
+  const fragment = typeof link === 'string' ? parseLinkOption(link) : undefined;
   return {
     files,
+    ...(fragment !== undefined ? { link: fragment } : {}),
     ...(typeof port === 'string' ? { port: parsePort(port) } : {}),
     ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
     ...(typeof session === 'string' ? { session } : {}),

@@ -13,6 +13,7 @@ import type { CliDeps } from './main';
 import { main } from './main';
 import { findElectron } from './open';
 import { LISTENING_PREFIX, findPackageRoot } from './serve';
+import { openLaunches } from './testing/openLaunches';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -192,19 +193,9 @@ describe('serve and open: --session and --format (SPEC §10.1–10.2)', () => {
   });
 
   it('open passes --session and --format on to the desktop app', async () => {
-    const launches: string[][] = [];
-    const code = await main(['open', CODEX, '--format=codex', '--session='], { stdout: () => undefined, stderr: () => undefined }, {}, {
-      packageRoot: ROOT,
-      createClient: () => createFakeResolverClient(),
-      untilStopped: () => Promise.resolve(),
-      findElectron: () => ({ ok: true, binary: '/opt/electron/electron' }),
-      launchElectron: (_binary, args) => {
-        launches.push(args);
-        return Promise.resolve(0);
-      },
-    });
+    const { code, launches } = await openLaunches(['open', CODEX, '--format=codex', '--session='], ROOT);
     expect(code).toBe(0);
-    expect(launches).toEqual([[ROOT, '--session=', '--format=codex', CODEX]]);
+    expect(launches.map(([, args]) => args)).toEqual([[ROOT, '--session=', '--format=codex', CODEX]]);
   });
 });
 
@@ -218,20 +209,9 @@ describe('open', () => {
   });
 
   it('launches Electron with the app folder and the files when it can', async () => {
-    const launches: [string, string[]][] = [];
-    let stdout = '';
-    const code = await main(['open', 'samples/demo.sidecar.jsonl'], { stdout: (s) => (stdout += s), stderr: (s) => (stdout += s) }, {}, {
-      packageRoot: ROOT,
-      createClient: () => createFakeResolverClient(),
-      untilStopped: () => Promise.resolve(),
-      findElectron: () => ({ ok: true, binary: '/opt/electron/electron' }),
-      launchElectron: (binary, args) => {
-        launches.push([binary, args]);
-        return Promise.resolve(0);
-      },
-    });
+    const { code, launches, output } = await openLaunches(['open', 'samples/demo.sidecar.jsonl'], ROOT);
     expect(code).toBe(0);
-    expect(stdout).toBe('');
+    expect(output).toBe('');
     expect(launches).toEqual([['/opt/electron/electron', [ROOT, join(process.cwd(), 'samples/demo.sidecar.jsonl')]]]);
   });
 

@@ -13,6 +13,7 @@ import type { OpenSource, ResolverClient } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './main';
+import { formatLink, parseLink } from '../../shared/link';
 import { CliError, terminalSentence, usageError } from './errors';
 
 /** What `serve` and `open` need from the outside world; tests replace each part. */
@@ -35,6 +36,8 @@ export interface ServeOptions {
   format?: string;
   /** `--max-upload BYTES`: the largest file the page may upload (issue 13). */
   maxUploadBytes?: number;
+  /** `--link '#…'` (SPEC §12): the place to start at, as a canonical fragment (`#…`, never just `#`). */
+  link?: string;
 }
 
 /** The folder `serve DIR` lists: the one argument, when it is a folder. */
@@ -45,6 +48,17 @@ function folderArgument(files: string[]): string | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * `--link`'s value (with or without its `#`) as the canonical fragment the app is started with;
+ * undefined for an empty link. A value the app could not go to is a usage error, before anything starts.
+ */
+export function parseLinkOption(text: string): string | undefined {
+  const { link, problems } = parseLink(text.startsWith('#') ? text : `#${text}`);
+  if (problems.length > 0) throw usageError(`--link: ${problems.join(' ')}`);
+  const fragment = formatLink(link);
+  return fragment === '#' ? undefined : fragment;
 }
 
 /** `--session` and `--format` of `options`, as the host and the worker take them. */
@@ -173,7 +187,8 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     const opening = (files.length > 0 ? host.openPaths(files, openSource(options)) : Promise.resolve({ ok: true } as const)).then((opened) => {
       if (!opened.ok && opened.error.code !== 'cancelled') io.stderr(`session-inspector: ${terminalSentence(opened.error.message)} The host runs without a session.\n`);
     });
-    io.stdout(`${LISTENING_PREFIX}${http.url}\n`);
+    // The place goes after the token: a fragment never reaches the server, the page reads it.
+    io.stdout(`${LISTENING_PREFIX}${http.url}${options.link ?? ''}\n`);
     if (!isLoopback(bind)) {
       io.stderr(`session-inspector: listening on ${bind}, which is not a loopback address; requests must still name a loopback host or ${bind} and carry the token.\n`);
     }

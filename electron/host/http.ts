@@ -124,6 +124,18 @@ function sendJson(res: ServerResponse, status: number, value: unknown, extra: Re
   res.end(body);
 }
 
+/**
+ * What a request refused for its token is told (SPEC §12: a link with a wrong or expired token
+ * says how to get a fresh one). Status 403 as ever, so scripts still see the refusal; the text
+ * never repeats the token presented (nor any other secret), and is plain text, not a page.
+ */
+export function tokenRefusal(presented: boolean): string {
+  const why = presented
+    ? "Forbidden: this address's access token is not this host's: mistyped, or from an earlier run (each start draws a new token)."
+    : 'Forbidden: this address carries no access token.';
+  return `${why} The Session Inspector host prints its address, with a fresh token, when it starts: the line "Session Inspector listening on http://…/?token=…". Open that address; if the host has stopped, start it again (session-inspector serve FILE) and use the new one. A link to a place in a session keeps its part after #: add that to the new address.`;
+}
+
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -392,7 +404,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const authorized =
       viaQuery || (isApi && typeof headerToken === 'string' && tokenMatches(headerToken)) || (!isApi && staticSecretMatches(cookieValue(req)));
     if (!authorized) {
-      sendText(res, 403, 'Forbidden: open the address this host printed at start, with its ?token=');
+      const presented = (queryToken !== undefined && queryToken !== '') || (typeof headerToken === 'string' && headerToken !== '') || (!isApi && cookieValue(req) !== undefined);
+      sendText(res, 403, tokenRefusal(presented));
       return;
     }
     if (req.method === 'POST' && req.headers.origin !== undefined && req.headers.origin.toLowerCase() !== `http://${hostHeader}`) {

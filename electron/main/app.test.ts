@@ -6,7 +6,7 @@ import { METHOD_NAMES } from '../../shared/contract';
 import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { tempDir } from '../testing/files';
-import { APP_SCHEME_PRIVILEGED } from './appProtocol';
+import { APP_INDEX_URL, APP_SCHEME_PRIVILEGED } from './appProtocol';
 import { OPEN_DIALOG_OPTIONS, startApp } from './app';
 import type { StartOptions } from './app';
 import { fake, FakeBrowserWindow, fakeEvent } from './testing/fakeElectron';
@@ -255,5 +255,87 @@ describe('windows and quitting', () => {
     fake.app.emit('will-quit', again);
     expect(again.preventDefault).not.toHaveBeenCalled();
     expect(host.dispose).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('links (SPEC §12)', () => {
+  it('open --link: the first window opens at the place', async () => {
+    const file = dir.path('s.jsonl');
+    start({ argv: ['/opt/si', '--link=#q=b&call=2', 's.jsonl'] });
+    await fake.app.becomeReady();
+    expect(window()!.loadURL).toHaveBeenCalledWith(`${APP_INDEX_URL}#call=2&q=b`);
+    expect(host.openPaths).toHaveBeenCalledWith([file], {});
+  });
+
+  it('a second instance hands over its --link with its files', () => {
+    fake.app.lockObtained = false;
+    start({ argv: ['/opt/si', '--link=#call=2', 'x.jsonl'] });
+    expect(fake.app.requestSingleInstanceLock).toHaveBeenCalledWith({ files: [join(dir.dir, 'x.jsonl')], source: {}, link: '#call=2' });
+  });
+
+  it('registers the protocol only in the packaged app', async () => {
+    start();
+    await fake.app.becomeReady();
+    expect(fake.app.setAsDefaultProtocolClient).not.toHaveBeenCalled();
+    fake.reset();
+    fake.app.isPackaged = true;
+    start();
+    await fake.app.becomeReady();
+    expect(fake.app.setAsDefaultProtocolClient).toHaveBeenCalledWith('session-inspector');
+  });
+
+  it('macOS open-url: opens the file, then moves the open window to the place', async () => {
+    const file = dir.path('u.jsonl');
+    writeFileSync(file, '');
+    start({ platform: 'darwin' });
+    await fake.app.becomeReady();
+    const win = window()!;
+    const event = fakeEvent();
+    fake.app.emit('open-url', event, `session-inspector://open?file=${encodeURIComponent(file)}#reduction=r4&range=1:9`);
+    expect(event.preventDefault).toHaveBeenCalled();
+    expect(host.openPaths).toHaveBeenLastCalledWith([file], {});
+    await flush();
+    expect(win.loadURL).toHaveBeenLastCalledWith(`${APP_INDEX_URL}#reduction=r4&range=1:9`);
+  });
+
+  it('open-url before ready: the first window opens the link’s file at its place', async () => {
+    const file = dir.path('early.jsonl');
+    writeFileSync(file, '');
+    start({ platform: 'darwin' });
+    fake.app.emit('open-url', fakeEvent(), `session-inspector://open?file=${encodeURIComponent(file)}#call=4`);
+    await fake.app.becomeReady();
+    expect(host.openPaths).toHaveBeenCalledTimes(1);
+    expect(host.openPaths).toHaveBeenCalledWith([file], {});
+    expect(window()!.loadURL).toHaveBeenCalledWith(`${APP_INDEX_URL}#call=4`);
+  });
+
+  it('Windows and Linux: a protocol link as the argument of the first or a second instance', async () => {
+    const file = dir.path('w.jsonl');
+    writeFileSync(file, '');
+    const url = `session-inspector://open?file=${encodeURIComponent(file)}#call=2`;
+    start({ argv: ['/opt/si', url] });
+    await fake.app.becomeReady();
+    expect(host.openPaths).toHaveBeenCalledTimes(1);
+    expect(host.openPaths).toHaveBeenCalledWith([file], {});
+    expect(window()!.loadURL).toHaveBeenCalledWith(`${APP_INDEX_URL}#call=2`);
+    fake.app.emit('second-instance', fakeEvent(), ['/opt/si', `session-inspector://open?file=${encodeURIComponent(file)}#call=3`], '/there', { files: [] });
+    await flush();
+    expect(host.openPaths).toHaveBeenLastCalledWith([file], {});
+    expect(window()!.loadURL).toHaveBeenLastCalledWith(`${APP_INDEX_URL}#call=3`);
+  });
+
+  it('refuses a link to a missing file or of another action with a message, opening nothing', async () => {
+    start();
+    await fake.app.becomeReady();
+    const opened = host.openPaths.mock.calls.length;
+    fake.app.emit('open-url', fakeEvent(), `session-inspector://open?file=${encodeURIComponent(dir.path('nope.jsonl'))}`);
+    fake.app.emit('open-url', fakeEvent(), 'session-inspector://exec?file=/bin/sh');
+    await flush();
+    expect(host.openPaths).toHaveBeenCalledTimes(opened);
+    const messages = fake.dialog.showMessageBox.mock.calls.map((c) => (c[0] as { message: string }).message);
+    expect(messages).toEqual([
+      expect.stringMatching(/^This Session Inspector link cannot be opened: .*nope\.jsonl" is not a file on this computer\.$/),
+      'This Session Inspector link cannot be opened: it names "exec"; the only action is open.',
+    ]);
   });
 });

@@ -9,11 +9,13 @@ import type { BrowserWindow, OpenDialogOptions } from 'electron';
 import type { HostEvent } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { APP_SCHEME_PRIVILEGED } from './appProtocol';
-import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseSourceArguments, samplesDir, sourceOfSecondInstance } from './args';
+import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
+import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseLinkArgument, parseSourceArguments, protocolUrlArgument, samplesDir, sourceOfSecondInstance } from './args';
 import type { OpenSource, SecondInstanceData } from './args';
 import { eventSender, registerIpc, trustedFrameOf } from './ipc';
 import { buildMenuTemplate } from './menu';
 import type { MenuActions } from './menu';
+import { appUrlAt, canonicalFragment, resolveProtocolOpen } from './protocolOpen';
 import { createRecentFiles, RECENT_FILE_NAME } from './recent';
 import type { RecentFiles } from './recent';
 import { BACKGROUND_COLORS, createMainWindow, DIST_DIR, guardAllWebContents, prepareSession } from './window';
@@ -47,13 +49,17 @@ export interface StartOptions {
 export function startApp(options: StartOptions): void {
   const platform = options.platform ?? process.platform;
   const defaultApp = process.defaultApp === true;
-  const argvFiles = parseFileArguments(options.argv ?? process.argv, { defaultApp, cwd: options.cwd ?? process.cwd() });
-  const argvSource = parseSourceArguments(options.argv ?? process.argv);
+  const argv = options.argv ?? process.argv;
+  const argvFiles = parseFileArguments(argv, { defaultApp, cwd: options.cwd ?? process.cwd() });
+  const argvSource = parseSourceArguments(argv);
+  // SPEC §12: `open --link '#…'`, or a protocol link the OS started this instance with.
+  const argvLink = parseLinkArgument(argv);
+  const argvProtocolUrl = protocolUrlArgument(argv);
 
   protocol.registerSchemesAsPrivileged([APP_SCHEME_PRIVILEGED]);
 
   // A second launch hands its files to this instance (see 'second-instance') and quits.
-  const secondInstanceData: SecondInstanceData = { files: argvFiles, source: argvSource };
+  const secondInstanceData: SecondInstanceData = { files: argvFiles, source: argvSource, ...(argvLink !== undefined ? { link: argvLink } : {}) };
   if (!app.requestSingleInstanceLock(secondInstanceData)) {
     app.quit();
     return;
@@ -64,14 +70,16 @@ export function startApp(options: StartOptions): void {
   let recent: RecentFiles | null = null;
   /** Files asked for before the host exists (macOS `open-file` before `ready`). */
   let pendingFiles: string[] = [];
+  /** The place the first window opens at (`#…`, or '' for none). */
+  let pendingFragment = canonicalFragment(argvLink);
   let disposed = false;
 
   const liveWindow = () => (mainWindow !== null && !mainWindow.isDestroyed() ? mainWindow : null);
   const webContents = () => liveWindow()?.webContents ?? null;
   const send: (event: HostEvent) => void = eventSender(webContents);
 
-  const createWindow = (): BrowserWindow => {
-    const window = createMainWindow({ dark: nativeTheme.shouldUseDarkColors });
+  const createWindow = (fragment = ''): BrowserWindow => {
+    const window = createMainWindow({ dark: nativeTheme.shouldUseDarkColors, ...(fragment !== '' ? { url: appUrlAt(fragment) } : {}) });
     window.on('closed', () => {
       if (mainWindow === window) mainWindow = null;
     });
@@ -85,20 +93,39 @@ export function startApp(options: StartOptions): void {
     window.focus();
   };
 
-  const openPaths = (paths: string[], source: OpenSource = {}) => {
+  /**
+   * Opens `paths`, then shows `fragment`'s place (SPEC §12): a new window is created at it; an open
+   * one is moved to it once the files are open (a same-page fragment change: its `hashchange`).
+   */
+  const openPaths = (paths: string[], source: OpenSource = {}, fragment = '') => {
     if (paths.length === 0) return;
     if (host === null) {
       pendingFiles = [...pendingFiles, ...paths];
+      if (fragment !== '') pendingFragment = fragment;
       return;
     }
-    ensureWindow();
+    const existing = liveWindow();
+    if (existing === null) createWindow(fragment);
     // Failures reach the renderer as `loadFailed` events; the log is for whoever started the app.
     host.openPaths(paths, source).then(
       (reply) => {
         if (!reply.ok) console.warn(`Session Inspector: could not open ${paths.join(', ')}: ${reply.error.message}`);
+        else if (existing !== null && fragment !== '' && !existing.isDestroyed()) void existing.loadURL(appUrlAt(fragment)).catch(() => undefined);
       },
       (error: unknown) => console.warn(`Session Inspector: could not open ${paths.join(', ')}: ${String(error)}`),
     );
+  };
+
+  /** A protocol link from the OS: checked (protocolOpen.ts), then opened at its place; refused with a sentence. */
+  const openProtocolUrl = (url: string) => {
+    const opened = resolveProtocolOpen(url);
+    if (!opened.ok) {
+      console.warn(`Session Inspector: ${opened.message}`);
+      void app.whenReady().then(() => dialog.showMessageBox({ type: 'warning', title: APP_NAME, message: opened.message, buttons: ['OK'] }));
+      return;
+    }
+    for (const problem of opened.problems) console.warn(`Session Inspector: ${problem}`);
+    openPaths(opened.files, {}, opened.fragment);
   };
 
   const rebuildMenu = () => {
@@ -141,9 +168,26 @@ export function startApp(options: StartOptions): void {
     openPaths([path]);
   });
 
-  app.on('second-instance', (_event, argv, workingDirectory, additionalData) => {
+  // macOS: a session-inspector:// link; may arrive before `ready`.
+  app.on('open-url', (event, url) => {
+    event.preventDefault();
+    openProtocolUrl(url);
+  });
+
+  app.on('second-instance', (_event, secondArgv, workingDirectory, additionalData) => {
     if (host !== null) focusWindow();
-    openPaths(filesOfSecondInstance(argv, workingDirectory, additionalData, defaultApp), sourceOfSecondInstance(argv, additionalData));
+    // Windows and Linux: a protocol link starts a second instance with the URL as an argument.
+    const url = protocolUrlArgument(secondArgv);
+    if (url !== undefined) {
+      openProtocolUrl(url);
+      return;
+    }
+    const link = typeof additionalData === 'object' && additionalData !== null ? (additionalData as { link?: unknown }).link : undefined;
+    openPaths(
+      filesOfSecondInstance(secondArgv, workingDirectory, additionalData, defaultApp),
+      sourceOfSecondInstance(secondArgv, additionalData),
+      canonicalFragment(typeof link === 'string' ? link : parseLinkArgument(secondArgv)),
+    );
   });
 
   nativeTheme.on('updated', () => {
@@ -173,6 +217,8 @@ export function startApp(options: StartOptions): void {
       clearRecentDocuments: () => app.clearRecentDocuments(),
     });
     prepareSession(session.defaultSession);
+    // Started by a protocol link (Windows, Linux): its files are the ones named, at its place.
+    if (argvProtocolUrl !== undefined) openProtocolUrl(argvProtocolUrl);
 
     const named = pendingFiles.length > 0 ? pendingFiles : argvFiles;
     // `--session`/`--format` are about the files of the command line, not about files opened from the OS.
@@ -191,8 +237,12 @@ export function startApp(options: StartOptions): void {
     });
     registerIpc(ipcMain, host, trustedFrameOf(webContents));
     host.onEvent(send);
+    // The packaged app handles session-inspector:// links (electron-builder.yml `protocols` for macOS).
+    if (app.isPackaged) app.setAsDefaultProtocolClient(PROTOCOL_SCHEME);
     rebuildMenu();
-    createWindow();
+    const fragment = pendingFragment;
+    pendingFragment = '';
+    createWindow(fragment);
     openPaths(initial, namedSource);
   });
 }

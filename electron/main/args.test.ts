@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
-import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseSourceArguments, samplesDir, sourceArguments, sourceOfSecondInstance } from './args';
+import { defaultSampleFiles, filesOfSecondInstance, linkArgument, parseFileArguments, parseLinkArgument, parseSourceArguments, protocolUrlArgument, samplesDir, sourceArguments, sourceOfSecondInstance } from './args';
 
 const CWD = resolve('/work/sessions');
 
@@ -20,6 +20,24 @@ describe('--session and --format on the desktop command line', () => {
     expect(sourceOfSecondInstance(['/opt/si', '--session=from-argv'], { files: [], source: { session: 'from-data' } })).toEqual({ session: 'from-data' });
     expect(sourceOfSecondInstance(['/opt/si', '--session=from-argv'], { files: [], source: { session: 42 } })).toEqual({ session: 'from-argv' });
     expect(sourceOfSecondInstance(['/opt/si'], null)).toEqual({});
+  });
+});
+
+describe('--link and protocol links on the desktop command line (SPEC §12)', () => {
+  it('--link round-trips through linkArgument and parseLinkArgument and is never a file', () => {
+    const argv = ['/opt/si', ...linkArgument('#reduction=r%204&q=a%3Db'), 'x.jsonl'];
+    expect(parseLinkArgument(argv)).toBe('#reduction=r%204&q=a%3Db');
+    expect(parseFileArguments(argv, { defaultApp: false, cwd: CWD })).toEqual([join(CWD, 'x.jsonl')]);
+    expect(linkArgument(undefined)).toEqual([]);
+    expect(parseLinkArgument(['/opt/si', 'x.jsonl'])).toBeUndefined();
+  });
+
+  it('a protocol link among the arguments is found, and is not taken for a file', () => {
+    const url = 'session-inspector://open?file=%2Fa%2Fs.jsonl#call=2';
+    const argv = ['/opt/si', '--allow-file-access-from-files', url];
+    expect(protocolUrlArgument(argv)).toBe(url);
+    expect(parseFileArguments(argv, { defaultApp: false, cwd: CWD })).toEqual([]);
+    expect(protocolUrlArgument(['/opt/si', 'x.jsonl'])).toBeUndefined();
   });
 });
 

@@ -4,6 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
+import { isProtocolUrl } from '../../shared/protocolLink';
 
 export interface ArgvShape {
   /**
@@ -23,7 +24,8 @@ export interface ArgvShape {
 export function parseFileArguments(argv: readonly string[], shape: ArgvShape): string[] {
   const files: string[] = [];
   for (const argument of argv.slice(shape.defaultApp ? 2 : 1)) {
-    if (argument === '' || argument.startsWith('-')) continue;
+    // A protocol link (Windows and Linux hand it over as an argument) is not a file: see protocolOpen.ts.
+    if (argument === '' || argument.startsWith('-') || isProtocolUrl(argument)) continue;
     files.push(resolve(shape.cwd, argument));
   }
   return files;
@@ -53,11 +55,32 @@ export function parseSourceArguments(argv: readonly string[]): OpenSource {
   return source;
 }
 
+const LINK_SWITCH = '--link=';
+
+/** `open --link '#…'` as a switch of the desktop app's command line (nothing for no link). */
+export function linkArgument(fragment: string | undefined): string[] {
+  return fragment !== undefined ? [`${LINK_SWITCH}${fragment}`] : [];
+}
+
+/** The `--link=#…` switch of an argv (the last wins), as given: the renderer parses it. */
+export function parseLinkArgument(argv: readonly string[]): string | undefined {
+  let link: string | undefined;
+  for (const argument of argv) if (argument.startsWith(LINK_SWITCH)) link = argument.slice(LINK_SWITCH.length);
+  return link;
+}
+
+/** The protocol link among an argv's arguments (Windows and Linux start the handler with it), if any. */
+export function protocolUrlArgument(argv: readonly string[]): string | undefined {
+  return argv.find((argument) => isProtocolUrl(argument));
+}
+
 /** What the first instance is told by a second one (`requestSingleInstanceLock(additionalData)`). */
 export interface SecondInstanceData {
   files: string[];
   /** Its `--session` and `--format`, for its files. */
   source?: OpenSource;
+  /** Its `--link` (SPEC §12), the place to show its files at. */
+  link?: string;
 }
 
 /**

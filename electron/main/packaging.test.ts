@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
 import { parseStrictYaml } from '../testing/strictYaml';
 import type { YamlValue } from '../testing/strictYaml';
 
@@ -48,6 +49,12 @@ describe('electron-builder.yml', () => {
     expect(config.asar).toBe(true);
     expect(config).not.toHaveProperty('asarUnpack');
     expect(config.files).toEqual(['dist/**', 'package.json']);
+  });
+});
+
+describe('electron-builder.yml protocols (SPEC §12)', () => {
+  it('registers exactly the session-inspector scheme, the one the app parses', () => {
+    expect(builderConfig().protocols).toEqual([{ name: 'Session Inspector link', schemes: [PROTOCOL_SCHEME] }]);
   });
 });
 

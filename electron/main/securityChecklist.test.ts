@@ -274,21 +274,37 @@ describe('navigation and new windows', () => {
 });
 
 describe('permissions', () => {
-  it('the permission request handler denies every request', () => {
+  it('the permission request handler denies every request but the app page’s own clipboard write (issue 13: Copy bytes)', () => {
     const handler = fake.defaultSession.setPermissionRequestHandler.mock.calls[0]?.[0] as (wc: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void;
     expect(handler).toBeTypeOf('function');
-    for (const permission of ['media', 'geolocation', 'notifications', 'midi', 'pointerLock', 'fullscreen', 'openExternal', 'clipboard-read', 'clipboard-sanitized-write', 'display-capture', 'window-management', 'unknown']) {
+    for (const permission of ['media', 'geolocation', 'notifications', 'midi', 'pointerLock', 'fullscreen', 'openExternal', 'clipboard-read', 'display-capture', 'window-management', 'unknown']) {
       const callback = vi.fn();
-      handler(window.webContents, permission, callback, { requestingUrl: APP_INDEX_URL });
+      handler(window.webContents, permission, callback, { requestingUrl: APP_INDEX_URL, isMainFrame: true });
       expect(callback, permission).toHaveBeenCalledWith(false);
     }
+    const asked = (details: unknown): unknown => {
+      const callback = vi.fn();
+      handler(window.webContents, 'clipboard-sanitized-write', callback, details);
+      return callback.mock.calls[0]?.[0];
+    };
+    expect(asked({ requestingUrl: APP_INDEX_URL, isMainFrame: true })).toBe(true);
+    // Not from another origin, a subframe, or a request that does not say where it comes from.
+    expect(asked({ requestingUrl: 'https://example.com/', isMainFrame: true })).toBe(false);
+    expect(asked({ requestingUrl: 'file:///etc/passwd', isMainFrame: true })).toBe(false);
+    expect(asked({ requestingUrl: APP_INDEX_URL, isMainFrame: false })).toBe(false);
+    expect(asked({})).toBe(false);
+    expect(asked(undefined)).toBe(false);
   });
 
-  it('the permission check handler answers false, and so does the device permission handler', () => {
+  it('the permission check handler answers false but for the app’s clipboard write, and so does the device permission handler', () => {
     const check = fake.defaultSession.setPermissionCheckHandler.mock.calls[0]?.[0] as (wc: unknown, permission: string, origin: string, details: unknown) => boolean;
-    for (const permission of ['media', 'clipboard-read', 'clipboard-sanitized-write', 'hid', 'serial', 'usb', 'background-sync', 'fullscreen']) {
+    for (const permission of ['media', 'clipboard-read', 'hid', 'serial', 'usb', 'background-sync', 'fullscreen']) {
       expect(check(window.webContents, permission, 'app://session-inspector', {}), permission).toBe(false);
     }
+    expect(check(window.webContents, 'clipboard-sanitized-write', 'app://session-inspector', { isMainFrame: true })).toBe(true);
+    expect(check(window.webContents, 'clipboard-sanitized-write', 'https://example.com', { isMainFrame: true })).toBe(false);
+    expect(check(window.webContents, 'clipboard-sanitized-write', 'app://session-inspector', { requestingUrl: 'https://example.com/', isMainFrame: true })).toBe(false);
+    expect(check(window.webContents, 'clipboard-sanitized-write', 'app://session-inspector', { isMainFrame: false })).toBe(false);
     const device = fake.defaultSession.setDevicePermissionHandler.mock.calls[0]?.[0] as (details: unknown) => boolean;
     expect(device({ deviceType: 'usb', origin: 'app://session-inspector' })).toBe(false);
   });

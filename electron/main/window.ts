@@ -83,14 +83,24 @@ export function guardWebContents(contents: WebContents): void {
 }
 
 /**
+ * The one permission granted (issue 13: `Copy link`, `Copy bytes`): a sanitized clipboard WRITE,
+ * asked by the app's own page in its main frame. Electron gates `navigator.clipboard.writeText`
+ * behind it, unlike a browser; Chromium still requires a user gesture for it. Reading the
+ * clipboard, and every other permission, stays denied, for every origin.
+ */
+export function grantsPermission(permission: string, url: string | undefined, isMainFrame: boolean | undefined): boolean {
+  return permission === 'clipboard-sanitized-write' && url !== undefined && isAppUrl(url) && isMainFrame !== false;
+}
+
+/**
  * Once per session, after `app` is ready: serve dist/renderer on app://, deny every permission
- * request and check, and put the CSP on http(s)/file responses too (app:// responses carry it
+ * request and check but the app's own clipboard write (grantsPermission), and put the CSP on http(s)/file responses too (app:// responses carry it
  * from the handler; webRequest does not see them).
  */
 export function prepareSession(ses: Session, rendererDir: string = RENDERER_DIR): void {
   ses.protocol.handle(APP_SCHEME, createAppProtocolHandler(rendererDir));
-  ses.setPermissionRequestHandler((_webContents, _permission, callback) => callback(false));
-  ses.setPermissionCheckHandler(() => false);
+  ses.setPermissionRequestHandler((_webContents, permission, callback, details) => callback(grantsPermission(permission, details?.requestingUrl, details?.isMainFrame)));
+  ses.setPermissionCheckHandler((_webContents, permission, origin, details) => grantsPermission(permission, details?.requestingUrl ?? origin, details?.isMainFrame));
   ses.setDevicePermissionHandler(() => false);
   ses.webRequest.onHeadersReceived((details, callback) => {
     const responseHeaders = withContentSecurityPolicy(details.url, details.responseHeaders);

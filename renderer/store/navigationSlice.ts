@@ -15,7 +15,7 @@ export const MATCH_CONTEXT_BYTES = 2048;
 
 export interface NavigationSlice {
   /** Selects and scrolls to the row showing view index `index`; then expands `reductionId` if given. */
-  goToIndex: (index: number, then?: { reductionId?: string; range?: ByteRange; highlight?: { offset: number; length: number } }) => Promise<void>;
+  goToIndex: (index: number, then?: { reductionId?: string; range?: ByteRange; pinRange?: boolean; highlight?: { offset: number; length: number } }) => Promise<void>;
   goToReduction: (id: string) => Promise<void>;
   goToMatch: (match: SearchMatch) => Promise<void>;
   goToFinding: (finding: Finding) => Promise<void>;
@@ -47,6 +47,7 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
     if (then.reductionId !== undefined) {
       get().expand(then.reductionId, {
         ...(then.range ? { range: then.range } : {}),
+        ...(then.pinRange ? { pinRange: true } : {}),
         ...(then.highlight ? { highlight: then.highlight } : {}),
       });
     }

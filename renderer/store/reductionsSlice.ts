@@ -50,8 +50,11 @@ export interface ReductionsSlice {
   openReduction: OpenReduction | null;
   /** Asks `verify` for the ids whose status is not known yet (batched). */
   requestStatuses: (ids: readonly string[]) => void;
-  /** Opens `id` under its stub: the first window, or `range` (with a match to highlight). */
-  expand: (id: string, options?: { range?: ByteRange; highlight?: { offset: number; length: number } }) => void;
+  /**
+   * Opens `id` under its stub: the first window, or `range` (with a match to highlight).
+   * `pinRange`: `range` is a place the user named (a link), kept as the slider's range like a move.
+   */
+  expand: (id: string, options?: { range?: ByteRange; pinRange?: boolean; highlight?: { offset: number; length: number } }) => void;
   collapse: () => void;
   toggleReduction: (id: string) => void;
   /** Appends the next window after what the open reduction shows. */
@@ -209,8 +212,9 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
       const highlight = options.highlight ? { ...options.highlight, seq: ++highlightSeq } : null;
       const cached = get().expansions.get(key);
       const shown = cached?.status === 'ready' ? cached.outcome.range : null;
+      const pinned = options.pinRange === true && options.range !== undefined;
       set({
-        openReduction: { id, chunks: [key], requested: shown, userRange: false, highlight, seq: (previous?.seq ?? 0) + 1 },
+        openReduction: { id, chunks: [key], requested: pinned ? range : shown, userRange: pinned, highlight, seq: (previous?.seq ?? 0) + 1 },
       });
       void fetchExpansion(id, range);
     },

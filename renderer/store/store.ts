@@ -11,6 +11,7 @@ import { createBundleSlice } from './bundleSlice';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
+import { createLinkSlice } from './linkSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
 import { createPolicySlice } from './policySlice';
@@ -51,5 +52,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     // Issue 13: files opened from the browser.
     ...createFolderSlice(deps)(...a),
     ...createBundleSlice(deps)(...a),
+    ...createLinkSlice(deps)(...a),
   }));
 }

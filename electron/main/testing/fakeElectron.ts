@@ -99,6 +99,7 @@ export class FakeApp extends EventEmitter {
   readonly getVersion = vi.fn(() => '0.1.0');
   readonly addRecentDocument = vi.fn();
   readonly clearRecentDocuments = vi.fn();
+  readonly setAsDefaultProtocolClient = vi.fn((_scheme: string) => true);
 
   /** Fires `ready`: resolves whenReady and lets its continuations run. */
   async becomeReady(): Promise<void> {

@@ -9,6 +9,7 @@ import { FORMAT_LABELS, baseName, sessionLabel } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
 import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
+import { CopyLinkButton } from '../links/copyLinkButton';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
@@ -110,6 +111,7 @@ export function AppHeader() {
           </button>
         )}
         {host === 'http' && <FilePicker />}
+        <CopyLinkButton />
         {host === 'http' && <OpenFileButton />}
         {host === 'http' && <FolderButton />}
         {host === 'http' && <UploadStatus />}

@@ -14,6 +14,7 @@ import { formatBytes } from '../../text/format';
 import type { StorySegment } from './story';
 import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
 import { RangeSlider } from '../../widgets/rangeSlider';
+import { CopyRange } from './copyRange';
 import { TerminalText } from '../../widgets/terminalText';
 import './reductionRegion.css';
 import { nameText } from '../../text/nameText';
@@ -204,6 +205,7 @@ export function ReductionRegion({ id }: { id: string }) {
           </div>
         </div>
       )}
+      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={content} range={shown} />}
       {error && (
         <p className="reduction-error" role="alert">
           {error.message} {errorHint(error.code)}
@@ -226,6 +228,7 @@ export function ReductionRegion({ id }: { id: string }) {
                   >
                     Show only message {m.boundary.index}
                   </button>
+                  <CopyRange id={id} text={m.segments.map((g) => g.text).join('')} range={m.shown} what={`of message ${m.boundary.index}`} />
                 </p>
                 <pre className="reduction-content" role="code" aria-label={`Message ${m.boundary.index} bytes`} tabIndex={0}>
                   <Segments segments={m.segments} markRef={markRef} withinHidden />
