@@ -7,6 +7,7 @@ import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
 import { logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
+import { runCheckFollow } from './checkFollow';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
@@ -67,7 +68,12 @@ Commands:
   open [FILE...] [--port N] [--host H]
       Open the desktop window. Without an Electron binary (or a display), say why on stderr and
       do what serve does instead.
-  serve and open without FILE open the bundled sample session.
+  serve and open without FILE open the bundled sample session. Both follow the files while
+      an agent appends to them (new messages appear as they are written); --no-follow opens
+      them as they are (a change then stops serving their content).
+  check --follow FILE...
+      Check, then keep checking as the file grows: print each new finding as one JSON line;
+      ends on SIGINT or when the file is deleted (exit status as check).
 
 Every command also takes --session ID (a file holding several sessions, such as a Claude Code
 transcript and its subagents: open that one; check's summary and the app's picker list them all)
@@ -87,11 +93,11 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', ...SOURCE_FLAGS },
+  check: { strict: 'switch', follow: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value', ...SOURCE_FLAGS },
-  open: { port: 'value', host: 'value', ...SOURCE_FLAGS },
+  serve: { port: 'value', host: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
+  open: { port: 'value', host: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -206,6 +212,7 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
     ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
     ...(typeof session === 'string' ? { session } : {}),
     ...(typeof format === 'string' ? { format } : {}),
+    ...(flags.has('no-follow') ? { follow: false } : {}),
   };
 }
 
@@ -247,6 +254,10 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 
   const sessionId = flags.get('session');
   const format = flags.get('format');
+  if (command === 'check' && flags.has('follow')) {
+    const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
+    return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: (deps.untilStopped ?? untilSignal)() }, io);
+  }
   const loaded = await loadSession(files, {
     ...loadOptions,
     ...(typeof sessionId === 'string' ? { session: sessionId } : {}),

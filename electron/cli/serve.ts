@@ -31,6 +31,8 @@ export interface ServeOptions {
   session?: string;
   /** `--format F`: read the files as this format instead of detecting it (§10.2). */
   format?: string;
+  /** Issue 14 `--no-follow`: false opens the files without following them. */
+  follow?: boolean;
 }
 
 /** `--session` and `--format` of `options`, as the host and the worker take them. */
@@ -126,7 +128,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
   const bind = options.bind ?? '127.0.0.1';
   await checkOpenSource(files, options);
   const client = deps.createClient();
-  const host = createSessionHost({ host: 'http', client, files, ...(options.format !== undefined ? { format: options.format } : {}) });
+  const host = createSessionHost({ host: 'http', client, files, ...(options.format !== undefined ? { format: options.format } : {}), ...(options.follow === false ? { follow: false } : {}) });
   const shutDown = async (): Promise<void> => {
     await host.dispose();
     await client.dispose();

@@ -109,6 +109,11 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
     if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
+    // Issue 14: the session shown grew (followed): `state` and a late subscriber see it as it is now.
+    if (event.name === 'sessionUpdated' && event.payload.generation === session?.generation && !session.provisional) {
+      session = event.payload.info;
+      emit(event);
+    }
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
       session = event.payload;
@@ -127,7 +132,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
-        reply = await client.open(paths, mine, source);
+        reply = await client.open(paths, mine, options.follow === false ? { ...source, follow: false } : source);
       } catch (e) {
         reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
       }

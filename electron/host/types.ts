@@ -26,6 +26,8 @@ export interface ResolverClient {
 export interface OpenSource {
   session?: string;
   format?: string;
+  /** Issue 14: false opens without following the files (a change then makes them `file_changed`). */
+  follow?: boolean;
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */
@@ -58,6 +60,8 @@ export interface SessionHostOptions {
   format?: string;
   /** The native open dialog; absent on the HTTP host (`openDialog` answers `not_supported`). */
   openDialog?: () => Promise<string[] | null>;
+  /** Issue 14: false opens every session without following it (`--no-follow`); followed by default. */
+  follow?: boolean;
   /** Called after every successful open (the desktop app remembers recent files). */
   onOpened?: (paths: string[]) => void;
   /**

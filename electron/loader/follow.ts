@@ -109,9 +109,10 @@ export class SessionFollower {
     this.tracked = this.track(live);
   }
 
-  /** Opens `paths` as loadSession does, to be followed. */
-  static async open(paths: string[], options: FollowOptions = {}): Promise<{ ok: true; follower: SessionFollower } | { ok: false; error: LoadError }> {
-    const loaded = await loadLive(paths, options);
+  /** Opens `paths` as loadSession does, to be followed; `first` tunes only this first open. */
+  static async open(paths: string[], options: FollowOptions = {}, first: Pick<LoadOptions, 'onProgress' | 'onPreview' | 'signal'> = {}): Promise<{ ok: true; follower: SessionFollower } | { ok: false; error: LoadError }> {
+    // Progress, preview and cancellation are the first open's; a reopen is quiet.
+    const loaded = await loadLive(paths, { ...options, ...first });
     if (!loaded.ok) return loaded;
     return { ok: true, follower: new SessionFollower([...paths], options, loaded.live, loaded.session) };
   }

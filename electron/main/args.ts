@@ -53,6 +53,9 @@ export function parseSourceArguments(argv: readonly string[]): OpenSource {
   return source;
 }
 
+/** Issue 14: the desktop app's switch that opens files without following them (`open --no-follow`). */
+export const NO_FOLLOW_SWITCH = '--no-follow';
+
 /** What the first instance is told by a second one (`requestSingleInstanceLock(additionalData)`). */
 export interface SecondInstanceData {
   files: string[];

@@ -11,7 +11,8 @@ import { makeHeader, messageRecord, reductionRecord, sidecarText } from './files
 /** The records of a generated session of `turns` tool turns (each line a record, in writing order). */
 export function liveSessionRecords(turns: number): object[] {
   const records: object[] = [makeHeader({ session_id: 's-live' }), { t: 'system', msg: { role: 'system', content: 'You are a coding agent.' } }];
-  const view: ChatMessage[] = [{ role: 'system', content: 'You are a coding agent.' }];
+  // The system prompt is its own record, not a view index.
+  const view: ChatMessage[] = [];
   const push = (m: ChatMessage) => {
     records.push(messageRecord(view.length, m));
     view.push(m);
