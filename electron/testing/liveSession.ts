@@ -10,6 +10,15 @@ import { makeHeader, messageRecord, reductionRecord, sidecarText } from './files
 
 /** The records of a generated session of `turns` tool turns (each line a record, in writing order). */
 export function liveSessionRecords(turns: number): object[] {
+  return generate(turns).records;
+}
+
+/** How many messages the view of the generated session holds at its end (the next message's index). */
+export function liveSessionViewLength(turns: number): number {
+  return generate(turns).viewLength;
+}
+
+function generate(turns: number): { records: object[]; viewLength: number } {
   const records: object[] = [makeHeader({ session_id: 's-live' }), { t: 'system', msg: { role: 'system', content: 'You are a coding agent.' } }];
   // The system prompt is its own record, not a view index.
   const view: ChatMessage[] = [];
@@ -34,7 +43,7 @@ export function liveSessionRecords(turns: number): object[] {
     }
   }
   push(assistant('the build passes now'));
-  return records;
+  return { records, viewLength: view.length };
 }
 
 export function liveSessionText(turns: number): string {
