@@ -183,6 +183,8 @@ export const sessionInfoSchema = z.object({
   sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS),
   /** Sessions left out of `sessions` by MAX_LISTED_SESSIONS (absent when none were). */
   sessions_omitted: int.optional(),
+  /** Issue 14: true while the files are followed as they grow (SPEC §13); absent when not. */
+  following: z.boolean().optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
@@ -463,6 +465,11 @@ export const methods = {
   calls: { params: empty, result: contextMapSchema },
   // Issue 12, part B.
   ...partBMethods,
+  /**
+   * Issue 14: follows the files as they grow (the default) or not (`--no-follow`: a change then
+   * answers `file_changed`), for this and every later open; the open session is reopened that way.
+   */
+  setFollow: { params: z.object({ follow: z.boolean() }), result: z.object({ follow: z.boolean() }) },
 } as const;
 
 export type Method = keyof typeof methods;

@@ -93,4 +93,26 @@ describe('a followed session over the HTTP host', () => {
     expect(events.map((e) => e.name)).toContain('fileChanged');
     expect(events.map((e) => e.name)).not.toContain('sessionUpdated');
   });
+
+  it('setFollow (the app\'s setting) reopens the open session followed or not, and later opens keep it', async () => {
+    const text = liveSessionText(3);
+    const path = tmp.path('setting.sidecar.jsonl');
+    writeFileSync(path, text);
+    const s = await serve(path);
+    const opened = await s.host.openPaths([path]);
+    if (!opened.ok) throw new Error(opened.error.message);
+    expect(opened.value.following).toBe(true);
+    expect(await s.api('setFollow', { follow: false })).toEqual({ follow: false });
+    const off = await s.api<{ session: { following?: boolean; generation: number } }>('state');
+    expect(off.session.following).toBeUndefined();
+    expect(off.session.generation).toBeGreaterThan(opened.value.generation);
+    // Not followed now: an append makes the content answer file_changed.
+    writeFileSync(path, `${text}${JSON.stringify({ t: 'message', i: opened.value.messages, msg: { role: 'user', content: 'more' } })}\n`);
+    await expect(s.api('rows', { start: 0, end: 1 })).rejects.toThrow(/changed on disk/);
+    // Back on: reopened followed, and the appended message is read.
+    expect(await s.api('setFollow', { follow: true })).toEqual({ follow: true });
+    const on = await s.api<{ session: { following?: boolean; messages: number } }>('state');
+    expect(on.session.following).toBe(true);
+    expect(on.session.messages).toBe(opened.value.messages + 1);
+  });
 });

@@ -20,6 +20,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   openFile: 660_000,
   search: 270_000,
   check: 660_000,
+  // Issue 14: it reopens the session.
+  setFollow: 660_000,
   openDialog: Infinity,
 };
 
@@ -100,6 +102,10 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   };
   for (const path of options.files) offer([path], options.format);
 
+  /** Issue 14: whether opens follow the files (`--no-follow`, the app's setting), and what is open, to reopen it when that changes. */
+  let follow = options.follow !== false;
+  let lastOpened: { paths: string[]; source: OpenSource } | undefined;
+
   /** The last progress of the open in flight, for `current()`. */
   let progress: HostEvent | null = null;
 
@@ -132,7 +138,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
-        reply = await client.open(paths, mine, options.follow === false ? { ...source, follow: false } : source);
+        reply = await client.open(paths, mine, follow ? source : { ...source, follow: false });
       } catch (e) {
         reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
       }
@@ -149,6 +155,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       loadError = null;
       session = reply.value;
+      lastOpened = { paths: [...paths], source: { ...source } };
       offer(paths, source.format);
       emit({ name: 'sessionOpened', payload: reply.value });
       try {
@@ -210,6 +217,15 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       case 'close':
         return close();
+      case 'setFollow': {
+        follow = (params as ParsedParams<'setFollow'>).follow;
+        // The open session is read again the way asked (a followed session's growth is then its own).
+        if (session && lastOpened && (session.following === true) !== follow) {
+          const reopened = await openPaths(lastOpened.paths, lastOpened.source);
+          if (!reopened.ok) return reopened;
+        }
+        return { ok: true, value: { follow } };
+      }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
         return { ok: true, value: { cancelled: client.cancelSearch(searchId) } };

@@ -30,6 +30,8 @@ export const METHOD_CHANNELS = {
   callDiff: 'si:callDiff',
   sessionEvents: 'si:sessionEvents',
   abandoned: 'si:abandoned',
+  // Issue 14.
+  setFollow: 'si:setFollow',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

@@ -276,7 +276,7 @@ const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'se
  * The open session's layout and info (`provisional` while its file is still being indexed);
  * `asked` is the session id the open asked for ('' for the main one).
  */
-function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string, token: object = {}): OpenSession {
+function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string, token: object = {}, following = false): OpenSession {
   const layout = projectionLayout(session.minted.length, session.log);
   const listed = listedSessions(session, asked);
   const info: SessionInfo = {
@@ -297,6 +297,7 @@ function describe(session: LoadedSession, generation: number, provisional: boole
     session: asked,
     sessions: listed.sessions,
     ...(listed.omitted > 0 ? { sessions_omitted: listed.omitted } : {}),
+    ...(following ? { following: true } : {}),
   };
   return { session, layout, info, token };
 }
@@ -385,7 +386,7 @@ export class SessionService {
         return hostError(loaded.error);
       }
       if ('follower' in loaded) {
-        this.current = describe(loaded.follower.session, generation, false, asked);
+        this.current = describe(loaded.follower.session, generation, false, asked, {}, true);
         this.startFollowing(loaded.follower, asked);
       } else {
         this.current = describe(loaded.session, generation, false, asked);
@@ -423,7 +424,7 @@ export class SessionService {
       (update) => {
         const open = this.current;
         if (!open || this.following?.follower !== follower) return;
-        const next = describe(update.session, open.info.generation, false, asked, open.token);
+        const next = describe(update.session, open.info.generation, false, asked, open.token, true);
         this.current = next;
         this.follow.onUpdated?.({
           generation: next.info.generation,

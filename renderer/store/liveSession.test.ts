@@ -85,4 +85,11 @@ describe('a sessionUpdated event', () => {
     expect(store.getState().rowCount).toBe(40);
     expect(store.getState().liveNotice).toContain('reopened from scratch');
   });
+
+  it('the Follow file setting asks the host, which reopens the session (sessionOpened follows)', async () => {
+    const { store, host } = await started();
+    await store.getState().setFollow(false);
+    expect(host.callsOf('setFollow')).toEqual([{ follow: false }]);
+    expect(store.getState().alerts).toEqual([]);
+  });
 });

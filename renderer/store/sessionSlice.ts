@@ -70,6 +70,8 @@ export interface SessionSlice {
   setAtBottom: (atBottom: boolean) => void;
   /** Scrolls to the last row; the new messages count as seen. */
   jumpToLatest: () => void;
+  /** Follows the files (or stops), for the open session (reopened that way) and later opens. */
+  setFollow: (follow: boolean) => Promise<void>;
   /** The followed session grew: new counts, the shown rows asked again in place, the session-wide lists refreshed; expansions and the scroll position stay. */
   applyLiveUpdate: (info: SessionInfo, newMessages: number) => void;
   // --- end issue 14 ---
@@ -231,6 +233,12 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     // --- Issue 14: live sessions ---
     setAtBottom(atBottom) {
       if (get().atBottom !== atBottom || (atBottom && get().liveNew > 0)) set({ atBottom, ...(atBottom ? { liveNew: 0 } : {}) });
+    },
+
+    async setFollow(follow) {
+      const reply = await deps.api.setFollow({ follow });
+      // The reopened session arrives as sessionOpened.
+      if (!reply.ok) openFailed(reply.error);
     },
 
     jumpToLatest() {

@@ -72,6 +72,7 @@ export function fakeHost(
     openFile: () => ok<'openFile'>(sessionInfo({ generation: (current?.generation ?? 0) + 1 })),
     openDialog: () => ({ ok: false, error: { code: 'not_supported', message: 'no dialog' } }),
     close: () => ok<'close'>({}),
+    setFollow: ({ follow }) => ok<'setFollow'>({ follow }),
     // Issue 12 part A: a session of no calls unless a test answers otherwise.
     calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [] }),
     rows: ({ start, end }) =>
