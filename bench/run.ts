@@ -24,13 +24,14 @@ import type { BenchRow } from './report';
 import { formatTable } from './report';
 import { runCallsBench } from './calls';
 import { runRendererBench } from './renderer';
+import { runFollowBench } from './follow';
 import { runSearchBench } from './search';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
-const FIXTURE_GROUPS: readonly Group[] = ['indexing', 'memory', 'latency', 'search'];
+const FIXTURE_GROUPS: readonly Group[] = ['indexing', 'memory', 'latency', 'search', 'follow'];
 
 function machineLine(m: Machine, fixture: Fixture | undefined, args: BenchArgs): string {
   const file = fixture ? `; sidecar ${formatBytes(fixture.bytes)} (${fixture.origin}${fixture.manifest ? `, seed ${fixture.manifest.seed}` : ''})` : '';
@@ -62,6 +63,9 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
       return runLatencyBench(ctx);
     case 'search':
       return runSearchBench(ctx);
+    // Issue 14: following a sidecar appended at 1 MB/s.
+    case 'follow':
+      return runFollowBench(ctx);
   }
 }
 
@@ -92,7 +96,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     log('bundling the runners (bench/out/runners) and the worker (dist/worker.cjs)');
     await buildRunners();
-    if (args.groups.includes('memory') || args.groups.includes('latency')) buildWorker();
+    if (args.groups.includes('memory') || args.groups.includes('latency') || args.groups.includes('follow')) buildWorker();
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };

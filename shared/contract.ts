@@ -190,6 +190,8 @@ export const sessionInfoSchema = z.object({
   sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS),
   /** Sessions left out of `sessions` by MAX_LISTED_SESSIONS (absent when none were). */
   sessions_omitted: int.optional(),
+  /** Issue 14: true while the files are followed as they grow (SPEC §13); absent when not. */
+  following: z.boolean().optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
@@ -602,6 +604,11 @@ export const methods = {
   // Issue 13 (4).
   ...replayMethods,
   ...searchPagingMethods,
+  /**
+   * Issue 14: follows the files as they grow (the default) or not (`--no-follow`: a change then
+   * answers `file_changed`), for this and every later open; the open session is reopened that way.
+   */
+  setFollow: { params: z.object({ follow: z.boolean() }), result: z.object({ follow: z.boolean() }) },
 } as const;
 
 export type Method = keyof typeof methods;
@@ -628,6 +635,21 @@ export const events = {
    * shrunk): its content is no longer served (requests answer `file_changed`) until it is reopened.
    */
   fileChanged: z.object({ generation: int, path: z.string(), message: z.string() }),
+  // --- Issue 14: live sessions (SPEC §13) ---
+  /**
+   * The open session's files grew (or were reopened from scratch, or deleted) and it was followed:
+   * `info` is the session as it is now (same generation; its counts grew), `new_messages` how many
+   * messages were added, `calls` its model calls, `notice` why it was reopened or that a file is
+   * gone (what is shown stays). The rows, log and calls are to be asked again.
+   */
+  sessionUpdated: z.object({
+    generation: int,
+    info: sessionInfoSchema,
+    new_messages: int,
+    calls: int,
+    notice: z.object({ kind: z.enum(['reopened', 'deleted']), message: z.string() }).optional(),
+  }),
+  // --- end issue 14 ---
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
   /** The desktop shell asks the renderer to do something (menu items). */
@@ -684,9 +706,9 @@ export function parseEvent(value: unknown): HostEvent | undefined {
  * dialog, or by a drop the desktop shell resolved itself.
  */
 export const workerMethods = {
-  /** `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it. */
+  /** `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (issue 14). */
   open: {
-    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional() }),
+    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional(), follow: z.boolean().optional() }),
     result: sessionInfoSchema,
   },
   close: { params: empty, result: empty },

@@ -7,6 +7,7 @@ import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
 import { logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
+import { runCheckFollow } from './checkFollow';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
@@ -86,7 +87,12 @@ Commands:
   --link '#call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0' (any subset, any order) starts
       serve and open at that place: the model call, the reduction expanded at the byte range,
       the search run. The app's Copy link button gives such links.
-  serve and open without FILE open the bundled sample session.
+  serve and open without FILE open the bundled sample session. Both follow the files while
+      an agent appends to them (new messages appear as they are written); --no-follow opens
+      them as they are (a change then stops serving their content).
+  check --follow FILE...
+      Check, then keep checking as the file grows: print each new finding as one JSON line;
+      ends on SIGINT or when the file is deleted (exit status as check).
 
 Every command also takes --session ID (a file holding several sessions, such as a Claude Code
 transcript and its subagents: open that one; check's summary and the app's picker list them all)
@@ -107,12 +113,12 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', replay: 'switch', ...SOURCE_FLAGS },
+  check: { strict: 'switch', replay: 'switch', follow: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
-  serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', ...SOURCE_FLAGS },
-  open: { port: 'value', host: 'value', link: 'value', ...SOURCE_FLAGS },
+  serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
+  open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -236,6 +242,7 @@ function serveOptions(command: 'serve' | 'open', flags: Map<string, string | tru
     ...(typeof session === 'string' ? { session } : {}),
     ...(typeof format === 'string' ? { format } : {}),
     ...(typeof maxUpload === 'string' ? { maxUploadBytes: parseMaxUpload(maxUpload) } : {}),
+    ...(flags.has('no-follow') ? { follow: false } : {}),
   };
 }
 
@@ -279,6 +286,10 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 
   const sessionId = flags.get('session');
   const format = flags.get('format');
+  if (command === 'check' && flags.has('follow')) {
+    const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
+    return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: (deps.untilStopped ?? untilSignal)() }, io);
+  }
   const loaded = await loadSession(files, {
     ...loadOptions,
     ...(typeof sessionId === 'string' ? { session: sessionId } : {}),

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import type { CliIo } from './main';
 import type { ServeDeps, ServeOptions } from './serve';
-import { linkArgument, sourceArguments } from '../main/args';
+import { NO_FOLLOW_SWITCH, linkArgument, sourceArguments } from '../main/args';
 import { bundledSample, checkOpenSource, openSource, runServe } from './serve';
 
 export type ElectronLookup = { ok: true; binary: string } | { ok: false; reason: string; noBinary: boolean };
@@ -97,7 +97,7 @@ export async function runOpen(options: ServeOptions, io: CliIo, deps: OpenDeps):
   const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   await checkOpenSource(files, options);
   const electron = deps.findElectron(deps.packageRoot);
-  if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...sourceArguments(openSource(options)), ...linkArgument(options.link), ...files.map((f) => resolve(f))]);
+  if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...sourceArguments(openSource(options)), ...linkArgument(options.link), ...(options.follow === false ? [NO_FOLLOW_SWITCH] : []), ...files.map((f) => resolve(f))]);
   const lead = electron.noBinary ? 'No Electron binary is available on this machine' : 'The desktop window cannot start on this machine';
   io.stderr(`${lead} (${electron.reason}); starting the HTTP host instead — open the URL below in a browser.\n`);
   return runServe({ ...options, files }, io, deps);

@@ -38,6 +38,8 @@ export interface ServeOptions {
   maxUploadBytes?: number;
   /** `--link '#…'` (SPEC §12): the place to start at, as a canonical fragment (`#…`, never just `#`). */
   link?: string;
+  /** Issue 14 `--no-follow`: false opens the files without following them. */
+  follow?: boolean;
 }
 
 /** The folder `serve DIR` lists: the one argument, when it is a folder. */
@@ -162,6 +164,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     files,
     ...(options.format !== undefined ? { format: options.format } : {}),
     ...(dir !== null ? { folder: serveFolder(dir) } : {}),
+    ...(options.follow === false ? { follow: false } : {}),
   });
   const shutDown = async (): Promise<void> => {
     await host.dispose();

@@ -25,6 +25,8 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   reproBundle: 660_000,
   replay: 660_000,
   whatIf: 660_000,
+  // Issue 14: it reopens the session.
+  setFollow: 660_000,
   openDialog: Infinity,
 };
 
@@ -128,6 +130,10 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   };
   for (const path of options.files) offer([path], options.format);
 
+  /** Issue 14: whether opens follow the files (`--no-follow`, the app's setting), and what is open, to reopen it when that changes. */
+  let follow = options.follow !== false;
+  let lastOpened: { paths: string[]; source: OpenSource } | undefined;
+
   /** The last progress of the open in flight, for `current()`. */
   let progress: HostEvent | null = null;
 
@@ -137,6 +143,11 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
     if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit({ ...event, payload: { ...event.payload, path: shownPath(event.payload.path) } });
+    // Issue 14: the session shown grew (followed): `state` and a late subscriber see it as it is now.
+    if (event.name === 'sessionUpdated' && event.payload.generation === session?.generation && !session.provisional) {
+      session = present(event.payload.info);
+      emit({ ...event, payload: { ...event.payload, info: session } });
+    }
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
       session = present(event.payload);
@@ -156,7 +167,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
-        reply = await client.open(paths, mine, source);
+        reply = await client.open(paths, mine, follow ? source : { ...source, follow: false });
       } catch (e) {
         reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
       }
@@ -177,6 +188,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       const info = present(reply.value);
       session = info;
       sessionPaths = [...paths];
+      lastOpened = { paths: [...paths], source: { ...source } };
       offer(paths, source.format);
       // An upload is kept while it is the session shown, no longer.
       await releaseUploads(paths);
@@ -266,6 +278,15 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         } catch (e) {
           return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
         }
+      }
+      case 'setFollow': {
+        follow = (params as ParsedParams<'setFollow'>).follow;
+        // The open session is read again the way asked (a followed session's growth is then its own).
+        if (session && lastOpened && (session.following === true) !== follow) {
+          const reopened = await openPaths(lastOpened.paths, lastOpened.source);
+          if (!reopened.ok) return reopened;
+        }
+        return { ok: true, value: { follow } };
       }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;

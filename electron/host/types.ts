@@ -27,6 +27,8 @@ export interface ResolverClient {
 export interface OpenSource {
   session?: string;
   format?: string;
+  /** Issue 14: false opens without following the files (a change then makes them `file_changed`). */
+  follow?: boolean;
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */
@@ -76,6 +78,8 @@ export interface SessionHostOptions {
   openDialog?: () => Promise<string[] | null>;
   /** `serve DIR`: the folder whose session files `folder` lists and `openFile` opens by entry id. */
   folder?: ServedFolder;
+  /** Issue 14: false opens every session without following it (`--no-follow`); followed by default. */
+  follow?: boolean;
   /** Called after every successful open (the desktop app remembers recent files). */
   onOpened?: (paths: string[]) => void;
   /**

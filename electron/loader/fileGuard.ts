@@ -12,6 +12,11 @@
  * Invariant: if `change()` answers undefined before and after a read, no write reached the file
  * between the two checks except one that left size, both times and the sampled bytes as they were
  * (in practice: none, since a write moves ctime).
+ *
+ * A followed file (SPEC §13, `follow`) may grow: then only its indexed prefix is compared — the
+ * same file at the path (unless the path is gone: the descriptor still reads what was indexed), no
+ * shorter than the prefix, the sampled blocks (all inside the prefix) unchanged. Its times move with every append and are not compared; a rewrite of the prefix that
+ * keeps the sampled blocks is caught by the follower's next look (follow.ts) or by a hash.
  */
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
@@ -50,6 +55,12 @@ function reasonOf(e: unknown): string {
   return typeof code === 'string' ? code : e instanceof Error ? e.message : String(e);
 }
 
+/** A followed file's guard (SPEC §13): only bytes [0, prefix) are guarded; `pathless` once the path is gone (the descriptor still reads). */
+export interface FollowedPrefix {
+  prefix: number;
+  pathless?: boolean;
+}
+
 export class FileGuard {
   private readonly opened: Identity;
   private readonly samples: readonly { offset: number; length: number }[];
@@ -63,8 +74,10 @@ export class FileGuard {
   constructor(
     readonly path: string,
     private readonly fd: number,
+    private readonly follow?: FollowedPrefix,
   ) {
-    this.opened = identity(fstatSync(fd, { bigint: true }));
+    const opened = identity(fstatSync(fd, { bigint: true }));
+    this.opened = follow ? { ...opened, size: BigInt(Math.min(follow.prefix, Number(opened.size))) } : opened;
     const size = Number(this.opened.size);
     const samples: { offset: number; length: number }[] = [];
     if (size <= SAMPLE_ALL_BYTES) {
@@ -102,14 +115,16 @@ export class FileGuard {
       return `it can no longer be read (${reasonOf(e)})`;
     }
     // The path first: a file renamed over it also moves the old file's ctime (its link count).
-    let atPath: Identity;
-    try {
-      atPath = identity(statSync(this.path, { bigint: true }));
-    } catch (e) {
-      return `it was removed or renamed (${reasonOf(e)})`;
+    if (this.follow?.pathless !== true) {
+      let atPath: Identity;
+      try {
+        atPath = identity(statSync(this.path, { bigint: true }));
+      } catch (e) {
+        return `it was removed or renamed (${reasonOf(e)})`;
+      }
+      if (atPath.ino !== this.opened.ino || atPath.dev !== this.opened.dev) return 'it was replaced by another file (renamed over, or deleted and written again)';
     }
-    if (atPath.ino !== this.opened.ino || atPath.dev !== this.opened.dev) return 'it was replaced by another file (renamed over, or deleted and written again)';
-    const onDescriptor = difference(this.opened, now);
+    const onDescriptor = this.follow ? (now.size < this.opened.size ? `its size went from ${this.opened.size} to ${now.size} bytes` : undefined) : difference(this.opened, now);
     if (onDescriptor) return onDescriptor;
     let hashed: string | undefined;
     try {

@@ -20,6 +20,10 @@ const LF = 0x0a;
 export abstract class LineSource implements SessionSource {
   abstract readonly format: SessionSource['format'];
   readonly readsAfterIndexing = false;
+  /** See SessionSource.appends: a line-based transcript grows by appended lines. */
+  get appends(): boolean {
+    return true;
+  }
   /** The first byte not yet taken: always the start of a line. */
   private offset = 0;
   private lineNo = 1;

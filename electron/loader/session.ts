@@ -13,7 +13,8 @@ import { FORMAT_ADAPTERS, detectSource } from './detect';
 import { sessionNotHeld } from './heldSessions';
 import type { ReadSync } from './lines';
 import { isSystemError, osReason, unreadable } from './openFile';
-import type { DetectContext, FormatAdapter, LoadError, Progress, SessionSource } from './source';
+import { FileGuard } from './fileGuard';
+import type { DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './source';
 import { LoadCancelled } from './source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
@@ -76,6 +77,63 @@ export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; err
  * exists. Bad files are errors; bad records inside a readable file are findings.
  */
 export async function loadSession(paths: string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const loaded = await load(paths, options, false);
+  return loaded.ok ? { ok: true, session: loaded.session } : loaded;
+}
+
+// --- Issue 14: live sessions (follow.ts) ---
+/** The files of a session opened to be followed, kept open and indexed on by follow.ts. */
+export interface LiveSources {
+  /** In the order they are indexed (a snapshot before its sidecar). */
+  readonly sources: readonly SessionSource[];
+  /** Every source opened (the indexed ones, and any opened and not needed): closed together. */
+  readonly opened: readonly SessionSource[];
+  /** Where each source's last pass stopped (same order as `sources`). */
+  readonly stops: IndexStop[];
+  /** The paths the user gave, for the files' order in the session. */
+  readonly paths: readonly string[];
+  /** The pass options (read size, record limit, reader) later passes reuse. */
+  readonly pass: Omit<IndexPass, 'progress' | 'final'>;
+  /** True when the session was stopped at a newer format version: nothing is followed. */
+  readonly stopped: boolean;
+}
+
+/**
+ * `loadSession`, with the sources kept open and indexed on later (SPEC §13). The session's file
+ * watches are append-only guards (fileGuard.ts): appends do not make its reads `file_changed`.
+ */
+export async function loadLive(paths: string[], options: LoadOptions = {}): Promise<{ ok: true; session: LoadedSession; live: LiveSources } | { ok: false; error: LoadError }> {
+  const loaded = await load(paths, options, true);
+  if (!loaded.ok) return loaded;
+  if (!loaded.live) throw new Error('loadLive: a live load keeps its sources');
+  return { ok: true, session: loaded.session, live: loaded.live };
+}
+
+/** The session over what the sources have indexed so far; `paths` orders its files. */
+export function resolveLive(live: LiveSources, close: () => void, pathless = false): LoadedSession {
+  const inputs = inputsOf(live.sources, live.stops);
+  inputs.files.sort((a, b) => order(live.paths, a.path) - order(live.paths, b.path));
+  if (inputs.stopped) return makeSession(resolveSession(inputs), { sha256: nodeSha256, close });
+  const watches = live.sources.flatMap((s, k) => (s.readsAfterIndexing ? [new FileGuard(s.file.path, s.file.fd, { prefix: live.stops[k]?.offset ?? 0, pathless })] : []));
+  return makeSession(resolveSession(inputs), { sha256: nodeSha256, watches, close });
+}
+
+/** A followed file's `bytes` are those indexed (a torn tail waiting is not yet part of the session); a fresh open indexes all. */
+function inputsOf(sources: readonly SessionSource[], stops: readonly IndexStop[]): SessionInputs {
+  const inputs: SessionInputs = { files: [] };
+  for (const [k, source] of sources.entries()) {
+    inputs.files.push({ path: source.file.path, format: source.format, bytes: source.appends === true ? (stops[k]?.offset ?? 0) : source.file.size });
+    if (inputs.stopped) continue;
+    const index = source.indexed();
+    if (index.stopped) inputs.stopped = index.stopped;
+    if (index.records) inputs.records = index.records;
+    if (index.snapshot) inputs.snapshot = index.snapshot;
+  }
+  return inputs;
+}
+// --- end issue 14 ---
+
+async function load(paths: string[], options: LoadOptions, keep: boolean): Promise<{ ok: true; session: LoadedSession; live?: LiveSources } | { ok: false; error: LoadError }> {
   if (paths.length === 0) return { ok: false, error: { code: 'usage', message: 'no file given: pass a sidecar, a session snapshot, or one of each' } };
   if (paths.length > 2) return { ok: false, error: { code: 'usage', message: `${paths.length} files given: pass at most two, a sidecar and a session snapshot` } };
 
@@ -88,7 +146,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
   const closeAll = () => {
     for (const s of opened) s.close();
   };
-  const failWith = (error: LoadError): LoadResult => {
+  const failWith = (error: LoadError): { ok: false; error: LoadError } => {
     closeAll();
     return { ok: false, error };
   };
@@ -140,12 +198,16 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
 
   /** The source being indexed: an I/O error is its file's. */
   let indexing: SessionSource | undefined;
+  const stops: IndexStop[] = [];
   try {
     report(true);
     const inputs: SessionInputs = { files: [] };
     for (const source of sources) {
       inputs.files.push(fileOf(source));
-      if (inputs.stopped) continue;
+      if (inputs.stopped) {
+        stops.push({ offset: 0, line: 1 });
+        continue;
+      }
       indexing = source;
       // Offered to every source of a large file; a source calls it at the first pause of its pass
       // (a sidecar, an imported transcript or rollout), so one parsed whole (a snapshot) never does.
@@ -153,7 +215,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
         options.onPreview && sources.length === 1 && source.file.size >= PREVIEW_MIN_BYTES
           ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))
           : undefined;
-      await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) });
+      stops.push(await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) }));
       const index = source.indexed();
       if (index.stopped) inputs.stopped = index.stopped;
       if (index.records) inputs.records = index.records;
@@ -164,9 +226,17 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
     bytesRead = totalBytes;
     report(true);
 
-    if (inputs.stopped) {
+    if (inputs.stopped && !keep) {
       closeAll();
       return { ok: true, session: makeSession(resolveSession(inputs), { sha256: nodeSha256 }) };
+    }
+    if (keep) {
+      const { chunkSize, read: readBack } = pass;
+      const live: LiveSources = { sources, opened, stops, paths: [...paths], pass: { chunkSize, maxRecordBytes, read: readBack }, stopped: inputs.stopped !== undefined };
+      const session = resolveLive(live, closeAll);
+      const notHeld = sessionNotHeld(session, options.session);
+      if (notHeld !== undefined) return failWith({ code: 'usage', message: notHeld });
+      return { ok: true, session, live };
     }
     const watched = opened.filter((s) => s.readsAfterIndexing);
     const session = makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll });

@@ -112,6 +112,12 @@ export interface SessionSource {
   indexed(): SourceIndex;
   /** True when the file is read after indexing (so its changes must be watched); a snapshot is parsed whole. */
   readonly readsAfterIndexing: boolean;
+  /**
+   * True when the format only grows by appended lines (a sidecar, a Claude Code transcript, a Codex
+   * rollout): a file that grew with its indexed prefix unchanged is indexed on from the last
+   * complete line (SPEC §13). Otherwise any change re-reads the file from scratch.
+   */
+  readonly appends?: boolean;
   /** Closes the file; the lists read nothing afterwards. Idempotent. */
   close(): void;
 }

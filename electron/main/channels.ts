@@ -39,6 +39,8 @@ export const METHOD_CHANNELS = {
   whatIf: 'si:whatIf',
   // Issue 13: every match of a search, a page at a time.
   searchPage: 'si:searchPage',
+  // Issue 14.
+  setFollow: 'si:setFollow',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

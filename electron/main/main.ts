@@ -5,8 +5,10 @@
 import { createSessionHost } from '../host/sessionHost';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import { startApp } from './app';
+import { NO_FOLLOW_SWITCH } from './args';
 
 startApp({
   // Both bounded: the client restarts a stuck worker, the host never leaves the window waiting.
-  createHost: (options) => createSessionHost({ ...options, client: createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS }) }),
+  createHost: (options) =>
+    createSessionHost({ ...options, client: createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS }), ...(process.argv.includes(NO_FOLLOW_SWITCH) ? { follow: false } : {}) }),
 });

@@ -28,7 +28,7 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }));
+const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }), { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) });
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);

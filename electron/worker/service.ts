@@ -58,6 +58,9 @@ import { pageSearchOptions, searchPageOf } from '../../shared/searchPage';
 import { viewSearchSteps } from '../../shared/viewSearch';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
+import { SessionFollower } from '../loader/follow';
+import type { FollowLoopOptions } from '../loader/followLoop';
+import { FollowLoop } from '../loader/followLoop';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
@@ -74,6 +77,8 @@ export interface SearchSignal {
 
 interface OpenSession {
   session: LoadedSession;
+  /** The same object for every update of one open (issue 14): a search over it goes on while the file grows. */
+  token: object;
   /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
   layout: ProjectionLayout;
   info: SessionInfo;
@@ -275,7 +280,7 @@ const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'se
  * The open session's layout and info (`provisional` while its file is still being indexed);
  * `asked` is the session id the open asked for ('' for the main one).
  */
-function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string): OpenSession {
+function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string, token: object = {}, following = false): OpenSession {
   const layout = projectionLayout(session.minted.length, session.log);
   const listed = listedSessions(session, asked);
   const info: SessionInfo = {
@@ -296,8 +301,9 @@ function describe(session: LoadedSession, generation: number, provisional: boole
     session: asked,
     sessions: listed.sessions,
     ...(listed.omitted > 0 ? { sessions_omitted: listed.omitted } : {}),
+    ...(following ? { following: true } : {}),
   };
-  return { session, layout, info };
+  return { session, layout, info, token };
 }
 
 /**
@@ -319,6 +325,8 @@ export function capFindings(report: CheckReport): CheckReport {
 
 export class SessionService {
   private current: OpenSession | undefined;
+  /** Issue 14: the open session's follower and its change detection, while it is followed. */
+  private following: { follower: SessionFollower; loop: FollowLoop } | undefined;
   /** The open being indexed, if any: aborting its signal supersedes it. */
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
 
@@ -329,6 +337,8 @@ export class SessionService {
   constructor(
     private readonly loadOptions: Omit<LoadOptions, 'onProgress'> = {},
     private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
+    /** Issue 14: hears every change of a followed session, and how it is followed (tests drive the loop by hand). */
+    private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
   ) {}
 
   /** The open session's info, or null. */
@@ -357,27 +367,34 @@ export class SessionService {
       this.release();
       const { generation } = params;
       const asked = params.session ?? '';
-      const loaded = await loadSession(params.paths, {
-        ...this.loadOptions,
+      const source = { ...this.loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}) };
+      const once = {
         signal,
-        ...(asked !== '' ? { session: asked } : {}),
-        ...(params.format !== undefined ? { format: params.format } : {}),
-        ...(onProgress ? { onProgress: (p) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
-        onPreview: (preview) => {
+        ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
+        onPreview: (preview: LoadedSession) => {
           if (signal.aborted) return;
           this.current = describe(preview, generation, true, asked);
           onPreview?.(this.current.info);
         },
-      });
+      };
+      const follows = params.follow !== false;
+      const loaded = follows
+        ? await SessionFollower.open(params.paths, { ...source, ...(this.follow.settleMs !== undefined ? { settleMs: this.follow.settleMs } : {}) }, once)
+        : await loadSession(params.paths, { ...source, ...once });
       if (signal.aborted) {
-        if (loaded.ok) loaded.session.close();
+        if (loaded.ok) ('follower' in loaded ? loaded.follower : loaded.session).close();
         return fail('cancelled', `opening ${params.paths.join(' + ')} was superseded`);
       }
       if (!loaded.ok) {
         this.current = undefined;
         return hostError(loaded.error);
       }
-      this.current = describe(loaded.session, generation, false, asked);
+      if ('follower' in loaded) {
+        this.current = describe(loaded.follower.session, generation, false, asked, {}, true);
+        this.startFollowing(loaded.follower, asked);
+      } else {
+        this.current = describe(loaded.session, generation, false, asked);
+      }
       return ok(this.current.info);
     } catch (e) {
       this.release();
@@ -403,10 +420,43 @@ export class SessionService {
     if (this.loading) this.loading.signal.aborted = true;
   }
 
+  // --- Issue 14: live sessions ---
+  /** Follows the open session: every update replaces it (same generation and token) and is reported. */
+  private startFollowing(follower: SessionFollower, asked: string): void {
+    const loop = new FollowLoop(
+      follower,
+      (update) => {
+        const open = this.current;
+        if (!open || this.following?.follower !== follower) return;
+        const next = describe(update.session, open.info.generation, false, asked, open.token, true);
+        this.current = next;
+        this.follow.onUpdated?.({
+          generation: next.info.generation,
+          info: next.info,
+          new_messages: Math.max(0, next.info.messages - open.info.messages),
+          calls: update.session.calls.length,
+          ...(update.notice ? { notice: update.notice } : {}),
+        });
+      },
+      this.follow.loop ?? {},
+    );
+    this.following = { follower, loop };
+  }
+
+  /** Issue 14: one look at the followed files now (tests; the loop looks by itself). */
+  followNow(): Promise<void> {
+    return this.following?.loop.trigger() ?? Promise.resolve();
+  }
+  // --- end issue 14 ---
+
   private release(): WorkerReply<Record<string, never>> {
     const open = this.current;
+    const following = this.following;
     this.current = undefined;
+    this.following = undefined;
     try {
+      following?.loop.stop();
+      following?.follower.close();
       open?.session.close();
     } catch (e) {
       return internal(e);
@@ -654,7 +704,8 @@ export class SessionService {
     let timedOut = false;
     let replaced = false;
     let progress: EventPayload<'searchProgress'> | undefined;
-    const isCurrent = (): boolean => this.current === open;
+    // A followed session replaced by its own update is the same open: the search goes on over what it started with.
+    const isCurrent = (): boolean => this.current?.token === open.token;
     const watched: SearchSignal = {
       get aborted() {
         if (signal?.aborted === true) return true;

@@ -56,6 +56,8 @@ export interface RowsSlice {
   showMoreArguments: (row: number, call: number) => Promise<void>;
   selectRow: (row: number | null, align?: ScrollAlign | false) => void;
   moveSelection: (delta: number) => void;
+  /** Issue 14: asks every page held again, showing the old rows until the new ones arrive (a followed session grew). */
+  refreshRows: () => void;
 }
 
 export function freshRows(info: SessionInfo | null): Pick<RowsSlice, 'rowCount' | 'rowPages' | 'rowMore' | 'argumentsMore' | 'selectedRow' | 'scrollRequest'> {
@@ -104,11 +106,12 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
     set({ rowPages: next });
   };
 
-  const fetchPage = async (page: number): Promise<void> => {
+  /** `keep`: the page shown stays until its new rows arrive (issue 14). */
+  const fetchPage = async (page: number, keep = false): Promise<void> => {
     const { epoch, shownCall: call } = get();
     const pending = inFlightPages();
     pending.add(page);
-    setPage(page, { status: 'loading', rows: [] });
+    if (!keep || get().rowPages.get(page)?.status !== 'ready') setPage(page, { status: 'loading', rows: [] });
     const start = page * ROW_PAGE_SIZE;
     const end = Math.min(get().rowCount, start + ROW_PAGE_SIZE);
     const reply = await deps.api.rows({ start, end, ...callParams(call) });
@@ -213,6 +216,16 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
       }
       const clamped = Math.max(0, Math.min(row, get().rowCount - 1));
       set({ selectedRow: clamped, ...(align ? { scrollRequest: { row: clamped, align, seq: ++scrollSeq } } : {}) });
+    },
+
+    refreshRows() {
+      const pending = inFlightPages();
+      const last = Math.ceil(get().rowCount / ROW_PAGE_SIZE) - 1;
+      for (const page of [...get().rowPages.keys()]) {
+        if (page > last) setPage(page, undefined);
+        else if (!pending.has(page)) void fetchPage(page, true);
+      }
+      pump();
     },
 
     moveSelection(delta) {

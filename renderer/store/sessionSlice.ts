@@ -58,6 +58,23 @@ export interface SessionSlice {
   /** Replaces everything with `info` (or nothing): new epoch, empty caches, the check started. */
   applySession: (info: SessionInfo | null) => void;
   handleEvent: (event: HostEvent) => void;
+  // --- Issue 14: live sessions ---
+  /** The projected list's identity: a new session (or a reopen) starts a new list; a followed session's growth keeps it, and the user's place. */
+  listEpoch: number;
+  /** Messages that arrived while the view was not at its bottom (the `Jump to latest (N new)` button). */
+  liveNew: number;
+  /** A followed file was reopened from scratch or deleted (shown as a status). */
+  liveNotice: string | null;
+  /** The view shows its last row: new rows then follow, like a terminal (set by the view). */
+  atBottom: boolean;
+  setAtBottom: (atBottom: boolean) => void;
+  /** Scrolls to the last row; the new messages count as seen. */
+  jumpToLatest: () => void;
+  /** Follows the files (or stops), for the open session (reopened that way) and later opens. */
+  setFollow: (follow: boolean) => Promise<void>;
+  /** The followed session grew: new counts, the shown rows asked again in place, the session-wide lists refreshed; expansions and the scroll position stay. */
+  applyLiveUpdate: (info: SessionInfo, newMessages: number) => void;
+  // --- end issue 14 ---
 }
 
 /** Sessions up to this size are checked as soon as they open; bigger ones when asked (Findings tab). */
@@ -99,6 +116,10 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     epoch: 0,
     loading: null,
     alerts: [],
+    listEpoch: 0,
+    liveNew: 0,
+    liveNotice: null,
+    atBottom: false,
 
     start() {
       const unsubscribe = deps.api.onEvent((event) => get().handleEvent(event));
@@ -183,6 +204,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       set({
         session: info,
         epoch: get().epoch + 1,
+        listEpoch: get().listEpoch + 1,
+        liveNew: 0,
+        liveNotice: null,
         // A preview keeps the progress bar: the file is still being indexed.
         loading: info && !info.provisional && loading && loading.generation <= info.generation ? null : loading,
         ...freshRows(info),
@@ -205,6 +229,49 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       if (checkAsked || sessionBytes(info) <= AUTO_CHECK_MAX_BYTES) void get().runCheck();
       if (get().searchQuery.trim() !== '' && !info.stopped) void get().runSearch();
     },
+
+    // --- Issue 14: live sessions ---
+    setAtBottom(atBottom) {
+      if (get().atBottom !== atBottom || (atBottom && get().liveNew > 0)) set({ atBottom, ...(atBottom ? { liveNew: 0 } : {}) });
+    },
+
+    async setFollow(follow) {
+      const reply = await deps.api.setFollow({ follow });
+      // The reopened session arrives as sessionOpened.
+      if (!reply.ok) openFailed(reply.error);
+    },
+
+    jumpToLatest() {
+      const { rowCount } = get();
+      set({ liveNew: 0 });
+      if (rowCount > 0) get().selectRow(rowCount - 1, 'end');
+    },
+
+    applyLiveUpdate(info, newMessages) {
+      const before = get();
+      const latestShown = before.shownCall === null;
+      const logWanted = before.logStatus !== 'idle';
+      const checkWanted = before.checkStatus !== 'idle' || sessionBytes(info) <= AUTO_CHECK_MAX_BYTES;
+      // A new epoch drops every reply in flight about the smaller session; rows, statuses and
+      // expansions are kept (and rows asked again in place), so nothing the user looks at moves.
+      set({
+        session: info,
+        epoch: before.epoch + 1,
+        ...(latestShown ? { rowCount: info.rows } : {}),
+        ...freshLog(),
+        ...freshFindings(),
+        ...freshStory(),
+        ...freshSearchResults(),
+        // The Model call slider and the context map grow: asked again (the old map shows meanwhile).
+        contextMapStatus: 'idle',
+        liveNew: before.atBottom ? 0 : before.liveNew + newMessages,
+      });
+      if (latestShown) get().refreshRows();
+      if (logWanted) void get().loadLog();
+      if (checkWanted) void get().runCheck();
+      if (get().searchQuery.trim() !== '') void get().runSearch();
+    },
+    // --- end issue 14 ---
 
     handleEvent(event) {
       switch (event.name) {
@@ -250,6 +317,24 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
             get().pushAlert(`${event.payload.path.split(/[\\/]/).pop() ?? event.payload.path} changed on disk since it was opened; its content is no longer shown as verified.`, 'Open the file again to read what it holds now.');
           }
           return;
+        case 'sessionUpdated': {
+          // Issue 14: the followed session grew, was reopened, or its file is gone.
+          const shown = get().session;
+          const { generation, info, new_messages: added, notice } = event.payload;
+          if (!shown || shown.provisional || shown.generation !== generation) return;
+          if (notice?.kind === 'deleted') {
+            set({ liveNotice: notice.message });
+            return;
+          }
+          if (notice?.kind === 'reopened') {
+            // Read again from scratch: a new list (what was shown may no longer be there).
+            get().applySession(info);
+            set({ liveNotice: notice.message });
+            return;
+          }
+          get().applyLiveUpdate(info, added);
+          return;
+        }
         case 'command':
           if (event.payload.name === 'toggleTheme') get().toggleTheme();
           else if (event.payload.name === 'focusSearch') get().requestFocusSearch();

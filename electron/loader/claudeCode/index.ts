@@ -125,6 +125,11 @@ export class ClaudeCodeSource extends LineSource {
     super(file);
   }
 
+  /** A transcript imported whole at detection (`--session`) is read again on any change (SPEC §13). */
+  override get appends(): boolean {
+    return this.preloaded === undefined;
+  }
+
   override indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
     if (!this.preloaded) return super.indexTo(end, pass);
     pass.progress.add(this.file.size);

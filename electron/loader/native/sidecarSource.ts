@@ -12,6 +12,7 @@ import { SidecarReader } from './sidecarReader';
 export class SidecarSource implements SessionSource {
   readonly format = 'supercode-sidecar' as const;
   readonly readsAfterIndexing = true;
+  readonly appends = true;
   private readonly indexer: SidecarIndexer;
   private readonly reader: SidecarReader;
   private closed = false;

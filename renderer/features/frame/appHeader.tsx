@@ -89,6 +89,19 @@ function SessionPicker() {
   );
 }
 
+/** Issue 14: whether the open session's files are followed as they grow (the host's setting, for later opens too). */
+function FollowToggle() {
+  const session = useApp((s) => s.session);
+  const setFollow = useApp((s) => s.setFollow);
+  if (!session || session.provisional) return null;
+  return (
+    <label className="app-follow" title="Show what an agent appends to the file as it writes it">
+      <input type="checkbox" checked={session.following === true} onChange={(e) => void setFollow(e.currentTarget.checked)} />
+      Follow file
+    </label>
+  );
+}
+
 export function AppHeader() {
   const host = useApp((s) => s.host);
   const fileNames = useApp((s) => s.session?.files.map((f) => baseName(f.path)).join(' + ') ?? null);
@@ -115,6 +128,7 @@ export function AppHeader() {
         {host === 'http' && <OpenFileButton />}
         {host === 'http' && <FolderButton />}
         {host === 'http' && <UploadStatus />}
+        <FollowToggle />
         <button type="button" className="icon-button" aria-label="Toggle theme" title={`Switch to the ${theme === 'dark' ? 'light' : 'dark'} theme`} onClick={toggleTheme}>
           {theme === 'dark' ? '☀' : '☾'}
         </button>

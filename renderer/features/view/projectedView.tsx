@@ -48,9 +48,20 @@ function ProjectedList({ rowCount }: { rowCount: number }) {
     return list.attach({ scroller, sizer, window: rowWindow, rows });
   }, [list]);
 
-  useLayoutEffect(() => list.setCount(rowCount), [list, rowCount]);
+  // Issue 14: a followed session grows under the list. At the bottom the list follows, like a
+  // terminal; anywhere else it stays where the user is.
+  const shownCount = useRef(rowCount);
+  useLayoutEffect(() => {
+    const was = shownCount.current;
+    const followed = was > 0 && list.range.visibleEnd >= was;
+    shownCount.current = rowCount;
+    list.setCount(rowCount);
+    if (followed && rowCount > was) list.scrollToRow(rowCount - 1, 'end');
+  }, [list, rowCount]);
 
   const { start, end, visibleStart, visibleEnd } = list.range;
+  const setAtBottom = useApp((s) => s.setAtBottom);
+  useEffect(() => setAtBottom(rowCount > 0 && visibleEnd >= rowCount), [visibleEnd, rowCount, setAtBottom]);
   // After every render: the rendered rows are placed where the list stands.
   useLayoutEffect(() => list.didRender(start));
 
@@ -78,10 +89,32 @@ function ProjectedList({ rowCount }: { rowCount: number }) {
   );
 }
 
+/** Issue 14: `Jump to latest (N new)` while messages arrived below the rows shown, and a reopen/deleted notice. */
+function LiveControls() {
+  const liveNew = useApp((s) => s.liveNew);
+  const atBottom = useApp((s) => s.atBottom);
+  const notice = useApp((s) => s.liveNotice);
+  const jumpToLatest = useApp((s) => s.jumpToLatest);
+  return (
+    <>
+      {notice !== null ? (
+        <p className="projected-view-live-notice" role="status">
+          {notice}
+        </p>
+      ) : null}
+      {liveNew > 0 && !atBottom ? (
+        <button type="button" className="projected-view-jump" onClick={jumpToLatest}>
+          Jump to latest ({liveNew} new)
+        </button>
+      ) : null}
+    </>
+  );
+}
+
 export function ProjectedView() {
   const session = useApp((s) => s.session);
   const rowCount = useApp((s) => s.rowCount);
-  const epoch = useApp((s) => s.epoch);
+  const listEpoch = useApp((s) => s.listEpoch);
   const shownCall = useApp((s) => s.shownCall);
   const host = useApp((s) => s.host);
 
@@ -107,6 +140,12 @@ export function ProjectedView() {
       </div>
     );
   }
-  // A new session, or another call's input (issue 12 part A), is a new list: measurements and scroll position start over.
-  return <ProjectedList key={`${epoch}/${shownCall ?? 'latest'}`} rowCount={rowCount} />;
+  // A new session, or another call's input (issue 12 part A), is a new list: measurements and scroll
+  // position start over. A followed session's growth (issue 14) keeps the list (listEpoch).
+  return (
+    <div className="projected-view-live">
+      <ProjectedList key={`${listEpoch}/${shownCall ?? 'latest'}`} rowCount={rowCount} />
+      <LiveControls />
+    </div>
+  );
 }

@@ -74,6 +74,7 @@ export function fakeHost(
     close: () => ok<'close'>({}),
     // Issue 13: no folder served unless a test answers otherwise.
     folder: () => ({ ok: false, error: { code: 'not_supported', message: 'no folder' } }),
+    setFollow: ({ follow }) => ok<'setFollow'>({ follow }),
     // Issue 12 part A: a session of no calls unless a test answers otherwise.
     calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [] }),
     rows: ({ start, end }) =>

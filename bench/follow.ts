@@ -1,0 +1,43 @@
+/**
+ * Issue 14, the `follow` group: appends of 1 MB/s to a copy of the fixture sidecar followed by the
+ * real worker (bench/runners/followHost.ts). Rows: the time from an append to the worker's
+ * `sessionUpdated` event (target ≤ 1 s each), the worker's CPU while idle-following (target < 25%
+ * of a core), and the RSS growth against the bytes appended (reported).
+ */
+import { copyFileSync, constants, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchContext } from './context';
+import { outDir } from './fixtures';
+import type { BenchRow } from './report';
+import { median } from './report';
+import type { FollowResult } from './runners/followHost';
+import { MB, formatBytes, runChild, workerBundle } from './util';
+
+const IDLE_MS = 5000;
+const APPEND_MS = 10_000;
+const EVERY_MS = 100;
+/** 100 KB every 100 ms: 1 MB/s. */
+const CHUNK_BYTES = 100_000;
+
+export async function runFollowBench(ctx: BenchContext): Promise<BenchRow[]> {
+  const copy = join(outDir(), 'follow.sidecar.jsonl');
+  ctx.log(`follow: copying ${ctx.fixture.sidecar} (${formatBytes(ctx.fixture.bytes)}) to ${copy}: the fixture is never appended to`);
+  copyFileSync(ctx.fixture.sidecar, copy, constants.COPYFILE_FICLONE);
+  try {
+    const r = await runChild<FollowResult>('followHost', { workerPath: workerBundle, sidecar: copy, idleMs: IDLE_MS, appendMs: APPEND_MS, everyMs: EVERY_MS, chunkBytes: CHUNK_BYTES });
+    const worst = Math.max(...r.latenciesMs);
+    const within = r.latenciesMs.filter((v) => v <= 1000).length;
+    const idleShare = r.idleCpuMs / r.idleWallMs;
+    const growth = r.rssAfter - r.rssBefore;
+    ctx.log(`follow: latencies ${r.latenciesMs.map((v) => v.toFixed(0)).join(', ')} ms; idle CPU ${(idleShare * 100).toFixed(1)}%; RSS ${formatBytes(r.rssBefore)} → ${formatBytes(r.rssAfter)}`);
+    const rate = `${(r.appendedBytes / MB / (APPEND_MS / 1000)).toFixed(2)} MB/s in ${r.appends} appends of ${formatBytes(CHUNK_BYTES)}`;
+    return [
+      { group: 'follow', metric: `append → sessionUpdated (median of ${r.appends})`, value: median(r.latenciesMs), unit: 'ms', note: `${rate} to a ${formatBytes(ctx.fixture.bytes)} sidecar of ${r.messagesAtOpen} messages, opened followed in ${(r.openMs / 1000).toFixed(1)} s` },
+      { group: 'follow', metric: 'append → sessionUpdated (worst)', value: worst, unit: 'ms', target: '≤ 1000 each', pass: worst <= 1000, note: `${within}/${r.appends} within 1 s` },
+      { group: 'follow', metric: 'worker CPU while idle-following', value: idleShare * 100, unit: '% of a core', target: '< 25', pass: idleShare < 0.25, note: `process.cpuUsage over ${(r.idleWallMs / 1000).toFixed(1)} s with nothing appended (the worker thread and its host thread)` },
+      { group: 'follow', metric: 'RSS growth / bytes appended', value: growth / r.appendedBytes, unit: '×', note: `RSS ${formatBytes(r.rssBefore)} → ${formatBytes(r.rssAfter)} (${formatBytes(growth)}) for ${formatBytes(r.appendedBytes)} appended` },
+    ];
+  } finally {
+    rmSync(copy, { force: true });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Issue 14: following a large sidecar through the real worker client. The sidecar (a copy of the
+ * fixture: the fixture itself is never written) is opened followed; then
+ *
+ * - idle: the process's CPU time (process.cpuUsage: the worker thread and this host thread) over
+ *   a window of `idleMs` while nothing is appended — what watching and polling cost;
+ * - appends: `chunkBytes` of complete message records every `everyMs` (1 MB/s by default) for
+ *   `appendMs`; for each append, the time from its write until the worker's `sessionUpdated`
+ *   event shows its messages;
+ * - memory: the process's RSS before and after the appends, against the bytes appended.
+ */
+import { appendFileSync } from 'node:fs';
+import type { EventPayload } from '../../shared/index';
+import { memoryStatus, readInput, runMain } from './common';
+import { startClient, value } from './workerClient';
+
+interface Input {
+  workerPath: string;
+  sidecar: string;
+  idleMs: number;
+  appendMs: number;
+  everyMs: number;
+  chunkBytes: number;
+}
+
+export interface FollowResult {
+  openMs: number;
+  messagesAtOpen: number;
+  idleCpuMs: number;
+  idleWallMs: number;
+  appends: number;
+  appendedBytes: number;
+  /** Per append: ms from its write to the first sessionUpdated showing its messages. */
+  latenciesMs: number[];
+  rssBefore: number;
+  rssAfter: number;
+}
+
+/** Resolves after `ms` (the measuring windows of this runner: idle time and the append schedule are what is measured). */
+const after = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+runMain(async (): Promise<FollowResult> => {
+  const input = readInput<Input>();
+  const client = startClient(input.workerPath);
+  // The worker has started once it answers anything (no_session here): thread start-up is not measured.
+  await client.request('log', {});
+  let latest: EventPayload<'sessionUpdated'> | undefined;
+  const waiting: { messages: number; resolve: () => void }[] = [];
+  client.onEvent((e) => {
+    if (e.name !== 'sessionUpdated') return;
+    latest = e.payload;
+    for (const w of waiting.filter((x) => x.messages <= e.payload.info.messages)) w.resolve();
+  });
+  const started = performance.now();
+  const opened = value('open', await client.open([input.sidecar], 1));
+  const openMs = performance.now() - started;
+
+  const cpu0 = process.cpuUsage();
+  const wall0 = performance.now();
+  await after(input.idleMs);
+  const cpu = process.cpuUsage(cpu0);
+  const idleWallMs = performance.now() - wall0;
+  const rssBefore = memoryStatus().rss;
+
+  let next = opened.messages;
+  let appendedBytes = 0;
+  const pending: Promise<number>[] = [];
+  const until = performance.now() + input.appendMs;
+  const filler = 'x'.repeat(1000);
+  while (performance.now() < until) {
+    const lines: string[] = [];
+    let bytes = 0;
+    while (bytes < input.chunkBytes) {
+      const line = `${JSON.stringify({ t: 'message', i: next++, msg: { role: 'user', content: filler } })}\n`;
+      lines.push(line);
+      bytes += line.length;
+    }
+    const target = next;
+    const at = performance.now();
+    appendFileSync(input.sidecar, lines.join(''));
+    appendedBytes += bytes;
+    pending.push(
+      (latest && latest.info.messages >= target ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ messages: target, resolve }))).then(() => performance.now() - at),
+    );
+    await after(input.everyMs);
+  }
+  const latenciesMs = await Promise.all(pending);
+  const rssAfter = memoryStatus().rss;
+  await client.dispose();
+  return {
+    openMs,
+    messagesAtOpen: opened.messages,
+    idleCpuMs: (cpu.user + cpu.system) / 1000,
+    idleWallMs,
+    appends: latenciesMs.length,
+    appendedBytes,
+    latenciesMs,
+    rssBefore,
+    rssAfter,
+  };
+});
