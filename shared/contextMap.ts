@@ -91,9 +91,13 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
   const ends = timeline.spans.flatMap((s, k) => (s.to !== undefined ? [{ line: s.to, k }] : [])).sort((a, b) => a.line - b.line);
   const rewinds = [...rewindRecords].sort((a, b) => a.line - b.line);
   const switches = [...modelChanges].sort((a, b) => a.line - b.line);
-  const hiddenTree = new Fenwick(last + 1);
+  // Reductions may address indices past the final view (a rewind later cut them): the trees reach
+  // them, so a range's coverage of a single past `last` is counted and uncounted alike.
+  let extent = last;
+  for (const s of timeline.spans) extent = Math.max(extent, addressedRange(s.reduction)[1]);
+  const hiddenTree = new Fenwick(extent + 1);
   /** What each reduction takes out of the given bytes: its addressed content, less its kept prefix and stub. */
-  const removedTree = new Fenwick(last + 1);
+  const removedTree = new Fenwick(extent + 1);
   const bytesOf = timeline.spans.map((s) => statedHiddenBytes(s.reduction) ?? 0);
   const removedOf = timeline.spans.map(({ reduction: r }) => {
     const [start, end] = addressedRange(r);
@@ -103,9 +107,9 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
   // Live single-message reductions by index, live ranges' coverage, and what the covered singles count.
   const isRange = timeline.spans.map((s) => isRangeKind(s.reduction.kind));
   const rangeOf = timeline.spans.map((s) => addressedRange(s.reduction));
-  const singlesHidden = new Fenwick(last + 1);
-  const singlesRemoved = new Fenwick(last + 1);
-  const coverage = new Fenwick(last + 1);
+  const singlesHidden = new Fenwick(extent + 1);
+  const singlesRemoved = new Fenwick(extent + 1);
+  const coverage = new Fenwick(extent + 1);
   let coveredHidden = 0;
   let coveredRemoved = 0;
   const covered = (i: number): boolean => coverage.before(i + 1) > 0;
@@ -119,7 +123,7 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     if (isRange[k]) {
       const [a, b] = rangeOf[k] ?? [at, at + 1];
       coverage.add(a, sign);
-      coverage.add(Math.min(b, last), -sign);
+      coverage.add(Math.min(b, extent), -sign);
       coveredHidden += sign * (singlesHidden.before(b) - singlesHidden.before(a));
       coveredRemoved += sign * (singlesRemoved.before(b) - singlesRemoved.before(a));
     } else {

@@ -63,8 +63,17 @@ function sources(folder: string): string[] {
 /** File system functions that change files or folders (their sync, callback and promise forms). */
 const WRITES = /^(write|writeSync|writeFile|writeFileSync|writev|writevSync|appendFile|appendFileSync|createWriteStream|truncate|truncateSync|ftruncate|ftruncateSync|rm|rmSync|rmdir|rmdirSync|unlink|unlinkSync|rename|renameSync|copyFile|copyFileSync|cp|cpSync|mkdir|mkdirSync|mkdtemp|mkdtempSync|chmod|chmodSync|fchmod|fchmodSync|chown|chownSync|fchown|fchownSync|lchown|lchownSync|utimes|utimesSync|futimes|futimesSync|lutimes|lutimesSync|symlink|symlinkSync|link|linkSync|fsync|fsyncSync|fdatasync|fdatasyncSync)$/;
 
+/**
+ * Modules that write only files they create themselves, never a session file. The upload receiver
+ * (issue 13) streams the page's bytes into a private folder it makes (`mkdtemp`, 0700; the file
+ * 0600, created exclusively) and removes it; `electron/host/upload.test.ts` proves the modes, the
+ * location, that a refused or aborted upload leaves nothing, and the removal. The loader then opens
+ * that copy read-only like any file (the run-time test above covers it).
+ */
+const WRITERS_OF_THEIR_OWN_FILES = new Set(['electron/host/upload.ts']);
+
 describe('the code that reads session files imports nothing that writes', () => {
-  const files = ['electron/loader', 'electron/worker', 'electron/host'].flatMap(sources);
+  const files = ['electron/loader', 'electron/worker', 'electron/host'].flatMap(sources).filter((f) => !WRITERS_OF_THEIR_OWN_FILES.has(relative(ROOT, f)));
 
   it('finds the sources', () => {
     expect(files.map((f) => relative(ROOT, f))).toEqual(expect.arrayContaining(['electron/loader/session.ts', 'electron/loader/lines.ts', 'electron/worker/service.ts', 'electron/host/sessionHost.ts']));

@@ -100,6 +100,8 @@ describe('SessionService.open', () => {
       format: 'supercode',
       session: '',
       sessions: [{ id: 's-demo', messages: 4 }],
+      // Issue 14: an open session is followed unless asked otherwise.
+      following: true,
     });
     expect(s.info).toEqual(info);
     expect(progress.length).toBeGreaterThan(0);
