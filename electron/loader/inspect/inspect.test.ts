@@ -274,9 +274,37 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
     ['truncated.eval', /cannot be opened.*(truncated|End of central directory)/],
     ['bad-crc.eval', /fails its CRC-32 check/],
     ['lying-size.eval', /too many bytes/],
-    ['zstd.eval', /compression method 93 \(zstd\)/],
+    ['zstd-bomb.eval', /inflates past/],
+    ['zstd-damaged.eval', /is damaged/],
+    ['bzip2.eval', /compression method 12 \(bzip2\)/],
   ])('%s', async (name, expected) => {
     expect((await findingsOf(synthetic(name))).join('\n')).toMatch(expected);
+  });
+
+  it('zstd entries (what Inspect AI writes since 2025) read like deflated ones', async () => {
+    expect(await findingsOf(synthetic('zstd.eval'))).toEqual([]);
+    const a = await viewAt(synthetic('zstd.eval'), undefined);
+    const b = await viewAt(synthetic('compact.eval'), undefined, 'trim_epoch_1');
+    expect(a.messages).toEqual(b.messages);
+  });
+
+  it('a zstd frame made by the zstd tool (compressed blocks, a checksum) decodes to its bytes, CRC checked', async () => {
+    // `zstd -19` of 40 copies of one tool message (3,280 bytes), made once with zstd 1.5.
+    const text = Buffer.from('{"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\n"}'.repeat(40), 'utf8');
+    const body = Buffer.from('KLUv/WTQC7UCAKQEeyJyb2xlIjoidG9vbCIsImNvbnRlbnQiOiJQQVNTIGEudGVzdC50c1xuRkFJTCBiIOKAlCBleHBlY3RlZCAzLCBnb3QgNFxuIn0CAO6xCn7AvHMPybOdDQ==', 'base64');
+    expect(createHash('sha256').update(text).digest('hex')).toBe('d6430b1eb46601d0af59237bfdc18bf28670946a48440e5020273b6f25e66965');
+    const path = tmp.path('real-zstd.eval');
+    writeFileSync(path, zipOf([{ name: 'x.json', data: text, method: 93, body }]));
+    const file = openReadOnly(path);
+    if (isLoadError(file)) throw new Error(file.message);
+    try {
+      const opened = await listZip(file.fd, file.size);
+      if ('error' in opened) throw new Error(opened.error);
+      const read = await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
+      expect('bytes' in read && read.bytes.equals(text)).toBe(true);
+    } finally {
+      safeClose(file.fd);
+    }
   });
 
   it('path-traversal, absolute and backslash names are ignored with a finding; the rest of the log opens', async () => {

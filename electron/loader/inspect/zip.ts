@@ -5,13 +5,20 @@
  * entry, a path-traversal name, an unsupported method, a bad CRC) is a finding, never a throw
  * out of these functions, a hang or a write.
  *
+ * Inspect AI writes zstd entries (zip method 93) since 2025: yauzl hands their raw bytes over
+ * (`decompress: false`) and a zstd decoder inflates them — Node's own where it has one (Node ≥ 22.15,
+ * so the desktop app), else fzstd, a pure-JS decoder (the command line on Node 20).
+ *
  * Invariants: bytes are read from the descriptor only through `FdReader` (so `ZipCounter` sees
  * every byte range asked of the file); an entry's inflated bytes never exceed `ZipCaps.maxEntryBytes`
- * in memory (yauzl's `validateEntrySizes` stops a stream that inflates past its declared size, and
- * the declared size is checked against the cap before the stream is opened).
+ * in memory (yauzl's `validateEntrySizes` stops a deflate stream that inflates past its declared
+ * size, a zstd entry is stopped here at its declared size, and the declared size is checked against
+ * the cap before the stream is opened).
  */
 import { read } from 'node:fs';
 import { Readable } from 'node:stream';
+import * as zlib from 'node:zlib';
+import { Decompress as ZstdDecompress } from 'fzstd';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import type { Finding } from '../../../shared/types';
@@ -132,13 +139,66 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter): P
   return { zip, entries, findings };
 }
 
+/** Zip compression method 93: Zstandard (APPNOTE 6.3.7). */
+const ZSTD = 93;
+
+/** Node's own streaming zstd decoder, where this Node has one (22.15 and later). */
+const nativeZstd = (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
+
+/** Raw zstd bytes handed to fzstd at a time: one call can then make at most some 32 MiB (256 RLE blocks of 128 KiB). */
+const ZSTD_SLICE_BYTES = 1024;
+
+/**
+ * The decoded bytes of a raw zstd stream, as a stream, stopped with an error once they pass
+ * `limit` (a frame that lies about its size, a zstd bomb). fzstd decodes as slices arrive; a
+ * malformed frame becomes the stream's error (a finding, like a damaged deflate entry).
+ */
+function zstdDecoded(raw: Readable, limit: number): Readable {
+  if (nativeZstd) return raw.pipe(nativeZstd()) as unknown as Readable;
+  const out = new Readable({ read() {} });
+  let produced = 0;
+  let failed = false;
+  const fail = (err: unknown): void => {
+    failed = true;
+    raw.destroy();
+    out.destroy(err instanceof Error ? err : new Error(String(err)));
+  };
+  const decoder = new ZstdDecompress((data) => {
+    produced += data.length;
+    // A copy: the decoder may reuse its window for the next block.
+    out.push(Buffer.from(data));
+  });
+  raw.on('data', (chunk: Buffer) => {
+    try {
+      for (let at = 0; at < chunk.length && !failed; at += ZSTD_SLICE_BYTES) {
+        decoder.push(chunk.subarray(at, at + ZSTD_SLICE_BYTES));
+        if (produced > limit) fail(new Error(`it inflates past ${limit} bytes`));
+      }
+    } catch (err) {
+      fail(err);
+    }
+  });
+  raw.on('end', () => {
+    if (failed) return;
+    try {
+      decoder.push(new Uint8Array(0), true);
+      out.push(null);
+    } catch (err) {
+      fail(new Error(`the zstd stream ends early (${err instanceof Error ? err.message : String(err)})`));
+    }
+  });
+  raw.on('error', fail);
+  out.on('close', () => raw.destroy());
+  return out;
+}
+
 /** Why an entry is not read, before any of its data is: its method or its declared size. */
 export function entryRefusal(e: ZipEntry, caps: ZipCaps): string | undefined {
   const { entry } = e;
   if (entry.isEncrypted()) return `archive entry ${e.name} is encrypted; it is not read`;
-  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+  if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8 && entry.compressionMethod !== ZSTD) {
     const m = entry.compressionMethod;
-    return `archive entry ${e.name} uses compression method ${m}${METHOD_NAMES[m] ? ` (${METHOD_NAMES[m]})` : ''}, which this reader does not support (stored and deflate are); it is not read`;
+    return `archive entry ${e.name} uses compression method ${m}${METHOD_NAMES[m] ? ` (${METHOD_NAMES[m]})` : ''}, which this reader does not support (stored, deflate and zstd are); it is not read`;
   }
   if (entry.uncompressedSize > caps.maxEntryBytes) return `archive entry ${e.name} declares ${entry.uncompressedSize} bytes, over the cap of ${caps.maxEntryBytes}; it is not read`;
   if (entry.uncompressedSize > caps.ratioFloorBytes && entry.uncompressedSize > caps.maxRatio * Math.max(1, entry.compressedSize)) {
@@ -190,18 +250,27 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   const refused = entryRefusal(e, caps);
   if (refused) return { error: refused };
   counter?.entriesOpened.push(e.name);
+  const zstd = e.entry.compressionMethod === ZSTD;
   let stream: Readable;
   try {
-    stream = await new Promise<Readable>((resolve, reject) => opened.zip.openReadStream(e.entry, (err, s) => (err ? reject(err) : resolve(s))));
+    // A zstd entry comes raw from yauzl (it inflates deflate only) and is decoded here.
+    const raw = await new Promise<Readable>((resolve, reject) => opened.zip.openReadStream(e.entry, zstd ? { decodeFileData: false } : {}, (err, s) => (err ? reject(err) : resolve(s))));
+    stream = zstd ? zstdDecoded(raw, Math.min(caps.maxEntryBytes, e.entry.uncompressedSize)) : raw;
   } catch (err) {
     return { error: `archive entry ${e.name} cannot be read: ${(err as Error).message}` };
   }
   const chunks: Buffer[] = [];
   let total = 0;
   let crc = 0;
+  // yauzl checks a deflate entry's size against the directory's; a zstd one is checked here.
+  const limit = zstd ? Math.min(caps.maxEntryBytes, e.entry.uncompressedSize) : caps.maxEntryBytes;
   try {
     for await (const chunk of stream) {
       const b = chunk as Buffer;
+      if (zstd && total + b.length > limit) {
+        stream.destroy();
+        return { error: `archive entry ${e.name} inflates past its declared ${e.entry.uncompressedSize} bytes; it is not read` };
+      }
       total += b.length;
       if (total > caps.maxEntryBytes) {
         stream.destroy();
@@ -213,6 +282,7 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   } catch (err) {
     return { error: `archive entry ${e.name} is damaged: ${(err as Error).message}` };
   }
+  if (zstd && total !== e.entry.uncompressedSize) return { error: `archive entry ${e.name} inflates to ${total} bytes, not the ${e.entry.uncompressedSize} its directory declares; it is not read` };
   if (crc !== e.entry.crc32) return { error: `archive entry ${e.name} fails its CRC-32 check (the directory says ${e.entry.crc32.toString(16)}, its bytes give ${crc.toString(16)}); it is not read` };
   return { bytes: Buffer.concat(chunks, total) };
 }

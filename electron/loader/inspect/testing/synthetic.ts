@@ -18,11 +18,38 @@ type Obj = Record<string, unknown>;
 export interface ZipEntrySpec {
   name: string;
   data: Buffer;
-  /** 0 stored, 8 deflate (default), anything else written as stored bytes under that number. */
+  /** 0 stored, 8 deflate (default), 93 zstd (`zstdFrame`), anything else written as stored bytes under that number. */
   method?: number;
+  /** The entry's bytes as written, when not made from `data` by its method (a lying or damaged body). */
+  body?: Buffer;
   /** Declared inflated size (default the true one). */
   declaredSize?: number;
   crc?: number;
+}
+
+/**
+ * A Zstandard frame (RFC 8878) holding `data` in raw blocks: single segment, content size in 8
+ * bytes, no checksum. Every zstd decoder reads it; writing it needs no compressor (a test-only writer).
+ * `rle` instead writes `rle.count` copies of one byte as RLE blocks of 128 KiB (a zstd bomb's body).
+ */
+export function zstdFrame(data: Buffer, rle?: { byte: number; count: number; declared?: number }): Buffer {
+  const BLOCK = 128 * 1024;
+  const size = rle ? rle.count : data.length;
+  const head = Buffer.alloc(4 + 1 + 8);
+  head.writeUInt32LE(0xfd2fb528, 0);
+  head.writeUInt8(0xe0, 4); // content size in 8 bytes, single segment
+  head.writeBigUInt64LE(BigInt(rle?.declared ?? size), 5);
+  const parts: Buffer[] = [head];
+  let at = 0;
+  do {
+    const n = Math.min(BLOCK, size - at);
+    const last = at + n >= size ? 1 : 0;
+    const header = Buffer.alloc(3);
+    header.writeUIntLE(last | ((rle ? 1 : 0) << 1) | (n << 3), 0, 3);
+    parts.push(header, rle ? Buffer.from([rle.byte]) : data.subarray(at, at + n));
+    at += n;
+  } while (at < size);
+  return Buffer.concat(parts);
 }
 
 /** A local file header (30 bytes; the name follows). */
@@ -74,7 +101,7 @@ export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; la
   let offset = 0;
   for (const e of entries) {
     const method = e.method ?? 8;
-    const body = method === 8 ? deflateRawSync(e.data) : e.data;
+    const body = e.body ?? (method === 8 ? deflateRawSync(e.data) : method === 93 ? zstdFrame(e.data) : e.data);
     const name = Buffer.from(e.name, 'utf8');
     const crc = e.crc ?? crc32(e.data);
     const size = e.declaredSize ?? e.data.length;
@@ -263,7 +290,14 @@ export function inspectSynthetic(): Record<string, Buffer> {
     'damaged.json': Buffer.from(jsonOf([s.damaged]), 'utf8'),
     'overlap.json': Buffer.from(jsonOf([s.overlap]), 'utf8'),
     'stored.eval': zipOf([{ name: 'header.json', data: json(header(1)), method: 0 }, { name: sampleName(s.trim1), data: small, method: 0 }]),
-    'zstd.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: small, method: 93 }]),
+    // Inspect AI writes zstd entries since 2025: one that reads, one that lies about its size, one damaged, one of an unsupported method.
+    'zstd.eval': zipOf([{ name: 'header.json', data: json(header(1)), method: 93 }, { name: sampleName(s.trim1), data: small, method: 93 }]),
+    'zstd-bomb.eval': zipOf([
+      { name: 'header.json', data: json(header(1)) },
+      { name: sampleName(s.trim1), data: small, method: 93, body: zstdFrame(Buffer.alloc(0), { byte: 0x20, count: 16 * 1024 * 1024 }) },
+    ]),
+    'zstd-damaged.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: small, method: 93, body: Buffer.concat([zstdFrame(small).subarray(0, 13), Buffer.from('not a zstd block')]) }]),
+    'bzip2.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: small, method: 12 }]),
     'traversal.eval': zipOf([{ name: 'header.json', data: json(header(2)) }, { name: '../samples/evil_epoch_1.json', data: small }, { name: 'samples\\back_epoch_1.json', data: small }, { name: '/abs/samples/x_epoch_1.json', data: small }, { name: sampleName(s.trim1), data: small }]),
     'bad-crc.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: small, crc: 0x12345678 }]),
     'lying-size.eval': zipOf([{ name: 'header.json', data: json(header(1)) }, { name: sampleName(s.trim1), data: Buffer.concat([small, Buffer.alloc(200_000, 0x20)]), declaredSize: 1000 }]),
