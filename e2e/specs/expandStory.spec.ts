@@ -55,6 +55,18 @@ test.describe('the §9 demo', () => {
 });
 
 test.describe('the sample session', () => {
+  test('a kept prefix in terminal colours stays readable where it is marked seen by the model (axe, both themes)', async ({ inspector }) => {
+    // A truncation whose kept prefix holds colour escapes: its seen part is drawn in the ANSI palette.
+    const coloured = liveLog(SESSION_SIDECAR).find((r) => r.kind === 'tool_output_truncated' && (r.kept_bytes ?? 0) > 0 && cliExpand([SESSION_SIDECAR], r.id, [0, r.kept_bytes ?? 0]).content.includes('\u001b['));
+    if (!coloured) throw new Error('the sample has no truncation with colour escapes in its kept prefix');
+    await inspector.waitLoaded();
+    await inspector.expand(coloured.id);
+    await expect(inspector.seenPart(coloured.id)).not.toHaveCount(0);
+    expect(await audit(inspector)).toEqual([]);
+    await inspector.toggleTheme();
+    expect(await audit(inspector)).toEqual([]);
+  });
+
   test('a cleared range expands into its messages as rows, with role and index; one message can be shown alone', async ({ inspector }) => {
     const cleared = liveLog(SESSION_SIDECAR).find((r) => r.kind === 'turns_cleared' && r.id === 'r10');
     if (!cleared?.end) throw new Error('the sample has no cleared range r10');
@@ -123,7 +135,11 @@ test.describe('the sample session', () => {
     await inspector.scrollUntilVisible(inspector.results, button);
     await button.click();
     const matched = textOf(bytesOf(match.snippet).subarray(match.snippet_match[0], match.snippet_match[1]));
-    await expect(inspector.messageRow(match.reduction_id, match.index).locator('mark')).toHaveText(matched);
-    await expect(inspector.marks(match.reduction_id)).toHaveCount(1);
+    // The row of the match holds it marked; every other hit of the query in the open reduction is
+    // marked too (issue 13: the search's pages mark all they hold), each exactly the query's text.
+    await expect(inspector.messageRow(match.reduction_id, match.index).locator('mark').first()).toHaveText(matched);
+    const marks = inspector.marks(match.reduction_id);
+    await expect(marks.first()).toBeVisible();
+    for (const text of await marks.allTextContents()) expect(text).toBe(matched);
   });
 });
