@@ -284,12 +284,34 @@ export class FileContent implements ByteSource {
     return true;
   }
 
+  /**
+   * Decoded offsets of raw match positions met in order from `rawStart` (decoded `start`): each is
+   * computed only when asked, walking from the last one computed (so a search that asks for every
+   * offset walks the body once).
+   */
+  private offsetWalker(rawStart: number, start: number): { offsetOf(p: number): () => number } {
+    let last = { raw: rawStart, decoded: start };
+    return {
+      offsetOf: (p) => {
+        const anchor = last;
+        let memo: number | undefined;
+        return () => {
+          if (memo === undefined) {
+            memo = this.decodedOffsetOf(p, anchor);
+            last = { raw: p, decoded: memo };
+          }
+          return memo;
+        };
+      },
+    };
+  }
+
   /** As findRaw, for a pattern over the raw bytes read as Latin-1 (one character per byte). */
   private findRawFolded(pattern: RegExp, maxRaw: number, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
     const window = scratch('search', SEARCH_WINDOW_BYTES + maxRaw).subarray(0, Math.min(SEARCH_WINDOW_BYTES + maxRaw, rawEnd - rawStart));
-    let last = { raw: rawStart, decoded: start };
+    const walker = this.offsetWalker(rawStart, start);
     let pos = rawStart;
     while (pos < rawEnd) {
       const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
@@ -310,16 +332,7 @@ export class FileContent implements ByteSource {
           continue;
         }
         // Raw and decoded bytes are the same here: no escape can be part of a match.
-        const anchor = last;
-        let memo: number | undefined;
-        const offsetOf = (): number => {
-          if (memo === undefined) {
-            memo = this.decodedOffsetOf(p, anchor);
-            last = { raw: p, decoded: memo };
-          }
-          return memo;
-        };
-        if (!onMatch(offsetOf, rawLength)) return;
+        if (!onMatch(walker.offsetOf(p), rawLength)) return;
         if (p + rawLength > resumeAt) resumeAt = p + rawLength;
       }
       if (final) break;
@@ -332,7 +345,7 @@ export class FileContent implements ByteSource {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
     const window = scratch('search', SEARCH_WINDOW_BYTES + rawNeedle.length).subarray(0, Math.min(SEARCH_WINDOW_BYTES + rawNeedle.length, rawEnd - rawStart));
-    let last = { raw: rawStart, decoded: start };
+    const walker = this.offsetWalker(rawStart, start);
     let pos = rawStart;
     while (pos + rawNeedle.length <= rawEnd) {
       const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
@@ -349,16 +362,7 @@ export class FileContent implements ByteSource {
           from = i + 1;
           continue;
         }
-        const anchor = last;
-        let memo: number | undefined;
-        const offsetOf = (): number => {
-          if (memo === undefined) {
-            memo = this.decodedOffsetOf(p, anchor);
-            last = { raw: p, decoded: memo };
-          }
-          return memo;
-        };
-        if (!onMatch(offsetOf)) return;
+        if (!onMatch(walker.offsetOf(p))) return;
         from = i + rawNeedle.length;
         if (base + from > resumeAt) resumeAt = base + from;
       }
