@@ -2,39 +2,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLink } from '../../shared/link';
-import { createFakeResolverClient } from '../host/testing/fakeClient';
 import { request } from '../host/testing/httpClient';
-import type { CliDeps } from './main';
-import { main } from './main';
 import { LISTENING_PREFIX, parseLinkOption } from './serve';
 import { openLaunches } from './testing/openLaunches';
+import { startServe } from './testing/inProcessServe';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
-
-/** Runs `main` in-process until its first stdout line; `stop()` ends it and resolves to the exit status. */
-async function run(argv: string[], deps: CliDeps = {}) {
-  let stdout = '';
-  let stderr = '';
-  let onLine: (line: string) => void = () => undefined;
-  const firstLine = new Promise<string>((resolve) => (onLine = resolve));
-  let stop: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const exit = main(
-    argv,
-    {
-      stdout: (s) => {
-        stdout += s;
-        if (stdout.includes('\n')) onLine(stdout.slice(0, stdout.indexOf('\n')));
-      },
-      stderr: (s) => (stderr += s),
-    },
-    {},
-    { createClient: () => createFakeResolverClient(), untilStopped: () => stopped, packageRoot: ROOT, ...deps },
-  );
-  const line = await Promise.race([firstLine, exit.then(() => '')]);
-  return { line, exit, stdout: () => stdout, stderr: () => stderr, stop: () => (stop(), exit) };
-}
 
 describe('parseLinkOption', () => {
   it('takes the fragment with or without its #, and writes it canonically', () => {
@@ -47,7 +21,7 @@ describe('parseLinkOption', () => {
 
 describe('serve --link', () => {
   it('prints the URL with the place after the token; the page at it is served with the token', async () => {
-    const r = await run(['serve', DEMO, '--link', '#range=100:300&reduction=r4']);
+    const r = await startServe(['serve', DEMO, '--link', '#range=100:300&reduction=r4']);
     const m = new RegExp(`^${LISTENING_PREFIX}(http://127\\.0\\.0\\.1:(\\d+)/\\?token=[A-Za-z0-9_-]{32})(#.*)$`).exec(r.line);
     expect(m, r.line).not.toBeNull();
     expect(m?.[3]).toBe('#reduction=r4&range=100:300');
@@ -63,10 +37,10 @@ describe('serve --link', () => {
     ['a reversed range', 'reduction=r1&range=9:1', /--link: The link's range starts after it ends \(9:1\)/],
     ['a bad flag', '#q=x&regex=yes', /--link: The link's regex must be 1 or 0/],
   ])('refuses %s with usage (exit 2) before listening', async (_what, link, message) => {
-    const r = await run(['serve', DEMO, `--link=${link}`]);
+    const r = await startServe(['serve', DEMO, `--link=${link}`]);
     expect(await r.exit).toBe(2);
-    expect(JSON.parse(r.stdout())).toMatchObject({ error: { code: 'usage', message: expect.stringMatching(message) as string } });
-    expect(r.stdout()).not.toContain(LISTENING_PREFIX);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringMatching(message) as string } });
+    expect(r.stdout).not.toContain(LISTENING_PREFIX);
   });
 });
 
@@ -78,7 +52,7 @@ describe('open --link', () => {
   });
 
   it('falls back to serve with the place in the printed URL', async () => {
-    const r = await run(['open', DEMO, '--link=#call=1'], { findElectron: () => ({ ok: false, noBinary: true, reason: 'none here' }) });
+    const r = await startServe(['open', DEMO, '--link=#call=1'], { findElectron: () => ({ ok: false, noBinary: true, reason: 'none here' }) });
     expect(r.line).toMatch(/\?token=[A-Za-z0-9_-]{32}#call=1$/);
     expect(await r.stop()).toBe(0);
   });

@@ -5,15 +5,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../shared/index';
-import type { FakeResolverClient } from '../host/testing/fakeClient';
 import { createFakeResolverClient } from '../host/testing/fakeClient';
 import { request } from '../host/testing/httpClient';
 import { tempDir } from '../testing/files';
-import type { CliDeps } from './main';
 import { main } from './main';
 import { findElectron } from './open';
 import { LISTENING_PREFIX, findPackageRoot } from './serve';
 import { openLaunches } from './testing/openLaunches';
+import { startServe } from './testing/inProcessServe';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -33,49 +32,6 @@ async function stateAt(url: string): Promise<Reply<'state'>> {
   });
   expect(answer.status).toBe(200);
   return JSON.parse(answer.body) as Reply<'state'>;
-}
-
-/**
- * Runs `main` in-process with a fake client; resolves once the listening line is out, with a
- * `stop()` that plays the part of SIGTERM and resolves to the exit status.
- */
-async function startServe(argv: string[], deps: CliDeps = {}) {
-  let stdout = '';
-  let stderr = '';
-  let onLine: (line: string) => void = () => undefined;
-  const firstLine = new Promise<string>((resolve) => (onLine = resolve));
-  let stop: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  const client: FakeResolverClient = createFakeResolverClient();
-  const exit = main(
-    argv,
-    {
-      stdout: (s) => {
-        stdout += s;
-        if (stdout.includes('\n')) onLine(stdout.slice(0, stdout.indexOf('\n')));
-      },
-      stderr: (s) => (stderr += s),
-    },
-    {},
-    { createClient: () => client, untilStopped: () => stopped, packageRoot: ROOT, ...deps },
-  );
-  // A run that ends early (a usage error) must not leave the test waiting for a line.
-  const line = await Promise.race([firstLine, exit.then(() => `exited: ${stdout}${stderr}`)]);
-  return {
-    line,
-    client,
-    get stdout() {
-      return stdout;
-    },
-    get stderr() {
-      return stderr;
-    },
-    exit,
-    async stop(): Promise<number> {
-      stop();
-      return exit;
-    },
-  };
 }
 
 describe('serve (in-process, fake resolver client)', () => {
