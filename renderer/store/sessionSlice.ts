@@ -30,7 +30,7 @@ export interface AppAlert {
   hint?: string;
 }
 
-export const LOAD_FAILED_HINT = 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl).';
+export const LOAD_FAILED_HINT = 'Open a session file: a sidecar (.sidecar.jsonl) or snapshot (.session.json), a Claude Code transcript or Codex rollout (.jsonl), a SWE-agent or mini-swe-agent trajectory (.traj), an Inspect AI log (.eval, .json) or an OpenHands trajectory (.json, or the base_state.json of a V1 conversation).';
 
 export interface SessionSlice {
   /** Which host answers: the desktop shell or the HTTP host; null until `state` answered. */

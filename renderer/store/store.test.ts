@@ -53,7 +53,7 @@ describe('session', () => {
     expect(store.getState().session).toBeNull();
     expect(host.callsOf('openFile')).toEqual([]);
     expect(store.getState().alerts.map((a) => [a.message, a.hint])).toEqual([
-      ['README.md is neither a sidecar nor a session snapshot', 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl).'],
+      ['README.md is neither a sidecar nor a session snapshot', 'Open a session file: a sidecar (.sidecar.jsonl) or snapshot (.session.json), a Claude Code transcript or Codex rollout (.jsonl), a SWE-agent or mini-swe-agent trajectory (.traj), an Inspect AI log (.eval, .json) or an OpenHands trajectory (.json, or the base_state.json of a V1 conversation).'],
     ]);
   });
 
@@ -123,7 +123,7 @@ describe('session', () => {
     host.emit({ name: 'loadFailed', payload: { generation: 1, error: { code: 'unrecognized_file', message: 'x.txt is neither a sidecar nor a snapshot' } } });
     host.emit({ name: 'workerRestarted', payload: { reason: 'exit code 1' } });
     expect(store.getState().alerts.map((a) => `${a.message} ${a.hint ?? ''}`.trim())).toEqual([
-      'x.txt is neither a sidecar nor a snapshot Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl).',
+      'x.txt is neither a sidecar nor a snapshot Open a session file: a sidecar (.sidecar.jsonl) or snapshot (.session.json), a Claude Code transcript or Codex rollout (.jsonl), a SWE-agent or mini-swe-agent trajectory (.traj), an Inspect AI log (.eval, .json) or an OpenHands trajectory (.json, or the base_state.json of a V1 conversation).',
       'The resolver restarted (exit code 1); the session was reopened.',
     ]);
   });

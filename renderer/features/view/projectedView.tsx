@@ -125,7 +125,7 @@ export function ProjectedView() {
         <p>
           {host === 'http'
             ? 'Open a session file with Open file… or drop one on this page, or choose one of the files this host offers in the Session file list above.'
-            : 'Open a sidecar (.sidecar.jsonl) or session snapshot (.session.json), a Claude Code transcript or a Codex rollout (.jsonl) with Open…, or drop one on this window.'}
+            : 'Open a session file with Open…, or drop one on this window: a sidecar (.sidecar.jsonl) or snapshot (.session.json), a Claude Code transcript or Codex rollout (.jsonl), a SWE-agent or mini-swe-agent trajectory (.traj), an Inspect AI log (.eval, .json) or an OpenHands trajectory (.json, or the base_state.json of a V1 conversation).'}
         </p>
         {host === 'http' && <DropZone />}
         {host === 'http' && <FolderSessions />}
