@@ -85,8 +85,17 @@ export function lastAddressed(r: Reduction): number {
  */
 export class TimelineBuilder<M> {
   private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], spans: [], rewinds: [] };
-  /** The span of each live log entry, parallel to `t.log`: an invert or rewind closes it. */
-  private liveSpans: ReductionSpan[] = [];
+  /**
+   * Where the span of each live log entry sits in `t.spans`, parallel to `t.log`: an invert or
+   * rewind closes it. A span is never mutated once in `t.spans` (a closed one is a new object in
+   * its place), so a snapshot copies the array, not the spans (issue 14: a look costs O(new records)).
+   */
+  private liveSpans: number[] = [];
+  /**
+   * Issue 14: the lowest view index set, emptied or cut since `touchedFrom()` was last read; a
+   * snapshot's consumers recompute what they derived from the view from there on only.
+   */
+  private touched = Number.POSITIVE_INFINITY;
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
   private filtered: boolean[] = [];
   /** Unreadable lines of unknown index since the last message record (see lostRecord). */
@@ -122,6 +131,7 @@ export class TimelineBuilder<M> {
         }
         const entry: TimelineMessage<M> = { value: record.msg, line, ...(record.cap ? { cap: record.cap } : {}) };
         t.view[record.i] = entry;
+        this.touch(record.i);
         this.filtered[record.i] = false;
         t.recorded[record.i] = { value: record.msg, line };
         return;
@@ -130,8 +140,8 @@ export class TimelineBuilder<M> {
         const span: ReductionSpan = { reduction: record.r, from: line };
         t.log.push(record.r);
         t.logLines.push(line);
+        this.liveSpans.push(t.spans.length);
         t.spans.push(span);
-        this.liveSpans.push(span);
         return;
       }
       case 'invert': {
@@ -146,7 +156,10 @@ export class TimelineBuilder<M> {
       case 'rewind': {
         // Entries are replaced, never mutated, by later records: the slice keeps the branch as it was.
         t.rewinds.push({ line, to: record.to, abandoned: t.view.slice(record.to) });
-        if (t.view.length > record.to) t.view.length = record.to;
+        if (t.view.length > record.to) {
+          t.view.length = record.to;
+          this.touch(record.to);
+        }
         if (this.filtered.length > record.to) this.filtered.length = record.to;
         for (let k = t.log.length - 1; k >= 0; k--) {
           const r = t.log[k];
@@ -187,11 +200,24 @@ export class TimelineBuilder<M> {
     const t = this.t;
     t.log.splice(k, 1);
     t.logLines.splice(k, 1);
-    const [span] = this.liveSpans.splice(k, 1);
-    if (span) {
-      span.to = line;
-      span.ended = why;
-    }
+    const [at] = this.liveSpans.splice(k, 1);
+    const span = at === undefined ? undefined : t.spans[at];
+    if (at !== undefined && span) t.spans[at] = { ...span, to: line, ended: why };
+  }
+
+  private touch(index: number): void {
+    if (index < this.touched) this.touched = index;
+  }
+
+  /**
+   * Issue 14: the lowest view index that may differ from the view of the previous call (every
+   * index on from the previous call's view length differs, whatever this says); resets the mark.
+   * Infinity when no index was set, emptied or cut since.
+   */
+  touchedFrom(): number {
+    const from = this.touched;
+    this.touched = Number.POSITIVE_INFINITY;
+    return from;
   }
 
   /**
@@ -204,6 +230,7 @@ export class TimelineBuilder<M> {
     if (index > t.view.length) return;
     if (index === t.view.length) t.view.length = index + 1;
     else t.view[index] = undefined;
+    this.touch(index);
     this.filtered[index] = false;
     if (index < t.recorded.length) t.recorded[index] = undefined;
   }
@@ -233,8 +260,8 @@ export class TimelineBuilder<M> {
       logLines: t.logLines.slice(),
       modelChanges: t.modelChanges.slice(),
       findings: t.findings.slice(),
-      // Copies: an invert or rewind read later closes the builder's own spans.
-      spans: t.spans.map((span) => ({ ...span })),
+      // Spans are replaced, never mutated, when an invert or rewind read later closes them.
+      spans: t.spans.slice(),
       rewinds: t.rewinds.slice(),
     };
   }
