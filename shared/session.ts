@@ -449,20 +449,24 @@ export function arrayList(messages: readonly (ChatMessage | undefined)[]): Messa
   return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
 }
 
-/** A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf` gives an entry's content bytes without reading it, when it can. */
-export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined): MessageList {
+/**
+ * A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf`
+ * gives an entry's content bytes without reading it, when it can. Only the first `length` entries
+ * are the list's (issue 14: a followed sidecar's lists share one array that later records append to).
+ */
+export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined, length = entries.length): MessageList {
   return {
-    length: entries.length,
+    length,
     ...(bytesOf
       ? {
           contentBytes(i: number) {
-            const entry = inRange(i, entries.length) ? entries[i] : undefined;
+            const entry = inRange(i, length) ? entries[i] : undefined;
             return entry === undefined ? undefined : bytesOf(entry);
           },
         }
       : {}),
     at(i) {
-      if (!inRange(i, entries.length)) return undefined;
+      if (!inRange(i, length)) return undefined;
       const entry = entries[i];
       return entry === undefined ? undefined : read(entry);
     },

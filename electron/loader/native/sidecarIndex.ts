@@ -5,7 +5,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { CallTimeline, ChatMessage, Finding, LineParse, Located, ModelCall, ModelChange, Reduction, Rewind, SidecarHeader, SidecarRecord, TimelineMessage, TimelineRecord } from '../../../shared/index';
-import { NO_CALLS, TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, replayedCalls, parseSidecarLine } from '../../../shared/index';
+import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
 import type { ReadSync, SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
@@ -33,9 +33,15 @@ const YIELD_MS = 16;
 export interface SidecarIndex {
   header: SidecarHeader | null;
   system?: MessageHandle;
-  /** The current timeline (the builder's entries themselves: a capped copy carries its cap). */
-  view: (TimelineMessage<MessageHandle> | undefined)[];
-  recorded: (Located<MessageHandle> | undefined)[];
+  /**
+   * The current timeline: the builder's entries themselves (a capped copy carries its cap), in an
+   * array shared with the builder, of which only the first `viewLength` are this index's.
+   */
+  view: readonly (TimelineMessage<MessageHandle> | undefined)[];
+  viewLength: number;
+  /** The last copy per index, shared as `view` is: the first `recordedLength` are this index's. */
+  recorded: readonly (Located<MessageHandle> | undefined)[];
+  recordedLength: number;
   log: Reduction[];
   logLines: number[];
   modelChanges: ModelChange[];
@@ -54,7 +60,7 @@ export interface SidecarIndex {
  */
 interface Derived {
   viewLength: number;
-  calls: ModelCall[];
+  calls: readonly ModelCall[];
   /** `findings` merged (sorted by line then index) from this many of the pass's and the builder's. */
   findings: Finding[];
   passFindings: number;
@@ -272,13 +278,13 @@ export class SidecarIndexer {
    * ones. The answer equals a derivation from scratch (follow.test.ts compares it with fresh opens).
    */
   index(): SidecarIndex {
-    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
-    const timeline = this.builder.snapshot();
+    if (this.stopped) return { header: null, view: [], viewLength: 0, recorded: [], recordedLength: 0, log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
+    const timeline = this.builder.shared();
     const previous = this.derived;
     const from = Math.min(this.builder.touchedFrom(), previous.viewLength);
     const derived: Derived = {
-      viewLength: timeline.view.length,
-      calls: callsFrom(previous.calls, from, timeline.view),
+      viewLength: timeline.viewLength,
+      calls: callsFrom(previous.calls, from, timeline.view, timeline.viewLength),
       findings: mergedFindings(previous, this.findings, timeline.findings),
       passFindings: this.findings.length,
       builderFindings: timeline.findings.length,
@@ -288,7 +294,9 @@ export class SidecarIndexer {
       header: this.header,
       ...(this.system ? { system: this.system } : {}),
       view: timeline.view,
+      viewLength: timeline.viewLength,
       recorded: timeline.recorded,
+      recordedLength: timeline.recordedLength,
       log: timeline.log,
       logLines: timeline.logLines,
       modelChanges: timeline.modelChanges,
@@ -407,7 +415,7 @@ function recordAfterTornRecord(text: string, line: SplitLine): { at: number; rec
  * The model calls of `view` (replayedCalls), reusing `previous` — the calls of an earlier view that
  * agrees with this one below index `from` — for the calls below `from`.
  */
-function callsFrom(previous: readonly ModelCall[], from: number, view: readonly (TimelineMessage<MessageHandle> | undefined)[]): ModelCall[] {
+function callsFrom(previous: readonly ModelCall[], from: number, view: readonly (TimelineMessage<MessageHandle> | undefined)[], viewLength: number): readonly ModelCall[] {
   // Calls are in index order: keep those before `from` (binary search for the first at or after it).
   let lo = 0;
   let hi = previous.length;
@@ -416,9 +424,11 @@ function callsFrom(previous: readonly ModelCall[], from: number, view: readonly 
     if ((previous[mid]?.index ?? 0) < from) lo = mid + 1;
     else hi = mid;
   }
-  const start = Math.min(from, view.length);
-  const rest = replayedCalls({ view: view.slice(start), spans: [] }, (h) => h.role).calls;
+  const start = Math.min(from, viewLength);
+  // Nothing touched and nothing new (a look that only logged reductions): the same calls, never mutated.
+  if (lo === previous.length && start === viewLength) return previous;
   const calls = previous.slice(0, lo);
+  const rest = callsOf(viewLength - start, (k) => view[start + k]?.value.role, (k) => view[start + k]?.line);
   for (const c of rest) calls.push({ call: calls.length + 1, index: c.index + start, line: c.line });
   return calls;
 }

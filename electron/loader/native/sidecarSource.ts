@@ -39,8 +39,8 @@ export class SidecarSource implements SessionSource {
       records: {
         header: index.header,
         // A capped copy's length is known only once read; an uncapped one's is the handle's.
-        view: lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes)),
-        recorded: lazyList(index.recorded, (e) => reader.message(e.value)),
+        view: lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes), index.viewLength),
+        recorded: lazyList(index.recorded, (e) => reader.message(e.value), undefined, index.recordedLength),
         log: index.log,
         logLines: index.logLines,
         modelChanges: index.modelChanges,
