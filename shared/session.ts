@@ -241,17 +241,23 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
       callTimeline: NO_CALLS,
     };
   }
-  const findings: Finding[] = [];
-  // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
-  for (const f of snapshot?.findings ?? []) findings.push(f);
-  for (const f of records?.findings ?? []) findings.push(f);
+  // Issue 14: the records' findings alone are taken as they are, not copied (a followed sidecar's
+  // are a new array whenever they change): a look costs O(new records), not O(findings).
+  let findings: readonly Finding[] = records?.findings ?? [];
+  if (snapshot) {
+    const all: Finding[] = [];
+    // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
+    for (const f of snapshot.findings) all.push(f);
+    for (const f of records?.findings ?? []) all.push(f);
+    findings = all;
+  }
 
   let log: readonly Reduction[] = records?.log ?? [];
   let logLines: readonly number[] | undefined = records?.logLines;
   if (snapshot?.reductions) {
     if (records) {
       const differs = compareLogs(snapshot.reductions, records.log);
-      if (differs) findings.push(differs);
+      if (differs) findings = [...findings, differs];
     }
     log = snapshot.reductions;
     logLines = undefined;
