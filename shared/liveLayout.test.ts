@@ -29,7 +29,8 @@ describe('extendLayout', () => {
         expect(live.layout).toEqual(projectionLayout(viewLength, log));
         for (const step of steps) {
           viewLength = Math.max(0, viewLength + step.grow);
-          log = [...log, ...step.add];
+          // An unchanged log stays the same array, as a followed sidecar hands it over.
+          if (step.add.length > 0) log = [...log, ...step.add];
           for (const d of step.drop) if (log.length > 0) log = log.filter((_, k) => k !== d % log.length);
           const before = live.layout;
           const kept = { rowCount: before.rowCount, rowStarts: before.rowStarts.slice(), viewLength: before.viewLength };
