@@ -110,7 +110,28 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
   };
 
   // --- Issue 14: the throttled refresh of what a live update makes stale over the whole session ---
-  const liveRefresh: { timer: ReturnType<typeof setTimeout> | undefined; last: number } = { timer: undefined, last: Number.NEGATIVE_INFINITY };
+  const liveRefresh: { timer: ReturnType<typeof setTimeout> | undefined; last: number; checking: boolean; checkAgain: boolean } = { timer: undefined, last: Number.NEGATIVE_INFINITY, checking: false, checkAgain: false };
+  /**
+   * A check over a large session can take longer than the updates come: one is asked at a time,
+   * and a refresh meanwhile asks one more once it is answered (the worker never queues checks).
+   */
+  const checkLive = (): void => {
+    if (liveRefresh.checking) {
+      liveRefresh.checkAgain = true;
+      return;
+    }
+    liveRefresh.checking = true;
+    void get()
+      .runCheck()
+      .finally(() => {
+        liveRefresh.checking = false;
+        if (!liveRefresh.checkAgain) return;
+        liveRefresh.checkAgain = false;
+        // Its answer was about a smaller session (dropped): the status it left is not this session's.
+        if (get().checkStatus === 'running') set({ checkStatus: 'idle' });
+        checkLive();
+      });
+  };
   const cancelLiveRefresh = (): void => {
     if (liveRefresh.timer !== undefined) clearTimeout(liveRefresh.timer);
     liveRefresh.timer = undefined;
@@ -132,7 +153,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       contextMapStatus: 'idle',
     });
     if (logWanted) void get().loadLog();
-    if (checkWanted) void get().runCheck();
+    if (checkWanted) checkLive();
     if (get().searchQuery.trim() !== '') void get().runSearch();
   };
   // --- end issue 14 ---
@@ -225,6 +246,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
 
     applySession(info) {
       cancelLiveRefresh();
+      liveRefresh.checkAgain = false;
       const loading = get().loading;
       // A check the user asked for over a preview is answered for the preview's epoch and dropped:
       // it runs again over the whole session that replaces it, whatever the session's size.
