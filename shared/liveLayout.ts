@@ -11,7 +11,7 @@
  * both layouts agree on those, the new layout keeps the old rows before `p` and scans on from `p`.
  */
 import type { ProjectionLayout } from './project';
-import { projectionLayout } from './project';
+import { layRows, projectionLayout } from './project';
 import type { Reduction } from './types';
 import { isRangeKind } from './types';
 
@@ -83,23 +83,10 @@ export function extendLayout(previous: LiveLayout | undefined, viewLength: numbe
   }
   const keep = lo;
   const from = old.rowStarts[keep] ?? 0;
-  const starts: number[] = [];
   // The cursor at row start `from`: past every range that starts before it.
   let r = 0;
   while (r < ranges.length && (ranges[r]?.[0] ?? 0) < from) r++;
-  let i = from;
-  while (i < viewLength) {
-    const range = ranges[r];
-    if (range && range[0] <= i) {
-      starts.push(i);
-      let end = range[1];
-      while (r < ranges.length && (ranges[r]?.[0] ?? Infinity) < end) end = Math.max(end, ranges[r++]?.[1] ?? 0);
-      i = Math.max(end, i + 1);
-      continue;
-    }
-    starts.push(i);
-    i++;
-  }
+  const starts = layRows(ranges, from, r, viewLength);
   const rowCount = keep + starts.length;
   const store = previous.store;
   // Rows are written into the shared buffer when it has room and no published row would change
