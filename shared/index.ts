@@ -19,7 +19,7 @@ export { mintReductions } from './mint';
 export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifacts } from './reasoning';
 export type { ModelCall, ReductionSpan, CallTimeline, CallInput, CallDiff, DiffMessage, DiffReduction, ViewEntry } from './calls';
 export { callsOf, replayedCalls, liveFromTimeline, snapshotTimeline, liveAt, prefixList, callInput, diffCallInputs, inputHiddenBytes, viewEntries, NO_CALLS } from './calls';
-export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange } from './timeline';
+export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange, Rewind, SharedTimeline } from './timeline';
 export type { ContextMap } from './contextMap';
 export { contextMap } from './contextMap';
 export { TimelineBuilder, applyCap, lastAddressed } from './timeline';

@@ -60,9 +60,17 @@ export function projectionLayout(viewLength: number, log: readonly Reduction[]):
     .map((r) => [r.ptr.index, Math.min(r.end ?? r.ptr.index, viewLength)] as const)
     .filter(([s, e]) => Number.isInteger(s) && s >= 0 && e > s)
     .sort((a, b) => a[0] - b[0]);
+  const starts = layRows(ranges, 0, 0, viewLength);
+  return { rowCount: starts.length, rowStarts: Int32Array.from(starts), viewLength };
+}
+
+/**
+ * The row starts from view index `i` to `viewLength`, `k` being the first of `ranges` (clipped,
+ * sorted by start) that starts at or after `i`: a row is a message, or every range that overlaps
+ * one another merged. Issue 14 (liveLayout.ts) lays out a followed session's new rows with it.
+ */
+export function layRows(ranges: readonly (readonly [number, number])[], i: number, k: number, viewLength: number): number[] {
   const starts: number[] = [];
-  let i = 0;
-  let k = 0;
   while (i < viewLength) {
     const range = ranges[k];
     if (range && range[0] <= i) {
@@ -76,7 +84,7 @@ export function projectionLayout(viewLength: number, log: readonly Reduction[]):
     starts.push(i);
     i++;
   }
-  return { rowCount: starts.length, rowStarts: Int32Array.from(starts), viewLength };
+  return starts;
 }
 
 /** The row that shows view index `index`, or -1. */

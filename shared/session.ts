@@ -241,17 +241,23 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
       callTimeline: NO_CALLS,
     };
   }
-  const findings: Finding[] = [];
-  // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
-  for (const f of snapshot?.findings ?? []) findings.push(f);
-  for (const f of records?.findings ?? []) findings.push(f);
+  // Issue 14: the records' findings alone are taken as they are, not copied (a followed sidecar's
+  // are a new array whenever they change): a look costs O(new records), not O(findings).
+  let findings: readonly Finding[] = records?.findings ?? [];
+  if (snapshot) {
+    const all: Finding[] = [];
+    // One by one: a spread passes every finding as an argument, and 130,000 overflow the stack.
+    for (const f of snapshot.findings) all.push(f);
+    for (const f of records?.findings ?? []) all.push(f);
+    findings = all;
+  }
 
   let log: readonly Reduction[] = records?.log ?? [];
   let logLines: readonly number[] | undefined = records?.logLines;
   if (snapshot?.reductions) {
     if (records) {
       const differs = compareLogs(snapshot.reductions, records.log);
-      if (differs) findings.push(differs);
+      if (differs) findings = [...findings, differs];
     }
     log = snapshot.reductions;
     logLines = undefined;
@@ -449,20 +455,24 @@ export function arrayList(messages: readonly (ChatMessage | undefined)[]): Messa
   return { length: messages.length, at: (i) => (inRange(i, messages.length) ? messages[i] : undefined) };
 }
 
-/** A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf` gives an entry's content bytes without reading it, when it can. */
-export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined): MessageList {
+/**
+ * A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf`
+ * gives an entry's content bytes without reading it, when it can. Only the first `length` entries
+ * are the list's (issue 14: a followed sidecar's lists share one array that later records append to).
+ */
+export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined, length = entries.length): MessageList {
   return {
-    length: entries.length,
+    length,
     ...(bytesOf
       ? {
           contentBytes(i: number) {
-            const entry = inRange(i, entries.length) ? entries[i] : undefined;
+            const entry = inRange(i, length) ? entries[i] : undefined;
             return entry === undefined ? undefined : bytesOf(entry);
           },
         }
       : {}),
     at(i) {
-      if (!inRange(i, entries.length)) return undefined;
+      if (!inRange(i, length)) return undefined;
       const entry = entries[i];
       return entry === undefined ? undefined : read(entry);
     },

@@ -1,10 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { capNotice } from './constants';
 import { hasReasoningArtifacts } from './reasoning';
 import { parseSidecarLine } from './schema';
 import { makeReduction, tool, user } from './testing/builders';
 import { applyCap, TimelineBuilder } from './timeline';
-import type { TimelineRecord } from './timeline';
+import type { SharedTimeline, TimelineRecord } from './timeline';
 import type { ChatMessage, SidecarRecord } from './types';
 
 function build(records: SidecarRecord[]) {
@@ -169,4 +170,58 @@ describe('parseSidecarLine', () => {
     const r = parseSidecarLine('{"t":"message","i":0,"msg":{"role":"assistant","content":null}}', 1);
     expect(r.ok && r.record.t === 'message' && r.record.msg.content).toBe('');
   });
+});
+
+describe('TimelineBuilder.shared (issue 14: a followed file is resolved without copying the view)', () => {
+  /** A record of a random schedule: messages at any index up to one past the end, holes, rewinds, reductions, inverts. */
+  const recordArb = fc.oneof(
+    { weight: 6, arbitrary: fc.record({ t: fc.constant('message' as const), back: fc.nat({ max: 6 }), text: fc.string({ maxLength: 4 }) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('hole' as const), back: fc.nat({ max: 6 }) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('rewind' as const), back: fc.nat({ max: 6 }) }) },
+    { weight: 2, arbitrary: fc.record({ t: fc.constant('reduction' as const), back: fc.nat({ max: 6 }) }) },
+    { weight: 1, arbitrary: fc.record({ t: fc.constant('invert' as const), which: fc.nat() }) },
+  );
+  /** What a shared answer shows, read below its lengths, as plain data. */
+  const shown = (s: SharedTimeline<ChatMessage>) => ({
+    view: Array.from({ length: s.viewLength }, (_, i) => (s.view[i] ? { content: s.view[i].value.content, line: s.view[i].line } : undefined)),
+    recorded: Array.from({ length: s.recordedLength }, (_, i) => s.recorded[i]?.value.content),
+    log: s.log.map((r) => r.id),
+    logLines: [...s.logLines],
+    spans: s.spans.map((x) => [x.reduction.id, x.from, x.to, x.ended]),
+    rewinds: s.rewinds.map((r) => [r.line, r.to, r.abandoned.length]),
+    findings: s.findings.length,
+  });
+
+  it('after every record equals snapshot(), and an answer handed out never changes as records are added', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(recordArb, { maxLength: 6 }), { maxLength: 8 }), (looks) => {
+        const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
+        const handedOut: { answer: SharedTimeline<ChatMessage>; was: unknown }[] = [];
+        let line = 1;
+        const ids: string[] = [];
+        for (const look of looks) {
+          for (const r of look) {
+            const length = b.snapshot().view.length;
+            const at = Math.max(0, length - ('back' in r ? r.back : 0));
+            if (r.t === 'message') b.add({ t: 'message', i: at, msg: user(`${r.text}@${line}`) }, line);
+            else if (r.t === 'hole') b.addHole(at);
+            else if (r.t === 'rewind') b.add({ t: 'rewind', to: at }, line);
+            else if (r.t === 'reduction') {
+              const id = `r${line}`;
+              ids.push(id);
+              b.add({ t: 'reduction', r: { ...r1Base, id, ptr: { ...r1Base.ptr, index: at } } }, line);
+            } else if (ids.length > 0) b.add({ t: 'invert', id: ids[r.which % ids.length] as string }, line);
+            line++;
+          }
+          const answer = b.shared();
+          const snap = b.snapshot();
+          expect(shown(answer)).toEqual(shown({ ...snap, viewLength: snap.view.length, recordedLength: snap.recorded.length }));
+          handedOut.push({ answer, was: shown(answer) });
+        }
+        for (const h of handedOut) expect(shown(h.answer)).toEqual(h.was);
+      }),
+      { numRuns: 300 },
+    );
+  });
+  const r1Base = makeReduction([user('u0'), tool('out 1', 'c1')], { id: 'base', kind: 'tool_output_elided', index: 1 });
 });

@@ -85,8 +85,27 @@ export function lastAddressed(r: Reduction): number {
  */
 export class TimelineBuilder<M> {
   private readonly t: Timeline<M> = { view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], spans: [], rewinds: [] };
-  /** The span of each live log entry, parallel to `t.log`: an invert or rewind closes it. */
-  private liveSpans: ReductionSpan[] = [];
+  /**
+   * Where the span of each live log entry sits in `t.spans`, parallel to `t.log`: an invert or
+   * rewind closes it. A span is never mutated once in `t.spans` (a closed one is a new object in
+   * its place), so a snapshot copies the array, not the spans (issue 14: a look costs O(new records)).
+   */
+  private liveSpans: number[] = [];
+  /**
+   * Issue 14: the lowest view index set, emptied or cut since `touchedFrom()` was last read; a
+   * snapshot's consumers recompute what they derived from the view from there on only.
+   */
+  private touched = Number.POSITIVE_INFINITY;
+  /**
+   * Issue 14: how far `shared()` answers read `t.view` and `t.recorded`; a record that writes
+   * below that copies the array first (copy on write), so what was handed out never changes.
+   */
+  private viewShared = 0;
+  private recordedShared = 0;
+  /** Issue 14: the copies `shared()` handed out last, reused while their arrays are unchanged. */
+  private lastShared: SharedTimeline<M> | undefined;
+  /** The live log (log, logLines, spans) changed since `shared()` last copied it. */
+  private logChanged = true;
   /** Per view index of the current timeline: already stripped by an earlier model switch. */
   private filtered: boolean[] = [];
   /** Unreadable lines of unknown index since the last message record (see lostRecord). */
@@ -121,17 +140,19 @@ export class TimelineBuilder<M> {
           return;
         }
         const entry: TimelineMessage<M> = { value: record.msg, line, ...(record.cap ? { cap: record.cap } : {}) };
-        t.view[record.i] = entry;
+        this.writableView(record.i)[record.i] = entry;
+        this.touch(record.i);
         this.filtered[record.i] = false;
-        t.recorded[record.i] = { value: record.msg, line };
+        this.writableRecorded(record.i)[record.i] = { value: record.msg, line };
         return;
       }
       case 'reduction': {
         const span: ReductionSpan = { reduction: record.r, from: line };
+        this.logChanged = true;
         t.log.push(record.r);
         t.logLines.push(line);
+        this.liveSpans.push(t.spans.length);
         t.spans.push(span);
-        this.liveSpans.push(span);
         return;
       }
       case 'invert': {
@@ -146,7 +167,10 @@ export class TimelineBuilder<M> {
       case 'rewind': {
         // Entries are replaced, never mutated, by later records: the slice keeps the branch as it was.
         t.rewinds.push({ line, to: record.to, abandoned: t.view.slice(record.to) });
-        if (t.view.length > record.to) t.view.length = record.to;
+        if (t.view.length > record.to) {
+          this.writableView(record.to).length = record.to;
+          this.touch(record.to);
+        }
         if (this.filtered.length > record.to) this.filtered.length = record.to;
         for (let k = t.log.length - 1; k >= 0; k--) {
           const r = t.log[k];
@@ -185,13 +209,44 @@ export class TimelineBuilder<M> {
   /** Takes live log entry `k` out of the log at `line`, closing its span. */
   private drop(k: number, line: number, why: 'inverted' | 'rewound'): void {
     const t = this.t;
+    this.logChanged = true;
     t.log.splice(k, 1);
     t.logLines.splice(k, 1);
-    const [span] = this.liveSpans.splice(k, 1);
-    if (span) {
-      span.to = line;
-      span.ended = why;
+    const [at] = this.liveSpans.splice(k, 1);
+    const span = at === undefined ? undefined : t.spans[at];
+    if (at !== undefined && span) t.spans[at] = { ...span, to: line, ended: why };
+  }
+
+  /** `t.view`, copied first when index `index` is read by a `shared()` answer. */
+  private writableView(index: number): (TimelineMessage<M> | undefined)[] {
+    if (index < this.viewShared) {
+      this.t.view = this.t.view.slice();
+      this.viewShared = 0;
     }
+    return this.t.view;
+  }
+
+  private writableRecorded(index: number): (Located<M> | undefined)[] {
+    if (index < this.recordedShared) {
+      this.t.recorded = this.t.recorded.slice();
+      this.recordedShared = 0;
+    }
+    return this.t.recorded;
+  }
+
+  private touch(index: number): void {
+    if (index < this.touched) this.touched = index;
+  }
+
+  /**
+   * Issue 14: the lowest view index that may differ from the view of the previous call (every
+   * index on from the previous call's view length differs, whatever this says); resets the mark.
+   * Infinity when no index was set, emptied or cut since.
+   */
+  touchedFrom(): number {
+    const from = this.touched;
+    this.touched = Number.POSITIVE_INFINITY;
+    return from;
   }
 
   /**
@@ -202,10 +257,11 @@ export class TimelineBuilder<M> {
   addHole(index: number): void {
     const t = this.t;
     if (index > t.view.length) return;
-    if (index === t.view.length) t.view.length = index + 1;
-    else t.view[index] = undefined;
+    if (index === t.view.length) this.writableView(index).length = index + 1;
+    else this.writableView(index)[index] = undefined;
+    this.touch(index);
     this.filtered[index] = false;
-    if (index < t.recorded.length) t.recorded[index] = undefined;
+    if (index < t.recorded.length) this.writableRecorded(index)[index] = undefined;
   }
 
   /**
@@ -233,11 +289,55 @@ export class TimelineBuilder<M> {
       logLines: t.logLines.slice(),
       modelChanges: t.modelChanges.slice(),
       findings: t.findings.slice(),
-      // Copies: an invert or rewind read later closes the builder's own spans.
-      spans: t.spans.map((span) => ({ ...span })),
+      // Spans are replaced, never mutated, when an invert or rewind read later closes them.
+      spans: t.spans.slice(),
       rewinds: t.rewinds.slice(),
     };
   }
+
+  /**
+   * Issue 14: the timeline so far, as `snapshot()` but without copying what a followed file's next
+   * records only append to: the view and the recorded copies are the builder's own arrays, read
+   * only below `viewLength`/`recordedLength` (a later record copies an array before writing below
+   * what was handed out); the other lists are copies, reused while unchanged. So a look at a file
+   * that grew costs O(new records), plus copies of the live log when it changed.
+   */
+  shared(): SharedTimeline<M> {
+    const t = this.t;
+    const last = this.lastShared;
+    this.viewShared = Math.max(this.viewShared, t.view.length);
+    this.recordedShared = Math.max(this.recordedShared, t.recorded.length);
+    const logChanged = this.logChanged || !last;
+    this.logChanged = false;
+    const shared: SharedTimeline<M> = {
+      ...(t.system ? { system: t.system } : {}),
+      view: t.view,
+      viewLength: t.view.length,
+      recorded: t.recorded,
+      recordedLength: t.recorded.length,
+      log: logChanged ? t.log.slice() : last.log,
+      logLines: logChanged ? t.logLines.slice() : last.logLines,
+      // Spans are appended, or replaced when an invert or rewind closes them: both mark the log changed.
+      spans: logChanged ? t.spans.slice() : last.spans,
+      // Only ever appended to.
+      modelChanges: last?.modelChanges.length === t.modelChanges.length ? last.modelChanges : t.modelChanges.slice(),
+      findings: last?.findings.length === t.findings.length ? last.findings : t.findings.slice(),
+      rewinds: last?.rewinds.length === t.rewinds.length ? last.rewinds : t.rewinds.slice(),
+    };
+    this.lastShared = shared;
+    return shared;
+  }
+}
+
+/**
+ * Issue 14: a timeline whose view and recorded copies are shared with the builder: only the
+ * entries below `viewLength` and `recordedLength` are the timeline's (the arrays may be longer).
+ */
+export interface SharedTimeline<M> extends Omit<Timeline<M>, 'view' | 'recorded'> {
+  view: readonly (TimelineMessage<M> | undefined)[];
+  viewLength: number;
+  recorded: readonly (Located<M> | undefined)[];
+  recordedLength: number;
 }
 
 /** The capped copy history held: `content[0..kept_bytes] + notice` (kept_bytes floored to a character boundary). */

@@ -7,7 +7,9 @@
  * - appends: `chunkBytes` of complete message records every `everyMs` (1 MB/s by default) for
  *   `appendMs`; for each append, the time from its write until the worker's `sessionUpdated`
  *   event shows its messages;
- * - memory: the process's RSS before and after the appends, against the bytes appended.
+ * - memory: the process's RSS before and after the appends, against the bytes appended; and
+ *   from the end of a warm-up (the first `warmMs` of appends: the heap's young generation and the
+ *   worker's buffers grow once, whatever is appended) to the end, against the bytes appended then.
  */
 import { appendFileSync } from 'node:fs';
 import type { EventPayload } from '../../shared/index';
@@ -21,6 +23,7 @@ interface Input {
   appendMs: number;
   everyMs: number;
   chunkBytes: number;
+  warmMs: number;
 }
 
 export interface FollowResult {
@@ -34,6 +37,9 @@ export interface FollowResult {
   latenciesMs: number[];
   rssBefore: number;
   rssAfter: number;
+  /** RSS once the warm-up's appends were shown, and the bytes appended from then to the end. */
+  rssWarm: number;
+  appendedAfterWarm: number;
 }
 
 /** Resolves after `ms` (the measuring windows of this runner: idle time and the append schedule are what is measured). */
@@ -65,7 +71,9 @@ runMain(async (): Promise<FollowResult> => {
   let next = opened.messages;
   let appendedBytes = 0;
   const pending: Promise<number>[] = [];
-  const until = performance.now() + input.appendMs;
+  const startedAppending = performance.now();
+  const until = startedAppending + input.appendMs;
+  let warm: { rss: number; appended: number } | undefined;
   const filler = 'x'.repeat(1000);
   while (performance.now() < until) {
     const lines: string[] = [];
@@ -83,6 +91,7 @@ runMain(async (): Promise<FollowResult> => {
       (latest && latest.info.messages >= target ? Promise.resolve() : new Promise<void>((resolve) => waiting.push({ messages: target, resolve }))).then(() => performance.now() - at),
     );
     await after(input.everyMs);
+    if (!warm && performance.now() - startedAppending >= input.warmMs) warm = { rss: memoryStatus().rss, appended: appendedBytes };
   }
   const latenciesMs = await Promise.all(pending);
   const rssAfter = memoryStatus().rss;
@@ -97,5 +106,7 @@ runMain(async (): Promise<FollowResult> => {
     latenciesMs,
     rssBefore,
     rssAfter,
+    rssWarm: warm?.rss ?? rssBefore,
+    appendedAfterWarm: appendedBytes - (warm?.appended ?? 0),
   };
 });

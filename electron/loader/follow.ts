@@ -35,6 +35,8 @@ export const FINGERPRINT_BYTES = 4096;
 /** A torn last line unchanged this long is taken as the file's last, truncated line. */
 export const DEFAULT_SETTLE_MS = 2000;
 const LF = 0x0a;
+/** The least read buffer of a look's pass (a look that reads a few bytes still reads them in one go). */
+const MIN_LOOK_CHUNK_BYTES = 64 * 1024;
 
 export type FollowNoticeKind = 'reopened' | 'deleted';
 
@@ -228,7 +230,10 @@ export class SessionFollower {
       const clock = this.now();
       if (t.waiting?.size !== now.size) t.waiting = { size: now.size, since: clock };
       const take = final || clock - t.waiting.since >= this.settleMs;
-      const passed = await source.indexTo(size, { ...this.live.pass, progress: { add: () => undefined }, final: take });
+      // The read buffer is sized to what was appended (an append of 100 KB reads through 100 KB, not
+      // the open's 1 MiB): a buffer per look is garbage outside the heap, and RSS grew with it.
+      const chunkSize = Math.min(this.live.pass.chunkSize, Math.max(MIN_LOOK_CHUNK_BYTES, size - stop.offset));
+      const passed = await source.indexTo(size, { ...this.live.pass, chunkSize, progress: { add: () => undefined }, final: take });
       if (this.closed) return undefined;
       if (passed.offset !== stop.offset) {
         grew = true;

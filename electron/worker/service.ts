@@ -59,6 +59,8 @@ import { viewSearchSteps } from '../../shared/viewSearch';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { SessionFollower } from '../loader/follow';
+import type { LiveLayout } from '../../shared/liveLayout';
+import { extendLayout } from '../../shared/liveLayout';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import { FollowLoop } from '../loader/followLoop';
 import type { WorkerReply } from './protocol';
@@ -81,6 +83,8 @@ interface OpenSession {
   token: object;
   /** Computed once per open: every `rows` and `rowOfIndex` reuses it. */
   layout: ProjectionLayout;
+  /** Issue 14: a followed session's layout with its ranges, which the next update's layout is extended from. */
+  liveLayout?: LiveLayout;
   info: SessionInfo;
   /** A file change was reported (onFileChanged) for this open. */
   changeReported?: boolean;
@@ -280,8 +284,10 @@ const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'se
  * The open session's layout and info (`provisional` while its file is still being indexed);
  * `asked` is the session id the open asked for ('' for the main one).
  */
-function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string, token: object = {}, following = false): OpenSession {
-  const layout = projectionLayout(session.minted.length, session.log);
+function describe(session: LoadedSession, generation: number, provisional: boolean, asked: string, token: object = {}, following = false, previous?: OpenSession): OpenSession {
+  // Issue 14: a followed session's layout is extended from the one before the update (O(new rows)), equal to projectionLayout's.
+  const liveLayout = following ? extendLayout(previous?.liveLayout, session.minted.length, session.log) : undefined;
+  const layout = liveLayout?.layout ?? projectionLayout(session.minted.length, session.log);
   const listed = listedSessions(session, asked);
   const info: SessionInfo = {
     generation,
@@ -303,7 +309,7 @@ function describe(session: LoadedSession, generation: number, provisional: boole
     ...(listed.omitted > 0 ? { sessions_omitted: listed.omitted } : {}),
     ...(following ? { following: true } : {}),
   };
-  return { session, layout, info, token };
+  return { session, layout, ...(liveLayout ? { liveLayout } : {}), info, token };
 }
 
 /**
@@ -428,7 +434,7 @@ export class SessionService {
       (update) => {
         const open = this.current;
         if (!open || this.following?.follower !== follower) return;
-        const next = describe(update.session, open.info.generation, false, asked, open.token, true);
+        const next = describe(update.session, open.info.generation, false, asked, open.token, true, update.notice?.kind === 'reopened' ? undefined : open);
         this.current = next;
         this.follow.onUpdated?.({
           generation: next.info.generation,

@@ -30,9 +30,11 @@ export interface StoreTiming {
   rangeDebounceMs: number;
   /** Time `verify` requests are gathered before one batched request goes out. */
   verifyBatchMs: number;
+  /** Issue 14: the least time between two refreshes of what a live update makes stale over the whole session (log, check, search, context map). */
+  liveRefreshMs: number;
 }
 
-export const DEFAULT_TIMING: StoreTiming = { searchDebounceMs: 150, rangeDebounceMs: 120, verifyBatchMs: 16 };
+export const DEFAULT_TIMING: StoreTiming = { searchDebounceMs: 150, rangeDebounceMs: 120, verifyBatchMs: 16, liveRefreshMs: 1000 };
 
 /** What the slices need from outside: the host, the drop handler, timing. */
 export interface StoreDeps {

@@ -1,12 +1,14 @@
 /** Issue 14: the store follows a growing session without losing the user's place. */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from './store';
-import { fakeHost, sessionInfo, settle } from './testing/fakeHost';
+import type { Reply } from '../../shared/contract';
+import type { Deferred } from './testing/fakeHost';
+import { deferred, fakeHost, sessionInfo, settle } from './testing/fakeHost';
 
-async function started(rows = 150) {
+async function started(rows = 150, liveRefreshMs = 0) {
   const info = sessionInfo({ generation: 3, rows, messages: rows });
   const host = fakeHost(info);
-  const store = createAppStore(host.api, { timing: { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 } });
+  const store = createAppStore(host.api, { timing: { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0, liveRefreshMs } });
   store.getState().start();
   await settle();
   store.getState().wantRows(0, 20);
@@ -65,6 +67,64 @@ describe('a sessionUpdated event', () => {
     expect(host.callsOf('calls').length).toBe(2);
     await settle();
     expect(host.callsOf('check').length).toBe(checks + 1);
+  });
+
+  it('a burst of updates asks the check, the log and the context map again once at once and once when liveRefreshMs has passed, not once per update; rows follow every update', async () => {
+    const { store, host, info } = await started(150, 60_000);
+    await store.getState().loadContextMap();
+    await store.getState().loadLog();
+    await settle();
+    const asked = () => ({ check: host.callsOf('check').length, log: host.callsOf('log').length });
+    const first = asked();
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      for (let k = 1; k <= 5; k++) {
+        const grown = { ...info, rows: 150 + k, messages: 150 + k };
+        host.setSession(grown);
+        host.emit({ name: 'sessionUpdated', payload: { generation: 3, info: grown, new_messages: 1, calls: 3 } });
+        // Every update shows its rows at once.
+        expect(store.getState().rowCount).toBe(150 + k);
+      }
+      // The first update refreshed at once (its answers arrive); the other four wait for one refresh.
+      await vi.advanceTimersByTimeAsync(0);
+      expect(asked()).toEqual({ check: first.check + 1, log: first.log + 1 });
+      expect(vi.getTimerCount()).toBe(1);
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(vi.getTimerCount()).toBe(0);
+      expect(store.getState().contextMapStatus).toBe('idle');
+      expect(asked()).toEqual({ check: first.check + 2, log: first.log + 2 });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('a check slower than the updates is asked one at a time: refreshes meanwhile ask one more once it is answered, and its findings show', async () => {
+    const { store, host, info } = await started(150, 0);
+    await settle();
+    const held: Deferred<Reply<'check'>>[] = [];
+    const report = await host.api.check({});
+    host.answer('check', () => {
+      const d = deferred<Reply<'check'>>();
+      held.push(d);
+      return d.promise;
+    });
+    const checks = host.callsOf('check').length;
+    for (let k = 1; k <= 4; k++) {
+      const grown = { ...info, rows: 150 + k, messages: 150 + k };
+      host.setSession(grown);
+      host.emit({ name: 'sessionUpdated', payload: { generation: 3, info: grown, new_messages: 1, calls: 3 } });
+      await settle();
+    }
+    // Four refreshes, one check in flight.
+    expect(host.callsOf('check').length).toBe(checks + 1);
+    held[0]?.resolve(report);
+    await settle();
+    // Answered (about a smaller session): one more is asked for the session as it is now.
+    expect(host.callsOf('check').length).toBe(checks + 2);
+    held[1]?.resolve(report);
+    await settle();
+    expect(host.callsOf('check').length).toBe(checks + 2);
+    expect(store.getState().checkStatus).toBe('done');
   });
 
   it('a reopen starts a new list with a notice; a deleted file keeps everything and says so; another generation is ignored', async () => {

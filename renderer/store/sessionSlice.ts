@@ -109,6 +109,55 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     get().pushAlert(error.message, hint);
   };
 
+  // --- Issue 14: the throttled refresh of what a live update makes stale over the whole session ---
+  const liveRefresh: { timer: ReturnType<typeof setTimeout> | undefined; last: number; checking: boolean; checkAgain: boolean } = { timer: undefined, last: Number.NEGATIVE_INFINITY, checking: false, checkAgain: false };
+  /**
+   * A check over a large session can take longer than the updates come: one is asked at a time,
+   * and a refresh meanwhile asks one more once it is answered (the worker never queues checks).
+   */
+  const checkLive = (): void => {
+    if (liveRefresh.checking) {
+      liveRefresh.checkAgain = true;
+      return;
+    }
+    liveRefresh.checking = true;
+    void get()
+      .runCheck()
+      .finally(() => {
+        liveRefresh.checking = false;
+        if (!liveRefresh.checkAgain) return;
+        liveRefresh.checkAgain = false;
+        // Its answer was about a smaller session (dropped): the status it left is not this session's.
+        if (get().checkStatus === 'running') set({ checkStatus: 'idle' });
+        checkLive();
+      });
+  };
+  const cancelLiveRefresh = (): void => {
+    if (liveRefresh.timer !== undefined) clearTimeout(liveRefresh.timer);
+    liveRefresh.timer = undefined;
+  };
+  const refreshLive = (): void => {
+    liveRefresh.timer = undefined;
+    liveRefresh.last = Date.now();
+    const before = get();
+    const info = before.session;
+    if (!info || info.provisional) return;
+    const logWanted = before.logStatus !== 'idle';
+    const checkWanted = before.checkStatus !== 'idle' || sessionBytes(info) <= AUTO_CHECK_MAX_BYTES;
+    set({
+      ...freshLog(),
+      ...freshFindings(),
+      ...freshStory(),
+      ...freshSearchResults(),
+      // The Model call slider and the context map grow: asked again (the old map shows meanwhile).
+      contextMapStatus: 'idle',
+    });
+    if (logWanted) void get().loadLog();
+    if (checkWanted) checkLive();
+    if (get().searchQuery.trim() !== '') void get().runSearch();
+  };
+  // --- end issue 14 ---
+
   return {
     host: null,
     offeredFiles: [],
@@ -196,6 +245,8 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     },
 
     applySession(info) {
+      cancelLiveRefresh();
+      liveRefresh.checkAgain = false;
       const loading = get().loading;
       // A check the user asked for over a preview is answered for the preview's epoch and dropped:
       // it runs again over the whole session that replaces it, whatever the session's size.
@@ -250,26 +301,22 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     applyLiveUpdate(info, newMessages) {
       const before = get();
       const latestShown = before.shownCall === null;
-      const logWanted = before.logStatus !== 'idle';
-      const checkWanted = before.checkStatus !== 'idle' || sessionBytes(info) <= AUTO_CHECK_MAX_BYTES;
       // A new epoch drops every reply in flight about the smaller session; rows, statuses and
       // expansions are kept (and rows asked again in place), so nothing the user looks at moves.
       set({
         session: info,
         epoch: before.epoch + 1,
         ...(latestShown ? { rowCount: info.rows } : {}),
-        ...freshLog(),
-        ...freshFindings(),
-        ...freshStory(),
-        ...freshSearchResults(),
-        // The Model call slider and the context map grow: asked again (the old map shows meanwhile).
-        contextMapStatus: 'idle',
         liveNew: before.atBottom ? 0 : before.liveNew + newMessages,
       });
       if (latestShown) get().refreshRows();
-      if (logWanted) void get().loadLog();
-      if (checkWanted) void get().runCheck();
-      if (get().searchQuery.trim() !== '') void get().runSearch();
+      // What is asked over the whole session (log, check, search, context map) is asked again at
+      // most once per liveRefreshMs: at 1 GiB a check or a search per look would queue in the
+      // worker faster than it answers. The first update of a quiet spell refreshes at once.
+      if (liveRefresh.timer !== undefined) return;
+      const wait = liveRefresh.last + deps.timing.liveRefreshMs - Date.now();
+      if (wait <= 0) refreshLive();
+      else liveRefresh.timer = setTimeout(refreshLive, wait);
     },
     // --- end issue 14 ---
 

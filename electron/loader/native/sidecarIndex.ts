@@ -4,8 +4,8 @@
  * that grows can be indexed as it is appended to; one pass over the whole file is today's load.
  */
 import { isUtf8 } from 'node:buffer';
-import type { CallTimeline, ChatMessage, Finding, LineParse, ModelChange, Reduction, SidecarHeader, SidecarRecord, Timeline, TimelineMessage, TimelineRecord } from '../../../shared/index';
-import { NO_CALLS, TimelineBuilder, byLineThenIndex, hasReasoningArtifacts, replayedCalls, parseSidecarLine } from '../../../shared/index';
+import type { CallTimeline, ChatMessage, Finding, LineParse, Located, ModelCall, ModelChange, Reduction, Rewind, SidecarHeader, SidecarRecord, TimelineMessage, TimelineRecord } from '../../../shared/index';
+import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
 import type { ReadSync, SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
@@ -33,8 +33,15 @@ const YIELD_MS = 16;
 export interface SidecarIndex {
   header: SidecarHeader | null;
   system?: MessageHandle;
-  view: ({ handle: MessageHandle; cap?: { kept_bytes: number; notice: string } } | undefined)[];
-  recorded: (MessageHandle | undefined)[];
+  /**
+   * The current timeline: the builder's entries themselves (a capped copy carries its cap), in an
+   * array shared with the builder, of which only the first `viewLength` are this index's.
+   */
+  view: readonly (TimelineMessage<MessageHandle> | undefined)[];
+  viewLength: number;
+  /** The last copy per index, shared as `view` is: the first `recordedLength` are this index's. */
+  recorded: readonly (Located<MessageHandle> | undefined)[];
+  recordedLength: number;
   log: Reduction[];
   logLines: number[];
   modelChanges: ModelChange[];
@@ -42,9 +49,22 @@ export interface SidecarIndex {
   /** §11: the model calls (from the handles' roles and record lines) and the reductions' live intervals. */
   calls: CallTimeline;
   /** Issue 12 (B): each rewind with the handles of the messages it abandoned (`to + k`). */
-  rewinds: { line: number; to: number; abandoned: ({ handle: MessageHandle; cap?: { kept_bytes: number; notice: string } } | undefined)[] }[];
+  rewinds: Rewind<MessageHandle>[];
   /** An `unsupported_version` header: the pass stopped there. */
   stopped?: Finding;
+}
+
+/**
+ * Issue 14: what the previous `index()` derived, so the next derives only what the records read
+ * since changed: the calls from the lowest view index touched on, the findings merged in.
+ */
+interface Derived {
+  viewLength: number;
+  calls: readonly ModelCall[];
+  /** `findings` merged (sorted by line then index) from this many of the pass's and the builder's. */
+  findings: Finding[];
+  passFindings: number;
+  builderFindings: number;
 }
 
 /**
@@ -60,6 +80,7 @@ export class SidecarIndexer {
   private seenRecord = false;
   private stopped: Finding | undefined;
   private position: IndexStop = { offset: 0, line: 1 };
+  private derived: Derived = { viewLength: 0, calls: [], findings: [], passFindings: 0, builderFindings: 0 };
 
   constructor(private readonly file: OpenFile) {}
 
@@ -250,10 +271,39 @@ export class SidecarIndexer {
     return this.stop;
   }
 
-  /** The index so far, as a copy later passes do not change. */
+  /**
+   * The index so far, as a copy later passes do not change. Issue 14: a followed file asks after
+   * every pass, so what is derived from the whole timeline is extended, not rebuilt: the calls
+   * from the lowest view index the records read since touched, the findings merged with the new
+   * ones. The answer equals a derivation from scratch (follow.test.ts compares it with fresh opens).
+   */
   index(): SidecarIndex {
-    if (this.stopped) return { header: null, view: [], recorded: [], log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
-    return indexOf(this.builder.snapshot(), this.header, this.system, this.findings);
+    if (this.stopped) return { header: null, view: [], viewLength: 0, recorded: [], recordedLength: 0, log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
+    const timeline = this.builder.shared();
+    const previous = this.derived;
+    const from = Math.min(this.builder.touchedFrom(), previous.viewLength);
+    const derived: Derived = {
+      viewLength: timeline.viewLength,
+      calls: callsFrom(previous.calls, from, timeline.view, timeline.viewLength),
+      findings: mergedFindings(previous, this.findings, timeline.findings),
+      passFindings: this.findings.length,
+      builderFindings: timeline.findings.length,
+    };
+    this.derived = derived;
+    return {
+      header: this.header,
+      ...(this.system ? { system: this.system } : {}),
+      view: timeline.view,
+      viewLength: timeline.viewLength,
+      recorded: timeline.recorded,
+      recordedLength: timeline.recordedLength,
+      log: timeline.log,
+      logLines: timeline.logLines,
+      modelChanges: timeline.modelChanges,
+      findings: derived.findings,
+      calls: { calls: derived.calls, spans: timeline.spans },
+      rewinds: timeline.rewinds,
+    };
   }
 }
 
@@ -361,23 +411,42 @@ function recordAfterTornRecord(text: string, line: SplitLine): { at: number; rec
   return undefined;
 }
 
-function indexOf(timeline: Timeline<MessageHandle>, header: SidecarHeader | null, system: MessageHandle | undefined, findings: readonly Finding[]): SidecarIndex {
-  return {
-    header,
-    ...(system ? { system } : {}),
-    view: timeline.view.map(viewEntry),
-    recorded: timeline.recorded.map((e) => e?.value),
-    log: timeline.log,
-    logLines: timeline.logLines,
-    modelChanges: timeline.modelChanges,
-    findings: [...findings, ...timeline.findings].sort(byLineThenIndex),
-    calls: replayedCalls(timeline, (h) => h.role),
-    rewinds: timeline.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: r.abandoned.map(viewEntry) })),
-  };
+/**
+ * The model calls of `view` (replayedCalls), reusing `previous` — the calls of an earlier view that
+ * agrees with this one below index `from` — for the calls below `from`.
+ */
+function callsFrom(previous: readonly ModelCall[], from: number, view: readonly (TimelineMessage<MessageHandle> | undefined)[], viewLength: number): readonly ModelCall[] {
+  // Calls are in index order: keep those before `from` (binary search for the first at or after it).
+  let lo = 0;
+  let hi = previous.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((previous[mid]?.index ?? 0) < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const start = Math.min(from, viewLength);
+  // Nothing touched and nothing new (a look that only logged reductions): the same calls, never mutated.
+  if (lo === previous.length && start === viewLength) return previous;
+  const calls = previous.slice(0, lo);
+  const rest = callsOf(viewLength - start, (k) => view[start + k]?.value.role, (k) => view[start + k]?.line);
+  for (const c of rest) calls.push({ call: calls.length + 1, index: c.index + start, line: c.line });
+  return calls;
 }
 
-function viewEntry(e: TimelineMessage<MessageHandle> | undefined): SidecarIndex['view'][number] {
-  return e ? { handle: e.value, ...(e.cap ? { cap: e.cap } : {}) } : undefined;
+/**
+ * The pass's and the builder's findings sorted by line then index, as `[...pass, ...builder].sort`
+ * gives them. Both lists only grow; when every new finding lies on a line after the last one
+ * merged, the new ones sort after the old ones (a stable sort keeps the old order), so they are
+ * sorted alone and appended. Otherwise (a finding of no line) everything is sorted again.
+ */
+function mergedFindings(previous: Derived, pass: readonly Finding[], builder: readonly Finding[]): Finding[] {
+  if (pass.length === previous.passFindings && builder.length === previous.builderFindings) return previous.findings;
+  const fresh = [...pass.slice(previous.passFindings), ...builder.slice(previous.builderFindings)];
+  const lastLine = previous.findings.length === 0 ? 0 : previous.findings[previous.findings.length - 1]?.line;
+  if (lastLine === undefined || fresh.some((f) => f.line === undefined || f.line <= lastLine)) return [...pass, ...builder].sort(byLineThenIndex);
+  const merged = previous.findings.slice();
+  for (const f of fresh.sort(byLineThenIndex)) merged.push(f);
+  return merged;
 }
 
 /** The `t` of a line that did not validate, when it is a JSON object with a string `t`. */

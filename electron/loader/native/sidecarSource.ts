@@ -39,14 +39,14 @@ export class SidecarSource implements SessionSource {
       records: {
         header: index.header,
         // A capped copy's length is known only once read; an uncapped one's is the handle's.
-        view: lazyList(index.view, (e) => reader.message(e.handle, e.cap), (e) => (e.cap ? undefined : e.handle.contentBytes)),
-        recorded: lazyList(index.recorded, (h) => reader.message(h)),
+        view: lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes), index.viewLength),
+        recorded: lazyList(index.recorded, (e) => reader.message(e.value), undefined, index.recordedLength),
         log: index.log,
         logLines: index.logLines,
         modelChanges: index.modelChanges,
         findings: index.findings,
         calls: index.calls,
-        rewinds: index.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: lazyList(r.abandoned, (e) => reader.message(e.handle, e.cap)) })),
+        rewinds: index.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: lazyList(r.abandoned, (e) => reader.message(e.value, e.cap)) })),
         system: () => (system ? reader.message(system) : undefined),
       },
     };
