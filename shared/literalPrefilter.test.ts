@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { literalPrefilter } from './literalPrefilter';
+import { simpleMatcher } from './simpleMatcher';
 import { sidecarSearch } from './search';
 import { memorySource } from './bytes';
 import { makeReduction, tool } from './testing/builders';
@@ -146,5 +147,65 @@ describe('a prefiltered search stays bounded (issue 16)', () => {
     expect(value(r).total_matches).toBe(0);
     // 50,000 candidates of at least 1,024 units of work each: a look every 64 of them at least.
     expect(looks).toBeGreaterThanOrEqual(Math.floor((50_000 * 1024) / (1 << 16)));
+  });
+});
+
+describe('the direct matcher around each candidate finds exactly what the plain engine finds (issue 16)', () => {
+  const alphabet = ['a', 'b', 'T', 'S', '0', '7', '9', ' ', '_', '\n', 'é', '😀'];
+  const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 400 }).map((cs) => cs.join(''));
+  const set = fc.constantFrom('a', 'b', '0', 'é', '😀', ' ', '\\d', '\\w', '\\s', '.', '[^a]', '[^\\nT]', '[a-b]', '[é-😀]', '[0-9A-Za-z_]');
+  const piece = fc.tuple(set, fc.constantFrom('', '', '*', '+', '?', '{2}', '{1,3}', '{0,2}', '{2,}')).map(([a, q]) => a + q);
+  const literal = fc.constantFrom('TS', 'ab', 'T0', 'é😀', 'S_', 'b a');
+  const pattern = fc.tuple(fc.array(piece, { maxLength: 2 }), literal, fc.array(piece, { maxLength: 3 })).map(([pre, lit, post]) => pre.join('') + lit + post.join(''));
+
+  function searchWith(content: string, p: string, options: Parameters<typeof sidecarSearch>[4]): SidecarSearchResult {
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    return value(sidecarSearch(l, p, [{ ...(v[0] as ChatMessage), content: '', large: diskSource(content) }], undefined, { mode: 'regex', max_result_bytes: 1 << 30, ...options }));
+  }
+
+  it('over random simple patterns and texts: the same matches, snippets, counts and pages', () => {
+    let direct = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(pattern, text, fc.constantFrom(1, 3, 10_000), (p, t, maxMatches) => {
+        total++;
+        const re = RE2JS.compile(p);
+        if (literalPrefilter(re) !== null && simpleMatcher(re) !== undefined) direct++;
+        const plain = searchWith(t, p, { literal_prefilter: false, max_matches: maxMatches });
+        expect(searchWith(t, p, { max_matches: maxMatches }), p).toEqual(plain);
+        // Paused every few candidates: the same result.
+        expect(searchWith(t, p, { max_matches: maxMatches, step_work: 40 }), p).toEqual(plain);
+      }),
+      { numRuns: 400 },
+    );
+    // The property is about the direct matcher: most generated patterns must have used it.
+    expect(direct, `${direct} of ${total}`).toBeGreaterThan(total / 3);
+  });
+
+  it('never runs the engine for a simple pattern, and reads each candidate’s window once', () => {
+    const content = 'xTS12345 TS1234567\nTS99 é😀TS0000\n'.repeat(2_000);
+    const candidates = content.split('TS').length - 1;
+    const run = (direct: boolean) => {
+      const engine = vi.spyOn(RE2JS.prototype, 'matcher');
+      const source = diskSource(content);
+      let reads = 0;
+      const counting: ByteSource = { length: source.length, read: (a, b) => (reads++, source.read(a, b)), findAll: (...args) => source.findAll(...args) };
+      const v = [tool(content, 'c')];
+      const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+      // No snippets: only the hash check and the windows read.
+      const r = value(sidecarSearch(l, 'TS\\d{4,5}', [{ ...(v[0] as ChatMessage), content: '', large: counting }], undefined, { mode: 'regex', max_matches: 0, direct_match: direct }));
+      const calls = engine.mock.calls.length;
+      engine.mockRestore();
+      return { total: r.total_matches, calls, reads };
+    };
+    const fast = run(true);
+    const engine = run(false);
+    expect(fast.total).toBe(engine.total);
+    expect(fast.total).toBeGreaterThan(0);
+    expect(engine.calls).toBeGreaterThan(0);
+    expect(fast.calls).toBe(0);
+    // The hash check reads the content in a few pieces; each candidate's window is one read.
+    expect(fast.reads).toBeLessThanOrEqual(candidates + 16);
   });
 });

@@ -22,6 +22,8 @@ import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 import type { LiteralPrefilter } from './literalPrefilter';
 import { literalPrefilter } from './literalPrefilter';
+import type { SimpleMatcher } from './simpleMatcher';
+import { decodeAt, simpleMatcher } from './simpleMatcher';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -37,6 +39,8 @@ export interface SearchOptions extends ResolveOptions {
   step_work?: number;
   /** Scan raw bytes for the literal every regex match contains, running the engine only around it (default true; tests compare both). */
   literal_prefilter?: boolean;
+  /** Match a simple pattern around each literal candidate without the engine (`simpleMatcher`; default true; tests compare both). */
+  direct_match?: boolean;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
@@ -60,12 +64,15 @@ interface CompiledMatcher {
   minRunes: number;
   maxRunes: number;
   /** The literal every match contains, as a string and as UTF-8 (`literalPrefilter`), when an exact one exists. */
-  prefilter?: LiteralPrefilter & { bytes: Uint8Array };
+  prefilter?: CandidatePrefilter;
   /** A case-insensitive printable-ASCII substring query, which a source may find in its raw bytes (`findAllFolded`). */
   folded?: string;
   /** The search's SEARCH_STEP_WORK (`step_work`). */
   stepWork: number;
 }
+
+/** A literal prefilter with the literal's UTF-8, and the direct matcher of a simple pattern (`simpleMatcher`). */
+type CandidatePrefilter = LiteralPrefilter & { bytes: Uint8Array; direct?: SimpleMatcher };
 
 /**
  * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
@@ -281,7 +288,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     ...(mode === 'substring' && /^[\x20-\x7e]+$/.test(query) ? { folded: query } : {}),
     cost: size,
     ...matchLengthBounds(re),
-    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal) } } : {}),
+    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal), direct: simpleMatcher(re) } } : {}),
     stepWork: SEARCH_STEP_WORK,
   });
 }
@@ -551,6 +558,30 @@ function* scanSource(
   } while (a < span[1]);
 }
 
+/**
+ * The leftmost-first match starting in `[at, q]` of the window `bytes` (which starts at byte `at`
+ * and holds every match starting there whole, see scanCandidates), by `direct`: its byte span,
+ * null when none starts there, undefined when the window is not well-formed UTF-8 there (the
+ * engine then decides).
+ */
+function directMatch(direct: SimpleMatcher, bytes: Uint8Array, at: number, q: number): [number, number] | null | undefined {
+  for (let s = 0; s <= q - at; ) {
+    const end = direct.matchAt(bytes, s, bytes.length);
+    if (end === undefined) return undefined;
+    if (end >= 0) return [at + s, at + end];
+    const d = decodeAt(bytes, s, bytes.length);
+    if (d < 0) return undefined;
+    s += d % 8;
+  }
+  return null;
+}
+
+/** A window around a candidate: its byte range in the content, on character boundaries, and its bytes. */
+interface Window {
+  w: [number, number];
+  bytes: Uint8Array;
+}
+
 /** Widest window around one candidate (a line, for an unbounded pattern); past it the plain window scan takes over. */
 const MAX_CANDIDATE_WINDOW_BYTES = 4 * 1024 * 1024;
 /** Engine work one candidate counts for beyond its window's scan (see scanCandidates). */
@@ -578,7 +609,7 @@ function* scanCandidates(
   source: ByteSource,
   span: [number, number],
   matcher: CompiledMatcher,
-  prefilter: LiteralPrefilter & { bytes: Uint8Array },
+  prefilter: CandidatePrefilter,
   counted: () => boolean,
   add: AddMatch,
   snippetMax: number,
@@ -617,12 +648,16 @@ function* scanCandidates(
   let x = span[0];
   /** Where `findAll` goes on from after a pause. */
   let resumeFrom = span[0];
-  /** The window around candidate q, or the offset a plain scan must go on from (a line wider than a window). */
-  const windowAt = (q: number): [number, number] | number => {
+  /**
+   * The window around candidate q and its bytes (read once, for the direct matcher or the engine),
+   * or the offset a plain scan must go on from (a line wider than a window).
+   */
+  const windowAt = (q: number): Window | number => {
     // A match starting in [lo, q] holds its first occurrence at most `before` code points in, and
     // ends at most `after` code points after that occurrence's start: by q + 4·(before + after).
-    let lo = Number.isFinite(prefilter.before) ? Math.max(x, floorSourceBoundary(source, Math.max(0, q - 4 * prefilter.before))) : x;
-    let hi = Number.isFinite(reach) ? floorSourceBoundary(source, Math.min(span[1], q + 4 * reach)) : span[1];
+    // Both are put on character boundaries from the window's own bytes, below.
+    let lo = Number.isFinite(prefilter.before) ? Math.max(x, q - 4 * prefilter.before) : x;
+    let hi = Number.isFinite(reach) ? Math.min(span[1], q + 4 * reach) : span[1];
     // Only an unbounded side looks for the line's edge (a bounded one is narrower already).
     if (line[1] !== null && q > line[1]) line = [null, null];
     if (!Number.isFinite(prefilter.before)) {
@@ -637,7 +672,16 @@ function* scanCandidates(
       if (le === limit && limit < span[1]) return x;
       hi = Math.min(hi, le);
     }
-    return hi - lo > MAX_CANDIDATE_WINDOW_BYTES ? x : [lo, hi];
+    if (hi - lo > MAX_CANDIDATE_WINDOW_BYTES) return x;
+    // One byte past hi tells whether hi splits a character (span[1] and a line's end never do).
+    const bytes = source.read(lo, hi < span[1] ? hi + 1 : hi);
+    // lo moves up to a boundary: a match starts on one, so none starts in [x, lo) still. q is a
+    // boundary at or after lo, so the window still holds it. hi moves down: a match ends on one.
+    let a = 0;
+    while (a < hi - lo && ((bytes[a] as number) & 0xc0) === 0x80) a++;
+    let b = hi - lo;
+    while (b > a && b < bytes.length && ((bytes[b] as number) & 0xc0) === 0x80) b--;
+    return { w: [lo + a, lo + b], bytes: bytes.subarray(a, b) };
   };
   /** Takes the engine's first match in the window: reported when it starts by q (see above). */
   const settle = (q: number, found: [number, number] | null): boolean => {
@@ -651,9 +695,19 @@ function* scanCandidates(
     }
     return true;
   };
-  const decode = (w: [number, number]) => {
-    const text = utf8Decode(source.read(w[0], w[1]));
+  const decode = ({ w, bytes }: Window) => {
+    const text = utf8Decode(bytes);
     return { text, cursor: new Utf16ToUtf8Cursor(text, w[0]) };
+  };
+  /** The engine's first match in a window. */
+  const engineFirst = (window: Window): [number, number] | null => {
+    const { text, cursor } = decode(window);
+    let found: [number, number] | null = null;
+    matcher.find(text, (s, e) => {
+      found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+      return false;
+    });
+    return found;
   };
   while (x < span[1]) {
     // Candidates are handled as findAll meets them (the source keeps its place and an anchor near
@@ -661,43 +715,42 @@ function* scanCandidates(
     // to run a wide window in steps, or for good.
     let work = 0;
     let paused = false;
-    let wide: { q: number; w: [number, number] } | null = null;
+    let wide: { q: number; window: Window } | null = null;
     let outcome = 'go' as 'go' | 'stop' | number;
     source.findAll?.(prefilter.bytes, Math.max(resumeFrom, x), span[1], (offset) => {
       const q = offset();
       resumeFrom = q + literalBytes;
       if (q < x) return true;
-      const w = windowAt(q);
-      if (typeof w === 'number') {
-        outcome = w;
+      const window = windowAt(q);
+      if (typeof window === 'number') {
+        outcome = window;
         return false;
       }
-      if ((w[1] - w[0]) * matcher.cost > matcher.stepWork) {
-        wide = { q, w };
+      const { w } = window;
+      // The direct matcher tries each start in [lo, q], each at most one pass over the window.
+      const directWork = (q - w[0] + 1) * (w[1] - w[0]);
+      const byDirect = prefilter.direct && directWork <= matcher.stepWork ? directMatch(prefilter.direct, window.bytes, w[0], q) : undefined;
+      const direct = byDirect !== undefined;
+      if (!direct && (w[1] - w[0]) * matcher.cost > matcher.stepWork) {
+        wide = { q, window };
         return false;
       }
-      const { text, cursor } = decode(w);
-      let found: [number, number] | null = null;
-      matcher.find(text, (s, e) => {
-        found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
-        return false;
-      });
-      if (!settle(q, found)) {
+      if (!settle(q, direct ? byDirect : engineFirst(window))) {
         outcome = 'stop';
         return false;
       }
       // Each candidate also costs its offset, its window's read and decode: some thousand engine
       // steps' worth, so a text dense with candidates still pauses often enough.
-      work += CANDIDATE_OVERHEAD_WORK + (w[1] - w[0]) * matcher.cost;
+      work += CANDIDATE_OVERHEAD_WORK + (direct ? directWork : (w[1] - w[0]) * matcher.cost);
       if (work < matcher.stepWork) return true;
       paused = true;
       return false;
     });
     if (outcome === 'stop') return null;
     if (typeof outcome === 'number') return outcome;
-    const pending = wide as { q: number; w: [number, number] } | null;
+    const pending = wide as { q: number; window: Window } | null;
     if (pending !== null) {
-      const { text, cursor } = decode(pending.w);
+      const { text, cursor } = decode(pending.window);
       let found: [number, number] | null = null;
       yield* matchInSteps(
         matcher,
@@ -754,7 +807,8 @@ export function* sidecarSearchSteps(
   const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
   if (!compiled.ok) return compiled;
   const { prefilter, ...plain } = compiled.value;
-  const matcher: CompiledMatcher = { ...plain, ...(prefilter && options.literal_prefilter !== false ? { prefilter } : {}), stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
+  const candidates = prefilter && options.literal_prefilter !== false ? { prefilter: options.direct_match === false ? { ...prefilter, direct: undefined } : prefilter } : {};
+  const matcher: CompiledMatcher = { ...plain, ...candidates, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
   const { units, verified, unavailable } = searchUnits(log, minted, recorded, options);
