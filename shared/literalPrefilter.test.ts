@@ -219,3 +219,20 @@ describe('the direct matcher around each candidate finds exactly what the plain 
     expect(fast.reads).toBeLessThan(candidates / 8 + 16);
   });
 });
+
+describe('the direct matcher stays linear on hostile texts (issue 16)', () => {
+  it('reads a long line dense with candidates about once, for a pattern reaching to the line’s end', () => {
+    // Each candidate's window reaches to the end of the one line; every attempt fails at its end.
+    const content = `${`TS${'1'.repeat(100)} `.repeat(2_000)}\nTS1X`;
+    const source = diskSource(content);
+    let read = 0;
+    const counting: ByteSource = { length: source.length, read: (a, b) => ((read += b - a), source.read(a, b)), findAll: (...args) => source.findAll(...args) };
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    const r = value(sidecarSearch(l, 'TS\\d*X', [{ ...(v[0] as ChatMessage), content: '', large: counting }], undefined, { mode: 'regex' }));
+    expect(r.matches.map((m) => [m.offset, m.length])).toEqual(searchDisk(content, 'TS\\d*X', false).matches.map((m) => [m.offset, m.length]));
+    expect(r.total_matches).toBe(1);
+    // The hash check, the line's end found once, and one read holding every candidate's window.
+    expect(read).toBeLessThan(4 * content.length);
+  });
+});
