@@ -603,6 +603,13 @@ const LINE_PROBE_BYTES = 16 * 1024;
  * `[lo, q]` ends by hi = min(q + 4·after, line end). The engine's leftmost match in `[lo, hi)` (the
  * program has no assertions, so the window's edges change nothing) is then the span's next match
  * when it starts at or before q; when it starts after q (or there is none), none starts in `[x, q]`.
+ * A simple pattern's first match starting in `[lo, q]` is found by its direct matcher
+ * (`simpleMatcher`), which tries each start there, instead of the engine.
+ *
+ * Candidates cluster: the bytes read around one (a block) often hold the next occurrences of the
+ * literal. Those are the occurrences `findAll` reports next, in its order (the literal has no
+ * border, so they are all of them), and are handled from the block; `findAll`'s reports of them
+ * are then passed over without asking their offsets (each costs a walk of the raw bytes).
  *
  * Returns null when the span is done, or the offset from which a plain window scan must go on (a
  * line wider than MAX_CANDIDATE_WINDOW_BYTES).
