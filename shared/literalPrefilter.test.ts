@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { literalPrefilter } from './literalPrefilter';
+import { simpleMatcher } from './simpleMatcher';
 import { sidecarSearch } from './search';
 import { memorySource } from './bytes';
 import { makeReduction, tool } from './testing/builders';
@@ -94,6 +95,9 @@ describe('a prefiltered search finds exactly what the plain engine finds (issue 
         // Paused every few candidates, and every window run in steps: the same matches.
         const stepped = searchDisk(t, p, true, undefined, 40);
         expect(stepped.matches.map((m) => [m.offset, m.length])).toEqual(plain.matches.map((m) => [m.offset, m.length]));
+        // Paused every few candidates, some handled from a block read for an earlier one.
+        const some = searchDisk(t, p, true, undefined, 3000);
+        expect(some.matches.map((m) => [m.offset, m.length])).toEqual(plain.matches.map((m) => [m.offset, m.length]));
       }),
       { numRuns: 400 },
     );
@@ -146,5 +150,89 @@ describe('a prefiltered search stays bounded (issue 16)', () => {
     expect(value(r).total_matches).toBe(0);
     // 50,000 candidates of at least 1,024 units of work each: a look every 64 of them at least.
     expect(looks).toBeGreaterThanOrEqual(Math.floor((50_000 * 1024) / (1 << 16)));
+  });
+});
+
+describe('the direct matcher around each candidate finds exactly what the plain engine finds (issue 16)', () => {
+  const alphabet = ['a', 'b', 'T', 'S', '0', '7', '9', ' ', '_', '\n', 'é', '😀'];
+  const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 400 }).map((cs) => cs.join(''));
+  const set = fc.constantFrom('a', 'b', '0', 'é', '😀', ' ', '\\d', '\\w', '\\s', '.', '[^a]', '[^\\nT]', '[a-b]', '[é-😀]', '[0-9A-Za-z_]');
+  const piece = fc.tuple(set, fc.constantFrom('', '', '*', '+', '?', '{2}', '{1,3}', '{0,2}', '{2,}')).map(([a, q]) => a + q);
+  const literal = fc.constantFrom('TS', 'ab', 'T0', 'é😀', 'S_', 'b a');
+  const pattern = fc.tuple(fc.array(piece, { maxLength: 2 }), literal, fc.array(piece, { maxLength: 3 })).map(([pre, lit, post]) => pre.join('') + lit + post.join(''));
+
+  function searchWith(content: string, p: string, options: Parameters<typeof sidecarSearch>[4]): SidecarSearchResult {
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    return value(sidecarSearch(l, p, [{ ...(v[0] as ChatMessage), content: '', large: diskSource(content) }], undefined, { mode: 'regex', max_result_bytes: 1 << 30, ...options }));
+  }
+
+  it('over random simple patterns and texts: the same matches, snippets, counts and pages', () => {
+    let direct = 0;
+    let total = 0;
+    fc.assert(
+      fc.property(pattern, text, fc.constantFrom(1, 3, 10_000), fc.constantFrom(40, 3000), (p, t, maxMatches, stepWork) => {
+        total++;
+        const re = RE2JS.compile(p);
+        if (literalPrefilter(re) !== null && simpleMatcher(re) !== undefined) direct++;
+        const plain = searchWith(t, p, { literal_prefilter: false, max_matches: maxMatches });
+        expect(searchWith(t, p, { max_matches: maxMatches }), p).toEqual(plain);
+        // Paused after every candidate, or every few (some handled from a block read for an earlier one): the same result.
+        expect(searchWith(t, p, { max_matches: maxMatches, step_work: stepWork }), p).toEqual(plain);
+      }),
+      { numRuns: 400 },
+    );
+    // The property is about the direct matcher: most generated patterns must have used it.
+    expect(direct, `${direct} of ${total}`).toBeGreaterThan(total / 3);
+  });
+
+  it('never runs the engine for a simple pattern, and reads and locates only some of the candidates that come close together', () => {
+    const content = 'xTS12345 TS1234567\nTS99 é😀TS0000\n'.repeat(2_000);
+    const candidates = content.split('TS').length - 1;
+    const run = (direct: boolean) => {
+      const engine = vi.spyOn(RE2JS.prototype, 'matcher');
+      const source = diskSource(content);
+      let reads = 0;
+      let located = 0;
+      const counting: ByteSource = {
+        length: source.length,
+        read: (a, b) => (reads++, source.read(a, b)),
+        findAll: (needle, start, end, onMatch) => source.findAll(needle, start, end, (offset) => onMatch(() => (located++, offset()))),
+      };
+      const v = [tool(content, 'c')];
+      const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+      // No snippets: only the hash check and the windows read.
+      const r = value(sidecarSearch(l, 'TS\\d{4,5}', [{ ...(v[0] as ChatMessage), content: '', large: counting }], undefined, { mode: 'regex', max_matches: 0, direct_match: direct }));
+      const calls = engine.mock.calls.length;
+      engine.mockRestore();
+      return { total: r.total_matches, calls, reads, located };
+    };
+    const fast = run(true);
+    const engine = run(false);
+    expect(fast.total).toBe(engine.total);
+    expect(fast.total).toBeGreaterThan(0);
+    expect(engine.calls).toBeGreaterThan(0);
+    expect(fast.calls).toBe(0);
+    // The hash check reads the content in a few pieces; one read around a candidate holds the next
+    // ones (an offset is asked only for a candidate the last read does not hold).
+    expect(fast.located).toBeLessThan(candidates / 8);
+    expect(fast.reads).toBeLessThan(candidates / 8 + 16);
+  });
+});
+
+describe('the direct matcher stays linear on hostile texts (issue 16)', () => {
+  it('reads a long line dense with candidates about once, for a pattern reaching to the line’s end', () => {
+    // Each candidate's window reaches to the end of the one line; every attempt fails at its end.
+    const content = `${`TS${'1'.repeat(100)} `.repeat(2_000)}\nTS1X`;
+    const source = diskSource(content);
+    let read = 0;
+    const counting: ByteSource = { length: source.length, read: (a, b) => ((read += b - a), source.read(a, b)), findAll: (...args) => source.findAll(...args) };
+    const v = [tool(content, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 0 })];
+    const r = value(sidecarSearch(l, 'TS\\d*X', [{ ...(v[0] as ChatMessage), content: '', large: counting }], undefined, { mode: 'regex' }));
+    expect(r.matches.map((m) => [m.offset, m.length])).toEqual(searchDisk(content, 'TS\\d*X', false).matches.map((m) => [m.offset, m.length]));
+    expect(r.total_matches).toBe(1);
+    // The hash check, the line's end found once, and one read holding every candidate's window.
+    expect(read).toBeLessThan(4 * content.length);
   });
 });

@@ -32,7 +32,8 @@ export interface LiteralPrefilter {
   noNewline: boolean;
 }
 
-interface Inst {
+/** One instruction of re2js's compiled program, as `readProgram` checked it. */
+export interface Inst {
   op: number;
   out: number;
   arg: number;
@@ -40,23 +41,25 @@ interface Inst {
 }
 
 // Op codes of re2js's Inst (see matchLengthBounds in search.ts).
-const ALT = 1;
+export const ALT = 1;
 const ALT_MATCH = 2;
-const CAPTURE = 3;
+export const CAPTURE = 3;
 const EMPTY_WIDTH = 4;
 const FAIL = 5;
-const MATCH = 6;
-const NOP = 7;
-const RUNE = 8;
-const RUNE1 = 9;
-const RUNE_ANY = 10;
-const RUNE_ANY_NOT_NL = 11;
-const FOLD_CASE = 1;
+export const MATCH = 6;
+export const NOP = 7;
+export const RUNE = 8;
+export const RUNE1 = 9;
+export const RUNE_ANY = 10;
+export const RUNE_ANY_NOT_NL = 11;
+/** The flag (in `arg`) of a rune instruction matched with case folding. */
+export const FOLD_CASE = 1;
 const NEWLINE = 0x0a;
 /** Longest literal kept (a longer one is cut: any prefix of a required literal is required). */
 const MAX_LITERAL_RUNES = 64;
 
-function readProgram(re: RE2JS): { inst: Inst[]; start: number } | null {
+/** re2js's program of `re`, each instruction's fields checked (null when it does not look as expected). */
+export function readProgram(re: RE2JS): { inst: Inst[]; start: number } | null {
   const prog = (re as unknown as { re2Input?: { prog?: { inst?: unknown; start?: unknown } } }).re2Input?.prog;
   if (!prog || !Array.isArray(prog.inst) || typeof prog.start !== 'number') return null;
   const inst: Inst[] = [];
@@ -80,7 +83,7 @@ function successors(i: Inst): number[] {
   return [i.out];
 }
 
-const consumes = (i: Inst): boolean => i.op === RUNE || i.op === RUNE1 || i.op === RUNE_ANY || i.op === RUNE_ANY_NOT_NL;
+export const consumes = (i: Inst): boolean => i.op === RUNE || i.op === RUNE1 || i.op === RUNE_ANY || i.op === RUNE_ANY_NOT_NL;
 
 /** The one rune an instruction matches case-sensitively, or null. */
 function literalRune(i: Inst): number | null {

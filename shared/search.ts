@@ -22,6 +22,8 @@ import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 import type { LiteralPrefilter } from './literalPrefilter';
 import { literalPrefilter } from './literalPrefilter';
+import type { SimpleMatcher } from './simpleMatcher';
+import { decodeAt, simpleMatcher } from './simpleMatcher';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -37,6 +39,8 @@ export interface SearchOptions extends ResolveOptions {
   step_work?: number;
   /** Scan raw bytes for the literal every regex match contains, running the engine only around it (default true; tests compare both). */
   literal_prefilter?: boolean;
+  /** Match a simple pattern around each literal candidate without the engine (`simpleMatcher`; default true; tests compare both). */
+  direct_match?: boolean;
   /** Called as the search goes: hidden spans searched so far of all, and their bytes. */
   onProgress?: (progress: { spans_searched: number; spans: number; hidden_bytes_searched: number }) => void;
 }
@@ -60,12 +64,15 @@ interface CompiledMatcher {
   minRunes: number;
   maxRunes: number;
   /** The literal every match contains, as a string and as UTF-8 (`literalPrefilter`), when an exact one exists. */
-  prefilter?: LiteralPrefilter & { bytes: Uint8Array };
+  prefilter?: CandidatePrefilter;
   /** A case-insensitive printable-ASCII substring query, which a source may find in its raw bytes (`findAllFolded`). */
   folded?: string;
   /** The search's SEARCH_STEP_WORK (`step_work`). */
   stepWork: number;
 }
+
+/** A literal prefilter with the literal's UTF-8, and the direct matcher of a simple pattern (`simpleMatcher`). */
+type CandidatePrefilter = LiteralPrefilter & { bytes: Uint8Array; direct?: SimpleMatcher };
 
 /**
  * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
@@ -281,7 +288,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     ...(mode === 'substring' && /^[\x20-\x7e]+$/.test(query) ? { folded: query } : {}),
     cost: size,
     ...matchLengthBounds(re),
-    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal) } } : {}),
+    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal), direct: simpleMatcher(re) } } : {}),
     stepWork: SEARCH_STEP_WORK,
   });
 }
@@ -551,6 +558,32 @@ function* scanSource(
   } while (a < span[1]);
 }
 
+/**
+ * The leftmost-first match starting in `[at, q]` of the window `bytes` (which starts at byte `at`
+ * and holds every match starting there whole, see scanCandidates), by `direct`: its byte span,
+ * null when none starts there, undefined when the window is not well-formed UTF-8 there (the
+ * engine then decides).
+ */
+function directMatch(direct: SimpleMatcher, bytes: Uint8Array, at: number, q: number): [number, number] | null | undefined {
+  for (let s = 0; s <= q - at; ) {
+    const end = direct.matchAt(bytes, s, bytes.length);
+    if (end === undefined) return undefined;
+    if (end >= 0) return [at + s, at + end];
+    const d = decodeAt(bytes, s, bytes.length);
+    if (d < 0) return undefined;
+    s += d % 8;
+  }
+  return null;
+}
+
+/** A window around a candidate: its byte range in the content, on character boundaries, and its bytes. */
+interface Window {
+  w: [number, number];
+  bytes: Uint8Array;
+}
+
+/** Content bytes read at once around a candidate (more candidates may lie in them). */
+const CANDIDATE_BLOCK_BYTES = 4 * 1024;
 /** Widest window around one candidate (a line, for an unbounded pattern); past it the plain window scan takes over. */
 const MAX_CANDIDATE_WINDOW_BYTES = 4 * 1024 * 1024;
 /** Engine work one candidate counts for beyond its window's scan (see scanCandidates). */
@@ -570,6 +603,13 @@ const LINE_PROBE_BYTES = 16 * 1024;
  * `[lo, q]` ends by hi = min(q + 4·after, line end). The engine's leftmost match in `[lo, hi)` (the
  * program has no assertions, so the window's edges change nothing) is then the span's next match
  * when it starts at or before q; when it starts after q (or there is none), none starts in `[x, q]`.
+ * A simple pattern's first match starting in `[lo, q]` is found by its direct matcher
+ * (`simpleMatcher`), which tries each start there, instead of the engine.
+ *
+ * Candidates cluster: the bytes read around one (a block) often hold the next occurrences of the
+ * literal. Those are the occurrences `findAll` reports next, in its order (the literal has no
+ * border, so they are all of them), and are handled from the block; `findAll`'s reports of them
+ * are then passed over without asking their offsets (each costs a walk of the raw bytes).
  *
  * Returns null when the span is done, or the offset from which a plain window scan must go on (a
  * line wider than MAX_CANDIDATE_WINDOW_BYTES).
@@ -578,7 +618,7 @@ function* scanCandidates(
   source: ByteSource,
   span: [number, number],
   matcher: CompiledMatcher,
-  prefilter: LiteralPrefilter & { bytes: Uint8Array },
+  prefilter: CandidatePrefilter,
   counted: () => boolean,
   add: AddMatch,
   snippetMax: number,
@@ -617,87 +657,173 @@ function* scanCandidates(
   let x = span[0];
   /** Where `findAll` goes on from after a pause. */
   let resumeFrom = span[0];
-  /** The window around candidate q, or the offset a plain scan must go on from (a line wider than a window). */
-  const windowAt = (q: number): [number, number] | number => {
+  /**
+   * Content bytes read around recent candidates, from `at`. Candidates cluster (in the bench's
+   * dense fixture two thirds lie within 256 bytes of the one before), so one read serves several.
+   */
+  let block: { at: number; bytes: Uint8Array } | null = null;
+  /** The last candidate whose offset findAll gave: a block is read ahead only where candidates come close together. */
+  let lastAsked = -Infinity;
+  let clustered = false;
+  const holds = (a: number, b: number): boolean => block !== null && a >= block.at && b <= block.at + block.bytes.length;
+  /** Bytes [a, b) of the content: from the block when it holds them, else read with a new block from a. */
+  const bytesAt = (a: number, b: number): Uint8Array => {
+    if (!holds(a, b)) block = { at: a, bytes: source.read(a, clustered ? Math.max(b, Math.min(span[1], a + CANDIDATE_BLOCK_BYTES)) : b) };
+    const { at, bytes } = block as { at: number; bytes: Uint8Array };
+    return bytes.subarray(a - at, b - at);
+  };
+  /** The source, read from the block where it holds the bytes (a snippet's context mostly lies there). */
+  const viaBlock: ByteSource = { length: source.length, read: (a, b) => (holds(a, b) ? bytesAt(a, b) : source.read(a, b)) };
+  /**
+   * The window around candidate q and its bytes (read once, for the direct matcher or the engine),
+   * or the offset a plain scan must go on from (a line wider than a window). With `held`, only a
+   * bounded window the block already holds (else null).
+   */
+  function windowAt(q: number): Window | number;
+  function windowAt(q: number, held: true): Window | null;
+  function windowAt(q: number, held = false): Window | number | null {
     // A match starting in [lo, q] holds its first occurrence at most `before` code points in, and
     // ends at most `after` code points after that occurrence's start: by q + 4·(before + after).
-    let lo = Number.isFinite(prefilter.before) ? Math.max(x, floorSourceBoundary(source, Math.max(0, q - 4 * prefilter.before))) : x;
-    let hi = Number.isFinite(reach) ? floorSourceBoundary(source, Math.min(span[1], q + 4 * reach)) : span[1];
-    // Only an unbounded side looks for the line's edge (a bounded one is narrower already).
-    if (line[1] !== null && q > line[1]) line = [null, null];
-    if (!Number.isFinite(prefilter.before)) {
-      const floor = Math.max(x, q - MAX_CANDIDATE_WINDOW_BYTES);
-      const ls = lineStart(q, floor);
-      if (ls === floor && floor > x) return x;
-      lo = Math.max(lo, ls);
+    // Both are put on character boundaries from the window's own bytes, below.
+    let lo = Number.isFinite(prefilter.before) ? Math.max(x, q - 4 * prefilter.before) : x;
+    let hi = Number.isFinite(reach) ? Math.min(span[1], q + 4 * reach) : span[1];
+    if (held) {
+      if (!Number.isFinite(reach) || !holds(lo, hi < span[1] ? hi + 1 : hi)) return null;
+    } else {
+      // Only an unbounded side looks for the line's edge (a bounded one is narrower already).
+      if (line[1] !== null && q > line[1]) line = [null, null];
+      if (!Number.isFinite(prefilter.before)) {
+        const floor = Math.max(x, q - MAX_CANDIDATE_WINDOW_BYTES);
+        const ls = lineStart(q, floor);
+        if (ls === floor && floor > x) return x;
+        lo = Math.max(lo, ls);
+      }
+      if (!Number.isFinite(reach)) {
+        const limit = Math.min(span[1], q + MAX_CANDIDATE_WINDOW_BYTES);
+        const le = lineEnd(q, limit);
+        if (le === limit && limit < span[1]) return x;
+        hi = Math.min(hi, le);
+      }
+      if (hi - lo > MAX_CANDIDATE_WINDOW_BYTES) return x;
     }
-    if (!Number.isFinite(reach)) {
-      const limit = Math.min(span[1], q + MAX_CANDIDATE_WINDOW_BYTES);
-      const le = lineEnd(q, limit);
-      if (le === limit && limit < span[1]) return x;
-      hi = Math.min(hi, le);
+    // One byte past hi tells whether hi splits a character (span[1] and a line's end never do).
+    const bytes = bytesAt(lo, hi < span[1] ? hi + 1 : hi);
+    // lo moves up to a boundary: a match starts on one, so none starts in [x, lo) still. q is a
+    // boundary at or after lo, so the window still holds it. hi moves down: a match ends on one.
+    let a = 0;
+    while (a < hi - lo && ((bytes[a] as number) & 0xc0) === 0x80) a++;
+    let b = hi - lo;
+    while (b > a && b < bytes.length && ((bytes[b] as number) & 0xc0) === 0x80) b--;
+    return { w: [lo + a, lo + b], bytes: bytes.subarray(a, b) };
+  }
+  /**
+   * The next occurrence of the literal at or after `from` lying wholly in the block, or -1. The
+   * literal has no border, so these are exactly the occurrences `findAll` reports, in its order.
+   */
+  const literal = prefilter.bytes;
+  const nextInBlock = (from: number): number => {
+    if (block === null || from < block.at) return -1;
+    const { at, bytes } = block;
+    for (let i = bytes.indexOf(literal[0] as number, from - at); i !== -1 && i + literal.length <= bytes.length; i = bytes.indexOf(literal[0] as number, i + 1)) {
+      let k = 1;
+      while (k < literal.length && bytes[i + k] === literal[k]) k++;
+      if (k === literal.length) return at + i;
     }
-    return hi - lo > MAX_CANDIDATE_WINDOW_BYTES ? x : [lo, hi];
+    return -1;
   };
-  /** Takes the engine's first match in the window: reported when it starts by q (see above). */
+  /** Takes the first match in a candidate's window: reported when it starts by q (see above). */
   const settle = (q: number, found: [number, number] | null): boolean => {
     if (found !== null && found[0] <= q) {
       if (!counted()) return false;
       const [offset, end] = found;
-      add(offset, end - offset, () => sourceSnippet(source, span, offset, end - offset, snippetMax));
+      add(offset, end - offset, () => sourceSnippet(viaBlock, span, offset, end - offset, snippetMax));
       x = end;
     } else {
       x = q + firstCharBytes;
     }
     return true;
   };
-  const decode = (w: [number, number]) => {
-    const text = utf8Decode(source.read(w[0], w[1]));
+  const decode = ({ w, bytes }: Window) => {
+    const text = utf8Decode(bytes);
     return { text, cursor: new Utf16ToUtf8Cursor(text, w[0]) };
+  };
+  /** The engine's first match in a window. */
+  const engineFirst = (window: Window): [number, number] | null => {
+    const { text, cursor } = decode(window);
+    let found: [number, number] | null = null;
+    matcher.find(text, (s, e) => {
+      found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+      return false;
+    });
+    return found;
+  };
+  /** Engine work since the last pause, and a window too wide for one call of the engine (run in steps). */
+  let work = 0;
+  let wide: { q: number; window: Window } | null = null;
+  /** Candidate q (at or after x) in its window: settled, or left for the engine in steps, or the search stopped. */
+  const candidate = (q: number, window: Window): 'go' | 'wide' | 'stop' => {
+    const { w } = window;
+    // The direct matcher tries each start in [lo, q], each at most one pass over the window.
+    const directWork = (q - w[0] + 1) * (w[1] - w[0]);
+    const byDirect = prefilter.direct && directWork <= matcher.stepWork ? directMatch(prefilter.direct, window.bytes, w[0], q) : undefined;
+    const direct = byDirect !== undefined;
+    if (!direct && (w[1] - w[0]) * matcher.cost > matcher.stepWork) {
+      wide = { q, window };
+      return 'wide';
+    }
+    if (!settle(q, direct ? byDirect : engineFirst(window))) return 'stop';
+    // Each candidate also costs its offset, its window's read and decode: some thousand engine
+    // steps' worth, so a text dense with candidates still pauses often enough.
+    work += CANDIDATE_OVERHEAD_WORK + (direct ? directWork : (w[1] - w[0]) * matcher.cost);
+    return 'go';
   };
   while (x < span[1]) {
     // Candidates are handled as findAll meets them (the source keeps its place and an anchor near
     // each one, so the window reads little); it is stopped to pause every stepWork of engine work,
     // to run a wide window in steps, or for good.
-    let work = 0;
+    work = 0;
+    wide = null;
     let paused = false;
-    let wide: { q: number; w: [number, number] } | null = null;
     let outcome = 'go' as 'go' | 'stop' | number;
+    /** Occurrences already handled from the block, which findAll reports next: passed over without asking their offsets. */
+    let handled = 0;
     source.findAll?.(prefilter.bytes, Math.max(resumeFrom, x), span[1], (offset) => {
+      if (handled > 0) {
+        handled--;
+        return true;
+      }
       const q = offset();
       resumeFrom = q + literalBytes;
+      clustered = q - lastAsked < CANDIDATE_BLOCK_BYTES;
+      lastAsked = q;
       if (q < x) return true;
-      const w = windowAt(q);
-      if (typeof w === 'number') {
-        outcome = w;
+      const window = windowAt(q);
+      if (typeof window === 'number') {
+        outcome = window;
         return false;
       }
-      if ((w[1] - w[0]) * matcher.cost > matcher.stepWork) {
-        wide = { q, w };
-        return false;
+      let step = candidate(q, window);
+      // The next occurrences whose windows the block holds are handled here, in findAll's order.
+      for (let o = nextInBlock(resumeFrom); step === 'go' && work < matcher.stepWork && o !== -1; o = nextInBlock(resumeFrom)) {
+        if (o >= x) {
+          const next = windowAt(o, true);
+          if (next === null) break;
+          step = candidate(o, next);
+        }
+        handled++;
+        resumeFrom = o + literalBytes;
       }
-      const { text, cursor } = decode(w);
-      let found: [number, number] | null = null;
-      matcher.find(text, (s, e) => {
-        found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
-        return false;
-      });
-      if (!settle(q, found)) {
-        outcome = 'stop';
-        return false;
-      }
-      // Each candidate also costs its offset, its window's read and decode: some thousand engine
-      // steps' worth, so a text dense with candidates still pauses often enough.
-      work += CANDIDATE_OVERHEAD_WORK + (w[1] - w[0]) * matcher.cost;
+      if (step === 'stop') outcome = 'stop';
+      if (step !== 'go') return false;
       if (work < matcher.stepWork) return true;
       paused = true;
       return false;
     });
     if (outcome === 'stop') return null;
     if (typeof outcome === 'number') return outcome;
-    const pending = wide as { q: number; w: [number, number] } | null;
+    const pending = wide as { q: number; window: Window } | null;
     if (pending !== null) {
-      const { text, cursor } = decode(pending.w);
+      const { text, cursor } = decode(pending.window);
       let found: [number, number] | null = null;
       yield* matchInSteps(
         matcher,
@@ -754,7 +880,8 @@ export function* sidecarSearchSteps(
   const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
   if (!compiled.ok) return compiled;
   const { prefilter, ...plain } = compiled.value;
-  const matcher: CompiledMatcher = { ...plain, ...(prefilter && options.literal_prefilter !== false ? { prefilter } : {}), stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
+  const candidates = prefilter && options.literal_prefilter !== false ? { prefilter: options.direct_match === false ? { ...prefilter, direct: undefined } : prefilter } : {};
+  const matcher: CompiledMatcher = { ...plain, ...candidates, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
   const { units, verified, unavailable } = searchUnits(log, minted, recorded, options);
