@@ -10,6 +10,8 @@ import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
+import type { RawScanner } from './rawScan';
+import { exactScanner, foldedScanner } from './rawScan';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -27,23 +29,6 @@ function buffers(size: number): { raw: Buffer; out: Buffer } {
  */
 function rawNeeded(decoded: number): number {
   return Math.max(256, decoded + (decoded >> 4) + 64);
-}
-
-/**
- * The raw-byte pattern (bytes read as Latin-1) of a printable-ASCII query folded as RE2 folds it:
- * a letter matches either case, k also U+212A (UTF-8 E2 84 AA) and s also U+017F (C5 BF).
- */
-function foldedPattern(query: string): RegExp {
-  let source = '';
-  for (const c of query) {
-    const lower = c.toLowerCase();
-    const upper = c.toUpperCase();
-    if (lower === upper) source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-    else if (lower === 'k') source += '(?:[kK]|\u00e2\u0084\u00aa)';
-    else if (lower === 's') source += '(?:[sS]|\u00c5\u00bf)';
-    else source += `[${lower}${upper}]`;
-  }
-  return new RegExp(source, 'g');
 }
 
 function unavailable(why: string): ContentUnavailableError {
@@ -261,7 +246,7 @@ export class FileContent implements ByteSource {
     const text = Buffer.from(needle).toString('utf8');
     const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
     try {
-      if (safe) this.findRaw(canonicalBody(text), start, end, onMatch);
+      if (safe) this.findRaw(exactScanner(canonicalBody(text)), start, end, onMatch);
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
@@ -273,10 +258,11 @@ export class FileContent implements ByteSource {
     this.check();
     // A canonical body writes letters, digits and printable ASCII as themselves and every other
     // character as its UTF-8 bytes, never as an escape: the folded forms are exact byte patterns.
-    if (!this.raw.canonical || query.length === 0 || !/^[\x20-\x7e]*$/.test(query) || query.includes('"') || query.includes('\\')) return false;
+    const scanner = this.raw.canonical && !query.includes('"') && !query.includes('\\') ? foldedScanner(query) : null;
+    if (scanner === null) return false;
     if (end - start < query.length) return true;
     try {
-      this.findRawFolded(foldedPattern(query), 3 * query.length, start, end, onMatch);
+      this.findRaw(scanner, start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
       throw e;
@@ -306,68 +292,39 @@ export class FileContent implements ByteSource {
     };
   }
 
-  /** As findRaw, for a pattern over the raw bytes read as Latin-1 (one character per byte). */
-  private findRawFolded(pattern: RegExp, maxRaw: number, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
+  /**
+   * Searches the raw body for a needle's raw forms (`scanner`), keeping the leftmost-first,
+   * non-overlapping occurrences that start at escape boundaries. Read in windows of
+   * SEARCH_WINDOW_BYTES that overlap by the longest occurrence less one byte: an occurrence starting
+   * in a window's own part lies wholly in it, and is reported there only.
+   */
+  private findRaw(scanner: RawScanner, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
-    const window = scratch('search', SEARCH_WINDOW_BYTES + maxRaw).subarray(0, Math.min(SEARCH_WINDOW_BYTES + maxRaw, rawEnd - rawStart));
+    const overlap = scanner.maxLength - 1;
+    const size = Math.min(SEARCH_WINDOW_BYTES + overlap, rawEnd - rawStart);
+    const window = scratch('search', SEARCH_WINDOW_BYTES + overlap);
     const walker = this.offsetWalker(rawStart, start);
+    /** Where the last match reported ended: the next starts there or later. */
+    let lastEnd = rawStart;
     let pos = rawStart;
     while (pos < rawEnd) {
-      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
-      const base = pos;
-      const final = pos + n >= rawEnd;
-      // A match starting in this window's own part is reported here; one starting later, in the
-      // next window (which overlaps this one by maxRaw bytes).
-      const own = final ? n : n - maxRaw;
-      const hay = window.toString('latin1', 0, n);
-      const byteAt = (i: number): number => (i >= base && i < base + n ? (window[i - base] as number) : this.byteAt(i));
-      let resumeAt = base + Math.max(1, own);
-      pattern.lastIndex = 0;
-      for (let m = pattern.exec(hay); m !== null && m.index < own; m = pattern.exec(hay)) {
-        const p = base + m.index;
-        const rawLength = m[0].length;
-        if (!isEscapeBoundary(p, byteAt)) {
-          pattern.lastIndex = m.index + 1;
-          continue;
-        }
-        // Raw and decoded bytes are the same here: no escape can be part of a match.
-        if (!onMatch(walker.offsetOf(p), rawLength)) return;
-        if (p + rawLength > resumeAt) resumeAt = p + rawLength;
-      }
-      if (final) break;
-      pos = resumeAt;
-    }
-  }
-
-  /** Searches the raw body for the needle's escaped form, keeping matches at escape boundaries. */
-  private findRaw(rawNeedle: Buffer, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
-    const rawStart = this.rawOffsetOf(start);
-    const rawEnd = this.rawOffsetOf(end);
-    const window = scratch('search', SEARCH_WINDOW_BYTES + rawNeedle.length).subarray(0, Math.min(SEARCH_WINDOW_BYTES + rawNeedle.length, rawEnd - rawStart));
-    const walker = this.offsetWalker(rawStart, start);
-    let pos = rawStart;
-    while (pos + rawNeedle.length <= rawEnd) {
-      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
+      const n = this.readRaw(window, pos, Math.min(size, rawEnd - pos));
       const view = window.subarray(0, n);
       const base = pos;
+      const final = pos + n >= rawEnd;
       const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
-      let from = 0;
-      let resumeAt = base + Math.max(1, n - rawNeedle.length + 1);
-      for (;;) {
-        const i = view.indexOf(rawNeedle, from);
-        if (i === -1) break;
+      const own = final ? n : n - overlap;
+      const go = scanner.scan(view, Math.max(0, lastEnd - base), own, (i, length) => {
         const p = base + i;
-        if (!isEscapeBoundary(p, byteAt)) {
-          from = i + 1;
-          continue;
-        }
-        if (!onMatch(walker.offsetOf(p))) return;
-        from = i + rawNeedle.length;
-        if (base + from > resumeAt) resumeAt = base + from;
-      }
-      if (n < window.length && pos + n >= rawEnd) break;
-      pos = resumeAt;
+        // A match starting at an escape boundary is whole escapes and characters: its decoded offset is walked to.
+        if (p < lastEnd || !isEscapeBoundary(p, byteAt)) return true;
+        if (!onMatch(walker.offsetOf(p), length)) return false;
+        lastEnd = p + length;
+        return true;
+      });
+      if (!go || final) return;
+      pos = base + own;
     }
   }
 

@@ -1,0 +1,245 @@
+/**
+ * Issue 16: finding a needle in raw bytes at memchr speed. `Buffer.indexOf(needle)` runs a
+ * Boyer-Moore-Horspool search at about 1 GB/s here; `Buffer.indexOf(byte)` is the C library's
+ * memchr, several times faster. So, as ripgrep does, a scanner looks for the needle's rarest byte
+ * with memchr and checks the needle around each hit. When hits come densely (the rare byte was not
+ * rare in this text) it hands over to the plain search, so no text costs much more than before.
+ *
+ * A scanner reports every occurrence, overlapping ones included, in ascending order of start: the
+ * caller chooses among them (leftmost-first, non-overlapping, at escape boundaries).
+ */
+
+export interface RawScanner {
+  /** The most raw bytes one occurrence spans. */
+  readonly maxLength: number;
+  /**
+   * Calls `onHit(i, length)` for each occurrence starting at i in `[from, to)` and ending within
+   * `buf`, in ascending order of i, until `onHit` returns false; returns false when it did.
+   */
+  scan(buf: Buffer, from: number, to: number, onHit: (i: number, length: number) => boolean): boolean;
+}
+
+/**
+ * How common a byte is in session text (tool output, code, JSON, prose), lower is rarer: a rough
+ * rank, as ripgrep's byte-frequency table is. Only the order matters, and a wrong guess costs
+ * speed, never a match.
+ */
+const RANK = ((): Uint8Array => {
+  const rank = new Uint8Array(256).fill(40);
+  const set = (chars: string, r: number) => {
+    for (const c of chars) rank[c.charCodeAt(0)] = r;
+  };
+  for (let b = 0; b < 0x20; b++) rank[b] = 2;
+  for (let b = 0x80; b < 0x100; b++) rank[b] = 10;
+  rank[0x0a] = 60;
+  rank[0x09] = 30;
+  set('QXZJ', 4);
+  set('KVWYUGBFHOq', 8);
+  set('ABCDEILMNPRSTxzjkv', 14);
+  set('`^~|@#$%&!?;<>{}[]*+', 12);
+  set('0123456789', 30);
+  set('wybgfpm', 45);
+  set('-_.,:()"\'/=\\', 60);
+  set('ucdlhrs', 70);
+  set('aoint', 85);
+  set(' e', 100);
+  return rank;
+})();
+
+/** After this many candidates, a scan whose candidates come more often than one per DENSE_BYTES hands over to the plain search. */
+const DENSE_AFTER = 64;
+const DENSE_BYTES = 64;
+/** Bytes the plain search takes over for, before the rare byte is tried again. */
+const DENSE_CHUNK = 64 * 1024;
+
+/** The scanners made last: a search asks for the same one for each of thousands of contents. */
+const made = { exact: new Map<string, RawScanner>(), folded: new Map<string, RawScanner | null>() };
+
+function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const known = cache.get(key);
+  if (known !== undefined || cache.has(key)) return known as T;
+  if (cache.size >= 4) cache.clear();
+  const value = make();
+  cache.set(key, value);
+  return value;
+}
+
+/** A scanner for the exact bytes of `needle` (not empty). */
+export function exactScanner(needle: Buffer): RawScanner {
+  return remembered(made.exact, needle.toString('latin1'), () => makeExactScanner(Buffer.from(needle)));
+}
+
+function makeExactScanner(needle: Buffer): RawScanner {
+  const len = needle.length;
+  let k = 0;
+  for (let j = 1; j < len; j++) if ((RANK[needle[j] as number] as number) < (RANK[needle[k] as number] as number)) k = j;
+  const rare = needle[k] as number;
+  const first = needle[0] as number;
+  const last = needle[len - 1] as number;
+  return {
+    maxLength: len,
+    scan(buf, from, to, onHit) {
+      const limit = Math.min(to, buf.length - len + 1);
+      if (len === 1) {
+        for (let i = from < limit ? buf.indexOf(rare, from) : -1; i !== -1 && i < limit; i = buf.indexOf(rare, i + 1)) if (!onHit(i, 1)) return false;
+        return true;
+      }
+      let hits = 0;
+      /** Where the count of hits started. */
+      let since = from;
+      let at = from + k;
+      while (at < limit + k) {
+        const c = buf.indexOf(rare, at);
+        if (c === -1 || c >= limit + k) return true;
+        const s = c - k;
+        if (buf[s] === first && buf[s + len - 1] === last && buf.compare(needle, 0, len, s, s + len) === 0 && !onHit(s, len)) return false;
+        at = c + 1;
+        if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
+          // Every start up to s was looked at: the plain search takes the next DENSE_CHUNK bytes.
+          const chunkEnd = Math.min(limit, s + 1 + DENSE_CHUNK);
+          for (let i = buf.indexOf(needle, s + 1); i !== -1 && i < chunkEnd; i = buf.indexOf(needle, i + 1)) if (!onHit(i, len)) return false;
+          at = chunkEnd + k;
+          since = chunkEnd;
+          hits = 0;
+        }
+      }
+      return true;
+    },
+  };
+}
+
+/**
+ * A scanner for a printable-ASCII query folded as RE2 folds case in a canonical JSON body (see
+ * FileContent.findAllFolded): a letter matches either case, k also U+212A (E2 84 AA), s also
+ * U+017F (C5 BF). The rare piece is one byte of the query that is not k or s (a letter counts as
+ * its two cases, each found with memchr); a query of only k and s letters, or a dense text, is
+ * searched with `fallback` (the folded pattern over the bytes read as Latin-1). Null for an empty
+ * query or one outside printable ASCII.
+ */
+export function foldedScanner(query: string): RawScanner | null {
+  return remembered(made.folded, query, () => makeFoldedScanner(query));
+}
+
+function makeFoldedScanner(query: string): RawScanner | null {
+  if (query.length === 0 || !/^[\x20-\x7e]*$/.test(query)) return null;
+  const len = query.length;
+  const lower = Buffer.from(query.toLowerCase(), 'latin1');
+  const letter = new Uint8Array(len);
+  for (let j = 0; j < len; j++) letter[j] = (lower[j] as number) >= 0x61 && (lower[j] as number) <= 0x7a ? 1 : 0;
+  /** End of the match starting at s, or -1. */
+  const matchAt = (buf: Buffer, s: number): number => {
+    let p = s;
+    const n = buf.length;
+    for (let j = 0; j < len; j++) {
+      if (p >= n) return -1;
+      const c = lower[j] as number;
+      const x = buf[p] as number;
+      if (letter[j] === 0) {
+        if (x !== c) return -1;
+        p++;
+      } else if ((x | 0x20) === c) p++;
+      else if (c === 0x6b && x === 0xe2 && buf[p + 1] === 0x84 && buf[p + 2] === 0xaa) p += 3;
+      else if (c === 0x73 && x === 0xc5 && buf[p + 1] === 0xbf) p += 2;
+      else return -1;
+    }
+    return p;
+  };
+  const maxLength = [...lower].reduce((sum, c) => sum + (c === 0x6b ? 3 : c === 0x73 ? 2 : 1), 0);
+  const pattern = foldedPattern(query);
+  /** Every occurrence starting in [from, to) by the folded pattern (a dense text, or no rare piece). */
+  const fallback = (buf: Buffer, from: number, to: number, onHit: (i: number, length: number) => boolean): boolean => {
+    if (from >= to) return true;
+    // Read as Latin-1, one character per byte: indexes are byte offsets.
+    const hay = buf.toString('latin1', from, Math.min(buf.length, to + maxLength - 1));
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(hay); m !== null && from + m.index < to; m = pattern.exec(hay)) {
+      if (!onHit(from + m.index, m[0].length)) return false;
+      pattern.lastIndex = m.index + 1;
+    }
+    return true;
+  };
+  let k = -1;
+  let best = Infinity;
+  for (let j = 0; j < len; j++) {
+    const c = lower[j] as number;
+    if (c === 0x6b || c === 0x73) continue;
+    const cost = letter[j] === 1 ? (RANK[c] as number) + (RANK[c - 0x20] as number) : (RANK[c] as number);
+    if (cost < best) {
+      best = cost;
+      k = j;
+    }
+  }
+  if (k === -1) {
+    return {
+      maxLength,
+      scan(buf, from, to, onHit) {
+        for (let a = from; a < to; a += DENSE_CHUNK) if (!fallback(buf, a, Math.min(to, a + DENSE_CHUNK), onHit)) return false;
+        return true;
+      },
+    };
+  }
+  // The rare byte sits minPre to maxPre bytes after a match's start (k and s may take more bytes).
+  const minPre = k;
+  let maxPre = k;
+  for (let j = 0; j < k; j++) maxPre += lower[j] === 0x6b ? 2 : lower[j] === 0x73 ? 1 : 0;
+  const a = lower[k] as number;
+  const b = letter[k] === 1 ? a - 0x20 : a;
+  return {
+    maxLength,
+    scan(buf, from, to, onHit) {
+      const stop = to + maxPre;
+      /** Starts below this were tried already: each start is tried once, in ascending order. */
+      let tried = from;
+      /** Where the count of hits started. */
+      let since = from;
+      let na = buf.indexOf(a, from + minPre);
+      let nb = a === b ? -1 : buf.indexOf(b, from + minPre);
+      let hits = 0;
+      for (;;) {
+        let c: number;
+        if (na !== -1 && (nb === -1 || na < nb)) {
+          c = na;
+          na = buf.indexOf(a, c + 1);
+        } else if (nb !== -1) {
+          c = nb;
+          nb = buf.indexOf(b, c + 1);
+        } else return true;
+        if (c >= stop) return true;
+        const last = Math.min(to - 1, c - minPre);
+        for (let s = Math.max(tried, c - maxPre); s <= last; s++) {
+          const e = matchAt(buf, s);
+          if (e !== -1 && !onHit(s, e - s)) return false;
+        }
+        tried = Math.max(tried, last + 1);
+        if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
+          // The pattern takes the next DENSE_CHUNK bytes of starts; the rare byte goes on after them.
+          const chunkEnd = Math.min(to, tried + DENSE_CHUNK);
+          if (!fallback(buf, tried, chunkEnd, onHit)) return false;
+          if (chunkEnd >= to) return true;
+          tried = chunkEnd;
+          since = chunkEnd;
+          hits = 0;
+          if (na !== -1 && na < chunkEnd + minPre) na = buf.indexOf(a, chunkEnd + minPre);
+          if (nb !== -1 && nb < chunkEnd + minPre) nb = buf.indexOf(b, chunkEnd + minPre);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The raw-byte pattern (bytes read as Latin-1) of a printable-ASCII query folded as RE2 folds it:
+ * a letter matches either case, k also U+212A (UTF-8 E2 84 AA) and s also U+017F (C5 BF).
+ */
+export function foldedPattern(query: string): RegExp {
+  let source = '';
+  for (const c of query) {
+    const lower = c.toLowerCase();
+    const upper = c.toUpperCase();
+    if (lower === upper) source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    else if (lower === 'k') source += '(?:[kK]|\u00e2\u0084\u00aa)';
+    else if (lower === 's') source += '(?:[sS]|\u00c5\u00bf)';
+    else source += `[${lower}${upper}]`;
+  }
+  return new RegExp(source, 'g');
+}
