@@ -10,8 +10,9 @@ import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
-import type { RawScanner } from './rawScan';
-import { exactScanner, foldedScanner } from './rawScan';
+import { readSync } from 'node:fs';
+import type { RawScanner, ScanNeedle } from './rawScan';
+import { exactScanner, foldedScanner, parallelScan } from './rawScan';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -246,7 +247,10 @@ export class FileContent implements ByteSource {
     const text = Buffer.from(needle).toString('utf8');
     const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
     try {
-      if (safe) this.findRaw(exactScanner(canonicalBody(text)), start, end, onMatch);
+      if (safe) {
+        const raw = canonicalBody(text);
+        this.findRaw(exactScanner(raw), { exact: raw }, start, end, onMatch);
+      }
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
@@ -262,7 +266,7 @@ export class FileContent implements ByteSource {
     if (scanner === null) return false;
     if (end - start < query.length) return true;
     try {
-      this.findRaw(scanner, start, end, onMatch);
+      this.findRaw(scanner, { folded: query }, start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
       throw e;
@@ -293,38 +297,74 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * Searches the raw body for a needle's raw forms (`scanner`), keeping the leftmost-first,
-   * non-overlapping occurrences that start at escape boundaries. Read in windows of
-   * SEARCH_WINDOW_BYTES that overlap by the longest occurrence less one byte: an occurrence starting
-   * in a window's own part lies wholly in it, and is reported there only.
+   * Searches the raw body for a needle's raw forms (`scanner`, `needle`), keeping the
+   * leftmost-first, non-overlapping occurrences that start at escape boundaries. With a registered
+   * ParallelScan (the worker's pool), the occurrences come from its one scan of the whole file over
+   * both cores; else the body is read here.
    */
-  private findRaw(scanner: RawScanner, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
+  private findRaw(scanner: RawScanner, needle: ScanNeedle, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
-    const overlap = scanner.maxLength - 1;
-    const size = Math.min(SEARCH_WINDOW_BYTES + overlap, rawEnd - rawStart);
-    const window = scratch('search', SEARCH_WINDOW_BYTES + overlap);
     const walker = this.offsetWalker(rawStart, start);
     /** Where the last match reported ended: the next starts there or later. */
     let lastEnd = rawStart;
-    let pos = rawStart;
-    while (pos < rawEnd) {
-      const n = this.readRaw(window, pos, Math.min(size, rawEnd - pos));
+    const deliver = (p: number, length: number, byteAt: (i: number) => number): boolean => {
+      // A match starting at an escape boundary is whole escapes and characters: its decoded offset is walked to.
+      if (p < lastEnd || !isEscapeBoundary(p, byteAt)) return true;
+      if (!onMatch(walker.offsetOf(p), length)) return false;
+      lastEnd = p + length;
+      return true;
+    };
+    // Only over the file as fs.readSync reads it: the pool's threads read it that way.
+    const body = this.raw.start;
+    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd) : null;
+    if (found && found.start <= body + rawStart && body + rawEnd <= found.end) {
+      const hits = found.hits;
+      // The first occurrence at or after the span's start (pairs: even indexes are positions).
+      let lo = 0;
+      let hi = hits.length / 2;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((hits[2 * mid] as number) < body + rawStart) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let h = 2 * lo; h < hits.length; h += 2) {
+        const p = (hits[h] as number) - body;
+        const length = hits[h + 1] as number;
+        if (p >= rawEnd) return;
+        if (p + length > rawEnd || p < lastEnd) continue;
+        if (!deliver(p, length, this.bytesBefore(p))) return;
+      }
+      return;
+    }
+    this.scanSerial(scanner, rawStart, rawEnd, () => lastEnd, deliver);
+  }
+
+  /** The bytes just before raw offset p, read at once, for `isEscapeBoundary` (which looks only there). */
+  private bytesBefore(p: number): (i: number) => number {
+    const from = Math.max(0, p - 16);
+    const buf = Buffer.allocUnsafe(p - from);
+    this.readRaw(buf, from, p - from);
+    return (i) => (i >= from && i < p ? (buf[i - from] as number) : this.byteAt(i));
+  }
+
+  /**
+   * Every occurrence starting in raw `[from, to)` (and from `after()` on) given to `deliver`, read in
+   * windows of SEARCH_WINDOW_BYTES that overlap by the longest occurrence less one byte: an
+   * occurrence starting in a window's own part lies wholly in it, and is reported there only.
+   */
+  private scanSerial(scanner: RawScanner, from: number, to: number, after: () => number, deliver: (p: number, length: number, byteAt: (i: number) => number) => boolean): void {
+    const overlap = scanner.maxLength - 1;
+    const window = scratch('search', SEARCH_WINDOW_BYTES + overlap);
+    let pos = from;
+    while (pos < to) {
+      const n = this.readRaw(window, pos, Math.min(SEARCH_WINDOW_BYTES + overlap, to - pos));
       const view = window.subarray(0, n);
       const base = pos;
-      const final = pos + n >= rawEnd;
       const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
-      const own = final ? n : n - overlap;
-      const go = scanner.scan(view, Math.max(0, lastEnd - base), own, (i, length) => {
-        const p = base + i;
-        // A match starting at an escape boundary is whole escapes and characters: its decoded offset is walked to.
-        if (p < lastEnd || !isEscapeBoundary(p, byteAt)) return true;
-        if (!onMatch(walker.offsetOf(p), length)) return false;
-        lastEnd = p + length;
-        return true;
-      });
-      if (!go || final) return;
-      pos = base + own;
+      const ownEnd = Math.min(to, base + SEARCH_WINDOW_BYTES);
+      if (!scanner.scan(view, Math.max(0, after() - base), ownEnd - base, (i, length) => deliver(base + i, length, byteAt))) return;
+      pos = ownEnd;
     }
   }
 

@@ -22,9 +22,9 @@ export interface RawScanner {
 /**
  * How common a byte is in session text (tool output, code, JSON, prose), lower is rarer: a rough
  * rank, as ripgrep's byte-frequency table is. Only the order matters, and a wrong guess costs
- * speed, never a match.
+ * speed, never a match. (Self-contained, as the scanner makers are: see RAW_SCAN_THREAD_SOURCE.)
  */
-const RANK = ((): Uint8Array => {
+function byteRank(): Uint8Array {
   const rank = new Uint8Array(256).fill(40);
   const set = (chars: string, r: number) => {
     for (const c of chars) rank[c.charCodeAt(0)] = r;
@@ -44,13 +44,7 @@ const RANK = ((): Uint8Array => {
   set('aoint', 85);
   set(' e', 100);
   return rank;
-})();
-
-/** After this many candidates, a scan whose candidates come more often than one per DENSE_BYTES hands over to the plain search. */
-const DENSE_AFTER = 64;
-const DENSE_BYTES = 64;
-/** Bytes the plain search takes over for, before the rare byte is tried again. */
-const DENSE_CHUNK = 64 * 1024;
+}
 
 /** The scanners made last: a search asks for the same one for each of thousands of contents. */
 const made = { exact: new Map<string, RawScanner>(), folded: new Map<string, RawScanner | null>() };
@@ -70,6 +64,12 @@ export function exactScanner(needle: Buffer): RawScanner {
 }
 
 function makeExactScanner(needle: Buffer): RawScanner {
+  // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  const DENSE_AFTER = 64;
+  const DENSE_BYTES = 64;
+  const DENSE_CHUNK = 64 * 1024;
+  const RANK = byteRank();
   const len = needle.length;
   let k = 0;
   for (let j = 1; j < len; j++) if ((RANK[needle[j] as number] as number) < (RANK[needle[k] as number] as number)) k = j;
@@ -121,6 +121,12 @@ export function foldedScanner(query: string): RawScanner | null {
 }
 
 function makeFoldedScanner(query: string): RawScanner | null {
+  // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  const DENSE_AFTER = 64;
+  const DENSE_BYTES = 64;
+  const DENSE_CHUNK = 64 * 1024;
+  const RANK = byteRank();
   if (query.length === 0 || !/^[\x20-\x7e]*$/.test(query)) return null;
   const len = query.length;
   const lower = Buffer.from(query.toLowerCase(), 'latin1');
@@ -242,4 +248,131 @@ export function foldedPattern(query: string): RegExp {
     else source += `[${lower}${upper}]`;
   }
   return new RegExp(source, 'g');
+}
+
+/** What a raw scan looks for: exact bytes, or a printable-ASCII query folded as above. */
+export type ScanNeedle = { exact: Uint8Array } | { folded: string };
+
+/** The scanner of a needle; null for a folded query it cannot scan as bytes. */
+export function scannerOf(needle: ScanNeedle): RawScanner | null {
+  return 'exact' in needle ? exactScanner(Buffer.from(needle.exact)) : foldedScanner(needle.folded);
+}
+
+/** A part of a file to scan: occurrences starting in `[start, end)`, reading up to `readEnd` (shared/scanSplit.ts). */
+export interface ScanJob {
+  fd: number;
+  start: number;
+  end: number;
+  readEnd: number;
+}
+
+/** Outcome of scanning a part (`scanPart`). */
+export const PART_DONE = 1;
+export const PART_FAILED = 2;
+export const PART_STOPPED = 3;
+export const PART_FULL = 4;
+
+/**
+ * Scans one part of a file with `scanner`, window by window: each occurrence starting in the part
+ * (file position, length) goes to `onHit` (false: the part is full). `stopped` is looked at before
+ * each window, `onWindow` called after each. Returns a PART_ outcome; a short read (the file is
+ * shorter than when the scan began) fails the part, which the caller then scans on its own.
+ * Self-contained: the pool's threads run its source (RAW_SCAN_THREAD_SOURCE).
+ */
+export function scanPart(
+  read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
+  job: ScanJob,
+  scanner: RawScanner,
+  onHit: (position: number, length: number) => boolean,
+  stopped: () => boolean,
+  onWindow: () => void,
+): number {
+  const WINDOW = 4 * 1024 * 1024;
+  const overlap = scanner.maxLength - 1;
+  const buf = Buffer.allocUnsafe(Math.min(WINDOW + overlap, Math.max(0, job.readEnd - job.start)));
+  let pos = job.start;
+  while (pos < job.end) {
+    if (stopped()) return 3;
+    const want = Math.min(WINDOW + overlap, job.readEnd - pos);
+    let n = 0;
+    while (n < want) {
+      const got = read(job.fd, buf, n, want - n, pos + n);
+      if (got <= 0) return 2;
+      n += got;
+    }
+    const base = pos;
+    const ownEnd = Math.min(job.end, pos + WINDOW);
+    if (!scanner.scan(buf.subarray(0, n), 0, ownEnd - base, (i, length) => onHit(base + i, length))) return 4;
+    onWindow();
+    pos = ownEnd;
+  }
+  return 1;
+}
+
+/**
+ * The source of a pool thread (electron/worker/searchPool.ts), run with `new Worker(source, { eval: true })`:
+ * the scanner makers and `scanPart`, which refer to nothing outside themselves, and a loop that
+ * scans each job posted to it into the shared `hits` ([position, length] pairs) and sets the
+ * shared `state` ([outcome, hit count, windows read]) with a notify.
+ */
+export const RAW_SCAN_THREAD_SOURCE = `'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const { readSync } = require('node:fs');
+${byteRank.toString()}
+${foldedPattern.toString()}
+${makeExactScanner.toString()}
+${makeFoldedScanner.toString()}
+${scanPart.toString()}
+const state = new Int32Array(workerData.state);
+const hits = new Float64Array(workerData.hits);
+parentPort.on('message', (job) => {
+  let count = 0;
+  let outcome = ${PART_FAILED};
+  try {
+    const scanner = job.exact ? makeExactScanner(Buffer.from(job.exact)) : makeFoldedScanner(job.folded);
+    const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
+    outcome = scanner === null ? ${PART_FAILED} : scanPart(readSync, job, scanner, (position, length) => {
+      if (2 * count + 2 > hits.length) return false;
+      hits[2 * count] = position;
+      hits[2 * count + 1] = length;
+      count++;
+      return true;
+    }, () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value, () => Atomics.add(state, 2, 1));
+  } catch {
+    outcome = ${PART_FAILED};
+  }
+  state[1] = count;
+  Atomics.store(state, 0, outcome);
+  Atomics.notify(state, 0);
+});
+`;
+
+/** Every occurrence in a range of a file, found over both cores (electron/worker/searchPool.ts). */
+export interface FileHits {
+  /** The occurrences starting in file bytes `[start, end)` are all here. */
+  start: number;
+  end: number;
+  /** Flat [file position, length] pairs, every occurrence (overlapping ones too), ascending. */
+  hits: Float64Array;
+}
+
+/** A scan of whole files over several threads. */
+export interface ParallelScan {
+  /**
+   * Every occurrence of `needle` starting in a range of the file open as `fd` that holds file bytes
+   * `[start, end)`; null when it does not scan them (too few bytes, too many hits, stopped, closed,
+   * or no search is running): the caller then reads them itself.
+   */
+  fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null;
+}
+
+let registered: ParallelScan | null = null;
+
+/** Registers the scan FileContent uses for its raw searches (null: each content on its own, on the calling thread). */
+export function setParallelScan(scan: ParallelScan | null): void {
+  registered = scan;
+}
+
+export function parallelScan(): ParallelScan | null {
+  return registered;
 }

@@ -1,0 +1,107 @@
+import { closeSync, ftruncateSync, openSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SearchMode } from '../../shared/index';
+import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
+import type { Reduction } from '../../shared/index';
+import { loadSession } from '../loader/session';
+import { setParallelScan } from '../loader/rawScan';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { SearchPool } from './searchPool';
+
+const tmp = tempDir('search-pool-');
+afterAll(() => tmp.cleanup());
+let files = 0;
+
+/** A sidecar whose tool outputs (each read from the file by range, as a large output is) are all elided. */
+function sidecarOf(outputs: readonly string[]): string {
+  const records: object[] = [makeHeader({ session_id: 's-pool' }), messageRecord(0, { role: 'user', content: 'go' })];
+  const reductions: Reduction[] = [];
+  outputs.forEach((content, k) => {
+    const index = 2 + 2 * k;
+    records.push(messageRecord(index - 1, { role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'shell', arguments: '{}' }] }));
+    records.push(messageRecord(index, { role: 'tool', tool_call_id: `call_${k}`, content }));
+    const bytes = utf8Encode(content).length;
+    reductions.push({ id: `r${k}`, kind: 'tool_output_elided', ptr: { index, hash: ptrHash(sha256Hex([utf8Encode(content)])), bytes }, stub: stubText(`r${k}`, 'tool_output_elided', bytes), minted_at: index + 1 });
+  });
+  return writeSidecar(tmp.path(`p${++files}.sidecar.jsonl`), [...records, ...reductions.map(reductionRecord)]);
+}
+
+/** Outputs of 4 KiB or more (read by range), from pieces that make escapes, K, ſ, é and the queries' pieces. */
+const outputArb = fc
+  .array(fc.constantFrom('ab', 'Ab', 'needle', 'NEEDLE', '\n', '"', '\\', 'k', 'K', '\u212A', 's', '\u017F', 'é', '😀', 'x', ' ', 'TS1234'), { minLength: 1, maxLength: 40 })
+  .chain((pieces) => fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 60 }).map((picked) => picked.join('')))
+  .map((unit) => unit.repeat(Math.ceil(4200 / Math.max(1, unit.length))));
+const queryArb: fc.Arbitrary<{ query: string; mode: SearchMode; case_sensitive: boolean }> = fc.oneof(
+  fc.record({ query: fc.constantFrom('needle', 'ab', 'b\n', '"a', 'k', 'sK', 'Ks', 'é', '\\'), mode: fc.constant('substring' as const), case_sensitive: fc.boolean() }),
+  fc.record({ query: fc.constantFrom('needle[a-z ]*', 'TS\\d{4}', 'ab+'), mode: fc.constant('regex' as const), case_sensitive: fc.constant(true) }),
+);
+
+describe('SearchPool (issue 16: raw searches over both cores)', () => {
+  it('a search over the pool finds exactly what one thread finds: matches, counts and snippets, for any split', async () => {
+    const pools: SearchPool[] = [];
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(outputArb, { minLength: 1, maxLength: 4 }), queryArb, fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9000 }), async (outputs, q, threads, chunkBytes) => {
+          const loaded = await loadSession([sidecarOf(outputs)]);
+          if (!loaded.ok) throw new Error(loaded.error.message);
+          const { session } = loaded;
+          try {
+            const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
+            const alone = session.search(q.query, options);
+            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes });
+            pools.push(pool);
+            setParallelScan(pool);
+            pool.begin();
+            const before = pool.windowsRead();
+            const pooled = session.search(q.query, options);
+            const read = pool.windowsRead() - before;
+            pool.end();
+            setParallelScan(null);
+            expect(pooled).toEqual(alone);
+            // The pool did the reading of every substring it can find as raw bytes (a folded one: printable ASCII, no quote or backslash).
+            if (q.mode === 'substring' && (q.case_sensitive || /^[\x20-\x7e]+$/.test(q.query.replace(/["\\]/g, '\u0001')))) expect(read).toBeGreaterThan(0);
+          } finally {
+            session.close();
+          }
+        }),
+        { numRuns: 30 },
+      );
+    } finally {
+      setParallelScan(null);
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  it('reads nothing for a search already stopped, nothing between searches, and its threads end on close', async () => {
+    const path = tmp.path('zeros.bin');
+    const fd = openSync(path, 'w+');
+    ftruncateSync(fd, 6 * 1024 * 1024);
+    const pool = new SearchPool({ threads: 2, minBytes: 1 });
+    try {
+      const epoch = new SharedArrayBuffer(4);
+      const needle = { exact: Buffer.from('needle') };
+      // Between searches the pool scans nothing: each content reads its own bytes.
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      pool.begin({ epoch, slot: 0, value: 0 });
+      const found = pool.fileHits(fd, needle, 0, 100);
+      expect(found?.hits).toHaveLength(0);
+      const worked = pool.windowsRead();
+      expect(worked).toBeGreaterThan(0);
+      expect(pool.threadsRunning()).toBe(2);
+      pool.end();
+      // The search's epoch moves on (a new search, or a cancel): no window is read after it.
+      pool.begin({ epoch, slot: 0, value: 0 });
+      Atomics.store(new Int32Array(epoch), 0, 1);
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.windowsRead()).toBe(worked);
+      pool.end();
+    } finally {
+      closeSync(fd);
+      await pool.close();
+    }
+    expect(pool.threadsRunning()).toBe(0);
+    pool.begin();
+    expect(pool.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
+  });
+});
