@@ -29,13 +29,25 @@ export function splitScan(start: number, end: number, parts: number, overlap: nu
   return out;
 }
 
-/** The parts' occurrence lists (flat [position, length] pairs, each in order) joined in part order. */
-export function joinParts(lists: readonly (readonly number[] | Float64Array)[]): Float64Array {
+/**
+ * Occurrence lists (flat [position, length] pairs, each ascending by position, from disjoint
+ * parts) merged into one ascending list: the parts' lists whichever thread scanned which part.
+ */
+export function mergeHits(lists: readonly (ArrayLike<number>)[]): Float64Array {
   const out = new Float64Array(lists.reduce((n, l) => n + l.length, 0));
-  let at = 0;
-  for (const l of lists) {
-    out.set(l, at);
-    at += l.length;
+  const at = lists.map(() => 0);
+  for (let o = 0; o < out.length; o += 2) {
+    let best = -1;
+    for (let i = 0; i < lists.length; i++) {
+      const l = lists[i] as ArrayLike<number>;
+      const j = at[i] as number;
+      if (j < l.length && (best === -1 || (l[j] as number) < ((lists[best] as ArrayLike<number>)[at[best] as number] as number))) best = i;
+    }
+    const l = lists[best] as ArrayLike<number>;
+    const j = at[best] as number;
+    out[o] = l[j] as number;
+    out[o + 1] = l[j + 1] as number;
+    at[best] = j + 2;
   }
   return out;
 }

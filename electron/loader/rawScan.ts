@@ -310,10 +310,34 @@ export function scanPart(
 }
 
 /**
+ * Scans pieces of a file (flat [start, end, readEnd] triples, shared/scanSplit.ts) taken one at a
+ * time with `next()` (a shared counter: whichever thread is free takes the next piece, so a thread
+ * the system gives no time holds up at most the piece it has), until none is left. Its hits are
+ * ascending, as the pieces it takes are. Returns a PART_ outcome. Self-contained, as scanPart.
+ */
+export function scanPieces(
+  read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
+  fd: number,
+  pieces: ArrayLike<number>,
+  next: () => number,
+  scanner: RawScanner,
+  onHit: (position: number, length: number) => boolean,
+  stopped: () => boolean,
+  onWindow: () => void,
+): number {
+  for (;;) {
+    const k = next();
+    if (3 * k >= pieces.length) return 1;
+    const outcome = scanPart(read, { fd, start: pieces[3 * k] as number, end: pieces[3 * k + 1] as number, readEnd: pieces[3 * k + 2] as number }, scanner, onHit, stopped, onWindow);
+    if (outcome !== 1) return outcome;
+  }
+}
+
+/**
  * The source of a pool thread (electron/worker/searchPool.ts), run with `new Worker(source, { eval: true })`:
- * the scanner makers and `scanPart`, which refer to nothing outside themselves, and a loop that
- * scans each job posted to it into the shared `hits` ([position, length] pairs) and sets the
- * shared `state` ([outcome, hit count, windows read]) with a notify.
+ * the scanner makers, `scanPart` and `scanPieces`, which refer to nothing outside themselves, and
+ * a loop that scans the pieces of each job posted to it into the shared `hits` ([position,
+ * length] pairs) and sets the shared `state` ([outcome, hit count, windows read]) with a notify.
  */
 export const RAW_SCAN_THREAD_SOURCE = `'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -323,21 +347,25 @@ ${foldedPattern.toString()}
 ${makeExactScanner.toString()}
 ${makeFoldedScanner.toString()}
 ${scanPart.toString()}
+${scanPieces.toString()}
 const state = new Int32Array(workerData.state);
 const hits = new Float64Array(workerData.hits);
 parentPort.on('message', (job) => {
   let count = 0;
   let outcome = ${PART_FAILED};
   try {
-    const scanner = job.exact ? makeExactScanner(Buffer.from(job.exact)) : makeFoldedScanner(job.folded);
+    const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1')) : makeFoldedScanner(job.folded);
     const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
-    outcome = scanner === null ? ${PART_FAILED} : scanPart(readSync, job, scanner, (position, length) => {
+    const counter = new Int32Array(job.counter);
+    const onHit = (position, length) => {
       if (2 * count + 2 > hits.length) return false;
       hits[2 * count] = position;
       hits[2 * count + 1] = length;
       count++;
       return true;
-    }, () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value, () => Atomics.add(state, 2, 1));
+    };
+    const stopped = () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value;
+    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, () => Atomics.add(counter, 0, 1), scanner, onHit, stopped, () => Atomics.add(state, 2, 1));
   } catch {
     outcome = ${PART_FAILED};
   }

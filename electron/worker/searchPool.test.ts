@@ -42,14 +42,14 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     const pools: SearchPool[] = [];
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(outputArb, { minLength: 1, maxLength: 4 }), queryArb, fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9000 }), async (outputs, q, threads, chunkBytes) => {
+        fc.asyncProperty(fc.array(outputArb, { minLength: 1, maxLength: 4 }), queryArb, fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 3000 }), async (outputs, q, threads, chunkBytes, pieceBytes) => {
           const loaded = await loadSession([sidecarOf(outputs)]);
           if (!loaded.ok) throw new Error(loaded.error.message);
           const { session } = loaded;
           try {
             const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
             const alone = session.search(q.query, options);
-            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes });
+            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes });
             pools.push(pool);
             setParallelScan(pool);
             pool.begin();

@@ -18,8 +18,8 @@ import { fstatSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { FileHits, ParallelScan, ScanNeedle } from '../loader/rawScan';
-import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPart, scannerOf } from '../loader/rawScan';
-import { joinParts, splitScan } from '../../shared/scanSplit';
+import { PART_DONE, PART_FAILED, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPieces, scannerOf } from '../loader/rawScan';
+import { mergeHits, splitScan } from '../../shared/scanSplit';
 
 /** The search's stop condition, shared with the threads: stop once `epoch[slot]` is no longer `value`. */
 export interface PoolStop {
@@ -39,6 +39,8 @@ export interface SearchPoolOptions {
   waitMs?: number;
   /** File bytes scanned at once from the first content not covered (default CHUNK_BYTES; tests make it small). */
   chunkBytes?: number;
+  /** Bytes of one piece (default PIECE_BYTES; tests make it small). */
+  pieceBytes?: number;
 }
 
 interface Thread {
@@ -55,6 +57,10 @@ interface Thread {
  * searched from the same list (a search goes through the contents in file order, mostly).
  */
 const CHUNK_BYTES = 32 * 1024 * 1024;
+/** Below this share of a chunk's pieces taken by the threads, the search's next chunks are not split (see fileHits). */
+const MIN_THREAD_SHARE = 0.25;
+/** A piece of a chunk, taken by one thread at a time. */
+const PIECE_BYTES = 1024 * 1024;
 
 export class SearchPool implements ParallelScan {
   private readonly threadCount: number;
@@ -62,12 +68,15 @@ export class SearchPool implements ParallelScan {
   private readonly maxHits: number;
   private readonly waitMs: number;
   private readonly chunkBytes: number;
+  private readonly pieceBytes: number;
   private threads: Thread[] = [];
   /** The search's stop condition (null: none); undefined between searches, when the pool is not used. */
   private stop: PoolStop | null | undefined = undefined;
   /** Per file and needle, in this search: the last chunk scanned, and how many of its bytes contents asked for. */
   private files = new Map<string, { chunk: FileHits | null; served: number }>();
   private closed = false;
+  /** The share of the last chunk's pieces the threads took (1 until one is scanned in a search). */
+  private threadShare = 1;
   /** Windows the calling thread read for the pool (the threads count theirs in their state). */
   private ownWindows = 0;
 
@@ -77,11 +86,13 @@ export class SearchPool implements ParallelScan {
     this.maxHits = options.maxHits ?? 1 << 20;
     this.waitMs = options.waitMs ?? 60_000;
     this.chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
+    this.pieceBytes = Math.max(1, options.pieceBytes ?? PIECE_BYTES);
   }
 
   /** A search begins: a fresh list per file and needle, and its stop condition (none: it runs to the end). */
   begin(stop?: PoolStop): void {
     this.files.clear();
+    this.threadShare = 1;
     this.stop = stop ?? null;
   }
 
@@ -131,8 +142,9 @@ export class SearchPool implements ParallelScan {
       return chunk;
     }
     // A chunk of which less than half was asked for: the hidden bytes are sparse in this file, so
-    // only a large content is scanned here (split), and a small one on its own as before.
-    const sparse = chunk !== null && file.served < (chunk.end - chunk.start) / 2;
+    // only a large content is scanned here (split), and a small one on its own as before. So too
+    // when the threads took less than MIN_THREAD_SHARE of the last chunk's pieces.
+    const sparse = (chunk !== null && file.served < (chunk.end - chunk.start) / 2) || this.threadShare < MIN_THREAD_SHARE;
     const to = sparse ? end : Math.max(end, Math.min(stat.size, start + this.chunkBytes));
     if (to - start < this.minBytes) return null;
     const found = this.scanRange(fd, start, to, stat.size, needle);
@@ -161,48 +173,47 @@ export class SearchPool implements ParallelScan {
     return this.threads.filter((t) => t.alive);
   }
 
-  /** Every occurrence starting in file bytes [start, end) (read up to `size`), over the threads and this one. */
+  /**
+   * Every occurrence starting in file bytes [start, end) (read up to `size`), over the threads and
+   * this one: the range is cut into pieces of PIECE_BYTES (shared/scanSplit.ts), taken one by one
+   * by whichever is free, so a thread the system gives no time delays the scan by one piece at most.
+   */
   private scanRange(fd: number, start: number, end: number, size: number, needle: ScanNeedle): FileHits | null | 'stopped' {
     const scanner = scannerOf(needle);
     if (scanner === null) return null;
     const threads = this.spawn();
-    const parts = splitScan(start, end, threads.length + 1, scanner.maxLength - 1, size);
+    const threadWindows = () => threads.reduce((n, t) => n + Atomics.load(t.state, 2), 0);
+    const [threadsBefore, ownBefore] = [threadWindows(), this.ownWindows];
+    const pieces = Float64Array.from(splitScan(start, end, Math.ceil((end - start) / this.pieceBytes), scanner.maxLength - 1, size).flatMap((p) => [p.start, p.end, p.readEnd]));
+    const counter = new Int32Array(new SharedArrayBuffer(4));
     const stop = this.stop;
-    const jobs = parts.slice(0, -1).map((part, i) => {
-      const t = threads[i] as Thread;
+    for (const t of threads) {
       Atomics.store(t.state, 0, 0);
-      t.worker.postMessage({ fd, ...part, ...('exact' in needle ? { exact: needle.exact } : { folded: needle.folded }), stop });
-      return { part, t };
-    });
+      // The needle as text (Latin-1 for bytes): a Buffer would be cloned with the whole pool slab under it.
+      t.worker.postMessage({ fd, pieces, counter: counter.buffer, ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1') } : { folded: needle.folded }), stop });
+    }
     const own: number[] = [];
-    const ownPart = parts[parts.length - 1] as (typeof parts)[number];
     const collect = (position: number, length: number): boolean => {
       if (own.length >= 2 * this.maxHits) return false;
       own.push(position, length);
       return true;
     };
-    const ownOutcome = scanPart(readSync, { fd, ...ownPart }, scanner, collect, () => this.stopped(), () => this.ownWindows++);
-    // Every thread is waited for, whatever happened here: a thread still running would write its next job's hits over these.
-    const lists: (Float64Array | number[] | null)[] = [];
-    let outcome = ownOutcome;
-    for (const { part, t } of jobs) {
-      const done = this.wait(t);
-      if (done === PART_DONE) lists.push(t.hits.slice(0, 2 * Atomics.load(t.state, 1)));
-      else if (done === PART_STOPPED || done === PART_FULL) {
-        outcome = outcome === PART_STOPPED ? outcome : done;
-        lists.push(null);
-      } else {
-        // The thread failed (or did not answer): its part is scanned here.
-        const mine: number[] = [];
-        const again = scanPart(readSync, { fd, ...part }, scanner, (p, l) => (mine.length >= 2 * this.maxHits ? false : (mine.push(p, l), true)), () => this.stopped(), () => this.ownWindows++);
-        if (again !== PART_DONE) outcome = again === PART_STOPPED || outcome === PART_STOPPED ? PART_STOPPED : again;
-        lists.push(mine);
-      }
+    const outcomes = [scanPieces(readSync, fd, pieces, () => Atomics.add(counter, 0, 1), scanner, collect, () => this.stopped(), () => this.ownWindows++)];
+    // Every thread is waited for, whatever happened here: one still running would write the next job's hits over these.
+    const lists: ArrayLike<number>[] = [own];
+    for (const t of threads) {
+      const outcome = this.wait(t);
+      outcomes.push(outcome);
+      if (outcome === PART_DONE) lists.push(t.hits.slice(0, 2 * Atomics.load(t.state, 1)));
     }
-    lists.push(own);
-    if (outcome === PART_STOPPED || this.stopped()) return 'stopped';
-    if (outcome !== PART_DONE || lists.some((l) => l === null)) return null;
-    const hits = joinParts(lists as (Float64Array | number[])[]);
+    // Pieces the threads took, of all: a small share means the system gave them little time (a
+    // loaded machine), and scanning whole chunks costs more than each content reading its own bytes.
+    const byThreads = threadWindows() - threadsBefore;
+    this.threadShare = byThreads / Math.max(1, byThreads + this.ownWindows - ownBefore);
+    if (outcomes.includes(PART_STOPPED) || this.stopped()) return 'stopped';
+    // A failed thread's piece is lost (its hits with it): the contents read their own bytes instead.
+    if (outcomes.some((o) => o !== PART_DONE)) return null;
+    const hits = mergeHits(lists);
     return hits.length / 2 > this.maxHits ? null : { start, end, hits };
   }
 
