@@ -65,11 +65,45 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
             session.close();
           }
         }),
-        { numRuns: 30 },
+        { numRuns: 20 },
       );
     } finally {
       setParallelScan(null);
       await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  it('stops within a piece per thread once the search is cancelled mid-scan', async () => {
+    const path = tmp.path('zeros-big.bin');
+    const fd = openSync(path, 'w+');
+    ftruncateSync(fd, 64 * 1024 * 1024);
+    const epoch = new SharedArrayBuffer(4);
+    let ownWindows = 0;
+    let atCancel = -1;
+    const pool: SearchPool = new SearchPool({
+      threads: 2,
+      minBytes: 1,
+      chunkBytes: 64 * 1024 * 1024,
+      pieceBytes: 256 * 1024,
+      // The calling thread's second window cancels the search (as a new search's epoch would).
+      onOwnWindow: () => {
+        if (++ownWindows === 2) {
+          Atomics.store(new Int32Array(epoch), 0, 1);
+          atCancel = pool.windowsRead();
+        }
+      },
+    });
+    try {
+      pool.begin({ epoch, slot: 0, value: 0 });
+      expect(pool.fileHits(fd, { exact: Buffer.from('needle') }, 0, 100)).toBeNull();
+      pool.end();
+      // 256 pieces: after the cancel, each thread finishes at most the piece it had.
+      expect(atCancel).toBeGreaterThan(0);
+      expect(pool.windowsRead() - atCancel).toBeLessThanOrEqual(2);
+      expect(pool.windowsRead()).toBeLessThan(256);
+    } finally {
+      closeSync(fd);
+      await pool.close();
     }
   });
 

@@ -41,6 +41,8 @@ export interface SearchPoolOptions {
   chunkBytes?: number;
   /** Bytes of one piece (default PIECE_BYTES; tests make it small). */
   pieceBytes?: number;
+  /** Called on the calling thread after each window it reads for the pool (tests cancel from there). */
+  onOwnWindow?: () => void;
 }
 
 interface Thread {
@@ -69,6 +71,7 @@ export class SearchPool implements ParallelScan {
   private readonly waitMs: number;
   private readonly chunkBytes: number;
   private readonly pieceBytes: number;
+  private readonly onOwnWindow: (() => void) | undefined;
   private threads: Thread[] = [];
   /** The search's stop condition (null: none); undefined between searches, when the pool is not used. */
   private stop: PoolStop | null | undefined = undefined;
@@ -87,6 +90,7 @@ export class SearchPool implements ParallelScan {
     this.waitMs = options.waitMs ?? 60_000;
     this.chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
     this.pieceBytes = Math.max(1, options.pieceBytes ?? PIECE_BYTES);
+    this.onOwnWindow = options.onOwnWindow;
   }
 
   /** A search begins: a fresh list per file and needle, and its stop condition (none: it runs to the end). */
@@ -198,7 +202,12 @@ export class SearchPool implements ParallelScan {
       own.push(position, length);
       return true;
     };
-    const outcomes = [scanPieces(readSync, fd, pieces, () => Atomics.add(counter, 0, 1), scanner, collect, () => this.stopped(), () => this.ownWindows++)];
+    const outcomes = [
+      scanPieces(readSync, fd, pieces, () => Atomics.add(counter, 0, 1), scanner, collect, () => this.stopped(), () => {
+        this.ownWindows++;
+        this.onOwnWindow?.();
+      }),
+    ];
     // Every thread is waited for, whatever happened here: one still running would write the next job's hits over these.
     const lists: ArrayLike<number>[] = [own];
     for (const t of threads) {
