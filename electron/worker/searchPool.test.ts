@@ -49,7 +49,7 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
           try {
             const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
             const alone = session.search(q.query, options);
-            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes });
+            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, split: () => true });
             pools.push(pool);
             setParallelScan(pool);
             pool.begin();
@@ -85,6 +85,7 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       minBytes: 1,
       chunkBytes: 64 * 1024 * 1024,
       pieceBytes: 256 * 1024,
+      split: () => true,
       // The calling thread's second window cancels the search (as a new search's epoch would).
       onOwnWindow: () => {
         if (++ownWindows === 2) {
@@ -107,11 +108,12 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     }
   });
 
-  it('reads nothing for a search already stopped, nothing between searches, and its threads end on close', async () => {
+  it('reads nothing for a search already stopped, between searches or with no core idle, and its threads end on close', async () => {
     const path = tmp.path('zeros.bin');
     const fd = openSync(path, 'w+');
     ftruncateSync(fd, 6 * 1024 * 1024);
-    const pool = new SearchPool({ threads: 2, minBytes: 1 });
+    let idle = true;
+    const pool = new SearchPool({ threads: 2, minBytes: 1, split: () => idle });
     try {
       const epoch = new SharedArrayBuffer(4);
       const needle = { exact: Buffer.from('needle') };
@@ -127,6 +129,12 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       // The search's epoch moves on (a new search, or a cancel): no window is read after it.
       pool.begin({ epoch, slot: 0, value: 0 });
       Atomics.store(new Int32Array(epoch), 0, 1);
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.windowsRead()).toBe(worked);
+      pool.end();
+      // A search begun with no core idle is not split: the contents read their own bytes.
+      idle = false;
+      pool.begin();
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();

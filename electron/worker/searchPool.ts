@@ -16,7 +16,7 @@
  */
 import { fstatSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import type { FileHits, ParallelScan, ScanNeedle } from '../loader/rawScan';
 import { PART_DONE, PART_FAILED, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPieces, scannerOf } from '../loader/rawScan';
 import { mergeHits, splitScan } from '../../shared/scanSplit';
@@ -43,6 +43,8 @@ export interface SearchPoolOptions {
   pieceBytes?: number;
   /** Called on the calling thread after each window it reads for the pool (tests cancel from there). */
   onOwnWindow?: () => void;
+  /** Whether a search should be split, asked as it begins (default `idleCore`; tests say yes). */
+  split?: () => boolean;
 }
 
 interface Thread {
@@ -64,6 +66,16 @@ const MIN_THREAD_SHARE = 0.25;
 /** A piece of a chunk, taken by one thread at a time. */
 const PIECE_BYTES = 1024 * 1024;
 
+/**
+ * True when a core is idle (the last minute's load average, plus this search, fits the cores).
+ * On a machine busy with other work the threads get little time, and a split scan, which reads
+ * the visible bytes between contents too, took up to twice as long as one thread here (load
+ * average 12 on 2 cores); with a core free it should take about 0.6 of it.
+ */
+export function idleCore(): boolean {
+  return loadavg()[0] + 1 <= availableParallelism();
+}
+
 export class SearchPool implements ParallelScan {
   private readonly threadCount: number;
   private readonly minBytes: number;
@@ -72,6 +84,9 @@ export class SearchPool implements ParallelScan {
   private readonly chunkBytes: number;
   private readonly pieceBytes: number;
   private readonly onOwnWindow: (() => void) | undefined;
+  private readonly shouldSplit: () => boolean;
+  /** This search is split (asked at `begin`). */
+  private splitting = false;
   private threads: Thread[] = [];
   /** The search's stop condition (null: none); undefined between searches, when the pool is not used. */
   private stop: PoolStop | null | undefined = undefined;
@@ -91,12 +106,14 @@ export class SearchPool implements ParallelScan {
     this.chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
     this.pieceBytes = Math.max(1, options.pieceBytes ?? PIECE_BYTES);
     this.onOwnWindow = options.onOwnWindow;
+    this.shouldSplit = options.split ?? idleCore;
   }
 
   /** A search begins: a fresh list per file and needle, and its stop condition (none: it runs to the end). */
   begin(stop?: PoolStop): void {
     this.files.clear();
     this.threadShare = 1;
+    this.splitting = this.shouldSplit();
     this.stop = stop ?? null;
   }
 
@@ -126,7 +143,7 @@ export class SearchPool implements ParallelScan {
   }
 
   fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null {
-    if (this.closed || this.stop === undefined) return null;
+    if (this.closed || this.stop === undefined || !this.splitting) return null;
     let stat;
     try {
       stat = fstatSync(fd);
