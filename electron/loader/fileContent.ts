@@ -299,8 +299,9 @@ export class FileContent implements ByteSource {
   /**
    * Searches the raw body for a needle's raw forms (`scanner`, `needle`), keeping the
    * leftmost-first, non-overlapping occurrences that start at escape boundaries. With a registered
-   * ParallelScan (the worker's pool), the occurrences come from its one scan of the whole file over
-   * both cores; else the body is read here.
+   * ParallelScan (the worker's pool, while a search runs), the occurrences come from its scan of
+   * the file around the body over both cores, and only the bytes before each are read here; else
+   * the body is read here.
    */
   private findRaw(scanner: RawScanner, needle: ScanNeedle, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);

@@ -73,7 +73,7 @@ const PIECE_BYTES = 1024 * 1024;
  * average 12 on 2 cores); with a core free it should take about 0.6 of it.
  */
 export function idleCore(): boolean {
-  return loadavg()[0] + 1 <= availableParallelism();
+  return (loadavg()[0] ?? 0) + 1 <= availableParallelism();
 }
 
 export class SearchPool implements ParallelScan {
