@@ -1,4 +1,4 @@
-import { closeSync, ftruncateSync, openSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SearchMode } from '../../shared/index';
@@ -102,6 +102,32 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       expect(atCancel).toBeGreaterThan(0);
       expect(pool.windowsRead() - atCancel).toBeLessThanOrEqual(2);
       expect(pool.windowsRead()).toBeLessThan(256);
+    } finally {
+      closeSync(fd);
+      await pool.close();
+    }
+  });
+
+  it('gives up on a needle with more occurrences than it keeps, once per search', async () => {
+    const path = tmp.path('dense.bin');
+    const fd = openSync(path, 'w+');
+    writeSync(fd, 'ab'.repeat(64 * 1024));
+    const pool = new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 16 * 1024, pieceBytes: 4096, maxHits: 100, split: () => true });
+    try {
+      pool.begin();
+      const needle = { exact: Buffer.from('a') };
+      expect(pool.fileHits(fd, needle, 0, 10)).toBeNull();
+      const read = pool.windowsRead();
+      // The contents after it read their own bytes: the pool scans no further chunk.
+      expect(pool.fileHits(fd, needle, 20_000, 20_010)).toBeNull();
+      expect(pool.fileHits(fd, needle, 60_000, 60_010)).toBeNull();
+      expect(pool.windowsRead()).toBe(read);
+      // Another needle, in the next search, is listed: none of its occurrences is there.
+      pool.end();
+      pool.begin();
+      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 100_000, 100_010)?.hits).toHaveLength(0);
+      expect(pool.windowsRead()).toBeGreaterThan(read);
+      pool.end();
     } finally {
       closeSync(fd);
       await pool.close();

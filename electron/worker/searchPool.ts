@@ -91,7 +91,7 @@ export class SearchPool implements ParallelScan {
   /** The search's stop condition (null: none); undefined between searches, when the pool is not used. */
   private stop: PoolStop | null | undefined = undefined;
   /** Per file and needle, in this search: the last chunk scanned, and how many of its bytes contents asked for. */
-  private files = new Map<string, { chunk: FileHits | null; served: number }>();
+  private files = new Map<string, { chunk: FileHits | null; served: number; dense: boolean }>();
   private closed = false;
   /** The share of the last chunk's pieces the threads took (1 until one is scanned in a search). */
   private threadShare = 1;
@@ -154,9 +154,11 @@ export class SearchPool implements ParallelScan {
     let file = this.files.get(key);
     if (file === undefined) {
       if (this.files.size >= 2) this.files.clear();
-      file = { chunk: null, served: 0 };
+      file = { chunk: null, served: 0, dense: false };
       this.files.set(key, file);
     }
+    // Too many occurrences once: every chunk of this search would be (scanned and) dropped again.
+    if (file.dense) return null;
     const chunk = file.chunk;
     if (chunk !== null && chunk.start <= start && end <= chunk.end) {
       file.served += end - start;
@@ -169,7 +171,11 @@ export class SearchPool implements ParallelScan {
     const to = sparse ? end : Math.max(end, Math.min(stat.size, start + this.chunkBytes));
     if (to - start < this.minBytes) return null;
     const found = this.scanRange(fd, start, to, stat.size, needle);
-    if (found === 'stopped' || found === null) return null;
+    if (found === 'stopped') return null;
+    if (found === null) {
+      file.dense = true;
+      return null;
+    }
     file.chunk = found;
     file.served = end - start;
     return found;
