@@ -37,6 +37,20 @@ const queryArb: fc.Arbitrary<{ query: string; mode: SearchMode; case_sensitive: 
   fc.record({ query: fc.constantFrom('needle[a-z ]*', 'TS\\d{4}', 'ab+'), mode: fc.constant('regex' as const), case_sensitive: fc.constant(true) }),
 );
 
+/** Runs `body` over a file holding `content` (or `content` zero bytes) and a pool made by `make`; both are closed after. */
+async function withFile(content: string | number, make: () => SearchPool, body: (fd: number, pool: SearchPool) => void): Promise<void> {
+  const fd = openSync(tmp.path(`f${++files}.bin`), 'w+');
+  if (typeof content === 'number') ftruncateSync(fd, content);
+  else writeSync(fd, content);
+  const pool = make();
+  try {
+    body(fd, pool);
+  } finally {
+    closeSync(fd);
+    await pool.close();
+  }
+}
+
 describe('SearchPool (issue 16: raw searches over both cores)', () => {
   it('a search over the pool finds exactly what one thread finds: matches, counts and snippets, for any split', async () => {
     const pools: SearchPool[] = [];
@@ -74,46 +88,39 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
   });
 
   it('stops within a piece per thread once the search is cancelled mid-scan', async () => {
-    const path = tmp.path('zeros-big.bin');
-    const fd = openSync(path, 'w+');
-    ftruncateSync(fd, 64 * 1024 * 1024);
     const epoch = new SharedArrayBuffer(4);
     let ownWindows = 0;
     let atCancel = -1;
-    const pool: SearchPool = new SearchPool({
-      threads: 2,
-      minBytes: 1,
-      chunkBytes: 64 * 1024 * 1024,
-      pieceBytes: 256 * 1024,
-      split: () => true,
-      // The calling thread's second window cancels the search (as a new search's epoch would).
-      onOwnWindow: () => {
-        if (++ownWindows === 2) {
-          Atomics.store(new Int32Array(epoch), 0, 1);
-          atCancel = pool.windowsRead();
-        }
-      },
-    });
-    try {
-      pool.begin({ epoch, slot: 0, value: 0 });
-      expect(pool.fileHits(fd, { exact: Buffer.from('needle') }, 0, 100)).toBeNull();
-      pool.end();
+    let pool: SearchPool | undefined;
+    const make = () =>
+      (pool = new SearchPool({
+        threads: 2,
+        minBytes: 1,
+        chunkBytes: 64 * 1024 * 1024,
+        pieceBytes: 256 * 1024,
+        split: () => true,
+        // The calling thread's second window cancels the search (as a new search's epoch would).
+        onOwnWindow: () => {
+          if (++ownWindows === 2) {
+            Atomics.store(new Int32Array(epoch), 0, 1);
+            atCancel = pool?.windowsRead() ?? -1;
+          }
+        },
+      }));
+    await withFile(64 * 1024 * 1024, make, (fd, p) => {
+      p.begin({ epoch, slot: 0, value: 0 });
+      expect(p.fileHits(fd, { exact: Buffer.from('needle') }, 0, 100)).toBeNull();
+      p.end();
       // 256 pieces: after the cancel, each thread finishes at most the piece it had.
       expect(atCancel).toBeGreaterThan(0);
-      expect(pool.windowsRead() - atCancel).toBeLessThanOrEqual(2);
-      expect(pool.windowsRead()).toBeLessThan(256);
-    } finally {
-      closeSync(fd);
-      await pool.close();
-    }
+      expect(p.windowsRead() - atCancel).toBeLessThanOrEqual(2);
+      expect(p.windowsRead()).toBeLessThan(256);
+    });
   });
 
   it('gives up on a needle with more occurrences than it keeps, once per search', async () => {
-    const path = tmp.path('dense.bin');
-    const fd = openSync(path, 'w+');
-    writeSync(fd, 'ab'.repeat(64 * 1024));
-    const pool = new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 16 * 1024, pieceBytes: 4096, maxHits: 100, split: () => true });
-    try {
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 16 * 1024, pieceBytes: 4096, maxHits: 100, split: () => true });
+    await withFile('ab'.repeat(64 * 1024), make, (fd, pool) => {
       pool.begin();
       const needle = { exact: Buffer.from('a') };
       expect(pool.fileHits(fd, needle, 0, 10)).toBeNull();
@@ -128,26 +135,20 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 100_000, 100_010)?.hits).toHaveLength(0);
       expect(pool.windowsRead()).toBeGreaterThan(read);
       pool.end();
-    } finally {
-      closeSync(fd);
-      await pool.close();
-    }
+    });
   });
 
   it('reads nothing for a search already stopped, between searches or with no core idle, and its threads end on close', async () => {
-    const path = tmp.path('zeros.bin');
-    const fd = openSync(path, 'w+');
-    ftruncateSync(fd, 6 * 1024 * 1024);
     let idle = true;
-    const pool = new SearchPool({ threads: 2, minBytes: 1, split: () => idle });
-    try {
+    let closed: SearchPool | undefined;
+    const make = () => (closed = new SearchPool({ threads: 2, minBytes: 1, split: () => idle }));
+    await withFile(6 * 1024 * 1024, make, (fd, pool) => {
       const epoch = new SharedArrayBuffer(4);
       const needle = { exact: Buffer.from('needle') };
       // Between searches the pool scans nothing: each content reads its own bytes.
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
       pool.begin({ epoch, slot: 0, value: 0 });
-      const found = pool.fileHits(fd, needle, 0, 100);
-      expect(found?.hits).toHaveLength(0);
+      expect(pool.fileHits(fd, needle, 0, 100)?.hits).toHaveLength(0);
       const worked = pool.windowsRead();
       expect(worked).toBeGreaterThan(0);
       expect(pool.threadsRunning()).toBe(2);
@@ -164,12 +165,10 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
-    } finally {
-      closeSync(fd);
-      await pool.close();
-    }
-    expect(pool.threadsRunning()).toBe(0);
-    pool.begin();
-    expect(pool.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
+    });
+    // Closed (withFile awaited it): no thread runs, and the pool scans nothing more.
+    expect(closed?.threadsRunning()).toBe(0);
+    closed?.begin();
+    expect(closed?.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
   });
 });
