@@ -10,6 +10,9 @@ import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
+import { readSync } from 'node:fs';
+import type { RawScanner, ScanNeedle } from './rawScan';
+import { exactScanner, foldedScanner, parallelScan } from './rawScan';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -27,23 +30,6 @@ function buffers(size: number): { raw: Buffer; out: Buffer } {
  */
 function rawNeeded(decoded: number): number {
   return Math.max(256, decoded + (decoded >> 4) + 64);
-}
-
-/**
- * The raw-byte pattern (bytes read as Latin-1) of a printable-ASCII query folded as RE2 folds it:
- * a letter matches either case, k also U+212A (UTF-8 E2 84 AA) and s also U+017F (C5 BF).
- */
-function foldedPattern(query: string): RegExp {
-  let source = '';
-  for (const c of query) {
-    const lower = c.toLowerCase();
-    const upper = c.toUpperCase();
-    if (lower === upper) source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-    else if (lower === 'k') source += '(?:[kK]|\u00e2\u0084\u00aa)';
-    else if (lower === 's') source += '(?:[sS]|\u00c5\u00bf)';
-    else source += `[${lower}${upper}]`;
-  }
-  return new RegExp(source, 'g');
 }
 
 function unavailable(why: string): ContentUnavailableError {
@@ -261,7 +247,10 @@ export class FileContent implements ByteSource {
     const text = Buffer.from(needle).toString('utf8');
     const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
     try {
-      if (safe) this.findRaw(canonicalBody(text), start, end, onMatch);
+      if (safe) {
+        const raw = canonicalBody(text);
+        this.findRaw(exactScanner(raw), { exact: raw }, start, end, onMatch);
+      }
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
@@ -273,10 +262,11 @@ export class FileContent implements ByteSource {
     this.check();
     // A canonical body writes letters, digits and printable ASCII as themselves and every other
     // character as its UTF-8 bytes, never as an escape: the folded forms are exact byte patterns.
-    if (!this.raw.canonical || query.length === 0 || !/^[\x20-\x7e]*$/.test(query) || query.includes('"') || query.includes('\\')) return false;
+    const scanner = this.raw.canonical && !query.includes('"') && !query.includes('\\') ? foldedScanner(query) : null;
+    if (scanner === null) return false;
     if (end - start < query.length) return true;
     try {
-      this.findRawFolded(foldedPattern(query), 3 * query.length, start, end, onMatch);
+      this.findRaw(scanner, { folded: query }, start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
       throw e;
@@ -306,68 +296,76 @@ export class FileContent implements ByteSource {
     };
   }
 
-  /** As findRaw, for a pattern over the raw bytes read as Latin-1 (one character per byte). */
-  private findRawFolded(pattern: RegExp, maxRaw: number, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
+  /**
+   * Searches the raw body for a needle's raw forms (`scanner`, `needle`), keeping the
+   * leftmost-first, non-overlapping occurrences that start at escape boundaries. With a registered
+   * ParallelScan (the worker's pool, while a search runs), the occurrences come from its scan of
+   * the file around the body over both cores, and only the bytes before each are read here; else
+   * the body is read here.
+   */
+  private findRaw(scanner: RawScanner, needle: ScanNeedle, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): void {
     const rawStart = this.rawOffsetOf(start);
     const rawEnd = this.rawOffsetOf(end);
-    const window = scratch('search', SEARCH_WINDOW_BYTES + maxRaw).subarray(0, Math.min(SEARCH_WINDOW_BYTES + maxRaw, rawEnd - rawStart));
     const walker = this.offsetWalker(rawStart, start);
-    let pos = rawStart;
-    while (pos < rawEnd) {
-      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
-      const base = pos;
-      const final = pos + n >= rawEnd;
-      // A match starting in this window's own part is reported here; one starting later, in the
-      // next window (which overlaps this one by maxRaw bytes).
-      const own = final ? n : n - maxRaw;
-      const hay = window.toString('latin1', 0, n);
-      const byteAt = (i: number): number => (i >= base && i < base + n ? (window[i - base] as number) : this.byteAt(i));
-      let resumeAt = base + Math.max(1, own);
-      pattern.lastIndex = 0;
-      for (let m = pattern.exec(hay); m !== null && m.index < own; m = pattern.exec(hay)) {
-        const p = base + m.index;
-        const rawLength = m[0].length;
-        if (!isEscapeBoundary(p, byteAt)) {
-          pattern.lastIndex = m.index + 1;
-          continue;
-        }
-        // Raw and decoded bytes are the same here: no escape can be part of a match.
-        if (!onMatch(walker.offsetOf(p), rawLength)) return;
-        if (p + rawLength > resumeAt) resumeAt = p + rawLength;
+    /** Where the last match reported ended: the next starts there or later. */
+    let lastEnd = rawStart;
+    const deliver = (p: number, length: number, byteAt: (i: number) => number): boolean => {
+      // A match starting at an escape boundary is whole escapes and characters: its decoded offset is walked to.
+      if (p < lastEnd || !isEscapeBoundary(p, byteAt)) return true;
+      if (!onMatch(walker.offsetOf(p), length)) return false;
+      lastEnd = p + length;
+      return true;
+    };
+    // Only over the file as fs.readSync reads it: the pool's threads read it that way.
+    const body = this.raw.start;
+    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd) : null;
+    if (found && found.start <= body + rawStart && body + rawEnd <= found.end) {
+      const hits = found.hits;
+      // The first occurrence at or after the span's start (pairs: even indexes are positions).
+      let lo = 0;
+      let hi = hits.length / 2;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if ((hits[2 * mid] as number) < body + rawStart) lo = mid + 1;
+        else hi = mid;
       }
-      if (final) break;
-      pos = resumeAt;
+      for (let h = 2 * lo; h < hits.length; h += 2) {
+        const p = (hits[h] as number) - body;
+        const length = hits[h + 1] as number;
+        if (p >= rawEnd) return;
+        if (p + length > rawEnd || p < lastEnd) continue;
+        if (!deliver(p, length, this.bytesBefore(p))) return;
+      }
+      return;
     }
+    this.scanSerial(scanner, rawStart, rawEnd, () => lastEnd, deliver);
   }
 
-  /** Searches the raw body for the needle's escaped form, keeping matches at escape boundaries. */
-  private findRaw(rawNeedle: Buffer, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
-    const rawStart = this.rawOffsetOf(start);
-    const rawEnd = this.rawOffsetOf(end);
-    const window = scratch('search', SEARCH_WINDOW_BYTES + rawNeedle.length).subarray(0, Math.min(SEARCH_WINDOW_BYTES + rawNeedle.length, rawEnd - rawStart));
-    const walker = this.offsetWalker(rawStart, start);
-    let pos = rawStart;
-    while (pos + rawNeedle.length <= rawEnd) {
-      const n = this.readRaw(window, pos, Math.min(window.length, rawEnd - pos));
+  /** The bytes just before raw offset p, read at once, for `isEscapeBoundary` (which looks only there). */
+  private bytesBefore(p: number): (i: number) => number {
+    const from = Math.max(0, p - 16);
+    const buf = Buffer.allocUnsafe(p - from);
+    this.readRaw(buf, from, p - from);
+    return (i) => (i >= from && i < p ? (buf[i - from] as number) : this.byteAt(i));
+  }
+
+  /**
+   * Every occurrence starting in raw `[from, to)` (and from `after()` on) given to `deliver`, read in
+   * windows of SEARCH_WINDOW_BYTES that overlap by the longest occurrence less one byte: an
+   * occurrence starting in a window's own part lies wholly in it, and is reported there only.
+   */
+  private scanSerial(scanner: RawScanner, from: number, to: number, after: () => number, deliver: (p: number, length: number, byteAt: (i: number) => number) => boolean): void {
+    const overlap = scanner.maxLength - 1;
+    const window = scratch('search', SEARCH_WINDOW_BYTES + overlap);
+    let pos = from;
+    while (pos < to) {
+      const n = this.readRaw(window, pos, Math.min(SEARCH_WINDOW_BYTES + overlap, to - pos));
       const view = window.subarray(0, n);
       const base = pos;
       const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
-      let from = 0;
-      let resumeAt = base + Math.max(1, n - rawNeedle.length + 1);
-      for (;;) {
-        const i = view.indexOf(rawNeedle, from);
-        if (i === -1) break;
-        const p = base + i;
-        if (!isEscapeBoundary(p, byteAt)) {
-          from = i + 1;
-          continue;
-        }
-        if (!onMatch(walker.offsetOf(p))) return;
-        from = i + rawNeedle.length;
-        if (base + from > resumeAt) resumeAt = base + from;
-      }
-      if (n < window.length && pos + n >= rawEnd) break;
-      pos = resumeAt;
+      const ownEnd = Math.min(to, base + SEARCH_WINDOW_BYTES);
+      if (!scanner.scan(view, Math.max(0, after() - base), ownEnd - base, (i, length) => deliver(base + i, length, byteAt))) return;
+      pos = ownEnd;
     }
   }
 

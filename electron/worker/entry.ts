@@ -18,6 +18,8 @@ import type { WorkerInit, WorkerMessage, WorkerReply, WorkerRequest } from './pr
 import { EPOCH_SLOT, isWorkerRequest } from './protocol';
 import type { SearchSignal } from './service';
 import { SessionService } from './service';
+import { SearchPool } from './searchPool';
+import { setParallelScan } from '../loader/rawScan';
 
 const port = parentPort;
 if (!port) throw new Error('electron/worker/entry.ts runs as a worker_threads worker; the host thread uses createResolverClient()');
@@ -28,7 +30,10 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }), { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) });
+// Issue 16: raw searches split across threads, besides this one.
+const searchPool = new SearchPool();
+setParallelScan(searchPool);
+const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }), { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) }, searchPool);
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);
@@ -48,6 +53,7 @@ function searchSignal(sentAt: number): SearchSignal {
     get aborted() {
       return Atomics.load(epoch, EPOCH_SLOT) !== sentAt;
     },
+    shared: { epoch: epoch.buffer, slot: EPOCH_SLOT, value: sentAt },
   };
 }
 

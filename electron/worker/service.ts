@@ -68,6 +68,7 @@ import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
 import { reproBundleReply } from './bundle';
+import type { PoolStop, SearchPool } from './searchPool';
 
 export type OpenParams = z.output<typeof workerMethods.open.params>;
 export type LoadProgressPayload = EventPayload<'loadProgress'>;
@@ -75,6 +76,8 @@ export type LoadProgressPayload = EventPayload<'loadProgress'>;
 /** What a search checks to stop early; entry.ts backs it with the shared search epoch. */
 export interface SearchSignal {
   readonly aborted: boolean;
+  /** The same condition as shared memory, which the search pool's threads look at (issue 16). */
+  readonly shared?: PoolStop;
 }
 
 interface OpenSession {
@@ -345,6 +348,8 @@ export class SessionService {
     private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
     /** Issue 14: hears every change of a followed session, and how it is followed (tests drive the loop by hand). */
     private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
+    /** Issue 16: raw searches over both cores (registered with setParallelScan); used while a search runs in slices. */
+    private readonly searchPool?: SearchPool,
   ) {}
 
   /** The open session's info, or null. */
@@ -720,6 +725,7 @@ export class SessionService {
         return replaced || timedOut;
       },
     };
+    this.searchPool?.begin(signal?.shared);
     try {
       const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
       for (;;) {
@@ -740,6 +746,8 @@ export class SessionService {
       }
     } catch (e) {
       return internal(e);
+    } finally {
+      this.searchPool?.end();
     }
   }
 

@@ -1,0 +1,406 @@
+/**
+ * Issue 16: finding a needle in raw bytes at memchr speed. `Buffer.indexOf(needle)` runs a
+ * Boyer-Moore-Horspool search at about 1 GB/s here; `Buffer.indexOf(byte)` is the C library's
+ * memchr, several times faster. So, as ripgrep does, a scanner looks for the needle's rarest byte
+ * with memchr and checks the needle around each hit. When hits come densely (the rare byte was not
+ * rare in this text) it hands over to the plain search, so no text costs much more than before.
+ *
+ * A scanner reports every occurrence, overlapping ones included, in ascending order of start: the
+ * caller chooses among them (leftmost-first, non-overlapping, at escape boundaries).
+ */
+
+export interface RawScanner {
+  /** The most raw bytes one occurrence spans. */
+  readonly maxLength: number;
+  /**
+   * Calls `onHit(i, length)` for each occurrence starting at i in `[from, to)` and ending within
+   * `buf`, in ascending order of i, until `onHit` returns false; returns false when it did.
+   */
+  scan(buf: Buffer, from: number, to: number, onHit: (i: number, length: number) => boolean): boolean;
+}
+
+/**
+ * How common a byte is in session text (tool output, code, JSON, prose), lower is rarer: a rough
+ * rank, as ripgrep's byte-frequency table is. Only the order matters, and a wrong guess costs
+ * speed, never a match. (Self-contained, as the scanner makers are: see RAW_SCAN_THREAD_SOURCE.)
+ */
+function byteRank(): Uint8Array {
+  const rank = new Uint8Array(256).fill(40);
+  const set = (chars: string, r: number) => {
+    for (const c of chars) rank[c.charCodeAt(0)] = r;
+  };
+  for (let b = 0; b < 0x20; b++) rank[b] = 2;
+  for (let b = 0x80; b < 0x100; b++) rank[b] = 10;
+  rank[0x0a] = 60;
+  rank[0x09] = 30;
+  set('QXZJ', 4);
+  set('KVWYUGBFHOq', 8);
+  set('ABCDEILMNPRSTxzjkv', 14);
+  set('`^~|@#$%&!?;<>{}[]*+', 12);
+  set('0123456789', 30);
+  set('wybgfpm', 45);
+  set('-_.,:()"\'/=\\', 60);
+  set('ucdlhrs', 70);
+  set('aoint', 85);
+  set(' e', 100);
+  return rank;
+}
+
+/** The scanners made last: a search asks for the same one for each of thousands of contents. */
+const made = { exact: new Map<string, RawScanner>(), folded: new Map<string, RawScanner | null>() };
+
+function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
+  const known = cache.get(key);
+  if (known !== undefined || cache.has(key)) return known as T;
+  if (cache.size >= 4) cache.clear();
+  const value = make();
+  cache.set(key, value);
+  return value;
+}
+
+/** A scanner for the exact bytes of `needle` (not empty). */
+export function exactScanner(needle: Buffer): RawScanner {
+  return remembered(made.exact, needle.toString('latin1'), () => makeExactScanner(Buffer.from(needle)));
+}
+
+function makeExactScanner(needle: Buffer): RawScanner {
+  // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  const DENSE_AFTER = 64;
+  const DENSE_BYTES = 64;
+  const DENSE_CHUNK = 64 * 1024;
+  const RANK = byteRank();
+  const len = needle.length;
+  let k = 0;
+  for (let j = 1; j < len; j++) if ((RANK[needle[j] as number] as number) < (RANK[needle[k] as number] as number)) k = j;
+  const rare = needle[k] as number;
+  const first = needle[0] as number;
+  const last = needle[len - 1] as number;
+  return {
+    maxLength: len,
+    scan(buf, from, to, onHit) {
+      const limit = Math.min(to, buf.length - len + 1);
+      if (len === 1) {
+        for (let i = from < limit ? buf.indexOf(rare, from) : -1; i !== -1 && i < limit; i = buf.indexOf(rare, i + 1)) if (!onHit(i, 1)) return false;
+        return true;
+      }
+      let hits = 0;
+      /** Where the count of hits started. */
+      let since = from;
+      let at = from + k;
+      while (at < limit + k) {
+        const c = buf.indexOf(rare, at);
+        if (c === -1 || c >= limit + k) return true;
+        const s = c - k;
+        if (buf[s] === first && buf[s + len - 1] === last && buf.compare(needle, 0, len, s, s + len) === 0 && !onHit(s, len)) return false;
+        at = c + 1;
+        if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
+          // Every start up to s was looked at: the plain search takes the next DENSE_CHUNK bytes.
+          const chunkEnd = Math.min(limit, s + 1 + DENSE_CHUNK);
+          for (let i = buf.indexOf(needle, s + 1); i !== -1 && i < chunkEnd; i = buf.indexOf(needle, i + 1)) if (!onHit(i, len)) return false;
+          at = chunkEnd + k;
+          since = chunkEnd;
+          hits = 0;
+        }
+      }
+      return true;
+    },
+  };
+}
+
+/**
+ * A scanner for a printable-ASCII query folded as RE2 folds case in a canonical JSON body (see
+ * FileContent.findAllFolded): a letter matches either case, k also U+212A (E2 84 AA), s also
+ * U+017F (C5 BF). The rare piece is one byte of the query that is not k or s (a letter counts as
+ * its two cases, each found with memchr); a query of only k and s letters, or a dense text, is
+ * searched with `fallback` (the folded pattern over the bytes read as Latin-1). Null for an empty
+ * query or one outside printable ASCII.
+ */
+export function foldedScanner(query: string): RawScanner | null {
+  return remembered(made.folded, query, () => makeFoldedScanner(query));
+}
+
+function makeFoldedScanner(query: string): RawScanner | null {
+  // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  const DENSE_AFTER = 64;
+  const DENSE_BYTES = 64;
+  const DENSE_CHUNK = 64 * 1024;
+  const RANK = byteRank();
+  if (query.length === 0 || !/^[\x20-\x7e]*$/.test(query)) return null;
+  const len = query.length;
+  const lower = Buffer.from(query.toLowerCase(), 'latin1');
+  const letter = new Uint8Array(len);
+  for (let j = 0; j < len; j++) letter[j] = (lower[j] as number) >= 0x61 && (lower[j] as number) <= 0x7a ? 1 : 0;
+  /** End of the match starting at s, or -1. */
+  const matchAt = (buf: Buffer, s: number): number => {
+    let p = s;
+    const n = buf.length;
+    for (let j = 0; j < len; j++) {
+      if (p >= n) return -1;
+      const c = lower[j] as number;
+      const x = buf[p] as number;
+      if (letter[j] === 0) {
+        if (x !== c) return -1;
+        p++;
+      } else if ((x | 0x20) === c) p++;
+      else if (c === 0x6b && x === 0xe2 && buf[p + 1] === 0x84 && buf[p + 2] === 0xaa) p += 3;
+      else if (c === 0x73 && x === 0xc5 && buf[p + 1] === 0xbf) p += 2;
+      else return -1;
+    }
+    return p;
+  };
+  const maxLength = [...lower].reduce((sum, c) => sum + (c === 0x6b ? 3 : c === 0x73 ? 2 : 1), 0);
+  const pattern = foldedPattern(query);
+  /** Every occurrence starting in [from, to) by the folded pattern (a dense text, or no rare piece). */
+  const fallback = (buf: Buffer, from: number, to: number, onHit: (i: number, length: number) => boolean): boolean => {
+    if (from >= to) return true;
+    // Read as Latin-1, one character per byte: indexes are byte offsets.
+    const hay = buf.toString('latin1', from, Math.min(buf.length, to + maxLength - 1));
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(hay); m !== null && from + m.index < to; m = pattern.exec(hay)) {
+      if (!onHit(from + m.index, m[0].length)) return false;
+      pattern.lastIndex = m.index + 1;
+    }
+    return true;
+  };
+  let k = -1;
+  let best = Infinity;
+  for (let j = 0; j < len; j++) {
+    const c = lower[j] as number;
+    if (c === 0x6b || c === 0x73) continue;
+    const cost = letter[j] === 1 ? (RANK[c] as number) + (RANK[c - 0x20] as number) : (RANK[c] as number);
+    if (cost < best) {
+      best = cost;
+      k = j;
+    }
+  }
+  if (k === -1) {
+    return {
+      maxLength,
+      scan(buf, from, to, onHit) {
+        for (let a = from; a < to; a += DENSE_CHUNK) if (!fallback(buf, a, Math.min(to, a + DENSE_CHUNK), onHit)) return false;
+        return true;
+      },
+    };
+  }
+  // The rare byte sits minPre to maxPre bytes after a match's start (k and s may take more bytes).
+  const minPre = k;
+  let maxPre = k;
+  for (let j = 0; j < k; j++) maxPre += lower[j] === 0x6b ? 2 : lower[j] === 0x73 ? 1 : 0;
+  const a = lower[k] as number;
+  const b = letter[k] === 1 ? a - 0x20 : a;
+  return {
+    maxLength,
+    scan(buf, from, to, onHit) {
+      const stop = to + maxPre;
+      /** Starts below this were tried already: each start is tried once, in ascending order. */
+      let tried = from;
+      /** Where the count of hits started. */
+      let since = from;
+      let na = buf.indexOf(a, from + minPre);
+      let nb = a === b ? -1 : buf.indexOf(b, from + minPre);
+      let hits = 0;
+      for (;;) {
+        let c: number;
+        if (na !== -1 && (nb === -1 || na < nb)) {
+          c = na;
+          na = buf.indexOf(a, c + 1);
+        } else if (nb !== -1) {
+          c = nb;
+          nb = buf.indexOf(b, c + 1);
+        } else return true;
+        if (c >= stop) return true;
+        const last = Math.min(to - 1, c - minPre);
+        for (let s = Math.max(tried, c - maxPre); s <= last; s++) {
+          const e = matchAt(buf, s);
+          if (e !== -1 && !onHit(s, e - s)) return false;
+        }
+        tried = Math.max(tried, last + 1);
+        if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
+          // The pattern takes the next DENSE_CHUNK bytes of starts; the rare byte goes on after them.
+          const chunkEnd = Math.min(to, tried + DENSE_CHUNK);
+          if (!fallback(buf, tried, chunkEnd, onHit)) return false;
+          if (chunkEnd >= to) return true;
+          tried = chunkEnd;
+          since = chunkEnd;
+          hits = 0;
+          if (na !== -1 && na < chunkEnd + minPre) na = buf.indexOf(a, chunkEnd + minPre);
+          if (nb !== -1 && nb < chunkEnd + minPre) nb = buf.indexOf(b, chunkEnd + minPre);
+        }
+      }
+    },
+  };
+}
+
+/**
+ * The raw-byte pattern (bytes read as Latin-1) of a printable-ASCII query folded as RE2 folds it:
+ * a letter matches either case, k also U+212A (UTF-8 E2 84 AA) and s also U+017F (C5 BF).
+ */
+export function foldedPattern(query: string): RegExp {
+  let source = '';
+  for (const c of query) {
+    const lower = c.toLowerCase();
+    const upper = c.toUpperCase();
+    if (lower === upper) source += c.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+    else if (lower === 'k') source += '(?:[kK]|\u00e2\u0084\u00aa)';
+    else if (lower === 's') source += '(?:[sS]|\u00c5\u00bf)';
+    else source += `[${lower}${upper}]`;
+  }
+  return new RegExp(source, 'g');
+}
+
+/** What a raw scan looks for: exact bytes, or a printable-ASCII query folded as above. */
+export type ScanNeedle = { exact: Uint8Array } | { folded: string };
+
+/** The scanner of a needle; null for a folded query it cannot scan as bytes. */
+export function scannerOf(needle: ScanNeedle): RawScanner | null {
+  return 'exact' in needle ? exactScanner(Buffer.from(needle.exact)) : foldedScanner(needle.folded);
+}
+
+/** A part of a file to scan: occurrences starting in `[start, end)`, reading up to `readEnd` (shared/scanSplit.ts). */
+export interface ScanJob {
+  fd: number;
+  start: number;
+  end: number;
+  readEnd: number;
+}
+
+/** Outcome of scanning a part (`scanPart`). */
+export const PART_DONE = 1;
+export const PART_FAILED = 2;
+export const PART_STOPPED = 3;
+export const PART_FULL = 4;
+
+/**
+ * Scans one part of a file with `scanner`, window by window: each occurrence starting in the part
+ * (file position, length) goes to `onHit` (false: the part is full). `stopped` is looked at before
+ * each window, `onWindow` called after each. Returns a PART_ outcome; a short read (the file is
+ * shorter than when the scan began) fails the part, which the caller then scans on its own.
+ * Self-contained: the pool's threads run its source (RAW_SCAN_THREAD_SOURCE).
+ */
+export function scanPart(
+  read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
+  job: ScanJob,
+  scanner: RawScanner,
+  onHit: (position: number, length: number) => boolean,
+  stopped: () => boolean,
+  onWindow: () => void,
+): number {
+  const WINDOW = 4 * 1024 * 1024;
+  const overlap = scanner.maxLength - 1;
+  const buf = Buffer.allocUnsafe(Math.min(WINDOW + overlap, Math.max(0, job.readEnd - job.start)));
+  let pos = job.start;
+  while (pos < job.end) {
+    if (stopped()) return 3;
+    const want = Math.min(WINDOW + overlap, job.readEnd - pos);
+    let n = 0;
+    while (n < want) {
+      const got = read(job.fd, buf, n, want - n, pos + n);
+      if (got <= 0) return 2;
+      n += got;
+    }
+    const base = pos;
+    const ownEnd = Math.min(job.end, pos + WINDOW);
+    if (!scanner.scan(buf.subarray(0, n), 0, ownEnd - base, (i, length) => onHit(base + i, length))) return 4;
+    onWindow();
+    pos = ownEnd;
+  }
+  return 1;
+}
+
+/**
+ * Scans pieces of a file (flat [start, end, readEnd] triples, shared/scanSplit.ts) taken one at a
+ * time with `next()` (a shared counter: whichever thread is free takes the next piece, so a thread
+ * the system gives no time holds up at most the piece it has), until none is left. Its hits are
+ * ascending, as the pieces it takes are. Returns a PART_ outcome. Self-contained, as scanPart.
+ */
+export function scanPieces(
+  read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
+  fd: number,
+  pieces: ArrayLike<number>,
+  next: () => number,
+  scanner: RawScanner,
+  onHit: (position: number, length: number) => boolean,
+  stopped: () => boolean,
+  onWindow: () => void,
+): number {
+  for (;;) {
+    const k = next();
+    if (3 * k >= pieces.length) return 1;
+    const outcome = scanPart(read, { fd, start: pieces[3 * k] as number, end: pieces[3 * k + 1] as number, readEnd: pieces[3 * k + 2] as number }, scanner, onHit, stopped, onWindow);
+    if (outcome !== 1) return outcome;
+  }
+}
+
+/**
+ * The source of a pool thread (electron/worker/searchPool.ts), run with `new Worker(source, { eval: true })`:
+ * the scanner makers, `scanPart` and `scanPieces`, which refer to nothing outside themselves, and
+ * a loop that scans the pieces of each job posted to it into the shared `hits` ([position,
+ * length] pairs) and sets the shared `state` ([outcome, hit count, windows read]) with a notify.
+ */
+export const RAW_SCAN_THREAD_SOURCE = `'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const { readSync } = require('node:fs');
+${byteRank.toString()}
+${foldedPattern.toString()}
+${makeExactScanner.toString()}
+${makeFoldedScanner.toString()}
+${scanPart.toString()}
+${scanPieces.toString()}
+const state = new Int32Array(workerData.state);
+const hits = new Float64Array(workerData.hits);
+parentPort.on('message', (job) => {
+  let count = 0;
+  let outcome = ${PART_FAILED};
+  try {
+    const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1')) : makeFoldedScanner(job.folded);
+    const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
+    const counter = new Int32Array(job.counter);
+    const onHit = (position, length) => {
+      if (2 * count + 2 > hits.length) return false;
+      hits[2 * count] = position;
+      hits[2 * count + 1] = length;
+      count++;
+      return true;
+    };
+    const stopped = () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value;
+    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, () => Atomics.add(counter, 0, 1), scanner, onHit, stopped, () => Atomics.add(state, 2, 1));
+  } catch {
+    outcome = ${PART_FAILED};
+  }
+  state[1] = count;
+  Atomics.store(state, 0, outcome);
+  Atomics.notify(state, 0);
+});
+`;
+
+/** Every occurrence in a range of a file, found over both cores (electron/worker/searchPool.ts). */
+export interface FileHits {
+  /** The occurrences starting in file bytes `[start, end)` are all here. */
+  start: number;
+  end: number;
+  /** Flat [file position, length] pairs, every occurrence (overlapping ones too), ascending. */
+  hits: Float64Array;
+}
+
+/** A scan of whole files over several threads. */
+export interface ParallelScan {
+  /**
+   * Every occurrence of `needle` starting in a range of the file open as `fd` that holds file bytes
+   * `[start, end)`; null when it does not scan them (too few bytes, too many hits, stopped, closed,
+   * or no search is running): the caller then reads them itself.
+   */
+  fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null;
+}
+
+let registered: ParallelScan | null = null;
+
+/** Registers the scan FileContent uses for its raw searches (null: each content on its own, on the calling thread). */
+export function setParallelScan(scan: ParallelScan | null): void {
+  registered = scan;
+}
+
+export function parallelScan(): ParallelScan | null {
+  return registered;
+}

@@ -1,0 +1,174 @@
+import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SearchMode } from '../../shared/index';
+import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
+import type { Reduction } from '../../shared/index';
+import { loadSession } from '../loader/session';
+import { setParallelScan } from '../loader/rawScan';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { SearchPool } from './searchPool';
+
+const tmp = tempDir('search-pool-');
+afterAll(() => tmp.cleanup());
+let files = 0;
+
+/** A sidecar whose tool outputs (each read from the file by range, as a large output is) are all elided. */
+function sidecarOf(outputs: readonly string[]): string {
+  const records: object[] = [makeHeader({ session_id: 's-pool' }), messageRecord(0, { role: 'user', content: 'go' })];
+  const reductions: Reduction[] = [];
+  outputs.forEach((content, k) => {
+    const index = 2 + 2 * k;
+    records.push(messageRecord(index - 1, { role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'shell', arguments: '{}' }] }));
+    records.push(messageRecord(index, { role: 'tool', tool_call_id: `call_${k}`, content }));
+    const bytes = utf8Encode(content).length;
+    reductions.push({ id: `r${k}`, kind: 'tool_output_elided', ptr: { index, hash: ptrHash(sha256Hex([utf8Encode(content)])), bytes }, stub: stubText(`r${k}`, 'tool_output_elided', bytes), minted_at: index + 1 });
+  });
+  return writeSidecar(tmp.path(`p${++files}.sidecar.jsonl`), [...records, ...reductions.map(reductionRecord)]);
+}
+
+/** Outputs of 4 KiB or more (read by range), from pieces that make escapes, K, ſ, é and the queries' pieces. */
+const outputArb = fc
+  .array(fc.constantFrom('ab', 'Ab', 'needle', 'NEEDLE', '\n', '"', '\\', 'k', 'K', '\u212A', 's', '\u017F', 'é', '😀', 'x', ' ', 'TS1234'), { minLength: 1, maxLength: 40 })
+  .chain((pieces) => fc.array(fc.constantFrom(...pieces), { minLength: 1, maxLength: 60 }).map((picked) => picked.join('')))
+  .map((unit) => unit.repeat(Math.ceil(4200 / Math.max(1, unit.length))));
+const queryArb: fc.Arbitrary<{ query: string; mode: SearchMode; case_sensitive: boolean }> = fc.oneof(
+  fc.record({ query: fc.constantFrom('needle', 'ab', 'b\n', '"a', 'k', 'sK', 'Ks', 'é', '\\'), mode: fc.constant('substring' as const), case_sensitive: fc.boolean() }),
+  fc.record({ query: fc.constantFrom('needle[a-z ]*', 'TS\\d{4}', 'ab+'), mode: fc.constant('regex' as const), case_sensitive: fc.constant(true) }),
+);
+
+/** Runs `body` over a file holding `content` (or `content` zero bytes) and a pool made by `make`; both are closed after. */
+async function withFile(content: string | number, make: () => SearchPool, body: (fd: number, pool: SearchPool) => void): Promise<void> {
+  const fd = openSync(tmp.path(`f${++files}.bin`), 'w+');
+  if (typeof content === 'number') ftruncateSync(fd, content);
+  else writeSync(fd, content);
+  const pool = make();
+  try {
+    body(fd, pool);
+  } finally {
+    closeSync(fd);
+    await pool.close();
+  }
+}
+
+describe('SearchPool (issue 16: raw searches over both cores)', () => {
+  it('a search over the pool finds exactly what one thread finds: matches, counts and snippets, for any split', async () => {
+    const pools: SearchPool[] = [];
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(outputArb, { minLength: 1, maxLength: 4 }), queryArb, fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 3000 }), async (outputs, q, threads, chunkBytes, pieceBytes) => {
+          const loaded = await loadSession([sidecarOf(outputs)]);
+          if (!loaded.ok) throw new Error(loaded.error.message);
+          const { session } = loaded;
+          try {
+            const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
+            const alone = session.search(q.query, options);
+            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, split: () => true });
+            pools.push(pool);
+            setParallelScan(pool);
+            pool.begin();
+            const before = pool.windowsRead();
+            const pooled = session.search(q.query, options);
+            const read = pool.windowsRead() - before;
+            pool.end();
+            setParallelScan(null);
+            expect(pooled).toEqual(alone);
+            // The pool did the reading of every substring it can find as raw bytes (a folded one: printable ASCII, no quote or backslash).
+            if (q.mode === 'substring' && (q.case_sensitive || /^[\x20-\x7e]+$/.test(q.query.replace(/["\\]/g, '\u0001')))) expect(read).toBeGreaterThan(0);
+          } finally {
+            session.close();
+          }
+        }),
+        { numRuns: 20 },
+      );
+    } finally {
+      setParallelScan(null);
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  it('stops within a piece per thread once the search is cancelled mid-scan', async () => {
+    const epoch = new SharedArrayBuffer(4);
+    let ownWindows = 0;
+    let atCancel = -1;
+    let pool: SearchPool | undefined;
+    const make = () =>
+      (pool = new SearchPool({
+        threads: 2,
+        minBytes: 1,
+        chunkBytes: 64 * 1024 * 1024,
+        pieceBytes: 256 * 1024,
+        split: () => true,
+        // The calling thread's second window cancels the search (as a new search's epoch would).
+        onOwnWindow: () => {
+          if (++ownWindows === 2) {
+            Atomics.store(new Int32Array(epoch), 0, 1);
+            atCancel = pool?.windowsRead() ?? -1;
+          }
+        },
+      }));
+    await withFile(64 * 1024 * 1024, make, (fd, p) => {
+      p.begin({ epoch, slot: 0, value: 0 });
+      expect(p.fileHits(fd, { exact: Buffer.from('needle') }, 0, 100)).toBeNull();
+      p.end();
+      // 256 pieces: after the cancel, each thread finishes at most the piece it had.
+      expect(atCancel).toBeGreaterThan(0);
+      expect(p.windowsRead() - atCancel).toBeLessThanOrEqual(2);
+      expect(p.windowsRead()).toBeLessThan(256);
+    });
+  });
+
+  it('gives up on a needle with more occurrences than it keeps, once per search', async () => {
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 16 * 1024, pieceBytes: 4096, maxHits: 100, split: () => true });
+    await withFile('ab'.repeat(64 * 1024), make, (fd, pool) => {
+      pool.begin();
+      const needle = { exact: Buffer.from('a') };
+      expect(pool.fileHits(fd, needle, 0, 10)).toBeNull();
+      const read = pool.windowsRead();
+      // The contents after it read their own bytes: the pool scans no further chunk.
+      expect(pool.fileHits(fd, needle, 20_000, 20_010)).toBeNull();
+      expect(pool.fileHits(fd, needle, 60_000, 60_010)).toBeNull();
+      expect(pool.windowsRead()).toBe(read);
+      // Another needle, in the next search, is listed: none of its occurrences is there.
+      pool.end();
+      pool.begin();
+      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 100_000, 100_010)?.hits).toHaveLength(0);
+      expect(pool.windowsRead()).toBeGreaterThan(read);
+      pool.end();
+    });
+  });
+
+  it('reads nothing for a search already stopped, between searches or with no core idle, and its threads end on close', async () => {
+    let idle = true;
+    let closed: SearchPool | undefined;
+    const make = () => (closed = new SearchPool({ threads: 2, minBytes: 1, split: () => idle }));
+    await withFile(6 * 1024 * 1024, make, (fd, pool) => {
+      const epoch = new SharedArrayBuffer(4);
+      const needle = { exact: Buffer.from('needle') };
+      // Between searches the pool scans nothing: each content reads its own bytes.
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      pool.begin({ epoch, slot: 0, value: 0 });
+      expect(pool.fileHits(fd, needle, 0, 100)?.hits).toHaveLength(0);
+      const worked = pool.windowsRead();
+      expect(worked).toBeGreaterThan(0);
+      expect(pool.threadsRunning()).toBe(2);
+      pool.end();
+      // The search's epoch moves on (a new search, or a cancel): no window is read after it.
+      pool.begin({ epoch, slot: 0, value: 0 });
+      Atomics.store(new Int32Array(epoch), 0, 1);
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.windowsRead()).toBe(worked);
+      pool.end();
+      // A search begun with no core idle is not split: the contents read their own bytes.
+      idle = false;
+      pool.begin();
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.windowsRead()).toBe(worked);
+      pool.end();
+    });
+    // Closed (withFile awaited it): no thread runs, and the pool scans nothing more.
+    expect(closed?.threadsRunning()).toBe(0);
+    closed?.begin();
+    expect(closed?.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
+  });
+});
