@@ -5,11 +5,13 @@
  * escapes is searched as raw file bytes, without decoding: a needle escaped the same way occurs in
  * the body at an escape boundary exactly where the content holds the needle.
  */
+import { createHash } from 'node:crypto';
 import type { ByteSource } from '../../shared/index';
 import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
+import { hashContentBody } from './contentHash';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -68,7 +70,11 @@ export class FileContent implements ByteSource {
     if (this.raw.sha256 === undefined) {
       this.check();
       try {
-        const hashed = hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES);
+        // The fast loop for the escapes JSON.stringify writes; the general decoder for the rest
+        // (and for the error a malformed body deserves).
+        const hashed =
+          hashContentBody(this.fd, this.readFile, createHash, this.raw.start, this.raw.rawLength, scratch('hash-raw', WINDOW_BYTES), scratch('hash-out', WINDOW_BYTES)) ??
+          hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES);
         if (hashed.length !== this.raw.length) throw unavailable('the content changed since it was indexed');
         this.raw.sha256 = hashed.sha256;
       } catch (e) {
