@@ -95,3 +95,42 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
   }
   return { sha256: h.digest('hex'), length };
 }
+
+/**
+ * A content another thread may be hashing (backgroundVerify.ts): `take` answers its hash when that
+ * thread computed it (waiting while it still is), or undefined when this thread is to hash it.
+ */
+export interface HashClaim {
+  take(): ContentHash | undefined;
+}
+
+/** Keyed by a content's place in the file (its RawContent): one claim per content. */
+const claims = new WeakMap<object, HashClaim>();
+
+export function setHashClaim(body: object, claim: HashClaim): void {
+  claims.set(body, claim);
+}
+
+/** The hash another thread computed for `body`, if one was to; the claim is used once. */
+export function claimedHash(body: object): ContentHash | undefined {
+  const claim = claims.get(body);
+  if (!claim) return undefined;
+  claims.delete(body);
+  return claim.take();
+}
+
+/** Hears every content hash computed on this thread (tests count them; nothing else listens). */
+let observer: (() => void) | undefined;
+
+/** Sets the observer of hashes computed on this thread; returns a function that removes it. */
+export function observeContentHashes(onHash: () => void): () => void {
+  observer = onHash;
+  return () => {
+    if (observer === onHash) observer = undefined;
+  };
+}
+
+/** Called by FileContent for each hash it computes itself. */
+export function contentHashComputed(): void {
+  observer?.();
+}
