@@ -24,7 +24,8 @@
 import { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
-import { hashContentBody, setHashClaim } from './contentHash';
+import { DECODER_WINDOW, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
+import { RAW, decoderModuleBytes } from './escapeDecoder';
 import { FileContent } from './fileContent';
 
 const PENDING = 0;
@@ -34,8 +35,6 @@ const DONE = 3;
 const FAILED = 4;
 /** Longest wait for a content the thread is hashing; then it is hashed here. */
 const WAIT_MS = 2000;
-/** The thread's read window. */
-const WINDOW_BYTES = 1024 * 1024;
 
 export interface BackgroundVerify {
   /** Contents handed to the thread. */
@@ -72,26 +71,27 @@ function unhashedBodies(session: LoadedSession): Body[] {
   return bodies.sort((a, b) => a.index - b.index).map((b) => b.body);
 }
 
-/** The thread: hashContentBody's own source and a loop over the slots from the last. */
+/** The thread: the sources of hashContentBody and the decoders, and a loop over the slots from the last. */
 function threadSource(): string {
   return `'use strict';
 const { workerData, parentPort } = require('node:worker_threads');
 const { readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const hashContentBody = (${hashContentBody.toString()});
-const { fds, starts, rawLengths, slots, lengths, digests, control, window } = workerData;
+const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
+const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
+const { fds, starts, rawLengths, slots, lengths, digests, control, wasm, rawAt, window } = workerData;
+const decoder = wasmEscapeDecoder(wasm, rawAt, window) ?? jsEscapeDecoder(window);
 const state = new Int32Array(slots);
 const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
 const stop = new Int32Array(control);
-const raw = Buffer.allocUnsafe(window);
-const out = Buffer.allocUnsafe(window);
 let hashed = 0;
 for (let k = state.length - 1; k >= 0 && Atomics.load(stop, 0) === 0; k--) {
   if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) !== ${PENDING}) continue;
   let h;
   try {
-    h = hashContentBody(fds[k], readSync, createHash, starts[k], rawLengths[k], raw, out);
+    h = hashContentBody(fds[k], readSync, createHash, starts[k], rawLengths[k], decoder);
   } catch {
     h = undefined;
   }
@@ -135,7 +135,9 @@ export function startBackgroundVerify(session: LoadedSession): BackgroundVerify 
         lengths,
         digests,
         control,
-        window: WINDOW_BYTES,
+        wasm: decoderModuleBytes(),
+        rawAt: RAW,
+        window: DECODER_WINDOW,
       },
     });
   } catch {

@@ -15,6 +15,7 @@
  */
 import type { createHash as CreateHash } from 'node:crypto';
 import type { ReadSync } from './lines';
+import { RAW, decoderModuleBytes } from './escapeDecoder';
 
 export interface ContentHash {
   sha256: string;
@@ -23,12 +24,23 @@ export interface ContentHash {
 }
 
 /**
- * Hashes the decoded body `[start, start + rawLength)` of file `fd`, reading `raw.length` bytes at a
- * time (`out` must be at least as long). Undefined when the body holds an escape the fast loop
- * leaves to the general decoder, or cannot be read.
+ * Decodes `raw[0, cut)` (a piece of a body starting and ending outside any escape) into `out`:
+ * the bytes written, or -1 on an escape it leaves to the general decoder. `out` is as long as `raw`.
  */
-export function hashContentBody(fd: number, read: ReadSync, createHash: typeof CreateHash, start: number, rawLength: number, raw: Buffer, out: Buffer): ContentHash | undefined {
+export interface EscapeDecoder {
+  raw: Buffer;
+  out: Buffer;
+  decode(cut: number): number;
+}
+
+/**
+ * Hashes the decoded body `[start, start + rawLength)` of file `fd`, reading `decoder.raw.length`
+ * bytes at a time. Undefined when the body holds an escape the decoder leaves to the general one,
+ * or cannot be read.
+ */
+export function hashContentBody(fd: number, read: ReadSync, createHash: typeof CreateHash, start: number, rawLength: number, decoder: EscapeDecoder): ContentHash | undefined {
   const BACKSLASH = 0x5c;
+  const { raw, out } = decoder;
   const window = raw.length;
   if (window < 16 || out.length < window) return undefined;
   const h = createHash('sha256');
@@ -43,8 +55,7 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
       n += got;
     }
     const final = pos + n >= rawLength;
-    const first = raw.subarray(0, n).indexOf(BACKSLASH);
-    if (first === -1) {
+    if (raw.subarray(0, n).indexOf(BACKSLASH) === -1) {
       // No escape: the raw bytes are the content bytes.
       h.update(raw.subarray(0, n));
       length += n;
@@ -62,38 +73,100 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
       }
       if (cut === 0) return undefined;
     }
-    let w = 0;
-    for (let i = 0; i < first; i++) out[w++] = raw[i] as number;
-    for (let i = first; i < cut; i++) {
-      const b = raw[i] as number;
-      if (b !== BACKSLASH) {
-        out[w++] = b;
-        continue;
-      }
-      if (i + 1 >= cut) return undefined;
-      const c = raw[i + 1] as number;
-      i++;
-      if (c === 0x6e) out[w++] = 0x0a;
-      else if (c === 0x22 || c === BACKSLASH || c === 0x2f) out[w++] = c;
-      else if (c === 0x74) out[w++] = 0x09;
-      else if (c === 0x72) out[w++] = 0x0d;
-      else if (c === 0x62) out[w++] = 0x08;
-      else if (c === 0x66) out[w++] = 0x0c;
-      else if (c === 0x75 && i + 4 < cut && raw[i + 1] === 0x30 && raw[i + 2] === 0x30) {
-        // \u00XX below 0x80: one byte. Anything else under \u goes to the general decoder.
-        const hi = (raw[i + 3] as number) - 0x30;
-        const d = raw[i + 4] as number;
-        const lo = d >= 0x30 && d <= 0x39 ? d - 0x30 : d >= 0x61 && d <= 0x66 ? d - 0x57 : d >= 0x41 && d <= 0x46 ? d - 0x37 : -1;
-        if (hi < 0 || hi > 7 || lo < 0) return undefined;
-        out[w++] = (hi << 4) | lo;
-        i += 4;
-      } else return undefined;
-    }
+    const w = decoder.decode(cut);
+    if (w < 0) return undefined;
     h.update(out.subarray(0, w));
     length += w;
     pos += cut;
   }
   return { sha256: h.digest('hex'), length };
+}
+
+/**
+ * The escape decoder in JavaScript, over buffers of `window` bytes: the escapes JSON.stringify
+ * writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80); -1 on any other.
+ * Self-contained, like the WebAssembly one (escapeDecoder.ts), which has the same semantics.
+ */
+export function jsEscapeDecoder(window: number): EscapeDecoder {
+  const raw = Buffer.allocUnsafe(window);
+  const out = Buffer.allocUnsafe(window);
+  return {
+    raw,
+    out,
+    decode(cut) {
+      let w = 0;
+      for (let i = 0; i < cut; i++) {
+        const b = raw[i] as number;
+        if (b !== 0x5c) {
+          out[w++] = b;
+          continue;
+        }
+        if (i + 1 >= cut) return -1;
+        const c = raw[++i] as number;
+        if (c === 0x6e) out[w++] = 0x0a;
+        else if (c === 0x22 || c === 0x5c || c === 0x2f) out[w++] = c;
+        else if (c === 0x74) out[w++] = 0x09;
+        else if (c === 0x72) out[w++] = 0x0d;
+        else if (c === 0x62) out[w++] = 0x08;
+        else if (c === 0x66) out[w++] = 0x0c;
+        else if (c === 0x75 && i + 4 < cut && raw[i + 1] === 0x30 && raw[i + 2] === 0x30) {
+          const hi = (raw[i + 3] as number) - 0x30;
+          const d = raw[i + 4] as number;
+          const lo = d >= 0x30 && d <= 0x39 ? d - 0x30 : d >= 0x61 && d <= 0x66 ? d - 0x57 : d >= 0x41 && d <= 0x46 ? d - 0x37 : -1;
+          if (hi < 0 || hi > 7 || lo < 0) return -1;
+          out[w++] = (hi << 4) | lo;
+          i += 4;
+        } else return -1;
+      }
+      return w;
+    },
+  };
+}
+
+/** The part of the WebAssembly API used here (the Node typings in use do not declare it). */
+interface WasmApi {
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+
+/**
+ * The WebAssembly escape decoder (escapeDecoder.ts's module `bytes`, raw window at `rawAt`), or
+ * undefined when WebAssembly is not available. Self-contained: the background thread runs its source.
+ */
+export function wasmEscapeDecoder(bytes: Uint8Array, rawAt: number, window: number): EscapeDecoder | undefined {
+  const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+  if (!wasm) return undefined;
+  try {
+    const memory = new wasm.Memory({ initial: Math.ceil((rawAt + 2 * window) / 65536) });
+    const instance = new wasm.Instance(new wasm.Module(bytes), { m: { memory } });
+    const decode = instance.exports.decode as (src: number, end: number, dst: number) => number;
+    const tables = new Int8Array(memory.buffer, 0, 512);
+    tables.fill(-1);
+    const short: [number, number][] = [[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x08], [0x66, 0x0c], [0x6e, 0x0a], [0x72, 0x0d], [0x74, 0x09]];
+    for (const [c, v] of short) tables[c] = v;
+    for (let d = 0; d < 10; d++) tables[256 + 0x30 + d] = d;
+    for (let d = 0; d < 6; d++) {
+      tables[256 + 0x61 + d] = 10 + d;
+      tables[256 + 0x41 + d] = 10 + d;
+    }
+    const raw = Buffer.from(memory.buffer, rawAt, window);
+    const out = Buffer.from(memory.buffer, rawAt + window, window);
+    return { raw, out, decode: (cut) => decode(rawAt, rawAt + cut, rawAt + window) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Raw bytes read (and decoded) at a time. */
+export const DECODER_WINDOW = 1024 * 1024;
+
+let decoder: EscapeDecoder | undefined;
+
+/** This thread's decoder, made once: WebAssembly where it can be had, else JavaScript. */
+export function contentDecoder(): EscapeDecoder {
+  decoder ??= wasmEscapeDecoder(decoderModuleBytes(), RAW, DECODER_WINDOW) ?? jsEscapeDecoder(DECODER_WINDOW);
+  return decoder;
 }
 
 /**

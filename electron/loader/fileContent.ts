@@ -12,7 +12,7 @@ import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
-import { claimedHash, contentHashComputed, hashContentBody } from './contentHash';
+import { claimedHash, contentDecoder, contentHashComputed, hashContentBody } from './contentHash';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -88,7 +88,7 @@ export class FileContent implements ByteSource {
   private hashHere(): { sha256: string; length: number } {
     contentHashComputed();
     return (
-      hashContentBody(this.fd, this.readFile, createHash, this.raw.start, this.raw.rawLength, scratch('hash-raw', WINDOW_BYTES), scratch('hash-out', WINDOW_BYTES)) ??
+      hashContentBody(this.fd, this.readFile, createHash, this.raw.start, this.raw.rawLength, contentDecoder()) ??
       hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES)
     );
   }
