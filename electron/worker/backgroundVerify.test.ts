@@ -80,6 +80,21 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     expect(computed).toBe(0);
   });
 
+  it('a search while the thread runs hashes each content once between them, with the same result', async () => {
+    const path = sidecar('racing.sidecar.jsonl');
+    const expected = search(await opened(path), 'needle-');
+    const s = await opened(path);
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    // The verification has started (after the reply); the thread may have done none, some or all.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const found = search(s, 'needle-');
+    const verified = await s.whenVerified();
+    expect(found).toEqual(expected);
+    expect(verified?.contents).toBe(CONTENTS);
+    expect(computed + (verified?.hashed ?? 0)).toBe(CONTENTS);
+  });
+
   it('a tampered content is still refused: not searched, and expand and verify say hash_mismatch', async () => {
     const path = sidecar('tampered.sidecar.jsonl', 2);
     const s = await opened(path);
