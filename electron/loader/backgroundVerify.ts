@@ -4,10 +4,12 @@
  * every hidden content itself.
  *
  * The contents a search would verify (the per-message reductions' originals that are read from the
- * file and not hashed while indexing) are listed in search order. The thread takes them from the
- * last one backwards; a request that needs a hash first takes it from the front (FileContent's
- * `sha256` asks `claimedHash`), so a search sent at once and the thread meet in the middle, each
- * content hashed once. Every content has one slot in shared memory:
+ * file and not hashed while indexing) are listed in search order, and the thread hashes them in that
+ * order. A request that needs a hash the thread has not reached hashes it itself (FileContent's
+ * `sha256` asks `claimedHash`) and the thread skips it, so a search sent at once is behind the thread
+ * as soon as the thread hashes faster than the search reads (it hashes only the unverified contents;
+ * the search also reads the rest), and from then on finds every hash computed. Every content has one
+ * slot in shared memory:
  *
  *   PENDING → THREAD (the thread hashes it) → DONE (digest and length written) | FAILED
  *   PENDING → HERE (this thread hashes it itself)
@@ -71,7 +73,7 @@ function unhashedBodies(session: LoadedSession): Body[] {
   return bodies.sort((a, b) => a.index - b.index).map((b) => b.body);
 }
 
-/** The thread: the sources of hashContentBody and the decoders, and a loop over the slots from the last. */
+/** The thread: the sources of hashContentBody and the decoders, and a loop over the slots in search order. */
 function threadSource(): string {
   return `'use strict';
 const { workerData, parentPort } = require('node:worker_threads');
@@ -87,7 +89,7 @@ const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
 const stop = new Int32Array(control);
 let hashed = 0;
-for (let k = state.length - 1; k >= 0 && Atomics.load(stop, 0) === 0; k--) {
+for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
   if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) !== ${PENDING}) continue;
   let h;
   try {
