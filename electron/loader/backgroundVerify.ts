@@ -8,8 +8,10 @@
  * order. A request that needs a hash the thread has not reached hashes it itself (FileContent's
  * `sha256` asks `claimedHash`) and the thread skips it, so a search sent at once is behind the thread
  * as soon as the thread hashes faster than the search reads (it hashes only the unverified contents;
- * the search also reads the rest), and from then on finds every hash computed. Every content has one
- * slot in shared memory:
+ * the search also reads the rest), and from then on finds every hash computed. Where the search
+ * catches up with it (the thread is slower, or started late), the thread leaps LEAP contents ahead
+ * rather than have the search wait for it at every other content. Every content has one slot in
+ * shared memory:
  *
  *   PENDING → THREAD (the thread hashes it) → DONE (digest and length written) | FAILED
  *   PENDING → HERE (this thread hashes it itself)
@@ -35,6 +37,8 @@ const THREAD = 1;
 const HERE = 2;
 const DONE = 3;
 const FAILED = 4;
+/** How far the thread leaps ahead of a request that caught up with it. */
+const LEAP = 16;
 /** Longest wait for a content the thread is hashing; then it is hashed here. */
 const WAIT_MS = 2000;
 
@@ -89,8 +93,7 @@ const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
 const stop = new Int32Array(control);
 let hashed = 0;
-for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
-  if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) !== ${PENDING}) continue;
+function hash(k) {
   let h;
   try {
     h = hashContentBody(fds[k], readSync, createHash, starts[k], rawLengths[k], decoder);
@@ -104,6 +107,17 @@ for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
   }
   Atomics.store(state, k, h ? ${DONE} : ${FAILED});
   Atomics.notify(state, k);
+}
+// In search order; where the request has caught up (a slot it took), ${LEAP} slots ahead, so the two
+// hash side by side instead of one waiting for the other at every other content. Then whatever
+// was left behind.
+for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
+  const was = Atomics.compareExchange(state, k, ${PENDING}, ${THREAD});
+  if (was === ${PENDING}) hash(k);
+  else if (was === ${HERE}) k += ${LEAP};
+}
+for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
+  if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
 }
 parentPort.postMessage({ hashed });
 `;
