@@ -3,15 +3,17 @@
  * search verified every hidden content at ~200 MB/s, most of it spent in the general decoder).
  *
  * Large reads; a window without a backslash is hashed as it was read (its raw bytes are the content
- * bytes); a window with escapes is decoded by one tight loop into a reusable buffer. The loop knows
+ * bytes); a window with escapes is decoded by one tight loop into a reusable buffer — a WebAssembly
+ * function (escapeDecoder.ts), or the same loop in JavaScript where WebAssembly is missing. It knows
  * only the escapes JSON.stringify writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80);
  * on anything else — a `\u` escape of a non-ASCII character or a surrogate, a malformed escape, a
  * file that shrank — it gives up (undefined) and the caller hashes with the general decoder
  * (rawRecord's `hashBody`), which decodes every escape and throws the error a bad body deserves.
  * So a result, when there is one, is exactly `hashBody`'s.
  *
- * The function is self-contained — it uses only its parameters — because the background verifier
- * (backgroundVerify.ts) runs its source in a worker thread: one implementation on both threads.
+ * `hashContentBody` and both decoder factories are self-contained — they use only their parameters —
+ * because the background verifier (backgroundVerify.ts) runs their source in a worker thread: one
+ * implementation on both threads.
  */
 import type { createHash as CreateHash } from 'node:crypto';
 import type { ReadSync } from './lines';
