@@ -96,7 +96,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     log('bundling the runners (bench/out/runners) and the worker (dist/worker.cjs)');
     await buildRunners();
-    if (args.groups.includes('memory') || args.groups.includes('latency') || args.groups.includes('follow')) buildWorker();
+    if (args.groups.includes('memory') || args.groups.includes('latency') || args.groups.includes('follow') || args.groups.includes('search')) buildWorker();
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };

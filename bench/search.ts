@@ -12,7 +12,7 @@ import type { BenchRow } from './report';
 import { median } from './report';
 import type { BenchContext } from './context';
 import type { QueryResult, SearchQuery, SearchResult } from './runners/searchHost';
-import { MB, formatBytes, repoRoot, runChild } from './util';
+import { MB, formatBytes, repoRoot, runChild, workerBundle } from './util';
 
 export const SEARCH_TARGET = 0.8;
 /** Issue 16's target of each query row, as a ratio to ripgrep. */
@@ -54,22 +54,22 @@ export async function runSearchBench(ctx: BenchContext): Promise<BenchRow[]> {
     { name: 'regex (dense)', query: DENSE_REGEX, mode: 'regex', caseSensitive: true },
     { name: 'case-insensitive substring', query: needle, mode: 'substring', caseSensitive: false },
   ];
-  const r = await runChild<SearchResult>('searchHost', { sidecar, hiddenPath: hiddenPathFor(sidecar), runs: ctx.runs, queries, rg });
+  const r = await runChild<SearchResult>('searchHost', { sidecar, workerPath: workerBundle, hiddenPath: hiddenPathFor(sidecar), runs: ctx.runs, queries, rg });
   const f = r.hiddenFile;
   const sizes = `plain file ${formatBytes(f.bytes)} = ${formatBytes(f.hiddenBytes)} hidden in ${f.units} strings + one \\n each${f.reused ? ' (reused)' : `, written in ${(f.writeMs / 1000).toFixed(1)} s`}${f.skipped > 0 ? `; ${f.skipped} unverifiable reductions skipped` : ''}`;
   ctx.log(`search: ${sizes}`);
 
-  const warm = r.queries.find((q) => q.query === r.cold.query && q.name === 'substring');
-  const warmMs = warm ? median(warm.oursMs) : null;
+  // Both through the worker: the search sent as the open reply arrives, and the same request repeated.
+  const warmMs = r.cold.warmMs.length > 0 ? median(r.cold.warmMs) : null;
   const coldRow: BenchRow = {
     group: 'search',
-    metric: `first substring search after the open \`${r.cold.query}\` (verifies every hidden content's hash once)`,
+    metric: `first substring search after the open \`${r.cold.query}\` (sent through the worker as the open reply arrives)`,
     value: r.cold.hiddenBytesSearched / MB / (r.cold.ms / 1000),
     unit: 'MB/s',
     ...(warmMs !== null && warmMs > 0
-      ? { baseline: { name: 'the same search warm (median)', value: r.cold.hiddenBytesSearched / MB / (warmMs / 1000) }, ratio: warmMs / r.cold.ms, target: `≥ ${(1 / COLD_TARGET).toFixed(2)}× warm (cold ≤ ${COLD_TARGET}× its time)`, pass: r.cold.ms <= COLD_TARGET * warmMs }
+      ? { baseline: { name: `the same request warm (median of ${r.cold.warmMs.length})`, value: r.cold.hiddenBytesSearched / MB / (warmMs / 1000) }, ratio: warmMs / r.cold.ms, target: `≥ ${(1 / COLD_TARGET).toFixed(2)}× warm (cold ≤ ${COLD_TARGET}× its time)`, pass: r.cold.ms <= COLD_TARGET * warmMs }
       : {}),
-    note: `${r.cold.ms.toFixed(0)} ms for ${formatBytes(r.cold.hiddenBytesSearched)}${warmMs !== null ? ` against ${warmMs.toFixed(0)} ms warm` : ''}; the medians below are of later searches, which reuse the verified hashes`,
+    note: `${r.cold.ms.toFixed(0)} ms for ${formatBytes(r.cold.hiddenBytesSearched)}${warmMs !== null ? ` against ${warmMs.toFixed(0)} ms warm (${r.cold.warmMs.map((ms) => ms.toFixed(0)).join(', ')})` : ''}; a fresh worker, timed from sending \`search\` to its reply; the hidden contents' hashes are verified on a worker thread from the open reply on, and by the search for those it reaches first`,
   };
   return [coldRow, ...r.queries.map((q: QueryResult): BenchRow => {
     const ours = median(q.oursMs.map((ms) => q.hiddenBytesSearched / MB / (ms / 1000)));

@@ -5,12 +5,14 @@
  * escapes is searched as raw file bytes, without decoding: a needle escaped the same way occurs in
  * the body at an escape boundary exactly where the content holds the needle.
  */
+import { createHash } from 'node:crypto';
+import { readSync } from 'node:fs';
 import type { ByteSource } from '../../shared/index';
 import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
-import { readSync } from 'node:fs';
+import { claimedHash, contentDecoder, contentHashComputed, hashContentBody } from './contentHash';
 import type { RawScanner, ScanNeedle } from './rawScan';
 import { exactScanner, foldedScanner, parallelScan } from './rawScan';
 import { scratch } from './scratch';
@@ -54,7 +56,10 @@ export class FileContent implements ByteSource {
     if (this.raw.sha256 === undefined) {
       this.check();
       try {
-        const hashed = hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES);
+        // Verified in the background since the open (backgroundVerify.ts), or hashed here: the
+        // fast loop for the escapes JSON.stringify writes; the general decoder for the rest (and
+        // for the error a malformed body deserves).
+        const hashed = claimedHash(this.raw) ?? this.hashHere();
         if (hashed.length !== this.raw.length) throw unavailable('the content changed since it was indexed');
         this.raw.sha256 = hashed.sha256;
       } catch (e) {
@@ -63,6 +68,24 @@ export class FileContent implements ByteSource {
       }
     }
     return this.raw.sha256;
+  }
+
+  private hashHere(): { sha256: string; length: number } {
+    contentHashComputed();
+    return (
+      hashContentBody(this.fd, this.readFile, createHash, this.raw.start, this.raw.rawLength, contentDecoder()) ??
+      hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES)
+    );
+  }
+
+  /**
+   * The body still to hash, for a verifier on another thread (backgroundVerify.ts): undefined once
+   * hashed, once closed, or when the content is read through an injected reader (which another
+   * thread cannot call) rather than `fs.readSync`.
+   */
+  unhashedBody(): { key: object; fd: number; start: number; rawLength: number } | undefined {
+    if (this.raw.sha256 !== undefined || !this.isOpen() || this.readFile !== readSync) return undefined;
+    return { key: this.raw, fd: this.fd, start: this.raw.start, rawLength: this.raw.rawLength };
   }
 
   /** Character boundaries asked for before: a stub's kept prefix is asked for by every search. */

@@ -63,6 +63,8 @@ import type { LiveLayout } from '../../shared/liveLayout';
 import { extendLayout } from '../../shared/liveLayout';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import { FollowLoop } from '../loader/followLoop';
+import type { BackgroundVerify } from '../loader/backgroundVerify';
+import { startBackgroundVerify } from '../loader/backgroundVerify';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
@@ -338,6 +340,8 @@ export class SessionService {
   private following: { follower: SessionFollower; loop: FollowLoop } | undefined;
   /** The open being indexed, if any: aborting its signal supersedes it. */
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
+  /** Issue 16: the open session's hidden contents, verified on a worker thread since the open reply. */
+  private verifying: BackgroundVerify | undefined;
 
   /**
    * `loadOptions` tune the loader (cache budget, read size); progress comes through `open`.
@@ -406,6 +410,7 @@ export class SessionService {
       } else {
         this.current = describe(loaded.session, generation, false, asked);
       }
+      this.verifyAfterReply(this.current);
       return ok(this.current.info);
     } catch (e) {
       this.release();
@@ -430,6 +435,23 @@ export class SessionService {
   private cancelLoad(): void {
     if (this.loading) this.loading.signal.aborted = true;
   }
+
+  // --- Issue 16: hashes verified in the background ---
+  /** Starts verifying once the open reply is posted (the reply is never delayed by it). */
+  private verifyAfterReply(open: OpenSession): void {
+    setImmediate(() => {
+      if (this.current?.token !== open.token || this.verifying) return;
+      this.verifying = startBackgroundVerify(open.session);
+    });
+  }
+
+  /** Tests: resolves when the background verification of the open session has ended (null when none runs). */
+  async whenVerified(): Promise<{ contents: number; hashed: number } | null> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const verifying = this.verifying;
+    return verifying ? { contents: verifying.contents, ...(await verifying.done) } : null;
+  }
+  // --- end issue 16 ---
 
   // --- Issue 14: live sessions ---
   /** Follows the open session: every update replaces it (same generation and token) and is reported. */
@@ -465,6 +487,8 @@ export class SessionService {
     const following = this.following;
     this.current = undefined;
     this.following = undefined;
+    this.verifying?.stop();
+    this.verifying = undefined;
     try {
       following?.loop.stop();
       following?.follower.close();

@@ -1,0 +1,128 @@
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import type { ChatMessage, Reduction } from '../../shared/index';
+import { methods } from '../../shared/index';
+import { makeReduction, tool, user } from '../../shared/testing/builders';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { observeContentHashes } from '../loader/contentHash';
+import { SessionService } from './service';
+
+const tmp = tempDir('session-inspector-bgverify-');
+afterAll(() => tmp.cleanup());
+
+const services: SessionService[] = [];
+let stopObserving: (() => void) | undefined;
+afterEach(() => {
+  stopObserving?.();
+  for (const s of services.splice(0)) s.close();
+});
+
+/**
+ * Tool outputs long enough to be read from the file (not parsed with their record) and short enough
+ * not to be hashed while indexing; escapes of every kind the fast loop decodes, and one it leaves to
+ * the general decoder (a lone surrogate).
+ */
+function output(k: number): string {
+  const line = `\u001b[31merror\u001b[0m TS${2300 + k}: "needle-${k}"\tat src/file${k}.ts\\`;
+  return Array.from({ length: 200 }, () => line).join('\n') + (k === 3 ? '\ud800' : '');
+}
+
+const CONTENTS = 6;
+
+/** A sidecar whose outputs are all truncated to 10 bytes; `tamper` gives that one a wrong hash. */
+function sidecar(name: string, tamper?: number): string {
+  const view: ChatMessage[] = [user('go')];
+  for (let k = 0; k < CONTENTS; k++) view.push(tool(output(k), `c${k}`));
+  const log: Reduction[] = [];
+  for (let k = 0; k < CONTENTS; k++) {
+    const r = makeReduction(view, { id: `r${k}`, kind: 'tool_output_truncated', index: k + 1, kept_bytes: 10 });
+    log.push(k === tamper ? { ...r, ptr: { ...r.ptr, hash: `sha256:${'0'.repeat(64)}` } } : r);
+  }
+  return writeSidecar(tmp.path(name), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+}
+
+async function opened(path: string): Promise<SessionService> {
+  const s = new SessionService();
+  services.push(s);
+  const reply = await s.open({ paths: [path], generation: 1, follow: false });
+  if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
+  return s;
+}
+
+function search(s: SessionService, query: string) {
+  const reply = s.search(methods.search.params.parse({ searchId: 's', query }));
+  if (!reply.ok) throw new Error(`search failed: ${reply.error.code}`);
+  return reply.value;
+}
+
+describe('hashes verified in the background after the open (issue 16)', () => {
+  it('a search after the background verification computes no hash itself and finds what it finds without it', async () => {
+    const path = sidecar('bg.sidecar.jsonl');
+    // Without the background work: a fresh service whose search runs before the verification starts.
+    const before = await opened(path);
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    const expected = search(before, 'needle-');
+    expect(computed).toBe(CONTENTS);
+    before.close();
+
+    const s = await opened(path);
+    const verified = await s.whenVerified();
+    // Every hidden content but the one with a lone surrogate (left to the general decoder, here).
+    expect(verified).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+    computed = 0;
+    const found = search(s, 'needle-');
+    expect(computed).toBe(1);
+    expect(found).toEqual(expected);
+    expect(found.total_matches).toBe(CONTENTS * 200);
+    // Hashes are remembered: a second search computes none either.
+    computed = 0;
+    search(s, 'needle-');
+    expect(computed).toBe(0);
+  });
+
+  it('a search while the thread runs hashes each content once between them, with the same result', async () => {
+    const path = sidecar('racing.sidecar.jsonl');
+    const expected = search(await opened(path), 'needle-');
+    const s = await opened(path);
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    // The verification has started (after the reply); the thread may have done none, some or all.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const found = search(s, 'needle-');
+    const verified = await s.whenVerified();
+    expect(found).toEqual(expected);
+    expect(verified?.contents).toBe(CONTENTS);
+    expect(computed + (verified?.hashed ?? 0)).toBe(CONTENTS);
+  });
+
+  it('a tampered content is still refused: not searched, and expand and verify say hash_mismatch', async () => {
+    const path = sidecar('tampered.sidecar.jsonl', 2);
+    const s = await opened(path);
+    expect(await s.whenVerified()).toMatchObject({ contents: CONTENTS });
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    const found = search(s, 'needle-');
+    expect(computed).toBe(1);
+    expect(found.total_matches).toBe((CONTENTS - 1) * 200);
+    expect(found.matches.every((m) => m.reduction_id !== 'r2')).toBe(true);
+    const expand = s.expand(methods.expand.params.parse({ id: 'r2' }));
+    expect(expand.ok ? 'ok' : expand.error.code).toBe('hash_mismatch');
+    const verify = s.verify(methods.verify.params.parse({ ids: ['r1', 'r2'] }));
+    if (!verify.ok) throw new Error(verify.error.code);
+    expect(verify.value.statuses.map((r) => r.status)).toEqual(['verified', 'hash_mismatch']);
+  });
+
+  it('close stops the thread: nothing is verified after it, and a new open verifies its own session', async () => {
+    const path = sidecar('closed.sidecar.jsonl');
+    const s = await opened(path);
+    const verifying = s.whenVerified();
+    s.close();
+    const ended = await verifying;
+    // Stopped after at most the content in hand (it may have finished before the stop was seen).
+    expect(ended === null || ended.hashed <= CONTENTS).toBe(true);
+    expect(await s.whenVerified()).toBeNull();
+    const again = await s.open({ paths: [path], generation: 2, follow: false });
+    expect(again.ok).toBe(true);
+    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+  });
+});
