@@ -83,6 +83,46 @@ describe('makeSession', () => {
     expect(s.fileChange()?.message).toMatch(/it was truncated/);
   });
 
+  it('a search in steps checks the sampled bytes before its first step and after its last, and only the stats between (issue 16)', () => {
+    const run = (changeAt?: { step: number; light: boolean }) => {
+      const asked: boolean[] = [];
+      let steps = 0;
+      let why: string | undefined;
+      const watch: FileWatch = {
+        path: '/x/a.sidecar.jsonl',
+        change: (light = false) => {
+          asked.push(light);
+          // A change that stats see shows to every check; one only in the sampled bytes only to whole checks.
+          return why !== undefined && (!light || changeAt?.light === true) ? why : undefined;
+        },
+      };
+      const s = makeSession(resolveSession({ files: [], records: records() }), { watches: [watch] });
+      const search = s.searchSteps('PASS', { step_work: 1 });
+      for (;;) {
+        const next = search.next();
+        if (next.done) return { result: next.value, asked, steps };
+        steps++;
+        if (changeAt && steps === changeAt.step) why = 'it was rewritten';
+      }
+    };
+    const plain = run();
+    expect(plain.result.ok).toBe(true);
+    expect(plain.steps).toBeGreaterThanOrEqual(2);
+    expect(plain.result.ok ? plain.result.value.total_matches : 0).toBe(2 * 20); // PASS twice in each of the 20 repeats of r1
+    // Whole checks at the two ends only, whatever the number of steps.
+    expect(plain.asked.filter((light) => !light)).toHaveLength(2);
+    expect(plain.asked[0]).toBe(false);
+    expect(plain.asked[plain.asked.length - 1]).toBe(false);
+    expect(plain.asked.filter((light) => light)).toHaveLength(plain.steps);
+    // A change the stats show stops the search at the next step; one only the sampled bytes show fails its last check.
+    const stat = run({ step: 1, light: true });
+    expect(stat.result.ok ? undefined : stat.result.error.code).toBe('file_changed');
+    expect(stat.steps).toBe(1);
+    const sampled = run({ step: 1, light: false });
+    expect(sampled.result.ok ? undefined : sampled.result.error.code).toBe('file_changed');
+    expect(sampled.steps).toBe(plain.steps);
+  });
+
   it('closes once', () => {
     let closes = 0;
     const s = makeSession(resolveSession({ files: [], records: records() }), { close: () => closes++ });

@@ -56,8 +56,12 @@ export class FileChangedError extends Error {
 /** One file the session still reads from, as the host watches it. */
 export interface FileWatch {
   readonly path: string;
-  /** Undefined while the file is as it was opened; else why it is not (it then stays changed). */
-  change(): string | undefined;
+  /**
+   * Undefined while the file is as it was opened; else why it is not (it then stays changed).
+   * `light`: only what is cheap to ask (the file's identity and times, not its sampled bytes) —
+   * between the steps of one request whose first and last checks are whole.
+   */
+  change(light?: boolean): string | undefined;
 }
 
 export interface LoadedSession {
@@ -318,10 +322,10 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
   const watches = env.watches ?? [];
   let closed = false;
   let changed: FileChange | undefined;
-  const fileChange = (): FileChange | undefined => {
+  const fileChange = (light = false): FileChange | undefined => {
     if (changed || closed) return changed;
     for (const watch of watches) {
-      const why = watch.change();
+      const why = watch.change(light);
       if (why !== undefined) {
         changed = { path: watch.path, message: `${watch.path} changed on disk since it was opened: ${why}. Nothing more is read from it; reopen it to see what it holds now` };
         break;
@@ -346,13 +350,20 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
   }
   /** The log a chip of call N expands against (the live log for the latest view or an N that is no call). */
   const logAt = (call: number | null | undefined): readonly Reduction[] => (call != null ? inputAt(call)?.log : undefined) ?? log;
-  /** `bracket` for a search run in steps: the files are checked around every step. */
+  /**
+   * `bracket` for a search run in steps. Its bytes are served only at the end, so the whole checks
+   * (sampled bytes too) come before the first step and after the last: a file that changed
+   * anywhere in between fails the last (a change is for good: ctime moves and the guard compares
+   * with the file as opened). Between steps a light check (the descriptor's and the path's stat)
+   * stops a search over a changed file early without hashing the samples at every step — that
+   * hashing was the largest single cost of a search (issue 16).
+   */
   function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
+    const before = fileChange();
+    if (before) return err({ code: 'file_changed', message: before.message });
     for (;;) {
-      const change = fileChange();
-      if (change) return err({ code: 'file_changed', message: change.message });
       const step = steps.next();
-      const after = fileChange();
+      const after = fileChange(!step.done);
       if (after) return err({ code: 'file_changed', message: after.message });
       if (step.done) return step.value;
       yield;

@@ -106,8 +106,11 @@ export class FileGuard {
     return h.digest('hex');
   }
 
-  /** Undefined while the file is the one that was opened; else what changed, in words. */
-  change(): string | undefined {
+  /**
+   * Undefined while the file is the one that was opened; else what changed, in words. `light`
+   * compares the stats only, not the sampled bytes (FileWatch.change).
+   */
+  change(light = false): string | undefined {
     let now: Identity;
     try {
       now = identity(fstatSync(this.fd, { bigint: true }));
@@ -126,6 +129,7 @@ export class FileGuard {
     }
     const onDescriptor = this.follow ? (now.size < this.opened.size ? `its size went from ${this.opened.size} to ${now.size} bytes` : undefined) : difference(this.opened, now);
     if (onDescriptor) return onDescriptor;
+    if (light) return undefined;
     let hashed: string | undefined;
     try {
       hashed = this.hashSamples();
