@@ -14,6 +14,7 @@
 // unit tests' global setup builds the worker this way, with exactly these options);
 // `node scripts/build.mjs renderer` builds only the renderer.
 import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
@@ -86,7 +87,40 @@ const sharedIsPure = {
   },
 };
 
-const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure];
+/**
+ * The zod schemas of the contract and of the file format are built when their module runs; a
+ * chunk uses a few of them (`check` none of the contract's ~60). Each top-level `const` whose value
+ * is computed is marked pure (`/* @__PURE__ *\/ (() => value)()`, the same value at the same point),
+ * so esbuild leaves out every one the chunk does not use. Sound because building a schema has no
+ * effect outside its value (shared/ is pure; neither file registers schemas anywhere).
+ */
+const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/schema.ts'].map((f) => resolve(repoRoot, f));
+
+const pureSchemas = {
+  name: 'pure-schemas',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]shared[\\/](contract|schema)\.ts$/ }, async (args) => {
+      if (!PURE_SCHEMA_FILES.includes(args.path)) return undefined;
+      const { default: ts } = await import('typescript');
+      const text = await readFile(args.path, 'utf8');
+      const source = ts.createSourceFile(args.path, text, ts.ScriptTarget.Latest, true);
+      const edits = [];
+      for (const statement of source.statements) {
+        if (!ts.isVariableStatement(statement)) continue;
+        for (const declaration of statement.declarationList.declarations) {
+          const value = declaration.initializer;
+          if (value === undefined || ts.isLiteralExpression(value) || ts.isIdentifier(value) || ts.isArrowFunction(value) || ts.isFunctionExpression(value)) continue;
+          edits.push([value.getStart(source), value.getEnd()]);
+        }
+      }
+      let contents = text;
+      for (const [start, end] of edits.reverse()) contents = `${contents.slice(0, start)}/* @__PURE__ */ (() => (${contents.slice(start, end)}))()${contents.slice(end)}`;
+      return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas];
 
 const bundles = {
   cli: {
