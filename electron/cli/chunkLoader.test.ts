@@ -53,7 +53,7 @@ describe.skipIf(nodeCaches)('ChunkLoader (vm.Script cachedData)', () => {
     expect(readdirSync(dir).sort()).toEqual(['chunk.cjs', 'helper.cjs']); // nothing beside the chunk
   });
 
-  it('a rebuilt chunk never runs from the old entry; a damaged entry is rejected and the text runs', () => {
+  it('a rebuilt chunk never runs from the old entry; over a damaged entry the text of the chunk runs', () => {
     const { file } = writeChunk('old');
     const cacheDir = tmp.path('cache-2');
     const old = new ChunkLoader({ cacheDir });
