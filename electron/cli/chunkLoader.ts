@@ -116,21 +116,33 @@ export class ChunkLoader {
     return module.exports;
   }
 
-  /** Writes the cache entries this process was missing (atomically: a temporary file, then a rename). Never throws. */
+  /**
+   * Writes the cache entries this process was missing (atomically: a temporary file, then a
+   * rename), and removes the entries of older builds of the same chunk: the folder holds one entry
+   * per chunk. The folder and the entries are the user's alone (0700, 0600): an entry is code this
+   * program runs. Never throws.
+   */
   flush(): void {
     if (this.cacheDir === null) return;
-    const { mkdirSync, renameSync, writeFileSync } = fs();
+    const { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } = fs();
+    const paths = path();
     for (const { script, entry } of this.pending.splice(0)) {
       try {
-        mkdirSync(this.cacheDir, { recursive: true });
+        mkdirSync(this.cacheDir, { recursive: true, mode: 0o700 });
         const temporary = `${entry}.${process.pid}.tmp`;
-        writeFileSync(temporary, script.createCachedData());
+        writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, entry);
+        const name = paths.basename(entry);
+        const chunk = name.slice(0, name.lastIndexOf('-') + 1);
+        for (const other of readdirSync(this.cacheDir)) {
+          if (other !== name && other.startsWith(chunk) && other.endsWith('.bin')) rmSync(paths.join(this.cacheDir, other), { force: true });
+        }
       } catch {
         // A read-only or full disk: the next start compiles from the text again.
       }
     }
   }
+
 }
 
 let processLoader: ChunkLoader | undefined;
