@@ -26,6 +26,7 @@ import { runCallsBench } from './calls';
 import { runRendererBench } from './renderer';
 import { runFollowBench } from './follow';
 import { runSearchBench } from './search';
+import { runCliBench } from './cli';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -52,6 +53,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'renderer') return runRendererBench({ log });
   // Issue 12 part A: the model call slider and the Context map at 1,000,000 messages and 100,000 calls.
   if (group === 'calls') return runCallsBench({ log });
+  // Issue 16: a cold command line (fresh processes; needs no fixture).
+  if (group === 'cli') return runCliBench({ runs: args.runs, log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {

@@ -1,5 +1,8 @@
 // Bundles the Node entry points, each with every npm package it imports, into one CommonJS file:
-//   dist/cli.cjs     the command line (electron/cli/bin.ts), which bin/session-inspector.cjs loads;
+//   dist/cli.cjs     the command line (electron/cli/bin.ts), which bin/session-inspector.cjs loads:
+//                    argument parsing and --help only; each command's code is its own chunk
+//                    (dist/cli-session.cjs, dist/cli-serve.cjs, dist/cli-bundle.cjs), required
+//                    when that command runs, so a cold `check` parses none of the HTTP host (issue 16);
 //   dist/worker.cjs  the resolver worker (electron/worker/entry.ts), spawned beside the bundle
 //                    that runs createResolverClient();
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
@@ -11,17 +14,121 @@
 // unit tests' global setup builds the worker this way, with exactly these options);
 // `node scripts/build.mjs renderer` builds only the renderer.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 
 const repoRoot = resolve(import.meta.dirname, '..');
+
+/**
+ * The command line's chunks: main.ts's `import('./X')` of each module here becomes
+ * `require('./<outfile>')` beside dist/cli.cjs (see cliChunks below). Each chunk is a whole bundle:
+ * modules two chunks share are copied into both (only one command runs per process; CliError is
+ * recognised across copies, electron/cli/errors.ts).
+ */
+const CLI_CHUNKS = {
+  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view' },
+  './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open' },
+  './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle' },
+};
+
+/**
+ * main.ts's dynamic import of a chunk becomes a call of electron/cli/chunkLoader.ts's loadChunk on
+ * the built chunk file beside dist/cli.cjs: Node's CommonJS loader with V8's code cache (an external
+ * `import()` would go through the ES module loader, which scans the whole chunk for its exports).
+ */
+const cliChunks = {
+  name: 'cli-chunks',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/\w+$/ }, (args) => {
+      const chunk = CLI_CHUNKS[args.path];
+      if (args.kind !== 'dynamic-import' || chunk === undefined || !args.importer.endsWith(`electron${sep}cli${sep}main.ts`)) return undefined;
+      return { path: basename(chunk.outfile), namespace: 'cli-chunk' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'cli-chunk' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(args.path)}));`,
+      resolveDir: repoRoot,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * zod's namespace re-exports every locale's messages (about 360 KB of the bundle, parsed on every
+ * start); the command line reports issues in English only (zod's default, en.js, which zod imports
+ * by itself), so `z.locales` is left with `en` alone.
+ */
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) => {
+      if (!/[\\/]zod[\\/]v4[\\/](classic|core)[\\/]/.test(args.importer)) return undefined;
+      return { path: resolve(dirname(args.importer), '../locales/en.js'), namespace: 'zod-locales' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'zod-locales' }, (args) => ({ contents: `export { default as en } from ${JSON.stringify(args.path)};`, resolveDir: dirname(args.path), loader: 'js' }));
+  },
+};
+
+/**
+ * shared/ is pure (STYLE.md): importing a module has no effect but its definitions, so a module
+ * none of whose exports a chunk uses is left out (the barrel shared/index.ts would otherwise bring
+ * the contract's zod schemas, built at start, into every command).
+ */
+const sharedIsPure = {
+  name: 'shared-is-pure',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === 'shared-is-pure') return undefined;
+      const found = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'shared-is-pure' });
+      if (found.errors.length > 0 || !found.path.startsWith(join(repoRoot, 'shared') + sep)) return found;
+      return { ...found, sideEffects: false };
+    });
+  },
+};
+
+/**
+ * The zod schemas of the contract and of the file format are built when their module runs; a
+ * chunk uses a few of them (`check` none of the contract's ~60). Each top-level `const` whose value
+ * is computed is marked pure (`/* @__PURE__ *\/ (() => value)()`, the same value at the same point),
+ * so esbuild leaves out every one the chunk does not use. Sound because building a schema has no
+ * effect outside its value (shared/ is pure; neither file registers schemas anywhere).
+ */
+const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/schema.ts'].map((f) => resolve(repoRoot, f));
+
+const pureSchemas = {
+  name: 'pure-schemas',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]shared[\\/](contract|schema)\.ts$/ }, async (args) => {
+      if (!PURE_SCHEMA_FILES.includes(args.path)) return undefined;
+      const { default: ts } = await import('typescript');
+      const text = await readFile(args.path, 'utf8');
+      const source = ts.createSourceFile(args.path, text, ts.ScriptTarget.Latest, true);
+      const edits = [];
+      for (const statement of source.statements) {
+        if (!ts.isVariableStatement(statement)) continue;
+        for (const declaration of statement.declarationList.declarations) {
+          const value = declaration.initializer;
+          if (value === undefined || ts.isLiteralExpression(value) || ts.isIdentifier(value) || ts.isArrowFunction(value) || ts.isFunctionExpression(value)) continue;
+          edits.push([value.getStart(source), value.getEnd()]);
+        }
+      }
+      let contents = text;
+      for (const [start, end] of edits.reverse()) contents = `${contents.slice(0, start)}/* @__PURE__ */ (() => (${contents.slice(start, end)}))()${contents.slice(end)}`;
+      return { contents, loader: 'ts', resolveDir: dirname(args.path) };
+    });
+  },
+};
+
+const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas];
 
 const bundles = {
   cli: {
     entry: 'electron/cli/bin.ts',
     outfile: 'dist/cli.cjs',
     about: 'bin.ts is the command line entry: it calls main(process.argv.slice(2)) from electron/cli/main.ts',
+    plugins: CLI_PLUGINS,
+    chunks: Object.values(CLI_CHUNKS),
   },
   worker: {
     entry: 'electron/worker/entry.ts',
@@ -50,7 +157,11 @@ for (const name of names) {
 }
 
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
-  const { entry, outfile, about } = bundles[name];
+  const { plugins = [], chunks = [] } = bundles[name];
+  for (const { entry, outfile, about } of [bundles[name], ...chunks]) await bundle(entry, outfile, about, plugins);
+}
+
+async function bundle(entry, outfile, about, plugins) {
   const entryPath = resolve(repoRoot, entry);
   const outPath = resolve(repoRoot, outfile);
   if (!existsSync(entryPath)) {
@@ -71,6 +182,7 @@ for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Obje
       // that lookup would point into dist/. Inside the app (main, preload), `electron` is Electron's
       // built-in module. Everything else is bundled.
       external: ['electron'],
+      plugins,
       logLevel: 'warning',
     });
   } catch {

@@ -1,10 +1,24 @@
+/**
+ * Marks a CliError. The command line runs as several bundles (scripts/build.mjs: main.ts in
+ * dist/cli.cjs, each command in its own chunk loaded on demand), each with its own copy of this
+ * class; a registered symbol is the same in all of them, so `instanceof CliError` holds for an
+ * error thrown by any copy.
+ */
+const CLI_ERROR = Symbol.for('session-inspector.CliError');
+
 /** The command line's error: a SPEC §8 code and a message, printed as JSON on stdout (exit 2). */
 export class CliError extends Error {
+  readonly [CLI_ERROR] = true;
+
   constructor(
     readonly code: string,
     message: string,
   ) {
     super(message);
+  }
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as { [CLI_ERROR]?: unknown })[CLI_ERROR] === true;
   }
 }
 

@@ -323,7 +323,9 @@ describe('as a process', () => {
 
   // The bundle that `npx session-inspector` runs, when `npm run build` has made it.
   it.skipIf(!existsSync(join(ROOT, 'dist/cli.cjs')))('runs through bin/session-inspector.cjs and the bundle', () => {
-    const r = spawnSync(process.execPath, [join(ROOT, 'bin/session-inspector.cjs'), 'search', '--query', 'FAIL', 'samples/demo.sidecar.jsonl'], { cwd: ROOT, encoding: 'utf8' });
+    // The code cache goes to a temporary folder, not the user's (electron/cli/chunkLoader.ts).
+    const env = { ...process.env, XDG_CACHE_HOME: tmp.path('cache-home') };
+    const r = spawnSync(process.execPath, [join(ROOT, 'bin/session-inspector.cjs'), 'search', '--query', 'FAIL', 'samples/demo.sidecar.jsonl'], { cwd: ROOT, encoding: 'utf8', env });
     expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: SEARCH_FAIL, stderr: '' });
   });
 });

@@ -3,18 +3,11 @@
  * trailing newline on stdout; exit 0 success, 1 `check` found an error-severity finding, 2 any
  * error, which also prints `{"error":{"code","message"}}` on stdout and one sentence on stderr.
  */
-import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
-import { logReport } from '../../shared/index';
-import type { LoadedSession, LoadOptions } from '../loader/session';
-import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
-import { runCheckFollow } from './checkFollow';
+import type { LoadOptions } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
-import { findElectron, launchElectron, runOpen } from './open';
-import { createRealClient, findPackageRoot, parseBind, parseLinkOption, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
-import { checkWithReplay } from '../loader/replay';
-import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
-import { runBundle } from './bundle';
+import type { ParsedFlags } from './output';
+import { EXIT_ERROR, EXIT_OK, json } from './output';
 
 export interface CliIo {
   stdout(s: string): void;
@@ -26,9 +19,7 @@ export const processIo: CliIo = {
   stderr: (s) => void process.stderr.write(s),
 };
 
-export const EXIT_OK = 0;
-export const EXIT_FINDINGS = 1;
-export const EXIT_ERROR = 2;
+export { EXIT_OK, EXIT_FINDINGS, EXIT_ERROR } from './output';
 
 /** Error codes this command line prints besides the resolver's own. */
 export type CliErrorCode = 'usage' | 'invalid_policy' | 'replay_not_possible' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'internal_error';
@@ -123,12 +114,8 @@ const COMMANDS = {
 
 type Command = keyof typeof COMMANDS;
 
-interface Parsed {
+interface Parsed extends ParsedFlags {
   command: Command;
-  flags: Map<string, string | true>;
-  /** Values of `list` flags, in order. */
-  lists: Map<string, string[]>;
-  files: string[];
 }
 
 function isCommand(name: string): name is Command {
@@ -189,167 +176,33 @@ function parseArgs(argv: readonly string[]): Parsed {
   return { command: name, flags, lists, files };
 }
 
-function requiredValue(flags: Map<string, string | true>, flag: string, command: Command): string {
-  const v = flags.get(flag);
-  if (typeof v !== 'string') throw usageError(`${command} needs --${flag}`);
-  return v;
-}
-
-function nonNegativeInteger(text: string, what: string): number {
-  if (!/^\d+$/.test(text)) throw usageError(`${what} must be a non-negative whole number, not ${JSON.stringify(text)}`);
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw usageError(`${what} ${text} is too large`);
-  return n;
-}
-
-function parseRange(text: string): ByteRange {
-  const m = /^(\d+):(\d+)$/.exec(text);
-  if (!m) throw usageError(`--range must be S:E with S and E non-negative whole numbers (bytes), not ${JSON.stringify(text)}`);
-  return [nonNegativeInteger(m[1] as string, '--range start'), nonNegativeInteger(m[2] as string, '--range end')];
-}
-
-function json(value: unknown): string {
-  return `${JSON.stringify(value)}\n`;
-}
-
 function printError(io: CliIo, code: string, message: string): number {
   io.stdout(json({ error: { code, message } }));
   io.stderr(`session-inspector: ${terminalSentence(code === 'usage' ? `${message} (see session-inspector --help)` : message)}\n`);
   return EXIT_ERROR;
 }
 
-/** Stops expand and search on a file of a newer format version; `check` reports it instead. */
-function refuseStopped(session: LoadedSession): void {
-  if (!session.stopped) return;
-  const finding = session.loadFindings.find((f) => f.code === 'unsupported_version');
-  throw new CliError('unsupported_version', finding?.message ?? 'a file has a format version newer than this build supports');
-}
-
-function serveOptions(command: 'serve' | 'open', flags: Map<string, string | true>, files: string[]) {
-  const port = flags.get('port');
-  const host = flags.get('host');
-  const session = flags.get('session');
-  const format = flags.get('format');
-  const maxUpload = flags.get('max-upload');
-  const link = flags.get('link');
-  if (files.length > 2) throw usageError(`${command} takes at most two files (a sidecar and/or a session snapshot), not ${files.length}`);
-  const fragment = typeof link === 'string' ? parseLinkOption(link) : undefined;
-  return {
-    files,
-    ...(fragment !== undefined ? { link: fragment } : {}),
-    ...(typeof port === 'string' ? { port: parsePort(port) } : {}),
-    ...(typeof host === 'string' ? { bind: parseBind(host) } : {}),
-    ...(typeof session === 'string' ? { session } : {}),
-    ...(typeof format === 'string' ? { format } : {}),
-    ...(typeof maxUpload === 'string' ? { maxUploadBytes: parseMaxUpload(maxUpload) } : {}),
-    ...(flags.has('no-follow') ? { follow: false } : {}),
-  };
-}
-
-function openDeps(deps: CliDeps): OpenDeps {
-  return {
-    createClient: deps.createClient ?? createRealClient,
-    untilStopped: deps.untilStopped ?? untilSignal,
-    packageRoot: deps.packageRoot ?? findPackageRoot(),
-    findElectron: deps.findElectron ?? findElectron,
-    launchElectron: deps.launchElectron ?? launchElectron,
-  };
-}
-
+/**
+ * Each command's code is loaded only when it runs (a dynamic import: scripts/build.mjs bundles
+ * each target as its own file, required on demand), so a cold `check` or `--help` parses and runs
+ * no more than it needs: no HTTP host, worker client or bundle writer, and `--help` no loader.
+ */
 async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions, deps: CliDeps): Promise<number> {
-  const { command, flags, lists, files } = parseArgs(argv);
-  if (command === 'bundle') return runBundle(flags, lists, files, io);
-  if (command === 'serve') return runServe(serveOptions(command, flags, files), io, openDeps(deps));
-  if (command === 'open') return runOpen(serveOptions(command, flags, files), io, openDeps(deps));
-  // Check every flag before touching a file, so a usage error is never hidden behind a file error.
-  let range: ByteRange | undefined;
-  let id = '';
-  let query = '';
-  let searchOptions: Omit<SearchOptions, 'sha256'> = {};
-  const at = command === 'view' ? parseAt(flags) : undefined;
-  const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
-  if (command === 'expand') {
-    id = requiredValue(flags, 'id', command);
-    const r = flags.get('range');
-    if (typeof r === 'string') range = parseRange(r);
-  } else if (command === 'search') {
-    query = requiredValue(flags, 'query', command);
-    const max = flags.get('max-matches');
-    searchOptions = {
-      mode: flags.has('regex') ? 'regex' : 'substring',
-      case_sensitive: !flags.has('ignore-case'),
-      ...(typeof max === 'string' ? { max_matches: nonNegativeInteger(max, '--max-matches') } : {}),
-    };
-  }
-  if (files.length === 0) throw usageError(`${command} needs FILE...: a sidecar and/or a session snapshot`);
-  if (files.length > 2) throw usageError(`${command} takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
-
-  const sessionId = flags.get('session');
-  const format = flags.get('format');
-  if (command === 'check' && flags.has('follow')) {
-    const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
-    return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: (deps.untilStopped ?? untilSignal)() }, io);
-  }
-  const loaded = await loadSession(files, {
-    ...loadOptions,
-    ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
-    ...(typeof format === 'string' ? { format } : {}),
-  });
-  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
-  const session = loaded.session;
-  try {
-    switch (command) {
-      case 'expand': {
-        refuseStopped(session);
-        const outcome = session.expand(id, range);
-        if (!outcome.ok) throw new CliError(outcome.error.code, outcome.error.message);
-        io.stdout(json(outcome.value));
-        return EXIT_OK;
-      }
-      case 'search': {
-        refuseStopped(session);
-        const result = session.search(query, searchOptions);
-        if (!result.ok) throw new CliError(result.error.code, result.error.message);
-        io.stdout(json(result.value));
-        return EXIT_OK;
-      }
-      case 'log': {
-        refuseStopped(session);
-        // Read between two looks at the files: a report over bytes read around a change would be wrong.
-        const before = session.fileChange();
-        if (before) throw new CliError('file_changed', before.message);
-        let reductions;
-        try {
-          reductions = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
-        } catch (e) {
-          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
-          throw e;
-        }
-        const after = session.fileChange();
-        if (after) throw new CliError('file_changed', after.message);
-        io.stdout(json({ reductions }));
-        return EXIT_OK;
-      }
-      case 'view':
-        refuseStopped(session);
-        io.stdout(json(policy ? whatIfOutput(session, policy) : viewOutput(session, at)));
-        return EXIT_OK;
-      case 'check': {
-        let report: CheckReport;
-        try {
-          report = flags.has('replay') ? checkWithReplay(session) : session.check();
-        } catch (e) {
-          // A file changed while it was checked: findings over changed bytes would be wrong.
-          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
-          throw e;
-        }
-        io.stdout(json({ findings: report.findings, summary: report.summary, ...('replay' in report ? { replay: report.replay } : {}) }));
-        const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
-        return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
-      }
+  const { command, ...parsed } = parseArgs(argv);
+  switch (command) {
+    case 'bundle': {
+      const { runBundle } = await import('./bundle');
+      return runBundle(parsed.flags, parsed.lists, parsed.files, io);
     }
-  } finally {
-    session.close();
+    case 'serve':
+    case 'open': {
+      const { runServeCommand } = await import('./serveCommands');
+      return runServeCommand(command, parsed, io, deps);
+    }
+    default: {
+      const { runSessionCommand } = await import('./sessionCommands');
+      return runSessionCommand(command, parsed, io, loadOptions, deps.untilStopped);
+    }
   }
 }
 

@@ -15,6 +15,9 @@ import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client
 import type { CliIo } from './main';
 import { formatLink, parseLink } from '../../shared/link';
 import { CliError, terminalSentence, usageError } from './errors';
+import { untilSignal } from './signals';
+
+export { untilSignal };
 
 /** What `serve` and `open` need from the outside world; tests replace each part. */
 export interface ServeDeps {
@@ -122,22 +125,6 @@ export function bundledSample(packageRoot: string): string {
     if (existsSync(path)) return path;
   }
   throw new CliError('unreadable_file', `no FILE given and the bundled sample is missing (looked for samples/session.sidecar.jsonl and samples/demo.sidecar.jsonl under ${packageRoot})`);
-}
-
-export function untilSignal(): Promise<void> {
-  return new Promise((resolveStop) => {
-    const stop = (): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      // A second signal while shutting down means "now".
-      const force = (): void => process.exit(130);
-      process.once('SIGINT', force);
-      process.once('SIGTERM', force);
-      resolveStop();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
 }
 
 /** The resolver worker's client: what `serve` and `open` use outside tests. */

@@ -1,0 +1,94 @@
+/**
+ * Issue 16, a cold command line: each command loads only its own code. Observed on the built
+ * bundle (dist/cli.cjs and its chunks, scripts/build.mjs) through a `node -r` hook that records
+ * every module Node's loader is asked for: a property of what is loaded, not a time.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/files';
+import { CODE_CACHE_ENV } from './chunkLoader';
+
+const ROOT = join(import.meta.dirname, '../..');
+const DIST = join(ROOT, 'dist');
+const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+const HOOK = tmp.path('record-loads.cjs');
+writeFileSync(
+  HOOK,
+  `const Module = require('node:module');
+const requests = new Set();
+const load = Module._load;
+Module._load = function (request, ...rest) { requests.add(request); return load.call(this, request, ...rest); };
+process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADS ' + JSON.stringify({ requests: [...requests], files: Object.keys(require.cache) }) + '\\n'));
+`,
+);
+
+interface Loads {
+  code: number | null;
+  stdout: string;
+  /** Every module Node's loader was asked for (builtins by the name asked, files by path). */
+  requests: string[];
+  /** The files of dist/ that ran, by name. */
+  distFiles: string[];
+}
+
+/** Runs the bundle with the code cache off, so that a chunk is a plain require the hook sees. */
+function runRecorded(args: string[], env: NodeJS.ProcessEnv = { [CODE_CACHE_ENV]: '0' }): Loads {
+  const r = spawnSync(process.execPath, ['-r', HOOK, join(DIST, 'cli.cjs'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
+  const line = r.stderr.split('\n').find((l) => l.startsWith('LOADS '));
+  if (line === undefined) throw new Error(`the hook printed nothing: ${r.stderr}`);
+  const { requests, files } = JSON.parse(line.slice('LOADS '.length)) as { requests: string[]; files: string[] };
+  return { code: r.status, stdout: r.stdout, requests, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
+}
+
+/** What only serve and open need: the HTTP host, the worker, Electron's launcher. */
+const SERVE_ONLY = ['node:http', 'node:https', 'node:net', 'node:child_process', 'node:worker_threads'];
+
+describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (built bundle)', () => {
+  it('check loads its own chunk and none of serve, open or bundle', () => {
+    const r = runRecorded(['check', DEMO]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ findings: [], summary: { session_id: 's-demo' } });
+    expect(r.distFiles.sort()).toEqual(['cli-session.cjs', 'cli.cjs']);
+    expect(r.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
+  });
+
+  it('--help loads nothing but dist/cli.cjs: no chunk, no hashing', () => {
+    const r = runRecorded(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Usage: session-inspector');
+    expect(r.distFiles).toEqual(['cli.cjs']);
+    expect(r.requests.filter((m) => m.startsWith('node:crypto') || m.endsWith('.cjs'))).toEqual([join(DIST, 'cli.cjs')]);
+  });
+
+  it('bundle loads the bundle chunk alone (a usage error here, before any file is read)', () => {
+    const r = runRecorded(['bundle', DEMO]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'usage' } });
+    expect(r.distFiles.sort()).toEqual(['cli-bundle.cjs', 'cli.cjs']);
+  });
+
+  it('a usage error of serve loads the serve chunk and starts nothing', () => {
+    const r = runRecorded(['serve', '--port', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.distFiles.sort()).toEqual(['cli-serve.cjs', 'cli.cjs']);
+  });
+
+  it('with the code cache on, check prints the same, and the cache holds one entry for its chunk under the cache folder', () => {
+    const cacheHome = tmp.path('cache-home');
+    const plain = runRecorded(['check', DEMO]);
+    const env = { [CODE_CACHE_ENV]: '', XDG_CACHE_HOME: cacheHome };
+    const first = runRecorded(['check', DEMO], env);
+    const second = runRecorded(['check', DEMO], env);
+    expect([first.stdout, second.stdout]).toEqual([plain.stdout, plain.stdout]);
+    // Compiled through the cache, the chunk is not a require of the hook's: it still never loads serve's code.
+    expect(second.distFiles).toEqual(['cli.cjs']);
+    expect(second.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
+    const cacheDir = join(cacheHome, 'session-inspector', 'code-cache');
+    if (process.platform === 'linux') expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^cli-session\.cjs-[0-9a-f]{32}\.bin$/)]);
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * The commands that read a session: expand, search, check (and check --follow), log, view. main.ts
+ * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
+ * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
+ */
+import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
+import { logReport } from '../../shared/index';
+import type { LoadedSession, LoadOptions } from '../loader/session';
+import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
+import { checkWithReplay } from '../loader/replay';
+import { runCheckFollow } from './checkFollow';
+import { CliError, usageError } from './errors';
+import type { CliIo } from './main';
+import type { ParsedFlags } from './output';
+import { EXIT_FINDINGS, EXIT_OK, json } from './output';
+import { untilSignal } from './signals';
+import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
+
+export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view';
+
+function requiredValue(flags: Map<string, string | true>, flag: string, command: SessionCommand): string {
+  const v = flags.get(flag);
+  if (typeof v !== 'string') throw usageError(`${command} needs --${flag}`);
+  return v;
+}
+
+function nonNegativeInteger(text: string, what: string): number {
+  if (!/^\d+$/.test(text)) throw usageError(`${what} must be a non-negative whole number, not ${JSON.stringify(text)}`);
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw usageError(`${what} ${text} is too large`);
+  return n;
+}
+
+function parseRange(text: string): ByteRange {
+  const m = /^(\d+):(\d+)$/.exec(text);
+  if (!m) throw usageError(`--range must be S:E with S and E non-negative whole numbers (bytes), not ${JSON.stringify(text)}`);
+  return [nonNegativeInteger(m[1] as string, '--range start'), nonNegativeInteger(m[2] as string, '--range end')];
+}
+
+/** Stops expand and search on a file of a newer format version; `check` reports it instead. */
+function refuseStopped(session: LoadedSession): void {
+  if (!session.stopped) return;
+  const finding = session.loadFindings.find((f) => f.code === 'unsupported_version');
+  throw new CliError('unsupported_version', finding?.message ?? 'a file has a format version newer than this build supports');
+}
+
+/** Runs one session command; resolves to its exit status (errors are thrown as CliError). */
+export async function runSessionCommand(command: SessionCommand, { flags, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
+  // Check every flag before touching a file, so a usage error is never hidden behind a file error.
+  let range: ByteRange | undefined;
+  let id = '';
+  let query = '';
+  let searchOptions: Omit<SearchOptions, 'sha256'> = {};
+  const at = command === 'view' ? parseAt(flags) : undefined;
+  const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
+  if (command === 'expand') {
+    id = requiredValue(flags, 'id', command);
+    const r = flags.get('range');
+    if (typeof r === 'string') range = parseRange(r);
+  } else if (command === 'search') {
+    query = requiredValue(flags, 'query', command);
+    const max = flags.get('max-matches');
+    searchOptions = {
+      mode: flags.has('regex') ? 'regex' : 'substring',
+      case_sensitive: !flags.has('ignore-case'),
+      ...(typeof max === 'string' ? { max_matches: nonNegativeInteger(max, '--max-matches') } : {}),
+    };
+  }
+  if (files.length === 0) throw usageError(`${command} needs FILE...: a sidecar and/or a session snapshot`);
+  if (files.length > 2) throw usageError(`${command} takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
+
+  const sessionId = flags.get('session');
+  const format = flags.get('format');
+  if (command === 'check' && flags.has('follow')) {
+    const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
+    return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: untilStopped() }, io);
+  }
+  const loaded = await loadSession(files, {
+    ...loadOptions,
+    ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
+    ...(typeof format === 'string' ? { format } : {}),
+  });
+  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
+  const session = loaded.session;
+  try {
+    switch (command) {
+      case 'expand': {
+        refuseStopped(session);
+        const outcome = session.expand(id, range);
+        if (!outcome.ok) throw new CliError(outcome.error.code, outcome.error.message);
+        io.stdout(json(outcome.value));
+        return EXIT_OK;
+      }
+      case 'search': {
+        refuseStopped(session);
+        const result = session.search(query, searchOptions);
+        if (!result.ok) throw new CliError(result.error.code, result.error.message);
+        io.stdout(json(result.value));
+        return EXIT_OK;
+      }
+      case 'log': {
+        refuseStopped(session);
+        // Read between two looks at the files: a report over bytes read around a change would be wrong.
+        const before = session.fileChange();
+        if (before) throw new CliError('file_changed', before.message);
+        let reductions;
+        try {
+          reductions = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+        } catch (e) {
+          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+          throw e;
+        }
+        const after = session.fileChange();
+        if (after) throw new CliError('file_changed', after.message);
+        io.stdout(json({ reductions }));
+        return EXIT_OK;
+      }
+      case 'view':
+        refuseStopped(session);
+        io.stdout(json(policy ? whatIfOutput(session, policy) : viewOutput(session, at)));
+        return EXIT_OK;
+      case 'check': {
+        let report: CheckReport;
+        try {
+          report = flags.has('replay') ? checkWithReplay(session) : session.check();
+        } catch (e) {
+          // A file changed while it was checked: findings over changed bytes would be wrong.
+          if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+          throw e;
+        }
+        io.stdout(json({ findings: report.findings, summary: report.summary, ...('replay' in report ? { replay: report.replay } : {}) }));
+        const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
+        return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
+      }
+    }
+  } finally {
+    session.close();
+  }
+}
