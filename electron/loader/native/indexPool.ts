@@ -76,6 +76,13 @@ export function scanLongLine(fd: number, read: ReadSync, job: ScanJob, bytes?: B
 
 /** This thread's buffer for whole lines (up to ScanJob.maxLineBytes). */
 let lineBuffer = Buffer.alloc(0);
+/** A line buffer larger than this is let go after each batch: an idle worker holds little. */
+const KEEP_LINE_BUFFER_BYTES = 1024 * 1024;
+
+/** Lets a large line buffer go (called by a worker after each batch). */
+export function releaseLineBuffer(): void {
+  if (lineBuffer.length > KEEP_LINE_BUFFER_BYTES) lineBuffer = Buffer.alloc(0);
+}
 
 /**
  * Reads `[offset, offset + length)` whole, or undefined when the file is shorter. `reuse`: into this

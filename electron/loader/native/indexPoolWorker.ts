@@ -6,7 +6,7 @@
 import { readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { PoolAnswer, PoolReply, PoolRequest } from './indexPool';
-import { scanLongLine } from './indexPool';
+import { releaseLineBuffer, scanLongLine } from './indexPool';
 
 const port = parentPort;
 if (!port) throw new Error('indexPoolWorker.ts runs as a worker_threads worker of the indexing pool');
@@ -19,6 +19,7 @@ port.on('message', (request: PoolRequest) => {
       return { error: e instanceof Error ? e.message : String(e) };
     }
   });
+  releaseLineBuffer();
   try {
     port.postMessage({ id: request.id, answers } satisfies PoolReply);
   } catch (e) {

@@ -28,8 +28,10 @@ export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
 /** How long the indexing pass runs before it lets the event loop turn (progress, cancellation). */
 const YIELD_MS = 16;
 /**
- * With a pool, the pass reads ahead of the line it folds in by up to this many file bytes (and
- * LOOKAHEAD_LINES lines), so the workers scan the long lines ahead while it folds the short ones.
+ * With a pool, the pass reads ahead of the line it folds in by up to LOOKAHEAD_LINES lines, holding
+ * up to this many bytes of the short ones, so the workers scan the long lines ahead while it folds
+ * the short ones. Long lines are not held (a worker reads its line itself), so a 50 MB record being
+ * scanned does not stop the lines after it from going to the other workers.
  */
 const LOOKAHEAD_BYTES = 16 * 1024 * 1024;
 const LOOKAHEAD_LINES = 4096;
@@ -127,7 +129,8 @@ export class SidecarIndexer {
     // Lines read ahead (only with a pool: without one, each line is folded in before the next is read).
     const ahead: Ahead[] = [];
     let aheadHead = 0;
-    let aheadFirstOffset = 0;
+    /** Bytes of the short lines read ahead and not yet folded in. */
+    let held = 0;
     let splitDone: SplitEnd | undefined;
     let firstOfPass = !this.seenRecord;
     let batch: NonNullable<Ahead['slot']>[] = [];
@@ -150,7 +153,7 @@ export class SidecarIndexer {
       });
     };
     const readAhead = () => {
-      while (splitDone === undefined && (aheadHead === ahead.length || (pool && ahead.length - aheadHead < lookaheadLines && (ahead[ahead.length - 1] as Ahead).line.offset - aheadFirstOffset < lookaheadBytes))) {
+      while (splitDone === undefined && (aheadHead === ahead.length || (pool && ahead.length - aheadHead < lookaheadLines && held < lookaheadBytes))) {
         const next = lines.next();
         if (next.done) {
           splitDone = next.value;
@@ -160,7 +163,6 @@ export class SidecarIndexer {
         if (aheadHead === ahead.length) {
           ahead.length = 0;
           aheadHead = 0;
-          aheadFirstOffset = line.offset;
         }
         const first = firstOfPass;
         firstOfPass = false;
@@ -175,6 +177,7 @@ export class SidecarIndexer {
         } else if (pool && line.bytes) {
           // A view of the splitter's buffer is valid only until the next line is read.
           line.bytes = Buffer.from(line.bytes);
+          held += line.bytes.length;
         }
         ahead.push(entry);
       }
@@ -196,7 +199,7 @@ export class SidecarIndexer {
         ahead.splice(0, aheadHead);
         aheadHead = 0;
       }
-      if (aheadHead < ahead.length) aheadFirstOffset = (ahead[aheadHead] as Ahead).line.offset;
+      if (pool && !entry.slot && entry.line.bytes) held -= entry.line.bytes.length;
       let line = entry.line;
       if (!line.terminated && !pass.final) {
         // Still being written, or cut by `end`: the next pass reads it whole.
