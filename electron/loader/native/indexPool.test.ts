@@ -46,8 +46,8 @@ class FakePool implements ScanPool {
   }
 }
 
-function pass(final: boolean, chunkSize: number, signal?: { aborted: boolean }): IndexPass {
-  return { chunkSize, maxRecordBytes: 256 * 1024 * 1024, read: readSync, progress: { add: () => undefined }, final, ...(signal ? { signal } : {}) };
+function pass(final: boolean, chunkSize: number, signal?: { aborted: boolean }, progress: (bytes: number) => void = () => undefined): IndexPass {
+  return { chunkSize, maxRecordBytes: 256 * 1024 * 1024, read: readSync, progress: { add: progress }, final, ...(signal ? { signal } : {}) };
 }
 
 /** Indexes `path` in passes ending at `ends` (then a final pass to the end); the index and where each pass stopped. */
@@ -57,9 +57,17 @@ async function indexIn(path: string, ends: readonly number[], chunkSize: number,
   try {
     const indexer = new SidecarIndexer(file, options);
     const stops = [];
-    for (const end of ends) stops.push(await indexer.indexTo(Math.min(end, file.size), pass(false, chunkSize)));
-    stops.push(await indexer.indexTo(file.size, pass(true, chunkSize)));
-    return { index: indexer.index(), stops };
+    // Progress per pass: never negative, and each pass's adds sum to the bytes it covered.
+    const progress: number[] = [];
+    const add = (bytes: number) => {
+      expect(bytes).toBeGreaterThanOrEqual(0);
+      progress[progress.length - 1] = (progress[progress.length - 1] as number) + bytes;
+    };
+    for (const end of [...ends.map((e) => Math.min(e, file.size)), file.size]) {
+      progress.push(0);
+      stops.push(await indexer.indexTo(end, pass(end === file.size, chunkSize, undefined, add)));
+    }
+    return { index: indexer.index(), stops, progress };
   } finally {
     // The file is closed by hand: no reader holds it.
     (await import('node:fs')).closeSync(file.fd);
@@ -120,6 +128,7 @@ describe('indexing with a scan pool', () => {
           const pooled = await indexIn(path, ends, chunkSize, { pool, ...sizes });
           scannedByPool += pool.jobs;
           expect(pooled.stops).toEqual(single.stops);
+          expect(pooled.progress).toEqual(single.progress);
           expect(pooled.index).toEqual(single.index);
         },
       ),

@@ -110,6 +110,7 @@ export class SidecarIndexer {
     let onFirstPause = pass.onFirstPause;
     let reported = this.position.offset;
 
+    const pool = this.options.pool === undefined ? defaultScanPool(options.read, end - this.position.offset) : this.options.pool;
     const lines = splitLines(file.fd, {
       chunkSize: options.chunkSize,
       start: this.position.offset,
@@ -118,12 +119,13 @@ export class SidecarIndexer {
       maxLineBytes: Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES),
       readSync: options.read,
       onRead: (position) => {
+        // With a pool the pass reads far ahead of what it has folded in: progress follows the folding (below).
+        if (pool) return;
         options.progress.add(position - reported);
         reported = position;
       },
     });
 
-    const pool = this.options.pool === undefined ? defaultScanPool(options.read, end - this.position.offset) : this.options.pool;
     const { lookaheadBytes = LOOKAHEAD_BYTES, lookaheadLines = LOOKAHEAD_LINES, batchBytes: batchLimit = BATCH_BYTES, batchLines = BATCH_LINES } = this.options;
     const maxLineBytes = Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES);
     // Lines read ahead (only with a pool: without one, each line is folded in before the next is read).
@@ -209,6 +211,10 @@ export class SidecarIndexer {
       if (++sinceClock >= 64) {
         sinceClock = 0;
         if (performance.now() - sliceStart >= YIELD_MS) {
+          if (pool && line.offset > reported) {
+            options.progress.add(line.offset - reported);
+            reported = line.offset;
+          }
           if (onFirstPause) {
             onFirstPause();
             onFirstPause = undefined;
