@@ -26,6 +26,7 @@ afterAll(() => tmp.cleanup());
 
 /** A pool in this thread: answers each batch after `delays[k]` turns of the event loop (so out of order), some answers replaced by errors. */
 class FakePool implements ScanPool {
+  readonly size = 2;
   batches = 0;
   jobs = 0;
   private k = 0;
@@ -114,7 +115,7 @@ describe('indexing with a scan pool', () => {
         damageArb,
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 3 }),
         fc.integer({ min: 64, max: 1 << 16 }),
-        fc.record({ lookaheadBytes: fc.integer({ min: 1, max: 1 << 18 }), lookaheadLines: fc.integer({ min: 1, max: 64 }), batchBytes: fc.integer({ min: 1, max: 1 << 16 }), batchLines: fc.integer({ min: 1, max: 8 }) }),
+        fc.record({ lookaheadBytes: fc.integer({ min: 1, max: 1 << 18 }), lookaheadLines: fc.integer({ min: 1, max: 64 }), batchBytes: fc.integer({ min: 1, max: 1 << 16 }), batchLines: fc.integer({ min: 1, max: 8 }), inFlight: fc.integer({ min: 1, max: 4 }) }),
         fc.array(fc.nat({ max: 3 }), { maxLength: 5 }),
         fc.nat({ max: 4 }),
         async (seed, legacy, damage, cuts, chunkSize, sizes, delays, failEvery) => {
@@ -172,6 +173,7 @@ describe('indexing with a scan pool', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let asked = 0;
     const pool: ScanPool = {
+      size: 1,
       scan: async (fd, read, jobs) => {
         asked++;
         signal.aborted = true;

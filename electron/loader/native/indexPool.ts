@@ -105,6 +105,8 @@ export type PoolAnswer = { scan: LongScan } | { error: string };
 
 /** Scans batches of long lines of the file open at `fd`, off the indexing thread. */
 export interface ScanPool {
+  /** How many workers scan at once (batches are kept two per worker in flight). */
+  readonly size: number;
   scan(fd: number, read: ReadSync, jobs: readonly ScanJob[]): Promise<PoolAnswer[]>;
 }
 
@@ -134,7 +136,7 @@ export class ThreadScanPool implements ScanPool {
 
   constructor(
     private readonly script: string,
-    private readonly size: number,
+    readonly size: number,
   ) {}
 
   scan(fd: number, _read: ReadSync, jobs: readonly ScanJob[]): Promise<PoolAnswer[]> {
@@ -234,11 +236,122 @@ let shared: ThreadScanPool | null | undefined;
  * other than fs.readSync (workers read the file themselves), one core, or no worker bundle.
  */
 export function defaultScanPool(read: ReadSync, bytes: number): ScanPool | null {
+  // One worker per core but one: the indexing thread scans too while it waits (ScanQueue.take).
   if (bytes < POOL_MIN_BYTES || read !== readSync) return null;
   if (shared === undefined) {
     const script = defaultPoolScript();
     const cores = availableParallelism();
-    shared = script && cores >= 2 ? new ThreadScanPool(script, Math.min(cores, MAX_WORKERS)) : null;
+    shared = script && cores >= 2 ? new ThreadScanPool(script, Math.min(cores - 1, MAX_WORKERS)) : null;
   }
   return shared;
+}
+
+/** A long line waiting for its scan. */
+export interface ScanSlot {
+  readonly job: ScanJob;
+  state: 'queued' | 'sent' | 'done';
+  result?: LongScan | { error: string };
+  answered?: Promise<void>;
+}
+
+export interface QueueLimits {
+  /** A batch holds up to this many bytes of lines, or batchLines lines. */
+  batchBytes: number;
+  batchLines: number;
+  /** Batches sent and not yet answered, at most. */
+  inFlight: number;
+}
+
+/**
+ * The long lines of one indexing pass on their way to the pool, in file order. Batches go to the
+ * workers while fewer than `inFlight` are unanswered; the pass takes each line's scan in order, and
+ * while it waits for a worker's answer it scans the last queued lines itself (so both cores work
+ * whether the pass or the workers are ahead). Every scan is scanLongLine's, wherever it ran.
+ */
+export class ScanQueue {
+  private readonly queued: ScanSlot[] = [];
+  private front = 0;
+  private inFlight = 0;
+
+  constructor(
+    private readonly pool: ScanPool,
+    private readonly fd: number,
+    private readonly read: ReadSync,
+    private readonly limits: QueueLimits,
+  ) {}
+
+  add(job: ScanJob): ScanSlot {
+    const slot: ScanSlot = { job, state: 'queued' };
+    this.queued.push(slot);
+    return slot;
+  }
+
+  /** Sends queued lines in batches while the workers have room. */
+  pump(): void {
+    while (this.inFlight < this.limits.inFlight && this.front < this.queued.length) {
+      const slots: ScanSlot[] = [];
+      let bytes = 0;
+      while (this.front < this.queued.length && slots.length < this.limits.batchLines && bytes < this.limits.batchBytes) {
+        const slot = this.queued[this.front++] as ScanSlot;
+        slot.state = 'sent';
+        slots.push(slot);
+        bytes += slot.job.length;
+      }
+      this.compact();
+      this.inFlight++;
+      const answered = this.pool.scan(this.fd, this.read, slots.map((s) => s.job)).then(
+        (answers) => {
+          slots.forEach((slot, k) => {
+            const a = answers[k];
+            slot.result = a === undefined ? { error: 'no answer' } : 'scan' in a ? a.scan : a;
+            slot.state = 'done';
+          });
+        },
+        (e: unknown) => {
+          for (const slot of slots) {
+            slot.result = { error: e instanceof Error ? e.message : String(e) };
+            slot.state = 'done';
+          }
+        },
+      );
+      const settled = answered.then(() => {
+        this.inFlight--;
+        this.pump();
+      });
+      for (const slot of slots) slot.answered = settled;
+    }
+  }
+
+  /** The scan of `slot` (the pass's next long line): its worker's, or computed here. */
+  async take(slot: ScanSlot): Promise<LongScan> {
+    if (slot.state === 'queued') {
+      // Not sent: the queue's first line, since the pass takes lines in order.
+      if (this.queued[this.front] === slot) this.front++;
+      else this.queued.splice(this.queued.indexOf(slot), 1);
+      this.compact();
+      return this.here(slot.job);
+    }
+    while (slot.state === 'sent' && this.front < this.queued.length) {
+      // Waiting for a worker: scan the last queued line meanwhile, then let answers in.
+      const last = this.queued.pop() as ScanSlot;
+      last.result = this.here(last.job);
+      last.state = 'done';
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    if (slot.state === 'sent') await slot.answered;
+    const result = slot.result;
+    // A worker that could not scan the line: this thread does, as without a pool.
+    return result && 'error' in result ? this.here(slot.job) : result;
+  }
+
+  private here(job: ScanJob): LongScan {
+    return scanLongLine(this.fd, this.read, job);
+  }
+
+  private compact(): void {
+    if (this.front >= 1024) {
+      this.queued.splice(0, this.front);
+      this.front = 0;
+    }
+  }
 }

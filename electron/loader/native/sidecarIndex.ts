@@ -12,8 +12,8 @@ import type { OpenFile } from '../openFile';
 import type { RawContent } from '../rawRecord';
 import type { IndexPass, IndexStop } from '../source';
 import { LoadCancelled } from '../source';
-import type { LongScan, ScanJob, ScanPool } from './indexPool';
-import { defaultScanPool, scanLongLine } from './indexPool';
+import type { LongScan, ScanPool, ScanSlot } from './indexPool';
+import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';
 import type { MessageHandle } from './sidecarReader';
 import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
 
@@ -48,12 +48,14 @@ export interface IndexerOptions {
   lookaheadLines?: number;
   batchBytes?: number;
   batchLines?: number;
+  /** Batches sent and unanswered, at most (default two per worker). */
+  inFlight?: number;
 }
 
 /** A line read ahead: its scan, when a worker does it. */
 interface Ahead {
   line: SplitLine;
-  slot?: { job: ScanJob; sent: boolean; answer?: Promise<LongScan | { error: string }> };
+  slot?: ScanSlot;
 }
 
 
@@ -126,7 +128,7 @@ export class SidecarIndexer {
       },
     });
 
-    const { lookaheadBytes = LOOKAHEAD_BYTES, lookaheadLines = LOOKAHEAD_LINES, batchBytes: batchLimit = BATCH_BYTES, batchLines = BATCH_LINES } = this.options;
+    const { lookaheadBytes = LOOKAHEAD_BYTES, lookaheadLines = LOOKAHEAD_LINES, batchBytes: batchLimit = BATCH_BYTES, batchLines = BATCH_LINES, inFlight } = this.options;
     const maxLineBytes = Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES);
     // Lines read ahead (only with a pool: without one, each line is folded in before the next is read).
     const ahead: Ahead[] = [];
@@ -135,25 +137,7 @@ export class SidecarIndexer {
     let held = 0;
     let splitDone: SplitEnd | undefined;
     let firstOfPass = !this.seenRecord;
-    let batch: NonNullable<Ahead['slot']>[] = [];
-    let batchBytes = 0;
-    const flush = () => {
-      if (!pool || batch.length === 0) return;
-      const slots = batch;
-      batch = [];
-      batchBytes = 0;
-      const answers = pool.scan(file.fd, options.read, slots.map((s) => s.job));
-      slots.forEach((slot, k) => {
-        slot.sent = true;
-        slot.answer = answers.then(
-          (a) => {
-            const answer = a[k];
-            return answer === undefined ? { error: 'no answer' } : 'scan' in answer ? answer.scan : answer;
-          },
-          (e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }),
-        );
-      });
-    };
+    const queue = pool ? new ScanQueue(pool, file.fd, options.read, { batchBytes: batchLimit, batchLines, inFlight: inFlight ?? 2 * pool.size }) : undefined;
     const readAhead = () => {
       while (splitDone === undefined && (aheadHead === ahead.length || (pool && ahead.length - aheadHead < lookaheadLines && held < lookaheadBytes))) {
         const next = lines.next();
@@ -169,13 +153,10 @@ export class SidecarIndexer {
         const first = firstOfPass;
         firstOfPass = false;
         const entry: Ahead = { line };
-        if (pool && line.length >= RAW_SCAN_MIN_BYTES && !first && (line.terminated || pass.final)) {
+        if (queue && line.length >= RAW_SCAN_MIN_BYTES && !first && (line.terminated || pass.final)) {
           // Scanned by a worker, which reads the line itself; the bytes are read again only if it is parsed whole.
           delete line.bytes;
-          entry.slot = { job: { offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes }, sent: false };
-          batch.push(entry.slot);
-          batchBytes += line.length;
-          if (batchBytes >= batchLimit || batch.length >= batchLines) flush();
+          entry.slot = queue.add({ offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes });
         } else if (pool && line.bytes) {
           // A view of the splitter's buffer is valid only until the next line is read.
           line.bytes = Buffer.from(line.bytes);
@@ -183,6 +164,7 @@ export class SidecarIndexer {
         }
         ahead.push(entry);
       }
+      queue?.pump();
     };
 
     let sliceStart = performance.now();
@@ -226,15 +208,8 @@ export class SidecarIndexer {
       }
       let scanned: LongScan;
       const isFirst = !this.seenRecord;
-      if (entry.slot && !entry.slot.sent) {
-        // Not sent yet (its batch is still filling): this thread scans it rather than wait.
-        batch.shift();
-        batchBytes -= line.length;
-        scanned = scanLongLine(file.fd, options.read, entry.slot.job);
-      } else if (entry.slot) {
-        const answer = await entry.slot.answer;
-        // A worker that could not scan the line: this thread does, as without a pool.
-        scanned = answer && 'error' in answer ? scanLongLine(file.fd, options.read, entry.slot.job) : answer;
+      if (entry.slot && queue) {
+        scanned = await queue.take(entry.slot);
         if (options.signal?.aborted) throw new LoadCancelled('the load was cancelled');
       } else if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst) {
         scanned = scanLongLine(file.fd, options.read, { offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes }, line.bytes);
