@@ -119,6 +119,9 @@ export class SidecarIndexer {
       firstLine: this.position.line,
       end,
       maxLineBytes: Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES),
+      // With a pool, a long line is read by its worker: the pass does not gather its bytes (a line
+      // parsed whole after all is read again below, as one longer than maxLineBytes is).
+      ...(pool ? { keepBytesBelow: RAW_SCAN_MIN_BYTES } : {}),
       readSync: options.read,
       onRead: (position) => {
         // With a pool the pass reads far ahead of what it has folded in: progress follows the folding (below).
@@ -154,8 +157,7 @@ export class SidecarIndexer {
         firstOfPass = false;
         const entry: Ahead = { line };
         if (queue && line.length >= RAW_SCAN_MIN_BYTES && !first && (line.terminated || pass.final)) {
-          // Scanned by a worker, which reads the line itself; the bytes are read again only if it is parsed whole.
-          delete line.bytes;
+          // Scanned by a worker, which reads the line itself.
           entry.slot = queue.add({ offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes });
         } else if (pool && line.bytes) {
           // A view of the splitter's buffer is valid only until the next line is read.
