@@ -125,6 +125,8 @@ interface PoolWorker {
   worker: Worker;
   /** Bytes of the jobs sent and not yet answered: a batch goes to the least loaded worker. */
   load: number;
+  /** Batches sent and not yet answered: while there are any the worker keeps the process alive. */
+  batches: number;
 }
 
 /** worker_threads running indexPoolWorker.ts; started on first use, stopped when idle. */
@@ -148,6 +150,8 @@ export class ThreadScanPool implements ScanPool {
     const id = this.nextId++;
     return new Promise((resolvePromise) => {
       owner.load += bytes;
+      // A pass awaiting this answer must not see its process exit under it (an idle worker is unref'd).
+      if (owner.batches++ === 0) owner.worker.ref();
       this.pending.set(id, { resolve: resolvePromise, jobs: jobs.length, owner, bytes });
       owner.worker.postMessage({ id, fd, jobs } satisfies PoolRequest);
     });
@@ -180,12 +184,13 @@ export class ThreadScanPool implements ScanPool {
     }
     // Idle workers must not keep a command line's process alive.
     worker.unref();
-    const entry: PoolWorker = { worker, load: 0 };
+    const entry: PoolWorker = { worker, load: 0, batches: 0 };
     worker.on('message', (reply: PoolReply) => {
       const p = this.pending.get(reply.id);
       if (!p) return;
       this.pending.delete(reply.id);
       p.owner.load -= p.bytes;
+      if (--p.owner.batches === 0) p.owner.worker.unref();
       p.resolve(reply.answers.length === p.jobs ? reply.answers : Array.from({ length: p.jobs }, () => ({ error: 'a worker answered the wrong number of jobs' })));
       this.maybeIdle();
     });
