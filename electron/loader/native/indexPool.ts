@@ -22,8 +22,10 @@ export const HASH_AT_INDEX_BYTES = 1024 * 1024;
 export const POOL_MIN_BYTES = 8 * 1024 * 1024;
 /** The bundle of indexPoolWorker.ts, beside the bundle that runs this code. */
 export const POOL_BUNDLE = 'indexPool.cjs';
-/** Workers left idle this long are stopped (each holds a V8 heap). */
-const IDLE_MS = 10_000;
+/** Workers left idle this long are stopped (each holds a V8 heap): an open's searches run without them. */
+const IDLE_MS = 1000;
+/** A worker's young generation: its garbage is small and short-lived (a record's rest, checkpoints), so a small one keeps its RSS low. */
+const WORKER_YOUNG_MB = 8;
 const MAX_WORKERS = 4;
 
 /** One long line to scan: where it is, and how the pass reads it. */
@@ -178,7 +180,7 @@ export class ThreadScanPool implements ScanPool {
   private start(): PoolWorker | undefined {
     let worker: Worker;
     try {
-      worker = new Worker(this.script);
+      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
     } catch {
       return undefined;
     }
