@@ -184,10 +184,11 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
 
 /**
  * Reads exactly `length` bytes at `position`, or returns undefined when the file is shorter (it was
- * truncated since it was indexed).
+ * truncated since it was indexed). `into`: a buffer of at least `length` bytes to read into (the
+ * answer is then a view of it) instead of a new one.
  */
-export function readExactly(fd: number, position: number, length: number, read: ReadSync = readSync): Buffer | undefined {
-  const out = Buffer.allocUnsafe(length);
+export function readExactly(fd: number, position: number, length: number, read: ReadSync = readSync, into?: Buffer): Buffer | undefined {
+  const out = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
     const n = read(fd, out, filled, length - filled, position + filled);

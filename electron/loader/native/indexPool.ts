@@ -13,6 +13,7 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ReadSync } from '../lines';
+import { readExactly } from '../lines';
 import type { RawContent } from '../rawRecord';
 import { scanMessageRecord } from '../rawRecord';
 
@@ -92,14 +93,7 @@ export function releaseLineBuffer(): void {
  */
 function readLine(fd: number, read: ReadSync, offset: number, length: number, reuse = false): Buffer | undefined {
   if (reuse && lineBuffer.length < length) lineBuffer = Buffer.allocUnsafe(length);
-  const out = reuse ? lineBuffer.subarray(0, length) : Buffer.allocUnsafe(length);
-  let filled = 0;
-  while (filled < length) {
-    const n = read(fd, out, filled, length - filled, offset + filled);
-    if (n <= 0) return undefined;
-    filled += n;
-  }
-  return out;
+  return readExactly(fd, offset, length, read, reuse ? lineBuffer : undefined);
 }
 
 /** A worker's answer for one job: the scan, or why the worker could not (the pass then scans it itself). */
