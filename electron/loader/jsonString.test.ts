@@ -124,8 +124,8 @@ describe('hashBody', () => {
   afterAll(() => dir.cleanup());
   const path = dir.path('body.bin');
 
-  it('hashes the bytes the plain decoder gives, in any windows, whether or not V8 decodes a window (spaces, invalid UTF-8, raw control bytes)', () => {
-    // Spaces let a window be decoded natively; a 0xff byte or a raw control byte makes it fall back.
+  it('hashes the bytes the plain decoder gives, in any windows (escapes, surrogates, invalid UTF-8, raw control bytes)', () => {
+    // Pieces inserted at escape boundaries, and a 0xff byte or a raw control byte at the end.
     const extra = fc.constantFrom(' ', '  ', 'a b', '\\u001b[0m ', '\\ud83d\\ude00 ', '\\ud800 ', '\\/ ', '\\n ');
     fc.assert(
       fc.property(contentArb, fc.array(fc.tuple(fc.nat(), extra), { maxLength: 6 }), fc.constantFrom('', 'bad-utf8', 'control'), fc.integer({ min: 16, max: 48 }), (text, inserts, raw, windowBytes) => {

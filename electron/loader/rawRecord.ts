@@ -223,36 +223,6 @@ export function wholeCharacters(buf: Uint8Array, n: number): number {
   return lead + need > n && lead > 0 ? lead : n;
 }
 
-/** How far back from a window's end decodeNative looks for a space to cut at. */
-const NATIVE_CUT_LOOKBACK = 4096;
-
-/**
- * Decodes `raw[0, n)` (a piece of a body starting outside any escape) with V8's own JSON.parse — a
- * few native passes instead of a JavaScript loop per escape — when that gives exactly unescapeInto's
- * bytes: the piece is valid UTF-8 (unescapeInto passes invalid bytes through, toString would replace
- * them), holds no raw control character (JSON.parse refuses it, unescapeInto copies it), and is cut
- * just after a space unless `final` (a space is never inside an escape, so no escape or surrogate
- * pair is split; a lone surrogate becomes EF BF BD both ways). Undefined when it does not apply.
- */
-function decodeNative(raw: Buffer, n: number, out: Buffer, final: boolean): { consumed: number; written: number } | undefined {
-  let cut = n;
-  if (!final) {
-    const space = raw.lastIndexOf(0x20, n - 1);
-    if (space < 0 || space < n - NATIVE_CUT_LOOKBACK) return undefined;
-    cut = space + 1;
-  }
-  const piece = raw.subarray(0, cut);
-  if (!isUtf8(piece)) return undefined;
-  let text: string;
-  try {
-    text = JSON.parse(`"${piece.toString('utf8')}"`) as string;
-  } catch {
-    return undefined;
-  }
-  // The decoded bytes are never more than the raw ones (`\uXXXX` is 6 bytes for at most 3).
-  return { consumed: cut, written: out.write(text, 0, 'utf8') };
-}
-
 /** Decodes the whole body window by window into the hash; checks UTF-8 per window. */
 export function hashBody(fd: number, read: ReadSync, start: number, rawLength: number, windowBytes: number): { sha256: string; validUtf8: boolean; length: number } {
   const h = createHash('sha256');
@@ -270,13 +240,6 @@ export function hashBody(fd: number, read: ReadSync, start: number, rawLength: n
     const final = pos + want >= rawLength;
     // Cut at a character boundary so each decoded piece is whole UTF-8.
     const cut = final ? want : wholeCharacters(raw, want);
-    const fast = decodeNative(raw, cut, out, final);
-    if (fast) {
-      h.update(out.subarray(0, fast.written));
-      length += fast.written;
-      pos += fast.consumed;
-      continue;
-    }
     const r = unescapeInto(raw, 0, cut, out, 0, final);
     if (r.consumed === 0) throw new JsonStringError('an escape is longer than a read window');
     const piece = out.subarray(0, r.written);
