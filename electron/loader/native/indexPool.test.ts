@@ -189,6 +189,25 @@ describe('indexing with a scan pool', () => {
     (await import('node:fs')).closeSync(file.fd);
   });
 
+  it('scans every line itself when its workers die or cannot start, and gives the same index', async () => {
+    const text = sidecarText(generateSession({ seed: 5, messages: 120 }).records);
+    const path = join(tmp.dir, 'dying.sidecar.jsonl');
+    writeFileSync(path, text);
+    // A worker that exits at its first batch, and a script that does not exist.
+    const dying = join(tmp.dir, 'dying-worker.cjs');
+    writeFileSync(dying, "require('node:worker_threads').parentPort.on('message', () => process.exit(3));\n");
+    const single = await indexIn(path, [], 1 << 16, { pool: null });
+    for (const script of [dying, join(tmp.dir, 'no-such-worker.cjs')]) {
+      const threads = new ThreadScanPool(script, 2);
+      try {
+        const pooled = await indexIn(path, [], 1 << 16, { pool: threads, batchLines: 2, lookaheadLines: 32 });
+        expect(pooled.index).toEqual(single.index);
+      } finally {
+        threads.close();
+      }
+    }
+  });
+
   it('scans with real worker threads over the bundled worker, and gives the same index', async () => {
     const out = join(tmp.dir, 'bundle');
     mkdirSync(out);

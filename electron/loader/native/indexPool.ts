@@ -28,6 +28,7 @@ const IDLE_MS = 1000;
 /** A worker's young generation: its garbage is small and short-lived (a record's rest, checkpoints), so a small one keeps its RSS low. */
 const WORKER_YOUNG_MB = 8;
 const MAX_WORKERS = 4;
+const MAX_FAILURES = 4;
 
 /** One long line to scan: where it is, and how the pass reads it. */
 export interface ScanJob {
@@ -131,6 +132,8 @@ export class ThreadScanPool implements ScanPool {
   private readonly pending = new Map<number, { resolve: (answers: PoolAnswer[]) => void; jobs: number; owner: PoolWorker; bytes: number }>();
   private nextId = 1;
   private idle: NodeJS.Timeout | undefined;
+  /** Workers that failed or exited unasked: after MAX_FAILURES none is started again (passes scan in-thread). */
+  private failures = 0;
 
   constructor(
     private readonly script: string,
@@ -155,13 +158,15 @@ export class ThreadScanPool implements ScanPool {
 
   /** Stops every worker; pending scans are answered with errors (their passes scan in-thread). */
   close(): void {
-    for (const w of this.workers) void w.worker.terminate();
+    const closing = this.workers;
+    // Taken out first: their exits are not failures.
     this.workers = [];
+    for (const w of closing) void w.worker.terminate();
     this.failAll(undefined, 'the indexing pool was closed');
   }
 
   private pick(): PoolWorker | undefined {
-    while (this.workers.length < this.size) {
+    while (this.workers.length < this.size && this.failures < MAX_FAILURES) {
       const w = this.start();
       if (!w) break;
       this.workers.push(w);
@@ -191,6 +196,7 @@ export class ThreadScanPool implements ScanPool {
       this.maybeIdle();
     });
     const gone = (why: string) => {
+      if (this.workers.includes(entry)) this.failures++;
       this.workers = this.workers.filter((w) => w !== entry);
       this.failAll(entry, why);
     };
