@@ -19,8 +19,11 @@ import { scanMessageRecord } from '../rawRecord';
 
 /** A content at least this long is hashed while indexing, so its stub verifies at once. */
 export const HASH_AT_INDEX_BYTES = 1024 * 1024;
-/** A pass over fewer bytes than this indexes on one thread (starting workers costs more than it saves). */
-export const POOL_MIN_BYTES = 8 * 1024 * 1024;
+/**
+ * A pass over fewer bytes than this indexes on one thread: it takes a fraction of a second there,
+ * and starting a worker (a Node environment, its own JIT warm-up) costs more than it would save.
+ */
+export const POOL_MIN_BYTES = 32 * 1024 * 1024;
 /** The bundle of indexPoolWorker.ts, beside the bundle that runs this code. */
 export const POOL_BUNDLE = 'indexPool.cjs';
 /** Workers left idle this long are stopped (each holds a V8 heap): an open's searches run without them. */
