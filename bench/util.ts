@@ -34,7 +34,8 @@ export const MB = 1e6;
 export async function buildRunners(): Promise<void> {
   await build({
     absWorkingDir: repoRoot,
-    entryPoints: RUNNERS.map((name) => join(repoRoot, 'bench', 'runners', `${name}.ts`)),
+    // The indexing pool's worker beside them, where the loader looks for it (indexPool.ts).
+    entryPoints: [...RUNNERS.map((name) => join(repoRoot, 'bench', 'runners', `${name}.ts`)), { in: join(repoRoot, 'electron', 'loader', 'native', 'indexPoolWorker.ts'), out: 'indexPool' }],
     outdir: runnersOut,
     outExtension: { '.js': '.cjs' },
     bundle: true,
@@ -49,7 +50,7 @@ export async function buildRunners(): Promise<void> {
 
 /** Builds dist/worker.cjs from the current sources (as the unit tests' global setup does). */
 export function buildWorker(): void {
-  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker', 'indexPool'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (!existsSync(workerBundle)) throw new Error(`scripts/build.mjs worker did not write ${workerBundle}`);
 }
 

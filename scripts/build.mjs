@@ -5,6 +5,8 @@
 //                    when that command runs, so a cold `check` parses none of the HTTP host (issue 16);
 //   dist/worker.cjs  the resolver worker (electron/worker/entry.ts), spawned beside the bundle
 //                    that runs createResolverClient();
+//   dist/indexPool.cjs an indexing pool worker (electron/loader/native/indexPoolWorker.ts), spawned
+//                    beside the bundle that indexes a sidecar (electron/loader/native/indexPool.ts);
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
 //   dist/preload.cjs the window's preload (electron/preload/preload.ts): a sandboxed preload can
 //                    require() only Electron's own modules, so it must be one self-contained file.
@@ -134,6 +136,11 @@ const bundles = {
     entry: 'electron/worker/entry.ts',
     outfile: 'dist/worker.cjs',
     about: 'entry.ts is the resolver worker: it answers requests from electron/worker/client.ts on parentPort',
+  },
+  indexPool: {
+    entry: 'electron/loader/native/indexPoolWorker.ts',
+    outfile: 'dist/indexPool.cjs',
+    about: 'indexPoolWorker.ts is an indexing pool worker: the loader starts it beside the bundle that indexes (issue 16)',
   },
   main: {
     entry: 'electron/main/main.ts',

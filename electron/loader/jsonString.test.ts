@@ -3,7 +3,9 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
-import { scanMessageRecord } from './rawRecord';
+import { createHash } from 'node:crypto';
+import { isUtf8 } from 'node:buffer';
+import { hashBody, scanMessageRecord } from './rawRecord';
 
 /** Content strings with what makes bodies hard: escapes, control characters, astral and lone surrogates. */
 const contentArb = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '\u001b', 'é', '😀', '\ud800', '\udc00', '/', 'u'), fc.string({ unit: 'grapheme', maxLength: 3 })), maxLength: 60 });
@@ -114,6 +116,41 @@ describe('JSON string bodies as bytes', () => {
     const byteAt = (i: number) => body[i] as number;
     const inside = new Set([2, 5, 7, 8, 9, 10, 11, 14, 16]);
     for (let p = 0; p <= body.length; p++) expect(isEscapeBoundary(p, byteAt), `offset ${p}`).toBe(!inside.has(p));
+  });
+});
+
+describe('hashBody', () => {
+  const dir = tempDir();
+  afterAll(() => dir.cleanup());
+  const path = dir.path('body.bin');
+
+  it('hashes the bytes the plain decoder gives, in any windows (escapes, surrogates, invalid UTF-8, raw control bytes)', () => {
+    // Pieces inserted at escape boundaries, and a 0xff byte or a raw control byte at the end.
+    const extra = fc.constantFrom(' ', '  ', 'a b', '\\u001b[0m ', '\\ud83d\\ude00 ', '\\ud800 ', '\\/ ', '\\n ');
+    fc.assert(
+      fc.property(contentArb, fc.array(fc.tuple(fc.nat(), extra), { maxLength: 6 }), fc.constantFrom('', 'bad-utf8', 'control'), fc.integer({ min: 16, max: 48 }), (text, inserts, raw, windowBytes) => {
+        let body = canonicalBody(text).toString('latin1');
+        for (const [at, piece] of inserts) {
+          // Inserted at an escape boundary (the raw offset of a character of the canonical body).
+          const cut = Math.min(at % (body.length + 1), body.length);
+          if (!isEscapeBoundary(cut, (i) => body.charCodeAt(i))) continue;
+          body = body.slice(0, cut) + Buffer.from(piece, 'utf8').toString('latin1') + body.slice(cut);
+        }
+        const bytes = Buffer.concat([Buffer.from(body, 'latin1'), Buffer.from(raw === 'bad-utf8' ? [0xff, 0x20] : raw === 'control' ? [0x01, 0x20] : [])]);
+        writeFileSync(path, bytes);
+        const fd = openSync(path, 'r');
+        try {
+          const expected = decodeInWindows(bytes, 64);
+          const hashed = hashBody(fd, readSync, 0, bytes.length, windowBytes);
+          expect(hashed.length).toBe(expected.length);
+          expect(hashed.sha256).toBe(createHash('sha256').update(expected).digest('hex'));
+          expect(hashed.validUtf8).toBe(isUtf8(expected));
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 400 },
+    );
   });
 });
 

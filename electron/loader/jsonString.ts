@@ -28,6 +28,14 @@ const SHORT_ESCAPES: Record<number, number> = {
   0x74: 0x09, // \t
 };
 
+/**
+ * SHORT_ESCAPES as a table over the byte after the backslash: the decoded byte, or -1. The walk and
+ * the decoder handle these inline (tool output holds one escape every ~20 bytes: `\n`, `\"`), and
+ * only `\u` escapes go through readEscape.
+ */
+const SHORT_TABLE = new Int16Array(256).fill(-1);
+for (const [c, v] of Object.entries(SHORT_ESCAPES)) SHORT_TABLE[Number(c)] = v;
+
 function hexValue(b: number): number {
   if (b >= 0x30 && b <= 0x39) return b - 0x30;
   if (b >= 0x61 && b <= 0x66) return b - 0x57;
@@ -156,21 +164,38 @@ export class JsonStringWalk {
    */
   feed(buf: Buffer, from: number, end: number, base: number, final = false): { close: number } | { resume: number } {
     let pos = from;
+    let cu = 0;
     let quote = buf.indexOf(QUOTE, pos);
     if (quote >= end) quote = -1;
     for (;;) {
       let bs = buf.indexOf(BACKSLASH, pos);
       if (bs >= end) bs = -1;
       const runEnd = quote !== -1 && (bs === -1 || quote < bs) ? quote : bs === -1 ? end : bs;
-      this.run(pos, runEnd, from, base);
+      if (this.nextCheckpoint <= base + (runEnd - from)) this.run(pos, runEnd, from, base);
+      else this.decoded += runEnd - pos;
       if (runEnd === quote) return { close: quote };
       if (bs === -1) return { resume: end };
-      const esc = readEscape(buf, bs, end, final);
-      if (!esc) return { resume: bs };
-      this.escapes++;
-      if (!esc.canonical) this.canonical = false;
-      this.decoded += utf8Bytes(esc.cp);
-      pos = bs + esc.raw;
+      const c = bs + 1 < end ? (buf[bs + 1] as number) : -1;
+      if (c !== -1 && SHORT_TABLE[c] !== -1) {
+        // A two-byte escape, one decoded byte; only `\/` is not written by JSON.stringify.
+        this.escapes++;
+        if (c === 0x2f) this.canonical = false;
+        this.decoded += 1;
+        pos = bs + 2;
+      } else if (c === 0x75 && bs + 6 <= end && (cu = hex4(buf, bs + 2)) >= 0 && (cu < 0xd800 || cu > 0xdfff)) {
+        // A `\uXXXX` outside the surrogates (terminal colours: `\u001b`): as readEscape reads it.
+        this.escapes++;
+        if (!(cu < 0x20 && cu !== 0x08 && cu !== 0x09 && cu !== 0x0a && cu !== 0x0c && cu !== 0x0d && isLowerHex4(buf, bs + 2))) this.canonical = false;
+        this.decoded += utf8Bytes(cu);
+        pos = bs + 6;
+      } else {
+        const esc = readEscape(buf, bs, end, final);
+        if (!esc) return { resume: bs };
+        this.escapes++;
+        if (!esc.canonical) this.canonical = false;
+        this.decoded += utf8Bytes(esc.cp);
+        pos = bs + esc.raw;
+      }
       if (quote !== -1 && quote < pos) {
         quote = buf.indexOf(QUOTE, pos);
         if (quote >= end) quote = -1;
@@ -208,6 +233,18 @@ export function unescapeInto(buf: Buffer, from: number, end: number, out: Buffer
     if (runEnd - pos < 64) for (let i = pos; i < runEnd; i++) out[w++] = buf[i] as number;
     else w += buf.copy(out, w, pos, runEnd);
     if (bs === -1) return { consumed: end - from, written: w - outPos };
+    const short = bs + 1 < end ? (SHORT_TABLE[buf[bs + 1] as number] as number) : -1;
+    if (short !== -1) {
+      out[w++] = short;
+      pos = bs + 2;
+      continue;
+    }
+    const cu = buf[bs + 1] === 0x75 && bs + 6 <= end ? hex4(buf, bs + 2) : -1;
+    if (cu >= 0 && (cu < 0xd800 || cu > 0xdfff)) {
+      w += writeCodePoint(out, w, cu);
+      pos = bs + 6;
+      continue;
+    }
     const esc = readEscape(buf, bs, end, final);
     if (!esc) return { consumed: bs - from, written: w - outPos };
     w += writeCodePoint(out, w, esc.cp);

@@ -21,7 +21,7 @@ interface Seen {
   text?: string;
 }
 
-function split(data: Buffer | string, options: { chunkSize?: number; maxLineBytes?: number } = {}): Seen[] {
+function split(data: Buffer | string, options: { chunkSize?: number; maxLineBytes?: number; keepBytesBelow?: number } = {}): Seen[] {
   const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
   const out: Seen[] = [];
   for (const line of splitLines(-1, { ...options, readSync: memoryReader(bytes) })) {
@@ -156,6 +156,24 @@ describe('splitLines', () => {
           expect(l.terminated).toBe(trailing || l.number < parts.length);
         }
       }),
+    );
+  });
+});
+
+describe('splitLines with keepBytesBelow', () => {
+  it('yields the same lines as without it (blank ones skipped alike), only without the bytes of the long ones', () => {
+    const piece = fc.constantFrom('a', '{"t":1}', ' ', '\t', '\r', '\n', 'é', '  \r\n');
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 60 }), fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 12 }), fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }), (parts, chunkSize, keepBytesBelow, maxLineBytes) => {
+        const bytes = Buffer.from(parts.join(''), 'utf8');
+        const limits = maxLineBytes === undefined ? {} : { maxLineBytes };
+        const plain = split(bytes, { chunkSize, ...limits });
+        const dropped = split(bytes, { chunkSize, keepBytesBelow, ...limits });
+        // The limit counts the bytes before the `\n`, a `\r` there included.
+        const raw = (l: Seen) => l.length + (bytes[l.offset + l.length] === 0x0d ? 1 : 0);
+        expect(dropped).toEqual(plain.map((l) => (l.text !== undefined && raw(l) >= keepBytesBelow ? (({ text: _t, ...rest }) => rest)(l) : l)));
+      }),
+      { numRuns: 500 },
     );
   });
 });

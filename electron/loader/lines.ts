@@ -41,6 +41,12 @@ export interface SplitOptions {
   end?: number;
   /** A line longer than this is yielded without `bytes`, and is never accumulated in memory. */
   maxLineBytes?: number;
+  /**
+   * A line of this many bytes or more before its `\n` (and at most maxLineBytes) is yielded without
+   * `bytes` too, and not accumulated, but still skipped when blank: for a reader that reads such
+   * lines by range itself.
+   */
+  keepBytesBelow?: number;
   /** Called after each read with the file offset reached. */
   onRead?: (position: number) => void;
   readSync?: ReadSync;
@@ -71,6 +77,7 @@ export interface SplitEnd {
 export function* splitLines(fd: number, options: SplitOptions = {}): Generator<SplitLine, SplitEnd, void> {
   const chunkSize = Math.max(1, Math.floor(options.chunkSize ?? DEFAULT_CHUNK_BYTES));
   const maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
+  const keepBelow = options.keepBytesBelow ?? Number.POSITIVE_INFINITY;
   const read = options.readSync ?? readSync;
   const buffer = Buffer.allocUnsafe(chunkSize);
 
@@ -83,6 +90,22 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
   let pendingLength = 0;
   /** The current line has grown past maxLineBytes: its bytes are no longer kept. */
   let oversized = false;
+  /** The current line has reached keepBytesBelow: its bytes are not kept, its blankness is tracked. */
+  let unkept = false;
+  /** A byte other than space, tab or CR was seen in the current line's unkept segments. */
+  let inked = false;
+  /** The current unkept line's first byte. */
+  let firstByte = -1;
+  const drop = (segment: Buffer) => {
+    if (!inked && !isBlank(segment)) inked = true;
+  };
+  /** Stops keeping the current line's bytes: what was kept (`pending`, then `next`) only counts for blankness. */
+  const unkeep = (next: Buffer) => {
+    unkept = true;
+    firstByte = (pending[0] ?? next)[0] ?? -1;
+    for (const p of pending) drop(p);
+    pending = [];
+  };
   /** Last byte of the current line seen so far (to drop a `\r` before the `\n`). */
   let lastByte = -1;
 
@@ -90,6 +113,8 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
     lineNumber++;
     const length = lastByte === CR ? rawLength - 1 : rawLength;
     const line: SplitLine = { number: lineNumber, offset: lineStart, length, terminated };
+    // A line dropped only for keepBytesBelow is skipped when blank, as a kept one would be.
+    if (bytes === undefined && unkept && !oversized && rawLength <= maxLineBytes && (length === 0 || ((firstByte === 0x20 || firstByte === 0x09) && !inked))) return undefined;
     if (bytes !== undefined) {
       const trimmed = bytes.length > length ? bytes.subarray(0, length) : bytes;
       if (length === 0 || ((trimmed[0] === 0x20 || trimmed[0] === 0x09) && isBlank(trimmed))) return undefined;
@@ -118,7 +143,9 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
             oversized = true;
             pending = [];
           }
-          if (!oversized) pending.push(Buffer.from(segment));
+          if (!oversized && !unkept && pendingLength + segment.length >= keepBelow) unkeep(segment);
+          if (unkept) drop(segment);
+          if (!oversized && !unkept) pending.push(Buffer.from(segment));
           pendingLength += segment.length;
           lastByte = segment[segment.length - 1] ?? lastByte;
         }
@@ -128,7 +155,9 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
       const rawLength = pendingLength + segment.length;
       if (segment.length > 0) lastByte = segment[segment.length - 1] ?? lastByte;
       let bytes: Buffer | undefined;
-      if (!oversized && rawLength <= maxLineBytes) {
+      if (!oversized && !unkept && rawLength >= keepBelow && rawLength <= maxLineBytes) unkeep(segment);
+      if (unkept) drop(segment);
+      if (!oversized && !unkept && rawLength <= maxLineBytes) {
         bytes = pending.length === 0 ? segment : Buffer.concat([...pending, segment], rawLength);
       }
       const line = finish(rawLength, true, bytes);
@@ -137,13 +166,16 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
       pending = [];
       pendingLength = 0;
       oversized = false;
+      unkept = false;
+      inked = false;
       lastByte = -1;
       start = nl + 1;
     }
   }
   const complete: SplitEnd = { offset: lineStart, line: lineNumber + 1 };
   if (pendingLength > 0) {
-    const bytes = oversized ? undefined : Buffer.concat(pending, pendingLength);
+    if (!oversized && !unkept && pendingLength >= keepBelow) unkeep(Buffer.alloc(0));
+    const bytes = oversized || unkept ? undefined : Buffer.concat(pending, pendingLength);
     const line = finish(pendingLength, false, bytes);
     if (line) yield line;
   }
@@ -152,10 +184,11 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
 
 /**
  * Reads exactly `length` bytes at `position`, or returns undefined when the file is shorter (it was
- * truncated since it was indexed).
+ * truncated since it was indexed). `into`: a buffer of at least `length` bytes to read into (the
+ * answer is then a view of it) instead of a new one.
  */
-export function readExactly(fd: number, position: number, length: number, read: ReadSync = readSync): Buffer | undefined {
-  const out = Buffer.allocUnsafe(length);
+export function readExactly(fd: number, position: number, length: number, read: ReadSync = readSync, into?: Buffer): Buffer | undefined {
+  const out = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
   let filled = 0;
   while (filled < length) {
     const n = read(fd, out, filled, length - filled, position + filled);

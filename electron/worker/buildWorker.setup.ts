@@ -1,13 +1,13 @@
 /**
  * Vitest global setup: bundles the resolver worker into dist/worker.cjs before any test runs, so
  * the worker tests drive the real bundle through its real message channel. It runs
- * scripts/build.mjs itself (`worker` only), so the tests and `npm run build` share one set of
- * esbuild options.
+ * scripts/build.mjs itself (`worker`, and `indexPool`, the indexing pool it starts beside it), so
+ * the tests and `npm run build` share one set of esbuild options.
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export default function setup(): void {
   const repoRoot = resolve(import.meta.dirname, '../..');
-  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }

@@ -6,13 +6,14 @@
 import { isUtf8 } from 'node:buffer';
 import type { CallTimeline, ChatMessage, Finding, LineParse, Located, ModelCall, ModelChange, Reduction, Rewind, SidecarHeader, SidecarRecord, TimelineMessage, TimelineRecord } from '../../../shared/index';
 import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
-import type { ReadSync, SplitEnd, SplitLine } from '../lines';
+import type { SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
 import type { RawContent } from '../rawRecord';
-import { scanMessageRecord } from '../rawRecord';
 import type { IndexPass, IndexStop } from '../source';
 import { LoadCancelled } from '../source';
+import type { LongScan, ScanPool, ScanSlot } from './indexPool';
+import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';
 import type { MessageHandle } from './sidecarReader';
 import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
 
@@ -21,12 +22,41 @@ import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
  * located in the file, walked and read back by range (rawRecord.ts, fileContent.ts).
  */
 export const RAW_SCAN_MIN_BYTES = 4 * 1024;
-/** A content at least this long is hashed while indexing, so its stub verifies at once. */
-export const HASH_AT_INDEX_BYTES = 1024 * 1024;
+export { HASH_AT_INDEX_BYTES } from './indexPool';
 /** A line longer than this is never held in memory whole by the indexing pass. */
 export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
 /** How long the indexing pass runs before it lets the event loop turn (progress, cancellation). */
 const YIELD_MS = 16;
+/**
+ * With a pool, the pass reads ahead of the line it folds in by up to LOOKAHEAD_LINES lines, holding
+ * up to this many bytes of the short ones, so the workers scan the long lines ahead while it folds
+ * the short ones. Long lines are not held (a worker reads its line itself), so a 50 MB record being
+ * scanned does not stop the lines after it from going to the other workers.
+ */
+const LOOKAHEAD_BYTES = 16 * 1024 * 1024;
+const LOOKAHEAD_LINES = 4096;
+/** Long lines go to a worker in batches of about this many bytes (one message each way per batch). */
+const BATCH_BYTES = 2 * 1024 * 1024;
+const BATCH_LINES = 64;
+
+/** Where long lines are scanned, and how far the pass reads ahead for that. */
+export interface IndexerOptions {
+  /** undefined: the default pool for a pass large enough, on the bundled app (defaultScanPool); null: this thread. */
+  pool?: ScanPool | null;
+  /** Tests shrink these to cross batch and lookahead boundaries in small files. */
+  lookaheadBytes?: number;
+  lookaheadLines?: number;
+  batchBytes?: number;
+  batchLines?: number;
+  /** Batches sent and unanswered, at most (default two per worker). */
+  inFlight?: number;
+}
+
+/** A line read ahead: its scan, when a worker does it. */
+interface Ahead {
+  line: SplitLine;
+  slot?: ScanSlot;
+}
 
 
 /** What a sidecar's indexing holds: handles into the file, never content. */
@@ -82,7 +112,11 @@ export class SidecarIndexer {
   private position: IndexStop = { offset: 0, line: 1 };
   private derived: Derived = { viewLength: 0, calls: [], findings: [], passFindings: 0, builderFindings: 0 };
 
-  constructor(private readonly file: OpenFile) {}
+  /** See IndexerOptions: the index is the same whatever they are. */
+  constructor(
+    private readonly file: OpenFile,
+    private readonly options: IndexerOptions = {},
+  ) {}
 
   /** Where the next pass starts. */
   get stop(): IndexStop {
@@ -99,29 +133,81 @@ export class SidecarIndexer {
     let onFirstPause = pass.onFirstPause;
     let reported = this.position.offset;
 
+    const pool = this.options.pool === undefined ? defaultScanPool(options.read, end - this.position.offset) : this.options.pool;
     const lines = splitLines(file.fd, {
       chunkSize: options.chunkSize,
       start: this.position.offset,
       firstLine: this.position.line,
       end,
       maxLineBytes: Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES),
+      // With a pool, a long line is read by its worker: the pass does not gather its bytes (a line
+      // parsed whole after all is read again below, as one longer than maxLineBytes is).
+      ...(pool ? { keepBytesBelow: RAW_SCAN_MIN_BYTES } : {}),
       readSync: options.read,
       onRead: (position) => {
+        // With a pool the pass reads far ahead of what it has folded in: progress follows the folding (below).
+        if (pool) return;
         options.progress.add(position - reported);
         reported = position;
       },
     });
 
+    const { lookaheadBytes = LOOKAHEAD_BYTES, lookaheadLines = LOOKAHEAD_LINES, batchBytes: batchLimit = BATCH_BYTES, batchLines = BATCH_LINES, inFlight } = this.options;
+    const maxLineBytes = Math.min(options.maxRecordBytes, IN_MEMORY_LINE_BYTES);
+    // Lines read ahead (only with a pool: without one, each line is folded in before the next is read).
+    const ahead: Ahead[] = [];
+    let aheadHead = 0;
+    /** Bytes of the short lines read ahead and not yet folded in. */
+    let held = 0;
+    let splitDone: SplitEnd | undefined;
+    let firstOfPass = !this.seenRecord;
+    const queue = pool ? new ScanQueue(pool, file.fd, options.read, { batchBytes: batchLimit, batchLines, inFlight: inFlight ?? 2 * pool.size }) : undefined;
+    const readAhead = () => {
+      while (splitDone === undefined && (aheadHead === ahead.length || (pool && ahead.length - aheadHead < lookaheadLines && held < lookaheadBytes))) {
+        const next = lines.next();
+        if (next.done) {
+          splitDone = next.value;
+          break;
+        }
+        const line = next.value;
+        if (aheadHead === ahead.length) {
+          ahead.length = 0;
+          aheadHead = 0;
+        }
+        const first = firstOfPass;
+        firstOfPass = false;
+        const entry: Ahead = { line };
+        if (queue && line.length >= RAW_SCAN_MIN_BYTES && !first && (line.terminated || pass.final)) {
+          // Scanned by a worker, which reads the line itself.
+          entry.slot = queue.add({ offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes });
+        } else if (pool && line.bytes) {
+          // A view of the splitter's buffer is valid only until the next line is read.
+          line.bytes = Buffer.from(line.bytes);
+          held += line.bytes.length;
+        }
+        ahead.push(entry);
+      }
+      queue?.pump();
+    };
+
     let sliceStart = performance.now();
     let sinceClock = 0;
     let complete: SplitEnd;
     for (;;) {
-      const next = lines.next();
-      if (next.done) {
-        complete = next.value;
+      readAhead();
+      const entry = ahead[aheadHead];
+      if (entry === undefined) {
+        complete = splitDone as SplitEnd;
         break;
       }
-      let line = next.value;
+      ahead[aheadHead++] = undefined as unknown as Ahead;
+      if (aheadHead >= 1024) {
+        // Drop the folded-in lines' slots: the array holds at most about lookaheadLines + 1024.
+        ahead.splice(0, aheadHead);
+        aheadHead = 0;
+      }
+      if (pool && !entry.slot && entry.line.bytes) held -= entry.line.bytes.length;
+      let line = entry.line;
       if (!line.terminated && !pass.final) {
         // Still being written, or cut by `end`: the next pass reads it whole.
         complete = { offset: line.offset, line: line.number };
@@ -130,6 +216,10 @@ export class SidecarIndexer {
       if (++sinceClock >= 64) {
         sinceClock = 0;
         if (performance.now() - sliceStart >= YIELD_MS) {
+          if (pool && line.offset > reported) {
+            options.progress.add(line.offset - reported);
+            reported = line.offset;
+          }
           if (onFirstPause) {
             onFirstPause();
             onFirstPause = undefined;
@@ -139,29 +229,33 @@ export class SidecarIndexer {
           sliceStart = performance.now();
         }
       }
+      let scanned: LongScan;
       const isFirst = !this.seenRecord;
+      if (entry.slot && queue) {
+        scanned = await queue.take(entry.slot);
+        if (options.signal?.aborted) throw new LoadCancelled('the load was cancelled');
+      } else if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst) {
+        scanned = scanLongLine(file.fd, options.read, { offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes }, line.bytes);
+      }
       this.seenRecord = true;
 
-      // A line that is not valid UTF-8 is read as text (each bad sequence as U+FFFD), as JSON.parse
-      // would see it; only lines too long for that are scanned regardless, and then refused below.
-      if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst && (line.bytes === undefined || isUtf8(line.bytes))) {
-        const scanned = scanLongMessage(file, line, options.read);
-        if (scanned && 'record' in scanned) {
-          const { record, content } = scanned;
-          if (content.validUtf8 === false) {
-            findings.push({
-              code: 'malformed_line',
-              severity: 'error',
-              message: `line ${line.number} (${formatBytes(line.length)}) holds bytes that are not valid UTF-8 and is too long to read with replacement characters; skipped`,
-              line: line.number,
-              index: record.i,
-            });
-            builder.addHole(record.i);
-            continue;
-          }
-          builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
+      const read = scanned && 'rest' in scanned ? recordOfRest(scanned.rest, line) : undefined;
+      if (scanned && 'rest' in scanned && read) {
+        const record = read;
+        const { content } = scanned;
+        if (content.validUtf8 === false) {
+          findings.push({
+            code: 'malformed_line',
+            severity: 'error',
+            message: `line ${line.number} (${formatBytes(line.length)}) holds bytes that are not valid UTF-8 and is too long to read with replacement characters; skipped`,
+            line: line.number,
+            index: record.i,
+          });
+          builder.addHole(record.i);
           continue;
         }
+        builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
+        continue;
       }
       if (line.bytes === undefined && line.length <= options.maxRecordBytes) {
         // Longer than the splitter keeps, short enough to read as one record.
@@ -322,33 +416,10 @@ function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): Mess
   };
 }
 
-/** How a message record starts when written by the agent: `{"t":"message",…`. */
-const MESSAGE_START = /^\s*\{\s*"t"\s*:\s*"message"/;
-
-/**
- * A long message record indexed without decoding its content; undefined when it cannot be read that
- * way (the caller parses it whole, which reports why).
- */
-function scanLongMessage(
-  file: OpenFile,
-  line: SplitLine,
-  read: ReadSync,
-): { record: { t: 'message'; i: number; msg: ChatMessage; cap?: { kept_bytes: number; notice: string } }; content: RawContent } | { failed: string } | undefined {
-  const head = line.bytes ? line.bytes.toString('latin1', 0, 64) : (readExactly(file.fd, line.offset, Math.min(64, line.length), read)?.toString('latin1') ?? '');
-  if (!MESSAGE_START.test(head)) return undefined;
-  const scan = scanMessageRecord({
-    fd: file.fd,
-    read,
-    offset: line.offset,
-    length: line.length,
-    ...(line.bytes ? { bytes: line.bytes } : {}),
-    hash: line.length >= HASH_AT_INDEX_BYTES,
-    maxRestBytes: 1024 * 1024,
-  });
-  if (!scan.ok) return { failed: scan.reason };
-  const parse = parseSidecarLine(scan.rest, line.number, line.terminated);
-  if (!parse.ok || parse.record.t !== 'message' || parse.record.msg.content !== '') return { failed: parse.ok ? 'the record is not a message with one content' : parse.finding.message };
-  return { record: parse.record, content: scan.content };
+/** The message record whose content a scan cut out, validated; undefined when it is not one (the line is then parsed whole). */
+function recordOfRest(rest: string, line: SplitLine): { t: 'message'; i: number; msg: ChatMessage; cap?: { kept_bytes: number; notice: string } } | undefined {
+  const parse = parseSidecarLine(rest, line.number, line.terminated);
+  return parse.ok && parse.record.t === 'message' && parse.record.msg.content === '' ? parse.record : undefined;
 }
 
 function formatBytes(n: number): string {
