@@ -4,9 +4,9 @@
  * itself (ANSI colours, visible control characters, the highlighted match) and `Load more`.
  */
 import type { Ref } from 'react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ByteRange, Expansion } from '../../store/reductionsSlice';
+import type { ByteRange, ExpandOutcome, Expansion, Highlight } from '../../store/reductionsSlice';
 import { shownRange } from '../../store/reductionsSlice';
 import { useApp } from '../../store/storeContext';
 import type { SearchPaging } from '../../store/searchSlice';
@@ -94,6 +94,32 @@ function Segments({ segments, markRef, withinHidden = false }: { segments: reado
   );
 }
 
+type Span = readonly [number, number];
+
+/**
+ * One window of the open reduction's content (issue 16): its seen and hidden runs, the marks that
+ * fall in it, rendered once. `Load more` adds a chunk and leaves the others' props as they were
+ * (the store's outcome objects, the highlight, the hits), so the earlier chunks are not parsed or
+ * rendered again. The mark to scroll to (`markRef`) is the highlight's, in the chunk where it starts.
+ */
+const ContentChunk = memo(function ContentChunk({ outcome, highlight, hits, markRef }: { outcome: ExpandOutcome; highlight: Highlight | null; hits: readonly Span[]; markRef: Ref<HTMLElement> }) {
+  const segments = useMemo(() => {
+    const [s, e] = outcome.range;
+    const meets = (h: Span): boolean => (h[1] > s && h[0] < e) || (h[0] === h[1] && h[0] >= s && h[0] <= e);
+    const h: Span | null = highlight ? [highlight.offset, highlight.offset + highlight.length] : null;
+    const marks = [...(h && meets(h) ? [h] : []), ...hits.filter(meets)];
+    const segs = storySegments(outcome.content, [s, e], outcome.hidden ?? [], marks);
+    // Without the highlight here, the first hit is not the one to scroll to.
+    return h && meets(h) ? segs : segs.map((g) => (g.current ? { hidden: g.hidden, bytes: g.bytes, text: g.text, marks: g.marks } : g));
+  }, [outcome, highlight, hits]);
+  return <Segments segments={segments} markRef={markRef} />;
+});
+
+/** Whether any shown window holds bytes hidden from the model (the legend is shown then). */
+function showsHidden(outcomes: readonly ExpandOutcome[]): boolean {
+  return outcomes.some((o) => (o.hidden ?? []).some(([a, b]) => b > o.range[0] && a < o.range[1]));
+}
+
 /**
  * The byte ranges (of what `expand` returns: the content, or a range's transcript) of every match
  * of the human view's fetched pages inside reduction `id`.
@@ -120,6 +146,7 @@ export function ReductionRegion({ id }: { id: string }) {
   const expansions = useApp(useShallow((s) => (open ? open.chunks.map((k) => s.expansions.get(k)) : NO_EXPANSIONS)));
   const setShownRange = useApp((s) => s.setShownRange);
   const loadMore = useApp((s) => s.loadMore);
+  const showEarlier = useApp((s) => s.showEarlier);
 
   const outcomes = useMemo(() => {
     const out = [];
@@ -130,8 +157,8 @@ export function ReductionRegion({ id }: { id: string }) {
     return out;
   }, [expansions]);
   const failed = expansions.find((e) => e?.status === 'error');
-  const loading = expansions.some((e) => e === undefined || e.status === 'loading');
-  const content = useMemo(() => outcomes.map((o) => o.content).join(''), [outcomes]);
+  const pending = open?.pending ?? null;
+  const loading = pending !== null || expansions.some((e) => e === undefined || e.status === 'loading');
   const shown = shownRange(outcomes);
   const latest = outcomes[outcomes.length - 1];
   const total = latest?.total_bytes ?? status?.total_bytes;
@@ -143,15 +170,15 @@ export function ReductionRegion({ id }: { id: string }) {
   // Issue 13: every hit of the human view's pages fetched so far that falls in this reduction.
   const paging = useApp((s) => s.searchPaging);
   const hits = useMemo(() => searchHitsIn(paging, id), [paging, id]);
-  // What the model saw and what was hidden from it, cut at the host's byte offsets (part C).
+  // What the model saw and what was hidden from it, cut at the host's byte offsets (part C). A
+  // range's messages are laid out over all its windows at once; an output's windows each by itself.
   const ranged = latest?.messages !== undefined;
   const story = useMemo(() => {
-    if (shownStart === undefined || shownEnd === undefined) return null;
-    const hidden = mergedHidden(outcomes);
+    if (!ranged || shownStart === undefined || shownEnd === undefined) return null;
     const mark: [number, number][] = highlight ? [[highlight.offset, highlight.offset + highlight.length], ...hits] : [...hits];
-    if (ranged) return { messages: storyMessages(content, [shownStart, shownEnd], mergedBoundaries(outcomes), hidden, mark), segments: [] };
-    return { messages: [], segments: storySegments(content, [shownStart, shownEnd], hidden, mark) };
-  }, [outcomes, content, shownStart, shownEnd, highlight, hits, ranged]);
+    return storyMessages(outcomes.map((o) => o.content).join(''), [shownStart, shownEnd], mergedBoundaries(outcomes), mergedHidden(outcomes), mark);
+  }, [outcomes, shownStart, shownEnd, highlight, hits, ranged]);
+  const copied = (): string => outcomes.map((o) => o.content).join('');
 
   // Scroll the highlighted match into sight once per navigation.
   const markRef = useRef<HTMLElement | null>(null);
@@ -205,17 +232,22 @@ export function ReductionRegion({ id }: { id: string }) {
           </div>
         </div>
       )}
-      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={content} range={shown} />}
+      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={copied} range={shown} />}
       {error && (
         <p className="reduction-error" role="alert">
           {error.message} {errorHint(error.code)}
         </p>
       )}
-      {story && (story.segments.some((g) => g.hidden) || ranged) && <StoryLegend />}
+      {(ranged || showsHidden(outcomes)) && <StoryLegend />}
+      {shown && shown[0] > 0 && !error && (
+        <button type="button" className="reduction-load-more reduction-show-earlier" onClick={showEarlier} disabled={loading}>
+          Show earlier
+        </button>
+      )}
       {ranged && story ? (
         <div className="reduction-hidden reduction-messages-hidden" role="group" aria-label="Hidden from the model">
           <ol className="reduction-messages" aria-label={`Messages of reduction ${nameText(id)}`} aria-busy={loading || undefined}>
-            {story.messages.map((m) => (
+            {story.map((m) => (
               <li key={m.boundary.start} className={`reduction-message role-${m.boundary.role}`} aria-label={`Message ${m.boundary.index} ${m.boundary.role}`}>
                 <p className="reduction-message-head">
                   <span className={`role-badge role-badge-${m.boundary.role}`}>{m.boundary.role}</span> <span>message {m.boundary.index}</span>
@@ -241,8 +273,11 @@ export function ReductionRegion({ id }: { id: string }) {
       ) : (
         (outcomes.length > 0 || (!error && loading)) && (
           <pre className="reduction-content" role="code" aria-label={`Reduction ${nameText(id)} bytes`} aria-busy={loading || undefined} tabIndex={0}>
-            {story && <Segments segments={story.segments} markRef={markRef} />}
-            {loading && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
+            {pending?.side === 'before' && <span className="reduction-loading">Loading…{'\n'}</span>}
+            {outcomes.map((o, k) => (
+              <ContentChunk key={open.chunks[k]} outcome={o} highlight={highlight} hits={hits} markRef={markRef} />
+            ))}
+            {loading && pending?.side !== 'before' && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
           </pre>
         )
       )}
