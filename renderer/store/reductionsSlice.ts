@@ -83,6 +83,11 @@ export interface ReductionsSlice {
   showEarlier: () => void;
   /** The slider or the inputs moved: show `range` (fetched after a quiet moment). */
   setShownRange: (range: ByteRange) => void;
+  /**
+   * Issue 16: shows the window of MAX_WINDOW_BYTES at byte `offset` (clamped to the content), at
+   * once (one commit, not a drag: no quiet moment), as a range the user chose. Only that window is read.
+   */
+  jumpTo: (offset: number) => void;
 }
 
 export function freshReductions(): Pick<ReductionsSlice, 'statuses' | 'expansions' | 'openReduction'> {
@@ -285,6 +290,20 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     else addWindow('after', [shown[1], Math.min(end, shown[1] + MAX_WINDOW_BYTES)]);
   };
 
+  /**
+   * Shows the range the user asked for reduction `id` (its first window, then the fill), unless a
+   * later move, another reduction or a collapse came first (`seq`): the old chunks stay until then.
+   */
+  const showAsked = (id: string, range: [number, number], seq: number): void => {
+    const window = firstWindow(range);
+    void fetchExpansion(id, window).then(() => {
+      const now = get().openReduction;
+      if (!now || now.id !== id || now.seq !== seq) return;
+      set({ openReduction: { ...now, chunks: [expansionKey(id, window)], pending: null, fillTo: range[1] > window[1] ? range[1] : null } });
+      continueFill();
+    });
+  };
+
   /** What `Load more` and `Show earlier` start from: the shown range, once every shown window is ready. */
   const settledShown = (): { open: OpenReduction; shown: [number, number]; total: number } | null => {
     const open = get().openReduction;
@@ -363,19 +382,22 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
       const open = get().openReduction;
       if (!open) return;
       const range = normalizeRange(asked);
-      const window = firstWindow(range);
       const seq = open.seq + 1;
       set({ openReduction: { ...open, requested: range, userRange: true, seq, pending: null, fillTo: null } });
       clearTimeout(rangeTimer);
-      rangeTimer = setTimeout(() => {
-        void fetchExpansion(open.id, window).then(() => {
-          const now = get().openReduction;
-          // A later move, another reduction, or a collapse: this reply is stale.
-          if (!now || now.id !== open.id || now.seq !== seq) return;
-          set({ openReduction: { ...now, chunks: [expansionKey(open.id, window)], pending: null, fillTo: range[1] > window[1] ? range[1] : null } });
-          continueFill();
-        });
-      }, deps.timing.rangeDebounceMs);
+      rangeTimer = setTimeout(() => showAsked(open.id, range, seq), deps.timing.rangeDebounceMs);
+    },
+
+    jumpTo(offset) {
+      const open = get().openReduction;
+      if (!open) return;
+      const total = shownOutcomes(open, get().expansions)[0]?.total_bytes ?? get().statuses.get(open.id)?.total_bytes;
+      const start = Math.max(0, Math.floor(total === undefined ? offset : Math.min(offset, total)));
+      const range: [number, number] = [start, total === undefined ? start + MAX_WINDOW_BYTES : Math.min(total, start + MAX_WINDOW_BYTES)];
+      const seq = open.seq + 1;
+      clearTimeout(rangeTimer);
+      set({ openReduction: { ...open, requested: range, userRange: true, seq, pending: null, fillTo: null } });
+      showAsked(open.id, range, seq);
     },
   };
 };

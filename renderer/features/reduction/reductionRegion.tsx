@@ -15,7 +15,9 @@ import type { StorySegment } from './story';
 import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
 import { RangeSlider } from '../../widgets/rangeSlider';
 import { CopyRange } from './copyRange';
-import { TerminalText } from '../../widgets/terminalText';
+import { TerminalRuns, TerminalText } from '../../widgets/terminalText';
+import { terminalSegments } from '../../text/terminalText';
+import { cutPieces } from './pieces';
 import './reductionRegion.css';
 import { nameText } from '../../text/nameText';
 import { ReproBundleButton } from '../bundle/reproBundle';
@@ -61,6 +63,32 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
   );
 }
 
+/**
+ * Issue 16: a byte offset to show the window at, read alone (not the range from the start to it).
+ * Enter or `Show window` jumps; the range inputs and the slider then show the window.
+ */
+function JumpInput({ max, onJump }: { max: number; onJump: (offset: number) => void }) {
+  const [draft, setDraft] = useState('');
+  return (
+    <form
+      className="range-jump"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const v = Number(draft);
+        if (draft.trim() !== '' && Number.isFinite(v)) onJump(Math.max(0, Math.min(max, Math.floor(v))));
+      }}
+    >
+      <label className="range-input">
+        <span>Jump to byte</span>
+        <input type="number" inputMode="numeric" aria-label="Jump to byte" min={0} max={max} step={1} value={draft} onChange={(e) => setDraft(e.target.value)} />
+      </label>
+      <button type="submit" className="range-jump-go">
+        Show window
+      </button>
+    </form>
+  );
+}
+
 /** The visible key to the two styles (the same names assistive technology hears). */
 function StoryLegend() {
   return (
@@ -70,23 +98,81 @@ function StoryLegend() {
   );
 }
 
+/** A line of the content, in pixels (12px/1.5): the height a block piece is thought to have before it is laid out. */
+const LINE_PX = 18;
+
+/** Block pieces styled from the start, besides the marked ones: those at the top of a window (in sight after a jump). */
+const STYLED_AT_FIRST = 2;
+/** How far beyond the content's scroll box a piece is styled before it comes into sight. */
+const STYLE_MARGIN = '200% 0px';
+
+/**
+ * Issue 16: a run of an output's window as pieces (pieces.ts), parsed once. The browser lays out
+ * only the pieces in sight of the content's scroll box (`content-visibility: auto`); a piece
+ * shows its text plain (the same characters: escapes out, controls as symbols) until it comes near
+ * it, then with its colours and marks. A marked piece is styled at once (its mark is scrolled to).
+ */
+const PiecedText = memo(function PiecedText({ text, marks, markRef }: { text: string; marks: readonly (readonly [number, number])[]; markRef?: Ref<HTMLElement> | undefined }) {
+  const pieces = useMemo(() => cutPieces(terminalSegments(text, { marks })), [text, marks]);
+  const [near, setNear] = useState<ReadonlySet<number>>(() => new Set());
+  const observer = useRef<IntersectionObserver | null>(null);
+  useEffect(() => () => observer.current?.disconnect(), []);
+  const observe = (el: HTMLElement | null): void => {
+    if (!el) return;
+    if (!observer.current) {
+      observer.current = new IntersectionObserver(
+        (entries) => {
+          const came = entries.filter((e) => e.isIntersecting).map((e) => Number((e.target as HTMLElement).dataset.piece));
+          if (came.length > 0) setNear((prev) => new Set([...prev, ...came]));
+        },
+        { root: el.closest('[role="code"]'), rootMargin: STYLE_MARGIN },
+      );
+    }
+    observer.current.observe(el);
+  };
+  const withMark = markRef ? pieces.findIndex((p) => p.marked) : -1;
+  let blocks = 0;
+  return (
+    <>
+      {pieces.map((p, k) => {
+        const ref = k === withMark ? markRef : undefined;
+        if (!p.block) return <TerminalRuns key={k} segments={p.segments} markRef={ref} />;
+        const styled = p.marked || blocks++ < STYLED_AT_FIRST || near.has(k);
+        return (
+          <span
+            key={k}
+            className="content-piece"
+            data-piece={k}
+            ref={styled ? undefined : observe}
+            style={{ containIntrinsicBlockSize: `auto ${Math.max(1, p.lines) * LINE_PX}px` }}
+          >
+            {styled ? <TerminalRuns segments={p.segments} markRef={ref} /> : p.text}
+          </span>
+        );
+      })}
+    </>
+  );
+});
+
 /**
  * Seen runs inside the element named "Seen by the model"; hidden runs inside the one named "Hidden
- * from the model", unless `withinHidden` (a range's rows already sit inside one).
+ * from the model", unless `withinHidden` (a range's rows already sit inside one). `pieced`: an
+ * output's window, cut into pieces (PiecedText).
  */
-function Segments({ segments, markRef, withinHidden = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean }) {
+function Segments({ segments, markRef, withinHidden = false, pieced = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean; pieced?: boolean }) {
+  const Text = pieced ? PiecedText : TerminalText;
   return (
     <>
       {segments.map((g) =>
         g.hidden && withinHidden ? (
-          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+          <Text key={g.bytes[0]} text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
         ) : g.hidden ? (
           <span key={g.bytes[0]} className="reduction-hidden" role="group" aria-label="Hidden from the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+            <Text text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ) : (
           <span key={g.bytes[0]} className="reduction-seen" role="group" aria-label="Seen by the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+            <Text text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ),
       )}
@@ -112,7 +198,7 @@ const ContentChunk = memo(function ContentChunk({ outcome, highlight, hits, mark
     // Without the highlight here, the first hit is not the one to scroll to.
     return h && meets(h) ? segs : segs.map((g) => (g.current ? { hidden: g.hidden, bytes: g.bytes, text: g.text, marks: g.marks } : g));
   }, [outcome, highlight, hits]);
-  return <Segments segments={segments} markRef={markRef} />;
+  return <Segments segments={segments} markRef={markRef} pieced />;
 });
 
 /** Whether any shown window holds bytes hidden from the model (the legend is shown then). */
@@ -147,6 +233,7 @@ export function ReductionRegion({ id }: { id: string }) {
   const setShownRange = useApp((s) => s.setShownRange);
   const loadMore = useApp((s) => s.loadMore);
   const showEarlier = useApp((s) => s.showEarlier);
+  const jumpTo = useApp((s) => s.jumpTo);
 
   const outcomes = useMemo(() => {
     const out = [];
@@ -226,6 +313,7 @@ export function ReductionRegion({ id }: { id: string }) {
           <div className="reduction-range-inputs">
             <RangeInput label="Range start" value={requested[0]} max={max} onCommit={(v) => setShownRange([v, Math.max(v, requested[1])])} />
             <RangeInput label="Range end" value={requested[1]} max={max} onCommit={(v) => setShownRange([Math.min(requested[0], v), v])} />
+            <JumpInput max={max} onJump={jumpTo} />
             <output className="reduction-shown-range" aria-label="Shown range">
               {shown ? `Shown range: bytes ${shown[0]}–${shown[1]} of ${total}` : 'Shown range: loading…'}
             </output>
