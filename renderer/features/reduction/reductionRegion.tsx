@@ -69,23 +69,33 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
  */
 function JumpInput({ max, onJump }: { max: number; onJump: (offset: number) => void }) {
   const [draft, setDraft] = useState('');
+  // Not a <form>: the hostile-content specs hold that no form element is ever on the page.
+  const jump = (): void => {
+    const v = Number(draft);
+    if (draft.trim() !== '' && Number.isFinite(v)) onJump(Math.max(0, Math.min(max, Math.floor(v))));
+  };
   return (
-    <form
-      className="range-jump"
-      onSubmit={(e) => {
-        e.preventDefault();
-        const v = Number(draft);
-        if (draft.trim() !== '' && Number.isFinite(v)) onJump(Math.max(0, Math.min(max, Math.floor(v))));
-      }}
-    >
+    <span className="range-jump">
       <label className="range-input">
         <span>Jump to byte</span>
-        <input type="number" inputMode="numeric" aria-label="Jump to byte" min={0} max={max} step={1} value={draft} onChange={(e) => setDraft(e.target.value)} />
+        <input
+          type="number"
+          inputMode="numeric"
+          aria-label="Jump to byte"
+          min={0}
+          max={max}
+          step={1}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') jump();
+          }}
+        />
       </label>
-      <button type="submit" className="range-jump-go">
+      <button type="button" className="range-jump-go" onClick={jump}>
         Show window
       </button>
-    </form>
+    </span>
   );
 }
 
