@@ -107,7 +107,15 @@ function timedClick(args: { region: string; button: string; timeoutMs: number })
   });
 }
 
+/** In the page: resolves when the page is next idle (the previous window's colours are parsed then). */
+function nextIdle(): Promise<void> {
+  const g = globalThis as unknown as { requestIdleCallback(f: () => void, o: { timeout: number }): number };
+  return new Promise((done) => g.requestIdleCallback(() => done(), { timeout: 5000 }));
+}
+
+/** A click timed from an app at rest (as a user's next click finds it), not while the last window's colours are parsed. */
 async function timed(page: Page, region: string, button: string): Promise<Timed> {
+  await page.evaluate(nextIdle);
   return page.evaluate(timedClick, { region, button, timeoutMs: STEP_TIMEOUT_MS });
 }
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { terminalSegments } from '../../text/terminalText';
-import { PIECE_CHARS, cutPieces, pieceRanges } from './pieces';
+import { PIECE_CHARS, cutPieces, parsedPieces, pieceRanges, quickDisplayText, quickPieces } from './pieces';
 
 /** Small pieces, so short texts have many (the sizes are parameters). */
 const P = 8;
@@ -62,5 +62,25 @@ describe('pieces of an output window', () => {
     expect(ranges.length).toBeGreaterThan(200);
     expect(ranges.length).toBeLessThan(300);
     for (const r of ranges.slice(1, -1)) expect(r.end - r.start).toBeGreaterThanOrEqual(PIECE_CHARS);
+  });
+
+  it('the quick pass shows the characters the parse shows, cut where the parse is cut, or leaves it to the parse (fast-check)', () => {
+    const withEscapes = fc
+      .array(fc.constantFrom('abc', 'é', '😀', '\n', '\u001b[31m', '\u001b[0m', '\u001b[38;5;200m', '\u001b]0;title\u0007', '\u001b[2J', '\u0007', '\u202e', '\ud800', 'x'.repeat(40)), { maxLength: 60 })
+      .map((parts) => parts.join(''));
+    fc.assert(
+      fc.property(withEscapes, (raw) => {
+        const parsed = terminalSegments(raw).map((s) => s.text).join('');
+        const quick = quickDisplayText(raw);
+        if (quick !== undefined) expect(quick).toBe(parsed);
+        const pieces = quickPieces(raw, P, MAX);
+        if (pieces === undefined) return;
+        expect(pieces.texts.join('')).toBe(parsed);
+        const full = parsedPieces(raw, pieces);
+        expect(full.map((p) => p.text)).toEqual(pieces.texts);
+        expect(full.map((p) => p.block)).toEqual(pieces.raw.map((r) => r.block));
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -9,6 +9,7 @@
  * pieces' texts, in order, are the segments' texts.
  */
 import type { Segment } from '../../text/terminalText';
+import { terminalSegments } from '../../text/terminalText';
 
 /** Characters in a block piece, about (it ends at the first newline past this). */
 export const PIECE_CHARS = 4096;
@@ -68,9 +69,13 @@ function countLines(text: string): number {
 
 /** `segments` cut at `pieceRanges` of their text; a segment that straddles a cut is split in two of the same style. */
 export function cutPieces(segments: readonly Segment[], pieceChars = PIECE_CHARS, maxChars = MAX_PIECE_CHARS): Piece[] {
+  return splitSegments(segments, pieceRanges(segments.map((s) => s.text).join(''), pieceChars, maxChars));
+}
+
+/** `segments` cut at `ranges` (string indices of their text, contiguous from 0 to its length). */
+export function splitSegments(segments: readonly Segment[], ranges: readonly PieceRange[]): Piece[] {
   const text = segments.map((s) => s.text).join('');
-  const ranges = pieceRanges(text, pieceChars, maxChars);
-  const pieces: Piece[] = ranges.map((r) => ({ ...r, segments: [], text: text.slice(r.start, r.end), marked: false, lines: 0 }));
+  const pieces: Piece[] = ranges.map((r) => ({ start: r.start, end: r.end, block: r.block, segments: [], text: text.slice(r.start, r.end), marked: false, lines: 0 }));
   let k = 0;
   let pos = 0;
   for (const seg of segments) {
@@ -88,4 +93,57 @@ export function cutPieces(segments: readonly Segment[], pieceChars = PIECE_CHARS
   }
   for (const p of pieces) p.lines = countLines(p.text);
   return pieces;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The text first, the colours after (issue 16): a window's pieces show their characters at once,
+// from a quick pass; the parse that gives colours runs when the app is idle.
+
+/** SGR sequences (colours): dropped from the text shown, as terminalSegments drops them (it reads at most 256 characters of one). */
+// eslint-disable-next-line no-control-regex -- the escape character is exactly what this looks for
+const SGR = /\u001b\[[0-9;:]{0,250}m/g;
+/** What only terminalSegments shows right: any other escape or control, invisible and bidi characters, surrogates. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+const NEEDS_PARSE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]/;
+
+/** The characters terminalSegments shows for `raw`, when a quick pass can tell (only colours to drop), else undefined. */
+export function quickDisplayText(raw: string): string | undefined {
+  const stripped = raw.indexOf('\u001b') < 0 ? raw : raw.replace(SGR, '');
+  return NEEDS_PARSE.test(stripped) ? undefined : stripped;
+}
+
+/** A window's pieces as the quick pass gives them: ranges in the raw text and in the text shown. */
+export interface QuickPieces {
+  raw: PieceRange[];
+  shown: PieceRange[];
+  /** The text shown of each piece. */
+  texts: string[];
+}
+
+/**
+ * The pieces of `raw` (cut at its newlines) and the text each shows, without parsing; undefined
+ * when a piece holds more than colours to interpret (its text needs terminalSegments, whose
+ * escapes may run across a cut): the caller parses the whole window then.
+ */
+export function quickPieces(raw: string, pieceChars = PIECE_CHARS, maxChars = MAX_PIECE_CHARS): QuickPieces | undefined {
+  const ranges = pieceRanges(raw, pieceChars, maxChars);
+  const texts: string[] = [];
+  const shown: PieceRange[] = [];
+  let at = 0;
+  for (const r of ranges) {
+    const piece = raw.slice(r.start, r.end);
+    // A cut inside a long line may fall inside an escape.
+    if (r.block && !piece.endsWith('\n') && piece.includes('\u001b')) return undefined;
+    const text = quickDisplayText(piece);
+    if (text === undefined) return undefined;
+    texts.push(text);
+    shown.push({ start: at, end: at + text.length, block: r.block });
+    at += text.length;
+  }
+  return { raw: ranges, shown, texts };
+}
+
+/** The styled pieces of `raw` cut where `quick` cut it: the full parse, for when there is time. */
+export function parsedPieces(raw: string, quick: QuickPieces, marks: readonly (readonly [number, number])[] = []): Piece[] {
+  return splitSegments(terminalSegments(raw, { marks }), quick.shown);
 }

@@ -4,7 +4,7 @@
  * itself (ANSI colours, visible control characters, the highlighted match) and `Load more`.
  */
 import type { Ref } from 'react';
-import { memo, useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
 import type { ByteRange, ExpandOutcome, Expansion, Highlight } from '../../store/reductionsSlice';
 import { shownRange } from '../../store/reductionsSlice';
@@ -17,7 +17,8 @@ import { RangeSlider } from '../../widgets/rangeSlider';
 import { CopyRange } from './copyRange';
 import { TerminalRuns, TerminalText } from '../../widgets/terminalText';
 import { terminalSegments } from '../../text/terminalText';
-import { cutPieces } from './pieces';
+import type { Piece } from './pieces';
+import { cutPieces, parsedPieces, quickPieces } from './pieces';
 import './reductionRegion.css';
 import { nameText } from '../../text/nameText';
 import { ReproBundleButton } from '../bundle/reproBundle';
@@ -123,7 +124,22 @@ const STYLE_MARGIN = '200% 0px';
  * it, then with its colours and marks. A marked piece is styled at once (its mark is scrolled to).
  */
 const PiecedText = memo(function PiecedText({ text, marks, markRef }: { text: string; marks: readonly (readonly [number, number])[]; markRef?: Ref<HTMLElement> | undefined }) {
-  const pieces = useMemo(() => cutPieces(terminalSegments(text, { marks })), [text, marks]);
+  // The characters first (a quick pass, when only colours are to interpret and nothing is marked),
+  // the colours when the app is idle; else the whole parse at once.
+  const quick = useMemo(() => (marks.length === 0 ? quickPieces(text) : undefined), [text, marks]);
+  const full = useMemo(() => (quick ? null : cutPieces(terminalSegments(text, { marks }))), [text, marks, quick]);
+  const [parsed, setParsed] = useState<{ text: string; pieces: Piece[] } | null>(null);
+  useEffect(() => {
+    if (!quick) return;
+    const run = (): void => setParsed({ text, pieces: parsedPieces(text, quick) });
+    if (typeof requestIdleCallback !== 'function') {
+      const timer = setTimeout(run, 0);
+      return () => clearTimeout(timer);
+    }
+    const idle = requestIdleCallback(run, { timeout: 500 });
+    return () => cancelIdleCallback(idle);
+  }, [text, quick]);
+  const pieces = full ?? (parsed?.text === text ? parsed.pieces : null);
   const [near, setNear] = useState<ReadonlySet<number>>(() => new Set());
   const observer = useRef<IntersectionObserver | null>(null);
   useEffect(() => () => observer.current?.disconnect(), []);
@@ -140,11 +156,27 @@ const PiecedText = memo(function PiecedText({ text, marks, markRef }: { text: st
     }
     observer.current.observe(el);
   };
-  const withMark = markRef ? pieces.findIndex((p) => p.marked) : -1;
+  if (!pieces && quick) {
+    return (
+      <>
+        {quick.shown.map((r, k) =>
+          r.block ? (
+            <span key={k} className="content-piece" data-piece={k} ref={observe} style={{ containIntrinsicBlockSize: `auto ${Math.max(1, countNewlines(quick.texts[k] ?? '')) * LINE_PX}px` }}>
+              {quick.texts[k]}
+            </span>
+          ) : (
+            <Fragment key={k}>{quick.texts[k]}</Fragment>
+          ),
+        )}
+      </>
+    );
+  }
+  const all = pieces ?? [];
+  const withMark = markRef ? all.findIndex((p) => p.marked) : -1;
   let blocks = 0;
   return (
     <>
-      {pieces.map((p, k) => {
+      {all.map((p, k) => {
         const ref = k === withMark ? markRef : undefined;
         if (!p.block) return <TerminalRuns key={k} segments={p.segments} markRef={ref} />;
         const styled = p.marked || blocks++ < STYLED_AT_FIRST || near.has(k);
@@ -163,6 +195,12 @@ const PiecedText = memo(function PiecedText({ text, marks, markRef }: { text: st
     </>
   );
 });
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
 
 /**
  * Seen runs inside the element named "Seen by the model"; hidden runs inside the one named "Hidden
