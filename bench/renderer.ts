@@ -23,6 +23,7 @@ import type { Browser, CDPSession, Page } from '@playwright/test';
 import type { BenchRow } from './report';
 import { formatTable, median } from './report';
 import { LOAD_TIMEOUT_MS, REPO_ROOT, chromiumLaunchOptions, startServe, writeLargeSidecar } from './rendererSupport';
+import { runWindowBench } from './rendererWindows';
 
 export const RENDERER_ROWS = 1_000_000;
 const SCROLL_STEPS = 200;
@@ -271,6 +272,8 @@ export async function runRendererBench(options: RendererBenchOptions = {}): Prom
     await browser?.close();
     await host.stop();
   }
+  // Issue 16: windows inside a 200 MB output (its own sidecar, host and browser).
+  rows.push(...(await runWindowBench({ log })));
   log(`done in ${((performance.now() - benchStart) / 1000).toFixed(1)} s`);
   return rows;
 }

@@ -197,3 +197,92 @@ export async function startServe(files: readonly string[], timeoutMs = 120_000):
     throw e;
   }
 }
+
+export interface HugeOutputSidecar {
+  path: string;
+  /** The reduction over the huge output (`tool_output_truncated`, at view index 2). */
+  id: string;
+  /** Bytes of the huge output (UTF-8). */
+  outputBytes: number;
+  /** Size of the sidecar. */
+  bytes: number;
+  reused: boolean;
+}
+
+/**
+ * Lines `from`… of a test-runner log, about `target` bytes (whole lines): ANSI colours, a
+ * multi-byte character now and then (so window ends get floored to character boundaries), the
+ * line number in each line.
+ */
+function logBlock(from: number, target: number): { text: string; lines: number } {
+  const out: string[] = [];
+  let bytes = 0;
+  let n = from;
+  while (bytes < target) {
+    const ok = n % 17 !== 0;
+    const line = `[${String(n).padStart(9, '0')}] ${ok ? '\u001b[32mPASS\u001b[0m' : '\u001b[31mFAIL\u001b[0m'} ${phrase(n, 3 + (n % 6)).replace(/ /g, '/')}.test.ts (${n % 997} ms)${n % 5 === 0 ? ' — résumé ✓' : ''}\n`;
+    out.push(line);
+    bytes += Buffer.byteLength(line, 'utf8');
+    n++;
+  }
+  return { text: out.join(''), lines: n - from };
+}
+
+/**
+ * Writes (or reuses) a sidecar whose one tool output is `outputBytes` or a little more (issue 16:
+ * windows inside a 200 MB output): a header, a system prompt, a user message, an assistant call,
+ * the huge output (truncated to a 12-byte kept prefix, hashed over its bytes) and a last message.
+ * Streamed in blocks: the output is never one string.
+ */
+export function writeHugeOutputSidecar(path: string, outputBytes: number): HugeOutputSidecar {
+  const id = 'r1';
+  const stampPath = `${path}.json`;
+  const stamp = JSON.stringify({ generator: 1, outputBytes });
+  if (existsSync(path) && existsSync(stampPath)) {
+    const known = JSON.parse(readFileSync(stampPath, 'utf8')) as { stamp?: string; total?: number };
+    if (known.stamp === stamp && typeof known.total === 'number') return { path, id, outputBytes: known.total, bytes: statSync(path).size, reused: true };
+  }
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.partial`;
+  const fd = openSync(tmp, 'w');
+  const hash = createHash('sha256');
+  let total = 0;
+  try {
+    const header = {
+      t: 'header',
+      format: 'supercode-sidecar',
+      version: 1,
+      session_id: 's-bench-huge-output',
+      created_at: '2026-12-01T00:00:00Z',
+      model: 'bench-model',
+      gate: true,
+      policy: { protect_last_n_tool_results: 0, max_tool_result_bytes: 64, kept_prefix_bytes: 12, dedupe: false, clear_turns_before: null },
+    };
+    writeSync(fd, `${JSON.stringify(header)}\n`);
+    writeSync(fd, `${JSON.stringify({ t: 'system', msg: { role: 'system', content: 'You are supercode, a coding agent.' } })}\n`);
+    writeSync(fd, `${JSON.stringify({ t: 'message', i: 0, msg: { role: 'user', content: 'Run the whole test suite and tell me what fails.' } })}\n`);
+    writeSync(fd, `${JSON.stringify({ t: 'message', i: 1, msg: { role: 'assistant', content: 'Running it.', tool_calls: [{ id: 'call_0', name: 'shell', arguments: '{"cmd":"npm test"}' }] } })}\n`);
+    writeSync(fd, '{"t":"message","i":2,"msg":{"role":"tool","tool_call_id":"call_0","content":"');
+    let line = 0;
+    while (total < outputBytes) {
+      const block = logBlock(line, Math.min(4 * 1024 * 1024, outputBytes - total));
+      line += block.lines;
+      const buf = Buffer.from(block.text, 'utf8');
+      hash.update(buf);
+      total += buf.length;
+      // Whole lines: a block never splits a character or an escape.
+      writeSync(fd, JSON.stringify(block.text).slice(1, -1));
+    }
+    writeSync(fd, '"}}\n');
+    writeSync(fd, `${JSON.stringify({ t: 'message', i: 3, msg: { role: 'assistant', content: 'Some tests fail; see the log.' } })}\n`);
+    // "[000000000] ": ASCII, so a character boundary.
+    const kept = 12;
+    const record = { id, kind: 'tool_output_truncated', ptr: { index: 2, hash: `sha256:${hash.digest('hex')}`, bytes: total }, kept_bytes: kept, stub: stubText(id, 'tool_output_truncated', total - kept), minted_at: 4 };
+    writeSync(fd, `${JSON.stringify({ t: 'reduction', r: record })}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(tmp, path);
+  writeFileSync(stampPath, JSON.stringify({ stamp, total }));
+  return { path, id, outputBytes: total, bytes: statSync(path).size, reused: false };
+}

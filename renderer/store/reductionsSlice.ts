@@ -5,14 +5,27 @@
  * to highlight.
  */
 import type { HostError, ReductionStatus, ResultOf } from '../../shared/contract';
+import { MAX_SLICE_BYTES } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 import { callParams } from './callsSlice';
 
 export type ExpandOutcome = ResultOf<'expand'>;
 export type ByteRange = readonly [number, number];
 
-/** The first window an expansion shows, and what `Load more` appends. */
+/** The first window an expansion shows, and the least `Load more` appends. */
 export const EXPAND_WINDOW_BYTES = 64 * 1024;
+/**
+ * Issue 16: the most one request asks for. `Load more` appends as much again as is shown (64 KiB,
+ * 64 KiB, 128 KiB, … up to this), a range or a jump is fetched one window at a time from its start:
+ * each reply is rendered as one chunk of its own (earlier chunks are not rendered again).
+ */
+export const MAX_WINDOW_BYTES = 1024 * 1024;
+/**
+ * The most the open reduction shows at once (what is in the DOM, and what `Copy bytes` copies):
+ * past it, `Load more` drops the earliest windows and `Show earlier` the latest. The host's own
+ * bound on one slice (MAX_SLICE_BYTES), so a range asked for is shown whole as before.
+ */
+export const MAX_SHOWN_BYTES = MAX_SLICE_BYTES;
 /** Most verify ids per request (the contract's bound). */
 const VERIFY_BATCH = 1000;
 /** Cached expansion text beyond this (UTF-16 units) is dropped, oldest first, unless on screen. */
@@ -33,8 +46,15 @@ export interface Highlight {
 
 export interface OpenReduction {
   id: string;
-  /** Expansion keys shown one after the other: one window, then what `Load more` appended. */
+  /**
+   * Expansion keys shown one after the other: one window, then what `Load more` appended (or
+   * `Show earlier` prepended). Contiguous; at most MAX_SHOWN_BYTES of ready content.
+   */
   chunks: string[];
+  /** A window on its way for this open reduction, to join `chunks` on the side named when it lands. */
+  pending: { key: string; side: 'after' | 'before' } | null;
+  /** The end of the range asked (a range, a link) still to be fetched after the shown windows, window by window. */
+  fillTo: number | null;
   /** The range the slider and the inputs show: what was asked, or the snapped range shown. */
   requested: ByteRange | null;
   /** `requested` came from the user (slider, inputs): keep it; otherwise follow what was shown. */
@@ -57,10 +77,17 @@ export interface ReductionsSlice {
   expand: (id: string, options?: { range?: ByteRange; pinRange?: boolean; highlight?: { offset: number; length: number } }) => void;
   collapse: () => void;
   toggleReduction: (id: string) => void;
-  /** Appends the next window after what the open reduction shows. */
+  /** Appends the next window after what the open reduction shows (as much again as is shown, at most MAX_WINDOW_BYTES). */
   loadMore: () => void;
+  /** Prepends the window before what the open reduction shows (same size rule as `loadMore`). */
+  showEarlier: () => void;
   /** The slider or the inputs moved: show `range` (fetched after a quiet moment). */
   setShownRange: (range: ByteRange) => void;
+  /**
+   * Issue 16: shows the window of MAX_WINDOW_BYTES at byte `offset` (clamped to the content), at
+   * once (one commit, not a drag: no quiet moment), as a range the user chose. Only that window is read.
+   */
+  jumpTo: (offset: number) => void;
 }
 
 export function freshReductions(): Pick<ReductionsSlice, 'statuses' | 'expansions' | 'openReduction'> {
@@ -78,6 +105,29 @@ export function shownOutcomes(open: OpenReduction, expansions: ReadonlyMap<strin
     const e = expansions.get(key);
     if (e?.status !== 'ready') break;
     out.push(e.outcome);
+  }
+  return out;
+}
+
+/** The size of the next window `Load more` or `Show earlier` asks for, when `shown` bytes are shown. */
+export function nextWindowBytes(shown: number): number {
+  return Math.min(MAX_WINDOW_BYTES, Math.max(EXPAND_WINDOW_BYTES, shown));
+}
+
+/**
+ * The chunks kept when one more lands on `side`: the ready ones, dropping from the far side while
+ * more than MAX_SHOWN_BYTES are shown (the one that landed always stays).
+ */
+export function boundedChunks(chunks: readonly string[], side: 'after' | 'before', expansions: ReadonlyMap<string, Expansion>): string[] {
+  const out = [...chunks];
+  const bytes = (key: string): number => {
+    const e = expansions.get(key);
+    return e?.status === 'ready' ? e.outcome.range[1] - e.outcome.range[0] : 0;
+  };
+  let total = out.reduce((sum, key) => sum + bytes(key), 0);
+  while (out.length > 1 && total > MAX_SHOWN_BYTES) {
+    const dropped = side === 'after' ? out.shift() : out.pop();
+    total -= bytes(dropped as string);
   }
   return out;
 }
@@ -186,6 +236,85 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     });
   };
 
+  /** The first window of a range asked: from its start, at most MAX_WINDOW_BYTES. */
+  const firstWindow = (asked: [number, number]): [number, number] => [asked[0], Math.min(asked[1], asked[0] + MAX_WINDOW_BYTES)];
+
+  /** Fetches `range` for the open reduction, to join its chunks on `side` when it lands. */
+  const addWindow = (side: 'after' | 'before', range: [number, number]): void => {
+    const open = get().openReduction;
+    if (!open) return;
+    const key = expansionKey(open.id, range);
+    set({ openReduction: { ...open, pending: { key, side } } });
+    void fetchExpansion(open.id, range).then(() => landed(key));
+  };
+
+  /**
+   * A window of the open reduction landed: it joins the chunks (bounded), the slider follows what
+   * is shown unless the user chose the range, and a fill goes on. A reply for a window no longer
+   * pending (a collapse, another reduction, a new range) is not shown.
+   */
+  const landed = (key: string): void => {
+    const now = get().openReduction;
+    if (!now || now.pending?.key !== key) return;
+    const { side } = now.pending;
+    const e = get().expansions.get(key);
+    let chunks: string[];
+    let fillTo = now.fillTo;
+    if (e?.status !== 'ready') {
+      // An error is shown after what is shown (its alert), and nothing more is asked.
+      chunks = [...now.chunks, key];
+      fillTo = null;
+    } else if (e.outcome.range[1] <= e.outcome.range[0]) {
+      // Nothing between the ends (a range inside one character): nothing to add, nor to wait for.
+      chunks = now.chunks;
+      fillTo = null;
+    } else {
+      chunks = boundedChunks(side === 'after' ? [...now.chunks, key] : [key, ...now.chunks], side, get().expansions);
+    }
+    const next: OpenReduction = { ...now, chunks, pending: null, fillTo };
+    const shown = shownRange(shownOutcomes(next, get().expansions));
+    set({ openReduction: !now.userRange && shown ? { ...next, requested: shown } : next });
+    continueFill();
+  };
+
+  /** Fetches the next window of a range asked that is longer than one, while MAX_SHOWN_BYTES allow. */
+  const continueFill = (): void => {
+    const open = get().openReduction;
+    if (!open || open.fillTo === null || open.pending) return;
+    const outcomes = shownOutcomes(open, get().expansions);
+    const shown = shownRange(outcomes);
+    const last = outcomes[outcomes.length - 1];
+    if (outcomes.length !== open.chunks.length || !shown || !last) return;
+    const end = Math.min(open.fillTo, last.total_bytes, shown[0] + MAX_SHOWN_BYTES);
+    if (shown[1] >= end) set({ openReduction: { ...open, fillTo: null } });
+    else addWindow('after', [shown[1], Math.min(end, shown[1] + MAX_WINDOW_BYTES)]);
+  };
+
+  /**
+   * Shows the range the user asked for reduction `id` (its first window, then the fill), unless a
+   * later move, another reduction or a collapse came first (`seq`): the old chunks stay until then.
+   */
+  const showAsked = (id: string, range: [number, number], seq: number): void => {
+    const window = firstWindow(range);
+    void fetchExpansion(id, window).then(() => {
+      const now = get().openReduction;
+      if (!now || now.id !== id || now.seq !== seq) return;
+      set({ openReduction: { ...now, chunks: [expansionKey(id, window)], pending: null, fillTo: range[1] > window[1] ? range[1] : null } });
+      continueFill();
+    });
+  };
+
+  /** What `Load more` and `Show earlier` start from: the shown range, once every shown window is ready. */
+  const settledShown = (): { open: OpenReduction; shown: [number, number]; total: number } | null => {
+    const open = get().openReduction;
+    if (!open || open.pending) return null;
+    const outcomes = shownOutcomes(open, get().expansions);
+    const shown = shownRange(outcomes);
+    const last = outcomes[outcomes.length - 1];
+    if (outcomes.length !== open.chunks.length || !shown || !last) return null; // a window is still on its way, or failed
+    return { open, shown, total: last.total_bytes };
+  };
+
   return {
     ...freshReductions(),
 
@@ -205,7 +334,8 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     },
 
     expand(id, options = {}) {
-      const range = normalizeRange(options.range ?? [0, EXPAND_WINDOW_BYTES]);
+      const asked = normalizeRange(options.range ?? [0, EXPAND_WINDOW_BYTES]);
+      const range = firstWindow(asked);
       const key = expansionKey(id, range);
       const previous = get().openReduction;
       clearTimeout(rangeTimer);
@@ -213,10 +343,13 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
       const cached = get().expansions.get(key);
       const shown = cached?.status === 'ready' ? cached.outcome.range : null;
       const pinned = options.pinRange === true && options.range !== undefined;
+      const seq = (previous?.seq ?? 0) + 1;
       set({
-        openReduction: { id, chunks: [key], requested: pinned ? range : shown, userRange: pinned, highlight, seq: (previous?.seq ?? 0) + 1 },
+        openReduction: { id, chunks: [key], pending: null, fillTo: asked[1] > range[1] ? asked[1] : null, requested: pinned ? asked : shown, userRange: pinned, highlight, seq },
       });
-      void fetchExpansion(id, range);
+      void fetchExpansion(id, range).then(() => {
+        if (get().openReduction?.seq === seq) continueFill();
+      });
     },
 
     collapse() {
@@ -230,22 +363,19 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
     },
 
     loadMore() {
-      const open = get().openReduction;
-      if (!open) return;
-      const outcomes = shownOutcomes(open, get().expansions);
-      if (outcomes.length !== open.chunks.length) return; // a window is still on its way
-      const last = outcomes[outcomes.length - 1];
-      if (!last || last.range[1] >= last.total_bytes) return;
-      const range: [number, number] = [last.range[1], Math.min(last.total_bytes, last.range[1] + EXPAND_WINDOW_BYTES)];
-      const key = expansionKey(open.id, range);
-      const start = outcomes[0]?.range[0] ?? range[0];
-      set({ openReduction: { ...open, chunks: [...open.chunks, key], requested: [start, range[1]], userRange: false } });
-      void fetchExpansion(open.id, range).then(() => {
-        const now = get().openReduction;
-        if (!now || now.id !== open.id || now.userRange) return;
-        const shown = shownRange(shownOutcomes(now, get().expansions));
-        if (shown) set({ openReduction: { ...now, requested: shown } });
-      });
+      const at = settledShown();
+      if (!at || at.shown[1] >= at.total) return;
+      const { open, shown, total } = at;
+      set({ openReduction: { ...open, userRange: false, fillTo: null } });
+      addWindow('after', [shown[1], Math.min(total, shown[1] + nextWindowBytes(shown[1] - shown[0]))]);
+    },
+
+    showEarlier() {
+      const at = settledShown();
+      if (!at || at.shown[0] <= 0) return;
+      const { open, shown } = at;
+      set({ openReduction: { ...open, userRange: false, fillTo: null } });
+      addWindow('before', [Math.max(0, shown[0] - nextWindowBytes(shown[1] - shown[0])), shown[0]]);
     },
 
     setShownRange(asked) {
@@ -253,16 +383,21 @@ export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (s
       if (!open) return;
       const range = normalizeRange(asked);
       const seq = open.seq + 1;
-      set({ openReduction: { ...open, requested: range, userRange: true, seq } });
+      set({ openReduction: { ...open, requested: range, userRange: true, seq, pending: null, fillTo: null } });
       clearTimeout(rangeTimer);
-      rangeTimer = setTimeout(() => {
-        void fetchExpansion(open.id, range).then(() => {
-          const now = get().openReduction;
-          // A later move, another reduction, or a collapse: this reply is stale.
-          if (!now || now.id !== open.id || now.seq !== seq) return;
-          set({ openReduction: { ...now, chunks: [expansionKey(open.id, range)] } });
-        });
-      }, deps.timing.rangeDebounceMs);
+      rangeTimer = setTimeout(() => showAsked(open.id, range, seq), deps.timing.rangeDebounceMs);
+    },
+
+    jumpTo(offset) {
+      const open = get().openReduction;
+      if (!open) return;
+      const total = shownOutcomes(open, get().expansions)[0]?.total_bytes ?? get().statuses.get(open.id)?.total_bytes;
+      const start = Math.max(0, Math.floor(total === undefined ? offset : Math.min(offset, total)));
+      const range: [number, number] = [start, total === undefined ? start + MAX_WINDOW_BYTES : Math.min(total, start + MAX_WINDOW_BYTES)];
+      const seq = open.seq + 1;
+      clearTimeout(rangeTimer);
+      set({ openReduction: { ...open, requested: range, userRange: true, seq, pending: null, fillTo: null } });
+      showAsked(open.id, range, seq);
     },
   };
 };

@@ -72,8 +72,8 @@ function renderSegment(seg: Segment, key: number, markRef: Ref<HTMLElement> | un
   );
 }
 
-export const TerminalText = memo(function TerminalText({ text, marks = NO_MARKS, ansi = true, markRef }: Props) {
-  const segments = useMemo(() => terminalSegments(text, { ansi, marks }), [text, ansi, marks]);
+/** Already parsed segments (`terminalSegments`) as styled text; `markRef` receives the first <mark>. */
+export function TerminalRuns({ segments, markRef }: { segments: readonly Segment[]; markRef?: Ref<HTMLElement> | undefined }) {
   let firstMark = true;
   return (
     <>
@@ -84,4 +84,9 @@ export const TerminalText = memo(function TerminalText({ text, marks = NO_MARKS,
       })}
     </>
   );
+}
+
+export const TerminalText = memo(function TerminalText({ text, marks = NO_MARKS, ansi = true, markRef }: Props) {
+  const segments = useMemo(() => terminalSegments(text, { ansi, marks }), [text, ansi, marks]);
+  return <TerminalRuns segments={segments} markRef={markRef} />;
 });

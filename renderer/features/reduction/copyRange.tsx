@@ -37,19 +37,24 @@ function download(bytes: Uint8Array, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 
-export function CopyRange({ id, text, range, what }: { id: string; text: string; range: readonly [number, number]; what?: string }) {
+/**
+ * `text`: the range's text, or how to get it (issue 16: the joined windows of a large expansion
+ * are made on a click, not on every render).
+ */
+export function CopyRange({ id, text, range, what }: { id: string; text: string | (() => string); range: readonly [number, number]; what?: string }) {
   const [status, setStatus] = useState('');
+  const textOf = (): string => (typeof text === 'string' ? text : text());
   const suffix = what ? ` ${what}` : '';
   const bytes = range[1] - range[0];
   return (
     <span className="copy-range">
-      <button type="button" onClick={() => void copyText(copiedText(text), `${bytes} bytes`).then(setStatus)}>
+      <button type="button" onClick={() => void copyText(copiedText(textOf()), `${bytes} bytes`).then(setStatus)}>
         {`Copy bytes${suffix}`}
       </button>
       <button
         type="button"
         onClick={() => {
-          download(rangeBytes(text), rangeFileName(id, range));
+          download(rangeBytes(textOf()), rangeFileName(id, range));
           setStatus(`Downloading ${bytes} bytes as ${rangeFileName(id, range)}.`);
         }}
       >

@@ -4,9 +4,9 @@
  * itself (ANSI colours, visible control characters, the highlighted match) and `Load more`.
  */
 import type { Ref } from 'react';
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { Fragment, memo, useEffect, useMemo, useRef, useState } from 'react';
 import { useShallow } from 'zustand/react/shallow';
-import type { ByteRange, Expansion } from '../../store/reductionsSlice';
+import type { ByteRange, ExpandOutcome, Expansion, Highlight } from '../../store/reductionsSlice';
 import { shownRange } from '../../store/reductionsSlice';
 import { useApp } from '../../store/storeContext';
 import type { SearchPaging } from '../../store/searchSlice';
@@ -15,7 +15,10 @@ import type { StorySegment } from './story';
 import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
 import { RangeSlider } from '../../widgets/rangeSlider';
 import { CopyRange } from './copyRange';
-import { TerminalText } from '../../widgets/terminalText';
+import { TerminalRuns, TerminalText } from '../../widgets/terminalText';
+import { terminalSegments } from '../../text/terminalText';
+import type { Piece } from './pieces';
+import { cutPieces, parsedPieces, quickPieces } from './pieces';
 import './reductionRegion.css';
 import { nameText } from '../../text/nameText';
 import { ReproBundleButton } from '../bundle/reproBundle';
@@ -61,6 +64,42 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
   );
 }
 
+/**
+ * Issue 16: a byte offset to show the window at, read alone (not the range from the start to it).
+ * Enter or `Show window` jumps; the range inputs and the slider then show the window.
+ */
+function JumpInput({ max, onJump }: { max: number; onJump: (offset: number) => void }) {
+  const [draft, setDraft] = useState('');
+  // Not a <form>: the hostile-content specs hold that no form element is ever on the page.
+  const jump = (): void => {
+    const v = Number(draft);
+    if (draft.trim() !== '' && Number.isFinite(v)) onJump(Math.max(0, Math.min(max, Math.floor(v))));
+  };
+  return (
+    <span className="range-jump">
+      <label className="range-input">
+        <span>Jump to byte</span>
+        <input
+          type="number"
+          inputMode="numeric"
+          aria-label="Jump to byte"
+          min={0}
+          max={max}
+          step={1}
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') jump();
+          }}
+        />
+      </label>
+      <button type="button" className="range-jump-go" onClick={jump}>
+        Show window
+      </button>
+    </span>
+  );
+}
+
 /** The visible key to the two styles (the same names assistive technology hears). */
 function StoryLegend() {
   return (
@@ -70,28 +109,149 @@ function StoryLegend() {
   );
 }
 
+/** A line of the content, in pixels (12px/1.5): the height a block piece is thought to have before it is laid out. */
+const LINE_PX = 18;
+
+/** Block pieces styled from the start, besides the marked ones: those at the top of a window (in sight after a jump). */
+const STYLED_AT_FIRST = 2;
+/** How far beyond the content's scroll box a piece is styled before it comes into sight. */
+const STYLE_MARGIN = '200% 0px';
+
+/**
+ * Issue 16: a run of an output's window as pieces (pieces.ts), parsed once. The browser lays out
+ * only the pieces in sight of the content's scroll box (`content-visibility: auto`); a piece
+ * shows its text plain (the same characters: escapes out, controls as symbols) until it comes near
+ * it, then with its colours and marks. A marked piece is styled at once (its mark is scrolled to).
+ */
+const PiecedText = memo(function PiecedText({ text, marks, markRef }: { text: string; marks: readonly (readonly [number, number])[]; markRef?: Ref<HTMLElement> | undefined }) {
+  // The characters first (a quick pass, when only colours are to interpret and nothing is marked),
+  // the colours when the app is idle; else the whole parse at once.
+  const quick = useMemo(() => (marks.length === 0 ? quickPieces(text) : undefined), [text, marks]);
+  const full = useMemo(() => (quick ? null : cutPieces(terminalSegments(text, { marks }))), [text, marks, quick]);
+  const [parsed, setParsed] = useState<{ text: string; pieces: Piece[] } | null>(null);
+  useEffect(() => {
+    if (!quick) return;
+    const run = (): void => setParsed({ text, pieces: parsedPieces(text, quick) });
+    if (typeof requestIdleCallback !== 'function') {
+      const timer = setTimeout(run, 0);
+      return () => clearTimeout(timer);
+    }
+    const idle = requestIdleCallback(run, { timeout: 500 });
+    return () => cancelIdleCallback(idle);
+  }, [text, quick]);
+  const pieces = full ?? (parsed?.text === text ? parsed.pieces : null);
+  const [near, setNear] = useState<ReadonlySet<number>>(() => new Set());
+  const observer = useRef<IntersectionObserver | null>(null);
+  useEffect(() => () => observer.current?.disconnect(), []);
+  const observe = (el: HTMLElement | null): void => {
+    if (!el) return;
+    if (!observer.current) {
+      observer.current = new IntersectionObserver(
+        (entries) => {
+          const came = entries.filter((e) => e.isIntersecting).map((e) => Number((e.target as HTMLElement).dataset.piece));
+          if (came.length > 0) setNear((prev) => new Set([...prev, ...came]));
+        },
+        { root: el.closest('[role="code"]'), rootMargin: STYLE_MARGIN },
+      );
+    }
+    observer.current.observe(el);
+  };
+  if (!pieces && quick) {
+    return (
+      <>
+        {quick.shown.map((r, k) =>
+          r.block ? (
+            <span key={k} className="content-piece" data-piece={k} ref={observe} style={{ containIntrinsicBlockSize: `auto ${Math.max(1, countNewlines(quick.texts[k] ?? '')) * LINE_PX}px` }}>
+              {quick.texts[k]}
+            </span>
+          ) : (
+            <Fragment key={k}>{quick.texts[k]}</Fragment>
+          ),
+        )}
+      </>
+    );
+  }
+  const all = pieces ?? [];
+  const withMark = markRef ? all.findIndex((p) => p.marked) : -1;
+  let blocks = 0;
+  return (
+    <>
+      {all.map((p, k) => {
+        const ref = k === withMark ? markRef : undefined;
+        if (!p.block) return <TerminalRuns key={k} segments={p.segments} markRef={ref} />;
+        const styled = p.marked || blocks++ < STYLED_AT_FIRST || near.has(k);
+        return (
+          <span
+            key={k}
+            className="content-piece"
+            data-piece={k}
+            ref={styled ? undefined : observe}
+            style={{ containIntrinsicBlockSize: `auto ${Math.max(1, p.lines) * LINE_PX}px` }}
+          >
+            {styled ? <TerminalRuns segments={p.segments} markRef={ref} /> : p.text}
+          </span>
+        );
+      })}
+    </>
+  );
+});
+
+function countNewlines(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 /**
  * Seen runs inside the element named "Seen by the model"; hidden runs inside the one named "Hidden
- * from the model", unless `withinHidden` (a range's rows already sit inside one).
+ * from the model", unless `withinHidden` (a range's rows already sit inside one). `pieced`: an
+ * output's window, cut into pieces (PiecedText).
  */
-function Segments({ segments, markRef, withinHidden = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean }) {
+function Segments({ segments, markRef, withinHidden = false, pieced = false }: { segments: readonly StorySegment[]; markRef: Ref<HTMLElement>; withinHidden?: boolean; pieced?: boolean }) {
+  const Text = pieced ? PiecedText : TerminalText;
   return (
     <>
       {segments.map((g) =>
         g.hidden && withinHidden ? (
-          <TerminalText key={g.bytes[0]} text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+          <Text key={g.bytes[0]} text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
         ) : g.hidden ? (
           <span key={g.bytes[0]} className="reduction-hidden" role="group" aria-label="Hidden from the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+            <Text text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ) : (
           <span key={g.bytes[0]} className="reduction-seen" role="group" aria-label="Seen by the model">
-            <TerminalText text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
+            <Text text={g.text} marks={g.marks} markRef={g.current ? markRef : undefined} />
           </span>
         ),
       )}
     </>
   );
+}
+
+type Span = readonly [number, number];
+
+/**
+ * One window of the open reduction's content (issue 16): its seen and hidden runs, the marks that
+ * fall in it, rendered once. `Load more` adds a chunk and leaves the others' props as they were
+ * (the store's outcome objects, the highlight, the hits), so the earlier chunks are not parsed or
+ * rendered again. The mark to scroll to (`markRef`) is the highlight's, in the chunk where it starts.
+ */
+const ContentChunk = memo(function ContentChunk({ outcome, highlight, hits, markRef }: { outcome: ExpandOutcome; highlight: Highlight | null; hits: readonly Span[]; markRef: Ref<HTMLElement> }) {
+  const segments = useMemo(() => {
+    const [s, e] = outcome.range;
+    const meets = (h: Span): boolean => (h[1] > s && h[0] < e) || (h[0] === h[1] && h[0] >= s && h[0] <= e);
+    const h: Span | null = highlight ? [highlight.offset, highlight.offset + highlight.length] : null;
+    const marks = [...(h && meets(h) ? [h] : []), ...hits.filter(meets)];
+    const segs = storySegments(outcome.content, [s, e], outcome.hidden ?? [], marks);
+    // Without the highlight here, the first hit is not the one to scroll to.
+    return h && meets(h) ? segs : segs.map((g) => (g.current ? { hidden: g.hidden, bytes: g.bytes, text: g.text, marks: g.marks } : g));
+  }, [outcome, highlight, hits]);
+  return <Segments segments={segments} markRef={markRef} pieced />;
+});
+
+/** Whether any shown window holds bytes hidden from the model (the legend is shown then). */
+function showsHidden(outcomes: readonly ExpandOutcome[]): boolean {
+  return outcomes.some((o) => (o.hidden ?? []).some(([a, b]) => b > o.range[0] && a < o.range[1]));
 }
 
 /**
@@ -120,6 +280,8 @@ export function ReductionRegion({ id }: { id: string }) {
   const expansions = useApp(useShallow((s) => (open ? open.chunks.map((k) => s.expansions.get(k)) : NO_EXPANSIONS)));
   const setShownRange = useApp((s) => s.setShownRange);
   const loadMore = useApp((s) => s.loadMore);
+  const showEarlier = useApp((s) => s.showEarlier);
+  const jumpTo = useApp((s) => s.jumpTo);
 
   const outcomes = useMemo(() => {
     const out = [];
@@ -130,8 +292,8 @@ export function ReductionRegion({ id }: { id: string }) {
     return out;
   }, [expansions]);
   const failed = expansions.find((e) => e?.status === 'error');
-  const loading = expansions.some((e) => e === undefined || e.status === 'loading');
-  const content = useMemo(() => outcomes.map((o) => o.content).join(''), [outcomes]);
+  const pending = open?.pending ?? null;
+  const loading = pending !== null || expansions.some((e) => e === undefined || e.status === 'loading');
   const shown = shownRange(outcomes);
   const latest = outcomes[outcomes.length - 1];
   const total = latest?.total_bytes ?? status?.total_bytes;
@@ -143,15 +305,15 @@ export function ReductionRegion({ id }: { id: string }) {
   // Issue 13: every hit of the human view's pages fetched so far that falls in this reduction.
   const paging = useApp((s) => s.searchPaging);
   const hits = useMemo(() => searchHitsIn(paging, id), [paging, id]);
-  // What the model saw and what was hidden from it, cut at the host's byte offsets (part C).
+  // What the model saw and what was hidden from it, cut at the host's byte offsets (part C). A
+  // range's messages are laid out over all its windows at once; an output's windows each by itself.
   const ranged = latest?.messages !== undefined;
   const story = useMemo(() => {
-    if (shownStart === undefined || shownEnd === undefined) return null;
-    const hidden = mergedHidden(outcomes);
+    if (!ranged || shownStart === undefined || shownEnd === undefined) return null;
     const mark: [number, number][] = highlight ? [[highlight.offset, highlight.offset + highlight.length], ...hits] : [...hits];
-    if (ranged) return { messages: storyMessages(content, [shownStart, shownEnd], mergedBoundaries(outcomes), hidden, mark), segments: [] };
-    return { messages: [], segments: storySegments(content, [shownStart, shownEnd], hidden, mark) };
-  }, [outcomes, content, shownStart, shownEnd, highlight, hits, ranged]);
+    return storyMessages(outcomes.map((o) => o.content).join(''), [shownStart, shownEnd], mergedBoundaries(outcomes), mergedHidden(outcomes), mark);
+  }, [outcomes, shownStart, shownEnd, highlight, hits, ranged]);
+  const copied = (): string => outcomes.map((o) => o.content).join('');
 
   // Scroll the highlighted match into sight once per navigation.
   const markRef = useRef<HTMLElement | null>(null);
@@ -199,23 +361,29 @@ export function ReductionRegion({ id }: { id: string }) {
           <div className="reduction-range-inputs">
             <RangeInput label="Range start" value={requested[0]} max={max} onCommit={(v) => setShownRange([v, Math.max(v, requested[1])])} />
             <RangeInput label="Range end" value={requested[1]} max={max} onCommit={(v) => setShownRange([Math.min(requested[0], v), v])} />
+            <JumpInput max={max} onJump={jumpTo} />
             <output className="reduction-shown-range" aria-label="Shown range">
               {shown ? `Shown range: bytes ${shown[0]}–${shown[1]} of ${total}` : 'Shown range: loading…'}
             </output>
           </div>
         </div>
       )}
-      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={content} range={shown} />}
+      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={copied} range={shown} />}
       {error && (
         <p className="reduction-error" role="alert">
           {error.message} {errorHint(error.code)}
         </p>
       )}
-      {story && (story.segments.some((g) => g.hidden) || ranged) && <StoryLegend />}
+      {(ranged || showsHidden(outcomes)) && <StoryLegend />}
+      {shown && shown[0] > 0 && !error && (
+        <button type="button" className="reduction-load-more reduction-show-earlier" onClick={showEarlier} disabled={loading}>
+          Show earlier
+        </button>
+      )}
       {ranged && story ? (
         <div className="reduction-hidden reduction-messages-hidden" role="group" aria-label="Hidden from the model">
           <ol className="reduction-messages" aria-label={`Messages of reduction ${nameText(id)}`} aria-busy={loading || undefined}>
-            {story.messages.map((m) => (
+            {story.map((m) => (
               <li key={m.boundary.start} className={`reduction-message role-${m.boundary.role}`} aria-label={`Message ${m.boundary.index} ${m.boundary.role}`}>
                 <p className="reduction-message-head">
                   <span className={`role-badge role-badge-${m.boundary.role}`}>{m.boundary.role}</span> <span>message {m.boundary.index}</span>
@@ -241,8 +409,11 @@ export function ReductionRegion({ id }: { id: string }) {
       ) : (
         (outcomes.length > 0 || (!error && loading)) && (
           <pre className="reduction-content" role="code" aria-label={`Reduction ${nameText(id)} bytes`} aria-busy={loading || undefined} tabIndex={0}>
-            {story && <Segments segments={story.segments} markRef={markRef} />}
-            {loading && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
+            {pending?.side === 'before' && <span className="reduction-loading">Loading…{'\n'}</span>}
+            {outcomes.map((o, k) => (
+              <ContentChunk key={open.chunks[k]} outcome={o} highlight={highlight} hits={hits} markRef={markRef} />
+            ))}
+            {loading && pending?.side !== 'before' && <span className="reduction-loading">{outcomes.length > 0 ? '\n' : ''}Loading…</span>}
           </pre>
         )
       )}
