@@ -7,7 +7,7 @@ import type { Reduction } from '../../shared/index';
 import { loadSession } from '../loader/session';
 import { setParallelScan } from '../loader/rawScan';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
-import { SearchPool } from './searchPool';
+import { SPLIT_MIN_CORES, SearchPool, idleCore } from './searchPool';
 
 const tmp = tempDir('search-pool-');
 afterAll(() => tmp.cleanup());
@@ -170,5 +170,14 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     expect(closed?.threadsRunning()).toBe(0);
     closed?.begin();
     expect(closed?.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
+  });
+});
+
+describe('idleCore', () => {
+  it('splits only with at least SPLIT_MIN_CORES cores and one of them idle (on 2 cores a split gained nothing)', () => {
+    expect(idleCore(2, 0)).toBe(false);
+    expect(idleCore(SPLIT_MIN_CORES, 0)).toBe(true);
+    expect(idleCore(8, 6.5)).toBe(true);
+    expect(idleCore(8, 7.5)).toBe(false);
   });
 });

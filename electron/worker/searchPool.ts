@@ -66,14 +66,20 @@ const MIN_THREAD_SHARE = 0.25;
 /** A piece of a chunk, taken by one thread at a time. */
 const PIECE_BYTES = 1024 * 1024;
 
+/** Fewer cores than this: a search stays on one thread (see idleCore). */
+export const SPLIT_MIN_CORES = 4;
+
 /**
- * True when a core is idle (the last minute's load average, plus this search, fits the cores).
- * On a machine busy with other work the threads get little time, and a split scan, which reads
- * the visible bytes between contents too, took up to twice as long as one thread here (load
- * average 12 on 2 cores); with a core free it should take about 0.6 of it.
+ * True when a split can pay: at least SPLIT_MIN_CORES cores, one of them idle (the last minute's
+ * load average, plus this search, fits the cores). On a machine busy with other work the threads
+ * get little time, and a split scan, which reads the visible bytes between contents too, took up
+ * to twice as long as one thread (load average 12 on 2 cores). On 2 idle cores it gained nothing
+ * either: four alternating bench runs (256 MiB, load under 1) gave the substring row 151–158 ms
+ * split against 114–151 ms on one thread — the scan is bound by copying the file's bytes out of
+ * the page cache, which the two threads share.
  */
-export function idleCore(): boolean {
-  return (loadavg()[0] ?? 0) + 1 <= availableParallelism();
+export function idleCore(cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
+  return cores >= SPLIT_MIN_CORES && load + 1 <= cores;
 }
 
 export class SearchPool implements ParallelScan {
