@@ -279,6 +279,15 @@ describe('a hostile regex (issue 15)', () => {
     expect(restarts).toEqual([]);
   });
 
+  it('collects garbage in the worker only with testHooks, where this process exposes gc (the follow bench)', async () => {
+    expect(await client().collectGarbage()).toBe(false);
+    const c = client({ testHooks: true });
+    // The worker is a thread of this process: it has gc exactly when this process has.
+    expect(await c.collectGarbage()).toBe(typeof (globalThis as { gc?: unknown }).gc === 'function');
+    value(await c.open([DEMO], 2));
+    expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
+  });
+
   it('takes request timeouts by method, with a default', async () => {
     const c = client({ testHooks: true, requestTimeoutMs: { default: 600_000, __hang: 1500 } });
     value(await c.open([DEMO], 2));

@@ -70,6 +70,11 @@ export interface WorkerResolverClient extends ResolverClient {
    * `not_supported` when the client was created without `testHooks`.
    */
   injectFault(fault: 'crash' | 'hang'): Promise<{ ok: false; error: HostError }>;
+  /**
+   * Test- and bench-only: a full garbage collection in the worker. Answers whether one ran (the
+   * process must run with --expose-gc); false without `testHooks`.
+   */
+  collectGarbage(): Promise<boolean>;
 }
 
 /**
@@ -114,6 +119,7 @@ function workerReply<S extends z.ZodType>(method: string, result: S): (raw: unkn
 const parseOpen = workerReply('open', workerMethods.open.result);
 const parseClose = workerReply('close', workerMethods.close.result);
 const failureOnly = workerReply('a test hook', z.never());
+const collected = workerReply('__gc', z.boolean());
 
 class WorkerClient implements WorkerResolverClient {
   private readonly workerPath: string;
@@ -197,6 +203,12 @@ class WorkerClient implements WorkerResolverClient {
     const method: TestHookMethod = fault === 'crash' ? '__crash' : '__hang';
     const reply = await this.send(method, {}, failureOnly);
     return reply.ok ? { ok: false, error: { code: 'internal_error', message: `${method} was answered` } } : reply;
+  }
+
+  async collectGarbage(): Promise<boolean> {
+    if (this.options.testHooks !== true) return false;
+    const reply = await this.send('__gc', {}, collected);
+    return reply.ok && reply.value === true;
   }
 
   onEvent(listener: (event: HostEvent) => void): () => void {

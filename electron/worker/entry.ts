@@ -65,6 +65,7 @@ const WHOLE_SESSION: ReadonlySet<string> = new Set(['check', 'replay', 'whatIf']
 
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;
+  if (testHooks && method === '__gc') return { ok: true, value: typeof (globalThis as { gc?: unknown }).gc === 'function' };
   if (method === 'open') {
     const parsed = workerMethods.open.params.safeParse(params);
     if (!parsed.success) return invalid(`open: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
@@ -114,6 +115,8 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
 }
 
 function runTestHook(method: string): void {
+  // A full collection, where the process runs with --expose-gc (the follow bench measures what stays).
+  if (method === '__gc') (globalThis as { gc?: () => void }).gc?.();
   if (method === '__crash') throw new Error('test hook __crash: the resolver worker throws on purpose');
   if (method === '__hang') {
     // Busy, never returning to the event loop: only terminate() (a request timeout) ends it.
