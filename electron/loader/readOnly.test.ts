@@ -93,7 +93,13 @@ describe('the code that reads session files imports nothing that writes', () => 
         .filter((n) => n !== '');
       for (const name of names) expect(WRITES.test(name), `${statement} imports ${name}`).toBe(false);
     }
-    expect(text, 'require() of the file system').not.toMatch(/require\(\s*'(node:)?fs/);
+    // A thread's source text (run with `eval: true`) takes what it needs by name too: each name is
+    // checked like an import's, and any other require() of the file system fails.
+    const named = /\bconst\s+\{([^}]*)\}\s*=\s*require\(\s*'(node:)?fs'\s*\);?/g;
+    for (const [statement, what] of text.matchAll(named)) {
+      for (const name of (what ?? '').split(',').map((n) => n.trim().split(/\s*:\s*/)[0] ?? '')) if (name !== '') expect(WRITES.test(name), `${statement} takes ${name}`).toBe(false);
+    }
+    expect(text.replace(named, ''), 'require() of the file system').not.toMatch(/require\(\s*'(node:)?fs/);
     // Whatever is opened is opened for reading.
     // `'r'`, or a constant the same file defines as O_RDONLY with O_NONBLOCK and nothing else.
     const readOnlyConstants = new Set([...text.matchAll(/\bconst\s+(\w+)\s*=\s*constants\.O_RDONLY\s*\|\s*constants\.O_NONBLOCK\s*;/g)].map((m) => m[1]));
