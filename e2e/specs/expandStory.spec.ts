@@ -10,11 +10,32 @@ import { audit } from '../axe';
 import { cliExpand, cliLog, cliSearch } from '../cli';
 import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR, sample } from '../paths';
+import type { InspectorPage } from '../inspectorPage';
 import { liveLog } from '../sessionData';
 
 const DEMO = sample('demo.sidecar.jsonl');
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+
+/**
+ * How the seen run of an open reduction is marked on the page, not only named: the run's own
+ * underline, or, for a window cut in pieces (blocks the inline run's underline does not reach),
+ * each piece's.
+ */
+async function seenMarking(inspector: InspectorPage, id: string): Promise<{ pieces: number; marked: boolean }> {
+  interface Box {
+    querySelectorAll(selector: string): ArrayLike<Box>;
+  }
+  return inspector
+    .seenPart(id)
+    .first()
+    .evaluate((el: Box) => {
+      const style = (e: Box) => (globalThis as unknown as { getComputedStyle(e: Box): { boxShadow: string; textDecorationLine: string } }).getComputedStyle(e);
+      const pieces = Array.from(el.querySelectorAll('.content-piece'));
+      const marked = pieces.length === 0 ? style(el).boxShadow !== 'none' : pieces.every((p) => style(p).textDecorationLine.includes('underline'));
+      return { pieces: pieces.length, marked };
+    });
+}
 
 test.describe('the §9 demo', () => {
   test.use({ sessionFiles: [DEMO] });
@@ -31,6 +52,7 @@ test.describe('the §9 demo', () => {
     await expect(inspector.seenPart('r1')).toHaveText(kept);
     await expect(inspector.hiddenPart('r1')).toHaveText(whole.content.slice(kept.length));
     await expect(inspector.expanded('r1')).toContainText('Seen by the model');
+    expect(await seenMarking(inspector, 'r1')).toEqual({ pieces: 0, marked: true });
     // Once on the page: the row no longer repeats the prefix above its open region.
     await expect.poll(async () => ((await row.textContent()) ?? '').split('PASS a.test.ts').length - 1).toBe(1);
 
@@ -55,6 +77,19 @@ test.describe('the §9 demo', () => {
 });
 
 test.describe('the sample session', () => {
+  test('a long kept prefix, cut in pieces, is underlined on every piece (issue 16 windows)', async ({ inspector }) => {
+    // The truncation keeping the most: its prefix runs over many lines.
+    const long = liveLog(SESSION_SIDECAR)
+      .filter((r) => r.kind === 'tool_output_truncated')
+      .sort((a, b) => (b.kept_bytes ?? 0) - (a.kept_bytes ?? 0))[0];
+    if (!long) throw new Error('the sample has no truncation');
+    await inspector.waitLoaded();
+    await inspector.expand(long.id);
+    await expect(inspector.seenPart(long.id)).not.toHaveCount(0);
+    await expect.poll(async () => (await seenMarking(inspector, long.id)).pieces).toBeGreaterThan(0);
+    expect(await seenMarking(inspector, long.id)).toMatchObject({ marked: true });
+  });
+
   test('a kept prefix in terminal colours stays readable where it is marked seen by the model (axe, both themes)', async ({ inspector }) => {
     // A truncation whose kept prefix holds colour escapes: its seen part is drawn in the ANSI palette.
     const coloured = liveLog(SESSION_SIDECAR).find((r) => r.kind === 'tool_output_truncated' && (r.kept_bytes ?? 0) > 0 && cliExpand([SESSION_SIDECAR], r.id, [0, r.kept_bytes ?? 0]).content.includes('\u001b['));
