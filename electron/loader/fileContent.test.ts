@@ -94,6 +94,45 @@ describe('FileContent', () => {
   });
 });
 
+describe('FileContent: the context around a match is read near it (issue 16)', () => {
+  it('a match just past a checkpoint has its snippet context decoded from an anchor before it, not from the checkpoint before', () => {
+    // Checkpoints every CHECKPOINT_RAW_BYTES (256 KiB) of raw body; matches at 20, 100 and 900
+    // bytes past the first one, and one far from any.
+    const at = [262_144 + 20, 262_144 + 100, 262_144 + 900, 400_000];
+    const size = 600_000;
+    const chars = Buffer.alloc(size, 'x');
+    for (const p of at) chars.write('NEEDLE', p, 'latin1');
+    const path = dir.path(`c${n++}.jsonl`);
+    const line = `{"t":"message","i":0,"msg":{"role":"tool","content":"${chars.toString('latin1')}"}}`;
+    writeFileSync(path, `${line}\n`);
+    const fd = openSync(path, 'r');
+    try {
+      const scan = scanMessageRecord({ fd, read: readSync, offset: 0, length: Buffer.byteLength(line), hash: true, maxRestBytes: 1 << 20, windowBytes: 4096 });
+      if (!scan.ok) throw new Error(scan.reason);
+      let bytesRead = 0;
+      const counting: typeof readSync = (f: number, buffer: NodeJS.ArrayBufferView, offset: number, length: number, position: number | null) => {
+        bytesRead += length;
+        return readSync(f, buffer, offset, length, position);
+      };
+      const source = new FileContent(fd, counting, scan.content, () => true);
+      const offsets: number[] = [];
+      source.findAll(Buffer.from('NEEDLE'), 0, size, (offset) => {
+        offsets.push(offset());
+        // What a 256-byte snippet reads (shared/search.ts sourceSnippet): its bounds' boundaries, then its bytes.
+        const before = bytesRead;
+        const from = source.floorBoundary(offset() - 256);
+        const to = source.floorBoundary(offset() + 6 + 256);
+        expect(Buffer.from(source.read(from, to)).toString('latin1')).toBe(chars.toString('latin1', from, to));
+        expect(bytesRead - before).toBeLessThan(8 * 1024);
+        return true;
+      });
+      expect(offsets).toEqual(at);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
+
 describe('FileContent.findAllFolded (issue 16: case-insensitive substring over raw bytes)', () => {
   /** RE2's leftmost non-overlapping case-insensitive matches of a literal, in UTF-8 bytes: the reference. */
   function re2Folded(text: string, query: string): [number, number][] {

@@ -20,7 +20,7 @@ import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locate
 
 const WINDOW_BYTES = 1024 * 1024;
 /** Raw bytes searched per read when a body is searched as raw bytes. */
-const SEARCH_WINDOW_BYTES = 4 * 1024 * 1024;
+const SEARCH_WINDOW_BYTES = 256 * 1024;
 
 function buffers(size: number): { raw: Buffer; out: Buffer } {
   return { raw: scratch('read-raw', size), out: scratch('read-out', size) };
@@ -230,10 +230,13 @@ export class FileContent implements ByteSource {
 
   /** The decoded offset of raw body offset `target` (an escape boundary), walking from `from`. */
   private decodedOffsetOf(target: number, from: { raw: number; decoded: number }): number {
-    const cp = this.checkpoint(target, false);
-    const start = cp.raw > from.raw && cp.raw <= target ? cp : from;
-    // An anchor a little before the match: the snippet around it then decodes from there.
-    const near = this.boundaryAtOrBefore(Math.max(start.raw, target - 1024), start.raw);
+    // An anchor a little before the match: the snippet around it then decodes from there. The walk
+    // starts at or before it (a checkpoint just before the match would leave the snippet's start
+    // before every anchor, to be decoded from the checkpoint before: up to 256 KiB per snippet).
+    const want = Math.max(from.raw, target - 1024);
+    const cp = this.checkpoint(want, false);
+    const start = cp.raw > from.raw ? cp : from;
+    const near = this.boundaryAtOrBefore(want, start.raw);
     const decodedNear = this.walk(start, near);
     // Anchors a little before the match and at it: the snippet, and a regex's window around the
     // match (issue 16's literal prefilter reads it at once), decode from there, not from a checkpoint.

@@ -69,32 +69,33 @@ function makeExactScanner(needle: Buffer): RawScanner {
   const DENSE_AFTER = 64;
   const DENSE_BYTES = 64;
   const DENSE_CHUNK = 64 * 1024;
+  // Buffer.indexOf runs a needle shorter than 7 bytes as a linear search in C++ (memchr on its first
+  // byte, then a compare): near the speed of reading, with no call into JS per false start. From 7
+  // bytes on it runs Boyer-Moore-Horspool, about 1 GB/s here. So a longer needle is found by a piece
+  // of it (SUB_BYTES at most, starting at its rarest byte), and checked whole around each hit.
+  const SUB_BYTES = 6;
   const RANK = byteRank();
   const len = needle.length;
+  const subLength = Math.min(len, SUB_BYTES);
   let k = 0;
-  for (let j = 1; j < len; j++) if ((RANK[needle[j] as number] as number) < (RANK[needle[k] as number] as number)) k = j;
-  const rare = needle[k] as number;
-  const first = needle[0] as number;
-  const last = needle[len - 1] as number;
+  for (let j = 1; j <= len - subLength; j++) if ((RANK[needle[j] as number] as number) < (RANK[needle[k] as number] as number)) k = j;
+  const sub = Buffer.from(needle.subarray(k, k + subLength));
+  const whole = subLength === len;
   return {
     maxLength: len,
     scan(buf, from, to, onHit) {
       const limit = Math.min(to, buf.length - len + 1);
-      if (len === 1) {
-        for (let i = from < limit ? buf.indexOf(rare, from) : -1; i !== -1 && i < limit; i = buf.indexOf(rare, i + 1)) if (!onHit(i, 1)) return false;
-        return true;
-      }
       let hits = 0;
       /** Where the count of hits started. */
       let since = from;
       let at = from + k;
       while (at < limit + k) {
-        const c = buf.indexOf(rare, at);
+        const c = buf.indexOf(sub, at);
         if (c === -1 || c >= limit + k) return true;
         const s = c - k;
-        if (buf[s] === first && buf[s + len - 1] === last && buf.compare(needle, 0, len, s, s + len) === 0 && !onHit(s, len)) return false;
+        if ((whole || buf.compare(needle, 0, len, s, s + len) === 0) && !onHit(s, len)) return false;
         at = c + 1;
-        if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
+        if (!whole && ++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
           // Every start up to s was looked at: the plain search takes the next DENSE_CHUNK bytes.
           const chunkEnd = Math.min(limit, s + 1 + DENSE_CHUNK);
           for (let i = buf.indexOf(needle, s + 1); i !== -1 && i < chunkEnd; i = buf.indexOf(needle, i + 1)) if (!onHit(i, len)) return false;
@@ -164,15 +165,31 @@ function makeFoldedScanner(query: string): RawScanner | null {
     }
     return true;
   };
+  // The piece found with Buffer.indexOf: up to SUB_BYTES query bytes with at most two letters (each
+  // letter doubles the variants searched: q, Q) and no k or s (whose folded forms are other bytes).
+  // A piece shorter than 7 bytes is searched in C++ (see makeExactScanner), so only its hits cost
+  // JS; the cost guessed from each variant's first byte (the bytes memchr stops at) picks it.
+  const SUB_BYTES = 6;
+  const weight = (byte: number) => ((RANK[byte] as number) / 14) ** 2;
   let k = -1;
+  let subLength = 0;
   let best = Infinity;
   for (let j = 0; j < len; j++) {
-    const c = lower[j] as number;
-    if (c === 0x6b || c === 0x73) continue;
-    const cost = letter[j] === 1 ? (RANK[c] as number) + (RANK[c - 0x20] as number) : (RANK[c] as number);
-    if (cost < best) {
-      best = cost;
-      k = j;
+    let letters = 0;
+    for (let l = 1; l <= SUB_BYTES && j + l <= len; l++) {
+      const c = lower[j + l - 1] as number;
+      if (c === 0x6b || c === 0x73) break;
+      letters += letter[j + l - 1] as number;
+      if (letters > 2) break;
+      const first = lower[j] as number;
+      const firstCost = letter[j] === 1 ? weight(first) + weight(first - 0x20) : weight(first);
+      // A one-byte piece hands each hit of its byte to JS.
+      const cost = (1 << letters) + firstCost * (1 << (letters - (letter[j] as number))) * (l === 1 ? 10 : 1);
+      if (cost < best || (cost === best && l > subLength)) {
+        best = cost;
+        k = j;
+        subLength = l;
+      }
     }
   }
   if (k === -1) {
@@ -184,32 +201,39 @@ function makeFoldedScanner(query: string): RawScanner | null {
       },
     };
   }
-  // The rare byte sits minPre to maxPre bytes after a match's start (k and s may take more bytes).
+  // Every case variant of the piece.
+  let variants: Buffer[] = [Buffer.from(lower.subarray(k, k + subLength))];
+  for (let j = 0; j < subLength; j++) {
+    if (letter[k + j] !== 1) continue;
+    variants = variants.flatMap((v) => {
+      const upper = Buffer.from(v);
+      upper[j] = (v[j] as number) - 0x20;
+      return [v, upper];
+    });
+  }
+  // The piece sits minPre to maxPre bytes after a match's start (k and s before it may take more bytes).
   const minPre = k;
   let maxPre = k;
   for (let j = 0; j < k; j++) maxPre += lower[j] === 0x6b ? 2 : lower[j] === 0x73 ? 1 : 0;
-  const a = lower[k] as number;
-  const b = letter[k] === 1 ? a - 0x20 : a;
   return {
     maxLength,
     scan(buf, from, to, onHit) {
       const stop = to + maxPre;
+      /** The next hit of each variant (-1: none left). */
+      const next = new Array<number>(variants.length);
       /** Starts below this were tried already: each start is tried once, in ascending order. */
       let tried = from;
       /** Where the count of hits started. */
       let since = from;
-      let na = buf.indexOf(a, from + minPre);
-      let nb = a === b ? -1 : buf.indexOf(b, from + minPre);
+      for (let v = 0; v < variants.length; v++) next[v] = buf.indexOf(variants[v] as Buffer, from + minPre);
       let hits = 0;
       for (;;) {
-        let c: number;
-        if (na !== -1 && (nb === -1 || na < nb)) {
-          c = na;
-          na = buf.indexOf(a, c + 1);
-        } else if (nb !== -1) {
-          c = nb;
-          nb = buf.indexOf(b, c + 1);
-        } else return true;
+        // The nearest hit of any variant.
+        let v = -1;
+        for (let w = 0; w < variants.length; w++) if ((next[w] as number) !== -1 && (v === -1 || (next[w] as number) < (next[v] as number))) v = w;
+        if (v === -1) return true;
+        const c = next[v] as number;
+        next[v] = buf.indexOf(variants[v] as Buffer, c + 1);
         if (c >= stop) return true;
         const last = Math.min(to - 1, c - minPre);
         for (let s = Math.max(tried, c - maxPre); s <= last; s++) {
@@ -218,15 +242,14 @@ function makeFoldedScanner(query: string): RawScanner | null {
         }
         tried = Math.max(tried, last + 1);
         if (++hits >= DENSE_AFTER && c - since < hits * DENSE_BYTES) {
-          // The pattern takes the next DENSE_CHUNK bytes of starts; the rare byte goes on after them.
+          // The pattern takes the next DENSE_CHUNK bytes of starts; the piece goes on after them.
           const chunkEnd = Math.min(to, tried + DENSE_CHUNK);
           if (!fallback(buf, tried, chunkEnd, onHit)) return false;
           if (chunkEnd >= to) return true;
           tried = chunkEnd;
           since = chunkEnd;
           hits = 0;
-          if (na !== -1 && na < chunkEnd + minPre) na = buf.indexOf(a, chunkEnd + minPre);
-          if (nb !== -1 && nb < chunkEnd + minPre) nb = buf.indexOf(b, chunkEnd + minPre);
+          for (let w = 0; w < variants.length; w++) if ((next[w] as number) !== -1 && (next[w] as number) < chunkEnd + minPre) next[w] = buf.indexOf(variants[w] as Buffer, chunkEnd + minPre);
         }
       }
     },
