@@ -145,9 +145,17 @@ function transcriptSource(messages: readonly ResolvedMessage[]): ByteSource {
 
 /** The `<hex>` of a `sha256:<hex>` pointer hash, lowercased; undefined when it has another form. */
 export function hashHex(ptrHash: string | null): string | undefined {
-  if (ptrHash === null) return undefined;
-  const m = /^sha256:([0-9a-fA-F]{64})$/.exec(ptrHash);
-  return m?.[1]?.toLowerCase();
+  if (ptrHash === null || ptrHash.length !== 71 || !ptrHash.startsWith('sha256:')) return undefined;
+  // A loop, not a regex: every search asks this of every reduction it searches.
+  let lower = true;
+  for (let i = 7; i < 71; i++) {
+    const c = ptrHash.charCodeAt(i);
+    if ((c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66)) continue;
+    if (c >= 0x41 && c <= 0x46) lower = false;
+    else return undefined;
+  }
+  const hex = ptrHash.slice(7);
+  return lower ? hex : hex.toLowerCase();
 }
 
 /** The view range a reduction addresses, `[start, end)`. */

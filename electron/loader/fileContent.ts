@@ -38,6 +38,23 @@ function unavailable(why: string): ContentUnavailableError {
   return new ContentUnavailableError(why);
 }
 
+/** The needle of the last `rawForm` call: a search asks for the same one for each of thousands of contents. */
+let lastForm: { copy: Buffer; form: { scanner: RawScanner; needle: ScanNeedle } | null } | null = null;
+
+/**
+ * A needle as a canonical body writes it, and its scanner; null when it is not well-formed UTF-8
+ * (its bytes then occur in no canonical body's raw form as they do in the content).
+ */
+function rawForm(needle: Uint8Array): { scanner: RawScanner; needle: ScanNeedle } | null {
+  if (lastForm !== null && lastForm.copy.equals(needle)) return lastForm.form;
+  const copy = Buffer.from(needle);
+  const text = copy.toString('utf8');
+  const raw = !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(copy) ? canonicalBody(text) : null;
+  const form = raw === null ? null : { scanner: exactScanner(raw), needle: { exact: raw } };
+  lastForm = { copy, form };
+  return form;
+}
+
 export class FileContent implements ByteSource {
   readonly length: number;
 
@@ -270,13 +287,9 @@ export class FileContent implements ByteSource {
   findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
     this.check();
     if (needle.length === 0 || end - start < needle.length) return;
-    const text = Buffer.from(needle).toString('utf8');
-    const safe = this.raw.canonical && !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(Buffer.from(needle));
+    const form = rawForm(needle);
     try {
-      if (safe) {
-        const raw = canonicalBody(text);
-        this.findRaw(exactScanner(raw), { exact: raw }, start, end, onMatch);
-      }
+      if (this.raw.canonical && form !== null) this.findRaw(form.scanner, form.needle, start, end, onMatch);
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
