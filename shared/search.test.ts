@@ -434,3 +434,47 @@ describe('lone surrogates (issue 15)', () => {
     expect(value(sidecarSearch(l, '\uFFFD{2}', v, undefined, { mode: 'regex' })).matches.map((m) => [m.offset, m.length])).toEqual([[26, 6]]);
   });
 });
+
+describe('sidecarSearch: units resolved once per session state (issue 16)', () => {
+  /** A view of large (file-like) and in-memory tool outputs, and a list counting the reads of each index. */
+  function counted() {
+    const outputs = ['alpha needle one', 'beta needle two', 'gamma needle three'];
+    const v: ChatMessage[] = outputs.flatMap((o, k) => [assistant('', `c${k}`), tool(o, `c${k}`)]);
+    // Index 1 and 3 large, index 5 in memory.
+    const messages = v.map((m, i) => (i === 1 || i === 3 ? { ...m, content: '', large: memorySourceOf(m.content) } : m));
+    const reads = new Map<number, number>();
+    const minted: MessageList = {
+      length: messages.length,
+      at: (i) => {
+        reads.set(i, (reads.get(i) ?? 0) + 1);
+        return messages[i];
+      },
+    };
+    const l = [1, 3, 5].map((index) => makeReduction(v, { kind: 'tool_output_elided', index }));
+    return { minted, l, reads };
+  }
+
+  it('a second search over the same log and lists reads only the in-memory contents again, and finds the same', () => {
+    const { minted, l, reads } = counted();
+    const first = value(sidecarSearch(l, 'needle', minted));
+    expect(first.total_matches).toBe(3);
+    expect(reads.get(1)).toBeGreaterThan(0);
+    reads.clear();
+    const second = value(sidecarSearch(l, 'needle', minted));
+    expect(second).toEqual(first);
+    expect([...reads.keys()]).toEqual([5]);
+  });
+
+  it('another log array (a followed session hands out a new one), or another list, is resolved afresh', () => {
+    const { minted, l, reads } = counted();
+    value(sidecarSearch(l, 'needle', minted));
+    reads.clear();
+    const renewed = [...l];
+    expect(value(sidecarSearch(renewed, 'needle', minted)).total_matches).toBe(3);
+    expect(reads.get(1)).toBeGreaterThan(0);
+    reads.clear();
+    const other: MessageList = { length: minted.length, at: (i) => minted.at(i) };
+    expect(value(sidecarSearch(renewed, 'needle', other)).total_matches).toBe(3);
+    expect(reads.get(3)).toBeGreaterThan(0);
+  });
+});

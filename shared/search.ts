@@ -884,7 +884,7 @@ export function* sidecarSearchSteps(
   const matcher: CompiledMatcher = { ...plain, ...candidates, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
-  const { units, verified, unavailable } = searchUnits(log, minted, recorded, options);
+  const { units, verified, unavailable } = searchUnitsOf(log, minted, recorded, options);
   let searched = verified;
   const kept: SidecarSearchMatch[] = [];
   let total = 0;
@@ -970,6 +970,53 @@ export function* sidecarSearchSteps(
   }
   result.truncated = result.matches.length < total;
   return ok(result);
+}
+
+/** searchUnits' answer for a log, with the lists it was computed over (see searchUnitsOf). */
+interface KnownUnits {
+  minted: MessageList;
+  recorded: MessageList | undefined;
+  logLength: number;
+  mintedLength: number;
+  recordedLength: number | undefined;
+  value: ReturnType<typeof searchUnits>;
+}
+
+const unitsByLog = new WeakMap<readonly Reduction[], KnownUnits>();
+
+/**
+ * searchUnits, computed once per session state (issue 16): the same log over the same lists (a
+ * log is never changed once handed out; a followed session hands out a new one, or a longer one,
+ * as it grows). A unit over a large content keeps what it loaded — its verified source and hidden
+ * span, which the reader keeps anyway — so a later search neither resolves nor verifies it again,
+ * work that was a fifth of a warm search over 3,000 contents. A unit over an in-memory content
+ * keeps nothing (its text would outlive the message cache's bound) and is loaded at each search.
+ */
+function searchUnitsOf(log: readonly Reduction[], minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions): KnownUnits['value'] {
+  const known = unitsByLog.get(log);
+  if (
+    known !== undefined &&
+    known.minted === minted &&
+    known.recorded === recorded &&
+    known.logLength === log.length &&
+    known.mintedLength === minted.length &&
+    known.recordedLength === recorded?.length
+  ) {
+    return known.value;
+  }
+  const value = searchUnits(log, minted, recorded, options);
+  for (const unit of value.units) {
+    const load = unit.load;
+    let kept: LoadedUnit | null | undefined;
+    unit.load = () => {
+      if (kept !== undefined) return kept;
+      const found = load();
+      if (found === null || 'source' in found) kept = found;
+      return found;
+    };
+  }
+  unitsByLog.set(log, { minted, recorded, logLength: log.length, mintedLength: minted.length, recordedLength: recorded?.length, value });
+  return value;
 }
 
 /**
