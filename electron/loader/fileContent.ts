@@ -14,7 +14,7 @@ import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
 import { claimedHash, contentDecoder, contentHashComputed, hashContentBody } from './contentHash';
 import type { RawScanner, ScanNeedle } from './rawScan';
-import { exactScanner, foldedScanner, parallelScan } from './rawScan';
+import { byteFrequencies, exactScanner, foldedScanner, parallelScan } from './rawScan';
 import { scratch } from './scratch';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
@@ -45,12 +45,12 @@ let lastForm: { copy: Buffer; form: { scanner: RawScanner; needle: ScanNeedle } 
  * A needle as a canonical body writes it, and its scanner; null when it is not well-formed UTF-8
  * (its bytes then occur in no canonical body's raw form as they do in the content).
  */
-function rawForm(needle: Uint8Array): { scanner: RawScanner; needle: ScanNeedle } | null {
+function rawForm(needle: Uint8Array, sample: () => Uint8Array): { scanner: RawScanner; needle: ScanNeedle } | null {
   if (lastForm !== null && lastForm.copy.equals(needle)) return lastForm.form;
   const copy = Buffer.from(needle);
   const text = copy.toString('utf8');
   const raw = !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(copy) ? canonicalBody(text) : null;
-  const form = raw === null ? null : { scanner: exactScanner(raw), needle: { exact: raw } };
+  const form = raw === null ? null : { scanner: exactScanner(raw, () => byteFrequencies(sample())), needle: { exact: raw } };
   lastForm = { copy, form };
   return form;
 }
@@ -103,6 +103,12 @@ export class FileContent implements ByteSource {
   unhashedBody(): { key: object; fd: number; start: number; rawLength: number } | undefined {
     if (this.raw.sha256 !== undefined || !this.isOpen() || this.readFile !== readSync) return undefined;
     return { key: this.raw, fd: this.fd, start: this.raw.start, rawLength: this.raw.rawLength };
+  }
+
+  /** The body's first raw bytes (up to 64 KiB): what a search's scanner learns the text's byte frequencies from. */
+  private sample(): Uint8Array {
+    const buf = Buffer.allocUnsafe(Math.min(this.raw.rawLength, 64 * 1024));
+    return buf.subarray(0, this.readRaw(buf, 0, buf.length));
   }
 
   /** Character boundaries asked for before: a stub's kept prefix is asked for by every search. */
@@ -287,7 +293,7 @@ export class FileContent implements ByteSource {
   findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
     this.check();
     if (needle.length === 0 || end - start < needle.length) return;
-    const form = rawForm(needle);
+    const form = rawForm(needle, () => this.sample());
     try {
       if (this.raw.canonical && form !== null) this.findRaw(form.scanner, form.needle, start, end, onMatch);
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { exactScanner, foldedPattern, foldedScanner } from './rawScan';
+import { byteFrequencies, exactScanner, foldedPattern, foldedScanner, makeExactScanner } from './rawScan';
 
 /** Every [start, length) of `needle` in `buf` with start in [from, to), overlapping ones too: the reference. */
 function everyExact(buf: Buffer, needle: Buffer, from: number, to: number): [number, number][] {
@@ -30,16 +30,30 @@ function scanned(scan: (onHit: (i: number, length: number) => boolean) => boolea
 
 /** Texts from a small alphabet (dense hits: the hand-over to the plain search) or a large one (rare hits). */
 const bytesArb = (units: string[]) => fc.array(fc.constantFrom(...units), { maxLength: 3000 }).map((parts) => Buffer.from(parts.join(''), 'utf8'));
+/** Any byte frequencies (a scanner's choice of piece follows them; its answers must not). */
+const freqArb = fc.option(fc.array(fc.nat(1000), { minLength: 256, maxLength: 256 }).map((counts) => Float64Array.from(counts, (c) => (c + 1) / 1000)), { nil: undefined });
 const range = (buf: Buffer) => fc.tuple(fc.nat(buf.length + 2), fc.nat(buf.length + 2)).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const);
+
+describe('byteFrequencies', () => {
+  it('gives each byte its share of the sample, none zero; nothing for a sample under 4 KiB', () => {
+    const sample = Buffer.from('ab'.repeat(4096) + 'Z'.repeat(2048), 'latin1');
+    const freq = byteFrequencies(sample);
+    expect(freq?.[0x61]).toBeCloseTo(4097 / sample.length);
+    expect(freq?.[0x5a]).toBeCloseTo(2049 / sample.length);
+    expect(freq?.[0x00]).toBeCloseTo(1 / sample.length);
+    expect(byteFrequencies(sample.subarray(0, 4095))).toBeUndefined();
+  });
+});
 
 describe('rawScan (issue 16: the rarest byte with memchr, then the needle around it)', () => {
   it('exactScanner reports every occurrence in [from, to), overlapping ones included, in order', () => {
     const units = ['a', 'b', 'Q', 'ab', 'aQ', '\n', 'é', 'xyz'];
     fc.assert(
       fc.property(
-        bytesArb(units).chain((buf) => fc.tuple(fc.constant(buf), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 6 }).map((p) => Buffer.from(p.join(''))), range(buf))),
-        ([buf, needle, [from, to]]) => {
+        bytesArb(units).chain((buf) => fc.tuple(fc.constant(buf), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 6 }).map((p) => Buffer.from(p.join(''))), range(buf), freqArb)),
+        ([buf, needle, [from, to], freq]) => {
           expect(scanned((hit) => exactScanner(needle).scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
+          expect(scanned((hit) => makeExactScanner(needle, freq).scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
         },
       ),
       { numRuns: 300 },
