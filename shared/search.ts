@@ -23,7 +23,7 @@ import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } fro
 import type { LiteralPrefilter } from './literalPrefilter';
 import { literalPrefilter } from './literalPrefilter';
 import type { SimpleMatcher } from './simpleMatcher';
-import { decodeAt, simpleMatcher } from './simpleMatcher';
+import { decodeAt, rawSafe, simpleMatcher } from './simpleMatcher';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;
@@ -72,7 +72,12 @@ interface CompiledMatcher {
 }
 
 /** A literal prefilter with the literal's UTF-8, and the direct matcher of a simple pattern (`simpleMatcher`). */
-type CandidatePrefilter = LiteralPrefilter & { bytes: Uint8Array; direct?: SimpleMatcher };
+type CandidatePrefilter = LiteralPrefilter & {
+  bytes: Uint8Array;
+  direct?: SimpleMatcher;
+  /** The direct matcher never matches a byte a JSON writer escapes (`rawSafe`): a source may match it in raw bytes. */
+  rawSafe?: boolean;
+};
 
 /**
  * Regex engine work (program instructions × UTF-16 units scanned, an upper bound of the NFA's
@@ -206,6 +211,10 @@ type LoadedUnit = { span: [number, number]; attribute: (offset: number, length: 
   | { source: ByteSource }
 );
 
+function withDirect(prefilter: LiteralPrefilter, direct: SimpleMatcher | undefined): CandidatePrefilter {
+  return { ...prefilter, bytes: utf8Encode(prefilter.literal), direct, rawSafe: direct !== undefined && rawSafe(direct) };
+}
+
 function literalMatcher(query: string): Matcher {
   return (text, onMatch, from = 0) => {
     for (let i = text.indexOf(query, from); i !== -1; i = text.indexOf(query, i + query.length)) {
@@ -288,7 +297,7 @@ function compileMatcher(query: string, mode: SearchMode, caseSensitive: boolean)
     ...(mode === 'substring' && /^[\x20-\x7e]+$/.test(query) ? { folded: query } : {}),
     cost: size,
     ...matchLengthBounds(re),
-    ...(prefilter ? { prefilter: { ...prefilter, bytes: utf8Encode(prefilter.literal), direct: simpleMatcher(re) } } : {}),
+    ...(prefilter ? { prefilter: withDirect(prefilter, simpleMatcher(re)) } : {}),
     stepWork: SEARCH_STEP_WORK,
   });
 }
@@ -421,7 +430,8 @@ function jsonBytes(value: unknown): number {
   return utf8Length(JSON.stringify(value));
 }
 
-type AddMatch = (offset: number, length: number, snippet: () => { snippet: string; match: [number, number] }) => void;
+/** Adds a match: its offset (or a function computing it, asked only for a match kept), length and snippet. */
+type AddMatch = (offset: number | (() => number), length: number, snippet: () => { snippet: string; match: [number, number] }) => void;
 
 /**
  * Searches a hidden span held as text. Its lone surrogates are read as U+FFFD, as its bytes are
@@ -504,8 +514,23 @@ function* scanSource(
     if (done) return;
   }
   let next = span[0];
+  const p = matcher.prefilter;
+  if (p?.direct && p.rawSafe && source.findAllDirect && Number.isFinite(p.before + p.after)) {
+    // Matched in the source's raw bytes: only the matches kept ask their offsets (issue 16).
+    const direct = p.direct;
+    const done = source.findAllDirect(p.bytes, direct, p.before, p.before + p.after, span[0], span[1], (at, length) => {
+      if (!counted()) return false;
+      add(at, length, () => sourceSnippet(source, span, at(), length, snippetMax));
+      return true;
+    });
+    if (done !== undefined) {
+      if (done >= span[1] || isAborted()) return;
+      // Bytes the direct matcher could not read as UTF-8: the rest goes the decoded way.
+      next = done;
+    }
+  }
   if (matcher.prefilter && source.findAll) {
-    const resume = yield* scanCandidates(source, span, matcher, matcher.prefilter, counted, add, snippetMax, isAborted);
+    const resume = yield* scanCandidates(source, next === span[0] ? span : [next, span[1]], matcher, matcher.prefilter, counted, add, snippetMax, isAborted);
     if (resume === null) return;
     // A line too long for a window around one candidate: the rest is searched window by window.
     next = resume;
@@ -922,9 +947,10 @@ export function* sidecarSearchSteps(
         hiddenBytes += unit.span[1] - unit.span[0];
         const room = Math.max(0, maxMatches - kept.length);
         let fromUnit = 0;
-        const add = (offset: number, length: number, snippet: () => { snippet: string; match: [number, number] }): void => {
+        const add = (at: number | (() => number), length: number, snippet: () => { snippet: string; match: [number, number] }): void => {
           if (fromUnit >= room) return;
           fromUnit++;
+          const offset = typeof at === 'number' ? at : at();
           const r = unit.attribute(offset, length);
           const { snippet: text, match } = snippet();
           atIndex.push({ reduction_id: r.id, kind: r.kind, index, offset, length, snippet: text, snippet_match: match });

@@ -251,3 +251,15 @@ export function simpleMatcher(re: RE2JS): SimpleMatcher | undefined {
     },
   };
 }
+
+/**
+ * True when no item of `direct` matches a code point that JSON.stringify writes as an escape (the
+ * controls U+0000–U+001F, `"` and `\\`) or U+FFFD (what a lone-surrogate escape decodes to): every
+ * match is then a run of bytes a canonical JSON body holds literally, so the pattern can be
+ * matched in the body's raw bytes (ByteSource.findAllDirect).
+ */
+export function rawSafe(direct: SimpleMatcher): boolean {
+  const escaped = [0x00, 0x1f, 0x22, 0x22, 0x5c, 0x5c, 0xfffd, 0xfffd];
+  return direct.items.every((item) => !intersects(item.ranges, escaped));
+}
+

@@ -57,6 +57,26 @@ export interface ByteSource {
    * source cannot search so (the caller then scans decoded text).
    */
   findAllFolded?(query: string, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): boolean;
+  /**
+   * The leftmost-first non-overlapping matches inside `[start, end)` of a simple pattern (`direct`,
+   * shared/simpleMatcher.ts) that never matches a byte a JSON writer escapes (`rawSafe`), each
+   * containing an occurrence of `literal` that starts at most `before` code points after the match
+   * and reaching at most `reach` code points past the match's start in all (both finite): found in
+   * the source's raw bytes without decoding (issue 16). `onMatch` gets a function giving the
+   * match's offset (computing it can cost) and its length, and returns false to stop. Returns
+   * undefined, having reported nothing, when this source cannot search so; else the offset up to
+   * which the search is complete (`end`, or where the caller must go on, a boundary after the
+   * last match reported).
+   */
+  findAllDirect?(
+    literal: Uint8Array,
+    direct: { matchAt(bytes: Uint8Array, start: number, end: number): number | undefined },
+    before: number,
+    reach: number,
+    start: number,
+    end: number,
+    onMatch: (offset: () => number, length: number) => boolean,
+  ): number | undefined;
 }
 
 /** The bytes behind a ByteSource can no longer be read (the file shrank or changed). */

@@ -5,6 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { FileContent } from './fileContent';
 import { scanMessageRecord } from './rawRecord';
+import { literalPrefilter } from '../../shared/literalPrefilter';
+import { rawSafe, simpleMatcher } from '../../shared/simpleMatcher';
+import { sidecarSearch } from '../../shared/search';
+import { assistant, makeReduction, tool } from '../../shared/testing/builders';
+import type { ChatMessage } from '../../shared/types';
 
 const dir = tempDir('file-content-');
 afterAll(() => dir.cleanup());
@@ -129,6 +134,104 @@ describe('FileContent: the context around a match is read near it (issue 16)', (
       expect(offsets).toEqual(at);
     } finally {
       closeSync(fd);
+    }
+  });
+});
+
+describe('FileContent.findAllDirect (issue 16: a simple pattern matched in raw bytes)', () => {
+  /** RE2's leftmost-first non-overlapping matches of `pattern` in `text`, in UTF-8 bytes: the reference. */
+  function re2Matches(text: string, pattern: string, from: number): [number, number][] {
+    const m = RE2JS.compile(pattern).matcher(text);
+    const out: [number, number][] = [];
+    let pos = 0;
+    while (pos <= text.length && m.find(pos)) {
+      const at = Buffer.byteLength(text.slice(0, m.start()));
+      if (at >= from) out.push([at, Buffer.byteLength(text.slice(m.start(), m.end()))]);
+      pos = m.end() > m.start() ? m.end() : m.start() + 1;
+    }
+    return out;
+  }
+  // Digits, u and n also occur in escapes' tails (\u0001, \n): matches must never start there.
+  const patterns = ['TS\\d{2,3}', '\\d{2}x', 'u0\\d{1,2}', 'n\\d', '0{2}1', 'é[a-c]{1,2}', '[0-9a-f]{0,3}xa', 'ab?c'];
+  const directText = fc.string({ unit: fc.constantFrom('T', 'S', '0', '1', '7', 'u', 'n', 'x', 'a', 'b', 'c', 'é', '😀', '\n', '\u0001', '\u001b', '"', '\\', ' '), maxLength: 160 });
+
+  it('finds exactly what RE2 finds in the decoded text, from any character boundary, never inside an escape', () => {
+    fc.assert(
+      fc.property(directText, fc.constantFrom(...patterns), fc.nat(), (text, pattern, cut) => {
+        const re = RE2JS.compile(pattern);
+        const prefilter = literalPrefilter(re);
+        const direct = simpleMatcher(re);
+        if (prefilter === null || direct === undefined) throw new Error(`${pattern} is not simple`);
+        expect(rawSafe(direct)).toBe(true);
+        // A start on a character boundary, as hidden spans start.
+        const chars = [...text];
+        const from = Buffer.byteLength(chars.slice(0, cut % (chars.length + 1)).join(''));
+        const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+        try {
+          const out: [number, number][] = [];
+          const done = source.findAllDirect(Buffer.from(prefilter.literal), direct, prefilter.before, prefilter.before + prefilter.after, from, source.length, (at, length) => (out.push([at(), length]), true));
+          expect(done).toBe(source.length);
+          expect(out).toEqual(re2Matches(text, pattern, from));
+        } finally {
+          close();
+        }
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it('finds matches across its read windows (256 KiB of raw bytes), escapes shifting raw from decoded', () => {
+    // Lines with an escape each, and TS numbers planted around every raw window edge.
+    const parts: string[] = [];
+    let raw = 0;
+    for (let k = 0; raw < 1_100_000; k++) {
+      const piece = k % 7 === 0 ? 'TS1234\n' : k % 5 === 0 ? '\u001b[1mTS98\u001b[0m' : `line ${k} é\t`;
+      parts.push(piece);
+      raw += Buffer.byteLength(JSON.stringify(piece)) - 2;
+    }
+    const text = parts.join('');
+    const re = RE2JS.compile('TS\\d{2,4}');
+    const prefilter = literalPrefilter(re);
+    const direct = simpleMatcher(re);
+    if (prefilter === null || direct === undefined) throw new Error('not simple');
+    const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+    try {
+      const out: [number, number][] = [];
+      expect(source.findAllDirect(Buffer.from('TS'), direct, prefilter.before, prefilter.before + prefilter.after, 0, source.length, (at, length) => (out.push([at(), length]), true))).toBe(source.length);
+      const expected = re2Matches(text, 'TS\\d{2,4}', 0);
+      expect(expected.length).toBeGreaterThan(10_000);
+      expect(out).toEqual(expected);
+    } finally {
+      close();
+    }
+  });
+
+  it('a search through it gives what the plain engine gives: matches, offsets, snippets, counts, at any max_matches', () => {
+    fc.assert(
+      fc.property(directText, fc.constantFrom(...patterns), fc.nat(12), (text, pattern, maxMatches) => {
+        const v = [assistant('', 'c'), tool(text, 'c')];
+        const l = [makeReduction(v, { kind: 'tool_output_elided', index: 1 })];
+        const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+        try {
+          const disk = [v[0] as ChatMessage, { ...(v[1] as ChatMessage), content: '', large: source }];
+          const ours = sidecarSearch(l, pattern, disk, undefined, { mode: 'regex', max_matches: maxMatches });
+          const plain = sidecarSearch(l, pattern, v, undefined, { mode: 'regex', max_matches: maxMatches, literal_prefilter: false });
+          expect(ours).toEqual(plain);
+        } finally {
+          close();
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('declines a body with non-canonical escapes', () => {
+    const re = RE2JS.compile('TS\\d{2}');
+    const { source, close } = contentOf('TS12 \\u0054S34');
+    try {
+      expect(source.findAllDirect(Buffer.from('TS'), simpleMatcher(re) as NonNullable<ReturnType<typeof simpleMatcher>>, 0, 4, 0, source.length, () => true)).toBeUndefined();
+    } finally {
+      close();
     }
   });
 });

@@ -320,6 +320,86 @@ export class FileContent implements ByteSource {
   }
 
   /**
+   * ByteSource.findAllDirect over the raw body (issue 16): in a canonical body a `rawSafe` pattern
+   * matches only bytes written literally, and no match holds a backslash, so its matches in the
+   * decoded content are exactly its matches in the raw bytes that start at an escape boundary (a
+   * start inside an escape's tail, like the digits of `\u001b`, is skipped), at the same bytes.
+   * The literal is found as findAll finds it; around each occurrence q the starts from
+   * max(x, q − 4·before) to q are tried in order with the direct matcher, as scanCandidates does in
+   * decoded text (x: where the next match may start). Only the offsets asked are walked to.
+   */
+  findAllDirect(
+    literal: Uint8Array,
+    direct: { matchAt(bytes: Uint8Array, start: number, end: number): number | undefined },
+    before: number,
+    reach: number,
+    start: number,
+    end: number,
+    onMatch: (offset: () => number, length: number) => boolean,
+  ): number | undefined {
+    this.check();
+    const form = this.raw.canonical ? rawForm(literal, () => this.sample()) : null;
+    // A rawSafe literal is written as itself; anything else is left to the decoded search.
+    if (form === null || !('exact' in form.needle) || !Buffer.from(form.needle.exact).equals(literal) || !Number.isFinite(reach)) return undefined;
+    if (end - start < literal.length) return end;
+    const scanner = form.scanner;
+    try {
+      const rawStart = this.rawOffsetOf(start);
+      const rawEnd = this.rawOffsetOf(end);
+      const walker = this.offsetWalker(rawStart, start);
+      const maxBefore = 4 * before;
+      // Bytes kept before a window's own part (starts up to maxBefore back, and the bytes an escape
+      // boundary is told by) and after it (the longest match from a start in it).
+      const pre = maxBefore + 16;
+      const post = Math.max(4 * reach, literal.length) + 4;
+      const window = scratch('search', SEARCH_WINDOW_BYTES + pre + post);
+      /** No match starts in [rawStart, x) but those reported; the last one ended at lastEnd ≤ x. */
+      let x = rawStart;
+      let lastEnd = rawStart;
+      let pos = rawStart;
+      while (pos < rawEnd) {
+        const ownEnd = Math.min(rawEnd, pos + SEARCH_WINDOW_BYTES);
+        const base = Math.max(0, pos - pre);
+        const n = this.readRaw(window, base, Math.min(rawEnd, ownEnd + post) - base);
+        const view = window.subarray(0, n);
+        const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
+        /** Set when a start's bytes are not well-formed UTF-8: the decoded search goes on from lastEnd. */
+        let malformed = false;
+        let stopped = false;
+        scanner.scan(view, Math.max(pos, x) - base, ownEnd - base, (i) => {
+          const q = base + i;
+          if (q < x) return true;
+          for (let st = Math.max(x, q - maxBefore); st <= q; st++) {
+            if (((view[st - base] as number) & 0xc0) === 0x80 || !isEscapeBoundary(st, byteAt)) continue;
+            const e = direct.matchAt(view, st - base, n);
+            if (e === undefined) {
+              malformed = true;
+              return false;
+            }
+            if (e < 0) continue;
+            const matchEnd = base + e;
+            if (!onMatch(walker.offsetOf(st), matchEnd - st)) {
+              stopped = true;
+              return false;
+            }
+            lastEnd = x = matchEnd;
+            return true;
+          }
+          x = q + 1;
+          return true;
+        });
+        if (malformed) return walker.offsetOf(lastEnd)();
+        if (stopped) return end;
+        pos = ownEnd;
+      }
+      return end;
+    } catch (e) {
+      if (e instanceof JsonStringError) throw unavailable(e.message);
+      throw e;
+    }
+  }
+
+  /**
    * Decoded offsets of raw match positions met in order from `rawStart` (decoded `start`): each is
    * computed only when asked, walking from the last one computed (so a search that asks for every
    * offset walks the body once).
