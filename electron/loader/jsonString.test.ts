@@ -161,10 +161,13 @@ describe('the WebAssembly walker', () => {
     return Buffer.from(loose.slice(0, at) + bad + loose.slice(at), 'utf8');
   });
 
-  it('walks every body as the JavaScript walk does: answers, decoded length, canonical, checkpoints, errors', () => {
+  it.each([
+    ['sixteen bytes a step (SIMD)', true],
+    ['eight bytes a step', false],
+  ])('walks every body as the JavaScript walk does, %s: answers, decoded length, canonical, checkpoints, errors', (_name, simd) => {
     fc.assert(
       fc.property(bodyArb, fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 16, max: 48 }), fc.integer({ min: 1, max: 40 }), (body, windows, walkerWindow, checkpointBytes) => {
-        const walker = wasmWalker(walkerWindow) as WasmWalker;
+        const walker = wasmWalker(walkerWindow, simd) as WasmWalker;
         const wasm = walkStory(body, windows, { walker, checkpointBytes });
         const js = walkStory(body, windows, { walker: null, checkpointBytes });
         expect({ ...wasm, decoding: undefined }).toEqual({ ...js, decoding: undefined });
@@ -175,9 +178,9 @@ describe('the WebAssembly walker', () => {
 
   it('hands a sink the decoded bytes of JSON.parse, in order, when it walks a body whole', () => {
     fc.assert(
-      fc.property(bodyArb, fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 16, max: 48 }), (body, windows, walkerWindow) => {
+      fc.property(bodyArb, fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 16, max: 48 }), fc.boolean(), (body, windows, walkerWindow, simd) => {
         const pieces: Buffer[] = [];
-        const story = walkStory(body, windows, { walker: wasmWalker(walkerWindow) as WasmWalker, checkpointBytes: 64, sink: (piece) => pieces.push(Buffer.from(piece)) });
+        const story = walkStory(body, windows, { walker: wasmWalker(walkerWindow, simd) as WasmWalker, checkpointBytes: 64, sink: (piece) => pieces.push(Buffer.from(piece)) });
         let parsed: string | undefined;
         try {
           parsed = JSON.parse(`"${body.toString('utf8')}"`) as string;
