@@ -90,18 +90,6 @@ const VOID = 0x40;
 const I32 = 0x7f;
 const I64 = 0x7e;
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  let v = n;
-  for (;;) {
-    const byte = v & 0x7f;
-    v >>= 7;
-    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
-
 /** A signed LEB128 of a 64-bit constant. */
 function leb64(n: bigint): number[] {
   const out: number[] = [];
@@ -114,6 +102,9 @@ function leb64(n: bigint): number[] {
     if (done) return out;
   }
 }
+
+/** A signed LEB128 of an i32 (immediates, offsets, sizes). */
+const leb = (n: number): number[] => leb64(BigInt(n));
 
 // Params: 0 src, 1 soft, 2 hard, 3 dst; locals: 4 byte, 5 value, 6 second byte (i32), 7 word, 8 scratch (i64).
 const [S, SOFT, HARD, D, B, V, C, W, X] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
@@ -228,6 +219,9 @@ export function walkerModuleBytes(simd: boolean): Uint8Array {
   ]);
 }
 
+/** What each short escape's second character decodes to (`\\/` too: valid JSON, not canonical). */
+const SHORT_ESCAPE_OF: Record<string, number> = { '"': 0x22, '\\': 0x5c, '/': 0x2f, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09 };
+
 /** A walker instance: its memory's windows and the two loops. */
 export interface WasmWalker {
   /** Raw bytes per call at most. */
@@ -272,14 +266,11 @@ export function wasmWalker(window: number, simd = true): WasmWalker | undefined 
     type Loop = (src: number, soft: number, hard: number, dst: number) => number;
     const walk = instance.exports.walk as Loop;
     const decode = instance.exports.decode as Loop;
+    // The two lookup tables: an escape's second byte → what it decodes to, a hex digit → its value.
     const tables = new Int8Array(memory.buffer, 0, 512);
-    tables.fill(-1);
-    const short: [number, number][] = [[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x08], [0x66, 0x0c], [0x6e, 0x0a], [0x72, 0x0d], [0x74, 0x09]];
-    for (const [c, v] of short) tables[c] = v;
-    for (let d = 0; d < 10; d++) tables[256 + 0x30 + d] = d;
-    for (let d = 0; d < 6; d++) {
-      tables[256 + 0x61 + d] = 10 + d;
-      tables[256 + 0x41 + d] = 10 + d;
+    for (let c = 0; c < 256; c++) {
+      tables[c] = SHORT_ESCAPE_OF[String.fromCharCode(c)] ?? -1;
+      tables[256 + c] = /^[0-9a-fA-F]$/.test(String.fromCharCode(c)) ? parseInt(String.fromCharCode(c), 16) : -1;
     }
     const slots = new Int32Array(memory.buffer, SRC_SLOT, 3);
     return {
