@@ -344,8 +344,8 @@ function threadWalker(): WasmWalker | undefined {
   return walkerOfThread ?? undefined;
 }
 
-/** Raw bytes the thread's walker takes at a time. */
-const WALKER_WINDOW_BYTES = 1024 * 1024;
+/** Raw bytes the thread's walker takes at a time: its memory (raw and decoded windows) stays about half a MiB per thread. */
+const WALKER_WINDOW_BYTES = 256 * 1024;
 
 /**
  * Decodes `buf[from, end)` (a piece of a body starting outside any escape) into `out` at `outPos`.
