@@ -5,7 +5,10 @@ import { tempDir } from '../testing/files';
 import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import { hashBody, scanMessageRecord } from './rawRecord';
+import { Utf8Check, hashBody, scanMessageRecord } from './rawRecord';
+import type { WasmWalker } from './jsonStringWasm';
+import { wasmWalker } from './jsonStringWasm';
+import type { ReadSync } from './lines';
 
 /** Content strings with what makes bodies hard: escapes, control characters, astral and lone surrogates. */
 const contentArb = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '\u001b', 'é', '😀', '\ud800', '\udc00', '/', 'u'), fc.string({ unit: 'grapheme', maxLength: 3 })), maxLength: 60 });
@@ -119,6 +122,105 @@ describe('JSON string bodies as bytes', () => {
   });
 });
 
+/** What a walk told, piece by piece: the answer of each feed, and its state at the end (or its error). */
+function walkStory(body: Buffer, windows: readonly number[], options: { walker: WasmWalker | null; checkpointBytes: number; sink?: (piece: Buffer) => void }) {
+  const walk = new JsonStringWalk(options);
+  const answers: ({ close: number } | { resume: number })[] = [];
+  let pos = 0;
+  let k = 0;
+  try {
+    for (;;) {
+      let window = windows[k++ % windows.length] as number;
+      let end = Math.min(body.length, pos + window);
+      // A window must hold an escape whole (as the file readers' do): widen one that cannot.
+      while (end < body.length && end - pos < 12) end = Math.min(body.length, pos + (window *= 2));
+      // Each piece in a buffer of its own, at an offset: the walk reads only [from, end).
+      const buf = Buffer.concat([Buffer.from('xx'), body.subarray(pos, end), Buffer.from('"')]);
+      const r = walk.feed(buf, 2, 2 + end - pos, pos, end === body.length);
+      answers.push('close' in r ? { close: r.close - 2 + pos } : { resume: r.resume - 2 + pos });
+      if ('close' in r) break;
+      if (r.resume - 2 + pos === body.length) break;
+      pos = r.resume - 2 + pos;
+    }
+  } catch (e) {
+    return { error: e instanceof JsonStringError ? e.message : String(e) };
+  }
+  return { answers, decoded: walk.decoded, canonical: walk.canonical, checkpoints: walk.checkpoints, decoding: walk.decoding };
+}
+
+describe('the WebAssembly walker', () => {
+  const bodyArb = fc.tuple(contentArb, fc.array(fc.nat(), { minLength: 1, maxLength: 40 }), fc.constantFrom('canonical', 'loose', 'damaged')).map(([text, choices, kind]) => {
+    let k = 0;
+    const pick = (n: number) => (choices[k++ % choices.length] as number) % n;
+    if (kind === 'canonical') return canonicalBody(text);
+    const loose = looseBody(text, pick);
+    if (kind === 'loose') return Buffer.from(loose, 'utf8');
+    // A bad escape, a cut \u, a stray quote or a trailing backslash somewhere.
+    const at = pick(loose.length + 1);
+    const bad = ['\\x', '\\u12g4', '"', '\\u00', '\\ud83d\\u0041'][pick(5)] as string;
+    return Buffer.from(loose.slice(0, at) + bad + loose.slice(at), 'utf8');
+  });
+
+  it.each([
+    ['sixteen bytes a step (SIMD)', true],
+    ['eight bytes a step', false],
+  ])('walks every body as the JavaScript walk does, %s: answers, decoded length, canonical, checkpoints, errors', (_name, simd) => {
+    fc.assert(
+      fc.property(bodyArb, fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 16, max: 48 }), fc.integer({ min: 1, max: 40 }), (body, windows, walkerWindow, checkpointBytes) => {
+        const walker = wasmWalker(walkerWindow, simd) as WasmWalker;
+        const wasm = walkStory(body, windows, { walker, checkpointBytes });
+        const js = walkStory(body, windows, { walker: null, checkpointBytes });
+        expect({ ...wasm, decoding: undefined }).toEqual({ ...js, decoding: undefined });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('hands a sink the decoded bytes of JSON.parse, in order, when it walks a body whole', () => {
+    fc.assert(
+      fc.property(bodyArb, fc.array(fc.integer({ min: 1, max: 70 }), { minLength: 1, maxLength: 6 }), fc.integer({ min: 16, max: 48 }), fc.boolean(), (body, windows, walkerWindow, simd) => {
+        const pieces: Buffer[] = [];
+        const story = walkStory(body, windows, { walker: wasmWalker(walkerWindow, simd) as WasmWalker, checkpointBytes: 64, sink: (piece) => pieces.push(Buffer.from(piece)) });
+        let parsed: string | undefined;
+        try {
+          parsed = JSON.parse(`"${body.toString('utf8')}"`) as string;
+        } catch {
+          parsed = undefined;
+        }
+        if ('error' in story || parsed === undefined) return;
+        expect(story.decoding).toBe(true);
+        expect(Buffer.concat(pieces)).toEqual(Buffer.from(parsed, 'utf8'));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('leaves the decoding to its caller when it walks in JavaScript', () => {
+    const story = walkStory(canonicalBody('a\nb'), [64], { walker: null, checkpointBytes: 64, sink: () => undefined });
+    expect(story).toMatchObject({ decoding: false, decoded: 3 });
+  });
+});
+
+describe('Utf8Check', () => {
+  it('says what isUtf8 says of the whole, however the bytes are cut', () => {
+    const byteArb = fc.oneof(fc.integer({ min: 0, max: 255 }), fc.constantFrom(0x80, 0xbf, 0xc2, 0xe0, 0xed, 0xf0, 0xf4, 0xa0));
+    const textArb = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\u0000'), maxLength: 12 }).map((t) => Buffer.from(t, 'utf8'));
+    fc.assert(
+      fc.property(fc.oneof(textArb, fc.array(byteArb, { maxLength: 16 }).map((b) => Buffer.from(b)), fc.tuple(textArb, fc.array(byteArb, { maxLength: 2 }), textArb).map(([a, b, c]) => Buffer.concat([a, Buffer.from(b), c]))), fc.array(fc.nat(), { maxLength: 8 }), (bytes, cuts) => {
+        const check = new Utf8Check();
+        const at = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+        let from = 0;
+        for (const c of [...at, bytes.length]) {
+          check.push(bytes.subarray(from, c));
+          from = c;
+        }
+        expect(check.finish()).toBe(isUtf8(bytes));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('hashBody', () => {
   const dir = tempDir();
   afterAll(() => dir.cleanup());
@@ -187,12 +289,38 @@ describe('scanMessageRecord', () => {
           expect(scan.content.length).toBe(expected.length);
           expect(bytes.subarray(scan.content.start, scan.content.start + scan.content.rawLength)).toEqual(canonicalBody(content));
           expect(scan.content.validUtf8).toBe(true);
+          // Hashed in the walk: the SHA-256 of the content bytes.
+          expect(scan.content.sha256).toBe(createHash('sha256').update(expected).digest('hex'));
         } finally {
           closeSync(fd);
         }
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('reads a hashed content once: it is hashed as it is walked', () => {
+    const text = Array.from({ length: 30000 }, (_, i) => `line ${i}\t"é" \u001b[31m😀\n`).join('');
+    const line = JSON.stringify({ t: 'message', i: 3, msg: { role: 'tool', tool_call_id: 'c', content: text } });
+    const path = dir.path('once.jsonl');
+    writeFileSync(path, `${line}\n`);
+    const fd = openSync(path, 'r');
+    let bytesRead = 0;
+    const counting: ReadSync = (f, buffer, offset, length, position) => {
+      const n = readSync(f, buffer, offset, length, position);
+      bytesRead += n;
+      return n;
+    };
+    try {
+      const length = Buffer.byteLength(line);
+      const scan = scanMessageRecord({ fd, read: counting, offset: 0, length, hash: true, maxRestBytes: 1 << 20, windowBytes: 64 * 1024 });
+      if (!scan.ok) throw new Error(scan.reason);
+      expect(scan.content.sha256).toBe(createHash('sha256').update(text, 'utf8').digest('hex'));
+      // The body is read once (windows, the rest's head and tail), not a second time to hash it.
+      expect(bytesRead).toBeLessThan(length * 1.1);
+    } finally {
+      closeSync(fd);
+    }
   });
 
   it('answers not ok for records it cannot read this way', () => {

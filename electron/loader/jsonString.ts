@@ -8,6 +8,9 @@
  * decodes to U+FFFD (EF BF BD), as the UTF-8 encoding of a lone surrogate does.
  */
 
+import type { WasmWalker } from './jsonStringWasm';
+import { STOP_CUT, STOP_QUOTE, STOP_SOFT, wasmWalker } from './jsonStringWasm';
+
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
@@ -142,19 +145,54 @@ function writeCodePoint(out: Uint8Array, w: number, cp: number): number {
   return 4;
 }
 
+/** What a walk is told when it is made. */
+export interface WalkOptions {
+  /**
+   * Hears the decoded bytes, in order, piece by piece (each a view valid only during the call):
+   * the walk decodes what it walks, so a content is hashed in the pass that indexes it. Only the
+   * WebAssembly walker decodes: without it `decoding` turns false and the caller decodes itself.
+   */
+  sink?: (piece: Buffer) => void;
+  /** The WebAssembly walker to use: the thread's by default; null walks in JavaScript (short keys, tests). */
+  walker?: WasmWalker | null;
+  /** Raw bytes between checkpoints (tests shrink it). */
+  checkpointBytes?: number;
+}
+
+/** The first piece a walk hands the WebAssembly walker; each next one is four times larger, up to its window. */
+const FIRST_PIECE_BYTES = 256;
+
 /**
  * Walks a string body fed window by window, from just after its opening quote: finds the closing
  * quote, counts the decoded bytes, tells whether every escape is canonical, and keeps a
  * (raw, decoded) checkpoint every CHECKPOINT_RAW_BYTES so a later read can start near any offset.
  * Raw offsets are relative to the body's first byte.
+ *
+ * Two walkers with one answer: a WebAssembly loop (jsonStringWasm.ts; eight bytes at a time, the
+ * rare escapes it leaves are read here) and the JavaScript one below (`Buffer.indexOf` from escape
+ * to escape), used for short keys and where WebAssembly is missing. Either way a checkpoint lands
+ * at the first token boundary at or after its raw offset.
  */
 export class JsonStringWalk {
   decoded = 0;
   canonical = true;
-  escapes = 0;
   /** Flat pairs: raw offset, decoded offset; both at a position outside any escape. */
   readonly checkpoints: number[] = [];
-  private nextCheckpoint = CHECKPOINT_RAW_BYTES;
+  /** With a sink: true while every byte decoded so far went to it. */
+  decoding: boolean;
+  private readonly checkpointBytes: number;
+  private nextCheckpoint: number;
+  private readonly walker: WasmWalker | undefined;
+  private readonly sink: ((piece: Buffer) => void) | undefined;
+  private piece = FIRST_PIECE_BYTES;
+
+  constructor(options: WalkOptions = {}) {
+    this.checkpointBytes = options.checkpointBytes ?? CHECKPOINT_RAW_BYTES;
+    this.nextCheckpoint = this.checkpointBytes;
+    this.walker = options.walker === null ? undefined : (options.walker ?? threadWalker());
+    this.sink = options.sink;
+    this.decoding = options.sink !== undefined && this.walker !== undefined;
+  }
 
   /**
    * Feeds `buf[from, end)`, which lies at raw offset `base + (i - from)`. Returns the index in `buf`
@@ -163,6 +201,90 @@ export class JsonStringWalk {
    * continue past `end`.
    */
   feed(buf: Buffer, from: number, end: number, base: number, final = false): { close: number } | { resume: number } {
+    if (this.walker) return this.feedWasm(this.walker, buf, from, end, base, final);
+    return this.feedJs(buf, from, end, base, final);
+  }
+
+  private feedWasm(walker: WasmWalker, buf: Buffer, from: number, end: number, base: number, final: boolean): { close: number } | { resume: number } {
+    const write = this.sink !== undefined;
+    const { raw, out } = walker;
+    /** Buffer index of the piece in the walker's window; raw offset of buffer index i: base + (i - from). */
+    let pos = from;
+    let written = 0;
+    const flush = () => {
+      if (written > 0 && this.sink) this.sink(out.subarray(0, written));
+      written = 0;
+    };
+    for (;;) {
+      const n = Math.min(end - pos, this.piece, walker.window);
+      if (n <= 0) {
+        // At the end, outside any escape: a checkpoint due here lands here.
+        this.checkpointAt(base + (end - from));
+        return { resume: end };
+      }
+      if (this.piece < walker.window) this.piece *= 4;
+      raw.set(buf.subarray(pos, pos + n), 0);
+      const rawAt = base + (pos - from);
+      let s = 0;
+      for (;;) {
+        const soft = Math.max(s, Math.min(n, this.nextCheckpoint - rawAt));
+        const why = walker.run(write, s, soft, n, write ? written : 0);
+        const stop = walker.src();
+        if (write) {
+          this.decoded += walker.dst() - written;
+          written = walker.dst();
+        } else {
+          this.decoded += walker.dst();
+        }
+        if (walker.takeNoncanonical()) this.canonical = false;
+        if (why === STOP_SOFT) {
+          this.checkpointAt(rawAt + stop);
+          if (stop < n) {
+            s = stop;
+            continue;
+          }
+          pos += stop;
+          break;
+        }
+        if (why === STOP_QUOTE) {
+          flush();
+          return { close: pos + stop };
+        }
+        const at = pos + stop;
+        if (why === STOP_CUT && pos + n < end) {
+          // Cut by the piece, not by the window: the next piece starts at its backslash.
+          pos = at;
+          break;
+        }
+        const esc = readEscape(buf, at, end, final);
+        if (!esc) {
+          flush();
+          return { resume: at };
+        }
+        if (!esc.canonical) this.canonical = false;
+        this.decoded += utf8Bytes(esc.cp);
+        if (write) written += writeCodePoint(out, written, esc.cp);
+        if (stop + esc.raw < n) {
+          s = stop + esc.raw;
+          continue;
+        }
+        pos = at + esc.raw;
+        break;
+      }
+      flush();
+    }
+  }
+
+  /** Records the checkpoint due at raw offset `raw` (a token boundary), if one is. */
+  private checkpointAt(raw: number): void {
+    if (this.nextCheckpoint > raw) return;
+    this.checkpoints.push(raw, this.decoded);
+    this.nextCheckpoint = raw + this.checkpointBytes;
+  }
+
+  private feedJs(buf: Buffer, from: number, end: number, base: number, final: boolean): { close: number } | { resume: number } {
+    // A sink hears nothing from this walker: the caller decodes.
+    this.decoding = false;
     let pos = from;
     let cu = 0;
     // Searches stop at `end`: a scratch buffer holds stale bytes past it, and a search running on
@@ -181,20 +303,17 @@ export class JsonStringWalk {
       const c = bs + 1 < end ? (buf[bs + 1] as number) : -1;
       if (c !== -1 && SHORT_TABLE[c] !== -1) {
         // A two-byte escape, one decoded byte; only `\/` is not written by JSON.stringify.
-        this.escapes++;
         if (c === 0x2f) this.canonical = false;
         this.decoded += 1;
         pos = bs + 2;
       } else if (c === 0x75 && bs + 6 <= end && (cu = hex4(buf, bs + 2)) >= 0 && (cu < 0xd800 || cu > 0xdfff)) {
         // A `\uXXXX` outside the surrogates (terminal colours: `\u001b`): as readEscape reads it.
-        this.escapes++;
         if (!(cu < 0x20 && cu !== 0x08 && cu !== 0x09 && cu !== 0x0a && cu !== 0x0c && cu !== 0x0d && isLowerHex4(buf, bs + 2))) this.canonical = false;
         this.decoded += utf8Bytes(cu);
         pos = bs + 6;
       } else {
         const esc = readEscape(buf, bs, end, final);
         if (!esc) return { resume: bs };
-        this.escapes++;
         if (!esc.canonical) this.canonical = false;
         this.decoded += utf8Bytes(esc.cp);
         pos = bs + esc.raw;
@@ -214,7 +333,7 @@ export class JsonStringWalk {
       // A checkpoint passed inside an escape lands at the start of the next run.
       const at = Math.max(this.nextCheckpoint, rawStart);
       this.checkpoints.push(at, this.decoded + (at - rawStart));
-      this.nextCheckpoint = at + CHECKPOINT_RAW_BYTES;
+      this.nextCheckpoint = at + this.checkpointBytes;
     }
     this.decoded += end - start;
   }
@@ -224,6 +343,17 @@ export class JsonStringWalk {
 function within(buf: Buffer, end: number): Buffer {
   return end >= buf.length ? buf : buf.subarray(0, end);
 }
+
+/** This thread's WebAssembly walker, made on first use (null: WebAssembly is missing). */
+let walkerOfThread: WasmWalker | null | undefined;
+
+function threadWalker(): WasmWalker | undefined {
+  if (walkerOfThread === undefined) walkerOfThread = wasmWalker(WALKER_WINDOW_BYTES) ?? null;
+  return walkerOfThread ?? undefined;
+}
+
+/** Raw bytes the thread's walker takes at a time: its memory (raw and decoded windows) stays about half a MiB per thread. */
+const WALKER_WINDOW_BYTES = 256 * 1024;
 
 /**
  * Decodes `buf[from, end)` (a piece of a body starting outside any escape) into `out` at `outPos`.

@@ -110,7 +110,7 @@ function walkString(win: Window, quote: number, end: number, walk: JsonStringWal
 
 /** A short string's value (keys), decoded through JSON.parse. */
 function readShortString(win: Window, quote: number, end: number): { value: string; close: number } {
-  const close = walkString(win, quote, end, new JsonStringWalk());
+  const close = walkString(win, quote, end, new JsonStringWalk({ walker: null }));
   const raw = Buffer.alloc(close - quote + 1);
   for (let p = quote; p <= close; p++) raw[p - quote] = win.byte(p);
   return { value: JSON.parse(raw.toString('utf8')) as string, close };
@@ -121,7 +121,7 @@ function readShortString(win: Window, quote: number, end: number): { value: stri
  * that skips every other string and value. Undefined when the record has no string `msg.content`
  * (the caller then reads it the usual way).
  */
-function locateContent(win: Window, offset: number, length: number): { quote: number; walk: JsonStringWalk; close: number } | undefined {
+function locateContent(win: Window, offset: number, length: number, sink?: (piece: Buffer) => void): { quote: number; walk: JsonStringWalk; close: number } | undefined {
   const end = offset + length;
   let pos = offset;
   const skipWs = () => {
@@ -175,7 +175,7 @@ function locateContent(win: Window, offset: number, length: number): { quote: nu
       skipWs();
       v = win.byte(pos);
       if (v === 0x22 && stack.length === 2 && stack[0]?.key === 'msg' && top.key === 'content') {
-        const walk = new JsonStringWalk();
+        const walk = new JsonStringWalk(sink ? { sink } : {});
         const close = walkString(win, pos, end, walk);
         return { quote: pos, walk, close };
       }
@@ -223,6 +223,56 @@ export function wholeCharacters(buf: Uint8Array, n: number): number {
   return lead + need > n && lead > 0 ? lead : n;
 }
 
+/**
+ * Whether bytes fed piece by piece, cut anywhere, are valid UTF-8 together: each piece is checked
+ * up to its last whole character, the cut character is completed from the next piece — the answer
+ * of `isUtf8` over the whole.
+ */
+export class Utf8Check {
+  private valid = true;
+  /** The start of a character the last piece cut (at most 3 bytes). */
+  private carry: number[] = [];
+
+  push(piece: Uint8Array): void {
+    if (!this.valid || piece.length === 0) return;
+    let start = 0;
+    if (this.carry.length > 0) {
+      const lead = this.carry[0] as number;
+      const need = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : 2;
+      while (this.carry.length < need && start < piece.length && ((piece[start] as number) & 0xc0) === 0x80) this.carry.push(piece[start++] as number);
+      if (this.carry.length < need) {
+        // A character cut again (the piece ended), or broken by a byte that does not continue it.
+        if (start < piece.length) this.valid = false;
+        return;
+      }
+      if (!isUtf8(Uint8Array.from(this.carry))) this.valid = false;
+      this.carry = [];
+    }
+    const cut = wholeCharacterEnd(piece, start);
+    if (!isUtf8(piece.subarray(start, cut))) this.valid = false;
+    for (let k = cut; k < piece.length; k++) this.carry.push(piece[k] as number);
+  }
+
+  /** The answer, once every piece was pushed: a character still cut is not valid. */
+  finish(): boolean {
+    return this.valid && this.carry.length === 0;
+  }
+}
+
+/**
+ * The end of the last whole character of `piece[start, end)`: before the last lead byte when its
+ * character does not fit, else the end (stray continuation bytes are left to isUtf8 to refuse).
+ */
+function wholeCharacterEnd(piece: Uint8Array, start: number): number {
+  const end = piece.length;
+  let i = end - 1;
+  while (i >= start && end - i <= 3 && ((piece[i] as number) & 0xc0) === 0x80) i--;
+  if (i < start) return end;
+  const b = piece[i] as number;
+  const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+  return i + need > end ? i : end;
+}
+
 /** Decodes the whole body window by window into the hash; checks UTF-8 per window. */
 export function hashBody(fd: number, read: ReadSync, start: number, rawLength: number, windowBytes: number): { sha256: string; validUtf8: boolean; length: number } {
   const h = createHash('sha256');
@@ -259,9 +309,16 @@ export function scanMessageRecord(options: ScanOptions): RawScan {
   const windowBytes = options.windowBytes ?? 1024 * 1024;
   const end = options.offset + options.length;
   const win = new Window(options.fd, options.read, end, windowBytes, options.bytes ? { bytes: options.bytes, offset: options.offset } : undefined);
+  // A content to hash is hashed as it is walked (one read, one pass), when the walker decodes.
+  const hash = options.hash ? createHash('sha256') : undefined;
+  const utf8 = options.hash ? new Utf8Check() : undefined;
+  const sink = hash && utf8 ? (piece: Buffer) => {
+    hash.update(piece);
+    utf8.push(piece);
+  } : undefined;
   let found;
   try {
-    found = locateContent(win, options.offset, options.length);
+    found = locateContent(win, options.offset, options.length, sink);
   } catch (e) {
     if (e instanceof JsonStringError || e instanceof SyntaxError) return { ok: false, reason: e.message };
     throw e;
@@ -286,7 +343,10 @@ export function scanMessageRecord(options: ScanOptions): RawScan {
     canonical: found.walk.canonical,
     checkpoints: found.walk.checkpoints,
   };
-  if (options.hash) {
+  if (hash && utf8 && found.walk.decoding) {
+    content.sha256 = hash.digest('hex');
+    content.validUtf8 = utf8.finish();
+  } else if (options.hash) {
     try {
       const hashed = hashBody(options.fd, options.read, content.start, content.rawLength, windowBytes);
       content.sha256 = hashed.sha256;
