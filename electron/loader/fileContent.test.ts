@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { FileContent } from './fileContent';
 import { scanMessageRecord } from './rawRecord';
+import type { ReadSync } from './lines';
 import { literalPrefilter } from '../../shared/literalPrefilter';
 import { rawSafe, simpleMatcher } from '../../shared/simpleMatcher';
 import { sidecarSearch } from '../../shared/search';
@@ -115,7 +116,7 @@ describe('FileContent: the context around a match is read near it (issue 16)', (
       const scan = scanMessageRecord({ fd, read: readSync, offset: 0, length: Buffer.byteLength(line), hash: true, maxRestBytes: 1 << 20, windowBytes: 4096 });
       if (!scan.ok) throw new Error(scan.reason);
       let bytesRead = 0;
-      const counting: typeof readSync = (f: number, buffer: NodeJS.ArrayBufferView, offset: number, length: number, position: number | null) => {
+      const counting: ReadSync = (f, buffer, offset, length, position) => {
         bytesRead += length;
         return readSync(f, buffer, offset, length, position);
       };

@@ -66,7 +66,10 @@ function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
 export function byteFrequencies(sample: Uint8Array): Float64Array | undefined {
   if (sample.length < 4096) return undefined;
   const counts = new Float64Array(256);
-  for (let i = 0; i < sample.length; i++) counts[sample[i] as number]++;
+  for (let i = 0; i < sample.length; i++) {
+    const b = sample[i] as number;
+    counts[b] = (counts[b] as number) + 1;
+  }
   for (let b = 0; b < 256; b++) counts[b] = ((counts[b] as number) + 1) / sample.length;
   return counts;
 }
