@@ -24,13 +24,21 @@
  * hash mismatch or an unreadable content answers exactly as it does without the background work.
  * `stop` (the session closes or is replaced) ends the thread after the content in hand; a closed
  * session's contents are never read again, so a late write is never used.
+ *
+ * Before the hashes the thread finds every truncation's kept boundary (keptBoundary.ts): the
+ * floor of `kept_bytes` and its raw offset, a few kilobytes of each body, which the first search
+ * otherwise decoded at every truncated content. Those need no claim: the thread writes both numbers
+ * and then marks the slot DONE; a search that gets there first decodes the boundary itself (the same
+ * answer) and never waits. The contents are listed from the view's handles, without reading a
+ * record, and the thread starts only for BACKGROUND_MIN_BYTES of work or more.
  */
 import { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
 import { DECODER_WINDOW, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
 import { RAW, decoderModuleBytes } from './escapeDecoder';
-import { FileContent } from './fileContent';
+import type { FileContentList } from './fileContent';
+import { locateKept, setKeptBoundary } from './keptBoundary';
 
 const PENDING = 0;
 const THREAD = 1;
@@ -45,8 +53,8 @@ const WAIT_MS = 2000;
 export interface BackgroundVerify {
   /** Contents handed to the thread. */
   readonly contents: number;
-  /** Settles when the thread has ended: how many contents it hashed. */
-  readonly done: Promise<{ hashed: number }>;
+  /** Settles when the thread has ended: how many contents it hashed, and how many kept boundaries it found. */
+  readonly done: Promise<{ hashed: number; located: number }>;
   /** Ends the thread after the content in hand; contents not yet taken are hashed where asked. */
   stop(): void;
 }
@@ -56,43 +64,93 @@ interface Body {
   fd: number;
   start: number;
   rawLength: number;
+  /** Raw bytes to hash, or none (hashed while indexing). */
+  hash: boolean;
+  /** The truncation's `kept_bytes` whose boundary the thread finds first, or 0. */
+  kept: number;
 }
 
-/** The contents a search verifies, in its order, that are read from the file and not hashed yet. */
-function unhashedBodies(session: LoadedSession): Body[] {
+/** The default least work (raw bytes to hash, plus kept prefixes to walk) worth a thread's start. */
+export const BACKGROUND_MIN_BYTES = 32 * 1024 * 1024;
+
+export interface BackgroundOptions {
+  /** Least work in bytes for which the thread starts (default BACKGROUND_MIN_BYTES; tests pass 0). */
+  minBytes?: number;
+}
+
+/**
+ * The contents a search reads, in its order, that are read from the file: to hash (not hashed
+ * while indexing) or with a truncation's boundary to find. Listed from the view's handles, without
+ * reading a record (FileContentList): a listing that read them took ~100–200 ms of the worker's
+ * thread right when the first search came.
+ */
+function listBodies(session: LoadedSession): Body[] {
   const { log, minted } = session;
-  const seen = new Set<object>();
-  const bodies: { index: number; body: Body }[] = [];
+  if (!('fileContent' in minted)) return [];
+  const list = minted as typeof minted & FileContentList;
+  const seen = new Map<object, { index: number; body: Body }>();
   for (const r of log) {
     // Ranges are hashed over their transcript, not content by content; a duplicate whose
     // canonical is shown is not searched (shared/search.ts `searchUnits`).
     if (r.ptr.hash === null || isRangeKind(r.kind)) continue;
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
-    const large = minted.at(r.ptr.index)?.large;
-    const body = large instanceof FileContent ? large.unhashedBody() : undefined;
-    if (!body || seen.has(body.key)) continue;
-    seen.add(body.key);
-    bodies.push({ index: r.ptr.index, body });
+    const b = list.fileContent(r.ptr.index)?.body();
+    if (!b) continue;
+    // A truncation's kept prefix inside the content (shared/bytes.ts floorSourceBoundary asks the
+    // content only then), in a body whose escapes locateKept knows.
+    const kept = r.kind === 'tool_output_truncated' && b.canonical && (r.kept_bytes ?? 0) > 0 && (r.kept_bytes ?? 0) < b.length ? (r.kept_bytes ?? 0) : 0;
+    const known = seen.get(b.key);
+    if (known) {
+      // Two truncations of one content with different kept prefixes: the first searched wins.
+      if (known.body.kept === 0) known.body.kept = kept;
+      continue;
+    }
+    if (b.hashed && kept === 0) continue;
+    seen.set(b.key, { index: r.ptr.index, body: { key: b.key, fd: b.fd, start: b.start, rawLength: b.rawLength, hash: !b.hashed, kept } });
   }
-  return bodies.sort((a, b) => a.index - b.index).map((b) => b.body);
+  return [...seen.values()].sort((a, b) => a.index - b.index).map((b) => b.body);
 }
 
-/** The thread: the sources of hashContentBody and the decoders, and a loop over the slots in search order. */
+/**
+ * The thread: the sources of hashContentBody, locateKept and the decoders; first every kept
+ * boundary (a few kilobytes each, so all are found before a search sent at once reaches most of
+ * them), then the hashes in search order.
+ */
 function threadSource(): string {
   return `'use strict';
 const { workerData, parentPort } = require('node:worker_threads');
 const { readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const hashContentBody = (${hashContentBody.toString()});
+const locateKept = (${locateKept.toString()});
 const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
 const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
-const { fds, starts, rawLengths, slots, lengths, digests, control, wasm, rawAt, window } = workerData;
+const { fds, starts, rawLengths, hashes, kepts, slots, lengths, digests, bounds, boundSlots, control, wasm, rawAt, window } = workerData;
 const decoder = wasmEscapeDecoder(wasm, rawAt, window) ?? jsEscapeDecoder(window);
 const state = new Int32Array(slots);
 const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
+const bound = new Float64Array(bounds);
+const boundState = new Int32Array(boundSlots);
 const stop = new Int32Array(control);
 let hashed = 0;
+let located = 0;
+const keptBuf = Buffer.allocUnsafe(64 * 1024);
+for (let k = 0; k < boundState.length && Atomics.load(stop, 0) === 0; k++) {
+  if (kepts[k] === 0) continue;
+  let found;
+  try {
+    found = locateKept(fds[k], readSync, starts[k], rawLengths[k], kepts[k], keptBuf);
+  } catch {
+    found = undefined;
+  }
+  if (found) {
+    bound[2 * k] = found[0];
+    bound[2 * k + 1] = found[1];
+    located++;
+  }
+  Atomics.store(boundState, k, found ? ${DONE} : ${FAILED});
+}
 function hash(k) {
   let h;
   try {
@@ -112,32 +170,41 @@ function hash(k) {
 // hash side by side instead of one waiting for the other at every other content. Then whatever
 // was left behind.
 for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
+  if (!hashes[k]) continue;
   const was = Atomics.compareExchange(state, k, ${PENDING}, ${THREAD});
   if (was === ${PENDING}) hash(k);
   else if (was === ${HERE}) k += ${LEAP};
 }
 for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
-  if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
+  if (hashes[k] && Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
 }
-parentPort.postMessage({ hashed });
+parentPort.postMessage({ hashed, located });
 `;
 }
 
 /**
- * Starts verifying `session`'s unhashed hidden contents on a worker thread; undefined when there is
- * nothing to verify or Node refuses the thread (then every hash is computed where asked, as before).
+ * Starts verifying `session`'s unhashed hidden contents, and finding its truncations' kept
+ * boundaries, on a worker thread; undefined when that is less work than `minBytes` (a thread's
+ * start would cost more than doing it where asked) or Node refuses the thread (then every hash
+ * and boundary is computed where asked, as before).
  */
-export function startBackgroundVerify(session: LoadedSession): BackgroundVerify | undefined {
-  const bodies = unhashedBodies(session);
-  if (bodies.length === 0) return undefined;
+export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}): BackgroundVerify | undefined {
+  const bodies = listBodies(session);
+  let work = 0;
+  for (const b of bodies) work += (b.hash ? b.rawLength : 0) + b.kept;
+  if (bodies.length === 0 || work < (options.minBytes ?? BACKGROUND_MIN_BYTES)) return undefined;
   const n = bodies.length;
   const slots = new SharedArrayBuffer(4 * n);
   const lengths = new SharedArrayBuffer(8 * n);
   const digests = new SharedArrayBuffer(32 * n);
+  const bounds = new SharedArrayBuffer(16 * n);
+  const boundSlots = new SharedArrayBuffer(4 * n);
   const control = new SharedArrayBuffer(4);
   const state = new Int32Array(slots);
   const length = new Float64Array(lengths);
   const digest = new Uint8Array(digests);
+  const bound = new Float64Array(bounds);
+  const boundState = new Int32Array(boundSlots);
   const stopFlag = new Int32Array(control);
   let worker: Worker;
   try {
@@ -147,9 +214,13 @@ export function startBackgroundVerify(session: LoadedSession): BackgroundVerify 
         fds: bodies.map((b) => b.fd),
         starts: bodies.map((b) => b.start),
         rawLengths: bodies.map((b) => b.rawLength),
+        hashes: bodies.map((b) => b.hash),
+        kepts: bodies.map((b) => b.kept),
         slots,
         lengths,
         digests,
+        bounds,
+        boundSlots,
         control,
         wasm: decoderModuleBytes(),
         rawAt: RAW,
@@ -159,16 +230,24 @@ export function startBackgroundVerify(session: LoadedSession): BackgroundVerify 
   } catch {
     return undefined;
   }
-  const done = new Promise<{ hashed: number }>((resolve) => {
-    let hashed = 0;
-    worker.on('message', (m: { hashed?: unknown }) => {
-      if (typeof m.hashed === 'number') hashed = m.hashed;
+  const done = new Promise<{ hashed: number; located: number }>((resolve) => {
+    let ended = { hashed: 0, located: 0 };
+    worker.on('message', (m: { hashed?: unknown; located?: unknown }) => {
+      if (typeof m.hashed === 'number' && typeof m.located === 'number') ended = { hashed: m.hashed, located: m.located };
     });
     // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
     worker.on('error', () => undefined);
-    worker.on('exit', () => resolve({ hashed }));
+    worker.on('exit', () => resolve(ended));
   });
   bodies.forEach((body, k) => {
+    if (body.kept > 0) {
+      // Read once DONE (the thread wrote both numbers before its store): no wait, no claim; a
+      // boundary not found yet is found here, as before (the same answer).
+      setKeptBoundary(body.key, () =>
+        Atomics.load(boundState, k) === DONE ? { kept: body.kept, floored: bound[2 * k] as number, raw: bound[2 * k + 1] as number } : undefined,
+      );
+    }
+    if (!body.hash) return;
     setHashClaim(body.key, {
       take() {
         const deadline = Date.now() + WAIT_MS;

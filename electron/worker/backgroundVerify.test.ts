@@ -4,6 +4,7 @@ import { methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { observeContentHashes } from '../loader/contentHash';
+import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-bgverify-');
@@ -11,8 +12,10 @@ afterAll(() => tmp.cleanup());
 
 const services: SessionService[] = [];
 let stopObserving: (() => void) | undefined;
+let stopObservingBoundaries: (() => void) | undefined;
 afterEach(() => {
   stopObserving?.();
+  stopObservingBoundaries?.();
   for (const s of services.splice(0)) s.close();
 });
 
@@ -40,8 +43,8 @@ function sidecar(name: string, tamper?: number): string {
   return writeSidecar(tmp.path(name), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
 }
 
-async function opened(path: string): Promise<SessionService> {
-  const s = new SessionService();
+async function opened(path: string, minBytes = 0): Promise<SessionService> {
+  const s = new SessionService({}, undefined, {}, undefined, { minBytes });
   services.push(s);
   const reply = await s.open({ paths: [path], generation: 1, follow: false });
   if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
@@ -68,7 +71,7 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     const s = await opened(path);
     const verified = await s.whenVerified();
     // Every hidden content but the one with a lone surrogate (left to the general decoder, here).
-    expect(verified).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+    expect(verified).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
     computed = 0;
     const found = search(s, 'needle-');
     expect(computed).toBe(1);
@@ -78,6 +81,44 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     computed = 0;
     search(s, 'needle-');
     expect(computed).toBe(0);
+  });
+
+  it('a search after the background pass decodes no kept boundary itself, with the same result as a search that decoded them', async () => {
+    const path = sidecar('bounds.sidecar.jsonl');
+    let decoded = 0;
+    stopObservingBoundaries = observeKeptBoundaries(() => decoded++);
+    const before = await opened(path);
+    const expected = search(before, 'needle-');
+    const decodedBefore = decoded;
+    before.close();
+
+    const s = await opened(path);
+    expect(await s.whenVerified()).toMatchObject({ located: CONTENTS });
+    decoded = 0;
+    expect(search(s, 'needle-')).toEqual(expected);
+    // Saved: each truncation's floor of kept_bytes and the raw offset of that floor; what is
+    // left are the snippets' own boundaries, as before.
+    expect(decodedBefore - decoded).toBe(2 * CONTENTS);
+    const snippets = decoded;
+    decoded = 0;
+    search(s, 'needle-');
+    expect(decoded).toBe(snippets);
+  });
+
+  it('starts no thread below its least work, and searches the same', async () => {
+    const path = sidecar('small.sidecar.jsonl');
+    const expected = search(await opened(path), 'needle-');
+    const s = await opened(path, 1024 * 1024);
+    expect(await s.whenVerified()).toBeNull();
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    expect(search(s, 'needle-')).toEqual(expected);
+    expect(computed).toBe(CONTENTS);
+    // The default: 32 MiB of work.
+    const d = new SessionService();
+    services.push(d);
+    expect((await d.open({ paths: [path], generation: 1, follow: false })).ok).toBe(true);
+    expect(await d.whenVerified()).toBeNull();
   });
 
   it('a search while the thread runs hashes each content once between them, with the same result', async () => {
@@ -123,6 +164,6 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     expect(await s.whenVerified()).toBeNull();
     const again = await s.open({ paths: [path], generation: 2, follow: false });
     expect(again.ok).toBe(true);
-    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
   });
 });

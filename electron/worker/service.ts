@@ -63,7 +63,7 @@ import type { LiveLayout } from '../../shared/liveLayout';
 import { extendLayout } from '../../shared/liveLayout';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import { FollowLoop } from '../loader/followLoop';
-import type { BackgroundVerify } from '../loader/backgroundVerify';
+import type { BackgroundOptions, BackgroundVerify } from '../loader/backgroundVerify';
 import { startBackgroundVerify } from '../loader/backgroundVerify';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
@@ -354,6 +354,8 @@ export class SessionService {
     private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
     /** Issue 16: raw searches over both cores (registered with setParallelScan); used while a search runs in slices. */
     private readonly searchPool?: SearchPool,
+    /** Issue 16: when the background thread starts (tests lower its least work). */
+    private readonly background: BackgroundOptions = {},
   ) {}
 
   /** The open session's info, or null. */
@@ -441,12 +443,12 @@ export class SessionService {
   private verifyAfterReply(open: OpenSession): void {
     setImmediate(() => {
       if (this.current?.token !== open.token || this.verifying) return;
-      this.verifying = startBackgroundVerify(open.session);
+      this.verifying = startBackgroundVerify(open.session, this.background);
     });
   }
 
   /** Tests: resolves when the background verification of the open session has ended (null when none runs). */
-  async whenVerified(): Promise<{ contents: number; hashed: number } | null> {
+  async whenVerified(): Promise<{ contents: number; hashed: number; located: number } | null> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const verifying = this.verifying;
     return verifying ? { contents: verifying.contents, ...(await verifying.done) } : null;

@@ -75,7 +75,7 @@ export class SidecarReader {
       if (!isPlainObject(value)) return undefined;
       const parsed = chatMessageSchema.safeParse(value.msg);
       if (!parsed.success) return undefined;
-      const source = (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
+      const source = this.contentSource(handle, content);
       const msg: ChatMessage = { ...parsed.data, large: source };
       // Decoded on each use and never kept, so a cached message costs only its rest.
       Object.defineProperty(msg, 'content', { enumerable: true, configurable: true, get: () => previewOf(source) });
@@ -84,6 +84,14 @@ export class SidecarReader {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
     }
+  }
+
+  /**
+   * The content a record keeps in the file, as the one FileContent its reads share, made without
+   * reading the record (issue 16: the background pass lists the contents a search will read).
+   */
+  contentSource(handle: MessageHandle, content: RawContent): FileContent {
+    return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
   }
 
   private readRecord(handle: MessageHandle): ChatMessage | undefined {
