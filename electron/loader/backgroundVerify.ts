@@ -125,8 +125,13 @@ const hashContentBody = (${hashContentBody.toString()});
 const locateKept = (${locateKept.toString()});
 const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
 const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
-const { fds, starts, rawLengths, hashes, kepts, slots, lengths, digests, bounds, boundSlots, control, wasm, rawAt, window } = workerData;
+const { wasm, rawAt, window } = workerData;
+// Made while the thread waits for its work (it may be started while the session is indexed).
 const decoder = wasmEscapeDecoder(wasm, rawAt, window) ?? jsEscapeDecoder(window);
+const keptBuf = Buffer.allocUnsafe(64 * 1024);
+// Its one message is its work; with it handled the thread has nothing left and ends.
+parentPort.once('message', (work) => {
+const { fds, starts, rawLengths, hashes, kepts, slots, lengths, digests, bounds, boundSlots, control } = work;
 const state = new Int32Array(slots);
 const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
@@ -135,7 +140,6 @@ const boundState = new Int32Array(boundSlots);
 const stop = new Int32Array(control);
 let hashed = 0;
 let located = 0;
-const keptBuf = Buffer.allocUnsafe(64 * 1024);
 for (let k = 0; k < boundState.length && Atomics.load(stop, 0) === 0; k++) {
   if (kepts[k] === 0) continue;
   let found;
@@ -179,20 +183,75 @@ for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
   if (hashes[k] && Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
 }
 parentPort.postMessage({ hashed, located });
+});
 `;
 }
 
+/** A thread started before its work is known (while the session is indexed), waiting for it. */
+export interface IdleVerifier {
+  /** Ends the thread without work (the open failed, was superseded, or left it nothing to do). */
+  dispose(): void;
+}
+
+const idleWorkers = new WeakMap<IdleVerifier, Worker>();
+
+/** Background threads started and not yet ended. */
+let running = 0;
+
+/** Tests: how many background threads are running (waiting for work or working). */
+export function backgroundThreads(): number {
+  return running;
+}
+
 /**
- * Starts verifying `session`'s unhashed hidden contents, and finding its truncations' kept
- * boundaries, on a worker thread; undefined when that is less work than `minBytes` (a thread's
- * start would cost more than doing it where asked) or Node refuses the thread (then every hash
- * and boundary is computed where asked, as before).
+ * Starts the thread with nothing to do yet, so that its start (Node's set-up of a thread, the
+ * decoder's compilation: tens of milliseconds, more under load) overlaps the indexing rather than
+ * delaying the work after the open reply; undefined when Node refuses the thread.
  */
-export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}): BackgroundVerify | undefined {
+export function startIdleVerifier(): IdleVerifier | undefined {
+  let worker: Worker;
+  try {
+    worker = new Worker(threadSource(), { eval: true, workerData: { wasm: decoderModuleBytes(), rawAt: RAW, window: DECODER_WINDOW } });
+  } catch {
+    return undefined;
+  }
+  // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
+  worker.on('error', () => undefined);
+  running++;
+  worker.on('exit', () => running--);
+  const idle: IdleVerifier = {
+    dispose() {
+      if (idleWorkers.delete(idle)) void worker.terminate();
+    },
+  };
+  idleWorkers.set(idle, worker);
+  return idle;
+}
+
+/**
+ * Hands `session`'s unhashed hidden contents to verify, and its truncations' kept boundaries to
+ * find, to a thread (`thread` when given, else a new one); undefined when that is less work than
+ * `minBytes` (a thread's start would cost more than doing it where asked) or Node refuses the
+ * thread (then every hash and boundary is computed where asked, as before). `thread` is used or
+ * disposed of.
+ */
+export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}, thread?: IdleVerifier): BackgroundVerify | undefined {
   const bodies = listBodies(session);
   let work = 0;
   for (const b of bodies) work += (b.hash ? b.rawLength : 0) + b.kept;
-  if (bodies.length === 0 || work < (options.minBytes ?? BACKGROUND_MIN_BYTES)) return undefined;
+  const given = thread && idleWorkers.get(thread);
+  if (thread) idleWorkers.delete(thread);
+  if (bodies.length === 0 || work < (options.minBytes ?? BACKGROUND_MIN_BYTES)) {
+    if (given) void given.terminate();
+    return undefined;
+  }
+  const worker = given ?? (() => {
+    const idle = startIdleVerifier();
+    const started = idle && idleWorkers.get(idle);
+    if (idle) idleWorkers.delete(idle);
+    return started;
+  })();
+  if (!worker) return undefined;
   const n = bodies.length;
   const slots = new SharedArrayBuffer(4 * n);
   const lengths = new SharedArrayBuffer(8 * n);
@@ -206,37 +265,24 @@ export function startBackgroundVerify(session: LoadedSession, options: Backgroun
   const bound = new Float64Array(bounds);
   const boundState = new Int32Array(boundSlots);
   const stopFlag = new Int32Array(control);
-  let worker: Worker;
-  try {
-    worker = new Worker(threadSource(), {
-      eval: true,
-      workerData: {
-        fds: bodies.map((b) => b.fd),
-        starts: bodies.map((b) => b.start),
-        rawLengths: bodies.map((b) => b.rawLength),
-        hashes: bodies.map((b) => b.hash),
-        kepts: bodies.map((b) => b.kept),
-        slots,
-        lengths,
-        digests,
-        bounds,
-        boundSlots,
-        control,
-        wasm: decoderModuleBytes(),
-        rawAt: RAW,
-        window: DECODER_WINDOW,
-      },
-    });
-  } catch {
-    return undefined;
-  }
+  worker.postMessage({
+    fds: bodies.map((b) => b.fd),
+    starts: bodies.map((b) => b.start),
+    rawLengths: bodies.map((b) => b.rawLength),
+    hashes: bodies.map((b) => b.hash),
+    kepts: bodies.map((b) => b.kept),
+    slots,
+    lengths,
+    digests,
+    bounds,
+    boundSlots,
+    control,
+  });
   const done = new Promise<{ hashed: number; located: number }>((resolve) => {
     let ended = { hashed: 0, located: 0 };
     worker.on('message', (m: { hashed?: unknown; located?: unknown }) => {
       if (typeof m.hashed === 'number' && typeof m.located === 'number') ended = { hashed: m.hashed, located: m.located };
     });
-    // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
-    worker.on('error', () => undefined);
     worker.on('exit', () => resolve(ended));
   });
   bodies.forEach((body, k) => {

@@ -5,6 +5,7 @@ import { makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { observeContentHashes } from '../loader/contentHash';
 import { observeKeptBoundaries } from '../loader/keptBoundary';
+import { backgroundThreads } from '../loader/backgroundVerify';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-bgverify-');
@@ -119,6 +120,28 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     services.push(d);
     expect((await d.open({ paths: [path], generation: 1, follow: false })).ok).toBe(true);
     expect(await d.whenVerified()).toBeNull();
+  });
+
+  it('starts the thread while the files are indexed; an open that fails, is superseded or leaves it nothing to do ends it', async () => {
+    const path = sidecar('early.sidecar.jsonl');
+    const s = await opened(path);
+    // Handed its work after the reply: it verifies as a thread started after the reply did.
+    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
+    await expect.poll(backgroundThreads).toBe(0);
+    const failed = await s.open({ paths: [tmp.path('missing.sidecar.jsonl')], generation: 2, follow: false });
+    expect(failed.ok).toBe(false);
+    await expect.poll(backgroundThreads).toBe(0);
+    // Superseded by a close while indexing.
+    const open = s.open({ paths: [path], generation: 3, follow: false });
+    s.close();
+    expect((await open).ok).toBe(false);
+    expect(await s.whenVerified()).toBeNull();
+    await expect.poll(backgroundThreads).toBe(0);
+    // Nothing read from the file to verify: outputs too short to be kept there.
+    const small = writeSidecar(tmp.path('short.sidecar.jsonl'), [makeHeader(), messageRecord(0, user('go')), messageRecord(1, tool('short', 'c0')), reductionRecord(makeReduction([user('go'), tool('short', 'c0')], { id: 'r0', kind: 'tool_output_truncated', index: 1, kept_bytes: 2 }))]);
+    expect((await s.open({ paths: [small], generation: 4, follow: false })).ok).toBe(true);
+    expect(await s.whenVerified()).toBeNull();
+    await expect.poll(backgroundThreads).toBe(0);
   });
 
   it('a search while the thread runs hashes each content once between them, with the same result', async () => {
