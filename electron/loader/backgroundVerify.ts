@@ -4,14 +4,14 @@
  * every hidden content itself.
  *
  * The contents a search would verify (the per-message reductions' originals that are read from the
- * file and not hashed while indexing) are listed in search order, and the thread hashes them in that
- * order. A request that needs a hash the thread has not reached hashes it itself (FileContent's
- * `sha256` asks `claimedHash`) and the thread skips it, so a search sent at once is behind the thread
- * as soon as the thread hashes faster than the search reads (it hashes only the unverified contents;
- * the search also reads the rest), and from then on finds every hash computed. Where the search
- * catches up with it (the thread is slower, or started late), the thread leaps LEAP contents ahead
- * rather than have the search wait for it at every other content. Every content has one slot in
- * shared memory:
+ * file and not hashed while indexing) are listed in search order, and the thread hashes them in the
+ * reverse order, from the last. A request that needs a hash the thread has not reached hashes it
+ * itself (FileContent's `sha256` asks `claimedHash`) and the thread skips it, so a search sent at
+ * once hashes from the first content on while the thread hashes from the last, and they meet once:
+ * the search finds every hash from there on computed and waits at most for the content in the
+ * thread's hands. (In the search's own order the thread, slower than a search that only reads, was
+ * caught up with again and again, and the search waited for it each time — on a loaded machine,
+ * for a thread that was not even running.) Every content has one slot in shared memory:
  *
  *   PENDING → THREAD (the thread hashes it) → DONE (digest and length written) | FAILED
  *   PENDING → HERE (this thread hashes it itself)
@@ -45,8 +45,6 @@ const THREAD = 1;
 const HERE = 2;
 const DONE = 3;
 const FAILED = 4;
-/** How far the thread leaps ahead of a request that caught up with it. */
-const LEAP = 16;
 /** Longest wait for a content the thread is hashing; then it is hashed here. */
 const WAIT_MS = 2000;
 
@@ -114,7 +112,7 @@ function listBodies(session: LoadedSession): Body[] {
 /**
  * The thread: the sources of hashContentBody, locateKept and the decoders; first every kept
  * boundary (a few kilobytes each, so all are found before a search sent at once reaches most of
- * them), then the hashes in search order.
+ * them), then the hashes from the last content to the first.
  */
 function threadSource(): string {
   return `'use strict';
@@ -170,16 +168,9 @@ function hash(k) {
   Atomics.store(state, k, h ? ${DONE} : ${FAILED});
   Atomics.notify(state, k);
 }
-// In search order; where the request has caught up (a slot it took), ${LEAP} slots ahead, so the two
-// hash side by side instead of one waiting for the other at every other content. Then whatever
-// was left behind.
-for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
-  if (!hashes[k]) continue;
-  const was = Atomics.compareExchange(state, k, ${PENDING}, ${THREAD});
-  if (was === ${PENDING}) hash(k);
-  else if (was === ${HERE}) k += ${LEAP};
-}
-for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
+// From the last content a search reaches to the first: a search going the other way meets the
+// thread once, instead of catching up with it and waiting at every other content.
+for (let k = state.length - 1; k >= 0 && Atomics.load(stop, 0) === 0; k--) {
   if (hashes[k] && Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
 }
 parentPort.postMessage({ hashed, located });
