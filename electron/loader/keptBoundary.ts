@@ -14,6 +14,7 @@
  * finds the boundary itself, as it always did. So an answer, when there is one, is exactly
  * FileContent's.
  */
+import { testCounter } from './contentHash';
 import type { ReadSync } from './lines';
 
 /** The floored hidden-span start of a truncation and its raw body offset. */
@@ -121,18 +122,10 @@ export function preparedKeptBoundary(body: object): KeptBoundary | undefined {
   return prepared.get(body)?.();
 }
 
-/** Hears every hidden-span boundary FileContent decodes itself (tests count them; nothing else listens). */
-let observer: (() => void) | undefined;
+const decodedHere = testCounter();
 
-/** Sets the observer of boundaries decoded on this thread; returns a function that removes it. */
-export function observeKeptBoundaries(onDecode: () => void): () => void {
-  observer = onDecode;
-  return () => {
-    if (observer === onDecode) observer = undefined;
-  };
-}
+/** Sets the observer of the boundaries FileContent decodes itself; returns a function that removes it. */
+export const observeKeptBoundaries = decodedHere.observe;
 
 /** Called by FileContent for each boundary (a floor or a raw offset) it decodes itself. */
-export function keptBoundaryDecoded(): void {
-  observer?.();
-}
+export const keptBoundaryDecoded = decodedHere.notify;
