@@ -68,8 +68,15 @@ interface Body {
   kept: number;
 }
 
-/** The default least work (raw bytes to hash, plus kept prefixes to walk) worth a thread's start. */
+/** The default least work (raw bytes to hash, plus KEPT_WORK_BYTES per kept boundary) worth a thread's start. */
 export const BACKGROUND_MIN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A kept boundary found here costs the search's thread two decodes from the body's start (a floor,
+ * then a raw offset) with their reads: about what hashing this many bytes costs. So 2,048
+ * truncations are worth a thread even when every content was hashed while indexing.
+ */
+const KEPT_WORK_BYTES = 16 * 1024;
 
 export interface BackgroundOptions {
   /** Least work in bytes for which the thread starts (default BACKGROUND_MIN_BYTES; tests pass 0). */
@@ -229,7 +236,7 @@ export function startIdleVerifier(): IdleVerifier | undefined {
 export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}, thread?: IdleVerifier): BackgroundVerify | undefined {
   const bodies = listBodies(session);
   let work = 0;
-  for (const b of bodies) work += (b.hash ? b.rawLength : 0) + b.kept;
+  for (const b of bodies) work += (b.hash ? b.rawLength : 0) + (b.kept > 0 ? KEPT_WORK_BYTES : 0);
   const given = thread && idleWorkers.get(thread);
   if (thread) idleWorkers.delete(thread);
   if (bodies.length === 0 || work < (options.minBytes ?? BACKGROUND_MIN_BYTES)) {

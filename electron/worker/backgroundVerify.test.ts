@@ -144,6 +144,18 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     await expect.poll(backgroundThreads).toBe(0);
   });
 
+  it('counts each kept boundary as 16 KiB of work: contents all hashed while indexing still get their boundaries found', async () => {
+    // Two outputs over HASH_AT_INDEX_BYTES (hashed while indexing): only their kept boundaries are left.
+    const big = (k: number) => `${'\u001b[2m'}${`output ${k} line\n`.repeat(80_000)}`;
+    const view: ChatMessage[] = [user('go'), tool(big(0), 'c0'), tool(big(1), 'c1')];
+    const log = [1, 2].map((index) => makeReduction(view, { id: `r${index}`, kind: 'tool_output_truncated', index, kept_bytes: 100 }));
+    const path = writeSidecar(tmp.path('hashed.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+    const below = await opened(path, 2 * 16 * 1024 + 1);
+    expect(await below.whenVerified()).toBeNull();
+    const s = await opened(path, 2 * 16 * 1024);
+    expect(await s.whenVerified()).toEqual({ contents: 2, hashed: 0, located: 2 });
+  });
+
   it('a search while the thread runs hashes each content once between them, with the same result', async () => {
     const path = sidecar('racing.sidecar.jsonl');
     const expected = search(await opened(path), 'needle-');
