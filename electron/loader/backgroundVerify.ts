@@ -4,14 +4,14 @@
  * every hidden content itself.
  *
  * The contents a search would verify (the per-message reductions' originals that are read from the
- * file and not hashed while indexing) are listed in search order, and the thread hashes them in that
- * order. A request that needs a hash the thread has not reached hashes it itself (FileContent's
- * `sha256` asks `claimedHash`) and the thread skips it, so a search sent at once is behind the thread
- * as soon as the thread hashes faster than the search reads (it hashes only the unverified contents;
- * the search also reads the rest), and from then on finds every hash computed. Where the search
- * catches up with it (the thread is slower, or started late), the thread leaps LEAP contents ahead
- * rather than have the search wait for it at every other content. Every content has one slot in
- * shared memory:
+ * file and not hashed while indexing) are listed in search order, and the thread hashes them in the
+ * reverse order, from the last. A request that needs a hash the thread has not reached hashes it
+ * itself (FileContent's `sha256` asks `claimedHash`) and the thread skips it, so a search sent at
+ * once hashes from the first content on while the thread hashes from the last, and they meet once:
+ * the search finds every hash from there on computed and waits at most for the content in the
+ * thread's hands. (In the search's own order the thread, slower than a search that only reads, was
+ * caught up with again and again, and the search waited for it each time — on a loaded machine,
+ * for a thread that was not even running.) Every content has one slot in shared memory:
  *
  *   PENDING → THREAD (the thread hashes it) → DONE (digest and length written) | FAILED
  *   PENDING → HERE (this thread hashes it itself)
@@ -24,29 +24,35 @@
  * hash mismatch or an unreadable content answers exactly as it does without the background work.
  * `stop` (the session closes or is replaced) ends the thread after the content in hand; a closed
  * session's contents are never read again, so a late write is never used.
+ *
+ * Before the hashes the thread finds every truncation's kept boundary (keptBoundary.ts): the
+ * floor of `kept_bytes` and its raw offset, a few kilobytes of each body, which the first search
+ * otherwise decoded at every truncated content. Those need no claim: the thread writes both numbers
+ * and then marks the slot DONE; a search that gets there first decodes the boundary itself (the same
+ * answer) and never waits. The contents are listed from the view's handles, without reading a
+ * record, and the thread starts only for BACKGROUND_MIN_BYTES of work or more.
  */
 import { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
 import { DECODER_WINDOW, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
 import { RAW, decoderModuleBytes } from './escapeDecoder';
-import { FileContent } from './fileContent';
+import type { FileContentList } from './fileContent';
+import { locateKept, setKeptBoundary } from './keptBoundary';
 
 const PENDING = 0;
 const THREAD = 1;
 const HERE = 2;
 const DONE = 3;
 const FAILED = 4;
-/** How far the thread leaps ahead of a request that caught up with it. */
-const LEAP = 16;
 /** Longest wait for a content the thread is hashing; then it is hashed here. */
 const WAIT_MS = 2000;
 
 export interface BackgroundVerify {
   /** Contents handed to the thread. */
   readonly contents: number;
-  /** Settles when the thread has ended: how many contents it hashed. */
-  readonly done: Promise<{ hashed: number }>;
+  /** Settles when the thread has ended: how many contents it hashed, and how many kept boundaries it found. */
+  readonly done: Promise<{ hashed: number; located: number }>;
   /** Ends the thread after the content in hand; contents not yet taken are hashed where asked. */
   stop(): void;
 }
@@ -56,43 +62,104 @@ interface Body {
   fd: number;
   start: number;
   rawLength: number;
+  /** Raw bytes to hash, or none (hashed while indexing). */
+  hash: boolean;
+  /** The truncation's `kept_bytes` whose boundary the thread finds first, or 0. */
+  kept: number;
 }
 
-/** The contents a search verifies, in its order, that are read from the file and not hashed yet. */
-function unhashedBodies(session: LoadedSession): Body[] {
+/** The default least work (raw bytes to hash, plus KEPT_WORK_BYTES per kept boundary) worth a thread's start. */
+export const BACKGROUND_MIN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * A kept boundary found here costs the search's thread two decodes from the body's start (a floor,
+ * then a raw offset) with their reads: about what hashing this many bytes costs. So 2,048
+ * truncations are worth a thread even when every content was hashed while indexing.
+ */
+const KEPT_WORK_BYTES = 16 * 1024;
+
+export interface BackgroundOptions {
+  /** Least work in bytes for which the thread starts (default BACKGROUND_MIN_BYTES; tests pass 0). */
+  minBytes?: number;
+}
+
+/**
+ * The contents a search reads, in its order, that are read from the file: to hash (not hashed
+ * while indexing) or with a truncation's boundary to find. Listed from the view's handles, without
+ * reading a record (FileContentList): a listing that read them took ~100–200 ms of the worker's
+ * thread right when the first search came.
+ */
+function listBodies(session: LoadedSession): Body[] {
   const { log, minted } = session;
-  const seen = new Set<object>();
-  const bodies: { index: number; body: Body }[] = [];
+  if (!('fileContent' in minted)) return [];
+  const list = minted as typeof minted & FileContentList;
+  const seen = new Map<object, { index: number; body: Body }>();
   for (const r of log) {
     // Ranges are hashed over their transcript, not content by content; a duplicate whose
     // canonical is shown is not searched (shared/search.ts `searchUnits`).
     if (r.ptr.hash === null || isRangeKind(r.kind)) continue;
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
-    const large = minted.at(r.ptr.index)?.large;
-    const body = large instanceof FileContent ? large.unhashedBody() : undefined;
-    if (!body || seen.has(body.key)) continue;
-    seen.add(body.key);
-    bodies.push({ index: r.ptr.index, body });
+    const b = list.fileContent(r.ptr.index)?.body();
+    if (!b) continue;
+    // A truncation's kept prefix inside the content (shared/bytes.ts floorSourceBoundary asks the
+    // content only then), in a body whose escapes locateKept knows.
+    const kept = r.kind === 'tool_output_truncated' && b.canonical && (r.kept_bytes ?? 0) > 0 && (r.kept_bytes ?? 0) < b.length ? (r.kept_bytes ?? 0) : 0;
+    const known = seen.get(b.key);
+    if (known) {
+      // Two truncations of one content with different kept prefixes: the first searched wins.
+      if (known.body.kept === 0) known.body.kept = kept;
+      continue;
+    }
+    if (b.hashed && kept === 0) continue;
+    seen.set(b.key, { index: r.ptr.index, body: { key: b.key, fd: b.fd, start: b.start, rawLength: b.rawLength, hash: !b.hashed, kept } });
   }
-  return bodies.sort((a, b) => a.index - b.index).map((b) => b.body);
+  return [...seen.values()].sort((a, b) => a.index - b.index).map((b) => b.body);
 }
 
-/** The thread: the sources of hashContentBody and the decoders, and a loop over the slots in search order. */
+/**
+ * The thread: the sources of hashContentBody, locateKept and the decoders; first every kept
+ * boundary (a few kilobytes each, so all are found before a search sent at once reaches most of
+ * them), then the hashes from the last content to the first.
+ */
 function threadSource(): string {
   return `'use strict';
 const { workerData, parentPort } = require('node:worker_threads');
 const { readSync } = require('node:fs');
 const { createHash } = require('node:crypto');
 const hashContentBody = (${hashContentBody.toString()});
+const locateKept = (${locateKept.toString()});
 const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
 const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
-const { fds, starts, rawLengths, slots, lengths, digests, control, wasm, rawAt, window } = workerData;
+const { wasm, rawAt, window } = workerData;
+// Made while the thread waits for its work (it may be started while the session is indexed).
 const decoder = wasmEscapeDecoder(wasm, rawAt, window) ?? jsEscapeDecoder(window);
+const keptBuf = Buffer.allocUnsafe(64 * 1024);
+// Its one message is its work; with it handled the thread has nothing left and ends.
+parentPort.once('message', (work) => {
+const { fds, starts, rawLengths, hashes, kepts, slots, lengths, digests, bounds, boundSlots, control } = work;
 const state = new Int32Array(slots);
 const length = new Float64Array(lengths);
 const digest = new Uint8Array(digests);
+const bound = new Float64Array(bounds);
+const boundState = new Int32Array(boundSlots);
 const stop = new Int32Array(control);
 let hashed = 0;
+let located = 0;
+for (let k = 0; k < boundState.length && Atomics.load(stop, 0) === 0; k++) {
+  if (kepts[k] === 0) continue;
+  let found;
+  try {
+    found = locateKept(fds[k], readSync, starts[k], rawLengths[k], kepts[k], keptBuf);
+  } catch {
+    found = undefined;
+  }
+  if (found) {
+    bound[2 * k] = found[0];
+    bound[2 * k + 1] = found[1];
+    located++;
+  }
+  Atomics.store(boundState, k, found ? ${DONE} : ${FAILED});
+}
 function hash(k) {
   let h;
   try {
@@ -108,67 +175,123 @@ function hash(k) {
   Atomics.store(state, k, h ? ${DONE} : ${FAILED});
   Atomics.notify(state, k);
 }
-// In search order; where the request has caught up (a slot it took), ${LEAP} slots ahead, so the two
-// hash side by side instead of one waiting for the other at every other content. Then whatever
-// was left behind.
-for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
-  const was = Atomics.compareExchange(state, k, ${PENDING}, ${THREAD});
-  if (was === ${PENDING}) hash(k);
-  else if (was === ${HERE}) k += ${LEAP};
+// From the last content a search reaches to the first: a search going the other way meets the
+// thread once, instead of catching up with it and waiting at every other content.
+for (let k = state.length - 1; k >= 0 && Atomics.load(stop, 0) === 0; k--) {
+  if (hashes[k] && Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
 }
-for (let k = 0; k < state.length && Atomics.load(stop, 0) === 0; k++) {
-  if (Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
-}
-parentPort.postMessage({ hashed });
+parentPort.postMessage({ hashed, located });
+});
 `;
 }
 
+/** A thread started before its work is known (while the session is indexed), waiting for it. */
+export interface IdleVerifier {
+  /** Ends the thread without work (the open failed, was superseded, or left it nothing to do). */
+  dispose(): void;
+}
+
+const idleWorkers = new WeakMap<IdleVerifier, Worker>();
+
+/** Background threads started and not yet ended. */
+let running = 0;
+
+/** Tests: how many background threads are running (waiting for work or working). */
+export function backgroundThreads(): number {
+  return running;
+}
+
 /**
- * Starts verifying `session`'s unhashed hidden contents on a worker thread; undefined when there is
- * nothing to verify or Node refuses the thread (then every hash is computed where asked, as before).
+ * Starts the thread with nothing to do yet, so that its start (Node's set-up of a thread, the
+ * decoder's compilation: tens of milliseconds, more under load) overlaps the indexing rather than
+ * delaying the work after the open reply; undefined when Node refuses the thread.
  */
-export function startBackgroundVerify(session: LoadedSession): BackgroundVerify | undefined {
-  const bodies = unhashedBodies(session);
-  if (bodies.length === 0) return undefined;
+export function startIdleVerifier(): IdleVerifier | undefined {
+  let worker: Worker;
+  try {
+    worker = new Worker(threadSource(), { eval: true, workerData: { wasm: decoderModuleBytes(), rawAt: RAW, window: DECODER_WINDOW } });
+  } catch {
+    return undefined;
+  }
+  // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
+  worker.on('error', () => undefined);
+  running++;
+  worker.on('exit', () => running--);
+  const idle: IdleVerifier = {
+    dispose() {
+      if (idleWorkers.delete(idle)) void worker.terminate();
+    },
+  };
+  idleWorkers.set(idle, worker);
+  return idle;
+}
+
+/**
+ * Hands `session`'s unhashed hidden contents to verify, and its truncations' kept boundaries to
+ * find, to a thread (`thread` when given, else a new one); undefined when that is less work than
+ * `minBytes` (a thread's start would cost more than doing it where asked) or Node refuses the
+ * thread (then every hash and boundary is computed where asked, as before). `thread` is used or
+ * disposed of.
+ */
+export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}, thread?: IdleVerifier): BackgroundVerify | undefined {
+  const bodies = listBodies(session);
+  let work = 0;
+  for (const b of bodies) work += (b.hash ? b.rawLength : 0) + (b.kept > 0 ? KEPT_WORK_BYTES : 0);
+  const given = thread && idleWorkers.get(thread);
+  if (thread) idleWorkers.delete(thread);
+  if (bodies.length === 0 || work < (options.minBytes ?? BACKGROUND_MIN_BYTES)) {
+    if (given) void given.terminate();
+    return undefined;
+  }
+  const worker = given ?? (() => {
+    const idle = startIdleVerifier();
+    const started = idle && idleWorkers.get(idle);
+    if (idle) idleWorkers.delete(idle);
+    return started;
+  })();
+  if (!worker) return undefined;
   const n = bodies.length;
   const slots = new SharedArrayBuffer(4 * n);
   const lengths = new SharedArrayBuffer(8 * n);
   const digests = new SharedArrayBuffer(32 * n);
+  const bounds = new SharedArrayBuffer(16 * n);
+  const boundSlots = new SharedArrayBuffer(4 * n);
   const control = new SharedArrayBuffer(4);
   const state = new Int32Array(slots);
   const length = new Float64Array(lengths);
   const digest = new Uint8Array(digests);
+  const bound = new Float64Array(bounds);
+  const boundState = new Int32Array(boundSlots);
   const stopFlag = new Int32Array(control);
-  let worker: Worker;
-  try {
-    worker = new Worker(threadSource(), {
-      eval: true,
-      workerData: {
-        fds: bodies.map((b) => b.fd),
-        starts: bodies.map((b) => b.start),
-        rawLengths: bodies.map((b) => b.rawLength),
-        slots,
-        lengths,
-        digests,
-        control,
-        wasm: decoderModuleBytes(),
-        rawAt: RAW,
-        window: DECODER_WINDOW,
-      },
+  worker.postMessage({
+    fds: bodies.map((b) => b.fd),
+    starts: bodies.map((b) => b.start),
+    rawLengths: bodies.map((b) => b.rawLength),
+    hashes: bodies.map((b) => b.hash),
+    kepts: bodies.map((b) => b.kept),
+    slots,
+    lengths,
+    digests,
+    bounds,
+    boundSlots,
+    control,
+  });
+  const done = new Promise<{ hashed: number; located: number }>((resolve) => {
+    let ended = { hashed: 0, located: 0 };
+    worker.on('message', (m: { hashed?: unknown; located?: unknown }) => {
+      if (typeof m.hashed === 'number' && typeof m.located === 'number') ended = { hashed: m.hashed, located: m.located };
     });
-  } catch {
-    return undefined;
-  }
-  const done = new Promise<{ hashed: number }>((resolve) => {
-    let hashed = 0;
-    worker.on('message', (m: { hashed?: unknown }) => {
-      if (typeof m.hashed === 'number') hashed = m.hashed;
-    });
-    // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
-    worker.on('error', () => undefined);
-    worker.on('exit', () => resolve({ hashed }));
+    worker.on('exit', () => resolve(ended));
   });
   bodies.forEach((body, k) => {
+    if (body.kept > 0) {
+      // Read once DONE (the thread wrote both numbers before its store): no wait, no claim; a
+      // boundary not found yet is found here, as before (the same answer).
+      setKeptBoundary(body.key, () =>
+        Atomics.load(boundState, k) === DONE ? { kept: body.kept, floored: bound[2 * k] as number, raw: bound[2 * k + 1] as number } : undefined,
+      );
+    }
+    if (!body.hash) return;
     setHashClaim(body.key, {
       take() {
         const deadline = Date.now() + WAIT_MS;

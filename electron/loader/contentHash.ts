@@ -194,18 +194,24 @@ export function claimedHash(body: object): ContentHash | undefined {
   return claim.take();
 }
 
-/** Hears every content hash computed on this thread (tests count them; nothing else listens). */
-let observer: (() => void) | undefined;
-
-/** Sets the observer of hashes computed on this thread; returns a function that removes it. */
-export function observeContentHashes(onHash: () => void): () => void {
-  observer = onHash;
-  return () => {
-    if (observer === onHash) observer = undefined;
+/** One listener that tests set to count events on this thread (nothing else listens). */
+export function testCounter(): { observe: (listener: () => void) => () => void; notify: () => void } {
+  let observer: (() => void) | undefined;
+  return {
+    observe: (listener) => {
+      observer = listener;
+      return () => {
+        if (observer === listener) observer = undefined;
+      };
+    },
+    notify: () => observer?.(),
   };
 }
 
+const hashesHere = testCounter();
+
+/** Sets the observer of hashes computed on this thread; returns a function that removes it. */
+export const observeContentHashes = hashesHere.observe;
+
 /** Called by FileContent for each hash it computes itself. */
-export function contentHashComputed(): void {
-  observer?.();
-}
+export const contentHashComputed = hashesHere.notify;

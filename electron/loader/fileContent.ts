@@ -16,6 +16,8 @@ import { claimedHash, contentDecoder, contentHashComputed, hashContentBody } fro
 import type { RawScanner, ScanNeedle } from './rawScan';
 import { byteFrequencies, exactScanner, foldedScanner, parallelScan } from './rawScan';
 import { scratch } from './scratch';
+import type { KeptBoundary } from './keptBoundary';
+import { keptBoundaryDecoded, preparedKeptBoundary } from './keptBoundary';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
 const WINDOW_BYTES = 1024 * 1024;
@@ -59,6 +61,11 @@ function rawForm(needle: Uint8Array, sample: () => Uint8Array): { scanner: RawSc
   return form;
 }
 
+/** A message list that hands out the contents it keeps in the file without reading their records (issue 16). */
+export interface FileContentList {
+  fileContent(index: number): FileContent | undefined;
+}
+
 export class FileContent implements ByteSource {
   readonly length: number;
 
@@ -100,13 +107,14 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * The body still to hash, for a verifier on another thread (backgroundVerify.ts): undefined once
-   * hashed, once closed, or when the content is read through an injected reader (which another
-   * thread cannot call) rather than `fs.readSync`.
+   * The body, for a thread that hashes it or finds a boundary in it (backgroundVerify.ts): undefined
+   * once closed, or when the content is read through an injected reader (which another thread
+   * cannot call) rather than `fs.readSync`.
    */
-  unhashedBody(): { key: object; fd: number; start: number; rawLength: number } | undefined {
-    if (this.raw.sha256 !== undefined || !this.isOpen() || this.readFile !== readSync) return undefined;
-    return { key: this.raw, fd: this.fd, start: this.raw.start, rawLength: this.raw.rawLength };
+  body(): { key: object; fd: number; start: number; rawLength: number; length: number; hashed: boolean; canonical: boolean } | undefined {
+    if (!this.isOpen() || this.readFile !== readSync) return undefined;
+    const { start, rawLength, length, canonical } = this.raw;
+    return { key: this.raw, fd: this.fd, start, rawLength, length, hashed: this.raw.sha256 !== undefined, canonical };
   }
 
   /** The body's first raw bytes (up to 64 KiB): what a search's scanner learns the text's byte frequencies from. */
@@ -118,9 +126,20 @@ export class FileContent implements ByteSource {
   /** Character boundaries asked for before: a stub's kept prefix is asked for by every search. */
   private readonly boundaries = new Map<number, number>();
 
+  /** Issue 16: the truncation's hidden-span start, found by the background thread (keptBoundary.ts). */
+  private keptBoundary(): KeptBoundary | undefined {
+    this.kept ??= preparedKeptBoundary(this.raw);
+    return this.kept;
+  }
+
+  private kept: KeptBoundary | undefined;
+
   floorBoundary(offset: number): number {
     const known = this.boundaries.get(offset);
     if (known !== undefined) return known;
+    const kept = this.keptBoundary();
+    if (kept?.kept === offset) return kept.floored;
+    keptBoundaryDecoded();
     const from = Math.max(0, offset - 3);
     const window = this.read(from, Math.min(this.length, offset + 1));
     let floored = offset;
@@ -234,6 +253,9 @@ export class FileContent implements ByteSource {
     if (target <= 0) return 0;
     const known = this.rawOffsets.get(target);
     if (known !== undefined) return known;
+    const kept = this.keptBoundary();
+    if (kept?.floored === target) return kept.raw;
+    keptBoundaryDecoded();
     const found = this.locateRaw(target);
     if (this.rawOffsets.size >= 4) this.rawOffsets.clear();
     this.rawOffsets.set(target, found);

@@ -4,6 +4,8 @@ import { methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { observeContentHashes } from '../loader/contentHash';
+import { observeKeptBoundaries } from '../loader/keptBoundary';
+import { backgroundThreads } from '../loader/backgroundVerify';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-bgverify-');
@@ -11,8 +13,10 @@ afterAll(() => tmp.cleanup());
 
 const services: SessionService[] = [];
 let stopObserving: (() => void) | undefined;
+let stopObservingBoundaries: (() => void) | undefined;
 afterEach(() => {
   stopObserving?.();
+  stopObservingBoundaries?.();
   for (const s of services.splice(0)) s.close();
 });
 
@@ -40,8 +44,8 @@ function sidecar(name: string, tamper?: number): string {
   return writeSidecar(tmp.path(name), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
 }
 
-async function opened(path: string): Promise<SessionService> {
-  const s = new SessionService();
+async function opened(path: string, minBytes = 0): Promise<SessionService> {
+  const s = new SessionService({}, undefined, {}, undefined, { minBytes });
   services.push(s);
   const reply = await s.open({ paths: [path], generation: 1, follow: false });
   if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
@@ -68,7 +72,7 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     const s = await opened(path);
     const verified = await s.whenVerified();
     // Every hidden content but the one with a lone surrogate (left to the general decoder, here).
-    expect(verified).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+    expect(verified).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
     computed = 0;
     const found = search(s, 'needle-');
     expect(computed).toBe(1);
@@ -78,6 +82,78 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     computed = 0;
     search(s, 'needle-');
     expect(computed).toBe(0);
+  });
+
+  it('a search after the background pass decodes no kept boundary itself, with the same result as a search that decoded them', async () => {
+    const path = sidecar('bounds.sidecar.jsonl');
+    let decoded = 0;
+    stopObservingBoundaries = observeKeptBoundaries(() => decoded++);
+    const before = await opened(path);
+    const expected = search(before, 'needle-');
+    const decodedBefore = decoded;
+    before.close();
+
+    const s = await opened(path);
+    expect(await s.whenVerified()).toMatchObject({ located: CONTENTS });
+    decoded = 0;
+    expect(search(s, 'needle-')).toEqual(expected);
+    // Saved: each truncation's floor of kept_bytes and the raw offset of that floor; what is
+    // left are the snippets' own boundaries, as before.
+    expect(decodedBefore - decoded).toBe(2 * CONTENTS);
+    const snippets = decoded;
+    decoded = 0;
+    search(s, 'needle-');
+    expect(decoded).toBe(snippets);
+  });
+
+  it('starts no thread below its least work, and searches the same', async () => {
+    const path = sidecar('small.sidecar.jsonl');
+    const expected = search(await opened(path), 'needle-');
+    const s = await opened(path, 1024 * 1024);
+    expect(await s.whenVerified()).toBeNull();
+    let computed = 0;
+    stopObserving = observeContentHashes(() => computed++);
+    expect(search(s, 'needle-')).toEqual(expected);
+    expect(computed).toBe(CONTENTS);
+    // The default: 32 MiB of work.
+    const d = new SessionService();
+    services.push(d);
+    expect((await d.open({ paths: [path], generation: 1, follow: false })).ok).toBe(true);
+    expect(await d.whenVerified()).toBeNull();
+  });
+
+  it('starts the thread while the files are indexed; an open that fails, is superseded or leaves it nothing to do ends it', async () => {
+    const path = sidecar('early.sidecar.jsonl');
+    const s = await opened(path);
+    // Handed its work after the reply: it verifies as a thread started after the reply did.
+    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
+    await expect.poll(backgroundThreads).toBe(0);
+    const failed = await s.open({ paths: [tmp.path('missing.sidecar.jsonl')], generation: 2, follow: false });
+    expect(failed.ok).toBe(false);
+    await expect.poll(backgroundThreads).toBe(0);
+    // Superseded by a close while indexing.
+    const open = s.open({ paths: [path], generation: 3, follow: false });
+    s.close();
+    expect((await open).ok).toBe(false);
+    expect(await s.whenVerified()).toBeNull();
+    await expect.poll(backgroundThreads).toBe(0);
+    // Nothing read from the file to verify: outputs too short to be kept there.
+    const small = writeSidecar(tmp.path('short.sidecar.jsonl'), [makeHeader(), messageRecord(0, user('go')), messageRecord(1, tool('short', 'c0')), reductionRecord(makeReduction([user('go'), tool('short', 'c0')], { id: 'r0', kind: 'tool_output_truncated', index: 1, kept_bytes: 2 }))]);
+    expect((await s.open({ paths: [small], generation: 4, follow: false })).ok).toBe(true);
+    expect(await s.whenVerified()).toBeNull();
+    await expect.poll(backgroundThreads).toBe(0);
+  });
+
+  it('counts each kept boundary as 16 KiB of work: contents all hashed while indexing still get their boundaries found', async () => {
+    // Two outputs over HASH_AT_INDEX_BYTES (hashed while indexing): only their kept boundaries are left.
+    const big = (k: number) => `${'\u001b[2m'}${`output ${k} line\n`.repeat(80_000)}`;
+    const view: ChatMessage[] = [user('go'), tool(big(0), 'c0'), tool(big(1), 'c1')];
+    const log = [1, 2].map((index) => makeReduction(view, { id: `r${index}`, kind: 'tool_output_truncated', index, kept_bytes: 100 }));
+    const path = writeSidecar(tmp.path('hashed.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+    const below = await opened(path, 2 * 16 * 1024 + 1);
+    expect(await below.whenVerified()).toBeNull();
+    const s = await opened(path, 2 * 16 * 1024);
+    expect(await s.whenVerified()).toEqual({ contents: 2, hashed: 0, located: 2 });
   });
 
   it('a search while the thread runs hashes each content once between them, with the same result', async () => {
@@ -123,6 +199,6 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     expect(await s.whenVerified()).toBeNull();
     const again = await s.open({ paths: [path], generation: 2, follow: false });
     expect(again.ok).toBe(true);
-    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1 });
+    expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
   });
 });

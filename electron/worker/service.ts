@@ -6,6 +6,7 @@
  * Errors are values: every method answers `{ ok: false, error: { code, message } }` with the
  * contract's HostErrorCode and never throws (an unexpected exception becomes `internal_error`).
  */
+import { statSync } from 'node:fs';
 import type { z } from 'zod';
 import type {
   ByteSource,
@@ -63,8 +64,8 @@ import type { LiveLayout } from '../../shared/liveLayout';
 import { extendLayout } from '../../shared/liveLayout';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import { FollowLoop } from '../loader/followLoop';
-import type { BackgroundVerify } from '../loader/backgroundVerify';
-import { startBackgroundVerify } from '../loader/backgroundVerify';
+import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/backgroundVerify';
+import { BACKGROUND_MIN_BYTES, startBackgroundVerify, startIdleVerifier } from '../loader/backgroundVerify';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
@@ -334,6 +335,19 @@ export function capFindings(report: CheckReport): CheckReport {
   };
 }
 
+/** The bytes of the files an open names (0 for one that cannot be stat'ed: the open reports it). */
+function filesBytes(paths: readonly string[]): number {
+  let total = 0;
+  for (const path of paths) {
+    try {
+      total += statSync(path).size;
+    } catch {
+      // not a file this open can read; the loader says why
+    }
+  }
+  return total;
+}
+
 export class SessionService {
   private current: OpenSession | undefined;
   /** Issue 14: the open session's follower and its change detection, while it is followed. */
@@ -342,6 +356,8 @@ export class SessionService {
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
   /** Issue 16: the open session's hidden contents, verified on a worker thread since the open reply. */
   private verifying: BackgroundVerify | undefined;
+  /** Issue 16: the background thread, started while the open's files are indexed, until it gets its work. */
+  private idleVerifier: IdleVerifier | undefined;
 
   /**
    * `loadOptions` tune the loader (cache budget, read size); progress comes through `open`.
@@ -354,6 +370,8 @@ export class SessionService {
     private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
     /** Issue 16: raw searches over both cores (registered with setParallelScan); used while a search runs in slices. */
     private readonly searchPool?: SearchPool,
+    /** Issue 16: when the background thread starts (tests lower its least work). */
+    private readonly background: BackgroundOptions = {},
   ) {}
 
   /** The open session's info, or null. */
@@ -378,6 +396,7 @@ export class SessionService {
     const signal = { aborted: false };
     let finished: () => void = () => undefined;
     this.loading = { signal, done: new Promise<void>((resolve) => (finished = resolve)) };
+    let idle: IdleVerifier | undefined;
     try {
       this.release();
       const { generation } = params;
@@ -393,6 +412,11 @@ export class SessionService {
         },
       };
       const follows = params.follow !== false;
+      // Issue 16: the background thread starts while the files are indexed (its start then costs
+      // the open nothing it waits for); it gets its work once the open has replied.
+      this.idleVerifier?.dispose();
+      idle = filesBytes(params.paths) >= (this.background.minBytes ?? BACKGROUND_MIN_BYTES) ? startIdleVerifier() : undefined;
+      this.idleVerifier = idle;
       const loaded = follows
         ? await SessionFollower.open(params.paths, { ...source, ...(this.follow.settleMs !== undefined ? { settleMs: this.follow.settleMs } : {}) }, once)
         : await loadSession(params.paths, { ...source, ...once });
@@ -417,6 +441,11 @@ export class SessionService {
       return internal(e);
     } finally {
       if (this.loading?.signal === signal) this.loading = undefined;
+      // Not handed its work (the open failed or was superseded): the thread ends.
+      if (idle && this.idleVerifier === idle) {
+        idle.dispose();
+        this.idleVerifier = undefined;
+      }
       finished();
     }
   }
@@ -439,14 +468,19 @@ export class SessionService {
   // --- Issue 16: hashes verified in the background ---
   /** Starts verifying once the open reply is posted (the reply is never delayed by it). */
   private verifyAfterReply(open: OpenSession): void {
+    const thread = this.idleVerifier;
+    this.idleVerifier = undefined;
     setImmediate(() => {
-      if (this.current?.token !== open.token || this.verifying) return;
-      this.verifying = startBackgroundVerify(open.session);
+      if (this.current?.token !== open.token || this.verifying) {
+        thread?.dispose();
+        return;
+      }
+      this.verifying = startBackgroundVerify(open.session, this.background, thread);
     });
   }
 
   /** Tests: resolves when the background verification of the open session has ended (null when none runs). */
-  async whenVerified(): Promise<{ contents: number; hashed: number } | null> {
+  async whenVerified(): Promise<{ contents: number; hashed: number; located: number } | null> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     const verifying = this.verifying;
     return verifying ? { contents: verifying.contents, ...(await verifying.done) } : null;
@@ -489,6 +523,8 @@ export class SessionService {
     this.following = undefined;
     this.verifying?.stop();
     this.verifying = undefined;
+    this.idleVerifier?.dispose();
+    this.idleVerifier = undefined;
     try {
       following?.loop.stop();
       following?.follower.close();

@@ -403,6 +403,9 @@ export class SidecarIndexer {
 
 const MESSAGE_HEAD = /^\s*\{\s*"t"\s*:\s*"message"\s*,\s*"i"\s*:\s*(\d{1,15})\s*[,}]/;
 
+/** A record's rest (the line less its content's body) up to this long is kept with its handle. */
+const KEPT_REST_BYTES = 4096;
+
 function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): MessageHandle {
   return {
     line: line.number,
@@ -413,6 +416,9 @@ function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): Mess
     contentBytes: content ? content.length : Buffer.byteLength(msg.content, 'utf8'),
     hasArtifacts: hasReasoningArtifacts(msg),
     ...(content ? { content } : {}),
+    // Issue 16: the record's rest as indexing validated it, so the first read of the message (the
+    // first search reads every one) parses nothing again; a large rest is read back as before.
+    ...(content && line.length - content.rawLength <= KEPT_REST_BYTES ? { rest: msg } : {}),
   };
 }
 

@@ -26,6 +26,8 @@ export interface MessageHandle {
   hasArtifacts: boolean;
   /** Where the content lies in the file, for a record indexed without decoding it. */
   content?: RawContent;
+  /** That record's rest (its `msg` with an empty content) as indexing validated it, when short. */
+  rest?: ChatMessage;
   /** The content as a ByteSource, made on first read and kept: one per record. */
   source?: FileContent;
 }
@@ -66,6 +68,7 @@ export class SidecarReader {
    * decoded when asked for.
    */
   private readAround(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
+    if (handle.rest) return this.withContent(handle.rest, this.contentSource(handle, content));
     try {
       const head = readExactly(this.fd, handle.offset, content.start - handle.offset, this.read);
       const tailStart = content.start + content.rawLength;
@@ -75,15 +78,27 @@ export class SidecarReader {
       if (!isPlainObject(value)) return undefined;
       const parsed = chatMessageSchema.safeParse(value.msg);
       if (!parsed.success) return undefined;
-      const source = (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
-      const msg: ChatMessage = { ...parsed.data, large: source };
-      // Decoded on each use and never kept, so a cached message costs only its rest.
-      Object.defineProperty(msg, 'content', { enumerable: true, configurable: true, get: () => previewOf(source) });
-      return msg;
+      return this.withContent(parsed.data, this.contentSource(handle, content));
     } catch {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
     }
+  }
+
+  /** The message `rest` with its content read from `source`. */
+  private withContent(rest: ChatMessage, source: FileContent): ChatMessage {
+    const msg: ChatMessage = { ...rest, large: source };
+    // Decoded on each use and never kept, so a cached message costs only its rest.
+    Object.defineProperty(msg, 'content', { enumerable: true, configurable: true, get: () => previewOf(source) });
+    return msg;
+  }
+
+  /**
+   * The content a record keeps in the file, as the one FileContent its reads share, made without
+   * reading the record (issue 16: the background pass lists the contents a search will read).
+   */
+  contentSource(handle: MessageHandle, content: RawContent): FileContent {
+    return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
   }
 
   private readRecord(handle: MessageHandle): ChatMessage | undefined {

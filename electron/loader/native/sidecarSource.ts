@@ -1,6 +1,7 @@
 /** A sidecar (SPEC §3.1) as a source: indexed in resumable passes, read back by range. */
 import type { ChatMessage } from '../../../shared/index';
 import { lazyList } from '../../../shared/index';
+import type { FileContent, FileContentList } from '../fileContent';
 import type { ReadSync } from '../lines';
 import { MessageCache } from '../messageCache';
 import type { OpenFile } from '../openFile';
@@ -39,7 +40,16 @@ export class SidecarSource implements SessionSource {
       records: {
         header: index.header,
         // A capped copy's length is known only once read; an uncapped one's is the handle's.
-        view: lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes), index.viewLength),
+        view: Object.assign(
+          lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes), index.viewLength),
+          {
+            // Issue 16: an uncapped message's content kept in the file, without reading its record.
+            fileContent(i: number): FileContent | undefined {
+              const e = i >= 0 && i < index.viewLength ? index.view[i] : undefined;
+              return e && !e.cap && e.value.content ? reader.contentSource(e.value, e.value.content) : undefined;
+            },
+          } satisfies FileContentList,
+        ),
         recorded: lazyList(index.recorded, (e) => reader.message(e.value), undefined, index.recordedLength),
         log: index.log,
         logLines: index.logLines,
