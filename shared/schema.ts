@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { FORMAT_VERSION, SESSION_FORMAT, SIDECAR_FORMAT } from './constants';
 import type { ChatMessage, Finding, Reduction, SidecarRecord } from './types';
 import { REDUCTION_KINDS } from './types';
+import { fastChatMessage, fastReduction, fastSidecarRecord } from './fastRecords';
 
 const index = z.number().int().nonnegative();
 
@@ -83,30 +84,42 @@ export const reductionSchema = z
     if (r.ptr.hash === null && r.hash_origin !== undefined) ctx.addIssue({ code: 'custom', path: ['hash_origin'], message: 'a reduction without a hash (ptr.hash null) has no hash_origin' });
   });
 
-const capSchema = z.object({ kept_bytes: index, notice: z.string() });
+/**
+ * The record schemas, built the first time a record is not read by shared/fastRecords.ts (an
+ * invalid one, whose issues zod words): opening a well-formed file builds none of them.
+ */
+function buildRecordSchemas() {
+  const capSchema = z.object({ kept_bytes: index, notice: z.string() });
+  return {
+    header: z.object({
+      t: z.literal('header'),
+      format: z.literal(SIDECAR_FORMAT),
+      version: z.number().int().positive(),
+      session_id: z.string(),
+      created_at: z.string(),
+      model: z.string(),
+      gate: z.boolean(),
+      policy: reductionPolicySchema.nullable(),
+    }),
+    system: z.object({ t: z.literal('system'), msg: chatMessageSchema }),
+    message: z.object({ t: z.literal('message'), i: index, msg: chatMessageSchema, cap: capSchema.optional() }),
+    reduction: z.object({ t: z.literal('reduction'), r: reductionSchema }),
+    invert: z.object({ t: z.literal('invert'), id: z.string() }),
+    rewind: z.object({ t: z.literal('rewind'), to: index }),
+    model_change: z.object({ t: z.literal('model_change'), at: index, from: z.string(), to: z.string(), reasoning_artifacts_filtered: index }),
+  } as const;
+}
 
-const headerSchema = z.object({
-  t: z.literal('header'),
-  format: z.literal(SIDECAR_FORMAT),
-  version: z.number().int().positive(),
-  session_id: z.string(),
-  created_at: z.string(),
-  model: z.string(),
-  gate: z.boolean(),
-  policy: reductionPolicySchema.nullable(),
-});
+type RecordSchemas = ReturnType<typeof buildRecordSchemas>;
+let recordSchemasBuilt: RecordSchemas | undefined;
 
-const recordSchemas = {
-  header: headerSchema,
-  system: z.object({ t: z.literal('system'), msg: chatMessageSchema }),
-  message: z.object({ t: z.literal('message'), i: index, msg: chatMessageSchema, cap: capSchema.optional() }),
-  reduction: z.object({ t: z.literal('reduction'), r: reductionSchema }),
-  invert: z.object({ t: z.literal('invert'), id: z.string() }),
-  rewind: z.object({ t: z.literal('rewind'), to: index }),
-  model_change: z.object({ t: z.literal('model_change'), at: index, from: z.string(), to: z.string(), reasoning_artifacts_filtered: index }),
-} as const;
+/** The record schemas of SPEC §3.1, by `t`. */
+export function recordSchemas(): RecordSchemas {
+  recordSchemasBuilt ??= buildRecordSchemas();
+  return recordSchemasBuilt;
+}
 
-export const RECORD_TYPES = Object.keys(recordSchemas) as (keyof typeof recordSchemas)[];
+export const RECORD_TYPES: readonly (keyof RecordSchemas)[] = ['header', 'system', 'message', 'reduction', 'invert', 'rewind', 'model_change'];
 
 function describe(error: z.ZodError): string {
   return error.issues
@@ -151,7 +164,7 @@ export function parseSidecarLine(text: string, line: number, terminated = true):
   if (typeof t !== 'string') {
     return { ok: false, finding: { code: 'malformed_line', severity: 'error', message: `line ${line} has no string field "t"`, line } };
   }
-  if (!Object.prototype.hasOwnProperty.call(recordSchemas, t)) {
+  if (!(RECORD_TYPES as readonly string[]).includes(t)) {
     return { ok: false, finding: { code: 'unknown_record', severity: 'warning', message: `line ${line} has unknown record type t=${JSON.stringify(t).slice(0, 80)}; skipped`, line } };
   }
   if (t === 'header' && typeof value.version === 'number' && value.version > FORMAT_VERSION) {
@@ -161,7 +174,9 @@ export function parseSidecarLine(text: string, line: number, terminated = true):
       finding: { code: 'unsupported_version', severity: 'error', message: `line ${line}: sidecar format version ${value.version} is newer than the supported version ${FORMAT_VERSION}; nothing else was read`, line },
     };
   }
-  const parsed = recordSchemas[t as keyof typeof recordSchemas].safeParse(value);
+  const fast = fastSidecarRecord(value);
+  if (fast !== undefined) return { ok: true, record: fast };
+  const parsed = recordSchemas()[t as keyof RecordSchemas].safeParse(value);
   if (!parsed.success) {
     const holeIndex = t === 'message' && typeof value.i === 'number' && Number.isInteger(value.i) && value.i >= 0 ? value.i : undefined;
     return {
@@ -206,6 +221,11 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
     findings.push({ code: 'malformed_line', severity: 'error', message: 'session snapshot has no "messages" array' });
   } else {
     value.messages.forEach((m: unknown, k: number) => {
+      const fast = fastChatMessage(m);
+      if (fast !== undefined) {
+        messages.push(fast);
+        return;
+      }
       const parsed = chatMessageSchema.safeParse(m);
       if (parsed.success) messages.push(parsed.data);
       else {
@@ -221,6 +241,11 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
       findings.push({ code: 'malformed_line', severity: 'error', message: 'session snapshot "reductions" is not an array' });
     } else {
       value.reductions.forEach((r: unknown, k: number) => {
+        const fast = fastReduction(r);
+        if (fast !== undefined) {
+          reductions?.push(fast);
+          return;
+        }
         const parsed = reductionSchema.safeParse(r);
         if (parsed.success) reductions?.push(parsed.data);
         else findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot reductions[${k}] is invalid: ${describe(parsed.error)}` });
