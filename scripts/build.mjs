@@ -3,6 +3,8 @@
 //                    argument parsing and --help only; each command's code is its own chunk
 //                    (dist/cli-session.cjs, dist/cli-serve.cjs, dist/cli-bundle.cjs), required
 //                    when that command runs, so a cold `check` parses none of the HTTP host (issue 16);
+//                    and zod, re2js, yauzl and fzstd each bundled alone (dist/cli-lib-<name>.cjs),
+//                    required the first time a chunk uses one (see lazyModules below);
 //   dist/worker.cjs  the resolver worker (electron/worker/entry.ts), spawned beside the bundle
 //                    that runs createResolverClient();
 //   dist/indexPool.cjs an indexing pool worker (electron/loader/native/indexPoolWorker.ts), spawned
@@ -18,6 +20,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 
@@ -122,7 +125,79 @@ const pureSchemas = {
   },
 };
 
-const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas];
+/**
+ * Modules a command may never use, loaded on first use rather than when a chunk starts (issue 16):
+ * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
+ * fzstd (an Inspect zip), and Node's zlib, stream, worker_threads (a large file's indexing pool),
+ * http, net and child_process (serve, open). Each import of one of them becomes a small CommonJS
+ * module whose exports are getters, one per name the importer imports, that require the real
+ * module the first time any is read; esbuild's interop reads an imported name where it is used,
+ * never at the import, so code that only imports them pays nothing. A package is bundled alone as
+ * dist/cli-lib-<name>.cjs and required through the chunk loader (its code cache), so a chunk holds
+ * none of its text. Sound because loading these modules has no effect but their exports (pure
+ * packages and Node's own modules): only when it happens changes.
+ */
+const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd'];
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process'];
+const libChunk = (name) => `cli-lib-${name}.cjs`;
+
+/** The names an importer's import statements take from `specifier`; null: all of them (a namespace or default import). */
+async function importedNames(importer, specifier) {
+  const text = await readFile(importer, 'utf8');
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const names = new Set();
+  for (const m of text.matchAll(new RegExp(`^import\\s+(type\\s+)?([^;]*?)\\s+from\\s+['"]${quoted}['"]`, 'gm'))) {
+    if (m[1]) continue;
+    const clause = m[2].trim();
+    const braces = /\{([^}]*)\}/.exec(clause);
+    if (clause.replace(/\{[^}]*\}/, '').replace(/,/g, '').trim() !== '') return null;
+    for (const part of (braces?.[1] ?? '').split(',')) {
+      const item = part.trim();
+      if (item === '' || item.startsWith('type ')) continue;
+      names.add(item.split(/\s+as\s+/)[0].trim());
+    }
+  }
+  // No import statement found (a re-export, say): every name, to be safe.
+  return names.size > 0 ? [...names].sort() : null;
+}
+
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(b) {
+    const filter = new RegExp(`^(${[...LAZY_PACKAGES, ...LAZY_BUILTINS].map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, async (args) => {
+      if (args.kind !== 'import-statement') return undefined;
+      const names = await importedNames(args.importer, args.path);
+      // One module per set of names (named .cjs: it is CommonJS whatever the real module is).
+      return { path: `${args.path}#${names === null ? '*' : names.join(',')}.lazy.cjs`, namespace: 'lazy-module' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, async (args) => {
+      const [specifier, list] = args.path.slice(0, -'.lazy.cjs'.length).split('#');
+      const builtin = specifier.startsWith('node:');
+      let names = list === '*' ? null : list.split(',').filter(Boolean);
+      if (names === null) {
+        // A namespace or default import: every name the module (or its module.exports) has.
+        const real = await import(specifier);
+        const exported = real.default !== null && ['object', 'function'].includes(typeof real.default) ? Object.keys(real.default) : [];
+        names = [...new Set([...Object.keys(real), ...exported])].filter((n) => n !== 'default' && n !== '__esModule');
+      }
+      const load = builtin
+        ? `require(${JSON.stringify(specifier)})`
+        : `require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`;
+      const getters = names.map((n) => `  ${JSON.stringify(n)}: { enumerable: true, get: () => load()[${JSON.stringify(n)}] },`).join('\n');
+      return {
+        contents: `// ${specifier}, required when one of its exports is first read (scripts/build.mjs, lazy-modules).\nlet real;\nconst load = () => (real ??= ${load});\nObject.defineProperties(module.exports, {\n${getters}\n});\n`,
+        resolveDir: repoRoot,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas, lazyModules];
+
+/** The lazily loaded packages' own chunks: each package's ES module build, alone, as CommonJS. */
+const LIB_CHUNKS = LAZY_PACKAGES.map((name) => ({ entry: fileURLToPath(import.meta.resolve(name)), outfile: `dist/${libChunk(name)}`, about: `${name}, loaded by the command line when first used`, plugins: [zodEnglishOnly] }));
 
 const bundles = {
   cli: {
@@ -130,7 +205,7 @@ const bundles = {
     outfile: 'dist/cli.cjs',
     about: 'bin.ts is the command line entry: it calls main(process.argv.slice(2)) from electron/cli/main.ts',
     plugins: CLI_PLUGINS,
-    chunks: Object.values(CLI_CHUNKS),
+    chunks: [...Object.values(CLI_CHUNKS), ...LIB_CHUNKS],
   },
   worker: {
     entry: 'electron/worker/entry.ts',
@@ -165,7 +240,7 @@ for (const name of names) {
 
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
-  for (const { entry, outfile, about } of [bundles[name], ...chunks]) await bundle(entry, outfile, about, plugins);
+  for (const chunk of [bundles[name], ...chunks]) await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins);
 }
 
 async function bundle(entry, outfile, about, plugins) {

@@ -8,8 +8,6 @@ import type { ChatMessage, Finding, Reduction, SidecarRecord } from './types';
 import { REDUCTION_KINDS } from './types';
 import { fastChatMessage, fastReduction, fastSidecarRecord } from './fastRecords';
 
-const index = z.number().int().nonnegative();
-
 /**
  * A JSON value's text. JSON.stringify recurses, so a value nested deeper than the stack (JSON.parse
  * does not recurse and reads any depth) throws a RangeError: an issue, never an exception.
@@ -23,74 +21,70 @@ function argumentsText(value: unknown, ctx: z.RefinementCtx): string {
   }
 }
 
-const toolCall = z.object({
-  id: z.string(),
-  name: z.string(),
-  // Some writers store arguments as a JSON value rather than its text; both display the same.
-  arguments: z.unknown().transform((v, ctx) => (typeof v === 'string' ? v : argumentsText(v, ctx))),
-});
-
-export const chatMessageSchema = z.object({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  // An assistant message that only calls tools may carry `content: null`; its content bytes are empty.
-  content: z.union([z.string(), z.null().transform(() => '')]),
-  tool_call_id: z.string().optional(),
-  tool_calls: z.array(toolCall).optional(),
-  name: z.string().optional(),
-  content_parts: z.array(z.looseObject({ type: z.string() })).optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-});
-
-export const reductionPolicySchema = z.object({
-  protect_last_n_tool_results: index,
-  max_tool_result_bytes: index,
-  kept_prefix_bytes: index,
-  dedupe: z.boolean(),
-  clear_turns_before: index.nullable().optional(),
-});
-
-const hash = z.string();
-
-/** §10.1 `origin`: a 1-based line of the source file, or an event id. */
-const originSchema = z.union([z.strictObject({ line: z.number().int().positive() }), z.strictObject({ event: z.string().min(1) })]);
-
-export const reductionSchema = z
-  .object({
-    id: z.string().min(1),
-    kind: z.enum(REDUCTION_KINDS as [Reduction['kind'], ...Reduction['kind'][]]),
-    // hash null: the file does not hold the original (§10.1); bytes is then the size it states.
-    ptr: z.object({ index, hash: hash.nullable(), bytes: index.nullable() }),
-    kept_bytes: index.optional(),
-    canonical: z.object({ index, hash }).optional(),
-    end: index.optional(),
-    stub: z.string(),
-    minted_at: index,
-    provenance: z.enum(['recorded', 'derived']).optional(),
-    origin: originSchema.optional(),
-    group: z.string().min(1).optional(),
-    hash_origin: z.enum(['recorded', 'import']).optional(),
-    stated_size: z.string().min(1).optional(),
-  })
-  .superRefine((r, ctx) => {
-    const need = (field: 'kept_bytes' | 'canonical' | 'end') => {
-      if (r[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${r.kind} requires ${field}` });
-    };
-    if (r.kind === 'tool_output_truncated') need('kept_bytes');
-    if (r.kind === 'duplicate_output') need('canonical');
-    if (r.kind === 'turns_cleared' || r.kind === 'summarized') need('end');
-    if (r.group !== undefined && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['group'], message: `group belongs to summarized reductions, not ${r.kind}` });
-    if (r.ptr.bytes === null && r.ptr.hash !== null) ctx.addIssue({ code: 'custom', path: ['ptr', 'bytes'], message: 'ptr.bytes may be null only when ptr.hash is null (the original is not in the file)' });
-    if (r.ptr.hash !== null && r.stated_size !== undefined) ctx.addIssue({ code: 'custom', path: ['stated_size'], message: 'stated_size belongs to a reduction whose original is not in the file (ptr.hash null)' });
-    if (r.ptr.hash === null && r.hash_origin !== undefined) ctx.addIssue({ code: 'custom', path: ['hash_origin'], message: 'a reduction without a hash (ptr.hash null) has no hash_origin' });
-  });
-
 /**
- * The record schemas, built the first time a record is not read by shared/fastRecords.ts (an
- * invalid one, whose issues zod words): opening a well-formed file builds none of them.
+ * Every zod schema of this file. They are built at the first call, not when the module loads:
+ * shared/fastRecords.ts reads valid records, so a command that opens a well-formed file never
+ * builds one (nor, in the command line's bundles, loads zod: scripts/build.mjs, issue 16).
  */
-function buildRecordSchemas() {
-  const capSchema = z.object({ kept_bytes: index, notice: z.string() });
-  return {
+function buildZodSchemas() {
+  const index = z.number().int().nonnegative();
+  const toolCall = z.object({
+    id: z.string(),
+    name: z.string(),
+    // Some writers store arguments as a JSON value rather than its text; both display the same.
+    arguments: z.unknown().transform((v, ctx) => (typeof v === 'string' ? v : argumentsText(v, ctx))),
+  });
+  const chatMessage = z.object({
+    role: z.enum(['system', 'user', 'assistant', 'tool']),
+    // An assistant message that only calls tools may carry `content: null`; its content bytes are empty.
+    content: z.union([z.string(), z.null().transform(() => '')]),
+    tool_call_id: z.string().optional(),
+    tool_calls: z.array(toolCall).optional(),
+    name: z.string().optional(),
+    content_parts: z.array(z.looseObject({ type: z.string() })).optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  });
+  const reductionPolicy = z.object({
+    protect_last_n_tool_results: index,
+    max_tool_result_bytes: index,
+    kept_prefix_bytes: index,
+    dedupe: z.boolean(),
+    clear_turns_before: index.nullable().optional(),
+  });
+  const hash = z.string();
+  /** §10.1 `origin`: a 1-based line of the source file, or an event id. */
+  const origin = z.union([z.strictObject({ line: z.number().int().positive() }), z.strictObject({ event: z.string().min(1) })]);
+  const reduction = z
+    .object({
+      id: z.string().min(1),
+      kind: z.enum(REDUCTION_KINDS as [Reduction['kind'], ...Reduction['kind'][]]),
+      // hash null: the file does not hold the original (§10.1); bytes is then the size it states.
+      ptr: z.object({ index, hash: hash.nullable(), bytes: index.nullable() }),
+      kept_bytes: index.optional(),
+      canonical: z.object({ index, hash }).optional(),
+      end: index.optional(),
+      stub: z.string(),
+      minted_at: index,
+      provenance: z.enum(['recorded', 'derived']).optional(),
+      origin: origin.optional(),
+      group: z.string().min(1).optional(),
+      hash_origin: z.enum(['recorded', 'import']).optional(),
+      stated_size: z.string().min(1).optional(),
+    })
+    .superRefine((r, ctx) => {
+      const need = (field: 'kept_bytes' | 'canonical' | 'end') => {
+        if (r[field] === undefined) ctx.addIssue({ code: 'custom', path: [field], message: `${r.kind} requires ${field}` });
+      };
+      if (r.kind === 'tool_output_truncated') need('kept_bytes');
+      if (r.kind === 'duplicate_output') need('canonical');
+      if (r.kind === 'turns_cleared' || r.kind === 'summarized') need('end');
+      if (r.group !== undefined && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['group'], message: `group belongs to summarized reductions, not ${r.kind}` });
+      if (r.ptr.bytes === null && r.ptr.hash !== null) ctx.addIssue({ code: 'custom', path: ['ptr', 'bytes'], message: 'ptr.bytes may be null only when ptr.hash is null (the original is not in the file)' });
+      if (r.ptr.hash !== null && r.stated_size !== undefined) ctx.addIssue({ code: 'custom', path: ['stated_size'], message: 'stated_size belongs to a reduction whose original is not in the file (ptr.hash null)' });
+      if (r.ptr.hash === null && r.hash_origin !== undefined) ctx.addIssue({ code: 'custom', path: ['hash_origin'], message: 'a reduction without a hash (ptr.hash null) has no hash_origin' });
+    });
+  const cap = z.object({ kept_bytes: index, notice: z.string() });
+  const records = {
     header: z.object({
       t: z.literal('header'),
       format: z.literal(SIDECAR_FORMAT),
@@ -99,25 +93,50 @@ function buildRecordSchemas() {
       created_at: z.string(),
       model: z.string(),
       gate: z.boolean(),
-      policy: reductionPolicySchema.nullable(),
+      policy: reductionPolicy.nullable(),
     }),
-    system: z.object({ t: z.literal('system'), msg: chatMessageSchema }),
-    message: z.object({ t: z.literal('message'), i: index, msg: chatMessageSchema, cap: capSchema.optional() }),
-    reduction: z.object({ t: z.literal('reduction'), r: reductionSchema }),
+    system: z.object({ t: z.literal('system'), msg: chatMessage }),
+    message: z.object({ t: z.literal('message'), i: index, msg: chatMessage, cap: cap.optional() }),
+    reduction: z.object({ t: z.literal('reduction'), r: reduction }),
     invert: z.object({ t: z.literal('invert'), id: z.string() }),
     rewind: z.object({ t: z.literal('rewind'), to: index }),
     model_change: z.object({ t: z.literal('model_change'), at: index, from: z.string(), to: z.string(), reasoning_artifacts_filtered: index }),
   } as const;
+  return { chatMessage, reductionPolicy, reduction, records };
 }
 
-type RecordSchemas = ReturnType<typeof buildRecordSchemas>;
-let recordSchemasBuilt: RecordSchemas | undefined;
+type ZodSchemas = ReturnType<typeof buildZodSchemas>;
+type RecordSchemas = ZodSchemas['records'];
+let zodSchemasBuilt: ZodSchemas | undefined;
+
+/** The zod schemas of this file, built at the first call. */
+export function zodSchemas(): ZodSchemas {
+  zodSchemasBuilt ??= buildZodSchemas();
+  return zodSchemasBuilt;
+}
 
 /** The record schemas of SPEC §3.1, by `t`. */
 export function recordSchemas(): RecordSchemas {
-  recordSchemasBuilt ??= buildRecordSchemas();
-  return recordSchemasBuilt;
+  return zodSchemas().records;
 }
+
+/** §3.4 (the contract, the policy editor and `view --policy` validate policies with it). */
+export const reductionPolicySchema = zodSchemas().reductionPolicy;
+
+/** §3.5, with the rules between its fields (which kinds need which, §10.1's null hash). */
+export const reductionSchema = zodSchemas().reduction;
+
+/**
+ * §3.3 messages, read as zod would read them: `safeParse` reads a valid message without zod
+ * (shared/fastRecords.ts, proven equal) and asks the zod schema only otherwise, so its issues
+ * are zod's. Only `safeParse` is offered: the one use of this schema outside this file.
+ */
+export const chatMessageSchema = {
+  safeParse(value: unknown): z.ZodSafeParseResult<ChatMessage> {
+    const fast = fastChatMessage(value);
+    return fast !== undefined ? { success: true, data: fast } : zodSchemas().chatMessage.safeParse(value);
+  },
+};
 
 export const RECORD_TYPES: readonly (keyof RecordSchemas)[] = ['header', 'system', 'message', 'reduction', 'invert', 'rewind', 'model_change'];
 
@@ -221,11 +240,6 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
     findings.push({ code: 'malformed_line', severity: 'error', message: 'session snapshot has no "messages" array' });
   } else {
     value.messages.forEach((m: unknown, k: number) => {
-      const fast = fastChatMessage(m);
-      if (fast !== undefined) {
-        messages.push(fast);
-        return;
-      }
       const parsed = chatMessageSchema.safeParse(m);
       if (parsed.success) messages.push(parsed.data);
       else {
@@ -246,7 +260,7 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
           reductions?.push(fast);
           return;
         }
-        const parsed = reductionSchema.safeParse(r);
+        const parsed = zodSchemas().reduction.safeParse(r);
         if (parsed.success) reductions?.push(parsed.data);
         else findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot reductions[${k}] is invalid: ${describe(parsed.error)}` });
       });

@@ -145,15 +145,24 @@ export class ChunkLoader {
 
 }
 
-let processLoader: ChunkLoader | undefined;
+/**
+ * This process's loader. A chunk that loads a chunk of its own (a package built apart,
+ * scripts/build.mjs `lazy-modules`) has its own copy of this module: the loader is kept on the
+ * global object so that every copy uses one, and bin.ts's flush writes the entries of all.
+ */
+const PROCESS_LOADER = Symbol.for('session-inspector.chunkLoader');
+
+function processLoader(): ChunkLoader | undefined {
+  return (globalThis as { [PROCESS_LOADER]?: ChunkLoader })[PROCESS_LOADER];
+}
 
 /** The chunk file `name` beside the running bundle, through this process's loader (scripts/build.mjs generates the calls). */
 export function loadChunk(file: string): unknown {
-  processLoader ??= new ChunkLoader();
-  return processLoader.load(file);
+  const loader = processLoader() ?? ((globalThis as { [PROCESS_LOADER]?: ChunkLoader })[PROCESS_LOADER] = new ChunkLoader());
+  return loader.load(file);
 }
 
 /** Writes this process's missing cache entries: bin.ts calls it once the command has run. */
 export function flushChunkCache(): void {
-  processLoader?.flush();
+  processLoader()?.flush();
 }

@@ -4,11 +4,13 @@
  * every module Node's loader is asked for: a property of what is loaded, not a time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
+import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
@@ -45,19 +47,55 @@ function runRecorded(args: string[], env: NodeJS.ProcessEnv = { [CODE_CACHE_ENV]
   return { code: r.status, stdout: r.stdout, requests, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
 }
 
-/**
- * What only serve and open need: the HTTP host, Electron's launcher. (`node:worker_threads` is the
- * loader's too since issue 16: a large sidecar is indexed with a pool of threads, whoever opens it.)
- */
+/** What only serve and open need: the HTTP host, Electron's launcher. */
 const SERVE_ONLY = ['node:http', 'node:https', 'node:net', 'node:child_process'];
 
+/**
+ * What a check of a well-formed sidecar never uses, loaded on first use (scripts/build.mjs
+ * `lazy-modules`): zlib and streams (an Inspect zip), worker_threads (the indexing pool of a
+ * large file), and the packages built as chunks of their own (dist/cli-lib-*.cjs).
+ */
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'zlib', 'stream'];
+
+/** A sidecar whose reduction record is invalid (tool_output_truncated without kept_bytes): zod words the finding. */
+const INVALID = tmp.path('invalid.sidecar.jsonl');
+writeFileSync(
+  INVALID,
+  `${readFileSync(DEMO, 'utf8')
+    .split('\n')
+    .map((line) => line.replace('"kept_bytes":15,', ''))
+    .join('\n')}`,
+);
+
 describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (built bundle)', () => {
-  it('check loads its own chunk and none of serve, open or bundle', () => {
+  it('check loads its own chunk and none of serve, open or bundle, nor zod, re2js, yauzl, zlib, streams or threads', () => {
     const r = runRecorded(['check', DEMO]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ findings: [], summary: { session_id: 's-demo' } });
     expect(r.distFiles.sort()).toEqual(['cli-session.cjs', 'cli.cjs']);
-    expect(r.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
+    expect(r.requests.filter((m) => SERVE_ONLY.includes(m) || LAZY_BUILTINS.includes(m))).toEqual([]);
+  });
+
+  it('a lazily loaded module is loaded where it is used, and the output is what the sources print in-process', async () => {
+    const cases: { args: string[]; loads: string[] }[] = [
+      // An invalid record: zod words the finding.
+      { args: ['check', INVALID], loads: ['cli-lib-zod.cjs'] },
+      // A zstd Inspect archive on Node 20: yauzl lists it, fzstd inflates its entries.
+      { args: ['check', join(ROOT, 'e2e/fixtures/synthetic/inspect/zstd.eval')], loads: ['cli-lib-fzstd.cjs', 'cli-lib-yauzl.cjs'] },
+      { args: ['check', join(ROOT, 'e2e/fixtures/synthetic/inspect/bad-crc.eval')], loads: ['cli-lib-yauzl.cjs'] },
+      // A regex search runs re2js.
+      { args: ['search', '--regex', '--query', 'got \\d', DEMO], loads: ['cli-lib-re2js.cjs'] },
+      { args: ['view', '--policy', tmp.path('not-a-policy.json'), DEMO], loads: ['cli-lib-zod.cjs'] },
+    ];
+    writeFileSync(tmp.path('not-a-policy.json'), '{"dedupe":"yes"}');
+    for (const { args, loads } of cases) {
+      const r = runRecorded(args);
+      const inProcess = await runCli(args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: inProcess.code, stdout: inProcess.stdout });
+      // A Node with its own zstd decoder (22.15 and later) needs no fzstd (electron/loader/inspect/zip.ts).
+      const expected = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function' ? loads.filter((f) => f !== 'cli-lib-fzstd.cjs') : loads;
+      expect(r.distFiles.filter((f) => f.startsWith('cli-lib-')).sort(), args.join(' ')).toEqual(expected);
+    }
   });
 
   it('--help loads nothing but dist/cli.cjs: no chunk, no hashing', () => {
@@ -75,10 +113,11 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(r.distFiles.sort()).toEqual(['cli-bundle.cjs', 'cli.cjs']);
   });
 
-  it('a usage error of serve loads the serve chunk and starts nothing', () => {
+  it('a usage error of serve loads the serve chunk (and zod, for its contract) and starts nothing', () => {
     const r = runRecorded(['serve', '--port', 'x']);
     expect(r.code).toBe(2);
-    expect(r.distFiles.sort()).toEqual(['cli-serve.cjs', 'cli.cjs']);
+    expect(r.distFiles.sort()).toEqual(['cli-lib-zod.cjs', 'cli-serve.cjs', 'cli.cjs']);
+    expect(r.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
   });
 
   it('with the code cache on, check prints the same, and the cache holds one entry for its chunk under the cache folder', () => {
@@ -93,5 +132,18 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(second.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
     const cacheDir = join(cacheHome, 'session-inspector', 'code-cache');
     if (process.platform === 'linux') expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^cli-session\.cjs-[0-9a-f]{32}\.bin$/)]);
+  });
+
+  it('a chunk a chunk loads (zod, for an invalid record) goes through the same code cache: one entry each, the same output', () => {
+    const cacheHome = tmp.path('cache-home-zod');
+    const plain = runRecorded(['check', INVALID]);
+    expect(plain.code).toBe(1);
+    const env = { [CODE_CACHE_ENV]: '', XDG_CACHE_HOME: cacheHome };
+    const first = runRecorded(['check', INVALID], env);
+    const second = runRecorded(['check', INVALID], env);
+    expect([first.stdout, second.stdout]).toEqual([plain.stdout, plain.stdout]);
+    if (process.platform === 'linux') {
+      expect(readdirSync(join(cacheHome, 'session-inspector', 'code-cache')).sort()).toEqual([expect.stringMatching(/^cli-lib-zod\.cjs-[0-9a-f]{32}\.bin$/), expect.stringMatching(/^cli-session\.cjs-[0-9a-f]{32}\.bin$/)]);
+    }
   });
 });
