@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir, writeElidedOutputs } from '../testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
 import { runCli } from './testing/runCli';
 
@@ -25,7 +25,7 @@ writeFileSync(
 const requests = new Set();
 const load = Module._load;
 Module._load = function (request, ...rest) { requests.add(request); return load.call(this, request, ...rest); };
-process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADS ' + JSON.stringify({ requests: [...requests], files: Object.keys(require.cache) }) + '\\n'));
+process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADS ' + JSON.stringify({ requests: [...requests], files: Object.keys(require.cache), builtins: process.moduleLoadList }) + '\\n'));
 `,
 );
 
@@ -36,6 +36,8 @@ interface Loads {
   requests: string[];
   /** The files of dist/ that ran, by name. */
   distFiles: string[];
+  /** Node's own modules loaded, internal ones included (process.moduleLoadList). */
+  builtins: string[];
 }
 
 /** Runs the bundle with the code cache off, so that a chunk is a plain require the hook sees. */
@@ -43,8 +45,8 @@ function runRecorded(args: string[], env: NodeJS.ProcessEnv = { [CODE_CACHE_ENV]
   const r = spawnSync(process.execPath, ['-r', HOOK, join(DIST, 'cli.cjs'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADS '));
   if (line === undefined) throw new Error(`the hook printed nothing: ${r.stderr}`);
-  const { requests, files } = JSON.parse(line.slice('LOADS '.length)) as { requests: string[]; files: string[] };
-  return { code: r.status, stdout: r.stdout, requests, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
+  const { requests, files, builtins } = JSON.parse(line.slice('LOADS '.length)) as { requests: string[]; files: string[]; builtins: string[] };
+  return { code: r.status, stdout: r.stdout, requests, builtins, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
 }
 
 /** What only serve and open need: the HTTP host, Electron's launcher. */
@@ -74,6 +76,23 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(JSON.parse(r.stdout)).toMatchObject({ findings: [], summary: { session_id: 's-demo' } });
     expect(r.distFiles.sort()).toEqual(['cli-session.cjs', 'cli.cjs']);
     expect(r.requests.filter((m) => SERVE_ONLY.includes(m) || LAZY_BUILTINS.includes(m))).toEqual([]);
+  });
+
+  it('check writes its output through the descriptor: process.stdout, a socket on a pipe, is never made', () => {
+    // spawnSync's stdout and stderr are pipes: process.stdout would be a net.Socket over libuv's pipe_wrap.
+    const r = runRecorded(['check', DEMO]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('}\n')).toBe(true);
+    expect(r.builtins.filter((m) => ['NativeModule net', 'NativeModule tty', 'Internal Binding pipe_wrap', 'NativeModule internal/fs/sync_write_stream'].includes(m))).toEqual([]);
+  });
+
+  it('a reader that stops early (`| head`) ends the output quietly: the status is the command\'s, nothing on stderr', () => {
+    const big = writeElidedOutputs(tmp.path('big.sidecar.jsonl'), 1, 1024 * 1024);
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${join(DIST, 'cli.cjs')}" expand --id r0 "${big}" | head -c 10 >/dev/null; echo "$\{PIPESTATUS[0]}"`], { encoding: 'utf8', env: { ...process.env, [CODE_CACHE_ENV]: '0' } });
+    expect({ status: r.stdout.trim(), stderr: r.stderr }).toEqual({ status: '0', stderr: '' });
+    // Read whole, the same output is complete: 1 MiB of content in one JSON line.
+    const whole = spawnSync(process.execPath, [join(DIST, 'cli.cjs'), 'expand', '--id', 'r0', big], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, env: { ...process.env, [CODE_CACHE_ENV]: '0' } });
+    expect((JSON.parse(whole.stdout) as { total_bytes: number; content: string }).content).toHaveLength(1024 * 1024);
   });
 
   it('a lazily loaded module is loaded where it is used, and the output is what the sources print in-process', async () => {
