@@ -18,7 +18,8 @@
 // unit tests' global setup builds the worker this way, with exactly these options);
 // `node scripts/build.mjs renderer` builds only the renderer.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -240,7 +241,20 @@ for (const name of names) {
 
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
-  for (const chunk of [bundles[name], ...chunks]) await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins);
+  for (const chunk of [bundles[name], ...chunks]) {
+    await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins);
+    if (chunks.includes(chunk)) await signChunk(chunk.outfile);
+  }
+}
+
+/**
+ * Ends a chunk with the SHA-256 of its bytes (`// chunk-sha256: <hex>`), which the chunk loader
+ * names its code cache entry by (electron/cli/chunkLoader.ts), so a start does not hash the chunk.
+ */
+async function signChunk(outfile) {
+  const path = resolve(repoRoot, outfile);
+  const text = await readFile(path, 'utf8');
+  await writeFile(path, `${text}// chunk-sha256: ${createHash('sha256').update(text).digest('hex')}\n`);
 }
 
 async function bundle(entry, outfile, about, plugins) {
