@@ -130,7 +130,7 @@ const pureSchemas = {
  * Modules a command may never use, loaded on first use rather than when a chunk starts (issue 16):
  * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
  * fzstd (an Inspect zip), and Node's zlib, stream, worker_threads (a large file's indexing pool),
- * http, net and child_process (serve, open). Each import of one of them becomes a small CommonJS
+ * http, net and child_process (serve, open), and crypto. Each import of one of them becomes a small CommonJS
  * module whose exports are getters, one per name the importer imports, that require the real
  * module the first time any is read; esbuild's interop reads an imported name where it is used,
  * never at the import, so code that only imports them pays nothing. A package is bundled alone as
@@ -139,7 +139,12 @@ const pureSchemas = {
  * packages and Node's own modules): only when it happens changes.
  */
 const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd'];
-const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process'];
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:crypto'];
+/**
+ * Names given by a module of ours instead: loading node:crypto costs some 5 ms, so SHA-256 starts in
+ * JavaScript (electron/cli/sha256.ts, proven to give node:crypto's digests).
+ */
+const LAZY_OVERRIDES = { 'node:crypto': { createHash: 'electron/cli/sha256.ts' } };
 const libChunk = (name) => `cli-lib-${name}.cjs`;
 
 /** The names an importer's import statements take from `specifier`; null: all of them (a namespace or default import). */
@@ -185,7 +190,9 @@ const lazyModules = {
       const load = builtin
         ? `require(${JSON.stringify(specifier)})`
         : `require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`;
-      const getters = names.map((n) => `  ${JSON.stringify(n)}: { enumerable: true, get: () => load()[${JSON.stringify(n)}] },`).join('\n');
+      const overrides = LAZY_OVERRIDES[specifier] ?? {};
+      const getter = (n) => (Object.hasOwn(overrides, n) ? `require(${JSON.stringify(resolve(repoRoot, overrides[n]))})[${JSON.stringify(n)}]` : `load()[${JSON.stringify(n)}]`);
+      const getters = names.map((n) => `  ${JSON.stringify(n)}: { enumerable: true, get: () => ${getter(n)} },`).join('\n');
       return {
         contents: `// ${specifier}, required when one of its exports is first read (scripts/build.mjs, lazy-modules).\nlet real;\nconst load = () => (real ??= ${load});\nObject.defineProperties(module.exports, {\n${getters}\n});\n`,
         resolveDir: repoRoot,

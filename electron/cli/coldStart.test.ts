@@ -58,9 +58,10 @@ const SERVE_ONLY = ['node:http', 'node:https', 'node:net', 'node:child_process']
 /**
  * What a check of a well-formed sidecar never uses, loaded on first use (scripts/build.mjs
  * `lazy-modules`): zlib and streams (an Inspect zip), worker_threads (the indexing pool of a
- * large file), and the packages built as chunks of their own (dist/cli-lib-*.cjs).
+ * large file), crypto (SHA-256 starts in JavaScript), and the packages built as chunks of their
+ * own (dist/cli-lib-*.cjs).
  */
-const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'zlib', 'stream'];
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:crypto', 'zlib', 'stream', 'crypto'];
 
 /** A sidecar whose reduction record is invalid (tool_output_truncated without kept_bytes): zod words the finding. */
 const INVALID = tmp.path('invalid.sidecar.jsonl');
@@ -79,6 +80,8 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(JSON.parse(r.stdout)).toMatchObject({ findings: [], summary: { session_id: 's-demo' } });
     expect(r.distFiles.sort()).toEqual(['cli-session.cjs', 'cli.cjs']);
     expect(r.requests.filter((m) => SERVE_ONLY.includes(m) || LAZY_BUILTINS.includes(m))).toEqual([]);
+    // Its one hash is taken in JavaScript (electron/cli/sha256.ts): node:crypto is not loaded.
+    expect(r.builtins).not.toContain('NativeModule crypto');
   });
 
   it('check writes its output through the descriptor: process.stdout, a socket on a pipe, is never made', () => {
@@ -99,7 +102,16 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
   });
 
   it('a lazily loaded module is loaded where it is used, and the output is what the sources print in-process', async () => {
+    const big = writeElidedOutputs(tmp.path('big-check.sidecar.jsonl'), 2, 300 * 1024);
+    const tampered = tmp.path('tampered.sidecar.jsonl');
+    writeFileSync(tampered, readFileSync(DEMO, 'utf8').replace('got 4', 'got 5'));
     const cases: { args: string[]; loads: string[] }[] = [
+      // Hashes checked in JavaScript: equal, a mismatch, and past the budget (node:crypto takes over).
+      { args: ['check', DEMO], loads: [] },
+      { args: ['log', DEMO], loads: [] },
+      { args: ['check', tampered], loads: [] },
+      { args: ['check', big], loads: [] },
+      { args: ['log', big], loads: [] },
       // An invalid record: zod words the finding.
       { args: ['check', INVALID], loads: ['cli-lib-zod.cjs'] },
       // A zstd Inspect archive on Node 20: yauzl lists it, fzstd inflates its entries.
