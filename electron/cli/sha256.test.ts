@@ -49,6 +49,14 @@ describe('createHash (the command line)', () => {
     );
   });
 
+  it('every length across the padding edges (0 to 300 bytes, and 20 KB) in JavaScript alone equals node:crypto', () => {
+    const bytes = Uint8Array.from({ length: 20_000 }, (_, k) => (k * 131 + 7) & 0xff);
+    for (const n of [...Array.from({ length: 301 }, (_, k) => k), 20_000]) {
+      setJsHashBudget(1 << 30);
+      expect(createHash('sha256').update(bytes.subarray(0, n)).digest('hex'), `${n} bytes`).toBe(nodeCrypto.createHash('sha256').update(bytes.subarray(0, n)).digest('hex'));
+    }
+  });
+
   it('hashes in JavaScript until the budget is spent, then node:crypto takes over mid-hash', () => {
     setJsHashBudget(10);
     const h = createHash('sha256').update('0123456789').update('abc');
