@@ -34,9 +34,9 @@ const repoRoot = resolve(import.meta.dirname, '..');
  * recognised across copies, electron/cli/errors.ts).
  */
 const CLI_CHUNKS = {
-  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view' },
-  './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open' },
-  './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle' },
+  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view', inject: true },
+  './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
+  './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
 };
 
 /**
@@ -207,6 +207,13 @@ const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas, lazyM
 /** The lazily loaded packages' own chunks: each package's ES module build, alone, as CommonJS. */
 const LIB_CHUNKS = LAZY_PACKAGES.map((name) => ({ entry: fileURLToPath(import.meta.resolve(name)), outfile: `dist/${libChunk(name)}`, about: `${name}, loaded by the command line when first used`, plugins: [zodEnglishOnly] }));
 
+/**
+ * The global `performance` of the command chunks, replaced by electron/cli/performanceNow.ts (its
+ * `now()` alone, all the loader reads): Node's own costs a cold start its perf_hooks modules.
+ * buildCli checks that nothing in a chunk reads anything else of it.
+ */
+const CLI_INJECT = [resolve(repoRoot, 'electron/cli/performanceNow.ts')];
+
 const bundles = {
   cli: {
     entry: 'electron/cli/bin.ts',
@@ -249,8 +256,19 @@ for (const name of names) {
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
   for (const chunk of [bundles[name], ...chunks]) {
-    await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins);
+    await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins, chunk.inject ? CLI_INJECT : []);
+    if (chunk.inject) await checkPerformanceUse(chunk.outfile);
     if (chunks.includes(chunk)) await signChunk(chunk.outfile);
+  }
+}
+
+/** Fails the build when a chunk given performanceNow.ts reads more of `performance` than now(). */
+async function checkPerformanceUse(outfile) {
+  const text = await readFile(resolve(repoRoot, outfile), 'utf8');
+  const other = [...text.matchAll(/\bperformance\d*\.(\w+)/g)].map((m) => m[1]).filter((name) => name !== 'now');
+  if (other.length > 0) {
+    console.error(`build: ${outfile} reads performance.${other[0]}; electron/cli/performanceNow.ts gives only now().`);
+    process.exit(1);
   }
 }
 
@@ -264,7 +282,7 @@ async function signChunk(outfile) {
   await writeFile(path, `${text}// chunk-sha256: ${createHash('sha256').update(text).digest('hex')}\n`);
 }
 
-async function bundle(entry, outfile, about, plugins) {
+async function bundle(entry, outfile, about, plugins, inject = []) {
   const entryPath = resolve(repoRoot, entry);
   const outPath = resolve(repoRoot, outfile);
   if (!existsSync(entryPath)) {
@@ -286,6 +304,7 @@ async function bundle(entry, outfile, about, plugins) {
       // built-in module. Everything else is bundled.
       external: ['electron'],
       plugins,
+      inject,
       logLevel: 'warning',
     });
   } catch {

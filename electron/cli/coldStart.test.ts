@@ -82,6 +82,8 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(r.requests.filter((m) => SERVE_ONLY.includes(m) || LAZY_BUILTINS.includes(m))).toEqual([]);
     // Its one hash is taken in JavaScript (electron/cli/sha256.ts): node:crypto is not loaded.
     expect(r.builtins).not.toContain('NativeModule crypto');
+    // The loader's performance.now() is electron/cli/performanceNow.ts's: Node's perf_hooks stay unloaded.
+    expect(r.builtins).not.toContain('NativeModule internal/perf/performance');
   });
 
   it('check writes its output through the descriptor: process.stdout, a socket on a pipe, is never made', () => {
