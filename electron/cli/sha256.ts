@@ -148,7 +148,9 @@ class ColdSha256 implements ColdHash {
       this.taken = [];
     }
     if (this.native !== undefined || bytes === undefined) {
-      (this.native as Hash).update(data, encoding as Encoding);
+      const native = this.native as Hash;
+      if (typeof data === 'string') native.update(data, encoding as Encoding);
+      else native.update(data);
       return this;
     }
     budget -= bytes.length;
