@@ -70,6 +70,14 @@ function arrayOf<T>(v: unknown, item: (x: unknown) => T | undefined): T[] | unde
   return out;
 }
 
+/** chatMessageSchema's optional fields before `metadata`, in its order: absent stays absent, present must read. */
+const OPTIONAL_MESSAGE_FIELDS: readonly [keyof ChatMessage, (x: unknown) => unknown][] = [
+  ['tool_call_id', (x) => (isString(x) ? x : undefined)],
+  ['tool_calls', (x) => arrayOf(x, toolCall)],
+  ['name', (x) => (isString(x) ? x : undefined)],
+  ['content_parts', (x) => arrayOf(x, contentPart)],
+];
+
 /** chatMessageSchema. */
 export function fastChatMessage(v: unknown): ChatMessage | undefined {
   if (!isObject(v) || !ROLES.includes(v.role)) return undefined;
@@ -78,23 +86,11 @@ export function fastChatMessage(v: unknown): ChatMessage | undefined {
   else if (v.content === null) content = '';
   else return undefined;
   const out: ChatMessage = { role: v.role as ChatMessage['role'], content };
-  if (has(v, 'tool_call_id')) {
-    if (!isString(v.tool_call_id)) return undefined;
-    out.tool_call_id = v.tool_call_id;
-  }
-  if (has(v, 'tool_calls')) {
-    const calls = arrayOf(v.tool_calls, toolCall);
-    if (calls === undefined) return undefined;
-    out.tool_calls = calls;
-  }
-  if (has(v, 'name')) {
-    if (!isString(v.name)) return undefined;
-    out.name = v.name;
-  }
-  if (has(v, 'content_parts')) {
-    const parts = arrayOf(v.content_parts, contentPart);
-    if (parts === undefined) return undefined;
-    out.content_parts = parts as ChatMessage['content_parts'];
+  for (const [key, read] of OPTIONAL_MESSAGE_FIELDS) {
+    if (!has(v, key)) continue;
+    const value = read(v[key]);
+    if (value === undefined) return undefined;
+    (out as unknown as Obj)[key] = value;
   }
   if (has(v, 'metadata')) {
     const m = v.metadata;
