@@ -3,6 +3,8 @@
 //                    argument parsing and --help only; each command's code is its own chunk
 //                    (dist/cli-session.cjs, dist/cli-serve.cjs, dist/cli-bundle.cjs), required
 //                    when that command runs, so a cold `check` parses none of the HTTP host (issue 16);
+//                    and zod, re2js, yauzl and fzstd each bundled alone (dist/cli-lib-<name>.cjs),
+//                    required the first time a chunk uses one (see lazyModules below);
 //   dist/worker.cjs  the resolver worker (electron/worker/entry.ts), spawned beside the bundle
 //                    that runs createResolverClient();
 //   dist/indexPool.cjs an indexing pool worker (electron/loader/native/indexPoolWorker.ts), spawned
@@ -16,8 +18,10 @@
 // unit tests' global setup builds the worker this way, with exactly these options);
 // `node scripts/build.mjs renderer` builds only the renderer.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { build as viteBuild } from 'vite';
 
@@ -30,9 +34,9 @@ const repoRoot = resolve(import.meta.dirname, '..');
  * recognised across copies, electron/cli/errors.ts).
  */
 const CLI_CHUNKS = {
-  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view' },
-  './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open' },
-  './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle' },
+  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view', inject: true },
+  './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
+  './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
 };
 
 /**
@@ -122,7 +126,93 @@ const pureSchemas = {
   },
 };
 
-const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas];
+/**
+ * Modules a command may never use, loaded on first use rather than when a chunk starts (issue 16):
+ * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
+ * fzstd (an Inspect zip), and Node's zlib, stream, worker_threads (a large file's indexing pool),
+ * http, net and child_process (serve, open), and crypto. Each import of one of them becomes a small CommonJS
+ * module whose exports are getters, one per name the importer imports, that require the real
+ * module the first time any is read; esbuild's interop reads an imported name where it is used,
+ * never at the import, so code that only imports them pays nothing. A package is bundled alone as
+ * dist/cli-lib-<name>.cjs and required through the chunk loader (its code cache), so a chunk holds
+ * none of its text. Sound because loading these modules has no effect but their exports (pure
+ * packages and Node's own modules): only when it happens changes.
+ */
+const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd'];
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:crypto'];
+/**
+ * Names given by a module of ours instead: loading node:crypto costs some 5 ms, so SHA-256 starts in
+ * JavaScript (electron/cli/sha256.ts, proven to give node:crypto's digests).
+ */
+const LAZY_OVERRIDES = { 'node:crypto': { createHash: 'electron/cli/sha256.ts' } };
+const libChunk = (name) => `cli-lib-${name}.cjs`;
+
+/** The names an importer's import statements take from `specifier`; null: all of them (a namespace or default import). */
+async function importedNames(importer, specifier) {
+  const text = await readFile(importer, 'utf8');
+  const quoted = specifier.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const names = new Set();
+  for (const m of text.matchAll(new RegExp(`^import\\s+(type\\s+)?([^;]*?)\\s+from\\s+['"]${quoted}['"]`, 'gm'))) {
+    if (m[1]) continue;
+    const clause = m[2].trim();
+    const braces = /\{([^}]*)\}/.exec(clause);
+    if (clause.replace(/\{[^}]*\}/, '').replace(/,/g, '').trim() !== '') return null;
+    for (const part of (braces?.[1] ?? '').split(',')) {
+      const item = part.trim();
+      if (item === '' || item.startsWith('type ')) continue;
+      names.add(item.split(/\s+as\s+/)[0].trim());
+    }
+  }
+  // No import statement found (a re-export, say): every name, to be safe.
+  return names.size > 0 ? [...names].sort() : null;
+}
+
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(b) {
+    const filter = new RegExp(`^(${[...LAZY_PACKAGES, ...LAZY_BUILTINS].map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    b.onResolve({ filter }, async (args) => {
+      if (args.kind !== 'import-statement') return undefined;
+      const names = await importedNames(args.importer, args.path);
+      // One module per set of names (named .cjs: it is CommonJS whatever the real module is).
+      return { path: `${args.path}#${names === null ? '*' : names.join(',')}.lazy.cjs`, namespace: 'lazy-module' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-module' }, async (args) => {
+      const [specifier, list] = args.path.slice(0, -'.lazy.cjs'.length).split('#');
+      const builtin = specifier.startsWith('node:');
+      let names = list === '*' ? null : list.split(',').filter(Boolean);
+      if (names === null) {
+        // A namespace or default import: every name the module (or its module.exports) has.
+        const real = await import(specifier);
+        const exported = real.default !== null && ['object', 'function'].includes(typeof real.default) ? Object.keys(real.default) : [];
+        names = [...new Set([...Object.keys(real), ...exported])].filter((n) => n !== 'default' && n !== '__esModule');
+      }
+      const load = builtin
+        ? `require(${JSON.stringify(specifier)})`
+        : `require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`;
+      const overrides = LAZY_OVERRIDES[specifier] ?? {};
+      const getter = (n) => (Object.hasOwn(overrides, n) ? `require(${JSON.stringify(resolve(repoRoot, overrides[n]))})[${JSON.stringify(n)}]` : `load()[${JSON.stringify(n)}]`);
+      const getters = names.map((n) => `  ${JSON.stringify(n)}: { enumerable: true, get: () => ${getter(n)} },`).join('\n');
+      return {
+        contents: `// ${specifier}, required when one of its exports is first read (scripts/build.mjs, lazy-modules).\nlet real;\nconst load = () => (real ??= ${load});\nObject.defineProperties(module.exports, {\n${getters}\n});\n`,
+        resolveDir: repoRoot,
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas, lazyModules];
+
+/** The lazily loaded packages' own chunks: each package's ES module build, alone, as CommonJS. */
+const LIB_CHUNKS = LAZY_PACKAGES.map((name) => ({ entry: fileURLToPath(import.meta.resolve(name)), outfile: `dist/${libChunk(name)}`, about: `${name}, loaded by the command line when first used`, plugins: [zodEnglishOnly] }));
+
+/**
+ * The global `performance` of the command chunks, replaced by electron/cli/performanceNow.ts (its
+ * `now()` alone, all the loader reads): Node's own costs a cold start its perf_hooks modules.
+ * buildCli checks that nothing in a chunk reads anything else of it.
+ */
+const CLI_INJECT = [resolve(repoRoot, 'electron/cli/performanceNow.ts')];
 
 const bundles = {
   cli: {
@@ -130,7 +220,7 @@ const bundles = {
     outfile: 'dist/cli.cjs',
     about: 'bin.ts is the command line entry: it calls main(process.argv.slice(2)) from electron/cli/main.ts',
     plugins: CLI_PLUGINS,
-    chunks: Object.values(CLI_CHUNKS),
+    chunks: [...Object.values(CLI_CHUNKS), ...LIB_CHUNKS],
   },
   worker: {
     entry: 'electron/worker/entry.ts',
@@ -165,10 +255,34 @@ for (const name of names) {
 
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
-  for (const { entry, outfile, about } of [bundles[name], ...chunks]) await bundle(entry, outfile, about, plugins);
+  for (const chunk of [bundles[name], ...chunks]) {
+    await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins, chunk.inject ? CLI_INJECT : []);
+    if (chunk.inject) await checkPerformanceUse(chunk.outfile);
+    if (chunks.includes(chunk)) await signChunk(chunk.outfile);
+  }
 }
 
-async function bundle(entry, outfile, about, plugins) {
+/** Fails the build when a chunk given performanceNow.ts reads more of `performance` than now(). */
+async function checkPerformanceUse(outfile) {
+  const text = await readFile(resolve(repoRoot, outfile), 'utf8');
+  const other = [...text.matchAll(/\bperformance\d*\.(\w+)/g)].map((m) => m[1]).filter((name) => name !== 'now');
+  if (other.length > 0) {
+    console.error(`build: ${outfile} reads performance.${other[0]}; electron/cli/performanceNow.ts gives only now().`);
+    process.exit(1);
+  }
+}
+
+/**
+ * Ends a chunk with the SHA-256 of its bytes (`// chunk-sha256: <hex>`), which the chunk loader
+ * names its code cache entry by (electron/cli/chunkLoader.ts), so a start does not hash the chunk.
+ */
+async function signChunk(outfile) {
+  const path = resolve(repoRoot, outfile);
+  const text = await readFile(path, 'utf8');
+  await writeFile(path, `${text}// chunk-sha256: ${createHash('sha256').update(text).digest('hex')}\n`);
+}
+
+async function bundle(entry, outfile, about, plugins, inject = []) {
   const entryPath = resolve(repoRoot, entry);
   const outPath = resolve(repoRoot, outfile);
   if (!existsSync(entryPath)) {
@@ -190,6 +304,7 @@ async function bundle(entry, outfile, about, plugins) {
       // built-in module. Everything else is bundled.
       external: ['electron'],
       plugins,
+      inject,
       logLevel: 'warning',
     });
   } catch {

@@ -2,12 +2,9 @@
 import { flushChunkCache } from './chunkLoader';
 import { main } from './main';
 
-// A reader that stops early (`… | head`) closes the pipe: that is not an error of ours.
-const ignoreEpipe = (e: NodeJS.ErrnoException): void => {
-  if (e.code !== 'EPIPE') throw e;
-};
-process.stdout.on('error', ignoreEpipe);
-process.stderr.on('error', ignoreEpipe);
+// Output goes through the descriptors (output.ts fdWriter), so process.stdout and process.stderr
+// are not made at start: a reader that stops early (`… | head`) is handled there, and by
+// processStream for a stream made after all.
 
 void main(process.argv.slice(2)).then((code) => {
   process.exitCode = code;

@@ -1,5 +1,5 @@
 /** The code cache of the command line's chunks (chunkLoader.ts): it can make a start faster, never change what runs. */
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import nodeModule from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -79,6 +79,29 @@ describe.skipIf(nodeCaches)('ChunkLoader (vm.Script cachedData)', () => {
     const damaged = new ChunkLoader({ cacheDir });
     expect(damaged.load(file)).toEqual({ value: 'new' });
     damaged.flush();
+  });
+
+  it('a chunk the build signed is named by its signature, size and mtime: an edit under the same signature misses and runs the new text', () => {
+    const { file } = writeChunk('signed');
+    const sign = (text: string) => `${text}// chunk-sha256: ${'ab'.repeat(32)}\n`;
+    writeFileSync(file, sign("exports.value = 'one';\n"));
+    utimesSync(file, 1_000_000, 1_000_000);
+    const cacheDir = tmp.path('cache-signed');
+    const first = new ChunkLoader({ cacheDir });
+    expect(first.load(file)).toEqual({ value: 'one' });
+    first.flush();
+    const { size } = statSync(file);
+    expect(readdirSync(cacheDir)).toEqual([`chunk.cjs-${'ab'.repeat(16)}-${size}-1000000000-${process.version}-${process.arch}.bin`]);
+    const again = new ChunkLoader({ cacheDir });
+    again.load(file);
+    expect(again.loads[0]?.cache).toBe('hit');
+    // The same length and signature, other bytes: the mtime tells them apart.
+    writeFileSync(file, sign("exports.value = 'two';\n"));
+    const edited = new ChunkLoader({ cacheDir });
+    expect(edited.load(file)).toEqual({ value: 'two' });
+    expect(edited.loads[0]?.cache).toBe('miss');
+    edited.flush();
+    expect(readdirSync(cacheDir)).toHaveLength(1);
   });
 
   it('with the cache off (cacheDir null) a chunk is a plain require and nothing is written', () => {

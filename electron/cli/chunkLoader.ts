@@ -4,8 +4,9 @@
  * compiling its chunk). Node ≥ 22.1 has module.enableCompileCache for this; on older Node the chunk
  * is compiled here with vm.Script and its `cachedData`.
  *
- * Invariants: a cache entry is named by the SHA-256 of the Node version, the architecture and the
- * chunk's own bytes, so a rebuilt chunk or another Node never uses a stale entry (and V8 itself
+ * Invariants: a cache entry is named by the Node version, the architecture and the SHA-256 of the
+ * chunk's own bytes (the build's signature, with the file's size and mtime: entryKey), so a rebuilt
+ * or edited chunk or another Node never uses a stale entry (and V8 itself
  * rejects data made under other flags: `cachedDataRejected`, then the chunk is compiled from its
  * text and the entry rewritten). The cache lives only under the OS cache folder
  * (`session-inspector/code-cache`); nothing is written next to the chunks or to any session file.
@@ -51,9 +52,29 @@ export function codeCacheDir(env: NodeJS.ProcessEnv = process.env, platform: Nod
   return base ? join(base, 'session-inspector', 'code-cache') : null;
 }
 
+/** The line scripts/build.mjs ends a chunk with: the SHA-256 of the chunk's bytes before it. */
+const SIGNATURE = /\n\/\/ chunk-sha256: ([0-9a-f]{64})\n$/;
+
+/**
+ * What a cache entry of `file` is named by: the Node version, the architecture and the chunk's
+ * bytes. A chunk the build signed (SIGNATURE) is named by its signature with its size and mtime,
+ * so that a start hashes nothing (node:crypto alone costs a cold start some 5 ms) and a chunk
+ * edited since still misses; any other chunk by the SHA-256 of its text.
+ */
+function entryKey(file: string, text: string): string {
+  const signed = SIGNATURE.exec(text.slice(-100));
+  if (signed) {
+    const { size, mtimeMs } = fs().statSync(file);
+    return `${(signed[1] as string).slice(0, 32)}-${size}-${Math.trunc(mtimeMs)}-${process.version}-${process.arch}`;
+  }
+  return crypto().createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(text).digest('hex').slice(0, 32);
+}
+
 interface Pending {
   script: Script;
   entry: string;
+  /** Every entry of this chunk's builds starts so (`<chunk file name>-`). */
+  prefix: string;
 }
 
 type ModuleWithCompileCache = ReturnType<typeof nodeModule> & { enableCompileCache?: (dir?: string) => unknown };
@@ -96,8 +117,7 @@ export class ChunkLoader {
     const { readFileSync } = fs();
     const paths = path();
     const text = readFileSync(file, 'utf8');
-    const key = crypto().createHash('sha256').update(`${process.version}\0${process.arch}\0`).update(text).digest('hex').slice(0, 32);
-    const entry = paths.join(this.cacheDir, `${paths.basename(file)}-${key}.bin`);
+    const entry = paths.join(this.cacheDir, `${paths.basename(file)}-${entryKey(file, text)}.bin`);
     let cachedData: Buffer | undefined;
     try {
       cachedData = readFileSync(entry);
@@ -108,7 +128,7 @@ export class ChunkLoader {
     const script = new Script(nodeModule().wrap(text), { filename: file, ...(cachedData ? { cachedData } : {}) });
     const cache = cachedData === undefined ? 'miss' : script.cachedDataRejected === true ? 'rejected' : 'hit';
     this.loads.push({ file, cache });
-    if (cache !== 'hit') this.pending.push({ script, entry });
+    if (cache !== 'hit') this.pending.push({ script, entry, prefix: `${paths.basename(file)}-` });
     const wrapper = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: { exports: unknown }, filename: string, dirname: string) => void;
     const module = { exports: {} as unknown, filename: file, id: file, loaded: false };
     wrapper.call(module.exports, module.exports, require, module, file, paths.dirname(file));
@@ -126,16 +146,15 @@ export class ChunkLoader {
     if (this.cacheDir === null) return;
     const { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } = fs();
     const paths = path();
-    for (const { script, entry } of this.pending.splice(0)) {
+    for (const { script, entry, prefix } of this.pending.splice(0)) {
       try {
         mkdirSync(this.cacheDir, { recursive: true, mode: 0o700 });
         const temporary = `${entry}.${process.pid}.tmp`;
         writeFileSync(temporary, script.createCachedData(), { mode: 0o600 });
         renameSync(temporary, entry);
         const name = paths.basename(entry);
-        const chunk = name.slice(0, name.lastIndexOf('-') + 1);
         for (const other of readdirSync(this.cacheDir)) {
-          if (other !== name && other.startsWith(chunk) && other.endsWith('.bin')) rmSync(paths.join(this.cacheDir, other), { force: true });
+          if (other !== name && other.startsWith(prefix) && other.endsWith('.bin')) rmSync(paths.join(this.cacheDir, other), { force: true });
         }
       } catch {
         // A read-only or full disk: the next start compiles from the text again.
@@ -145,15 +164,24 @@ export class ChunkLoader {
 
 }
 
-let processLoader: ChunkLoader | undefined;
+/**
+ * This process's loader. A chunk that loads a chunk of its own (a package built apart,
+ * scripts/build.mjs `lazy-modules`) has its own copy of this module: the loader is kept on the
+ * global object so that every copy uses one, and bin.ts's flush writes the entries of all.
+ */
+const PROCESS_LOADER = Symbol.for('session-inspector.chunkLoader');
+
+function processLoader(): ChunkLoader | undefined {
+  return (globalThis as { [PROCESS_LOADER]?: ChunkLoader })[PROCESS_LOADER];
+}
 
 /** The chunk file `name` beside the running bundle, through this process's loader (scripts/build.mjs generates the calls). */
 export function loadChunk(file: string): unknown {
-  processLoader ??= new ChunkLoader();
-  return processLoader.load(file);
+  const loader = processLoader() ?? ((globalThis as { [PROCESS_LOADER]?: ChunkLoader })[PROCESS_LOADER] = new ChunkLoader());
+  return loader.load(file);
 }
 
 /** Writes this process's missing cache entries: bin.ts calls it once the command has run. */
 export function flushChunkCache(): void {
-  processLoader?.flush();
+  processLoader()?.flush();
 }

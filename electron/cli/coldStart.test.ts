@@ -4,11 +4,13 @@
  * every module Node's loader is asked for: a property of what is loaded, not a time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir, writeElidedOutputs } from '../testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
+import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist');
@@ -23,7 +25,7 @@ writeFileSync(
 const requests = new Set();
 const load = Module._load;
 Module._load = function (request, ...rest) { requests.add(request); return load.call(this, request, ...rest); };
-process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADS ' + JSON.stringify({ requests: [...requests], files: Object.keys(require.cache) }) + '\\n'));
+process.on('exit', () => require('node:fs').writeSync(2, '\\nLOADS ' + JSON.stringify({ requests: [...requests], files: Object.keys(require.cache), builtins: process.moduleLoadList }) + '\\n'));
 `,
 );
 
@@ -34,6 +36,8 @@ interface Loads {
   requests: string[];
   /** The files of dist/ that ran, by name. */
   distFiles: string[];
+  /** Node's own modules loaded, internal ones included (process.moduleLoadList). */
+  builtins: string[];
 }
 
 /** Runs the bundle with the code cache off, so that a chunk is a plain require the hook sees. */
@@ -41,23 +45,93 @@ function runRecorded(args: string[], env: NodeJS.ProcessEnv = { [CODE_CACHE_ENV]
   const r = spawnSync(process.execPath, ['-r', HOOK, join(DIST, 'cli.cjs'), ...args], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...env } });
   const line = r.stderr.split('\n').find((l) => l.startsWith('LOADS '));
   if (line === undefined) throw new Error(`the hook printed nothing: ${r.stderr}`);
-  const { requests, files } = JSON.parse(line.slice('LOADS '.length)) as { requests: string[]; files: string[] };
-  return { code: r.status, stdout: r.stdout, requests, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
+  const { requests, files, builtins } = JSON.parse(line.slice('LOADS '.length)) as { requests: string[]; files: string[]; builtins: string[] };
+  return { code: r.status, stdout: r.stdout, requests, builtins, distFiles: files.filter((f) => f.startsWith(DIST)).map((f) => f.slice(DIST.length + 1)) };
 }
 
-/**
- * What only serve and open need: the HTTP host, Electron's launcher. (`node:worker_threads` is the
- * loader's too since issue 16: a large sidecar is indexed with a pool of threads, whoever opens it.)
- */
+/** A cache entry of a chunk the build signed: its signature, size and mtime, Node's version and the architecture (chunkLoader.ts entryKey). */
+const SIGNED_ENTRY = (chunk: string) => new RegExp(`^${chunk}\\.cjs-[0-9a-f]{32}-\\d+-\\d+-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.bin$`);
+
+/** What only serve and open need: the HTTP host, Electron's launcher. */
 const SERVE_ONLY = ['node:http', 'node:https', 'node:net', 'node:child_process'];
 
+/**
+ * What a check of a well-formed sidecar never uses, loaded on first use (scripts/build.mjs
+ * `lazy-modules`): zlib and streams (an Inspect zip), worker_threads (the indexing pool of a
+ * large file), crypto (SHA-256 starts in JavaScript), and the packages built as chunks of their
+ * own (dist/cli-lib-*.cjs).
+ */
+const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:crypto', 'zlib', 'stream', 'crypto'];
+
+/** A sidecar whose reduction record is invalid (tool_output_truncated without kept_bytes): zod words the finding. */
+const INVALID = tmp.path('invalid.sidecar.jsonl');
+writeFileSync(
+  INVALID,
+  `${readFileSync(DEMO, 'utf8')
+    .split('\n')
+    .map((line) => line.replace('"kept_bytes":15,', ''))
+    .join('\n')}`,
+);
+
 describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (built bundle)', () => {
-  it('check loads its own chunk and none of serve, open or bundle', () => {
+  it('check loads its own chunk and none of serve, open or bundle, nor zod, re2js, yauzl, zlib, streams or threads', () => {
     const r = runRecorded(['check', DEMO]);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ findings: [], summary: { session_id: 's-demo' } });
     expect(r.distFiles.sort()).toEqual(['cli-session.cjs', 'cli.cjs']);
-    expect(r.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
+    expect(r.requests.filter((m) => SERVE_ONLY.includes(m) || LAZY_BUILTINS.includes(m))).toEqual([]);
+    // Its one hash is taken in JavaScript (electron/cli/sha256.ts): node:crypto is not loaded.
+    expect(r.builtins).not.toContain('NativeModule crypto');
+    // The loader's performance.now() is electron/cli/performanceNow.ts's: Node's perf_hooks stay unloaded.
+    expect(r.builtins).not.toContain('NativeModule internal/perf/performance');
+  });
+
+  it('check writes its output through the descriptor: process.stdout, a socket on a pipe, is never made', () => {
+    // spawnSync's stdout and stderr are pipes: process.stdout would be a net.Socket over libuv's pipe_wrap.
+    const r = runRecorded(['check', DEMO]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.endsWith('}\n')).toBe(true);
+    expect(r.builtins.filter((m) => ['NativeModule net', 'NativeModule tty', 'Internal Binding pipe_wrap', 'NativeModule internal/fs/sync_write_stream'].includes(m))).toEqual([]);
+  });
+
+  it('a reader that stops early (`| head`) ends the output quietly: the status is the command\'s, nothing on stderr', () => {
+    const big = writeElidedOutputs(tmp.path('big.sidecar.jsonl'), 1, 1024 * 1024);
+    const r = spawnSync('bash', ['-c', `"${process.execPath}" "${join(DIST, 'cli.cjs')}" expand --id r0 "${big}" | head -c 10 >/dev/null; echo "$\{PIPESTATUS[0]}"`], { encoding: 'utf8', env: { ...process.env, [CODE_CACHE_ENV]: '0' } });
+    expect({ status: r.stdout.trim(), stderr: r.stderr }).toEqual({ status: '0', stderr: '' });
+    // Read whole, the same output is complete: 1 MiB of content in one JSON line.
+    const whole = spawnSync(process.execPath, [join(DIST, 'cli.cjs'), 'expand', '--id', 'r0', big], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, env: { ...process.env, [CODE_CACHE_ENV]: '0' } });
+    expect((JSON.parse(whole.stdout) as { total_bytes: number; content: string }).content).toHaveLength(1024 * 1024);
+  });
+
+  it('a lazily loaded module is loaded where it is used, and the output is what the sources print in-process', async () => {
+    const big = writeElidedOutputs(tmp.path('big-check.sidecar.jsonl'), 2, 300 * 1024);
+    const tampered = tmp.path('tampered.sidecar.jsonl');
+    writeFileSync(tampered, readFileSync(DEMO, 'utf8').replace('got 4', 'got 5'));
+    const cases: { args: string[]; loads: string[] }[] = [
+      // Hashes checked in JavaScript: equal, a mismatch, and past the budget (node:crypto takes over).
+      { args: ['check', DEMO], loads: [] },
+      { args: ['log', DEMO], loads: [] },
+      { args: ['check', tampered], loads: [] },
+      { args: ['check', big], loads: [] },
+      { args: ['log', big], loads: [] },
+      // An invalid record: zod words the finding.
+      { args: ['check', INVALID], loads: ['cli-lib-zod.cjs'] },
+      // A zstd Inspect archive on Node 20: yauzl lists it, fzstd inflates its entries.
+      { args: ['check', join(ROOT, 'e2e/fixtures/synthetic/inspect/zstd.eval')], loads: ['cli-lib-fzstd.cjs', 'cli-lib-yauzl.cjs'] },
+      { args: ['check', join(ROOT, 'e2e/fixtures/synthetic/inspect/bad-crc.eval')], loads: ['cli-lib-yauzl.cjs'] },
+      // A regex search runs re2js.
+      { args: ['search', '--regex', '--query', 'got \\d', DEMO], loads: ['cli-lib-re2js.cjs'] },
+      { args: ['view', '--policy', tmp.path('not-a-policy.json'), DEMO], loads: ['cli-lib-zod.cjs'] },
+    ];
+    writeFileSync(tmp.path('not-a-policy.json'), '{"dedupe":"yes"}');
+    for (const { args, loads } of cases) {
+      const r = runRecorded(args);
+      const inProcess = await runCli(args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: inProcess.code, stdout: inProcess.stdout });
+      // A Node with its own zstd decoder (22.15 and later) needs no fzstd (electron/loader/inspect/zip.ts).
+      const expected = typeof (zlib as { createZstdDecompress?: unknown }).createZstdDecompress === 'function' ? loads.filter((f) => f !== 'cli-lib-fzstd.cjs') : loads;
+      expect(r.distFiles.filter((f) => f.startsWith('cli-lib-')).sort(), args.join(' ')).toEqual(expected);
+    }
   });
 
   it('--help loads nothing but dist/cli.cjs: no chunk, no hashing', () => {
@@ -75,10 +149,11 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(r.distFiles.sort()).toEqual(['cli-bundle.cjs', 'cli.cjs']);
   });
 
-  it('a usage error of serve loads the serve chunk and starts nothing', () => {
+  it('a usage error of serve loads the serve chunk (and zod, for its contract) and starts nothing', () => {
     const r = runRecorded(['serve', '--port', 'x']);
     expect(r.code).toBe(2);
-    expect(r.distFiles.sort()).toEqual(['cli-serve.cjs', 'cli.cjs']);
+    expect(r.distFiles.sort()).toEqual(['cli-lib-zod.cjs', 'cli-serve.cjs', 'cli.cjs']);
+    expect(r.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
   });
 
   it('with the code cache on, check prints the same, and the cache holds one entry for its chunk under the cache folder', () => {
@@ -92,6 +167,19 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(second.distFiles).toEqual(['cli.cjs']);
     expect(second.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
     const cacheDir = join(cacheHome, 'session-inspector', 'code-cache');
-    if (process.platform === 'linux') expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(/^cli-session\.cjs-[0-9a-f]{32}\.bin$/)]);
+    if (process.platform === 'linux') expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(SIGNED_ENTRY('cli-session'))]);
+  });
+
+  it('a chunk a chunk loads (zod, for an invalid record) goes through the same code cache: one entry each, the same output', () => {
+    const cacheHome = tmp.path('cache-home-zod');
+    const plain = runRecorded(['check', INVALID]);
+    expect(plain.code).toBe(1);
+    const env = { [CODE_CACHE_ENV]: '', XDG_CACHE_HOME: cacheHome };
+    const first = runRecorded(['check', INVALID], env);
+    const second = runRecorded(['check', INVALID], env);
+    expect([first.stdout, second.stdout]).toEqual([plain.stdout, plain.stdout]);
+    if (process.platform === 'linux') {
+      expect(readdirSync(join(cacheHome, 'session-inspector', 'code-cache')).sort()).toEqual([expect.stringMatching(SIGNED_ENTRY('cli-lib-zod')), expect.stringMatching(SIGNED_ENTRY('cli-session'))]);
+    }
   });
 });

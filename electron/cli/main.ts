@@ -7,16 +7,17 @@ import type { LoadOptions } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
 import type { ParsedFlags } from './output';
-import { EXIT_ERROR, EXIT_OK, json } from './output';
+import { EXIT_ERROR, EXIT_OK, fdWriter, json, processStream } from './output';
 
 export interface CliIo {
   stdout(s: string): void;
   stderr(s: string): void;
 }
 
+/** The process's stdout and stderr, written synchronously through their descriptors (output.ts fdWriter). */
 export const processIo: CliIo = {
-  stdout: (s) => void process.stdout.write(s),
-  stderr: (s) => void process.stderr.write(s),
+  stdout: fdWriter(1, (rest) => void processStream('stdout').write(rest)),
+  stderr: fdWriter(2, (rest) => void processStream('stderr').write(rest)),
 };
 
 export { EXIT_OK, EXIT_FINDINGS, EXIT_ERROR } from './output';

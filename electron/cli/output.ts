@@ -18,3 +18,57 @@ export interface ParsedFlags {
   lists: Map<string, string[]>;
   files: string[];
 }
+
+/** What a writer needs of node:fs (tests pass a fake). */
+export interface WriteSyncFs {
+  writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number;
+}
+
+/**
+ * A writer of text to the file descriptor `fd` (1 stdout, 2 stderr), each call written whole before
+ * it returns. Not process.stdout: on a pipe (`check … | jq`, the bench) making that stream loads
+ * Node's net and stream modules, several ms of a cold start (issue 16), and an outcome is one
+ * short line. A reader that has gone (EPIPE: `… | head`) ends the writing silently, as bin.ts
+ * ignores that error of the stream; a descriptor someone made non-blocking (EAGAIN) is waited on
+ * a millisecond at a time; any other failure hands the bytes left to `fallback` (the stream).
+ */
+export function fdWriter(fd: number, fallback: (rest: Uint8Array) => void, fs: WriteSyncFs = process.getBuiltinModule('node:fs')): (text: string) => void {
+  let gone = false;
+  return (text) => {
+    if (gone) return;
+    const bytes = Buffer.from(text, 'utf8');
+    let at = 0;
+    while (at < bytes.length) {
+      try {
+        at += fs.writeSync(fd, bytes, at, bytes.length - at);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EAGAIN') {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+          continue;
+        }
+        if (code === 'EPIPE') {
+          gone = true;
+          return;
+        }
+        fallback(bytes.subarray(at));
+        return;
+      }
+    }
+  };
+}
+
+/**
+ * process.stdout or process.stderr, made only when asked (`fdWriter`'s fallback), with an error
+ * handler that ignores EPIPE: a reader that stops early (`… | head`) closes the pipe, which is not
+ * an error of ours.
+ */
+export function processStream(name: 'stdout' | 'stderr'): NodeJS.WriteStream {
+  const stream = process[name];
+  if (stream.listenerCount('error') === 0) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') throw e;
+    });
+  }
+  return stream;
+}

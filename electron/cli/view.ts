@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import type { ReductionPolicy } from '../../shared/index';
-import { SESSION_FORMAT_OF_FILE, reductionPolicySchema, viewEntries } from '../../shared/index';
+import { SESSION_FORMAT_OF_FILE, viewEntries } from '../../shared/index';
+import { zodSchemas } from '../../shared/schema';
 import { whatIfSession } from '../loader/replay';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
@@ -58,7 +59,8 @@ export function readPolicyFlag(flags: ReadonlyMap<string, string | true>): Reduc
   } catch (e) {
     throw new CliError('invalid_policy', `the policy file ${path} is not JSON: ${(e as Error).message}`);
   }
-  const parsed = reductionPolicySchema.strict().safeParse(value);
+  // Built here, not when the chunk loads: `view` without --policy and every other command need no zod.
+  const parsed = zodSchemas().reductionPolicy.strict().safeParse(value);
   if (!parsed.success) {
     const what = parsed.error.issues.map((i) => `${i.path.join('.') || 'the policy'}: ${i.message}`).join('; ');
     throw new CliError('invalid_policy', `the policy file ${path} is not a reduction policy (${what})`);

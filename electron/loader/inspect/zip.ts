@@ -57,40 +57,52 @@ export interface OpenedZip {
   findings: Finding[];
 }
 
-/** A yauzl reader over an open descriptor that counts what it reads; closing it leaves the descriptor open. */
-class FdReader extends yauzl.RandomAccessReader {
-  constructor(
-    private readonly fd: number,
-    private readonly counter: ZipCounter | undefined,
-  ) {
-    super();
-  }
+/**
+ * A yauzl reader over an open descriptor that counts what it reads; closing it leaves the
+ * descriptor open. The class is made when first needed: its base class is yauzl's, and a cold
+ * command line that reads no archive loads neither yauzl nor Node's streams (issue 16).
+ */
+const makeFdReader = () =>
+  class FdReader extends yauzl.RandomAccessReader {
+    constructor(
+      private readonly fd: number,
+      private readonly counter: ZipCounter | undefined,
+    ) {
+      super();
+    }
 
-  override _readStreamForRange(start: number, end: number): Readable {
-    // Not fs.createReadStream: destroying one closes its descriptor, and yauzl destroys the streams it is done with.
-    const { fd, counter } = this;
-    let pos = start;
-    return new Readable({
-      highWaterMark: 1024 * 1024,
-      read(size) {
-        const n = Math.min(size, end - pos);
-        if (n <= 0) {
-          this.push(null);
-          return;
-        }
-        const buf = Buffer.allocUnsafe(n);
-        read(fd, buf, 0, n, pos, (err, got) => {
-          if (err) this.destroy(err);
-          else if (got === 0) this.destroy(new Error(`unexpected end of file at byte ${pos}`));
-          else {
-            pos += got;
-            if (counter) counter.bytesRead += got;
-            this.push(buf.subarray(0, got));
+    override _readStreamForRange(start: number, end: number): Readable {
+      // Not fs.createReadStream: destroying one closes its descriptor, and yauzl destroys the streams it is done with.
+      const { fd, counter } = this;
+      let pos = start;
+      return new Readable({
+        highWaterMark: 1024 * 1024,
+        read(size) {
+          const n = Math.min(size, end - pos);
+          if (n <= 0) {
+            this.push(null);
+            return;
           }
-        });
-      },
-    });
-  }
+          const buf = Buffer.allocUnsafe(n);
+          read(fd, buf, 0, n, pos, (err, got) => {
+            if (err) this.destroy(err);
+            else if (got === 0) this.destroy(new Error(`unexpected end of file at byte ${pos}`));
+            else {
+              pos += got;
+              if (counter) counter.bytesRead += got;
+              this.push(buf.subarray(0, got));
+            }
+          });
+        },
+      });
+    }
+  };
+
+let fdReaderClass: ReturnType<typeof makeFdReader> | undefined;
+
+function newFdReader(fd: number, counter: ZipCounter | undefined): InstanceType<ReturnType<typeof makeFdReader>> {
+  fdReaderClass ??= makeFdReader();
+  return new fdReaderClass(fd, counter);
 }
 
 const finding = (message: string): Finding => ({ code: 'malformed_line', severity: 'error', message });
@@ -106,7 +118,7 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter): P
   try {
     zip = await new Promise<ZipFile>((resolve, reject) => {
       // decodeStrings off: a bad name must not stop the listing (yauzl's own check is then asked per name).
-      yauzl.fromRandomAccessReader(new FdReader(fd, counter), size, { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z)));
+      yauzl.fromRandomAccessReader(newFdReader(fd, counter), size, { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z)));
     });
   } catch (e) {
     return { error: (e as Error).message };
@@ -142,8 +154,8 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter): P
 /** Zip compression method 93: Zstandard (APPNOTE 6.3.7). */
 const ZSTD = 93;
 
-/** Node's own streaming zstd decoder, where this Node has one (22.15 and later). */
-const nativeZstd = (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
+/** Node's own streaming zstd decoder, where this Node has one (22.15 and later); asked when an entry is read, so zlib loads only then. */
+const nativeZstd = (): (() => NodeJS.ReadWriteStream) | undefined => (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
 
 /** Raw zstd bytes handed to fzstd at a time: one call can then make at most some 32 MiB (256 RLE blocks of 128 KiB). */
 const ZSTD_SLICE_BYTES = 1024;
@@ -154,7 +166,8 @@ const ZSTD_SLICE_BYTES = 1024;
  * malformed frame becomes the stream's error (a finding, like a damaged deflate entry).
  */
 function zstdDecoded(raw: Readable, limit: number): Readable {
-  if (nativeZstd) return raw.pipe(nativeZstd()) as unknown as Readable;
+  const native = nativeZstd();
+  if (native) return raw.pipe(native()) as unknown as Readable;
   const out = new Readable({ read() {} });
   let produced = 0;
   let failed = false;
@@ -207,8 +220,10 @@ export function entryRefusal(e: ZipEntry, caps: ZipCaps): string | undefined {
   return undefined;
 }
 
-/** CRC-32 tables for slicing by 8 (eight bytes per step: the check costs a fraction of inflating). */
-const CRC_TABLES = (() => {
+/** CRC-32 tables for slicing by 8 (eight bytes per step: the check costs a fraction of inflating), made at the first check. */
+let crcTables: Int32Array | undefined;
+
+const makeCrcTables = (): Int32Array => {
   const t = new Int32Array(256 * 8);
   for (let n = 0; n < 256; n++) {
     let c = n;
@@ -217,11 +232,11 @@ const CRC_TABLES = (() => {
   }
   for (let n = 0; n < 256; n++) for (let k = 1; k < 8; k++) t[k * 256 + n] = ((t[(k - 1) * 256 + n] as number) >>> 8) ^ (t[(t[(k - 1) * 256 + n] as number) & 0xff] as number);
   return t;
-})();
+};
 
 /** CRC-32 (the zip one) of `buf` continuing from `crc` (start with 0). */
 export function crc32(buf: Uint8Array, crc = 0): number {
-  const t = CRC_TABLES;
+  const t = (crcTables ??= makeCrcTables());
   let c = ~crc;
   let i = 0;
   const end8 = buf.length - (buf.length % 8);

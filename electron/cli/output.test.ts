@@ -1,0 +1,74 @@
+/**
+ * fdWriter: the command line's output written through the descriptor, whole and in order whatever
+ * the descriptor accepts per call; a gone reader (EPIPE) ends it silently; EAGAIN is waited on;
+ * any other failure hands exactly the bytes left to the stream.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { WriteSyncFs } from './output';
+import { fdWriter } from './output';
+
+const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
+
+/** A descriptor that takes at most the next of `sizes` bytes per call (1 when they run out), failing as `failures` says. */
+function fakeFs(sizes: number[], failures: Map<number, string> = new Map()): WriteSyncFs & { written: number[]; calls: number } {
+  const written: number[] = [];
+  const fs = {
+    written,
+    calls: 0,
+    writeSync(fd: number, buffer: Uint8Array, offset: number, length: number): number {
+      const call = fs.calls++;
+      expect(fd).toBe(1);
+      const failure = failures.get(call);
+      if (failure !== undefined) throw errno(failure);
+      const n = Math.min(length, Math.max(1, sizes.shift() ?? 1));
+      written.push(...buffer.subarray(offset, offset + n));
+      return n;
+    },
+  };
+  return fs;
+}
+
+const text = fc.string({ unit: fc.oneof(fc.constantFrom('é', '😀', '—', '\n'), fc.string({ minLength: 1, maxLength: 1 })), maxLength: 40 });
+
+describe('fdWriter', () => {
+  it('writes every text whole and in order, however few bytes each call takes (characters split across calls included)', () => {
+    fc.assert(
+      fc.property(fc.array(text, { maxLength: 6 }), fc.array(fc.integer({ min: 1, max: 7 }), { maxLength: 60 }), (texts, sizes) => {
+        const fs = fakeFs(sizes);
+        const fallback: Uint8Array[] = [];
+        const write = fdWriter(1, (rest) => fallback.push(rest), fs);
+        for (const t of texts) write(t);
+        expect(Buffer.from(fs.written).toString('utf8')).toBe(texts.join(''));
+        expect(fallback).toEqual([]);
+      }),
+    );
+  });
+
+  it('waits on EAGAIN and goes on where it was', () => {
+    const fs = fakeFs([3, 100], new Map([[1, 'EAGAIN'], [2, 'EAGAIN']]));
+    fdWriter(1, () => expect.unreachable(), fs)('abcdefgh');
+    expect(Buffer.from(fs.written).toString()).toBe('abcdefgh');
+    expect(fs.calls).toBe(4);
+  });
+
+  it('a gone reader (EPIPE) ends the writing: nothing thrown, nothing more written or handed on', () => {
+    const fs = fakeFs([2], new Map([[1, 'EPIPE']]));
+    const fallback: Uint8Array[] = [];
+    const write = fdWriter(1, (rest) => fallback.push(rest), fs);
+    write('abcdef');
+    write('more');
+    expect(Buffer.from(fs.written).toString()).toBe('ab');
+    expect(fs.calls).toBe(2);
+    expect(fallback).toEqual([]);
+  });
+
+  it('any other failure hands the stream exactly the bytes not written, a split character whole', () => {
+    const fs = fakeFs([2], new Map([[1, 'EBADF']]));
+    const fallback: Uint8Array[] = [];
+    // 'é' is two bytes: the first call writes 'a' and the first byte of 'é'.
+    fdWriter(1, (rest) => fallback.push(rest), fs)('aé😀');
+    expect(Buffer.concat([Buffer.from(fs.written), ...fallback]).toString('utf8')).toBe('aé😀');
+    expect(fallback).toHaveLength(1);
+  });
+});
