@@ -515,7 +515,7 @@ function* scanSource(
   }
   let next = span[0];
   const p = matcher.prefilter;
-  if (p?.direct && p.rawSafe && source.findAllDirect && Number.isFinite(p.before + p.after)) {
+  if (p?.direct && p.rawSafe && source.findAllDirect && Number.isFinite(p.before)) {
     // Matched in the source's raw bytes: only the matches kept ask their offsets (issue 16).
     const direct = p.direct;
     const done = source.findAllDirect(p.bytes, direct, p.before, p.before + p.after, span[0], span[1], (at, length) => {

@@ -61,7 +61,7 @@ export interface ByteSource {
    * The leftmost-first non-overlapping matches inside `[start, end)` of a simple pattern (`direct`,
    * shared/simpleMatcher.ts) that never matches a byte a JSON writer escapes (`rawSafe`), each
    * containing an occurrence of `literal` that starts at most `before` code points after the match
-   * and reaching at most `reach` code points past the match's start in all (both finite): found in
+   * and reaching at most `reach` code points past the match's start in all (`before` finite): found in
    * the source's raw bytes without decoding (issue 16). `onMatch` gets a function giving the
    * match's offset (computing it can cost) and its length, and returns false to stop. Returns
    * undefined, having reported nothing, when this source cannot search so; else the offset up to

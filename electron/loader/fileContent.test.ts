@@ -153,7 +153,7 @@ describe('FileContent.findAllDirect (issue 16: a simple pattern matched in raw b
     return out;
   }
   // Digits, u and n also occur in escapes' tails (\u0001, \n): matches must never start there.
-  const patterns = ['TS\\d{2,3}', '\\d{2}x', 'u0\\d{1,2}', 'n\\d', '0{2}1', 'é[a-c]{1,2}', '[0-9a-f]{0,3}xa', 'ab?c'];
+  const patterns = ['TS\\d{2,3}', '\\d{2}x', 'u0\\d{1,2}', 'n\\d', '0{2}1', 'é[a-c]{1,2}', '[0-9a-f]{0,3}xa', 'ab?c', 'TS\\d+', 'x[0-9a-c]*', 'n\\d*a'];
   const directText = fc.string({ unit: fc.constantFrom('T', 'S', '0', '1', '7', 'u', 'n', 'x', 'a', 'b', 'c', 'é', '😀', '\n', '\u0001', '\u001b', '"', '\\', ' '), maxLength: 160 });
 
   it('finds exactly what RE2 finds in the decoded text, from any character boundary, never inside an escape', () => {
@@ -224,6 +224,31 @@ describe('FileContent.findAllDirect (issue 16: a simple pattern matched in raw b
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('a match of unbounded reach longer than what a window reads past its end is left to the decoded search, with the same result', () => {
+    // x, then 300,000 digits and letters (no escape stops the run), around a raw window edge.
+    const text = `${'line\n'.repeat(50_000)}x${'0123456789abc'.repeat(23_000)}\tx1 x22`;
+    const v = [assistant('', 'c'), tool(text, 'c')];
+    const l = [makeReduction(v, { kind: 'tool_output_elided', index: 1 })];
+    const { source, close } = contentOf(JSON.stringify(text).slice(1, -1));
+    try {
+      const re = RE2JS.compile('x[0-9a-c]*');
+      const prefilter = literalPrefilter(re);
+      const direct = simpleMatcher(re);
+      if (prefilter === null || direct === undefined) throw new Error('not simple');
+      // The long match is not taken from the raw bytes: the search hands over from the end of the
+      // last match it reported (none here: the start).
+      const reported: number[] = [];
+      expect(source.findAllDirect(Buffer.from('x'), direct, prefilter.before, prefilter.before + prefilter.after, 0, source.length, (at) => (reported.push(at()), true))).toBe(0);
+      expect(reported).toEqual([]);
+      const disk = [v[0] as ChatMessage, { ...(v[1] as ChatMessage), content: '', large: source }];
+      const ours = sidecarSearch(l, 'x[0-9a-c]*', disk, undefined, { mode: 'regex' });
+      expect(ours).toEqual(sidecarSearch(l, 'x[0-9a-c]*', v, undefined, { mode: 'regex', literal_prefilter: false }));
+      expect(ours.ok && ours.value.matches.map((m) => m.length)).toEqual([1 + 13 * 23_000, 2, 3]);
+    } finally {
+      close();
+    }
   });
 
   it('declines a body with non-canonical escapes', () => {

@@ -27,6 +27,8 @@ const WINDOW_BYTES = 1024 * 1024;
  * with 128–256 KiB windows, 55–59 ms with 1–4 MiB).
  */
 const SEARCH_WINDOW_BYTES = 256 * 1024;
+/** Bytes read past a window for a match of unbounded reach (findAllDirect): a longer one goes the decoded way. */
+const DIRECT_UNBOUNDED_BYTES = 64 * 1024;
 
 function buffers(size: number): { raw: Buffer; out: Buffer } {
   return { raw: scratch('read-raw', size), out: scratch('read-out', size) };
@@ -366,7 +368,7 @@ export class FileContent implements ByteSource {
     this.check();
     const form = this.raw.canonical ? rawForm(literal, () => this.sample()) : null;
     // A rawSafe literal is written as itself; anything else is left to the decoded search.
-    if (form === null || !('exact' in form.needle) || !Buffer.from(form.needle.exact).equals(literal) || !Number.isFinite(reach)) return undefined;
+    if (form === null || !('exact' in form.needle) || !Buffer.from(form.needle.exact).equals(literal) || !Number.isFinite(before)) return undefined;
     if (end - start < literal.length) return end;
     const scanner = form.scanner;
     try {
@@ -377,7 +379,9 @@ export class FileContent implements ByteSource {
       // Bytes kept before a window's own part (starts up to maxBefore back, and the bytes an escape
       // boundary is told by) and after it (the longest match from a start in it).
       const pre = maxBefore + 16;
-      const post = Math.max(4 * reach, literal.length) + 4;
+      // An unbounded reach (`x[0-9a-z]*`) reads DIRECT_UNBOUNDED_BYTES past a window's own part; a
+      // match that reaches the end of what was read is left to the decoded search (below).
+      const post = Math.max(Number.isFinite(reach) ? 4 * reach : DIRECT_UNBOUNDED_BYTES, literal.length) + 4;
       const window = scratch('search', SEARCH_WINDOW_BYTES + pre + post);
       /** No match starts in [rawStart, x) but those reported; the last one ended at lastEnd ≤ x. */
       let x = rawStart;
@@ -389,8 +393,8 @@ export class FileContent implements ByteSource {
         const n = this.readRaw(window, base, Math.min(rawEnd, ownEnd + post) - base);
         const view = window.subarray(0, n);
         const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
-        /** Set when a start's bytes are not well-formed UTF-8: the decoded search goes on from lastEnd. */
-        let malformed = false;
+        /** Set when a start's bytes are not well-formed UTF-8, or its match may run past the bytes read: the decoded search goes on from lastEnd. */
+        let undecided = false;
         let stopped = false;
         scanner.scan(view, Math.max(pos, x) - base, ownEnd - base, (i) => {
           const q = base + i;
@@ -398,8 +402,9 @@ export class FileContent implements ByteSource {
           for (let st = Math.max(x, q - maxBefore); st <= q; st++) {
             if (((view[st - base] as number) & 0xc0) === 0x80 || !isEscapeBoundary(st, byteAt)) continue;
             const e = direct.matchAt(view, st - base, n);
-            if (e === undefined) {
-              malformed = true;
+            // Not well-formed UTF-8 there, or a match that may go on past the bytes read.
+            if (e === undefined || (e === n && base + n < rawEnd)) {
+              undecided = true;
               return false;
             }
             if (e < 0) continue;
@@ -414,7 +419,7 @@ export class FileContent implements ByteSource {
           x = q + 1;
           return true;
         });
-        if (malformed) return walker.offsetOf(lastEnd)();
+        if (undecided) return walker.offsetOf(lastEnd)();
         if (stopped) return end;
         pos = ownEnd;
       }
