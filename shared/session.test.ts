@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { tool, user, makeReduction } from './testing/builders';
 import type { FileWatch, IndexedRecords, IndexedSnapshot } from './session';
-import { FileChangedError, arrayList, makeSession, resolveSession } from './session';
+import { FileChangedError, LIGHT_CHECK_STEPS, arrayList, makeSession, resolveSession } from './session';
 import type { ChatMessage, SidecarHeader } from './types';
 
 const view: ChatMessage[] = [user('run the tests'), tool('PASS 1\nPASS 2\n'.repeat(20), 'c1'), tool('FAIL 3\n'.repeat(10), 'c2')];
@@ -97,7 +97,7 @@ describe('makeSession', () => {
         },
       };
       const s = makeSession(resolveSession({ files: [], records: records() }), { watches: [watch] });
-      const search = s.searchSteps('PASS', { step_work: 1 });
+      const search = s.searchSteps('P[A]SS', { mode: 'regex', step_work: 1, literal_prefilter: false });
       for (;;) {
         const next = search.next();
         if (next.done) return { result: next.value, asked, steps };
@@ -113,11 +113,13 @@ describe('makeSession', () => {
     expect(plain.asked.filter((light) => !light)).toHaveLength(2);
     expect(plain.asked[0]).toBe(false);
     expect(plain.asked[plain.asked.length - 1]).toBe(false);
-    expect(plain.asked.filter((light) => light)).toHaveLength(plain.steps);
-    // A change the stats show stops the search at the next step; one only the sampled bytes show fails its last check.
+    // A light check every LIGHT_CHECK_STEPS steps.
+    expect(plain.steps).toBeGreaterThan(LIGHT_CHECK_STEPS);
+    expect(plain.asked.filter((light) => light)).toHaveLength(Math.floor(plain.steps / LIGHT_CHECK_STEPS));
+    // A change the stats show stops the search at the next light check; one only the sampled bytes show fails its last check.
     const stat = run({ step: 1, light: true });
     expect(stat.result.ok ? undefined : stat.result.error.code).toBe('file_changed');
-    expect(stat.steps).toBe(1);
+    expect(stat.steps).toBe(LIGHT_CHECK_STEPS - 1);
     const sampled = run({ step: 1, light: false });
     expect(sampled.result.ok ? undefined : sampled.result.error.code).toBe('file_changed');
     expect(sampled.steps).toBe(plain.steps);
