@@ -15,57 +15,15 @@
  * window starts at RAW, the decoded one at RAW + window.
  */
 
+import { I32, OP, VOID, get, inc, leb, load8s, load8u, name, num, section, set, tee } from './wasmAssembly';
+
+
 /** Where the raw window starts in the decoder's memory. */
 export const RAW = 1024;
 
-const OP = {
-  block: 0x02,
-  loop: 0x03,
-  if: 0x04,
-  end: 0x0b,
-  br: 0x0c,
-  brIf: 0x0d,
-  return: 0x0f,
-  localGet: 0x20,
-  localSet: 0x21,
-  localTee: 0x22,
-  load8s: 0x2c,
-  load8u: 0x2d,
-  store8: 0x3a,
-  i32const: 0x41,
-  ne: 0x47,
-  ltS: 0x48,
-  gtU: 0x4b,
-  geS: 0x4e,
-  geU: 0x4f,
-  add: 0x6a,
-  sub: 0x6b,
-  or: 0x72,
-  shl: 0x74,
-} as const;
-const VOID = 0x40;
-const I32 = 0x7f;
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  let v = n;
-  for (;;) {
-    const byte = v & 0x7f;
-    v >>= 7;
-    const done = (v === 0 && (byte & 0x40) === 0) || (v === -1 && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
 
-const get = (l: number) => [OP.localGet, l];
-const set = (l: number) => [OP.localSet, l];
-const tee = (l: number) => [OP.localTee, l];
-const num = (n: number) => [OP.i32const, ...leb(n)];
-const load8u = (offset: number) => [OP.load8u, 0, ...leb(offset)];
-const load8s = (offset: number) => [OP.load8s, 0, ...leb(offset)];
 const store8 = [OP.store8, 0, 0];
-const inc = (l: number, by: number) => [...get(l), ...num(by), OP.add, ...set(l)];
 
 // Locals: 0 src, 1 end, 2 dst (params); 3 dst at the start, 4 byte, 5 decoded value.
 const [S, E, D, D0, B, V] = [0, 1, 2, 3, 4, 5];
@@ -101,11 +59,7 @@ const body = [
   OP.end,
 ];
 
-function section(id: number, content: number[]): number[] {
-  return [id, ...leb(content.length), ...content];
-}
 
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
 /** The module's bytes: one memory imported as m.memory, one function exported as `decode`. */
 export function decoderModuleBytes(): Uint8Array {

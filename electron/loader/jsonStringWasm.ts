@@ -22,6 +22,9 @@
  * assembled below from its instruction list.
  */
 
+import { I32, I64, OP, V128, VOID, get, inc, leb, leb64, load8s, load8u, name, num, section, tee } from './wasmAssembly';
+
+
 /** Where the raw window starts in the walker's memory. */
 export const IN = 1024;
 /** Where the decoded window starts: decoded bytes are never more than raw ones (plus a code point's slack). */
@@ -36,46 +39,6 @@ export const STOP_QUOTE = 1;
 export const STOP_CUT = 2;
 export const STOP_OTHER = 3;
 
-const OP = {
-  unreachable: 0x00,
-  loop: 0x03,
-  if: 0x04,
-  end: 0x0b,
-  br: 0x0c,
-  return: 0x0f,
-  localGet: 0x20,
-  localSet: 0x21,
-  localTee: 0x22,
-  store32: 0x36,
-  load8s: 0x2c,
-  load8u: 0x2d,
-  store8: 0x3a,
-  i32const: 0x41,
-  eq: 0x46,
-  ne: 0x47,
-  ltS: 0x48,
-  gtU: 0x4b,
-  leU: 0x4d,
-  geS: 0x4e,
-  geU: 0x4f,
-  add: 0x6a,
-  sub: 0x6b,
-  or: 0x72,
-  shl: 0x74,
-  i64load: 0x29,
-  i64store: 0x37,
-  i64const: 0x42,
-  i64eqz: 0x50,
-  i64ctz: 0x7a,
-  i64sub: 0x7d,
-  i64and: 0x83,
-  i64or: 0x84,
-  i64xor: 0x85,
-  i64shrU: 0x88,
-  wrap: 0xa7,
-  eqz: 0x45,
-  ctz: 0x68,
-} as const;
 /** SIMD instructions: the 0xfd prefix and their LEB128 numbers. */
 const SIMD = {
   load: [0xfd, 0x00],
@@ -85,38 +48,14 @@ const SIMD = {
   or: [0xfd, 0x50],
   bitmask: [0xfd, 0x64],
 } as const;
-const V128 = 0x7b;
-const VOID = 0x40;
-const I32 = 0x7f;
-const I64 = 0x7e;
 
-/** A signed LEB128 of a 64-bit constant. */
-function leb64(n: bigint): number[] {
-  const out: number[] = [];
-  let v = BigInt.asIntN(64, n);
-  for (;;) {
-    const byte = Number(v & 0x7fn);
-    v >>= 7n;
-    const done = (v === 0n && (byte & 0x40) === 0) || (v === -1n && (byte & 0x40) !== 0);
-    out.push(done ? byte : byte | 0x80);
-    if (done) return out;
-  }
-}
 
-/** A signed LEB128 of an i32 (immediates, offsets, sizes). */
-const leb = (n: number): number[] => leb64(BigInt(n));
 
 // Params: 0 src, 1 soft, 2 hard, 3 dst; locals: 4 byte, 5 value, 6 second byte (i32), 7 word, 8 scratch (i64).
 const [S, SOFT, HARD, D, B, V, C, W, X] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const i64 = (n: bigint) => [OP.i64const, ...leb64(n)];
 const ONES = 0x0101010101010101n;
 const HIGHS = 0x8080808080808080n;
-const get = (l: number) => [OP.localGet, l];
-const tee = (l: number) => [OP.localTee, l];
-const num = (n: number) => [OP.i32const, ...leb(n)];
-const load8u = (offset: number) => [OP.load8u, 0, ...leb(offset)];
-const load8s = (offset: number) => [OP.load8s, 0, ...leb(offset)];
-const inc = (l: number, by: number) => [...get(l), ...num(by), OP.add, OP.localSet, l];
 const store32 = (slot: number, value: number[]) => [...num(0), ...value, OP.store32, 2, ...leb(slot)];
 const exit = (why: number) => [...store32(SRC_SLOT, get(S)), ...store32(DST_SLOT, get(D)), ...num(why), OP.return];
 const when = (...then: number[]) => [OP.if, VOID, ...then, OP.end];
@@ -197,11 +136,7 @@ function loopBody(write: boolean, simd: boolean): number[] {
   ];
 }
 
-function section(id: number, content: number[]): number[] {
-  return [id, ...leb(content.length), ...content];
-}
 
-const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
 
 /** The module's bytes: one memory imported as m.memory; `walk` (function 0) and `decode` (function 1); `simd`: with SIMD instructions. */
 export function walkerModuleBytes(simd: boolean): Uint8Array {
