@@ -173,14 +173,16 @@ describe('cancelling a search', () => {
     const opening = c.open([large], 3);
     const info = await preview;
     expect(info).toMatchObject({ generation: 3, provisional: true });
-    // Answered over the records read so far (the open's reply has not come: it answers the whole file).
+    // Answered over the records read so far, or over the whole file when the open got there first
+    // (indexed on two cores, the 40 MB file can finish between the event and the request): the
+    // rows of one of the two, never a mix.
     const rows = value(await c.request('rows', params('rows', { start: 0, end: 3 })));
-    expect(rows.rowCount).toBe(info.rows);
     expect(rows.rows[0]?.text).toBe('read every log');
     const searching = c.request('search', params('search', { searchId: 'during', query: 'log line zz' }));
     const whole = value(await opening);
     expect(whole.provisional).toBeUndefined();
     expect(whole.rows).toBeGreaterThan(info.rows);
+    expect([info.rows, whole.rows]).toContain(rows.rowCount);
     expect(value(await searching)).toMatchObject({ total_matches: 0, reductions_searched: OUTPUTS });
   });
 
