@@ -47,18 +47,25 @@ function unavailable(why: string): ContentUnavailableError {
 }
 
 /** The needle of the last `rawForm` call: a search asks for the same one for each of thousands of contents. */
-let lastForm: { copy: Buffer; form: { scanner: RawScanner; needle: ScanNeedle } | null } | null = null;
+/** A needle's raw form: its scanner, what it scans for, and whether that is the needle's own bytes (nothing escaped). */
+interface RawForm {
+  scanner: RawScanner;
+  needle: ScanNeedle;
+  literal: boolean;
+}
+
+let lastForm: { copy: Buffer; form: RawForm | null } | null = null;
 
 /**
  * A needle as a canonical body writes it, and its scanner; null when it is not well-formed UTF-8
  * (its bytes then occur in no canonical body's raw form as they do in the content).
  */
-function rawForm(needle: Uint8Array, sample: () => Uint8Array): { scanner: RawScanner; needle: ScanNeedle } | null {
+function rawForm(needle: Uint8Array, sample: () => Uint8Array): RawForm | null {
   if (lastForm !== null && lastForm.copy.equals(needle)) return lastForm.form;
   const copy = Buffer.from(needle);
   const text = copy.toString('utf8');
   const raw = !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(copy) ? canonicalBody(text) : null;
-  const form = raw === null ? null : { scanner: exactScanner(raw, () => byteFrequencies(sample())), needle: { exact: raw } };
+  const form = raw === null ? null : { scanner: exactScanner(raw, () => byteFrequencies(sample())), needle: { exact: raw }, literal: raw.equals(copy) };
   lastForm = { copy, form };
   return form;
 }
@@ -368,7 +375,7 @@ export class FileContent implements ByteSource {
     this.check();
     const form = this.raw.canonical ? rawForm(literal, () => this.sample()) : null;
     // A rawSafe literal is written as itself; anything else is left to the decoded search.
-    if (form === null || !('exact' in form.needle) || !Buffer.from(form.needle.exact).equals(literal) || !Number.isFinite(before)) return undefined;
+    if (form === null || !form.literal || !Number.isFinite(before)) return undefined;
     if (end - start < literal.length) return end;
     const scanner = form.scanner;
     try {
