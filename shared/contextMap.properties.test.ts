@@ -1,7 +1,7 @@
 /**
  * Issue 12 part A: the context map's sweep agrees with projecting every call's input. For every
- * call of a generated session whose input has no overlapping ranges and no two reductions of one
- * message (an `overlapping_reductions` finding, which the map does not model), `given` is the bytes
+ * call of a generated session whose live reductions never overlapped (ranges, or two reductions of
+ * one message: an `overlapping_reductions` finding, which the map does not model), `given` is the bytes
  * of the input's projected rows and `hidden` the stated bytes of the reductions its rows apply;
  * the marks sit at the first call after their records.
  */
@@ -12,9 +12,28 @@ import { addressedRange, statedHiddenBytes } from './original';
 import { projectView } from './project';
 import { opArb, recordsOf } from './testing/callRecords';
 import { replay } from './testing/replay';
+import type { ReductionSpan } from './calls';
 import type { Reduction } from './types';
 import { isRangeKind } from './types';
 import { utf8Length } from './utf8';
+
+/**
+ * The first line from which two live reductions overlapped as `overlapping` says (Infinity: never):
+ * the sweep counts a single under a range once per range, so its figures hold only for calls before
+ * that line, even where the overlap has ended (a range inverted while another still covered the
+ * single: fast-check found it, the seed in the note of issue 16).
+ */
+function firstOverlap(spans: readonly ReductionSpan[]): number {
+  let first = Infinity;
+  for (let a = 0; a < spans.length; a++)
+    for (let b = a + 1; b < spans.length; b++) {
+      const x = spans[a] as ReductionSpan;
+      const y = spans[b] as ReductionSpan;
+      const from = Math.max(x.from, y.from);
+      if (from < (x.to ?? Infinity) && from < (y.to ?? Infinity) && overlapping([x.reduction, y.reduction])) first = Math.min(first, from);
+    }
+  return first;
+}
 
 /** Ranges overlap each other, or two single-message reductions address one message. */
 function overlapping(log: readonly Reduction[]): boolean {
@@ -38,10 +57,11 @@ describe('context map (issue 12 part A)', () => {
         // The replay helper hands over no rewinds (the loader does): the records' own are passed.
         const rewindRecords = records.flatMap((r, k) => (r.t === 'rewind' ? [{ line: lineOf(k), to: r.to }] : []));
         const map = contextMap(session.callTimeline, session.minted, session.modelChanges, rewindRecords);
+        const overlapFrom = firstOverlap(session.callTimeline.spans);
         expect(map.calls).toBe(session.calls.length);
         for (const c of session.calls) {
           const input = session.callInput(c.call);
-          if (!input || overlapping(input.log)) continue;
+          if (!input || overlapping(input.log) || c.line >= overlapFrom) continue;
           const rows = projectView(input.minted, input.log);
           const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
           const k = c.call - 1;

@@ -15,8 +15,10 @@
  * the input's projected rows — the content of its messages with each live reduction's addressed
  * content replaced by its kept prefix and its stub. A single-message reduction inside a live range
  * (a truncation later cleared with its turn) is covered by the range: it counts for neither, as
- * projectView shows the range's one row. Ranges are assumed not to overlap each other (that is an
- * `overlapping_reductions` finding), and a live reduction to address messages inside the call's
+ * projectView shows the range's one row. Ranges are assumed never to have overlapped each other
+ * while live (that is an `overlapping_reductions` finding): a single under two live ranges is
+ * uncounted when either ends, so the figures of later calls are off even once the overlap has
+ * ended (fast-check found it). A live reduction is assumed to address messages inside the call's
  * input (a sidecar's always do: a rewind drops the reductions past its cut).
  */
 import { contentSource } from './bytes';
