@@ -517,15 +517,15 @@ function* scanSource(
   const p = matcher.prefilter;
   if (p?.direct && p.rawSafe && source.findAllDirect && Number.isFinite(p.before)) {
     // Matched in the source's raw bytes: only the matches kept ask their offsets (issue 16).
-    const direct = p.direct;
-    const done = source.findAllDirect(p.bytes, direct, p.before, p.before + p.after, span[0], span[1], (at, length) => {
+    const done = source.findAllDirect(p.bytes, p.direct, p.before, p.before + p.after, span[0], span[1], (at, length) => {
       if (!counted()) return false;
       add(at, length, () => sourceSnippet(source, span, at(), length, snippetMax));
       return true;
     });
     if (done !== undefined) {
       if (done >= span[1] || isAborted()) return;
-      // Bytes the direct matcher could not read as UTF-8: the rest goes the decoded way.
+      // Bytes the direct matcher could not read as UTF-8, or a match longer than the source reads
+      // past a window: the rest goes the decoded way, from the end of the last match reported.
       next = done;
     }
   }
