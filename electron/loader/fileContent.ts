@@ -46,7 +46,6 @@ function unavailable(why: string): ContentUnavailableError {
   return new ContentUnavailableError(why);
 }
 
-/** The needle of the last `rawForm` call: a search asks for the same one for each of thousands of contents. */
 /** A needle's raw form: its scanner, what it scans for, and whether that is the needle's own bytes (nothing escaped). */
 interface RawForm {
   scanner: RawScanner;
@@ -54,6 +53,7 @@ interface RawForm {
   literal: boolean;
 }
 
+/** The needle of the last `rawForm` call: a search asks for the same one for each of thousands of contents. */
 let lastForm: { copy: Buffer; form: RawForm | null } | null = null;
 
 /**
