@@ -101,7 +101,7 @@ export async function runSearchBench(ctx: BenchContext): Promise<BenchRow[]> {
       ...(target !== undefined ? { target: `≥ ${target}× rg`, pass: ratio >= target && counted && sameBytes } : !counted || !sameBytes ? { target: 'same matches and bytes as rg', pass: false } : {}),
       note:
         `${counted ? `matches ${q.totalMatches} (rg --count-matches agrees)` : `MATCH COUNT MISMATCH: ours ${q.totalMatches}, rg --count-matches ${q.rgCount}`}${manifestNote}; ` +
-        `${sizeNote}; ours ${median(q.oursMs).toFixed(0)} ms, rg ${median(q.rgMs).toFixed(0)} ms`,
+        `${sizeNote}; ours ${median(q.oursMs).toFixed(0)} ms (${q.oursMs.map((ms) => ms.toFixed(0)).join(", ")}), rg ${median(q.rgMs).toFixed(0)} ms (${q.rgMs.map((ms) => ms.toFixed(0)).join(", ")})`,
     };
   })];
 }

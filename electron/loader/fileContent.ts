@@ -27,6 +27,8 @@ const WINDOW_BYTES = 1024 * 1024;
  * with 128–256 KiB windows, 55–59 ms with 1–4 MiB).
  */
 const SEARCH_WINDOW_BYTES = 256 * 1024;
+/** A body with more of the pool's occurrences than one per this many bytes reads its whole body (findAllDirect). */
+const SPARSE_HIT_BYTES = 16 * 1024;
 /** Bytes read past a window for a match of unbounded reach (findAllDirect): a longer one goes the decoded way. */
 const DIRECT_UNBOUNDED_BYTES = 4 * 1024;
 
@@ -394,43 +396,56 @@ export class FileContent implements ByteSource {
       /** No match starts in [rawStart, x) but those reported; the last one ended at lastEnd ≤ x. */
       let x = rawStart;
       let lastEnd = rawStart;
-      let pos = rawStart;
-      while (pos < rawEnd) {
-        const ownEnd = Math.min(rawEnd, pos + SEARCH_WINDOW_BYTES);
-        const base = Math.max(0, pos - pre);
-        const n = this.readRaw(window, base, Math.min(rawEnd, ownEnd + post) - base);
-        const view = window.subarray(0, n);
+      /** Set when a start's bytes are not well-formed UTF-8, or its match may run past the bytes read: the decoded search goes on from lastEnd. */
+      let undecided = false;
+      let stopped = false;
+      /**
+       * The literal at raw q, in `view` (raw bytes from `base`, `n` of them): the starts from
+       * max(x, q − maxBefore) to q are tried in order. False when the search stops here.
+       */
+      const tryAt = (q: number, view: Buffer, base: number, n: number): boolean => {
+        if (q < x) return true;
         const byteAt = (i: number): number => (i >= base && i < base + n ? (view[i - base] as number) : this.byteAt(i));
-        /** Set when a start's bytes are not well-formed UTF-8, or its match may run past the bytes read: the decoded search goes on from lastEnd. */
-        let undecided = false;
-        let stopped = false;
-        scanner.scan(view, Math.max(pos, x) - base, ownEnd - base, (i) => {
-          const q = base + i;
-          if (q < x) return true;
-          for (let st = Math.max(x, q - maxBefore); st <= q; st++) {
-            if (((view[st - base] as number) & 0xc0) === 0x80 || !isEscapeBoundary(st, byteAt)) continue;
-            const e = direct.matchAt(view, st - base, n);
-            // Not well-formed UTF-8 there, or a match that may go on past the bytes read.
-            if (e === undefined || (e === n && base + n < rawEnd)) {
-              undecided = true;
-              return false;
-            }
-            if (e < 0) continue;
-            const matchEnd = base + e;
-            if (!onMatch(walker.offsetOf(st), matchEnd - st)) {
-              stopped = true;
-              return false;
-            }
-            lastEnd = x = matchEnd;
-            return true;
+        for (let st = Math.max(x, q - maxBefore); st <= q; st++) {
+          if (((view[st - base] as number) & 0xc0) === 0x80 || !isEscapeBoundary(st, byteAt)) continue;
+          const e = direct.matchAt(view, st - base, n);
+          // Not well-formed UTF-8 there, or a match that may go on past the bytes read.
+          if (e === undefined || (e === n && base + n < rawEnd)) {
+            undecided = true;
+            return false;
           }
-          x = q + 1;
+          if (e < 0) continue;
+          const matchEnd = base + e;
+          if (!onMatch(walker.offsetOf(st), matchEnd - st)) {
+            stopped = true;
+            return false;
+          }
+          lastEnd = x = matchEnd;
           return true;
-        });
-        if (undecided) return walker.offsetOf(lastEnd)();
-        if (stopped) return end;
-        pos = ownEnd;
+        }
+        x = q + 1;
+        return true;
+      };
+      const hits = this.sparseHits(form.needle, rawStart, rawEnd);
+      if (hits !== null) {
+        // The pool listed the literal's occurrences: only the bytes around each are read.
+        for (const q of hits) {
+          if (q < x) continue;
+          const base = Math.max(0, Math.max(x, q - maxBefore) - 16);
+          const n = this.readRaw(window, base, Math.min(rawEnd, q + post) - base);
+          if (!tryAt(q, window.subarray(0, n), base, n)) break;
+        }
+      } else {
+        for (let pos = rawStart; pos < rawEnd && !undecided && !stopped; ) {
+          const ownEnd = Math.min(rawEnd, pos + SEARCH_WINDOW_BYTES);
+          const base = Math.max(0, pos - pre);
+          const n = this.readRaw(window, base, Math.min(rawEnd, ownEnd + post) - base);
+          const view = window.subarray(0, n);
+          scanner.scan(view, Math.max(pos, x) - base, ownEnd - base, (i) => tryAt(base + i, view, base, n));
+          pos = ownEnd;
+        }
       }
+      if (undecided) return walker.offsetOf(lastEnd)();
       return end;
     } catch (e) {
       if (e instanceof JsonStringError) throw unavailable(e.message);
@@ -503,6 +518,33 @@ export class FileContent implements ByteSource {
       return;
     }
     this.scanSerial(scanner, rawStart, rawEnd, () => lastEnd, deliver);
+  }
+
+  /**
+   * The raw offsets in `[rawStart, rawEnd)` where the pool (a registered ParallelScan, while a
+   * search runs) found `needle` in this body, when it listed them and they are sparse (at most one
+   * per SPARSE_HIT_BYTES, and a few): reading a little around each then costs less than reading the
+   * body. Null otherwise, and the caller reads the body.
+   */
+  private sparseHits(needle: ScanNeedle, rawStart: number, rawEnd: number): number[] | null {
+    const body = this.raw.start;
+    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd) : null;
+    if (!found || found.start > body + rawStart || body + rawEnd > found.end) return null;
+    const hits = found.hits;
+    let lo = 0;
+    let hi = hits.length / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((hits[2 * mid] as number) < body + rawStart) lo = mid + 1;
+      else hi = mid;
+    }
+    const most = 4 + Math.floor((rawEnd - rawStart) / SPARSE_HIT_BYTES);
+    const list: number[] = [];
+    for (let h = 2 * lo; h < hits.length && (hits[h] as number) < body + rawEnd; h += 2) {
+      if (list.length >= most) return null;
+      list.push((hits[h] as number) - body);
+    }
+    return list;
   }
 
   /** The bytes just before raw offset p, read at once, for `isEscapeBoundary` (which looks only there). */

@@ -314,6 +314,8 @@ export const PART_DONE = 1;
 export const PART_FAILED = 2;
 export const PART_STOPPED = 3;
 export const PART_FULL = 4;
+/** The window a part is read in (scanPart); small enough that the scan finds it still in cache. */
+export const SCAN_PART_WINDOW = 256 * 1024;
 
 /**
  * Scans one part of a file with `scanner`, window by window: each occurrence starting in the part
@@ -321,6 +323,10 @@ export const PART_FULL = 4;
  * each window, `onWindow` called after each. Returns a PART_ outcome; a short read (the file is
  * shorter than when the scan began) fails the part, which the caller then scans on its own.
  * Self-contained: the pool's threads run its source (RAW_SCAN_THREAD_SOURCE).
+ *
+ * Windows are SCAN_PART_WINDOW bytes, read into `scratch.buf` (grown when too small, and kept by
+ * the caller for the next part): a buffer allocated per part is fresh memory, and the kernel
+ * faulted in every page of it during the read, which made a split search slower than one thread.
  */
 export function scanPart(
   read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
@@ -329,10 +335,14 @@ export function scanPart(
   onHit: (position: number, length: number) => boolean,
   stopped: () => boolean,
   onWindow: () => void,
+  scratch: { buf: Buffer },
 ): number {
-  const WINDOW = 4 * 1024 * 1024;
+  // SCAN_PART_WINDOW (a literal here: this function's source runs in the pool's threads).
+  const WINDOW = 256 * 1024;
   const overlap = scanner.maxLength - 1;
-  const buf = Buffer.allocUnsafe(Math.min(WINDOW + overlap, Math.max(0, job.readEnd - job.start)));
+  const size = Math.min(WINDOW + overlap, Math.max(0, job.readEnd - job.start));
+  if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(WINDOW + overlap);
+  const buf = scratch.buf;
   let pos = job.start;
   while (pos < job.end) {
     if (stopped()) return 3;
@@ -367,11 +377,12 @@ export function scanPieces(
   onHit: (position: number, length: number) => boolean,
   stopped: () => boolean,
   onWindow: () => void,
+  scratch: { buf: Buffer },
 ): number {
   for (;;) {
     const k = next();
     if (3 * k >= pieces.length) return 1;
-    const outcome = scanPart(read, { fd, start: pieces[3 * k] as number, end: pieces[3 * k + 1] as number, readEnd: pieces[3 * k + 2] as number }, scanner, onHit, stopped, onWindow);
+    const outcome = scanPart(read, { fd, start: pieces[3 * k] as number, end: pieces[3 * k + 1] as number, readEnd: pieces[3 * k + 2] as number }, scanner, onHit, stopped, onWindow, scratch);
     if (outcome !== 1) return outcome;
   }
 }
@@ -393,6 +404,7 @@ ${scanPart.toString()}
 ${scanPieces.toString()}
 const state = new Int32Array(workerData.state);
 const hits = new Float64Array(workerData.hits);
+const scratch = { buf: Buffer.alloc(0) };
 parentPort.on('message', (job) => {
   let count = 0;
   let outcome = ${PART_FAILED};
@@ -408,7 +420,7 @@ parentPort.on('message', (job) => {
       return true;
     };
     const stopped = () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value;
-    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, () => Atomics.add(counter, 0, 1), scanner, onHit, stopped, () => Atomics.add(state, 2, 1));
+    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, () => Atomics.add(counter, 0, 1), scanner, onHit, stopped, () => Atomics.add(state, 2, 1), scratch);
   } catch {
     outcome = ${PART_FAILED};
   }

@@ -1,11 +1,12 @@
 import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { SearchMode } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { Reduction } from '../../shared/index';
 import { loadSession } from '../loader/session';
 import { setParallelScan } from '../loader/rawScan';
+import { FileContent } from '../loader/fileContent';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { SPLIT_MIN_CORES, SearchPool, idleCore } from './searchPool';
 
@@ -34,7 +35,7 @@ const outputArb = fc
   .map((unit) => unit.repeat(Math.ceil(4200 / Math.max(1, unit.length))));
 const queryArb: fc.Arbitrary<{ query: string; mode: SearchMode; case_sensitive: boolean }> = fc.oneof(
   fc.record({ query: fc.constantFrom('needle', 'ab', 'b\n', '"a', 'k', 'sK', 'Ks', 'é', '\\'), mode: fc.constant('substring' as const), case_sensitive: fc.boolean() }),
-  fc.record({ query: fc.constantFrom('needle[a-z ]*', 'TS\\d{4}', 'ab+'), mode: fc.constant('regex' as const), case_sensitive: fc.constant(true) }),
+  fc.record({ query: fc.constantFrom('needle[a-z ]*', 'TS\\d{4}', 'ab+', 'abab[ab]*', 'x?needle'), mode: fc.constant('regex' as const), case_sensitive: fc.constant(true) }),
 );
 
 /** Runs `body` over a file holding `content` (or `content` zero bytes) and a pool made by `make`; both are closed after. */
@@ -84,6 +85,45 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     } finally {
       setParallelScan(null);
       await Promise.all(pools.map((p) => p.close()));
+    }
+  });
+
+  it('a regex whose literal is sparse is matched around the occurrences the pool listed, with what one thread finds', async () => {
+    // Long outputs with a few needles, escapes before them (raw offsets differ from decoded ones),
+    // one match running to the end of its content and one whose start is before its literal.
+    const filler = (n: number) => 'log line\n\t"quoted" é 😀 '.repeat(n);
+    const outputs = [
+      `${filler(3000)}xneedle one${filler(2000)}needle two${filler(10)}`,
+      `${filler(4000)}xx needle${filler(500)}`,
+      `${filler(2000)}needle tail`,
+    ];
+    const loaded = await loadSession([sidecarOf(outputs)]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const { session } = loaded;
+    const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
+    const listed = vi.spyOn(FileContent.prototype as unknown as { sparseHits(...args: unknown[]): number[] | null }, 'sparseHits');
+    try {
+      for (const query of ['needle[a-z ]*', 'x?needle [a-z]+', 'e t[a-z]*']) {
+        const options = { mode: 'regex' as const, case_sensitive: true, max_matches: 1000 };
+        const alone = session.search(query, options);
+        listed.mockClear();
+        setParallelScan(pool);
+        pool.begin();
+        const pooled = session.search(query, options);
+        pool.end();
+        setParallelScan(null);
+        expect(pooled).toEqual(alone);
+        expect(alone.ok && alone.value.total_matches).toBeGreaterThan(0);
+        // A match may start before its literal (`x?`): 'xneedle one' is found whole.
+        if (query.startsWith('x?')) expect(pooled.ok && pooled.value.matches.some((m) => m.length === 'xneedle one'.length)).toBe(true);
+        // Every content was matched from the pool's list.
+        expect(listed.mock.results.map((r) => Array.isArray(r.value))).toEqual([true, true, true]);
+      }
+    } finally {
+      listed.mockRestore();
+      setParallelScan(null);
+      session.close();
+      await pool.close();
     }
   });
 
@@ -138,6 +178,24 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     });
   });
 
+  it('after a chunk mostly asked for, scans on to the end of the file; after a sparse one, only the content asked', async () => {
+    const size = 8 * 1024 * 1024;
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 1024 * 1024, minThreadShare: 0, split: () => true });
+    await withFile(size, make, (fd, pool) => {
+      const needle = { exact: Buffer.from('needle') };
+      pool.begin();
+      expect(pool.fileHits(fd, needle, 0, 600 * 1024)?.end).toBe(1024 * 1024);
+      // More than half of the first chunk was asked for: the next runs to the end.
+      expect(pool.fileHits(fd, needle, 1024 * 1024 - 10, 1024 * 1024 + 10)).toMatchObject({ start: 1024 * 1024 - 10, end: size });
+      pool.end();
+      pool.begin();
+      expect(pool.fileHits(fd, needle, 0, 100)?.end).toBe(1024 * 1024);
+      // A hundred bytes of a megabyte: the next scan covers the content asked for, no more.
+      expect(pool.fileHits(fd, needle, 2 * 1024 * 1024, 2 * 1024 * 1024 + 10)).toMatchObject({ start: 2 * 1024 * 1024, end: 2 * 1024 * 1024 + 10 });
+      pool.end();
+    });
+  });
+
   it('reads nothing for a search already stopped, between searches or with no core idle, and its threads end on close', async () => {
     let idle = true;
     let closed: SearchPool | undefined;
@@ -159,6 +217,11 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
+      // A search begun with `split: false` (the caller's threads are busy) is not split either.
+      pool.begin(undefined, false);
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.windowsRead()).toBe(worked);
+      pool.end();
       // A search begun with no core idle is not split: the contents read their own bytes.
       idle = false;
       pool.begin();
@@ -174,10 +237,12 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
 });
 
 describe('idleCore', () => {
-  it('splits only with at least SPLIT_MIN_CORES cores and one of them idle (on 2 cores a split gained nothing)', () => {
-    expect(idleCore(2, 0)).toBe(false);
+  it('splits only with at least SPLIT_MIN_CORES cores and a load average under twice their number', () => {
+    expect(idleCore(1, 0)).toBe(false);
     expect(idleCore(SPLIT_MIN_CORES, 0)).toBe(true);
-    expect(idleCore(8, 6.5)).toBe(true);
-    expect(idleCore(8, 7.5)).toBe(false);
+    expect(idleCore(2, 3.5)).toBe(true);
+    expect(idleCore(2, 4)).toBe(false);
+    expect(idleCore(8, 15)).toBe(true);
+    expect(idleCore(8, 16)).toBe(false);
   });
 });

@@ -11,7 +11,7 @@
  * than `maxHits` occurrences (a dense one) answers null, and each content is then searched on its
  * own as before, so the memory held is at most `maxHits` pairs besides the threads' buffers.
  * Cancellation: a thread looks at the search's stop condition (the worker's shared epoch) before
- * each 4 MiB window, so a new search or a cancel stops it within one window; `close` terminates
+ * each window it reads (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window; `close` terminates
  * the threads, which never hold the process open (unref).
  */
 import { fstatSync, readSync } from 'node:fs';
@@ -41,10 +41,19 @@ export interface SearchPoolOptions {
   chunkBytes?: number;
   /** Bytes of one piece (default PIECE_BYTES; tests make it small). */
   pieceBytes?: number;
+  /** Below this share of a chunk's pieces taken by the threads, a search stops splitting (default MIN_THREAD_SHARE; tests, where who takes a piece is a race, say 0). */
+  minThreadShare?: number;
   /** Called on the calling thread after each window it reads for the pool (tests cancel from there). */
   onOwnWindow?: () => void;
   /** Whether a search should be split, asked as it begins (default `idleCore`; tests say yes). */
   split?: () => boolean;
+}
+
+/** A file and needle's list in this search: the last chunk scanned, how many of its bytes contents asked for, and whether the needle proved dense. */
+interface PoolFile {
+  chunk: FileHits | null;
+  served: number;
+  dense: boolean;
 }
 
 interface Thread {
@@ -67,19 +76,23 @@ const MIN_THREAD_SHARE = 0.25;
 const PIECE_BYTES = 1024 * 1024;
 
 /** Fewer cores than this: a search stays on one thread (see idleCore). */
-export const SPLIT_MIN_CORES = 4;
+export const SPLIT_MIN_CORES = 2;
 
 /**
- * True when a split can pay: at least SPLIT_MIN_CORES cores, one of them idle (the last minute's
- * load average, plus this search, fits the cores). On a machine busy with other work the threads
- * get little time, and a split scan, which reads the visible bytes between contents too, took up
- * to twice as long as one thread (load average 12 on 2 cores). On 2 idle cores it gained nothing
- * either: four alternating bench runs (256 MiB, load under 1) gave the substring row 151–158 ms
- * split against 114–151 ms on one thread — the scan is bound by copying the file's bytes out of
- * the page cache, which the two threads share.
+ * True when a split can pay: at least SPLIT_MIN_CORES cores, and the last minute's load average
+ * under twice their number. The load average lags (on 2 cores it reads 2 for a minute after any
+ * work, this search's own included), so it only rules out a machine that is plainly overloaded;
+ * the rest is measured: on a busy machine the threads get little time, they take few pieces, the
+ * calling thread reads the rest, and a search whose threads took under MIN_THREAD_SHARE of a chunk
+ * stops splitting (see fileHits).
+ *
+ * Measured on 2 cores (256 MiB bench sidecar, warm, in one process, alternating): split 41–61 ms
+ * against 64–77 ms on one thread for the substring row. Before each part reused its window (see
+ * scanPart), a split was slower than one thread (100–126 ms against 53–65 ms): every part was read
+ * into fresh memory, whose pages the kernel faulted in during the read.
  */
 export function idleCore(cores = availableParallelism(), load = loadavg()[0] ?? 0): boolean {
-  return cores >= SPLIT_MIN_CORES && load + 1 <= cores;
+  return cores >= SPLIT_MIN_CORES && load < 2 * cores;
 }
 
 export class SearchPool implements ParallelScan {
@@ -90,6 +103,7 @@ export class SearchPool implements ParallelScan {
   private readonly chunkBytes: number;
   private readonly pieceBytes: number;
   private readonly onOwnWindow: (() => void) | undefined;
+  private readonly minThreadShare: number;
   private readonly shouldSplit: () => boolean;
   /** This search is split (asked at `begin`). */
   private splitting = false;
@@ -97,10 +111,14 @@ export class SearchPool implements ParallelScan {
   /** The search's stop condition (null: none); undefined between searches, when the pool is not used. */
   private stop: PoolStop | null | undefined = undefined;
   /** Per file and needle, in this search: the last chunk scanned, and how many of its bytes contents asked for. */
-  private files = new Map<string, { chunk: FileHits | null; served: number; dense: boolean }>();
+  private files = new Map<string, PoolFile>();
+  /** The entry asked for last, by file and needle object. */
+  private last: { fd: number; needle: ScanNeedle; file: PoolFile } | undefined;
   private closed = false;
   /** The share of the last chunk's pieces the threads took (1 until one is scanned in a search). */
   private threadShare = 1;
+  /** The calling thread's window for its pieces, kept between scans (see scanPart). */
+  private readonly scratch = { buf: Buffer.alloc(0) };
   /** Windows the calling thread read for the pool (the threads count theirs in their state). */
   private ownWindows = 0;
 
@@ -112,24 +130,31 @@ export class SearchPool implements ParallelScan {
     this.chunkBytes = Math.max(1, options.chunkBytes ?? CHUNK_BYTES);
     this.pieceBytes = Math.max(1, options.pieceBytes ?? PIECE_BYTES);
     this.onOwnWindow = options.onOwnWindow;
+    this.minThreadShare = options.minThreadShare ?? MIN_THREAD_SHARE;
     this.shouldSplit = options.split ?? idleCore;
   }
 
-  /** A search begins: a fresh list per file and needle, and its stop condition (none: it runs to the end). */
-  begin(stop?: PoolStop): void {
+  /**
+   * A search begins: a fresh list per file and needle, and its stop condition (none: it runs to the
+   * end). `split: false` keeps it on the calling thread whatever the cores (the caller knows its
+   * other threads are busy).
+   */
+  begin(stop?: PoolStop, split = true): void {
     this.files.clear();
+    this.last = undefined;
     this.threadShare = 1;
-    this.splitting = this.shouldSplit();
+    this.splitting = split && this.shouldSplit();
     this.stop = stop ?? null;
   }
 
   /** The search ended: its lists are dropped, and raw searches run on the calling thread until the next begins. */
   end(): void {
     this.files.clear();
+    this.last = undefined;
     this.stop = undefined;
   }
 
-  /** Windows of 4 MiB read so far by the pool's scans, on every thread: the work done. */
+  /** Windows (SCAN_PART_WINDOW) read so far by the pool's scans, on every thread: the work done. */
   windowsRead(): number {
     return this.ownWindows + this.threads.reduce((n, t) => n + Atomics.load(t.state, 2), 0);
   }
@@ -138,6 +163,7 @@ export class SearchPool implements ParallelScan {
   async close(): Promise<void> {
     this.closed = true;
     this.files.clear();
+    this.last = undefined;
     const threads = this.threads;
     this.threads = [];
     await Promise.all(threads.map((t) => t.worker.terminate()));
@@ -150,18 +176,19 @@ export class SearchPool implements ParallelScan {
 
   fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null {
     if (this.closed || this.stop === undefined || !this.splitting) return null;
-    let stat;
-    try {
-      stat = fstatSync(fd);
-    } catch {
-      return null;
-    }
-    const key = `${fd}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${'exact' in needle ? `e${Buffer.from(needle.exact).toString('hex')}` : `f${needle.folded}`}`;
-    let file = this.files.get(key);
+    // Asked once per content (thousands per search) with the same needle object, mostly: the entry
+    // is found without making its key. The lists live for one search, whose file guard stops it
+    // when the file changes meanwhile, so the key holds no stat of the file.
+    let file = this.last !== undefined && this.last.fd === fd && this.last.needle === needle ? this.last.file : undefined;
     if (file === undefined) {
-      if (this.files.size >= 2) this.files.clear();
-      file = { chunk: null, served: 0, dense: false };
-      this.files.set(key, file);
+      const key = `${fd}:${'exact' in needle ? `e${Buffer.from(needle.exact).toString('hex')}` : `f${needle.folded}`}`;
+      file = this.files.get(key);
+      if (file === undefined) {
+        if (this.files.size >= 2) this.files.clear();
+        file = { chunk: null, served: 0, dense: false };
+        this.files.set(key, file);
+      }
+      this.last = { fd, needle, file };
     }
     // Too many occurrences once: every chunk of this search would be (scanned and) dropped again.
     if (file.dense) return null;
@@ -170,13 +197,20 @@ export class SearchPool implements ParallelScan {
       file.served += end - start;
       return chunk;
     }
+    let size: number;
+    try {
+      size = fstatSync(fd).size;
+    } catch {
+      return null;
+    }
     // A chunk of which less than half was asked for: the hidden bytes are sparse in this file, so
     // only a large content is scanned here (split), and a small one on its own as before. So too
-    // when the threads took less than MIN_THREAD_SHARE of the last chunk's pieces.
-    const sparse = (chunk !== null && file.served < (chunk.end - chunk.start) / 2) || this.threadShare < MIN_THREAD_SHARE;
-    const to = sparse ? end : Math.max(end, Math.min(stat.size, start + this.chunkBytes));
+    // when the threads took less than MIN_THREAD_SHARE of the last chunk's pieces. After a chunk
+    // that was mostly asked for, the next one runs to the end of the file: one more scan.
+    const sparse = (chunk !== null && file.served < (chunk.end - chunk.start) / 2) || this.threadShare < this.minThreadShare;
+    const to = sparse ? end : Math.max(end, chunk !== null ? size : Math.min(size, start + this.chunkBytes));
     if (to - start < this.minBytes) return null;
-    const found = this.scanRange(fd, start, to, stat.size, needle);
+    const found = this.scanRange(fd, start, to, size, needle);
     if (found === 'stopped') return null;
     if (found === null) {
       file.dense = true;
@@ -235,7 +269,7 @@ export class SearchPool implements ParallelScan {
       scanPieces(readSync, fd, pieces, () => Atomics.add(counter, 0, 1), scanner, collect, () => this.stopped(), () => {
         this.ownWindows++;
         this.onOwnWindow?.();
-      }),
+      }, this.scratch),
     ];
     // Every thread is waited for, whatever happened here: one still running would write the next job's hits over these.
     const lists: ArrayLike<number>[] = [own];

@@ -356,6 +356,8 @@ export class SessionService {
   private loading: { signal: { aborted: boolean }; done: Promise<void> } | undefined;
   /** Issue 16: the open session's hidden contents, verified on a worker thread since the open reply. */
   private verifying: BackgroundVerify | undefined;
+  /** The background thread is still verifying: a search is not split meanwhile (see search). */
+  private verifyRunning = false;
   /** Issue 16: the background thread, started while the open's files are indexed, until it gets its work. */
   private idleVerifier: IdleVerifier | undefined;
 
@@ -475,7 +477,14 @@ export class SessionService {
         thread?.dispose();
         return;
       }
-      this.verifying = startBackgroundVerify(open.session, this.background, thread);
+      const verifying = startBackgroundVerify(open.session, this.background, thread);
+      this.verifying = verifying;
+      if (verifying) {
+        this.verifyRunning = true;
+        void verifying.done.finally(() => {
+          if (this.verifying === verifying) this.verifyRunning = false;
+        });
+      }
     });
   }
 
@@ -523,6 +532,7 @@ export class SessionService {
     this.following = undefined;
     this.verifying?.stop();
     this.verifying = undefined;
+    this.verifyRunning = false;
     this.idleVerifier?.dispose();
     this.idleVerifier = undefined;
     try {
@@ -785,7 +795,10 @@ export class SessionService {
         return replaced || timedOut;
       },
     };
-    this.searchPool?.begin(signal?.shared);
+    // While the background thread verifies hashes it holds the second core (of two, here), so a
+    // split search would wait on a thread the system gives little time, and start one more thread:
+    // memory the first search's peak does not need.
+    this.searchPool?.begin(signal?.shared, !this.verifyRunning);
     try {
       const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
       for (;;) {
