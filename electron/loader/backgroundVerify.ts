@@ -35,8 +35,7 @@
 import { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
-import { DECODER_WINDOW, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
-import { RAW, decoderModuleBytes } from './escapeDecoder';
+import { DECODER_WINDOW, decoderModules, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
 import type { FileContentList } from './fileContent';
 import { locateKept, setKeptBoundary } from './keptBoundary';
 
@@ -130,9 +129,9 @@ const hashContentBody = (${hashContentBody.toString()});
 const locateKept = (${locateKept.toString()});
 const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
 const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
-const { wasm, rawAt, window } = workerData;
+const { wasm, window } = workerData;
 // Made while the thread waits for its work (it may be started while the session is indexed).
-const decoder = wasmEscapeDecoder(wasm, rawAt, window) ?? jsEscapeDecoder(window);
+const decoder = wasmEscapeDecoder(wasm, window) ?? jsEscapeDecoder(window);
 const keptBuf = Buffer.allocUnsafe(64 * 1024);
 // Its one message is its work; with it handled the thread has nothing left and ends.
 parentPort.once('message', (work) => {
@@ -209,7 +208,7 @@ export function backgroundThreads(): number {
 export function startIdleVerifier(): IdleVerifier | undefined {
   let worker: Worker;
   try {
-    worker = new Worker(threadSource(), { eval: true, workerData: { wasm: decoderModuleBytes(), rawAt: RAW, window: DECODER_WINDOW } });
+    worker = new Worker(threadSource(), { eval: true, workerData: { wasm: decoderModules(), window: DECODER_WINDOW } });
   } catch {
     return undefined;
   }

@@ -3,8 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadSync } from './lines';
 import type { EscapeDecoder } from './contentHash';
-import { hashContentBody, jsEscapeDecoder, wasmEscapeDecoder } from './contentHash';
-import { RAW, decoderModuleBytes } from './escapeDecoder';
+import { decoderModules, hashContentBody, jsEscapeDecoder, wasmEscapeDecoder } from './contentHash';
+import { walkerModuleBytes } from './jsonStringWasm';
 import { hashBody } from './rawRecord';
 
 /** A file held in memory, read through a ReadSync that never returns more than `most` bytes at once. */
@@ -36,12 +36,14 @@ function looseBody(text: string, pick: (n: number) => number): string {
 
 /** The decoder under test: the WebAssembly one, and the JavaScript one it stands in for. */
 const DECODERS: [string, (window: number) => EscapeDecoder][] = [
-  ['WebAssembly', (window) => wasmEscapeDecoder(decoderModuleBytes(), RAW, window) as EscapeDecoder],
+  ['WebAssembly (SIMD)', (window) => wasmEscapeDecoder(decoderModules(), window) as EscapeDecoder],
+  ['WebAssembly (8 bytes a step)', (window) => wasmEscapeDecoder([walkerModuleBytes(false)], window) as EscapeDecoder],
   ['JavaScript', jsEscapeDecoder],
 ];
 
-it('the WebAssembly decoder is available here', () => {
-  expect(wasmEscapeDecoder(decoderModuleBytes(), RAW, 64)).toBeDefined();
+it('the WebAssembly decoder is available here, and none is made from a module that does not compile', () => {
+  expect(wasmEscapeDecoder(decoderModules(), 64)).toBeDefined();
+  expect(wasmEscapeDecoder([new Uint8Array([0, 1, 2])], 64)).toBeUndefined();
 });
 
 describe.each(DECODERS)('hashContentBody with the %s decoder', (_name, decoder) => {

@@ -3,11 +3,11 @@
  * search verified every hidden content at ~200 MB/s, most of it spent in the general decoder).
  *
  * Large reads; a window without a backslash is hashed as it was read (its raw bytes are the content
- * bytes); a window with escapes is decoded by one tight loop into a reusable buffer — a WebAssembly
- * function (escapeDecoder.ts), or the same loop in JavaScript where WebAssembly is missing. It knows
- * only the escapes JSON.stringify writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80);
- * on anything else — a `\u` escape of a non-ASCII character or a surrogate, a malformed escape, a
- * file that shrank — it gives up (undefined) and the caller hashes with the general decoder
+ * bytes); a window with escapes is decoded by one tight loop into a reusable buffer — the string
+ * walker's WebAssembly `decode` (jsonStringWasm.ts, 16 bytes a step), or a loop in JavaScript where
+ * WebAssembly is missing. It knows only the escapes JSON.stringify writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80);
+ * on anything else — a `\u` escape of a non-ASCII character or a surrogate, a malformed escape, an
+ * unescaped quote, a file that shrank — it gives up (undefined) and the caller hashes with the general decoder
  * (rawRecord's `hashBody`), which decodes every escape and throws the error a bad body deserves.
  * So a result, when there is one, is exactly `hashBody`'s.
  *
@@ -17,7 +17,7 @@
  */
 import type { createHash as CreateHash } from 'node:crypto';
 import type { ReadSync } from './lines';
-import { RAW, decoderModuleBytes } from './escapeDecoder';
+import { walkerModuleBytes } from './jsonStringWasm';
 
 export interface ContentHash {
   sha256: string;
@@ -87,7 +87,7 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
 /**
  * The escape decoder in JavaScript, over buffers of `window` bytes: the escapes JSON.stringify
  * writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80); -1 on any other.
- * Self-contained, like the WebAssembly one (escapeDecoder.ts), which has the same semantics.
+ * Self-contained, like the WebAssembly one (the walker's `decode`), which has the same semantics.
  */
 export function jsEscapeDecoder(window: number): EscapeDecoder {
   const raw = Buffer.allocUnsafe(window);
@@ -133,31 +133,43 @@ interface WasmApi {
 }
 
 /**
- * The WebAssembly escape decoder (escapeDecoder.ts's module `bytes`, raw window at `rawAt`), or
- * undefined when WebAssembly is not available. Self-contained: the background thread runs its source.
+ * The escape decoder as the string walker's `decode` loop (jsonStringWasm.ts: 16 bytes a step with
+ * SIMD, 8 without; the first of `modules` this engine compiles), or undefined without WebAssembly.
+ * The walker knows the same escapes; it stops at anything else (an escape it leaves to the caller,
+ * an escape `cut` splits, an unescaped quote), and the body then goes to the general decoder.
+ * Self-contained (the layout constants are jsonStringWasm.ts's `IN` and `outAt`, written here): the
+ * background thread runs its source.
  */
-export function wasmEscapeDecoder(bytes: Uint8Array, rawAt: number, window: number): EscapeDecoder | undefined {
+export function wasmEscapeDecoder(modules: readonly Uint8Array[], window: number): EscapeDecoder | undefined {
   const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
   if (!wasm) return undefined;
-  try {
-    const memory = new wasm.Memory({ initial: Math.ceil((rawAt + 2 * window) / 65536) });
-    const instance = new wasm.Instance(new wasm.Module(bytes), { m: { memory } });
-    const decode = instance.exports.decode as (src: number, end: number, dst: number) => number;
-    const tables = new Int8Array(memory.buffer, 0, 512);
-    tables.fill(-1);
-    const short: [number, number][] = [[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x08], [0x66, 0x0c], [0x6e, 0x0a], [0x72, 0x0d], [0x74, 0x09]];
-    for (const [c, v] of short) tables[c] = v;
-    for (let d = 0; d < 10; d++) tables[256 + 0x30 + d] = d;
-    for (let d = 0; d < 6; d++) {
-      tables[256 + 0x61 + d] = 10 + d;
-      tables[256 + 0x41 + d] = 10 + d;
+  const IN = 1024;
+  const OUT = IN + window + 64;
+  for (const bytes of modules) {
+    try {
+      const memory = new wasm.Memory({ initial: Math.ceil((OUT + window + 64) / 65536) });
+      const instance = new wasm.Instance(new wasm.Module(bytes), { m: { memory } });
+      const decode = instance.exports.decode as (src: number, soft: number, hard: number, dst: number) => number;
+      const tables = new Int8Array(memory.buffer, 0, 512);
+      tables.fill(-1);
+      const short: [number, number][] = [[0x22, 0x22], [0x5c, 0x5c], [0x2f, 0x2f], [0x62, 0x08], [0x66, 0x0c], [0x6e, 0x0a], [0x72, 0x0d], [0x74, 0x09]];
+      for (const [c, v] of short) tables[c] = v;
+      for (let d = 0; d < 10; d++) tables[256 + 0x30 + d] = d;
+      for (let d = 0; d < 6; d++) {
+        tables[256 + 0x61 + d] = 10 + d;
+        tables[256 + 0x41 + d] = 10 + d;
+      }
+      // Where the loop stopped: raw and decoded addresses.
+      const stoppedAt = new Int32Array(memory.buffer, 512, 2);
+      const raw = Buffer.from(memory.buffer, IN, window);
+      const out = Buffer.from(memory.buffer, OUT, window);
+      // 0: it reached `cut` (the walker's STOP_SOFT) with every token decoded.
+      return { raw, out, decode: (cut) => (decode(IN, IN + cut, IN + cut, OUT) === 0 && stoppedAt[0] === IN + cut ? (stoppedAt[1] as number) - OUT : -1) };
+    } catch {
+      // Not compiled here (SIMD missing): the next module.
     }
-    const raw = Buffer.from(memory.buffer, rawAt, window);
-    const out = Buffer.from(memory.buffer, rawAt + window, window);
-    return { raw, out, decode: (cut) => decode(rawAt, rawAt + cut, rawAt + window) };
-  } catch {
-    return undefined;
   }
+  return undefined;
 }
 
 /** Raw bytes read (and decoded) at a time. */
@@ -165,9 +177,14 @@ export const DECODER_WINDOW = 1024 * 1024;
 
 let decoder: EscapeDecoder | undefined;
 
+/** The decoder's modules, best first: the walker with SIMD, then without. */
+export function decoderModules(): Uint8Array[] {
+  return [walkerModuleBytes(true), walkerModuleBytes(false)];
+}
+
 /** This thread's decoder, made once: WebAssembly where it can be had, else JavaScript. */
 export function contentDecoder(): EscapeDecoder {
-  decoder ??= wasmEscapeDecoder(decoderModuleBytes(), RAW, DECODER_WINDOW) ?? jsEscapeDecoder(DECODER_WINDOW);
+  decoder ??= wasmEscapeDecoder(decoderModules(), DECODER_WINDOW) ?? jsEscapeDecoder(DECODER_WINDOW);
   return decoder;
 }
 

@@ -1,7 +1,7 @@
 /**
- * What the loader's two WebAssembly modules (escapeDecoder.ts, jsonStringWasm.ts) are assembled
- * with: opcodes, value types, LEB128 immediates, sections and names. No binary is kept in the
- * repository; each module is written out from its instruction list at first use.
+ * What the loader's WebAssembly module (jsonStringWasm.ts, the string walker of indexing and of
+ * hashing) is assembled with: opcodes, value types, LEB128 immediates, sections and names. No
+ * binary is kept in the repository; the module is written out from its instruction list at first use.
  */
 
 /** The opcodes the modules use (the WebAssembly 1.0 binary format). */
