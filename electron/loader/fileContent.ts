@@ -528,7 +528,7 @@ export class FileContent implements ByteSource {
    */
   private sparseHits(needle: ScanNeedle, rawStart: number, rawEnd: number): number[] | null {
     const body = this.raw.start;
-    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd) : null;
+    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd, SPARSE_HIT_BYTES) : null;
     if (!found || found.start > body + rawStart || body + rawEnd > found.end) return null;
     const hits = found.hits;
     let lo = 0;

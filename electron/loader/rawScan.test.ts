@@ -50,10 +50,15 @@ describe('rawScan (issue 16: the rarest byte with memchr, then the needle around
     const units = ['a', 'b', 'Q', 'ab', 'aQ', '\n', 'é', 'xyz'];
     fc.assert(
       fc.property(
-        bytesArb(units).chain((buf) => fc.tuple(fc.constant(buf), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 6 }).map((p) => Buffer.from(p.join(''))), range(buf), freqArb)),
-        ([buf, needle, [from, to], freq]) => {
+        bytesArb(units).chain((buf) => fc.tuple(fc.constant(buf), fc.array(fc.constantFrom(...units), { minLength: 1, maxLength: 6 }).map((p) => Buffer.from(p.join(''))), range(buf), freqArb, fc.integer({ min: -1, max: 20 }))),
+        ([buf, needle, [from, to], freq, pieceAt]) => {
           expect(scanned((hit) => exactScanner(needle).scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
-          expect(scanned((hit) => makeExactScanner(needle, freq).scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
+          const chosen = makeExactScanner(needle, freq);
+          expect(scanned((hit) => chosen.scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
+          // A piece chosen elsewhere (the pool's threads are told the caller's) finds the same; one that does not fit is ignored.
+          const told = makeExactScanner(needle, undefined, pieceAt);
+          expect(scanned((hit) => told.scan(buf, from, to, hit))).toEqual(everyExact(buf, needle, from, to));
+          expect(makeExactScanner(needle, undefined, chosen.pieceAt).pieceAt).toBe(chosen.pieceAt);
         },
       ),
       { numRuns: 300 },

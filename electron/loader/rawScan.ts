@@ -17,6 +17,8 @@ export interface RawScanner {
    * `buf`, in ascending order of i, until `onHit` returns false; returns false when it did.
    */
   scan(buf: Buffer, from: number, to: number, onHit: (i: number, length: number) => boolean): boolean;
+  /** An exact scanner's piece: where in the needle it starts (the pool's threads look for the same one). */
+  readonly pieceAt?: number;
 }
 
 /**
@@ -79,7 +81,7 @@ export function exactScanner(needle: Buffer, freq?: () => Float64Array | undefin
   return remembered(made.exact, needle.toString('latin1'), () => makeExactScanner(Buffer.from(needle), freq?.()));
 }
 
-export function makeExactScanner(needle: Buffer, freq?: Float64Array): RawScanner {
+export function makeExactScanner(needle: Buffer, freq?: Float64Array, pieceAt?: number): RawScanner {
   // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
   // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
   const DENSE_AFTER = 64;
@@ -99,10 +101,13 @@ export function makeExactScanner(needle: Buffer, freq?: Float64Array): RawScanne
   const rarer = (a: number, b: number) => (RANK[a] as number) < (RANK[b] as number) || (RANK[a] === RANK[b] && freq !== undefined && (freq[a] as number) < (freq[b] as number));
   let k = 0;
   for (let j = 1; j <= len - subLength; j++) if (rarer(needle[j] as number, needle[k] as number)) k = j;
+  // A piece chosen elsewhere (by the thread that had the text's sample), when it fits.
+  if (pieceAt !== undefined && Number.isInteger(pieceAt) && pieceAt >= 0 && pieceAt <= len - subLength) k = pieceAt;
   const sub = Buffer.from(needle.subarray(k, k + subLength));
   const whole = subLength === len;
   return {
     maxLength: len,
+    pieceAt: k,
     scan(buf, from, to, onHit) {
       const limit = Math.min(to, buf.length - len + 1);
       let hits = 0;
@@ -409,7 +414,7 @@ parentPort.on('message', (job) => {
   let count = 0;
   let outcome = ${PART_FAILED};
   try {
-    const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1')) : makeFoldedScanner(job.folded);
+    const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1'), undefined, job.pieceAt) : makeFoldedScanner(job.folded);
     const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
     const counter = new Int32Array(job.counter);
     const onHit = (position, length) => {
@@ -444,9 +449,11 @@ export interface ParallelScan {
   /**
    * Every occurrence of `needle` starting in a range of the file open as `fd` that holds file bytes
    * `[start, end)`; null when it does not scan them (too few bytes, too many hits, stopped, closed,
-   * or no search is running): the caller then reads them itself.
+   * or no search is running): the caller then reads them itself. With `sparseBytes`, also null once
+   * a scan found more than one occurrence per `sparseBytes` bytes (a caller that reads around each
+   * occurrence then reads its own bytes), and no more of the file is scanned for that needle.
    */
-  fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null;
+  fileHits(fd: number, needle: ScanNeedle, start: number, end: number, sparseBytes?: number): FileHits | null;
 }
 
 let registered: ParallelScan | null = null;

@@ -178,6 +178,22 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     });
   });
 
+  it('asked for sparse occurrences, gives up on a denser needle once per search, and scans no further', async () => {
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 16 * 1024, pieceBytes: 4096, split: () => true });
+    await withFile('ab'.repeat(64 * 1024), make, (fd, pool) => {
+      pool.begin();
+      // 8,192 occurrences in the first 16 KiB: far more than one per KiB.
+      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, 0, 10, 1024)).toBeNull();
+      const read = pool.windowsRead();
+      expect(read).toBeGreaterThan(0);
+      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, 20_000, 20_010, 1024)).toBeNull();
+      expect(pool.windowsRead()).toBe(read);
+      // A needle that is sparse enough is listed.
+      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 40_000, 40_010, 1024)?.hits).toHaveLength(0);
+      pool.end();
+    });
+  });
+
   it('after a chunk mostly asked for, scans on to the end of the file; after a sparse one, only the content asked', async () => {
     const size = 8 * 1024 * 1024;
     const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 1024 * 1024, minThreadShare: 0, split: () => true });

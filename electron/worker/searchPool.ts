@@ -174,7 +174,7 @@ export class SearchPool implements ParallelScan {
     return this.threads.filter((t) => t.alive).length;
   }
 
-  fileHits(fd: number, needle: ScanNeedle, start: number, end: number): FileHits | null {
+  fileHits(fd: number, needle: ScanNeedle, start: number, end: number, sparseBytes?: number): FileHits | null {
     if (this.closed || this.stop === undefined || !this.splitting) return null;
     // Asked once per content (thousands per search) with the same needle object, mostly: the entry
     // is found without making its key. The lists live for one search, whose file guard stops it
@@ -212,7 +212,7 @@ export class SearchPool implements ParallelScan {
     if (to - start < this.minBytes) return null;
     const found = this.scanRange(fd, start, to, size, needle);
     if (found === 'stopped') return null;
-    if (found === null) {
+    if (found === null || (sparseBytes !== undefined && found.hits.length / 2 > 4 + (found.end - found.start) / sparseBytes)) {
       file.dense = true;
       return null;
     }
@@ -257,7 +257,8 @@ export class SearchPool implements ParallelScan {
     for (const t of threads) {
       Atomics.store(t.state, 0, 0);
       // The needle as text (Latin-1 for bytes): a Buffer would be cloned with the whole pool slab under it.
-      t.worker.postMessage({ fd, pieces, counter: counter.buffer, ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1') } : { folded: needle.folded }), stop });
+      // An exact needle's piece as chosen here, where the text's sample guided it (see exactScanner).
+      t.worker.postMessage({ fd, pieces, counter: counter.buffer, ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1'), pieceAt: scanner.pieceAt } : { folded: needle.folded }), stop });
     }
     const own: number[] = [];
     const collect = (position: number, length: number): boolean => {
