@@ -233,6 +233,9 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
+      // prepare() starts nothing more once the threads run.
+      pool.prepare();
+      expect(pool.threadsRunning()).toBe(2);
       // A search begun with `split: false` (the caller's threads are busy) is not split either.
       pool.begin(undefined, false);
       expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
@@ -250,6 +253,20 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     closed?.begin();
     expect(closed?.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
   });
+});
+
+it('prepare starts the threads when a search would split, and none when it would not', async () => {
+  const ready = new SearchPool({ threads: 2, split: () => true });
+  const busy = new SearchPool({ threads: 2, split: () => false });
+  try {
+    ready.prepare();
+    busy.prepare();
+    expect(ready.threadsRunning()).toBe(2);
+    expect(busy.threadsRunning()).toBe(0);
+  } finally {
+    await Promise.all([ready.close(), busy.close()]);
+  }
+  expect(ready.threadsRunning()).toBe(0);
 });
 
 describe('idleCore', () => {

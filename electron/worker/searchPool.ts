@@ -169,6 +169,15 @@ export class SearchPool implements ParallelScan {
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
+  /**
+   * Starts the threads now, when a split could run (the caller has a large session open and its
+   * cores are free), so the first split search does not wait for a thread's start (tens of
+   * milliseconds, during which it scans alone).
+   */
+  prepare(): void {
+    if (!this.closed && this.shouldSplit()) this.spawn();
+  }
+
   /** Threads started and not terminated. */
   threadsRunning(): number {
     return this.threads.filter((t) => t.alive).length;

@@ -482,7 +482,10 @@ export class SessionService {
       if (verifying) {
         this.verifyRunning = true;
         void verifying.done.finally(() => {
-          if (this.verifying === verifying) this.verifyRunning = false;
+          if (this.verifying !== verifying) return;
+          this.verifyRunning = false;
+          // A session worth a background thread is one a search splits: its threads start now.
+          this.searchPool?.prepare();
         });
       }
     });
