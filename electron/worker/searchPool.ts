@@ -1,17 +1,20 @@
 /**
- * Issue 16: a raw substring search over both cores. The first raw search of a search for a needle
- * in a file asks the pool for every occurrence in the whole file (`fileHits`); the file is split
- * (shared/scanSplit.ts) into one part per thread plus one the calling thread scans itself, and the
- * calling thread waits for the others (Atomics.wait: the search is synchronous between its
- * slices). Every content of the file is then searched from that list, reading only the bytes
- * before each occurrence (FileContent.findRaw). The list is kept for the search (`begin`/`end`),
- * and checked against the file's size and time on each use.
+ * Issue 16: raw searches over both cores. The first raw search of a search for a needle in a file
+ * asks the pool for every occurrence in a chunk of the file from that content on (`fileHits`):
+ * CHUNK_BYTES at first, then, when the contents asked for most of it, to the end of the file. The
+ * chunk is cut into pieces (shared/scanSplit.ts) that the threads and the calling thread take one
+ * at a time, and the calling thread waits for the others (Atomics.wait: the search is synchronous
+ * between its slices). Every content in the chunk is then searched from that list: a substring
+ * reads only the bytes before each occurrence (FileContent.findRaw), a regex with a literal only
+ * the bytes around each when they are sparse (FileContent.findAllDirect). The list is kept for the
+ * search (`begin`/`end`); the search's file guard stops it if the file changes meanwhile.
  *
  * Bounds: a file smaller than `minBytes` is not split (one thread does better); a needle with more
- * than `maxHits` occurrences (a dense one) answers null, and each content is then searched on its
- * own as before, so the memory held is at most `maxHits` pairs besides the threads' buffers.
- * Cancellation: a thread looks at the search's stop condition (the worker's shared epoch) before
- * each window it reads (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window; `close` terminates
+ * than `maxHits` occurrences (a dense one), or more than one per `sparseBytes` when the caller asks
+ * for sparse ones, answers null, and each content is then searched on its own as before, so the
+ * memory held is at most `maxHits` pairs besides the threads' buffers. Cancellation: a thread looks
+ * at the search's stop condition (the worker's shared epoch) before each window it reads
+ * (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window; `close` terminates
  * the threads, which never hold the process open (unref).
  */
 import { fstatSync, readSync } from 'node:fs';
