@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
 import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import { expandReduction } from './expand';
-import { SEARCH_STEP_WORK, sidecarSearch, sidecarSearchSteps } from './search';
+import { SEARCH_STEP_WORK, searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
 import { assistant, capped, makeReduction, tool, user } from './testing/builders';
 import { memorySource } from './bytes';
 import type { ByteSource, ChatMessage, MessageList, Reduction, Result, SidecarSearchResult } from './types';
@@ -463,6 +463,23 @@ describe('sidecarSearch: units resolved once per session state (issue 16)', () =
     const second = value(sidecarSearch(l, 'needle', minted));
     expect(second).toEqual(first);
     expect([...reads.keys()]).toEqual([5]);
+  });
+
+  it('searchPreparationSteps does that work ahead, a unit a step: the first search after it reads only the in-memory contents', () => {
+    const { minted, l, reads } = counted();
+    const steps = searchPreparationSteps(l, minted, undefined);
+    let stepped = 0;
+    let step = steps.next();
+    for (; !step.done; step = steps.next()) stepped++;
+    expect(step.value).toEqual({ ok: true, value: 3 });
+    expect(stepped).toBe(3);
+    expect(reads.get(1)).toBeGreaterThan(0);
+    reads.clear();
+    const first = value(sidecarSearch(l, 'needle', minted));
+    expect(first.total_matches).toBe(3);
+    expect([...reads.keys()]).toEqual([5]);
+    // The same result as a search with nothing prepared.
+    expect(first).toEqual(value(sidecarSearch([...l], 'needle', minted)));
   });
 
   it('another log array (a followed session hands out a new one), or another list, is resolved afresh', () => {

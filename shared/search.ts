@@ -998,6 +998,26 @@ export function* sidecarSearchSteps(
   return ok(result);
 }
 
+/**
+ * What a search does once per session state, done ahead (issue 16): each unit resolved, its content
+ * verified and kept as searchUnitsOf keeps it, one unit a step; returns how many units there are.
+ * A host runs it in its idle time after an open, so that a first search sent later finds the work
+ * done and runs as a warm one. A unit whose content the file no longer holds is left to the search,
+ * which says so.
+ */
+export function* searchPreparationSteps(log: readonly Reduction[], minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions = {}): Generator<void, Result<number>> {
+  const { units } = searchUnitsOf(log, minted, recorded, options);
+  for (const unit of units) {
+    try {
+      unit.load();
+    } catch (e) {
+      if (!(e instanceof ContentUnavailableError)) throw e;
+    }
+    yield;
+  }
+  return ok(units.length);
+}
+
 /** searchUnits' answer for a log, with the lists it was computed over (see searchUnitsOf). */
 interface KnownUnits {
   minted: MessageList;

@@ -15,7 +15,7 @@ import type { ExpandStory } from './story';
 import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
 import type { SearchOptions } from './search';
-import { sidecarSearch, sidecarSearchSteps } from './search';
+import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
 import type { ModelChange } from './timeline';
 import type {
   ChatMessage,
@@ -112,6 +112,11 @@ export interface LoadedSession {
    * steps. The files are checked before the first step, after every step and at the end.
    */
   searchSteps(query: string, options?: Omit<SearchOptions, 'sha256'>): Generator<void, Result<SidecarSearchResult, SessionError>>;
+  /**
+   * Issue 16: a search's once-per-state work (searchPreparationSteps) done ahead, one unit a step,
+   * with the files checked as for searchSteps; answers the number of units.
+   */
+  prepareSearch(): Generator<void, Result<number, SessionError>>;
   /**
    * Load findings plus the integrity check of §5.6, sorted by line then index, and a summary.
    * Throws FileChangedError when a file changed on disk before or while it was checked.
@@ -409,6 +414,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     expandStory: (id, range, call) => bracket(() => expandStory(logAt(call), id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
+    prepareSearch: () => bracketSteps(searchPreparationSteps(log, minted, recorded, hash)),
     fileChange,
     check() {
       const before = fileChange();

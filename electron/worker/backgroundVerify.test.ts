@@ -1,4 +1,4 @@
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
@@ -7,6 +7,7 @@ import { observeContentHashes } from '../loader/contentHash';
 import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { backgroundThreads } from '../loader/backgroundVerify';
 import { SessionService } from './service';
+import { SidecarReader } from '../loader/native/sidecarReader';
 
 const tmp = tempDir('session-inspector-bgverify-');
 afterAll(() => tmp.cleanup());
@@ -59,6 +60,29 @@ function search(s: SessionService, query: string) {
 }
 
 describe('hashes verified in the background after the open (issue 16)', () => {
+  it('then the first search\'s own work is done in idle time: that search reads no record of a hidden content, and finds the same', async () => {
+    const path = sidecar('prepared.sidecar.jsonl');
+    const records = vi.spyOn(SidecarReader.prototype, 'message');
+    try {
+      // A search sent at once resolves every content itself.
+      const fresh = await opened(path);
+      records.mockClear();
+      const expected = search(fresh, 'needle-');
+      const readAtOnce = records.mock.calls.length;
+      fresh.close();
+
+      const s = await opened(path);
+      await s.whenPrepared();
+      records.mockClear();
+      const found = search(s, 'needle-');
+      expect(found).toEqual(expected);
+      // Only the rows the matches are placed in are read: one record per content fewer.
+      expect(records.mock.calls.length).toBeLessThanOrEqual(readAtOnce - CONTENTS);
+    } finally {
+      records.mockRestore();
+    }
+  });
+
   it('a search after the background verification computes no hash itself and finds what it finds without it', async () => {
     const path = sidecar('bg.sidecar.jsonl');
     // Without the background work: a fresh service whose search runs before the verification starts.

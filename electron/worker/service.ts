@@ -139,6 +139,8 @@ function callView(open: OpenSession, call: number | null | undefined): CallView 
 
 /** A search run in slices (`searchInSlices`) lets other requests in after this long… */
 const SEARCH_SLICE_MS = 20;
+/** The search preparation after an open holds the worker at most this long at a time (prepareSearch). */
+const PREPARE_SLICE_MS = 5;
 /** …and stops with `timeout` after this long, unless told otherwise. */
 export const DEFAULT_SEARCH_TIME_LIMIT_MS = 120_000;
 
@@ -358,6 +360,10 @@ export class SessionService {
   private verifying: BackgroundVerify | undefined;
   /** The background thread is still verifying: a search is not split meanwhile (see search). */
   private verifyRunning = false;
+  /** Settles when the search preparation (prepareSearch) has ended. */
+  private preparing: Promise<void> | undefined;
+  /** Searches running in slices now: the preparation gives way to them. */
+  private searchesRunning = 0;
   /** Issue 16: the background thread, started while the open's files are indexed, until it gets its work. */
   private idleVerifier: IdleVerifier | undefined;
 
@@ -486,9 +492,42 @@ export class SessionService {
           this.verifyRunning = false;
           // A session worth a background thread is one a search splits: its threads start now.
           this.searchPool?.prepare();
+          this.prepareSearch(open);
         });
       }
     });
+  }
+
+  /**
+   * The first search's once-per-state work (every unit resolved and kept: session.prepareSearch)
+   * done in the worker's idle time after the background verification, PREPARE_SLICE_MS at a time,
+   * so a first search sent after it runs as a warm one. It ends when the session is replaced or
+   * updated (a new log has other units) or a search begins (that search loads what is left).
+   */
+  private prepareSearch(open: OpenSession): void {
+    const steps = open.session.prepareSearch();
+    let finish = (): void => undefined;
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.preparing = done;
+    const slice = (): void => {
+      if (this.current !== open || this.searchesRunning > 0) return finish();
+      const end = performance.now() + PREPARE_SLICE_MS;
+      try {
+        while (performance.now() < end) if (steps.next().done) return finish();
+      } catch {
+        // A search meets the same failure and reports it.
+        return finish();
+      }
+      setImmediate(slice);
+    };
+    setImmediate(slice);
+  }
+
+  /** Tests: resolves when the search preparation after the background verification has ended. */
+  async whenPrepared(): Promise<void> {
+    await this.whenVerified();
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.preparing;
   }
 
   /** Tests: resolves when the background verification of the open session has ended (null when none runs). */
@@ -802,6 +841,7 @@ export class SessionService {
     // split search would wait on a thread the system gives little time, and start one more thread:
     // memory the first search's peak does not need.
     this.searchPool?.begin(signal?.shared, !this.verifyRunning);
+    this.searchesRunning++;
     try {
       const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
       for (;;) {
@@ -823,6 +863,7 @@ export class SessionService {
     } catch (e) {
       return internal(e);
     } finally {
+      this.searchesRunning--;
       this.searchPool?.end();
     }
   }
