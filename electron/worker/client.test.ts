@@ -290,6 +290,15 @@ describe('a hostile regex (issue 15)', () => {
     expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
   });
 
+  it('answers when the open\'s background work has ended only with testHooks (the search bench waits on it)', async () => {
+    expect(await client().whenPrepared()).toBe(false);
+    const c = client({ testHooks: true });
+    value(await c.open([DEMO], 2));
+    // The demo is below the background thread's least work: nothing runs, and it answers at once.
+    expect(await c.whenPrepared()).toBe(true);
+    expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
+  });
+
   it('takes request timeouts by method, with a default', async () => {
     const c = client({ testHooks: true, requestTimeoutMs: { default: 600_000, __hang: 1500 } });
     value(await c.open([DEMO], 2));

@@ -75,6 +75,11 @@ export interface WorkerResolverClient extends ResolverClient {
    * process must run with --expose-gc); false without `testHooks`.
    */
   collectGarbage(): Promise<boolean>;
+  /**
+   * Bench- and test-only: resolves once the open session's background work (hash verification,
+   * search preparation) has ended, true; false without `testHooks`.
+   */
+  whenPrepared(): Promise<boolean>;
 }
 
 /**
@@ -120,6 +125,7 @@ const parseOpen = workerReply('open', workerMethods.open.result);
 const parseClose = workerReply('close', workerMethods.close.result);
 const failureOnly = workerReply('a test hook', z.never());
 const collected = workerReply('__gc', z.boolean());
+const prepared = workerReply('__prepared', z.literal(true));
 
 class WorkerClient implements WorkerResolverClient {
   private readonly workerPath: string;
@@ -209,6 +215,12 @@ class WorkerClient implements WorkerResolverClient {
     if (this.options.testHooks !== true) return false;
     const reply = await this.send('__gc', {}, collected);
     return reply.ok && reply.value === true;
+  }
+
+  async whenPrepared(): Promise<boolean> {
+    if (this.options.testHooks !== true) return false;
+    const reply = await this.send('__prepared', {}, prepared);
+    return reply.ok;
   }
 
   onEvent(listener: (event: HostEvent) => void): () => void {

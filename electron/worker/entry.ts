@@ -66,6 +66,11 @@ const WHOLE_SESSION: ReadonlySet<string> = new Set(['check', 'replay', 'whatIf']
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;
   if (testHooks && method === '__gc') return { ok: true, value: typeof (globalThis as { gc?: unknown }).gc === 'function' };
+  // Issue 16's bench: answered once the open's background work (verification, search preparation) has ended.
+  if (testHooks && method === '__prepared') {
+    await service.whenPrepared();
+    return { ok: true, value: true };
+  }
   if (method === 'open') {
     const parsed = workerMethods.open.params.safeParse(params);
     if (!parsed.success) return invalid(`open: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);

@@ -15,14 +15,14 @@ export const EPOCH_SLOT = 0;
 export interface WorkerInit {
   /** Backs an `Int32Array` of one element: the search epoch. */
   searchEpoch: SharedArrayBuffer;
-  /** Enables `__crash`, `__hang` and `__gc`; set only by tests and the benchmarks. */
+  /** Enables `__crash`, `__hang`, `__gc` and `__prepared`; set only by tests and the benchmarks. */
   testHooks: boolean;
   /** A search still running after this many milliseconds stops and answers `timeout` (default DEFAULT_SEARCH_TIME_LIMIT_MS). */
   searchTimeLimitMs?: number;
 }
 
 /** Test-only requests, answered only when `WorkerInit.testHooks` is true. */
-export const TEST_HOOK_METHODS = ['__crash', '__hang', '__gc'] as const;
+export const TEST_HOOK_METHODS = ['__crash', '__hang', '__gc', '__prepared'] as const;
 export type TestHookMethod = (typeof TEST_HOOK_METHODS)[number];
 
 /** Host → worker. `epoch` is set on `search`: the epoch the client bumped to when it sent it. */
