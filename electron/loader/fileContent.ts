@@ -495,20 +495,11 @@ export class FileContent implements ByteSource {
       lastEnd = p + length;
       return true;
     };
-    // Only over the file as fs.readSync reads it: the pool's threads read it that way.
-    const body = this.raw.start;
-    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd) : null;
-    if (found && found.start <= body + rawStart && body + rawEnd <= found.end) {
-      const hits = found.hits;
-      // The first occurrence at or after the span's start (pairs: even indexes are positions).
-      let lo = 0;
-      let hi = hits.length / 2;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((hits[2 * mid] as number) < body + rawStart) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let h = 2 * lo; h < hits.length; h += 2) {
+    const listed = this.poolHits(needle, rawStart, rawEnd);
+    if (listed !== null) {
+      const { hits, from } = listed;
+      const body = this.raw.start;
+      for (let h = from; h < hits.length; h += 2) {
         const p = (hits[h] as number) - body;
         const length = hits[h + 1] as number;
         if (p >= rawEnd) return;
@@ -521,16 +512,18 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * The raw offsets in `[rawStart, rawEnd)` where the pool (a registered ParallelScan, while a
-   * search runs) found `needle` in this body, when it listed them and they are sparse (at most one
-   * per SPARSE_HIT_BYTES, and a few): reading a little around each then costs less than reading the
-   * body. Null otherwise, and the caller reads the body.
+   * The pool's occurrences of `needle` (a registered ParallelScan, while a search runs) when its list
+   * covers this body's raw `[rawStart, rawEnd)`: the flat [file position, length] pairs, and the
+   * index of the first pair at or after rawStart. Null when it has none (`sparseBytes`: see
+   * ParallelScan.fileHits).
    */
-  private sparseHits(needle: ScanNeedle, rawStart: number, rawEnd: number): number[] | null {
+  private poolHits(needle: ScanNeedle, rawStart: number, rawEnd: number, sparseBytes?: number): { hits: Float64Array; from: number } | null {
     const body = this.raw.start;
-    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd, SPARSE_HIT_BYTES) : null;
+    // Only over the file as fs.readSync reads it: the pool's threads read it that way.
+    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd, sparseBytes) : null;
     if (!found || found.start > body + rawStart || body + rawEnd > found.end) return null;
     const hits = found.hits;
+    // The first occurrence at or after the span's start (pairs: even indexes are positions).
     let lo = 0;
     let hi = hits.length / 2;
     while (lo < hi) {
@@ -538,9 +531,23 @@ export class FileContent implements ByteSource {
       if ((hits[2 * mid] as number) < body + rawStart) lo = mid + 1;
       else hi = mid;
     }
+    return { hits, from: 2 * lo };
+  }
+
+  /**
+   * The raw offsets in `[rawStart, rawEnd)` where the pool (a registered ParallelScan, while a
+   * search runs) found `needle` in this body, when it listed them and they are sparse (at most one
+   * per SPARSE_HIT_BYTES, and a few): reading a little around each then costs less than reading the
+   * body. Null otherwise, and the caller reads the body.
+   */
+  private sparseHits(needle: ScanNeedle, rawStart: number, rawEnd: number): number[] | null {
+    const listed = this.poolHits(needle, rawStart, rawEnd, SPARSE_HIT_BYTES);
+    if (listed === null) return null;
+    const { hits, from } = listed;
+    const body = this.raw.start;
     const most = 4 + Math.floor((rawEnd - rawStart) / SPARSE_HIT_BYTES);
     const list: number[] = [];
-    for (let h = 2 * lo; h < hits.length && (hits[h] as number) < body + rawEnd; h += 2) {
+    for (let h = from; h < hits.length && (hits[h] as number) < body + rawEnd; h += 2) {
       if (list.length >= most) return null;
       list.push((hits[h] as number) - body);
     }
