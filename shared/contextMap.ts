@@ -15,11 +15,10 @@
  * the input's projected rows — the content of its messages with each live reduction's addressed
  * content replaced by its kept prefix and its stub. A single-message reduction inside a live range
  * (a truncation later cleared with its turn) is covered by the range: it counts for neither, as
- * projectView shows the range's one row. Ranges are assumed never to have overlapped each other
- * while live (that is an `overlapping_reductions` finding): a single under two live ranges is
- * uncounted when either ends, so the figures of later calls are off even once the overlap has
- * ended (fast-check found it). A live reduction is assumed to address messages inside the call's
- * input (a sidecar's always do: a rewind drops the reductions past its cut).
+ * projectView shows the range's one row, however many live ranges cover it (ranges overlapping is
+ * an `overlapping_reductions` finding: a call whose input has one is not modelled, but the calls
+ * after the overlap ends are counted right; UncoveredSums). A live reduction is assumed to address
+ * messages inside the call's input (a sidecar's always do: a rewind drops the reductions past its cut).
  */
 import { contentSource } from './bytes';
 import type { CallTimeline } from './calls';
@@ -78,6 +77,121 @@ class Fenwick {
   }
 }
 
+/**
+ * The figures of single-message reductions at positions no live range covers, over those
+ * positions (the singles' distinct view indices, in order): a segment tree whose nodes keep the
+ * least coverage below them and the sums at positions with that coverage, so a single under two
+ * ranges is covered until both have ended. O(log singles) per change and query.
+ */
+class UncoveredSums {
+  private readonly least: Int32Array;
+  private readonly pending: Int32Array;
+  private readonly hidden: Float64Array;
+  private readonly removed: Float64Array;
+
+  constructor(private readonly size: number) {
+    const nodes = 4 * Math.max(1, size);
+    this.least = new Int32Array(nodes);
+    this.pending = new Int32Array(nodes);
+    this.hidden = new Float64Array(nodes);
+    this.removed = new Float64Array(nodes);
+  }
+
+  /** Coverage of positions `[a, b)` changes by `delta` (a range comes live, 1, or ends, -1). */
+  cover(a: number, b: number, delta: number): void {
+    if (a < b) this.coverIn(1, 0, this.size, a, b, delta);
+  }
+
+  /** A single's figures at position `i` change by `hidden` and `removed`. */
+  add(i: number, hidden: number, removed: number): void {
+    if (i >= 0 && i < this.size) this.addIn(1, 0, this.size, i, hidden, removed);
+  }
+
+  /** Hidden and removed bytes of the singles at positions `[0, n)` that no live range covers. */
+  uncoveredBefore(n: number): [number, number] {
+    const sum = { least: Infinity, hidden: 0, removed: 0 };
+    if (n > 0 && this.size > 0) this.sumIn(1, 0, this.size, Math.min(n, this.size), sum);
+    return sum.least === 0 ? [sum.hidden, sum.removed] : [0, 0];
+  }
+
+  private coverIn(node: number, lo: number, hi: number, a: number, b: number, delta: number): void {
+    if (b <= lo || hi <= a) return;
+    if (a <= lo && hi <= b) {
+      this.shift(node, delta);
+      return;
+    }
+    this.pushDown(node);
+    const mid = (lo + hi) >> 1;
+    this.coverIn(2 * node, lo, mid, a, b, delta);
+    this.coverIn(2 * node + 1, mid, hi, a, b, delta);
+    this.pullUp(node);
+  }
+
+  private addIn(node: number, lo: number, hi: number, i: number, hidden: number, removed: number): void {
+    if (hi - lo === 1) {
+      this.hidden[node] = (this.hidden[node] ?? 0) + hidden;
+      this.removed[node] = (this.removed[node] ?? 0) + removed;
+      return;
+    }
+    this.pushDown(node);
+    const mid = (lo + hi) >> 1;
+    if (i < mid) this.addIn(2 * node, lo, mid, i, hidden, removed);
+    else this.addIn(2 * node + 1, mid, hi, i, hidden, removed);
+    this.pullUp(node);
+  }
+
+  /** Folds positions `[0, n)` under `node` into `sum` (the least coverage and the sums at it). */
+  private sumIn(node: number, lo: number, hi: number, n: number, sum: { least: number; hidden: number; removed: number }): void {
+    if (n <= lo) return;
+    if (hi <= n) {
+      const least = this.least[node] ?? 0;
+      if (least < sum.least) Object.assign(sum, { least, hidden: 0, removed: 0 });
+      if (least === sum.least) {
+        sum.hidden += this.hidden[node] ?? 0;
+        sum.removed += this.removed[node] ?? 0;
+      }
+      return;
+    }
+    this.pushDown(node);
+    const mid = (lo + hi) >> 1;
+    this.sumIn(2 * node, lo, mid, n, sum);
+    this.sumIn(2 * node + 1, mid, hi, n, sum);
+  }
+
+  private shift(node: number, delta: number): void {
+    this.least[node] = (this.least[node] ?? 0) + delta;
+    this.pending[node] = (this.pending[node] ?? 0) + delta;
+  }
+
+  private pushDown(node: number): void {
+    const delta = this.pending[node] ?? 0;
+    if (delta === 0) return;
+    this.shift(2 * node, delta);
+    this.shift(2 * node + 1, delta);
+    this.pending[node] = 0;
+  }
+
+  private pullUp(node: number): void {
+    const [l, r] = [2 * node, 2 * node + 1];
+    const least = Math.min(this.least[l] ?? 0, this.least[r] ?? 0);
+    this.least[node] = least;
+    this.hidden[node] = (this.least[l] === least ? (this.hidden[l] ?? 0) : 0) + (this.least[r] === least ? (this.hidden[r] ?? 0) : 0);
+    this.removed[node] = (this.least[l] === least ? (this.removed[l] ?? 0) : 0) + (this.least[r] === least ? (this.removed[r] ?? 0) : 0);
+  }
+}
+
+/** The first position in the sorted `values` at or after `x`. */
+function lowerBound(values: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((values[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = [], rewindRecords: readonly { line: number; to: number }[] = []): ContextMap {
   const calls = [...timeline.calls].sort((a, b) => a.line - b.line);
   const n = timeline.calls.length;
@@ -106,15 +220,13 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     return contentOf(start, end) - (r.kind === 'tool_output_truncated' ? (r.kept_bytes ?? 0) : 0) - utf8Length(r.stub);
   });
   const indexOf = timeline.spans.map((s) => s.reduction.ptr.index);
-  // Live single-message reductions by index, live ranges' coverage, and what the covered singles count.
+  // Live single-message reductions by index; what the ones no live range covers count.
   const isRange = timeline.spans.map((s) => isRangeKind(s.reduction.kind));
   const rangeOf = timeline.spans.map((s) => addressedRange(s.reduction));
   const singlesHidden = new Fenwick(extent + 1);
   const singlesRemoved = new Fenwick(extent + 1);
-  const coverage = new Fenwick(extent + 1);
-  let coveredHidden = 0;
-  let coveredRemoved = 0;
-  const covered = (i: number): boolean => coverage.before(i + 1) > 0;
+  const positions = [...new Set(timeline.spans.flatMap((s, k) => (isRange[k] ? [] : [s.reduction.ptr.index])))].sort((a, b) => a - b);
+  const uncovered = new UncoveredSums(positions.length);
   /** Adds (sign 1) or takes out (sign -1) span `k` of the live set. */
   const apply = (k: number, sign: 1 | -1): void => {
     const at = indexOf[k] ?? 0;
@@ -124,17 +236,11 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     removedTree.add(at, removed);
     if (isRange[k]) {
       const [a, b] = rangeOf[k] ?? [at, at + 1];
-      coverage.add(a, sign);
-      coverage.add(Math.min(b, extent), -sign);
-      coveredHidden += sign * (singlesHidden.before(b) - singlesHidden.before(a));
-      coveredRemoved += sign * (singlesRemoved.before(b) - singlesRemoved.before(a));
+      uncovered.cover(lowerBound(positions, a), lowerBound(positions, b), sign);
     } else {
       singlesHidden.add(at, hidden);
       singlesRemoved.add(at, removed);
-      if (covered(at)) {
-        coveredHidden += hidden;
-        coveredRemoved += removed;
-      }
+      uncovered.add(lowerBound(positions, at), hidden, removed);
     }
   };
   let si = 0;
@@ -160,6 +266,10 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
       if (m) map.model_switches.push({ call: c.call, from: m.from, to: m.to });
     }
     map.index[k] = c.index;
+    // Singles under a live range count for neither figure: the range's row shows in their place.
+    const [openHidden, openRemoved] = uncovered.uncoveredBefore(lowerBound(positions, c.index));
+    const coveredHidden = singlesHidden.before(c.index) - openHidden;
+    const coveredRemoved = singlesRemoved.before(c.index) - openRemoved;
     map.hidden[k] = hiddenTree.before(c.index) - coveredHidden;
     map.given[k] = Math.max(0, (prefix[c.index] ?? 0) - (removedTree.before(c.index) - coveredRemoved));
   }
