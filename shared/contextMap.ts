@@ -78,8 +78,8 @@ class Fenwick {
 }
 
 /**
- * The figures of single-message reductions at positions no live range covers, over those
- * positions (the singles' distinct view indices, in order): a segment tree whose nodes keep the
+ * The figures of single-message reductions over their positions (the singles' distinct view
+ * indices, in order) with each position's range coverage: a segment tree whose nodes keep the
  * least coverage below them and the sums at positions with that coverage, so a single under two
  * ranges is covered until both have ended. O(log singles) per change and query.
  */
@@ -107,11 +107,21 @@ class UncoveredSums {
     if (i >= 0 && i < this.size) this.addIn(1, 0, this.size, i, hidden, removed);
   }
 
-  /** Hidden and removed bytes of the singles at positions `[0, n)` that no live range covers. */
-  uncoveredBefore(n: number): [number, number] {
-    const sum = { least: Infinity, hidden: 0, removed: 0 };
-    if (n > 0 && this.size > 0) this.sumIn(1, 0, this.size, Math.min(n, this.size), sum);
+  /** Hidden and removed bytes of the singles at positions `[a, b)` that no live range covers. */
+  uncoveredIn(a: number, b: number): [number, number] {
+    const sum = this.sum(a, b);
     return sum.least === 0 ? [sum.hidden, sum.removed] : [0, 0];
+  }
+
+  /** How many live ranges cover position `i`. */
+  coverageAt(i: number): number {
+    return this.sum(i, i + 1).least;
+  }
+
+  private sum(a: number, b: number): { least: number; hidden: number; removed: number } {
+    const sum = { least: Infinity, hidden: 0, removed: 0 };
+    if (a < b && a < this.size) this.sumIn(1, 0, this.size, a, Math.min(b, this.size), sum);
+    return sum;
   }
 
   private coverIn(node: number, lo: number, hi: number, a: number, b: number, delta: number): void {
@@ -140,10 +150,10 @@ class UncoveredSums {
     this.pullUp(node);
   }
 
-  /** Folds positions `[0, n)` under `node` into `sum` (the least coverage and the sums at it). */
-  private sumIn(node: number, lo: number, hi: number, n: number, sum: { least: number; hidden: number; removed: number }): void {
-    if (n <= lo) return;
-    if (hi <= n) {
+  /** Folds positions `[a, b)` under `node` into `sum` (the least coverage and the sums at it). */
+  private sumIn(node: number, lo: number, hi: number, a: number, b: number, sum: { least: number; hidden: number; removed: number }): void {
+    if (b <= lo || hi <= a) return;
+    if (a <= lo && hi <= b) {
       const least = this.least[node] ?? 0;
       if (least < sum.least) Object.assign(sum, { least, hidden: 0, removed: 0 });
       if (least === sum.least) {
@@ -154,8 +164,8 @@ class UncoveredSums {
     }
     this.pushDown(node);
     const mid = (lo + hi) >> 1;
-    this.sumIn(2 * node, lo, mid, n, sum);
-    this.sumIn(2 * node + 1, mid, hi, n, sum);
+    this.sumIn(2 * node, lo, mid, a, b, sum);
+    this.sumIn(2 * node + 1, mid, hi, a, b, sum);
   }
 
   private shift(node: number, delta: number): void {
@@ -220,13 +230,14 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     return contentOf(start, end) - (r.kind === 'tool_output_truncated' ? (r.kept_bytes ?? 0) : 0) - utf8Length(r.stub);
   });
   const indexOf = timeline.spans.map((s) => s.reduction.ptr.index);
-  // Live single-message reductions by index; what the ones no live range covers count.
+  // Live single-message reductions, and what the ones a live range covers count (kept as ranges
+  // and singles come and go: a query per change, none per call).
   const isRange = timeline.spans.map((s) => isRangeKind(s.reduction.kind));
   const rangeOf = timeline.spans.map((s) => addressedRange(s.reduction));
-  const singlesHidden = new Fenwick(extent + 1);
-  const singlesRemoved = new Fenwick(extent + 1);
   const positions = [...new Set(timeline.spans.flatMap((s, k) => (isRange[k] ? [] : [s.reduction.ptr.index])))].sort((a, b) => a - b);
-  const uncovered = new UncoveredSums(positions.length);
+  const singles = new UncoveredSums(positions.length);
+  let coveredHidden = 0;
+  let coveredRemoved = 0;
   /** Adds (sign 1) or takes out (sign -1) span `k` of the live set. */
   const apply = (k: number, sign: 1 | -1): void => {
     const at = indexOf[k] ?? 0;
@@ -236,11 +247,20 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     removedTree.add(at, removed);
     if (isRange[k]) {
       const [a, b] = rangeOf[k] ?? [at, at + 1];
-      uncovered.cover(lowerBound(positions, a), lowerBound(positions, b), sign);
+      const [from, to] = [lowerBound(positions, a), lowerBound(positions, b)];
+      // The singles this range alone covers: uncovered before it comes, or once it has gone.
+      if (sign === -1) singles.cover(from, to, -1);
+      const [alone, aloneRemoved] = singles.uncoveredIn(from, to);
+      coveredHidden += sign * alone;
+      coveredRemoved += sign * aloneRemoved;
+      if (sign === 1) singles.cover(from, to, 1);
     } else {
-      singlesHidden.add(at, hidden);
-      singlesRemoved.add(at, removed);
-      uncovered.add(lowerBound(positions, at), hidden, removed);
+      const i = lowerBound(positions, at);
+      singles.add(i, hidden, removed);
+      if (singles.coverageAt(i) > 0) {
+        coveredHidden += hidden;
+        coveredRemoved += removed;
+      }
     }
   };
   let si = 0;
@@ -267,9 +287,6 @@ export function contextMap(timeline: CallTimeline, minted: MessageList, modelCha
     }
     map.index[k] = c.index;
     // Singles under a live range count for neither figure: the range's row shows in their place.
-    const [openHidden, openRemoved] = uncovered.uncoveredBefore(lowerBound(positions, c.index));
-    const coveredHidden = singlesHidden.before(c.index) - openHidden;
-    const coveredRemoved = singlesRemoved.before(c.index) - openRemoved;
     map.hidden[k] = hiddenTree.before(c.index) - coveredHidden;
     map.given[k] = Math.max(0, (prefix[c.index] ?? 0) - (removedTree.before(c.index) - coveredRemoved));
   }
