@@ -488,7 +488,8 @@ export class InspectorPage {
    * beyond its viewport (clipped, yet "visible" to Playwright), and the first render lays them out
    * with estimated heights, then drops the ones the measured heights push out. So an item found is
    * scrolled into view and must end up in the viewport; one that went away meanwhile is looked for
-   * again (by more wheel if it is still not in the page).
+   * again (by more wheel if it is still not in the page, from the top again once the list's end is
+   * reached: the wheel can pass an item while the list is still rendering).
    */
   async scrollUntilVisible(scroller: Locator, target: Locator, step = 600): Promise<void> {
     await expect(async () => {
@@ -497,8 +498,24 @@ export class InspectorPage {
         await expect(target).toBeInViewport({ timeout: 2_000 });
         return;
       }
-      await scroller.hover();
-      await this.page.mouse.wheel(0, step);
+      // At the end of the list and still not in the page: the wheel went past it while the list was
+      // rendering (a busy machine), so the look starts again from the top.
+      type Scrolled = { scrollHeight: number; clientHeight: number; scrollTop: number; parentElement: Scrolled | null };
+      const wrapped = await scroller.evaluate((el: Scrolled) => {
+        const style = (globalThis as unknown as { getComputedStyle: (e: Scrolled) => { overflowY: string } }).getComputedStyle;
+        for (let e: Scrolled | null = el; e; e = e.parentElement) {
+          if (e.scrollHeight > e.clientHeight + 1 && /auto|scroll/.test(style(e).overflowY)) {
+            if (e.scrollTop + e.clientHeight < e.scrollHeight - 2) return false;
+            e.scrollTop = 0;
+            return true;
+          }
+        }
+        return false;
+      });
+      if (!wrapped) {
+        await scroller.hover();
+        await this.page.mouse.wheel(0, step);
+      }
       throw new Error('not in the page yet');
     }).toPass({ intervals: [100], timeout: 15_000 });
     await expect(target).toBeVisible();
