@@ -371,7 +371,8 @@ export function scanPart(
  * Scans pieces of a file (flat [start, end, readEnd] triples, shared/scanSplit.ts) taken one at a
  * time with `next()` (a shared counter: whichever thread is free takes the next piece, so a thread
  * the system gives no time holds up at most the piece it has), until none is left. Its hits are
- * ascending, as the pieces it takes are. Returns a PART_ outcome. Self-contained, as scanPart.
+ * ascending, as the pieces it takes are; `onPiece(k, outcome)` hears each piece it ends. Returns a
+ * PART_ outcome. Self-contained, as scanPart.
  */
 export function scanPieces(
   read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
@@ -383,11 +384,13 @@ export function scanPieces(
   stopped: () => boolean,
   onWindow: () => void,
   scratch: { buf: Buffer },
+  onPiece?: (k: number, outcome: number) => void,
 ): number {
   for (;;) {
     const k = next();
     if (3 * k >= pieces.length) return 1;
     const outcome = scanPart(read, { fd, start: pieces[3 * k] as number, end: pieces[3 * k + 1] as number, readEnd: pieces[3 * k + 2] as number }, scanner, onHit, stopped, onWindow, scratch);
+    onPiece?.(k, outcome);
     if (outcome !== 1) return outcome;
   }
 }
@@ -396,7 +399,11 @@ export function scanPieces(
  * The source of a pool thread (electron/worker/searchPool.ts), run with `new Worker(source, { eval: true })`:
  * the scanner makers, `scanPart` and `scanPieces`, which refer to nothing outside themselves, and
  * a loop that scans the pieces of each job posted to it into the shared `hits` ([position,
- * length] pairs) and sets the shared `state` ([outcome, hit count, windows read]) with a notify.
+ * length] pairs). Per piece it takes it writes its own index as the piece's owner, and per piece
+ * it ends, the piece's pairs in `hits` ([from, to) in the job's `spans`) and then its outcome in
+ * the job's `done`, with a notify: the calling thread uses a piece's hits as soon as it is done.
+ * It stops taking pieces when none is left, the job is halted (`halt`) or the search stopped, and
+ * then sets the shared `state` ([outcome, hit count, windows read]) with a notify.
  */
 export const RAW_SCAN_THREAD_SOURCE = `'use strict';
 const { parentPort, workerData } = require('node:worker_threads');
@@ -417,6 +424,10 @@ parentPort.on('message', (job) => {
     const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1'), undefined, job.pieceAt) : makeFoldedScanner(job.folded);
     const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
     const counter = new Int32Array(job.counter);
+    const done = new Int32Array(job.done);
+    const spans = new Int32Array(job.spans);
+    const halt = new Int32Array(job.halt);
+    const pieces = job.pieces.length / 3;
     const onHit = (position, length) => {
       if (2 * count + 2 > hits.length) return false;
       hits[2 * count] = position;
@@ -424,8 +435,22 @@ parentPort.on('message', (job) => {
       count++;
       return true;
     };
-    const stopped = () => stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value;
-    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, () => Atomics.add(counter, 0, 1), scanner, onHit, stopped, () => Atomics.add(state, 2, 1), scratch);
+    const next = () => {
+      if (Atomics.load(halt, 0) !== 0) return pieces;
+      const k = Atomics.add(counter, 0, 1);
+      if (k < pieces) spans[3 * k + 2] = job.thread;
+      return k;
+    };
+    let from = 0;
+    const onPiece = (k, ended) => {
+      spans[3 * k] = from;
+      spans[3 * k + 1] = count;
+      from = count;
+      Atomics.store(done, k, ended);
+      Atomics.notify(done, k);
+    };
+    const stopped = () => Atomics.load(halt, 0) !== 0 || (stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value);
+    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, next, scanner, onHit, stopped, () => Atomics.add(state, 2, 1), scratch, onPiece);
   } catch {
     outcome = ${PART_FAILED};
   }

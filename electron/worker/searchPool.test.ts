@@ -139,9 +139,10 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
         chunkBytes: 64 * 1024 * 1024,
         pieceBytes: 256 * 1024,
         split: () => true,
-        // The calling thread's second window cancels the search (as a new search's epoch would).
+        // The calling thread's first window (of the first piece, always its own) cancels the
+        // search, as a new search's epoch would.
         onOwnWindow: () => {
-          if (++ownWindows === 2) {
+          if (++ownWindows === 1) {
             Atomics.store(new Int32Array(epoch), 0, 1);
             atCancel = pool?.windowsRead() ?? -1;
           }
@@ -200,15 +201,44 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     await withFile(size, make, (fd, pool) => {
       const needle = { exact: Buffer.from('needle') };
       pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 600 * 1024)?.end).toBe(1024 * 1024);
+      expect(pool.fileHits(fd, needle, 0, 600 * 1024)?.start).toBe(0);
+      expect(pool.scanning()).toEqual({ start: 0, end: 1024 * 1024 });
       // More than half of the first chunk was asked for: the next runs to the end.
-      expect(pool.fileHits(fd, needle, 1024 * 1024 - 10, 1024 * 1024 + 10)).toMatchObject({ start: 1024 * 1024 - 10, end: size });
+      expect(pool.fileHits(fd, needle, 1024 * 1024 - 10, 1024 * 1024 + 10)?.start).toBe(1024 * 1024 - 10);
+      expect(pool.scanning()).toEqual({ start: 1024 * 1024 - 10, end: size });
       pool.end();
       pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 100)?.end).toBe(1024 * 1024);
+      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      expect(pool.scanning()).toEqual({ start: 0, end: 1024 * 1024 });
       // A hundred bytes of a megabyte: the next scan covers the content asked for, no more.
-      expect(pool.fileHits(fd, needle, 2 * 1024 * 1024, 2 * 1024 * 1024 + 10)).toMatchObject({ start: 2 * 1024 * 1024, end: 2 * 1024 * 1024 + 10 });
+      expect(pool.fileHits(fd, needle, 2 * 1024 * 1024, 2 * 1024 * 1024 + 10)?.hits).toHaveLength(0);
+      expect(pool.scanning()).toEqual({ start: 2 * 1024 * 1024, end: 2 * 1024 * 1024 + 10 });
       pool.end();
+    });
+  });
+
+  it('gives a content the hits of the pieces it needs while the threads scan on: the first piece is scanned here', async () => {
+    const size = 8 * 1024 * 1024;
+    const text = Buffer.alloc(size, 'x');
+    // One needle per megabyte, at 1,000 bytes into each.
+    for (let m = 0; m < 8; m++) text.write('needle', m * 1024 * 1024 + 1000, 'latin1');
+    let own = 0;
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: size, pieceBytes: 1024 * 1024, split: () => true, onOwnWindow: () => own++ });
+    await withFile(text.toString('latin1'), make, (fd, pool) => {
+      const needle = { exact: Buffer.from('needle') };
+      pool.begin();
+      const first = pool.fileHits(fd, needle, 0, 100);
+      // The chunk runs to the end of the file; this content's piece alone is merged, and the calling thread scanned it.
+      expect(pool.scanning()).toEqual({ start: 0, end: size });
+      expect(first).toMatchObject({ start: 0, end: 1024 * 1024 });
+      expect(Array.from(first?.hits ?? [])).toEqual([1000, 6]);
+      expect(own).toBeGreaterThan(0);
+      // A content further on: the pieces up to its own, every occurrence in order, whoever scanned them.
+      const later = pool.fileHits(fd, needle, 5 * 1024 * 1024 + 500, 5 * 1024 * 1024 + 2000);
+      expect(later?.end).toBe(6 * 1024 * 1024);
+      expect(Array.from(later?.hits ?? [])).toEqual([0, 1, 2, 3, 4, 5].flatMap((m) => [m * 1024 * 1024 + 1000, 6]));
+      pool.end();
+      expect(pool.scanning()).toBeNull();
     });
   });
 

@@ -2,27 +2,33 @@
  * Issue 16: raw searches over both cores. The first raw search of a search for a needle in a file
  * asks the pool for every occurrence in a chunk of the file from that content on (`fileHits`):
  * CHUNK_BYTES at first, then, when the contents asked for most of it, to the end of the file. The
- * chunk is cut into pieces (shared/scanSplit.ts) that the threads and the calling thread take one
- * at a time, and the calling thread waits for the others (Atomics.wait: the search is synchronous
- * between its slices). Every content in the chunk is then searched from that list: a substring
- * reads only the bytes before each occurrence (FileContent.findRaw), a regex with a literal only
- * the bytes around each when they are sparse (FileContent.findAllDirect). The list is kept for the
- * search (`begin`/`end`); the search's file guard stops it if the file changes meanwhile.
+ * chunk is cut into pieces (shared/scanSplit.ts) that the threads take one at a time, in order, and
+ * the calling thread goes on with the contents as soon as the pieces under each are done: a content
+ * waits only for its own pieces, and while one of them is still being scanned the calling thread
+ * scans the next piece no thread has taken (Atomics.wait only when none is left). So the contents'
+ * own work (decoding offsets, snippets) runs while the threads scan ahead; before, the calling
+ * thread scanned its share of the whole chunk first, and that work came after. Every content is
+ * then searched from the list: a substring reads only the bytes before each occurrence
+ * (FileContent.findRaw), a regex with a literal only the bytes around each when they are sparse
+ * (FileContent.findAllDirect). The list is kept for the search (`begin`/`end`); the search's file
+ * guard stops it if the file changes meanwhile.
  *
  * Bounds: a file smaller than `minBytes` is not split (one thread does better); a needle with more
  * than `maxHits` occurrences (a dense one), or more than one per `sparseBytes` when the caller asks
  * for sparse ones, answers null, and each content is then searched on its own as before, so the
  * memory held is at most `maxHits` pairs besides the threads' buffers. Cancellation: a thread looks
- * at the search's stop condition (the worker's shared epoch) before each window it reads
- * (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window; `close` terminates
- * the threads, which never hold the process open (unref).
+ * at the search's stop condition (the worker's shared epoch) and at its chunk's halt flag before
+ * each window it reads (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window;
+ * a chunk dropped (the search ended, the next chunk began, the needle proved dense) is halted and
+ * its threads waited for, within a window, before their buffers are used again. `close`
+ * terminates the threads, which never hold the process open (unref).
  */
 import { fstatSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism, loadavg } from 'node:os';
-import type { FileHits, ParallelScan, ScanNeedle } from '../loader/rawScan';
-import { PART_DONE, PART_FAILED, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPieces, scannerOf } from '../loader/rawScan';
-import { mergeHits, splitScan } from '../../shared/scanSplit';
+import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/rawScan';
+import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPart, scannerOf } from '../loader/rawScan';
+import { splitScan } from '../../shared/scanSplit';
 
 /** The search's stop condition, shared with the threads: stop once `epoch[slot]` is no longer `value`. */
 export interface PoolStop {
@@ -52,11 +58,44 @@ export interface SearchPoolOptions {
   split?: () => boolean;
 }
 
-/** A file and needle's list in this search: the last chunk scanned, how many of its bytes contents asked for, and whether the needle proved dense. */
+/** A file and needle's list in this search: the chunk being scanned, how many of its bytes contents asked for, and whether the needle proved dense. */
 interface PoolFile {
-  chunk: FileHits | null;
+  job: Job | null;
   served: number;
   dense: boolean;
+}
+
+/**
+ * A chunk being scanned: its pieces ([start, end, readEnd] triples) are taken one at a time, in
+ * order, by the threads and, when a content needs a piece no thread has taken yet, by the calling
+ * thread. Per piece, shared with the threads: its outcome once ended (`done`, 0 before), and which
+ * pairs of its owner's hits are its own (`spans`: [from, to, owner], owner −1 for the calling
+ * thread). The pieces ended so far from the first on are merged, in order, into `merged`.
+ */
+interface Job {
+  fd: number;
+  start: number;
+  end: number;
+  pieces: Float64Array;
+  count: number;
+  counter: Int32Array;
+  done: Int32Array;
+  spans: Int32Array;
+  /** Set once the job is dropped: the threads take no more of its pieces and stop within a window. */
+  halt: Int32Array;
+  threads: Thread[];
+  scanner: RawScanner;
+  /** The calling thread's hits, pairs. */
+  own: number[];
+  merged: Float64Array;
+  /** Numbers used in `merged` (two per hit). */
+  mergedLength: number;
+  /** Pieces merged: every piece before this one. */
+  mergedPieces: number;
+  /** Pieces the calling thread scanned. */
+  ownPieces: number;
+  /** Set once every thread has left the job (`finish`). */
+  finished: boolean;
 }
 
 interface Thread {
@@ -143,8 +182,7 @@ export class SearchPool implements ParallelScan {
    * other threads are busy).
    */
   begin(stop?: PoolStop, split = true): void {
-    this.files.clear();
-    this.last = undefined;
+    this.drop();
     this.threadShare = 1;
     this.splitting = split && this.shouldSplit();
     this.stop = stop ?? null;
@@ -152,9 +190,21 @@ export class SearchPool implements ParallelScan {
 
   /** The search ended: its lists are dropped, and raw searches run on the calling thread until the next begins. */
   end(): void {
+    this.drop();
+    this.stop = undefined;
+  }
+
+  /** Drops the search's lists, and halts the chunk being scanned (its threads have left it on return). */
+  private drop(): void {
+    for (const file of this.files.values()) if (file.job !== null) this.finish(file.job);
     this.files.clear();
     this.last = undefined;
-    this.stop = undefined;
+  }
+
+  /** Test hook: the file range of the chunk scanned last for the needle asked last, if any. */
+  scanning(): { start: number; end: number } | null {
+    const job = this.last?.file.job;
+    return job ? { start: job.start, end: job.end } : null;
   }
 
   /** Windows (SCAN_PART_WINDOW) read so far by the pool's scans, on every thread: the work done. */
@@ -165,6 +215,7 @@ export class SearchPool implements ParallelScan {
   /** Terminates the threads (resolved once every one has exited); the pool answers null from then on. */
   async close(): Promise<void> {
     this.closed = true;
+    for (const file of this.files.values()) if (file.job !== null) Atomics.store(file.job.halt, 0, 1);
     this.files.clear();
     this.last = undefined;
     const threads = this.threads;
@@ -196,41 +247,55 @@ export class SearchPool implements ParallelScan {
       const key = `${fd}:${'exact' in needle ? `e${Buffer.from(needle.exact).toString('hex')}` : `f${needle.folded}`}`;
       file = this.files.get(key);
       if (file === undefined) {
-        if (this.files.size >= 2) this.files.clear();
-        file = { chunk: null, served: 0, dense: false };
+        if (this.files.size >= 2) this.drop();
+        file = { job: null, served: 0, dense: false };
         this.files.set(key, file);
       }
       this.last = { fd, needle, file };
     }
     // Too many occurrences once: every chunk of this search would be (scanned and) dropped again.
     if (file.dense) return null;
-    const chunk = file.chunk;
-    if (chunk !== null && chunk.start <= start && end <= chunk.end) {
-      file.served += end - start;
-      return chunk;
+    let job = file.job;
+    if (job === null || job.start > start || end > job.end) {
+      let size: number;
+      try {
+        size = fstatSync(fd).size;
+      } catch {
+        return null;
+      }
+      // A chunk of which less than half was asked for: the hidden bytes are sparse in this file, so
+      // only a large content is scanned here (split), and a small one on its own as before. So too
+      // when the threads took less than MIN_THREAD_SHARE of the last chunk's pieces. After a chunk
+      // that was mostly asked for, the next one runs to the end of the file: one more scan.
+      const sparse = (job !== null && file.served < (job.end - job.start) / 2) || this.threadShare < this.minThreadShare;
+      const to = sparse ? end : Math.max(end, job !== null ? size : Math.min(size, start + this.chunkBytes));
+      if (job !== null) this.finish(job);
+      file.job = job = null;
+      if (to - start < this.minBytes) return null;
+      // One chunk is scanned at a time: the threads' hits are written over by the next.
+      for (const other of this.files.values()) {
+        if (other.job !== null) this.finish(other.job);
+        other.job = null;
+      }
+      job = this.post(fd, start, to, size, needle);
+      if (job === null) return null;
+      file.job = job;
+      file.served = 0;
     }
-    let size: number;
-    try {
-      size = fstatSync(fd).size;
-    } catch {
+    file.served += end - start;
+    const outcome = this.advance(job, end);
+    if (outcome === PART_STOPPED || this.stopped()) return null;
+    const dense = outcome === PART_FULL || job.mergedLength / 2 > this.maxHits || (sparseBytes !== undefined && job.mergedLength / 2 > 4 + (this.mergedEnd(job) - job.start) / sparseBytes);
+    if (outcome !== PART_DONE || dense) {
+      // A failed thread's piece is lost (its hits with it): the contents read their own bytes
+      // instead, and the next content not covered starts a new chunk. A dense needle is not listed
+      // again in this search.
+      this.finish(job);
+      file.job = null;
+      if (dense) file.dense = true;
       return null;
     }
-    // A chunk of which less than half was asked for: the hidden bytes are sparse in this file, so
-    // only a large content is scanned here (split), and a small one on its own as before. So too
-    // when the threads took less than MIN_THREAD_SHARE of the last chunk's pieces. After a chunk
-    // that was mostly asked for, the next one runs to the end of the file: one more scan.
-    const sparse = (chunk !== null && file.served < (chunk.end - chunk.start) / 2) || this.threadShare < this.minThreadShare;
-    const to = sparse ? end : Math.max(end, chunk !== null ? size : Math.min(size, start + this.chunkBytes));
-    if (to - start < this.minBytes) return null;
-    const found = this.scanRange(fd, start, to, size, needle);
-    if (found === 'stopped') return null;
-    if (found === null || (sparseBytes !== undefined && found.hits.length / 2 > 4 + (found.end - found.start) / sparseBytes)) {
-      file.dense = true;
-      return null;
-    }
-    file.chunk = found;
-    file.served = end - start;
-    return found;
+    return { start: job.start, end: this.mergedEnd(job), hits: job.merged.subarray(0, job.mergedLength) };
   }
 
   private stopped(): boolean {
@@ -253,53 +318,154 @@ export class SearchPool implements ParallelScan {
   }
 
   /**
-   * Every occurrence starting in file bytes [start, end) (read up to `size`), over the threads and
-   * this one: the range is cut into pieces of PIECE_BYTES (shared/scanSplit.ts), taken one by one
-   * by whichever is free, so a thread the system gives no time delays the scan by one piece at most.
+   * Starts scanning file bytes [start, end) (read up to `size`) on the threads: the range is cut
+   * into pieces of PIECE_BYTES (shared/scanSplit.ts), which the threads take one by one, in order,
+   * while the calling thread goes on with the contents (`advance`).
    */
-  private scanRange(fd: number, start: number, end: number, size: number, needle: ScanNeedle): FileHits | null | 'stopped' {
+  private post(fd: number, start: number, end: number, size: number, needle: ScanNeedle): Job | null {
     const scanner = scannerOf(needle);
     if (scanner === null) return null;
     const threads = this.spawn();
-    const threadWindows = () => threads.reduce((n, t) => n + Atomics.load(t.state, 2), 0);
-    const [threadsBefore, ownBefore] = [threadWindows(), this.ownWindows];
     const pieces = Float64Array.from(splitScan(start, end, Math.ceil((end - start) / this.pieceBytes), scanner.maxLength - 1, size).flatMap((p) => [p.start, p.end, p.readEnd]));
-    const counter = new Int32Array(new SharedArrayBuffer(4));
+    const count = pieces.length / 3;
+    const job: Job = {
+      fd,
+      start,
+      end,
+      pieces,
+      count,
+      counter: new Int32Array(new SharedArrayBuffer(4)),
+      done: new Int32Array(new SharedArrayBuffer(4 * count)),
+      spans: new Int32Array(new SharedArrayBuffer(4 * 3 * count)),
+      halt: new Int32Array(new SharedArrayBuffer(4)),
+      threads,
+      scanner,
+      own: [],
+      merged: new Float64Array(64),
+      mergedLength: 0,
+      mergedPieces: 0,
+      ownPieces: 0,
+      finished: false,
+    };
+    // The first piece is the calling thread's: a content needs it now, and a thread takes a while
+    // to wake up.
+    Atomics.store(job.counter, 0, 1);
     const stop = this.stop;
-    for (const t of threads) {
+    threads.forEach((t, i) => {
       Atomics.store(t.state, 0, 0);
       // The needle as text (Latin-1 for bytes): a Buffer would be cloned with the whole pool slab under it.
       // An exact needle's piece as chosen here, where the text's sample guided it (see exactScanner).
-      t.worker.postMessage({ fd, pieces, counter: counter.buffer, ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1'), pieceAt: scanner.pieceAt } : { folded: needle.folded }), stop });
+      t.worker.postMessage({
+        fd,
+        pieces,
+        counter: job.counter.buffer,
+        done: job.done.buffer,
+        spans: job.spans.buffer,
+        halt: job.halt.buffer,
+        thread: i,
+        ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1'), pieceAt: scanner.pieceAt } : { folded: needle.folded }),
+        stop,
+      });
+    });
+    this.scanHere(job, 0);
+    return job;
+  }
+
+  /** Where the pieces merged so far end (the job's start before any). */
+  private mergedEnd(job: Job): number {
+    return job.mergedPieces === 0 ? job.start : (job.pieces[3 * (job.mergedPieces - 1) + 1] as number);
+  }
+
+  /**
+   * Merges the job's pieces up to the one holding file byte `end − 1`, in order. While a piece is
+   * not done, the next piece no thread has taken is scanned here; with none left, the thread that
+   * holds it is waited for (a content needs it now).
+   * Returns PART_DONE, or the outcome of the first piece that did not end so.
+   */
+  private advance(job: Job, end: number): number {
+    while (job.mergedPieces < job.count && (job.pieces[3 * job.mergedPieces] as number) < end) {
+      const k = job.mergedPieces;
+      let outcome = Atomics.load(job.done, k);
+      while (outcome === 0) {
+        // The piece is needed now: the next one no thread has taken (it, or one after it) is
+        // scanned here meanwhile, and only when none is left does this thread wait.
+        const taken = Atomics.load(job.counter, 0) < job.count ? Atomics.add(job.counter, 0, 1) : job.count;
+        if (taken < job.count) this.scanHere(job, taken);
+        else outcome = this.waitPiece(job, k);
+        outcome = Atomics.load(job.done, k) || outcome;
+      }
+      if (outcome !== PART_DONE) return outcome;
+      const owner = job.spans[3 * k + 2] as number;
+      const from = job.spans[3 * k] as number;
+      const to = job.spans[3 * k + 1] as number;
+      const list: ArrayLike<number> = owner === -1 ? job.own : (job.threads[owner] as Thread).hits;
+      const need = job.mergedLength + 2 * (to - from);
+      if (need > job.merged.length) {
+        const grown = new Float64Array(Math.max(need, 2 * job.merged.length));
+        grown.set(job.merged.subarray(0, job.mergedLength));
+        job.merged = grown;
+      }
+      for (let h = 2 * from; h < 2 * to; h++) job.merged[job.mergedLength++] = list[h] as number;
+      job.mergedPieces++;
     }
-    const own: number[] = [];
+    return PART_DONE;
+  }
+
+  /** Scans piece `k` of the job on the calling thread. */
+  private scanHere(job: Job, k: number): void {
+    job.spans[3 * k + 2] = -1;
+    const from = job.own.length / 2;
     const collect = (position: number, length: number): boolean => {
-      if (own.length >= 2 * this.maxHits) return false;
-      own.push(position, length);
+      if (job.own.length >= 2 * this.maxHits) return false;
+      job.own.push(position, length);
       return true;
     };
-    const outcomes = [
-      scanPieces(readSync, fd, pieces, () => Atomics.add(counter, 0, 1), scanner, collect, () => this.stopped(), () => {
-        this.ownWindows++;
-        this.onOwnWindow?.();
-      }, this.scratch),
-    ];
-    // Every thread is waited for, whatever happened here: one still running would write the next job's hits over these.
-    const lists: ArrayLike<number>[] = [own];
-    for (const t of threads) {
-      const outcome = this.wait(t);
-      outcomes.push(outcome);
-      if (outcome === PART_DONE) lists.push(t.hits.slice(0, 2 * Atomics.load(t.state, 1)));
+    const p = job.pieces;
+    const outcome = scanPart(readSync, { fd: job.fd, start: p[3 * k] as number, end: p[3 * k + 1] as number, readEnd: p[3 * k + 2] as number }, job.scanner, collect, () => this.stopped(), () => {
+      this.ownWindows++;
+      this.onOwnWindow?.();
+    }, this.scratch);
+    job.spans[3 * k] = from;
+    job.spans[3 * k + 1] = job.own.length / 2;
+    job.ownPieces++;
+    Atomics.store(job.done, k, outcome);
+  }
+
+  /** Waits for piece `k`, which a thread took: its outcome, or PART_FAILED when that thread left the job without it or does not answer within `waitMs`. */
+  private waitPiece(job: Job, k: number): number {
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const outcome = Atomics.load(job.done, k);
+      if (outcome !== 0) return outcome;
+      const owner = job.threads[job.spans[3 * k + 2] as number];
+      // The owner is written as the piece is taken: a moment before, no thread is named yet.
+      if (owner !== undefined && Atomics.load(owner.state, 0) !== 0) return Atomics.load(job.done, k) || PART_FAILED;
+      const left = deadline - Date.now();
+      if (left <= 0 || (owner !== undefined && !owner.alive)) {
+        if (owner !== undefined) {
+          owner.alive = false;
+          void owner.worker.terminate();
+        }
+        return PART_FAILED;
+      }
+      Atomics.wait(job.done, k, 0, Math.min(left, 50));
     }
-    // Pieces the threads took, of all: a small share means the system gave them little time (a
-    // loaded machine), and scanning whole chunks costs more than each content reading its own bytes.
-    const byThreads = threadWindows() - threadsBefore;
-    this.threadShare = byThreads / Math.max(1, byThreads + this.ownWindows - ownBefore);
-    if (outcomes.includes(PART_STOPPED) || this.stopped()) return 'stopped';
-    // A failed thread's piece is lost (its hits with it): the contents read their own bytes instead.
-    if (outcomes.some((o) => o !== PART_DONE)) return null;
-    const hits = mergeHits(lists);
-    return hits.length / 2 > this.maxHits ? null : { start, end, hits };
+  }
+
+  /**
+   * Halts the job and waits until every thread has left it (within a window: they look at `halt`
+   * before each), so that its hits are no longer written and the next job may reuse the buffers.
+   * Records the share of its pieces the threads took: a small share means the system gave them
+   * little time (a loaded machine), and scanning whole chunks costs more than each content reading
+   * its own bytes.
+   */
+  private finish(job: Job): void {
+    if (job.finished) return;
+    job.finished = true;
+    Atomics.store(job.halt, 0, 1);
+    for (const t of job.threads) this.wait(t);
+    const taken = Math.min(job.count, Atomics.load(job.counter, 0));
+    if (taken > 0) this.threadShare = (taken - job.ownPieces) / taken;
   }
 
   /** The outcome of a thread's job; PART_FAILED when it does not answer within `waitMs`. */
