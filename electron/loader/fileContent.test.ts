@@ -102,7 +102,7 @@ describe('FileContent', () => {
 
 describe('FileContent: the context around a match is read near it (issue 16)', () => {
   it('a match just past a checkpoint has its snippet context decoded from an anchor before it, not from the checkpoint before', () => {
-    // Checkpoints every CHECKPOINT_RAW_BYTES (256 KiB) of raw body; matches at 20, 100 and 900
+    // Checkpoints every CHECKPOINT_RAW_BYTES (32 KiB: 262,144 is the eighth) of raw body; matches at 20, 100 and 900
     // bytes past the first one, and one far from any.
     const at = [262_144 + 20, 262_144 + 100, 262_144 + 900, 400_000];
     const size = 600_000;
