@@ -1001,9 +1001,9 @@ export function* sidecarSearchSteps(
 /**
  * What a search does once per session state, done ahead (issue 16): each unit resolved, its content
  * verified and kept as searchUnitsOf keeps it, one unit a step; returns how many units there are.
- * A host runs it in its idle time after an open, so that a first search sent later finds the work
- * done and runs as a warm one. A unit whose content the file no longer holds is left to the search,
- * which says so.
+ * A host runs it in its idle time after an open, so that a first search sent later finds that work
+ * done (and reads no record of a hidden content). A unit whose content the file no longer holds is
+ * left to the search, which says so.
  */
 export function* searchPreparationSteps(log: readonly Reduction[], minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions = {}): Generator<void, Result<number>> {
   const { units } = searchUnitsOf(log, minted, recorded, options);

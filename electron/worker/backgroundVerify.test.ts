@@ -6,7 +6,11 @@ import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } fro
 import { observeContentHashes } from '../loader/contentHash';
 import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { backgroundThreads } from '../loader/backgroundVerify';
-import { SessionService } from './service';
+import { SessionService, WARM_UP_QUERY, warmUpQuery } from './service';
+import type { SearchSignal } from './service';
+import { SearchPool } from './searchPool';
+import { setParallelScan } from '../loader/rawScan';
+import { loadSession } from '../loader/session';
 import { SidecarReader } from '../loader/native/sidecarReader';
 
 const tmp = tempDir('session-inspector-bgverify-');
@@ -224,5 +228,83 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     const again = await s.open({ paths: [path], generation: 2, follow: false });
     expect(again.ok).toBe(true);
     expect(await s.whenVerified()).toEqual({ contents: CONTENTS, hashed: CONTENTS - 1, located: CONTENTS });
+  });
+});
+
+describe('warm-up searches after the open (issue 16)', () => {
+  async function withPool(body: (pool: SearchPool) => Promise<void>): Promise<void> {
+    const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
+    setParallelScan(pool);
+    try {
+      await body(pool);
+    } finally {
+      setParallelScan(null);
+      await pool.close();
+    }
+  }
+
+  async function openedWith(path: string, pool: SearchPool, idleSignal?: () => SearchSignal): Promise<SessionService> {
+    const s = new SessionService({}, undefined, {}, pool, { minBytes: 0 }, idleSignal);
+    services.push(s);
+    const reply = await s.open({ paths: [path], generation: 1, follow: false });
+    if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
+    return s;
+  }
+
+  it('search for a word of the hidden text, which a search finds, over the pool, before any search is sent', async () => {
+    const path = sidecar('warm.sidecar.jsonl');
+    const loaded = await loadSession([path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    try {
+      const word = warmUpQuery(loaded.session);
+      expect(word).not.toBe(WARM_UP_QUERY);
+      expect(word).toMatch(/^[A-Za-z0-9_-]{6,24}$/);
+      const found = loaded.session.search(word);
+      expect(found.ok && found.value.total_matches).toBeGreaterThan(0);
+    } finally {
+      loaded.session.close();
+    }
+    await withPool(async (pool) => {
+      const s = await openedWith(path, pool);
+      await s.whenPrepared();
+      // The pool scanned the file with no search sent: the warm-ups did.
+      expect(pool.windowsRead()).toBeGreaterThan(0);
+      expect(search(s, 'needle-')).toEqual(search(await opened(path), 'needle-'));
+    });
+  });
+
+  it('end, with nothing scanned, when a search was sent before they began (the idle signal is raised)', async () => {
+    const path = sidecar('warm-signal.sidecar.jsonl');
+    await withPool(async (pool) => {
+      const s = await openedWith(path, pool, () => ({ aborted: true }));
+      await s.whenPrepared();
+      expect(pool.windowsRead()).toBe(0);
+    });
+  });
+
+  it('give way to a search that begins meanwhile, which finds what it finds without them', async () => {
+    const path = sidecar('warm-race.sidecar.jsonl');
+    const expected = search(await opened(path), 'needle-');
+    await withPool(async (pool) => {
+      const s = await openedWith(path, pool);
+      await s.whenVerified();
+      // The preparation and the warm-ups run in idle slices from here: the search begins first.
+      const found = await s.searchInSlices(methods.search.params.parse({ searchId: 's', query: 'needle-' }));
+      await s.whenPrepared();
+      expect(found.ok ? found.value : found.error).toEqual(expected);
+    });
+  });
+
+  it('take a word from none of the hidden text when it has none: the fixed query', async () => {
+    const view: ChatMessage[] = [user('go'), tool('1234567 ... 89012345 --- '.repeat(40), 'c0')];
+    const log: Reduction[] = [makeReduction(view, { id: 'r0', kind: 'tool_output_elided', index: 1 })];
+    const path = writeSidecar(tmp.path('wordless.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+    const loaded = await loadSession([path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    try {
+      expect(warmUpQuery(loaded.session)).toBe(WARM_UP_QUERY);
+    } finally {
+      loaded.session.close();
+    }
   });
 });

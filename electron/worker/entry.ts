@@ -33,7 +33,15 @@ const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.sea
 // Issue 16: raw searches split across threads, besides this one.
 const searchPool = new SearchPool();
 setParallelScan(searchPool);
-const service = new SessionService({}, (payload) => post({ event: { name: 'fileChanged', payload } }), { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) }, searchPool);
+const service = new SessionService(
+  {},
+  (payload) => post({ event: { name: 'fileChanged', payload } }),
+  { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) },
+  searchPool,
+  {},
+  // Idle work (the warm-up search after an open) ends as soon as a search or cancel is sent.
+  () => searchSignal(Atomics.load(epoch, EPOCH_SLOT)),
+);
 
 function post(message: WorkerMessage): void {
   port?.postMessage(message);

@@ -144,6 +144,51 @@ const PREPARE_SLICE_MS = 5;
 /** …and stops with `timeout` after this long, unless told otherwise. */
 export const DEFAULT_SEARCH_TIME_LIMIT_MS = 120_000;
 
+/**
+ * What the warm-up search after an open's preparation looks for when the hidden text gives it no
+ * word (warmUpQuery): plain ASCII, as most queries are, so it runs the raw substring path over both
+ * cores; unlikely to occur. Its result is dropped whatever it finds.
+ */
+export const WARM_UP_QUERY = 'session-inspector:warm-up:9f3c1e7a';
+
+/**
+ * Warm-up searches after an open's preparation (idleSearchWork). A search's code runs faster for a
+ * few runs after its first, on every thread (compiled as it goes, the heap grown under it): at 1 GiB
+ * a user's first search took 170–292 ms (median 247) after one warm-up and 176–318 ms (median 211)
+ * after three, 12 fresh workers each (scripted); the searches after it 114–313 ms.
+ */
+export const WARM_UP_SEARCHES = 3;
+
+/** The hidden text the warm-up word is taken from: the last bytes of a content (hidden for every kind a search looks at but turns_cleared). */
+const WARM_UP_SAMPLE_BYTES = 2048;
+
+/**
+ * The warm-up search's query: the longest word (6 to 24 letters, digits, `_` or `-`, not all
+ * digits) of the last WARM_UP_SAMPLE_BYTES of a content the session hides, from the middle of its
+ * log on (the first of 16 that gives one), so the search finds at least that match and runs the
+ * code that places a match and cuts its snippet, as a user's search does. WARM_UP_QUERY otherwise.
+ */
+export function warmUpQuery(session: Pick<LoadedSession, 'log' | 'expand'>): string {
+  const log = session.log;
+  for (let k = log.length >> 1, tried = 0; k < log.length && tried < 16; k++) {
+    const reduction = log[k] as Reduction;
+    // Contents a search looks at, where it looks: a range's messages are searched one by one.
+    if (isRangeKind(reduction.kind) || canonicalFullyVisible(reduction, log)) continue;
+    tried++;
+    const head = session.expand(reduction.id, [0, 0]);
+    if (!head.ok) continue;
+    const total = head.value.total_bytes;
+    const hiddenFrom = reduction.kind === 'tool_output_truncated' ? (reduction.kept_bytes ?? 0) : 0;
+    if (total - hiddenFrom < 64) continue;
+    const tail = session.expand(reduction.id, [Math.max(hiddenFrom, total - WARM_UP_SAMPLE_BYTES), total]);
+    if (!tail.ok) continue;
+    let best = '';
+    for (const word of tail.value.content.match(/[A-Za-z0-9_-]{6,24}/g) ?? []) if (word.length > best.length && !/^[0-9]+$/.test(word)) best = word;
+    if (best !== '') return best;
+  }
+  return WARM_UP_QUERY;
+}
+
 /** A search reports progress once it has run this long… */
 const PROGRESS_AFTER_MS = 150;
 /** …and then at most this often. */
@@ -380,6 +425,12 @@ export class SessionService {
     private readonly searchPool?: SearchPool,
     /** Issue 16: when the background thread starts (tests lower its least work). */
     private readonly background: BackgroundOptions = {},
+    /**
+     * Issue 16: a signal raised by the next search or cancel sent (the worker's shared epoch at its
+     * value now): it ends the warm-up search after an open's preparation, on every thread, within
+     * one read window. Without it only the searches that begin here end it.
+     */
+    private readonly idleSignal?: () => SearchSignal,
   ) {}
 
   /** The open session's info, or null. */
@@ -499,21 +550,24 @@ export class SessionService {
   }
 
   /**
-   * The first search's once-per-state work (every unit resolved and kept: session.prepareSearch)
-   * done in the worker's idle time after the background verification, PREPARE_SLICE_MS at a time,
-   * so a first search sent after it runs as a warm one. It ends when the session is replaced or
-   * updated (a new log has other units) or a search begins (that search loads what is left).
+   * The first search's once-per-state work done in the worker's idle time after the background
+   * verification, PREPARE_SLICE_MS at a time (idleSearchWork). It ends when the session is replaced
+   * or updated (a new log has other units) or a search begins (that search loads what is left).
    */
   private prepareSearch(open: OpenSession): void {
-    const steps = open.session.prepareSearch();
+    const idle = (): boolean => this.current === open && this.searchesRunning === 0;
+    const work = this.idleSearchWork(open, idle);
     let finish = (): void => undefined;
     const done = new Promise<void>((resolve) => (finish = resolve));
     this.preparing = done;
     const slice = (): void => {
-      if (this.current !== open || this.searchesRunning > 0) return finish();
-      const end = performance.now() + PREPARE_SLICE_MS;
       try {
-        while (performance.now() < end) if (steps.next().done) return finish();
+        if (!idle()) {
+          work.return();
+          return finish();
+        }
+        const end = performance.now() + PREPARE_SLICE_MS;
+        while (performance.now() < end) if (work.next().done) return finish();
       } catch {
         // A search meets the same failure and reports it.
         return finish();
@@ -521,6 +575,40 @@ export class SessionService {
       setImmediate(slice);
     };
     setImmediate(slice);
+  }
+
+  /**
+   * The idle work after an open's background verification, one step at a time:
+   * - every search unit resolved and kept (session.prepareSearch): each stub's verified content and
+   *   hidden span, as a search keeps them;
+   * - then WARM_UP_SEARCHES searches for a word of the hidden text (warmUpQuery), whose results are
+   *   dropped: a fresh worker's first searches run their code for the first time, on this thread
+   *   and the pool's, slower than later ones. The warm-ups take that here, on both cores: they
+   *   share one scan of the file (one `begin`), so the later ones run the contents' own work (the
+   *   part a pool thread cannot take) over the same list. About a second at 1 GiB.
+   * `idle` turns false when a search begins or the session goes; the warm-ups' signal is also
+   * raised by any search or cancel sent (`idleSignal`), which stops the pool's threads within one
+   * window.
+   */
+  private *idleSearchWork(open: OpenSession, idle: () => boolean): Generator<void, void> {
+    const prepared = yield* open.session.prepareSearch();
+    if (!prepared.ok || !idle()) return;
+    const sent = this.idleSignal?.();
+    const signal: SearchSignal = {
+      get aborted() {
+        return !idle() || sent?.aborted === true;
+      },
+      ...(sent?.shared ? { shared: sent.shared } : {}),
+    };
+    const query = warmUpQuery(open.session);
+    if (!idle()) return;
+    this.searchPool?.begin(signal.shared, true);
+    try {
+      for (let run = 0; run < WARM_UP_SEARCHES && !signal.aborted; run++) yield* open.session.searchSteps(query, { mode: 'substring', case_sensitive: true, signal });
+    } finally {
+      // A search that began meanwhile has begun the pool for itself.
+      if (this.searchesRunning === 0) this.searchPool?.end();
+    }
   }
 
   /** Tests: resolves when the search preparation after the background verification has ended. */
