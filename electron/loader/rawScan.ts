@@ -438,7 +438,7 @@ parentPort.on('message', (job) => {
     const next = () => {
       if (Atomics.load(halt, 0) !== 0) return pieces;
       const k = Atomics.add(counter, 0, 1);
-      if (k < pieces) spans[3 * k + 2] = job.thread;
+      if (k < pieces) Atomics.store(spans, 3 * k + 2, job.thread);
       return k;
     };
     let from = 0;

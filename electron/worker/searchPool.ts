@@ -347,6 +347,8 @@ export class SearchPool implements ParallelScan {
       ownPieces: 0,
       finished: false,
     };
+    // No owner yet (−2): a piece's owner is written as it is taken.
+    for (let k = 0; k < count; k++) job.spans[3 * k + 2] = -2;
     // The first piece is the calling thread's: a content needs it now, and a thread takes a while
     // to wake up.
     Atomics.store(job.counter, 0, 1);
@@ -437,8 +439,8 @@ export class SearchPool implements ParallelScan {
     for (;;) {
       const outcome = Atomics.load(job.done, k);
       if (outcome !== 0) return outcome;
-      const owner = job.threads[job.spans[3 * k + 2] as number];
-      // The owner is written as the piece is taken: a moment before, no thread is named yet.
+      const owner = job.threads[Atomics.load(job.spans, 3 * k + 2)];
+      // The owner is written as the piece is taken: a moment before, no thread is named yet (−2).
       if (owner !== undefined && Atomics.load(owner.state, 0) !== 0) return Atomics.load(job.done, k) || PART_FAILED;
       const left = deadline - Date.now();
       if (left <= 0 || (owner !== undefined && !owner.alive)) {
