@@ -70,7 +70,8 @@ export interface SearchResult {
   /**
    * The first search after the open, sent through the worker the moment the open reply arrived
    * (its hashes verified in the background since the reply, or by the search itself), and the same
-   * request repeated warm: its query, ms, the warm runs' ms and bytes.
+   * request repeated warm: its query, ms, the warm runs' ms and bytes; and, per fresh worker, the
+   * first search sent once the open's background work had ended, with its warm runs.
    */
   cold: { query: string; ms: number; warmMs: number[]; hiddenBytesSearched: number; afterBackground: AfterBackground[] };
 }
@@ -220,7 +221,7 @@ async function firstSearchAfterOpen(workerPath: string, sidecar: string, q: Sear
 
 /**
  * The first search of a fresh worker sent once the open's background work (hash verification on a
- * thread, then the search's preparation and a warm-up search in idle slices) has ended, as a user's
+ * thread, then the search's preparation and the warm-up searches in idle slices) has ended, as a user's
  * first search a few seconds after the open meets it: the worker answers `__prepared` (a test hook)
  * then. Then the same request `runs` times in that worker, warm.
  */

@@ -269,14 +269,12 @@ export class SearchPool implements ParallelScan {
       // that was mostly asked for, the next one runs to the end of the file: one more scan.
       const sparse = (job !== null && file.served < (job.end - job.start) / 2) || this.threadShare < this.minThreadShare;
       const to = sparse ? end : Math.max(end, job !== null ? size : Math.min(size, start + this.chunkBytes));
-      if (job !== null) this.finish(job);
-      file.job = job = null;
-      if (to - start < this.minBytes) return null;
-      // One chunk is scanned at a time: the threads' hits are written over by the next.
+      // One chunk is scanned at a time (this needle's or another's): the threads' hits are written over by the next.
       for (const other of this.files.values()) {
         if (other.job !== null) this.finish(other.job);
         other.job = null;
       }
+      if (to - start < this.minBytes) return null;
       job = this.post(fd, start, to, size, needle);
       if (job === null) return null;
       file.job = job;

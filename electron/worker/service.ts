@@ -602,7 +602,6 @@ export class SessionService {
       ...(sent?.shared ? { shared: sent.shared } : {}),
     };
     const query = warmUpQuery(open.session);
-    if (!idle()) return;
     this.searchPool?.begin(signal.shared, true);
     try {
       for (let run = 0; run < WARM_UP_SEARCHES && !signal.aborted; run++) yield* open.session.searchSteps(query, { mode: 'substring', case_sensitive: true, signal });
