@@ -75,7 +75,7 @@ export async function runSearchBench(ctx: BenchContext): Promise<BenchRow[]> {
     ...(firstMs !== null && afterWarmMs !== null && afterWarmMs > 0
       ? { baseline: { name: `the same request warm in those workers (median of ${after.reduce((n, a) => n + a.warmMs.length, 0)})`, value: bytes / MB / (afterWarmMs / 1000) }, ratio: afterWarmMs / firstMs, target: `≥ ${(1 / COLD_TARGET).toFixed(2)}× warm (first ≤ ${COLD_TARGET}× its time)`, pass: firstMs <= COLD_TARGET * afterWarmMs }
       : {}),
-    note: `first ${after.map((a) => a.ms.toFixed(0)).join(', ')} ms against warm ${after.map((a) => a.warmMs.map((ms) => ms.toFixed(0)).join('/')).join(', ')} ms (per worker); the worker answers the \`__prepared\` test hook once its background work has ended: hash verification on a thread, then the search's preparation and a warm-up search in idle slices`,
+    note: `first ${after.map((a) => a.ms.toFixed(0)).join(', ')} ms against warm ${after.map((a) => a.warmMs.map((ms) => ms.toFixed(0)).join('/')).join(', ')} ms (per worker); the worker answers the \`__prepared\` test hook once its background work has ended: hash verification on a thread, then the search's preparation and the warm-up searches in idle slices`,
   };
   // Reported: the search sent the moment the open reply arrives, before that work has ended.
   const warmMs = r.cold.warmMs.length > 0 ? median(r.cold.warmMs) : null;

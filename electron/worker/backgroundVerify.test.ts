@@ -1,12 +1,12 @@
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, Reduction } from '../../shared/index';
-import { methods } from '../../shared/index';
+import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { observeContentHashes } from '../loader/contentHash';
 import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { backgroundThreads } from '../loader/backgroundVerify';
-import { SessionService, WARM_UP_QUERY, warmUpQuery } from './service';
+import { SessionService, WARM_UP_QUERY, WARM_UP_SEARCHES, searchOptions, warmUpQueries } from './service';
 import type { SearchSignal } from './service';
 import { SearchPool } from './searchPool';
 import { setParallelScan } from '../loader/rawScan';
@@ -251,16 +251,19 @@ describe('warm-up searches after the open (issue 16)', () => {
     return s;
   }
 
-  it('search for a word of the hidden text, which a search finds, over the pool, before any search is sent', async () => {
+  it('search for words of the hidden text, each other than the last and found by a search, over the pool, before any search is sent', async () => {
     const path = sidecar('warm.sidecar.jsonl');
     const loaded = await loadSession([path]);
     if (!loaded.ok) throw new Error(loaded.error.message);
     try {
-      const word = warmUpQuery(loaded.session);
-      expect(word).not.toBe(WARM_UP_QUERY);
-      expect(word).toMatch(/^[A-Za-z0-9_-]{6,24}$/);
-      const found = loaded.session.search(word);
-      expect(found.ok && found.value.total_matches).toBeGreaterThan(0);
+      const words = warmUpQueries(loaded.session, 3);
+      expect(words.length).toBeGreaterThan(1);
+      expect(new Set(words).size).toBe(words.length);
+      for (const word of words) {
+        expect(word).toMatch(/^[A-Za-z0-9_-]{6,24}$/);
+        const found = loaded.session.search(word);
+        expect(found.ok && found.value.total_matches).toBeGreaterThan(0);
+      }
     } finally {
       loaded.session.close();
     }
@@ -271,6 +274,35 @@ describe('warm-up searches after the open (issue 16)', () => {
       expect(pool.windowsRead()).toBeGreaterThan(0);
       expect(search(s, 'needle-')).toEqual(search(await opened(path), 'needle-'));
     });
+  });
+
+  it('are sent as searches are: each with a signal of its own, as a search sent then would get', async () => {
+    const path = sidecar('warm-each.sidecar.jsonl');
+    await withPool(async (pool) => {
+      const signals: SearchSignal[] = [];
+      const s = await openedWith(path, pool, () => {
+        const signal = { aborted: false };
+        signals.push(signal);
+        return signal;
+      });
+      await s.whenPrepared();
+      expect(signals).toHaveLength(WARM_UP_SEARCHES);
+      expect(new Set(signals).size).toBe(WARM_UP_SEARCHES);
+      expect(pool.windowsRead()).toBeGreaterThan(0);
+    });
+  });
+
+  it('every search request gets options of one shape: its bounds as numbers (an absent one its default), the mode as a literal', () => {
+    const bare = searchOptions(methods.search.params.parse({ searchId: 'a', query: 'x' }), undefined, undefined);
+    const signal = { aborted: false };
+    const full = searchOptions(
+      methods.search.params.parse({ searchId: 'b', query: 'x', mode: 'regex', case_sensitive: false, max_matches: 7, snippet_max_bytes: 9, max_result_bytes: 1000 }),
+      signal,
+      () => undefined,
+    );
+    expect(Object.keys(full)).toEqual(Object.keys(bare));
+    expect(bare).toMatchObject({ mode: 'substring', case_sensitive: true, max_matches: MAX_MATCHES, snippet_max_bytes: SNIPPET_MAX_BYTES, max_result_bytes: MAX_RESULT_BYTES });
+    expect(full).toMatchObject({ mode: 'regex', case_sensitive: false, max_matches: 7, snippet_max_bytes: 9, max_result_bytes: 1000, signal });
   });
 
   it('end, with nothing scanned, when a search was sent before they began (the idle signal is raised)', async () => {
@@ -302,7 +334,7 @@ describe('warm-up searches after the open (issue 16)', () => {
     const loaded = await loadSession([path]);
     if (!loaded.ok) throw new Error(loaded.error.message);
     try {
-      expect(warmUpQuery(loaded.session)).toBe(WARM_UP_QUERY);
+      expect(warmUpQueries(loaded.session)).toEqual([WARM_UP_QUERY]);
     } finally {
       loaded.session.close();
     }

@@ -39,7 +39,7 @@ const service = new SessionService(
   { onUpdated: (payload) => post({ event: { name: 'sessionUpdated', payload } }) },
   searchPool,
   {},
-  // Idle work (the warm-up search after an open) ends as soon as a search or cancel is sent.
+  // Idle work (the warm-up searches after an open) ends as soon as a search or cancel is sent.
   () => searchSignal(Atomics.load(epoch, EPOCH_SLOT)),
 );
 

@@ -242,6 +242,27 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
     });
   });
 
+  it("a search that ends after the next one began (cancelled by it) leaves the next one's lists alone", async () => {
+    const size = 4 * 1024 * 1024;
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: size, split: () => true });
+    await withFile(size, make, (fd, pool) => {
+      const needle = { exact: Buffer.from('needle') };
+      const first = pool.begin();
+      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      const second = pool.begin();
+      expect(second).not.toBe(first);
+      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      // The first search ends now: the second still has its chunk, and lists on.
+      pool.end(first);
+      expect(pool.scanning()).toEqual({ start: 0, end: size });
+      expect(pool.fileHits(fd, needle, 1000, 2000)?.start).toBe(0);
+      pool.end(second);
+      expect(pool.scanning()).toBeNull();
+      // Ended: raw searches read their own bytes until the next search begins.
+      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+    });
+  });
+
   it('reads nothing for a search already stopped, between searches or with no core idle, and its threads end on close', async () => {
     let idle = true;
     let closed: SearchPool | undefined;

@@ -181,18 +181,27 @@ export class SearchPool implements ParallelScan {
    * end). `split: false` keeps it on the calling thread whatever the cores (the caller knows its
    * other threads are busy).
    */
-  begin(stop?: PoolStop, split = true): void {
+  begin(stop?: PoolStop, split = true): number {
     this.drop();
     this.threadShare = 1;
     this.splitting = split && this.shouldSplit();
     this.stop = stop ?? null;
+    return ++this.begun;
   }
 
-  /** The search ended: its lists are dropped, and raw searches run on the calling thread until the next begins. */
-  end(): void {
+  /**
+   * The search ended: its lists are dropped, and raw searches run on the calling thread until the
+   * next begins. With the number its `begin` gave, only while no other search has begun since (a
+   * search cancelled by the next one ends after that one began).
+   */
+  end(search?: number): void {
+    if (search !== undefined && search !== this.begun) return;
     this.drop();
     this.stop = undefined;
   }
+
+  /** Searches begun so far: the last one's number. */
+  private begun = 0;
 
   /** Drops the search's lists, and halts the chunk being scanned (its threads have left it on return). */
   private drop(): void {

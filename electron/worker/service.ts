@@ -31,7 +31,10 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import {
+  MAX_MATCHES,
   MAX_REPLY_FINDINGS,
+  MAX_RESULT_BYTES,
+  SNIPPET_MAX_BYTES,
   MAX_SLICE_BYTES,
   REDUCTION_KINDS,
   ROW_TEXT_MAX_BYTES,
@@ -48,6 +51,7 @@ import {
   utf8Encode,
   utf8Length,
   workerMethods,
+  methods,
   canonicalFullyVisible,
   isRangeKind,
   stubPosition,
@@ -145,32 +149,47 @@ const PREPARE_SLICE_MS = 5;
 export const DEFAULT_SEARCH_TIME_LIMIT_MS = 120_000;
 
 /**
- * What the warm-up search after an open's preparation looks for when the hidden text gives it no
- * word (warmUpQuery): plain ASCII, as most queries are, so it runs the raw substring path over both
+ * What the warm-up searches after an open's preparation look for when the hidden text gives them no
+ * word (warmUpQueries): plain ASCII, as most queries are, so it runs the raw substring path over both
  * cores; unlikely to occur. Its result is dropped whatever it finds.
  */
 export const WARM_UP_QUERY = 'session-inspector:warm-up:9f3c1e7a';
 
 /**
- * Warm-up searches after an open's preparation (idleSearchWork). A search's code runs faster for a
- * few runs after its first, on every thread (compiled as it goes, the heap grown under it): at 1 GiB
- * a user's first search took 170–292 ms (median 247) after one warm-up and 176–318 ms (median 211)
- * after three, 12 fresh workers each (scripted); the searches after it 114–313 ms.
+ * Warm-up searches after an open's preparation (warmUp). A search's code runs faster once V8 has
+ * compiled it for what it meets, on every thread. Scripted at 1 GiB, the bench's needle sent as
+ * the first search once the idle work had ended, in fresh workers:
+ * - six warm-ups: the first search took 146–195 ms, 0.75–1.22× the median of the five after it
+ *   (median 0.92×, 12 workers); the idle work ended 4.5–5.4 s after the open reply;
+ * - against the median of the three after it, per worker, the median over 10 workers: 1.03× and
+ *   1.05× with six warm-ups, 1.09× and 1.14× with three (two batches each);
+ * - so too (8 workers, two batches) before the warm-ups were sent as searches are (three, one word,
+ *   one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms.
  */
-export const WARM_UP_SEARCHES = 3;
+export const WARM_UP_SEARCHES = 6;
+
+/**
+ * A warm-up search stops (with `timeout`, its result dropped as any) after this long: a word found
+ * everywhere costs its every occurrence's check, and the warm-ups are there to run the search's
+ * code, not to finish.
+ */
+const WARM_UP_TIME_LIMIT_MS = 1000;
 
 /** The hidden text the warm-up word is taken from: the last bytes of a content (hidden for every kind a search looks at but turns_cleared). */
 const WARM_UP_SAMPLE_BYTES = 2048;
 
 /**
- * The warm-up search's query: the longest word (6 to 24 letters, digits, `_` or `-`, not all
- * digits) of the last WARM_UP_SAMPLE_BYTES of a content the session hides, from the middle of its
- * log on (the first of 16 that gives one), so the search finds at least that match and runs the
- * code that places a match and cuts its snippet, as a user's search does. WARM_UP_QUERY otherwise.
+ * The warm-up searches' queries, `count` of them (fewer when the hidden text has fewer words): the
+ * longest word (6 to 24 letters, digits, `_` or `-`, not all digits) of the last
+ * WARM_UP_SAMPLE_BYTES of each of `count` contents the session hides, from the middle of its log on
+ * (of the first 16 + `count` tried), each other than those before. So each warm-up finds at least
+ * that match and runs the code that places a match and cuts its snippet, and each looks for a new
+ * needle, as a user's first search does. [WARM_UP_QUERY] when no content gives a word.
  */
-export function warmUpQuery(session: Pick<LoadedSession, 'log' | 'expand'>): string {
+export function warmUpQueries(session: Pick<LoadedSession, 'log' | 'expand'>, count = WARM_UP_SEARCHES): string[] {
   const log = session.log;
-  for (let k = log.length >> 1, tried = 0; k < log.length && tried < 16; k++) {
+  const words: string[] = [];
+  for (let k = log.length >> 1, tried = 0; k < log.length && tried < 16 + count && words.length < count; k++) {
     const reduction = log[k] as Reduction;
     // Contents a search looks at, where it looks: a range's messages are searched one by one.
     if (isRangeKind(reduction.kind) || canonicalFullyVisible(reduction, log)) continue;
@@ -183,11 +202,22 @@ export function warmUpQuery(session: Pick<LoadedSession, 'log' | 'expand'>): str
     const tail = session.expand(reduction.id, [Math.max(hiddenFrom, total - WARM_UP_SAMPLE_BYTES), total]);
     if (!tail.ok) continue;
     let best = '';
-    for (const word of tail.value.content.match(/[A-Za-z0-9_-]{6,24}/g) ?? []) if (word.length > best.length && !/^[0-9]+$/.test(word)) best = word;
-    if (best !== '') return best;
+    for (const word of tail.value.content.match(/[A-Za-z0-9_-]{6,24}/g) ?? []) {
+      if (word.length > best.length && !/^[0-9]+$/.test(word) && !words.includes(word)) best = word;
+    }
+    if (best !== '') words.push(best);
   }
-  return WARM_UP_QUERY;
+  return words.length > 0 ? words : [WARM_UP_QUERY];
 }
+
+/**
+ * Where a warm-up search's progress goes: nowhere, through two functions taken in turn. The call
+ * that reports a search's progress has then met more than one function, and the code the warm-ups
+ * leave optimized calls any: a user's search, whose progress the worker posts, does not throw it away
+ * (it did with one sink: the profile showed `sidecarSearchSteps` deoptimized at that call and compiled
+ * again during the user's first search).
+ */
+const dropProgress: readonly ((progress: EventPayload<'searchProgress'>) => void)[] = [(): void => undefined, (): void => undefined];
 
 /** A search reports progress once it has run this long… */
 const PROGRESS_AFTER_MS = 150;
@@ -196,9 +226,9 @@ const PROGRESS_EVERY_MS = 100;
 
 /**
  * The options of a search request. Progress is reported once the search has run PROGRESS_AFTER_MS,
- * then at most every PROGRESS_EVERY_MS; `record` hears every step's.
+ * then at most every PROGRESS_EVERY_MS; `record` hears every step's. Exported for tests.
  */
-function searchOptions(
+export function searchOptions(
   params: ParsedParams<'search'>,
   signal: SearchSignal | undefined,
   onProgress: ((progress: EventPayload<'searchProgress'>) => void) | undefined,
@@ -206,25 +236,27 @@ function searchOptions(
 ): SearchOptions {
   const started = performance.now();
   let last = started;
+  const { searchId } = params;
+  // One shape, numbers in the bounds, whatever the request leaves out (an absent bound is its
+  // default here), and the mode as this code's own string (a request's comes through a message:
+  // another kind of string than the literal it is compared with): the code the warm-up searches
+  // leave optimized (warmUp) reads these, and a property met with another shape or kind of value
+  // than before throws that code away.
   return {
-    ...(onProgress || record
-      ? {
-          onProgress: (p) => {
-            record?.({ searchId: params.searchId, ...p });
-            if (!onProgress) return;
-            const now = performance.now();
-            if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
-            last = now;
-            onProgress({ searchId: params.searchId, ...p });
-          },
-        }
-      : {}),
-    mode: params.mode,
+    onProgress: (p) => {
+      record?.({ searchId, ...p });
+      if (!onProgress) return;
+      const now = performance.now();
+      if (now - started < PROGRESS_AFTER_MS || now - last < PROGRESS_EVERY_MS) return;
+      last = now;
+      onProgress({ searchId, ...p });
+    },
+    mode: params.mode === 'regex' ? 'regex' : 'substring',
     case_sensitive: params.case_sensitive,
-    ...(params.max_matches !== undefined ? { max_matches: params.max_matches } : {}),
-    ...(params.snippet_max_bytes !== undefined ? { snippet_max_bytes: params.snippet_max_bytes } : {}),
-    ...(params.max_result_bytes !== undefined ? { max_result_bytes: params.max_result_bytes } : {}),
-    ...(signal ? { signal } : {}),
+    max_matches: params.max_matches ?? MAX_MATCHES,
+    snippet_max_bytes: params.snippet_max_bytes ?? SNIPPET_MAX_BYTES,
+    max_result_bytes: params.max_result_bytes ?? MAX_RESULT_BYTES,
+    signal,
   };
 }
 
@@ -427,8 +459,8 @@ export class SessionService {
     private readonly background: BackgroundOptions = {},
     /**
      * Issue 16: a signal raised by the next search or cancel sent (the worker's shared epoch at its
-     * value now): it ends the warm-up search after an open's preparation, on every thread, within
-     * one read window. Without it only the searches that begin here end it.
+     * value now): it ends the warm-up searches after an open's preparation, on every thread, within
+     * one read window. Without it only the searches that begin here end them.
      */
     private readonly idleSignal?: () => SearchSignal,
   ) {}
@@ -465,8 +497,7 @@ export class SessionService {
         signal,
         ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
         onPreview: (preview: LoadedSession) => {
-          if (signal.aborted) return;
-          this.current = describe(preview, generation, true, asked);
+              this.current = describe(preview, generation, true, asked);
           onPreview?.(this.current.info);
         },
       };
@@ -550,24 +581,30 @@ export class SessionService {
   }
 
   /**
-   * The first search's once-per-state work done in the worker's idle time after the background
-   * verification, PREPARE_SLICE_MS at a time (idleSearchWork). It ends when the session is replaced
-   * or updated (a new log has other units) or a search begins (that search loads what is left).
+   * The first search's once-per-state work, done in the worker's idle time after the background
+   * verification, PREPARE_SLICE_MS at a time, then the warm-up searches (warmUp). It ends when the
+   * session is replaced or updated (a new log has other units) or a search begins (that search loads
+   * what is left).
    */
   private prepareSearch(open: OpenSession): void {
     const idle = (): boolean => this.current === open && this.searchesRunning === 0;
-    const work = this.idleSearchWork(open, idle);
+    const work = open.session.prepareSearch();
     let finish = (): void => undefined;
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    this.preparing = done;
+    this.preparing = new Promise<void>((resolve) => (finish = resolve));
     const slice = (): void => {
       try {
         if (!idle()) {
-          work.return();
+          work.return({ ok: true, value: 0 });
           return finish();
         }
         const end = performance.now() + PREPARE_SLICE_MS;
-        while (performance.now() < end) if (work.next().done) return finish();
+        while (performance.now() < end) {
+          const step = work.next();
+          if (!step.done) continue;
+          if (!step.value.ok) return finish();
+          void this.warmUp(open, idle).finally(finish);
+          return;
+        }
       } catch {
         // A search meets the same failure and reports it.
         return finish();
@@ -578,36 +615,35 @@ export class SessionService {
   }
 
   /**
-   * The idle work after an open's background verification, one step at a time:
-   * - every search unit resolved and kept (session.prepareSearch): each stub's verified content and
-   *   hidden span, as a search keeps them;
-   * - then WARM_UP_SEARCHES searches for a word of the hidden text (warmUpQuery), whose results are
-   *   dropped: a fresh worker's first searches run their code for the first time, on this thread
-   *   and the pool's, slower than later ones. The warm-ups take that here, on both cores: they
-   *   share one scan of the file (one `begin`), so the later ones run the contents' own work (the
-   *   part a pool thread cannot take) over the same list. At 1 GiB the idle work then ends 2.2–2.6 s
-   *   after the open reply, against 1.2–1.3 s without them (scripted).
-   * `idle` turns false when a search begins or the session goes; the warm-ups' signal is also
-   * raised by any search or cancel sent (`idleSignal`), which stops the pool's threads within one
-   * window.
+   * WARM_UP_SEARCHES searches for words of the hidden text (warmUpQueries), whose results are
+   * dropped: a fresh worker's first searches run their code for the first time, on this thread and
+   * the pool's, and slower than later ones. They are sent as the app sends a search (its parameters,
+   * `searchInSlices`, options of the one shape, a signal of its own each), so the code they leave
+   * optimized is the code a user's search runs. Warm-ups of another shape left code that a user's
+   * first search threw away: V8's trace showed `sidecarSearchSteps`, `snippetOf`, the pool's
+   * `stopped` and others deoptimized at the properties, callbacks and values that differed, and
+   * compiled again while that search ran (tens of milliseconds each, on the cores it searches on).
+   * Each looks for a new word, as a user's first search does. Each runs PREPARE_SLICE_MS at a time
+   * and stops after WARM_UP_TIME_LIMIT_MS; they end when a search begins, the session goes, or any
+   * search or cancel is sent (`idleSignal`: it stops the pool's threads within one window).
    */
-  private *idleSearchWork(open: OpenSession, idle: () => boolean): Generator<void, void> {
-    const prepared = yield* open.session.prepareSearch();
-    if (!prepared.ok || !idle()) return;
-    const sent = this.idleSignal?.();
-    const signal: SearchSignal = {
-      get aborted() {
-        return !idle() || sent?.aborted === true;
-      },
-      ...(sent?.shared ? { shared: sent.shared } : {}),
-    };
-    const query = warmUpQuery(open.session);
-    this.searchPool?.begin(signal.shared, true);
-    try {
-      for (let run = 0; run < WARM_UP_SEARCHES && !signal.aborted; run++) yield* open.session.searchSteps(query, { mode: 'substring', case_sensitive: true, signal });
-    } finally {
-      // A search that began meanwhile has begun the pool for itself.
-      if (this.searchesRunning === 0) this.searchPool?.end();
+  private async warmUp(open: OpenSession, idle: () => boolean): Promise<void> {
+    if (!idle()) return;
+    const queries = warmUpQueries(open.session);
+    // No search but the warm-up itself runs.
+    const alone = (): boolean => this.current === open && this.searchesRunning <= 1;
+    for (let run = 0; run < WARM_UP_SEARCHES && idle(); run++) {
+      const query = queries[run % queries.length] as string;
+      // The signal a search sent now would get (a new one each, as each search sent gets its own):
+      // raised by the next search or cancel sent. Without one (a host that calls the service
+      // itself), the warm-ups end when another search begins.
+      const signal: SearchSignal = this.idleSignal?.() ?? {
+        get aborted() {
+          return !alone();
+        },
+      };
+      const params = methods.search.params.parse({ searchId: `warm-up-${run}`, query, mode: 'substring', case_sensitive: true });
+      await this.searchInSlices(params, signal, dropProgress[run % dropProgress.length], WARM_UP_TIME_LIMIT_MS, true);
     }
   }
 
@@ -845,11 +881,12 @@ export class SessionService {
     signal?: SearchSignal,
     onProgress?: (progress: EventPayload<'searchProgress'>) => void,
     timeLimitMs = DEFAULT_SEARCH_TIME_LIMIT_MS,
+    warmUp = false,
   ): Promise<Reply<'search'>> {
     const open = this.current;
     // No session, or one not read: the synchronous path answers why at once.
     if (!open || open.session.stopped) return this.search(params, signal, onProgress);
-    return this.inSlices(open, params, (options) => open.session.searchSteps(params.query, options), (value) => placeMatches(open.session, value), signal, onProgress, timeLimitMs);
+    return this.inSlices(open, params, (options) => open.session.searchSteps(params.query, options), (value) => placeMatches(open.session, value), signal, onProgress, timeLimitMs, warmUp);
   }
 
   /**
@@ -910,6 +947,7 @@ export class SessionService {
     signal: SearchSignal | undefined,
     onProgress: ((progress: EventPayload<'searchProgress'>) => void) | undefined,
     timeLimitMs: number,
+    warmUp = false,
   ): Promise<{ ok: true; value: T } | { ok: false; error: HostError }> {
     const started = performance.now();
     let timedOut = false;
@@ -928,12 +966,14 @@ export class SessionService {
     // While the background thread verifies hashes it holds the second core (of two, here), so a
     // split search would wait on a thread the system gives little time, and start one more thread:
     // memory the first search's peak does not need.
-    this.searchPool?.begin(signal?.shared, !this.verifyRunning);
+    const pooled = this.searchPool?.begin(signal?.shared, !this.verifyRunning);
     this.searchesRunning++;
+    // A warm-up holds the worker for shorter slices.
+    const sliceMs = warmUp ? PREPARE_SLICE_MS : SEARCH_SLICE_MS;
     try {
       const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
       for (;;) {
-        const sliceEnd = performance.now() + SEARCH_SLICE_MS;
+        const sliceEnd = performance.now() + sliceMs;
         let step = steps.next();
         while (!step.done && performance.now() < sliceEnd) step = steps.next();
         if (step.done) {
@@ -952,7 +992,7 @@ export class SessionService {
       return internal(e);
     } finally {
       this.searchesRunning--;
-      this.searchPool?.end();
+      this.searchPool?.end(pooled);
     }
   }
 
