@@ -602,7 +602,8 @@ export class SessionService {
           const step = work.next();
           if (!step.done) continue;
           if (!step.value.ok) return finish();
-          void this.warmUp(open, idle).finally(finish);
+          // A warm-up that fails is dropped as its result is (a search meets the failure and reports it).
+          void this.warmUp(open, idle).then(finish, finish);
           return;
         }
       } catch {
