@@ -161,10 +161,11 @@ export const WARM_UP_QUERY = 'session-inspector:warm-up:9f3c1e7a';
  * the first search once the idle work had ended, in fresh workers:
  * - six warm-ups: the first search took 146–195 ms, 0.75–1.22× the median of the five after it
  *   (median 0.92×, 12 workers); the idle work ended 4.5–5.4 s after the open reply;
- * - against the median of the three after it, per worker, the median over 10 workers: 1.03× and
- *   1.05× with six warm-ups, 1.09× and 1.14× with three (two batches each);
- * - so too (8 workers, two batches) before the warm-ups were sent as searches are (three, one word,
- *   one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms.
+ * - against the median of the three after it, per worker, the median over 10 workers (before
+ *   WARM_UP_TIME_LIMIT_MS): 1.03× and 1.05× with six warm-ups, 1.09× and 1.14× with three (two
+ *   batches each);
+ * - the same measure over 8 workers, before the warm-ups were sent as searches are (three, one
+ *   word, one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms.
  */
 export const WARM_UP_SEARCHES = 6;
 
