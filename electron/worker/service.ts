@@ -143,7 +143,7 @@ function callView(open: OpenSession, call: number | null | undefined): CallView 
 
 /** A search run in slices (`searchInSlices`) lets other requests in after this long… */
 const SEARCH_SLICE_MS = 20;
-/** The search preparation after an open holds the worker at most this long at a time (prepareSearch). */
+/** The search preparation after an open, and each warm-up search, holds the worker at most this long at a time (prepareSearch, warmUp). */
 const PREPARE_SLICE_MS = 5;
 /** …and stops with `timeout` after this long, unless told otherwise. */
 export const DEFAULT_SEARCH_TIME_LIMIT_MS = 120_000;
