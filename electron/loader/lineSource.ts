@@ -1,20 +1,19 @@
 /**
  * The indexing pass of an imported JSONL file (a Claude Code transcript, a Codex rollout): its lines
  * are read in chunks, from where the previous pass stopped up to `end`, and handed one by one to the
- * format's `take`; the pass yields to the event loop every few milliseconds (the first pause offers
- * the preview, every pause honours cancellation). Resumable: a line is taken once, whole, and a last
+ * format's `take`; the pass yields to the event loop every few milliseconds and once at
+ * PREVIEW_AFTER_BYTES when it owes a preview (the first pause from there offers it, every pause
+ * honours cancellation). Resumable: a line is taken once, whole, and a last
  * line without its newline only by a `final` pass, so two passes take the same lines as one.
  */
 import { readExactly } from './lines';
 import type { OpenFile } from './openFile';
 import { safeClose } from './openFile';
 import type { IndexPass, IndexStop, SessionSource, SourceIndex } from './source';
-import { LoadCancelled } from './source';
+import { LoadCancelled, PREVIEW_AFTER_BYTES } from './source';
 
 /** How long a pass runs before it gives the event loop a turn (as the sidecar's pass does). */
 const YIELD_MS = 16;
-/** The preview is offered at the first pause after this many bytes were taken: a first screen of rows, not a header alone. */
-const PREVIEW_AFTER_BYTES = 256 * 1024;
 const LF = 0x0a;
 
 export abstract class LineSource implements SessionSource {
@@ -42,7 +41,10 @@ export abstract class LineSource implements SessionSource {
   async indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
     let onFirstPause = pass.onFirstPause;
     let sliceStart = performance.now();
-    const due = () => performance.now() - sliceStart >= YIELD_MS;
+    // A pass owed a preview pauses as soon as it has taken PREVIEW_AFTER_BYTES, whatever the clock
+    // says: a machine fast enough to index the whole file within a few slices still shows it (and
+    // a load cancelled there stops).
+    const due = () => (onFirstPause !== undefined && this.offset >= PREVIEW_AFTER_BYTES) || performance.now() - sliceStart >= YIELD_MS;
     const pause = async () => {
       if (onFirstPause && this.offset >= PREVIEW_AFTER_BYTES) {
         onFirstPause();

@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, MessageList } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { tempDir, writeSidecar } from '../testing/files';
 import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import { detectSource } from './detect';
 import type { LoadedSession, LoadProgress } from './session';
@@ -141,6 +141,12 @@ describe('a large imported file opens progressively', () => {
   const rollout = tmp.path('large-rollout.jsonl');
   writeLargeRollout(rollout, PREVIEW_MIN_BYTES + 4 * 1024 * 1024);
 
+  const sidecarView: ChatMessage[] = Array.from({ length: 30_000 }, (_, i) => ({ role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i} ${'text '.repeat(60)}` }));
+  const sidecar = writeSidecar(tmp.path('large.sidecar.jsonl'), [
+    { t: 'header', format: 'supercode-sidecar', version: 1, session_id: 's-large', created_at: '2026-11-30T00:00:00Z', model: 'm', gate: true, policy: null },
+    ...sidecarView.map((msg, i) => ({ t: 'message', i, msg })),
+  ]);
+
   for (const [name, path] of [
     ['a Claude Code transcript', cc.path],
     ['a Codex rollout', rollout],
@@ -187,6 +193,31 @@ describe('a large imported file opens progressively', () => {
       });
       expect(previews).toBe(1);
       expect(loaded.ok ? 'opened' : loaded.error.code).toBe('cancelled');
+    });
+  }
+
+  for (const [name, path] of [
+    ['a Claude Code transcript', cc.path],
+    ['a Codex rollout', rollout],
+    ['a sidecar', sidecar],
+  ] as const) {
+    it(`${name}: the preview comes even when the pass is never due to pause (a machine that indexes it within one slice)`, async () => {
+      // CI once indexed the large rollout so fast that no time slice ended after its first 256 KiB:
+      // no preview, and the cancelled load above ran to its end. With the clock stopped, no slice ever ends.
+      const clock = vi.spyOn(performance, 'now').mockReturnValue(0);
+      try {
+        let previewRows = -1;
+        const loaded = await loadSession([path], { chunkSize: 64 * 1024, onPreview: (preview) => (previewRows = preview.minted.length) });
+        if (!loaded.ok) throw new Error(loaded.error.message);
+        try {
+          expect(previewRows).toBeGreaterThan(0);
+          expect(previewRows).toBeLessThan(loaded.session.minted.length);
+        } finally {
+          loaded.session.close();
+        }
+      } finally {
+        clock.mockRestore();
+      }
     });
   }
 

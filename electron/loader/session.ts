@@ -210,7 +210,8 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
       }
       indexing = source;
       // Offered to every source of a large file; a source calls it at the first pause of its pass
-      // (a sidecar, an imported transcript or rollout), so one parsed whole (a snapshot) never does.
+      // once PREVIEW_AFTER_BYTES are indexed (a sidecar, an imported transcript or rollout), so one
+      // parsed whole (a snapshot) never does.
       const preview =
         options.onPreview && sources.length === 1 && source.file.size >= PREVIEW_MIN_BYTES
           ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))

@@ -62,6 +62,9 @@ export interface FormatAdapter {
 }
 
 /** One indexing pass: how to read, where to report, when to give way. */
+/** A pass offers its preview once this many bytes were indexed: a first screen of rows, not a header alone. */
+export const PREVIEW_AFTER_BYTES = 256 * 1024;
+
 export interface IndexPass {
   /** Read buffer size. */
   chunkSize: number;
@@ -73,7 +76,10 @@ export interface IndexPass {
    * truncated record). Otherwise it is left for the next pass.
    */
   final: boolean;
-  /** Called once, at the first pause of a long pass: `indexed()` then shows the records so far. */
+  /**
+   * Called once, at the first pause of a long pass after PREVIEW_AFTER_BYTES were indexed (the
+   * pass pauses there whatever its clock says): `indexed()` then shows the records so far.
+   */
   onFirstPause?: () => void;
   /** Checked at every pause: an aborted pass throws LoadCancelled. */
   signal?: { readonly aborted: boolean };

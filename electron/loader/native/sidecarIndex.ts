@@ -11,7 +11,7 @@ import { readExactly, splitLines } from '../lines';
 import type { OpenFile } from '../openFile';
 import type { RawContent } from '../rawRecord';
 import type { IndexPass, IndexStop } from '../source';
-import { LoadCancelled } from '../source';
+import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../source';
 import type { LongScan, ScanPool, ScanSlot } from './indexPool';
 import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';
 import type { MessageHandle } from './sidecarReader';
@@ -215,12 +215,13 @@ export class SidecarIndexer {
       }
       if (++sinceClock >= 64) {
         sinceClock = 0;
-        if (performance.now() - sliceStart >= YIELD_MS) {
+        // Owed a preview, the pass pauses once it has indexed PREVIEW_AFTER_BYTES, however fast it went.
+        if (performance.now() - sliceStart >= YIELD_MS || (onFirstPause !== undefined && line.offset >= PREVIEW_AFTER_BYTES)) {
           if (pool && line.offset > reported) {
             options.progress.add(line.offset - reported);
             reported = line.offset;
           }
-          if (onFirstPause) {
+          if (onFirstPause && line.offset >= PREVIEW_AFTER_BYTES) {
             onFirstPause();
             onFirstPause = undefined;
           }
