@@ -39,20 +39,23 @@ function download(bytes: Uint8Array, name: string): void {
 
 /**
  * `text`: the range's text, or how to get it (issue 16: the joined windows of a large expansion
- * are made on a click, not on every render).
+ * are made on a click, not on every render). `disabled` while a window is on its way: the buttons
+ * stay where they are (hiding them moved everything below them up, then down again, at each
+ * `Load more`).
  */
-export function CopyRange({ id, text, range, what }: { id: string; text: string | (() => string); range: readonly [number, number]; what?: string }) {
+export function CopyRange({ id, text, range, what, disabled = false }: { id: string; text: string | (() => string); range: readonly [number, number]; what?: string; disabled?: boolean }) {
   const [status, setStatus] = useState('');
   const textOf = (): string => (typeof text === 'string' ? text : text());
   const suffix = what ? ` ${what}` : '';
   const bytes = range[1] - range[0];
   return (
     <span className="copy-range">
-      <button type="button" onClick={() => void copyText(copiedText(textOf()), `${bytes} bytes`).then(setStatus)}>
+      <button type="button" disabled={disabled} onClick={() => void copyText(copiedText(textOf()), `${bytes} bytes`).then(setStatus)}>
         {`Copy bytes${suffix}`}
       </button>
       <button
         type="button"
+        disabled={disabled}
         onClick={() => {
           download(rangeBytes(textOf()), rangeFileName(id, range));
           setStatus(`Downloading ${bytes} bytes as ${rangeFileName(id, range)}.`);

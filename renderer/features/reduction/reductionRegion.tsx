@@ -368,7 +368,7 @@ export function ReductionRegion({ id }: { id: string }) {
           </div>
         </div>
       )}
-      {shown && outcomes.length > 0 && !loading && <CopyRange id={id} text={copied} range={shown} />}
+      {shown && outcomes.length > 0 && <CopyRange id={id} text={copied} range={shown} disabled={loading} />}
       {error && (
         <p className="reduction-error" role="alert">
           {error.message} {errorHint(error.code)}
