@@ -1,10 +1,10 @@
 /**
  * The indexing pass of an imported JSONL file (a Claude Code transcript, a Codex rollout): its lines
  * are read in chunks, from where the previous pass stopped up to `end`, and handed one by one to the
- * format's `take`; the pass yields to the event loop every few milliseconds and once at
- * PREVIEW_AFTER_BYTES when it owes a preview (the first pause from there offers it, every pause
- * honours cancellation). Resumable: a line is taken once, whole, and a last
- * line without its newline only by a `final` pass, so two passes take the same lines as one.
+ * format's `take`; the pass yields to the event loop every few milliseconds, and once at
+ * PREVIEW_AFTER_BYTES when it owes a preview (the first pause from there offers it; every pause
+ * honours cancellation). Resumable: a line is taken once, whole, and a last line without its
+ * newline only by a `final` pass, so two passes take the same lines as one.
  */
 import { readExactly } from './lines';
 import type { OpenFile } from './openFile';

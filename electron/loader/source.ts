@@ -61,10 +61,10 @@ export interface FormatAdapter {
   assemble(opened: readonly SessionSource[], find: (path: string) => { source: SessionSource } | { error: LoadError }): { sources: SessionSource[] } | { error: LoadError };
 }
 
-/** One indexing pass: how to read, where to report, when to give way. */
 /** A pass offers its preview once this many bytes were indexed: a first screen of rows, not a header alone. */
 export const PREVIEW_AFTER_BYTES = 256 * 1024;
 
+/** One indexing pass: how to read, where to report, when to give way. */
 export interface IndexPass {
   /** Read buffer size. */
   chunkSize: number;
