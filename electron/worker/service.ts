@@ -498,7 +498,8 @@ export class SessionService {
         signal,
         ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
         onPreview: (preview: LoadedSession) => {
-              this.current = describe(preview, generation, true, asked);
+          if (signal.aborted) return;
+          this.current = describe(preview, generation, true, asked);
           onPreview?.(this.current.info);
         },
       };
