@@ -16,6 +16,7 @@
  *
  * Linear in the input: each character is looked at a bounded number of times.
  */
+import { visibleSymbol } from '../../shared/visibleText';
 
 /** A palette index (0–255, xterm) or a `#rrggbb` true colour. */
 export type TermColor = number | string;
@@ -67,12 +68,8 @@ function hex(code: number): string {
   return `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
 }
 
-/** What a special character looks like on screen. */
-export function visibleSymbol(code: number): string {
-  if (code < 0x20) return String.fromCharCode(0x2400 + code);
-  if (code === 0x7f) return '\u2421';
-  return `\u27e8${hex(code)}\u27e9`;
-}
+/** What a special character looks like on screen (shared with `nameText`). */
+export { visibleSymbol };
 
 function isAsciiOrEdge(text: string, i: number): boolean {
   return i < 0 || i >= text.length || text.charCodeAt(i) < 0x80 || /\s/.test(text[i] ?? '');

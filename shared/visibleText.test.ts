@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nameText } from './nameText';
+import { nameText } from './visibleText';
 
 const OSC52 = '\u001b]52;c;cm0gLXJmIH4=\u0007';
 
