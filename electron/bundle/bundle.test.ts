@@ -3,15 +3,19 @@
  * code and is smaller than its source; a bundle of named reductions expands them to the source's
  * bytes; what bundle.json says is true of the files; DIR rules; the written spec type-checks.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import MarkdownIt from 'markdown-it';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
+import { nameText } from '../../shared/visibleText';
 import { runCli } from '../cli/testing/runCli';
 import { brokenSamples } from '../samples/brokenSamples';
 import { generateSession, sidecarText, snapshotText } from '../samples/sessionGenerator';
+import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../testing/badCorpus';
 import { tempDir } from '../testing/files';
 import type { BundleManifest } from './bundle';
 
@@ -158,6 +162,41 @@ describe('a bundle of an imported session', () => {
     expect(made.manifest.minimizer.units).toEqual([{ name: 'torn.traj', kind: 'whole', before: 0, after: 0 }]);
     expect(readFileSync(made.files[0] as string)).toEqual(readFileSync(traj));
   }, 60_000);
+});
+
+describe('a bundle of a reduction whose id is Markdown', () => {
+  /** The README's structure as a CommonMark parser (raw HTML recognized) reads it. */
+  function structure(readme: string) {
+    const tokens = new MarkdownIt('commonmark').parse(readme, {}).flatMap((t) => (t.type === 'inline' ? [t, ...(t.children ?? [])] : [t]));
+    const headings = tokens.flatMap((t, i) => (t.type === 'heading_open' ? [`${t.tag} ${tokens[i + 1]?.content ?? ''}`] : []));
+    return {
+      headings,
+      fences: tokens.filter((t) => t.type === 'fence' || t.type === 'code_block').map((t) => t.info),
+      other: tokens.filter((t) => /^(link|image|html|hr|blockquote|table|strong|em)/.test(t.type)).map((t) => t.type),
+      spans: tokens.filter((t) => t.type === 'code_inline').map((t) => t.content),
+      commands: tokens.find((t) => t.type === 'fence')?.content ?? '',
+    };
+  }
+
+  it('the README has exactly the headings, fences and no links of the template; the id sits whole and visible in code, and its command reads back as the id', async () => {
+    // The corpus file, under a file name that is Markdown too (a bundle names its sources).
+    const [source] = writeFiles({ '[docs](mailto:x@evil.example) `x`\n# Name.sidecar.jsonl': readFileSync(join(BAD_CORPUS_DIR, 'markdown-names.sidecar.jsonl'), 'utf8') });
+    const made = await bundle(['--id', MARKDOWN_ID, source as string]);
+    const readme = readFileSync(join(made.out, 'README.md'), 'utf8');
+    const shown = structure(readme);
+    expect(shown.headings).toEqual(['h1 Repro bundle', 'h2 Commands (run in this folder)', 'h2 Playwright', 'h2 How it was made']);
+    expect(shown.fences).toEqual(['sh', 'sh']);
+    expect(shown.other).toEqual([]);
+    expect(shown.spans).toContain(nameText(MARKDOWN_ID));
+    expect(shown.spans).toContain(nameText(source as string));
+    // Nothing in the README can reorder or break what the reader sees.
+    // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for
+    expect(readme).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/);
+    // The expand command is one line, and a shell reads its words back as the id and the file name.
+    const expand = shown.commands.split('\n').find((l) => l.startsWith('npx session-inspector expand '));
+    const words = execFileSync('bash', ['-c', `set -- ${expand ?? ''}; printf '%s\\0' "$@"`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+    expect(words).toEqual(['npx', 'session-inspector', 'expand', '--id', MARKDOWN_ID, made.manifest.files[0]?.name]);
+  }, 120_000);
 });
 
 describe('bundle refuses', () => {

