@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Link } from './link';
 import { formatLink, isEmptyLink, parseLink } from './link';
+import { RAW_INVISIBLE } from './testing/invisible';
 import { wellFormed } from './utf8';
 
 /** Every well-formed link: any subset of the keys, any text for ids and queries. */
@@ -83,6 +84,22 @@ describe('parseLink and formatLink', () => {
       'The link names call more than once; the first one is used.',
     ]);
     expect(parseLink('#range=1:x&call=99999999999999999999').problems).toHaveLength(2);
+  });
+
+  it('quotes a bad value visibly: no problem sentence holds a raw control, bidi or zero-width character (fast-check)', () => {
+    const value = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: fc.constantFrom('a', '\u202e', '\u2066', '\u200b', '\u2028', '\u001b', '\u009b', '\n', '\ud800', '"', '\\') }));
+    fc.assert(
+      fc.property(fc.constantFrom('call', 'range', 'regex', 'case'), value, (key, v) => {
+        // Percent-encoded (what a browser hands over) and raw after a bad escape (quoted as written).
+        for (const fragment of [`#${key}=x${encodeURIComponent(wellFormed(v))}`, `#${key}=%E0${v.replace(/[&#]/g, '')}`]) {
+          const { problems } = parseLink(fragment);
+          expect(problems).toHaveLength(1);
+          for (const p of problems) expect(p).not.toMatch(RAW_INVISIBLE);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+    expect(parseLink('#call=%E2%80%AE1-llac').problems).toEqual(['The link\'s call must be a model call number from 1, not "\u27e8U+202E\u27e91-llac"; the latest view is shown.']);
   });
 
   it('writes a lone surrogate as U+FFFD rather than throwing', () => {

@@ -10,8 +10,11 @@
  *  - Values are percent-encoded with `encodeURIComponent` and decoded with `decodeURIComponent`;
  *    `+` is a plus sign, not a space (a query may hold one). A lone surrogate, which no URL can
  *    carry, is written as U+FFFD.
+ *  - A problem sentence holds no raw control, bidi or zero-width character: a value it quotes is
+ *    shown visibly, wherever the sentence is shown.
  */
 import { wellFormed } from './utf8';
+import { quotedText } from './visibleText';
 
 /** A place in a session. Absent parts: the latest view, nothing open, no search. */
 export interface Link {
@@ -57,9 +60,12 @@ function flag(text: string): boolean | undefined {
   return text === '1' ? true : text === '0' ? false : undefined;
 }
 
-/** Shown in a problem sentence: short, and quoted as JSON so no control character reaches the page raw. */
+/**
+ * Shown in a problem sentence: short, quoted, every control, bidi and zero-width character a
+ * visible symbol (`quotedText`), so a link cannot make the app's own sentence say something else.
+ */
 function quoted(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+  return quotedText(text, 40);
 }
 
 /** Reads a fragment (with or without its leading `#`; a whole URL's fragment is taken after its first `#`). */

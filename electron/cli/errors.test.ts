@@ -1,6 +1,8 @@
 /** CliError across bundles: each chunk of the command line has its own copy of errors.ts (scripts/build.mjs). */
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { CliError, usageError } from './errors';
+import { RAW_INVISIBLE } from '../../shared/testing/invisible';
+import { CliError, terminalSentence, usageError } from './errors';
 
 describe('CliError', () => {
   it('an error made by another copy of the module is a CliError; other errors are not', async () => {
@@ -14,5 +16,17 @@ describe('CliError', () => {
     expect(Object.assign(new Error('look-alike'), { code: 'usage' }) instanceof CliError).toBe(false);
     expect((null as unknown as object) instanceof CliError).toBe(false);
     expect({ code: 'x' } instanceof CliError).toBe(false);
+  });
+});
+
+describe('terminalSentence', () => {
+  it('writes every control, bidi, zero-width and line-breaking character as an ASCII escape (fast-check)', () => {
+    expect(terminalSentence('bad id r\u200b1 \u202Egnp \u001b]52;c;eA==\u0007 \u00ad')).toBe('bad id r\\u200b1 \\u202egnp \\u001b]52;c;eA==\\u0007 \\u00ad.');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (message) => {
+        expect(terminalSentence(message)).not.toMatch(RAW_INVISIBLE);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -5,6 +5,7 @@
  * `features/links/useLinkSync.ts`; this part knows nothing of `location`.
  */
 import type { Link } from '../../shared/link';
+import { quotedText } from '../../shared/visibleText';
 import type { AppState, SliceCreator } from './appState';
 
 export interface LinkSlice {
@@ -54,7 +55,7 @@ export const createLinkSlice: SliceCreator<LinkSlice> = () => (set, get) => ({
       await get().loadLog();
       if (get().epoch !== epoch) return;
       const entry = get().logEntries.find((e) => e.reduction.id === id);
-      if (!entry) get().pushAlert(`The link names reduction ${JSON.stringify(id)}, which is not in the live log.`);
+      if (!entry) get().pushAlert(`The link names reduction ${quotedText(id, 200)}, which is not in the live log.`);
       else await get().goToIndex(entry.reduction.ptr.index, { reductionId: id, ...(link.range ? { range: link.range, pinRange: true } : {}) });
     } else {
       get().collapse();

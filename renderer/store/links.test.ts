@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContextMapInfo } from '../../shared/contract';
 import type { Link } from '../../shared/link';
 import { formatLink, parseLink } from '../../shared/link';
+import { RAW_INVISIBLE } from '../../shared/testing/invisible';
 import { linkOfState } from './linkSlice';
 import { createAppStore } from './store';
 import { fakeHost, settle } from './testing/fakeHost';
@@ -79,6 +80,27 @@ describe('goToLink', () => {
     ]);
     expect(store.getState().searchQuery).toBe('abc');
     expect(store.getState().shownCall).toBeNull();
+  });
+
+  it('an alert quotes the link visibly: a bidi override, an escape or a zero-width space in an id or a bad value is a symbol, never raw (fast-check)', async () => {
+    const { store } = await started();
+    const parsed = parseLink('#reduction=r%E2%80%AE1-gnp&regex=%E2%80%AEyes');
+    await store.getState().goToLink(parsed.link, parsed.problems);
+    await settle();
+    expect(store.getState().alerts.map((a) => a.message)).toEqual([
+      'The link\'s regex must be 1 or 0, not "\u27e8U+202E\u27e9yes"; a substring search is run.',
+      'The link names reduction "r\u27e8U+202E\u27e91-gnp", which is not in the live log.',
+    ]);
+    const hostile = fc.string({ unit: fc.constantFrom('r', '\u202e', '\u2066', '\u200b', '\u2028', '\u001b', '\u009b', '\n', '"'), minLength: 1 });
+    await fc.assert(
+      fc.asyncProperty(hostile, hostile, async (id, value) => {
+        const link = parseLink(`#reduction=${encodeURIComponent(`x${id}`)}&case=${encodeURIComponent(value)}`);
+        await store.getState().goToLink(link.link, link.problems);
+        await settle();
+        for (const a of store.getState().alerts) expect(a.message).not.toMatch(RAW_INVISIBLE);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('any link of a reachable place reads back as itself once gone to (fast-check)', async () => {
