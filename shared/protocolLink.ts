@@ -2,12 +2,14 @@
  * The desktop app's protocol link (SPEC §12): `session-inspector://open?file=<path>#<link>` opens a
  * file at a place. The OS hands such a URL to the app (macOS `open-url`, Windows and Linux an
  * argument of a second instance); it comes from anywhere — a chat, a web page — so it is untrusted:
- * only the one action, only absolute paths, nothing of another scheme. Whether the file exists is
- * the shell's check (electron/main/protocolOpen.ts); this module is pure.
+ * only the one action, only absolute paths on a local drive (no network share, no device), nothing
+ * of another scheme; every sentence quotes the link visibly (`quotedText`). Whether the file
+ * exists is the shell's check (electron/main/protocolOpen.ts); this module is pure.
  */
 import { formatLink, parseLink } from './link';
 import type { Link } from './link';
 import { wellFormed } from './utf8';
+import { quotedText } from './visibleText';
 
 export const PROTOCOL_SCHEME = 'session-inspector';
 /** The one action a protocol link may name. */
@@ -21,9 +23,21 @@ export type ProtocolOpen =
   | { ok: true; files: string[]; link: Link; problems: string[] }
   | { ok: false; message: string };
 
-/** True for a path absolute on POSIX (`/…`) or on Windows (`C:\…`, `C:/…`, `\\server\share…`). */
+/** True for a path absolute on POSIX (`/…`) or on a Windows drive (`C:\…`, `C:/…`). */
 export function isAbsolutePath(path: string): boolean {
-  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path) || /^\\\\[^\\]/.test(path);
+  return path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path);
+}
+
+/**
+ * True for a path that names, by Windows rules, a network share or a device rather than a file on
+ * a local drive: two separators at its start in any mix (`\\host\share`, `//host/share`,
+ * `/\host`, and the device and verbatim prefixes `\\.\`, `\\?\`, `\\?\UNC\`), or the NT object
+ * prefix `\??\`, which Windows passes through untouched. Opening such a path on Windows connects to
+ * the host over SMB and can send the user's NTLM hash. A link is data from anywhere, so this is
+ * refused on every platform (on POSIX, `//x` is only a stranger spelling of `/x`).
+ */
+export function isNetworkOrDevicePath(path: string): boolean {
+  return /^[\\/]{2}/.test(path) || /^[\\/]\?\?[\\/]/.test(path);
 }
 
 /** True when `text` is a protocol link (its scheme; the rest is for `parseProtocolUrl` to judge). */
@@ -55,7 +69,7 @@ export function parseProtocolUrl(text: string): ProtocolOpen {
   const query = q === -1 ? '' : rest.slice(q + 1);
   // `//open`, `//open/` (some OSes add the slash), or `open`.
   const action = target.replace(/^\/\//, '').replace(/\/$/, '');
-  if (action.toLowerCase() !== PROTOCOL_ACTION) return refuse(`it names ${JSON.stringify(action.slice(0, 40))}; the only action is ${PROTOCOL_ACTION}.`);
+  if (action.toLowerCase() !== PROTOCOL_ACTION) return refuse(`it names ${quotedText(action, 40)}; the only action is ${PROTOCOL_ACTION}.`);
   const files: string[] = [];
   for (const part of query.split('&')) {
     if (part === '') continue;
@@ -68,9 +82,10 @@ export function parseProtocolUrl(text: string): ProtocolOpen {
     } catch {
       return refuse('a file path is not valid percent-encoding.');
     }
-    // No other scheme (file:, http:, a UNC path in URL form…) and no relative path: a link cannot
-    // say what it is relative to.
-    if (path.includes('\0') || !isAbsolutePath(path)) return refuse(`the file ${JSON.stringify(path.slice(0, 200))} is not an absolute path.`);
+    // No network share or device (checked on the decoded path, so `%5C%5C` is `\\` too).
+    if (isNetworkOrDevicePath(path)) return refuse(`the file ${quotedText(path, 200)} is on a network share or a device; a link opens only a file on this computer's own drives.`);
+    // No other scheme (file:, http:…) and no relative path: a link cannot say what it is relative to.
+    if (path.includes('\0') || !isAbsolutePath(path)) return refuse(`the file ${quotedText(path, 200)} is not an absolute path.`);
     files.push(path);
   }
   if (files.length === 0) return refuse('it names no file (file=<absolute path>).');

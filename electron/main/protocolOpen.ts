@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import { formatLink, parseLink } from '../../shared/link';
 import { parseProtocolUrl } from '../../shared/protocolLink';
+import { quotedText } from '../../shared/visibleText';
 import { APP_INDEX_URL } from './appProtocol';
 
 export type LinkOpen = { ok: true; files: string[]; fragment: string; problems: string[] } | { ok: false; message: string };
@@ -32,7 +33,7 @@ export function resolveProtocolOpen(url: string, regularFile: (path: string) => 
   const opened = parseProtocolUrl(url);
   if (!opened.ok) return opened;
   for (const file of opened.files) {
-    if (!regularFile(file)) return { ok: false, message: `This Session Inspector link cannot be opened: ${JSON.stringify(file.slice(0, 200))} is not a file on this computer.` };
+    if (!regularFile(file)) return { ok: false, message: `This Session Inspector link cannot be opened: ${quotedText(file, 200)} is not a file on this computer.` };
   }
   const fragment = formatLink(opened.link);
   return { ok: true, files: opened.files, fragment: fragment === '#' ? '' : fragment, problems: opened.problems };
