@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { nameText } from './visibleText';
+import { RAW_INVISIBLE } from './testing/invisible';
+import { nameText, quotedText } from './visibleText';
 
 const OSC52 = '\u001b]52;c;cm0gLXJmIH4=\u0007';
 
@@ -27,6 +28,21 @@ describe('nameText', () => {
         expect(new TextDecoder().decode(new TextEncoder().encode(shown))).toBe(shown);
         // Nothing is dropped: every character of the name is still there or stands as a symbol.
         expect(shown.length).toBeGreaterThanOrEqual(name.length - (name.match(/[\ud800-\udbff][\udc00-\udfff]/g)?.length ?? 0));
+      }),
+    );
+  });
+});
+
+describe('quotedText', () => {
+  it('quotes, cuts at a code point with …, and shows every invisible character', () => {
+    expect(quotedText('zero')).toBe('"zero"');
+    expect(quotedText('say "hi" \\ \u202Eevil')).toBe('"say \\"hi\\" \\\\ \u27e8U+202E\u27e9evil"');
+    expect(quotedText('👍'.repeat(5), 3)).toBe('"👍👍👍…"');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 1, max: 50 }), (text, max) => {
+        const q = quotedText(text, max);
+        expect(q).not.toMatch(RAW_INVISIBLE);
+        expect(JSON.parse(q)).toBe(nameText(Array.from(text).length > max ? `${Array.from(text).slice(0, max).join('')}…` : text));
       }),
     );
   });
