@@ -25,7 +25,7 @@ describe('buildSample: a model event repeated for an output already produced', (
     const repeated = { ...trim, events: [...events.slice(0, at), again, ...events.slice(at)] };
     const built = buildSample(repeated, 'trim');
     // Read off the sample: one reduction, the trim's run 2–4, recorded with the compaction event as its origin.
-    const shape = built.log.map((r): unknown[] => [r.kind, r.ptr.index, r.end, r.provenance, r.origin?.event]);
+    const shape = built.log.map((r): unknown[] => [r.kind, r.ptr.index, r.end, r.provenance, r.origin && 'event' in r.origin ? r.origin.event : undefined]);
     expect(shape).toEqual([['turns_cleared', 2, 4, 'recorded', compaction.uuid]]);
     expect(built.findings).toEqual([]);
     expect(built.view).toEqual(clean.view);
