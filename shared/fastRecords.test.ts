@@ -52,7 +52,7 @@ const reduction = fc
       origin: maybe(fc.oneof(fields({ line: index.map((n) => n + 1) }), fields({ event: nonEmpty }))),
       hash_origin: maybe(fc.constantFrom('recorded', 'import')),
     }),
-    fields({ kept_bytes: index, canonical: fields({ index, hash: text }), end: index, group: nonEmpty, stated_size: nonEmpty, null_bytes: fc.boolean() }),
+    fields({ kept_bytes: index, canonical: fields({ index, hash: text }), end: index, group: nonEmpty, stated_size: nonEmpty, unavailable_why: nonEmpty, null_bytes: fc.boolean() }),
     fc.array(fc.constantFrom('kept_bytes', 'canonical', 'end'), { maxLength: 3 }),
   )
   .map(([kind, unavailable, base, extra, also]) => {
@@ -65,6 +65,7 @@ const reduction = fc
       r.ptr = { ...(r.ptr as object), hash: null, ...(extra.null_bytes ? { bytes: null } : {}) };
       delete r.hash_origin;
       r.stated_size = extra.stated_size;
+      r.unavailable_why = extra.unavailable_why;
     }
     return r;
   });
@@ -79,7 +80,7 @@ const records: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
 };
 
 /** Fields a mutation may add where they do not belong (or with a wrong value). */
-const ADDED = ['extra', 'group', 'stated_size', 'hash_origin', 'kept_bytes', 'end', 'canonical', 'cap', 'clear_turns_before', 'tool_calls', 'metadata', 'line'];
+const ADDED = ['extra', 'group', 'stated_size', 'unavailable_why', 'hash_origin', 'kept_bytes', 'end', 'canonical', 'cap', 'clear_turns_before', 'tool_calls', 'metadata', 'line'];
 
 /** One random change somewhere in the value: a field removed, replaced, or added. */
 function mutate(value: unknown, path: number[], replacement: unknown, how: number, added: string): unknown {

@@ -173,6 +173,10 @@ export function fastReduction(v: unknown): Reduction | undefined {
     if (!nonEmpty(v.stated_size)) return undefined;
     out.stated_size = v.stated_size;
   }
+  if (has(v, 'unavailable_why')) {
+    if (!nonEmpty(v.unavailable_why)) return undefined;
+    out.unavailable_why = v.unavailable_why;
+  }
   // The schema's superRefine: any of these is an issue, left to zod to word.
   if (kind === 'tool_output_truncated' && out.kept_bytes === undefined) return undefined;
   if (kind === 'duplicate_output' && out.canonical === undefined) return undefined;
@@ -180,6 +184,7 @@ export function fastReduction(v: unknown): Reduction | undefined {
   if (out.group !== undefined && kind !== 'summarized') return undefined;
   if (out.ptr.bytes === null && out.ptr.hash !== null) return undefined;
   if (out.ptr.hash !== null && out.stated_size !== undefined) return undefined;
+  if (out.ptr.hash !== null && out.unavailable_why !== undefined) return undefined;
   if (out.ptr.hash === null && out.hash_origin !== undefined) return undefined;
   return out;
 }

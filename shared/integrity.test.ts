@@ -100,6 +100,18 @@ describe('checkIntegrity', () => {
     expect(f).toMatchObject([{ code: 'recorded_diverges', severity: 'warning', index: 4 }]);
   });
 
+  it('recorded_diverges: copies of the same bytes whose roles differ, plain and capped, each named with both roles', () => {
+    const sameBytes = view.map((m, i) => (i === 4 ? { ...m, role: 'user' as const } : m));
+    const plain = checkIntegrity({ minted: view, recorded: sameBytes, log: [] });
+    expect(plain).toMatchObject([{ code: 'recorded_diverges', severity: 'warning', index: 4 }]);
+    expect(plain[0]?.message).toContain('roles differ (tool vs user)');
+    // A capped minted copy of a recorded one under another role is no legacy cap: it is not upgraded.
+    const minted = view.map((m, i) => (i === 4 ? capped(m, 20) : m));
+    const cappedFindings = checkIntegrity({ minted, recorded: sameBytes, log: [] });
+    expect(cappedFindings.map((f) => [f.code, f.index])).toEqual([['recorded_diverges', 4]]);
+    expect(cappedFindings[0]?.message).toContain('roles differ (tool vs user)');
+  });
+
   it('a legacy capped copy whose key holds does not diverge', () => {
     const minted = view.map((m, i) => (i === 4 ? capped(m, 20) : m));
     expect(checkIntegrity({ minted, recorded: view, log: [] })).toEqual([]);

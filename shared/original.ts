@@ -185,7 +185,7 @@ function recordedSize(r: Reduction): string {
 export function originalUnavailable(r: Reduction): ResolverError {
   return {
     code: 'original_unavailable',
-    message: `reduction ${r.id}: the file does not record the original bytes (ptr.hash is null); it records ${recordedSize(r)} and the ${r.kind === 'summarized' ? 'summary' : 'stub'} the model saw`,
+    message: `reduction ${r.id}: the file does not record the original bytes (ptr.hash is null); it records ${recordedSize(r)} and the ${r.kind === 'summarized' ? 'summary' : 'stub'} the model saw${r.unavailable_why !== undefined ? `; ${r.unavailable_why}` : ''}`,
     reduction_id: r.id,
     index: r.ptr.index,
   };

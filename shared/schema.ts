@@ -70,6 +70,7 @@ function buildZodSchemas() {
       group: z.string().min(1).optional(),
       hash_origin: z.enum(['recorded', 'import']).optional(),
       stated_size: z.string().min(1).optional(),
+      unavailable_why: z.string().min(1).optional(),
     })
     .superRefine((r, ctx) => {
       const need = (field: 'kept_bytes' | 'canonical' | 'end') => {
@@ -81,6 +82,7 @@ function buildZodSchemas() {
       if (r.group !== undefined && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['group'], message: `group belongs to summarized reductions, not ${r.kind}` });
       if (r.ptr.bytes === null && r.ptr.hash !== null) ctx.addIssue({ code: 'custom', path: ['ptr', 'bytes'], message: 'ptr.bytes may be null only when ptr.hash is null (the original is not in the file)' });
       if (r.ptr.hash !== null && r.stated_size !== undefined) ctx.addIssue({ code: 'custom', path: ['stated_size'], message: 'stated_size belongs to a reduction whose original is not in the file (ptr.hash null)' });
+      if (r.ptr.hash !== null && r.unavailable_why !== undefined) ctx.addIssue({ code: 'custom', path: ['unavailable_why'], message: 'unavailable_why belongs to a reduction whose original is not in the file (ptr.hash null)' });
       if (r.ptr.hash === null && r.hash_origin !== undefined) ctx.addIssue({ code: 'custom', path: ['hash_origin'], message: 'a reduction without a hash (ptr.hash null) has no hash_origin' });
     });
   const cap = z.object({ kept_bytes: index, notice: z.string() });

@@ -166,6 +166,11 @@ export interface Reduction {
    * not state it in bytes (Codex states tokens); `ptr.bytes` is then only an estimate from it.
    */
   stated_size?: string;
+  /**
+   * §10.1, `ptr.hash: null` only: why the file's other copy of the original (a sibling file, a
+   * partial copy in the record) is not used, in the importer's words; `original_unavailable` says it.
+   */
+  unavailable_why?: string;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */

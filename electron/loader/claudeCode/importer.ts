@@ -223,14 +223,63 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void {
   // A damaged record is said and still kept: its uuid may carry the chain.
   const damage = recordDamage(value);
   if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
-  // `toolUseResult` is Claude Code's UI-side copy of a result (FACTS.md §1.4), often as large as the
-  // result itself; only its `persistedOutputSize` is read, so only that is kept in memory.
+  // `toolUseResult` is Claude Code's UI-side copy of a result (docs/formats/claude-code.md), often as
+  // large as the result itself: only what a `<persisted-output>` result's original may be read from
+  // is kept, and only on a record holding such a result.
   const tur = value.toolUseResult;
-  if (tur !== undefined) value.toolUseResult = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? { persistedOutputSize: tur.persistedOutputSize } : null;
+  if (tur !== undefined) value.toolUseResult = isObj(tur) && holdsPersistedOutput(value) ? persistedParts(tur) : null;
   // The parsed object is this reader's own: it is tagged in place rather than copied.
   const rec = value as Rec;
   rec.__line = l.line;
   records.push(rec);
+}
+
+/** True when a user record's content holds a tool result that starts `<persisted-output>`. */
+function holdsPersistedOutput(value: Record<string, unknown>): boolean {
+  const content = isObj(value.message) ? value.message.content : undefined;
+  if (!Array.isArray(content)) return false;
+  return content.some((b) => isObj(b) && b.type === 'tool_result' && toolResultContent(b).text.startsWith(PERSISTED_OPEN));
+}
+
+/** The fields of a `toolUseResult` a persisted output's original may be read from (Bash's `stdout` and `stderr`, Grep's `content`). */
+function persistedParts(tur: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['persistedOutputSize', 'stdout', 'stderr', 'content'] as const) if (typeof tur[k] === 'string' || typeof tur[k] === 'number') out[k] = tur[k];
+  return out;
+}
+
+const PERSISTED_OPEN = '<persisted-output>';
+
+/**
+ * The original of a `<persisted-output>` result as its record holds it, or why the record's copy is
+ * not the original (docs/formats/claude-code.md, "Persisted output"): Bash's `stdout` when there is no
+ * `stderr`, else Grep's `content`; taken only when its length is the one the stub states
+ * (`persistedOutputSize`, else "Output too large (N KB)" in UTF-16 units, to its 0.1 KB) and it begins
+ * with the preview the model saw. Undefined when the record holds no copy at all.
+ */
+export function persistedOriginal(tur: unknown, stub: string): { text: string } | { why: string } | undefined {
+  if (!isObj(tur)) return undefined;
+  const stdout = str(tur.stdout);
+  const stderr = str(tur.stderr);
+  const field = stdout !== undefined ? 'stdout' : str(tur.content) !== undefined ? 'content' : undefined;
+  if (field === undefined) return undefined;
+  const text = (field === 'stdout' ? stdout : str(tur.content)) as string;
+  const count = (n: number): string => n.toLocaleString('en-US');
+  if (field === 'stdout' && stderr !== undefined && stderr !== '') {
+    return { why: `its record keeps the command's stdout (${count(text.length)} characters) and stderr (${count(stderr.length)}) apart, and how Claude Code joined them is not recorded` };
+  }
+  const size = typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : undefined;
+  const stated = /Output too large \(([\d.]+)(KB|MB)\)/.exec(stub);
+  if (size !== undefined && text.length !== size) {
+    return { why: `its record's ${field} holds ${count(text.length)} characters of the ${count(size)} the output had (Claude Code caps it): not the original` };
+  }
+  if (size === undefined && stated) {
+    const unit = stated[2] === 'MB' ? 1024 * 1024 : 1024;
+    if (Math.abs(text.length / unit - Number(stated[1])) > 0.05 + 1e-9) return { why: `its record's ${field} (${count(text.length)} characters) is not the size the stub states (${stated[1]}${stated[2]}): not the original` };
+  }
+  const preview = /\nPreview \(first [^)]*\):\n([\s\S]*?)(?:\n\.\.\.)?\n<\/persisted-output>\s*$/.exec(stub)?.[1];
+  if (preview !== undefined && !text.startsWith(preview)) return { why: `its record's ${field} does not begin with the preview the model saw: not the original` };
+  return { text };
 }
 
 export function parseClaudeLines(lines: readonly ClaudeLine[]): ParsedClaudeLines {
@@ -490,8 +539,11 @@ function buildView(
     const m = messages[p.index]!;
     const path = /(?:Full output saved to|Tool result saved to): *([^\n<]+)/.exec(p.stub)?.[1]?.trim();
     const name = path?.split(/[\\/]/).pop();
-    const original = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
     const tur = p.rec.toolUseResult;
+    // The `tool-results/` file first; else the copy the record itself keeps, when it is the whole output.
+    const fromFile = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
+    const fromRecord = fromFile === undefined ? persistedOriginal(tur, p.stub) : undefined;
+    const original = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
     const id = `cc-persisted-${m.tool_call_id ?? p.index}`;
     const base = { id, kind: 'tool_output_truncated' as const, kept_bytes: 0, stub: p.stub, minted_at: messages.length, provenance: 'recorded' as const, origin: { line: p.rec.__line } };
@@ -499,8 +551,12 @@ function buildView(
       messages[p.index] = { ...m, content: original };
       reductions.push({ ...base, ptr: { index: p.index, hash: hashOf(original), bytes: byteLength(original) }, hash_origin: 'import' });
     } else {
-      reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: stated } });
-      // The preview the model saw is all the file holds: expand answers original_unavailable.
+      // The preview the model saw is all the file holds whole: expand answers original_unavailable, saying why.
+      const why = fromRecord && 'why' in fromRecord ? fromRecord.why : name === undefined ? undefined : `its tool-results file (${name}) is not beside the session`;
+      // Without persistedOutputSize, the stub's "Output too large (N KB)" is the size, to its 0.1 KB.
+      const approx = stated === null ? /Output too large \(([\d.]+)(KB|MB)\)/.exec(p.stub) : null;
+      const size = approx ? { bytes: Math.round(Number(approx[1]) * (approx[2] === 'MB' ? 1024 * 1024 : 1024)), stated_size: `${approx[1]}${approx[2]}, as the stub says` } : { bytes: stated };
+      reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: size.bytes }, ...('stated_size' in size ? { stated_size: size.stated_size } : {}), ...(why !== undefined ? { unavailable_why: why } : {}) });
     }
   }
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);

@@ -12,8 +12,12 @@
  *   `UserRejectObservation`, `AgentErrorEvent`), any other observation as a user message. Events
  *   the memory never gives the model (agent state changes, `null` observations, condensation
  *   requests, V1 state updates and pauses) are skipped without a finding; an event of a shape not
- *   known here is an `unknown_record` warning and skipped. One event is one message (actions of one
- *   model response are not merged), so each tool call is its own assistant message.
+ *   known here is an `unknown_record` warning and skipped. V1 actions of one model response (the
+ *   same `llm_response_id`, one after another among the events the model is given) are one
+ *   assistant message holding every tool call, as the SDK's `events_to_messages` combines them: one
+ *   response is one model call. A V1 observation reads as the SDK's `to_llm_content` renders it
+ *   (a terminal's prefix, suffix and working-folder lines; the error header; a rejection's
+ *   "Action rejected: " prefix): docs/formats/openhands.md.
  * - "Lines" (SPEC §11) are event positions: message i's line is the 1-based position of its event.
  * - A condensation (V0 action `condensation`, V1 `kind: "Condensation"`) forgets events: by
  *   `forgotten_event_ids`, or (V0) every id in `[forgotten_events_start_id, forgotten_events_end_id]`.
@@ -36,7 +40,8 @@ import { isPlainObject } from '../native/text';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
 export type OhEvent =
-  | { id: string; where: string; type: 'message'; message: ChatMessage }
+  /** `response`: the model response an action came from (V1 `llm_response_id`): actions of one response are one message. */
+  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string }
   | { id: string; where: string; type: 'condensation'; forgotten: (id: string) => boolean; summary: string | null; summaryOffset: number | null }
   | { id: string; where: string; type: 'skip' }
   | { id: string; where: string; type: 'unknown'; why: string };
@@ -135,11 +140,33 @@ export function v0Event(e: unknown, k: number): OhEvent {
   return { id, where: at, type: 'unknown', why: 'it is neither an action nor an observation' };
 }
 
-/** The text an SDK observation gives the model: its `content` parts, else its `output`/`message`/`error`, else its JSON. */
+/** The header the SDK's `Observation.to_llm_content` puts before an observation whose `is_error` is true. */
+export const V1_ERROR_HEADER = '[An error occurred during execution.]\n';
+/** What a terminal observation said on an error before the SDK's Observation base (`output` and `error` fields, 2025-09 to 2025-11). */
+export const V1_LEGACY_TERMINAL_ERROR = '[There was an error during command execution.]\n';
+const TERMINAL_OBSERVATIONS: readonly string[] = ['TerminalObservation', 'ExecuteBashObservation'];
+
+/**
+ * The text an SDK observation gives the model (its `to_llm_content`, docs/formats/openhands.md): its
+ * `content` parts (else its `output`/`message`/`error`, else its JSON); a terminal's between its
+ * metadata's prefix and suffix, followed by the working folder, interpreter and exit code lines;
+ * after the error header when `is_error` is true. Not reproduced: the SDK's middle cut of a terminal
+ * text over 30,000 characters, whose notice names a file the events do not record.
+ */
 function observationText(o: unknown): string {
   if (!isPlainObject(o)) return JSON.stringify(o) ?? '';
-  const t = textOf(o.content) ?? str(o.output) ?? str(o.message) ?? str(o.error);
-  return t ?? JSON.stringify(o);
+  const text = textOf(o.content) ?? str(o.output) ?? str(o.message) ?? str(o.error);
+  if (text === undefined) return JSON.stringify(o);
+  let shown = text;
+  if (TERMINAL_OBSERVATIONS.includes(str(o.kind) ?? '')) {
+    const md = isPlainObject(o.metadata) ? o.metadata : {};
+    shown = `${str(md.prefix) ?? ''}${text}${str(md.suffix) ?? ''}`;
+    if (str(md.working_dir)) shown += `\n[Current working directory: ${str(md.working_dir)}]`;
+    if (str(md.py_interpreter_path)) shown += `\n[Python interpreter: ${str(md.py_interpreter_path)}]`;
+    if (typeof md.exit_code === 'number' && md.exit_code !== -1) shown += `\n[Command finished with exit code ${md.exit_code}]`;
+    if (o.content === undefined && o.error === true) shown = `${V1_LEGACY_TERMINAL_ERROR}${shown}`;
+  }
+  return o.is_error === true ? `${V1_ERROR_HEADER}${shown}` : shown;
 }
 
 /** One V1 event file (openhands-sdk `openhands.sdk.event`) in the version-free shape. */
@@ -162,12 +189,14 @@ export function v1Event(e: unknown, where: string): OhEvent {
       const tc = isPlainObject(e.tool_call) ? e.tool_call : {};
       const fn = isPlainObject(tc.function) ? tc.function : tc;
       const call: ToolCall = { id: str(e.tool_call_id) ?? str(tc.id) ?? '', name: str(e.tool_name) ?? str(fn.name) ?? '', arguments: str(fn.arguments) ?? JSON.stringify(e.action ?? {}) };
-      return { id, where, type: 'message', message: { role: 'assistant', content: textOf(e.thought) ?? '', tool_calls: [call], metadata: meta } };
+      const response = str(e.llm_response_id);
+      return { id, where, type: 'message', message: { role: 'assistant', content: textOf(e.thought) ?? '', tool_calls: [call], metadata: meta }, ...(response ? { response } : {}) };
     }
     case 'ObservationEvent':
     case 'UserRejectObservation':
     case 'AgentErrorEvent': {
-      const text = kind === 'ObservationEvent' ? observationText(e.observation) : (str(e.rejection_reason) ?? str(e.error) ?? '');
+      const text =
+        kind === 'ObservationEvent' ? observationText(e.observation) : kind === 'UserRejectObservation' ? `Action rejected: ${str(e.rejection_reason) ?? 'User rejected the action'}` : (str(e.error) ?? '');
       return { id, where, type: 'message', message: { role: 'tool', content: text, tool_call_id: str(e.tool_call_id) ?? '', metadata: meta } };
     }
     case 'Condensation': {
@@ -196,6 +225,8 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
   const kept: { id: string; index: number | null }[] = [];
   const log: Reduction[] = [];
   const logLines: number[] = [];
+  /** The response whose actions the last message holds, while nothing the model is given came after it. */
+  let batch: string | undefined;
   events.forEach((e, k) => {
     const line = k + 1;
     if (e.type === 'unknown') {
@@ -207,6 +238,15 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       return;
     }
     if (e.type === 'message') {
+      const last = view[view.length - 1];
+      if (e.response !== undefined && e.response === batch && last && !hidden[view.length - 1]) {
+        // Another action of the same response: one more tool call of that message (its text, the
+        // response's thought, is on the first action only). Forgetting the first forgets the message.
+        kept.push({ id: e.id, index: view.length - 1 });
+        view[view.length - 1] = { ...last, tool_calls: [...(last.tool_calls ?? []), ...(e.message.tool_calls ?? [])] };
+        return;
+      }
+      batch = e.response;
       kept.push({ id: e.id, index: view.length });
       view.push(e.message);
       messageLines.push(line);
@@ -214,6 +254,7 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       hidden.push(false);
       return;
     }
+    batch = undefined;
     // A condensation: every visible message whose event it forgets, in runs.
     const forgotten = view.map((_m, i) => !hidden[i] && e.forgotten(eventOf[i] as string));
     const before = view.length;

@@ -87,8 +87,10 @@ export function commonPrefixBytes(a: string, b: string): number {
   let i = 0;
   const n = Math.min(a.length, b.length);
   while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  // Never split a surrogate pair.
-  if (i > 0 && i < a.length && a.charCodeAt(i - 1) >= 0xd800 && a.charCodeAt(i - 1) <= 0xdbff) i--;
+  // Never split a surrogate pair: a shared high surrogate followed by anything in either text (a low
+  // half in one, something else or nothing in the other) stays out, or the prefix's bytes would end
+  // inside the 4-byte character of the text that has the pair.
+  if (i > 0 && (i < a.length || i < b.length) && a.charCodeAt(i - 1) >= 0xd800 && a.charCodeAt(i - 1) <= 0xdbff) i--;
   return utf8Length(a.slice(0, i));
 }
 

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../../shared/project';
 import { tempDir } from '../../testing/files';
 import { loadSession } from '../session';
+import { commonPrefixBytes } from './build';
 
 const tmp = tempDir('session-inspector-swe-props-');
 afterAll(() => tmp.cleanup());
@@ -16,16 +17,24 @@ afterAll(() => tmp.cleanup());
 type Msg = { role: string; content: string; tool_calls?: unknown[]; tool_call_ids?: string[] };
 /** How step k's input shows an earlier observation: as is, elided, or cut to a prefix. */
 const shown = fc.constantFrom<'same' | 'elided' | 'cut'>('same', 'elided', 'cut');
+/**
+ * A UTF-16 unit or character of any kind, lone surrogates included (a file's JSON may escape them,
+ * `\ud83d`), with the halves of a 4-byte character and 2- and 3-byte characters drawn often.
+ */
+/** The text as its UTF-8 bytes decode: a lone surrogate reads as U+FFFD. */
+const wellFormed = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+const anyUnit = fc.oneof(fc.constantFrom('\ud83d', '\ude00', '\u{1f600}', '\u00e9', '\u20ac', 'a'), fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }));
 
 describe('SWE-agent importer properties', () => {
   it('every call`s projected input equals the recorded input, and every reduction expands to the history text', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.string({ minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.string({ unit: anyUnit, minLength: 1, maxLength: 30 }), { minLength: 1, maxLength: 6 }),
         fc.array(shown, { minLength: 6, maxLength: 6 }),
         fc.array(fc.nat({ max: 6 }), { minLength: 6, maxLength: 6 }),
         fc.boolean(),
-        async (outputs, how, from, query) => {
+        fc.array(fc.nat({ max: 40 }), { minLength: 6, maxLength: 6 }),
+        async (outputs, how, from, query, cut) => {
           const history: Msg[] = [
             { role: 'system', content: 'sys' },
             { role: 'user', content: 'task' },
@@ -39,7 +48,10 @@ describe('SWE-agent importer properties', () => {
             history.slice(0, 2 + 2 * call).map((m, i) => {
               const j = (i - 3) / 2;
               if (i < 3 || !Number.isInteger(j) || how[j] === 'same' || call < j + 1 + (from[j] ?? 0)) return m;
-              return { ...m, content: how[j] === 'elided' ? 'Old environment output: (1 lines omitted)' : `out ${j}:<clipped>` };
+              if (how[j] === 'elided') return { ...m, content: 'Old environment output: (1 lines omitted)' };
+              // A cut keeps some of the output's UTF-16 units, never all, even half of a 4-byte character.
+              const label = `out ${j}: `.length;
+              return { ...m, content: `${m.content.slice(0, label + ((cut[j] ?? 0) % (m.content.length - label)))}<clipped>` };
             });
           const calls = outputs.length;
           // `query` (newer files) is the step's own input; `messages` (older) the next call's.
@@ -54,11 +66,13 @@ describe('SWE-agent importer properties', () => {
             for (let n = 1; n <= calls; n++) {
               const input = s.callInput(n);
               if (!input) throw new Error(`no input for call ${n}`);
-              expect(projectView(input.minted, input.log).map((row) => row.text)).toEqual(inputOf(n - 1).map((m) => m.content));
+              // Compared as their bytes decode: a kept prefix is bytes, and a lone surrogate reads as U+FFFD.
+              expect(projectView(input.minted, input.log).map((row) => wellFormed(row.text))).toEqual(inputOf(n - 1).map((m) => wellFormed(m.content)));
             }
             for (const red of s.log) {
               const out = s.expand(red.id);
-              expect(out.ok && out.value.content).toBe(history[red.ptr.index]?.content);
+              // Expanded bytes decode as the file does: a lone surrogate reads as U+FFFD.
+              expect(out.ok && out.value.content).toBe(wellFormed(history[red.ptr.index]?.content ?? ''));
             }
             expect(s.check().findings).toEqual([]);
           } finally {
@@ -67,6 +81,55 @@ describe('SWE-agent importer properties', () => {
         },
       ),
       { numRuns: 60 },
+    );
+  });
+});
+
+/** True when `at` starts a UTF-8 character of `bytes` (or is its end). */
+const onBoundary = (bytes: Buffer, at: number): boolean => at === bytes.length || ((bytes[at] ?? 0) & 0xc0) !== 0x80;
+
+describe('commonPrefixBytes (the kept prefix shared by the SWE-agent and Inspect importers)', () => {
+  const text = fc.string({ unit: anyUnit, maxLength: 8 });
+
+  it('is a prefix both texts encode to the same bytes, ending on a character boundary of each', () => {
+    fc.assert(
+      fc.property(text, text, text, (common, x, y) => {
+        const a = common + x;
+        const b = common + y;
+        const kept = commonPrefixBytes(a, b);
+        const ea = Buffer.from(a, 'utf8');
+        const eb = Buffer.from(b, 'utf8');
+        expect(kept).toBeLessThanOrEqual(Math.min(ea.length, eb.length));
+        expect(ea.subarray(0, kept).equals(eb.subarray(0, kept))).toBe(true);
+        expect(onBoundary(ea, kept)).toBe(true);
+        expect(onBoundary(eb, kept)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('never cuts the longer text inside a character its last shared unit begins', () => {
+    // The original ends on a lone high surrogate that the shown text completes to a 4-byte character.
+    expect(commonPrefixBytes('x\ud83d', 'x\ud83d\ude00 more')).toBe(1);
+    expect(commonPrefixBytes('x\ud83d\ude00 more', 'x\ud83d')).toBe(1);
+  });
+
+  it('is the whole of two equal well-formed texts, and the longest boundary prefix of two that differ', () => {
+    const wellFormed = fc.string({ unit: 'grapheme', maxLength: 10 });
+    fc.assert(
+      fc.property(wellFormed, wellFormed, wellFormed, (common, x, y) => {
+        const a = common + x;
+        const b = common + y;
+        const kept = commonPrefixBytes(a, b);
+        const ea = Buffer.from(a, 'utf8');
+        const eb = Buffer.from(b, 'utf8');
+        if (a === b) expect(kept).toBe(ea.length);
+        // No longer prefix ending on a character boundary of both is shared.
+        let longest = 0;
+        for (let n = 1; n <= Math.min(ea.length, eb.length) && ea[n - 1] === eb[n - 1]; n++) if (onBoundary(ea, n) && onBoundary(eb, n)) longest = n;
+        expect(kept).toBe(longest);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

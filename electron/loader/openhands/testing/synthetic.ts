@@ -123,6 +123,71 @@ function v1Conversation(prefix: string): Record<string, string> {
   return files;
 }
 
+/** The rejection reason and scaffold error of `v1-parallel`. */
+export const V1_REJECTION = 'Deleting the build folder needs a human.';
+export const V1_AGENT_ERROR = 'Tool "deploy" not found. Available tools: ["terminal", "finish"]';
+
+/**
+ * V1 conversation `v1-parallel`, in the shapes of openhands-sdk 1.11 (TerminalObservation with its
+ * metadata): one response calling two tools at once (two ActionEvents with one `llm_response_id`, a
+ * state update between them), the first failing (`is_error`), the second rejected by the user
+ * (`UserRejectObservation`); then a call of a tool that does not exist (`AgentErrorEvent`), then
+ * the closing message: three model responses.
+ */
+function v1Parallel(prefix: string): Record<string, string> {
+  const action = (n: number, id: string, response: string, thought: string, tool: string, args: Record<string, string>): Ev => ({
+    kind: 'ActionEvent',
+    id,
+    timestamp: ts(n),
+    source: 'agent',
+    thought: thought === '' ? [] : [{ cache_prompt: false, type: 'text', text: thought }],
+    thinking_blocks: [],
+    action: { kind: 'TerminalAction', command: args.command ?? '', is_input: false, reset: false },
+    tool_name: tool,
+    tool_call_id: `call_${id}`,
+    tool_call: { id: `call_${id}`, name: tool, arguments: JSON.stringify(args), origin: 'completion' },
+    llm_response_id: response,
+    security_risk: 'LOW',
+    summary: `Run ${args.command ?? tool}`,
+  });
+  const events: Ev[] = [
+    { kind: 'SystemPromptEvent', id: 'sys', timestamp: ts(0), source: 'agent', system_prompt: { cache_prompt: false, type: 'text', text: 'You are OpenHands agent.' }, tools: [] },
+    { kind: 'MessageEvent', id: 'msg-1', timestamp: ts(1), source: 'user', llm_message: { role: 'user', content: [{ cache_prompt: false, type: 'text', text: 'Clean the build and run the tests.' }], thinking_blocks: [] }, activated_skills: [], extended_content: [] },
+    action(2, 'act-1', 'chatcmpl-par-1', 'Running both at once.', 'terminal', { command: 'pytest -q' }),
+    { kind: 'ConversationStateUpdateEvent', id: 'state-1', timestamp: ts(3), source: 'environment', key: 'stats', value: {} },
+    action(4, 'act-2', 'chatcmpl-par-1', '', 'terminal', { command: 'rm -rf build' }),
+    {
+      kind: 'ObservationEvent',
+      id: 'obs-1',
+      timestamp: ts(5),
+      source: 'environment',
+      tool_name: 'terminal',
+      tool_call_id: 'call_act-1',
+      observation: {
+        kind: 'TerminalObservation',
+        content: [{ cache_prompt: false, type: 'text', text: 'E   assert 3 == 4\n1 failed in 0.04s' }],
+        is_error: true,
+        command: 'pytest -q',
+        exit_code: 1,
+        timeout: false,
+        metadata: { exit_code: 1, pid: -1, username: 'openhands', hostname: 'runtime', working_dir: '/workspace/project', py_interpreter_path: '/usr/bin/python3', prefix: '', suffix: '\n[The command completed with exit code 1.]' },
+      },
+      action_id: 'act-1',
+    },
+    { kind: 'UserRejectObservation', id: 'rej-2', timestamp: ts(6), source: 'user', tool_name: 'terminal', tool_call_id: 'call_act-2', rejection_reason: V1_REJECTION, action_id: 'act-2' },
+    action(7, 'act-3', 'chatcmpl-par-2', 'Deploying.', 'deploy', { target: 'prod' }),
+    { kind: 'AgentErrorEvent', id: 'err-3', timestamp: ts(8), source: 'agent', tool_name: 'deploy', tool_call_id: 'call_act-3', error: V1_AGENT_ERROR },
+    { kind: 'MessageEvent', id: 'msg-2', timestamp: ts(9), source: 'agent', llm_message: { role: 'assistant', content: [{ cache_prompt: false, type: 'text', text: 'The test fails; I did not delete build/.' }], thinking_blocks: [] }, llm_response_id: 'chatcmpl-par-3', activated_skills: [], extended_content: [] },
+  ];
+  const files: Record<string, string> = {};
+  events.forEach((e, n) => {
+    const [name, text] = v1File(n, e);
+    files[`${prefix}/${name}`] = text;
+  });
+  files[`${prefix}/base_state.json`] = `${JSON.stringify({ id: 'c0ffee00-0000-4000-8000-000000000002', agent: { kind: 'Agent', llm: { model: 'openai/gpt-4o-mini', usage_id: 'agent' }, tools: [] }, workspace: { kind: 'LocalWorkspace', working_dir: '/workspace/project' }, execution_status: 'finished', stats: {} }, null, 2)}\n`;
+  return files;
+}
+
 /** Every synthetic file, by its path under OPENHANDS_SYNTHETIC_DIR. */
 export function openHandsSynthetic(): Record<string, string> {
   const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
@@ -144,5 +209,5 @@ export function openHandsSynthetic(): Record<string, string> {
   const v1Damaged = v1Conversation('v1-damaged');
   v1Damaged['v1-damaged/events/event-00005-act-b.json'] = '{"kind": "ActionEvent", "id": "act-b", "thought": [{"type": "te';
   v1Damaged['v1-damaged/events/event-00013-future.json'] = json({ kind: 'FutureEvent', id: 'future', timestamp: ts(13), source: 'environment' });
-  return { 'v0-condensed.json': json(condensed), 'v0-range-no-summary.json': json(ranged), 'v0-damaged.json': json(damaged), 'v0-torn.json': torn, ...v1, ...v1Damaged };
+  return { 'v0-condensed.json': json(condensed), 'v0-range-no-summary.json': json(ranged), 'v0-damaged.json': json(damaged), 'v0-torn.json': torn, ...v1, ...v1Damaged, ...v1Parallel('v1-parallel') };
 }
