@@ -186,6 +186,12 @@ export interface IndexedSnapshot {
    * `origin.line` on. Absent (a native snapshot): a reduction applies from its `minted_at` on.
    */
   messageLines?: readonly (number | undefined)[];
+  /**
+   * §11, an importer's: reductions that were live over some calls and are no longer at the end —
+   * an earlier compaction that a later one folded into its own summary — each live from its
+   * `origin.line` until line `to`. Not in `reductions` (the live log), nor checked as live.
+   */
+  ended?: readonly { reduction: Reduction; to: number }[];
 }
 
 /** One session of a file, as `check`'s summary lists it. */
@@ -306,7 +312,12 @@ function callTimelineOf({ records, snapshot }: SessionInputs, minted: MessageLis
   }
   if (snapshot?.messageLines) {
     const lines = snapshot.messageLines;
-    return liveFromTimeline(snapshot.messages, (i) => lines[i], snapshot.reductions ?? [], (r) => (r.origin && 'line' in r.origin ? r.origin.line : undefined));
+    const fromOf = (r: Reduction): number | undefined => (r.origin && 'line' in r.origin ? r.origin.line : undefined);
+    const live = liveFromTimeline(snapshot.messages, (i) => lines[i], snapshot.reductions ?? [], fromOf);
+    if (!snapshot.ended || snapshot.ended.length === 0) return live;
+    // Ended spans first, in the order they ended: an input's log lists the older compaction first.
+    const ended = snapshot.ended.map(({ reduction, to }) => ({ reduction, from: fromOf(reduction) ?? Number.NEGATIVE_INFINITY, to }));
+    return { calls: live.calls, spans: [...ended, ...live.spans] };
   }
   return snapshot ? snapshotTimeline(minted, log) : NO_CALLS;
 }

@@ -7,9 +7,12 @@
  *   `parentUuid`; a compact boundary (a root) continues through `logicalParentUuid` (else the last
  *   message before it). Records of one API response (same `message.id`) are merged, and the
  *   tool_results of its tool_uses follow it in call order, wherever parallel calls put them.
- * - Compaction → one `summarized` run over everything before the latest live boundary, its stub
- *   the summary; microcompaction → `tool_output_elided` per cleared result; `<persisted-output>`
- *   → `tool_output_truncated` whose original is the `tool-results/` file (missing: hash null).
+ * - Each compaction → a `summarized` run over everything before its boundary, its stub the
+ *   summary, live from the boundary until the next compaction (whose summary stands for it: the
+ *   live log holds the last; the others are `ended`); microcompaction → `tool_output_elided` per
+ *   cleared result, live from its boundary on, also under a later compaction; `<persisted-output>`
+ *   → `tool_output_truncated` whose original is the `tool-results/` file or the record's own whole
+ *   copy (else hash null). docs/formats/claude-code.md.
  * - Sidechains (inline `isSidechain` records) are further sessions, one per root.
  */
 import { createHash } from 'node:crypto';
@@ -64,6 +67,8 @@ export interface ImportedSession {
   sessions: ClaudeSessionInfo[];
   /** SPEC §11: the line of the record each message came from, parallel to `messages`. */
   messageLines?: number[];
+  /** SPEC §11: earlier compactions, each live until the line of the next one (IndexedSnapshot.ended). */
+  ended?: { reduction: Reduction; to: number }[];
 }
 
 export interface ImportOptions {
@@ -358,7 +363,16 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
-  return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions, messageLines: built.messageLines };
+  return {
+    session_id: sideRoot ? sideId(sideRoot) : mainSessionId,
+    model: built.model,
+    messages: built.messages,
+    reductions: built.reductions,
+    findings,
+    sessions,
+    messageLines: built.messageLines,
+    ...(built.ended.length > 0 ? { ended: built.ended } : {}),
+  };
 }
 
 function buildView(
@@ -367,10 +381,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [] };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -401,9 +415,10 @@ function buildView(
   const doneMessageIds = new Set<string>();
   const toolIndex = new Map<string, number>();
   let model = '';
-  let compaction: { boundary: Rec; summary: string; at: number } | undefined;
+  /** Every compaction on the chain, in order: each summarizes all the view before it (`at`). */
+  const compactions: { boundary: Rec; summary: string; at: number }[] = [];
   const persisted: { index: number; rec: Rec; stub: string }[] = [];
-  const cleared: { ids: string[]; rec: Rec }[] = [];
+  const cleared: { ids: string[]; rec: Rec; at: number }[] = [];
 
   const pushTool = (id: string): void => {
     const found = resultByToolId.get(id);
@@ -424,14 +439,14 @@ function buildView(
       const next = chain[i + 1];
       if (next && next.isCompactSummary === true && isMessage(next)) {
         const text = blocksOf(next).map((b) => (isObj(b) && typeof b.text === 'string' ? b.text : '')).join('');
-        compaction = { boundary: r, summary: text, at: messages.length };
+        compactions.push({ boundary: r, summary: text, at: messages.length });
         i++;
       }
       continue;
     }
     if (r.type === 'system' && r.subtype === 'microcompact_boundary' && isObj(r.microcompactMetadata)) {
       const ids = r.microcompactMetadata.compactedToolIds;
-      if (Array.isArray(ids)) cleared.push({ ids: ids.filter((x): x is string => typeof x === 'string'), rec: r });
+      if (Array.isArray(ids)) cleared.push({ ids: ids.filter((x): x is string => typeof x === 'string'), rec: r, at: messages.length });
       continue;
     }
     if (!isMessage(r)) continue;
@@ -487,46 +502,21 @@ function buildView(
     }
   }
 
-  const dropped = compaction && compaction.at > 0 ? ([0, compaction.at] as const) : undefined;
-  if (compaction && dropped) {
-    // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
-    // the same bytes, without building one string of them all.
-    const hash = createHash('sha256');
-    let bytes = 0;
-    for (const m of messages.slice(dropped[0], dropped[1])) {
-      for (const piece of [transcriptHeader(m), m.content, '\n']) {
-        hash.update(piece, 'utf8');
-        bytes += byteLength(piece);
-      }
-    }
-    const id = `cc-compact-L${compaction.boundary.__line}`;
-    reductions.push({
-      id,
-      kind: 'summarized',
-      ptr: { index: dropped[0], hash: ptrHash(hash.digest('hex')), bytes },
-      end: dropped[1],
-      stub: compaction.summary,
-      minted_at: messages.length,
-      provenance: 'recorded',
-      origin: { line: compaction.boundary.__line },
-      group: id,
-      hash_origin: 'import',
-    });
-  }
-  const inDropped = (i: number): boolean => dropped !== undefined && i >= dropped[0] && i < dropped[1];
-
+  // A cleared result stays cleared at the calls before a later compaction (and under it after).
+  const clearedIds = new Set<string>();
   for (const c of cleared) {
     for (const id of c.ids) {
       const i = toolIndex.get(id);
-      if (i === undefined || inDropped(i)) continue;
+      if (i === undefined || clearedIds.has(id)) continue;
       const m = messages[i]!;
       if (persisted.some((p) => p.index === i)) continue;
+      clearedIds.add(id);
       reductions.push({
         id: `cc-micro-${id}`,
         kind: 'tool_output_elided',
         ptr: { index: i, hash: hashOf(m.content), bytes: byteLength(m.content) },
         stub: CLEARED_STUB,
-        minted_at: messages.length,
+        minted_at: c.at,
         provenance: 'recorded',
         origin: { line: c.rec.__line },
         hash_origin: 'import',
@@ -535,7 +525,6 @@ function buildView(
   }
 
   for (const p of persisted) {
-    if (inDropped(p.index)) continue;
     const m = messages[p.index]!;
     const path = /(?:Full output saved to|Tool result saved to): *([^\n<]+)/.exec(p.stub)?.[1]?.trim();
     const name = path?.split(/[\\/]/).pop();
@@ -559,6 +548,40 @@ function buildView(
       reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: size.bytes }, ...('stated_size' in size ? { stated_size: size.stated_size } : {}), ...(why !== undefined ? { unavailable_why: why } : {}) });
     }
   }
+  // After the persisted outputs' originals are in place: a summary's original is their transcript.
+  // Each compaction is its own `summarized` reduction over the whole view before it, live from its
+  // boundary until the next one, whose summary stands for it too (the model never sees two). So the
+  // live log ends with the last; the earlier ones ended at the next boundary (`ended`).
+  const summaries: Reduction[] = [];
+  for (const c of compactions) {
+    if (c.at === 0) continue;
+    // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
+    // the same bytes, without building one string of them all.
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for (const m of messages.slice(0, c.at)) {
+      for (const piece of [transcriptHeader(m), m.content, '\n']) {
+        hash.update(piece, 'utf8');
+        bytes += byteLength(piece);
+      }
+    }
+    const id = `cc-compact-L${c.boundary.__line}`;
+    summaries.push({
+      id,
+      kind: 'summarized',
+      ptr: { index: 0, hash: ptrHash(hash.digest('hex')), bytes },
+      end: c.at,
+      stub: c.summary,
+      minted_at: c.at,
+      provenance: 'recorded',
+      origin: { line: c.boundary.__line },
+      group: id,
+      hash_origin: 'import',
+    });
+  }
+  const ended = summaries.slice(0, -1).map((reduction, k) => ({ reduction, to: (summaries[k + 1]!.origin as { line: number }).line }));
+  if (summaries.length > 0) reductions.push(summaries[summaries.length - 1]!);
+
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model, messageLines };
+  return { messages, reductions, model, messageLines, ended };
 }

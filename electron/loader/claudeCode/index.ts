@@ -160,6 +160,7 @@ export class ClaudeCodeSource extends LineSource {
         findings,
         sessions: imported.sessions,
         ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
+        ...(imported.ended ? { ended: imported.ended } : {}),
       },
     };
     return this.cached;
