@@ -274,7 +274,7 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
     ['truncated.eval', /cannot be opened.*(truncated|End of central directory)/],
     ['bad-crc.eval', /fails its CRC-32 check/],
     ['lying-size.eval', /too many bytes/],
-    ['zstd-bomb.eval', /inflates past/],
+    ['zstd-bomb.eval', /is not read: its zstd data declares 16777216 bytes of content/],
     ['zstd-damaged.eval', /is damaged/],
     ['bzip2.eval', /compression method 12 \(bzip2\)/],
   ])('%s', async (name, expected) => {
