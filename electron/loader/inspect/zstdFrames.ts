@@ -74,13 +74,13 @@ export function zstdFrames(raw: Uint8Array, stated: number): { frames: ZstdFrame
     if (magic !== ZSTD_MAGIC) return { error: `holds no zstd frame at byte ${at} (magic ${magic.toString(16)})` };
     const frame = frameHeader(raw, at);
     if ('error' in frame) return frame;
-    if (frame.window > windowCap) {
-      return { error: `declares a window of ${frame.window} bytes in the frame at byte ${at}, over the ${windowCap} a decoder may allocate for an entry stated as ${stated} bytes (a zstd window bomb)`, hostile: true };
-    }
     if (frame.contentSize !== undefined) {
       declared += frame.contentSize;
       if (declared > stated) return { error: `declares ${frame.contentSize} bytes of content in the frame at byte ${at}, more than the ${stated} the archive states for the whole entry`, hostile: true };
     } else allDeclared = false;
+    if (frame.window > windowCap) {
+      return { error: `declares a window of ${frame.window} bytes in the frame at byte ${at}, over the ${windowCap} a decoder may allocate for an entry stated as ${stated} bytes (a zstd window bomb)`, hostile: true };
+    }
     const blocks = walkBlocks(raw, frame.blocksStart, frame.checksum);
     if (typeof blocks === 'string') return { error: `${blocks} (the frame at byte ${at})` };
     // Raw and RLE blocks say how much they make: more than the entry states is a bomb, told before decoding.
