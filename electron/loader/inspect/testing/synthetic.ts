@@ -130,26 +130,24 @@ export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; la
 }
 
 /**
- * A zip archive of `first`, then one entry `shared` whose local header and data are written once
- * while the central directory lists them `count` times, under `names(k)` (k from 1), every one at
- * the same offset: an overlapping-entries zip (each listed entry inflates the same bytes again).
+ * A zip archive of `entries` whose last one's local header and data are written once while the
+ * central directory lists them `count` times, under `names(k)` (k from 1), every one at the same
+ * offset: an overlapping-entries zip (each listed entry inflates the same bytes again).
  */
-export function overlappingZip(first: ZipEntrySpec, shared: ZipEntrySpec, count: number, names: (k: number) => string): Buffer {
-  const { bytes } = zipLayout([first, shared]);
+export function overlappingZip(entries: readonly ZipEntrySpec[], count: number, names: (k: number) => string): Buffer {
+  const { bytes } = zipLayout(entries);
   const cdStart = bytes.readUInt32LE(bytes.length - 6);
-  const firstCdLength = 46 + Buffer.byteLength(first.name, 'utf8');
+  const firstCdLength = entries.slice(0, -1).reduce((n, e) => n + 46 + Buffer.byteLength(e.name, 'utf8'), 0);
   const sharedCd = bytes.subarray(cdStart + firstCdLength, bytes.length - 22);
-  const sharedOffset = sharedCd.readUInt32LE(42);
   const central: Buffer[] = [bytes.subarray(cdStart, cdStart + firstCdLength)];
   for (let k = 1; k <= count; k++) {
     const name = Buffer.from(names(k), 'utf8');
     const h = Buffer.from(sharedCd.subarray(0, 46));
     h.writeUInt16LE(name.length, 28);
-    h.writeUInt32LE(sharedOffset, 42);
     central.push(h, name);
   }
   const cd = Buffer.concat(central);
-  return Buffer.concat([bytes.subarray(0, cdStart), cd, endRecord(Math.min(count + 1, 0xffff), cd.length, cdStart)]);
+  return Buffer.concat([bytes.subarray(0, cdStart), cd, endRecord(Math.min(entries.length - 1 + count, 0xffff), cd.length, cdStart)]);
 }
 
 /** A zip archive of `entries` (local headers, data, central directory, end record). */
