@@ -59,6 +59,21 @@ async function entryJson(path: string, name: string): Promise<unknown> {
   }
 }
 
+/** The first entry of `zip` (written to the test's folder), read through the importer's reader. */
+async function readFirstEntry(name: string, zip: Buffer): Promise<{ bytes: Buffer } | { error: string }> {
+  const path = tmp.path(name);
+  writeFileSync(path, zip);
+  const file = openReadOnly(path);
+  if (isLoadError(file)) throw new Error(file.message);
+  try {
+    const opened = await listZip(file.fd, file.size);
+    if ('error' in opened) throw new Error(opened.error);
+    return await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
+  } finally {
+    safeClose(file.fd);
+  }
+}
+
 /** The recorded inputs of a sample's main calls, computed here from the raw sample: refs expanded over the pool, side calls (output not in messages) left out. */
 function recordedInputs(sample: Obj): { role: string; content: string }[][] {
   const pool = ((sample.events_data as Obj | undefined)?.messages ?? sample.message_pool ?? []) as unknown[];
@@ -295,18 +310,8 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
     const text = Buffer.from('{"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\n"}'.repeat(40), 'utf8');
     const body = Buffer.from('KLUv/WTQC7UCAKQEeyJyb2xlIjoidG9vbCIsImNvbnRlbnQiOiJQQVNTIGEudGVzdC50c1xuRkFJTCBiIOKAlCBleHBlY3RlZCAzLCBnb3QgNFxuIn0CAO6xCn7AvHMPybOdDQ==', 'base64');
     expect(createHash('sha256').update(text).digest('hex')).toBe('d6430b1eb46601d0af59237bfdc18bf28670946a48440e5020273b6f25e66965');
-    const path = tmp.path('real-zstd.eval');
-    writeFileSync(path, zipOf([{ name: 'x.json', data: text, method: 93, body }]));
-    const file = openReadOnly(path);
-    if (isLoadError(file)) throw new Error(file.message);
-    try {
-      const opened = await listZip(file.fd, file.size);
-      if ('error' in opened) throw new Error(opened.error);
-      const read = await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
-      expect('bytes' in read && read.bytes.equals(text)).toBe(true);
-    } finally {
-      safeClose(file.fd);
-    }
+    const read = await readFirstEntry('real-zstd.eval', zipOf([{ name: 'x.json', data: text, method: 93, body }]));
+    expect('bytes' in read && read.bytes.equals(text)).toBe(true);
   });
 
   it('path-traversal, absolute and backslash names are ignored with a finding; the rest of the log opens', async () => {
@@ -448,19 +453,8 @@ describe('zstd frames are checked before a decoder sizes anything from them', ()
     const b = small.subarray(100);
     const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
     const body = Buffer.concat([zstdFrame(a), skippable, zstdFrame(b)]);
-    const two = zipOf([{ name: 'x.json', data: small, method: 93, body }]);
-    const path = tmp.path('two-frames.eval');
-    writeFileSync(path, two);
-    const file = openReadOnly(path);
-    if (isLoadError(file)) throw new Error(file.message);
-    try {
-      const opened = await listZip(file.fd, file.size);
-      if ('error' in opened) throw new Error(opened.error);
-      const got = await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
-      expect('bytes' in got && got.bytes.equals(small)).toBe(true);
-    } finally {
-      safeClose(file.fd);
-    }
+    const got = await readFirstEntry('two-frames.eval', zipOf([{ name: 'x.json', data: small, method: 93, body }]));
+    expect('bytes' in got && got.bytes.equals(small)).toBe(true);
     expect(zstdFrames(body, small.length)).toMatchObject({ frames: [{ start: 0, contentSize: 100 }, { contentSize: small.length - 100 }] });
     // The second frame's window declares 1.875 GiB: refused though the first is fine.
     expect(zstdFrames(Buffer.concat([zstdFrame(a), zstdWindowFrame(b, 0xa7)]), small.length)).toMatchObject({ hostile: true, error: expect.stringMatching(/window of 2013265920 bytes in the frame at byte \d+/) as unknown });
