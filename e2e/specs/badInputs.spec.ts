@@ -29,8 +29,8 @@ interface BadInput {
   finding_counts?: Record<string, number>;
 }
 
-/** Corpus files of the imported formats (SPEC §10.1): `electron/testing/badCorpusFormats.ts`. */
-const IMPORTED = /^(cc|codex)-/;
+/** Corpus files of the imported formats (SPEC §10.1): `electron/testing/badCorpusFormats.ts` and `badCorpusArchives.ts`. */
+const IMPORTED = /^(cc|codex|inspect)-/;
 
 const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;
 

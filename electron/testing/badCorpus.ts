@@ -13,6 +13,7 @@ import type { ChatMessage, FindingCode, Reduction, ReductionKind } from '../../s
 import { ptrHash, sha256Hex, stubText } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { Rng } from '../samples/rng';
+import { OVERLAPPING_65535_EXPECTED, archiveBadCorpus, overlapping65535 } from './badCorpusArchives';
 import { HUGE_OUTPUT_BYTES, formatBadCorpus, hugeLine } from './badCorpusFormats';
 import { makeHeader, makeSnapshot, messageRecord, reductionRecord } from './files';
 
@@ -547,7 +548,7 @@ export function statedFindingCodes(expected: BadInputExpectation): unknown {
 
 /** The corpus inputs made at test time, in the README's order. */
 export function generatedBadCorpus(): GeneratedBadInput[] {
-  return [garbageLines(), manyReductionsOneMessage(), hugeToolArguments(), ...hugeLines()];
+  return [garbageLines(), manyReductionsOneMessage(), hugeToolArguments(), ...hugeLines(), { ...OVERLAPPING_65535_EXPECTED, generated: true, make: overlapping65535 }];
 }
 
 /**
@@ -589,6 +590,7 @@ export function badCorpus(): BadInput[] {
     hostileNames(),
     markdownNames(),
     ...formatBadCorpus(),
+    ...archiveBadCorpus(),
   ];
 }
 

@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ViewEntry } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
@@ -13,9 +14,10 @@ import type { DetectContext } from '../source';
 import { messageOf } from './build';
 import { inspectFormat, inspectReadOptions } from './index';
 import { loadEvalLog } from './source';
-import { CUT_MARK, CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, syntheticSamples, writeEvalWithHole, zipOf } from './testing/synthetic';
-import type { ZipCounter } from './zip';
+import { CUT_MARK, CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, overlappingZip, syntheticSamples, writeEvalWithHole, zipOf, zstdFrame, zstdWindowFrame } from './testing/synthetic';
+import type { ZipCaps, ZipCounter } from './zip';
 import { DEFAULT_ZIP_CAPS, listZip, readZipEntry } from './zip';
+import { ZSTD_WINDOW_FLOOR, windowSize, zstdFrames } from './zstdFrames';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const REAL_DIR = join(ROOT, 'e2e/fixtures/real/inspect');
@@ -52,6 +54,21 @@ async function entryJson(path: string, name: string): Promise<unknown> {
     const got = await readZipEntry(z, e, DEFAULT_ZIP_CAPS);
     if ('error' in got) throw new Error(got.error);
     return JSON.parse(got.bytes.toString('utf8')) as unknown;
+  } finally {
+    safeClose(file.fd);
+  }
+}
+
+/** The first entry of `zip` (written to the test's folder), read through the importer's reader. */
+async function readFirstEntry(name: string, zip: Buffer): Promise<{ bytes: Buffer } | { error: string }> {
+  const path = tmp.path(name);
+  writeFileSync(path, zip);
+  const file = openReadOnly(path);
+  if (isLoadError(file)) throw new Error(file.message);
+  try {
+    const opened = await listZip(file.fd, file.size);
+    if ('error' in opened) throw new Error(opened.error);
+    return await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
   } finally {
     safeClose(file.fd);
   }
@@ -274,7 +291,7 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
     ['truncated.eval', /cannot be opened.*(truncated|End of central directory)/],
     ['bad-crc.eval', /fails its CRC-32 check/],
     ['lying-size.eval', /too many bytes/],
-    ['zstd-bomb.eval', /inflates past/],
+    ['zstd-bomb.eval', /is not read: its zstd data declares 16777216 bytes of content/],
     ['zstd-damaged.eval', /is damaged/],
     ['bzip2.eval', /compression method 12 \(bzip2\)/],
   ])('%s', async (name, expected) => {
@@ -293,18 +310,8 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
     const text = Buffer.from('{"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\n"}'.repeat(40), 'utf8');
     const body = Buffer.from('KLUv/WTQC7UCAKQEeyJyb2xlIjoidG9vbCIsImNvbnRlbnQiOiJQQVNTIGEudGVzdC50c1xuRkFJTCBiIOKAlCBleHBlY3RlZCAzLCBnb3QgNFxuIn0CAO6xCn7AvHMPybOdDQ==', 'base64');
     expect(createHash('sha256').update(text).digest('hex')).toBe('d6430b1eb46601d0af59237bfdc18bf28670946a48440e5020273b6f25e66965');
-    const path = tmp.path('real-zstd.eval');
-    writeFileSync(path, zipOf([{ name: 'x.json', data: text, method: 93, body }]));
-    const file = openReadOnly(path);
-    if (isLoadError(file)) throw new Error(file.message);
-    try {
-      const opened = await listZip(file.fd, file.size);
-      if ('error' in opened) throw new Error(opened.error);
-      const read = await readZipEntry(opened, opened.entries[0]!, DEFAULT_ZIP_CAPS);
-      expect('bytes' in read && read.bytes.equals(text)).toBe(true);
-    } finally {
-      safeClose(file.fd);
-    }
+    const read = await readFirstEntry('real-zstd.eval', zipOf([{ name: 'x.json', data: text, method: 93, body }]));
+    expect('bytes' in read && read.bytes.equals(text)).toBe(true);
   });
 
   it('path-traversal, absolute and backslash names are ignored with a finding; the rest of the log opens', async () => {
@@ -388,6 +395,168 @@ describe('bad archives are findings, never a throw, a hang or a write', () => {
   });
 });
 
+/** Loads a `.eval` written to the test's folder through `loadEvalLog`, counting what it reads and sampling memory while it runs. */
+async function loadCounted(name: string, bytes: Buffer, caps: ZipCaps = DEFAULT_ZIP_CAPS): Promise<{ loaded: Awaited<ReturnType<typeof loadEvalLog>>; counter: ZipCounter; grew: number; ms: number }> {
+  const path = tmp.path(name);
+  writeFileSync(path, bytes);
+  const counter: ZipCounter = { bytesRead: 0, entriesOpened: [] };
+  const file = openReadOnly(path);
+  if (isLoadError(file)) throw new Error(file.message);
+  const before = process.memoryUsage();
+  let peak = 0;
+  const sample = (): void => {
+    const m = process.memoryUsage();
+    peak = Math.max(peak, m.arrayBuffers - before.arrayBuffers, m.heapUsed - before.heapUsed);
+  };
+  const timer = setInterval(sample, 5);
+  const t0 = performance.now();
+  try {
+    const loaded = await loadEvalLog(file.fd, file.size, undefined, caps, counter);
+    sample();
+    return { loaded, counter, grew: peak, ms: performance.now() - t0 };
+  } finally {
+    clearInterval(timer);
+    safeClose(file.fd);
+  }
+}
+
+describe('zstd frames are checked before a decoder sizes anything from them', () => {
+  const { trim1 } = syntheticSamples();
+  const small = Buffer.from(JSON.stringify(trim1), 'utf8');
+  const header = Buffer.from(JSON.stringify({ version: 2, eval: { task: 't', model: 'm' } }), 'utf8');
+
+  it('a frame declaring a 1.875 GiB window over a few bytes is refused, naming the entry, before any of it is decoded', async () => {
+    expect(windowSize(0xa7)).toBe(1.875 * 1024 ** 3);
+    const bomb = zipOf([{ name: 'header.json', data: header }, { name: 'samples/a_epoch_1.json', data: small, method: 93, body: zstdWindowFrame(small, 0xa7) }]);
+    expect(bomb.length).toBeLessThan(small.length + 400);
+    const { loaded, grew } = await loadCounted('window-bomb.eval', bomb);
+    expect(loaded.findings.map((f) => [f.code, f.message])).toEqual([['malformed_line', expect.stringMatching(/^archive entry samples\/a_epoch_1\.json is not read: its zstd data declares a window of 2013265920 bytes/) as unknown]]);
+    expect(loaded.built).toBeUndefined();
+    // The log still opens: its header and its sample list.
+    expect(loaded.model).toBe('m');
+    expect(loaded.sessions.map((x) => x.id)).toEqual(['a_epoch_1']);
+    expect(grew).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('a frame declaring more content than the entry states is refused; one that states none reads with the window streaming writers declare', async () => {
+    const lying = zipOf([{ name: 'header.json', data: header }, { name: 'samples/a_epoch_1.json', data: small, method: 93, body: zstdFrame(small, { byte: 0x20, count: 1, declared: 2 ** 31 - 1 }) }]);
+    expect((await loadCounted('fcs-bomb.eval', lying)).loaded.findings.map((f) => f.message).join('\n')).toMatch(/declares 2147483647 bytes of content .* more than the \d+ the archive states/);
+    // 0x58: 2 MiB, what zstd's default level writes when it does not know the size (Python's zipfile streams).
+    const streamed = zipOf([{ name: 'header.json', data: header }, { name: 'samples/a_epoch_1.json', data: small, method: 93, body: zstdWindowFrame(small, 0x58) }]);
+    const read = await loadCounted('streamed.eval', streamed);
+    expect(read.loaded.findings).toEqual([]);
+    expect(read.loaded.built?.view.length).toBe((trim1.messages as unknown[]).length);
+  });
+
+  it('every frame of an entry is checked and decoded in turn; skippable frames are stepped over; bytes after the frames are damage', async () => {
+    const a = small.subarray(0, 100);
+    const b = small.subarray(100);
+    const skippable = Buffer.from([0x50, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+    const body = Buffer.concat([zstdFrame(a), skippable, zstdFrame(b)]);
+    const got = await readFirstEntry('two-frames.eval', zipOf([{ name: 'x.json', data: small, method: 93, body }]));
+    expect('bytes' in got && got.bytes.equals(small)).toBe(true);
+    expect(zstdFrames(body, small.length)).toMatchObject({ frames: [{ start: 0, contentSize: 100 }, { contentSize: small.length - 100 }] });
+    // The second frame's window declares 1.875 GiB: refused though the first is fine.
+    expect(zstdFrames(Buffer.concat([zstdFrame(a), zstdWindowFrame(b, 0xa7)]), small.length)).toMatchObject({ hostile: true, error: expect.stringMatching(/window of 2013265920 bytes in the frame at byte \d+/) as unknown });
+    expect(zstdFrames(Buffer.concat([zstdFrame(small), Buffer.from('junk')]), small.length)).toMatchObject({ error: expect.stringMatching(/holds no zstd frame at byte/) as unknown });
+    expect(zstdFrames(Buffer.concat([zstdFrame(small), Buffer.from('junk')]), small.length)).not.toHaveProperty('hostile');
+    // RLE blocks that make more than the entry states are told from their headers.
+    expect(zstdFrames(zstdFrame(Buffer.alloc(0), { byte: 0x20, count: 1024 * 1024, declared: 10 }), 10)).toMatchObject({ hostile: true });
+  });
+
+  it('the window a header declares is the RFC 8878 one; a window over max(the stated size, 128 MiB) is refused, any other passes', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 64 * 1024 * 1024 }), (descriptor, stated) => {
+        const exponent = descriptor >> 3;
+        const expected = 2 ** (10 + exponent) * (1 + (descriptor & 7) / 8);
+        expect(windowSize(descriptor)).toBe(expected);
+        const data = Buffer.alloc(Math.min(stated, 16), 0x41);
+        const got = zstdFrames(zstdWindowFrame(data, descriptor), data.length);
+        if (expected > Math.max(data.length, ZSTD_WINDOW_FLOOR)) expect(got).toMatchObject({ hostile: true });
+        else expect(got).toMatchObject({ frames: [{ window: expected }] });
+      }),
+    );
+  });
+});
+
+describe('entries that share bytes, too many entries, too many bytes', () => {
+  const { trim1, trim2 } = syntheticSamples();
+  const header = Buffer.from(JSON.stringify({ version: 2, eval: { task: 't', model: 'm' } }), 'utf8');
+
+  it('65,535 entries listing the same compressed bytes: one is read, the others are findings, in seconds and without inflating them again', async () => {
+    // 1 MiB of summaries, from a few KiB of deflate, listed 65,534 times: 64 GiB if each were inflated.
+    const summary = Buffer.from(JSON.stringify([{ id: 'x', epoch: 1, input: 'a'.repeat(1024 * 1024) }]), 'utf8');
+    const zip = overlappingZip([{ name: 'header.json', data: header }, { name: '_journal/summaries/1.json', data: summary }], 65_534, (k) => `_journal/summaries/${k}.json`);
+    const { loaded, counter, grew, ms } = await loadCounted('overlapping-65535.eval', zip);
+    expect(counter.entriesOpened).toEqual(['header.json', '_journal/summaries/1.json']);
+    const messages = loaded.findings.map((f) => f.message);
+    expect(messages[0]).toMatch(/^archive entry _journal\/summaries\/2\.json is ignored: its local header \(byte \d+\) lies inside the bytes of entry _journal\/summaries\/1\.json/);
+    expect(messages.filter((m) => /^65513 more archive entries are ignored/.test(m))).toHaveLength(1);
+    expect(messages.filter((m) => /is ignored: its local header/.test(m))).toHaveLength(20);
+    expect(loaded.findings.filter((f) => /ignored/.test(f.message)).every((f) => f.code === 'malformed_line' && f.severity === 'error')).toBe(true);
+    expect(grew).toBeLessThan(256 * 1024 * 1024);
+    expect(ms).toBeLessThan(20_000);
+  }, 60_000);
+
+  it('two entries at one offset: the one the directory lists first is read, the other is ignored with a finding; the rest of the log opens', async () => {
+    const sampleA = Buffer.from(JSON.stringify(trim1), 'utf8');
+    // samples/zz… is listed second, at the offset of trim_epoch_1's local header.
+    const zip = overlappingZip([{ name: 'header.json', data: header }, { name: 'samples/trim_epoch_1.json', data: sampleA }], 2, (k) => (k === 1 ? 'samples/trim_epoch_1.json' : 'samples/zz_epoch_1.json'));
+    const { loaded } = await loadCounted('overlapping-samples.eval', zip);
+    expect(loaded.sessions.map((x) => x.id)).toEqual(['trim_epoch_1']);
+    expect(loaded.built?.view.length).toBe((trim1.messages as unknown[]).length);
+    expect(loaded.findings.map((f) => f.message)).toEqual([expect.stringMatching(/^archive entry samples\/zz_epoch_1\.json is ignored: its local header/) as unknown]);
+  });
+
+  it('an entry whose data runs into the next entry`s local header is not read; the entries read inflate to at most maxTotalBytes together', async () => {
+    const { bytes } = { bytes: evalOf([trim1, trim2]) };
+    // Make the first sample's compressed size in the directory reach past the next local header (by its own bytes: the listing cannot tell from 30 + name + size alone).
+    const zipped = Buffer.from(bytes);
+    const cdStart = zipped.readUInt32LE(zipped.length - 6);
+    let at = cdStart;
+    for (;;) {
+      const nameLength = zipped.readUInt16LE(at + 28);
+      const name = zipped.subarray(at + 46, at + 46 + nameLength).toString('utf8');
+      if (name === 'samples/trim_epoch_1.json') break;
+      at += 46 + nameLength + zipped.readUInt16LE(at + 30) + zipped.readUInt16LE(at + 32);
+    }
+    const local = zipped.readUInt32LE(at + 42);
+    // An extra field in the local header only (yauzl's listing never reads it) moves the data 8 bytes on.
+    const withExtra = Buffer.concat([zipped.subarray(0, local + 28), Buffer.from([8, 0]), zipped.subarray(local + 30, local + 30 + zipped.readUInt16LE(local + 26)), Buffer.alloc(8), zipped.subarray(local + 30 + zipped.readUInt16LE(local + 26))]);
+    // Every later offset moves by 8 bytes: the directory's and the end record's.
+    const shifted = Buffer.from(withExtra);
+    const cd = cdStart + 8;
+    shifted.writeUInt32LE(cd, shifted.length - 6);
+    for (let p = cd; p < shifted.length - 22; ) {
+      const offset = shifted.readUInt32LE(p + 42);
+      if (offset > local) shifted.writeUInt32LE(offset + 8, p + 42);
+      p += 46 + shifted.readUInt16LE(p + 28) + shifted.readUInt16LE(p + 30) + shifted.readUInt16LE(p + 32);
+    }
+    // …and the directory says the next entry starts 8 bytes earlier than it now does: inside the first one's data.
+    for (let p = cd; p < shifted.length - 22; ) {
+      if (shifted.readUInt32LE(p + 42) > local) {
+        shifted.writeUInt32LE(shifted.readUInt32LE(p + 42) - 8, p + 42);
+        break;
+      }
+      p += 46 + shifted.readUInt16LE(p + 28) + shifted.readUInt16LE(p + 30) + shifted.readUInt16LE(p + 32);
+    }
+    const { loaded } = await loadCounted('runs-into-next.eval', shifted);
+    expect(loaded.findings.map((f) => f.message).join('\n')).toMatch(/archive entry samples\/trim_epoch_1\.json is not read: its data \(bytes \d+–\d+\) runs into the next entry's local header at byte \d+/);
+    // A total cap smaller than the header, summaries and sample together: the sample is refused, named.
+    const whole = evalOf([trim1, trim2]);
+    const capped = await loadCounted('total-cap.eval', whole, { ...DEFAULT_ZIP_CAPS, maxTotalBytes: 4000 });
+    expect(capped.loaded.findings.map((f) => f.message).join('\n')).toMatch(/archive entry samples\/trim_epoch_1\.json is not read: with its \d+ bytes, the entries read from this archive would inflate to \d+, over the cap of 4000 for one archive/);
+    expect(capped.loaded.model).toBe('openai/gpt-synthetic');
+  });
+
+  it('an archive listing more entries than maxEntries: the first are read, the rest are one finding', async () => {
+    const zip = evalOf([trim1, trim2]);
+    const { loaded } = await loadCounted('many.eval', zip, { ...DEFAULT_ZIP_CAPS, maxEntries: 2 });
+    expect(loaded.findings.map((f) => f.message)[0]).toMatch(/^the archive lists 6 entries, over the cap of 2; the 4 after entry 2 are not read/);
+    expect(loaded.sessions.map((x) => x.id)).toEqual(['trim_epoch_1']);
+  });
+});
+
 describe('detection', () => {
   const all = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? all(join(dir, d.name)) : d.name === 'README.md' ? [] : [join(dir, d.name)]));
   const context: DetectContext = { read: readSync, maxRecordBytes: 64 * 1024 * 1024, cacheBytes: 1024 * 1024 };
@@ -398,7 +567,7 @@ describe('detection', () => {
       const file = openReadOnly(path);
       if (isLoadError(file)) continue;
       try {
-        const ours = /\/inspect\//.test(rel) && !rel.endsWith('not-a-zip.eval');
+        const ours = (/\/inspect\//.test(rel) || /\/bad\/inspect-/.test(rel)) && !rel.endsWith('not-a-zip.eval');
         for (const adapter of FORMAT_ADAPTERS) {
           const d = adapter.detect(file, context);
           if (d.ok) d.source.indexed();

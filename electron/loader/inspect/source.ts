@@ -68,7 +68,7 @@ function parseEntry(bytes: Buffer, name: string, findings: Finding[]): unknown {
 export async function loadEvalLog(fd: number, size: number, session: string | undefined, caps: ZipCaps = DEFAULT_ZIP_CAPS, counter?: ZipCounter): Promise<InspectLoad> {
   const findings: Finding[] = [];
   const empty: InspectLoad = { sessionId: '', model: null, built: undefined, sessions: [], findings };
-  const opened = await listZip(fd, size, counter);
+  const opened = await listZip(fd, size, counter, caps);
   if ('error' in opened) {
     findings.push({ code: 'malformed_line', severity: 'error', message: `the .eval archive cannot be opened (${opened.error}); nothing is shown` });
     return empty;

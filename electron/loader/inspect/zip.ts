@@ -12,16 +12,21 @@
  * Invariants: bytes are read from the descriptor only through `FdReader` (so `ZipCounter` sees
  * every byte range asked of the file); an entry's inflated bytes never exceed `ZipCaps.maxEntryBytes`
  * in memory (yauzl's `validateEntrySizes` stops a deflate stream that inflates past its declared
- * size, a zstd entry is stopped here at its declared size, and the declared size is checked against
- * the cap before the stream is opened).
+ * size, a zstd entry is decoded into a buffer of its declared size, and the declared size is checked
+ * against the cap before the stream is opened); the entries read from one archive never inflate to
+ * more than `ZipCaps.maxTotalBytes` together; no byte of the file is inflated for two entries
+ * (entries whose local header or data overlap another's are not read); a zstd frame's header is
+ * checked before a decoder allocates anything for it (zstdFrames.ts).
  */
 import { read } from 'node:fs';
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
-import { Decompress as ZstdDecompress } from 'fzstd';
+import { decompress as fzstdDecompress } from 'fzstd';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import type { Finding } from '../../../shared/types';
+import type { ZstdFrame } from './zstdFrames';
+import { ZSTD_WINDOW_FLOOR, zstdFrames } from './zstdFrames';
 
 /** Counts what a load reads of an archive (tests and the bench inject one). */
 export interface ZipCounter {
@@ -38,9 +43,17 @@ export interface ZipCaps {
   maxRatio: number;
   /** … and more than this many bytes looks like a zip bomb and is not read. */
   ratioFloorBytes: number;
+  /** The entries read from one archive inflate to at most this many bytes together; an entry that would pass it is not read. */
+  maxTotalBytes: number;
+  /** Entries listed from the central directory; the ones after are not listed (nor read). */
+  maxEntries: number;
 }
 
-export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024 };
+/**
+ * The default caps. 100,000 entries: a log of 10,000 samples run for 5 epochs lists some 50,000
+ * (one per sample and epoch, plus the journal); a zip without zip64 holds at most 65,535.
+ */
+export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024, maxEntries: 100_000 };
 
 /** Compression methods by number, for findings (Inspect AI writes deflate, and zstd since 2025). */
 const METHOD_NAMES: Record<number, string> = { 0: 'stored', 8: 'deflate', 9: 'deflate64', 12: 'bzip2', 14: 'lzma', 93: 'zstd', 95: 'xz' };
@@ -49,12 +62,16 @@ const METHOD_NAMES: Record<number, string> = { 0: 'stored', 8: 'deflate', 9: 'de
 export interface ZipEntry {
   name: string;
   entry: Entry;
+  /** Where the next listed entry's local header starts in the file (by offset): this entry's data must end before it. */
+  next?: number;
 }
 
 export interface OpenedZip {
   zip: ZipFile;
   entries: ZipEntry[];
   findings: Finding[];
+  /** The bytes the entries read so far inflated to (against `ZipCaps.maxTotalBytes`). */
+  inflated: number;
 }
 
 /**
@@ -69,6 +86,29 @@ const makeFdReader = () =>
       private readonly counter: ZipCounter | undefined,
     ) {
       super();
+    }
+
+    /** The bytes of the last small read and those after it: yauzl reads the central directory 46 bytes and a name at a time. */
+    private ahead: { start: number; bytes: Buffer } | undefined;
+
+    /** A read of a few bytes (a directory record, a local header), served from the bytes read ahead when they hold it. */
+    override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+      const ahead = this.ahead;
+      if (ahead && position >= ahead.start && position + length <= ahead.start + ahead.bytes.length) {
+        ahead.bytes.copy(buffer, offset, position - ahead.start, position - ahead.start + length);
+        // Never synchronously: yauzl lists the next entry from this callback, and 65,535 of them would nest.
+        setImmediate(callback, null);
+        return;
+      }
+      const chunk = Buffer.allocUnsafe(Math.max(length, READ_AHEAD_BYTES));
+      read(this.fd, chunk, 0, chunk.length, position, (err, got) => {
+        if (err) return callback(err);
+        if (this.counter) this.counter.bytesRead += got;
+        if (got < length) return callback(new Error(`unexpected end of file at byte ${position + got}`));
+        chunk.copy(buffer, offset, 0, length);
+        this.ahead = { start: position, bytes: chunk.subarray(0, got) };
+        callback(null);
+      });
     }
 
     override _readStreamForRange(start: number, end: number): Readable {
@@ -98,6 +138,9 @@ const makeFdReader = () =>
     }
   };
 
+/** How much a small read reads ahead: a central directory of 65,535 entries is then some 300 reads, not 131,070. */
+const READ_AHEAD_BYTES = 16 * 1024;
+
 let fdReaderClass: ReturnType<typeof makeFdReader> | undefined;
 
 function newFdReader(fd: number, counter: ZipCounter | undefined): InstanceType<ReturnType<typeof makeFdReader>> {
@@ -109,11 +152,13 @@ const finding = (message: string): Finding => ({ code: 'malformed_line', severit
 
 /**
  * Lists the archive's entries from its central directory (no entry data is read). A name yauzl
- * rejects (`..`, absolute, backslash) is left out with a finding. A damaged central directory
- * stops the listing with a finding: the entries listed before it are kept. Never rejects; answers
- * `{ error }` when the archive cannot be opened at all (not a zip, truncated before its directory).
+ * rejects (`..`, absolute, backslash) is left out with a finding, and so is an entry whose local
+ * header lies inside another's bytes (`withoutOverlaps`). A damaged central directory stops the
+ * listing with a finding, as does `caps.maxEntries`: the entries listed before are kept. Never
+ * rejects; answers `{ error }` when the archive cannot be opened at all (not a zip, truncated
+ * before its directory).
  */
-export async function listZip(fd: number, size: number, counter?: ZipCounter): Promise<OpenedZip | { error: string }> {
+export async function listZip(fd: number, size: number, counter?: ZipCounter, caps: ZipCaps = DEFAULT_ZIP_CAPS): Promise<OpenedZip | { error: string }> {
   let zip: ZipFile;
   try {
     zip = await new Promise<ZipFile>((resolve, reject) => {
@@ -139,6 +184,11 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter): P
       const bad = yauzl.validateFileName(name);
       if (bad !== null) findings.push(finding(`archive entry ${JSON.stringify(name.slice(0, 200))} is ignored: ${bad}`));
       else entries.push({ name, entry });
+      if (zip.entriesRead >= caps.maxEntries && zip.entriesRead < zip.entryCount) {
+        findings.push(finding(`the archive lists ${zip.entryCount} entries, over the cap of ${caps.maxEntries}; the ${zip.entryCount - zip.entriesRead} after entry ${zip.entriesRead} are not read`));
+        resolve();
+        return;
+      }
       zip.readEntry();
     });
     zip.on('end', () => resolve());
@@ -148,61 +198,78 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter): P
     });
     zip.readEntry();
   });
-  return { zip, entries, findings };
+  return { zip, entries: withoutOverlaps(entries, findings), findings, inflated: 0 };
+}
+
+/** Overlapping entries named one by one in findings; the ones after are counted in one more. */
+const MAX_NAMED_OVERLAPS = 20;
+
+/**
+ * The entries whose bytes overlap no other's, each told where the next one starts. An entry's
+ * bytes run from its local header to the end of its data: at least 30 + its name + its compressed
+ * size. Sorted by where they start (the directory's order is not trusted: a crafted one lists
+ * entries out of order), an entry that starts before the previous one's bytes end shares bytes
+ * with it: the way a zip bomb makes a few compressed bytes inflate once per entry. The first at a
+ * place is kept; each later one is ignored with a finding.
+ */
+function withoutOverlaps(entries: ZipEntry[], findings: Finding[]): ZipEntry[] {
+  const byOffset = entries.map((e, k) => ({ e, k, start: e.entry.relativeOffsetOfLocalHeader })).sort((a, b) => a.start - b.start || a.k - b.k);
+  const overlapping = new Set<ZipEntry>();
+  let previous: { e: ZipEntry; start: number; end: number } | undefined;
+  let named = 0;
+  for (const { e, start } of byOffset) {
+    if (previous && start < previous.end) {
+      overlapping.add(e);
+      if (named++ < MAX_NAMED_OVERLAPS) {
+        findings.push(finding(`archive entry ${e.name} is ignored: its local header (byte ${start}) lies inside the bytes of entry ${previous.e.name} (bytes ${previous.start}–${previous.end}); entries that share bytes make the same compressed data inflate again for each (a zip bomb)`));
+      }
+      continue;
+    }
+    if (previous) previous.e.next = start;
+    previous = { e, start, end: start + 30 + e.entry.fileNameLength + e.entry.compressedSize };
+  }
+  if (named > MAX_NAMED_OVERLAPS) findings.push(finding(`${named - MAX_NAMED_OVERLAPS} more archive entries are ignored: their local headers lie inside another entry's bytes, as above`));
+  return overlapping.size === 0 ? entries : entries.filter((e) => !overlapping.has(e));
 }
 
 /** Zip compression method 93: Zstandard (APPNOTE 6.3.7). */
 const ZSTD = 93;
 
-/** Node's own streaming zstd decoder, where this Node has one (22.15 and later); asked when an entry is read, so zlib loads only then. */
-const nativeZstd = (): (() => NodeJS.ReadWriteStream) | undefined => (zlib as unknown as { createZstdDecompress?: () => NodeJS.ReadWriteStream }).createZstdDecompress;
-
-/** Raw zstd bytes handed to fzstd at a time: one call can then make at most some 32 MiB (256 RLE blocks of 128 KiB). */
-const ZSTD_SLICE_BYTES = 1024;
+/** Node's own zstd decoder, where this Node has one (22.15 and later); asked when an entry is read, so zlib loads only then. */
+type NativeZstd = (raw: Buffer, options: { maxOutputLength: number; params: Record<number, number> }, callback: (err: Error | null, out: Buffer) => void) => void;
+const nativeZstd = (): { decompress: NativeZstd; windowLogMax: number } | undefined => {
+  const z = zlib as unknown as { zstdDecompress?: NativeZstd; constants: { ZSTD_d_windowLogMax?: number } };
+  const windowLogMax = z.constants.ZSTD_d_windowLogMax;
+  return z.zstdDecompress && windowLogMax !== undefined ? { decompress: z.zstdDecompress, windowLogMax } : undefined;
+};
 
 /**
- * The decoded bytes of a raw zstd stream, as a stream, stopped with an error once they pass
- * `limit` (a frame that lies about its size, a zstd bomb). fzstd decodes as slices arrive; a
- * malformed frame becomes the stream's error (a finding, like a damaged deflate entry).
+ * The decoded bytes of a zstd entry whose frames `zstdFrames` passed, into exactly `stated` bytes:
+ * neither decoder can make more. Node's is told `maxOutputLength` (it fails past it) and the
+ * window it may allocate; fzstd decodes each frame straight into its part of one buffer of the
+ * stated size, so it allocates no window of its own and moves none at each block (its streaming
+ * decoder does both, for whatever window a header declares). A frame before the last must state
+ * its content size (to know where the next one's output starts); whatever goes wrong is an error.
  */
-function zstdDecoded(raw: Readable, limit: number): Readable {
+async function zstdDecoded(raw: Buffer, frames: readonly ZstdFrame[], stated: number): Promise<Buffer> {
   const native = nativeZstd();
-  if (native) return raw.pipe(native()) as unknown as Readable;
-  const out = new Readable({ read() {} });
-  let produced = 0;
-  let failed = false;
-  const fail = (err: unknown): void => {
-    failed = true;
-    raw.destroy();
-    out.destroy(err instanceof Error ? err : new Error(String(err)));
-  };
-  const decoder = new ZstdDecompress((data) => {
-    produced += data.length;
-    // A copy: the decoder may reuse its window for the next block.
-    out.push(Buffer.from(data));
+  if (native) {
+    const windowLog = Math.ceil(Math.log2(Math.max(stated, ZSTD_WINDOW_FLOOR)));
+    const out = await new Promise<Buffer>((resolve, reject) =>
+      native.decompress(raw, { maxOutputLength: Math.max(1, stated), params: { [native.windowLogMax]: windowLog } }, (err, got) => (err ? reject(err) : resolve(got))),
+    );
+    if (out.length > stated) throw new Error(`it inflates past ${stated} bytes`);
+    return out;
+  }
+  const out = new Uint8Array(stated);
+  let at = 0;
+  frames.forEach((f, k) => {
+    const size = f.contentSize ?? (k === frames.length - 1 ? stated - at : undefined);
+    if (size === undefined) throw new Error(`its frame at byte ${f.start} does not state its content size, and another frame follows`);
+    if (size > 0) fzstdDecompress(raw.subarray(f.start, f.end), out.subarray(at, at + size));
+    at += size;
   });
-  raw.on('data', (chunk: Buffer) => {
-    try {
-      for (let at = 0; at < chunk.length && !failed; at += ZSTD_SLICE_BYTES) {
-        decoder.push(chunk.subarray(at, at + ZSTD_SLICE_BYTES));
-        if (produced > limit) fail(new Error(`it inflates past ${limit} bytes`));
-      }
-    } catch (err) {
-      fail(err);
-    }
-  });
-  raw.on('end', () => {
-    if (failed) return;
-    try {
-      decoder.push(new Uint8Array(0), true);
-      out.push(null);
-    } catch (err) {
-      fail(new Error(`the zstd stream ends early (${err instanceof Error ? err.message : String(err)})`));
-    }
-  });
-  raw.on('error', fail);
-  out.on('close', () => raw.destroy());
-  return out;
+  return Buffer.from(out.buffer, out.byteOffset, out.length);
 }
 
 /** Why an entry is not read, before any of its data is: its method or its declared size. */
@@ -258,48 +325,66 @@ export function crc32(buf: Uint8Array, crc = 0): number {
 
 /**
  * The inflated bytes of one entry, or why not (a finding's message). Streams the entry: at most its
- * declared size (≤ the cap) is held, and a stream that inflates past it is stopped by yauzl. The
- * CRC-32 of the bytes is checked against the directory's.
+ * declared size (≤ the cap) is held, and a stream that inflates past it is stopped by yauzl (a zstd
+ * entry is decoded into a buffer of that size). The entry's data must end before the next entry's
+ * local header, and the entries read from one archive must not pass `caps.maxTotalBytes` together.
+ * The CRC-32 of the bytes is checked against the directory's.
  */
 export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps, counter?: ZipCounter): Promise<{ bytes: Buffer } | { error: string }> {
   const refused = entryRefusal(e, caps);
   if (refused) return { error: refused };
+  const stated = e.entry.uncompressedSize;
+  if (opened.inflated + stated > caps.maxTotalBytes) {
+    return { error: `archive entry ${e.name} is not read: with its ${stated} bytes, the entries read from this archive would inflate to ${opened.inflated + stated}, over the cap of ${caps.maxTotalBytes} for one archive` };
+  }
   counter?.entriesOpened.push(e.name);
   const zstd = e.entry.compressionMethod === ZSTD;
   let stream: Readable;
   try {
+    const { fileDataStart } = await opened.zip.readLocalFileHeaderPromise(e.entry, { minimal: true });
+    const dataEnd = fileDataStart + e.entry.compressedSize;
+    if (e.next !== undefined && dataEnd > e.next) return { error: `archive entry ${e.name} is not read: its data (bytes ${fileDataStart}–${dataEnd}) runs into the next entry's local header at byte ${e.next}` };
     // A zstd entry comes raw from yauzl (it inflates deflate only) and is decoded here.
-    const raw = await new Promise<Readable>((resolve, reject) => opened.zip.openReadStream(e.entry, zstd ? { decodeFileData: false } : {}, (err, s) => (err ? reject(err) : resolve(s))));
-    stream = zstd ? zstdDecoded(raw, Math.min(caps.maxEntryBytes, e.entry.uncompressedSize)) : raw;
+    // The callback form: yauzl 3.4's openReadStreamLowLevelPromise calls openReadStream.
+    stream = await new Promise<Readable>((resolve, reject) =>
+      opened.zip.openReadStreamLowLevel(fileDataStart, e.entry.compressedSize, 0, e.entry.compressedSize, e.entry.compressionMethod === 8, stated, (err, s) => (err ? reject(err) : resolve(s))),
+    );
   } catch (err) {
     return { error: `archive entry ${e.name} cannot be read: ${(err as Error).message}` };
   }
+  opened.inflated += stated;
   const chunks: Buffer[] = [];
   let total = 0;
   let crc = 0;
-  // yauzl checks a deflate entry's size against the directory's; a zstd one is checked here.
-  const limit = zstd ? Math.min(caps.maxEntryBytes, e.entry.uncompressedSize) : caps.maxEntryBytes;
   try {
     for await (const chunk of stream) {
       const b = chunk as Buffer;
-      if (zstd && total + b.length > limit) {
-        stream.destroy();
-        return { error: `archive entry ${e.name} inflates past its declared ${e.entry.uncompressedSize} bytes; it is not read` };
-      }
       total += b.length;
+      // yauzl checks a deflate entry's size against the directory's; a zstd entry's raw bytes are its compressed size.
       if (total > caps.maxEntryBytes) {
         stream.destroy();
         return { error: `archive entry ${e.name} inflates past the cap of ${caps.maxEntryBytes} bytes; it is not read` };
       }
-      crc = crc32(b, crc);
+      if (!zstd) crc = crc32(b, crc);
       chunks.push(b);
     }
   } catch (err) {
     return { error: `archive entry ${e.name} is damaged: ${(err as Error).message}` };
   }
-  if (zstd && total !== e.entry.uncompressedSize) return { error: `archive entry ${e.name} inflates to ${total} bytes, not the ${e.entry.uncompressedSize} its directory declares; it is not read` };
+  let bytes: Buffer = Buffer.concat(chunks, total);
+  if (zstd) {
+    const frames = zstdFrames(bytes, stated);
+    if ('error' in frames) return { error: `archive entry ${e.name} ${frames.hostile ? 'is not read' : 'is damaged'}: its zstd data ${frames.error}` };
+    try {
+      bytes = await zstdDecoded(bytes, frames.frames, stated);
+    } catch (err) {
+      return { error: `archive entry ${e.name} is damaged: ${err instanceof Error ? err.message : String(err)}` };
+    }
+    if (bytes.length !== stated) return { error: `archive entry ${e.name} inflates to ${bytes.length} bytes, not the ${stated} its directory declares; it is not read` };
+    crc = crc32(bytes);
+  }
   if (crc !== e.entry.crc32) return { error: `archive entry ${e.name} fails its CRC-32 check (the directory says ${e.entry.crc32.toString(16)}, its bytes give ${crc.toString(16)}); it is not read` };
-  return { bytes: Buffer.concat(chunks, total) };
+  return { bytes };
 }
 
 export function closeZip(opened: OpenedZip): void {

@@ -52,6 +52,21 @@ export function zstdFrame(data: Buffer, rle?: { byte: number; count: number; dec
   return Buffer.concat(parts);
 }
 
+/**
+ * A Zstandard frame whose header declares no content size and a window of `windowDescriptor`
+ * (RFC 8878 §3.1.1.1.2: exponent in the high 5 bits, mantissa in the low 3), holding `data` in
+ * one raw block. 0xA7 declares 1.875 GiB: a decoder that sizes its window from the header
+ * allocates that much for a few bytes of content (a zstd window bomb).
+ */
+export function zstdWindowFrame(data: Buffer, windowDescriptor: number): Buffer {
+  const head = Buffer.alloc(4 + 1 + 1 + 3);
+  head.writeUInt32LE(0xfd2fb528, 0);
+  head.writeUInt8(0x00, 4); // no content size, not single segment, no checksum, no dictionary
+  head.writeUInt8(windowDescriptor, 5);
+  head.writeUIntLE(1 | (data.length << 3), 6, 3); // the last block, raw
+  return Buffer.concat([head, data]);
+}
+
 /** A local file header (30 bytes; the name follows). */
 function localHeader(method: number, crc: number, compressed: number, size: number, nameLength: number): Buffer {
   const h = Buffer.alloc(30);
@@ -112,6 +127,27 @@ export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; la
   }
   const cdBytes = Buffer.concat(central);
   return { bytes: Buffer.concat([...locals, cdBytes, endRecord(entries.length, cdBytes.length, offset)]), layout };
+}
+
+/**
+ * A zip archive of `entries` whose last one's local header and data are written once while the
+ * central directory lists them `count` times, under `names(k)` (k from 1), every one at the same
+ * offset: an overlapping-entries zip (each listed entry inflates the same bytes again).
+ */
+export function overlappingZip(entries: readonly ZipEntrySpec[], count: number, names: (k: number) => string): Buffer {
+  const { bytes } = zipLayout(entries);
+  const cdStart = bytes.readUInt32LE(bytes.length - 6);
+  const firstCdLength = entries.slice(0, -1).reduce((n, e) => n + 46 + Buffer.byteLength(e.name, 'utf8'), 0);
+  const sharedCd = bytes.subarray(cdStart + firstCdLength, bytes.length - 22);
+  const central: Buffer[] = [bytes.subarray(cdStart, cdStart + firstCdLength)];
+  for (let k = 1; k <= count; k++) {
+    const name = Buffer.from(names(k), 'utf8');
+    const h = Buffer.from(sharedCd.subarray(0, 46));
+    h.writeUInt16LE(name.length, 28);
+    central.push(h, name);
+  }
+  const cd = Buffer.concat(central);
+  return Buffer.concat([bytes.subarray(0, cdStart), cd, endRecord(Math.min(entries.length - 1 + count, 0xffff), cd.length, cdStart)]);
 }
 
 /** A zip archive of `entries` (local headers, data, central directory, end record). */
