@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { projectView, projectionLayout } from './project';
 import { SEARCH_STEP_WORK } from './search';
 import { MAX_PAGE_PASS_BYTES } from './searchPage';
-import { makeReduction, tool, user } from './testing/builders';
+import { countingSignal, makeReduction, tool, user } from './testing/builders';
 import type { ChatMessage, Reduction, SearchMode } from './types';
 import { utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 import type { ViewSearchResult } from './viewSearch';
@@ -24,16 +24,6 @@ function drain<T>(steps: Generator<void, T>): { value: T; yields: number } {
 function okValue(r: { ok: true; value: ViewSearchResult } | { ok: false; error: { message: string } }): ViewSearchResult {
   if (!r.ok) throw new Error(r.error.message);
   return r.value;
-}
-
-function countingSignal(raiseAt = Infinity): { readonly aborted: boolean; looks: number } {
-  return {
-    looks: 0,
-    get aborted() {
-      this.looks++;
-      return this.looks >= raiseAt;
-    },
-  };
 }
 
 function search(view: ChatMessage[], log: Reduction[], query: string, options: Parameters<typeof viewSearchSteps>[4] = {}) {

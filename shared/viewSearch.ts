@@ -1,5 +1,5 @@
 /**
- * Issue 13, item 6: search what the model *did* see — the text of the projected view's rows
+ * Search what the model *did* see — the text of the projected view's rows
  * (`projectView`, content, prefix + stub, or stub) — with the query semantics of §5.3: substring
  * or regex (RE2, linear time), case flag, leftmost-first and non-overlapping matches ordered by row
  * then offset, offsets in bytes of the row's whole text.

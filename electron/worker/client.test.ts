@@ -40,6 +40,17 @@ function params<M extends keyof typeof methods>(method: M, raw: unknown): Parsed
   return methods[method].params.parse(raw) as ParsedParams<M>;
 }
 
+/** A client with the session `path` open, and the workerRestarted events it emits from then on. */
+async function openWatched(path: string, options: ResolverClientOptions = {}): Promise<{ c: WorkerResolverClient; restarts: HostEvent[] }> {
+  const c = client(options);
+  value(await c.open([path], 1));
+  const restarts: HostEvent[] = [];
+  c.onEvent((e) => {
+    if (e.name === 'workerRestarted') restarts.push(e);
+  });
+  return { c, restarts };
+}
+
 /** Resolves with the first event named `name` the client emits from now on. */
 function nextEvent<N extends HostEvent['name']>(c: WorkerResolverClient, name: N): Promise<EventPayload<N>> {
   return new Promise((resolve) => {
@@ -247,12 +258,7 @@ describe('a hostile regex (issue 15)', () => {
   });
 
   it('answers rows and expand while a long regex search runs; cancelSearch ends it (cancelled) without a restart', async () => {
-    const c = client();
-    value(await c.open([hostile], 1));
-    const restarts: HostEvent[] = [];
-    c.onEvent((e) => {
-      if (e.name === 'workerRestarted') restarts.push(e);
-    });
+    const { c, restarts } = await openWatched(hostile);
     let searchAnswered = false;
     const searching = c.request('search', params('search', { searchId: 'heavy', ...HEAVY })).finally(() => (searchAnswered = true));
     expect(await c.searchStarted('heavy')).toBe(true);
@@ -268,12 +274,7 @@ describe('a hostile regex (issue 15)', () => {
   });
 
   it('a search still running at its time limit stops and answers timeout, the worker untouched', async () => {
-    const c = client({ searchTimeLimitMs: 300 });
-    value(await c.open([hostile], 1));
-    const restarts: HostEvent[] = [];
-    c.onEvent((e) => {
-      if (e.name === 'workerRestarted') restarts.push(e);
-    });
+    const { c, restarts } = await openWatched(hostile, { searchTimeLimitMs: 300 });
     const reply = await c.request('search', params('search', { searchId: 'slow', ...HEAVY }));
     expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
     // The same worker answers on, its session still open.
@@ -327,12 +328,7 @@ describe('a hostile regex over what the model saw (scope "view")', () => {
   });
 
   it('answers rows while a quadratic regex searches one long row; cancelSearch ends it (cancelled) without a restart', async () => {
-    const c = client();
-    value(await c.open([visible], 1));
-    const restarts: HostEvent[] = [];
-    c.onEvent((e) => {
-      if (e.name === 'workerRestarted') restarts.push(e);
-    });
+    const { c, restarts } = await openWatched(visible);
     let searchAnswered = false;
     const searching = c.request('searchPage', params('searchPage', { searchId: 'quadratic', page: 0, ...QUADRATIC })).finally(() => (searchAnswered = true));
     expect(await c.searchStarted('quadratic')).toBe(true);
@@ -349,11 +345,11 @@ describe('a hostile regex over what the model saw (scope "view")', () => {
   });
 
   it('a view search still running at its time limit stops and answers timeout, the worker untouched', async () => {
-    const c = client({ searchTimeLimitMs: 300 });
-    value(await c.open([visible], 1));
+    const { c, restarts } = await openWatched(visible, { searchTimeLimitMs: 300 });
     const reply = await c.request('searchPage', params('searchPage', { searchId: 'slow', page: 0, ...QUADRATIC }));
     expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
     expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+    expect(restarts).toEqual([]);
   });
 });
 
