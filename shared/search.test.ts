@@ -3,7 +3,7 @@ import { RE2JS } from 're2js';
 import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from './constants';
 import { expandReduction } from './expand';
 import { SEARCH_STEP_WORK, searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
-import { assistant, capped, makeReduction, tool, user } from './testing/builders';
+import { assistant, capped, countingSignal, makeReduction, tool, user } from './testing/builders';
 import { memorySource } from './bytes';
 import type { ByteSource, ChatMessage, MessageList, Reduction, Result, SidecarSearchResult } from './types';
 import { utf8Encode, utf8Length } from './utf8';
@@ -308,17 +308,6 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
   const heavySize = RE2JS.compile(HEAVY).programSize();
   /** A step of a few windows' work, so that a small content takes many (SEARCH_STEP_WORK itself is tuned for throughput). */
   const STEP = 1 << 21;
-
-  /** A signal that counts how often the search looks at it, and is raised from look number `raiseAt` on. */
-  function countingSignal(raiseAt = Infinity): { readonly aborted: boolean; looks: number } {
-    return {
-      looks: 0,
-      get aborted() {
-        this.looks++;
-        return this.looks >= raiseAt;
-      },
-    };
-  }
 
   /** `chars` lowercase bytes (with one Q at `q`, if given), elided, in memory. */
   function longOutput(chars: number, q?: number): { v: ChatMessage[]; l: Reduction[] } {

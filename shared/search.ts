@@ -17,7 +17,7 @@ import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTE
 import type { ResolveOptions } from './original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from './original';
 import { floorSourceBoundary, memorySource } from './bytes';
-import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchMatch, SidecarSearchResult } from './types';
+import type { ByteSource, MessageList, Reduction, Result, SearchMode, SidecarSearchResult } from './types';
 import { ContentUnavailableError, err, isRangeKind, ok } from './types';
 import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from './utf8';
 import type { LiteralPrefilter } from './literalPrefilter';
@@ -196,17 +196,18 @@ export function matchLengthBounds(re: RE2JS): { minRunes: number; maxRunes: numb
 }
 
 /**
- * One string searched on its own: a hidden span of one message, attributed to a reduction. Content
- * is resolved only when the unit is searched, so a search holds one message's content at a time.
+ * One string searched on its own: a hidden span of one message, attributed to a reduction (or, for
+ * `textSearchSteps`, an in-memory text attributed to what the caller says). Content is resolved
+ * only when the unit is searched, so a search holds one message's content at a time.
  */
-interface SearchUnit {
+interface SearchUnit<O = Reduction> {
   index: number;
   /** The whole resolved content of the message and its hidden span in bytes; null when nothing is searchable. */
-  load: () => LoadedUnit | null;
+  load: () => LoadedUnit<O> | null;
 }
 
 /** A unit's content: as text when it is in memory, else as a source read window by window. */
-type LoadedUnit = { span: [number, number]; attribute: (offset: number, length: number) => Reduction; searched: number } & (
+type LoadedUnit<O = Reduction> = { span: [number, number]; attribute: (offset: number, length: number) => O; searched: number } & (
   | { content: string; /** UTF-8 bytes of `content`. */ bytes: number }
   | { source: ByteSource }
 );
@@ -896,22 +897,103 @@ export function* sidecarSearchSteps(
   recorded?: MessageList,
   options: SearchOptions = {},
 ): Generator<void, Result<SidecarSearchResult>> {
+  const compiled = searchMatcher(query, options);
+  if (!compiled.ok) return compiled;
+  const { units, verified, unavailable } = searchUnitsOf(log, minted, recorded, options);
+  const pass = yield* searchPass(units, units.length, query, compiled.value, options, (r, index, offset, length, snippet, snippet_match) => ({
+    reduction_id: r.id,
+    kind: r.kind,
+    index,
+    offset,
+    length,
+    snippet,
+    snippet_match,
+  }));
+  if (!pass.ok) return pass;
+  const { kept, ...found } = pass.value;
+  const result: SidecarSearchResult = {
+    ...resultOf(found),
+    reductions_searched: verified + found.reductions_searched,
+    ...(unavailable > 0 ? { reductions_unavailable: unavailable } : {}),
+  };
+  return fitResult(query, result, kept, options);
+}
+
+/** A search's result over matches of type `M`: §5.3's without its hidden-content-only fields. */
+export type TextSearchResult<M> = Omit<SidecarSearchResult, 'matches' | 'reductions_unavailable'> & { matches: M[] };
+
+/** One in-memory text searched on its own, in order of `index`; its matches are `owner`'s. */
+export interface SearchText<O> {
+  index: number;
+  text: string;
+  owner: O;
+}
+
+/**
+ * The search of §5.3 over in-memory texts that are no hidden span (the rows of a view:
+ * shared/viewSearch.ts), with all its bounds: the program-size refusal, windows sized to the
+ * pattern, engine calls within `step_work` each and the signal looked at between them, matches
+ * charged for what the engine read, yields as `sidecarSearchSteps` yields, `max_matches` and
+ * `max_result_bytes`. `texts` is read one text at a time, as the search reaches it (never after the
+ * signal was seen raised); `count` is how many it holds. Lone surrogates are read as U+FFFD;
+ * offsets are bytes of a text's UTF-8. `hidden_bytes_searched` counts the texts' bytes.
+ */
+export function* textSearchSteps<O, M extends { offset: number }>(
+  texts: Iterable<SearchText<O>>,
+  count: number,
+  query: string,
+  options: SearchOptions,
+  toMatch: (owner: O, index: number, offset: number, length: number, snippet: string, snippetMatch: [number, number]) => M,
+): Generator<void, Result<TextSearchResult<M>>> {
+  const compiled = searchMatcher(query, options);
+  if (!compiled.ok) return compiled;
+  function* units(): Generator<SearchUnit<O>> {
+    for (const t of texts) {
+      const content = wellFormed(t.text);
+      const bytes = utf8Length(content);
+      yield { index: t.index, load: () => ({ content, bytes, span: [0, bytes], attribute: () => t.owner, searched: 0 }) };
+    }
+  }
+  const pass = yield* searchPass(units(), count, query, compiled.value, options, toMatch);
+  if (!pass.ok) return pass;
+  const { kept, ...found } = pass.value;
+  return fitResult(query, resultOf<M>(found), kept, options);
+}
+
+/** The matcher of `query` (as its bytes read back: a lone surrogate is U+FFFD) with the options' mode, case, step work and shortcuts. */
+function searchMatcher(query: string, options: SearchOptions): Result<CompiledMatcher> {
+  const compiled = compileMatcher(wellFormed(query), options.mode ?? 'substring', options.case_sensitive ?? true);
+  if (!compiled.ok) return compiled;
+  const { prefilter, ...plain } = compiled.value;
+  const candidates = prefilter && options.literal_prefilter !== false ? { prefilter: options.direct_match === false ? { ...prefilter, direct: undefined } : prefilter } : {};
+  return ok({ ...plain, ...candidates, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) });
+}
+
+/** What a search's pass over its units found: the first `max_matches` matches, in order, and what it counted. */
+type Pass<M> = Omit<TextSearchResult<M>, 'matches' | 'truncated'> & { kept: M[] };
+
+/**
+ * Searches `units` (sorted by index; `count` of them) one step at a time. Matches of the units of
+ * one index are merged by offset; the first `max_matches` are kept (made by `toMatch`, with the
+ * owner `attribute` names) and every one counted. A raised signal answers `cancelled`; the next unit
+ * is never loaded, nor asked of `units`, once it is.
+ */
+function* searchPass<O, M extends { offset: number }>(
+  units: Iterable<SearchUnit<O>>,
+  count: number,
+  query: string,
+  matcher: CompiledMatcher,
+  options: SearchOptions,
+  toMatch: (owner: O, index: number, offset: number, length: number, snippet: string, snippetMatch: [number, number]) => M,
+): Generator<void, Result<Pass<M>>> {
   const mode = options.mode ?? 'substring';
   const caseSensitive = options.case_sensitive ?? true;
   const maxMatches = Math.max(0, Math.floor(options.max_matches ?? MAX_MATCHES));
   const snippetMax = Math.max(1, Math.floor(options.snippet_max_bytes ?? SNIPPET_MAX_BYTES));
-  const maxResultBytes = options.max_result_bytes ?? MAX_RESULT_BYTES;
-  // The query is matched as its bytes read back, as the content is (a lone surrogate is U+FFFD).
-  const compiled = compileMatcher(wellFormed(query), mode, caseSensitive);
-  if (!compiled.ok) return compiled;
-  const { prefilter, ...plain } = compiled.value;
-  const candidates = prefilter && options.literal_prefilter !== false ? { prefilter: options.direct_match === false ? { ...prefilter, direct: undefined } : prefilter } : {};
-  const matcher: CompiledMatcher = { ...plain, ...candidates, stepWork: Math.max(1, options.step_work ?? SEARCH_STEP_WORK) };
   const cancelled = () => err({ code: 'cancelled' as const, message: `search for ${JSON.stringify(query)} was cancelled` });
 
-  const { units, verified, unavailable } = searchUnitsOf(log, minted, recorded, options);
-  let searched = verified;
-  const kept: SidecarSearchMatch[] = [];
+  let searched = 0;
+  const kept: M[] = [];
   let total = 0;
   let hiddenBytes = 0;
   let spansDone = 0;
@@ -931,16 +1013,17 @@ export function* sidecarSearchSteps(
   const windowBytes = options.window_bytes ?? WINDOW_BYTES;
   // Units come sorted by (index, span start); matches of different units at one index are merged
   // by offset, keeping only the first `maxMatches` of each index since the result is in index order.
-  let i = 0;
-  while (i < units.length) {
+  const iterator = units[Symbol.iterator]();
+  let next = iterator.next();
+  while (!next.done) {
     if (options.signal?.aborted) return cancelled();
-    const index = units[i]?.index as number;
-    const atIndex: SidecarSearchMatch[] = [];
-    for (; i < units.length && units[i]?.index === index; i++) {
+    const index = next.value.index;
+    const atIndex: M[] = [];
+    for (; !next.done && next.value.index === index; next = iterator.next()) {
       // After a yield the caller may have closed what the units read: look before loading the next.
       if (isAborted()) return cancelled();
       try {
-        const unit = (units[i] as SearchUnit).load();
+        const unit = next.value.load();
         spansDone++;
         if (!unit) continue;
         searched += unit.searched;
@@ -951,9 +1034,8 @@ export function* sidecarSearchSteps(
           if (fromUnit >= room) return;
           fromUnit++;
           const offset = typeof at === 'number' ? at : at();
-          const r = unit.attribute(offset, length);
           const { snippet: text, match } = snippet();
-          atIndex.push({ reduction_id: r.id, kind: r.kind, index, offset, length, snippet: text, snippet_match: match });
+          atIndex.push(toMatch(unit.attribute(offset, length), index, offset, length, text, match));
         };
         if ('content' in unit) yield* scanText(unit, matcher, counted, add, snippetMax, isAborted, windowBytes);
         else yield* scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, isAborted, windowBytes);
@@ -962,24 +1044,38 @@ export function* sidecarSearchSteps(
         // A large content whose file changed since it was indexed is not searched.
         if (!(e instanceof ContentUnavailableError)) throw e;
       }
-      options.onProgress?.({ spans_searched: spansDone, spans: units.length, hidden_bytes_searched: hiddenBytes });
+      options.onProgress?.({ spans_searched: spansDone, spans: count, hidden_bytes_searched: hiddenBytes });
       yield;
+      // Asking `units` for the next may read what the caller closed meanwhile.
+      if (isAborted()) return cancelled();
     }
     atIndex.sort((a, b) => a.offset - b.offset);
     for (const m of atIndex) if (kept.length < maxMatches) kept.push(m);
   }
+  return ok({ query, mode, case_sensitive: caseSensitive, kept, total_matches: total, reductions_searched: searched, hidden_bytes_searched: hiddenBytes });
+}
 
-  const result: SidecarSearchResult = {
-    query,
-    mode,
-    case_sensitive: caseSensitive,
+/** A pass's result without its matches yet, its fields in §9's order. */
+function resultOf<M>(found: Omit<Pass<M>, 'kept'>): TextSearchResult<M> {
+  return {
+    query: found.query,
+    mode: found.mode,
+    case_sensitive: found.case_sensitive,
     matches: [],
-    total_matches: total,
+    total_matches: found.total_matches,
     truncated: false,
-    reductions_searched: searched,
-    hidden_bytes_searched: hiddenBytes,
-    ...(unavailable > 0 ? { reductions_unavailable: unavailable } : {}),
+    reductions_searched: found.reductions_searched,
+    hidden_bytes_searched: found.hidden_bytes_searched,
   };
+}
+
+/**
+ * `result` (its matches empty) with as many of the matches `kept` as fit, whole, in
+ * `max_result_bytes` of compact JSON (`truncated` saying whether any match was left out), or
+ * `invalid_query` when not even the rest of the result fits.
+ */
+function fitResult<M, R extends TextSearchResult<M>>(query: string, result: R, kept: readonly M[], options: SearchOptions): Result<R> {
+  const maxResultBytes = options.max_result_bytes ?? MAX_RESULT_BYTES;
   // Sized with `truncated: false`, the longer literal, so the bound holds whichever value it ends with.
   let size = jsonBytes(result);
   if (size > maxResultBytes) {
@@ -994,7 +1090,7 @@ export function* sidecarSearchSteps(
     size += add;
     result.matches.push(m);
   }
-  result.truncated = result.matches.length < total;
+  result.truncated = result.matches.length < result.total_matches;
   return ok(result);
 }
 

@@ -132,7 +132,8 @@ describe('viewSearch: what the model saw', () => {
       fc.property(session, fc.constantFrom('needle', 'e', '\u{1F389}', 'reduced', 'id=r1'), ({ view, log }, q) => {
         const layout = projectionLayout(view.length, log);
         const rows = projectView(view, log, undefined, layout);
-        const result = okValue(drain(viewSearchSteps(view, log, layout, q, { max_matches: 1_000_000 })));
+        // A page's pass: every match kept (the view search bounds its result's bytes as the agent search does).
+        const result = okValue(drain(viewSearchSteps(view, log, layout, q, { max_matches: 1_000_000, max_result_bytes: MAX_PAGE_PASS_BYTES })));
         let naive = 0;
         for (const row of rows) {
           const bytes = utf8Encode(row.text);

@@ -7,7 +7,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, Method, ParsedParams, Reply, ResultOf, WorkerSessionMethod } from '../../shared/index';
 import { MAX_REGEX_PROGRAM_SIZE } from '../../shared/index';
-import { tempDir, writeElidedOutputs } from '../testing/files';
+import { tempDir, writeElidedOutputs, writeVisibleOutput } from '../testing/files';
+import type { WorkerResolverClient } from '../worker/client';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import { DEFAULT_SEARCH_TIME_LIMIT_MS } from '../worker/service';
 import { DEFAULT_HOST_TIMEOUTS, createSessionHost } from './sessionHost';
@@ -21,11 +22,16 @@ const HEAVY = '[\\s\\S]{0,1000}[QZ]+';
 
 const tmp = tempDir('session-inspector-hostile-');
 let hostile: string;
+let visible: string;
+/** How long a cancelled search may take to answer: generous for a loaded two-core machine (a step of engine work is a quarter to half a second at most). */
+const CANCEL_BOUND_MS = 5000;
 beforeAll(() => {
   mkdirSync(tmp.path('renderer'));
   writeFileSync(tmp.path('renderer/index.html'), '<!doctype html><title>app</title>');
   // 12 outputs of 30 kB: seconds of engine work per output for HEAVY.
   hostile = writeElidedOutputs(tmp.path('hostile.sidecar.jsonl'), 12, 30_000);
+  // One visible output of about 100 kB with an x every 49 bytes, for a pattern quadratic in it.
+  visible = writeVisibleOutput(tmp.path('visible.sidecar.jsonl'), 'fix step 17: alpha beta gamma delta log line ok\n'.repeat(2100));
 });
 afterAll(() => tmp.cleanup());
 
@@ -35,17 +41,33 @@ afterEach(async () => {
 });
 
 /** The HTTP host over a SessionHost over the real worker, as `serve` builds them. */
-async function serve() {
-  const { host, api, stop } = await startTestHost(createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS }), { files: [hostile] }, { rendererDir: tmp.path('renderer') });
+async function serve(files = [hostile]) {
+  const client = createResolverClient({ requestTimeoutMs: DEFAULT_REQUEST_TIMEOUTS });
+  const { host, api, stop } = await startTestHost(client, { files }, { rendererDir: tmp.path('renderer') });
   stops.push(stop);
   const events: HostEvent[] = [];
   host.onEvent((e) => events.push(e));
-  return { host, api, events };
+  return { host, api, events, client };
 }
 
 function value<M extends Method>(reply: Reply<M>): ResultOf<M> {
   if (!reply.ok) throw new Error(`expected ok, got ${reply.error.code}: ${reply.error.message}`);
   return reply.value;
+}
+
+/** Resolves once `client` has sent search `searchId` (from now on) to its worker and the worker has begun it. */
+function searchBegun(client: WorkerResolverClient, searchId: string): Promise<boolean> {
+  const request = client.request.bind(client);
+  return new Promise((resolve) => {
+    client.request = (method, params) => {
+      const reply = request(method, params);
+      if ((params as { searchId?: unknown }).searchId === searchId) {
+        client.request = request;
+        resolve(client.searchStarted(searchId));
+      }
+      return reply;
+    };
+  });
 }
 
 /** Resolves with the first event `accept` takes, from now on. */
@@ -81,6 +103,36 @@ describe('a hostile regex over HTTP, real worker (issue 15)', () => {
     expect(searchAnswered).toBe(false);
     expect(value(await api('cancelSearch', { searchId: 'heavy' }))).toEqual({ cancelled: true });
     expect(await searching).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(value(await api('rows', { start: 0, end: 1 })).rows).toHaveLength(1);
+    expect(events.filter((e) => e.name === 'workerRestarted')).toEqual([]);
+  });
+});
+
+describe('a hostile regex over what the model saw (scope "view"), over HTTP, real worker', () => {
+  it('a pattern over the program limit is refused up front as invalid_query naming the limit', async () => {
+    const { api } = await serve([visible]);
+    value(await api('openFile', { id: 'file-1' }));
+    const reply = await api('searchPage', { searchId: 'attack', query: ATTACK, mode: 'regex', page: 0, scope: 'view' });
+    expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_query', message: expect.stringContaining(`limit of ${MAX_REGEX_PROGRAM_SIZE}`) as unknown } });
+    expect(value(await api('rows', { start: 0, end: 3 })).rows).toHaveLength(3);
+  });
+
+  it('rows answer while a quadratic regex searches one long row; cancelSearch ends it: cancelled, the worker not restarted', async () => {
+    const { api, events, client } = await serve([visible]);
+    value(await api('openFile', { id: 'file-1' }));
+    const begun = searchBegun(client, 'quadratic');
+    let searchAnswered = false;
+    const searching = api('searchPage', { searchId: 'quadratic', query: 'x[\\s\\S]*Q|x', mode: 'regex', page: 0, scope: 'view' }).finally(() => (searchAnswered = true));
+    // The worker says when it has begun the search (the view search reports no hidden-span progress).
+    expect(await begun).toBe(true);
+    expect(value(await api('rows', { start: 0, end: 3 })).rows).toHaveLength(3);
+    expect(searchAnswered).toBe(false);
+    // Ended at the search's next look at its signal, a fraction of a second of engine work away
+    // (SEARCH_STEP_WORK); unbounded, one row's search went on for seconds after the cancel.
+    const cancelledAt = performance.now();
+    expect(value(await api('cancelSearch', { searchId: 'quadratic' }))).toEqual({ cancelled: true });
+    expect(await searching).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(performance.now() - cancelledAt).toBeLessThan(CANCEL_BOUND_MS);
     expect(value(await api('rows', { start: 0, end: 1 })).rows).toHaveLength(1);
     expect(events.filter((e) => e.name === 'workerRestarted')).toEqual([]);
   });

@@ -122,3 +122,16 @@ export function writeElidedOutputs(path: string, outputs: number, outputBytes: n
   }
   return writeSidecar(path, [...records, ...reductions.map(reductionRecord)]);
 }
+
+/**
+ * A sidecar whose one tool output, `content`, is not reduced: the model saw it whole, as row 2 of
+ * the view (rows 0 and 1 are the user's request and the call).
+ */
+export function writeVisibleOutput(path: string, content: string): string {
+  return writeSidecar(path, [
+    makeHeader({ session_id: 's-visible' }),
+    messageRecord(0, { role: 'user', content: 'read the log' }),
+    messageRecord(1, { role: 'assistant', content: '', tool_calls: [{ id: 'call_0', name: 'shell', arguments: '{"cmd":"cat log"}' }] }),
+    messageRecord(2, { role: 'tool', tool_call_id: 'call_0', content }),
+  ]);
+}

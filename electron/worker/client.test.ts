@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventPayload, HostEvent, ParsedParams, Reduction } from '../../shared/index';
 import { MAX_REGEX_PROGRAM_SIZE, methods, ptrHash, stubText } from '../../shared/index';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeElidedOutputs } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeElidedOutputs, writeVisibleOutput } from '../testing/files';
 import type { ResolverClientOptions, WorkerResolverClient } from './client';
 import { createResolverClient, defaultWorkerPath } from './client';
 
@@ -38,6 +38,17 @@ function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: st
 
 function params<M extends keyof typeof methods>(method: M, raw: unknown): ParsedParams<M> {
   return methods[method].params.parse(raw) as ParsedParams<M>;
+}
+
+/** A client with the session `path` open, and the workerRestarted events it emits from then on. */
+async function openWatched(path: string, options: ResolverClientOptions = {}): Promise<{ c: WorkerResolverClient; restarts: HostEvent[] }> {
+  const c = client(options);
+  value(await c.open([path], 1));
+  const restarts: HostEvent[] = [];
+  c.onEvent((e) => {
+    if (e.name === 'workerRestarted') restarts.push(e);
+  });
+  return { c, restarts };
 }
 
 /** Resolves with the first event named `name` the client emits from now on. */
@@ -247,12 +258,7 @@ describe('a hostile regex (issue 15)', () => {
   });
 
   it('answers rows and expand while a long regex search runs; cancelSearch ends it (cancelled) without a restart', async () => {
-    const c = client();
-    value(await c.open([hostile], 1));
-    const restarts: HostEvent[] = [];
-    c.onEvent((e) => {
-      if (e.name === 'workerRestarted') restarts.push(e);
-    });
+    const { c, restarts } = await openWatched(hostile);
     let searchAnswered = false;
     const searching = c.request('search', params('search', { searchId: 'heavy', ...HEAVY })).finally(() => (searchAnswered = true));
     expect(await c.searchStarted('heavy')).toBe(true);
@@ -268,12 +274,7 @@ describe('a hostile regex (issue 15)', () => {
   });
 
   it('a search still running at its time limit stops and answers timeout, the worker untouched', async () => {
-    const c = client({ searchTimeLimitMs: 300 });
-    value(await c.open([hostile], 1));
-    const restarts: HostEvent[] = [];
-    c.onEvent((e) => {
-      if (e.name === 'workerRestarted') restarts.push(e);
-    });
+    const { c, restarts } = await openWatched(hostile, { searchTimeLimitMs: 300 });
     const reply = await c.request('search', params('search', { searchId: 'slow', ...HEAVY }));
     expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
     // The same worker answers on, its session still open.
@@ -305,6 +306,50 @@ describe('a hostile regex (issue 15)', () => {
     const hang = await c.injectFault('hang');
     expect(hang.error).toMatchObject({ code: 'worker_crashed', message: expect.stringContaining('did not answer __hang within 1500 ms') as unknown });
     expect(value(await c.request('rowOfIndex', { index: 3 }))).toEqual({ row: 3 });
+  });
+});
+
+describe('a hostile regex over what the model saw (scope "view")', () => {
+  /** Each `x` costs a look to the end of the row for a `Q` that never comes: quadratic in the row. */
+  const QUADRATIC = { query: 'x[\\s\\S]*Q|x', mode: 'regex', scope: 'view' } as const;
+  /** Generous for a loaded two-core machine: a step of engine work is a quarter to half a second at most. */
+  const CANCEL_BOUND_MS = 5000;
+  let visible: string;
+  beforeAll(() => {
+    // One visible output of about 100 kB with an x every 49 bytes: seconds of engine work in one row.
+    visible = writeVisibleOutput(tmp.path('visible.sidecar.jsonl'), 'fix step 17: alpha beta gamma delta log line ok\n'.repeat(2100));
+  });
+
+  it('refuses a pattern over the program limit up front, as the hidden search does', async () => {
+    const c = client();
+    value(await c.open([visible], 1));
+    const reply = await c.request('searchPage', params('searchPage', { searchId: 'attack', query: '[\\s\\S]{1000}'.repeat(10) + '[QZ]', mode: 'regex', page: 0, scope: 'view' }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'invalid_query', message: expect.stringContaining(`limit of ${MAX_REGEX_PROGRAM_SIZE}`) as unknown } });
+  });
+
+  it('answers rows while a quadratic regex searches one long row; cancelSearch ends it (cancelled) without a restart', async () => {
+    const { c, restarts } = await openWatched(visible);
+    let searchAnswered = false;
+    const searching = c.request('searchPage', params('searchPage', { searchId: 'quadratic', page: 0, ...QUADRATIC })).finally(() => (searchAnswered = true));
+    expect(await c.searchStarted('quadratic')).toBe(true);
+    expect(value(await c.request('rows', params('rows', { start: 0, end: 3 }))).rows).toHaveLength(3);
+    expect(searchAnswered).toBe(false);
+    // Ended at the search's next look at its signal, a fraction of a second of engine work away
+    // (SEARCH_STEP_WORK); unbounded, one row's search went on for seconds after the cancel.
+    const cancelledAt = performance.now();
+    expect(c.cancelSearch('quadratic')).toBe(true);
+    expect(await searching).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    expect(performance.now() - cancelledAt).toBeLessThan(CANCEL_BOUND_MS);
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+    expect(restarts).toEqual([]);
+  });
+
+  it('a view search still running at its time limit stops and answers timeout, the worker untouched', async () => {
+    const { c, restarts } = await openWatched(visible, { searchTimeLimitMs: 300 });
+    const reply = await c.request('searchPage', params('searchPage', { searchId: 'slow', page: 0, ...QUADRATIC }));
+    expect(reply).toMatchObject({ ok: false, error: { code: 'timeout', message: expect.stringContaining('time limit') as unknown } });
+    expect(value(await c.request('rowOfIndex', { index: 2 }))).toEqual({ row: 2 });
+    expect(restarts).toEqual([]);
   });
 });
 

@@ -63,3 +63,14 @@ export function makeReduction(
   };
   return { ...r, ...overrides };
 }
+
+/** A search signal that counts how often the search looks at it, and is raised from look number `raiseAt` on. */
+export function countingSignal(raiseAt = Infinity): { readonly aborted: boolean; looks: number } {
+  return {
+    looks: 0,
+    get aborted() {
+      this.looks++;
+      return this.looks >= raiseAt;
+    },
+  };
+}
