@@ -113,7 +113,13 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
 };
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
-export const sessionEntrySchema = z.object({ id: z.string(), title: z.string().optional(), messages: int });
+export const sessionEntrySchema = z.object({
+  id: z.string(),
+  title: z.string().optional(),
+  messages: int,
+  /** How the agent's run ended, where the file records it (shared/session.ts RunEnd). */
+  end: z.object({ status: z.string(), detail: z.string().optional() }).optional(),
+});
 /**
  * Most sessions an open session's info lists (a Claude Code project can hold thousands of
  * subagents): the info crosses a process boundary with every open and feeds one `<select>`.

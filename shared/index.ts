@@ -29,7 +29,7 @@ export type { IntegrityInput } from './integrity';
 export { checkIntegrity, compareLogs } from './integrity';
 export type { LocatedRecord, PolicyDivergence, PolicyReplayResult, ReplayOptions } from './replay';
 export { REPLAY_FINDING_CODES, describeReduction, divergenceFinding, replayPolicy } from './replay';
-export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv } from './session';
+export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv, SessionEntry, RunEnd } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';
 // Issue 12 (C): what the model saw inside an expansion; byte ↔ string offsets.

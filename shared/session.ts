@@ -199,6 +199,14 @@ export interface SessionEntry {
   id: string;
   title?: string;
   messages: number;
+  /** How the agent's run ended, where the file records it (mini-swe-agent's closing `exit` message): not a message to the model. */
+  end?: RunEnd;
+}
+
+/** A run's end as the agent recorded it: its status (`Submitted`, `LimitsExceeded`, an error's name…) and the start of what it said. */
+export interface RunEnd {
+  status: string;
+  detail?: string;
 }
 
 export interface SessionInputs {

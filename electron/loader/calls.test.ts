@@ -1,12 +1,15 @@
 /**
- * SPEC §11 over the real and synthetic foreign fixtures: the importers' lines give every assistant
- * message a call. A reduction's `origin` is a line of the file (Claude Code, Codex) or an event of
- * it (SWE-agent steps, OpenHands events): either way, the record that logged it comes at or before
- * every call given it.
+ * SPEC §11 over the real and synthetic foreign fixtures. The calls a file holds are read from its raw
+ * records, not from the importer: a Codex rollout's model responses (docs/formats/codex.md, by
+ * `rawResponses`), a mini-swe-agent list's assistant messages; the other formats' calls are their
+ * importers' assistant messages. A reduction's `origin` is a line of the
+ * file (Claude Code, Codex) or an event of it (SWE-agent steps, OpenHands events): either way, the
+ * record that logged it comes at or before every call given it.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { rawResponses } from './codex/testing/responses';
 import { CODEX_SYNTHETIC_DIR } from './codex/testing/synthetic';
 import { OPENHANDS_SYNTHETIC_DIR } from './openhands/testing/synthetic';
 import { MINI_SYNTHETIC_DIR } from './sweAgent/testing/miniSynthetic';
@@ -34,15 +37,38 @@ const FIXTURES = [
   join(OPENHANDS_SYNTHETIC_DIR, 'v1-conversation/base_state.json'),
 ];
 
+/**
+ * The calls read from the raw file: a Codex rollout's response lines; a mini-swe-agent list's
+ * assistant messages (their view indices: the list is the view).
+ */
+function rawCalls(path: string): { lines: number[] } | { indices: number[] } | undefined {
+  if (path.includes('/codex/')) return { lines: rawResponses(path).map((r) => r.line) };
+  if (!path.includes('/mini-swe-agent/')) return undefined;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return { indices: [] }; // a torn document: no messages, no calls
+  }
+  const list: unknown = Array.isArray(doc) ? doc : (doc as { messages?: unknown }).messages;
+  return { indices: Array.isArray(list) ? (list as { role?: unknown }[]).flatMap((m, i) => (m.role === 'assistant' ? [i] : [])) : [] };
+}
+
 describe('model calls of foreign sessions', () => {
-  it.each(FIXTURES.map((f) => [f.slice(f.lastIndexOf('/', f.lastIndexOf('/') - 1) + 1), f] as const))('%s: one call per assistant message, each given only the reductions recorded before it', async (_name, path) => {
+  it.each(FIXTURES.map((f) => [f.slice(f.lastIndexOf('/', f.lastIndexOf('/') - 1) + 1), f] as const))('%s: the calls the raw file holds, each an assistant message given only the reductions recorded before it', async (_name, path) => {
     const loaded = await loadSession([path]);
     if (!loaded.ok) throw new Error(loaded.error.message);
     const s = loaded.session;
     try {
-      const assistants: number[] = [];
-      for (let i = 0; i < s.minted.length; i++) if (s.minted.at(i)?.role === 'assistant') assistants.push(i);
-      expect(s.calls.map((c) => c.index)).toEqual(assistants);
+      const raw = rawCalls(path);
+      if (raw && 'lines' in raw) expect(s.calls.map((c) => c.line)).toEqual(raw.lines);
+      else if (raw) expect(s.calls.map((c) => c.index)).toEqual(raw.indices);
+      else {
+        const assistants: number[] = [];
+        for (let i = 0; i < s.minted.length; i++) if (s.minted.at(i)?.role === 'assistant') assistants.push(i);
+        expect(s.calls.map((c) => c.index)).toEqual(assistants);
+      }
+      for (const call of s.calls) expect(s.minted.at(call.index)?.role).toBe('assistant');
       for (const call of s.calls) {
         const input = s.callInput(call.call);
         expect(input?.minted.length).toBe(call.index);

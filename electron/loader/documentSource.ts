@@ -6,6 +6,7 @@
  * message in full).
  */
 import { arrayList } from '../../shared/session';
+import type { RunEnd } from '../../shared/session';
 import type { ChatMessage, Finding, Reduction } from '../../shared/types';
 import type { OpenFile } from './openFile';
 import type { SourceIndex } from './source';
@@ -22,6 +23,8 @@ export interface BuiltDocument {
   log: Reduction[];
   logLines: number[];
   findings: Finding[];
+  /** How the run ended, where the document records it (not a message of the view). */
+  end?: RunEnd;
 }
 
 /** The source index of a built document, its findings after `findings`. */
@@ -30,7 +33,7 @@ export function documentIndex(built: BuiltDocument, sessionId: string, findings:
   const view = arrayList(built.view);
   return {
     records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined },
-    snapshot: { session_id: sessionId, model: built.model ?? '', messages: view, findings: [] },
+    snapshot: { session_id: sessionId, model: built.model ?? '', messages: view, findings: [], ...(built.end ? { sessions: [{ id: sessionId, messages: view.length, end: built.end }] } : {}) },
   };
 }
 

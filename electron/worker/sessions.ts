@@ -2,12 +2,12 @@
  * The sessions of an opened file, as the app lists them (§10.1). Whether an id names one of them
  * is the loader's check (`electron/loader/heldSessions.ts`).
  */
-import type { LoadedSession, SessionFormat } from '../../shared/index';
+import type { LoadedSession, SessionEntry, SessionFormat } from '../../shared/index';
 import { MAX_LISTED_SESSIONS, SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { allSessions } from '../loader/heldSessions';
 
 export interface ListedSessions {
-  sessions: { id: string; title?: string; messages: number }[];
+  sessions: SessionEntry[];
   /** How many were left out by MAX_LISTED_SESSIONS (0 when none were). */
   omitted: number;
 }
@@ -15,7 +15,7 @@ export interface ListedSessions {
 /** Longest title listed, in code points: a title is the file's (a prompt, a subagent's description) and travels with every open. */
 export const MAX_LISTED_TITLE_CHARS = 200;
 
-function listed(entry: { id: string; title?: string; messages: number }): { id: string; title?: string; messages: number } {
+function listed(entry: SessionEntry): SessionEntry {
   if (entry.title === undefined) return { ...entry };
   const chars = [...entry.title];
   return { ...entry, title: chars.length > MAX_LISTED_TITLE_CHARS ? `${chars.slice(0, MAX_LISTED_TITLE_CHARS).join('')}…` : entry.title };

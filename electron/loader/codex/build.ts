@@ -1,18 +1,24 @@
 /**
  * A Codex rollout (FACTS.md §2) as the three inputs of SPEC §3.2: pure, over the parsed lines.
  *
- * - Every `response_item` that the model is given becomes one message of the minted view, in file
- *   order: `message` (role `developer` → `system`, the original role kept in `metadata.codex_role`),
- *   `function_call` / `custom_tool_call` / `local_shell_call` → an assistant message with one
- *   tool call (`tool_search_call` too), their outputs → `tool` messages (a string output as is, a
- *   JSON-encoded one included; an array as its text, other parts in `content_parts`; anything else
- *   as its JSON, with an `unknown_record` warning), `web_search_call` → an assistant message whose
- *   content part keeps the search (no output is recorded), `image_generation_call` likewise.
- *   `reasoning` goes to the metadata of the next assistant message (`reasoning`,
- *   `encrypted_reasoning`). `ghost_snapshot` is not sent to the model and is skipped; an unknown
- *   item type is an `unknown_record` warning.
+ * - Every `response_item` that the model is given becomes part of the minted view, in file order.
+ *   **One model response is one assistant message** (docs/formats/codex.md): the output items a
+ *   response writes one after another — `reasoning`, assistant `message`s, `function_call` /
+ *   `custom_tool_call` / `local_shell_call` / `tool_search_call` (each one tool call),
+ *   `web_search_call` and `image_generation_call` (a content part keeping the search or image) —
+ *   until the next input item, `token_count` event, turn or compaction, are one message with all
+ *   its tool calls in file order; reasoning goes to its metadata (`reasoning`,
+ *   `encrypted_reasoning`). Input items are one message each: `message` (role `developer` →
+ *   `system`, the original role kept in `metadata.codex_role`; `user`), tool outputs → `tool`
+ *   messages (a string output as is, a JSON-encoded one included; an array as its text, other parts
+ *   in `content_parts`; anything else as its JSON, with an `unknown_record` warning).
+ *   `ghost_snapshot` is not sent to the model and is skipped; an unknown item type is an
+ *   `unknown_record` warning.
  * - `compacted`: the kept items of `replacement_history` are byte-identical copies of earlier items;
- *   every visible message with no copy was dropped. Each contiguous run of dropped messages is one
+ *   every visible message with no copy was dropped. A response whose items are kept only in part
+ *   (its final answer without its commentary) is dropped, and the part kept joins the view as a
+ *   message of its own. A message made at a compaction has no line in `messageLines`: no model
+ *   call produced it there. Each contiguous run of dropped messages is one
  *   `summarized` reduction (one `group` per compaction), the stub being the summary the model saw:
  *   the local summary text, or "summary not readable (encrypted)". New items of the replacement
  *   history (re-injected context) join the view there, in its order: a kept item that follows a new
@@ -55,8 +61,11 @@ export interface RolloutIndex {
   forkedFrom: string | null;
   system: ChatMessage | undefined;
   view: ChatMessage[];
-  /** SPEC §11: the line each view message came from (a compaction's re-injected items: its line). */
-  messageLines: number[];
+  /**
+   * SPEC §11: the line each view message came from (a compaction's re-injected items: its line); an
+   * assistant message a compaction made has none, so it is no model call.
+   */
+  messageLines: (number | undefined)[];
   log: Reduction[];
   logLines: number[];
   modelChanges: ModelChange[];
@@ -109,18 +118,25 @@ const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_
 
 interface Entry {
   msg: ChatMessage;
-  /** The response item it came from (undefined for messages made at a compaction). */
-  item: Record<string, unknown> | undefined;
-  /** Canonical JSON of `item`, made when a compaction first compares it (most rollouts have none). */
-  key?: string;
+  /**
+   * The response items it came from, in file order: one input item, or all the output items of one
+   * model response (docs/formats/codex.md); undefined for messages made at a compaction.
+   */
+  items: Record<string, unknown>[] | undefined;
+  /** Canonical JSON of each of `items`, made when a compaction first compares it (most rollouts have none). */
+  keys?: (string | undefined)[];
   line: number;
+  /** Made at a compaction (re-injected, or a kept item moved after re-injected ones): no model call produced it there. */
+  copy?: true;
   hidden: boolean;
 }
 
-/** The canonical JSON of an entry's item, computed once. */
-function keyOf(e: Entry): string | undefined {
-  if (e.key === undefined && e.item !== undefined) e.key = canonicalJson(e.item);
-  return e.key;
+/** The canonical JSON of an entry's `j`-th item, computed once. */
+function keyAt(e: Entry, j: number): string | undefined {
+  const item = e.items?.[j];
+  if (item === undefined) return undefined;
+  e.keys ??= [];
+  return (e.keys[j] ??= canonicalJson(item));
 }
 
 /**
@@ -230,6 +246,67 @@ function reasoningMetadata(payload: Record<string, unknown>): Record<string, unk
   };
 }
 
+/**
+ * The item types a model response outputs (docs/formats/codex.md): they follow one another in the
+ * rollout until the next input item, `token_count` event, turn or compaction.
+ */
+const OUTPUT_ITEM_TYPES = ['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call', 'web_search_call', 'image_generation_call'];
+
+/** True when a response item is one a model response outputs (an assistant message included). */
+export function isResponseOutput(payload: Record<string, unknown>): boolean {
+  return OUTPUT_ITEM_TYPES.includes(String(payload.type)) || (payload.type === 'message' && payload.role === 'assistant');
+}
+
+/** `event_msg` types that come between two model responses, never inside one. */
+const RESPONSE_BOUNDARY_EVENTS = ['token_count', 'task_started', 'task_complete', 'turn_aborted', 'turn_started', 'turn_complete', 'context_compacted'];
+
+/**
+ * The one assistant message of a model response: its output items in file order. One item that is
+ * not reasoning keeps the shape it has alone; several are joined — texts by a newline, every tool
+ * call in order, content parts in order — with `codex_items` naming each item's type (and
+ * `codex_phase` the list of the messages' phases when more than one has one). Reasoning goes to the
+ * metadata (`reasoning`, `encrypted_reasoning`; several of one response: texts joined, the
+ * encrypted ones as a list).
+ */
+function responseMessage(items: readonly Record<string, unknown>[], line: number, findings: Finding[]): ChatMessage {
+  const said: ChatMessage[] = [];
+  const types: string[] = [];
+  const phases: string[] = [];
+  const thoughts: string[] = [];
+  const sealed: string[] = [];
+  for (const item of items) {
+    if (item.type === 'reasoning') {
+      const r = reasoningMetadata(item);
+      if (typeof r.reasoning === 'string') thoughts.push(r.reasoning);
+      if (typeof r.encrypted_reasoning === 'string') sealed.push(r.encrypted_reasoning);
+      continue;
+    }
+    const m = messageOf(item, line, findings);
+    if (typeof m === 'string') continue;
+    said.push(m);
+    types.push(String(item.type));
+    if (typeof item.phase === 'string') phases.push(item.phase);
+  }
+  const reasoning = {
+    ...(thoughts.length > 0 ? { reasoning: thoughts.join('\n') } : {}),
+    ...(sealed.length > 0 ? { encrypted_reasoning: sealed.length === 1 ? sealed[0] : sealed } : {}),
+  };
+  const one = said.length === 1 ? said[0] : undefined;
+  if (one) return Object.keys(reasoning).length > 0 ? { ...one, metadata: { ...one.metadata, ...reasoning } } : one;
+  const msg: ChatMessage = { role: 'assistant', content: said.map((m) => m.content).filter((t) => t.length > 0).join('\n') };
+  const calls = said.flatMap((m) => m.tool_calls ?? []);
+  if (calls.length > 0) msg.tool_calls = calls;
+  const parts = said.flatMap((m) => m.content_parts ?? []);
+  if (parts.length > 0) msg.content_parts = parts;
+  const metadata: Record<string, unknown> = {
+    ...(types.length > 1 ? { codex_items: types } : {}),
+    ...(phases.length === 1 ? { codex_phase: phases[0] } : phases.length > 1 ? { codex_phase: phases } : {}),
+    ...reasoning,
+  };
+  if (Object.keys(metadata).length > 0) msg.metadata = metadata;
+  return msg;
+}
+
 /** SHA-256 of a text's UTF-8 bytes through node:crypto (the portable one took most of a large rollout's import). */
 function contentHash(content: string): { hash: string; bytes: number } {
   return { hash: ptrHash(createHash('sha256').update(content, 'utf8').digest('hex')), bytes: Buffer.byteLength(content, 'utf8') };
@@ -262,17 +339,24 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   let forkedFrom: string | null = null;
   let system: ChatMessage | undefined;
   let model: string | null = null;
-  let reasoning: Record<string, unknown> | undefined;
   let metas = 0;
 
   // View indices that carry a per-message reduction (a tool-level truncation).
   const truncated = new Set<number>();
-  const push = (msg: ChatMessage, item: Record<string, unknown> | undefined, line: number): void => {
-    if (reasoning && msg.role === 'assistant') {
-      msg = { ...msg, metadata: { ...msg.metadata, ...reasoning } };
-      reasoning = undefined;
-    }
-    entries.push({ msg, item, hidden: false, line });
+  const push = (msg: ChatMessage, item: Record<string, unknown>, line: number): void => {
+    entries.push({ msg, items: [item], hidden: false, line });
+  };
+  /**
+   * The model response being read (docs/formats/codex.md): the view index of its one assistant
+   * message, whose items grow while output items follow one another; its message is made when
+   * the response ends.
+   */
+  let response: number | undefined;
+  const endResponse = (): void => {
+    if (response === undefined) return;
+    const e = entries[response] as Entry;
+    e.msg = responseMessage(e.items ?? [], e.line, findings);
+    response = undefined;
   };
   /**
    * An output the tool cut before it was recorded (FACTS §2.10 item 1) becomes a
@@ -307,10 +391,14 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     const before = entries.length;
     const kept = new Set<number>();
     // New items and, after the first new one, copies of kept items, in replacement-history order.
-    const added: { msg: ChatMessage; item: Record<string, unknown>; from?: number }[] = [];
+    const added: { msg: ChatMessage; first: Record<string, unknown>; items?: Record<string, unknown>[]; from?: number }[] = [];
     let encrypted = false;
     if (history) {
+      // The history in order: an item of an earlier view message (its index, the item's place in it), or a new one.
+      const steps: ({ entry: number; at: number } | { msg: ChatMessage; item: Record<string, unknown> })[] = [];
+      const matched = new Map<number, number[]>();
       let cursor = 0;
+      let within = 0;
       for (const item of history) {
         if (!isPlainObject(item)) continue;
         if (item.type === 'compaction' || item.type === 'compaction_summary') {
@@ -319,26 +407,53 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         }
         const key = canonicalJson(item);
         let found = -1;
-        for (let i = cursor; i < before; i++) {
+        let at = -1;
+        for (let i = cursor; i < before && found < 0; i++) {
           const e = entries[i] as Entry;
-          if (!e.hidden && !kept.has(i) && mayEqual(e.item, item) && keyOf(e) === key) {
-            found = i;
-            break;
+          if (e.hidden || !e.items) continue;
+          for (let j = i === cursor ? within : 0; j < e.items.length; j++) {
+            if (mayEqual(e.items[j], item) && keyAt(e, j) === key) {
+              found = i;
+              at = j;
+              break;
+            }
           }
         }
         if (found >= 0) {
-          cursor = found + 1;
-          // A kept item after re-injected context sits after it in what the model was given: the view
-          // only grows, so it moves there as a copy (its earlier place says where it went).
-          if (added.length > 0) added.push({ msg: (entries[found] as Entry).msg, item, from: found });
-          kept.add(found);
+          cursor = found;
+          within = at + 1;
+          matched.set(found, [...(matched.get(found) ?? []), at]);
+          steps.push({ entry: found, at });
           continue;
         }
         const msg = messageOf(item, line, findings);
         if (typeof msg === 'string') continue;
         // The local summary, given to the model as a user message, is the stub, not a message.
         if (message && msg.role === 'user' && msg.content.includes(message.trim())) continue;
-        added.push({ msg, item });
+        steps.push({ msg, item });
+      }
+      const placed = new Set<number>();
+      for (const step of steps) {
+        if ('msg' in step) {
+          added.push({ msg: step.msg, first: step.item });
+          continue;
+        }
+        if (placed.has(step.entry)) continue;
+        placed.add(step.entry);
+        const e = entries[step.entry] as Entry;
+        const items = e.items ?? [];
+        const got = matched.get(step.entry) ?? [];
+        if (items.every((item, j) => got.includes(j) || item.type === 'reasoning')) {
+          // A kept item after re-injected context sits after it in what the model was given: the view
+          // only grows, so it moves there as a copy (its earlier place says where it went).
+          if (added.length > 0) added.push({ msg: e.msg, first: items[0] ?? {}, items, from: step.entry });
+          kept.add(step.entry);
+          continue;
+        }
+        // Part of one response kept (its final answer without its commentary, say): the model was
+        // given those items alone, a message of its own; the response's message is dropped.
+        const part = got.map((j) => items[j] as Record<string, unknown>);
+        added.push({ msg: responseMessage(part, line, findings), first: part[0] ?? {}, items: part });
       }
       // A moved message that carries a reduction of its own is hidden with the run it sits in (one
       // index holds one per-message reduction); its copy is reduced again where the model saw it.
@@ -382,9 +497,9 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
     for (const a of added) {
       const at = entries.length;
-      // A copy keeps its item's key: a later compaction may keep it again.
-      entries.push({ msg: a.msg, item: a.from === undefined ? undefined : a.item, hidden: false, line });
-      noteTruncation(a.item, at, line);
+      // A copy keeps its items: a later compaction may keep it again.
+      entries.push({ msg: a.msg, items: a.items, hidden: false, line, copy: true });
+      noteTruncation(a.first, at, line);
       if (a.from === undefined || !moved.has(a.from)) continue;
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
       const { hash, bytes } = contentHash(a.msg.content);
@@ -427,6 +542,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
     switch (v.type) {
       case 'session_meta': {
+        endResponse();
         metas++;
         // A forked rollout starts with the child's session_meta, then its parent's: the first names the session.
         if (metas > 1) break;
@@ -437,6 +553,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         break;
       }
       case 'turn_context': {
+        endResponse();
         const m = str(payload.model);
         if (!m) break;
         if (model !== null && m !== model) modelChanges.push({ line: l.line, at: entries.length, from: model, to: m, reasoning_artifacts_filtered: 0, recount: 0 });
@@ -444,13 +561,21 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         break;
       }
       case 'response_item': {
-        if (payload.type === 'reasoning') {
-          reasoning = { ...reasoning, ...reasoningMetadata(payload) };
-          break;
-        }
         const damage = itemDamage(payload);
         if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
+        if (isResponseOutput(payload)) {
+          // One model response, one assistant message: its output items join the one being read.
+          if (response === undefined) {
+            entries.push({ msg: { role: 'assistant', content: '' }, items: [], hidden: false, line: l.line });
+            response = entries.length - 1;
+          }
+          (entries[response] as Entry).items?.push(payload);
+          break;
+        }
+        if (payload.type === 'ghost_snapshot') break;
         const msg = messageOf(payload, l.line, findings);
+        // An input item (an output, a user or developer message): the response before it has ended.
+        if (msg !== 'unknown') endResponse();
         if (msg === 'unknown') findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line}: unknown response item type ${JSON.stringify(payload.type)}; skipped` });
         else if (msg !== 'skip') {
           push(msg, payload, l.line);
@@ -459,14 +584,28 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         break;
       }
       case 'compacted':
+        endResponse();
         compact(payload, l.line);
         break;
       case 'event_msg':
-        // The UI's copy of items already recorded as response items (or usage and timing): not model input.
+        // The UI's copy of items already recorded as response items (or usage and timing): not model
+        // input. A token count follows each response; a turn's start or end is between two.
+        if (RESPONSE_BOUNDARY_EVENTS.includes(String(payload.type))) endResponse();
         break;
     }
   }
-  // Reasoning with no answer after it (a call cut short): kept on an empty assistant message.
-  if (reasoning && Object.keys(reasoning).length > 0) push({ role: 'assistant', content: '' }, undefined, lines[lines.length - 1]?.line ?? 0);
-  return { sessionId, model, forkedFrom, system, view: entries.map((e) => e.msg), messageLines: entries.map((e) => e.line), log, logLines, modelChanges, findings };
+  endResponse();
+  return {
+    sessionId,
+    model,
+    forkedFrom,
+    system,
+    view: entries.map((e) => e.msg),
+    // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls.ts callsOf).
+    messageLines: entries.map((e) => (e.copy && e.msg.role === 'assistant' ? undefined : e.line)),
+    log,
+    logLines,
+    modelChanges,
+    findings,
+  };
 }

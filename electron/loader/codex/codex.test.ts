@@ -1,5 +1,6 @@
 /** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
-import { existsSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
@@ -16,17 +17,23 @@ import { checkIntegrity } from '../../../shared/integrity';
 import { arrayList } from '../../../shared/session';
 import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY, toolTruncation } from './build';
 import { codexFormat } from './index';
+import { distinctTokenTotals, rawInputItems, rawResponses } from './testing/responses';
 import { CODEX_SYNTHETIC_DIR, codexSynthetic, cutOutput, LOCAL_SUMMARY, msg } from './testing/synthetic';
 
 const REAL_DIR = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const SAMPLES = join(import.meta.dirname, '../../../samples');
-const RESEARCH_COMPACTION = '/work/research/issue10/samples/codex/rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl';
 const synthetic = (name: string) => join(CODEX_SYNTHETIC_DIR, name);
 const real = (name: string) => join(REAL_DIR, name);
+
+// The real rollout with a compaction is committed gzipped (1.26 MB plain): read from a copy unpacked under the temp dir.
+const unpacked = tempDir('codex-real-');
+const COMPACTION = unpacked.path('rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl');
+writeFileSync(COMPACTION, gunzipSync(readFileSync(real('rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
 
 const open: LoadedSession[] = [];
 afterAll(() => {
   for (const s of open) s.close();
+  unpacked.cleanup();
 });
 
 async function load(path: string): Promise<LoadedSession> {
@@ -107,8 +114,14 @@ describe('every response item type (all-items.jsonl)', () => {
     expect(view[1]).toMatchObject({ role: 'user', content: 'Look at this', content_parts: [{ type: 'input_image' }] });
     expect(view.filter((m) => m.content === 'Look at this')).toHaveLength(1);
     expect(view.filter((m) => m.content === 'Done.')).toHaveLength(1);
-    // reasoning goes to the next assistant message's metadata
-    expect(view[2]).toEqual({ role: 'assistant', content: 'Checking the repo first.', metadata: { codex_phase: 'commentary', reasoning: 'Plan: list files, then patch.', encrypted_reasoning: 'gAAAAB-synthetic-opaque' } });
+    // one response (lines 6–8: reasoning, a message, a call; no input item or token count between) is one
+    // assistant message: the reasoning in its metadata, the call on it, the item types in order
+    expect(view[2]).toEqual({
+      role: 'assistant',
+      content: 'Checking the repo first.',
+      tool_calls: [{ id: 'call_a', name: 'exec_command', arguments: '{"cmd":"ls","workdir":"/work/demo"}' }],
+      metadata: { codex_items: ['message', 'function_call'], codex_phase: 'commentary', reasoning: 'Plan: list files, then patch.', encrypted_reasoning: 'gAAAAB-synthetic-opaque' },
+    });
     // outputs in each encoding
     const outputOf = (id: string) => view.find((m) => m.role === 'tool' && m.tool_call_id === id);
     expect(outputOf('call_a')?.content).toBe('plain string output\n');
@@ -122,10 +135,12 @@ describe('every response item type (all-items.jsonl)', () => {
     expect(callOf('call_a')).toEqual({ id: 'call_a', name: 'exec_command', arguments: '{"cmd":"ls","workdir":"/work/demo"}' });
     expect(callOf('call_d')).toEqual({ id: 'call_d', name: 'apply_patch', arguments: '*** Begin Patch\n*** Add File: b.txt\n+hello\n*** End Patch\n' });
     expect(callOf('call_e')?.name).toBe('local_shell');
-    // web searches: assistant messages with the search as a content part, with or without an action
+    // web searches (lines 18–19, one response): one assistant message, each search a content part, with or without an action
     const searches = view.filter((m) => m.content_parts?.[0]?.type === 'web_search_call');
-    expect(searches).toHaveLength(2);
+    expect(searches).toHaveLength(1);
+    expect(searches[0]?.content_parts?.map((p) => p.type)).toEqual(['web_search_call', 'web_search_call']);
     expect(searches[0]?.content_parts?.[0]).toMatchObject({ text: 'codex rollout format' });
+    expect(searches[0]?.metadata).toEqual({ codex_items: ['web_search_call', 'web_search_call'] });
     // ghost snapshots are not model input; an unknown item and an unknown record are warnings
     expect(view.some((m) => JSON.stringify(m).includes('abc123'))).toBe(false);
     expect(s.check().findings.map((f) => [f.code, f.line])).toEqual([
@@ -137,7 +152,9 @@ describe('every response item type (all-items.jsonl)', () => {
     expect(s.model).toBe('gpt-5.5-mini');
     expect(s.modelChanges).toMatchObject([{ line: 28, from: 'gpt-5.5', to: 'gpt-5.5-mini', at: view.length - 2 }]);
     expect(view[view.length - 1]).toEqual({ role: 'assistant', content: '', metadata: { reasoning: 'Only reasoning, then the call was cut short.', encrypted_reasoning: 'gAAAAB-synthetic-opaque' } });
-    expect(view).toHaveLength(19);
+    expect(view).toHaveLength(17);
+    // The file's model responses, read by hand: lines 6–8, 10, 12, 14, 16, 18–19, 24, 30 — one call each, at its first line.
+    expect(s.calls.map((c) => c.line)).toEqual([6, 10, 12, 14, 16, 18, 24, 30]);
     // call_f's output has no call in the file; every other call is paired
     expect(pairing(view).unpaired).toEqual(['output call_f']);
   });
@@ -331,10 +348,17 @@ describe('re-injected context at its position in the replacement history (FACTS 
     // The moved cut output already carries its truncation: it is hidden with its run, and its copy is cut again where the model saw it.
     const cuts = s.log.filter((r) => r.kind === 'tool_output_truncated');
     expect(cuts.map((r) => [r.ptr.index, r.origin])).toEqual([
-      [5, { line: 8 }],
+      [4, { line: 8 }],
       [11, { line: 12 }],
     ]);
-    expect(s.log.some((r) => r.kind === 'summarized' && r.ptr.index <= 5 && 5 < (r.end ?? 0))).toBe(true);
+    expect(s.log.some((r) => r.kind === 'summarized' && r.ptr.index <= 4 && 4 < (r.end ?? 0))).toBe(true);
+    // Lines 6–7 are one response (an answer, then a call, nothing between): the history keeps its answer
+    // and not its call, so the response is dropped and the answer joins the view again as a message of
+    // its own — made at the compaction, by no model call. The calls are the file's four responses.
+    expect(view[3]?.tool_calls?.map((c) => c.id)).toEqual(['call_r']);
+    expect(view[8]).toEqual({ role: 'assistant', content: 'Two files: README.md and secret-hidden-marker.txt.', metadata: { codex_phase: 'final_answer' } });
+    expect(s.log.some((r) => r.kind === 'summarized' && r.ptr.index <= 3 && 3 < (r.end ?? 0))).toBe(true);
+    expect(s.calls.map((c) => c.line)).toEqual([4, 6, 10, 13]);
     expect(s.check().findings).toEqual([]);
     expandsAll(s);
   });
@@ -457,9 +481,12 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
   });
 
   it('0.126 (Desktop): developer messages, web searches, apply_patch, paired calls, no findings', async () => {
-    const s = await load(real('rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl'));
+    const path = real('rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl');
+    const s = await load(path);
     const view = messages(s);
-    expect(view).toHaveLength(210);
+    // One message per input item, one per model response (read from the raw lines): 95 and 63.
+    expect(view).toHaveLength(rawInputItems(path) + rawResponses(path).length);
+    expect(view).toHaveLength(95 + 63);
     expect(s.check().findings).toEqual([]);
     expect(pairing(view).unpaired).toEqual([]);
     expect(view.some((m) => m.metadata?.codex_role === 'developer')).toBe(true);
@@ -476,9 +503,8 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
     expect(s.check().findings).toEqual([]);
   });
 
-  // 1.26 MB: too large to commit; read from the research samples when they are on the machine.
-  it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction (research sample): 27 kept items, 15 runs of one group, all verify', async () => {
-    const s = await load(RESEARCH_COMPACTION);
+  it('0.118 remote compaction: 27 kept items, 15 runs of one group, all verify', async () => {
+    const s = await load(COMPACTION);
     const runs = s.log.filter((r) => r.kind === 'summarized');
     expect(runs).toHaveLength(15);
     expect(new Set(runs.map((r) => r.group))).toEqual(new Set(['compaction-L947']));
@@ -490,9 +516,9 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
     expandsAll(s);
   });
 
-  it.skipIf(!existsSync(RESEARCH_COMPACTION))('0.118 remote compaction: the re-injected developer and environment items sit before the current prompt, as in the replacement history', async () => {
-    const s = await load(RESEARCH_COMPACTION);
-    const lines = readFileSync(RESEARCH_COMPACTION, 'utf8').split('\n');
+  it('0.118 remote compaction: the re-injected developer and environment items sit before the current prompt, as in the replacement history', async () => {
+    const s = await load(COMPACTION);
+    const lines = readFileSync(COMPACTION, 'utf8').split('\n');
     const history = (JSON.parse(lines[946] as string) as { payload: { replacement_history: { role: string; content: { text: string }[] }[] } }).payload.replacement_history;
     const rows = projectView(s.minted, s.log).filter((r) => r.role !== undefined && r.text !== '');
     // The last rows of the view before the answer that followed the compaction: items 25–28, in order.
@@ -504,5 +530,43 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
     const moved = s.log.filter((r) => r.kind === 'duplicate_output');
     expect(moved.map((r) => [r.origin, r.stub, s.minted.at(r.ptr.index)?.content === history[28]?.content[0]?.text])).toEqual([[{ line: 947 }, '', true]]);
     expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('one model response is one call (docs/formats/codex.md), on every real rollout', () => {
+  // Responses Codex wrote no token count for in this file: the forked subagent's copy of its parent's
+  // history ends with the parent's spawn_agent response (line 681), whose count the parent wrote after the fork.
+  const uncounted: Record<string, number> = { 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl': 1 };
+  const files = [
+    ...readdirSync(REAL_DIR)
+      .filter((n) => n.endsWith('.jsonl'))
+      .map((n) => real(n)),
+    COMPACTION,
+  ];
+  it.each(files.map((f) => [f.slice(f.lastIndexOf('/') + 1), f] as const))('%s: a call per response read from the raw lines, each with all its tool calls in file order', async (name, path) => {
+    const s = await load(path);
+    const responses = rawResponses(path);
+    expect(responses.length).toBe(distinctTokenTotals(path) + (uncounted[name] ?? 0));
+    expect(s.calls.map((c) => c.line)).toEqual(responses.map((r) => r.line));
+    expect(s.calls.map((c) => (s.minted.at(c.index)?.tool_calls ?? []).map((t) => t.id))).toEqual(responses.map((r) => r.callIds));
+    expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+
+  it('0.118 exec: the response with eight parallel calls is one call; the next call is given all eight outputs', async () => {
+    const path = real('rollout-0.118-exec-parallel-calls-ENTIRE.jsonl');
+    const s = await load(path);
+    const responses = rawResponses(path);
+    const k = responses.findIndex((r) => r.callIds.length === 8);
+    expect(k).toBeGreaterThanOrEqual(0);
+    const wide = s.calls[k];
+    const next = s.calls[k + 1];
+    if (!wide || !next) throw new Error('no such call');
+    expect(s.minted.at(wide.index)?.tool_calls?.map((c) => c.id)).toEqual(responses[k]?.callIds);
+    const input = s.callInput(next.call);
+    const given = new Set(Array.from({ length: input?.minted.length ?? 0 }, (_, i) => input?.minted.at(i)).flatMap((m) => (m?.role === 'tool' ? [m.tool_call_id] : [])));
+    expect(responses[k]?.callIds.every((id) => given.has(id))).toBe(true);
+    // Between the two calls: only the eight outputs.
+    expect(next.index - wide.index - 1).toBe(8);
+    expect(s.calls).toHaveLength(14);
   });
 });

@@ -29,9 +29,15 @@ afterAll(() => {
 });
 const messages = (s: LoadedSession): ChatMessage[] => Array.from({ length: s.minted.length }, (_, i) => s.minted.at(i) as ChatMessage);
 type Msg = { role?: string; content?: unknown; tool_call_id?: string };
-const listOf = (path: string): Msg[] => {
+type Exit = { role: 'exit'; content: string; extra: { exit_status: string } };
+const rawList = (path: string): Msg[] => {
   const doc = JSON.parse(readFileSync(path, 'utf8')) as Msg[] | { messages: Msg[] };
   return Array.isArray(doc) ? doc : doc.messages;
+};
+/** The messages the model was given: the raw list less a closing exit message (2.x), which ends the run. */
+const listOf = (path: string): Msg[] => {
+  const list = rawList(path);
+  return list.at(-1)?.role === 'exit' ? list.slice(0, -1) : list;
 };
 async function viewAt(path: string, n?: number): Promise<{ format: string; call: number | null; calls: number; messages: ViewEntry[] }> {
   const r = await runCli(['view', ...(n === undefined ? [] : ['--at', String(n)]), path]);
@@ -73,6 +79,34 @@ describe.each([...REAL, synthetic('toolcalls.traj.json')].map((p) => [p.slice(p.
       const v = await viewAt(path, n);
       expect(v.messages.map((m) => m.content), `call ${n}`).toEqual(list.slice(0, assistants[n - 1]).map((m) => contentText(m.content)));
     }
+  });
+});
+
+describe('mini-swe-agent 2.x: the closing exit message is the run\'s end, not a message', () => {
+  const ENDED = [...REAL.filter((p) => rawList(p).at(-1)?.role === 'exit'), synthetic('exit-format-1.traj.json')];
+  it('two real 2.x files end with one (a submission, an API error)', () => {
+    expect(ENDED.map((p) => (rawList(p).at(-1) as Exit).extra.exit_status)).toEqual(['InternalServerError', 'Submitted', 'LimitsExceeded']);
+  });
+
+  it.each(ENDED.map((p) => [p.slice(p.lastIndexOf('/') + 1), p] as const))('%s: no exit message in the view, its status on the session, check --strict passes', async (_name, path) => {
+    const raw = rawList(path);
+    const exit = raw.at(-1) as Exit;
+    const s = await load(path);
+    expect(s.minted.length).toBe(raw.length - 1);
+    expect(messages(s).some((m) => m.metadata?.swe_role === 'exit')).toBe(false);
+    expect(s.check().findings).toEqual([]);
+    const [first] = s.check().summary.sessions;
+    expect(first?.end?.status).toBe(exit.extra.exit_status);
+    expect(exit.content.startsWith((first?.end?.detail ?? '').replace(/…$/, ''))).toBe(true);
+    expect([...(first?.end?.detail ?? '')].length).toBeLessThanOrEqual(201);
+    const strict = await runCli(['check', '--strict', path]);
+    expect(strict.code, strict.stdout).toBe(0);
+    expect((JSON.parse(strict.stdout) as { summary: { sessions: { end?: { status: string } }[] } }).summary.sessions[0]?.end?.status).toBe(exit.extra.exit_status);
+  });
+
+  it('a file with no exit message ends as info.exit_status says; a bare list says nothing', async () => {
+    expect((await load(synthetic('toolcalls.traj.json'))).check().summary.sessions[0]?.end).toEqual({ status: 'Submitted' });
+    expect((await load(join(REAL_DIR, 'local.traj.json'))).check().summary.sessions[0]?.end).toBeUndefined();
   });
 });
 

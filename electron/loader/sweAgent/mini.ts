@@ -5,7 +5,15 @@
  * saved agent state `{info, messages, trajectory_format: "mini-swe-agent-1.x"}`, and (older
  * files, its tests' data) the bare list of messages. Call N's input is then the messages before
  * the N-th assistant message, which SPEC §11's `view --at N` gives with lines = positions.
+ *
+ * mini-swe-agent 2.x (`trajectory_format` `mini-swe-agent-1.1`) closes the list with a message of
+ * role `exit` — `{role: "exit", content, extra: {exit_status, submission, …}}`, written when the
+ * run ends (submitted, a limit, a format error or an uncaught exception: agents/default.py) and
+ * never sent to the model. It is read as the run's end, not as a message: the session's `end`
+ * (`status`: `extra.exit_status`, `detail`: the start of its content). A file without one (1.x,
+ * `mini-swe-agent-1`, or a bare list) ends as `info.exit_status` says, when it says.
  */
+import type { RunEnd } from '../../../shared/session';
 import type { ChatMessage, Finding } from '../../../shared/types';
 import { isPlainObject } from '../native/text';
 import { messageOf } from './build';
@@ -15,7 +23,12 @@ export interface MiniIndex {
   view: ChatMessage[];
   messageLines: number[];
   findings: Finding[];
+  /** How the run ended, where the file records it. */
+  end?: RunEnd;
 }
+
+/** The most of an exit's content `end.detail` keeps, in code points (a submission can be a whole patch). */
+export const MAX_END_DETAIL_CHARS = 200;
 
 /** True when `v` is a mini-swe-agent trajectory: the saved state (`messages` and `trajectory_format` or `info`), or a bare list of role messages. */
 export function isMiniDocument(v: unknown): v is Record<string, unknown> | unknown[] {
@@ -33,10 +46,26 @@ function modelOf(doc: Record<string, unknown>): string | null {
   return typeof info.config.model.model_name === 'string' ? info.config.model.model_name : null;
 }
 
+/** The run's end an `exit` message records: its `extra.exit_status` (else its content), and the start of its content. */
+function endOf(exit: Record<string, unknown>): RunEnd {
+  const extra = isPlainObject(exit.extra) ? exit.extra : {};
+  const content = typeof exit.content === 'string' ? exit.content : '';
+  const status = typeof extra.exit_status === 'string' && extra.exit_status !== '' ? extra.exit_status : content.split('\n')[0] || 'exit';
+  const chars = [...content];
+  const detail = chars.length > MAX_END_DETAIL_CHARS ? `${chars.slice(0, MAX_END_DETAIL_CHARS).join('')}…` : content;
+  return { status, ...(detail !== '' ? { detail } : {}) };
+}
+
 /** The view of a parsed mini-swe-agent document. Never throws. */
 export function buildMini(doc: Record<string, unknown> | unknown[]): MiniIndex {
   const findings: Finding[] = [];
   const list: unknown[] = Array.isArray(doc) ? doc : Array.isArray(doc.messages) ? doc.messages : [];
-  const view = list.map((m, i) => messageOf(m, i, findings, 'messages'));
-  return { model: Array.isArray(doc) ? null : modelOf(doc), view, messageLines: view.map((_m, i) => i + 1), findings };
+  // The closing exit message is the run's end, not a message the model was given.
+  const last = list[list.length - 1];
+  const exit = isPlainObject(last) && last.role === 'exit' ? last : undefined;
+  const messages = exit ? list.slice(0, -1) : list;
+  const view = messages.map((m, i) => messageOf(m, i, findings, 'messages'));
+  const info = !Array.isArray(doc) && isPlainObject(doc.info) ? doc.info : undefined;
+  const end = exit ? endOf(exit) : typeof info?.exit_status === 'string' && info.exit_status !== '' ? { status: info.exit_status } : undefined;
+  return { model: Array.isArray(doc) ? null : modelOf(doc), view, messageLines: view.map((_m, i) => i + 1), findings, ...(end ? { end } : {}) };
 }

@@ -1,7 +1,8 @@
 /**
  * Synthetic mini-swe-agent trajectories (`e2e/fixtures/synthetic/mini-swe-agent/`), written by
  * `miniSynthetic`: the saved-state shape `{info, messages, trajectory_format}` with tool calls (the
- * real files are bare lists of text messages), an item without a role, and a torn file. A test
+ * real 1.x files are bare lists of text messages), an item without a role, a torn file, and a
+ * closing `exit` message under the older format tag `mini-swe-agent-1`. A test
  * fails when the committed files drift from this builder.
  */
 import { join } from 'node:path';
@@ -44,5 +45,16 @@ export function miniSynthetic(): Record<string, string> {
     'roleless-item.traj.json': `${JSON.stringify(withItem, null, 2)}\n`,
     // A run killed while writing: the document stops mid-way (on line 25).
     'torn.traj.json': text.split('\n').slice(0, 25).join('\n'),
+    // The closing exit message (2.x writes it, agents/default.py) under the older format tag: a run stopped by its step limit.
+    'exit-format-1.traj.json': `${JSON.stringify(
+      {
+        ...doc,
+        info: { ...(doc.info as Record<string, unknown>), exit_status: 'LimitsExceeded' },
+        messages: [...(doc.messages as unknown[]).slice(0, 6), { role: 'exit', content: 'LimitsExceeded', extra: { exit_status: 'LimitsExceeded', submission: '' } }],
+        trajectory_format: 'mini-swe-agent-1',
+      },
+      null,
+      2,
+    )}\n`,
   };
 }
