@@ -398,7 +398,7 @@ describe('detection', () => {
       const file = openReadOnly(path);
       if (isLoadError(file)) continue;
       try {
-        const ours = /\/inspect\//.test(rel) && !rel.endsWith('not-a-zip.eval');
+        const ours = (/\/inspect\//.test(rel) && !rel.endsWith('not-a-zip.eval')) || /fixtures\/bad\/inspect-/.test(rel);
         for (const adapter of FORMAT_ADAPTERS) {
           const d = adapter.detect(file, context);
           if (d.ok) d.source.indexed();
