@@ -23,6 +23,8 @@ export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange, R
 export type { ContextMap } from './contextMap';
 export { contextMap } from './contextMap';
 export { TimelineBuilder, applyCap, lastAddressed } from './timeline';
+export type { DepthCut } from './jsonDepth';
+export { MAX_JSON_DEPTH, DEEP_MARKER, deeperThan, capDepth, depthCutMessage } from './jsonDepth';
 export type { LineParse, SnapshotParse } from './schema';
 export { parseSidecarLine, parseSnapshot, isSnapshotValue, chatMessageSchema, reductionSchema, reductionPolicySchema } from './schema';
 export type { IntegrityInput } from './integrity';

@@ -7,6 +7,7 @@ import { FORMAT_VERSION, SESSION_FORMAT, SIDECAR_FORMAT } from './constants';
 import type { ChatMessage, Finding, Reduction, SidecarRecord } from './types';
 import { REDUCTION_KINDS } from './types';
 import { fastChatMessage, fastReduction, fastSidecarRecord } from './fastRecords';
+import { MAX_JSON_DEPTH, deeperThan } from './jsonDepth';
 
 /**
  * A JSON value's text. JSON.stringify recurses, so a value nested deeper than the stack (JSON.parse
@@ -195,6 +196,15 @@ export function parseSidecarLine(text: string, line: number, terminated = true):
       finding: { code: 'unsupported_version', severity: 'error', message: `line ${line}: sidecar format version ${value.version} is newer than the supported version ${FORMAT_VERSION}; nothing else was read`, line },
     };
   }
+  // Nothing after this point may recurse on a record deeper than the cap (shared/jsonDepth.ts).
+  if (deeperThan(value)) {
+    const holeIndex = t === 'message' && typeof value.i === 'number' && Number.isInteger(value.i) && value.i >= 0 ? value.i : undefined;
+    return {
+      ok: false,
+      finding: { code: 'malformed_line', severity: 'error', message: `line ${line} is nested deeper than ${MAX_JSON_DEPTH} levels; the ${t} record is not read`, line, ...(holeIndex !== undefined ? { index: holeIndex } : {}) },
+      ...(holeIndex !== undefined ? { holeIndex } : {}),
+    };
+  }
   const fast = fastSidecarRecord(value);
   if (fast !== undefined) return { ok: true, record: fast };
   const parsed = recordSchemas()[t as keyof RecordSchemas].safeParse(value);
@@ -242,6 +252,11 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
     findings.push({ code: 'malformed_line', severity: 'error', message: 'session snapshot has no "messages" array' });
   } else {
     value.messages.forEach((m: unknown, k: number) => {
+      if (deeperThan(m)) {
+        messages.push(undefined);
+        findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot messages[${k}] is nested deeper than ${MAX_JSON_DEPTH} levels; it is not read`, index: k });
+        return;
+      }
       const parsed = chatMessageSchema.safeParse(m);
       if (parsed.success) messages.push(parsed.data);
       else {
@@ -257,6 +272,10 @@ export function parseSnapshot(value: Record<string, unknown>): { snapshot?: Snap
       findings.push({ code: 'malformed_line', severity: 'error', message: 'session snapshot "reductions" is not an array' });
     } else {
       value.reductions.forEach((r: unknown, k: number) => {
+        if (deeperThan(r)) {
+          findings.push({ code: 'malformed_line', severity: 'error', message: `session snapshot reductions[${k}] is nested deeper than ${MAX_JSON_DEPTH} levels; it is not read` });
+          return;
+        }
         const fast = fastReduction(r);
         if (fast !== undefined) {
           reductions?.push(fast);

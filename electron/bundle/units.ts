@@ -14,6 +14,7 @@
  */
 import type { SessionFileFormat } from '../../shared/index';
 import type { RecordShape } from '../../shared/minimize';
+import { deeperThan } from '../../shared/jsonDepth';
 
 export type UnitKind = 'line' | 'snapshot_element' | 'whole';
 
@@ -100,7 +101,8 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
   } catch {
     return wholeUnits(name, format, bytes);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return wholeUnits(name, format, bytes);
+  // Rendering re-stringifies the kept elements: a snapshot too deep for that is kept whole (shared/jsonDepth.ts).
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || deeperThan(value)) return wholeUnits(name, format, bytes);
   const object = value as Record<string, unknown>;
   const messages = Array.isArray(object.messages) ? (object.messages as unknown[]) : undefined;
   const reductions = Array.isArray(object.reductions) ? (object.reductions as unknown[]) : undefined;

@@ -59,7 +59,8 @@ describe('the committed corpus through the command line', () => {
       if (expected.error) {
         expect(errorCode(check)).toBe(expected.error);
       } else {
-        const report = parsed<{ findings: { code: string; line?: number }[] }>(check);
+        const report = parsed<{ findings: { code: string; line?: number }[]; summary: { messages: number } }>(check);
+        if (expected.messages !== undefined) expect(report.summary.messages).toBe(expected.messages);
         expect(findingCodesAsStated(report.findings.map((f) => f.code), expected)).toEqual(statedFindingCodes(expected));
         if (expected.finding_lines) expect(report.findings.map((f) => f.line ?? null)).toEqual(expected.finding_lines);
         // --strict fails on warnings too.

@@ -104,6 +104,7 @@ async function readEvery(path: string, expected: BadInputExpectation): Promise<v
   // A damaged line is named: each finding's line, as the manifest states them.
   if (expected.finding_lines) expect(report.findings.map((f) => f.line ?? null)).toEqual(expected.finding_lines);
   expect(report.summary.errors > 0 ? 1 : 0).toBe(expected.check_exit);
+  if (expected.messages !== undefined) expect(session.minted.length).toBe(expected.messages);
   for (const f of report.findings) expect(f.message.length).toBeGreaterThan(0);
 
   if (session.stopped) {

@@ -7,13 +7,18 @@
  */
 import { arrayList } from '../../shared/session';
 import type { RunEnd } from '../../shared/session';
+import type { DepthCut } from '../../shared/jsonDepth';
+import { depthCutMessage } from '../../shared/jsonDepth';
 import type { ChatMessage, Finding, Reduction } from '../../shared/types';
 import type { OpenFile } from './openFile';
 import type { SourceIndex } from './source';
 import { WholeFileSource } from './wholeFileSource';
 
-/** What detection found: the parsed document, or why the claimed file does not parse. */
-export type DocumentParse<T> = { doc: T; notUtf8: boolean } | { error: string; line: number };
+/**
+ * What detection found: the parsed document, or why the claimed file does not parse. `deep`: where
+ * the document was cut at MAX_JSON_DEPTH (shared/jsonDepth.ts).
+ */
+export type DocumentParse<T> = { doc: T; notUtf8: boolean; deep?: DepthCut } | { error: string; line: number };
 
 /** What an importer builds from a document (SPEC §3.2's inputs; §11's lines). */
 export interface BuiltDocument {
@@ -58,6 +63,7 @@ export abstract class JsonDocumentSource<T> extends WholeFileSource {
       return { records: { header: null, view: arrayList([]), recorded: arrayList([]), log: [], logLines: [], messageLines: [], modelChanges: [], findings, system: () => undefined } };
     }
     if (parsed.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'the trajectory holds bytes that are not valid UTF-8; they read as U+FFFD' });
+    if (parsed.deep) findings.push({ code: 'malformed_line', severity: 'error', message: depthCutMessage('the trajectory', parsed.deep) });
     return documentIndex(this.build(parsed.doc), this.sessionId, findings);
   }
 }

@@ -46,6 +46,8 @@ export interface BadInputExpectation {
    */
   generated?: true;
   finding_counts?: Partial<Record<FindingCode, number>>;
+  /** How many messages the session opens with, counted from the raw file (set where a load could lose them). */
+  messages?: number;
 }
 
 interface BadInput extends BadInputExpectation {
@@ -298,7 +300,7 @@ function deepNesting(): BadInput {
   const text = `{"format":"supercode-session","version":1,"session_id":"s-bad","model":"model-b","messages":[${messages.join(',')}],"reductions":[${JSON.stringify(demoR1)}]}`;
   return {
     name: 'deep-nesting.session.json',
-    what: `a snapshot whose message 4 has tool-call arguments nested ${depth} arrays deep (JSON.parse reads it; turning it back into text overflows the stack)`,
+    what: `a snapshot whose message 4 has tool-call arguments nested ${depth} arrays deep (JSON.parse reads it; turning it back into text overflows the stack): deeper than the depth cap, so that message is not read`,
     bytes: Buffer.from(text, 'utf8'),
     error: null,
     findings: ['malformed_line'],

@@ -9,6 +9,7 @@
  */
 import type { FindingCode } from '../../shared/index';
 import { SESSION_ID, SessionBuilder, toolUse } from '../loader/claudeCode/testing/build';
+import { DEEP_LEVELS, deepCases, deepText } from './deepJson';
 
 /** The expectations of one entry (the fields of `BadInputExpectation` it sets). */
 export interface FormatBadInput {
@@ -22,6 +23,7 @@ export interface FormatBadInput {
   check_exit: 0 | 1 | 2;
   expand: Record<string, 'ok' | 'hash_mismatch' | 'address_out_of_range' | 'unsupported_version'>;
   search: { query: string; matches?: number; error?: string };
+  messages?: number;
 }
 
 /** OSC 52 (a clipboard write) and markup, as in `hostile-names.sidecar.jsonl`. */
@@ -46,11 +48,11 @@ function entry(name: string, what: string, bytes: Buffer, check_exit: 0 | 1, fin
  * answer, 5 a microcompaction clearing the output, 6 the last answer. `tool` names the tool and
  * its id; `session` the session id.
  */
-function ccBase(options: { tool?: string; toolId?: string; session?: string } = {}): { b: SessionBuilder; lines: string[] } {
+function ccBase(options: { tool?: string; toolId?: string; session?: string; input?: Record<string, unknown> } = {}): { b: SessionBuilder; lines: string[] } {
   const toolId = options.toolId ?? 'toolu_1';
   const b = new SessionBuilder(options.session !== undefined ? { sessionId: options.session } : {});
   b.user('Find the failing test', null);
-  const [call] = b.assistant('msg_1', [{ ...toolUse(toolId, 'npm test'), ...(options.tool !== undefined ? { name: options.tool } : {}) }]);
+  const [call] = b.assistant('msg_1', [{ ...toolUse(toolId, 'npm test'), ...(options.tool !== undefined ? { name: options.tool } : {}), ...(options.input !== undefined ? { input: options.input } : {}) }]);
   b.result(toolId, FAIL_OUTPUT, call);
   b.assistant('msg_2', [{ type: 'text', text: 'Let me look closer.' }]);
   b.add({ type: 'system', subtype: 'microcompact_boundary', content: 'Context microcompacted', microcompactMetadata: { trigger: 'auto', preTokens: 100, tokensSaved: 20, compactedToolIds: [toolId], clearedAttachmentUUIDs: [] } });
@@ -234,6 +236,42 @@ function codexHostileNames(): FormatBadInput {
   return entry('codex-hostile-names.jsonl', 'a Codex rollout with hostile text where names go: script and img tags, OSC 52, a bidi override and a lone surrogate in the session id, the model, the call id and the tool name', text(lines), 0, [], codexExpand());
 }
 
+// ---------------------------------------------------------------------------------------------
+// Nested deeper than the stack (docs/deep-json.md)
+
+const DEEP = '"@@DEEP@@"';
+const deepLine = (line: string): string => line.split(DEEP).join(deepText(DEEP_LEVELS));
+
+function ccDeepInput(): FormatBadInput {
+  const { lines } = ccBase({ input: { command: DEEP.slice(1, -1) } });
+  return entry('cc-deep-input.jsonl', `a Claude Code tool_use (line 2) whose input is nested ${DEEP_LEVELS} arrays deep: cut at the depth cap, said, the rest of the session opens`, text(lines.map(deepLine)), 1, [['malformed_line', 2]], CC_EXPAND);
+}
+
+function codexDeepArguments(): FormatBadInput {
+  const lines = codexBase();
+  lines[3] = deepLine(item({ type: 'function_call', name: 'exec_command', arguments: { cmd: DEEP.slice(1, -1) }, call_id: 'call_1' }));
+  return entry('codex-deep-arguments.jsonl', `a Codex function_call (line 4) whose arguments are a value nested ${DEEP_LEVELS} arrays deep rather than JSON text: cut at the depth cap, said, the rest opens`, text(lines), 1, [['malformed_line', 4]], codexExpand());
+}
+
+/** The other single-file formats' cases of deepJson.ts, as corpus entries: no reductions, nothing hidden to search. */
+const DEEP_ENTRIES: Record<string, { name: string; what: string }> = {
+  'supercode-sidecar': { name: 'deep-record.sidecar.jsonl', what: `a sidecar whose message record on line 3 has tool-call arguments nested ${DEEP_LEVELS} arrays deep: the record is not read (index 1 a hole), the rest is` },
+  'swe-agent-traj': { name: 'swe-deep-arguments.traj', what: `a SWE-agent trajectory whose history[2] tool call has arguments nested ${DEEP_LEVELS} arrays deep (a value, not JSON text): cut at the depth cap, said, the rest opens` },
+  'mini-swe-agent-traj': { name: 'mini-deep-arguments.traj.json', what: `a mini-swe-agent trajectory whose messages[2] tool call has arguments nested ${DEEP_LEVELS} arrays deep: cut at the depth cap, said, the rest opens` },
+  'inspect-json': { name: 'inspect-deep-arguments.json', what: `an Inspect AI .json log whose sample's messages[2] tool call has arguments nested ${DEEP_LEVELS} arrays deep: cut at the depth cap, said, the sample opens` },
+  'inspect-eval': { name: 'inspect-deep-arguments.eval', what: `an Inspect AI .eval archive whose sample entry has tool-call arguments nested ${DEEP_LEVELS} arrays deep: cut at the depth cap, said, the sample opens` },
+  'openhands-v0': { name: 'openhands-deep-arguments.json', what: `an OpenHands V0 trajectory whose run action [2] has args nested ${DEEP_LEVELS} arrays deep (shown as its arguments): cut at the depth cap, said, the rest opens` },
+};
+
+function deepEntries(): FormatBadInput[] {
+  return deepCases()
+    .filter((c) => c.variant === 'arguments' && DEEP_ENTRIES[c.format] !== undefined)
+    .map((c) => {
+      const { name, what } = DEEP_ENTRIES[c.format]!;
+      return { name, what, bytes: c.files[c.open]!, error: null, findings: ['malformed_line'], finding_lines: [c.line ?? null], check_exit: 1, expand: {}, search: { query: 'FAIL', matches: 0 }, messages: c.rawMessages };
+    });
+}
+
 /** The committed entries of the imported formats, in the README's order. */
 export function formatBadCorpus(): FormatBadInput[] {
   return [
@@ -257,6 +295,9 @@ export function formatBadCorpus(): FormatBadInput[] {
     codexBadReplacement(),
     codexOrphanOutput(),
     codexHostileNames(),
+    ccDeepInput(),
+    codexDeepArguments(),
+    ...deepEntries(),
   ];
 }
 

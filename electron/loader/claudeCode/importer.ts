@@ -17,6 +17,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
+import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
 import { transcriptHeader } from '../../../shared/original';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
 
@@ -225,6 +226,9 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void {
     findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
     return;
   }
+  // Too deep to stringify or clone: cut, said, and kept (its uuid may carry the chain).
+  const cut = capDepth(value);
+  if (cut) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: depthCutMessage(`line ${l.line}`, cut) });
   // A damaged record is said and still kept: its uuid may carry the chain.
   const damage = recordDamage(value);
   if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });

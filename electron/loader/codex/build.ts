@@ -33,6 +33,8 @@
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
+import type { DepthCut } from '../../../shared/jsonDepth';
+import { depthCutMessage } from '../../../shared/jsonDepth';
 import { transcriptOf } from '../../../shared/original';
 import type { ModelChange } from '../../../shared/timeline';
 import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
@@ -40,7 +42,8 @@ import { utf8Length } from '../../../shared/utf8';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
-export type RolloutLine = { line: number; value: unknown; notUtf8?: true } | { line: number; error: string; torn?: boolean };
+/** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/jsonDepth.ts). */
+export type RolloutLine = { line: number; value: unknown; notUtf8?: true; deep?: DepthCut } | { line: number; error: string; torn?: boolean };
 
 /** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
 export const ROLLOUT_TYPES: readonly string[] = ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg'];
@@ -527,6 +530,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     }
     const v = l.value;
     if (l.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    if (l.deep) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: depthCutMessage(`line ${l.line}`, l.deep) });
     if (!isPlainObject(v) || typeof v.type !== 'string') {
       findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: not a rollout record (an object with a string "type")` });
       continue;

@@ -8,7 +8,7 @@ import { isUtf8 } from 'node:buffer';
 import { arrayList } from '../../../shared/session';
 import { LineSource } from '../lineSource';
 import type { IndexPass, SourceIndex } from '../source';
-import { parseJson, stripBom } from '../native/text';
+import { parseCappedJson, stripBom } from '../native/text';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
 
@@ -26,8 +26,8 @@ export class RolloutSource extends LineSource {
     }
     const text = stripBom(raw.toString('utf8')).replace(/\r$/, '');
     if (text.trim().length === 0) return;
-    const parsed = parseJson(text);
-    if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(isUtf8(raw) ? {} : { notUtf8: true as const }) });
+    const parsed = parseCappedJson(text);
+    if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(isUtf8(raw) ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
     else this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn ? { torn: true } : {}) });
   }
 

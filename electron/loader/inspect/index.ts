@@ -14,7 +14,9 @@
 import { isUtf8 } from 'node:buffer';
 import { readExactly } from '../lines';
 import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../native/text';
+import type { Finding } from '../../../shared/types';
+import { depthCutMessage } from '../../../shared/jsonDepth';
+import { firstNonSpaceByte, isPlainObject, parseCappedJson, stripBom } from '../native/text';
 import type { FormatAdapter } from '../source';
 import { parserLine } from '../sweAgent/index';
 import { InspectSource, loadEvalLog, loadJsonLog } from './source';
@@ -53,7 +55,7 @@ export const inspectFormat: FormatAdapter = {
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return unrecognized('the file shrank while it was being read');
     const text = stripBom(whole.toString('utf8'));
-    const parsed = parseJson(text);
+    const parsed = parseCappedJson(text);
     const session = context.session;
     if (!parsed.ok) {
       const line = parserLine(text, parsed.reason);
@@ -62,13 +64,10 @@ export const inspectFormat: FormatAdapter = {
     }
     if (!isInspectLog(parsed.value)) return unrecognized('it is a JSON document without an "eval" object and "samples"');
     const doc = parsed.value;
-    const notUtf8 = !isUtf8(whole);
-    return {
-      ok: true,
-      source: new InspectSource('inspect-json', file, () =>
-        Promise.resolve(loadJsonLog(doc, session, notUtf8 ? [{ code: 'malformed_line', severity: 'error', line: 1, message: 'the log holds bytes that are not valid UTF-8; they read as U+FFFD' }] : [])),
-      ),
-    };
+    const findings: Finding[] = [];
+    if (!isUtf8(whole)) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'the log holds bytes that are not valid UTF-8; they read as U+FFFD' });
+    if (parsed.cut) findings.push({ code: 'malformed_line', severity: 'error', message: depthCutMessage('the log', parsed.cut) });
+    return { ok: true, source: new InspectSource('inspect-json', file, () => Promise.resolve(loadJsonLog(doc, session, findings))) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Inspect AI logs given (${opened.map((s) => s.file.path).join(', ')}): a log is opened alone; --session picks one of its samples` } };

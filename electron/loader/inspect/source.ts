@@ -17,7 +17,8 @@ import type { IndexPass, IndexStop, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
 import { buildSample, sampleSessionId, titleOf } from './build';
 import type { BuiltSample } from './build';
-import { isPlainObject } from '../native/text';
+import { depthCutMessage } from '../../../shared/jsonDepth';
+import { isPlainObject, parseCappedJson } from '../native/text';
 import type { OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from './zip';
 
@@ -56,12 +57,13 @@ function modelOfHeader(header: unknown): string | null {
 }
 
 function parseEntry(bytes: Buffer, name: string, findings: Finding[]): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8')) as unknown;
-  } catch (e) {
-    findings.push({ code: 'malformed_line', severity: 'error', message: `archive entry ${name} is not JSON (${(e as Error).message})` });
+  const parsed = parseCappedJson(bytes.toString('utf8'));
+  if (!parsed.ok) {
+    findings.push({ code: 'malformed_line', severity: 'error', message: `archive entry ${name} is not JSON (${parsed.reason})` });
     return undefined;
   }
+  if (parsed.cut) findings.push({ code: 'malformed_line', severity: 'error', message: depthCutMessage(`archive entry ${name}`, parsed.cut) });
+  return parsed.value;
 }
 
 /** Reads a `.eval` archive's chosen sample and lists the others from entry names. Never rejects. */

@@ -1,4 +1,6 @@
 /** Small helpers over the text of native files, shared by detection and indexing. */
+import type { DepthCut } from '../../../shared/jsonDepth';
+import { capDepth } from '../../../shared/jsonDepth';
 
 export function firstNonSpaceByte(bytes: Buffer): number | undefined {
   let i = 0;
@@ -21,6 +23,17 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   } catch (e) {
     return { ok: false, reason: (e as Error).message };
   }
+}
+
+/**
+ * `parseJson` for a value an importer keeps: arrays and objects nested deeper than MAX_JSON_DEPTH
+ * are replaced by DEEP_MARKER (shared/jsonDepth.ts) and `cut` says where, for a finding.
+ */
+export function parseCappedJson(text: string): { ok: true; value: unknown; cut?: DepthCut } | { ok: false; reason: string } {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return parsed;
+  const cut = capDepth(parsed.value);
+  return cut ? { ok: true, value: parsed.value, cut } : parsed;
 }
 
 /** The `t` of a record from its first bytes (`{"t":"message",…`), a UTF-8 byte order mark allowed. */

@@ -15,7 +15,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename, dirname } from 'node:path';
 import { readExactly } from '../lines';
 import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../native/text';
+import { firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, stripBom } from '../native/text';
 import type { FormatAdapter } from '../source';
 import { parserLine } from '../sweAgent/index';
 import { V1_KINDS } from './build';
@@ -52,11 +52,11 @@ export const openHandsFormat: FormatAdapter = {
       const whole = readExactly(file.fd, 0, file.size, context.read);
       if (!whole) return unrecognized('the file shrank while it was being read');
       const text = stripBom(whole.toString('utf8'));
-      const parsed = parseJson(text);
+      const parsed = parseCappedJson(text);
       const id = basename(file.path).replace(/\.json$/, '');
       if (!parsed.ok) return { ok: true, source: new OpenHandsV0Source(file, { error: parsed.reason, line: parserLine(text, parsed.reason) }, id) };
       if (!isV0Trajectory(parsed.value)) return unrecognized('no item of the array has an id and an action or an observation');
-      return { ok: true, source: new OpenHandsV0Source(file, { doc: parsed.value, notUtf8: !isUtf8(whole) }, id) };
+      return { ok: true, source: new OpenHandsV0Source(file, { doc: parsed.value, notUtf8: !isUtf8(whole), ...(parsed.cut ? { deep: parsed.cut } : {}) }, id) };
     }
     if (first !== 0x7b) return unrecognized('it does not start with a JSON array or object');
     if (file.size > MAX_V1_FILE_BYTES) return unrecognized(`it is a JSON object of ${file.size} bytes, larger than any V1 event or state file`);

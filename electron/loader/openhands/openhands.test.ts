@@ -1,7 +1,7 @@
 /** The OpenHands importer (SPEC §10, FORMATS.md "OpenHands"): V0 trajectories and V1 event folders, real and synthetic, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession, ViewEntry } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
@@ -303,11 +303,13 @@ describe('detection by content, both ways', () => {
   const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith('.md')).map((e) => join(dir, e.name));
   // An event file that does not parse, or of a kind not read, is no OpenHands file by itself: its conversation opens from another.
   const notClaimed = new Set(['v1-damaged/events/event-00005-act-b.json', 'v1-damaged/events/event-00013-future.json']);
-  const ours = [...walk(REAL_DIR), ...walk(OPENHANDS_SYNTHETIC_DIR).filter((p) => !notClaimed.has(relative(OPENHANDS_SYNTHETIC_DIR, p)))];
+  // The corpus's OpenHands entries (`openhands-*`) are damaged trajectories: still OpenHands files.
+  const badOurs = files(BAD_CORPUS_DIR).filter((p) => basename(p).startsWith('openhands-'));
+  const ours = [...walk(REAL_DIR), ...walk(OPENHANDS_SYNTHETIC_DIR).filter((p) => !notClaimed.has(relative(OPENHANDS_SYNTHETIC_DIR, p))), ...badOurs];
   const others = [
     ...files(join(ROOT, 'samples')),
     ...files(join(ROOT, 'samples/broken')),
-    ...files(BAD_CORPUS_DIR),
+    ...files(BAD_CORPUS_DIR).filter((p) => !badOurs.includes(p)),
     ...walk(join(ROOT, 'e2e/fixtures/real')).filter((p) => !p.startsWith(REAL_DIR)),
     ...walk(join(ROOT, 'e2e/fixtures/synthetic')).filter((p) => !p.startsWith(OPENHANDS_SYNTHETIC_DIR)),
     ...files(CODEX_SYNTHETIC_DIR),

@@ -9,7 +9,8 @@ import { isUtf8 } from 'node:buffer';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../../../shared/types';
-import { isPlainObject, parseJson, stripBom } from '../native/text';
+import { depthCutMessage } from '../../../shared/jsonDepth';
+import { isPlainObject, parseCappedJson, parseJson, stripBom } from '../native/text';
 import type { OpenFile } from '../openFile';
 import type { SourceIndex } from '../source';
 import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../documentSource';
@@ -80,7 +81,8 @@ export class OpenHandsV1Source extends WholeFileSource {
         return;
       }
       if (!isUtf8(bytes)) findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} holds bytes that are not valid UTF-8; they read as U+FFFD` });
-      const parsed = parseJson(text);
+      const parsed = parseCappedJson(text);
+      if (parsed.ok && parsed.cut) findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: depthCutMessage(where, parsed.cut) });
       if (!parsed.ok) {
         findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} is not one JSON document (${parsed.reason}); skipped` });
         events.push({ id: '', where, type: 'skip' });

@@ -11,7 +11,7 @@ import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
 import { readExactly } from '../lines';
 import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, parseJson, stripBom } from '../native/text';
+import { firstNonSpaceByte, parseCappedJson, stripBom } from '../native/text';
 import type { FormatAdapter } from '../source';
 import { isTrajDocument } from './build';
 import { isMiniDocument } from './mini';
@@ -53,7 +53,7 @@ export const sweAgentFormat: FormatAdapter = {
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return unrecognized('the file shrank while it was being read');
     const text = stripBom(whole.toString('utf8'));
-    const parsed = parseJson(text);
+    const parsed = parseCappedJson(text);
     const id = basename(file.path).replace(/\.traj(\.json)?$/, '');
     // A torn list of messages, or a torn document naming mini-swe-agent's format, is a torn mini-swe-agent file.
     // (Its top-level keys are indented once; SWE-agent's `trajectory`/`history` say it is not mini's.)
@@ -62,8 +62,9 @@ export const sweAgentFormat: FormatAdapter = {
       const torn = { error: parsed.reason, line: parserLine(text, parsed.reason) };
       return { ok: true, source: mini ? new MiniTrajSource(file, torn, id) : new TrajSource(file, torn, id) };
     }
-    if (isTrajDocument(parsed.value)) return { ok: true, source: new TrajSource(file, { doc: parsed.value, notUtf8: !isUtf8(whole) }, id) };
-    if (isMiniDocument(parsed.value)) return { ok: true, source: new MiniTrajSource(file, { doc: parsed.value, notUtf8: !isUtf8(whole) }, id) };
+    const deep = parsed.cut ? { deep: parsed.cut } : {};
+    if (isTrajDocument(parsed.value)) return { ok: true, source: new TrajSource(file, { doc: parsed.value, notUtf8: !isUtf8(whole), ...deep }, id) };
+    if (isMiniDocument(parsed.value)) return { ok: true, source: new MiniTrajSource(file, { doc: parsed.value, notUtf8: !isUtf8(whole), ...deep }, id) };
     return unrecognized('it is a JSON document without SWE-agent "trajectory" steps or "history" messages, nor mini-swe-agent "messages"');
   },
   assemble(opened) {

@@ -1,6 +1,6 @@
 /** The SWE-agent trajectory importer (SPEC §10, FORMATS.md "SWE-agent") over real and synthetic files, through the real loader and CLI. */
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession, ViewEntry } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
@@ -212,8 +212,10 @@ describe('--format swe-agent', () => {
 describe('detection by content, both ways', () => {
   const context = DETECT_CONTEXT;
   const files = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && !e.name.endsWith('.md')).map((e) => join(dir, e.name));
-  const swe = [...files(REAL_DIR), ...files(SWE_SYNTHETIC_DIR)];
-  const others = [...files(join(ROOT, 'samples')), ...files(join(ROOT, 'samples/broken')), ...files(BAD_CORPUS_DIR), ...files(join(ROOT, 'e2e/fixtures/real/claude-code')), ...files(join(ROOT, 'e2e/fixtures/real/codex')), ...files(CODEX_SYNTHETIC_DIR)];
+  // The corpus's SWE-agent and mini-swe-agent entries (`swe-*`, `mini-*`) are damaged trajectories: still theirs.
+  const badSwe = files(BAD_CORPUS_DIR).filter((p) => /^(swe|mini)-/.test(basename(p)));
+  const swe = [...files(REAL_DIR), ...files(SWE_SYNTHETIC_DIR), ...badSwe];
+  const others = [...files(join(ROOT, 'samples')), ...files(join(ROOT, 'samples/broken')), ...files(BAD_CORPUS_DIR).filter((p) => !badSwe.includes(p)), ...files(join(ROOT, 'e2e/fixtures/real/claude-code')), ...files(join(ROOT, 'e2e/fixtures/real/codex')), ...files(CODEX_SYNTHETIC_DIR)];
 
   it.each(others)('the SWE-agent adapter does not claim %s', (path) => {
     expect(claims(path, sweAgentFormat)).toBe(false);

@@ -4,6 +4,7 @@
  * whole size (`arguments_bytes`), and `Show more` pages through the rest, like a cut row's text.
  */
 import type { ProjectedRowInfo } from '../../../shared/contract';
+import { deeperThan } from '../../../shared/jsonDepth';
 import { utf8Length } from '../../../shared/utf8';
 import { argumentsKey } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
@@ -14,10 +15,14 @@ import { nameText } from '../../text/nameText';
 
 type ToolCall = NonNullable<ProjectedRowInfo['tool_calls']>[number];
 
-/** The arguments as the model wrote them, indented when they parse as JSON. */
+/** Deeper arguments are shown as written: indenting them would print a line per level (and stringifying recurses). */
+const PRETTY_DEPTH = 64;
+
+/** The arguments as the model wrote them, indented when they parse as JSON nested at most PRETTY_DEPTH levels. */
 export function prettyArguments(args: string): string {
   try {
-    return JSON.stringify(JSON.parse(args), null, 2);
+    const value: unknown = JSON.parse(args);
+    return deeperThan(value, PRETTY_DEPTH) ? args : JSON.stringify(value, null, 2);
   } catch {
     return args;
   }
