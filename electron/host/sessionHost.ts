@@ -323,7 +323,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       case 'folder': {
         if (!options.folder) return failure('not_supported', `the ${options.host} host serves no folder: start it with serve DIR`);
         try {
-          return { ok: true, value: options.folder.list() };
+          return { ok: true, value: await options.folder.list() };
         } catch (e) {
           return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
         }
