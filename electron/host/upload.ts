@@ -107,7 +107,9 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
     }
   } catch (e) {
     await remove(dir);
-    return { ok: false, status: 400, message: `the upload did not complete: ${e instanceof Error ? e.message : String(e)}` };
+    // An error of the file system names the temporary path: the label stands for it.
+    const reason = (e instanceof Error ? e.message : String(e)).split(path).join(label).split(dir).join(label);
+    return { ok: false, status: 400, message: `the upload did not complete: ${reason}` };
   }
   if (received !== declared || req.readableAborted) {
     await remove(dir);
