@@ -1,9 +1,10 @@
 /**
  * Folder scans (./scan.ts) off the host's main thread: they run in a worker_threads worker (the
  * bundle of ./worker.ts), started at the first listing and stopped after IDLE_MS without one, so the
- * host answers other requests while a listing reads the heads of a folder's files. Scans of one
- * folder asked for while one runs share its answer, so a page (or a client) asking again and again
- * queues nothing more. A scan not answered within SCAN_TIMEOUT_MS stops the thread and is refused.
+ * host answers other requests while a listing reads the heads of a folder's files. Requests for a
+ * folder that come while it is being scanned share one scan, started when that one ends (so each
+ * answer was read after it was asked, and a client asking again and again queues at most one
+ * more). A scan not answered within SCAN_TIMEOUT_MS stops the thread and is refused.
  */
 import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -139,16 +140,29 @@ export function threadScanner(options: ThreadScannerOptions = {}): FolderScanner
   const script = options.script ?? defaultListingScript();
   // One thread per process serves every folder with the defaults (a host serves one).
   const thread = script === undefined ? undefined : custom ? new ListingThread(script, options.timeoutMs ?? SCAN_TIMEOUT_MS) : (sharedThread ??= new ListingThread(script, SCAN_TIMEOUT_MS));
-  const inFlight = new Map<string, Promise<FolderScan>>();
+  const scan = (root: string, maxScanned: number): Promise<FolderScan> =>
+    thread === undefined ? new Promise<FolderScan>((resolveScan) => resolveScan(scanFolder(root, maxScanned))) : thread.scan({ root, maxScanned, ...(options.gate ? { gate: options.gate } : {}) });
+  /** By folder: the scan in flight, and the one every request that came meanwhile shares. */
+  const lanes = new Map<string, { running: Promise<FolderScan>; next?: Promise<FolderScan> }>();
+  const begin = (key: string, root: string, maxScanned: number): Promise<FolderScan> => {
+    const running = scan(root, maxScanned);
+    lanes.set(key, { running });
+    const done = (): void => {
+      if (lanes.get(key)?.running === running) lanes.delete(key);
+    };
+    void running.then(done, done);
+    return running;
+  };
   return (root, maxScanned) => {
     const key = `${maxScanned}\0${root}`;
-    const running = inFlight.get(key);
-    if (running) return running;
-    const scan = thread === undefined
-      ? new Promise<FolderScan>((resolveScan) => resolveScan(scanFolder(root, maxScanned)))
-      : thread.scan({ root, maxScanned, ...(options.gate ? { gate: options.gate } : {}) });
-    const shared = scan.finally(() => inFlight.delete(key));
-    inFlight.set(key, shared);
-    return shared;
+    const lane = lanes.get(key);
+    if (!lane) return begin(key, root, maxScanned);
+    // The scan in flight may have read the folder before this request (a Refresh after a file
+    // appeared): it shares the next scan, which starts when that one ends.
+    lane.next ??= lane.running.then(
+      () => begin(key, root, maxScanned),
+      () => begin(key, root, maxScanned),
+    );
+    return lane.next;
   };
 }
