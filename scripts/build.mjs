@@ -9,6 +9,8 @@
 //                    that runs createResolverClient();
 //   dist/indexPool.cjs an indexing pool worker (electron/loader/native/indexPoolWorker.ts), spawned
 //                    beside the bundle that indexes a sidecar (electron/loader/native/indexPool.ts);
+//   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
+//                    bundle that serves a folder (electron/listing/thread.ts);
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
 //   dist/preload.cjs the window's preload (electron/preload/preload.ts): a sandboxed preload can
 //                    require() only Electron's own modules, so it must be one self-contained file.
@@ -231,6 +233,13 @@ const bundles = {
     entry: 'electron/loader/native/indexPoolWorker.ts',
     outfile: 'dist/indexPool.cjs',
     about: 'indexPoolWorker.ts is an indexing pool worker: the loader starts it beside the bundle that indexes (issue 16)',
+  },
+  listing: {
+    entry: 'electron/listing/worker.ts',
+    outfile: 'dist/listing.cjs',
+    about: 'worker.ts is the folder listing thread: serve DIR starts it beside the bundle (electron/listing/thread.ts)',
+    // It uses a few of shared/'s definitions and none of the contract's schemas: a small bundle starts fast.
+    plugins: [sharedIsPure, pureSchemas],
   },
   main: {
     entry: 'electron/main/main.ts',

@@ -712,9 +712,19 @@ export function parseEvent(value: unknown): HostEvent | undefined {
  * dialog, or by a drop the desktop shell resolved itself.
  */
 export const workerMethods = {
-  /** `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (issue 14). */
+  /**
+   * `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (issue 14).
+   * `labels`, one per path: the names the user knows the files by (an upload's name), used instead of the paths in what the worker writes itself (a repro bundle).
+   */
   open: {
-    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional(), follow: z.boolean().optional() }),
+    params: z.object({
+      paths: z.array(z.string()).min(1).max(2),
+      generation: int,
+      session: sessionId.optional(),
+      format: z.string().max(100).optional(),
+      follow: z.boolean().optional(),
+      labels: z.array(z.string().min(1).max(1000)).min(1).max(2).optional(),
+    }),
     result: sessionInfoSchema,
   },
   close: { params: empty, result: empty },

@@ -110,6 +110,27 @@ test.describe('uploads', () => {
   });
 });
 
+test.describe('uploads, one after another', () => {
+  test.use({ sessionFiles: [DEMO] });
+
+  test('a second file dropped before the first has opened is the one shown, read from its own copy; no temporary path is shown', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const answers: Promise<string>[] = [];
+    inspector.page.on('response', (r) => {
+      if (new URL(r.url()).pathname.startsWith('/api/')) answers.push(r.text().catch(() => ''));
+    });
+    // The second drop is sent while the first upload is still being opened.
+    await dropFiles(inspector, [{ name: 'first.sidecar.jsonl', text: readFileSync(SESSION_SIDECAR, 'utf8') }]);
+    await dropFiles(inspector, [{ name: 'second demo.sidecar.jsonl', text: readFileSync(DEMO, 'utf8') }]);
+    await expect(inspector.status).toContainText('second demo.sidecar.jsonl');
+    await inspector.waitLoaded();
+    await expectExpandsLikeCli(inspector, DEMO, verbatimReduction(DEMO));
+    await expect(inspector.alert).toHaveCount(0);
+    await expect(inspector.page.locator('body')).not.toContainText(/upload-[0-9a-f]{24}|session-inspector-upload-/);
+    for (const body of await Promise.all(answers)) expect(body).not.toMatch(/upload-[0-9a-f]{24}|session-inspector-upload-/);
+  });
+});
+
 test.describe('serve DIR', () => {
   test.use({
     // eslint-disable-next-line no-empty-pattern

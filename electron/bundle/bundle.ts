@@ -47,6 +47,12 @@ export interface BundleRequest {
   format?: string;
   /** How bundle.json names the sources: their full path (the command line) or their name only (the app). */
   sourceNames?: 'path' | 'name';
+  /**
+   * One per path: the name the user knows the file by (an upload's label, its temporary path being
+   * no name of theirs). The bundle's session files, the sources of bundle.json and README.md, and
+   * the command line then name the file by it; its path is written nowhere.
+   */
+  labels?: string[];
   maxCalls?: number;
   maxItems?: number;
   maxBytes?: number;
@@ -126,7 +132,7 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
     sourceCodes = seen.codes;
     named = request.codes && request.codes.length > 0 ? [...new Set(request.codes)] : ids.length > 0 ? [] : [...seen.codes];
     for (const code of named) {
-      if (!seen.codes.has(code)) throw new BundleError('not_reproduced', `check does not report ${code} on ${request.paths.join(' ')}: it reports ${[...seen.codes].join(', ') || 'no finding'}`);
+      if (!seen.codes.has(code)) throw new BundleError('not_reproduced', `check does not report ${code} on ${(request.labels ?? request.paths).join(' ')}: it reports ${[...seen.codes].join(', ') || 'no finding'}`);
     }
     expected = ids.map((id, k) => {
       const o = seen.outcomes[k];
@@ -143,7 +149,8 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
     source.close();
   }
 
-  const names = uniqueNames(sourceFiles.map((f) => basename(f.path)));
+  const labelOf = (path: string): string | undefined => request.labels?.[request.paths.findIndex((p) => resolve(p) === resolve(path))];
+  const names = uniqueNames(sourceFiles.map((f) => labelOf(f.path) ?? basename(f.path)));
   const units = jointUnits(sourceFiles.map((f, k) => fileUnits(names[k] as string, f.format, f.bytes)));
   const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
   const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
@@ -193,7 +200,7 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   const manifest: BundleManifest = {
     format: 'session-inspector-bundle',
     version: 1,
-    sources: sourceFiles.map((f) => ({ path: request.sourceNames === 'name' ? basename(f.path) : resolve(f.path), format: f.format, bytes: f.bytes.length, sha256: sha256(f.bytes) })),
+    sources: sourceFiles.map((f) => ({ path: labelOf(f.path) ?? (request.sourceNames === 'name' ? basename(f.path) : resolve(f.path)), format: f.format, bytes: f.bytes.length, sha256: sha256(f.bytes) })),
     files: sessionFiles.map((f, k) => ({ name: f.name, format: (sourceFiles[k] as { format: SessionFileFormat }).format, bytes: f.bytes.length, sha256: sha256(f.bytes) })),
     ids,
     codes: named,

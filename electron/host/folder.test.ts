@@ -2,11 +2,13 @@
  * Issue 13 `serve DIR`: the folder listing (`folder`) and opening an entry by its id (`openFile`),
  * over the HTTP host and the SessionHost with the worker's own answers.
  */
-import { copyFileSync, mkdirSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultOf } from '../../shared/index';
 import { tempDir } from '../testing/files';
+import type { FolderScanner } from '../listing/thread';
+import { threadScanner } from '../listing/thread';
 import { serveFolder } from './folder';
 import { createSessionHost } from './sessionHost';
 import { createFakeResolverClient } from './testing/fakeClient';
@@ -48,10 +50,10 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-async function serve(dir: string, maxScanned?: number) {
+async function serve(dir: string, maxScanned?: number, scanner?: FolderScanner) {
   const { api, stop } = await startTestHost(
     createFakeResolverClient(),
-    { files: [], folder: serveFolder(dir, maxScanned !== undefined ? { maxScanned } : {}) },
+    { files: [], folder: serveFolder(dir, { ...(maxScanned !== undefined ? { maxScanned } : {}), ...(scanner ? { scanner } : {}) }) },
     { rendererDir: tmp.path('renderer') },
   );
   stops.push(stop);
@@ -174,4 +176,73 @@ describe('serve DIR: the folder listing', () => {
     await host.dispose();
     await client.dispose();
   });
+});
+
+/**
+ * An Inspect AI `.json` log of about `mib` MiB (its samples make the size), as Inspect writes it:
+ * `version`, `status` and `eval` first. `head` replaces that opening (a document that is not a log).
+ */
+function writeLargeJson(path: string, mib: number, head = '{\n  "version": 2,\n  "status": "success",\n  "eval": {"task": "large", "model": "m/large"},\n  "plan": {},\n  "results": {},\n  "stats": {},\n  "samples": [\n'): void {
+  writeFileSync(path, head);
+  const sample = (k: number): string => JSON.stringify({ id: `s${k}`, epoch: 1, input: 'x'.repeat(2000), target: 'y', messages: [{ role: 'user', content: 'z'.repeat(2000) }] });
+  const perChunk = 256;
+  const chunkBytes = perChunk * (sample(0).length + 2);
+  for (let k = 0, written = 0; written < mib * 1024 * 1024; k += perChunk, written += chunkBytes) {
+    appendFileSync(path, `${k === 0 ? '' : ',\n'}${Array.from({ length: perChunk }, (_, j) => sample(k + j)).join(',\n')}`);
+  }
+  appendFileSync(path, '\n  ]\n}\n');
+}
+
+describe('serve DIR: a listing reads heads, off the main thread', () => {
+  let large: string;
+  let largeDir: string;
+  beforeAll(() => {
+    largeDir = tmp.path('large');
+    mkdirSync(largeDir);
+    large = join(largeDir, 'big-log.json');
+    writeLargeJson(large, 96);
+    // Opens like a log (its first key is `version`) but is none: no `eval` object.
+    writeLargeJson(join(largeDir, 'other.json'), 8, '{"version": 2, "rows": [\n');
+    copyFileSync(DEMO, join(largeDir, 'demo.sidecar.jsonl'));
+  }, 120_000);
+
+  it('answers other requests while a listing runs, and lists a large Inspect .json by its head (a .json that is no log is not listed)', async () => {
+    // The listing thread holds before each file until released: the listing is in flight meanwhile.
+    const gate = new Int32Array(new SharedArrayBuffer(8));
+    const { api } = await serve(largeDir, undefined, threadScanner({ gate: gate.buffer, timeoutMs: 120_000 }));
+    let listed: ResultOf<'folder'> | undefined;
+    const listing = api('folder').then((reply) => {
+      if (!reply.ok) throw new Error(reply.error.message);
+      listed = reply.value;
+    });
+    await expect.poll(() => Atomics.load(gate, 1), { timeout: 30_000 }).toBe(1);
+    const asked = performance.now();
+    const state = await api('state');
+    const answeredInMs = performance.now() - asked;
+    expect(state.ok).toBe(true);
+    expect(listed).toBeUndefined();
+    expect(answeredInMs).toBeLessThan(1000);
+    Atomics.store(gate, 0, 1);
+    Atomics.notify(gate, 0);
+    await listing;
+    expect(listed?.entries.map((e) => [e.name, e.format])).toEqual([
+      ['big-log.json', 'inspect'],
+      ['demo.sidecar.jsonl', 'supercode'],
+    ]);
+  }, 60_000);
+
+  it('lists a large Inspect .json in less time than reading and parsing it once takes', async () => {
+    const { list } = await serve(largeDir);
+    // The thread is started by a first listing: the one measured is a refresh, as a page makes them.
+    await list();
+    const started = performance.now();
+    const listing = await list();
+    const listedInMs = performance.now() - started;
+    expect(byName(listing, 'big-log.json')?.format).toBe('inspect');
+    const parseStarted = performance.now();
+    expect((JSON.parse(readFileSync(large, 'utf8')) as { samples: unknown[] }).samples.length).toBeGreaterThan(0);
+    const parsedInMs = performance.now() - parseStarted;
+    // Only heads are read: far less than one read and parse of the document (the bound is half of one).
+    expect(listedInMs).toBeLessThan(parsedInMs / 2);
+  }, 120_000);
 });

@@ -12,18 +12,22 @@
  *    refused the same way, so nothing outside the folder is read through it either.
  *  - At most `maxScanned` directory entries are read per listing; the rest are counted as not
  *    scanned (`truncated`), never read.
- *  - A file is listed when a format adapter claims it by content (as every open detects it); other
- *    regular files, folders, FIFOs and devices are omitted. Detection opens read-only and
- *    non-blocking (the loader's `openReadOnly`), so a FIFO never blocks the listing.
+ *  - The listing reads files by their heads, off the host's main thread (electron/listing/: a
+ *    worker thread per listing, at most 1 MiB of each file, never a whole document), so the host
+ *    answers other requests meanwhile. A file is listed when its head is that of a format the
+ *    loader reads (electron/listing/sniff.ts, the adapters' own rules); other regular files,
+ *    folders, FIFOs and devices are omitted. Files are opened read-only and non-blocking, so a FIFO
+ *    never blocks the listing.
  *  - An id names an entry by its name for the life of the host (`entry-N`, first seen first), so
  *    a listing refreshed after a file appeared offers it, and the ids shown before keep working.
  */
-import { lstatSync, opendirSync, readSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
-import type { ResultOf, SessionFormat } from '../../shared/index';
-import { MAX_FOLDER_ENTRIES, SESSION_FORMAT_OF_FILE } from '../../shared/index';
-import { detectSource } from '../loader/detect';
-import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, siblingSidecarPath } from '../loader/session';
+import type { ResultOf } from '../../shared/index';
+import { MAX_FOLDER_ENTRIES } from '../../shared/index';
+import type { FolderScanner } from '../listing/thread';
+import { threadScanner } from '../listing/thread';
+import { siblingSidecarPath } from '../loader/session';
 
 /** Directory entries read per listing, at most (so a listing never names more than the contract allows). */
 export const MAX_FOLDER_SCANNED = MAX_FOLDER_ENTRIES;
@@ -34,24 +38,22 @@ export type FolderEntry = FolderListing['entries'][number];
 export interface ServedFolder {
   /** The folder's own name (a label; the page never sees its path). */
   readonly name: string;
-  /** Reads the folder again. */
-  list(): FolderListing;
+  /** Reads the folder again (off the main thread). */
+  list(): Promise<FolderListing>;
   /** The path of a listed, openable entry, checked again now; else why not. */
   pathOf(id: string): { path: string } | { refused: string };
 }
 
-function formatOf(path: string): SessionFormat | null {
-  // Detection as every open does it (the loader's context), then closed at once: nothing is indexed.
-  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
-  if ('error' in found) return null;
-  const format = SESSION_FORMAT_OF_FILE[found.source.format];
-  found.source.close();
-  return format;
+export interface ServeFolderOptions {
+  maxScanned?: number;
+  /** How the folder is read (default: a worker thread per listing, electron/listing/thread.ts). */
+  scanner?: FolderScanner;
 }
 
-export function serveFolder(dir: string, options: { maxScanned?: number } = {}): ServedFolder {
+export function serveFolder(dir: string, options: ServeFolderOptions = {}): ServedFolder {
   const root = resolve(dir);
   const maxScanned = options.maxScanned ?? MAX_FOLDER_SCANNED;
+  const scan = options.scanner ?? threadScanner();
   const ids = new Map<string, string>();
   const names = new Map<string, string>();
   /** Entries of the last listing that may be opened, by id. */
@@ -69,40 +71,18 @@ export function serveFolder(dir: string, options: { maxScanned?: number } = {}):
 
   return {
     name: basename(root),
-    list() {
+    async list() {
+      const { entries: found, scanned, truncated } = await scan(root, maxScanned);
       const entries: FolderEntry[] = [];
       const next = new Set<string>();
-      let scanned = 0;
-      let truncated = false;
-      const handle = opendirSync(root);
-      try {
-        for (let dirent = handle.readSync(); dirent !== null; dirent = handle.readSync()) {
-          if (scanned === maxScanned) {
-            truncated = true;
-            break;
-          }
-          scanned++;
-          const name = dirent.name;
-          const path = join(root, name);
-          let stats;
-          try {
-            stats = lstatSync(path);
-          } catch {
-            continue; // gone since readdir
-          }
-          if (stats.isSymbolicLink()) {
-            entries.push({ id: idOf(name), name, bytes: 0, refused: 'a symbolic link: not followed' });
-            continue;
-          }
-          if (!stats.isFile()) continue;
-          const format = formatOf(path);
-          if (format === null) continue;
-          const id = idOf(name);
-          next.add(id);
-          entries.push({ id, name, format, bytes: stats.size });
+      for (const entry of found) {
+        const id = idOf(entry.name);
+        if ('link' in entry) {
+          entries.push({ id, name: entry.name, bytes: 0, refused: 'a symbolic link: not followed' });
+          continue;
         }
-      } finally {
-        handle.closeSync();
+        next.add(id);
+        entries.push({ id, name: entry.name, format: entry.format, bytes: entry.bytes });
       }
       openable = next;
       entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

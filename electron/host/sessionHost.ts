@@ -4,10 +4,11 @@
  * paths: a request never names a path, it names an id this host offered.
  */
 import { stat } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
 import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions, UploadedFile } from './types';
+import { UPLOAD_MARK } from './upload';
 
 /**
  * The host's own bounds, the backstop behind the resolver client's (DEFAULT_REQUEST_TIMEOUTS,
@@ -69,6 +70,28 @@ async function sizeOf(paths: readonly string[]): Promise<number | null> {
   return total;
 }
 
+/** `value` with `f` applied to every string in it; the same object where nothing changed. */
+function mapStrings(value: unknown, f: (text: string) => string): unknown {
+  if (typeof value === 'string') return f(value);
+  if (typeof value !== 'object' || value === null) return value;
+  let changed = false;
+  if (Array.isArray(value)) {
+    const out = value.map((item: unknown) => {
+      const mapped = mapStrings(item, f);
+      changed ||= mapped !== item;
+      return mapped;
+    });
+    return changed ? out : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const mapped = mapStrings(item, f);
+    changed ||= mapped !== item;
+    out[key] = mapped;
+  }
+  return changed ? out : value;
+}
+
 /** A SessionHost, plus what its adapters' tests read of it. */
 export interface InspectableSessionHost extends SessionHost {
   /** Event listeners subscribed right now (each open event stream or window holds one): a leak check. */
@@ -86,28 +109,42 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   /** The last open's failure, until something opens (or is closed): reported by `state`. */
   let loadError: ResultOf<'state'>['loadError'] = null;
   let disposed = false;
-  /** Uploads received and not yet discarded (issue 13): at most the session shown and one being opened. */
+  /**
+   * Uploads whose private copy is kept (issue 13): the session shown, and those whose open is in
+   * flight. Each owns its copy: it is discarded when its own open fails or is superseded, or once
+   * another session replaced it (or none is shown); never by another upload's clean-up.
+   */
   let uploads: UploadedFile[] = [];
+  /** Uploads whose open is in flight: their own open's end decides whether they are kept. */
+  const opening = new Set<UploadedFile>();
+  /** Every upload's label by its temporary path, for the life of the host: no answer or event names the path. */
+  const labels = new Map<string, string>();
   /** The paths of the session shown (or previewed); empty when none is. */
   let sessionPaths: string[] = [];
 
-  /** The name shown for `path`: an upload's label, else the path itself. */
-  const shownPath = (path: string): string => uploads.find((u) => u.path === path)?.label ?? path;
-  /** `info` as the page sees it: an upload's temporary path is never shown, its label is. */
-  const present = <T extends SessionInfo>(info: T): T =>
-    info.files.some((f) => shownPath(f.path) !== f.path) ? { ...info, files: info.files.map((f) => ({ ...f, path: shownPath(f.path) })) } : info;
-  /** Discards every upload but those in `keep` (the session shown), and stops offering them. */
-  const releaseUploads = async (keep: readonly string[]): Promise<void> => {
-    const gone = uploads.filter((u) => !keep.includes(u.path));
+  /** `text` with every upload's temporary path (and its file's name) replaced by its label. */
+  const hidePaths = (text: string): string => {
+    if (!text.includes(UPLOAD_MARK)) return text;
+    let out = text;
+    for (const [path, label] of labels) out = out.split(path).join(label).split(basename(path)).join(label).split(dirname(path)).join(label);
+    return out;
+  };
+  /** `value` as the page sees it: an upload's temporary path is never shown, its label is (the same object when nothing changes). */
+  const present = <T>(value: T): T => (labels.size === 0 ? value : (mapStrings(value, hidePaths) as T));
+  /** Stops offering the uploads `gone` and discards their copies. */
+  const discardUploads = async (gone: readonly UploadedFile[]): Promise<void> => {
     if (gone.length === 0) return;
-    uploads = uploads.filter((u) => keep.includes(u.path));
+    uploads = uploads.filter((u) => !gone.includes(u));
     for (let k = offered.length - 1; k >= 0; k--) {
       if (offered[k]?.paths.some((p) => gone.some((u) => u.path === p))) offered.splice(k, 1);
     }
     await Promise.all(gone.map((u) => u.discard().catch(() => undefined)));
   };
+  /** Discards every upload but those in `keep` (the session shown) and those still opening (`all`: those too). */
+  const releaseUploads = (keep: readonly string[], all = false): Promise<void> => discardUploads(uploads.filter((u) => !keep.includes(u.path) && (all || !opening.has(u))));
 
-  const emit = (event: HostEvent): void => {
+  const emit = (raw: HostEvent): void => {
+    const event = present(raw);
     for (const listener of [...listeners]) {
       try {
         listener(event);
@@ -123,7 +160,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       if (format !== undefined) known.format = format;
       return known;
     }
-    const label = paths.length === 1 ? uploads.find((u) => u.path === paths[0])?.label : undefined;
+    const label = paths.length === 1 ? labels.get(paths[0] as string) : undefined;
     const file: OfferedFile = { id: `file-${nextFileId++}`, paths: [...paths], ...(format !== undefined ? { format } : {}), ...(label !== undefined ? { label } : {}) };
     offered.push(file);
     return file;
@@ -142,7 +179,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'loadProgress' && event.payload.generation === generation) progress = event;
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
-    if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit({ ...event, payload: { ...event.payload, path: shownPath(event.payload.path) } });
+    if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
     // Issue 14: the session shown grew (followed): `state` and a late subscriber see it as it is now.
     if (event.name === 'sessionUpdated' && event.payload.generation === session?.generation && !session.provisional) {
       session = present(event.payload.info);
@@ -165,23 +202,28 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       session = null;
       sessionPaths = [];
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
+      // An upload is named by its label in what the worker writes itself (a repro bundle).
+      const named = paths.map((p) => labels.get(p));
+      const sent: OpenSource = { ...source, ...(follow ? {} : { follow: false }), ...(named.every((l) => l !== undefined) ? { labels: named } : {}) };
       let reply: Awaited<ReturnType<typeof client.open>>;
       try {
-        reply = await client.open(paths, mine, follow ? source : { ...source, follow: false });
+        reply = await client.open(paths, mine, sent);
       } catch (e) {
         reply = failure('internal_error', `opening failed: ${messageOf(e)}`);
       }
       if (mine !== generation) {
         // A later open started while this one ran; its outcome is the one that counts.
-        return failure('cancelled', `opening ${paths.map((p) => basename(p)).join(' + ')} was superseded by a later open`);
+        return failure('cancelled', `opening ${paths.map((p) => labels.get(p) ?? basename(p)).join(' + ')} was superseded by a later open`);
       }
       if (!reply.ok) {
         // An upload's error names it by its label, never by its temporary path.
-        reply = { ok: false, error: { ...reply.error, message: uploads.reduce((m, u) => m.split(u.path).join(u.label), reply.error.message) } };
+        reply = present(reply);
         // A preview shown while the file was indexed goes with it.
         session = null;
-        loadError = { generation: mine, files: paths.map((p) => basename(shownPath(p))), error: reply.error };
+        loadError = { generation: mine, files: paths.map((p) => labels.get(p) ?? basename(p)), error: reply.error };
         emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
+        // No session is shown now: the upload that was is released (its copy with it).
+        await releaseUploads([]);
         return reply;
       }
       loadError = null;
@@ -209,11 +251,18 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       await file.discard().catch(() => undefined);
       return failure('internal_error', 'the session host is disposed');
     }
+    labels.set(file.path, file.label);
     uploads.push(file);
-    const reply = await openPaths([file.path]);
-    // Not the session shown (its open failed, or a later one superseded it): nothing of it is kept.
-    if (!sessionPaths.includes(file.path)) await releaseUploads(sessionPaths);
-    return reply;
+    opening.add(file);
+    let reply: Reply<'openFile'>;
+    try {
+      reply = await openPaths([file.path]);
+    } finally {
+      opening.delete(file);
+    }
+    // Not the session shown (its open failed, or a later one superseded it): its own copy goes, no other.
+    if (!sessionPaths.includes(file.path)) await discardUploads(uploads.filter((u) => u === file));
+    return present(reply);
   }
 
   async function state(): Promise<ResultOf<'state'>> {
@@ -274,7 +323,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       case 'folder': {
         if (!options.folder) return failure('not_supported', `the ${options.host} host serves no folder: start it with serve DIR`);
         try {
-          return { ok: true, value: options.folder.list() };
+          return { ok: true, value: await options.folder.list() };
         } catch (e) {
           return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
         }
@@ -325,12 +374,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         if (disposed) return failure('internal_error', 'the session host is disposed');
         const parsed = parseParams(method, params);
         if (!parsed.ok) return parsed;
-        return await bounded(parsed.method, parsed.params);
+        return present(await bounded(parsed.method, parsed.params));
       } catch (e) {
         return failure('internal_error', `internal error: ${messageOf(e)}`);
       }
     },
-    openPaths,
+    openPaths: async (paths, source) => present(await openPaths(paths, source)),
     openUploaded,
     onEvent(listener) {
       listeners.add(listener);
@@ -342,7 +391,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       else if (loadError) events.push({ name: 'loadFailed', payload: { generation: loadError.generation, error: loadError.error } });
       const inFlight = progress?.name === 'loadProgress' && progress.payload.generation === generation && !(session && !session.provisional) && !loadError ? progress : null;
       if (inFlight) events.push(inFlight);
-      return events;
+      return events.map(present);
     },
     listenerCount: () => listeners.size,
     dispose() {
@@ -350,7 +399,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       disposed = true;
       unsubscribeClient();
       listeners.clear();
-      return releaseUploads([]);
+      return releaseUploads([], true);
     },
   };
 }

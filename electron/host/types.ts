@@ -29,6 +29,8 @@ export interface OpenSource {
   format?: string;
   /** Issue 14: false opens without following the files (a change then makes them `file_changed`). */
   follow?: boolean;
+  /** One per path: the name the user knows the file by (an upload's label), written instead of its path into a repro bundle. */
+  labels?: string[];
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */

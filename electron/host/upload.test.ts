@@ -8,13 +8,15 @@ import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Reply, ResultOf } from '../../shared/index';
+import type { HostEvent, Reply, ResultOf } from '../../shared/index';
+import { brokenSamples } from '../samples/brokenSamples';
 import { runCli } from '../cli/testing/runCli';
 import { tempDir } from '../testing/files';
+import type { FakeResolverClientOptions } from './testing/fakeClient';
 import { createFakeResolverClient } from './testing/fakeClient';
 import type { HttpAnswer } from './testing/httpClient';
 import { startTestHost } from './testing/apiClient';
-import { request } from './testing/httpClient';
+import { openEventStream, request } from './testing/httpClient';
 import { UPLOAD_DIR_PREFIX, uploadLabel } from './upload';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -32,10 +34,10 @@ afterEach(async () => {
 
 let nextRoot = 0;
 
-async function serve(options: { maxUploadBytes?: number; timeouts?: { headersMs: number; requestMs: number; checkIntervalMs: number } } = {}) {
+async function serve(options: { maxUploadBytes?: number; timeouts?: { headersMs: number; requestMs: number; checkIntervalMs: number } } = {}, client: FakeResolverClientOptions = {}) {
   const uploadRoot = tmp.path(`uploads-${nextRoot++}`);
   mkdirSync(uploadRoot);
-  const { http, port, api, stop } = await startTestHost(createFakeResolverClient(), { files: [DEMO] }, { rendererDir: tmp.path('renderer'), uploadTmpRoot: uploadRoot, ...options });
+  const { http, port, api, stop } = await startTestHost(createFakeResolverClient(client), { files: [DEMO] }, { rendererDir: tmp.path('renderer'), uploadTmpRoot: uploadRoot, ...options });
   stops.push(stop);
   const headers = (extra: Record<string, string> = {}): Record<string, string> => ({ 'X-Session-Inspector-Token': http.token, ...extra });
   return {
@@ -268,6 +270,110 @@ describe('upload: kept while it is the session shown, no longer', () => {
     expect(again.ok && again.value.files).toEqual(info.files);
     expect(s.left()).toHaveLength(1);
   });
+});
+
+/** Where a reply or event body names an upload's temporary file or folder (empty when it names none). */
+function temporaryPaths(body: string, uploadRoot: string): string[] {
+  const found = [uploadRoot, UPLOAD_DIR_PREFIX].filter((needle) => body.includes(needle));
+  return [...found, ...(body.match(/upload-[0-9a-f]{24}/g) ?? [])];
+}
+
+/** A promise and the function that settles it. */
+function signal(): { promise: Promise<void>; fire: () => void } {
+  let fire: () => void = () => undefined;
+  const promise = new Promise<void>((resolve) => (fire = resolve));
+  return { promise, fire };
+}
+
+describe('upload: each upload owns its copy until its session closes', () => {
+  it('A then B before A\'s open ends: B is shown and every read of B succeeds; no reply or event names a temporary path', async () => {
+    // A's open is held until B's has begun, then answers (superseded) before B's goes on.
+    const aHeld = signal();
+    const bBegun = signal();
+    const aAnswered = signal();
+    let opens = 0;
+    const s = await serve({}, {
+      beforeOpen: async () => {
+        const nth = ++opens;
+        if (nth === 1) await aHeld.promise;
+        if (nth === 2) {
+          bBegun.fire();
+          await aAnswered.promise;
+        }
+      },
+    });
+    const stream = await openEventStream(s.port, `/api/events?token=${s.token}`);
+    const demo = readFileSync(DEMO);
+    const session = readFileSync(SESSION);
+    const a = s.upload(demo, { 'X-Session-Inspector-File-Name': 'a.sidecar.jsonl' });
+    await expect.poll(() => opens).toBe(1);
+    const b = s.upload(session, { 'X-Session-Inspector-File-Name': 'b.sidecar.jsonl' });
+    await bBegun.promise;
+    aHeld.fire();
+    const aAnswer = await a;
+    aAnswered.fire();
+    const bAnswer = await b;
+    const bodies: string[] = [aAnswer.body, bAnswer.body];
+
+    // A was superseded (its copy is gone); B is the session shown, from its own copy.
+    const aReply = JSON.parse(aAnswer.body) as Reply<'openFile'>;
+    expect(aReply.ok || aReply.error.code).toBe('cancelled');
+    expect(aReply.ok || aReply.error.message).toContain('a.sidecar.jsonl');
+    const info = opened(bAnswer);
+    expect(info.files.map((f) => f.path)).toEqual(['b.sidecar.jsonl']);
+    const { file } = uploadedFile(s.uploadRoot);
+    expect(sha256(readFileSync(file))).toBe(sha256(session));
+    const state = await s.api('state');
+    expect(state.ok && state.value.session?.generation).toBe(info.generation);
+    expect(state.ok && state.value.files.map((f) => f.name)).toEqual(['demo.sidecar.jsonl', 'b.sidecar.jsonl']);
+    bodies.push(JSON.stringify(state));
+
+    // Every read of B succeeds (none answers file_changed).
+    const log = await s.api('log');
+    if (!log.ok) throw new Error(`${log.error.code}: ${log.error.message}`);
+    const ids = log.value.entries.map((e) => e.reduction.id);
+    expect(ids.length).toBeGreaterThan(0);
+    const reads = [
+      log,
+      await s.api('rows', { start: 0, end: 50 }),
+      await s.api('check'),
+      await s.api('calls'),
+      await s.api('search', { searchId: 's1', query: 'the' }),
+      ...(await Promise.all(ids.slice(0, 20).map((id) => s.api('expand', { id })))),
+    ];
+    for (const reply of reads) {
+      expect(reply.ok || `${reply.error.code}: ${reply.error.message}`).toBe(true);
+      bodies.push(JSON.stringify(reply));
+    }
+
+    // Closing removes B's copy; the stream saw everything up to then.
+    expect((await s.api('close')).ok).toBe(true);
+    expect(s.left()).toEqual([]);
+    for (let event = (await stream.next()) as HostEvent; ; event = (await stream.next()) as HostEvent) {
+      bodies.push(JSON.stringify(event));
+      if (event.name === 'sessionClosed') break;
+    }
+    stream.close();
+    for (const body of bodies) expect(temporaryPaths(body, s.uploadRoot), body.slice(0, 300)).toEqual([]);
+  });
+
+  it('a repro bundle of an upload names its label in the command, README.md and bundle.json, never the temporary path', async () => {
+    const sample = brokenSamples().find((x) => x.code === 'duplicate_bytes_differ');
+    if (!sample) throw new Error('no duplicate_bytes_differ sample');
+    const [[name, content]] = Object.entries(sample.files) as [[string, string]];
+    const s = await serve();
+    opened(await s.upload(Buffer.from(content), { 'X-Session-Inspector-File-Name': `my ${name}` }));
+    const reply = await s.api('reproBundle', { codes: ['duplicate_bytes_differ'] });
+    if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+    const files = new Map(reply.value.files.map((f) => [f.name, Buffer.from(f.base64, 'base64').toString('utf8')]));
+    expect([...files.keys()].sort()).toEqual(['README.md', 'bundle.json', 'bundle.spec.ts', `my ${name}`].sort());
+    expect(reply.value.command).toMatch(/^npx session-inspector bundle --out repro-duplicate_bytes_differ --finding duplicate_bytes_differ /);
+    expect(reply.value.command.endsWith(` 'my ${name}'`), reply.value.command).toBe(true);
+    expect(files.get('README.md')).toContain(`\`my ${name}\``);
+    const manifest = JSON.parse(files.get('bundle.json') ?? '') as { sources: { path: string }[] };
+    expect(manifest.sources.map((x) => x.path)).toEqual([`my ${name}`]);
+    for (const body of [JSON.stringify(reply), ...files.values()]) expect(temporaryPaths(body, s.uploadRoot), body.slice(0, 300)).toEqual([]);
+  }, 60_000);
 });
 
 describe('uploadLabel', () => {

@@ -11,8 +11,9 @@
  *  - `Content-Length` is required and at most `maxBytes`; exactly that many bytes must arrive.
  *    Anything else (no length, too long, fewer bytes, more bytes, the client gone midway) removes
  *    the folder before the answer: a refused or aborted upload leaves nothing on disk.
- *  - Nothing is written anywhere else. A kept upload is removed by its `discard` (the session host
- *    calls it when the session is closed or replaced), and any left at process exit are removed then.
+ *  - Nothing is written anywhere else. A kept upload is removed by its `discard`: the session host
+ *    calls it when that upload's own open fails or is superseded, and when its session is closed or
+ *    replaced (never for another upload); any left at process exit are removed then.
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -26,8 +27,10 @@ import type { UploadedFile } from './types';
 export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
 /** The header that carries the file's name (percent-encoded), a label only. */
 export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
+/** In the name of every upload's private folder and file: what the session host looks for to hide them. */
+export const UPLOAD_MARK = 'upload-';
 /** Every upload's private folder starts with this, under the system temporary folder. */
-export const UPLOAD_DIR_PREFIX = 'session-inspector-upload-';
+export const UPLOAD_DIR_PREFIX = `session-inspector-${UPLOAD_MARK}`;
 const MAX_LABEL_CHARS = 200;
 
 /** Upload folders not yet removed: removed at exit if still there. */
@@ -84,7 +87,7 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
   const label = uploadLabel(typeof named === 'string' ? named : undefined);
   const dir = await mkdtemp(join(options.tmpRoot ?? tmpdir(), UPLOAD_DIR_PREFIX));
   track(dir);
-  const path = join(dir, `upload-${randomBytes(12).toString('hex')}`);
+  const path = join(dir, `${UPLOAD_MARK}${randomBytes(12).toString('hex')}`);
   let received = 0;
   try {
     const handle = await open(path, 'wx', 0o600);
@@ -104,7 +107,9 @@ export async function receiveUpload(req: IncomingMessage, options: ReceiveOption
     }
   } catch (e) {
     await remove(dir);
-    return { ok: false, status: 400, message: `the upload did not complete: ${e instanceof Error ? e.message : String(e)}` };
+    // An error of the file system names the temporary path: the label stands for it.
+    const reason = (e instanceof Error ? e.message : String(e)).split(path).join(label).split(dir).join(label);
+    return { ok: false, status: 400, message: `the upload did not complete: ${reason}` };
   }
   if (received !== declared || req.readableAborted) {
     await remove(dir);

@@ -14,12 +14,16 @@ export function bundleName(params: ParsedParams<'reproBundle'>): string {
   return `repro-${what.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 80)}`;
 }
 
-/** `maxBytes` is MAX_BUNDLE_BYTES but for tests. */
-export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'reproBundle'>, maxBytes: number = MAX_BUNDLE_BYTES): Promise<Reply<'reproBundle'>> {
+/**
+ * `maxBytes` is MAX_BUNDLE_BYTES but for tests. `labels`, one per file of `info`: the names the user
+ * knows the files by (an upload's label), written instead of their paths (see BundleRequest.labels).
+ */
+export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'reproBundle'>, maxBytes: number = MAX_BUNDLE_BYTES, labels?: readonly string[]): Promise<Reply<'reproBundle'>> {
   const name = bundleName(params);
   try {
     const bundle = await buildBundle({
       paths: info.files.map((f) => f.path),
+      ...(labels !== undefined ? { labels: [...labels] } : {}),
       ids: params.ids,
       codes: params.codes,
       ...(info.session ? { session: info.session } : {}),

@@ -37,6 +37,7 @@ import {
   SNIPPET_MAX_BYTES,
   MAX_SLICE_BYTES,
   REDUCTION_KINDS,
+  MAX_BUNDLE_BYTES,
   ROW_TEXT_MAX_BYTES,
   floorCharBoundary,
   checkReduction,
@@ -430,6 +431,8 @@ function filesBytes(paths: readonly string[]): number {
 
 export class SessionService {
   private current: OpenSession | undefined;
+  /** The names the user knows the open files by (an upload's label), by path: a repro bundle writes them instead of the paths. */
+  private labels = new Map<string, string>();
   /** Issue 14: the open session's follower and its change detection, while it is followed. */
   private following: { follower: SessionFollower; loop: FollowLoop } | undefined;
   /** The open being indexed, if any: aborting its signal supersedes it. */
@@ -491,6 +494,7 @@ export class SessionService {
     let idle: IdleVerifier | undefined;
     try {
       this.release();
+      this.labels = new Map((params.labels ?? []).map((label, k) => [params.paths[k] ?? '', label]));
       const { generation } = params;
       const asked = params.session ?? '';
       const source = { ...this.loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}) };
@@ -720,7 +724,8 @@ export class SessionService {
     if (!open) return fail('no_session', 'reproBundle: no session is open');
     const changed = open.session.fileChange();
     if (changed) return fail('file_changed', changed.message);
-    return reproBundleReply(open.info, params);
+    const labels = open.info.files.map((f) => this.labels.get(f.path));
+    return reproBundleReply(open.info, params, MAX_BUNDLE_BYTES, labels.every((l) => l !== undefined) ? labels : undefined);
   }
 
   /** Answers one session method; `signal` and `onSearchProgress` are used by `search` only. */

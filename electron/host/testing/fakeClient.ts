@@ -57,6 +57,8 @@ export function createFakeResolverClient(options: FakeResolverClientOptions = {}
     },
     request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
       calls.push(method);
+      // As the worker's entry does: a bundle is asynchronous (it loads every candidate).
+      if (method === 'reproBundle') return service.reproBundle(params as ParsedParams<'reproBundle'>) as Promise<Reply<M>>;
       return Promise.resolve(service.handle(method, params));
     },
     cancelSearch() {

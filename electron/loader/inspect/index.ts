@@ -24,8 +24,8 @@ import type { ZipCaps, ZipCounter } from './zip';
 import { firstEntryName } from './zip';
 
 /** The entries Inspect writes into a `.eval`; an archive whose first entry is none of them is not a log. */
-const EVAL_ENTRY = /^(_journal\/|header\.json$|summaries\.json$|reductions\.json$|samples\/)/;
-const JSON_HEAD = /^\{\s*"(version|status|eval)"\s*:/;
+export const EVAL_ENTRY = /^(_journal\/|header\.json$|summaries\.json$|reductions\.json$|samples\/)/;
+export const JSON_HEAD = /^\{\s*"(version|status|eval)"\s*:/;
 
 /** True when `v` is an Inspect log document. */
 export function isInspectLog(v: unknown): v is Record<string, unknown> {

@@ -22,9 +22,9 @@ import { V1_KINDS } from './build';
 import { OpenHandsV0Source, OpenHandsV1Source, v1EventFiles } from './source';
 
 /** How a V0 trajectory opens: `[`, `{` and one of the keys its events are serialized with first. */
-const V0_HEAD = /^\[\s*\{\s*"(id|timestamp|source|message|action|observation)"\s*:/;
+export const V0_HEAD = /^\[\s*\{\s*"(id|timestamp|source|message|action|observation)"\s*:/;
 /** V1 files are small (one event, or the state): a larger JSON object is not read whole here. */
-const MAX_V1_FILE_BYTES = 64 * 1000 * 1000;
+export const MAX_V1_FILE_BYTES = 64 * 1000 * 1000;
 
 /** True when `v` is a V0 trajectory: an array with an event that has an id and an action or an observation. */
 export function isV0Trajectory(v: unknown): v is unknown[] {

@@ -18,9 +18,9 @@ import { isMiniDocument } from './mini';
 import { MiniTrajSource, TrajSource } from './source';
 
 /** How a trajectory document opens: `{` and one of the keys SWE-agent or mini-swe-agent writes first. */
-const TRAJ_HEAD = /^\{\s*"(environment|trajectory|history|info|replay_config|messages|trajectory_format)"\s*:/;
+export const TRAJ_HEAD = /^\{\s*"(environment|trajectory|history|info|replay_config|messages|trajectory_format)"\s*:/;
 /** How mini-swe-agent's older trajectories open: a bare list of messages, `[` then `{"role": …`. */
-const MINI_LIST_HEAD = /^\[\s*\{\s*"role"\s*:/;
+export const MINI_LIST_HEAD = /^\[\s*\{\s*"role"\s*:/;
 
 /** The 1-based line of a JSON parser's "position N" in `text`, else 1. */
 export function parserLine(text: string, reason: string): number {

@@ -1,0 +1,188 @@
+/**
+ * A sketch of the JSON document a file's head begins: the value as far as the head goes, cut to a
+ * few levels, a few items per array and short strings, so deciding a document's format by its head
+ * never builds more than a small tree (and never parses the rest of the document).
+ *
+ * - Objects keep every key the head holds (in order; a key `__proto__` is an own property, never
+ *   the prototype), with their values sketched; below `maxDepth` levels a container is `{}` or `[]`.
+ * - Arrays keep their first `maxItems` items; the rest are skipped.
+ * - Strings keep their first `maxString` characters (escapes decoded).
+ * - `complete` is false when the head ends inside the document: the sketch holds what came before
+ *   (a container that was open is kept with what it had; a string, number or literal cut by the end
+ *   of the head is left out). `trailing` is true when more than white space follows a complete
+ *   value (the file is not one JSON document). `error` is set when the head is not JSON.
+ */
+
+export interface Sketch {
+  value: unknown;
+  complete: boolean;
+  trailing: boolean;
+  error?: string;
+}
+
+export interface SketchLimits {
+  maxDepth: number;
+  maxItems: number;
+  maxString: number;
+}
+
+export const SKETCH_LIMITS: SketchLimits = { maxDepth: 4, maxItems: 8, maxString: 512 };
+
+/** Thrown when the head ends inside the document: unwinds to sketchJson, which keeps what was built. */
+class HeadEnd extends Error {}
+class NotJson extends Error {}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+const ESCAPES: Record<string, string> = { '"': '"', '\\': '\\', '/': '/', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t' };
+
+function put(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Sketches the JSON document `text` begins (see the header). Never throws. */
+export function sketchJson(text: string, options: { whole: boolean; limits?: SketchLimits }): Sketch {
+  const { whole } = options;
+  const limits = options.limits ?? SKETCH_LIMITS;
+  let i = 0;
+  const end = text.length;
+  const space = (): void => {
+    while (i < end) {
+      const c = text.charCodeAt(i);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) return;
+      i++;
+    }
+  };
+  const peek = (): string => {
+    space();
+    if (i >= end) throw new HeadEnd();
+    return text[i] as string;
+  };
+  const expect = (c: string): void => {
+    if (peek() !== c) throw new NotJson(`expected ${JSON.stringify(c)} at ${i}`);
+    i++;
+  };
+
+  /** A string from its opening quote: decoded, cut at `keep` characters (the rest is read past). */
+  const string = (keep: number): string => {
+    expect('"');
+    let out = '';
+    for (;;) {
+      if (i >= end) throw new HeadEnd();
+      const c = text[i++] as string;
+      if (c === '"') return out;
+      if (c === '\\') {
+        if (i >= end) throw new HeadEnd();
+        const e = text[i++] as string;
+        if (e === 'u') {
+          if (i + 4 > end) throw new HeadEnd();
+          const hex = text.slice(i, i + 4);
+          if (!/^[0-9a-fA-F]{4}$/.test(hex)) throw new NotJson(`a bad \\u escape at ${i}`);
+          i += 4;
+          if (out.length < keep) out += String.fromCharCode(parseInt(hex, 16));
+        } else {
+          const decoded = ESCAPES[e];
+          if (decoded === undefined) throw new NotJson(`a bad escape at ${i}`);
+          if (out.length < keep) out += decoded;
+        }
+      } else if (c.charCodeAt(0) < 0x20) {
+        throw new NotJson(`a control character in a string at ${i}`);
+      } else if (out.length < keep) {
+        out += c;
+      }
+    }
+  };
+
+  const literal = (): unknown => {
+    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return value;
+      }
+      if (word.startsWith(text.slice(i, i + word.length)) && i + word.length > end) throw new HeadEnd();
+    }
+    // A number cut by the end of the head (`-`, `1.`, `2e`) is no error.
+    if (!whole && /^-?[\d.eE+-]*$/.test(text.slice(i))) throw new HeadEnd();
+    NUMBER.lastIndex = i;
+    const m = NUMBER.exec(text);
+    if (!m) throw new NotJson(`an unexpected character at ${i}`);
+    i += m[0].length;
+    // A number that runs to the end of the head may go on past it.
+    if (i >= end && !whole) throw new HeadEnd();
+    return Number(m[0]);
+  };
+
+  /** Reads past a container from its opening bracket, without recursion (any depth of nesting). */
+  const skipContainer = (): void => {
+    let open = 0;
+    while (i < end) {
+      const c = text[i] as string;
+      if (c === '"') {
+        string(0);
+        continue;
+      }
+      i++;
+      if (c === '{' || c === '[') open++;
+      else if ((c === '}' || c === ']') && --open === 0) return;
+    }
+    throw new HeadEnd();
+  };
+
+  /** Reads one value; `into` receives it (a container before it is filled, so a cut keeps it). */
+  const value = (depth: number, into: (v: unknown) => void): void => {
+    const c = peek();
+    if ((c === '{' || c === '[') && depth >= limits.maxDepth) {
+      into(c === '{' ? {} : []);
+      skipContainer();
+      return;
+    }
+    if (c === '{') {
+      i++;
+      const obj: Record<string, unknown> = {};
+      into(obj);
+      if (peek() === '}') {
+        i++;
+        return;
+      }
+      for (;;) {
+        const key = string(Number.MAX_SAFE_INTEGER);
+        expect(':');
+        value(depth + 1, (v) => put(obj, key, v));
+        const next = peek();
+        i++;
+        if (next === '}') return;
+        if (next !== ',') throw new NotJson(`expected , or } at ${i - 1}`);
+      }
+    }
+    if (c === '[') {
+      i++;
+      const arr: unknown[] = [];
+      into(arr);
+      if (peek() === ']') {
+        i++;
+        return;
+      }
+      for (let n = 0; ; n++) {
+        value(depth + 1, (v) => n < limits.maxItems && arr.push(v));
+        const next = peek();
+        i++;
+        if (next === ']') return;
+        if (next !== ',') throw new NotJson(`expected , or ] at ${i - 1}`);
+      }
+    }
+    if (c === '"') {
+      into(string(limits.maxString));
+      return;
+    }
+    into(literal());
+  };
+
+  let root: unknown;
+  try {
+    value(0, (v) => (root = v));
+    space();
+    return { value: root, complete: true, trailing: i < end };
+  } catch (e) {
+    if (e instanceof HeadEnd) return whole ? { value: root, complete: false, trailing: false, error: 'the document ends early' } : { value: root, complete: false, trailing: false };
+    return { value: root, complete: false, trailing: false, error: e instanceof Error ? e.message : String(e) };
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * The head sniff of a folder listing agrees with the loader's detection on every sample and
+ * fixture of the repository, and tells an Inspect AI `.json` log from other JSON by its head.
+ */
+import { readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
+import { detectSource } from '../loader/detect';
+import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES } from '../loader/session';
+import { tempDir } from '../testing/files';
+import { formatByHead } from './scan';
+import { sketchJson } from './sketch';
+import { SNIFF_HEAD_BYTES } from './sniff';
+
+const ROOT = join(import.meta.dirname, '../..');
+const tmp = tempDir('session-inspector-sniff-test-');
+afterAll(() => tmp.cleanup());
+
+/** Every regular file under `dir`, recursively. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return filesUnder(path);
+    return d.isFile() ? [path] : [];
+  });
+}
+
+/** The format the loader detects for `path` (as an open does), or null. */
+function detected(path: string): string | null {
+  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
+  if ('error' in found) return null;
+  found.source.close();
+  return SESSION_FORMAT_OF_FILE[found.source.format];
+}
+
+describe('sniffing a file by its head', () => {
+  it('gives the format the loader detects, for every sample and fixture file', () => {
+    const files = [...filesUnder(join(ROOT, 'samples')), ...filesUnder(join(ROOT, 'e2e/fixtures'))].filter((f) => statSync(f).size <= 64 * 1024 * 1024);
+    expect(files.length).toBeGreaterThan(50);
+    const disagreements = files.map((f) => ({ file: f.slice(ROOT.length + 1), detected: detected(f), sniffed: formatByHead(f) })).filter((d) => d.detected !== d.sniffed);
+    expect(disagreements).toEqual([]);
+    // Every format is among them.
+    expect(new Set(files.map((f) => formatByHead(f)))).toEqual(new Set([null, 'supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands']));
+  });
+
+  it('lists an Inspect .json log, and no other JSON that opens like one, by the head alone', () => {
+    const samples = `"samples": [${Array.from({ length: 200 }, (_, k) => JSON.stringify({ id: k, input: 'x'.repeat(1000) })).join(',')}]`;
+    const cases: [string, string, string | null][] = [
+      ['log.json', `{"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}, ${samples}}`, 'inspect'],
+      ['model-only.json', `{"eval": {"model": "m"}, "version": 1, ${samples}}`, 'inspect'],
+      ['no-eval.json', `{"version": 2, "status": "success", ${samples}}`, null],
+      ['eval-not-object.json', `{"version": 2, "eval": "t", ${samples}}`, null],
+      ['eval-without-task.json', `{"version": 2, "eval": {"name": "t"}, ${samples}}`, null],
+      ['string-version.json', `{"version": "2", "eval": {"task": "t"}, "stats": {}}`, null],
+      ['other-first-key.json', `{"data": 1, "version": 2, "eval": {"task": "t"}, ${samples}}`, null],
+    ];
+    for (const [name, text, format] of cases) {
+      const path = tmp.path(name);
+      writeFileSync(path, text);
+      expect(statSync(path).size > SNIFF_HEAD_BYTES || !text.includes(samples), name).toBe(true);
+      expect([name, formatByHead(path)]).toEqual([name, format]);
+      expect([name, detected(path)]).toEqual([name, format]);
+    }
+  });
+});
+
+describe('sketchJson', () => {
+  it('keeps what a head holds of any JSON document, cut where the head ends', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 3 }), fc.nat(), (value, cut) => {
+        const text = JSON.stringify(value, null, 1);
+        const whole = sketchJson(text, { whole: true, limits: { maxDepth: 10, maxItems: 1000, maxString: 100_000 } });
+        expect(whole).toEqual({ value: JSON.parse(text) as unknown, complete: true, trailing: false });
+        const at = cut % (text.length + 1);
+        const head = sketchJson(text.slice(0, at), { whole: false });
+        expect(head.error).toBeUndefined();
+        if (at < text.length) expect(head.complete && text.slice(at).trim() !== '').toBe(false);
+      }),
+    );
+  });
+
+  it('reads past deep nesting without recursion, and says a head is not JSON', () => {
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(sketchJson(deep, { whole: true })).toMatchObject({ complete: true, value: [[[[[]]]]] });
+    expect(sketchJson('{"a": tru', { whole: true }).error).toBeDefined();
+    expect(sketchJson('{"a": x}', { whole: false }).error).toBeDefined();
+    expect(sketchJson('{"__proto__": {"polluted": 1}}', { whole: true }).value).toEqual(JSON.parse('{"__proto__": {"polluted": 1}}'));
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
