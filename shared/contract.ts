@@ -708,7 +708,7 @@ export function parseEvent(value: unknown): HostEvent | undefined {
 export const workerMethods = {
   /** `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (issue 14). */
   open: {
-    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional(), follow: z.boolean().optional() }),
+    params: z.object({ paths: z.array(z.string()).min(1).max(2), generation: int, session: sessionId.optional(), format: z.string().max(100).optional(), follow: z.boolean().optional(), roots: z.array(z.string().min(1).max(4096)).max(8).optional() }),
     result: sessionInfoSchema,
   },
   close: { params: empty, result: empty },

@@ -15,10 +15,14 @@
  *  - A file is listed when a format adapter claims it by content (as every open detects it); other
  *    regular files, folders, FIFOs and devices are omitted. Detection opens read-only and
  *    non-blocking (the loader's `openReadOnly`), so a FIFO never blocks the listing.
+ *  - Every open of an entry, its sibling and their companions — and every reopen of a followed
+ *    entry — is made with the folder's real path as the only root (`root`, docs/safe-reads.md): a
+ *    link swapped in between the `lstat` and the open, or a companion folder or file leading out of
+ *    the folder, is refused by the loader on the descriptor it opened.
  *  - An id names an entry by its name for the life of the host (`entry-N`, first seen first), so
  *    a listing refreshed after a file appeared offers it, and the ids shown before keep working.
  */
-import { lstatSync, opendirSync, readSync } from 'node:fs';
+import { lstatSync, opendirSync, readSync, realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ResultOf, SessionFormat } from '../../shared/index';
 import { MAX_FOLDER_ENTRIES, SESSION_FORMAT_OF_FILE } from '../../shared/index';
@@ -34,15 +38,17 @@ export type FolderEntry = FolderListing['entries'][number];
 export interface ServedFolder {
   /** The folder's own name (a label; the page never sees its path). */
   readonly name: string;
+  /** Its real path: the root every file opened from it must really be inside (docs/safe-reads.md). */
+  readonly root: string;
   /** Reads the folder again. */
   list(): FolderListing;
   /** The path of a listed, openable entry, checked again now; else why not. */
   pathOf(id: string): { path: string } | { refused: string };
 }
 
-function formatOf(path: string): SessionFormat | null {
-  // Detection as every open does it (the loader's context), then closed at once: nothing is indexed.
-  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
+function formatOf(path: string, root: string): SessionFormat | null {
+  // Detection as every open does it (the loader's context, within the folder), then closed at once: nothing is indexed.
+  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES, roots: [root] });
   if ('error' in found) return null;
   const format = SESSION_FORMAT_OF_FILE[found.source.format];
   found.source.close();
@@ -50,7 +56,7 @@ function formatOf(path: string): SessionFormat | null {
 }
 
 export function serveFolder(dir: string, options: { maxScanned?: number } = {}): ServedFolder {
-  const root = resolve(dir);
+  const root = realpathSync(resolve(dir));
   const maxScanned = options.maxScanned ?? MAX_FOLDER_SCANNED;
   const ids = new Map<string, string>();
   const names = new Map<string, string>();
@@ -69,6 +75,7 @@ export function serveFolder(dir: string, options: { maxScanned?: number } = {}):
 
   return {
     name: basename(root),
+    root,
     list() {
       const entries: FolderEntry[] = [];
       const next = new Set<string>();
@@ -95,7 +102,7 @@ export function serveFolder(dir: string, options: { maxScanned?: number } = {}):
             continue;
           }
           if (!stats.isFile()) continue;
-          const format = formatOf(path);
+          const format = formatOf(path, root);
           if (format === null) continue;
           const id = idOf(name);
           next.add(id);

@@ -29,6 +29,11 @@ export interface OpenSource {
   format?: string;
   /** Issue 14: false opens without following the files (a change then makes them `file_changed`). */
   follow?: boolean;
+  /**
+   * The folders (real paths) every file of the session must really be inside, at the open and at
+   * every reopen: the served folder, for `serve DIR` (docs/safe-reads.md). Set by the host only.
+   */
+  roots?: string[];
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */

@@ -69,8 +69,8 @@ export interface ImportedSession {
 export interface ImportOptions {
   /** The session to build ('' or undefined: the main conversation). */
   session?: string;
-  /** Reads a `tool-results/` file by its base name; undefined when it is not there. */
-  toolResult?: (name: string) => string | undefined;
+  /** Reads a `tool-results/` file by its base name; undefined when it is not there, `refused` when it was not read (safeRead.ts). */
+  toolResult?: (name: string) => string | { refused: string } | undefined;
 }
 
 type Rec = Record<string, unknown> & { __line: number };
@@ -309,6 +309,9 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
+  // A tool-results file not read (safeRead.ts) is a finding of the session shown.
+  if (built.refused.length > 0) findings.push(...built.refused);
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return { session_id: sideRoot ? sideId(sideRoot) : mainSessionId, model: built.model, messages: built.messages, reductions: built.reductions, findings, sessions, messageLines: built.messageLines };
 }
 
@@ -318,10 +321,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; refused: Finding[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [] };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], refused: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -348,6 +351,7 @@ function buildView(
   const messages: ChatMessage[] = [];
   const messageLines: number[] = [];
   const reductions: Reduction[] = [];
+  const refused: Finding[] = [];
   const emittedTools = new Set<string>();
   const doneMessageIds = new Set<string>();
   const toolIndex = new Map<string, number>();
@@ -490,7 +494,8 @@ function buildView(
     const m = messages[p.index]!;
     const path = /(?:Full output saved to|Tool result saved to): *([^\n<]+)/.exec(p.stub)?.[1]?.trim();
     const name = path?.split(/[\\/]/).pop();
-    const original = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
+    const read = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
+    const original = typeof read === 'string' ? read : undefined;
     const tur = p.rec.toolUseResult;
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
     const id = `cc-persisted-${m.tool_call_id ?? p.index}`;
@@ -501,8 +506,9 @@ function buildView(
     } else {
       reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: stated } });
       // The preview the model saw is all the file holds: expand answers original_unavailable.
+      if (typeof read === 'object') refused.push({ code: 'malformed_line', severity: 'error', line: p.rec.__line, reduction_id: id, message: `tool-results/${name ?? ''} (line ${p.rec.__line}) was not read: ${read.refused}; the original of ${id} is unavailable` });
     }
   }
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model, messageLines };
+  return { messages, reductions, model, messageLines, refused };
 }
