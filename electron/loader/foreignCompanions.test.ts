@@ -6,10 +6,12 @@
  * why; the session still opens, promptly and small, and nothing from outside reaches it.
  */
 import type { ChildProcess } from 'node:child_process';
-import { realpathSync } from 'node:fs';
+import { mkdirSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../shared/session';
-import { tempDir } from '../testing/files';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../testing/files';
+import { SessionFollower } from './follow';
 import type { LoadOptions } from './session';
 import { loadSession } from './session';
 import type { CompanionKind, Hostility } from './testing/foreignFiles';
@@ -111,5 +113,48 @@ describe('a companion folder that leads out of the session folder is not listed'
     const root = tmp.path(`case-${made}`);
     expect(await everyText(c.main, { roots: [realpathSync(root)] })).toContain(OUTSIDE_SECRET);
     expect(await everyText(c.main, { roots: [realpathSync(tmp.path(`case-${made}/tool-results-folder`))] })).not.toContain(OUTSIDE_SECRET);
+  });
+});
+
+describe("the host's roots (serve DIR), at the open and at every reopen", () => {
+  function served(name: string) {
+    const dir = tmp.path(`roots-${name}`);
+    mkdirSync(dir);
+    mkdirSync(tmp.path(`roots-${name}-outside`));
+    const path = writeSidecar(join(dir, 'live.sidecar.jsonl'), [makeHeader({ session_id: 'inside' }), messageRecord(0, { role: 'user', content: 'inside' })]);
+    const secret = writeSidecar(tmp.path(`roots-${name}-outside/secret.sidecar.jsonl`), [makeHeader({ session_id: OUTSIDE_SECRET }), messageRecord(0, { role: 'user', content: OUTSIDE_SECRET })]);
+    /** Renames a link to the outside file over the session file (what a writer can do at any moment). */
+    const linkOut = (): void => {
+      symlinkSync(secret, join(dir, 'link.tmp'));
+      renameSync(join(dir, 'link.tmp'), path);
+    };
+    return { roots: [realpathSync(dir)], path, linkOut };
+  }
+
+  it('a session file that is a link (inside or out) is refused at the open', async () => {
+    const s = served('open');
+    s.linkOut();
+    const loaded = await loadSession([s.path], { roots: s.roots });
+    expect(loaded).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
+    expect(!loaded.ok && loaded.error.message).toMatch(/symbolic link: not followed/);
+  });
+
+  it('a followed session file replaced by a link out is not reopened through it: what was read stays, with a notice', async () => {
+    const s = served('follow');
+    const opened = await SessionFollower.open([s.path], { roots: s.roots });
+    if (!opened.ok) throw new Error(opened.error.message);
+    const follower = opened.follower;
+    try {
+      expect(follower.session.sessionId).toBe('inside');
+      s.linkOut();
+      const update = await follower.look();
+      expect(update?.notice?.kind).toBe('deleted');
+      expect(update?.notice?.message).toMatch(/symbolic link: not followed/);
+      expect(follower.session.sessionId).toBe('inside');
+      // A later look reopens nothing either.
+      expect((await follower.look())?.session.sessionId ?? 'inside').toBe('inside');
+    } finally {
+      follower.close();
+    }
   });
 });
