@@ -35,8 +35,9 @@ export interface OpenedWithin {
   real: string;
 }
 
-const NOFOLLOW: number = constants.O_NOFOLLOW ?? 0;
 const READ_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
+/** The same, and never through a link in the last component, where the platform can say so (not Windows: 0). */
+const READ_NONBLOCK_NOFOLLOW = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOFOLLOW ?? 0);
 
 /** What a non-regular file is, in words. */
 export function kindOf(stats: Stats): string {
@@ -101,7 +102,7 @@ function realOfDescriptor(fd: number, path: string, opened: Stats): string | und
 export function openWithin(path: string, roots: readonly string[] | undefined, options: { followLast?: boolean } = {}): OpenedWithin | Refused {
   let fd: number;
   try {
-    fd = openSync(path, READ_NONBLOCK | (options.followLast === true ? 0 : NOFOLLOW));
+    fd = options.followLast === true ? openSync(path, READ_NONBLOCK) : openSync(path, READ_NONBLOCK_NOFOLLOW);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // O_NOFOLLOW on a link: ELOOP (Linux, macOS) or EMLINK (FreeBSD).
@@ -146,11 +147,12 @@ export function readBounded(fd: number, size: number): Buffer {
 }
 
 /**
- * A companion file's bytes: opened as `openWithin` does (never following a last link), at most
+ * A file's bytes: opened as `openWithin` does (a companion never through a last link), at most
  * `maxBytes` of them (a larger file is refused, not cut), else why it was not read.
  */
-export function readWithin(path: string, roots: readonly string[], maxBytes = COMPANION_MAX_BYTES): { bytes: Buffer } | Refused {
-  const opened = openWithin(path, roots);
+export function readWithin(path: string, roots: readonly string[] | undefined, options: { maxBytes?: number; followLast?: boolean } = {}): { bytes: Buffer } | Refused {
+  const maxBytes = options.maxBytes ?? COMPANION_MAX_BYTES;
+  const opened = openWithin(path, roots, options.followLast === true ? { followLast: true } : {});
   if ('refused' in opened) return opened;
   try {
     if (opened.size > maxBytes) return { refused: `it is ${opened.size} bytes, more than the ${maxBytes} a file found beside a session may be` };

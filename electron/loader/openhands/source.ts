@@ -74,7 +74,7 @@ export class OpenHandsV1Source extends WholeFileSource {
     else if (names.length === 0) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${join(this.folder, 'events')} holds no event files; nothing is shown` });
     names.forEach((name, k) => {
       const where = `events/${name}`;
-      const read = readWithin(join(this.folder, 'events', name), this.roots, MAX_V1_FILE_BYTES);
+      const read = readWithin(join(this.folder, 'events', name), this.roots, { maxBytes: MAX_V1_FILE_BYTES });
       if ('refused' in read) {
         findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} cannot be read (${read.refused}); skipped` });
         // Kept as a place: the events after it keep their positions (SPEC §11 lines).
@@ -92,7 +92,7 @@ export class OpenHandsV1Source extends WholeFileSource {
       }
       events.push(v1Event(parsed.value, where));
     });
-    const state = readWithin(join(this.folder, 'base_state.json'), this.roots, MAX_V1_FILE_BYTES);
+    const state = readWithin(join(this.folder, 'base_state.json'), this.roots, { maxBytes: MAX_V1_FILE_BYTES });
     if ('refused' in state && state.missing !== true) findings.push({ code: 'malformed_line', severity: 'error', message: `base_state.json was not read (${state.refused}); the model is not known` });
     return documentIndex(buildOpenHands(events, 'bytes' in state ? v1Model(state.bytes) : null), this.sessionId, findings);
   }
