@@ -724,6 +724,7 @@ export const workerMethods = {
       format: z.string().max(100).optional(),
       follow: z.boolean().optional(),
       labels: z.array(z.string().min(1).max(1000)).min(1).max(2).optional(),
+      roots: z.array(z.string().min(1).max(4096)).max(8).optional(),
     }),
     result: sessionInfoSchema,
   },

@@ -9,12 +9,13 @@
  * range, total, source) as on the source. The source files are only read.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
 import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
 import type { LoadedSession } from '../loader/session';
+import { readWithin } from '../loader/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';
 import { bundleReadme, bundleSpec } from './template';
 import type { UnitKind } from './units';
@@ -127,7 +128,12 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   let sourceCodes: Set<string>;
   try {
     if (source.files.length > 2) throw new BundleError('usage', `this session is read from ${source.files.length} files; a bundle takes a session of one or two files`);
-    sourceFiles = source.files.map((f) => ({ path: f.path, format: f.format, bytes: new Uint8Array(readFileSync(f.path)) }));
+    sourceFiles = source.files.map((f) => {
+      // Read again as the loader reads (safeRead.ts): a FIFO or device swapped in is refused, and no more than the session's size is read.
+      const read = readWithin(f.path, undefined, { followLast: true, maxBytes: f.bytes });
+      if ('refused' in read) throw new BundleError('unreadable_file', `cannot read ${f.path} again: ${read.refused}`);
+      return { path: f.path, format: f.format, bytes: new Uint8Array(read.bytes) };
+    });
     const seen = observe(source, ids);
     sourceCodes = seen.codes;
     named = request.codes && request.codes.length > 0 ? [...new Set(request.codes)] : ids.length > 0 ? [] : [...seen.codes];

@@ -1,4 +1,5 @@
 /** Issue 13: `check --replay` and `view --policy` on the command line. */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '
 import type { GeneratedSession } from '../samples/sessionGenerator';
 import { generateSession, sidecarText } from '../samples/sessionGenerator';
 import { tempDir } from '../testing/files';
+import { fifoWriter } from '../loader/testing/foreignFiles';
 import type { ReplaySummary } from '../loader/replay';
 import { runCli } from './testing/runCli';
 
@@ -162,6 +164,16 @@ describe('view --policy', () => {
     expect(JSON.parse(both.stdout)).toMatchObject({ error: { code: 'usage' } });
     const missing = await runCli(['view', '--policy', tmp.path('absent.json'), sample]);
     expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'unreadable_file' } });
+    // A FIFO as the policy (a writer loops, so that a blocking open would return and the test fail, not hang).
+    const fifo = tmp.path('policy-fifo.json');
+    execFileSync('mkfifo', [fifo]);
+    const writer = fifoWriter(fifo);
+    try {
+      const piped = await runCli(['view', '--policy', fifo, sample]);
+      expect(JSON.parse(piped.stdout)).toMatchObject({ error: { code: 'unreadable_file', message: expect.stringMatching(/FIFO/) as unknown } });
+    } finally {
+      writer.kill();
+    }
   });
 
   it('a session whose header names no policy can still be re-projected: a what-if brings its own', async () => {

@@ -5,11 +5,11 @@
  * prefixes and stubs in place, a cleared or summarized range one entry at its start, `role` null
  * there and for a message whose record could not be read).
  */
-import { readFileSync } from 'node:fs';
 import type { ReductionPolicy } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, viewEntries } from '../../shared/index';
 import { zodSchemas } from '../../shared/schema';
 import { whatIfSession } from '../loader/replay';
+import { readWithin } from '../loader/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';
@@ -39,6 +39,9 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages };
 }
 
+/** A policy file larger than this is refused (a policy is a few hundred bytes of JSON). */
+const POLICY_MAX_BYTES = 1024 * 1024;
+
 /**
  * Issue 13: `--policy FILE.json`, read and validated (§3.4, unknown fields refused: a misspelt
  * field would otherwise fall back silently) before any session file is read.
@@ -47,12 +50,10 @@ export function readPolicyFlag(flags: ReadonlyMap<string, string | true>): Reduc
   const path = flags.get('policy');
   if (typeof path !== 'string') return undefined;
   if (flags.has('at')) throw usageError('--policy shows the latest view re-projected; it does not combine with --at');
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    throw new CliError('unreadable_file', `cannot read the policy file ${path}: ${(e as Error).message}`);
-  }
+  // Read as every file is (safeRead.ts): a FIFO or device named as the policy is refused, never waited on; a policy is small.
+  const read = readWithin(path, undefined, { followLast: true, maxBytes: POLICY_MAX_BYTES });
+  if ('refused' in read) throw new CliError('unreadable_file', `cannot read the policy file ${path}: ${read.refused}`);
+  const text = read.bytes.toString('utf8');
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -6,9 +6,11 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, syml
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultOf } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../testing/files';
 import type { FolderScanner } from '../listing/thread';
 import { threadScanner } from '../listing/thread';
+import type { CompanionKind, Hostility } from '../loader/testing/foreignFiles';
+import { OUTSIDE_SECRET, buildForeignCase, fifoWriter } from '../loader/testing/foreignFiles';
 import { serveFolder } from './folder';
 import { createSessionHost } from './sessionHost';
 import { createFakeResolverClient } from './testing/fakeClient';
@@ -50,9 +52,9 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-async function serve(dir: string, maxScanned?: number, scanner?: FolderScanner) {
+async function serve(dir: string, maxScanned?: number, beforeOpen?: (paths: string[]) => Promise<void>, scanner?: FolderScanner) {
   const { api, stop } = await startTestHost(
-    createFakeResolverClient(),
+    createFakeResolverClient(beforeOpen ? { beforeOpen } : {}),
     { files: [], folder: serveFolder(dir, { ...(maxScanned !== undefined ? { maxScanned } : {}), ...(scanner ? { scanner } : {}) }) },
     { rendererDir: tmp.path('renderer') },
   );
@@ -209,7 +211,7 @@ describe('serve DIR: a listing reads heads, off the main thread', () => {
   it('answers other requests while a listing runs, and lists a large Inspect .json by its head (a .json that is no log is not listed)', async () => {
     // The listing thread holds before each file until released: the listing is in flight meanwhile.
     const gate = new Int32Array(new SharedArrayBuffer(8));
-    const { api } = await serve(largeDir, undefined, threadScanner({ gate: gate.buffer, timeoutMs: 120_000 }));
+    const { api } = await serve(largeDir, undefined, undefined, threadScanner({ gate: gate.buffer, timeoutMs: 120_000 }));
     let listed: ResultOf<'folder'> | undefined;
     const listing = api('folder').then((reply) => {
       if (!reply.ok) throw new Error(reply.error.message);
@@ -245,4 +247,59 @@ describe('serve DIR: a listing reads heads, off the main thread', () => {
     // Only heads are read: far less than one read and parse of the document (the bound is half of one).
     expect(listedInMs).toBeLessThan(parsedInMs / 2);
   }, 120_000);
+});
+
+describe('serve DIR: nothing outside the folder is read, whatever is swapped in', () => {
+  it('an entry replaced by a link out between its check and its open is refused on the descriptor the loader opened', async () => {
+    const dir = tmp.path('race');
+    mkdirSync(dir);
+    const entry = join(dir, 'race.sidecar.jsonl');
+    writeSidecar(entry, [makeHeader({ session_id: 'inside' }), messageRecord(0, { role: 'user', content: 'inside' })]);
+    const secret = writeSidecar(join(outside, 'race-secret.sidecar.jsonl'), [makeHeader({ session_id: OUTSIDE_SECRET }), messageRecord(0, { role: 'user', content: OUTSIDE_SECRET })]);
+    // The swap lands after the host's lstat check and before the loader's open: the race, made certain.
+    let swap = false;
+    const { api, list } = await serve(dir, undefined, () => {
+      if (swap) {
+        unlinkSync(entry);
+        symlinkSync(secret, entry);
+      }
+      return Promise.resolve();
+    });
+    const id = byName(await list(), 'race.sidecar.jsonl')?.id;
+    swap = true;
+    const reply = await api('openFile', { id });
+    expect(reply.ok || reply.error.message).toMatch(/symbolic link: not followed/);
+    expect(JSON.stringify(reply)).not.toContain(OUTSIDE_SECRET);
+  });
+
+  const hostile: [CompanionKind, Hostility, RegExp][] = [
+    ['tool-result', 'fifo', /FIFO/],
+    ['tool-result', 'dev-zero', /symbolic link: not followed/],
+    ['tool-results-folder', 'link-out', /resolves outside/],
+    ['subagent', 'link-out', /symbolic link: not followed/],
+    ['subagents-folder', 'link-out', /resolves outside/],
+    ['beside-agent', 'fifo', /FIFO/],
+    ['event', 'link-out', /symbolic link: not followed/],
+    ['events-folder', 'link-out', /resolves outside/],
+  ];
+  for (const [kind, hostility, why] of hostile) {
+    it(`an entry whose ${kind} is ${hostility} opens without it, with a finding; nothing from outside is served`, async () => {
+      const dir = tmp.path(`companion-${kind}-${hostility}`);
+      const c = buildForeignCase(dir, tmp.path(`outside-${kind}-${hostility}`), kind, hostility);
+      const writer = hostility === 'fifo' ? fifoWriter(c.companion) : undefined;
+      try {
+        const { api, list } = await serve(dir);
+        const id = byName(await list(), c.main.slice(dir.length + 1))?.id;
+        expect(id).toBeDefined();
+        const opened = await api('openFile', { id });
+        expect(opened.ok, JSON.stringify(opened)).toBe(true);
+        const report = await api('check');
+        expect(report.ok && report.value.findings.map((f) => f.message).join('\n')).toMatch(why);
+        const found = await api('search', { searchId: 's', query: OUTSIDE_SECRET });
+        expect(found.ok && found.value.total_matches).toBe(0);
+      } finally {
+        writer?.kill();
+      }
+    });
+  }
 });

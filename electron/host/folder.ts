@@ -18,10 +18,14 @@
  *    loader reads (electron/listing/sniff.ts, the adapters' own rules); other regular files,
  *    folders, FIFOs and devices are omitted. Files are opened read-only and non-blocking, so a FIFO
  *    never blocks the listing.
+ *  - Every open of an entry, its sibling and their companions — and every reopen of a followed
+ *    entry — is made with the folder's real path as the only root (`root`, docs/safe-reads.md): a
+ *    link swapped in between the `lstat` and the open, or a companion folder or file leading out of
+ *    the folder, is refused by the loader on the descriptor it opened.
  *  - An id names an entry by its name for the life of the host (`entry-N`, first seen first), so
  *    a listing refreshed after a file appeared offers it, and the ids shown before keep working.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import type { ResultOf } from '../../shared/index';
 import { MAX_FOLDER_ENTRIES } from '../../shared/index';
@@ -38,6 +42,8 @@ export type FolderEntry = FolderListing['entries'][number];
 export interface ServedFolder {
   /** The folder's own name (a label; the page never sees its path). */
   readonly name: string;
+  /** Its real path: the root every file opened from it must really be inside (docs/safe-reads.md). */
+  readonly root: string;
   /** Reads the folder again (off the main thread). */
   list(): Promise<FolderListing>;
   /** The path of a listed, openable entry, checked again now; else why not. */
@@ -51,7 +57,7 @@ export interface ServeFolderOptions {
 }
 
 export function serveFolder(dir: string, options: ServeFolderOptions = {}): ServedFolder {
-  const root = resolve(dir);
+  const root = realpathSync(resolve(dir));
   const maxScanned = options.maxScanned ?? MAX_FOLDER_SCANNED;
   const scan = options.scanner ?? threadScanner();
   const ids = new Map<string, string>();
@@ -71,6 +77,7 @@ export function serveFolder(dir: string, options: ServeFolderOptions = {}): Serv
 
   return {
     name: basename(root),
+    root,
     async list() {
       const { entries: found, scanned, truncated } = await scan(root, maxScanned);
       const entries: FolderEntry[] = [];

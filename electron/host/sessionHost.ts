@@ -306,7 +306,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         if (options.folder && id.startsWith('entry-')) {
           const entry = options.folder.pathOf(id);
           if ('refused' in entry) return failure('invalid_request', `openFile: ${entry.refused}`);
-          return openPaths([entry.path], asked !== undefined && asked !== '' ? { session: asked } : {});
+          return openPaths([entry.path], { ...(asked !== undefined && asked !== '' ? { session: asked } : {}), roots: [options.folder.root] });
         }
         const file = offered.find((f) => f.id === id);
         if (!file) return failure('invalid_request', `openFile: no offered file has id ${JSON.stringify(id).slice(0, 100)}`);

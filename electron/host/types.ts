@@ -31,6 +31,11 @@ export interface OpenSource {
   follow?: boolean;
   /** One per path: the name the user knows the file by (an upload's label), written instead of its path into a repro bundle. */
   labels?: string[];
+  /**
+   * The folders (real paths) every file of the session must really be inside, at the open and at
+   * every reopen: the served folder, for `serve DIR` (docs/safe-reads.md). Set by the host only.
+   */
+  roots?: string[];
 }
 
 /** Turns untrusted contract requests into replies, for one window or one HTTP host. */

@@ -20,6 +20,7 @@ import { MAX_SNAPSHOT_BYTES } from '../loader/native/detect';
 import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, stripBom } from '../loader/native/text';
 import { MAX_V1_FILE_BYTES, V0_HEAD, isV0Trajectory, v1FileKind } from '../loader/openhands/index';
 import { v1EventFiles } from '../loader/openhands/source';
+import { realFolder } from '../loader/safeRead';
 import { isTrajDocument } from '../loader/sweAgent/build';
 import { MINI_LIST_HEAD, TRAJ_HEAD } from '../loader/sweAgent/index';
 import { isMiniDocument } from '../loader/sweAgent/mini';
@@ -150,7 +151,10 @@ export function sniffHead(head: Buffer, size: number, path: string): Sniffed {
       if (kind === undefined) return null;
       if (kind === 'event' && basename(dirname(path)) !== 'events') return null;
       const folder = kind === 'event' ? dirname(dirname(path)) : dirname(path);
-      return v1EventFiles(folder).length > 0 ? 'openhands-v1' : null;
+      // As the adapter detects it: inside the conversation folder; a refused events/ folder still opens (with a finding).
+      const real = realFolder(folder);
+      const events = v1EventFiles(folder, real === undefined ? [] : [real]);
+      return 'names' in events && events.names.length === 0 ? null : 'openhands-v1';
     });
   };
   return firstClaim([native, claude, codex, sweAgent, inspect, openHands]);

@@ -19,7 +19,7 @@ export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCo
  * (with one adapter, its own `unrecognized_file` reason). On error the file is closed.
  */
 export function detectSource(path: string, context: DetectContext, adapters: readonly FormatAdapter[] = FORMAT_ADAPTERS): { source: SessionSource } | { error: LoadError } {
-  const opened = openReadOnly(path);
+  const opened = openReadOnly(path, context.roots);
   if (isLoadError(opened)) return { error: opened };
   const file = opened;
   let first: LoadError | undefined;

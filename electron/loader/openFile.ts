@@ -2,9 +2,9 @@
  * Opening a session file for reading, whatever its format: read-only, non-blocking, a regular file
  * only, with a guard that later tells whether it changed on disk. OS errors become plain reasons.
  */
-import type { Stats } from 'node:fs';
-import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
+import { closeSync, statSync } from 'node:fs';
 import { FileGuard } from './fileGuard';
+import { openWithin } from './safeRead';
 import type { LoadError } from './source';
 
 export interface OpenFile {
@@ -41,38 +41,21 @@ export function unreadable(path: string, reason: string): LoadError {
 }
 
 /**
- * Read-only and non-blocking: a path that is (or was swapped for) a FIFO or a device must never
- * block the open; what was opened is then checked on the descriptor itself (fstat), so nothing can
- * change between the check and the open.
+ * Read-only and non-blocking (safeRead.ts): a path that is (or was swapped for) a FIFO or a device
+ * must never block the open; what was opened is then checked on the descriptor itself (fstat), so
+ * nothing can change between the check and the open. With `roots` (the folders the host was given,
+ * real paths: `serve DIR`), a link in the last component is not followed and the file must really
+ * be inside one of them (docs/safe-reads.md); without, the path is as the user named it.
  */
-const READ_ONLY_NONBLOCK = constants.O_RDONLY | constants.O_NONBLOCK;
-
-export function openReadOnly(path: string): OpenFile | LoadError {
-  let fd: number;
+export function openReadOnly(path: string, roots?: readonly string[]): OpenFile | LoadError {
+  const opened = openWithin(path, roots, { followLast: roots === undefined });
+  if ('refused' in opened) return unreadable(path, opened.refused);
   try {
-    fd = openSync(path, READ_ONLY_NONBLOCK);
+    return { path, fd: opened.fd, size: opened.size, guard: new FileGuard(path, opened.fd) };
   } catch (e) {
+    safeClose(opened.fd);
     return unreadable(path, osReason(e));
   }
-  let stats: Stats;
-  try {
-    stats = fstatSync(fd);
-  } catch (e) {
-    safeClose(fd);
-    return unreadable(path, osReason(e));
-  }
-  if (stats.isFile()) {
-    try {
-      return { path, fd, size: stats.size, guard: new FileGuard(path, fd) };
-    } catch (e) {
-      safeClose(fd);
-      return unreadable(path, osReason(e));
-    }
-  }
-  safeClose(fd);
-  if (stats.isDirectory()) return unreadable(path, 'it is a directory (EISDIR)');
-  const what = stats.isFIFO() ? 'a FIFO (named pipe)' : stats.isSocket() ? 'a socket' : stats.isCharacterDevice() || stats.isBlockDevice() ? 'a device' : 'not a regular file';
-  return unreadable(path, `it is ${what}, not a regular file`);
 }
 
 export function isLoadError(v: OpenFile | LoadError): v is LoadError {

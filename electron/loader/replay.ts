@@ -8,10 +8,11 @@
  * them. A snapshot alone, a foreign format, or a header without a policy cannot be replayed: that
  * is a note, not a finding (nothing is wrong with such a session).
  */
-import { closeSync, openSync } from 'node:fs';
+import { closeSync } from 'node:fs';
 import type { CheckReport, LocatedRecord, PolicyReplayResult, ReductionPolicy, WhatIf } from '../../shared/index';
 import { byLineThenIndex, divergenceFinding, parseSidecarLine, replayPolicy, whatIf } from '../../shared/index';
 import { splitLines } from './lines';
+import { openWithin } from './safeRead';
 import type { LoadedSession } from './session';
 import { FileChangedError, MAX_RECORD_BYTES, nodeSha256 } from './session';
 
@@ -46,7 +47,10 @@ export function replayable(session: LoadedSession): Replayable {
 
 /** The sidecar's readable records in file order, header left out; unreadable lines are skipped (check reports them). */
 function* sidecarRecords(path: string, bytes: number): Generator<LocatedRecord> {
-  const fd = openSync(path, 'r');
+  // Non-blocking and checked on the descriptor (safeRead.ts): a FIFO or device swapped in is a change, never waited on.
+  const opened = openWithin(path, undefined, { followLast: true });
+  if ('refused' in opened) throw new FileChangedError({ path, message: `${path} can no longer be read: ${opened.refused}` });
+  const fd = opened.fd;
   try {
     for (const line of splitLines(fd, { end: bytes, maxLineBytes: MAX_RECORD_BYTES })) {
       if (!line.bytes) continue;

@@ -32,6 +32,13 @@ export interface DetectContext {
   cacheBytes: number;
   /** SPEC §10.1 `--session ID`: the session to open in a file that holds several (default: the main one). */
   session?: string;
+  /**
+   * The folders the host was given (real paths; `serve DIR`): every file opened — the session's own
+   * and every companion found beside it — must really be inside one of them, and no link in a last
+   * component is followed. Absent: the files are as the user named them, and each session's folder
+   * bounds its companions (docs/safe-reads.md).
+   */
+  roots?: readonly string[];
 }
 
 /**

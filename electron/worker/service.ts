@@ -497,7 +497,7 @@ export class SessionService {
       this.labels = new Map((params.labels ?? []).map((label, k) => [params.paths[k] ?? '', label]));
       const { generation } = params;
       const asked = params.session ?? '';
-      const source = { ...this.loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}) };
+      const source = { ...this.loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}), ...(params.roots !== undefined ? { roots: params.roots } : {}) };
       const once = {
         signal,
         ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),

@@ -75,8 +75,8 @@ export interface ImportedSession {
 export interface ImportOptions {
   /** The session to build ('' or undefined: the main conversation). */
   session?: string;
-  /** Reads a `tool-results/` file by its base name; undefined when it is not there. */
-  toolResult?: (name: string) => string | undefined;
+  /** Reads a `tool-results/` file by its base name; undefined when it is not there, `refused` when it was not read (safeRead.ts). */
+  toolResult?: (name: string) => string | { refused: string } | undefined;
 }
 
 type Rec = Record<string, unknown> & { __line: number };
@@ -367,6 +367,9 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
 
+  // A tool-results file not read (safeRead.ts) is a finding of the session shown.
+  if (built.refused.length > 0) findings.push(...built.refused);
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   return {
     session_id: sideRoot ? sideId(sideRoot) : mainSessionId,
     model: built.model,
@@ -385,10 +388,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [] };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -415,6 +418,7 @@ function buildView(
   const messages: ChatMessage[] = [];
   const messageLines: number[] = [];
   const reductions: Reduction[] = [];
+  const refused: Finding[] = [];
   const emittedTools = new Set<string>();
   const doneMessageIds = new Set<string>();
   const toolIndex = new Map<string, number>();
@@ -532,9 +536,10 @@ function buildView(
     const m = messages[p.index]!;
     const path = /(?:Full output saved to|Tool result saved to): *([^\n<]+)/.exec(p.stub)?.[1]?.trim();
     const name = path?.split(/[\\/]/).pop();
+    const read = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
     const tur = p.rec.toolUseResult;
     // The `tool-results/` file first; else the copy the record itself keeps, when it is the whole output.
-    const fromFile = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
+    const fromFile = typeof read === 'string' ? read : undefined;
     const fromRecord = fromFile === undefined ? persistedOriginal(tur, p.stub) : undefined;
     const original = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
@@ -545,11 +550,19 @@ function buildView(
       reductions.push({ ...base, ptr: { index: p.index, hash: hashOf(original), bytes: byteLength(original) }, hash_origin: 'import' });
     } else {
       // The preview the model saw is all the file holds whole: expand answers original_unavailable, saying why.
-      const why = fromRecord && 'why' in fromRecord ? fromRecord.why : name === undefined ? undefined : `its tool-results file (${name}) is not beside the session`;
+      const why =
+        fromRecord && 'why' in fromRecord
+          ? fromRecord.why
+          : typeof read === 'object'
+            ? `its tool-results file (${name ?? ''}) was not read: ${read.refused}`
+            : name === undefined
+              ? undefined
+              : `its tool-results file (${name}) is not beside the session`;
       // Without persistedOutputSize, the stub's "Output too large (N KB)" is the size, to its 0.1 KB.
       const approx = stated === null ? /Output too large \(([\d.]+)(KB|MB)\)/.exec(p.stub) : null;
       const size = approx ? { bytes: Math.round(Number(approx[1]) * (approx[2] === 'MB' ? 1024 * 1024 : 1024)), stated_size: `${approx[1]}${approx[2]}, as the stub says` } : { bytes: stated };
       reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: size.bytes }, ...('stated_size' in size ? { stated_size: size.stated_size } : {}), ...(why !== undefined ? { unavailable_why: why } : {}) });
+      if (typeof read === 'object') refused.push({ code: 'malformed_line', severity: 'error', line: p.rec.__line, reduction_id: id, message: `tool-results/${name ?? ''} (line ${p.rec.__line}) was not read: ${read.refused}; the original of ${id} is unavailable` });
     }
   }
   // After the persisted outputs' originals are in place: a summary's original is their transcript.
@@ -587,5 +600,5 @@ function buildView(
   if (summaries.length > 0) reductions.push(summaries[summaries.length - 1]!);
 
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model, messageLines, ended };
+  return { messages, reductions, model, messageLines, ended, refused };
 }

@@ -5,15 +5,16 @@
  * passes, each line parsed once as it is read, and the session built by the importer; originals of `<persisted-output>` are read
  * from `<session>/tool-results/` beside it, never written.
  */
-import { readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import type { Finding } from '../../../shared/index';
 import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
 import { LineSource } from '../lineSource';
+import type { Refused } from '../safeRead';
+import { readWithin, sessionFolderRoots } from '../safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, SourceIndex } from '../source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
@@ -61,34 +62,48 @@ export function toolResultsDir(path: string): string {
   return join(dirname(path), basename(path).replace(/\.jsonl$/, ''), 'tool-results');
 }
 
-/** Reads a sibling file whole, read-only; undefined when it is not there or not readable. */
-function readSibling(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
+/**
+ * Reads a companion file whole (safeRead.ts: non-blocking, a regular file inside `roots`, bounded);
+ * undefined when it is not there, else its text or why it was not read.
+ */
+function readCompanion(path: string, roots: readonly string[]): string | Refused | undefined {
+  const read = readWithin(path, roots);
+  if ('bytes' in read) return read.bytes.toString('utf8');
+  return read.missing === true ? undefined : read;
 }
+
+const textOf = (read: string | Refused | undefined): string | undefined => (typeof read === 'string' ? read : undefined);
 
 /**
  * Imports the transcript `text` (or its lines parsed so far) of the file at `path`, and lists the sessions it holds: its own
  * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
  * id, or a subagent's id (its file is then imported instead). Undefined when no session has that id.
+ * Every companion (tool-results, subagents and their meta files) is read only inside `roots` (the
+ * host's, else the session file's folder: docs/safe-reads.md); one refused is a finding.
  */
-export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string): ImportedSession | undefined {
+export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string, roots: readonly string[] = sessionFolderRoots(path)): ImportedSession | undefined {
   const dir = toolResultsDir(path);
-  const toolResult = (name: string): string | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readSibling(join(dir, name)));
-  const subagents = subagentFiles(path, text);
+  const toolResult = (name: string): string | Refused | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readCompanion(join(dir, name), roots));
+  const found = subagentFiles(path, text, roots);
+  const subagents = found.files;
   const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
   const main = buildClaudeSession(typeof text === 'string' ? parseClaudeLines(splitClaudeLines(text)) : text, { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
   if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
   const listed = [...main.sessions];
+  const refusals: Finding[] = found.refused.map((r) => companionFinding(path, r.path, r.refused));
   let chosen = main;
   for (const a of subagents) {
-    const subText = readSibling(a.path);
-    if (subText === undefined) continue;
+    const subRead = readCompanion(a.path, roots);
+    if (subRead === undefined) continue;
+    if (typeof subRead !== 'string') {
+      refusals.push(companionFinding(path, a.path, subRead.refused));
+      continue;
+    }
+    const subText = subRead;
     const imported = importClaudeCode(splitClaudeLines(subText), { toolResult });
-    const meta = readSibling(a.path.replace(/\.jsonl$/, '.meta.json'));
+    const metaRead = readCompanion(a.path.replace(/\.jsonl$/, '.meta.json'), roots);
+    if (typeof metaRead === 'object') refusals.push(companionFinding(path, a.path.replace(/\.jsonl$/, '.meta.json'), metaRead.refused));
+    const meta = textOf(metaRead);
     let title: string | undefined;
     try {
       const m: unknown = meta === undefined ? undefined : JSON.parse(meta);
@@ -100,7 +115,12 @@ export function importClaudeFile(path: string, text: string | ParsedClaudeLines,
     listed.push({ id: a.id, ...(title !== undefined ? { title } : {}), messages: imported.messages.length });
     if (sub === a) chosen = { ...imported, session_id: a.id };
   }
-  return { ...chosen, sessions: listed };
+  return { ...chosen, sessions: listed, findings: refusals.length === 0 ? chosen.findings : [...refusals, ...chosen.findings] };
+}
+
+/** A companion of the session file at `path` that was not read: a finding naming it (relative to the session's folder) and why. */
+function companionFinding(path: string, companion: string, why: string): Finding {
+  return { code: 'malformed_line', severity: 'error', message: `${relative(dirname(path), companion)}, found beside ${basename(path)}, was not read: ${why}; its session is not listed` };
 }
 
 /**
@@ -121,6 +141,8 @@ export class ClaudeCodeSource extends LineSource {
     file: OpenFile,
     private readonly session?: string,
     private readonly preloaded?: ImportedSession,
+    /** Where its companions may be read (DetectContext.roots); undefined: the session file's folder. */
+    private readonly roots?: readonly string[],
   ) {
     super(file);
   }
@@ -149,7 +171,7 @@ export class ClaudeCodeSource extends LineSource {
 
   indexed(): SourceIndex {
     if (this.cached) return this.cached;
-    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session) ?? importClaudeFile(this.file.path, this.parsed)!;
+    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
     this.cached = {
       snapshot: {
@@ -176,17 +198,17 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
-    const imported = importClaudeFile(file.path, whole.toString('utf8'), context.session);
+    const imported = importClaudeFile(file.path, whole.toString('utf8'), context.session, context.roots);
     if (!imported) {
-      const all = importClaudeFile(file.path, whole.toString('utf8'));
+      const all = importClaudeFile(file.path, whole.toString('utf8'), undefined, context.roots);
       return { ok: false, error: { code: 'usage', message: `${file.path} holds no session ${JSON.stringify(context.session)}: its sessions are ${(all?.sessions ?? []).map((x) => x.id || '(main)').join(', ')}` } };
     }
     const checked = isUtf8(whole) ? imported : { ...imported, findings: withNonUtf8Lines(whole, basename(file.path), imported.findings) };
-    return { ok: true, source: new ClaudeCodeSource(file, context.session, checked) };
+    return { ok: true, source: new ClaudeCodeSource(file, context.session, checked, context.roots) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Claude Code transcripts given: pass one (its subagents and tool-results are found beside it)` } };

@@ -10,6 +10,7 @@ import { tempDir } from '../../testing/files';
 import type { LoadOptions } from '../session';
 import { loadSession } from '../session';
 import { runCli } from '../../cli/testing/runCli';
+import { sessionFolderRoots } from '../safeRead';
 import { HEAD_BYTES, MAX_BESIDE, headSessionId, subagentFiles } from './subagents';
 import { SESSION_ID } from './testing/build';
 import { BESIDE_ID, FOREIGN_ID, OTHER_SESSION, PLAIN_ID, WORKFLOW, agentText, writeSubagentLayouts } from './testing/subagents';
@@ -80,7 +81,7 @@ describe('Claude Code subagent layouts', () => {
     const path = writeSubagentLayouts(dir);
     writeFileSync(join(dir, 'agent-0badc0de.jsonl'), '\u0000\u0000 not json\n');
     writeFileSync(join(dir, 'agent-0badc0df.jsonl'), '');
-    const ids = subagentFiles(path, readFileSync(path, 'utf8')).map((a) => a.id);
+    const ids = subagentFiles(path, readFileSync(path, 'utf8'), sessionFolderRoots(path)).files.map((a) => a.id);
     expect(ids).toEqual([PLAIN_ID, WORKFLOW_ID, BESIDE_ID]);
   });
 
@@ -90,7 +91,7 @@ describe('Claude Code subagent layouts', () => {
     // Candidates of another session that sort before ours push it past the bound.
     const foreign = agentText(OTHER_SESSION, FOREIGN_ID, 'p', 'a');
     for (let k = 0; k < MAX_BESIDE; k++) writeFileSync(join(dir, `agent-0${k.toString(16).padStart(7, '0')}.jsonl`), foreign);
-    const ids = subagentFiles(path, readFileSync(path, 'utf8')).map((a) => a.id);
+    const ids = subagentFiles(path, readFileSync(path, 'utf8'), sessionFolderRoots(path)).files.map((a) => a.id);
     expect(ids).toEqual([PLAIN_ID, WORKFLOW_ID]);
   });
 

@@ -10,8 +10,9 @@
  *   agents of every session. Only those whose records name this session's `sessionId` belong to it:
  *   the head of each candidate (HEAD_BYTES) is read to check, for at most MAX_BESIDE candidates.
  */
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { listWithin, openWithin } from '../safeRead';
 
 export interface SubagentFile {
   /** The session id `--session` takes. */
@@ -27,40 +28,44 @@ export const MAX_BESIDE = 2048;
 const AGENT_FILE = /^agent-([^/\\]+)\.jsonl$/;
 const BESIDE_FILE = /^agent-([0-9a-f]{6,40})\.jsonl$/i;
 
-const byId = (a: SubagentFile, b: SubagentFile): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-function list(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
+/** A companion file or folder that was not read (safeRead.ts), and why. */
+export interface RefusedCompanion {
+  path: string;
+  refused: string;
 }
 
-function agentsIn(dir: string, prefix: string): SubagentFile[] {
-  return list(dir)
+const byId = (a: SubagentFile, b: SubagentFile): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The names in `dir` when it resolves inside `roots`; a folder that does not is noted in `refused` and lists nothing. */
+function list(dir: string, roots: readonly string[], refused: RefusedCompanion[]): string[] {
+  const listed = listWithin(dir, roots);
+  if ('names' in listed) return listed.names;
+  if ('refused' in listed) refused.push({ path: dir, refused: listed.refused });
+  return [];
+}
+
+function agentsIn(dir: string, prefix: string, roots: readonly string[], refused: RefusedCompanion[]): SubagentFile[] {
+  return list(dir, roots, refused)
     .map((n) => AGENT_FILE.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ id: `${prefix}${m[1]!}`, path: join(dir, m[0]) }));
 }
 
-/** The first `HEAD_BYTES` of a file as text, or undefined when it cannot be read. */
-function head(path: string): string | undefined {
-  let fd: number | undefined;
+/** The first `HEAD_BYTES` of a file as text (safeRead.ts: a regular file inside `roots`, non-blocking), or why not. */
+function head(path: string, roots: readonly string[]): string | { refused: string; missing?: true } {
+  const opened = openWithin(path, roots);
+  if ('refused' in opened) return opened;
   try {
-    fd = openSync(path, 'r');
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+    const buf = Buffer.alloc(Math.min(HEAD_BYTES, opened.size));
+    const n = readSync(opened.fd, buf, 0, buf.length, 0);
     return buf.subarray(0, n).toString('utf8');
-  } catch {
-    return undefined;
+  } catch (e) {
+    return { refused: (e as Error).message };
   } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        // Closing a descriptor opened for reading cannot lose anything.
-      }
+    try {
+      closeSync(opened.fd);
+    } catch {
+      // Closing a descriptor opened for reading cannot lose anything.
     }
   }
 }
@@ -102,28 +107,35 @@ function parsedSessionId(records: readonly Record<string, unknown>[]): string | 
 
 /**
  * Every subagent transcript of the session file at `path` whose text is `text`, sorted by id within
- * each layout: 2.1.x, then workflow, then 2.0.x. An id found twice keeps its first file.
+ * each layout: 2.1.x, then workflow, then 2.0.x. An id found twice keeps its first file. Folders
+ * and 2.0.x candidates are looked at only inside `roots` (docs/safe-reads.md); those refused are
+ * `refused`, with why.
  */
-export function subagentFiles(path: string, text: string | { readonly records: readonly Record<string, unknown>[] }): SubagentFile[] {
+export function subagentFiles(path: string, text: string | { readonly records: readonly Record<string, unknown>[] }, roots: readonly string[]): { files: SubagentFile[]; refused: RefusedCompanion[] } {
+  const refused: RefusedCompanion[] = [];
   const stem = basename(path).replace(/\.jsonl$/, '');
   const sub = join(dirname(path), stem, 'subagents');
-  const found = agentsIn(sub, '').sort(byId);
-  const workflows = list(join(sub, 'workflows')).filter((wf) => !wf.includes('/') && !wf.includes('\\'));
-  found.push(...workflows.flatMap((wf) => agentsIn(join(sub, 'workflows', wf), `workflows/${wf}/`)).sort(byId));
+  const found = agentsIn(sub, '', roots, refused).sort(byId);
+  const workflows = list(join(sub, 'workflows'), roots, refused).filter((wf) => !wf.includes('/') && !wf.includes('\\'));
+  found.push(...workflows.flatMap((wf) => agentsIn(join(sub, 'workflows', wf), `workflows/${wf}/`, roots, refused)).sort(byId));
   // A 2.0.x agent file opened on its own is not the parent of its siblings.
   const sessionId = AGENT_FILE.test(basename(path)) ? undefined : typeof text === 'string' ? transcriptSessionId(text) : parsedSessionId(text.records);
   if (sessionId !== undefined && sessionId !== '') {
-    const candidates = list(dirname(path))
+    const candidates = list(dirname(path), roots, refused)
       .filter((n) => BESIDE_FILE.test(n))
       .sort()
       .slice(0, MAX_BESIDE);
     const beside: SubagentFile[] = [];
     for (const n of candidates) {
-      const h = head(join(dirname(path), n));
-      if (h !== undefined && headSessionId(h) === sessionId) beside.push({ id: BESIDE_FILE.exec(n)![1]!, path: join(dirname(path), n) });
+      const h = head(join(dirname(path), n), roots);
+      if (typeof h !== 'string') {
+        if (h.missing !== true) refused.push({ path: join(dirname(path), n), refused: h.refused });
+        continue;
+      }
+      if (headSessionId(h) === sessionId) beside.push({ id: BESIDE_FILE.exec(n)![1]!, path: join(dirname(path), n) });
     }
     found.push(...beside);
   }
   const seen = new Set<string>();
-  return found.filter((a) => !seen.has(a.id) && seen.add(a.id));
+  return { files: found.filter((a) => !seen.has(a.id) && seen.add(a.id)), refused };
 }

@@ -19,12 +19,13 @@ import { firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, stripBom 
 import type { FormatAdapter } from '../source';
 import { parserLine } from '../sweAgent/index';
 import { V1_KINDS } from './build';
-import { OpenHandsV0Source, OpenHandsV1Source, v1EventFiles } from './source';
+import { MAX_V1_FILE_BYTES, OpenHandsV0Source, OpenHandsV1Source, v1EventFiles } from './source';
+import { realFolder } from '../safeRead';
 
 /** How a V0 trajectory opens: `[`, `{` and one of the keys its events are serialized with first. */
 export const V0_HEAD = /^\[\s*\{\s*"(id|timestamp|source|message|action|observation)"\s*:/;
-/** V1 files are small (one event, or the state): a larger JSON object is not read whole here. */
-export const MAX_V1_FILE_BYTES = 64 * 1000 * 1000;
+/** V1 files are small (one event, or the state): a larger JSON object is not read whole (source.ts). */
+export { MAX_V1_FILE_BYTES };
 
 /** True when `v` is a V0 trajectory: an array with an event that has an id and an action or an observation. */
 export function isV0Trajectory(v: unknown): v is unknown[] {
@@ -68,8 +69,13 @@ export const openHandsFormat: FormatAdapter = {
     // An event sits in `<conversation>/events/`; the state beside `events/`.
     const folder = kind === 'event' ? dirname(dirname(file.path)) : dirname(file.path);
     if (kind === 'event' && basename(dirname(file.path)) !== 'events') return unrecognized('it is an OpenHands V1 event outside an events/ folder, so no conversation holds it');
-    if (v1EventFiles(folder).length === 0) return unrecognized(`it is an OpenHands V1 ${kind === 'event' ? 'event' : 'base_state.json'}, but ${folder}/events holds no event files`);
-    return { ok: true, source: new OpenHandsV1Source(file, folder, basename(folder)) };
+    // Its companions are read inside the host's roots, else inside the conversation folder (docs/safe-reads.md).
+    const real = realFolder(folder);
+    const roots = context.roots ?? (real === undefined ? [] : [real]);
+    const events = v1EventFiles(folder, roots);
+    // A refused events/ folder (a link out, say) still opens the conversation, with the refusal as a finding.
+    if ('names' in events && events.names.length === 0) return unrecognized(`it is an OpenHands V1 ${kind === 'event' ? 'event' : 'base_state.json'}, but ${folder}/events holds no event files`);
+    return { ok: true, source: new OpenHandsV1Source(file, folder, basename(folder), roots) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} OpenHands files given (${opened.map((s) => s.file.path).join(', ')}): a trajectory, or one file of a conversation folder, is one session; pass one` } };

@@ -6,12 +6,12 @@
  * event file that does not parse is a `malformed_line` finding naming it; the rest still opens.
  */
 import { isUtf8 } from 'node:buffer';
-import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../../../shared/types';
 import { depthCutMessage } from '../../../shared/jsonDepth';
 import { isPlainObject, parseCappedJson, parseJson, stripBom } from '../native/text';
 import type { OpenFile } from '../openFile';
+import { listWithin, readWithin } from '../safeRead';
 import type { SourceIndex } from '../source';
 import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../documentSource';
 import { WholeFileSource } from '../wholeFileSource';
@@ -39,15 +39,17 @@ export class OpenHandsV0Source extends JsonDocumentSource<unknown[]> {
   }
 }
 
-/** The event files of a V1 conversation folder, in the SDK's order (their zero-padded numbers). */
-export function v1EventFiles(folder: string): string[] {
-  try {
-    return readdirSync(join(folder, 'events'))
-      .filter((n) => /^event-.*\.json$/.test(n))
-      .sort();
-  } catch {
-    return [];
-  }
+/** V1 files are small (one event, or the state): a larger JSON object is not read whole. */
+export const MAX_V1_FILE_BYTES = 64 * 1000 * 1000;
+
+/**
+ * The event files of a V1 conversation folder, in the SDK's order (their zero-padded numbers); the
+ * `events/` folder is listed only when it resolves inside `roots` (safeRead.ts), else why not.
+ */
+export function v1EventFiles(folder: string, roots: readonly string[]): { names: string[] } | { refused: string } {
+  const listed = listWithin(join(folder, 'events'), roots);
+  if ('refused' in listed && listed.missing !== true) return { refused: listed.refused };
+  return { names: 'names' in listed ? listed.names.filter((n) => /^event-.*\.json$/.test(n)).sort() : [] };
 }
 
 export class OpenHandsV1Source extends WholeFileSource {
@@ -58,6 +60,8 @@ export class OpenHandsV1Source extends WholeFileSource {
     /** The conversation folder: the one holding `base_state.json` and `events/`. */
     readonly folder: string,
     private readonly sessionId: string,
+    /** Where its event files and base_state.json may be read (docs/safe-reads.md). */
+    private readonly roots: readonly string[],
   ) {
     super(file);
   }
@@ -65,21 +69,21 @@ export class OpenHandsV1Source extends WholeFileSource {
   protected parseWhole(): SourceIndex {
     const findings: Finding[] = [];
     const events: OhEvent[] = [];
-    const names = v1EventFiles(this.folder);
-    if (names.length === 0) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${join(this.folder, 'events')} holds no event files; nothing is shown` });
+    const listed = v1EventFiles(this.folder, this.roots);
+    const names = 'names' in listed ? listed.names : [];
+    if ('refused' in listed) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${join(this.folder, 'events')} was not read: ${listed.refused}; nothing is shown` });
+    else if (names.length === 0) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: `${join(this.folder, 'events')} holds no event files; nothing is shown` });
     names.forEach((name, k) => {
       const where = `events/${name}`;
-      let text: string;
-      let bytes: Buffer;
-      try {
-        bytes = readFileSync(join(this.folder, 'events', name));
-        text = stripBom(bytes.toString('utf8'));
-      } catch (e) {
-        findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} cannot be read (${(e as Error).message}); skipped` });
+      const read = readWithin(join(this.folder, 'events', name), this.roots, { maxBytes: MAX_V1_FILE_BYTES });
+      if ('refused' in read) {
+        findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} cannot be read (${read.refused}); skipped` });
         // Kept as a place: the events after it keep their positions (SPEC §11 lines).
         events.push({ id: '', where, type: 'skip' });
         return;
       }
+      const bytes = read.bytes;
+      const text = stripBom(bytes.toString('utf8'));
       if (!isUtf8(bytes)) findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: `${where} holds bytes that are not valid UTF-8; they read as U+FFFD` });
       const parsed = parseCappedJson(text);
       if (parsed.ok && parsed.cut) findings.push({ code: 'malformed_line', severity: 'error', line: k + 1, message: depthCutMessage(where, parsed.cut) });
@@ -90,19 +94,17 @@ export class OpenHandsV1Source extends WholeFileSource {
       }
       events.push(v1Event(parsed.value, where));
     });
-    return documentIndex(buildOpenHands(events, v1Model(this.folder)), this.sessionId, findings);
+    const state = readWithin(join(this.folder, 'base_state.json'), this.roots, { maxBytes: MAX_V1_FILE_BYTES });
+    if ('refused' in state && state.missing !== true) findings.push({ code: 'malformed_line', severity: 'error', message: `base_state.json was not read (${state.refused}); the model is not known` });
+    return documentIndex(buildOpenHands(events, 'bytes' in state ? v1Model(state.bytes) : null), this.sessionId, findings);
   }
 }
 
-/** The model `base_state.json` names (`agent.llm.model`), if it can be read. */
-function v1Model(folder: string): string | null {
-  try {
-    const parsed = parseJson(stripBom(readFileSync(join(folder, 'base_state.json'), 'utf8')));
-    if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-    const agent = parsed.value.agent;
-    if (!isPlainObject(agent) || !isPlainObject(agent.llm)) return null;
-    return typeof agent.llm.model === 'string' ? agent.llm.model : null;
-  } catch {
-    return null;
-  }
+/** The model `base_state.json` names (`agent.llm.model`), if it says. */
+function v1Model(bytes: Buffer): string | null {
+  const parsed = parseJson(stripBom(bytes.toString('utf8')));
+  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
+  const agent = parsed.value.agent;
+  if (!isPlainObject(agent) || !isPlainObject(agent.llm)) return null;
+  return typeof agent.llm.model === 'string' ? agent.llm.model : null;
 }
