@@ -12,6 +12,47 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
+/** Text handed to `write` per call by writeJson: about 1 MiB (UTF-16 units). */
+const JSON_PIECE = 1 << 20;
+
+/**
+ * `json(value)` written in pieces of about a MiB: a top-level object's properties one by one, and a
+ * top-level property that is an array element by element, so an output of tens of MB (`view` of
+ * a session whose outputs are kept whole) is never one string, nor a copy of it as bytes. The
+ * bytes written are exactly `json(value)`'s (electron/cli/output.test.ts); `value` is plain data.
+ */
+export function writeJson(value: unknown, write: (text: string) => void): void {
+  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    write(json(value));
+    return;
+  }
+  let piece = '';
+  const put = (text: string) => {
+    piece += text;
+    if (piece.length >= JSON_PIECE) {
+      write(piece);
+      piece = '';
+    }
+  };
+  put('{');
+  let first = true;
+  for (const [key, v] of Object.entries(value)) {
+    // JSON.stringify leaves out a property whose value it cannot write.
+    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
+    put(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    first = false;
+    if (!Array.isArray(v)) {
+      put(JSON.stringify(v));
+      continue;
+    }
+    put('[');
+    v.forEach((element: unknown, i) => put(`${i > 0 ? ',' : ''}${JSON.stringify(element) ?? 'null'}`));
+    put(']');
+  }
+  put('}\n');
+  write(piece);
+}
+
 /** A parsed command line: the command's flags (`list` flags also in `lists`, in order) and FILE... */
 export interface ParsedFlags {
   flags: Map<string, string | true>;
