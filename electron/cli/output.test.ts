@@ -100,4 +100,15 @@ describe('writeJson', () => {
     // A piece is at most a MiB plus the one element that crossed it.
     expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan((1 << 20) + 600_000);
   });
+
+  it('one element of many MB is written in slices of its own text, none cutting a surrogate pair', () => {
+    const content = `x${'😀"\n\u0001é'.repeat(500_000)}`;
+    const value = { format: 'supercode', messages: [{ index: 0, content }, { index: 1, content: 'ok' }] };
+    const pieces: string[] = [];
+    writeJson(value, (text) => pieces.push(text));
+    expect(pieces.join('')).toBe(json(value));
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2 << 20);
+    // Each piece is well-formed text: its UTF-8 reads back as itself.
+    for (const p of pieces) expect(Buffer.from(p, 'utf8').toString('utf8')).toBe(p);
+  });
 });

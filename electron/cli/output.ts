@@ -12,20 +12,21 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
 /** Text handed to `write` per call by writeJson: about 1 MiB (UTF-16 units). */
 const JSON_PIECE = 1 << 20;
 
+/** How deep writeJson walks into objects and arrays before it writes a value with JSON.stringify. */
+const JSON_WALK_DEPTH = 4;
+
 /**
- * `json(value)` written in pieces of about a MiB: a top-level object's properties one by one, and a
- * top-level property that is an array element by element, so an output of tens of MB (`view` of
- * a session whose outputs are kept whole) is never one string, nor a copy of it as bytes. The
- * bytes written are exactly `json(value)`'s (electron/cli/output.test.ts); `value` is plain data.
+ * `json(value)` written in pieces of about a MiB: objects and arrays (a few levels down) property
+ * by property and element by element, and a long string in escaped slices of its own, so an output
+ * of hundreds of MB (`view` of a session whose outputs are kept whole) is never one string, nor a
+ * copy of it as bytes. The text written is exactly `json(value)`'s (electron/cli/output.test.ts).
  */
 export function writeJson(value: unknown, write: (text: string) => void): void {
-  if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    write(json(value));
-    return;
-  }
   let piece = '';
   const put = (text: string) => {
     piece += text;
@@ -34,23 +35,49 @@ export function writeJson(value: unknown, write: (text: string) => void): void {
       piece = '';
     }
   };
-  put('{');
-  let first = true;
-  for (const [key, v] of Object.entries(value)) {
-    // JSON.stringify leaves out a property whose value it cannot write.
-    if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
-    put(`${first ? '' : ','}${JSON.stringify(key)}:`);
-    first = false;
-    if (!Array.isArray(v)) {
-      put(JSON.stringify(v));
-      continue;
+  /** A long string, escaped a slice at a time (a slice never ends inside a surrogate pair). */
+  const putString = (text: string) => {
+    put('"');
+    for (let at = 0; at < text.length; ) {
+      // An escape is at most 6 characters: a slice of an eighth of a piece stays under one escaped.
+      let to = Math.min(text.length, at + (JSON_PIECE >> 3));
+      if (to < text.length && isHighSurrogate(text.charCodeAt(to - 1))) to--;
+      put(JSON.stringify(text.slice(at, to)).slice(1, -1));
+      at = to;
     }
-    put('[');
-    v.forEach((element: unknown, i) => put(`${i > 0 ? ',' : ''}${JSON.stringify(element) ?? 'null'}`));
-    put(']');
-  }
-  put('}\n');
-  write(piece);
+    put('"');
+  };
+  const walk = (v: unknown, depth: number) => {
+    if (typeof v === 'string' && v.length >= JSON_PIECE) return putString(v);
+    if (depth >= JSON_WALK_DEPTH || typeof v !== 'object' || v === null || typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      put(JSON.stringify(v) ?? 'null');
+      return;
+    }
+    if (Array.isArray(v)) {
+      put('[');
+      v.forEach((element: unknown, i) => {
+        if (i > 0) put(',');
+        // JSON.stringify writes null for what it cannot write in an array.
+        if (element === undefined || typeof element === 'function' || typeof element === 'symbol') put('null');
+        else walk(element, depth + 1);
+      });
+      put(']');
+      return;
+    }
+    put('{');
+    let first = true;
+    for (const [key, p] of Object.entries(v)) {
+      // ...and leaves out such a property of an object.
+      if (p === undefined || typeof p === 'function' || typeof p === 'symbol') continue;
+      put(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      walk(p, depth + 1);
+    }
+    put('}');
+  };
+  walk(value, 0);
+  put('\n');
+  if (piece.length > 0) write(piece);
 }
 
 /** A parsed command line: the command's flags (`list` flags also in `lists`, in order) and FILE... */
