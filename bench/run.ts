@@ -27,6 +27,7 @@ import { runRendererBench } from './renderer';
 import { runFollowBench } from './follow';
 import { runSearchBench } from './search';
 import { runCliBench } from './cli';
+import { runPolicyBench } from './policy';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -55,6 +56,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'calls') return runCallsBench({ log });
   // Issue 16: a cold command line (fresh processes; needs no fixture).
   if (group === 'cli') return runCliBench({ runs: args.runs, log });
+  // `view --policy` on a ~47 MB sidecar against `view` (its own generated file, needs no fixture).
+  if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
@@ -103,7 +106,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
-  } else if (args.groups.includes('import')) {
+  } else if (args.groups.includes('import') || args.groups.includes('policy')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
   }

@@ -18,6 +18,18 @@ export function contentSource(msg: ChatMessage): ByteSource {
   return msg.large ?? memorySource(utf8Encode(msg.content));
 }
 
+/**
+ * A source that reads like `contentSource(msg)` over `[0, prefix]` (its bytes below `prefix`, and
+ * whether `prefix` is a character boundary) without encoding the rest of a long content: the first
+ * `prefix + 1` UTF-16 units are at least `prefix + 1` bytes, and only the last of them can differ
+ * from the whole content's encoding (a surrogate pair cut in two), at or after byte `prefix`.
+ * Its `length` is the content's only when that is at most `prefix`.
+ */
+export function contentPrefixSource(msg: ChatMessage, prefix: number): ByteSource {
+  if (msg.large || msg.content.length <= prefix + 1) return contentSource(msg);
+  return memorySource(utf8Encode(msg.content.slice(0, Math.max(0, prefix) + 1)));
+}
+
 /** `[start, end)` of a source in pieces of at most `size` bytes. */
 export function* sourceChunks(source: ByteSource, start = 0, end = source.length, size = SOURCE_CHUNK_BYTES): Generator<Uint8Array> {
   for (let at = start; at < end; at += size) yield source.read(at, Math.min(end, at + size));

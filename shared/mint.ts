@@ -26,6 +26,12 @@ export interface MintOptions {
    * that rewinds passes its own counter so ids dropped by a rewind are never handed out again.
    */
   nextId?: number;
+  /**
+   * A message's content bytes (UTF-8): `utf8Length(msg.content)` unless given. A caller that runs
+   * the pass many times over the same message objects (policy replay, shared/replay.ts) passes a
+   * memo, so an output no pass reduces is measured once, not encoded again at every pass.
+   */
+  contentBytes?: (msg: ChatMessage) => number;
 }
 
 const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
@@ -46,6 +52,7 @@ export function mintReductions(
   options: MintOptions = {},
 ): Reduction[] {
   const hash = (chunks: Uint8Array[]) => ptrHash((options.sha256 ?? sha256Hex)(chunks));
+  const contentBytes = options.contentBytes ?? ((msg: ChatMessage) => utf8Length(msg.content));
   let next = Math.max(options.nextId ?? 0, nextIdNumber(log));
   const mintedAt = view.length;
   const out: Reduction[] = [];
@@ -77,16 +84,19 @@ export function mintReductions(
     const earliest = firstCopy.get(msg.content);
     if (earliest === undefined) firstCopy.set(msg.content, index);
     if (nth >= protectedFrom || reduced.has(index) || isCleared(index)) return;
-    const bytes = utf8Encode(msg.content);
-    if (policy.dedupe && earliest !== undefined && bytes.length > 0) {
-      const stubLength = utf8Length(stubText(`r${next}`, 'duplicate_output', bytes.length));
-      if (stubLength <= bytes.length) {
+    // Decided on the byte count first: the bytes are encoded only for what is minted.
+    const length = contentBytes(msg);
+    if (policy.dedupe && earliest !== undefined && length > 0) {
+      const stubLength = utf8Length(stubText(`r${next}`, 'duplicate_output', length));
+      if (stubLength <= length) {
         const canonicalHash = hash([utf8Encode((view.at(earliest) as ChatMessage).content)]);
-        out.push(make('duplicate_output', index, bytes, bytes.length, { canonical: { index: earliest, hash: canonicalHash } }));
+        out.push(make('duplicate_output', index, utf8Encode(msg.content), length, { canonical: { index: earliest, hash: canonicalHash } }));
         return;
       }
     }
-    if (bytes.length <= policy.max_tool_result_bytes) return;
+    // A kept prefix as long as the content keeps it all (floorCharBoundary clamps to the length).
+    if (length <= policy.max_tool_result_bytes || policy.kept_prefix_bytes >= length) return;
+    const bytes = utf8Encode(msg.content);
     const kept = floorCharBoundary(bytes, policy.kept_prefix_bytes);
     if (kept >= bytes.length) return;
     const hasImage = msg.content_parts?.some((p) => IMAGE_PART_TYPES.includes(p.type)) ?? false;

@@ -1,7 +1,10 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { invertOne, projectionLayout, projectView, rowOfIndex } from './project';
+import { arrayList } from './session';
 import { assistant, capped, makeReduction, tool, user } from './testing/builders';
 import type { ChatMessage } from './types';
+import { floorCharBoundary, utf8Decode, utf8Encode } from './utf8';
 
 const output = 'PASS a.test.ts\nFAIL b.test.ts \u2014 expected 3, got 4\nPASS c.test.ts\n';
 const view: ChatMessage[] = [user('u0'), assistant('', 'c1'), tool(output, 'c1'), user('u3'), tool('dup', 'c4'), user('u5')];
@@ -62,5 +65,21 @@ describe('invertOne', () => {
   });
   it('an unknown id is unknown_reduction', () => {
     expect(invertOne(view, [], 'nope')).toMatchObject({ ok: false, error: { code: 'unknown_reduction' } });
+  });
+});
+
+describe('projectView: a truncated output shows its kept prefix, encoding no more than the prefix', () => {
+  it('the shown prefix is the first kept_bytes of the whole content floored to a character, for any content and kept_bytes (fast-check)', () => {
+    const pieces = ['a', 'é', '中', '😀', '\ud800', '\udc00', '\n'];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((p) => p.join('')), fc.integer({ min: 0, max: 100 }), (content, kept) => {
+        const view = [user('q'), assistant('', 'c1'), tool(content, 'c1')];
+        const r = makeReduction(view, { kind: 'tool_output_truncated', index: 2, kept_bytes: kept });
+        const whole = utf8Encode(content);
+        const shown = projectView(arrayList(view), [r])[2]?.text;
+        expect(shown).toBe(utf8Decode(whole.subarray(0, floorCharBoundary(whole, kept))) + r.stub);
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -1,6 +1,6 @@
 /** §5.4 projectView (display rows of what the model saw) and invertOne (a preview of splicing one reduction back). */
 import type { ResolveOptions } from './original';
-import { contentSource, floorSourceBoundary } from './bytes';
+import { contentPrefixSource, floorSourceBoundary } from './bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from './types';
 import { ContentUnavailableError, isRangeKind, ok } from './types';
@@ -173,9 +173,11 @@ function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call
 function visibleText(msg: ChatMessage, r: Reduction | undefined): string {
   if (!r) return msg.content;
   if (r.kind === 'tool_output_truncated') {
-    const bytes = contentSource(msg);
+    // Only the kept prefix is encoded (a whole output at every view of every call was most of a what-if's time).
+    const kept = r.kept_bytes ?? 0;
+    const bytes = contentPrefixSource(msg, kept);
     try {
-      return utf8Decode(bytes.read(0, floorSourceBoundary(bytes, Math.min(bytes.length, r.kept_bytes ?? 0)))) + r.stub;
+      return utf8Decode(bytes.read(0, floorSourceBoundary(bytes, Math.min(bytes.length, kept)))) + r.stub;
     } catch (e) {
       // The kept prefix of a large content that can no longer be read: the stub still shows.
       if (!(e instanceof ContentUnavailableError)) throw e;

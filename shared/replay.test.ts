@@ -1,10 +1,13 @@
 /** Issue 13 (4): the replay rule on small hand-made sidecars — where passes run, what they see. */
-import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
 import { mintReductions } from './mint';
 import type { LocatedRecord } from './replay';
 import { replayPolicy } from './replay';
 import { assistant, tool, user } from './testing/builders';
+import { referenceMintReductions } from './testing/mintReference';
 import type { ChatMessage, Reduction, ReductionPolicy, SidecarRecord } from './types';
+import { utf8Length } from './utf8';
 
 const POLICY: ReductionPolicy = { protect_last_n_tool_results: 1, max_tool_result_bytes: 50, kept_prefix_bytes: 10, dedupe: true, clear_turns_before: null };
 const big = (tag: string) => `${tag}:${'x'.repeat(80)}`;
@@ -63,5 +66,144 @@ describe('replayPolicy: where a pass runs', () => {
     const result = replayPolicy(located([...records, msg(20, tool(big('far'), 'c9')), msg(8, assistant('ok'))]), POLICY);
     expect(result.view).toHaveLength(9);
     expect(result.divergences).toEqual([]);
+  });
+});
+
+/*
+ * The replay runs the projection pass once per turn over the whole view. The pass decides on byte
+ * counts (measured once per message object, shared/replay.ts) and encodes only what it mints; the
+ * reference below is the pass as it was, encoding every tool result it looked at, at every pass.
+ */
+const PIECES = ['a', 'bc', 'é', '中', '😀', '\ud800', ' ', '\n'];
+const contentArb = fc.array(fc.constantFrom(...PIECES), { maxLength: 30 }).map((p) => p.join(''));
+const policyArb: fc.Arbitrary<ReductionPolicy> = fc.record({
+  protect_last_n_tool_results: fc.integer({ min: 0, max: 3 }),
+  max_tool_result_bytes: fc.integer({ min: 0, max: 40 }),
+  kept_prefix_bytes: fc.integer({ min: 0, max: 60 }),
+  dedupe: fc.boolean(),
+  clear_turns_before: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
+});
+
+type Step = { t: 'turn'; outputs: { content: string; image: boolean }[]; end: boolean } | { t: 'rewind'; back: number } | { t: 'reduce'; policy: ReductionPolicy; keep: boolean[] } | { t: 'invert'; nth: number };
+const stepArb: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 5, arbitrary: fc.record({ t: fc.constant('turn' as const), outputs: fc.array(fc.record({ content: fc.oneof(contentArb, fc.constantFrom('same', 'same', 'é'.repeat(30))), image: fc.boolean() }), { maxLength: 3 }), end: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('rewind' as const), back: fc.integer({ min: 0, max: 6 }) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('reduce' as const), policy: policyArb, keep: fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }) }) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('invert' as const), nth: fc.nat() }) },
+);
+
+/** A sidecar's records from steps: turns with tool outputs, rewinds, batches of reductions (some dropped), inverts. */
+function recordsOf(steps: readonly Step[]): LocatedRecord[] {
+  const view: ChatMessage[] = [];
+  const log: Reduction[] = [];
+  const out: SidecarRecord[] = [];
+  let calls = 0;
+  let nextId = 1;
+  for (const step of steps) {
+    if (step.t === 'turn') {
+      const add = (m: ChatMessage) => {
+        out.push(msg(view.length, m));
+        view.push(m);
+      };
+      add(user(`q${view.length}`));
+      for (const o of step.outputs) {
+        const id = `c${++calls}`;
+        add(assistant('', id));
+        add(o.image ? { ...tool(o.content, id), content_parts: [{ type: 'image', data: 'aGk=' }] } : tool(o.content, id));
+      }
+      if (step.end) add(assistant('done'));
+    } else if (step.t === 'rewind') {
+      const to = Math.max(0, view.length - step.back);
+      out.push({ t: 'rewind', to });
+      view.length = to;
+      for (let k = log.length - 1; k >= 0; k--) if ((log[k]?.end ?? (log[k]?.ptr.index ?? 0) + 1) > to) log.splice(k, 1);
+    } else if (step.t === 'reduce') {
+      const minted = referenceMintReductions(view, step.policy, log, { nextId });
+      minted.forEach((r, k) => {
+        nextId = Math.max(nextId, Number(r.id.slice(1)) + 1);
+        if (step.keep[k % 8]) {
+          out.push(red(r));
+          log.push(r);
+        }
+      });
+    } else if (log.length > 0) {
+      const [gone] = log.splice(step.nth % log.length, 1) as [Reduction];
+      out.push({ t: 'invert', id: gone.id });
+    }
+  }
+  return located(out);
+}
+
+/** replayPolicy as it was: the same module with the reference pass in place of the incremental one. */
+async function referenceReplay(): Promise<typeof replayPolicy> {
+  vi.resetModules();
+  vi.doMock('./mint', async () => ({ mintReductions: (await import('./testing/mintReference')).referenceMintReductions }));
+  try {
+    return (await import('./replay')).replayPolicy;
+  } finally {
+    vi.doUnmock('./mint');
+    vi.resetModules();
+  }
+}
+
+describe('replayPolicy is incremental and gives what the pass at every turn gave', () => {
+  it('the pass decided on byte counts mints exactly what the encoding pass minted, for any view, policy and log (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(contentArb, fc.boolean(), fc.boolean()), { maxLength: 14 }), policyArb, policyArb, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), fc.integer({ min: 1, max: 120 }), (outputs, earlier, policy, keep, nextId) => {
+        const view: ChatMessage[] = outputs.flatMap(([content, image, again], k) => {
+          const body = again && k > 0 ? (outputs[0]?.[0] ?? content) : content;
+          return [assistant('', `c${k}`), image ? { ...tool(body, `c${k}`), content_parts: [{ type: 'image', data: 'aGk=' }] } : tool(body, `c${k}`)];
+        });
+        const log = referenceMintReductions(view.slice(0, view.length >> 1), earlier).filter((_, k) => keep[k % 8]);
+        const seen = new WeakMap<ChatMessage, number>();
+        const memo = (m: ChatMessage) => seen.get(m) ?? (seen.set(m, utf8Length(m.content)), utf8Length(m.content));
+        const expected = referenceMintReductions(view, policy, log, { nextId });
+        expect(mintReductions(view, policy, log, { nextId })).toEqual(expected);
+        expect(mintReductions(view, policy, log, { nextId, contentBytes: memo })).toEqual(expected);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('replaying any session (turns, rewinds, partial batches, inverts) under any policy gives the reference replay\u2019s result, in both id modes (fast-check)', async () => {
+    const reference = await referenceReplay();
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 24 }), policyArb, fc.boolean(), (steps, policy, ownIds) => {
+        const records = recordsOf(steps);
+        expect(replayPolicy(records, policy, { ownIds })).toEqual(reference(records, policy, { ownIds }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('an output no pass reduces is never encoded, however many passes look at it; one that is reduced is encoded when it is minted', () => {
+    const outputs = ['é'.repeat(5000), 'x'.repeat(7000), '中'.repeat(3000)];
+    const records: SidecarRecord[] = [];
+    let i = 0;
+    for (let turn = 0; turn < 40; turn++) {
+      const id = `c${turn}`;
+      for (const m of [user(`q${turn}`), assistant('', id), tool(`${outputs[turn % 3]}${turn}`, id), assistant('done')]) records.push(msg(i++, m));
+    }
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      const keepAll: ReductionPolicy = { protect_last_n_tool_results: 2, max_tool_result_bytes: 1_000_000, kept_prefix_bytes: 10, dedupe: false, clear_turns_before: null };
+      const result = replayPolicy(located(records), keepAll);
+      expect(result.passes).toBeGreaterThanOrEqual(40);
+      expect(result.policyLog).toEqual([]);
+      const encodedChars = encode.mock.calls.reduce((n, [text]) => n + (text?.length ?? 0), 0);
+      // Only short things (the stubs' own text) may be encoded; no output of 3,000+ characters.
+      expect(encode.mock.calls.filter(([text]) => (text?.length ?? 0) >= 3000)).toEqual([]);
+      expect(encodedChars).toBeLessThan(10_000);
+      encode.mockClear();
+      // A policy that truncates every output but the protected two: each is encoded when minted (and
+      // hashed), not again at the passes after.
+      const truncate: ReductionPolicy = { ...keepAll, max_tool_result_bytes: 100 };
+      const reduced = replayPolicy(located(records), truncate);
+      expect(reduced.policyLog).toHaveLength(38);
+      const big = encode.mock.calls.filter(([text]) => (text?.length ?? 0) >= 3000).length;
+      expect(big).toBe(38);
+    } finally {
+      encode.mockRestore();
+    }
   });
 });

@@ -30,6 +30,7 @@ import { arrayList } from './session';
 import { applyCap, lastAddressed } from './timeline';
 import type { ChatMessage, Finding, FindingCode, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
 import { isRangeKind } from './types';
+import { utf8Length } from './utf8';
 
 /** Finding codes only a replay reports (`check --replay`, the app's check): no broken sample plants them. */
 export const REPLAY_FINDING_CODES: readonly FindingCode[] = ['policy_divergence'];
@@ -153,6 +154,15 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
   let batch: LocatedRecord[] = [];
   let lastLine = 0;
   const limit = policy.clear_turns_before ?? 0;
+  // Every pass looks at every tool result of the view again; a message object's byte count is
+  // measured once (the view keeps the object until a record replaces it), so a pass costs the
+  // view's length plus what it mints, not the view's bytes.
+  const sizes = new WeakMap<ChatMessage, number>();
+  const contentBytes = (msg: ChatMessage): number => {
+    let n = sizes.get(msg);
+    if (n === undefined) sizes.set(msg, (n = utf8Length(msg.content)));
+    return n;
+  };
 
   const pass = (line: number, final: boolean) => {
     passes++;
@@ -160,7 +170,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     const recordedClear = recorded.filter((r) => r.kind === 'turns_cleared').reduce((m, r) => Math.max(m, r.end ?? 0), 0);
     const clear = final ? limit : Math.min(recordedClear, limit);
     const nextId = (options.ownIds ? ownMax : maxId) + 1;
-    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
+    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
     const open = new Map<string, LocatedRecord[]>();
     for (const b of batch) {
       const key = keyOf((b.record as { t: 'reduction'; r: Reduction }).r);

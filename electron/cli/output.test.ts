@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WriteSyncFs } from './output';
-import { fdWriter } from './output';
+import { fdWriter, json, writeJson } from './output';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
 
@@ -70,5 +70,45 @@ describe('fdWriter', () => {
     fdWriter(1, (rest) => fallback.push(rest), fs)('aé😀');
     expect(Buffer.concat([Buffer.from(fs.written), ...fallback]).toString('utf8')).toBe('aé😀');
     expect(fallback).toHaveLength(1);
+  });
+});
+
+describe('writeJson', () => {
+  const valueArb = fc.oneof(
+    fc.jsonValue(),
+    fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined), fc.array(fc.oneof(fc.jsonValue(), fc.constant(undefined))))),
+  );
+
+  it('writes exactly json(value), for any value (fast-check)', () => {
+    fc.assert(
+      fc.property(valueArb, (value) => {
+        const pieces: string[] = [];
+        writeJson(value, (text) => pieces.push(text));
+        expect(pieces.join('')).toBe(json(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a view of tens of MB is written in pieces of about a MiB, never as one string', () => {
+    const messages = Array.from({ length: 40 }, (_, index) => ({ index, role: 'tool', content: `${'é'.repeat(500_000)}${index}`, reductions: [] }));
+    const value = { format: 'supercode', call: null, calls: 40, messages, policy: { dedupe: true }, diff: { counts: {} } };
+    const pieces: string[] = [];
+    writeJson(value, (text) => pieces.push(text));
+    expect(pieces.join('')).toBe(json(value));
+    expect(pieces.length).toBeGreaterThan(10);
+    // A piece is at most a MiB plus the one element that crossed it.
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan((1 << 20) + 600_000);
+  });
+
+  it('one element of many MB is written in slices of its own text, none cutting a surrogate pair', () => {
+    const content = `x${'😀"\n\u0001é'.repeat(500_000)}`;
+    const value = { format: 'supercode', messages: [{ index: 0, content }, { index: 1, content: 'ok' }] };
+    const pieces: string[] = [];
+    writeJson(value, (text) => pieces.push(text));
+    expect(pieces.join('')).toBe(json(value));
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2 << 20);
+    // Each piece is well-formed text: its UTF-8 reads back as itself.
+    for (const p of pieces) expect(Buffer.from(p, 'utf8').toString('utf8')).toBe(p);
   });
 });

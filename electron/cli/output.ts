@@ -12,6 +12,74 @@ export function json(value: unknown): string {
   return `${JSON.stringify(value)}\n`;
 }
 
+const isHighSurrogate = (c: number) => c >= 0xd800 && c <= 0xdbff;
+
+/** Text handed to `write` per call by writeJson: about 1 MiB (UTF-16 units). */
+const JSON_PIECE = 1 << 20;
+
+/** How deep writeJson walks into objects and arrays before it writes a value with JSON.stringify. */
+const JSON_WALK_DEPTH = 4;
+
+/**
+ * `json(value)` written in pieces of about a MiB: objects and arrays (a few levels down) property
+ * by property and element by element, and a long string in escaped slices of its own, so an output
+ * of hundreds of MB (`view` of a session whose outputs are kept whole) is never one string, nor a
+ * copy of it as bytes. The text written is exactly `json(value)`'s (electron/cli/output.test.ts).
+ */
+export function writeJson(value: unknown, write: (text: string) => void): void {
+  let piece = '';
+  const put = (text: string) => {
+    piece += text;
+    if (piece.length >= JSON_PIECE) {
+      write(piece);
+      piece = '';
+    }
+  };
+  /** A long string, escaped a slice at a time (a slice never ends inside a surrogate pair). */
+  const putString = (text: string) => {
+    put('"');
+    for (let at = 0; at < text.length; ) {
+      // An escape is at most 6 characters: a slice of an eighth of a piece stays under one escaped.
+      let to = Math.min(text.length, at + (JSON_PIECE >> 3));
+      if (to < text.length && isHighSurrogate(text.charCodeAt(to - 1))) to--;
+      put(JSON.stringify(text.slice(at, to)).slice(1, -1));
+      at = to;
+    }
+    put('"');
+  };
+  const walk = (v: unknown, depth: number) => {
+    if (typeof v === 'string' && v.length >= JSON_PIECE) return putString(v);
+    if (depth >= JSON_WALK_DEPTH || typeof v !== 'object' || v === null || typeof (v as { toJSON?: unknown }).toJSON === 'function') {
+      put(JSON.stringify(v) ?? 'null');
+      return;
+    }
+    if (Array.isArray(v)) {
+      put('[');
+      v.forEach((element: unknown, i) => {
+        if (i > 0) put(',');
+        // JSON.stringify writes null for what it cannot write in an array.
+        if (element === undefined || typeof element === 'function' || typeof element === 'symbol') put('null');
+        else walk(element, depth + 1);
+      });
+      put(']');
+      return;
+    }
+    put('{');
+    let first = true;
+    for (const [key, p] of Object.entries(v)) {
+      // ...and leaves out such a property of an object.
+      if (p === undefined || typeof p === 'function' || typeof p === 'symbol') continue;
+      put(`${first ? '' : ','}${JSON.stringify(key)}:`);
+      first = false;
+      walk(p, depth + 1);
+    }
+    put('}');
+  };
+  walk(value, 0);
+  put('\n');
+  if (piece.length > 0) write(piece);
+}
+
 /** A parsed command line: the command's flags (`list` flags also in `lists`, in order) and FILE... */
 export interface ParsedFlags {
   flags: Map<string, string | true>;

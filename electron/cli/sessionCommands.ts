@@ -12,7 +12,7 @@ import { runCheckFollow } from './checkFollow';
 import { CliError, usageError } from './errors';
 import type { CliIo } from './main';
 import type { ParsedFlags } from './output';
-import { EXIT_FINDINGS, EXIT_OK, json } from './output';
+import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 
@@ -117,7 +117,8 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
       }
       case 'view':
         refuseStopped(session);
-        io.stdout(json(policy ? whatIfOutput(session, policy) : viewOutput(session, at)));
+        // In pieces: a view whose outputs are kept whole is about the size of the session.
+        writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text));
         return EXIT_OK;
       case 'check': {
         let report: CheckReport;

@@ -6,15 +6,37 @@
  * honours cancellation). Resumable: a line is taken once, whole, and a last line without its
  * newline only by a `final` pass, so two passes take the same lines as one.
  */
+import { isUtf8 } from 'node:buffer';
 import { readExactly } from './lines';
 import type { OpenFile } from './openFile';
 import { safeClose } from './openFile';
 import type { IndexPass, IndexStop, SessionSource, SourceIndex } from './source';
 import { LoadCancelled, PREVIEW_AFTER_BYTES } from './source';
 
+/** A line's bytes, handed to `take` in a holder that `takeLineText` empties. */
+export interface TakenLine {
+  bytes: Buffer | undefined;
+}
+
+/**
+ * The line's text (UTF-8, a `\r` before the `\n` dropped) and whether its bytes were valid UTF-8;
+ * undefined for a line over the limit. The holder is emptied first: the caller's parse then runs
+ * with no reference to the bytes left (a line of 250 MB was its buffer, its text and its parsed
+ * value at once).
+ */
+export function takeLineText(line: TakenLine): { text: string; utf8: boolean } | undefined {
+  const bytes = line.bytes;
+  if (!bytes) return undefined;
+  line.bytes = undefined;
+  const text = bytes.toString('utf8');
+  return { text: text.endsWith('\r') ? text.slice(0, -1) : text, utf8: isUtf8(bytes) };
+}
+
 /** How long a pass runs before it gives the event loop a turn (as the sidecar's pass does). */
 const YIELD_MS = 16;
 const LF = 0x0a;
+/** See `LineSource.inMemoryLineBytes`. */
+export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
 
 export abstract class LineSource implements SessionSource {
   abstract readonly format: SessionSource['format'];
@@ -27,14 +49,22 @@ export abstract class LineSource implements SessionSource {
   private offset = 0;
   private lineNo = 1;
   private closed = false;
+  /**
+   * A line that runs past its chunk is kept in pieces up to this many bytes; a longer one is read
+   * by range once its end is found (as the sidecar's reader reads lines over IN_MEMORY_LINE_BYTES).
+   * Tests lower it.
+   */
+  inMemoryLineBytes = IN_MEMORY_LINE_BYTES;
 
   constructor(readonly file: OpenFile) {}
 
   /**
-   * One line (without its `\n`): `bytes` is undefined when the line is longer than `maxRecordBytes`
-   * (its `length` is then the line's); `torn` when it is the file's last line and has no newline.
+   * One line (without its `\n`): `line.bytes` is undefined when the line is longer than
+   * `maxRecordBytes` (`length` is then the line's); `torn` when it is the file's last line and has
+   * no newline. Take the bytes with `takeLineText(line)`: nothing else holds them then, so a long
+   * line's buffer can be collected while its text is parsed.
    */
-  protected abstract take(line: number, bytes: Buffer | undefined, length: number, torn: boolean, pass: IndexPass): void;
+  protected abstract take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void;
 
   abstract indexed(): SourceIndex;
 
@@ -56,42 +86,70 @@ export abstract class LineSource implements SessionSource {
     };
     if (pass.signal?.aborted) throw new LoadCancelled('the load was cancelled');
 
-    // The line being read: its pieces so far (dropped once it is over the limit) and its length.
-    let pieces: Buffer[] = [];
-    let length = 0;
+    // A line that ends in the chunk it starts in is handed over as a view of that chunk; one that
+    // runs on is kept in pieces up to `inMemoryLineBytes`, past that only scanned for its end and
+    // then read by range into one buffer of its exact size (pieces and their concatenation were
+    // twice a 250 MB line in buffers); one over the limit is never read whole.
     let readAt = this.offset;
-    const finish = (last: Buffer, torn: boolean) => {
-      const total = length + last.length;
-      const over = total > pass.maxRecordBytes;
-      const bytes = over ? undefined : pieces.length === 0 ? last : Buffer.concat([...pieces, last], total);
-      this.take(this.lineNo++, bytes, total, torn, pass);
+    let pieces: Buffer[] = [];
+    let piecesLength = 0;
+    let byRange = false;
+    let shrank = false;
+    // The bytes travel in the holder alone (no local keeps them): `take` empties it.
+    const finish = (line: TakenLine, total: number, torn: boolean) => {
+      this.take(this.lineNo++, line, total, torn, pass);
       const consumed = total + (torn ? 0 : 1);
       this.offset += consumed;
       pass.progress.add(consumed);
       pieces = [];
-      length = 0;
+      piecesLength = 0;
+      byRange = false;
     };
-    while (readAt < end) {
+    /** The current line `[this.offset, lineEnd)` whose last piece is `last`; null when the file shrank. */
+    const whole = (last: Buffer, lineEnd: number): TakenLine | null => {
+      const total = lineEnd - this.offset;
+      if (total > pass.maxRecordBytes) return { bytes: undefined };
+      if (!byRange) return { bytes: pieces.length === 0 ? last : Buffer.concat([...pieces, last], total) };
+      const bytes = readExactly(this.file.fd, this.offset, total, pass.read);
+      return bytes ? { bytes } : null;
+    };
+    reading: while (readAt < end) {
       const want = Math.min(end - readAt, Math.max(pass.chunkSize, 1));
       const chunk = readExactly(this.file.fd, readAt, want, pass.read);
-      if (!chunk) break; // the file shrank: what was read stays indexed
+      if (!chunk) {
+        shrank = true; // what was read stays indexed
+        break;
+      }
+      const chunkAt = readAt;
       readAt += want;
       let start = 0;
       for (let nl = chunk.indexOf(LF); nl !== -1; nl = chunk.indexOf(LF, start)) {
-        finish(chunk.subarray(start, nl), false);
+        const line = whole(chunk.subarray(start, nl), chunkAt + nl);
+        if (line === null) {
+          shrank = true;
+          break reading;
+        }
+        finish(line, chunkAt + nl - this.offset, false);
         start = nl + 1;
         if (due()) await pause();
       }
-      if (start < chunk.length) {
+      if (start < chunk.length && !byRange) {
         const rest = chunk.subarray(start);
-        if (length + rest.length <= pass.maxRecordBytes) pieces.push(rest);
-        else pieces = [];
-        length += rest.length;
+        if (piecesLength + rest.length <= this.inMemoryLineBytes) {
+          pieces.push(rest);
+          piecesLength += rest.length;
+        } else {
+          pieces = [];
+          byRange = true;
+        }
       }
       if (due()) await pause();
     }
     // A last line without its newline: taken (torn) by a final pass that read up to `end`, else left for the next pass.
-    if (length > 0 && pass.final && readAt >= end) finish(Buffer.alloc(0), true);
+    if (!shrank && readAt > this.offset && pass.final && readAt >= end) {
+      const line = whole(Buffer.alloc(0), readAt);
+      if (line !== null) finish(line, readAt - this.offset, true);
+    }
     return { offset: this.offset, line: this.lineNo };
   }
 

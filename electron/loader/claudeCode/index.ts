@@ -12,7 +12,8 @@ import { arrayList } from '../../../shared/index';
 import { readExactly } from '../lines';
 import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
-import { LineSource } from '../lineSource';
+import type { TakenLine } from '../lineSource';
+import { LineSource, takeLineText } from '../lineSource';
 import type { Refused } from '../safeRead';
 import { readWithin, sessionFolderRoots } from '../safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, SourceIndex } from '../source';
@@ -158,15 +159,16 @@ export class ClaudeCodeSource extends LineSource {
     return Promise.resolve({ offset: this.file.size, line: 1 });
   }
 
-  protected take(line: number, bytes: Buffer | undefined, length: number, torn: boolean, pass: IndexPass): void {
+  protected take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
-    if (!bytes) {
+    const taken = takeLineText(bytes);
+    if (!taken) {
       this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} is a record of ${length} bytes, longer than the limit of ${pass.maxRecordBytes}; it is skipped` });
       return;
     }
     // Lines split at \n bytes decode as the whole file would (no UTF-8 sequence holds a 0x0a byte).
-    if (!isUtf8(bytes)) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
-    parseClaudeLine({ line, text: stripCr(bytes.toString('utf8')), ...(torn ? { torn: true } : {}) }, this.parsed);
+    if (!taken.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    parseClaudeLine({ line, text: taken.text, ...(torn ? { torn: true } : {}) }, this.parsed);
   }
 
   indexed(): SourceIndex {
@@ -188,8 +190,6 @@ export class ClaudeCodeSource extends LineSource {
     return this.cached;
   }
 }
-
-const stripCr = (text: string): string => (text.endsWith('\r') ? text.slice(0, -1) : text);
 
 export const claudeCodeFormat: FormatAdapter = {
   name: 'claude-code',

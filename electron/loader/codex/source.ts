@@ -4,9 +4,9 @@
  * the three inputs from them (build.ts), before the last pass over the lines read so far. The
  * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards.
  */
-import { isUtf8 } from 'node:buffer';
 import { arrayList } from '../../../shared/session';
-import { LineSource } from '../lineSource';
+import type { TakenLine } from '../lineSource';
+import { LineSource, takeLineText } from '../lineSource';
 import type { IndexPass, SourceIndex } from '../source';
 import { parseCappedJson, stripBom } from '../native/text';
 import type { RolloutLine } from './build';
@@ -18,16 +18,17 @@ export class RolloutSource extends LineSource {
   private cached: SourceIndex | undefined;
 
   /** One line, kept parsed (a record longer than the limit, or not JSON, is kept as its error). */
-  protected take(line: number, raw: Buffer | undefined, length: number, torn: boolean, pass: IndexPass): void {
+  protected take(line: number, raw: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
-    if (!raw) {
+    const taken = takeLineText(raw);
+    if (!taken) {
       this.lines.push({ line, error: `record of ${length} bytes is longer than the limit of ${pass.maxRecordBytes}` });
       return;
     }
-    const text = stripBom(raw.toString('utf8')).replace(/\r$/, '');
+    const text = stripBom(taken.text);
     if (text.trim().length === 0) return;
     const parsed = parseCappedJson(text);
-    if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(isUtf8(raw) ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
+    if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(taken.utf8 ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
     else this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn ? { torn: true } : {}) });
   }
 
