@@ -37,7 +37,15 @@ export function isAbsolutePath(path: string): boolean {
  * refused on every platform (on POSIX, `//x` is only a stranger spelling of `/x`).
  */
 export function isNetworkOrDevicePath(path: string): boolean {
-  return /^[\\/]{2}/.test(path) || /^[\\/]\?\?[\\/]/.test(path);
+  if (/^[\\/]{2}/.test(path)) return true;
+  if (!/^[\\/]/.test(path)) return false;
+  // `\??\` also once Windows has resolved the `.` and `..` segments (`/a/../??\` is `\??\`).
+  const kept: string[] = [];
+  for (const segment of path.slice(1).split(/[\\/]+/)) {
+    if (segment === '..') kept.pop();
+    else if (segment !== '.' && segment !== '') kept.push(segment);
+  }
+  return kept[0] === '??';
 }
 
 /** True when `text` is a protocol link (its scheme; the rest is for `parseProtocolUrl` to judge). */

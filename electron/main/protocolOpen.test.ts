@@ -77,6 +77,13 @@ describe('resolveProtocolOpen: network shares, devices and hostile text', () => 
     );
   });
 
+  it.each(['/../??\\C:\\s.jsonl', '/./??/C:/s.jsonl', '/.s.jsonl share/../??\\C:\\s.jsonl'])('refuses %s: Windows resolves its dot segments to an NT object path (\\??\\), a device', (path) => {
+    expect(win32.normalize(path).startsWith('\\??\\')).toBe(true);
+    const opened = resolveProtocolOpen(protocolUrl([path], {}), () => true);
+    expect(opened.ok).toBe(false);
+    if (!opened.ok) expect(opened.message).toMatch(/network share or a device/);
+  });
+
   it.each(BIDI_LINKS)('refuses %s, the character shown as a visible symbol', (_what, url) => {
     const opened = resolveProtocolOpen(url, () => true);
     expect(opened.ok).toBe(false);
