@@ -246,6 +246,11 @@ describe('usage', () => {
     expect((await run(['expand', '-h'])).code).toBe(0);
   });
 
+  it('--help names every format read, each agent by the name its users know', () => {
+    const files = USAGE.slice(0, USAGE.indexOf('Commands:')).replace(/\s+/g, ' ');
+    for (const agent of ['supercode sidecar', 'session snapshot', 'Claude Code transcript', 'Codex rollout', 'SWE-agent .traj', 'mini-swe-agent trajectory', 'Inspect AI .eval or .json log', 'OpenHands V0 trajectory', 'V1 conversation folder']) expect(files).toContain(agent);
+  });
+
   it('no command: exit 2, the JSON error on stdout, the usage on stderr', async () => {
     const r = await run([]);
     expectError(r, 'usage');

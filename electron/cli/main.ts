@@ -33,9 +33,12 @@ export type CliDeps = Partial<OpenDeps>;
 
 export const USAGE = `Usage: session-inspector <command> [options] FILE...
 
-FILE... is one or two paths: a sidecar (*.sidecar.jsonl) and/or a session snapshot
-(*.session.json), told apart by content. A snapshot's sibling sidecar is opened automatically.
-All offsets and sizes are UTF-8 byte counts.
+FILE... is one or two paths, told apart by content, never by name: a supercode sidecar
+(*.sidecar.jsonl) and/or session snapshot (*.session.json; its sibling sidecar is opened
+automatically), or one file of another agent: a Claude Code transcript (its subagents and
+tool-results are found beside it), a Codex rollout, a SWE-agent .traj or mini-swe-agent
+trajectory, an Inspect AI .eval or .json log, an OpenHands V0 trajectory or a V1 conversation
+folder's base_state.json or event file. All offsets and sizes are UTF-8 byte counts.
 
 Commands:
   expand --id ID [--range S:E] FILE...

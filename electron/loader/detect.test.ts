@@ -40,6 +40,16 @@ describe('detectSource', () => {
     if ('source' in found) found.source.close();
   });
 
+  it('a file no format claims names every format read, in its name and in users` words', () => {
+    const path = tmp.path('notes.txt');
+    writeFileSync(path, 'shopping list\n');
+    const found = detectSource(path, context);
+    const message = 'error' in found ? found.error.message : '';
+    expect('error' in found && found.error.code).toBe('unrecognized_file');
+    for (const words of ['supercode', 'claude-code', 'Claude Code', 'codex', 'Codex', 'swe-agent', 'SWE-agent', 'mini-swe-agent', 'inspect', 'Inspect AI', 'openhands', 'OpenHands V0', 'V1']) expect(message).toContain(words);
+    expect(FORMAT_ADAPTERS.every((a) => a.reads !== undefined && message.includes(`${a.name} (${a.reads})`))).toBe(true);
+  });
+
   it('a file no adapter claims is the first adapter’s unrecognized_file, listing the supported formats', () => {
     const found = detectSource(path, context, [fakeAdapter('a', 'AAA', []), fakeAdapter('c', 'CCC', [])]);
     expect(found).toEqual({ error: { code: 'unrecognized_file', message: `${path} is not a (the supported formats are a, c)` } });

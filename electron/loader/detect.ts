@@ -39,7 +39,7 @@ export function detectSource(path: string, context: DetectContext, adapters: rea
   }
   safeClose(file.fd);
   if (first?.code === 'unrecognized_file' && adapters.length > 1) {
-    return { error: { code: 'unrecognized_file', message: `${first.message} (the supported formats are ${adapters.map((a) => a.name).join(', ')})` } };
+    return { error: { code: 'unrecognized_file', message: `${first.message} (the supported formats are ${adapters.map((a) => (a.reads ? `${a.name} (${a.reads})` : a.name)).join(', ')})` } };
   }
   return { error: first ?? { code: 'unrecognized_file', message: `${path}: no format reader is installed` } };
 }

@@ -52,6 +52,8 @@ export type Detection = { ok: true; source: SessionSource } | { ok: false; error
 export interface FormatAdapter {
   /** The agent's format name (SPEC §10.1). */
   readonly name: string;
+  /** What it reads, in users' words (named with the format where a file is refused). */
+  readonly reads?: string;
   /** The file formats its sources have. */
   readonly formats: readonly SessionFileFormat[];
   /**

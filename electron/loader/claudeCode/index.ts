@@ -193,6 +193,7 @@ export class ClaudeCodeSource extends LineSource {
 
 export const claudeCodeFormat: FormatAdapter = {
   name: 'claude-code',
+  reads: 'Claude Code transcripts',
   formats: ['claude-code'],
   detect(file, context) {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);

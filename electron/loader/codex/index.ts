@@ -20,6 +20,7 @@ export function isRolloutRecord(value: unknown): boolean {
 
 export const codexFormat: FormatAdapter = {
   name: 'codex',
+  reads: 'Codex rollouts',
   formats: ['codex-rollout'],
   detect(file, context) {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not a Codex rollout: ${why}` } });

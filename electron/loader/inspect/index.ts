@@ -39,6 +39,7 @@ export const inspectReadOptions: { caps?: ZipCaps; counter?: ZipCounter } = {};
 
 export const inspectFormat: FormatAdapter = {
   name: 'inspect',
+  reads: 'Inspect AI .eval and .json logs',
   formats: ['inspect-eval', 'inspect-json'],
   detect(file, context) {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not an Inspect AI log: ${why}` } });

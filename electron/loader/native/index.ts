@@ -11,6 +11,7 @@ import { SnapshotSource } from './snapshotSource';
 
 export const nativeFormat: FormatAdapter = {
   name: 'supercode',
+  reads: 'supercode sidecars and session snapshots',
   formats: ['supercode-sidecar', 'supercode-snapshot'],
   detect(file, context) {
     const found = detectNative(file, context);

@@ -42,6 +42,7 @@ export function v1FileKind(v: unknown): 'event' | 'state' | undefined {
 
 export const openHandsFormat: FormatAdapter = {
   name: 'openhands',
+  reads: 'OpenHands V0 trajectories and V1 conversation folders',
   formats: ['openhands-v0', 'openhands-v1'],
   detect(file, context) {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not an OpenHands trajectory or conversation file: ${why}` } });

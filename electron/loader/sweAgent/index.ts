@@ -35,6 +35,7 @@ export function parserLine(text: string, reason: string): number {
 
 export const sweAgentFormat: FormatAdapter = {
   name: 'swe-agent',
+  reads: 'SWE-agent .traj files and mini-swe-agent trajectories',
   formats: ['swe-agent-traj', 'mini-swe-agent-traj'],
   detect(file, context) {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not a SWE-agent trajectory: ${why}` } });
