@@ -69,6 +69,6 @@ describe('the CLI on Claude Code transcripts', () => {
     writeFileSync(other, 'just text\n');
     const none = await runCli(['check', other]);
     expect(errorOf(none)).toMatchObject({ code: 'unrecognized_file' });
-    expect(errorOf(none).message).toContain('supercode, claude-code');
+    expect(errorOf(none).message).toMatch(/supercode \(.*\), claude-code \(Claude Code transcripts\)/);
   });
 });

@@ -88,17 +88,20 @@ describe('SWE-agent importer properties', () => {
 /** True when `at` starts a UTF-8 character of `bytes` (or is its end). */
 const onBoundary = (bytes: Buffer, at: number): boolean => at === bytes.length || ((bytes[at] ?? 0) & 0xc0) !== 0x80;
 
+/** Two texts sharing `common`, their kept prefix, and both as UTF-8. */
+function keptOf(common: string, x: string, y: string): { a: string; b: string; kept: number; ea: Buffer; eb: Buffer } {
+  const a = common + x;
+  const b = common + y;
+  return { a, b, kept: commonPrefixBytes(a, b), ea: Buffer.from(a, 'utf8'), eb: Buffer.from(b, 'utf8') };
+}
+
 describe('commonPrefixBytes (the kept prefix shared by the SWE-agent and Inspect importers)', () => {
   const text = fc.string({ unit: anyUnit, maxLength: 8 });
 
   it('is a prefix both texts encode to the same bytes, ending on a character boundary of each', () => {
     fc.assert(
       fc.property(text, text, text, (common, x, y) => {
-        const a = common + x;
-        const b = common + y;
-        const kept = commonPrefixBytes(a, b);
-        const ea = Buffer.from(a, 'utf8');
-        const eb = Buffer.from(b, 'utf8');
+        const { kept, ea, eb } = keptOf(common, x, y);
         expect(kept).toBeLessThanOrEqual(Math.min(ea.length, eb.length));
         expect(ea.subarray(0, kept).equals(eb.subarray(0, kept))).toBe(true);
         expect(onBoundary(ea, kept)).toBe(true);
@@ -118,11 +121,7 @@ describe('commonPrefixBytes (the kept prefix shared by the SWE-agent and Inspect
     const wellFormed = fc.string({ unit: 'grapheme', maxLength: 10 });
     fc.assert(
       fc.property(wellFormed, wellFormed, wellFormed, (common, x, y) => {
-        const a = common + x;
-        const b = common + y;
-        const kept = commonPrefixBytes(a, b);
-        const ea = Buffer.from(a, 'utf8');
-        const eb = Buffer.from(b, 'utf8');
+        const { a, b, kept, ea, eb } = keptOf(common, x, y);
         if (a === b) expect(kept).toBe(ea.length);
         // No longer prefix ending on a character boundary of both is shared.
         let longest = 0;
