@@ -124,6 +124,9 @@ test.describe('uploads, one after another', () => {
     await dropFiles(inspector, [{ name: 'second demo.sidecar.jsonl', text: readFileSync(DEMO, 'utf8') }]);
     await expect(inspector.status).toContainText('second demo.sidecar.jsonl');
     await inspector.waitLoaded();
+    // The name shows as the open starts; the first file's rows (hundreds) can stay a moment after it
+    // on a busy machine, until the second's four replace them.
+    await expect(inspector.rows).toHaveCount(4);
     await expectExpandsLikeCli(inspector, DEMO, verbatimReduction(DEMO));
     await expect(inspector.alert).toHaveCount(0);
     await expect(inspector.page.locator('body')).not.toContainText(/upload-[0-9a-f]{24}|session-inspector-upload-/);

@@ -345,12 +345,14 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/octet-stream') return refuse(415, 'an upload must be application/octet-stream');
     if (!host.openUploaded) return refuse(404, 'this host takes no uploads');
+    // Numbered as it arrives: a later upload that finishes arriving first still wins.
+    const order = host.beginUpload?.();
     const received = await receiveUpload(req, { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES, ...(options.uploadTmpRoot !== undefined ? { tmpRoot: options.uploadTmpRoot } : {}) });
     if (!received.ok) {
       if (!res.destroyed) refuse(received.status, received.message);
       return;
     }
-    sendJson(res, 200, await host.openUploaded(received.file));
+    sendJson(res, 200, await host.openUploaded(received.file, order));
   }
 
   function serveEvents(req: IncomingMessage, res: ServerResponse): void {

@@ -105,6 +105,9 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   let nextFileId = 1;
   /** The generation of the latest open started; every open takes the next one. */
   let generation = 0;
+  /** Uploads by arrival (`beginUpload`), and the latest that was opened. */
+  let uploadsBegun = 0;
+  let newestUploadOpened = 0;
   let session: SessionInfo | null = null;
   /** The last open's failure, until something opens (or is closed): reported by `state`. */
   let loadError: ResultOf<'state'>['loadError'] = null;
@@ -246,10 +249,18 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     }
   }
 
-  async function openUploaded(file: UploadedFile): Promise<Reply<'openFile'>> {
+  async function openUploaded(file: UploadedFile, order?: number): Promise<Reply<'openFile'>> {
     if (disposed) {
       await file.discard().catch(() => undefined);
       return failure('internal_error', 'the session host is disposed');
+    }
+    if (order !== undefined) {
+      // An upload that began before one already opened (a smaller file dropped after it) is superseded.
+      if (order < newestUploadOpened) {
+        await file.discard().catch(() => undefined);
+        return failure('cancelled', `opening ${file.label} was superseded by a later upload`);
+      }
+      newestUploadOpened = order;
     }
     labels.set(file.path, file.label);
     uploads.push(file);
@@ -381,6 +392,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     },
     openPaths: async (paths, source) => present(await openPaths(paths, source)),
     openUploaded,
+    beginUpload: () => ++uploadsBegun,
     onEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

@@ -51,9 +51,13 @@ export interface SessionHost {
   /**
    * Opens a file the HTTP host received as an upload (issue 13). The host keeps it while it is the
    * session shown (offered under its label) and discards it once the session is closed or replaced,
-   * when its open fails, and on dispose.
+   * when its open fails, and on dispose. `order` is the one `beginUpload` gave when its request
+   * arrived: an upload that began before another already opened is superseded, whichever of the two
+   * finished arriving first (the user dropped the later one last).
    */
-  openUploaded?(file: UploadedFile): Promise<Reply<'openFile'>>;
+  openUploaded?(file: UploadedFile, order?: number): Promise<Reply<'openFile'>>;
+  /** Numbers an upload as its request arrives, for `openUploaded`. */
+  beginUpload?(): number;
   /** Host events (the client's, plus sessionOpened / sessionClosed / loadFailed). */
   onEvent(listener: (event: HostEvent) => void): () => void;
   /**

@@ -357,6 +357,33 @@ describe('upload: each upload owns its copy until its session closes', () => {
     for (const body of bodies) expect(temporaryPaths(body, s.uploadRoot), body.slice(0, 300)).toEqual([]);
   });
 
+  it('A begun first but arrived last is superseded by B, dropped after it and opened already: B stays shown, A leaves nothing', async () => {
+    const s = await serve();
+    const a = readFileSync(SESSION);
+    // A's head and half its body arrive; B arrives whole and opens; then the rest of A.
+    const socket = connect(s.port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    const chunks: Buffer[] = [];
+    socket.on('data', (c: Buffer) => chunks.push(c));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(`${uploadHead(s.port, s.token, a.length)}\r\nX-Session-Inspector-File-Name: first.sidecar.jsonl\r\nConnection: close\r\n\r\n`);
+    socket.write(a.subarray(0, a.length >> 1));
+    // A's request head has reached the host once its body is being written to its private folder.
+    await expect.poll(() => s.left().length, { timeout: 10_000 }).toBe(1);
+    const b = opened(await s.upload(readFileSync(DEMO), { 'X-Session-Inspector-File-Name': 'second.sidecar.jsonl' }));
+    socket.write(a.subarray(a.length >> 1));
+    await closed;
+    const answer = Buffer.concat(chunks).toString('utf8');
+    const reply = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)) as Reply<'openFile'>;
+    expect(!reply.ok && reply.error.code).toBe('cancelled');
+    const state = await s.api('state');
+    expect(state.ok && state.value.session?.session_id).toBe(b.session_id);
+    expect(state.ok && state.value.files.map((f) => f.name)).toContain('second.sidecar.jsonl');
+    // Only B's copy is left.
+    expect(s.left()).toHaveLength(1);
+    expect((await s.api('check')).ok).toBe(true);
+  });
+
   it('a repro bundle of an upload names its label in the command, README.md and bundle.json, never the temporary path', async () => {
     const sample = brokenSamples().find((x) => x.code === 'duplicate_bytes_differ');
     if (!sample) throw new Error('no duplicate_bytes_differ sample');
