@@ -713,7 +713,7 @@ export function parseEvent(value: unknown): HostEvent | undefined {
  */
 export const workerMethods = {
   /**
-   * `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (issue 14).
+   * `session` as `openFile`'s; `format` forces a format (an adapter's name, §10.2 `--format`) instead of detecting it; `follow: false` turns following off (SPEC §13: a change then makes the files `file_changed`).
    * `labels`, one per path: the names the user knows the files by (an upload's name), used instead of the paths in what the worker writes itself (a repro bundle).
    */
   open: {

@@ -113,7 +113,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   let loadError: ResultOf<'state'>['loadError'] = null;
   let disposed = false;
   /**
-   * Uploads whose private copy is kept (issue 13): the session shown, and those whose open is in
+   * Uploads whose private copy is kept (SECURITY.md §4, Uploads): the session shown, and those whose open is in
    * flight. Each owns its copy: it is discarded when its own open fails or is superseded, or once
    * another session replaced it (or none is shown); never by another upload's clean-up.
    */
