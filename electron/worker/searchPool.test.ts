@@ -64,6 +64,7 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
           try {
             const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
             const alone = session.search(q.query, options);
+            // Each run's pool is closed with it: its threads would otherwise stay up beside the next runs'.
             const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, split: () => true });
             pools.push(pool);
             setParallelScan(pool);
@@ -73,6 +74,7 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
             const read = pool.windowsRead() - before;
             pool.end();
             setParallelScan(null);
+            await pool.close();
             expect(pooled).toEqual(alone);
             // The pool did the reading of every substring it can find as raw bytes (a folded one: printable ASCII, no quote or backslash).
             if (q.mode === 'substring' && (q.case_sensitive || /^[\x20-\x7e]+$/.test(q.query.replace(/["\\]/g, '\u0001')))) expect(read).toBeGreaterThan(0);
@@ -86,7 +88,9 @@ describe('SearchPool (issue 16: raw searches over both cores)', () => {
       setParallelScan(null);
       await Promise.all(pools.map((p) => p.close()));
     }
-  });
+    // Each run starts up to three threads, and a search's end waits for them to leave its chunk: on a
+    // loaded machine starting a thread takes seconds.
+  }, 180_000);
 
   it('a regex whose literal is sparse is matched around the occurrences the pool listed, with what one thread finds', async () => {
     // Long outputs with a few needles, escapes before them (raw offsets differ from decoded ones),
