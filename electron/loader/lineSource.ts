@@ -16,6 +16,13 @@ import { LoadCancelled, PREVIEW_AFTER_BYTES } from './source';
 /** A line's bytes, handed to `take` in a holder that `takeLineText` empties. */
 export interface TakenLine {
   bytes: Buffer | undefined;
+  /** File offset of the line's first byte. */
+  offset: number;
+  /**
+   * The line is within the limit but its bytes were not read (it is longer than `inMemoryLineBytes`
+   * and the source said `takesByRange`): the source reads it itself, by range.
+   */
+  byRange?: boolean;
 }
 
 /**
@@ -57,6 +64,19 @@ export abstract class LineSource implements SessionSource {
   inMemoryLineBytes = IN_MEMORY_LINE_BYTES;
 
   constructor(readonly file: OpenFile) {}
+
+  /** False once closed: contents read by range from the file then fail. */
+  protected get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  /**
+   * True when a line of `length` bytes read by range (longer than `inMemoryLineBytes`) is handed to
+   * `take` without its bytes (`byRange`), for the source to read as it likes (largeStrings.ts).
+   */
+  protected takesByRange(_length: number): boolean {
+    return false;
+  }
 
   /**
    * One line (without its `\n`): `line.bytes` is undefined when the line is longer than
@@ -108,10 +128,12 @@ export abstract class LineSource implements SessionSource {
     /** The current line `[this.offset, lineEnd)` whose last piece is `last`; null when the file shrank. */
     const whole = (last: Buffer, lineEnd: number): TakenLine | null => {
       const total = lineEnd - this.offset;
-      if (total > pass.maxRecordBytes) return { bytes: undefined };
-      if (!byRange) return { bytes: pieces.length === 0 ? last : Buffer.concat([...pieces, last], total) };
-      const bytes = readExactly(this.file.fd, this.offset, total, pass.read);
-      return bytes ? { bytes } : null;
+      const offset = this.offset;
+      if (total > pass.maxRecordBytes) return { bytes: undefined, offset };
+      if (!byRange) return { bytes: pieces.length === 0 ? last : Buffer.concat([...pieces, last], total), offset };
+      if (this.takesByRange(total)) return { bytes: undefined, offset, byRange: true };
+      const bytes = readExactly(this.file.fd, offset, total, pass.read);
+      return bytes ? { bytes, offset } : null;
     };
     reading: while (readAt < end) {
       const want = Math.min(end - readAt, Math.max(pass.chunkSize, 1));

@@ -32,7 +32,7 @@ export interface RawContent {
 export type RawScan = { ok: true; rest: string; content: RawContent } | { ok: false; reason: string };
 
 /** Reads file bytes window by window, or serves them from a line already in memory. */
-class Window {
+export class Window {
   buf: Buffer = Buffer.alloc(0);
   base = 0;
   private readonly inMemory: boolean;
@@ -89,7 +89,7 @@ const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
  * Walks a string whose opening quote is at `quote`; returns the offset of its closing quote. The
  * walk keeps what it learnt about the body.
  */
-function walkString(win: Window, quote: number, end: number, walk: JsonStringWalk): number {
+export function walkString(win: Window, quote: number, end: number, walk: JsonStringWalk): number {
   let pos = quote + 1;
   const bodyStart = pos;
   for (;;) {
@@ -109,7 +109,7 @@ function walkString(win: Window, quote: number, end: number, walk: JsonStringWal
 }
 
 /** A short string's value (keys), decoded through JSON.parse. */
-function readShortString(win: Window, quote: number, end: number): { value: string; close: number } {
+export function readShortString(win: Window, quote: number, end: number): { value: string; close: number } {
   const close = walkString(win, quote, end, new JsonStringWalk({ walker: null }));
   const raw = Buffer.alloc(close - quote + 1);
   for (let p = quote; p <= close; p++) raw[p - quote] = win.byte(p);

@@ -68,6 +68,8 @@ export interface LoadOptions {
   format?: string;
   /** The folders the host was given (DetectContext.roots, docs/safe-reads.md): checked at every open and reopen. */
   roots?: readonly string[];
+  /** DetectContext.largeStringBytes: tests lower it to keep small strings in the file. */
+  largeStringBytes?: number;
 }
 
 
@@ -141,7 +143,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
 
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}) };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}) };
   const adapters = options.format === undefined ? FORMAT_ADAPTERS : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
   if (adapters.length === 0) return { ok: false, error: { code: 'usage', message: `unknown format ${JSON.stringify(options.format)}: the formats are ${FORMAT_ADAPTERS.map((a) => a.name).join(', ')}` } };
   const opened: SessionSource[] = [];

@@ -39,6 +39,8 @@ export interface DetectContext {
    * bounds its companions (docs/safe-reads.md).
    */
   roots?: readonly string[];
+  /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 1 MiB). */
+  largeStringBytes?: number;
 }
 
 /**

@@ -20,6 +20,10 @@ import { ptrHash } from '../../../shared/hash';
 import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
 import { transcriptHeader } from '../../../shared/original';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
+import type { ByteSource } from '../../../shared/types';
+import { sourceChunks } from '../../../shared/bytes';
+import type { LargeStrings, Text } from '../largeStrings';
+import { contentFields, isLargeText, joinTexts, textString } from '../largeStrings';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
@@ -93,6 +97,26 @@ function byteLength(text: string): number {
   return Buffer.byteLength(text, 'utf8');
 }
 
+/** A string, or a large string value kept in the file (largeStrings.ts, docs/large-lines.md). */
+const txt = (v: unknown): Text | undefined => (typeof v === 'string' || isLargeText(v) ? v : undefined);
+
+/** `hashOf` and `byteLength` of a text, read by range when it is large. */
+function measure(t: Text): { hash: string; bytes: number } {
+  return typeof t === 'string' ? { hash: hashOf(t), bytes: byteLength(t) } : measureSource(t.source);
+}
+
+function measureSource(source: ByteSource): { hash: string; bytes: number } {
+  if (source.sha256 !== undefined) return { hash: ptrHash(source.sha256), bytes: source.length };
+  const h = createHash('sha256');
+  for (const chunk of sourceChunks(source)) h.update(chunk);
+  return { hash: ptrHash(h.digest('hex')), bytes: source.length };
+}
+
+/** `measure` of a message's content bytes. */
+const measureMessage = (m: ChatMessage): { hash: string; bytes: number } => (m.large ? measureSource(m.large) : measure(m.content));
+
+const startsWithText = (t: Text, prefix: string): boolean => (typeof t === 'string' ? t.startsWith(prefix) : t.startsWith(prefix));
+
 /** Message-bearing records (user/assistant with a `message`). */
 function isMessage(r: Rec): boolean {
   return (r.type === 'user' || r.type === 'assistant') && isObj(r.message);
@@ -102,7 +126,7 @@ function blocksOf(r: Rec): unknown[] {
   const m = r.message;
   if (!isObj(m)) return [];
   const c = m.content;
-  if (typeof c === 'string') return [{ type: 'text', text: c }];
+  if (txt(c) !== undefined) return [{ type: 'text', text: c }];
   return Array.isArray(c) ? c : [];
 }
 
@@ -111,19 +135,25 @@ function messageId(r: Rec): string | undefined {
 }
 
 /** The content of a tool_result block as text and parts (a string, or a list of blocks). */
-function toolResultContent(block: Record<string, unknown>): { text: string; parts?: ContentPart[] } {
-  const c = block.content;
-  if (typeof c === 'string') return { text: c };
-  if (!Array.isArray(c)) return { text: '' };
-  const texts: string[] = [];
+function toolResultContent(block: Record<string, unknown>): { text: Text; parts?: ContentPart[] } {
+  const c = txt(block.content);
+  if (c !== undefined) return { text: c };
+  if (!Array.isArray(block.content)) return { text: '' };
+  const texts: Text[] = [];
   const parts: ContentPart[] = [];
-  for (const b of c) {
+  for (const b of block.content as unknown[]) {
     if (!isObj(b)) continue;
-    if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
-    parts.push({ ...b, type: str(b.type) ?? 'unknown' });
+    const t = b.type === 'text' ? txt(b.text) : undefined;
+    if (t !== undefined) texts.push(t);
+    parts.push(plainPart(b));
   }
   const onlyText = parts.every((p) => p.type === 'text');
-  return onlyText ? { text: texts.join('\n') } : { text: texts.join('\n'), parts };
+  return onlyText ? { text: joinTexts(texts, '\n') } : { text: joinTexts(texts, '\n'), parts };
+}
+
+/** A block as a content part: a large text in it read whole (parts are plain data). */
+function plainPart(b: Record<string, unknown>): ContentPart {
+  return { ...b, ...(isLargeText(b.text) ? { text: b.text.text() } : {}), type: str(b.type) ?? 'unknown' };
 }
 
 /** What is wrong with a record of a known type whose fields have the wrong types, or undefined. */
@@ -133,7 +163,7 @@ function recordDamage(v: Record<string, unknown>): string | undefined {
   if (v.type !== 'user' && v.type !== 'assistant') return undefined;
   if (!isObj(v.message)) return `a ${v.type} record without a "message" object`;
   const c = v.message.content;
-  if (typeof c !== 'string' && !Array.isArray(c)) return `the ${v.type} message's content is ${c === null ? 'null' : `a ${typeof c}`}, neither a string nor a list of blocks`;
+  if (txt(c) === undefined && !Array.isArray(c)) return `the ${v.type} message's content is ${c === null ? 'null' : `a ${typeof c}`}, neither a string nor a list of blocks`;
   if (!Array.isArray(c)) return undefined;
   for (const b of c) {
     if (!isObj(b)) return `the ${v.type} message's content holds a block that is not an object`;
@@ -204,27 +234,37 @@ export interface ParsedClaudeLines {
  * Parses one line into `into` (its record, or a finding). Lines can be parsed as they are read
  * (the source does, pass by pass) and built at any point: `buildClaudeSession` never changes them.
  */
-export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void {
+export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void;
+/**
+ * With `large`: `l.text` is the line with its large string values cut out (largeStrings.ts); false,
+ * having kept nothing, when that text does not parse (the caller reads the whole line then).
+ */
+export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large: LargeStrings): boolean;
+export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: LargeStrings): boolean {
   const { findings, records } = into;
-  if (l.text.trim() === '') return;
+  if (l.text.trim() === '') return true;
   let value: unknown;
   try {
     value = JSON.parse(l.text);
   } catch (e) {
+    if (large) return false;
     findings.push(
       l.torn
         ? { code: 'truncated_last_line', severity: 'warning', line: l.line, message: `line ${l.line} is the last line and has no newline: it is cut off (${(e as Error).message}); it is left out` }
         : { code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not JSON: ${(e as Error).message}` },
     );
-    return;
+    return true;
   }
-  if (!isObj(value) || typeof value.type !== 'string') {
-    findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
-    return;
+  if (!isObj(value) || typeof value.type !== 'string' || large?.of(value.type) !== undefined) {
+    if (isObj(value) && large) large.materialize(value);
+    if (!isObj(value) || typeof value.type !== 'string') {
+      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
+      return true;
+    }
   }
   if (!KNOWN_TYPES.has(value.type)) {
     findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
-    return;
+    return true;
   }
   // Too deep to stringify or clone: cut, said, and kept (its uuid may carry the chain).
   const cut = capDepth(value);
@@ -232,28 +272,60 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines): void {
   // A damaged record is said and still kept: its uuid may carry the chain.
   const damage = recordDamage(value);
   if (damage !== undefined) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: ${damage}` });
+  if (large) keepLargeContent(value, large);
   // `toolUseResult` is Claude Code's UI-side copy of a result (docs/formats/claude-code.md), often as
   // large as the result itself: only what a `<persisted-output>` result's original may be read from
   // is kept, and only on a record holding such a result.
   const tur = value.toolUseResult;
   if (tur !== undefined) value.toolUseResult = isObj(tur) && holdsPersistedOutput(value) ? persistedParts(tur) : null;
+  if (large) {
+    const kept = value.toolUseResult;
+    if (isObj(kept)) for (const k of ['stdout', 'stderr', 'content']) keepLarge(kept, k, large);
+    // Anywhere else a value must be a string: read whole.
+    large.materialize(value);
+  }
   // The parsed object is this reader's own: it is tagged in place rather than copied.
   const rec = value as Rec;
   rec.__line = l.line;
   records.push(rec);
+  return true;
+}
+
+/** `o[k]` as the LargeText its token stands for, when it is one. */
+function keepLarge(o: Record<string, unknown>, k: string, large: LargeStrings): void {
+  const t = large.of(o[k]);
+  if (t) o[k] = t;
+}
+
+/**
+ * Where a large string stays in the file: a message's text (its content string, its text blocks, a
+ * tool result's content string or text blocks). docs/large-lines.md.
+ */
+function keepLargeContent(value: Record<string, unknown>, large: LargeStrings): void {
+  const m = value.message;
+  if ((value.type !== 'user' && value.type !== 'assistant') || !isObj(m)) return;
+  keepLarge(m, 'content', large);
+  if (!Array.isArray(m.content)) return;
+  for (const b of m.content as unknown[]) {
+    if (!isObj(b)) continue;
+    if (b.type === 'text') keepLarge(b, 'text', large);
+    if (b.type !== 'tool_result') continue;
+    keepLarge(b, 'content', large);
+    if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') keepLarge(x, 'text', large);
+  }
 }
 
 /** True when a user record's content holds a tool result that starts `<persisted-output>`. */
 function holdsPersistedOutput(value: Record<string, unknown>): boolean {
   const content = isObj(value.message) ? value.message.content : undefined;
   if (!Array.isArray(content)) return false;
-  return content.some((b) => isObj(b) && b.type === 'tool_result' && toolResultContent(b).text.startsWith(PERSISTED_OPEN));
+  return content.some((b) => isObj(b) && b.type === 'tool_result' && startsWithText(toolResultContent(b).text, PERSISTED_OPEN));
 }
 
 /** The fields of a `toolUseResult` a persisted output's original may be read from (Bash's `stdout` and `stderr`, Grep's `content`). */
 function persistedParts(tur: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const k of ['persistedOutputSize', 'stdout', 'stderr', 'content'] as const) if (typeof tur[k] === 'string' || typeof tur[k] === 'number') out[k] = tur[k];
+  for (const k of ['persistedOutputSize', 'stdout', 'stderr', 'content'] as const) if (txt(tur[k]) !== undefined || typeof tur[k] === 'number') out[k] = tur[k];
   return out;
 }
 
@@ -266,28 +338,31 @@ const PERSISTED_OPEN = '<persisted-output>';
  * (`persistedOutputSize`, else "Output too large (N KB)" in UTF-16 units, to its 0.1 KB) and it begins
  * with the preview the model saw. Undefined when the record holds no copy at all.
  */
-export function persistedOriginal(tur: unknown, stub: string): { text: string } | { why: string } | undefined {
+export function persistedOriginal(tur: unknown, stub: string): { text: Text } | { why: string } | undefined {
   if (!isObj(tur)) return undefined;
-  const stdout = str(tur.stdout);
-  const stderr = str(tur.stderr);
-  const field = stdout !== undefined ? 'stdout' : str(tur.content) !== undefined ? 'content' : undefined;
+  const stdout = txt(tur.stdout);
+  const stderr = txt(tur.stderr);
+  const field = stdout !== undefined ? 'stdout' : txt(tur.content) !== undefined ? 'content' : undefined;
   if (field === undefined) return undefined;
-  const text = (field === 'stdout' ? stdout : str(tur.content)) as string;
+  const text = (field === 'stdout' ? stdout : txt(tur.content)) as Text;
   const count = (n: number): string => n.toLocaleString('en-US');
+  // A large value's length in UTF-16 units is counted from its bytes, once.
+  let known: number | undefined;
+  const length = (): number => (known ??= typeof text === 'string' ? text.length : text.utf16Length());
   if (field === 'stdout' && stderr !== undefined && stderr !== '') {
-    return { why: `its record keeps the command's stdout (${count(text.length)} characters) and stderr (${count(stderr.length)}) apart, and how Claude Code joined them is not recorded` };
+    return { why: `its record keeps the command's stdout (${count(length())} characters) and stderr (${count(typeof stderr === 'string' ? stderr.length : stderr.utf16Length())}) apart, and how Claude Code joined them is not recorded` };
   }
   const size = typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : undefined;
   const stated = /Output too large \(([\d.]+)(KB|MB)\)/.exec(stub);
-  if (size !== undefined && text.length !== size) {
-    return { why: `its record's ${field} holds ${count(text.length)} characters of the ${count(size)} the output had (Claude Code caps it): not the original` };
+  if (size !== undefined && length() !== size) {
+    return { why: `its record's ${field} holds ${count(length())} characters of the ${count(size)} the output had (Claude Code caps it): not the original` };
   }
   if (size === undefined && stated) {
     const unit = stated[2] === 'MB' ? 1024 * 1024 : 1024;
-    if (Math.abs(text.length / unit - Number(stated[1])) > 0.05 + 1e-9) return { why: `its record's ${field} (${count(text.length)} characters) is not the size the stub states (${stated[1]}${stated[2]}): not the original` };
+    if (Math.abs(length() / unit - Number(stated[1])) > 0.05 + 1e-9) return { why: `its record's ${field} (${count(length())} characters) is not the size the stub states (${stated[1]}${stated[2]}): not the original` };
   }
   const preview = /\nPreview \(first [^)]*\):\n([\s\S]*?)(?:\n\.\.\.)?\n<\/persisted-output>\s*$/.exec(stub)?.[1];
-  if (preview !== undefined && !text.startsWith(preview)) return { why: `its record's ${field} does not begin with the preview the model saw: not the original` };
+  if (preview !== undefined && !startsWithText(text, preview)) return { why: `its record's ${field} does not begin with the preview the model saw: not the original` };
   return { text };
 }
 
@@ -362,7 +437,9 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   for (const root of sideRoots) {
     const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, options).messages.length;
     const prompt = blocksOf(root).find((b) => isObj(b) && b.type === 'text');
-    const t = isObj(prompt) ? str(prompt.text) : undefined;
+    const full = isObj(prompt) ? txt(prompt.text) : undefined;
+    // 80 UTF-16 units are at most 320 bytes of UTF-8.
+    const t = isLargeText(full) ? full.head(320) : full;
     sessions.push({ id: sideId(root), ...(t !== undefined ? { title: t.slice(0, 80) } : {}), messages: count });
   }
   if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
@@ -433,12 +510,12 @@ function buildView(
     if (!found || !inSet.has(found.rec) || emittedTools.has(id)) return;
     emittedTools.add(id);
     const { text, parts } = toolResultContent(found.block);
-    const msg: ChatMessage = { role: 'tool', content: text, tool_call_id: id, ...(parts ? { content_parts: parts } : {}) };
+    const msg: ChatMessage = { role: 'tool', ...contentFields(text), tool_call_id: id, ...(parts ? { content_parts: parts } : {}) };
     if (found.block.is_error === true) msg.metadata = { is_error: true };
     toolIndex.set(id, messages.length);
     messages.push(msg);
     messageLines.push(found.rec.__line);
-    if (text.startsWith('<persisted-output>')) persisted.push({ index: messages.length - 1, rec: found.rec, stub: text });
+    if (startsWithText(text, PERSISTED_OPEN)) persisted.push({ index: messages.length - 1, rec: found.rec, stub: textString(text) });
   };
 
   for (let i = 0; i < chain.length; i++) {
@@ -446,7 +523,7 @@ function buildView(
     if (r.type === 'system' && r.subtype === 'compact_boundary') {
       const next = chain[i + 1];
       if (next && next.isCompactSummary === true && isMessage(next)) {
-        const text = blocksOf(next).map((b) => (isObj(b) && typeof b.text === 'string' ? b.text : '')).join('');
+        const text = blocksOf(next).map((b) => (isObj(b) && txt(b.text) !== undefined ? textString(b.text as Text) : '')).join('');
         compactions.push({ boundary: r, summary: text, at: messages.length });
         i++;
       }
@@ -464,7 +541,7 @@ function buildView(
       if (mid !== undefined && doneMessageIds.has(key)) continue;
       const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inSet.has(x)) : [r];
       if (mid !== undefined) doneMessageIds.add(key);
-      const texts: string[] = [];
+      const texts: Text[] = [];
       const thinking: string[] = [];
       const signatures: string[] = [];
       const calls: ToolCall[] = [];
@@ -473,15 +550,16 @@ function buildView(
         if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== '<synthetic>') model = p.message.model;
         for (const b of blocksOf(p)) {
           if (!isObj(b)) continue;
-          if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
+          const t = b.type === 'text' ? txt(b.text) : undefined;
+          if (t !== undefined) texts.push(t);
           else if (b.type === 'thinking') {
             thinking.push(str(b.thinking) ?? '');
             if (typeof b.signature === 'string') signatures.push(b.signature);
           } else if (b.type === 'tool_use' && typeof b.id === 'string') calls.push({ id: b.id, name: str(b.name) ?? '', arguments: JSON.stringify(b.input ?? {}) });
-          else other.push({ ...b, type: str(b.type) ?? 'unknown' });
+          else other.push(plainPart(b));
         }
       }
-      const msg: ChatMessage = { role: 'assistant', content: texts.join('\n') };
+      const msg: ChatMessage = { role: 'assistant', ...contentFields(joinTexts(texts, '\n')) };
       if (calls.length > 0) msg.tool_calls = calls;
       if (other.length > 0) msg.content_parts = other;
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
@@ -491,7 +569,7 @@ function buildView(
       continue;
     }
     // A user record: tool results (already placed after their call, or orphans), text and images.
-    const texts: string[] = [];
+    const texts: Text[] = [];
     const parts: ContentPart[] = [];
     for (const b of blocksOf(r)) {
       if (!isObj(b)) continue;
@@ -499,12 +577,13 @@ function buildView(
         if (!emittedTools.has(b.tool_use_id)) pushTool(b.tool_use_id);
         continue;
       }
-      if (b.type === 'text' && typeof b.text === 'string') texts.push(b.text);
-      else parts.push({ ...b, type: str(b.type) ?? 'unknown' });
+      const t = b.type === 'text' ? txt(b.text) : undefined;
+      if (t !== undefined) texts.push(t);
+      else parts.push(plainPart(b));
     }
     if (texts.length > 0 || parts.length > 0) {
-      const msg: ChatMessage = { role: 'user', content: texts.join('\n') };
-      if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: t })), ...parts];
+      const msg: ChatMessage = { role: 'user', ...contentFields(joinTexts(texts, '\n')) };
+      if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: textString(t) })), ...parts];
       messages.push(msg);
       messageLines.push(r.__line);
     }
@@ -522,7 +601,7 @@ function buildView(
       reductions.push({
         id: `cc-micro-${id}`,
         kind: 'tool_output_elided',
-        ptr: { index: i, hash: hashOf(m.content), bytes: byteLength(m.content) },
+        ptr: { index: i, ...measureMessage(m) },
         stub: CLEARED_STUB,
         minted_at: c.at,
         provenance: 'recorded',
@@ -541,13 +620,14 @@ function buildView(
     // The `tool-results/` file first; else the copy the record itself keeps, when it is the whole output.
     const fromFile = typeof read === 'string' ? read : undefined;
     const fromRecord = fromFile === undefined ? persistedOriginal(tur, p.stub) : undefined;
-    const original = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
+    const original: Text | undefined = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
     const id = `cc-persisted-${m.tool_call_id ?? p.index}`;
     const base = { id, kind: 'tool_output_truncated' as const, kept_bytes: 0, stub: p.stub, minted_at: messages.length, provenance: 'recorded' as const, origin: { line: p.rec.__line } };
     if (original !== undefined) {
-      messages[p.index] = { ...m, content: original };
-      reductions.push({ ...base, ptr: { index: p.index, hash: hashOf(original), bytes: byteLength(original) }, hash_origin: 'import' });
+      const { large: _stub, content: _text, ...fields } = m;
+      messages[p.index] = { ...fields, ...contentFields(original) };
+      reductions.push({ ...base, ptr: { index: p.index, ...measure(original) }, hash_origin: 'import' });
     } else {
       // The preview the model saw is all the file holds whole: expand answers original_unavailable, saying why.
       const why =
@@ -577,9 +657,14 @@ function buildView(
     const hash = createHash('sha256');
     let bytes = 0;
     for (const m of messages.slice(0, c.at)) {
-      for (const piece of [transcriptHeader(m), m.content, '\n']) {
-        hash.update(piece, 'utf8');
-        bytes += byteLength(piece);
+      for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
+        if (typeof piece === 'string') {
+          hash.update(piece, 'utf8');
+          bytes += byteLength(piece);
+          continue;
+        }
+        for (const chunk of sourceChunks(piece)) hash.update(chunk);
+        bytes += piece.length;
       }
     }
     const id = `cc-compact-L${c.boundary.__line}`;

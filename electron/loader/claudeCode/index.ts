@@ -14,6 +14,7 @@ import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
 import type { TakenLine } from '../lineSource';
 import { LineSource, takeLineText } from '../lineSource';
+import { LARGE_STRING_BYTES, LargeStrings, scanLine } from '../largeStrings';
 import type { Refused } from '../safeRead';
 import { readWithin, sessionFolderRoots } from '../safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, SourceIndex } from '../source';
@@ -144,8 +145,15 @@ export class ClaudeCodeSource extends LineSource {
     private readonly preloaded?: ImportedSession,
     /** Where its companions may be read (DetectContext.roots); undefined: the session file's folder. */
     private readonly roots?: readonly string[],
+    /** A string value this many raw bytes long or longer is read from the file when needed, not kept (docs/large-lines.md). */
+    private readonly largeStringBytes: number = LARGE_STRING_BYTES,
   ) {
     super(file);
+  }
+
+  /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
+  protected override takesByRange(): boolean {
+    return true;
   }
 
   /** A transcript imported whole at detection (`--session`) is read again on any change (SPEC §13). */
@@ -161,6 +169,16 @@ export class ClaudeCodeSource extends LineSource {
 
   protected take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
+    if (length <= pass.maxRecordBytes && length >= this.largeStringBytes && this.takeLarge(line, bytes, length, torn, pass)) return;
+    if (bytes.byRange) {
+      const read = readExactly(this.file.fd, bytes.offset, length, pass.read);
+      bytes.byRange = false;
+      if (!read) {
+        this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} was not read: the file shrank while it was being read` });
+        return;
+      }
+      bytes.bytes = read;
+    }
     const taken = takeLineText(bytes);
     if (!taken) {
       this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} is a record of ${length} bytes, longer than the limit of ${pass.maxRecordBytes}; it is skipped` });
@@ -169,6 +187,19 @@ export class ClaudeCodeSource extends LineSource {
     // Lines split at \n bytes decode as the whole file would (no UTF-8 sequence holds a 0x0a byte).
     if (!taken.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     parseClaudeLine({ line, text: taken.text, ...(torn ? { torn: true } : {}) }, this.parsed);
+  }
+
+  /**
+   * A long line read without its large string values (largeStrings.ts): they stay in the file,
+   * read by range when asked for. False when the line has none, or is not one well-formed record
+   * (it is then read whole, for the answer the whole line gets).
+   */
+  private takeLarge(line: number, taken: TakenLine, length: number, torn: boolean, pass: IndexPass): boolean {
+    const scan = scanLine({ fd: this.file.fd, read: pass.read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes: this.largeStringBytes });
+    if (!scan) return false;
+    if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    const large = new LargeStrings(this.file.fd, pass.read, scan.large, () => this.isOpen);
+    return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, large);
   }
 
   indexed(): SourceIndex {
@@ -199,7 +230,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

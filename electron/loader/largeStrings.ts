@@ -1,0 +1,317 @@
+/**
+ * Long lines of an imported JSONL file (a Claude Code transcript) read without their large string
+ * values: a structural scan of the line's bytes finds every string value whose body is at least a
+ * threshold long, walks it (length, escapes, checkpoints, as the native reader walks a content) and
+ * cuts it out of the line; the rest — the record with a short token where each was — is parsed as
+ * usual, and each token becomes a `LargeText` that reads its content back from the file by range
+ * (fileContent.ts). docs/large-lines.md.
+ */
+import { isUtf8 } from 'node:buffer';
+import { randomUUID } from 'node:crypto';
+import type { ByteSource } from '../../shared/index';
+import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../shared/index';
+import { sourceChunks } from '../../shared/bytes';
+import { FileContent } from './fileContent';
+import type { ReadSync } from './lines';
+import { readExactly } from './lines';
+import type { RawContent } from './rawRecord';
+import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
+import { JsonStringError, JsonStringWalk } from './jsonString';
+
+/** A string value at least this many raw bytes long is kept in the file (default; sources take an option). */
+export const LARGE_STRING_BYTES = 1024 * 1024;
+
+/** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
+export const LARGE_PREVIEW_BYTES = 64 * 1024;
+
+/**
+ * What a token's string starts with: a NUL and a random id of this process, so no string of a
+ * file can be taken for a token (it would have to hold this run's id).
+ */
+const TOKEN_PREFIX = `\u0000large-string:${randomUUID()}:`;
+const TOKEN_JSON = Buffer.from(JSON.stringify(TOKEN_PREFIX).slice(1, -1), 'utf8');
+
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+export interface LineScan {
+  /** The record's JSON text with each large string's body replaced by its token. */
+  rest: string;
+  /** Where each large string's body lies in the file, by token number. */
+  large: RawContent[];
+  /** The rest's bytes are valid UTF-8 (the large bodies are). */
+  utf8: boolean;
+}
+
+export interface LineScanOptions {
+  fd: number;
+  read: ReadSync;
+  /** The line: file offset and length in bytes (without its newline). */
+  offset: number;
+  length: number;
+  /** The line's bytes when they are in memory already. */
+  bytes?: Buffer;
+  /** A string value whose raw body is at least this long is cut out. */
+  minRawBytes: number;
+  windowBytes?: number;
+}
+
+/**
+ * Scans the record on one line. Undefined when it holds no string value that long, or when it is
+ * not a well-formed JSON object (or a long body holds a raw control character or bytes that are
+ * not UTF-8): the caller then reads the line the usual way, whose error is the one to report.
+ */
+export function scanLine(options: LineScanOptions): LineScan | undefined {
+  const windowBytes = options.windowBytes ?? 1024 * 1024;
+  const end = options.offset + options.length;
+  const win = new Window(options.fd, options.read, end, windowBytes, options.bytes ? { bytes: options.bytes, offset: options.offset } : undefined);
+  const found: { bodyStart: number; close: number; walk: JsonStringWalk }[] = [];
+  try {
+    if (!walkRecord(win, options.offset, end, options.minRawBytes, found)) return undefined;
+  } catch (e) {
+    if (e instanceof JsonStringError) return undefined;
+    throw e;
+  }
+  if (found.length === 0) return undefined;
+  for (const f of found) if (!plainBody(options, f.bodyStart, f.close, windowBytes)) return undefined;
+  const pieces: Buffer[] = [];
+  let at = options.offset;
+  const piece = (from: number, to: number): boolean => {
+    if (to <= from) return true;
+    const bytes = options.bytes ? options.bytes.subarray(from - options.offset, to - options.offset) : readExactly(options.fd, from, to - from, options.read);
+    if (!bytes) return false;
+    pieces.push(bytes);
+    return true;
+  };
+  const large: RawContent[] = [];
+  for (const f of found) {
+    if (!piece(at, f.bodyStart)) return undefined;
+    pieces.push(TOKEN_JSON, Buffer.from(String(large.length), 'ascii'));
+    large.push({ start: f.bodyStart, rawLength: f.close - f.bodyStart, length: f.walk.decoded, canonical: f.walk.canonical, checkpoints: f.walk.checkpoints });
+    at = f.close;
+  }
+  if (!piece(at, end)) return undefined;
+  const rest = Buffer.concat(pieces);
+  return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest) };
+}
+
+/**
+ * Walks the object at `[offset, end)`, pushing every string value whose body is `minRaw` bytes or
+ * longer; false when the line is not one JSON object (with only whitespace after it).
+ */
+function walkRecord(win: Window, offset: number, end: number, minRaw: number, found: { bodyStart: number; close: number; walk: JsonStringWalk }[]): boolean {
+  let pos = offset;
+  const skipWs = () => {
+    while (pos < end && WS.has(win.byte(pos))) pos++;
+  };
+  skipWs();
+  if (win.byte(pos) !== 0x7b /* { */) return false;
+  pos++;
+  /** Per open container: true for an object. */
+  const stack: boolean[] = [true];
+  let state: 'first' | 'next' | 'after' = 'first';
+  for (;;) {
+    skipWs();
+    if (pos >= end) return false;
+    const object = stack[stack.length - 1] as boolean;
+    const c = win.byte(pos);
+    const closes = (c === 0x7d && object) || (c === 0x5d && !object);
+    if (state === 'after' || (state === 'first' && closes)) {
+      if (state === 'after' && c === 0x2c /* , */) {
+        pos++;
+        state = 'next';
+        continue;
+      }
+      if (!closes) return false;
+      stack.pop();
+      pos++;
+      state = 'after';
+      if (stack.length === 0) {
+        skipWs();
+        return pos >= end;
+      }
+      continue;
+    }
+    let v = c;
+    if (object) {
+      if (c !== 0x22) return false;
+      pos = readShortString(win, pos, end).close + 1;
+      skipWs();
+      if (win.byte(pos) !== 0x3a /* : */) return false;
+      pos++;
+      skipWs();
+      v = win.byte(pos);
+    }
+    if (v === 0x7b || v === 0x5b) {
+      stack.push(v === 0x7b);
+      pos++;
+      state = 'first';
+      continue;
+    }
+    if (v === 0x22) {
+      const walk = new JsonStringWalk();
+      const close = walkString(win, pos, end, walk);
+      if (close - (pos + 1) >= minRaw) found.push({ bodyStart: pos + 1, close, walk });
+      pos = close + 1;
+    } else {
+      // A number, true, false or null: validated by the rest's parse.
+      const start = pos;
+      while (pos < end) {
+        const d = win.byte(pos);
+        if (d === 0x2c || d === 0x7d || d === 0x5d || WS.has(d)) break;
+        pos++;
+      }
+      if (pos === start) return false;
+    }
+    state = 'after';
+  }
+}
+
+/** True when the body `[from, to)` is valid UTF-8 without a raw control character (JSON.parse refuses those). */
+function plainBody(options: LineScanOptions, from: number, to: number, windowBytes: number): boolean {
+  const utf8 = new Utf8Check();
+  const buf = options.bytes ? undefined : Buffer.allocUnsafe(Math.min(windowBytes, to - from));
+  for (let at = from; at < to; ) {
+    const n = Math.min(windowBytes, to - at);
+    const piece = options.bytes ? options.bytes.subarray(at - options.offset, at - options.offset + n) : readExactly(options.fd, at, n, options.read, buf);
+    if (!piece) return false;
+    if (hasControlByte(piece)) return false;
+    utf8.push(piece);
+    at += n;
+  }
+  return utf8.finish();
+}
+
+function hasControlByte(piece: Uint8Array): boolean {
+  for (let i = 0; i < piece.length; i++) if ((piece[i] as number) < 0x20) return true;
+  return false;
+}
+
+/**
+ * A string value kept out of memory: its UTF-8 bytes (`source`), what a reader of the record asks
+ * of a string without reading it all (its first characters, its length in UTF-16 units), and, where
+ * it must be a string after all, `text()`.
+ */
+export abstract class LargeText {
+  abstract readonly source: ByteSource;
+
+  /** The whole value as a string (read from the file). */
+  text(): string {
+    const parts: string[] = [];
+    const decoder = new TextDecoder('utf-8');
+    for (const chunk of sourceChunks(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
+    parts.push(decoder.decode());
+    return parts.join('');
+  }
+
+  /** The value's first characters: at most `bytes` of its UTF-8, cut at a character boundary. */
+  head(bytes: number): string {
+    return Buffer.from(this.source.read(0, floorSourceBoundary(this.source, Math.min(this.source.length, bytes)))).toString('utf8');
+  }
+
+  /** True when the value starts with `prefix`. */
+  startsWith(prefix: string): boolean {
+    const want = Buffer.from(prefix, 'utf8');
+    // A lone surrogate encodes as U+FFFD, which a value read from UTF-8 may hold: it starts with no such prefix.
+    if (want.toString('utf8') !== prefix) return false;
+    if (want.length > this.source.length) return false;
+    return Buffer.from(this.source.read(0, want.length)).equals(want);
+  }
+
+  /** The value's `length` as a JS string: UTF-16 units. */
+  utf16Length(): number {
+    let n = 0;
+    for (const chunk of sourceChunks(this.source)) {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i] as number;
+        if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+      }
+    }
+    return n;
+  }
+}
+
+/** A large string value read from the file. */
+class FileText extends LargeText {
+  constructor(readonly source: FileContent) {
+    super();
+  }
+}
+
+/** Texts joined by a separator, at least one of them large. */
+class JoinedText extends LargeText {
+  readonly source: ByteSource;
+  constructor(parts: readonly (string | LargeText)[], separator: string) {
+    super();
+    const sources: ByteSource[] = [];
+    parts.forEach((p, k) => {
+      if (k > 0 && separator !== '') sources.push(memorySource(utf8Encode(separator)));
+      sources.push(typeof p === 'string' ? memorySource(utf8Encode(p)) : p.source);
+    });
+    this.source = concatSources(sources);
+  }
+}
+
+export type Text = string | LargeText;
+
+export const isLargeText = (v: unknown): v is LargeText => v instanceof LargeText;
+
+/** `parts.join(separator)`, kept out of memory when one part is. */
+export function joinTexts(parts: readonly Text[], separator: string): Text {
+  if (parts.every((p): p is string => typeof p === 'string')) return parts.join(separator);
+  return parts.length === 1 ? (parts[0] as LargeText) : new JoinedText(parts, separator);
+}
+
+/** A text as a string: a large one read whole. */
+export function textString(t: Text): string {
+  return typeof t === 'string' ? t : t.text();
+}
+
+/** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */
+export function contentFields(t: Text): { content: string; large?: ByteSource } {
+  if (typeof t === 'string') return { content: t };
+  const source = t.source;
+  const fields = { large: source } as { content: string; large: ByteSource };
+  Object.defineProperty(fields, 'content', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      try {
+        return t.head(LARGE_PREVIEW_BYTES);
+      } catch (e) {
+        if (e instanceof ContentUnavailableError) return '';
+        throw e;
+      }
+    },
+  });
+  return fields;
+}
+
+/** Turns a line's tokens back into values: `keep(token)` says where a LargeText may stay; elsewhere it is read whole. */
+export class LargeStrings {
+  private readonly texts: FileText[];
+
+  constructor(fd: number, read: ReadSync, large: readonly RawContent[], isOpen: () => boolean) {
+    this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen)));
+  }
+
+  /** The LargeText a token string stands for; undefined for any other value. */
+  of(value: unknown): LargeText | undefined {
+    if (typeof value !== 'string' || !value.startsWith(TOKEN_PREFIX)) return undefined;
+    return this.texts[Number(value.slice(TOKEN_PREFIX.length))];
+  }
+
+  /** Replaces, without recursion, every token left in `value` by its string read whole. */
+  materialize(value: unknown): void {
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
+      const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+      for (const [k, x] of entries) {
+        const t = this.of(x);
+        if (t) (v as Record<string | number, unknown>)[k] = t.text();
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+}
