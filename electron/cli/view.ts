@@ -6,7 +6,7 @@
  * there and for a message whose record could not be read).
  */
 import type { ReductionPolicy } from '../../shared/index';
-import { SESSION_FORMAT_OF_FILE, viewEntries } from '../../shared/index';
+import { SESSION_FORMAT_OF_FILE, utf8Decode, viewEntries } from '../../shared/index';
 import { zodSchemas } from '../../shared/schema';
 import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/safeRead';
@@ -33,7 +33,11 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   const file = session.files[0];
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
-  const messages = viewEntries(input);
+  // A content kept in the file shows its first bytes in a row: the model was given all of it.
+  const messages = viewEntries(input).map((e) => {
+    const large = e.reductions.length === 0 ? input.minted.at(e.index)?.large : undefined;
+    return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
+  });
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages };

@@ -300,15 +300,19 @@ export class LargeStrings {
     return this.texts[Number(value.slice(TOKEN_PREFIX.length))];
   }
 
-  /** Replaces, without recursion, every token left in `value` by its string read whole. */
-  materialize(value: unknown): void {
+  /**
+   * Replaces, without recursion, every token left in `value` by its string read whole; but for the
+   * tokens in `spare` (a record's short fields — its type, its ids — are strings again, whatever the
+   * threshold, before the record is looked at).
+   */
+  materialize(value: unknown, spare?: ReadonlySet<string>): void {
     const stack: unknown[] = [value];
     while (stack.length > 0) {
       const v = stack.pop();
       if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
       const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
       for (const [k, x] of entries) {
-        const t = this.of(x);
+        const t = spare?.has(x as string) === true ? undefined : this.of(x);
         if (t) (v as Record<string | number, unknown>)[k] = t.text();
         else if (typeof x === 'object' && x !== null) stack.push(x);
       }

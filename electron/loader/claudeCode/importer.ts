@@ -255,12 +255,11 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     );
     return true;
   }
-  if (!isObj(value) || typeof value.type !== 'string' || large?.of(value.type) !== undefined) {
-    if (isObj(value) && large) large.materialize(value);
-    if (!isObj(value) || typeof value.type !== 'string') {
-      findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
-      return true;
-    }
+  // Only where a message's text may be do tokens stay (for now): the rest is read whole.
+  if (large) large.materialize(value, new Set(contentTokens(value)));
+  if (!isObj(value) || typeof value.type !== 'string') {
+    findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
+    return true;
   }
   if (!KNOWN_TYPES.has(value.type)) {
     findings.push({ code: 'unknown_record', severity: 'warning', line: l.line, message: `line ${l.line} has record type "${value.type}", which this reader does not know; it is skipped` });
@@ -289,6 +288,27 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
   rec.__line = l.line;
   records.push(rec);
   return true;
+}
+
+/** The strings where a message's text may be, whatever the record's types (a token there may stay in the file). */
+function contentTokens(value: unknown): string[] {
+  const out: string[] = [];
+  const at = (o: unknown, k: string): unknown => {
+    const v = isObj(o) ? o[k] : undefined;
+    if (typeof v === 'string') out.push(v);
+    return v;
+  };
+  if (!isObj(value)) return out;
+  const tur = value.toolUseResult;
+  for (const k of ['stdout', 'stderr', 'content']) at(tur, k);
+  const content = at(value.message, 'content');
+  if (!Array.isArray(content)) return out;
+  for (const b of content as unknown[]) {
+    at(b, 'text');
+    const inner = at(b, 'content');
+    if (Array.isArray(inner)) for (const x of inner as unknown[]) at(x, 'text');
+  }
+  return out;
 }
 
 /** `o[k]` as the LargeText its token stands for, when it is one. */

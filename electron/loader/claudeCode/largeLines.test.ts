@@ -1,0 +1,174 @@
+/**
+ * Large string values kept in the file (docs/large-lines.md): a transcript read with the threshold
+ * lowered — so that most strings stay in the file and are read back by range — gives the answers of
+ * the whole-line path for every command (check, log, view and view --at, expand, search) and the
+ * app's rows and row texts, over generated transcripts and the real-records files.
+ */
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ChatMessage, MessageList } from '../../../shared/index';
+import { tempDir } from '../../testing/files';
+import { runCli } from '../../cli/testing/runCli';
+import { SessionService } from '../../worker/service';
+import { loadSession } from '../session';
+import type { LoadOptions } from '../session';
+import type { Rec } from './testing/build';
+import { SessionBuilder, persistedStub, toolUse } from './testing/build';
+import { generateClaudeTranscript } from './testing/generate';
+
+const tmp = tempDir('session-inspector-large-lines-');
+afterAll(() => tmp.cleanup());
+
+const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');
+/** The whole-line path: no string is long enough to stay in the file. */
+const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
+
+const json = (s: string): unknown => JSON.parse(s) as unknown;
+
+/** Everything a user can ask of the file at `path`, as the CLI and the app's worker answer it. */
+async function answers(path: string, options: LoadOptions, needles: readonly string[]): Promise<unknown> {
+  const cli = async (...argv: string[]): Promise<unknown> => {
+    const r = await runCli(argv, options);
+    return { code: r.code, out: r.stdout === '' ? null : json(r.stdout), err: r.stderr };
+  };
+  const out: Record<string, unknown> = {};
+  out.check = await cli('check', path);
+  const log = await cli('log', path);
+  out.log = log;
+  out.view = await cli('view', path);
+  const calls = ((out.view as { out: { calls?: number } | null }).out?.calls ?? 0) as number;
+  for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = await cli('view', '--at', String(n), path);
+  const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
+  for (const id of ids) out[`expand ${id}`] = await cli('expand', '--id', id, path);
+  for (const q of needles) {
+    out[`search ${q}`] = await cli('search', '--query', q, path);
+    out[`search -i ${q}`] = await cli('search', '--query', q, '--ignore-case', path);
+  }
+  const s = new SessionService(options);
+  try {
+    const opened = await s.open({ paths: [path], generation: 1 });
+    out.open = opened.ok ? { ok: true } : opened;
+    if (opened.ok) {
+      const rows = s.rows({ start: 0, end: 500 });
+      out.rows = rows;
+      const count = rows.ok ? rows.value.rowCount : 0;
+      for (let row = 0; row < Math.min(count, 500); row++) out[`rowText ${row}`] = s.rowText({ row, range: [0, 1 << 20] });
+    }
+  } finally {
+    s.close();
+  }
+  return out;
+}
+
+/** Text with what a JSON writer escapes, multi-byte characters and the needles. */
+const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x'.repeat(40));
+const text = fc.array(piece, { maxLength: 24 }).map((a) => a.join(''));
+
+/** A tool result's content: a string, or text blocks (with an image sometimes). */
+const resultContent = fc.oneof(
+  text,
+  fc.array(text, { minLength: 1, maxLength: 3 }).map((ts) => ts.map((t) => ({ type: 'text', text: t }))),
+  text.map((t) => [{ type: 'text', text: t }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: `iVBOR${t.length}` } }]),
+);
+
+const turn = fc.record({
+  prompt: fc.oneof(text, fc.array(text, { minLength: 1, maxLength: 2 }).map((ts) => ts.map((t) => ({ type: 'text', text: t })))),
+  thinking: fc.option(text, { nil: undefined }),
+  said: fc.option(text, { nil: undefined }),
+  calls: fc.array(fc.record({ command: text, result: resultContent, isError: fc.boolean(), persisted: fc.option(text, { nil: undefined }) }), { maxLength: 3 }),
+  microcompact: fc.boolean(),
+  compact: fc.option(text, { nil: undefined }),
+});
+
+/** A transcript of `turns`: prompts, split responses with parallel calls, results, persisted outputs, (micro)compactions. */
+type Turn = typeof turn extends fc.Arbitrary<infer T> ? T : never;
+
+function transcriptOf(turns: readonly Turn[]): string {
+  const b = new SessionBuilder();
+  let call = 0;
+  turns.forEach((t, k) => {
+    b.user(t.prompt);
+    const blocks: Rec[] = [];
+    if (t.thinking !== undefined) blocks.push({ type: 'thinking', thinking: t.thinking, signature: 'sig' });
+    if (t.said !== undefined) blocks.push({ type: 'text', text: t.said });
+    const ids = t.calls.map(() => `toolu_${++call}`);
+    t.calls.forEach((c, i) => blocks.push(toolUse(ids[i] as string, c.command)));
+    if (blocks.length === 0) blocks.push({ type: 'text', text: '' });
+    const uuids = b.assistant(`msg_${k}`, blocks);
+    const last = uuids[uuids.length - 1];
+    t.calls.forEach((c, i) => {
+      const id = ids[i] as string;
+      if (c.persisted !== undefined) {
+        const full = `${c.persisted}${'output line\n'.repeat(3)}`;
+        b.result(id, persistedStub(`${id}.txt`, '0.1KB', full.slice(0, 5)), last, { toolUseResult: { stdout: full, stderr: '', persistedOutputSize: full.length } });
+      } else {
+        b.add({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: c.result, ...(c.isError ? { is_error: true } : {}) }] }, toolUseResult: { stdout: typeof c.result === 'string' ? c.result : '', stderr: '' } }, last);
+      }
+    });
+    if (t.microcompact && ids.length > 0) b.add({ type: 'system', subtype: 'microcompact_boundary', content: 'Context microcompacted', microcompactMetadata: { trigger: 'auto', compactedToolIds: [ids[0]] } });
+    if (t.compact !== undefined) {
+      const before = b.last;
+      const boundary = b.add({ type: 'system', subtype: 'compact_boundary', content: 'Conversation compacted', logicalParentUuid: before, compactMetadata: { trigger: 'auto' } }, null);
+      b.user(t.compact, boundary, { isCompactSummary: true, isVisibleInTranscriptOnly: true });
+    }
+  });
+  b.assistant('msg_end', [{ type: 'text', text: 'done ✓' }]);
+  return b.text();
+}
+
+const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
+
+describe('large string values read from the file', () => {
+  it('a transcript gives the same answers with its strings kept in the file as read whole (generated)', async () => {
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, threshold) => {
+        const path = tmp.path(`g${k++}.jsonl`);
+        writeFileSync(path, transcriptOf(turns));
+        const needles = ['needle', 'é😀', '"\\'];
+        expect(await answers(path, { largeStringBytes: threshold }, needles)).toEqual(await answers(path, WHOLE, needles));
+      }),
+      { numRuns: 20 },
+    );
+  }, 600_000);
+
+  it('the threshold keeps strings in the file: the low one gives large contents, the whole-line path none', async () => {
+    const path = tmp.path('kept.jsonl');
+    const b = new SessionBuilder();
+    b.user('a prompt long enough to stay in the file');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+    b.result('toolu_1', [{ type: 'text', text: 'first part of the output' }, { type: 'text', text: 'second part' }], call);
+    writeFileSync(path, b.text());
+    const count = async (options: LoadOptions): Promise<number> => {
+      const r = await loadSession([path], options);
+      if (!r.ok) throw new Error(r.error.message);
+      try {
+        return list(r.session.minted).filter((m) => m?.large !== undefined).length;
+      } finally {
+        r.session.close();
+      }
+    };
+    expect(await count({ largeStringBytes: 8 })).toBe(2);
+    expect(await count(WHOLE)).toBe(0);
+  });
+
+  it('a content longer than the preview: rows and row texts read past it from the file', async () => {
+    const path = tmp.path('long.jsonl');
+    const b = new SessionBuilder();
+    b.user('show the log');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+    b.result('toolu_1', `${'log line — é 😀 "quoted"\n'.repeat(6000)}needle at the end`, call);
+    writeFileSync(path, b.text());
+    expect(await answers(path, { largeStringBytes: 1024 }, ['needle', 'quoted'])).toEqual(await answers(path, WHOLE, ['needle', 'quoted']));
+  }, 120_000);
+
+  it('real transcripts and a generated session of real record shapes give the same answers', async () => {
+    const files = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
+    const generated = generateClaudeTranscript(tmp.path('generated'), { bytes: 400_000, seed: 7, compactEvery: 150_000 });
+    for (const path of [...files, generated.path]) {
+      expect(await answers(path, { largeStringBytes: 64 }, ['error', 'the'])).toEqual(await answers(path, WHOLE, ['error', 'the']));
+    }
+  }, 600_000);
+});
