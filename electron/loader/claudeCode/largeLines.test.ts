@@ -38,7 +38,7 @@ async function answers(path: string, options: LoadOptions, needles: readonly str
   const log = await cli('log', path);
   out.log = log;
   out.view = await cli('view', path);
-  const calls = ((out.view as { out: { calls?: number } | null }).out?.calls ?? 0) as number;
+  const calls = (out.view as { out: { calls?: number } | null }).out?.calls ?? 0;
   for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = await cli('view', '--at', String(n), path);
   const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
   for (const id of ids) out[`expand ${id}`] = await cli('expand', '--id', id, path);
