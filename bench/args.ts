@@ -1,13 +1,13 @@
 /**
  * The command line of `npm run bench`:
  *
- *   npm run bench -- [--size 1GiB] [--import-size 100MB] [--seed N] [--only indexing,import,memory,latency,search,renderer,calls,follow,cli,policy]
+ *   npm run bench -- [--size 1GiB] [--import-size 100MB] [--seed N] [--only indexing,import,memory,latency,search,renderer,calls,follow,cli,policy,hugeline]
  *                    [--runs N] [--fixture PATH] [--strict]
  */
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../electron/samples/scaleGenerator';
 
-export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy'] as const;
+export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The generator's default seed (electron/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */

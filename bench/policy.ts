@@ -64,7 +64,7 @@ interface Timed {
 }
 
 /** One fresh CLI process: wall time, peak RSS (bench/peakRss.cjs), bytes it printed. */
-function timeCli(args: readonly string[]): Timed {
+export function timeCli(args: readonly string[]): Timed {
   const started = process.hrtime.bigint();
   const r = spawnSync(process.execPath, ['-r', PEAK, BIN, ...args], { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 30 });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;

@@ -28,6 +28,7 @@ import { runFollowBench } from './follow';
 import { runSearchBench } from './search';
 import { runCliBench } from './cli';
 import { runPolicyBench } from './policy';
+import { runHugeLineBench } from './hugeLine';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -58,6 +59,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'cli') return runCliBench({ runs: args.runs, log });
   // `view --policy` on a ~47 MB sidecar against `view` (its own generated file, needs no fixture).
   if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });
+  // One 250 MB line in a Claude Code transcript: `check`'s peak RSS and time (its own generated file).
+  if (group === 'hugeline') return runHugeLineBench({ runs: args.runs, outDir: outDir(), log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
@@ -106,7 +109,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
-  } else if (args.groups.includes('import') || args.groups.includes('policy')) {
+  } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
   }
