@@ -68,7 +68,12 @@ export class SidecarReader {
    * decoded when asked for.
    */
   private readAround(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
-    if (handle.rest) return this.withContent(handle.rest, this.contentSource(handle, content));
+    const rest = handle.rest ?? this.restOf(handle, content);
+    return rest && this.withContent(rest, this.contentSource(handle, content));
+  }
+
+  /** The record's `msg` with an empty content: the record read and validated without its content's body. */
+  private restOf(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
     try {
       const head = readExactly(this.fd, handle.offset, content.start - handle.offset, this.read);
       const tailStart = content.start + content.rawLength;
@@ -77,8 +82,33 @@ export class SidecarReader {
       const value = JSON.parse(Buffer.concat([head, tail]).toString('utf8')) as unknown;
       if (!isPlainObject(value)) return undefined;
       const parsed = chatMessageSchema.safeParse(value.msg);
-      if (!parsed.success) return undefined;
-      return this.withContent(parsed.data, this.contentSource(handle, content));
+      return parsed.success ? parsed.data : undefined;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
+  }
+
+  /**
+   * The record's `msg` with its whole content as text, as parsing the line gives it: policy replay
+   * (docs/policy-replay.md) reads every message once, in file order, so this is never cached. A
+   * record indexed without its content keeps its validated rest: only the content's body is read
+   * and decoded. Undefined when the record can no longer be read.
+   */
+  wholeMessage(handle: MessageHandle): ChatMessage | undefined {
+    if (this.closed) return undefined;
+    const content = handle.content;
+    if (!content) return this.readRecord(handle);
+    const rest = handle.rest ?? this.restOf(handle, content);
+    if (!rest) return undefined;
+    try {
+      // The body between its quotes, decoded as JSON.parse decodes the line (bad UTF-8 as U+FFFD).
+      const quoted = Buffer.allocUnsafe(content.rawLength + 2);
+      quoted[0] = 0x22;
+      quoted[content.rawLength + 1] = 0x22;
+      if (!readExactly(this.fd, content.start, content.rawLength, this.read, quoted.subarray(1))) return undefined;
+      const text: unknown = JSON.parse(quoted.toString('utf8'));
+      return typeof text === 'string' ? { ...rest, content: text } : undefined;
     } catch {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
