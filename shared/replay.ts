@@ -41,6 +41,8 @@ export interface LocatedRecord {
   line: number;
   /** A message record's: the UTF-8 bytes of its `msg.content`, when the reader knows them (never measured again). */
   contentBytes?: number;
+  /** A message record's: the SHA-256 (hex) of its content's bytes, when the reader knows it without reading them. */
+  contentSha256?: string;
 }
 
 /** One place where the recorded log and the policy's pass disagree. */
@@ -171,13 +173,16 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     return n;
   };
 
+  const hashes = new WeakMap<ChatMessage, string>();
+  const contentSha256 = (msg: ChatMessage) => hashes.get(msg);
+
   const pass = (line: number, final: boolean) => {
     passes++;
     const recorded = batch.map((b) => (b.record as { t: 'reduction'; r: Reduction }).r);
     const recordedClear = recorded.filter((r) => r.kind === 'turns_cleared').reduce((m, r) => Math.max(m, r.end ?? 0), 0);
     const clear = final ? limit : Math.min(recordedClear, limit);
     const nextId = (options.ownIds ? ownMax : maxId) + 1;
-    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
+    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, contentSha256, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
     const open = new Map<string, LocatedRecord[]>();
     for (const b of batch) {
       const key = keyOf((b.record as { t: 'reduction'; r: Reduction }).r);
@@ -223,6 +228,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
         if (record.i > view.length) break;
         view[record.i] = record.cap ? applyCap(record.msg, record.cap) : record.msg;
         if (!record.cap && located.contentBytes !== undefined) sizes.set(record.msg, located.contentBytes);
+        if (!record.cap && located.contentSha256 !== undefined) hashes.set(record.msg, located.contentSha256);
         if (record.msg.role === 'assistant' && !(record.msg.tool_calls && record.msg.tool_calls.length > 0)) pending = line;
         break;
       }

@@ -14,7 +14,7 @@ import { generateSession, sidecarText } from '../samples/sessionGenerator';
 import { tempDir } from '../testing/files';
 import { replaySession, whatIfSession } from './replay';
 import type { LoadedSession, LoadOptions } from './session';
-import { MAX_RECORD_BYTES, loadSession, nodeSha256 } from './session';
+import { HASH_AT_INDEX_BYTES, MAX_RECORD_BYTES, loadSession, nodeSha256 } from './session';
 import { sidecarRecordsReadAgain } from './testing/replayOracle';
 
 const tmp = tempDir('session-inspector-loader-replay-');
@@ -57,30 +57,49 @@ const MUTANTS = [(s: ReturnType<typeof generateSession>) => s.records, (s: Retur
 /** Located records without what only the index knows (a content's byte count). */
 const plain = (records: Iterable<LocatedRecord>) => [...records].map(({ record, line }) => ({ record, line }));
 
+let run = 0;
+
+/** Writes `records`, opens them, and compares what replay is given and gives with the oracle's. */
+async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy): Promise<LocatedRecord[]> {
+  const path = tmp.path(`oracle-${run++}.sidecar.jsonl`);
+  writeFileSync(path, sidecarText(records));
+  const session = await open(path);
+  try {
+    const indexed = [...(session.replayRecords?.(MAX_RECORD_BYTES) ?? [])];
+    const readAgain = sidecarRecordsReadAgain(path, statSync(path).size);
+    expect(plain(indexed)).toEqual(readAgain);
+    for (const { record, contentBytes } of indexed) if (record.t === 'message') expect(contentBytes).toBe(utf8Length(record.msg.content));
+    const own = (records[0] as SidecarHeader).policy as ReductionPolicy;
+    expect(replaySession(session).result).toEqual(replayPolicy(readAgain, own, { sha256: nodeSha256 }));
+    expect(whatIfSession(session, policy)).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
+    return indexed;
+  } finally {
+    session.close();
+  }
+}
+
 describe('policy replay over the open session', () => {
   it('is given the records reading the sidecar again gave, with their contents\u2019 byte counts, and replays and re-projects them alike (fast-check oracle)', async () => {
-    let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.boolean(), fc.integer({ min: 0, max: MUTANTS.length - 1 }), fc.array(outputArb, { maxLength: 4 }), policyArb, async (seed, legacy, mutant, outputs, policy) => {
         const records = withTurns((MUTANTS[mutant] as (typeof MUTANTS)[0])(generateSession({ seed, legacy, messages: 60 })), outputs);
-        const path = tmp.path(`oracle-${run++}.sidecar.jsonl`);
-        writeFileSync(path, sidecarText(records));
-        const session = await open(path);
-        try {
-          const indexed = [...(session.replayRecords?.(MAX_RECORD_BYTES) ?? [])];
-          const readAgain = sidecarRecordsReadAgain(path, statSync(path).size);
-          expect(plain(indexed)).toEqual(readAgain);
-          for (const { record, contentBytes } of indexed) if (record.t === 'message') expect(contentBytes).toBe(utf8Length(record.msg.content));
-          const own = (records[0] as SidecarHeader).policy as ReductionPolicy;
-          expect(replaySession(session).result).toEqual(replayPolicy(readAgain, own, { sha256: nodeSha256 }));
-          expect(whatIfSession(session, policy)).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
-        } finally {
-          session.close();
-        }
+        await sameAsReadAgain(records, policy);
       }),
       { numRuns: 30 },
     );
   });
+
+  it('a content long enough to be hashed while indexed (twice: a duplicate) is replayed with that hash, as reading it again gives (fast-check oracle)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), policyArb, async (seed, piece, policy) => {
+        const huge = piece.repeat(Math.ceil((HASH_AT_INDEX_BYTES + 1000) / piece.length));
+        const indexed = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 });
+        const hashed = indexed.filter((l) => l.contentSha256 !== undefined);
+        expect(hashed.map((l) => l.record.t === 'message' && l.record.msg.content === huge)).toEqual([true, true]);
+      }),
+      { numRuns: 3 },
+    );
+  }, 120_000);
 
   it('reads back only the messages, through the session\u2019s own descriptor: the file is not read and parsed again', async () => {
     const path = tmp.path('reads.sidecar.jsonl');

@@ -12,6 +12,9 @@ import type { MessageCache } from '../messageCache';
 import type { RawContent } from '../rawRecord';
 import { isPlainObject } from './text';
 
+/** The most a reader keeps allocated to read contents' bodies into, one after another. */
+const SCRATCH_BYTES = 16 * 1024 * 1024;
+
 /** A content read from the file keeps this much of its start as text, for display. */
 export const PREVIEW_BYTES = 64 * 1024;
 
@@ -36,6 +39,7 @@ export interface MessageHandle {
 /** Reads message records back from the sidecar by handle, through one cache shared by all lists. */
 export class SidecarReader {
   private closed = false;
+  private scratch = Buffer.alloc(0);
 
   constructor(
     private readonly fd: number,
@@ -103,7 +107,7 @@ export class SidecarReader {
     if (!rest) return undefined;
     try {
       // The body between its quotes, decoded as JSON.parse decodes the line (bad UTF-8 as U+FFFD).
-      const quoted = Buffer.allocUnsafe(content.rawLength + 2);
+      const quoted = this.bodyBuffer(content.rawLength + 2);
       quoted[0] = 0x22;
       quoted[content.rawLength + 1] = 0x22;
       if (!readExactly(this.fd, content.start, content.rawLength, this.read, quoted.subarray(1))) return undefined;
@@ -113,6 +117,13 @@ export class SidecarReader {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
     }
+  }
+
+  /** A buffer of `length` bytes for one body: this reader's own up to SCRATCH_BYTES (replay reads one body after another), else a fresh one. */
+  private bodyBuffer(length: number): Buffer {
+    if (length > SCRATCH_BYTES) return Buffer.allocUnsafe(length);
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.min(SCRATCH_BYTES, Math.max(length, 2 * this.scratch.length)));
+    return this.scratch.subarray(0, length);
   }
 
   /** The message `rest` with its content read from `source`. */
@@ -147,6 +158,7 @@ export class SidecarReader {
 
   close(): void {
     this.closed = true;
+    this.scratch = Buffer.alloc(0);
     this.cache.clear();
   }
 }

@@ -87,7 +87,11 @@ function* replayRecords(trail: readonly LocatedTimelineRecord[], length: number,
       const msg = whole(record.msg);
       // Measured natively here: a pass would measure it in JavaScript (a handle's count is the
       // file's bytes, which a content with bytes that are not UTF-8 does not decode to).
-      if (msg) yield { record: { ...record, msg }, line, contentBytes: Buffer.byteLength(msg.content, 'utf8') };
+      // A long content's hash, when indexing computed it and found the bytes UTF-8: the hash of
+      // what the content decodes to (docs/policy-replay.md).
+      const content = record.msg.content;
+      const sha256 = content?.validUtf8 === true ? content.sha256 : undefined;
+      if (msg) yield { record: { ...record, msg }, line, contentBytes: Buffer.byteLength(msg.content, 'utf8'), ...(sha256 !== undefined ? { contentSha256: sha256 } : {}) };
     } else {
       yield { record, line };
     }
