@@ -32,6 +32,12 @@ export interface MintOptions {
    * memo, so an output no pass reduces is measured once, not encoded again at every pass.
    */
   contentBytes?: (msg: ChatMessage) => number;
+  /**
+   * The SHA-256 (hex) of a message's content bytes when known without encoding them (a sidecar's
+   * long content is hashed while it is indexed); undefined: encoded and hashed here. With it, a
+   * truncation encodes only the kept prefix (docs/policy-replay.md).
+   */
+  contentSha256?: (msg: ChatMessage) => string | undefined;
 }
 
 const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
@@ -56,9 +62,16 @@ export function mintReductions(
   let next = Math.max(options.nextId ?? 0, nextIdNumber(log));
   const mintedAt = view.length;
   const out: Reduction[] = [];
-  const make = (kind: ReductionKind, index: number, bytes: Uint8Array, hidden: number, extra: Partial<Reduction>): Reduction => {
+  /** A content's pointer hash and byte count: known, or from its bytes (encoded here unless given). */
+  const whole = (msg: ChatMessage, bytes?: Uint8Array): { hash: string; bytes: number } => {
+    const known = bytes === undefined ? options.contentSha256?.(msg) : undefined;
+    if (known !== undefined) return { hash: ptrHash(known), bytes: contentBytes(msg) };
+    const encoded = bytes ?? utf8Encode(msg.content);
+    return { hash: hash([encoded]), bytes: encoded.length };
+  };
+  const make = (kind: ReductionKind, index: number, content: { hash: string; bytes: number }, hidden: number, extra: Partial<Reduction>): Reduction => {
     const id = `r${next++}`;
-    return { id, kind, ptr: { index, hash: hash([bytes]), bytes: bytes.length }, ...extra, stub: stubText(id, kind, hidden), minted_at: mintedAt };
+    return { id, kind, ptr: { index, hash: content.hash, bytes: content.bytes }, ...extra, stub: stubText(id, kind, hidden), minted_at: mintedAt };
   };
 
   const reduced = new Set<number>();
@@ -89,19 +102,22 @@ export function mintReductions(
     if (policy.dedupe && earliest !== undefined && length > 0) {
       const stubLength = utf8Length(stubText(`r${next}`, 'duplicate_output', length));
       if (stubLength <= length) {
-        const canonicalHash = hash([utf8Encode((view.at(earliest) as ChatMessage).content)]);
-        out.push(make('duplicate_output', index, utf8Encode(msg.content), length, { canonical: { index: earliest, hash: canonicalHash } }));
+        const canonicalHash = whole(view.at(earliest) as ChatMessage).hash;
+        out.push(make('duplicate_output', index, whole(msg), length, { canonical: { index: earliest, hash: canonicalHash } }));
         return;
       }
     }
     // A kept prefix as long as the content keeps it all (floorCharBoundary clamps to the length).
     if (length <= policy.max_tool_result_bytes || policy.kept_prefix_bytes >= length) return;
-    const bytes = utf8Encode(msg.content);
-    const kept = floorCharBoundary(bytes, policy.kept_prefix_bytes);
-    if (kept >= bytes.length) return;
+    // With a known hash only the prefix is encoded: one code unit past the kept bytes, so the byte
+    // floorCharBoundary looks at is the one the whole encoding has there (a lead byte either way).
+    const bytes = options.contentSha256?.(msg) === undefined ? utf8Encode(msg.content) : undefined;
+    const kept = floorCharBoundary(bytes ?? utf8Encode(msg.content.slice(0, policy.kept_prefix_bytes + 1)), policy.kept_prefix_bytes);
+    if (kept >= length) return;
+    const content = whole(msg, bytes);
     const hasImage = msg.content_parts?.some((p) => IMAGE_PART_TYPES.includes(p.type)) ?? false;
-    if (kept === 0 || hasImage) out.push(make('tool_output_elided', index, bytes, bytes.length, {}));
-    else out.push(make('tool_output_truncated', index, bytes, bytes.length - kept, { kept_bytes: kept }));
+    if (kept === 0 || hasImage) out.push(make('tool_output_elided', index, content, length, {}));
+    else out.push(make('tool_output_truncated', index, content, length - kept, { kept_bytes: kept }));
   });
 
   if (clearTo > clearedEnd) {
@@ -111,7 +127,7 @@ export function mintReductions(
       if (m) messages.push({ minted: m, content: m.content });
     }
     const bytes = utf8Encode(transcriptOf(messages));
-    out.push(make('turns_cleared', clearedEnd, bytes, bytes.length, { end: clearTo }));
+    out.push(make('turns_cleared', clearedEnd, { hash: hash([bytes]), bytes: bytes.length }, bytes.length, { end: clearTo }));
   }
   return out;
 }

@@ -7,7 +7,8 @@ import { replayPolicy } from './replay';
 import { assistant, tool, user } from './testing/builders';
 import { referenceMintReductions } from './testing/mintReference';
 import type { ChatMessage, Reduction, ReductionPolicy, SidecarRecord } from './types';
-import { utf8Length } from './utf8';
+import { sha256Hex } from './hash';
+import { utf8Encode, utf8Length } from './utf8';
 
 const POLICY: ReductionPolicy = { protect_last_n_tool_results: 1, max_tool_result_bytes: 50, kept_prefix_bytes: 10, dedupe: true, clear_turns_before: null };
 const big = (tag: string) => `${tag}:${'x'.repeat(80)}`;
@@ -160,6 +161,9 @@ describe('replayPolicy is incremental and gives what the pass at every turn gave
         const expected = referenceMintReductions(view, policy, log, { nextId });
         expect(mintReductions(view, policy, log, { nextId })).toEqual(expected);
         expect(mintReductions(view, policy, log, { nextId, contentBytes: memo })).toEqual(expected);
+        // Some contents' hashes known (a sidecar's long contents are hashed while indexed): only their kept prefixes are encoded.
+        const known = (m: ChatMessage) => (keep[(view.indexOf(m) + 3) % 8] ? sha256Hex([utf8Encode(m.content)]) : undefined);
+        expect(mintReductions(view, policy, log, { nextId, contentBytes: memo, contentSha256: known })).toEqual(expected);
       }),
       { numRuns: 400 },
     );
@@ -174,6 +178,26 @@ describe('replayPolicy is incremental and gives what the pass at every turn gave
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('an output whose hash is known is never encoded whole: a truncation encodes its kept prefix, a duplicate nothing', () => {
+    const outputs = ['é'.repeat(5000), 'x'.repeat(7000), '\u{1F600}'.repeat(3000)];
+    const records: SidecarRecord[] = [];
+    for (let turn = 0, i = 0; turn < 12; turn++) {
+      const id = `c${turn}`;
+      for (const m of [user(`q${turn}`), assistant('', id), tool(outputs[turn % 3] as string, id), assistant('done')]) records.push(msg(i++, m));
+    }
+    const policy: ReductionPolicy = { protect_last_n_tool_results: 2, max_tool_result_bytes: 100, kept_prefix_bytes: 11, dedupe: true, clear_turns_before: null };
+    const expected = replayPolicy(located(records), policy);
+    const withHashes = located(records).map((l) => (l.record.t === 'message' ? { ...l, contentBytes: utf8Length(l.record.msg.content), contentSha256: sha256Hex([utf8Encode(l.record.msg.content)]) } : l));
+    const encode = vi.spyOn(TextEncoder.prototype, 'encode');
+    try {
+      expect(replayPolicy(withHashes, policy)).toEqual(expected);
+      expect(expected.policyLog.map((r) => r.kind)).toEqual([...new Array<string>(3).fill('tool_output_truncated'), ...new Array<string>(7).fill('duplicate_output')]);
+      expect(encode.mock.calls.filter(([text]) => (text?.length ?? 0) >= 3000)).toEqual([]);
+    } finally {
+      encode.mockRestore();
+    }
   });
 
   it('an output no pass reduces is never encoded, however many passes look at it; one that is reduced is encoded when it is minted', () => {

@@ -39,6 +39,10 @@ export interface LocatedRecord {
   record: SidecarRecord;
   /** 1-based line of the record in the sidecar. */
   line: number;
+  /** A message record's: the UTF-8 bytes of its `msg.content`, when the reader knows them (never measured again). */
+  contentBytes?: number;
+  /** A message record's: the SHA-256 (hex) of its content's bytes, when the reader knows it without reading them. */
+  contentSha256?: string;
 }
 
 /** One place where the recorded log and the policy's pass disagree. */
@@ -76,6 +80,11 @@ export interface ReplayOptions {
    * listed, but a what-if compares the two logs by address (`whatIf`).
    */
   ownIds?: boolean;
+  /**
+   * The byte counts of the message objects (what `contentBytes` of the records gave, and what the
+   * passes measured), for a caller that measures the same messages afterwards (`whatIf`).
+   */
+  sizes?: WeakMap<ChatMessage, number>;
 }
 
 const COMPARED = ['kind', 'index', 'bytes', 'hash', 'kept_bytes', 'canonical', 'end', 'stub', 'minted_at'] as const;
@@ -157,12 +166,15 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
   // Every pass looks at every tool result of the view again; a message object's byte count is
   // measured once (the view keeps the object until a record replaces it), so a pass costs the
   // view's length plus what it mints, not the view's bytes.
-  const sizes = new WeakMap<ChatMessage, number>();
+  const sizes = options.sizes ?? new WeakMap<ChatMessage, number>();
   const contentBytes = (msg: ChatMessage): number => {
     let n = sizes.get(msg);
     if (n === undefined) sizes.set(msg, (n = utf8Length(msg.content)));
     return n;
   };
+
+  const hashes = new WeakMap<ChatMessage, string>();
+  const contentSha256 = (msg: ChatMessage) => hashes.get(msg);
 
   const pass = (line: number, final: boolean) => {
     passes++;
@@ -170,7 +182,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     const recordedClear = recorded.filter((r) => r.kind === 'turns_cleared').reduce((m, r) => Math.max(m, r.end ?? 0), 0);
     const clear = final ? limit : Math.min(recordedClear, limit);
     const nextId = (options.ownIds ? ownMax : maxId) + 1;
-    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
+    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, contentSha256, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
     const open = new Map<string, LocatedRecord[]>();
     for (const b of batch) {
       const key = keyOf((b.record as { t: 'reduction'; r: Reduction }).r);
@@ -215,6 +227,8 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
       case 'message': {
         if (record.i > view.length) break;
         view[record.i] = record.cap ? applyCap(record.msg, record.cap) : record.msg;
+        if (!record.cap && located.contentBytes !== undefined) sizes.set(record.msg, located.contentBytes);
+        if (!record.cap && located.contentSha256 !== undefined) hashes.set(record.msg, located.contentSha256);
         if (record.msg.role === 'assistant' && !(record.msg.tool_calls && record.msg.tool_calls.length > 0)) pending = line;
         break;
       }

@@ -16,6 +16,7 @@ import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
 import type { SearchOptions } from './search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
+import type { LocatedRecord } from './replay';
 import type { ModelChange } from './timeline';
 import type {
   ChatMessage,
@@ -101,6 +102,8 @@ export interface LoadedSession {
   readonly sessions?: readonly SessionEntry[];
   /** Issue 12 (B): the sidecar's rewinds in file order, each with the messages it abandoned. */
   readonly rewinds: readonly RewindRecord[];
+  /** The sidecar's records for policy replay (IndexedRecords.replayRecords); absent without a sidecar. */
+  readonly replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
   /** Issue 12 (C): `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
@@ -160,6 +163,12 @@ export interface IndexedRecords {
   messageLines?: readonly (number | undefined)[];
   /** Issue 12 (B): each rewind record with the messages it abandoned. */
   rewinds?: RewindRecord[];
+  /**
+   * A sidecar's: its records in file order (the header and unreadable lines left out), each
+   * message whole, read back from the index for policy replay (docs/policy-replay.md); a message
+   * record longer than `maxRecordBytes` is left out.
+   */
+  replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
 }
 
 /**
@@ -240,6 +249,8 @@ export interface SessionModel {
   callTimeline: CallTimeline;
   /** Issue 12 (B): the sidecar's rewinds; absent without one. */
   rewinds?: readonly RewindRecord[];
+  /** See IndexedRecords.replayRecords; absent without a sidecar. */
+  replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
 }
 
 /**
@@ -304,6 +315,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     ...(snapshot?.sessions ? { sessions: snapshot.sessions } : {}),
     callTimeline: callTimelineOf(inputs, minted, log),
     ...(records?.rewinds ? { rewinds: records.rewinds } : {}),
+    ...(records?.replayRecords ? { replayRecords: records.replayRecords } : {}),
   };
 }
 
@@ -428,6 +440,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
     rewinds: model.rewinds ?? [],
+    ...(model.replayRecords ? { replayRecords: model.replayRecords } : {}),
     // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
     expand: (id, range, call) => bracket(() => expandReduction(logAt(call), id, minted, recorded, range, hash)),
     expandStory: (id, range, call) => bracket(() => expandStory(logAt(call), id, minted, recorded, range, hash)),

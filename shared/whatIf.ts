@@ -9,7 +9,7 @@ import { viewEntries, type ViewEntry } from './calls';
 import { statedHiddenBytes } from './original';
 import { replayPolicy, type LocatedRecord, type ReplayOptions } from './replay';
 import { arrayList } from './session';
-import type { Reduction, ReductionKind, ReductionPolicy, Role } from './types';
+import type { ChatMessage, Reduction, ReductionKind, ReductionPolicy, Role } from './types';
 import { isRangeKind } from './types';
 import { utf8Length } from './utf8';
 
@@ -74,7 +74,12 @@ function differs(a: Reduction, b: Reduction): boolean {
 const byIndex = <T extends { index: number }>(x: T, y: T) => x.index - y.index;
 
 /** The diff of the agent's live log and a policy's, over one view. */
-export function whatIfDiff(view: Parameters<typeof arrayList>[0], recordedLog: readonly Reduction[], policyLog: readonly Reduction[]): { entries: ViewEntry[]; diff: WhatIfDiff } {
+export function whatIfDiff(
+  view: Parameters<typeof arrayList>[0],
+  recordedLog: readonly Reduction[],
+  policyLog: readonly Reduction[],
+  sizes?: WeakMap<ChatMessage, number>,
+): { entries: ViewEntry[]; diff: WhatIfDiff } {
   const minted = arrayList(view);
   const recordedEntries = viewEntries({ minted, log: [...recordedLog] });
   const policyEntries = viewEntries({ minted, log: [...policyLog] });
@@ -95,7 +100,13 @@ export function whatIfDiff(view: Parameters<typeof arrayList>[0], recordedLog: r
     if (a && b && a.content === b.content) continue;
     messages.push({ index, role: a?.role ?? b?.role ?? null, recorded_bytes: a ? utf8Length(a.content) : null, policy_bytes: b ? utf8Length(b.content) : null });
   }
-  const total = (entries: readonly ViewEntry[]) => entries.reduce((n, e) => n + utf8Length(e.content), 0);
+  // An entry no reduction touches shows its message's content itself: measured once, by the replay.
+  const bytesOf = (e: ViewEntry): number => {
+    const msg = e.reductions.length === 0 ? minted.at(e.index) : undefined;
+    const known = msg !== undefined && msg.content === e.content ? sizes?.get(msg) : undefined;
+    return known ?? utf8Length(e.content);
+  };
+  const total = (entries: readonly ViewEntry[]) => entries.reduce((n, e) => n + bytesOf(e), 0);
   const diff: WhatIfDiff = {
     counts: { added: added.length, removed: removed.length, changed: changed.length, messages: messages.length },
     reductions: { added: added.sort(byIndex), removed: removed.sort(byIndex), changed: changed.sort(byIndex) },
@@ -106,8 +117,9 @@ export function whatIfDiff(view: Parameters<typeof arrayList>[0], recordedLog: r
 }
 
 /** The session of `records` re-projected under `policy`, diffed against its recorded log. */
-export function whatIf(records: Iterable<LocatedRecord>, policy: ReductionPolicy, options: Omit<ReplayOptions, 'ownIds'> = {}): WhatIf {
-  const replayed = replayPolicy(records, policy, { ...options, ownIds: true });
-  const { entries, diff } = whatIfDiff(replayed.view, replayed.recordedLog, replayed.policyLog);
+export function whatIf(records: Iterable<LocatedRecord>, policy: ReductionPolicy, options: Omit<ReplayOptions, 'ownIds' | 'sizes'> = {}): WhatIf {
+  const sizes = new WeakMap<ChatMessage, number>();
+  const replayed = replayPolicy(records, policy, { ...options, ownIds: true, sizes });
+  const { entries, diff } = whatIfDiff(replayed.view, replayed.recordedLog, replayed.policyLog, sizes);
   return { messages: entries, diff };
 }

@@ -1,18 +1,16 @@
 /**
  * Issue 13 (4): policy replay and the what-if view over an open session's files. The pure passes
- * are shared/replay.ts and shared/whatIf.ts; this reads the sidecar's records back, in file order,
- * up to the size it had when the session was opened (an appended tail is not part of the session),
- * and checks that the file did not change around the read.
+ * are shared/replay.ts and shared/whatIf.ts; this feeds them the sidecar's records, in file order,
+ * from the open session's index (the records its load folded in, up to the size the file had when
+ * it was opened: an appended tail is not part of the session), with each message's content read
+ * back once, and checks that the file did not change around the read (docs/policy-replay.md).
  *
  * Replay needs the sidecar: the `message` and `reduction` records in the order the agent wrote
  * them. A snapshot alone, a foreign format, or a header without a policy cannot be replayed: that
  * is a note, not a finding (nothing is wrong with such a session).
  */
-import { closeSync } from 'node:fs';
 import type { CheckReport, LocatedRecord, PolicyReplayResult, ReductionPolicy, WhatIf } from '../../shared/index';
-import { byLineThenIndex, divergenceFinding, parseSidecarLine, replayPolicy, whatIf } from '../../shared/index';
-import { splitLines } from './lines';
-import { openWithin } from './safeRead';
+import { byLineThenIndex, divergenceFinding, replayPolicy, whatIf } from '../../shared/index';
 import type { LoadedSession } from './session';
 import { FileChangedError, MAX_RECORD_BYTES, nodeSha256 } from './session';
 
@@ -26,9 +24,11 @@ export interface ReplaySummary {
   divergences: number;
 }
 
-type Replayable = { ok: true; path: string; bytes: number; policy: ReductionPolicy } | { ok: false; note: string; reason: 'no_sidecar' | 'stopped' | 'no_policy'; sidecar?: { path: string; bytes: number } };
+type Replayable = { ok: true; records: () => Iterable<LocatedRecord>; policy: ReductionPolicy } | { ok: false; note: string; reason: 'no_sidecar' | 'stopped' | 'no_policy'; records?: () => Iterable<LocatedRecord> };
 
-/** The sidecar and policy a replay reads, or why there is none. */
+const NO_RECORD_ORDER = 'replay is not possible: a session snapshot alone holds no policy and no record order; open its sidecar';
+
+/** The sidecar's records and the policy a replay reads, or why there is none. */
 export function replayable(session: LoadedSession): Replayable {
   const sidecar = session.files.find((f) => f.format === 'supercode-sidecar');
   if (!sidecar) {
@@ -36,30 +36,16 @@ export function replayable(session: LoadedSession): Replayable {
     return {
       ok: false,
       reason: 'no_sidecar',
-      note: format && format !== 'supercode-snapshot' ? `replay is not possible: a ${format} file names no reduction policy (only a supercode sidecar's header does)` : 'replay is not possible: a session snapshot alone holds no policy and no record order; open its sidecar',
+      note: format && format !== 'supercode-snapshot' ? `replay is not possible: a ${format} file names no reduction policy (only a supercode sidecar's header does)` : NO_RECORD_ORDER,
     };
   }
   if (session.stopped) return { ok: false, reason: 'stopped', note: 'replay is not possible: the sidecar has a format version newer than supported' };
+  const replayRecords = session.replayRecords;
+  if (!replayRecords) return { ok: false, reason: 'no_sidecar', note: NO_RECORD_ORDER };
+  const records = () => replayRecords(MAX_RECORD_BYTES);
   const policy = session.header?.policy ?? null;
-  if (!policy) return { ok: false, reason: 'no_policy', sidecar: { path: sidecar.path, bytes: sidecar.bytes }, note: 'replay is not possible: the sidecar header names no policy (policy: null)' };
-  return { ok: true, path: sidecar.path, bytes: sidecar.bytes, policy };
-}
-
-/** The sidecar's readable records in file order, header left out; unreadable lines are skipped (check reports them). */
-function* sidecarRecords(path: string, bytes: number): Generator<LocatedRecord> {
-  // Non-blocking and checked on the descriptor (safeRead.ts): a FIFO or device swapped in is a change, never waited on.
-  const opened = openWithin(path, undefined, { followLast: true });
-  if ('refused' in opened) throw new FileChangedError({ path, message: `${path} can no longer be read: ${opened.refused}` });
-  const fd = opened.fd;
-  try {
-    for (const line of splitLines(fd, { end: bytes, maxLineBytes: MAX_RECORD_BYTES })) {
-      if (!line.bytes) continue;
-      const parsed = parseSidecarLine(line.bytes.toString('utf8'), line.number, line.terminated);
-      if (parsed.ok && parsed.record.t !== 'header') yield { record: parsed.record, line: line.number };
-    }
-  } finally {
-    closeSync(fd);
-  }
+  if (!policy) return { ok: false, reason: 'no_policy', records, note: 'replay is not possible: the sidecar header names no policy (policy: null)' };
+  return { ok: true, records, policy };
 }
 
 /** Runs `read` between two looks at the files: a result over bytes read around a change would be wrong. */
@@ -76,7 +62,7 @@ function guarded<T>(session: LoadedSession, read: () => T): T {
 export function replaySession(session: LoadedSession): { summary: ReplaySummary; result?: PolicyReplayResult } {
   const source = replayable(session);
   if (!source.ok) return { summary: { replayed: false, note: source.note, policy: null, passes: 0, divergences: 0 } };
-  const result = guarded(session, () => replayPolicy(sidecarRecords(source.path, source.bytes), source.policy, { sha256: nodeSha256 }));
+  const result = guarded(session, () => replayPolicy(source.records(), source.policy, { sha256: nodeSha256 }));
   return { summary: { replayed: true, policy: source.policy, passes: result.passes, divergences: result.divergences.length }, result };
 }
 
@@ -97,8 +83,8 @@ export function checkWithReplay(session: LoadedSession): CheckReport & { replay:
 /** The what-if view of `policy` over the session, or why there is none. Throws FileChangedError. */
 export function whatIfSession(session: LoadedSession, policy: ReductionPolicy): { ok: true; value: WhatIf } | { ok: false; note: string } {
   const source = replayable(session);
-  // A what-if brings its own policy: only the sidecar is needed.
-  const sidecar = source.ok ? source : source.sidecar;
-  if (!sidecar) return { ok: false, note: (source as { note: string }).note };
-  return { ok: true, value: guarded(session, () => whatIf(sidecarRecords(sidecar.path, sidecar.bytes), policy, { sha256: nodeSha256 })) };
+  // A what-if brings its own policy: only the sidecar's records are needed.
+  if (!source.records) return { ok: false, note: (source as { note: string }).note };
+  const records = source.records;
+  return { ok: true, value: guarded(session, () => whatIf(records(), policy, { sha256: nodeSha256 })) };
 }

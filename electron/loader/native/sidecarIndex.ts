@@ -52,6 +52,12 @@ export interface IndexerOptions {
   inFlight?: number;
 }
 
+/** A record as the timeline folded it in, and its line. */
+export interface LocatedTimelineRecord {
+  record: TimelineRecord<MessageHandle>;
+  line: number;
+}
+
 /** A line read ahead: its scan, when a worker does it. */
 interface Ahead {
   line: SplitLine;
@@ -80,6 +86,13 @@ export interface SidecarIndex {
   calls: CallTimeline;
   /** Issue 12 (B): each rewind with the handles of the messages it abandoned (`to + k`). */
   rewinds: Rewind<MessageHandle>[];
+  /**
+   * Every record the timeline folded in, in file order with its line (the header and unreadable
+   * lines left out), shared as `view` is: the first `trailLength` are this index's. Policy replay
+   * runs over it instead of reading the file again (docs/policy-replay.md).
+   */
+  trail: readonly LocatedTimelineRecord[];
+  trailLength: number;
   /** An `unsupported_version` header: the pass stopped there. */
   stopped?: Finding;
 }
@@ -105,6 +118,7 @@ interface Derived {
 export class SidecarIndexer {
   private readonly builder = new TimelineBuilder<MessageHandle>((h) => h.hasArtifacts);
   private readonly findings: Finding[] = [];
+  private readonly trail: LocatedTimelineRecord[] = [];
   private header: SidecarHeader | null = null;
   private system: MessageHandle | undefined;
   private seenRecord = false;
@@ -255,7 +269,7 @@ export class SidecarIndexer {
           builder.addHole(record.i);
           continue;
         }
-        builder.add({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
+        this.fold({ t: 'message', i: record.i, msg: handleOf(record.msg, line, content), ...(record.cap ? { cap: record.cap } : {}) }, line.number);
         continue;
       }
       if (line.bytes === undefined && line.length <= options.maxRecordBytes) {
@@ -354,11 +368,17 @@ export class SidecarIndexer {
       } else {
         timelineRecord = record;
       }
-      builder.add(timelineRecord, line.number);
+      this.fold(timelineRecord, line.number);
     }
     options.progress.add(end - reported);
     // A final pass has read the unterminated last line too: nothing before `end` is left.
     return this.stoppedAt(pass.final && complete.offset < end ? { offset: end, line: complete.line + 1 } : complete);
+  }
+
+  /** Folds a record into the timeline, and keeps it on the trail. */
+  private fold(record: TimelineRecord<MessageHandle>, line: number): void {
+    this.builder.add(record, line);
+    this.trail.push({ record, line });
   }
 
   private stoppedAt(stop: IndexStop): IndexStop {
@@ -373,7 +393,7 @@ export class SidecarIndexer {
    * ones. The answer equals a derivation from scratch (follow.test.ts compares it with fresh opens).
    */
   index(): SidecarIndex {
-    if (this.stopped) return { header: null, view: [], viewLength: 0, recorded: [], recordedLength: 0, log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], stopped: this.stopped };
+    if (this.stopped) return { header: null, view: [], viewLength: 0, recorded: [], recordedLength: 0, log: [], logLines: [], modelChanges: [], findings: [], calls: NO_CALLS, rewinds: [], trail: [], trailLength: 0, stopped: this.stopped };
     const timeline = this.builder.shared();
     const previous = this.derived;
     const from = Math.min(this.builder.touchedFrom(), previous.viewLength);
@@ -398,6 +418,8 @@ export class SidecarIndexer {
       findings: derived.findings,
       calls: { calls: derived.calls, spans: timeline.spans },
       rewinds: timeline.rewinds,
+      trail: this.trail,
+      trailLength: this.trail.length,
     };
   }
 }

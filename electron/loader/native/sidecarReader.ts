@@ -12,6 +12,9 @@ import type { MessageCache } from '../messageCache';
 import type { RawContent } from '../rawRecord';
 import { isPlainObject } from './text';
 
+/** The most a reader keeps allocated to read contents' bodies into, one after another. */
+const SCRATCH_BYTES = 16 * 1024 * 1024;
+
 /** A content read from the file keeps this much of its start as text, for display. */
 export const PREVIEW_BYTES = 64 * 1024;
 
@@ -36,6 +39,7 @@ export interface MessageHandle {
 /** Reads message records back from the sidecar by handle, through one cache shared by all lists. */
 export class SidecarReader {
   private closed = false;
+  private scratch = Buffer.alloc(0);
 
   constructor(
     private readonly fd: number,
@@ -68,7 +72,12 @@ export class SidecarReader {
    * decoded when asked for.
    */
   private readAround(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
-    if (handle.rest) return this.withContent(handle.rest, this.contentSource(handle, content));
+    const rest = handle.rest ?? this.restOf(handle, content);
+    return rest && this.withContent(rest, this.contentSource(handle, content));
+  }
+
+  /** The record's `msg` with an empty content: the record read and validated without its content's body. */
+  private restOf(handle: MessageHandle, content: RawContent): ChatMessage | undefined {
     try {
       const head = readExactly(this.fd, handle.offset, content.start - handle.offset, this.read);
       const tailStart = content.start + content.rawLength;
@@ -77,12 +86,44 @@ export class SidecarReader {
       const value = JSON.parse(Buffer.concat([head, tail]).toString('utf8')) as unknown;
       if (!isPlainObject(value)) return undefined;
       const parsed = chatMessageSchema.safeParse(value.msg);
-      if (!parsed.success) return undefined;
-      return this.withContent(parsed.data, this.contentSource(handle, content));
+      return parsed.success ? parsed.data : undefined;
     } catch {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
     }
+  }
+
+  /**
+   * The record's `msg` with its whole content as text, as parsing the line gives it: policy replay
+   * (docs/policy-replay.md) reads every message once, in file order, so this is never cached. A
+   * record indexed without its content keeps its validated rest: only the content's body is read
+   * and decoded. Undefined when the record can no longer be read.
+   */
+  wholeMessage(handle: MessageHandle): ChatMessage | undefined {
+    if (this.closed) return undefined;
+    const content = handle.content;
+    if (!content) return this.readRecord(handle);
+    const rest = handle.rest ?? this.restOf(handle, content);
+    if (!rest) return undefined;
+    try {
+      // The body between its quotes, decoded as JSON.parse decodes the line (bad UTF-8 as U+FFFD).
+      const quoted = this.bodyBuffer(content.rawLength + 2);
+      quoted[0] = 0x22;
+      quoted[content.rawLength + 1] = 0x22;
+      if (!readExactly(this.fd, content.start, content.rawLength, this.read, quoted.subarray(1))) return undefined;
+      const text: unknown = JSON.parse(quoted.toString('utf8'));
+      return typeof text === 'string' ? { ...rest, content: text } : undefined;
+    } catch {
+      // The file changed under us since it was indexed: the message reads as a hole.
+      return undefined;
+    }
+  }
+
+  /** A buffer of `length` bytes for one body: this reader's own up to SCRATCH_BYTES (replay reads one body after another), else a fresh one. */
+  private bodyBuffer(length: number): Buffer {
+    if (length > SCRATCH_BYTES) return Buffer.allocUnsafe(length);
+    if (this.scratch.length < length) this.scratch = Buffer.allocUnsafe(Math.min(SCRATCH_BYTES, Math.max(length, 2 * this.scratch.length)));
+    return this.scratch.subarray(0, length);
   }
 
   /** The message `rest` with its content read from `source`. */
@@ -117,6 +158,7 @@ export class SidecarReader {
 
   close(): void {
     this.closed = true;
+    this.scratch = Buffer.alloc(0);
     this.cache.clear();
   }
 }

@@ -1,5 +1,5 @@
 /** A sidecar (SPEC §3.1) as a source: indexed in resumable passes, read back by range. */
-import type { ChatMessage } from '../../../shared/index';
+import type { ChatMessage, LocatedRecord } from '../../../shared/index';
 import { lazyList } from '../../../shared/index';
 import type { FileContent, FileContentList } from '../fileContent';
 import type { ReadSync } from '../lines';
@@ -7,7 +7,9 @@ import { MessageCache } from '../messageCache';
 import type { OpenFile } from '../openFile';
 import { safeClose } from '../openFile';
 import type { IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import type { LocatedTimelineRecord } from './sidecarIndex';
 import { SidecarIndexer } from './sidecarIndex';
+import type { MessageHandle } from './sidecarReader';
 import { SidecarReader } from './sidecarReader';
 
 export class SidecarSource implements SessionSource {
@@ -58,6 +60,7 @@ export class SidecarSource implements SessionSource {
         calls: index.calls,
         rewinds: index.rewinds.map((r) => ({ line: r.line, to: r.to, abandoned: lazyList(r.abandoned, (e) => reader.message(e.value, e.cap)) })),
         system: () => (system ? reader.message(system) : undefined),
+        replayRecords: (maxRecordBytes) => replayRecords(index.trail, index.trailLength, reader, maxRecordBytes),
       },
     };
   }
@@ -67,5 +70,30 @@ export class SidecarSource implements SessionSource {
     this.closed = true;
     this.reader.close();
     safeClose(this.file.fd);
+  }
+}
+
+/**
+ * The records the index folded in, in file order, each message read whole (docs/policy-replay.md):
+ * what reading the sidecar again and parsing every line gave, without reading the file again but
+ * for the contents. A message record longer than `maxRecordBytes`, or one that can no longer be
+ * read, is left out, as a line too long to parse was.
+ */
+function* replayRecords(trail: readonly LocatedTimelineRecord[], length: number, reader: SidecarReader, maxRecordBytes: number): Generator<LocatedRecord> {
+  const whole = (handle: MessageHandle) => (handle.length > maxRecordBytes ? undefined : reader.wholeMessage(handle));
+  for (let k = 0; k < length; k++) {
+    const { record, line } = trail[k] as LocatedTimelineRecord;
+    if (record.t === 'message' || record.t === 'system') {
+      const msg = whole(record.msg);
+      // Measured natively here: a pass would measure it in JavaScript (a handle's count is the
+      // file's bytes, which a content with bytes that are not UTF-8 does not decode to).
+      // A long content's hash, when indexing computed it and found the bytes UTF-8: the hash of
+      // what the content decodes to (docs/policy-replay.md).
+      const content = record.msg.content;
+      const sha256 = content?.validUtf8 === true ? content.sha256 : undefined;
+      if (msg) yield { record: { ...record, msg }, line, contentBytes: Buffer.byteLength(msg.content, 'utf8'), ...(sha256 !== undefined ? { contentSha256: sha256 } : {}) };
+    } else {
+      yield { record, line };
+    }
   }
 }

@@ -1,0 +1,148 @@
+/**
+ * Policy replay runs over the open session's index (docs/policy-replay.md): it is given the records
+ * reading the sidecar again gave, reads only the messages' contents back, and sees the records the
+ * session itself shows.
+ */
+import { readSync, statSync, writeFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { LocatedRecord, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
+import { replayPolicy, utf8Length, viewEntries, whatIf } from '../../shared/index';
+import { assistant, tool, user } from '../../shared/testing/builders';
+import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '../samples/policyMutants';
+import { generateSession, sidecarText } from '../samples/sessionGenerator';
+import { tempDir } from '../testing/files';
+import { replaySession, whatIfSession } from './replay';
+import type { LoadedSession, LoadOptions } from './session';
+import { HASH_AT_INDEX_BYTES, MAX_RECORD_BYTES, loadSession, nodeSha256 } from './session';
+import { sidecarRecordsReadAgain } from './testing/replayOracle';
+
+const tmp = tempDir('session-inspector-loader-replay-');
+afterAll(() => tmp.cleanup());
+
+async function open(path: string, options: LoadOptions = {}): Promise<LoadedSession> {
+  const loaded = await loadSession([path], options);
+  if (!loaded.ok) throw new Error(`${path}: ${loaded.error.code}: ${loaded.error.message}`);
+  return loaded.session;
+}
+
+/** `records` with one turn more per output: a tool call answered by that output, then the turn's end. */
+function withTurns(records: readonly SidecarRecord[], outputs: readonly string[]): SidecarRecord[] {
+  let length = 0;
+  for (const r of records) {
+    if (r.t === 'message' && r.i <= length) length = Math.max(length, r.i + 1);
+    if (r.t === 'rewind') length = Math.min(length, r.to);
+  }
+  const out = [...records];
+  outputs.forEach((content, k) => {
+    const id = `call-extra-${k}`;
+    for (const msg of [user(`again ${k}`), assistant('', id), tool(content, id), assistant(`done ${k}`)]) out.push({ t: 'message', i: length++, msg });
+  });
+  return out;
+}
+
+const policyArb: fc.Arbitrary<ReductionPolicy> = fc.record({
+  protect_last_n_tool_results: fc.integer({ min: 0, max: 4 }),
+  max_tool_result_bytes: fc.integer({ min: 0, max: 9000 }),
+  kept_prefix_bytes: fc.integer({ min: 0, max: 3000 }),
+  dedupe: fc.boolean(),
+  clear_turns_before: fc.option(fc.integer({ min: 0, max: 40 }), { nil: null }),
+});
+
+/** Outputs around the 4 KiB past which indexing leaves a content in the file: any code units (lone surrogates too), escapes, repeats. */
+const outputArb = fc.tuple(fc.string({ unit: 'binary', maxLength: 24 }), fc.integer({ min: 0, max: 600 })).map(([piece, times]) => piece.repeat(times));
+
+const MUTANTS = [(s: ReturnType<typeof generateSession>) => s.records, (s: ReturnType<typeof generateSession>) => withReductionRemoved(s).records, (s: ReturnType<typeof generateSession>) => withKeptBytesChanged(s).records, (s: ReturnType<typeof generateSession>) => withReductionAdded(s).records];
+
+/** Located records without what only the index knows (a content's byte count). */
+const plain = (records: Iterable<LocatedRecord>) => [...records].map(({ record, line }) => ({ record, line }));
+
+let run = 0;
+
+/** Writes `records`, opens them, and compares what replay is given and gives with the oracle's. */
+async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy): Promise<LocatedRecord[]> {
+  const path = tmp.path(`oracle-${run++}.sidecar.jsonl`);
+  writeFileSync(path, sidecarText(records));
+  const session = await open(path);
+  try {
+    const indexed = [...(session.replayRecords?.(MAX_RECORD_BYTES) ?? [])];
+    const readAgain = sidecarRecordsReadAgain(path, statSync(path).size);
+    expect(plain(indexed)).toEqual(readAgain);
+    for (const { record, contentBytes } of indexed) if (record.t === 'message') expect(contentBytes).toBe(utf8Length(record.msg.content));
+    const own = (records[0] as SidecarHeader).policy as ReductionPolicy;
+    expect(replaySession(session).result).toEqual(replayPolicy(readAgain, own, { sha256: nodeSha256 }));
+    expect(whatIfSession(session, policy)).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
+    return indexed;
+  } finally {
+    session.close();
+  }
+}
+
+describe('policy replay over the open session', () => {
+  it('is given the records reading the sidecar again gave, with their contents\u2019 byte counts, and replays and re-projects them alike (fast-check oracle)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.boolean(), fc.integer({ min: 0, max: MUTANTS.length - 1 }), fc.array(outputArb, { maxLength: 4 }), policyArb, async (seed, legacy, mutant, outputs, policy) => {
+        const records = withTurns((MUTANTS[mutant] as (typeof MUTANTS)[0])(generateSession({ seed, legacy, messages: 60 })), outputs);
+        await sameAsReadAgain(records, policy);
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('a content long enough to be hashed while indexed (twice: a duplicate) is replayed with that hash, as reading it again gives (fast-check oracle)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), policyArb, async (seed, piece, policy) => {
+        const huge = piece.repeat(Math.ceil((HASH_AT_INDEX_BYTES + 1000) / piece.length));
+        const indexed = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 });
+        const hashed = indexed.filter((l) => l.contentSha256 !== undefined);
+        expect(hashed.map((l) => l.record.t === 'message' && l.record.msg.content === huge)).toEqual([true, true]);
+      }),
+      { numRuns: 3 },
+    );
+  }, 120_000);
+
+  it('reads back only the messages, through the session\u2019s own descriptor: the file is not read and parsed again', async () => {
+    const path = tmp.path('reads.sidecar.jsonl');
+    const records = generateSession({ seed: 7 }).records;
+    writeFileSync(path, sidecarText(records));
+    let read = 0;
+    const counting = (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => {
+      const n = readSync(fd, buffer, offset, length, position);
+      read += n;
+      return n;
+    };
+    const session = await open(path, { readSync: counting });
+    try {
+      const messageBytes = Buffer.byteLength(sidecarText(records.filter((r) => r.t === 'message' || r.t === 'system')));
+      read = 0;
+      const outcome = whatIfSession(session, (records[0] as SidecarHeader).policy as ReductionPolicy);
+      expect(outcome.ok).toBe(true);
+      // Every message is read back, each once, and nothing else (the file is about a third larger).
+      expect(read).toBeGreaterThan(0);
+      expect(read).toBeLessThanOrEqual(messageBytes);
+      expect(messageBytes).toBeLessThan(statSync(path).size);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('sees a record the session recovers after a torn one: the session\u2019s own policy re-projects the view `view` shows, with an empty diff', async () => {
+    const records = generateSession({ seed: 3 }).records;
+    const lines = sidecarText(records).split('\n');
+    // A writer that stopped mid-append, and the next append right after its fragment (the first tool result's line).
+    const at = records.findIndex((r) => r.t === 'message' && r.msg.role === 'tool');
+    lines[at] = `${(lines[at] as string).slice(0, 40)}${lines[at] as string}`;
+    const path = tmp.path('torn.sidecar.jsonl');
+    writeFileSync(path, lines.join('\n'));
+    const session = await open(path);
+    try {
+      expect(session.loadFindings.some((f) => f.code === 'malformed_line' && f.line === at + 1)).toBe(true);
+      const outcome = whatIfSession(session, (records[0] as SidecarHeader).policy as ReductionPolicy);
+      if (!outcome.ok) throw new Error(outcome.note);
+      expect(outcome.value.messages).toEqual(viewEntries(session.callInput(null) ?? { minted: session.minted, log: [] }));
+      expect(outcome.value.diff.counts).toEqual({ added: 0, removed: 0, changed: 0, messages: 0 });
+    } finally {
+      session.close();
+    }
+  });
+});
