@@ -4,9 +4,8 @@ import { lazyList } from '../../../shared/index';
 import type { FileContent, FileContentList } from '../fileContent';
 import type { ReadSync } from '../lines';
 import { MessageCache } from '../messageCache';
-import type { OpenFile } from '../openFile';
 import { safeClose } from '../openFile';
-import type { IndexPass, IndexStop, SessionSource, SourceIndex } from '../source';
+import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from '../source';
 import { SidecarIndexer } from './sidecarIndex';
 import { SidecarReader } from './sidecarReader';
 
