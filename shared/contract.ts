@@ -111,6 +111,24 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
   'openhands-v0': 'openhands',
   'openhands-v1': 'openhands',
 };
+/**
+ * How the names of each file format's files end, as the agent writes them: what the desktop open
+ * dialog offers (electron/main/openDialog.ts). A hint for choosing only: every file is detected by
+ * its content, whatever its name. A new file format must name its endings here.
+ */
+export const FILE_FORMAT_EXTENSIONS: Readonly<Record<SessionFileFormat, readonly string[]>> = {
+  'supercode-sidecar': ['.sidecar.jsonl'],
+  'supercode-snapshot': ['.session.json'],
+  'claude-code': ['.jsonl'],
+  'codex-rollout': ['.jsonl'],
+  'swe-agent-traj': ['.traj'],
+  'inspect-eval': ['.eval'],
+  'inspect-json': ['.json'],
+  'mini-swe-agent-traj': ['.traj.json'],
+  // A V0 trajectory; a V1 conversation's base_state.json or events/event-*.json.
+  'openhands-v0': ['.json'],
+  'openhands-v1': ['.json'],
+};
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
 export const sessionEntrySchema = z.object({
