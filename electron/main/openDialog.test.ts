@@ -3,39 +3,20 @@
  * sample and fixture that the loader detects (by content) is offered, and its name ends as the
  * contract says its format's files end.
  */
-import { readdirSync, readSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS } from '../../shared/contract';
 import type { SessionFileFormat } from '../../shared/contract';
-import { detectSource } from '../loader/detect';
-import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES } from '../loader/session';
+import { detectedFileFormat, filesUnder } from '../testing/files';
 import { OPEN_DIALOG_OPTIONS, sessionExtensions } from './openDialog';
 
 const ROOT = join(import.meta.dirname, '../..');
-
-/** Every regular file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const path = join(dir, d.name);
-    if (d.isDirectory()) return filesUnder(path);
-    return d.isFile() ? [path] : [];
-  });
-}
-
-/** The file format the loader detects for `path`, as an open does; null for a file of no format. */
-function detectedFormat(path: string): SessionFileFormat | null {
-  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
-  if ('error' in found) return null;
-  found.source.close();
-  return found.source.format;
-}
 
 describe('the open dialog', () => {
   it('offers every committed session file under Sessions, and each is named as its format declares', () => {
     const offered = OPEN_DIALOG_OPTIONS.filters?.find((f) => f.name === 'Sessions')?.extensions ?? [];
     const sessions = [...filesUnder(join(ROOT, 'samples')), ...filesUnder(join(ROOT, 'e2e/fixtures'))]
-      .map((path) => ({ file: relative(ROOT, path), format: detectedFormat(path) }))
+      .map((path) => ({ file: relative(ROOT, path), format: detectedFileFormat(path) }))
       .filter((s): s is { file: string; format: SessionFileFormat } => s.format !== null);
     // Every file format the app reads is among them.
     expect(new Set(sessions.map((s) => s.format))).toEqual(new Set(SESSION_FILE_FORMATS));
