@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostEvent, SessionInfo } from '../shared/contract';
 import type { PreloadApi } from './bridge';
-import { TOKEN_HEADER, UPLOAD_NAME_HEADER, createBridge, openDroppedFile } from './bridge';
+import { TOKEN_HEADER, UPLOAD_NAME_HEADER } from '../shared/contract';
+import { createBridge, openDroppedFile } from './bridge';
 
 const INFO: SessionInfo = {
   generation: 1,

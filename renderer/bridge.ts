@@ -5,7 +5,7 @@
  * process, and what it relays comes from files nobody vouched for.
  */
 import type { HostApi, HostEvent, Method, Params, Reply } from '../shared/contract';
-import { METHOD_NAMES, parseEvent, parseReply } from '../shared/contract';
+import { EVENTS_PATH, METHOD_NAMES, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH, apiPath, parseEvent, parseReply } from '../shared/contract';
 
 /**
  * What the preload script exposes as `window.sessionInspector` (contextBridge): one function per
@@ -19,15 +19,10 @@ export type PreloadApi = { [M in Method]: (params: Params<M>) => Promise<unknown
   openDropped(file: File): Promise<unknown>;
 };
 
-/** Header that carries the HTTP host's access token on API calls. */
-export const TOKEN_HEADER = 'X-Session-Inspector-Token';
-/** Header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
-export const UPLOAD_NAME_HEADER = 'X-Session-Inspector-File-Name';
-
 /** The HTTP host's token, read from the page's URL when the bridge was made (the URL may change later). */
 let httpToken: string | undefined;
 function readToken(): string {
-  return new URLSearchParams(globalThis.location?.search ?? '').get('token') ?? '';
+  return new URLSearchParams(globalThis.location?.search ?? '').get(TOKEN_PARAM) ?? '';
 }
 
 function preloadApi(): PreloadApi | undefined {
@@ -86,7 +81,7 @@ function overHttp(): HostApi {
   const call = async (method: Method, params: unknown): Promise<Reply<Method>> => {
     let response: Response;
     try {
-      response = await fetch(`/api/${method}`, {
+      response = await fetch(apiPath(method), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: token },
         body: JSON.stringify(params ?? {}),
@@ -109,7 +104,7 @@ function overHttp(): HostApi {
   };
   const methods = Object.fromEntries(METHOD_NAMES.map((m) => [m, (params: unknown) => call(m, params)]));
   const onEvent = eventHub((deliver) => {
-    const source = new EventSource(`/api/events?token=${encodeURIComponent(token)}`);
+    const source = new EventSource(`${EVENTS_PATH}?${TOKEN_PARAM}=${encodeURIComponent(token)}`);
     source.onmessage = (message: MessageEvent) => {
       if (typeof message.data !== 'string') return;
       try {
@@ -136,7 +131,7 @@ export function createBridge(): HostApi {
 async function uploadFile(file: File): Promise<Reply<'openFile'>> {
   let response: Response;
   try {
-    response = await fetch('/api/upload', {
+    response = await fetch(UPLOAD_PATH, {
       method: 'POST',
       headers: { 'Content-Type': 'application/octet-stream', [TOKEN_HEADER]: httpToken ?? readToken(), [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name) },
       body: file,

@@ -111,6 +111,24 @@ export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionF
   'openhands-v0': 'openhands',
   'openhands-v1': 'openhands',
 };
+/**
+ * How the names of each file format's files end, as the agent writes them: what the desktop open
+ * dialog offers (electron/main/openDialog.ts). A hint for choosing only: every file is detected by
+ * its content, whatever its name. A new file format must name its endings here.
+ */
+export const FILE_FORMAT_EXTENSIONS: Readonly<Record<SessionFileFormat, readonly string[]>> = {
+  'supercode-sidecar': ['.sidecar.jsonl'],
+  'supercode-snapshot': ['.session.json'],
+  'claude-code': ['.jsonl'],
+  'codex-rollout': ['.jsonl'],
+  'swe-agent-traj': ['.traj'],
+  'inspect-eval': ['.eval'],
+  'inspect-json': ['.json'],
+  'mini-swe-agent-traj': ['.traj.json'],
+  // A V0 trajectory; a V1 conversation's base_state.json or events/event-*.json.
+  'openhands-v0': ['.json'],
+  'openhands-v1': ['.json'],
+};
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
 export const sessionEntrySchema = z.object({
@@ -675,6 +693,29 @@ export type HostApi = { [M in Method]: (params: Params<M>) => Promise<Reply<M>> 
   /** Subscribes to host events; returns the unsubscribe function. */
   onEvent(listener: (event: HostEvent) => void): () => void;
 };
+
+/**
+ * The HTTP host's protocol (electron/host/http.ts serves it, renderer/bridge.ts speaks it): every
+ * request carries the access token, in the header on API calls or as `?token=`; `POST` a method's
+ * params as JSON to `apiPath(method)`; events stream from EVENTS_PATH; a file's bytes go to
+ * UPLOAD_PATH. Header names are lower case, as Node hands them over (HTTP does not tell case apart).
+ */
+export const TOKEN_HEADER = 'x-session-inspector-token';
+/** The query parameter that carries the access token: the page's address, the event stream (and any API call). */
+export const TOKEN_PARAM = 'token';
+/** The header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
+export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
+/** Every path of the API is this or under it; the rest of the host's paths are the renderer's static files. */
+export const API_ROOT = '/api';
+/** `GET`: the host's events as Server-Sent Events, one `HostEvent` as JSON per message. */
+export const EVENTS_PATH = `${API_ROOT}/events`;
+/** `POST` a file's bytes (`application/octet-stream`, its length declared) to open it; the reply is `openFile`'s. */
+export const UPLOAD_PATH = `${API_ROOT}/upload`;
+
+/** Where `method` is answered: `POST` its params as JSON, the reply is the contract's. */
+export function apiPath(method: Method): string {
+  return `${API_ROOT}/${method}`;
+}
 
 /** Validates the params of a request named by an untrusted peer. */
 export function parseParams(method: string, params: unknown): { ok: true; method: Method; params: ParsedParams<Method> } | { ok: false; error: HostError } {

@@ -17,7 +17,7 @@ import { brokenSamples } from '../samples/brokenSamples';
 import { generateSession, sidecarText, snapshotText } from '../samples/sessionGenerator';
 import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../testing/badCorpus';
 import { tempDir } from '../testing/files';
-import type { BundleManifest } from './bundle';
+import type { BundleManifest } from './manifest';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tmp = tempDir('session-inspector-bundle-test-');

@@ -17,8 +17,8 @@ import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../s
 import type { LoadedSession } from '../loader/session';
 import { readWithin } from '../loader/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';
+import type { BundleManifest } from './manifest';
 import { bundleReadme, bundleSpec } from './template';
-import type { UnitKind } from './units';
 import { fileUnits, jointUnits } from './units';
 
 /** Session bytes above this are copied whole: each oracle call rewrites and rereads them. */
@@ -62,32 +62,6 @@ export interface BundleRequest {
 export interface BundleFile {
   name: string;
   bytes: Uint8Array;
-}
-
-export interface BundleManifest {
-  format: 'session-inspector-bundle';
-  version: 1;
-  sources: { path: string; format: SessionFileFormat; bytes: number; sha256: string }[];
-  files: { name: string; format: SessionFileFormat; bytes: number; sha256: string }[];
-  ids: string[];
-  codes: string[];
-  /** What `expand --id` prints for each id, in short: the bundle's must match. */
-  expand: { id: string; total_bytes: number; range: [number, number]; source: string; sha256: string }[];
-  options: { session?: string; format?: string };
-  minimizer: {
-    algorithm: 'view prefix, then ddmin';
-    /** The view length the first stage kept (null: no message records). */
-    view: number | null;
-    units: { name: string; kind: UnitKind; before: number; after: number }[];
-    oracle_calls: number;
-    max_oracle_calls: number;
-    max_items: number;
-    max_bytes: number;
-    accepted_steps: number;
-    stop: 'minimal' | 'call_cap' | 'too_large';
-    bytes_before: number;
-    bytes_after: number;
-  };
 }
 
 export interface Bundle {

@@ -8,7 +8,7 @@
 import { codeBlock, codeSpan } from '../../shared/markdown';
 import { utf8Encode, wellFormed } from '../../shared/utf8';
 import { nameText, replaceInvisible } from '../../shared/visibleText';
-import type { BundleManifest } from './bundle';
+import type { BundleManifest } from './manifest';
 
 const SHELL_ESCAPES: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };
 

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { BundleError, buildBundle, writeBundle } from '../bundle/bundle';
 import { CliError, usageError } from './errors';
-import type { CliIo } from './main';
+import type { CliIo } from './output';
 
 export async function runBundle(flags: Map<string, string | true>, lists: Map<string, string[]>, files: string[], io: CliIo): Promise<number> {
   const out = flags.get('out');

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
 import { liveSessionText } from '../testing/liveSession';
 import { startWriter } from '../testing/writer';
-import type { CliIo } from './main';
+import type { CliIo } from './output';
 import { main } from './main';
 
 const tmp = tempDir('check-follow-');

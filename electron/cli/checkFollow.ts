@@ -15,7 +15,7 @@ import { FollowLoop } from '../loader/followLoop';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError } from './errors';
-import type { CliIo } from './main';
+import type { CliIo } from './output';
 
 export interface CheckFollowOptions {
   strict: boolean;

@@ -6,13 +6,8 @@
 import type { LoadOptions } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { OpenDeps } from './open';
-import type { ParsedFlags } from './output';
+import type { CliIo, ParsedFlags } from './output';
 import { EXIT_ERROR, EXIT_OK, fdWriter, json, processStream } from './output';
-
-export interface CliIo {
-  stdout(s: string): void;
-  stderr(s: string): void;
-}
 
 /** The process's stdout and stderr, written synchronously through their descriptors (output.ts fdWriter). */
 export const processIo: CliIo = {

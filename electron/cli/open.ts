@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import type { CliIo } from './main';
+import type { CliIo } from './output';
 import type { ServeDeps, ServeOptions } from './serve';
 import { NO_FOLLOW_SWITCH, linkArgument, sourceArguments } from '../main/args';
 import { bundledSample, checkOpenSource, openSource, runServe } from './serve';

@@ -1,7 +1,13 @@
 /**
  * What every command shares, kept apart from main.ts so that each command's chunk (scripts/build.mjs
- * bundles the commands into separate files, loaded on demand) needs nothing of main.ts at run time.
+ * bundles the commands into separate files, loaded on demand) needs nothing of main.ts.
  */
+
+/** Where a command writes: stdout carries its JSON, stderr one human sentence per error. */
+export interface CliIo {
+  stdout(s: string): void;
+  stderr(s: string): void;
+}
 
 export const EXIT_OK = 0;
 export const EXIT_FINDINGS = 1;

@@ -12,7 +12,7 @@ import { createSessionHost } from '../host/sessionHost';
 import type { OpenSource, ResolverClient } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
-import type { CliIo } from './main';
+import type { CliIo } from './output';
 import { formatLink, parseLink } from '../../shared/link';
 import { CliError, terminalSentence, usageError } from './errors';
 import { untilSignal } from './signals';

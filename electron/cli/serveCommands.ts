@@ -3,10 +3,9 @@
  * bundles it as dist/cli-serve.cjs), so the HTTP host, the resolver worker's client and Electron's
  * launcher are never loaded by the commands that read a file and exit.
  */
-import type { CliIo } from './main';
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
-import type { ParsedFlags } from './output';
+import type { CliIo, ParsedFlags } from './output';
 import { createRealClient, findPackageRoot, parseBind, parseLinkOption, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
 import { usageError } from './errors';
 

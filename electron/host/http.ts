@@ -26,12 +26,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { API_ROOT, EVENTS_PATH, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_PATH } from '../../shared/contract';
 import type { HostEvent } from '../../shared/index';
 import type { SessionHost } from './types';
 import { CONTENT_SECURITY_POLICY, contentTypeOf } from './renderer';
 import { DEFAULT_MAX_UPLOAD_BYTES, receiveUpload } from './upload';
 
-export const TOKEN_HEADER = 'x-session-inspector-token';
 /** Largest API request body accepted. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Server-Sent Events comment interval, so proxies and the browser keep the stream open. */
@@ -150,7 +150,7 @@ function notBuiltPage(apiBase: string): string {
 <h1>Session Inspector</h1>
 <p>The Session Inspector renderer is not built. Run <code>npm run build</code>.</p>
 <p>The HTTP API is served at <code>${escapeHtml(apiBase)}</code>: <code>POST ${escapeHtml(apiBase)}&lt;method&gt;</code> with a JSON body and the
-<code>X-Session-Inspector-Token</code> header, and <code>GET ${escapeHtml(apiBase)}events?token=…</code> for events.</p>
+<code>${TOKEN_HEADER}</code> header, and <code>GET ${escapeHtml(EVENTS_PATH)}?${TOKEN_PARAM}=…</code> for events.</p>
 </main>
 </body>
 </html>
@@ -268,7 +268,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     } catch {
       if (decoded === '/') {
         // No renderer build yet: say so rather than pretend.
-        const body = notBuiltPage('/api/');
+        const body = notBuiltPage(`${API_ROOT}/`);
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Length': Buffer.byteLength(body), ...cookieHeader(viaQuery) });
         res.end(req.method === 'HEAD' ? undefined : body);
         return;
@@ -398,9 +398,9 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     const q = target.indexOf('?');
     const pathname = q === -1 ? target : target.slice(0, q);
     const query = new URLSearchParams(q === -1 ? '' : target.slice(q + 1));
-    const queryToken = query.get('token') ?? undefined;
+    const queryToken = query.get(TOKEN_PARAM) ?? undefined;
     const headerToken = req.headers[TOKEN_HEADER];
-    const isApi = pathname === '/api' || pathname.startsWith('/api/');
+    const isApi = pathname === API_ROOT || pathname.startsWith(`${API_ROOT}/`);
     const viaQuery = tokenMatches(queryToken);
     // The token opens everything; the cookie's secret opens static files only.
     const authorized =
@@ -414,16 +414,16 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       sendText(res, 403, 'Forbidden: cross-origin request');
       return;
     }
-    if (pathname === '/api/events') {
+    if (pathname === EVENTS_PATH) {
       serveEvents(req, res);
       return;
     }
-    if (pathname === '/api/upload') {
+    if (pathname === UPLOAD_PATH) {
       await serveUpload(req, res);
       return;
     }
     if (isApi) {
-      const method = pathname.slice('/api/'.length);
+      const method = pathname.slice(API_ROOT.length + 1);
       if (!/^[A-Za-z]{1,64}$/.test(method)) {
         sendJson(res, 404, { ok: false, error: { code: 'invalid_request', message: 'unknown API path' } });
         return;
@@ -461,7 +461,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   allowedHosts = new Set([...LOOPBACK_NAMES, urlHostName(bind).toLowerCase()].map((name) => `${name}:${port}`));
   // One name per port, so two hosts on one machine do not overwrite each other's cookie.
   cookieName = `si-static-${port}`;
-  const url = `http://${publicHostName(bind)}:${port}/?token=${token}`;
+  const url = `http://${publicHostName(bind)}:${port}/?${TOKEN_PARAM}=${token}`;
 
   let closing: Promise<void> | undefined;
   return {

@@ -21,12 +21,11 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { UPLOAD_NAME_HEADER } from '../../shared/contract';
 import type { UploadedFile } from './types';
 
 /** Largest upload accepted by default (`serve --max-upload` changes it). */
 export const DEFAULT_MAX_UPLOAD_BYTES = 2 * 1024 * 1024 * 1024;
-/** The header that carries the file's name (percent-encoded), a label only. */
-export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
 /** In the name of every upload's private folder and file: what the session host looks for to hide them. */
 export const UPLOAD_MARK = 'upload-';
 /** Every upload's private folder starts with this, under the system temporary folder. */

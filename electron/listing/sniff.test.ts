@@ -2,14 +2,12 @@
  * The head sniff of a folder listing agrees with the loader's detection on every sample and
  * fixture of the repository, and tells an Inspect AI `.json` log from other JSON by its head.
  */
-import { readdirSync, readSync, statSync, writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
-import { detectSource } from '../loader/detect';
-import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES } from '../loader/session';
-import { tempDir } from '../testing/files';
+import { detectedFileFormat, filesUnder, tempDir } from '../testing/files';
 import { formatByHead } from './scan';
 import { sketchJson } from './sketch';
 import { SNIFF_HEAD_BYTES } from './sniff';
@@ -18,21 +16,10 @@ const ROOT = join(import.meta.dirname, '../..');
 const tmp = tempDir('session-inspector-sniff-test-');
 afterAll(() => tmp.cleanup());
 
-/** Every regular file under `dir`, recursively. */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const path = join(dir, d.name);
-    if (d.isDirectory()) return filesUnder(path);
-    return d.isFile() ? [path] : [];
-  });
-}
-
 /** The format the loader detects for `path` (as an open does), or null. */
 function detected(path: string): string | null {
-  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
-  if ('error' in found) return null;
-  found.source.close();
-  return SESSION_FORMAT_OF_FILE[found.source.format];
+  const format = detectedFileFormat(path);
+  return format === null ? null : SESSION_FORMAT_OF_FILE[format];
 }
 
 describe('sniffing a file by its head', () => {

@@ -8,7 +8,8 @@ import { nativeFormat } from './native/index';
 import { openHandsFormat } from './openhands/index';
 import { sweAgentFormat } from './sweAgent/index';
 import { inspectFormat } from './inspect/index';
-import { isLoadError, openReadOnly, osReason, safeClose, unreadable } from './openFile';
+import { isLoadError, openReadOnly, safeClose, unreadable } from './openFile';
+import { osReason } from './osError';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */

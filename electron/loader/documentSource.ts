@@ -10,8 +10,7 @@ import type { RunEnd } from '../../shared/session';
 import type { DepthCut } from '../../shared/jsonDepth';
 import { depthCutMessage } from '../../shared/jsonDepth';
 import type { ChatMessage, Finding, Reduction } from '../../shared/types';
-import type { OpenFile } from './openFile';
-import type { SourceIndex } from './source';
+import type { OpenFile, SourceIndex } from './source';
 import { WholeFileSource } from './wholeFileSource';
 
 /**

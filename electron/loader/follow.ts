@@ -25,7 +25,7 @@ import type { BigIntStats } from 'node:fs';
 import { statSync } from 'node:fs';
 import type { LoadedSession } from '../../shared/index';
 import { readExactly } from './lines';
-import { osReason } from './openFile';
+import { osReason } from './osError';
 import type { LiveSources, LoadOptions } from './session';
 import { loadLive, resolveLive } from './session';
 import type { LoadError, SessionSource } from './source';

@@ -8,9 +8,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readExactly } from './lines';
-import type { OpenFile } from './openFile';
 import { safeClose } from './openFile';
-import type { IndexPass, IndexStop, SessionSource, SourceIndex } from './source';
+import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from './source';
 import { LoadCancelled, PREVIEW_AFTER_BYTES } from './source';
 
 /** A line's bytes, handed to `take` in a holder that `takeLineText` empties. */

@@ -1,40 +1,13 @@
 /**
  * Opening a session file for reading, whatever its format: read-only, non-blocking, a regular file
- * only, with a guard that later tells whether it changed on disk. OS errors become plain reasons.
+ * only, with a guard that later tells whether it changed on disk. OS errors become plain reasons
+ * (osError.ts).
  */
 import { closeSync, statSync } from 'node:fs';
 import { FileGuard } from './fileGuard';
+import { osReason } from './osError';
 import { openWithin } from './safeRead';
-import type { LoadError } from './source';
-
-export interface OpenFile {
-  path: string;
-  fd: number;
-  size: number;
-  /** The file as it was when opened: whatever is served from it later is checked against this. */
-  guard: FileGuard;
-}
-
-export function osReason(e: unknown): string {
-  const err = e as NodeJS.ErrnoException;
-  const code = typeof err.code === 'string' ? err.code : undefined;
-  const reasons: Record<string, string> = {
-    ENOENT: 'no such file or directory',
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EISDIR: 'it is a directory',
-    ENOTDIR: 'a component of the path is not a directory',
-    ELOOP: 'too many symbolic links',
-    ENAMETOOLONG: 'the name is too long',
-    EMFILE: 'too many open files',
-  };
-  if (code && reasons[code]) return `${reasons[code]} (${code})`;
-  return err.message ?? String(e);
-}
-
-export function isSystemError(e: unknown): e is NodeJS.ErrnoException {
-  return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && typeof (e as NodeJS.ErrnoException).syscall === 'string';
-}
+import type { LoadError, OpenFile } from './source';
 
 export function unreadable(path: string, reason: string): LoadError {
   return { code: 'unreadable_file', message: `cannot read ${path}: ${reason}` };

@@ -16,7 +16,7 @@
 import type { Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, sep } from 'node:path';
-import { osReason } from './openFile';
+import { osReason } from './osError';
 
 /** A companion larger than this is not read (a tool's persisted output, a subagent transcript, an event). */
 export const COMPANION_MAX_BYTES = 256 * 1024 * 1024;

@@ -6,7 +6,16 @@
  */
 import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../shared/index';
 import type { ReadSync } from './lines';
-import type { OpenFile } from './openFile';
+import type { FileGuard } from './fileGuard';
+
+/** A session file opened for reading (openFile.ts openReadOnly): read-only, non-blocking, a regular file. */
+export interface OpenFile {
+  path: string;
+  fd: number;
+  size: number;
+  /** The file as it was when opened: whatever is served from it later is checked against this. */
+  guard: FileGuard;
+}
 
 export type LoadErrorCode = 'unreadable_file' | 'unrecognized_file' | 'usage' | 'cancelled';
 

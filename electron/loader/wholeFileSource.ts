@@ -3,9 +3,8 @@
  * whatever `end`, and closes the file; later passes and `indexed()` answer from that one result. It
  * never pauses, so it offers no preview. (Line-based imports index in passes: lineSource.ts.)
  */
-import type { OpenFile } from './openFile';
 import { safeClose } from './openFile';
-import type { IndexPass, IndexStop, SessionSource, SourceIndex } from './source';
+import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from './source';
 
 export abstract class WholeFileSource implements SessionSource {
   abstract readonly format: SessionSource['format'];

@@ -7,8 +7,9 @@ import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { tempDir } from '../testing/files';
 import { APP_INDEX_URL, APP_SCHEME_PRIVILEGED } from './appProtocol';
-import { OPEN_DIALOG_OPTIONS, startApp } from './app';
+import { startApp } from './app';
 import type { StartOptions } from './app';
+import { OPEN_DIALOG_OPTIONS } from './openDialog';
 import { fake, FakeBrowserWindow, fakeEvent } from './testing/fakeElectron';
 
 vi.mock('electron', async () => (await import('./testing/fakeElectron')).electronModule);
@@ -154,7 +155,7 @@ describe('startApp when ready', () => {
     expect(await hostOptions!.openDialog!()).toBeNull();
     expect(fake.dialog.showOpenDialog).toHaveBeenCalledWith(window(), OPEN_DIALOG_OPTIONS);
     expect(OPEN_DIALOG_OPTIONS.filters).toEqual([
-      { name: 'Sessions', extensions: ['jsonl', 'json'] },
+      { name: 'Sessions', extensions: ['jsonl', 'json', 'traj', 'eval'] },
       { name: 'All Files', extensions: ['*'] },
     ]);
     fake.dialog.showOpenDialog.mockResolvedValueOnce({ canceled: false, filePaths: ['/a/s.sidecar.jsonl'] });

@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { app, dialog, ipcMain, Menu, nativeTheme, protocol, session } from 'electron';
-import type { BrowserWindow, OpenDialogOptions } from 'electron';
+import type { BrowserWindow } from 'electron';
 import type { HostEvent } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { APP_SCHEME_PRIVILEGED } from './appProtocol';
@@ -14,6 +14,7 @@ import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseLin
 import type { OpenSource, SecondInstanceData } from './args';
 import { eventSender, registerIpc, trustedFrameOf } from './ipc';
 import { buildMenuTemplate } from './menu';
+import { OPEN_DIALOG_OPTIONS } from './openDialog';
 import type { MenuActions } from './menu';
 import { appUrlAt, canonicalFragment, resolveProtocolOpen } from './protocolOpen';
 import { createRecentFiles, RECENT_FILE_NAME } from './recent';
@@ -24,16 +25,6 @@ export const APP_NAME = 'Session Inspector';
 
 /** How long quitting waits for the host (and its worker) to shut down. */
 export const DISPOSE_TIMEOUT_MS = 3_000;
-
-/** The session files the open dialog offers first. */
-export const OPEN_DIALOG_OPTIONS: OpenDialogOptions = {
-  title: 'Open Session',
-  properties: ['openFile', 'multiSelections'],
-  filters: [
-    { name: 'Sessions', extensions: ['jsonl', 'json'] },
-    { name: 'All Files', extensions: ['*'] },
-  ],
-};
 
 export interface StartOptions {
   /** Builds the session host once the app is ready (main.ts adds the resolver worker's client). */

@@ -1,16 +1,34 @@
 /** Builders of session files on disk for the loader's and the command line's tests. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChatMessage, ExpandOutcome, Reduction, SidecarHeader } from '../../shared/index';
+import type { ChatMessage, ExpandOutcome, Reduction, SessionFileFormat, SidecarHeader } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { loadSession } from '../loader/session';
+import { detectSource } from '../loader/detect';
+import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, loadSession } from '../loader/session';
 
 /** A fresh folder under the OS temp dir; `cleanup` removes it and everything in it. */
 export function tempDir(prefix = 'session-inspector-'): { dir: string; path(name: string): string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Every regular file under `dir`, recursively (links are not followed). */
+export function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const path = join(dir, d.name);
+    if (d.isDirectory()) return filesUnder(path);
+    return d.isFile() ? [path] : [];
+  });
+}
+
+/** The file format the loader detects for `path`, as an open does; null for a file of no format. */
+export function detectedFileFormat(path: string): SessionFileFormat | null {
+  const found = detectSource(path, { read: readSync, maxRecordBytes: MAX_RECORD_BYTES, cacheBytes: DEFAULT_CACHE_BYTES });
+  if ('error' in found) return null;
+  found.source.close();
+  return found.source.format;
 }
 
 export function makeHeader(overrides: Partial<SidecarHeader> = {}): SidecarHeader {

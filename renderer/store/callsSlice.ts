@@ -12,6 +12,7 @@
  */
 import type { ContextMapInfo, HostError } from '../../shared/contract';
 import type { AppState, SliceCreator } from './appState';
+import { callParams } from './callParams';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
 
@@ -34,11 +35,6 @@ export interface CallsSlice {
 /** A new session shows its latest view; the Diff tab's `selectedCall` (part B) follows the shown call. */
 export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall' | 'selectedCall'> {
   return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null };
-}
-
-/** `{ call }` for a request about call N, nothing for the latest view (requests stay as they were). */
-export function callParams(call: number | null): { call?: number } {
-  return call === null ? {} : { call };
 }
 
 export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) => {

@@ -5,7 +5,7 @@
  */
 import type { Finding } from '../../shared/types';
 import type { SliceCreator } from './appState';
-import { callParams } from './callsSlice';
+import { callParams } from './callParams';
 import type { ByteRange } from './reductionsSlice';
 import { rowAt } from './rowsSlice';
 import type { SearchMatch } from './searchSlice';

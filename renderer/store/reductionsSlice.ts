@@ -7,7 +7,7 @@
 import type { HostError, ReductionStatus, ResultOf } from '../../shared/contract';
 import { MAX_SLICE_BYTES } from '../../shared/contract';
 import type { SliceCreator } from './appState';
-import { callParams } from './callsSlice';
+import { callParams } from './callParams';
 
 export type ExpandOutcome = ResultOf<'expand'>;
 export type ByteRange = readonly [number, number];

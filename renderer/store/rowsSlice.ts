@@ -9,7 +9,7 @@ import type { HostError, ProjectedRowInfo, SessionInfo } from '../../shared/cont
 import { MAX_ROWS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../shared/contract';
 import { utf8Length } from '../../shared/utf8';
 import type { AppState, SliceCreator } from './appState';
-import { callParams } from './callsSlice';
+import { callParams } from './callParams';
 
 /** Rows per `rows` request (at most MAX_ROWS_PER_REQUEST). */
 export const ROW_PAGE_SIZE = Math.min(100, MAX_ROWS_PER_REQUEST);

@@ -13,7 +13,7 @@ import type { HostError, ResultOf } from '../../shared/contract';
 import { MAX_QUERY_BYTES } from '../../shared/contract';
 import { utf8Length } from '../../shared/utf8';
 import type { SliceCreator } from './appState';
-import { callParams } from './callsSlice';
+import { callParams } from './callParams';
 
 export type SearchResult = ResultOf<'search'>;
 export type SearchMatch = SearchResult['matches'][number];

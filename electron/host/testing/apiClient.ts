@@ -1,5 +1,6 @@
 /** The contract over a running HTTP host, as the page calls it: `POST /api/<method>` with the token header. */
 import { expect } from 'vitest';
+import { TOKEN_HEADER, apiPath } from '../../../shared/contract';
 import type { Method, Reply } from '../../../shared/index';
 import type { HttpHostOptions } from '../http';
 import { startHttpHost } from '../http';
@@ -12,8 +13,8 @@ export function apiClient(port: number, token: string) {
   return async <M extends Method>(method: M, params: unknown = {}): Promise<Reply<M>> => {
     const answer = await request(port, {
       method: 'POST',
-      path: `/api/${method}`,
-      headers: { 'Content-Type': 'application/json', 'X-Session-Inspector-Token': token },
+      path: apiPath(method),
+      headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: token },
       body: JSON.stringify(params),
     });
     expect(answer.status).toBe(200);

@@ -12,8 +12,7 @@
 import { arrayList } from '../../../shared/session';
 import type { SessionEntry } from '../../../shared/session';
 import type { ChatMessage, Finding } from '../../../shared/types';
-import type { OpenFile } from '../openFile';
-import type { IndexPass, IndexStop, SourceIndex } from '../source';
+import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
 import { buildSample, sampleSessionId, titleOf } from './build';
 import type { BuiltSample } from './build';

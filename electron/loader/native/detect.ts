@@ -7,9 +7,8 @@ import { isUtf8 } from 'node:buffer';
 import { isSnapshotValue } from '../../../shared/index';
 import type { SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
-import type { OpenFile } from '../openFile';
 import { unreadable } from '../openFile';
-import type { DetectContext, LoadError } from '../source';
+import type { DetectContext, LoadError, OpenFile } from '../source';
 import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from './text';
 
 /** The low bytes of the characters of `supercode-session` (s u p e r c o d - i n), as `\u00XX` would write them. */

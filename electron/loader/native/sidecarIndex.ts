@@ -8,9 +8,8 @@ import type { CallTimeline, ChatMessage, Finding, LineParse, Located, ModelCall,
 import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
 import type { SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
-import type { OpenFile } from '../openFile';
 import type { RawContent } from '../rawRecord';
-import type { IndexPass, IndexStop } from '../source';
+import type { IndexPass, IndexStop, OpenFile } from '../source';
 import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../source';
 import type { LongScan, ScanPool, ScanSlot } from './indexPool';
 import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';

@@ -2,8 +2,7 @@
 import { basename } from 'node:path';
 import type { Finding } from '../../../shared/index';
 import { arrayList, parseSnapshot } from '../../../shared/index';
-import type { OpenFile } from '../openFile';
-import type { SourceIndex } from '../source';
+import type { OpenFile, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
 
 export class SnapshotSource extends WholeFileSource {
