@@ -213,6 +213,10 @@ describe('the real transcripts', () => {
     const s = await open(join(REAL, 'cc-2.0.76-compact-boundary.jsonl'));
     expect(s.log.map((r) => [r.kind, r.ptr.index, r.end, r.origin])).toEqual([['summarized', 0, 17, { line: 31 }]]);
     expect(s.log[0]!.stub.startsWith('This session is being continued from a previous conversation')).toBe(true);
+    // Line 32 holds the summary: a user record, so the model was given it as a user message.
+    const line32 = JSON.parse(readFileSync(join(REAL, 'cc-2.0.76-compact-boundary.jsonl'), 'utf8').split('\n')[31]!) as { type: string; isCompactSummary: boolean; message: { role: string } };
+    expect([line32.type, line32.isCompactSummary]).toEqual(['user', true]);
+    expect(s.log[0]!.summary_role).toBe(line32.message.role);
     const e = s.expand(s.log[0]!.id);
     expect(e.ok && e.value.total_bytes).toBe(s.log[0]!.ptr.bytes);
     expect(s.check().summary).toMatchObject({ messages: 28, errors: 0, warnings: 0 });

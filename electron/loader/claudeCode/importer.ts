@@ -603,6 +603,8 @@ function buildView(
       provenance: 'recorded',
       origin: { line: c.boundary.__line },
       group: id,
+      // The summary is an `isCompactSummary` user record: the model is given it as a user message.
+      summary_role: 'user',
       hash_origin: 'import',
     });
   }
