@@ -238,8 +238,12 @@ export const projectedRowSchema = z.object({
   reductions: z.array(z.object({ id: z.string(), kind })),
   applied: z.string().optional(),
   missing: z.boolean().optional(),
-  /** A run of a compaction (§10.1): `summary` is the id of the group's first run, whose row shows the summary. */
-  compaction: z.object({ group: z.string(), summary: z.string() }).optional(),
+  /**
+   * A run of a compaction (§10.1): `summary` is the id of the group's first run, whose row shows the
+   * summary; `moved_to` where the model was given a message the compaction moved (this row's
+   * earlier place shows nothing); `summary_role` the role the summary was given to the model as.
+   */
+  compaction: z.object({ group: z.string(), summary: z.string(), moved_to: int.optional(), summary_role: role.optional() }).optional(),
   ...storyRowFields,
 });
 export type ProjectedRowInfo = z.infer<typeof projectedRowSchema>;

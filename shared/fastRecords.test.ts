@@ -52,14 +52,15 @@ const reduction = fc
       origin: maybe(fc.oneof(fields({ line: index.map((n) => n + 1) }), fields({ event: nonEmpty }))),
       hash_origin: maybe(fc.constantFrom('recorded', 'import')),
     }),
-    fields({ kept_bytes: index, canonical: fields({ index, hash: text }), end: index, group: nonEmpty, stated_size: nonEmpty, unavailable_why: nonEmpty, null_bytes: fc.boolean() }),
+    fields({ kept_bytes: index, canonical: fields({ index, hash: text }), end: index, group: nonEmpty, summary_role: fc.constantFrom('system', 'user', 'assistant', 'tool'), stated_size: nonEmpty, unavailable_why: nonEmpty, null_bytes: fc.boolean() }),
     fc.array(fc.constantFrom('kept_bytes', 'canonical', 'end'), { maxLength: 3 }),
   )
   .map(([kind, unavailable, base, extra, also]) => {
     const r: Record<string, unknown> = { ...base, kind };
     const need = kind === 'tool_output_truncated' ? 'kept_bytes' : kind === 'duplicate_output' ? 'canonical' : kind === 'turns_cleared' || kind === 'summarized' ? 'end' : undefined;
     for (const f of [need, ...also]) if (f !== undefined) r[f] = extra[f];
-    if (kind === 'summarized') r.group = extra.group;
+    if (kind === 'summarized' || kind === 'duplicate_output') r.group = extra.group;
+    if (kind === 'summarized') r.summary_role = extra.summary_role;
     if (unavailable) {
       // §10.1: no original in the file: hash null, bytes the stated size or null, no hash_origin.
       r.ptr = { ...(r.ptr as object), hash: null, ...(extra.null_bytes ? { bytes: null } : {}) };
@@ -80,7 +81,7 @@ const records: Record<string, fc.Arbitrary<Record<string, unknown>>> = {
 };
 
 /** Fields a mutation may add where they do not belong (or with a wrong value). */
-const ADDED = ['extra', 'group', 'stated_size', 'unavailable_why', 'hash_origin', 'kept_bytes', 'end', 'canonical', 'cap', 'clear_turns_before', 'tool_calls', 'metadata', 'line'];
+const ADDED = ['extra', 'group', 'summary_role', 'stated_size', 'unavailable_why', 'hash_origin', 'kept_bytes', 'end', 'canonical', 'cap', 'clear_turns_before', 'tool_calls', 'metadata', 'line'];
 
 /** One random change somewhere in the value: a field removed, replaced, or added. */
 function mutate(value: unknown, path: number[], replacement: unknown, how: number, added: string): unknown {

@@ -166,6 +166,9 @@ export function fastReduction(v: unknown): Reduction | undefined {
     if (!nonEmpty(v.group)) return undefined;
     out.group = v.group;
   }
+  const summaryRole = optionalEnum(v, 'summary_role', ['system', 'user', 'assistant', 'tool']);
+  if (summaryRole === null) return undefined;
+  if (summaryRole !== undefined) out.summary_role = summaryRole as Reduction['summary_role'];
   const hashOrigin = optionalEnum(v, 'hash_origin', ['recorded', 'import']);
   if (hashOrigin === null) return undefined;
   if (hashOrigin !== undefined) out.hash_origin = hashOrigin as Reduction['hash_origin'];
@@ -181,7 +184,8 @@ export function fastReduction(v: unknown): Reduction | undefined {
   if (kind === 'tool_output_truncated' && out.kept_bytes === undefined) return undefined;
   if (kind === 'duplicate_output' && out.canonical === undefined) return undefined;
   if ((kind === 'turns_cleared' || kind === 'summarized') && out.end === undefined) return undefined;
-  if (out.group !== undefined && kind !== 'summarized') return undefined;
+  if (out.group !== undefined && kind !== 'summarized' && kind !== 'duplicate_output') return undefined;
+  if (out.summary_role !== undefined && kind !== 'summarized') return undefined;
   if (out.ptr.bytes === null && out.ptr.hash !== null) return undefined;
   if (out.ptr.hash !== null && out.stated_size !== undefined) return undefined;
   if (out.ptr.hash !== null && out.unavailable_why !== undefined) return undefined;

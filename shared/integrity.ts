@@ -189,6 +189,7 @@ function reductionKey(r: Reduction): string {
     r.provenance ?? 'recorded',
     origin,
     r.group ?? null,
+    r.summary_role ?? null,
     r.hash_origin ?? 'recorded',
   ]);
 }

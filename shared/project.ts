@@ -34,9 +34,29 @@ export interface ProjectedRow {
   /**
    * A row of a `summarized` reduction that is one run of a compaction (`group`): `summary` is the
    * id of the group's first run, whose row shows the summary. The other runs' rows have empty text:
-   * the model saw the summary once, at the first run.
+   * the model saw the summary once, at the first run. Also the row of a message the compaction
+   * moved (a `duplicate_output` of the group): empty too, `moved_to` the view index of the copy the
+   * model was given instead. `summary_role`: the role of the message the summary was given as,
+   * where the file says (the summary reduction's own).
    */
-  compaction?: { group: string; summary: string };
+  compaction?: ProjectedCompaction;
+}
+
+export interface ProjectedCompaction {
+  group: string;
+  summary: string;
+  moved_to?: number;
+  summary_role?: Role;
+}
+
+/** The compaction a row belongs to: the group's summary run, where it moved a message, how the summary was given. */
+function projectedCompaction(r: Reduction, summary: Reduction): ProjectedCompaction {
+  return {
+    group: summary.group ?? '',
+    summary: summary.id,
+    ...(r.kind === 'duplicate_output' && r.canonical ? { moved_to: r.canonical.index } : {}),
+    ...(summary.summary_role !== undefined ? { summary_role: summary.summary_role } : {}),
+  };
 }
 
 /** The first run of each compaction group (lowest `ptr.index`, then log order): its row holds the summary. */
@@ -144,7 +164,7 @@ export function projectView(
       const summary = cleared.group !== undefined ? (summaries ??= compactionSummaries(log)).get(cleared.group) : undefined;
       if (cleared.kind === 'summarized' && cleared.group !== undefined && summary) {
         const text = summary === cleared ? cleared.stub : '';
-        rows.push({ row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: { group: cleared.group, summary: summary.id } });
+        rows.push({ row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: projectedCompaction(cleared, summary) });
       } else {
         rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
       }
@@ -156,6 +176,13 @@ export function projectView(
       continue;
     }
     const applied = touching[0];
+    // A message a compaction moved after the context it re-injected: the model saw nothing here
+    // (its stub is the compaction's, shown at the summary's row).
+    if (applied?.kind === 'duplicate_output' && applied.group !== undefined) {
+      const summary = (summaries ??= compactionSummaries(log)).get(applied.group);
+      rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, applied: applied.id, ...(summary ? { compaction: projectedCompaction(applied, summary) } : {}) });
+      continue;
+    }
     rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: visibleText(msg, applied), reductions, ...(applied ? { applied: applied.id } : {}) });
   }
   return rows;

@@ -1,6 +1,7 @@
 /** SPEC §10.1 `summarized`: a view range replaced by a summary the model saw, alone or as runs of one compaction (`group`). */
 import { describe, expect, it } from 'vitest';
 import { expandReduction, reductionTotalBytes } from './expand';
+import { viewEntries } from './calls';
 import { checkIntegrity } from './integrity';
 import { canonicalFullyVisible, hiddenSpan, resolveOriginal, transcriptOf } from './original';
 import { projectView, projectionLayout, rowOfIndex } from './project';
@@ -63,12 +64,16 @@ describe('summarized: expand and slices', () => {
     expect(hiddenSpan(sum, bytes, [sum])).toEqual([0, bytes.length]);
   });
 
-  it('requires end, and group belongs to summarized only (schema)', () => {
+  it('requires end; group belongs to summarized runs and to the duplicate a compaction left, summary_role to summarized only (schema)', () => {
     const { end: _end, ...noEnd } = sum;
     expect(reductionSchema.safeParse(noEnd).success).toBe(false);
-    expect(reductionSchema.safeParse({ ...sum, group: 'g1' }).success).toBe(true);
+    expect(reductionSchema.safeParse({ ...sum, group: 'g1', summary_role: 'user' }).success).toBe(true);
     const elided = makeReduction(view, { id: 'e', kind: 'tool_output_elided', index: 2 });
     expect(reductionSchema.safeParse({ ...elided, group: 'g1' }).success).toBe(false);
+    const moved = makeReduction(view, { id: 'm', kind: 'duplicate_output', index: 2, canonical: 7 });
+    expect(reductionSchema.safeParse({ ...moved, group: 'g1' }).success).toBe(true);
+    expect(reductionSchema.safeParse({ ...moved, summary_role: 'user' }).success).toBe(false);
+    expect(reductionSchema.safeParse({ ...sum, summary_role: 'narrator' }).success).toBe(false);
   });
 });
 
@@ -101,6 +106,24 @@ describe('summarized: the projected view', () => {
     // Kept messages between the runs show as they are.
     expect(rows[1]).toMatchObject({ text: view[2]?.content, role: 'tool' });
     expect(rows[1]?.compaction).toBeUndefined();
+  });
+
+  it('a message the compaction moved: its earlier place shows nothing, is no entry of view, and names where the model was given it', () => {
+    // Kept message 3 was given after re-injected context: its copy is message 7 (same bytes), and
+    // its earlier place is the compaction's, with the compaction's stub.
+    const moved = [...view.slice(0, 7), view[3]!];
+    const first = makeReduction(moved, { id: 's1', kind: 'summarized', index: 0, end: 2, group: 'g1', summary: 'Summary' }, { summary_role: 'user' });
+    const place = makeReduction(moved, { id: 'm1', kind: 'duplicate_output', index: 3, canonical: 7, group: 'g1' }, { stub: 'Summary' });
+    const rows = projectView(moved, [first, place]);
+    expect(rows[0]).toMatchObject({ text: 'Summary', compaction: { group: 'g1', summary: 's1', summary_role: 'user' } });
+    const at = rows.find((r) => r.index === 3)!;
+    expect(at).toMatchObject({ text: '', role: view[3]!.role, applied: 'm1', compaction: { group: 'g1', summary: 's1', moved_to: 7, summary_role: 'user' } });
+    const entries = viewEntries({ minted: moved, log: [first, place] });
+    expect(entries.map((e) => e.index)).toEqual([0, 2, 4, 5, 6, 7]);
+    expect(entries[0]).toMatchObject({ role: null, content: 'Summary', reductions: ['s1', 'm1'] });
+    expect(entries[5]).toMatchObject({ content: view[3]!.content, reductions: [] });
+    // A grouped duplicate of a compaction without a summary row still shows the model nothing there.
+    expect(projectView(moved, [place]).find((r) => r.index === 3)).toMatchObject({ text: '', applied: 'm1' });
   });
 
   it('a later run shows no text even when the importer repeated the summary in its stub: the model saw it once', () => {

@@ -152,10 +152,18 @@ export interface Reduction {
   /** §10.1: where the evidence is in the source file. */
   origin?: ReductionOrigin;
   /**
-   * summarized only: the compaction this run of dropped messages belongs to. The summary row is
-   * the group's first run (lowest `ptr.index`); the others show no text of their own.
+   * The compaction this reduction belongs to: a `summarized` run of dropped messages, or the
+   * `duplicate_output` left at the earlier place of a message the compaction moved (its stub the
+   * compaction's). The summary row is the group's first `summarized` run (lowest `ptr.index`); the
+   * others show no text of their own.
    */
   group?: string;
+  /**
+   * summarized only: the role of the message the model was given the summary as, where the file
+   * records it (a Claude Code `isCompactSummary` user record; a Codex summary kept as a user
+   * message). The view row stays a range (role null); the app says it.
+   */
+  summary_role?: Role;
   /**
    * Where `ptr.hash` came from; absent means `recorded`. An importer sets `import` on every
    * reduction whose hash it computed, so reports never claim more than "hashed at import".

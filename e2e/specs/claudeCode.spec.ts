@@ -5,11 +5,11 @@
  * subagent switched with the session picker; a `<persisted-output>` whose `tool-results/` file is
  * missing says "original not recorded". Every expected value is read from the files by the CLI.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { audit } from '../axe';
 import { cliCheck, cliLog } from '../cli';
 import { expect, test } from '../fixtures';
-import { cliExpandError, expectFormat, fixture, walkCompaction } from '../importedSession';
+import { cliExpandError, expectFormat, firstCompaction, fixture, walkCompaction } from '../importedSession';
 
 const COMPACTION = fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl');
 const SUBAGENT = fixture('real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
@@ -25,6 +25,19 @@ test.describe('a compacted Claude Code transcript', () => {
     expect(cliCheck([COMPACTION]).summary.sessions).toHaveLength(1);
     await expect(inspector.sessionPicker).toHaveCount(0);
     await walkCompaction(inspector, COMPACTION);
+  });
+
+  test('the summary row says, in words, that the model was given the summary as a user message', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    // The record after the boundary holds the summary: its type and role are how the model got it.
+    const run = firstCompaction(COMPACTION);
+    const records = readFileSync(COMPACTION, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { type?: string; isCompactSummary?: boolean; message?: { role?: string } });
+    const summary = records.find((r) => r.isCompactSummary === true);
+    expect([summary?.type, summary?.message?.role]).toEqual(['user', 'user']);
+    const row = inspector.row(run.ptr.index);
+    await expect(row).toContainText(`Summary of compaction ${run.group ?? ''}, given to the model as a ${summary?.message?.role ?? '?'} message`);
+    // Said in text the row carries (a screen reader reads it), not by its colour.
+    await expect(row.getByText(/given to the model as a user message/)).toBeVisible();
   });
 });
 

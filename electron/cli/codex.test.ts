@@ -45,8 +45,8 @@ describe('codex rollouts on the command line', () => {
     expect(log.reductions.map((x) => [x.id, x.kind, x.status, x.provenance, x.hash_origin, x.group, x.origin?.line, x.stub])).toEqual([
       ['codex-L9-1', 'summarized', 'verified', 'recorded', 'import', 'compaction-L9', 9, ENCRYPTED_SUMMARY],
       ['codex-L9-2', 'summarized', 'verified', 'recorded', 'import', 'compaction-L9', 9, ENCRYPTED_SUMMARY],
-      // the kept prompt moved after the re-injected context: its earlier place hides nothing the model does not see
-      ['codex-L9-moved-5', 'duplicate_output', 'verified', 'recorded', 'import', undefined, 9, ''],
+      // the kept prompt moved after the re-injected context: its earlier place is the compaction's and hides nothing the model does not see
+      ['codex-L9-moved-5', 'duplicate_output', 'verified', 'recorded', 'import', 'compaction-L9', 9, ENCRYPTED_SUMMARY],
     ]);
     expect(log.reductions.map((x) => x.hidden_bytes > 0)).toEqual([true, true, false]);
   });

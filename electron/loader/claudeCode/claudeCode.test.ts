@@ -38,23 +38,27 @@ function messages(s: LoadedSession) {
   return Array.from({ length: s.minted.length }, (_, i) => s.minted.at(i)!);
 }
 
-/** Every tool call is followed by its result, in call order, before the next assistant message. */
+/**
+ * The tool messages right after an assistant message answer its calls, each once (in the order the
+ * file holds them: toolResultOrder.test.ts), before the next assistant message.
+ */
 function expectPaired(s: LoadedSession): number {
   const all = messages(s);
   let calls = 0;
   all.forEach((m, i) => {
     if (m.role !== 'assistant' || !m.tool_calls) return;
     const ids = m.tool_calls.map((c) => c.id);
-    const following = all.slice(i + 1, i + 1 + ids.length).map((t) => (t.role === 'tool' ? t.tool_call_id : undefined));
-    const answered = following.filter((id) => id !== undefined);
-    expect(answered).toEqual(ids.slice(0, answered.length));
+    const answered: string[] = [];
+    for (let j = i + 1; all[j]?.role === 'tool'; j++) answered.push(all[j]!.tool_call_id ?? '');
+    expect(new Set(answered).size).toBe(answered.length);
+    for (const id of answered) expect(ids).toContain(id);
     calls += ids.length;
   });
   return calls;
 }
 
 describe('a synthetic transcript with every record type', () => {
-  it('builds the view on the live branch: images, split responses merged, parallel results in call order, list results, no abandoned branch', async () => {
+  it('builds the view on the live branch: images, split responses merged, parallel results in file order, list results, no abandoned branch', async () => {
     const s = await open(synthetic);
     const view = messages(s);
     expect(view.map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'tool', 'assistant', 'tool', 'assistant', 'user', 'assistant', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant', 'tool', 'assistant']);
@@ -62,8 +66,8 @@ describe('a synthetic transcript with every record type', () => {
     // One API response over four records: thinking to metadata, text, two tool calls.
     expect(view[1]).toMatchObject({ content: 'Running two commands.', metadata: { thinking: 'The user wants two commands.', thinking_signature: 'sig1' } });
     expect(view[1]!.tool_calls?.map((c) => c.id)).toEqual(['toolu_A', 'toolu_B']);
-    // The results came back B then A; the view gives them in call order.
-    expect([view[2]!.tool_call_id, view[3]!.tool_call_id]).toEqual(['toolu_A', 'toolu_B']);
+    // The results came back B then A: the model was given them in that order.
+    expect([view[2]!.tool_call_id, view[3]!.tool_call_id]).toEqual(['toolu_B', 'toolu_A']);
     expect(view[5]!.content).toBe('agent answer\nagentId: abc1234 (for resuming)');
     expect(view.some((m) => m.content.includes('ABANDONED'))).toBe(false);
     expect(view[7]!.content).toBe('the live prompt');
@@ -209,6 +213,10 @@ describe('the real transcripts', () => {
     const s = await open(join(REAL, 'cc-2.0.76-compact-boundary.jsonl'));
     expect(s.log.map((r) => [r.kind, r.ptr.index, r.end, r.origin])).toEqual([['summarized', 0, 17, { line: 31 }]]);
     expect(s.log[0]!.stub.startsWith('This session is being continued from a previous conversation')).toBe(true);
+    // Line 32 holds the summary: a user record, so the model was given it as a user message.
+    const line32 = JSON.parse(readFileSync(join(REAL, 'cc-2.0.76-compact-boundary.jsonl'), 'utf8').split('\n')[31]!) as { type: string; isCompactSummary: boolean; message: { role: string } };
+    expect([line32.type, line32.isCompactSummary]).toEqual(['user', true]);
+    expect(s.log[0]!.summary_role).toBe(line32.message.role);
     const e = s.expand(s.log[0]!.id);
     expect(e.ok && e.value.total_bytes).toBe(s.log[0]!.ptr.bytes);
     expect(s.check().summary).toMatchObject({ messages: 28, errors: 0, warnings: 0 });

@@ -6,7 +6,8 @@
  * - The live branch: the last non-sidechain user/assistant record, walked back through
  *   `parentUuid`; a compact boundary (a root) continues through `logicalParentUuid` (else the last
  *   message before it). Records of one API response (same `message.id`) are merged, and the
- *   tool_results of its tool_uses follow it in call order, wherever parallel calls put them.
+ *   tool_results of its tool_uses follow it in file order — the order the model was given them
+ *   (parallel calls' results are written as they complete), wherever the tree forks put them.
  * - Each compaction → a `summarized` run over everything before its boundary, its stub the
  *   summary, live from the boundary until the next compaction (whose summary stands for it: the
  *   live log holds the last; the others are `ended`); microcompaction → `tool_output_elided` per
@@ -84,6 +85,8 @@ export interface ImportOptions {
 }
 
 type Rec = Record<string, unknown> & { __line: number };
+/** A tool_result block, the record that holds it and its place among that record's blocks. */
+type ToolResultAt = { rec: Rec; block: Record<string, unknown>; at: number };
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -414,7 +417,7 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   findings.push(...parentCycles(records, byUuid));
   findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const byMessageId = new Map<string, Rec[]>();
-  const resultByToolId = new Map<string, { rec: Rec; block: Record<string, unknown> }>();
+  const resultByToolId = new Map<string, ToolResultAt>();
   for (const r of records) {
     if (!isMessage(r)) continue;
     const mid = r.type === 'assistant' ? messageId(r) : undefined;
@@ -424,9 +427,9 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
       byMessageId.set(`${r.isSidechain === true ? 's' : 'm'}:${mid}`, list);
     }
     if (r.type === 'user') {
-      for (const b of blocksOf(r)) {
-        if (isObj(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string' && !resultByToolId.has(b.tool_use_id)) resultByToolId.set(b.tool_use_id, { rec: r, block: b });
-      }
+      blocksOf(r).forEach((b, at) => {
+        if (isObj(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string' && !resultByToolId.has(b.tool_use_id)) resultByToolId.set(b.tool_use_id, { rec: r, block: b, at });
+      });
     }
   }
 
@@ -483,7 +486,7 @@ function buildView(
   records: Rec[],
   byUuid: Map<string, Rec>,
   byMessageId: Map<string, Rec[]>,
-  resultByToolId: Map<string, { rec: Rec; block: Record<string, unknown> }>,
+  resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
 ): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[] } {
   const inSet = new Set(records);
@@ -585,7 +588,14 @@ function buildView(
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
       messages.push(msg);
       messageLines.push(r.__line);
-      for (const c of calls) pushTool(c.id);
+      // The results in the order the file holds them, which is the order the model was given them
+      // (docs/formats/claude-code.md, "Parallel tool calls"), not the order of the calls.
+      const results = calls.flatMap((c) => {
+        const found = resultByToolId.get(c.id);
+        return found ? [{ id: c.id, found }] : [];
+      });
+      results.sort((a, b) => a.found.rec.__line - b.found.rec.__line || a.found.at - b.found.at);
+      for (const { id } of results) pushTool(id);
       continue;
     }
     // A user record: tool results (already placed after their call, or orphans), text and images.
@@ -698,6 +708,8 @@ function buildView(
       provenance: 'recorded',
       origin: { line: c.boundary.__line },
       group: id,
+      // The summary is an `isCompactSummary` user record: the model is given it as a user message.
+      summary_role: 'user',
       hash_origin: 'import',
     });
   }

@@ -23,7 +23,8 @@
  *   the local summary text, or "summary not readable (encrypted)". New items of the replacement
  *   history (re-injected context) join the view there, in its order: a kept item that follows a new
  *   one moves after it as a copy (the view only grows), its earlier place a `duplicate_output` of
- *   the copy with an empty stub (the model saw nothing there).
+ *   the copy in the compaction's `group`, with its stub: the model saw nothing there but what the
+ *   compaction gave, so the place is no row or entry of its own (docs/formats/codex.md).
  * - An output the tool cut before recording it (`…N tokens truncated…`, FACTS §2.10 item 1) is a
  *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
@@ -492,6 +493,9 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         provenance: 'recorded',
         origin: { line },
         group,
+        // A local (or legacy) compaction gives the model its summary as a user message; a remote one
+        // as an encrypted compaction item, which has no role.
+        ...(message.length > 0 ? { summary_role: 'user' as const } : {}),
         hash_origin: 'import',
       });
       logLines.push(line);
@@ -505,6 +509,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       noteTruncation(a.first, at, line);
       if (a.from === undefined || !moved.has(a.from)) continue;
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
+      // It belongs to the compaction (its group and stub): the model saw nothing there but what the
+      // compaction gave, so it is no row of its own (shared/project.ts) and never an empty stub.
       const { hash, bytes } = contentHash(a.msg.content);
       (entries[a.from] as Entry).hidden = true;
       log.push({
@@ -512,7 +518,8 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         kind: 'duplicate_output',
         ptr: { index: a.from, hash, bytes },
         canonical: { index: at, hash },
-        stub: '',
+        stub,
+        group,
         minted_at: after,
         provenance: 'recorded',
         origin: { line },

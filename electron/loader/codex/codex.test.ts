@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
 import { transcriptOf } from '../../../shared/original';
 import { projectView } from '../../../shared/project';
+import { viewEntries } from '../../../shared/calls';
 import { BAD_CORPUS_DIR } from '../../testing/badCorpus';
 import { tempDir } from '../../testing/files';
 import { detectNative } from '../native/detect';
@@ -170,8 +171,11 @@ describe('compactions', () => {
       [6, 8, 'compaction-L12', LOCAL_SUMMARY],
     ]);
     expect(s.logLines).toEqual([12, 12, 12]);
-    // the summary message of the replacement history is the stub, not a message
+    // the summary message of the replacement history is the stub, not a message; the model was given it as a user message
     expect(view.filter((m) => m.content === LOCAL_SUMMARY)).toEqual([]);
+    const lines = readFileSync(synthetic('local-compaction.jsonl'), 'utf8').split('\n');
+    const given = (JSON.parse(lines[11] as string) as { payload: { replacement_history: { role: string; content: { text: string }[] }[] } }).payload.replacement_history.find((i) => i.content[0]?.text === LOCAL_SUMMARY);
+    expect(s.log.map((r) => r.summary_role)).toEqual([given?.role, given?.role, given?.role]);
     const projected = projectView(s.minted, s.log).map((m) => m.text);
     expect(projected).toContain(LOCAL_SUMMARY);
     expect(projected).toContain('List the files in the repo');
@@ -189,7 +193,7 @@ describe('compactions', () => {
     expect(s.log.map((r) => [r.kind, r.ptr.index, r.end, r.stub])).toEqual([
       ['summarized', 0, 1, ENCRYPTED_SUMMARY],
       ['summarized', 2, 4, ENCRYPTED_SUMMARY],
-      ['duplicate_output', 5, undefined, ''],
+      ['duplicate_output', 5, undefined, ENCRYPTED_SUMMARY],
     ]);
     expect(view[6]).toMatchObject({ role: 'system', metadata: { codex_role: 'developer' } });
     expect(view[7]?.content).toContain('<environment_context>');
@@ -327,7 +331,7 @@ describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
 });
 
 describe('re-injected context at its position in the replacement history (FACTS §2.8)', () => {
-  it('new items sit before the kept items that follow them; a moved message leaves a duplicate_output with an empty stub at its earlier place', async () => {
+  it('new items sit before the kept items that follow them; a moved message leaves a duplicate_output of the compaction at its earlier place', async () => {
     const s = await load(synthetic('reinjected-context.jsonl'));
     const view = messages(s);
     const rows = projectView(s.minted, s.log).filter((r) => r.text !== '');
@@ -344,7 +348,7 @@ describe('re-injected context at its position in the replacement history (FACTS 
     ]);
     // The prompt moved: its earlier place is a duplicate of the copy the model saw (nothing hidden, search skips it).
     const moved = s.log.filter((r) => r.kind === 'duplicate_output');
-    expect(moved.map((r) => [view[r.ptr.index]?.content, r.canonical?.index, r.stub, r.origin])).toEqual([['Now count the lines', 12, '', { line: 12 }]]);
+    expect(moved.map((r) => [view[r.ptr.index]?.content, r.canonical?.index, r.stub, r.group, r.origin])).toEqual([['Now count the lines', 12, ENCRYPTED_SUMMARY, 'compaction-L12', { line: 12 }]]);
     // The moved cut output already carries its truncation: it is hidden with its run, and its copy is cut again where the model saw it.
     const cuts = s.log.filter((r) => r.kind === 'tool_output_truncated');
     expect(cuts.map((r) => [r.ptr.index, r.origin])).toEqual([
@@ -528,8 +532,53 @@ describe('real rollouts (e2e/fixtures/real/codex)', () => {
     expect(rows[at - 2]?.role).toBe('system'); // the developer item
     // The prompt's earlier place (line 934) is a moved message: byte-identical to its copy, nothing shown there.
     const moved = s.log.filter((r) => r.kind === 'duplicate_output');
-    expect(moved.map((r) => [r.origin, r.stub, s.minted.at(r.ptr.index)?.content === history[28]?.content[0]?.text])).toEqual([[{ line: 947 }, '', true]]);
+    expect(moved.map((r) => [r.origin, r.group, s.minted.at(r.ptr.index)?.content === history[28]?.content[0]?.text])).toEqual([[{ line: 947 }, 'compaction-L947', true]]);
     expect(s.check().findings.filter((f) => f.severity === 'error')).toEqual([]);
+  });
+});
+
+describe('a message a real compaction moved (0.118 remote compaction, line 947)', () => {
+  /** From the raw lines: the replacement history's items that an earlier response_item holds byte for byte (after key sorting) and that follow an item none does. */
+  function movedItems(lines: readonly string[], at: number): { text: string; role: string }[] {
+    const earlier = new Set(lines.slice(0, at - 1).flatMap((l) => {
+      const v = JSON.parse(l) as { type: string; payload: unknown };
+      return v.type === 'response_item' ? [canonicalJson(v.payload)] : [];
+    }));
+    const history = (JSON.parse(lines[at - 1] as string) as { payload: { replacement_history: { type: string; role?: string; content?: { text: string }[] }[] } }).payload.replacement_history;
+    const out: { text: string; role: string }[] = [];
+    let sawNew = false;
+    for (const item of history) {
+      if (item.type === 'compaction') continue;
+      if (!earlier.has(canonicalJson(item))) sawNew = true;
+      else if (sawNew) out.push({ text: (item.content ?? []).map((c) => c.text).join('\n'), role: item.role ?? '' });
+    }
+    return out;
+  }
+
+  it('leaves no empty entry and no empty stub: its earlier place joins the compaction, whose runs hide only what it dropped', async () => {
+    const lines = readFileSync(COMPACTION, 'utf8').split('\n').filter((l) => l.trim() !== '');
+    const moved = movedItems(lines, 947);
+    expect(moved.map((m) => [m.role, m.text.slice(0, 21)])).toEqual([['user', 'Review commit 5d1679a']]);
+    const s = await load(COMPACTION);
+    // No reduction shows the model an empty stub.
+    expect(s.log.filter((r) => r.stub === '').map((r) => r.id)).toEqual([]);
+    const entries = viewEntries(s.callInput(null)!);
+    // No entry is empty where the model was given something: an assistant message may have tool calls only.
+    expect(entries.filter((e) => e.content === '' && !(e.role === 'assistant' && e.tool_calls))).toEqual([]);
+    // The prompt is given once, after the re-injected developer message, as the file's history orders them.
+    const at = entries.map((e) => e.content).indexOf(moved[0]!.text);
+    expect(entries.filter((e) => e.content === moved[0]!.text)).toHaveLength(1);
+    expect(entries[at]?.role).toBe('user');
+    expect(entries[at - 2]?.role).toBe('system');
+    // Its earlier place is the compaction's: one of its ids, in no run's range, nothing of it hidden.
+    const place = s.log.find((r) => r.kind === 'duplicate_output')!;
+    expect(entries[0]?.reductions).toContain(place.id);
+    expect(s.log.filter((r) => r.kind === 'summarized' && r.ptr.index <= place.ptr.index && place.ptr.index < (r.end ?? 0))).toEqual([]);
+    expect(place).toMatchObject({ group: 'compaction-L947', stub: MISSING_SUMMARY, canonical: { index: entries[at]?.index } });
+    // A remote compaction's summary is an encrypted item, no message: no role is claimed for it.
+    expect(s.log.filter((r) => r.summary_role !== undefined)).toEqual([]);
+    const found = s.search(moved[0]!.text.slice(0, 60));
+    expect(found.ok && found.value.total_matches).toBe(0);
   });
 });
 

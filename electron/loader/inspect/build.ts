@@ -303,7 +303,10 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
       const { hash, bytes } = hashOf(transcriptOf(view.slice(gap.start, gap.end)));
       const kind: ReductionKind = gap.inserted.length > 0 ? 'summarized' : 'turns_cleared';
       const stub = gap.inserted.map((j) => (given[j] as ChatMessage).content).join('\n');
-      add({ id: `inspect-e${k}-r${gap.start}-${gap.end}`, kind, ptr: { index: gap.start, hash, bytes }, end: gap.end, stub, minted_at: line - 1, hash_origin: 'import', ...origin(kind) }, line, at);
+      // The summary's messages as the model was given them: their one role, where they share one.
+      const roles = new Set(gap.inserted.map((j) => (given[j] as ChatMessage).role));
+      const summaryRole = kind === 'summarized' && roles.size === 1 ? { summary_role: [...roles][0] } : {};
+      add({ id: `inspect-e${k}-r${gap.start}-${gap.end}`, kind, ptr: { index: gap.start, hash, bytes }, end: gap.end, stub, minted_at: line - 1, hash_origin: 'import', ...summaryRole, ...origin(kind) }, line, at);
     }
     for (const j of aligned.stray) findings.push({ code: 'unknown_record', severity: 'warning', message: `${at}: input[${j}] (${(given[j] as ChatMessage).role}) is in no place of the history; the view at this call does not show it` });
     compaction = undefined;

@@ -197,10 +197,12 @@ describe('synthetic logs: compaction, truncation, attachments', () => {
 
   it('each compaction type is a recorded reduction of its kind, origin the compaction event; a tool-cut output is original_unavailable with its stated size', async () => {
     const log = await cli(['log', '--session', 'compact_epoch_1', synthetic('compact.eval')]);
-    const reductions = (log.json.reductions as Obj[]).map((r) => ({ kind: r.kind, provenance: r.provenance, origin: r.origin, status: r.status, stub: r.stub, hash_origin: r.hash_origin, bytes: (r.ptr as Obj).bytes }));
+    const reductions = (log.json.reductions as Obj[]).map((r) => ({ kind: r.kind, provenance: r.provenance, origin: r.origin, status: r.status, stub: r.stub, hash_origin: r.hash_origin, bytes: (r.ptr as Obj).bytes, ...(r.summary_role !== undefined ? { summary_role: r.summary_role } : {}) }));
     const compactions = (s.compact.events as Obj[]).filter((e) => e.event === 'compaction');
+    // The summary message of the pool: its role is how the model was given the summary.
+    const given = ((s.compact.events_data as { messages: Obj[] }).messages).find((m) => (m.metadata as Obj | undefined)?.summary === true);
     expect(reductions).toEqual([
-      { kind: 'summarized', provenance: 'recorded', origin: { event: compactions[0]?.uuid }, status: 'verified', stub: SUMMARY_TEXT, hash_origin: 'import', bytes: expect.any(Number) as unknown },
+      { kind: 'summarized', provenance: 'recorded', origin: { event: compactions[0]?.uuid }, status: 'verified', stub: SUMMARY_TEXT, hash_origin: 'import', bytes: expect.any(Number) as unknown, summary_role: given?.role },
       { kind: 'tool_output_elided', provenance: 'recorded', origin: { event: compactions[1]?.uuid }, status: 'verified', stub: REMOVED, hash_origin: 'import', bytes: expect.any(Number) as unknown },
       { kind: 'tool_output_truncated', provenance: 'recorded', origin: { event: expect.stringMatching(/^ev-tool-/) as unknown }, status: 'original_unavailable', stub: expect.any(String) as unknown, hash_origin: null, bytes: CUT_RAW_BYTES },
     ]);

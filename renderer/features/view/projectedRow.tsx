@@ -38,9 +38,28 @@ export function rowLabel(info: ProjectedRowInfo): string {
   return `Message ${info.index} ${info.role ?? rangeLabel(info)}`;
 }
 
-/** A run of a compaction (§10.1): the first run's row holds the summary; the others say where it is. */
-function CompactionNote({ compaction, applied }: { compaction: { group: string; summary: string }; applied: string | undefined }) {
-  if (applied === compaction.summary) return <p className="row-compaction">Summary of compaction {nameText(compaction.group)}</p>;
+/**
+ * A run of a compaction (§10.1): the first run's row holds the summary, and says how the model was
+ * given it where the file records it (a user message, for Claude Code and a local Codex
+ * compaction: the view keeps the row a range, role null); the others say where it is; a message
+ * the compaction moved says where the model was given it instead.
+ */
+function CompactionNote({ compaction, applied }: { compaction: NonNullable<ProjectedRowInfo['compaction']>; applied: string | undefined }) {
+  if (applied === compaction.summary) {
+    return (
+      <p className="row-compaction">
+        Summary of compaction {nameText(compaction.group)}
+        {compaction.summary_role !== undefined && `, given to the model as a ${compaction.summary_role} message`}
+      </p>
+    );
+  }
+  if (compaction.moved_to !== undefined) {
+    return (
+      <p className="row-compaction">
+        Moved by compaction {nameText(compaction.group)}: the model was given this message later, as message {compaction.moved_to}, after the context the compaction put before it; nothing was given here.
+      </p>
+    );
+  }
   return (
     <p className="row-compaction">
       Part of compaction {nameText(compaction.group)}: the model saw its summary at reduction {nameText(compaction.summary)}; these messages were dropped.
