@@ -78,3 +78,14 @@ describe('the Instructions block\'s words', () => {
     expect(instructionsSummary([skills], 8)).toBe('Instructions given outside the messages: 8 attachments');
   });
 });
+
+describe('the Instructions block stays open from call to call', () => {
+  it('keeps what the user chose in the store', async () => {
+    const { store } = await started();
+    expect(store.getState().instructionsOpen).toBe(false);
+    store.getState().setInstructionsOpen(true);
+    await store.getState().showCall(2);
+    await settle();
+    expect(store.getState().instructionsOpen).toBe(true);
+  });
+});

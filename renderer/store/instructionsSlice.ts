@@ -18,6 +18,9 @@ export interface InstructionsSlice {
   instructions: (InstructionsKey & { status: 'loading' | 'done' | 'error'; result?: ResultOf<'instructions'>; error?: HostError }) | null;
   /** Fetches the shown call's instructions unless they are here or on their way. */
   loadInstructions: () => Promise<void>;
+  /** Whether the user opened the Instructions block: it stays so from call to call. */
+  instructionsOpen: boolean;
+  setInstructionsOpen: (open: boolean) => void;
 }
 
 /** The key of what the view shows now, or null without a readable session. */
@@ -30,6 +33,11 @@ const sameKey = (a: InstructionsKey | null, b: InstructionsKey | null): boolean 
 
 export const createInstructionsSlice: SliceCreator<InstructionsSlice> = (deps) => (set, get) => ({
   instructions: null,
+  instructionsOpen: false,
+
+  setInstructionsOpen(open) {
+    if (get().instructionsOpen !== open) set({ instructionsOpen: open });
+  },
 
   async loadInstructions() {
     const key = shownInstructionsKey(get());

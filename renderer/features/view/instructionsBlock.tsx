@@ -17,6 +17,8 @@ export function InstructionsBlock() {
   const session = useApp((s) => s.session);
   const entry = useApp((s) => s.instructions);
   const load = useApp((s) => s.loadInstructions);
+  const open = useApp((s) => s.instructionsOpen);
+  const setOpen = useApp((s) => s.setInstructionsOpen);
   const messages = session?.messages;
   const stopped = session?.stopped;
   useEffect(() => {
@@ -30,7 +32,7 @@ export function InstructionsBlock() {
   const more = result.total - result.instructions.length;
   return (
     <section className="instructions-block" aria-label="Instructions">
-      <details>
+      <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)}>
         <summary>{instructionsSummary(result.instructions, result.total)}</summary>
         <ol className="instructions-list" aria-label={shownCall === null ? 'Instructions given at the latest view' : `Instructions given at call ${shownCall}`}>
           {result.instructions.map((i) => {
