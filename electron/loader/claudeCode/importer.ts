@@ -14,6 +14,8 @@
  *   → `tool_output_truncated` whose original is the `tool-results/` file or the record's own whole
  *   copy (else hash null). docs/formats/claude-code.md.
  * - Sidechains (inline `isSidechain` records) are further sessions, one per root.
+ * - `attachment` records on the live branch that Claude Code sends (attachments.ts) are
+ *   instructions, not messages: given after the messages before them, until the next compaction.
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';

@@ -28,6 +28,8 @@
  *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
  *   `ptr.bytes` is the size the file states, in tokens × 4 (`stated_size` says so).
+ * - The first `session_meta`'s base instructions are the request's `instructions` of every call
+ *   after it: an instruction (shared/instructions.ts), not a message of the view.
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
  */
