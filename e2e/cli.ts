@@ -67,3 +67,14 @@ export function cliOpenError(files: readonly string[]): { code: string; message:
   if (run.status !== 2) throw new Error(`expected check ${files.join(' ')} to fail with exit 2, got ${run.status}`);
   return (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
 }
+
+/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/instructions.ts). */
+export interface CliViewInstructions {
+  calls: number;
+  instructions?: { source: string; kind?: string; placement: string; index: number; line: number; text: string }[];
+}
+
+/** `view [--at N] FILE...` */
+export function cliView(files: readonly string[], at?: number): CliViewInstructions {
+  return json<CliViewInstructions>(['view', ...(at !== undefined ? ['--at', String(at)] : []), ...files]);
+}

@@ -344,6 +344,21 @@ const empty = z.object({});
 // --- Issue 12 part A: model calls (the `Model call` slider, `Latest`, the `Context map`) ---
 /** §11: which call's input a request reads; null or absent is the latest view. */
 const callParam = z.number().int().min(1).nullable().optional();
+
+/** Most instructions one `instructions` reply carries. */
+export const MAX_INSTRUCTIONS_PER_REQUEST = 100;
+/** An instruction as `instructions` sends it (shared/instructions.ts), its text cut like a row's. */
+export const instructionInfoSchema = z.object({
+  source: z.enum(['codex_base_instructions', 'claude_code_attachment']),
+  kind: z.string().optional(),
+  placement: z.enum(['instructions', 'user_message']),
+  index: int,
+  line: int,
+  text: z.string(),
+  text_bytes: int,
+  unconfirmed: z.literal(true).optional(),
+});
+export type InstructionInfo = z.infer<typeof instructionInfoSchema>;
 /**
  * The context map's figures (shared/contextMap.ts), columnar so that 100,000 calls cross as a few
  * arrays of numbers (about 2 MB of JSON) rather than 100,000 objects.
@@ -623,6 +638,15 @@ export const methods = {
   check: { params: empty, result: checkReportSchema },
   /** Issue 12 part A: the context map's figures, per call (`rows`, `rowOfIndex`, `rowText`, `verify` take `call`). */
   calls: { params: empty, result: contextMapSchema },
+  /**
+   * What call `call` (the latest view when absent) was given outside the view's messages
+   * (shared/instructions.ts), from the `start`-th: at most MAX_INSTRUCTIONS_PER_REQUEST, each text
+   * cut to ROW_TEXT_MAX_BYTES with its whole length in `text_bytes`; `total` counts them all.
+   */
+  instructions: {
+    params: z.object({ call: callParam, start: int.optional() }),
+    result: z.object({ instructions: z.array(instructionInfoSchema).max(MAX_INSTRUCTIONS_PER_REQUEST), total: int }),
+  },
   // Issue 12, part B.
   ...partBMethods,
   // Issue 13: folder serving.
@@ -777,5 +801,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'reproBundle', 'replay', 'whatIf', 'searchPage'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

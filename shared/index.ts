@@ -34,6 +34,8 @@ export { REPLAY_FINDING_CODES, describeReduction, divergenceFinding, replayPolic
 export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv, SessionEntry, RunEnd } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';
+export type { Instruction, InstructionPlacement, InstructionSource } from './instructions';
+export { instructionsAt } from './instructions';
 // Issue 12 (C): what the model saw inside an expansion; byte ↔ string offsets.
 export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';

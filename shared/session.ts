@@ -14,6 +14,8 @@ import { expandReduction } from './expand';
 import type { ExpandStory } from './story';
 import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
+import type { Instruction } from './instructions';
+import { instructionsAt } from './instructions';
 import type { SearchOptions } from './search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
 import type { LocatedRecord } from './replay';
@@ -96,6 +98,11 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
+  /**
+   * The instructions given outside the view's messages (shared/instructions.ts) at call N, or after
+   * the last record for null, in file order; undefined for an N that is no call.
+   */
+  instructionsAt(call: number | null): Instruction[] | undefined;
   /** §11, issue 12 part A: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
   /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
@@ -169,6 +176,8 @@ export interface IndexedRecords {
    * record longer than `maxRecordBytes` is left out.
    */
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
+  /** What the agent gave the model outside these messages (shared/instructions.ts), in file order. */
+  instructions?: readonly Instruction[];
 }
 
 /**
@@ -201,6 +210,8 @@ export interface IndexedSnapshot {
    * `origin.line` until line `to`. Not in `reductions` (the live log), nor checked as live.
    */
   ended?: readonly { reduction: Reduction; to: number }[];
+  /** What the agent gave the model outside these messages (shared/instructions.ts), in file order. */
+  instructions?: readonly Instruction[];
 }
 
 /** One session of a file, as `check`'s summary lists it. */
@@ -251,6 +262,8 @@ export interface SessionModel {
   rewinds?: readonly RewindRecord[];
   /** See IndexedRecords.replayRecords; absent without a sidecar. */
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
+  /** Given outside the messages (shared/instructions.ts); absent: none recorded. */
+  instructions?: readonly Instruction[];
 }
 
 /**
@@ -316,7 +329,14 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     callTimeline: callTimelineOf(inputs, minted, log),
     ...(records?.rewinds ? { rewinds: records.rewinds } : {}),
     ...(records?.replayRecords ? { replayRecords: records.replayRecords } : {}),
+    ...instructionsOf(records, snapshot),
   };
+}
+
+/** The records' instructions, else the snapshot's; nothing when neither holds any. */
+function instructionsOf(records: IndexedRecords | undefined, snapshot: IndexedSnapshot | undefined): { instructions?: readonly Instruction[] } {
+  const instructions = records?.instructions?.length ? records.instructions : snapshot?.instructions;
+  return instructions?.length ? { instructions } : {};
 }
 
 /**
@@ -437,6 +457,12 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       if (!from || !to) return undefined;
       const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
       return diffCallInputs(from, to, (r) => ended.get(r));
+    },
+    instructionsAt(call) {
+      const all = model.instructions ?? [];
+      if (call === null) return instructionsAt(all, null);
+      const c = Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
+      return c ? instructionsAt(all, c.line) : undefined;
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
     rewinds: model.rewinds ?? [],

@@ -7,13 +7,14 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { audit } from '../axe';
-import { cliCheck, cliLog } from '../cli';
+import { cliCheck, cliLog, cliView } from '../cli';
 import { expect, test } from '../fixtures';
 import { cliExpandError, expectFormat, firstCompaction, fixture, walkCompaction } from '../importedSession';
 
 const COMPACTION = fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl');
 const SUBAGENT = fixture('real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
 const PERSISTED = fixture('real/claude-code/cc-2.1.91-persisted-output.jsonl');
+const ATTACHMENTS = fixture('real/claude-code/cc-2.1.119-attachments.jsonl');
 
 test.describe('a compacted Claude Code transcript', () => {
   test.use({ sessionFiles: [COMPACTION] });
@@ -151,5 +152,35 @@ test.describe('a Claude Code transcript with hostile session names', () => {
     expect(inspectorApp.events.dialogs).toEqual([]);
     await expect(inspector.page).toHaveTitle('Session Inspector');
     expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+test.describe('a Claude Code transcript with attachments', () => {
+  test.use({ sessionFiles: [ATTACHMENTS] });
+
+  test('the Instructions region lists the attachments each call was given, as `view` prints them, apart from the rows; axe passes', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const region = inspector.page.getByRole('region', { name: 'Instructions', exact: true });
+    const latest = cliView([ATTACHMENTS]).instructions ?? [];
+    expect(latest.length).toBeGreaterThan(0);
+    await expect(region).toContainText('Instructions given outside the messages');
+    await region.locator('summary').click();
+    const list = region.getByRole('list', { name: 'Instructions given at the latest view' });
+    await expect(list.getByRole('listitem')).toHaveCount(latest.length);
+    for (const [k, i] of latest.entries()) await expect(list.getByRole('listitem').nth(k)).toContainText(`Attachment ${i.kind ?? ''}`);
+    // Not rows of the view: the view has the messages `check` counts.
+    await expect(inspector.status).toContainText(`${cliCheck([ATTACHMENTS]).summary.messages} messages`);
+    expect(await audit(inspector)).toEqual([]);
+
+    // Call 1 was given only those recorded before its response.
+    const first = cliView([ATTACHMENTS], 1).instructions ?? [];
+    expect(first.length).toBeLessThan(latest.length);
+    await expect(inspector.modelCallSlider).toHaveAttribute('max', String(cliView([ATTACHMENTS]).calls));
+    await inspector.showCall(1);
+    const atFirst = region.getByRole('list', { name: 'Instructions given at call 1' });
+    await expect(atFirst.getByRole('listitem')).toHaveCount(first.length);
+    const skills = first.find((i) => i.kind === 'skill_listing');
+    expect(skills).toBeDefined();
+    await expect(atFirst.getByRole('listitem').filter({ hasText: 'Attachment skill_listing' })).toContainText(skills!.text.slice(0, 60));
   });
 });

@@ -1,4 +1,5 @@
 /** The command line's `view [--at N]` (SPEC §11): the §9 demo, a Claude Code compaction, a Codex one. */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, LogReportEntry, ViewEntry } from '../../shared/index';
@@ -122,5 +123,38 @@ describe('view on a Codex compaction', () => {
     expect(ids.size).toBe(summary.reductions.length);
     const first = await view(['--at', '1', CODEX_LOCAL]);
     expect(first.messages.every((m) => m.reductions.length === 0 && m.role !== null)).toBe(true);
+  });
+});
+
+describe('view: the instructions given outside the messages', () => {
+  const ATTACHMENTS = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.119-attachments.jsonl');
+  const CODEX_REAL = join(ROOT, 'e2e/fixtures/real/codex/rollout-0.139-review-subagent-ENTIRE.jsonl');
+  const rawLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+
+  it('Codex: "instructions" holds the session_meta base instructions, as the request\'s instructions; the messages do not', async () => {
+    const meta = rawLines(CODEX_REAL).find((v) => v.type === 'session_meta') as { payload: { base_instructions: { text: string } } };
+    const out = (await view(['--at', '1', CODEX_REAL])) as ViewOutput & { instructions: unknown };
+    expect(out.instructions).toEqual([{ source: 'codex_base_instructions', placement: 'instructions', index: 0, line: 1, text: meta.payload.base_instructions.text }]);
+    expect(out.messages.some((m) => m.content === meta.payload.base_instructions.text)).toBe(false);
+  });
+
+  it('Claude Code: call 1 gets the attachments recorded before its response, each with its kind, line and text', async () => {
+    const lines = rawLines(ATTACHMENTS);
+    const firstAnswer = lines.findIndex((v) => v.type === 'assistant') + 1;
+    const out = (await view(['--at', '1', ATTACHMENTS])) as ViewOutput & { instructions: { kind: string; line: number; placement: string; text: string }[] };
+    const skills = lines.findIndex((v) => (v.attachment as { type?: string } | undefined)?.type === 'skill_listing') + 1;
+    expect(skills).toBeGreaterThan(0);
+    expect(skills).toBeLessThan(firstAnswer);
+    const entry = out.instructions.find((i) => i.line === skills);
+    expect(entry).toMatchObject({ source: 'claude_code_attachment', kind: 'skill_listing', placement: 'user_message', text: (lines[skills - 1]!.attachment as { content: string }).content });
+    expect(out.instructions.every((i) => i.line < firstAnswer)).toBe(true);
+    // The hook's system message is shown to the user only: not given.
+    const notGiven = lines.findIndex((v) => (v.attachment as { type?: string } | undefined)?.type === 'hook_system_message') + 1;
+    expect(out.instructions.some((i) => i.line === notGiven)).toBe(false);
+  });
+
+  it('a session that records none prints no "instructions" (the §9 demo\'s output is unchanged)', async () => {
+    const r = await runCli(['view', DEMO]);
+    expect(Object.keys(JSON.parse(r.stdout) as object)).toEqual(['format', 'call', 'calls', 'messages']);
   });
 });

@@ -3,7 +3,10 @@
  * view without `--at` — `{"format","call","calls","messages":[{"index","role","content",
  * "tool_call_id"?,"tool_calls"?,"reductions"}]}`, content exactly as the model saw it (kept
  * prefixes and stubs in place, a cleared or summarized range one entry at its start, `role` null
- * there and for a message whose record could not be read).
+ * there and for a message whose record could not be read). What the call was given outside those
+ * messages (Codex's base instructions, Claude Code's attachments: shared/instructions.ts) is under
+ * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
+ * "text","unconfirmed"?}]` in file order.
  */
 import type { ReductionPolicy } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, utf8Decode, viewEntries } from '../../shared/index';
@@ -40,7 +43,9 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   });
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages };
+  // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
+  const instructions = (session.instructionsAt(at ?? null) ?? []).map(({ to: _to, ...rest }) => rest);
+  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages, ...(instructions.length > 0 ? { instructions } : {}) };
 }
 
 /** A policy file larger than this is refused (a policy is a few hundred bytes of JSON). */

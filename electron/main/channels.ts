@@ -26,6 +26,7 @@ export const METHOD_CHANNELS = {
   verify: 'si:verify',
   check: 'si:check',
   calls: 'si:calls',
+  instructions: 'si:instructions',
   // Issue 12, part B.
   callDiff: 'si:callDiff',
   sessionEvents: 'si:sessionEvents',

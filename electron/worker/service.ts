@@ -75,6 +75,7 @@ import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
+import { instructionsReply } from './instructions';
 import { reproBundleReply } from './bundle';
 import type { PoolStop, SearchPool } from './searchPool';
 
@@ -362,7 +363,7 @@ function placeMatches(session: LoadedSession, result: SidecarSearchResult): Resu
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'whatIf']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);
@@ -753,6 +754,12 @@ export class SessionService {
           return this.check();
         case 'calls':
           return this.calls();
+        case 'instructions':
+          return this.withSession('instructions', ({ session }) => {
+            const p = params as ParsedParams<'instructions'>;
+            const value = instructionsReply(session, p);
+            return value ? ok(value) : fail('invalid_request', `call ${p.call ?? ''} is none of this session's ${session.calls.length} model calls`);
+          });
         // Issue 12, part B (story.ts).
         case 'callDiff':
           return this.withSession('callDiff', ({ session }) => {

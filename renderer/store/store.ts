@@ -11,6 +11,7 @@ import { createBundleSlice } from './bundleSlice';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
+import { createInstructionsSlice } from './instructionsSlice';
 import { createLinkSlice } from './linkSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
@@ -53,5 +54,6 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createFolderSlice(deps)(...a),
     ...createBundleSlice(deps)(...a),
     ...createLinkSlice(deps)(...a),
+    ...createInstructionsSlice(deps)(...a),
   }));
 }

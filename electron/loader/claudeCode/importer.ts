@@ -15,16 +15,20 @@
  *   → `tool_output_truncated` whose original is the `tool-results/` file or the record's own whole
  *   copy (else hash null). docs/formats/claude-code.md.
  * - Sidechains (inline `isSidechain` records) are further sessions, one per root.
+ * - `attachment` records on the live branch that Claude Code sends (attachments.ts) are
+ *   instructions, not messages: given after the messages before them, until the next compaction.
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
 import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
 import { transcriptHeader } from '../../../shared/original';
+import type { Instruction } from '../../../shared/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
 import type { ByteSource } from '../../../shared/types';
 import { sourceChunks } from '../../../shared/bytes';
 import type { LargeStrings, Text } from '../largeStrings';
 import { contentFields, isLargeText, joinTexts, textString } from '../largeStrings';
+import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
@@ -75,6 +79,8 @@ export interface ImportedSession {
   messageLines?: number[];
   /** SPEC §11: earlier compactions, each live until the line of the next one (IndexedSnapshot.ended). */
   ended?: { reduction: Reduction; to: number }[];
+  /** The attachments on the live branch that the model is given (attachments.ts), each until the next compaction. */
+  instructions?: Instruction[];
 }
 
 export interface ImportOptions {
@@ -479,6 +485,7 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
     sessions,
     messageLines: built.messageLines,
     ...(built.ended.length > 0 ? { ended: built.ended } : {}),
+    ...(built.instructions.length > 0 ? { instructions: built.instructions } : {}),
   };
 }
 
@@ -488,10 +495,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [] };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [] };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -527,6 +534,7 @@ function buildView(
   const compactions: { boundary: Rec; summary: string; at: number }[] = [];
   const persisted: { index: number; rec: Rec; stub: string }[] = [];
   const cleared: { ids: string[]; rec: Rec; at: number }[] = [];
+  const instructions: Instruction[] = [];
 
   const pushTool = (id: string): void => {
     const found = resultByToolId.get(id);
@@ -543,7 +551,18 @@ function buildView(
 
   for (let i = 0; i < chain.length; i++) {
     const r = chain[i]!;
+    const attachment = attachmentOf(r);
+    if (attachment) {
+      // Given as context after the messages before it, until a compaction summarizes it away.
+      const given = givenAttachment(attachment);
+      if (given !== false) {
+        const kind = str(attachment.type);
+        instructions.push({ source: 'claude_code_attachment', ...(kind !== undefined ? { kind } : {}), placement: 'user_message', index: messages.length, line: r.__line, text: attachmentText(attachment), ...(given === 'unconfirmed' ? { unconfirmed: true as const } : {}) });
+      }
+      continue;
+    }
     if (r.type === 'system' && r.subtype === 'compact_boundary') {
+      for (const ins of instructions) ins.to ??= r.__line;
       const next = chain[i + 1];
       if (next && next.isCompactSummary === true && isMessage(next)) {
         const text = blocksOf(next).map((b) => (isObj(b) && txt(b.text) !== undefined ? textString(b.text as Text) : '')).join('');
@@ -717,5 +736,5 @@ function buildView(
   if (summaries.length > 0) reductions.push(summaries[summaries.length - 1]!);
 
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model, messageLines, ended, refused };
+  return { messages, reductions, model, messageLines, ended, refused, instructions };
 }

@@ -215,6 +215,7 @@ export class ClaudeCodeSource extends LineSource {
         sessions: imported.sessions,
         ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
         ...(imported.ended ? { ended: imported.ended } : {}),
+        ...(imported.instructions ? { instructions: imported.instructions } : {}),
       },
     };
     return this.cached;

@@ -29,11 +29,14 @@
  *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
  *   `ptr.bytes` is the size the file states, in tokens × 4 (`stated_size` says so).
+ * - The first `session_meta`'s base instructions are the request's `instructions` of every call
+ *   after it: an instruction (shared/instructions.ts), not a message of the view.
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
  */
 import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
+import type { Instruction } from '../../../shared/instructions';
 import type { DepthCut } from '../../../shared/jsonDepth';
 import { depthCutMessage } from '../../../shared/jsonDepth';
 import { transcriptOf } from '../../../shared/original';
@@ -64,6 +67,8 @@ export interface RolloutIndex {
   model: string | null;
   forkedFrom: string | null;
   system: ChatMessage | undefined;
+  /** The base instructions of the first `session_meta`, the request's `instructions` of every call after it. */
+  instructions: Instruction[];
   view: ChatMessage[];
   /**
    * SPEC §11: the line each view message came from (a compaction's re-injected items: its line); an
@@ -342,6 +347,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
   let sessionId: string | null = null;
   let forkedFrom: string | null = null;
   let system: ChatMessage | undefined;
+  const instructions: Instruction[] = [];
   let model: string | null = null;
   let metas = 0;
 
@@ -560,7 +566,11 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         sessionId = typeof payload.id === 'string' ? payload.id : null;
         forkedFrom = typeof payload.forked_from_id === 'string' ? payload.forked_from_id : typeof payload.parent_thread_id === 'string' ? payload.parent_thread_id : null;
         const base = isPlainObject(payload.base_instructions) ? str(payload.base_instructions.text) : str(payload.instructions);
-        if (base) system = { role: 'system', content: base };
+        if (base) {
+          system = { role: 'system', content: base };
+          // The request's own instructions, from this record on (docs/formats/codex.md).
+          instructions.push({ source: 'codex_base_instructions', placement: 'instructions', index: 0, line: l.line, text: base });
+        }
         break;
       }
       case 'turn_context': {
@@ -611,6 +621,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     model,
     forkedFrom,
     system,
+    instructions,
     view: entries.map((e) => e.msg),
     // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls.ts callsOf).
     messageLines: entries.map((e) => (e.copy && e.msg.role === 'assistant' ? undefined : e.line)),

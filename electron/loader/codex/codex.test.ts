@@ -1,7 +1,7 @@
 /** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
 import { transcriptOf } from '../../../shared/original';
@@ -617,5 +617,35 @@ describe('one model response is one call (docs/formats/codex.md), on every real 
     // Between the two calls: only the eight outputs.
     expect(next.index - wide.index - 1).toBe(8);
     expect(s.calls).toHaveLength(14);
+  });
+});
+
+describe('Codex base instructions: the request instructions of every call (docs/formats/codex.md)', () => {
+  /** The first session_meta's line and base instructions, read from the raw lines. */
+  function rawBase(path: string): { line: number; text: string } | undefined {
+    const lines = readFileSync(path, 'utf8').split('\n');
+    for (let k = 0; k < lines.length; k++) {
+      if (lines[k]!.trim() === '') continue;
+      const v = JSON.parse(lines[k]!) as { type?: string; payload?: { base_instructions?: { text?: string } | null; instructions?: string | null } };
+      if (v.type !== 'session_meta') continue;
+      const text = v.payload?.base_instructions?.text ?? v.payload?.instructions ?? undefined;
+      return text ? { line: k + 1, text } : undefined;
+    }
+    return undefined;
+  }
+
+  const files = [...readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl')).map(real), COMPACTION];
+  it.each(files.map((f) => [basename(f), f] as const))('%s: every call, and the latest view, is given the first session_meta\'s base instructions', async (_name, path) => {
+    const base = rawBase(path);
+    const s = await load(path);
+    const expected = base ? [{ source: 'codex_base_instructions', placement: 'instructions', index: 0, line: base.line, text: base.text }] : [];
+    expect(s.instructionsAt(null)).toEqual(expected);
+    for (let n = 1; n <= s.calls.length; n++) expect(s.instructionsAt(n)).toEqual(expected);
+    // None of it is a message of the view.
+    if (base) expect(messages(s).some((m) => m.content === base.text)).toBe(false);
+  });
+
+  it('the real files hold base instructions (the test means something)', () => {
+    expect(files.filter((f) => rawBase(f) !== undefined).length).toBeGreaterThanOrEqual(4);
   });
 });

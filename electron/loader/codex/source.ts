@@ -48,6 +48,7 @@ export class RolloutSource extends LineSource {
         modelChanges: built.modelChanges,
         findings: built.findings,
         system: () => system,
+        instructions: built.instructions,
       },
       // The session's id and model travel as a snapshot's: a rollout has no native header.
       snapshot: { session_id: built.sessionId ?? '', model: built.model ?? '', messages: view, findings: [] },

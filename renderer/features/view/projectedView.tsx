@@ -7,6 +7,7 @@
 import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'react';
 import { flushSync } from 'react-dom';
 import { useApp } from '../../store/storeContext';
+import { InstructionsBlock } from './instructionsBlock';
 import { ProjectedRow } from './projectedRow';
 import { VirtualScroller } from './virtualScroller';
 import { DropZone, FolderSessions } from '../frame/openFiles';
@@ -144,6 +145,7 @@ export function ProjectedView() {
   // position start over. A followed session's growth (issue 14) keeps the list (listEpoch).
   return (
     <div className="projected-view-live">
+      <InstructionsBlock />
       <ProjectedList key={`${listEpoch}/${shownCall ?? 'latest'}`} rowCount={rowCount} />
       <LiveControls />
     </div>

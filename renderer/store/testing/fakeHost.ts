@@ -76,6 +76,15 @@ export function fakeHost(
     folder: () => ({ ok: false, error: { code: 'not_supported', message: 'no folder' } }),
     setFollow: ({ follow }) => ok<'setFollow'>({ follow }),
     // Issue 12 part A: a session of no calls unless a test answers otherwise.
+    // One base prompt for every call, and one attachment that names the call it was given at.
+    instructions: ({ call }) =>
+      ok<'instructions'>({
+        instructions: [
+          { source: 'codex_base_instructions', placement: 'instructions', index: 0, line: 1, text: 'You are a coding agent.', text_bytes: 23 },
+          { source: 'claude_code_attachment', kind: 'skill_listing', placement: 'user_message', index: 1, line: 3, text: `skills at ${call ?? 'latest'}`, text_bytes: 100_000 },
+        ],
+        total: 2,
+      }),
     calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [] }),
     rows: ({ start, end }) =>
       ok<'rows'>({
