@@ -28,22 +28,14 @@ import { stubText } from './constants';
 import { mintReductions } from './mint';
 import { arrayList } from './session';
 import { applyCap, lastAddressed } from './timeline';
-import type { ChatMessage, Finding, FindingCode, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
+import type { ChatMessage, Finding, FindingCode, LocatedRecord, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
 import { isRangeKind } from './types';
 import { utf8Length } from './utf8';
 
 /** Finding codes only a replay reports (`check --replay`, the app's check): no broken sample plants them. */
 export const REPLAY_FINDING_CODES: readonly FindingCode[] = ['policy_divergence'];
 
-export interface LocatedRecord {
-  record: SidecarRecord;
-  /** 1-based line of the record in the sidecar. */
-  line: number;
-  /** A message record's: the UTF-8 bytes of its `msg.content`, when the reader knows them (never measured again). */
-  contentBytes?: number;
-  /** A message record's: the SHA-256 (hex) of its content's bytes, when the reader knows it without reading them. */
-  contentSha256?: string;
-}
+export type { LocatedRecord } from './types';
 
 /** One place where the recorded log and the policy's pass disagree. */
 export interface PolicyDivergence {

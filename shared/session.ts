@@ -18,12 +18,12 @@ import type { Instruction } from './instructions';
 import { instructionsAt } from './instructions';
 import type { SearchOptions } from './search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from './search';
-import type { LocatedRecord } from './replay';
 import type { ModelChange } from './timeline';
 import type {
   ChatMessage,
   ExpandOutcome,
   Finding,
+  LocatedRecord,
   MessageList,
   Reduction,
   ReductionKind,

@@ -363,3 +363,14 @@ export interface MessageList {
 
 /** SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native digest. */
 export type Sha256 = (chunks: Iterable<Uint8Array>) => string;
+
+/** A sidecar record with its place in the file, as policy replay reads it (docs/policy-replay.md). */
+export interface LocatedRecord {
+  record: SidecarRecord;
+  /** 1-based line of the record in the sidecar. */
+  line: number;
+  /** A message record's: the UTF-8 bytes of its `msg.content`, when the reader knows them (never measured again). */
+  contentBytes?: number;
+  /** A message record's: the SHA-256 (hex) of its content's bytes, when the reader knows it without reading them. */
+  contentSha256?: string;
+}
