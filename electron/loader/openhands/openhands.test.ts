@@ -49,7 +49,13 @@ const [U, A, S, T] = ['user', 'assistant', 'system', 'tool'];
  * `tool` message of its `content`; state changes, null observations and condensations give
  * nothing): [event id, role, where its text is]. Only the texts and tool call ids are read from the file.
  */
-const GIVEN: Record<string, readonly (readonly [number, string, Field])[]> = {
+type Row = readonly [number, string, Field];
+/** A tool call (action `id`, its text the model response's) and the observation answering it (`id + 1`). */
+const turn = (id: number): Row[] => [
+  [id, A, 'response'],
+  [id + 1, T, 'content'],
+];
+const GIVEN: Record<string, readonly Row[]> = {
   'basic_interactions.json': [
     [0, U, 'args'],
     [3, A, 'args'],
@@ -58,56 +64,11 @@ const GIVEN: Record<string, readonly (readonly [number, string, Field])[]> = {
     [12, U, 'args'],
     [15, A, 'response'],
   ],
-  'basic.json': [
-    [0, U, 'args'],
-    [3, A, 'response'],
-    [4, T, 'content'],
-    [5, A, 'response'],
-  ],
-  'basic_gui_mode.json': [
-    [4, U, 'args'],
-    [7, A, 'response'],
-    [8, T, 'content'],
-    [9, A, 'response'],
-    [10, T, 'content'],
-    [11, A, 'response'],
-    [12, T, 'content'],
-    [13, A, 'response'],
-    [14, T, 'content'],
-    [15, A, 'args'],
-  ],
-  'wrong_initial_state.json': [
-    [0, U, 'args'],
-    [3, A, 'response'],
-    [4, T, 'content'],
-    [5, A, 'response'],
-    [6, T, 'content'],
-    [7, A, 'response'],
-    [8, T, 'content'],
-    [9, A, 'response'],
-  ],
-  'v0-condensed.json': [
-    [0, S, 'args'],
-    [1, U, 'args'],
-    [3, A, 'response'],
-    [4, T, 'content'],
-    [5, A, 'response'],
-    [6, T, 'content'],
-    [7, A, 'response'],
-    [8, T, 'content'],
-    [10, A, 'response'],
-    [11, T, 'content'],
-    [12, A, 'response'],
-  ],
-  'v0-damaged.json': [
-    [0, S, 'args'],
-    [1, U, 'args'],
-    [3, A, 'response'],
-    [4, T, 'content'],
-    [10, A, 'response'],
-    [11, T, 'content'],
-    [12, A, 'response'],
-  ],
+  'basic.json': [[0, U, 'args'], ...turn(3), [5, A, 'response']],
+  'basic_gui_mode.json': [[4, U, 'args'], ...turn(7), ...turn(9), ...turn(11), ...turn(13), [15, A, 'args']],
+  'wrong_initial_state.json': [[0, U, 'args'], ...turn(3), ...turn(5), ...turn(7), [9, A, 'response']],
+  'v0-condensed.json': [[0, S, 'args'], [1, U, 'args'], ...turn(3), ...turn(5), ...turn(7), ...turn(10), [12, A, 'response']],
+  'v0-damaged.json': [[0, S, 'args'], [1, U, 'args'], ...turn(3), ...turn(10), [12, A, 'response']],
 };
 GIVEN['v0-range-no-summary.json'] = GIVEN['v0-condensed.json'] ?? [];
 
