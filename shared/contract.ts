@@ -135,6 +135,8 @@ export const sessionEntrySchema = z.object({
   id: z.string(),
   title: z.string().optional(),
   messages: int,
+  /** Absent when `messages` is counted; `pending` while it is being counted (messages 0), `failed` when it cannot be (shared/session.ts SessionEntry). */
+  counting: z.enum(['pending', 'failed']).optional(),
   /** How the agent's run ended, where the file records it (shared/session.ts RunEnd). */
   end: z.object({ status: z.string(), detail: z.string().optional() }).optional(),
 });
@@ -702,6 +704,11 @@ export const events = {
     notice: z.object({ kind: z.enum(['reopened', 'deleted']), message: z.string() }).optional(),
   }),
   // --- end issue 14 ---
+  /**
+   * Sessions the open file listed `counting: 'pending'` (an Inspect log's samples) were counted:
+   * `sessions` is the list as it is now (as the info's), counts filled in as they arrive.
+   */
+  sessionCounts: z.object({ generation: int, sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS), sessions_omitted: int.optional() }),
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
   /** The desktop shell asks the renderer to do something (menu items). */

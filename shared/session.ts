@@ -105,8 +105,17 @@ export interface LoadedSession {
   instructionsAt(call: number | null): Instruction[] | undefined;
   /** §11, issue 12 part A: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
-  /** §10.1: every session the file holds (an importer's), main first; absent: the one session. */
+  /**
+   * §10.1: every session the file holds (an importer's), main first; absent: the one session. An
+   * entry listed `counting: 'pending'` is replaced in this list when `countSessions` counts it.
+   */
   readonly sessions?: readonly SessionEntry[];
+  /**
+   * Counts the sessions listed `counting: 'pending'`, one at a time, `onCounted` after each; stops
+   * when `signal` is aborted or the session is closed. Absent when the files list none to count.
+   * Never rejects.
+   */
+  countSessions?(onCounted: () => void, signal: { readonly aborted: boolean }): Promise<void>;
   /** Issue 12 (B): the sidecar's rewinds in file order, each with the messages it abandoned. */
   readonly rewinds: readonly RewindRecord[];
   /** The sidecar's records for policy replay (IndexedRecords.replayRecords); absent without a sidecar. */
@@ -219,6 +228,12 @@ export interface SessionEntry {
   id: string;
   title?: string;
   messages: number;
+  /**
+   * Absent when `messages` is the session's count. `pending`: not counted yet (`messages` is 0; an
+   * Inspect log's samples are counted after the open, in the background); `failed`: it could not be
+   * read to be counted (`check` has a finding saying why).
+   */
+  counting?: 'pending' | 'failed';
   /** How the agent's run ended, where the file records it (mini-swe-agent's closing `exit` message): not a message to the model. */
   end?: RunEnd;
 }
@@ -369,6 +384,8 @@ export interface SessionEnv {
   watches?: readonly FileWatch[];
   /** Releases the files; called once. */
   close?: () => void;
+  /** LoadedSession.countSessions, when the files list sessions still to count. */
+  countSessions?: (onCounted: () => void, signal: { readonly aborted: boolean }) => Promise<void>;
 }
 
 /** The session's operations over a resolved model; every read is bracketed by the file watches. */
@@ -465,6 +482,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       return c ? instructionsAt(all, c.line) : undefined;
     },
     ...(model.sessions ? { sessions: model.sessions } : {}),
+    ...(env.countSessions ? { countSessions: (onCounted: () => void, signal: { readonly aborted: boolean }) => (closed ? Promise.resolve() : (env.countSessions?.(onCounted, signal) ?? Promise.resolve())) } : {}),
     rewinds: model.rewinds ?? [],
     ...(model.replayRecords ? { replayRecords: model.replayRecords } : {}),
     // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).

@@ -1,6 +1,6 @@
 /**
  * SPEC §10 in the app, on an Inspect AI `.eval` through the HTTP host: the format badge, the
- * `Session` picker over the log's samples, a summary compaction expanded to the transcript it
+ * `Session` picker over the log's samples (each sample's messages counted after the open), a summary compaction expanded to the transcript it
  * replaced ("hashed at import"), and a search for a word only that transcript holds. The synthetic
  * log is used because no committed real log holds a compaction (e2e/fixtures/real/inspect/README.md).
  * Every expected value is read from the file by the CLI.
@@ -21,6 +21,8 @@ test.describe('an Inspect AI .eval log', () => {
     await expectFormat(inspector, 'Inspect AI');
     const { sessions } = cliCheck([LOG]).summary;
     await expect(inspector.sessionPicker.getByRole('option')).toHaveCount(sessions.length);
+    // Every sample's messages are counted after the open (`check` counts them all): the picker fills them in as they arrive.
+    await expect(inspector.sessionPicker.getByRole('option')).toHaveText(sessions.map((s) => new RegExp(`\\(${s.messages} messages?\\)$`)));
 
     await inspector.chooseSession(new RegExp(SESSION));
     const files = ['--session', SESSION, LOG];

@@ -78,6 +78,8 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
     ...loadOptions,
     ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
     ...(typeof format === 'string' ? { format } : {}),
+    // check reports every session the file holds with its messages counted (an Inspect log's samples).
+    ...(command === 'check' ? { countSessions: true } : {}),
   });
   if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
   const session = loaded.session;

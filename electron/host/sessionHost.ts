@@ -188,6 +188,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       session = present(event.payload.info);
       emit({ ...event, payload: { ...event.payload, info: session } });
     }
+    // The counts of the shown file's sessions, as they arrive after its open: `state` keeps them too.
+    if (event.name === 'sessionCounts' && event.payload.generation === session?.generation && !session.provisional) {
+      const { sessions_omitted: _before, ...shown } = session;
+      session = present({ ...shown, sessions: event.payload.sessions, ...(event.payload.sessions_omitted !== undefined ? { sessions_omitted: event.payload.sessions_omitted } : {}) });
+      emit(event);
+    }
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
       session = present(event.payload);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { LoadedSession, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
+import type { LoadedSession, SessionEnv, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
 import { sessionNotHeld } from './heldSessions';
@@ -71,8 +71,23 @@ export interface LoadOptions {
   roots?: readonly string[];
   /** DetectContext.largeStringBytes: tests lower it to keep small strings in the file. */
   largeStringBytes?: number;
+  /**
+   * Count every session the files list as pending before answering (`check`: an Inspect log's
+   * samples, one at a time). Without it the session's `countSessions` counts them when asked.
+   */
+  countSessions?: boolean;
 }
 
+/** The sources' SessionSource.countSessions as one (SessionEnv.countSessions), or nothing when none counts. */
+function countingOf(sources: readonly SessionSource[]): Pick<SessionEnv, 'countSessions'> {
+  const counting = sources.filter((s) => s.countSessions !== undefined);
+  if (counting.length === 0) return {};
+  return {
+    countSessions: async (onCounted, signal) => {
+      for (const s of counting) await s.countSessions?.(onCounted, signal);
+    },
+  };
+}
 
 export type LoadResult = { ok: true; session: LoadedSession } | { ok: false; error: LoadError };
 
@@ -120,7 +135,7 @@ export function resolveLive(live: LiveSources, close: () => void, pathless = fal
   inputs.files.sort((a, b) => order(live.paths, a.path) - order(live.paths, b.path));
   if (inputs.stopped) return makeSession(resolveSession(inputs), { sha256: nodeSha256, close });
   const watches = live.sources.flatMap((s, k) => (s.readsAfterIndexing ? [new FileGuard(s.file.path, s.file.fd, { prefix: live.stops[k]?.offset ?? 0, pathless })] : []));
-  return makeSession(resolveSession(inputs), { sha256: nodeSha256, watches, close });
+  return makeSession(resolveSession(inputs), { sha256: nodeSha256, watches, close, ...countingOf(live.sources) });
 }
 
 /** A followed file's `bytes` are those indexed (a torn tail waiting is not yet part of the session); a fresh open indexes all. */
@@ -222,6 +237,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
           ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))
           : undefined;
       stops.push(await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) }));
+      if (options.countSessions) await source.countSessions?.(() => undefined, options.signal ?? { aborted: false });
       const index = source.indexed();
       if (index.stopped) inputs.stopped = index.stopped;
       if (index.records) inputs.records = index.records;
@@ -245,7 +261,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
       return { ok: true, session, live };
     }
     const watched = opened.filter((s) => s.readsAfterIndexing);
-    const session = makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll });
+    const session = makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll, ...countingOf(sources) });
     // An importer that holds several sessions refuses an unknown id at detection; this refuses it
     // for every format, so `--session` never silently opens another session than the one named.
     const notHeld = sessionNotHeld(session, options.session);

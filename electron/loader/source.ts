@@ -144,6 +144,15 @@ export interface SessionSource {
    * complete line (SPEC §13). Otherwise any change re-reads the file from scratch.
    */
   readonly appends?: boolean;
+  /**
+   * Counts the sessions the file holds that indexing listed without counting them (`counting:
+   * 'pending'`, `messages: 0`: an Inspect log's samples other than the one opened), one at a time,
+   * each read once and dropped. Each count replaces its entry in the sessions list `indexed()` gave
+   * (`onCounted` after each); one that cannot be counted is `counting: 'failed'` and a finding of
+   * the index (seen by a session resolved after the count: `check`'s). Stops when `signal` is
+   * aborted (the rest stay pending; a later call goes on). Never rejects.
+   */
+  countSessions?(onCounted: () => void, signal: { readonly aborted: boolean }): Promise<void>;
   /** Closes the file; the lists read nothing afterwards. Idempotent. */
   close(): void;
 }

@@ -1,15 +1,20 @@
 /**
  * Issue 12 part A: the worker's `calls` (the context map's figures) and the row methods' `call`.
- * Call N's rows are `projectView(callInput(N))` of the session; no call is the latest view.
+ * Call N's rows and figures are written by hand from small sidecars' records (the §9 demo, a
+ * truncation live at one call), or read from what the rows say (a native stub states its
+ * hidden_bytes, SPEC §4); no call is the latest view.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ParsedParams } from '../../shared/index';
-import { methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
+import type { ParsedParams, ResultOf } from '../../shared/index';
+
+type AnsweredRow = ResultOf<'rows'>['rows'][number];
+import { MAX_ROWS_PER_REQUEST, methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
-import { SessionService, cutToBytes } from './service';
+import { SessionService } from './service';
 import { openedServices } from './testing/services';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
@@ -25,6 +30,16 @@ function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: st
   return reply.value;
 }
 
+/** Every row the worker answers for `call` (null: the latest view), a page at a time. */
+function allRows(s: SessionService, call: number | null): AnsweredRow[] {
+  const out: AnsweredRow[] = [];
+  for (let start = 0; ; start += MAX_ROWS_PER_REQUEST) {
+    const page = value(s.rows(params('rows', { start, end: start + MAX_ROWS_PER_REQUEST, call })));
+    out.push(...page.rows);
+    if (start + MAX_ROWS_PER_REQUEST >= page.rowCount) return out;
+  }
+}
+
 const params = <M extends keyof typeof methods>(method: M, raw: unknown): ParsedParams<M> => methods[method].params.parse(raw) as ParsedParams<M>;
 
 async function loaded(path: string) {
@@ -33,26 +48,50 @@ async function loaded(path: string) {
   return l.session;
 }
 
+/** A sidecar of six messages and one truncation (kept 10 of 100 bytes) recorded after message 3: calls at messages 1, 3 and 5, the truncation live at the third. */
+function truncatedSidecar(): { path: string; stub: string } {
+  const view = [user('go'), assistant('', 'c1'), tool('x'.repeat(100), 'c1'), assistant('one'), user('more'), assistant('two')];
+  const r1 = makeReduction(view, { id: 'r1', kind: 'tool_output_truncated', index: 2, kept_bytes: 10 });
+  const path = writeSidecar(tmp.path('truncated.sidecar.jsonl'), [makeHeader(), ...view.slice(0, 4).map((m, i) => messageRecord(i, m)), reductionRecord(r1), ...view.slice(4).map((m, i) => messageRecord(i + 4, m))]);
+  return { path, stub: r1.stub };
+}
+
 describe('SessionService rows of a call', () => {
-  it.each([DEMO, SESSION])('call N rows are projectView(callInput(N)); no call is the latest view (%s)', async (path) => {
+  it('§9 demo, by hand from its records: call 1 is the user`s message; call 2 adds the tool call and its whole output; the latest view cuts the output to its kept prefix and r1`s stub', async () => {
+    const s = await opened(DEMO);
+    const records = readFileSync(DEMO, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; msg?: { content: string }; r?: { stub: string } });
+    const [m0, m1, m2, m3] = records.filter((r) => r.t === 'message').map((r) => r.msg?.content ?? '');
+    const stub = records.find((r) => r.t === 'reduction')?.r?.stub ?? '';
+    const rowsOf = (call: number | null) => value(s.rows(params('rows', { start: 0, end: 10, call }))).rows.map((r) => [r.index, r.text, r.reductions.map((x) => x.id)]);
+    expect(rowsOf(1)).toEqual([[0, m0, []]]);
+    expect(rowsOf(2)).toEqual([
+      [0, m0, []],
+      [1, m1, []],
+      [2, m2, []],
+    ]);
+    // kept_bytes 15: "PASS a.test.ts\n".
+    expect(rowsOf(null)).toEqual([
+      [0, m0, []],
+      [1, m1, []],
+      [2, `PASS a.test.ts\n${stub}`, ['r1']],
+      [3, m3, []],
+    ]);
+    expect(m2?.startsWith('PASS a.test.ts\n')).toBe(true);
+  });
+
+  it('a truncation recorded after message 3 is in the rows of the third call only, its kept prefix then its stub', async () => {
+    const { path, stub } = truncatedSidecar();
     const s = await opened(path);
-    const session = await loaded(path);
-    try {
-      expect(session.calls.length).toBeGreaterThan(0);
-      for (const c of [...session.calls.map((c) => c.call), null]) {
-        const input = session.callInput(c);
-        if (!input) throw new Error(`no input for ${c}`);
-        const expected = projectView(input.minted, input.log);
-        const got = value(s.rows(params('rows', { start: 0, end: 500, call: c })));
-        expect(got.rowCount).toBe(expected.length);
-        expect(got.rows.map((r) => [r.index, r.end, r.text, r.reductions.map((x) => x.id)])).toEqual(expected.map((r) => [r.index, r.end, cutToBytes(r.text, 64 * 1024).text, r.reductions.map((x) => x.id)]));
-        for (const r of expected) expect(value(s.rowOfIndex({ index: r.index, call: c })).row).toBe(r.row);
-      }
-      // Absent and null are the latest view, the plain rows.
-      expect(value(s.rows(params('rows', { start: 0, end: 500 })))).toEqual(value(s.rows(params('rows', { start: 0, end: 500, call: null }))));
-    } finally {
-      session.close();
-    }
+    const rowsOf = (call: number | null) => value(s.rows(params('rows', { start: 0, end: 10, call }))).rows.map((r) => r.text);
+    expect(rowsOf(1)).toEqual(['go']);
+    expect(rowsOf(2)).toEqual(['go', '', 'x'.repeat(100)]);
+    expect(rowsOf(3)).toEqual(['go', '', `${'x'.repeat(10)}${stub}`, 'one', 'more']);
+    expect(rowsOf(null)).toEqual(['go', '', `${'x'.repeat(10)}${stub}`, 'one', 'more', 'two']);
+    for (const [call, index] of [
+      [3, 2],
+      [null, 5],
+    ] as const)
+      expect(value(s.rowOfIndex({ index, call })).row).toBe(index);
   });
 
   it('§9 demo: call 2 shows message 2 whole, without r1; the latest view shows r1 stub', async () => {
@@ -111,22 +150,30 @@ describe('SessionService expand in a past call', () => {
 });
 
 describe('SessionService calls (context map)', () => {
-  it('per call, hidden is the stated bytes its rows hide and given the bytes of its projected rows', async () => {
+  it('by hand: the demo hides nothing at its two calls; a truncation of 90 hidden bytes counts at the third call only, given its kept prefix and stub', async () => {
+    const demo = value((await opened(DEMO)).calls());
+    // Call 1 is given "Find the failing test" (21 bytes); call 2 adds "" and the 67-byte output (88).
+    expect([demo.calls, demo.index, demo.given, demo.hidden]).toEqual([2, [1, 3], [21, 88], [0, 0]]);
+    const { path, stub } = truncatedSidecar();
+    const map = value((await opened(path)).calls());
+    // "go" 2, "" 0, the output 100 (10 kept + the stub at the third call), "one" 3, "more" 4.
+    const stubBytes = Buffer.byteLength(stub, 'utf8');
+    expect([map.calls, map.index, map.given, map.hidden]).toEqual([3, [1, 3, 5], [2, 102, 2 + 10 + stubBytes + 3 + 4], [0, 0, 90]]);
+  });
+
+  it('per call of the generated sample: hidden is what the stubs of its rows say they hide (SPEC §4 hidden_bytes), given the bytes of its rows', async () => {
     const s = await opened(SESSION);
     const session = await loaded(SESSION);
     try {
       const map = value(s.calls());
       expect(map.calls).toBe(session.calls.length);
       for (const c of session.calls) {
-        const input = session.callInput(c.call);
-        if (!input) throw new Error('no input');
         const k = c.call - 1;
-        const given = projectView(input.minted, input.log).reduce((n, r) => n + utf8Length(r.text), 0);
-        // A row's reductions are the ones it applies (a range covering a truncation applies the range).
-        const rows = projectView(input.minted, input.log);
-        const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
-        const hidden = input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0);
-        expect([c.call, map.index[k], map.hidden[k], map.given[k]]).toEqual([c.call, c.index, hidden, given]);
+        const rows = allRows(s, c.call);
+        const given = rows.reduce((n, r) => n + r.text_bytes, 0);
+        // Each stub of a native sidecar states what it hides; a row cut by the reply carries its stub at its end.
+        const stated = rows.flatMap((r) => [...r.text.matchAll(/⟦reduced⟧ id=\S+ kind=\S+ hidden_bytes=(\d+)/g)].map((m) => Number(m[1])));
+        expect([c.call, map.index[k], map.hidden[k], map.given[k]]).toEqual([c.call, c.index, stated.reduce((a, b) => a + b, 0), given]);
       }
       // Every logged reduction is minted before some call or after the last one.
       expect(map.minted.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(session.callTimeline.spans.length);
@@ -160,7 +207,9 @@ describe('SessionService calls (context map)', () => {
           const rows = projectView(input.minted, input.log);
           const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
           expect(map.hidden[c.call - 1]).toBe(input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0));
-          expect(map.given[c.call - 1]).toBe(rows.reduce((n, r) => n + utf8Length(r.text), 0));
+          // Given: the bytes of the rows the worker answers for that call (its rows method, not the map's code).
+          const answered = allRows(s, c.call);
+          expect(map.given[c.call - 1]).toBe(answered.reduce((n, r) => n + r.text_bytes, 0));
         }
       } finally {
         session.close();

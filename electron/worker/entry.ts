@@ -41,6 +41,7 @@ const service = new SessionService(
   {},
   // Idle work (the warm-up searches after an open) ends as soon as a search or cancel is sent.
   () => searchSignal(Atomics.load(epoch, EPOCH_SLOT)),
+  (payload) => post({ event: { name: 'sessionCounts', payload } }),
 );
 
 function post(message: WorkerMessage): void {

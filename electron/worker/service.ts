@@ -73,6 +73,8 @@ import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loade
 import { BACKGROUND_MIN_BYTES, startBackgroundVerify, startIdleVerifier } from '../loader/backgroundVerify';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
+import type { SessionCountsPayload } from './sessionCounts';
+import { countInBackground, withCounts } from './sessionCounts';
 import { replayReply, whatIfReply } from './replayReplies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from './story';
 import { instructionsReply } from './instructions';
@@ -448,6 +450,8 @@ export class SessionService {
   private searchesRunning = 0;
   /** Issue 16: the background thread, started while the open's files are indexed, until it gets its work. */
   private idleVerifier: IdleVerifier | undefined;
+  /** The open session's pending sessions (an Inspect log's samples) being counted after the open (sessionCounts.ts). */
+  private counting: { stop(): void } | undefined;
 
   /**
    * `loadOptions` tune the loader (cache budget, read size); progress comes through `open`.
@@ -468,6 +472,8 @@ export class SessionService {
      * one read window. Without it only the searches that begin here end them.
      */
     private readonly idleSignal?: () => SearchSignal,
+    /** Hears the counts of the open file's sessions as they arrive after the open (sessionCounts.ts). */
+    private readonly onSessionCounts?: (counts: SessionCountsPayload) => void,
   ) {}
 
   /** The open session's info, or null. */
@@ -532,6 +538,7 @@ export class SessionService {
         this.current = describe(loaded.session, generation, false, asked);
       }
       this.verifyAfterReply(this.current);
+      this.countAfterReply(this.current);
       return ok(this.current.info);
     } catch (e) {
       this.release();
@@ -560,6 +567,18 @@ export class SessionService {
 
   private cancelLoad(): void {
     if (this.loading) this.loading.signal.aborted = true;
+  }
+
+  /** Counts the open session's pending sessions in the background; each batch updates the info and is reported. */
+  private countAfterReply(open: OpenSession): void {
+    this.counting?.stop();
+    this.counting = countInBackground(open.session, () => {
+      const current = this.current;
+      if (current?.session !== open.session) return;
+      const counted = withCounts(current.session, current.info);
+      current.info = counted.info;
+      this.onSessionCounts?.(counted.payload);
+    });
   }
 
   // --- Issue 16: hashes verified in the background ---
@@ -680,6 +699,7 @@ export class SessionService {
         if (!open || this.following?.follower !== follower) return;
         const next = describe(update.session, open.info.generation, false, asked, open.token, true, update.notice?.kind === 'reopened' ? undefined : open);
         this.current = next;
+        if (next.session !== open.session) this.countAfterReply(next);
         this.follow.onUpdated?.({
           generation: next.info.generation,
           info: next.info,
@@ -706,6 +726,8 @@ export class SessionService {
     this.following = undefined;
     this.verifying?.stop();
     this.verifying = undefined;
+    this.counting?.stop();
+    this.counting = undefined;
     this.verifyRunning = false;
     this.idleVerifier?.dispose();
     this.idleVerifier = undefined;

@@ -382,6 +382,14 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           get().applyLiveUpdate(info, added);
           return;
         }
+        case 'sessionCounts': {
+          // The open file's sessions, counted after its open (an Inspect log's samples): the picker shows them as they arrive.
+          const shown = get().session;
+          if (!shown || shown.provisional || shown.generation !== event.payload.generation) return;
+          const { sessions_omitted: _before, ...rest } = shown;
+          set({ session: { ...rest, sessions: event.payload.sessions, ...(event.payload.sessions_omitted !== undefined ? { sessions_omitted: event.payload.sessions_omitted } : {}) } });
+          return;
+        }
         case 'command':
           if (event.payload.name === 'toggleTheme') get().toggleTheme();
           else if (event.payload.name === 'focusSearch') get().requestFocusSearch();

@@ -15,6 +15,11 @@ describe('sessionLabel', () => {
     expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
   });
 
+  it('says a session is being counted, or could not be, instead of a count of 0', () => {
+    expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (counting messages…)');
+    expect(sessionLabel({ id: 's2', title: 'Task', messages: 0, counting: 'failed' }, false)).toBe('Session s2: Task (messages not counted)');
+  });
+
   it('shows hostile ids and titles as visible text on one line: controls, bidi overrides, newlines', () => {
     const label = sessionLabel({ id: 'a\u202eb\u001b[31m', title: 'line one\nline two\u2066x', messages: 2 }, false);
     // eslint-disable-next-line no-control-regex -- control characters are exactly what must not be there

@@ -160,10 +160,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
     const id = idOf(m);
     if (id !== undefined && !byId.has(id)) byId.set(id, i);
   });
-  const eventsData = isPlainObject(sample.events_data) ? sample.events_data : undefined;
-  const pool: unknown[] = Array.isArray(eventsData?.messages) ? eventsData.messages : Array.isArray(sample.message_pool) ? sample.message_pool : [];
-  const transcript = isPlainObject(sample.transcript) ? sample.transcript : undefined;
-  const events: unknown[] = Array.isArray(sample.events) && sample.events.length > 0 ? sample.events : Array.isArray(transcript?.events) ? transcript.events : [];
+  const pool = poolOf(sample);
+  const events = eventsOf(sample);
 
   const log: Reduction[] = [];
   const logLines: number[] = [];
@@ -244,16 +242,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
       return;
     }
     const convAt = (j: number): ChatMessage => conv(input[j], `${where} events[${k}].input[${j}]`);
-    // Which history message this call produced: its output's id, else the message after its input, same text.
-    let outIndex = out && idOf(out) !== undefined ? (byId.get(idOf(out) as string) ?? -1) : -1;
-    if (outIndex < 0 && out && idOf(out) === undefined) {
-      const n = input.length;
-      const at = view[n];
-      if (at && at.role === 'assistant' && at.content === out.content) outIndex = n;
-    }
-    // The last call's output missing from the history (the sample ended on it): when its input ends
-    // with the history's last message, the output ends the view.
-    if (outIndex < 0 && out && k === lastModel && view.length > 0 && input.length > 0 && sameMessage(convAt(input.length - 1), view[view.length - 1] as ChatMessage)) {
+    let outIndex = out ? producedIndex(out, input.length, byId, (i) => view[i]) : -1;
+    if (outIndex < 0 && out && k === lastModel && endsOn(input, view.length, () => convAt(input.length - 1), () => view[view.length - 1])) {
       view.push({ ...out, metadata: { ...out.metadata, inspect_event: eventName(ev, k) } });
       outIndex = view.length - 1;
     }
@@ -313,6 +303,61 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
   });
   if (missing.size > 0) findings.push({ code: 'unknown_record', severity: 'warning', message: `${where}: ${missing.size} attachment reference(s) name no attachment of the sample (${[...missing].slice(0, 5).join(', ')}); shown as the reference` });
   return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings };
+}
+
+/** A sample's message pool (`input_refs` index it): `events_data.messages`, else the older `message_pool`. */
+function poolOf(sample: Obj): unknown[] {
+  const eventsData = isPlainObject(sample.events_data) ? sample.events_data : undefined;
+  return Array.isArray(eventsData?.messages) ? eventsData.messages : Array.isArray(sample.message_pool) ? sample.message_pool : [];
+}
+
+/** A sample's events: `events`, else the older `transcript.events`. */
+function eventsOf(sample: Obj): unknown[] {
+  const transcript = isPlainObject(sample.transcript) ? sample.transcript : undefined;
+  return Array.isArray(sample.events) && sample.events.length > 0 ? sample.events : Array.isArray(transcript?.events) ? transcript.events : [];
+}
+
+/** Which history message a call produced: its output's id, else the message right after its input when that is an assistant message of the same text; -1 when none. */
+function producedIndex(out: ChatMessage, inputLength: number, byId: ReadonlyMap<string, number>, at: (i: number) => ChatMessage | undefined): number {
+  const id = idOf(out);
+  if (id !== undefined) return byId.get(id) ?? -1;
+  const next = at(inputLength);
+  return next && next.role === 'assistant' && next.content === out.content ? inputLength : -1;
+}
+
+/**
+ * The last call's output missing from the history (the sample ended on it): when its input ends
+ * with the history's last message, the output ends the view.
+ */
+function endsOn(input: readonly unknown[], historyLength: number, lastGiven: () => ChatMessage, lastInHistory: () => ChatMessage | undefined): boolean {
+  if (historyLength === 0 || input.length === 0) return false;
+  const last = lastInHistory();
+  return last !== undefined && sameMessage(lastGiven(), last);
+}
+
+/**
+ * How many messages the sample shows when it is opened (`buildSample(raw).view.length`) without
+ * building it: its history, and one more when its last model call's output is not in the history
+ * and ends the view. Only the messages that decides on are mapped (attachments resolved in them).
+ */
+export function sampleMessageCount(raw: Obj): number {
+  const history = Array.isArray(raw.messages) ? (raw.messages as unknown[]) : [];
+  const events = eventsOf(raw);
+  const k = lastModelEvent(events);
+  if (k < 0) return history.length;
+  const ev = events[k] as Obj;
+  const outRaw = outputMessageOf(ev);
+  const input = inputOf(ev, poolOf(raw));
+  if (outRaw === undefined || !input) return history.length;
+  const attachments = isPlainObject(raw.attachments) ? raw.attachments : {};
+  const message = (m: unknown): ChatMessage => messageOf(resolveAttachments(m, attachments, new Set()), '', undefined);
+  const byId = new Map<string, number>();
+  history.forEach((m, i) => {
+    if (isPlainObject(m) && typeof m.id === 'string' && !byId.has(m.id)) byId.set(m.id, i);
+  });
+  const at = (i: number): ChatMessage | undefined => (i < history.length ? message(history[i]) : undefined);
+  if (producedIndex(message(outRaw), input.length, byId, at) >= 0) return history.length;
+  return endsOn(input, history.length, () => message(input[input.length - 1]), () => at(history.length - 1)) ? history.length + 1 : history.length;
 }
 
 function sameMessage(a: ChatMessage | undefined, b: ChatMessage): boolean {

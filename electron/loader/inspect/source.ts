@@ -7,18 +7,21 @@
  * `.eval`: the central directory is listed (entry names give every sample's session id without
  * inflating it); only the header (`header.json`, else `_journal/start.json`), the summaries
  * (`summaries.json`, else `_journal/summaries/*.json`, for titles) and the chosen sample are
- * inflated. A sample not read lists `messages: 0`.
+ * inflated at the open. The other samples are listed `counting: 'pending'` (`messages: 0`): a
+ * log's summaries hold no message counts. `countSessions` counts them later, one sample inflated
+ * and parsed at a time (SampleCounter; the archive stays open until then): `check` before it
+ * reports, the app in the background after the open.
  */
 import { arrayList } from '../../../shared/session';
 import type { SessionEntry } from '../../../shared/session';
 import type { ChatMessage, Finding } from '../../../shared/types';
 import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../source';
 import { WholeFileSource } from '../wholeFileSource';
-import { buildSample, sampleSessionId, titleOf } from './build';
+import { buildSample, sampleMessageCount, sampleSessionId, titleOf } from './build';
 import type { BuiltSample } from './build';
 import { depthCutMessage } from '../../../shared/jsonDepth';
 import { isPlainObject, parseCappedJson } from '../native/text';
-import type { OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
+import type { InflateBudget, OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from './zip';
 
 type Obj = Record<string, unknown>;
@@ -30,6 +33,8 @@ export interface InspectLoad {
   built: BuiltSample | undefined;
   sessions: SessionEntry[];
   findings: Finding[];
+  /** The samples listed `counting: 'pending'`, and the open archive to count them from; absent when every sample is counted. */
+  uncounted?: SampleCounter;
 }
 
 const SAMPLE_ENTRY = /^samples\/(.+)_epoch_(\d+)\.json$/;
@@ -74,15 +79,18 @@ export async function loadEvalLog(fd: number, size: number, session: string | un
     findings.push({ code: 'malformed_line', severity: 'error', message: `the .eval archive cannot be opened (${opened.error}); nothing is shown` });
     return empty;
   }
+  let load: InspectLoad | undefined;
   try {
     for (const f of opened.findings) findings.push(f);
-    return await loadOpened(opened, session, caps, counter, findings);
+    load = await loadOpened(opened, size, session, caps, counter, findings);
+    return load;
   } finally {
-    closeZip(opened);
+    // Kept open for the samples still to count; the counter closes it.
+    if (!load?.uncounted) closeZip(opened);
   }
 }
 
-async function loadOpened(opened: OpenedZip, session: string | undefined, caps: ZipCaps, counter: ZipCounter | undefined, findings: Finding[]): Promise<InspectLoad> {
+async function loadOpened(opened: OpenedZip, size: number, session: string | undefined, caps: ZipCaps, counter: ZipCounter | undefined, findings: Finding[]): Promise<InspectLoad> {
   const byName = new Map(opened.entries.map((e) => [e.name, e]));
   let refersAttachments = true;
   const read = async (e: ZipEntry): Promise<unknown> => {
@@ -126,13 +134,101 @@ async function loadOpened(opened: OpenedZip, session: string | undefined, caps: 
     }
   }
   if (samples.length === 0) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the log holds no samples' });
-  const sessions = samples.map((s) => ({ id: s.id, ...titled(titles.get(s.id)), messages: s === chosen && built ? built.view.length : 0 }));
-  return { sessionId: chosen?.id ?? '', model: built?.model ?? modelOfHeader(header), built, sessions, findings };
+  // The chosen sample is counted by its build (or failed with a finding); the others are counted later.
+  const countOf = (s: (typeof samples)[number]): Pick<SessionEntry, 'messages' | 'counting'> => (s !== chosen ? { messages: 0, counting: 'pending' } : built ? { messages: built.view.length } : { messages: 0, counting: 'failed' });
+  const sessions: SessionEntry[] = samples.map((s) => ({ id: s.id, ...titled(titles.get(s.id)), ...countOf(s) }));
+  const pending = samples.flatMap((s, at) => (s === chosen ? [] : [{ e: s.e, at }]));
+  const budget: InflateBudget = { inflated: 0, max: Math.max(caps.maxTotalBytes, caps.maxCountedRatio * size), what: 'the samples counted in this archive' };
+  const uncounted = pending.length > 0 ? new SampleCounter(opened, pending, sessions, caps, counter, budget) : undefined;
+  return { sessionId: chosen?.id ?? '', model: built?.model ?? modelOfHeader(header), built, sessions, findings, ...(uncounted ? { uncounted } : {}) };
 }
 
-/** A log read whole, asynchronously (the archive is streamed): the load runs at the first pass, then WholeFileSource serves it. */
+/**
+ * Counts the samples of an open `.eval` that the open did not read: each is inflated, parsed,
+ * counted (`sampleMessageCount`: what it shows when opened) and dropped before the next, so one
+ * sample is held at a time; their bytes together stay under the budget (ZipCaps.maxCountedRatio).
+ * Each count replaces its entry of `sessions` (the list the source's index holds). A sample that
+ * cannot be read or parsed is a finding and `counting: 'failed'`. The archive is closed once every
+ * sample is counted or `close` is called (after the read in flight, if any).
+ */
+export class SampleCounter {
+  private running: Promise<void> = Promise.resolve();
+  private closed = false;
+
+  constructor(
+    private readonly opened: OpenedZip,
+    private readonly pending: { e: ZipEntry; at: number }[],
+    private readonly sessions: SessionEntry[],
+    private readonly caps: ZipCaps,
+    private readonly counter: ZipCounter | undefined,
+    private readonly budget: InflateBudget,
+  ) {}
+
+  /** True while some sample is still to count. */
+  get open(): boolean {
+    return !this.closed && this.pending.length > 0;
+  }
+
+  /**
+   * Counts the pending samples in turn, `onCounted` after each; stops early when `signal` is
+   * aborted, `changed()` says why the file is no longer the one opened (the rest then fail), or the
+   * counter is closed. Answers the findings of the samples that failed. Never rejects.
+   */
+  count(onCounted: () => void, signal: { readonly aborted: boolean }, changed: () => string | undefined): Promise<Finding[]> {
+    const run = this.running.then(() => this.countPending(onCounted, signal, changed));
+    this.running = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run.catch((e: unknown) => [{ code: 'malformed_line' as const, severity: 'error' as const, message: `the log's samples cannot be counted: ${e instanceof Error ? e.message : String(e)}` }]);
+  }
+
+  /** Stops counting; resolves once no read is in flight (the descriptor may then be closed). */
+  close(): Promise<void> {
+    this.closed = true;
+    return this.running.then(() => closeZip(this.opened));
+  }
+
+  private async countPending(onCounted: () => void, signal: { readonly aborted: boolean }, changed: () => string | undefined): Promise<Finding[]> {
+    const findings: Finding[] = [];
+    const fail = (at: number, message: string): void => {
+      findings.push({ code: 'malformed_line', severity: 'error', message });
+      this.sessions[at] = { ...(this.sessions[at] as SessionEntry), messages: 0, counting: 'failed' };
+    };
+    while (this.pending.length > 0 && !this.closed && !signal.aborted) {
+      const { e, at } = this.pending[0] as { e: ZipEntry; at: number };
+      const why = changed();
+      if (why !== undefined) {
+        for (const p of this.pending.splice(0)) fail(p.at, `archive entry ${p.e.name}: its messages are not counted: the log ${why}`);
+        break;
+      }
+      const got = await readZipEntry(this.opened, e, this.caps, this.counter, this.budget);
+      if (this.closed) break;
+      this.pending.shift();
+      if ('error' in got) fail(at, `${got.error}; its messages are not counted`);
+      else {
+        const parsed = parseCappedJson(got.bytes.toString('utf8'));
+        if (!parsed.ok || !isPlainObject(parsed.value)) fail(at, `archive entry ${e.name} is not a JSON object${parsed.ok ? '' : ` (${parsed.reason})`}; its messages are not counted`);
+        else {
+          const { counting: _was, ...entry } = this.sessions[at] as SessionEntry;
+          this.sessions[at] = { ...entry, messages: sampleMessageCount(parsed.value) };
+        }
+      }
+      onCounted();
+    }
+    if (this.pending.length === 0) closeZip(this.opened);
+    return findings;
+  }
+}
+
+/**
+ * A log read whole, asynchronously (the archive is streamed): the load runs at the first pass, then
+ * WholeFileSource serves it. A `.eval` whose other samples are still to count keeps its descriptor
+ * open until they are (countSessions) or the source is closed.
+ */
 export class InspectSource extends WholeFileSource {
   private loaded: SourceIndex | undefined;
+  private counter: SampleCounter | undefined;
 
   constructor(
     readonly format: 'inspect-eval' | 'inspect-json',
@@ -152,8 +248,31 @@ export class InspectSource extends WholeFileSource {
         loaded = { sessionId: '', model: null, built: undefined, sessions: [], findings: [{ code: 'malformed_line', severity: 'error', message: `the log cannot be read: ${(e as Error).message}` }] };
       }
       this.loaded = indexOf(loaded);
+      this.counter = loaded.uncounted;
     }
     return super.indexTo(end, pass);
+  }
+
+  protected override keepsFileOpen(): boolean {
+    return this.counter?.open === true;
+  }
+
+  /** SessionSource.countSessions: the samples the open did not read, one at a time; the descriptor is closed once all are counted. */
+  async countSessions(onCounted: () => void, signal: { readonly aborted: boolean }): Promise<void> {
+    const counter = this.counter;
+    if (!counter?.open) return;
+    const findings = await counter.count(onCounted, signal, () => this.file.guard.change(true));
+    // The index's own list: a load that counts before it resolves the session reports them (check).
+    this.loaded?.records?.findings.push(...findings);
+    if (!counter.open && this.counter === counter) this.close();
+  }
+
+  override close(): void {
+    const counter = this.counter;
+    this.counter = undefined;
+    // The descriptor is closed after the read in flight, never under it (its number may be reused).
+    if (counter) void counter.close().then(() => super.close());
+    else super.close();
   }
 
   protected parseWhole(): SourceIndex {

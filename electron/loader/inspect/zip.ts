@@ -47,13 +47,18 @@ export interface ZipCaps {
   maxTotalBytes: number;
   /** Entries listed from the central directory; the ones after are not listed (nor read). */
   maxEntries: number;
+  /**
+   * Counting a log's samples (each read once, one at a time) inflates at most this many times the
+   * archive's own size, and at least `maxTotalBytes`: a real log's JSON compresses some 5–20×.
+   */
+  maxCountedRatio: number;
 }
 
 /**
  * The default caps. 100,000 entries: a log of 10,000 samples run for 5 epochs lists some 50,000
  * (one per sample and epoch, plus the journal); a zip without zip64 holds at most 65,535.
  */
-export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024, maxEntries: 100_000 };
+export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024, maxEntries: 100_000, maxCountedRatio: 100 };
 
 /** Compression methods by number, for findings (Inspect AI writes deflate, and zstd since 2025). */
 const METHOD_NAMES: Record<number, string> = { 0: 'stored', 8: 'deflate', 9: 'deflate64', 12: 'bzip2', 14: 'lzma', 93: 'zstd', 95: 'xz' };
@@ -64,6 +69,18 @@ export interface ZipEntry {
   entry: Entry;
   /** Where the next listed entry's local header starts in the file (by offset): this entry's data must end before it. */
   next?: number;
+}
+
+/**
+ * A cap on what a run of entry reads inflates to together, other than the archive's own
+ * (`ZipCaps.maxTotalBytes` over `OpenedZip.inflated`): counting a log's samples reads each once,
+ * under a budget of its own (source.ts).
+ */
+export interface InflateBudget {
+  inflated: number;
+  readonly max: number;
+  /** What the reads are, in a finding's words ("the samples counted"). */
+  readonly what: string;
 }
 
 export interface OpenedZip {
@@ -330,12 +347,14 @@ export function crc32(buf: Uint8Array, crc = 0): number {
  * local header, and the entries read from one archive must not pass `caps.maxTotalBytes` together.
  * The CRC-32 of the bytes is checked against the directory's.
  */
-export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps, counter?: ZipCounter): Promise<{ bytes: Buffer } | { error: string }> {
+export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps, counter?: ZipCounter, budget?: InflateBudget): Promise<{ bytes: Buffer } | { error: string }> {
   const refused = entryRefusal(e, caps);
   if (refused) return { error: refused };
   const stated = e.entry.uncompressedSize;
-  if (opened.inflated + stated > caps.maxTotalBytes) {
-    return { error: `archive entry ${e.name} is not read: with its ${stated} bytes, the entries read from this archive would inflate to ${opened.inflated + stated}, over the cap of ${caps.maxTotalBytes} for one archive` };
+  const sofar = budget ? budget.inflated : opened.inflated;
+  const max = budget ? budget.max : caps.maxTotalBytes;
+  if (sofar + stated > max) {
+    return { error: `archive entry ${e.name} is not read: with its ${stated} bytes, ${budget ? budget.what : 'the entries read from this archive'} would inflate to ${sofar + stated}, over the cap of ${max} for one archive` };
   }
   counter?.entriesOpened.push(e.name);
   const zstd = e.entry.compressionMethod === ZSTD;
@@ -352,7 +371,8 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   } catch (err) {
     return { error: `archive entry ${e.name} cannot be read: ${(err as Error).message}` };
   }
-  opened.inflated += stated;
+  if (budget) budget.inflated += stated;
+  else opened.inflated += stated;
   const chunks: Buffer[] = [];
   let total = 0;
   let crc = 0;

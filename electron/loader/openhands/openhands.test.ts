@@ -37,23 +37,56 @@ const messages = (s: LoadedSession): ChatMessage[] => Array.from({ length: s.min
 const walk = (dir: string): string[] =>
   readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.isFile() && !e.name.endsWith('.md') ? [join(dir, e.name)] : []));
 
-/** What the model was given for a V0 event, read straight from the file (ConversationMemory's reading), or null when it is given nothing. */
-function expectedOf(e: Ev): { role: string; content: string; tool_call_id?: string } | null {
-  if (e.observation === 'agent_state_changed' || e.observation === 'null' || e.action === 'change_agent_state') return null;
-  const tcm = e.tool_call_metadata;
-  if (typeof e.action === 'string') {
-    if (tcm) return { role: 'assistant', content: tcm.model_response.choices?.[0]?.message.content ?? '' };
-    return { role: e.source === 'user' ? 'user' : 'assistant', content: String(e.args?.content) };
-  }
-  return tcm ? { role: 'tool', content: String(e.content), tool_call_id: tcm.tool_call_id } : { role: 'user', content: String(e.content) };
+type Given = { id: number; role: string; content: string; tool_call_id?: string };
+/** Where an event's text is: its `args.content` (a message), its `content` (an observation), its tool call's `model_response` text. */
+type Field = 'args' | 'content' | 'response';
+const [U, A, S, T] = ['user', 'assistant', 'system', 'tool'];
+
+/**
+ * What the model was given from each V0 file, written by hand from its events (OpenHands'
+ * ConversationMemory: a message or system action is its `args.content`; an action with a tool call
+ * is an assistant message of its `model_response` text; an observation answering a tool call is a
+ * `tool` message of its `content`; state changes, null observations and condensations give
+ * nothing): [event id, role, where its text is]. Only the texts and tool call ids are read from the file.
+ */
+type Row = readonly [number, string, Field];
+/** A tool call (action `id`, its text the model response's) and the observation answering it (`id + 1`). */
+const turn = (id: number): Row[] => [
+  [id, A, 'response'],
+  [id + 1, T, 'content'],
+];
+const GIVEN: Record<string, readonly Row[]> = {
+  'basic_interactions.json': [
+    [0, U, 'args'],
+    [3, A, 'args'],
+    [6, U, 'args'],
+    [9, A, 'args'],
+    [12, U, 'args'],
+    [15, A, 'response'],
+  ],
+  'basic.json': [[0, U, 'args'], ...turn(3), [5, A, 'response']],
+  'basic_gui_mode.json': [[4, U, 'args'], ...turn(7), ...turn(9), ...turn(11), ...turn(13), [15, A, 'args']],
+  'wrong_initial_state.json': [[0, U, 'args'], ...turn(3), ...turn(5), ...turn(7), [9, A, 'response']],
+  'v0-condensed.json': [[0, S, 'args'], [1, U, 'args'], ...turn(3), ...turn(5), ...turn(7), ...turn(10), [12, A, 'response']],
+  'v0-damaged.json': [[0, S, 'args'], [1, U, 'args'], ...turn(3), ...turn(10), [12, A, 'response']],
+};
+GIVEN['v0-range-no-summary.json'] = GIVEN['v0-condensed.json'] ?? [];
+
+/** The messages GIVEN names for the file at `path`, their texts (and a tool message's call id) read from its events. */
+function givenIn(path: string): Given[] {
+  const byId = new Map((JSON.parse(readFileSync(path, 'utf8')) as unknown[]).filter((e): e is Ev => typeof e === 'object' && e !== null && 'id' in e).map((e) => [e.id, e]));
+  return (GIVEN[basename(path)] ?? []).map(([id, role, field]) => {
+    const e = byId.get(id);
+    if (!e) throw new Error(`${path} has no event ${id}`);
+    const content = field === 'args' ? e.args?.content : field === 'content' ? e.content : e.tool_call_metadata?.model_response.choices?.[0]?.message.content;
+    if (content !== null && content !== undefined && typeof content !== 'string') throw new Error(`${path} event ${id}: its ${field} text is not a string`);
+    // A response without text (`content: null`) gave the model none.
+    return { id, role, content: content ?? '', ...(role === T ? { tool_call_id: e.tool_call_metadata?.tool_call_id } : {}) };
+  });
 }
 
-/** The §3.5 transcript of V0 events, from the file. */
-const transcript = (evs: Ev[]): string =>
-  evs
-    .map((e) => expectedOf(e))
-    .map((m) => `\u27E8${m?.role}${m?.tool_call_id ? ` ${m.tool_call_id}` : ''}\u27E9\n${m?.content}\n`)
-    .join('');
+/** The §3.5 transcript of given messages: per message "⟨role[ tool_call_id]⟩\n" + content + "\n". */
+const transcript = (given: Given[]): string => given.map((m) => `\u27E8${m.role}${m.tool_call_id ? ` ${m.tool_call_id}` : ''}\u27E9\n${m.content}\n`).join('');
 
 async function cli<T>(args: string[]): Promise<T> {
   const r = await runCli(args);
@@ -81,9 +114,9 @@ describe('fixtures', () => {
 describe('real V0 trajectories (OpenHands tests/runtime/trajs)', () => {
   it.each(readdirSync(REAL_DIR).filter((n) => n.endsWith('.json')))('%s: every event the model is given is one message, in order, each tool result answering its call; one call per assistant message; no findings', async (name) => {
     const path = join(REAL_DIR, name);
-    const evs = events(path);
     const s = await load(path);
-    const want = evs.map(expectedOf).filter((m) => m !== null);
+    const want = givenIn(path).map(({ id: _id, ...m }) => m);
+    expect(want.length).toBeGreaterThan(0);
     expect(messages(s).map((m) => ({ role: m.role, content: m.content, ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) }))).toEqual(want);
     const callIds = messages(s).flatMap((m) => (m.tool_calls ?? []).map((c) => c.id));
     for (const m of messages(s)) if (m.role === 'tool') expect(callIds).toContain(m.tool_call_id);
@@ -112,7 +145,7 @@ describe('V0 condensation: non-contiguous forgotten ids with a summary', () => {
 
   it('each contiguous run of forgotten messages is one recorded summarized reduction of one group; the summary is the first run`s stub', async () => {
     const s = await load(path);
-    const given = evs.filter((e) => expectedOf(e) !== null && e.action !== 'condensation');
+    const given = givenIn(path);
     const runs = s.log.map((r) => given.slice(r.ptr.index, r.end).map((e) => e.id));
     expect(runs.flat()).toEqual(forgotten);
     expect(runs).toHaveLength(2);
@@ -121,7 +154,7 @@ describe('V0 condensation: non-contiguous forgotten ids with a summary', () => {
     s.log.forEach((r, i) => {
       const out = s.expand(r.id);
       if (!out.ok) throw new Error(out.error.message);
-      expect(out.value.content).toBe(transcript(evs.filter((e) => runs[i]?.includes(e.id))));
+      expect(out.value.content).toBe(transcript(given.filter((e) => runs[i]?.includes(e.id))));
     });
     expect(s.check().findings).toEqual([]);
   });
@@ -159,7 +192,7 @@ describe('V0 condensation: a start/end range without a summary, then a summary a
     expect(cleared).toMatchObject({ kind: 'turns_cleared', stub: '', provenance: 'recorded', origin: { event: String(first.id) } });
     expect(cleared && 'group' in cleared).toBe(false);
     const out = s.expand(cleared?.id ?? '');
-    expect(out.ok && out.value.content).toBe(transcript(evs.filter((e) => e.id >= a && e.id <= b && expectedOf(e) !== null)));
+    expect(out.ok && out.value.content).toBe(transcript(givenIn(path).filter((e) => e.id >= a && e.id <= b)));
     expect(summarized).toMatchObject({ kind: 'summarized', stub: SUMMARY });
   });
 
@@ -175,8 +208,7 @@ describe('damaged V0 input opens, with findings', () => {
     const s = await load(path);
     const findings = s.check().findings;
     expect(findings.map((f) => f.code)).toEqual(['unknown_record', 'unknown_record', 'unknown_record', 'unknown_record']);
-    const given = (JSON.parse(readFileSync(path, 'utf8')) as unknown[]).filter((e): e is Ev => typeof e === 'object' && e !== null && ('action' in e || 'observation' in e) && (e as { action?: unknown }).action !== 'condensation');
-    expect(messages(s).map((m) => m.content)).toEqual(given.map(expectedOf).filter((m) => m !== null).map((m) => m.content));
+    expect(messages(s).map((m) => ({ role: m.role, content: m.content }))).toEqual(givenIn(path).map((m) => ({ role: m.role, content: m.content })));
     expect(s.log).toEqual([]);
   });
 
