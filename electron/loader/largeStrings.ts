@@ -210,11 +210,20 @@ export abstract class LargeText {
 
   /** True when the value starts with `prefix`. */
   startsWith(prefix: string): boolean {
-    const want = Buffer.from(prefix, 'utf8');
+    // A prefix cut between the halves of a pair (a preview cut at a UTF-16 length) ends with a high
+    // surrogate: as a string, the value starts with it when its next character is a pair whose high
+    // half it is.
+    const last = prefix.charCodeAt(prefix.length - 1);
+    const cutPair = last >= 0xd800 && last <= 0xdbff;
+    const whole = cutPair ? prefix.slice(0, -1) : prefix;
+    const want = Buffer.from(whole, 'utf8');
     // A lone surrogate encodes as U+FFFD, which a value read from UTF-8 may hold: it starts with no such prefix.
-    if (want.toString('utf8') !== prefix) return false;
-    if (want.length > this.source.length) return false;
-    return Buffer.from(this.source.read(0, want.length)).equals(want);
+    if (want.toString('utf8') !== whole) return false;
+    const end = want.length + (cutPair ? 4 : 0);
+    if (end > this.source.length) return false;
+    const bytes = Buffer.from(this.source.read(0, end));
+    if (!bytes.subarray(0, want.length).equals(want)) return false;
+    return !cutPair || bytes.subarray(want.length).toString('utf8').charCodeAt(0) === last;
   }
 
   /** The value's `length` as a JS string: UTF-16 units. */
