@@ -9,7 +9,8 @@ import { methods, projectView, statedHiddenBytes, utf8Length } from '../../share
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
-import { SessionService, cutToBytes } from './service';
+import { cutToBytes } from './handlers/rows';
+import { SessionService } from './service';
 import { openedServices } from './testing/services';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');
@@ -43,13 +44,13 @@ describe('SessionService rows of a call', () => {
         const input = session.callInput(c);
         if (!input) throw new Error(`no input for ${c}`);
         const expected = projectView(input.minted, input.log);
-        const got = value(s.rows(params('rows', { start: 0, end: 500, call: c })));
+        const got = value(s.handle('rows', params('rows', { start: 0, end: 500, call: c })));
         expect(got.rowCount).toBe(expected.length);
         expect(got.rows.map((r) => [r.index, r.end, r.text, r.reductions.map((x) => x.id)])).toEqual(expected.map((r) => [r.index, r.end, cutToBytes(r.text, 64 * 1024).text, r.reductions.map((x) => x.id)]));
-        for (const r of expected) expect(value(s.rowOfIndex({ index: r.index, call: c })).row).toBe(r.row);
+        for (const r of expected) expect(value(s.handle('rowOfIndex', { index: r.index, call: c })).row).toBe(r.row);
       }
       // Absent and null are the latest view, the plain rows.
-      expect(value(s.rows(params('rows', { start: 0, end: 500 })))).toEqual(value(s.rows(params('rows', { start: 0, end: 500, call: null }))));
+      expect(value(s.handle('rows', params('rows', { start: 0, end: 500 })))).toEqual(value(s.handle('rows', params('rows', { start: 0, end: 500, call: null }))));
     } finally {
       session.close();
     }
@@ -57,19 +58,19 @@ describe('SessionService rows of a call', () => {
 
   it('§9 demo: call 2 shows message 2 whole, without r1; the latest view shows r1 stub', async () => {
     const s = await opened(DEMO);
-    const call2 = value(s.rows(params('rows', { start: 0, end: 10, call: 2 })));
+    const call2 = value(s.handle('rows', params('rows', { start: 0, end: 10, call: 2 })));
     const msg2 = call2.rows.find((r) => r.index === 2);
     expect(msg2?.text).toBe('PASS a.test.ts\nFAIL b.test.ts — expected 3, got 4\nPASS c.test.ts\n');
     expect(msg2?.reductions).toEqual([]);
-    const latest = value(s.rows(params('rows', { start: 0, end: 10 })));
+    const latest = value(s.handle('rows', params('rows', { start: 0, end: 10 })));
     expect(latest.rows.find((r) => r.index === 2)?.applied).toBe('r1');
     // rowText pages the call's text, not the latest's.
     const row = call2.rows.indexOf(msg2 as never);
-    expect(value(s.rowText({ row, range: [0, 1000], call: 2 })).total_bytes).toBe(utf8Length(msg2?.text ?? ''));
-    expect(value(s.rowText({ row, range: [0, 1000] })).text.startsWith('PASS a.test.ts\n⟦reduced⟧')).toBe(true);
+    expect(value(s.handle('rowText', { row, range: [0, 1000], call: 2 })).total_bytes).toBe(utf8Length(msg2?.text ?? ''));
+    expect(value(s.handle('rowText', { row, range: [0, 1000] })).text.startsWith('PASS a.test.ts\n⟦reduced⟧')).toBe(true);
     // verify reads the call's log: r1 is no reduction of call 2.
-    expect(value(s.verify({ ids: ['r1'], call: 2 })).statuses[0]?.status).toBe('unknown_reduction');
-    expect(value(s.verify({ ids: ['r1'] })).statuses[0]?.status).toBe('verified');
+    expect(value(s.handle('verify', { ids: ['r1'], call: 2 })).statuses[0]?.status).toBe('unknown_reduction');
+    expect(value(s.handle('verify', { ids: ['r1'] })).statuses[0]?.status).toBe('verified');
   });
 
   it.each([0, 0.5, -1])('a call that is not a positive integer (%s) is refused by the contract', (call) => {
@@ -78,11 +79,11 @@ describe('SessionService rows of a call', () => {
 
   it.each([3, 999])('a call past the last (%s) is a clear error naming the calls', async (call) => {
     const s = await opened(DEMO);
-    const reply = s.rows(params('rows', { start: 0, end: 1, call }));
+    const reply = s.handle('rows', params('rows', { start: 0, end: 1, call }));
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(reply.error).toEqual({ code: 'invalid_request', message: `call ${call} is not a model call of this session: it has 2 calls (1…2)` });
-    expect(s.rowOfIndex({ index: 0, call }).ok).toBe(false);
-    expect(s.verify({ ids: [], call }).ok).toBe(false);
+    expect(s.handle('rowOfIndex', { index: 0, call }).ok).toBe(false);
+    expect(s.handle('verify', { ids: [], call }).ok).toBe(false);
   });
 });
 
@@ -100,11 +101,11 @@ describe('SessionService expand in a past call', () => {
     ]);
     const s = await opened(path);
     // Calls: index 1, 3, 5, 7; r1 is live at the third only.
-    const then = value(s.expand({ id: 'r1', range: [0, 100], call: 3 }));
+    const then = value(s.handle('expand', { id: 'r1', range: [0, 100], call: 3 }));
     expect([then.reduction_id, then.content]).toEqual(['r1', 'x'.repeat(100)]);
-    expect(value(s.rows(params('rows', { start: 0, end: 10, call: 3 }))).rows.find((r) => r.index === 2)?.applied).toBe('r1');
+    expect(value(s.handle('rows', params('rows', { start: 0, end: 10, call: 3 }))).rows.find((r) => r.index === 2)?.applied).toBe('r1');
     for (const call of [2, 4, null]) {
-      const reply = s.expand({ id: 'r1', range: [0, 100], call });
+      const reply = s.handle('expand', { id: 'r1', range: [0, 100], call });
       expect(reply.ok ? null : reply.error.code).toBe('unknown_reduction');
     }
   });
@@ -115,7 +116,7 @@ describe('SessionService calls (context map)', () => {
     const s = await opened(SESSION);
     const session = await loaded(SESSION);
     try {
-      const map = value(s.calls());
+      const map = value(s.handle('calls', {}));
       expect(map.calls).toBe(session.calls.length);
       for (const c of session.calls) {
         const input = session.callInput(c.call);
@@ -150,7 +151,7 @@ describe('SessionService calls (context map)', () => {
       const s = await opened(path);
       const session = await loaded(path);
       try {
-        const map = value(s.calls());
+        const map = value(s.handle('calls', {}));
         expect(map.calls).toBe(session.calls.length);
         expect(map.calls).toBeGreaterThan(0);
         expect([map.index.length, map.given.length, map.hidden.length, map.minted.length]).toEqual(Array(4).fill(map.calls));
@@ -170,7 +171,7 @@ describe('SessionService calls (context map)', () => {
 
   it('answers no_session without a session', () => {
     const s = new SessionService();
-    const reply = s.calls();
+    const reply = s.handle('calls', {});
     expect(reply.ok ? null : reply.error.code).toBe('no_session');
   });
 });
