@@ -65,7 +65,7 @@ function search(s: SessionService, query: string) {
   return reply.value;
 }
 
-describe('hashes verified in the background after the open (issue 16)', () => {
+describe('hashes verified in the background after the open', () => {
   it('then the first search\'s own work is done in idle time: that search reads no record of a hidden content, and finds the same', async () => {
     const path = sidecar('prepared.sidecar.jsonl');
     const records = vi.spyOn(SidecarReader.prototype, 'message');
@@ -233,7 +233,7 @@ describe('hashes verified in the background after the open (issue 16)', () => {
   });
 });
 
-describe('warm-up searches after the open (issue 16)', () => {
+describe('warm-up searches after the open', () => {
   async function withPool(body: (pool: SearchPool) => Promise<void>): Promise<void> {
     const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
     setParallelScan(pool);

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the worker's `calls` (the context map's figures) and the row methods' `call`.
+ * Model calls: the worker's `calls` (the context map's figures) and the row methods' `call`.
  * Call N's rows are `projectView(callInput(N))` of the session; no call is the latest view.
  */
 import { join } from 'node:path';

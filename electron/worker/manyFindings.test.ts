@@ -1,5 +1,5 @@
 /**
- * A `check` reply stays bounded however many findings a file has (issue 15): a file of 130,000
+ * A `check` reply stays bounded however many findings a file has: a file of 130,000
  * garbage lines gave `internal_error` (the findings were spread into push and overflowed the
  * stack); now the reply lists MAX_REPLY_FINDINGS of them and counts the rest.
  */
