@@ -113,7 +113,7 @@ export async function runCallsBench(options: { messages?: number; log?: (line: s
   const opened = await service.open({ paths: [file.path], generation: 1 });
   if (!opened.ok) throw new Error(opened.error.message);
   const t0 = performance.now();
-  const reply = service.calls();
+  const reply = service.handle('calls', {});
   const sweepMs = performance.now() - t0;
   if (!reply.ok) throw new Error(reply.error.message);
   const calls = reply.value.calls;

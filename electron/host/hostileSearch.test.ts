@@ -10,7 +10,7 @@ import { MAX_REGEX_PROGRAM_SIZE } from '../../shared/index';
 import { tempDir, writeElidedOutputs, writeVisibleOutput } from '../testing/files';
 import type { WorkerResolverClient } from '../worker/client';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
-import { DEFAULT_SEARCH_TIME_LIMIT_MS } from '../worker/service';
+import { DEFAULT_SEARCH_TIME_LIMIT_MS } from '../worker/handlers/search';
 import { DEFAULT_HOST_TIMEOUTS, createSessionHost } from './sessionHost';
 import { startTestHost } from './testing/apiClient';
 import type { ResolverClient } from './types';

@@ -6,8 +6,10 @@ import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } fro
 import { observeContentHashes } from '../loader/contentHash';
 import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { backgroundThreads } from '../loader/backgroundVerify';
-import { SessionService, WARM_UP_QUERY, WARM_UP_SEARCHES, searchOptions, warmUpQueries } from './service';
-import type { SearchSignal } from './service';
+import { SessionService } from './service';
+import { WARM_UP_QUERY, WARM_UP_SEARCHES, warmUpQueries } from './handlers/background';
+import { searchOptions } from './handlers/search';
+import type { SearchSignal } from './state';
 import { SearchPool } from './searchPool';
 import { setParallelScan } from '../loader/rawScan';
 import { loadSession } from '../loader/session';
@@ -58,12 +60,12 @@ async function opened(path: string, minBytes = 0): Promise<SessionService> {
 }
 
 function search(s: SessionService, query: string) {
-  const reply = s.search(methods.search.params.parse({ searchId: 's', query }));
+  const reply = s.searchAtOnce(methods.search.params.parse({ searchId: 's', query }));
   if (!reply.ok) throw new Error(`search failed: ${reply.error.code}`);
   return reply.value;
 }
 
-describe('hashes verified in the background after the open (issue 16)', () => {
+describe('hashes verified in the background after the open', () => {
   it('then the first search\'s own work is done in idle time: that search reads no record of a hidden content, and finds the same', async () => {
     const path = sidecar('prepared.sidecar.jsonl');
     const records = vi.spyOn(SidecarReader.prototype, 'message');
@@ -209,9 +211,9 @@ describe('hashes verified in the background after the open (issue 16)', () => {
     expect(computed).toBe(1);
     expect(found.total_matches).toBe((CONTENTS - 1) * 200);
     expect(found.matches.every((m) => m.reduction_id !== 'r2')).toBe(true);
-    const expand = s.expand(methods.expand.params.parse({ id: 'r2' }));
+    const expand = s.handle('expand', methods.expand.params.parse({ id: 'r2' }));
     expect(expand.ok ? 'ok' : expand.error.code).toBe('hash_mismatch');
-    const verify = s.verify(methods.verify.params.parse({ ids: ['r1', 'r2'] }));
+    const verify = s.handle('verify', methods.verify.params.parse({ ids: ['r1', 'r2'] }));
     if (!verify.ok) throw new Error(verify.error.code);
     expect(verify.value.statuses.map((r) => r.status)).toEqual(['verified', 'hash_mismatch']);
   });
@@ -231,7 +233,7 @@ describe('hashes verified in the background after the open (issue 16)', () => {
   });
 });
 
-describe('warm-up searches after the open (issue 16)', () => {
+describe('warm-up searches after the open', () => {
   async function withPool(body: (pool: SearchPool) => Promise<void>): Promise<void> {
     const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
     setParallelScan(pool);
@@ -321,7 +323,7 @@ describe('warm-up searches after the open (issue 16)', () => {
       const s = await openedWith(path, pool);
       await s.whenVerified();
       // The preparation and the warm-ups run in idle slices from here: the search begins first.
-      const found = await s.searchInSlices(methods.search.params.parse({ searchId: 's', query: 'needle-' }));
+      const found = await s.handle('search', methods.search.params.parse({ searchId: 's', query: 'needle-' }));
       await s.whenPrepared();
       expect(found.ok ? found.value : found.error).toEqual(expected);
     });

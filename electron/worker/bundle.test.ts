@@ -1,5 +1,5 @@
 /**
- * Issue 13: the `reproBundle` method over an open session. Its files, packed by shared/tar.ts and
+ * The `reproBundle` method over an open session. Its files, packed by shared/tar.ts and
  * extracted by the system's tar, reproduce the finding on their own; a bundle over the cap is a
  * clear `too_large` naming the CLI command; what was not shown is `not_reproduced`.
  */
@@ -12,7 +12,7 @@ import { ustar } from '../../shared/tar';
 import { runCli } from '../cli/testing/runCli';
 import { brokenSamples } from '../samples/brokenSamples';
 import { tempDir } from '../testing/files';
-import { reproBundleReply } from './bundle';
+import { reproBundleReply } from './handlers/bundle';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-worker-bundle-');
@@ -35,7 +35,7 @@ async function opened(): Promise<SessionService> {
 describe('reproBundle', () => {
   it('answers files that, packed into a .tar and extracted, reproduce the finding code', async () => {
     const service = await opened();
-    const reply = await service.reproBundle(methods.reproBundle.params.parse({ codes: ['duplicate_bytes_differ'] }));
+    const reply = await service.handle('reproBundle', methods.reproBundle.params.parse({ codes: ['duplicate_bytes_differ'] }));
     service.close();
     if (!reply.ok) throw new Error(reply.error.message);
     // The reply is what the contract promises the renderer.
@@ -66,10 +66,10 @@ describe('reproBundle', () => {
       expect(big.error.code).toBe('too_large');
       expect(big.error.message).toContain('session-inspector bundle --out');
     }
-    const absent = await service.reproBundle(methods.reproBundle.params.parse({ codes: ['hash_mismatch'] }));
+    const absent = await service.handle('reproBundle', methods.reproBundle.params.parse({ codes: ['hash_mismatch'] }));
     expect(absent.ok ? 'ok' : absent.error.code).toBe('not_reproduced');
     service.close();
-    const none = await service.reproBundle(methods.reproBundle.params.parse({}));
+    const none = await service.handle('reproBundle', methods.reproBundle.params.parse({}));
     expect(none.ok ? 'ok' : none.error.code).toBe('no_session');
   }, 60_000);
 });

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the worker's `calls` (the context map's figures) and the row methods' `call`.
+ * Model calls: the worker's `calls` (the context map's figures) and the row methods' `call`.
  * Call N's rows and figures are written by hand from small sidecars' records (the §9 demo, a
  * truncation live at one call), or read from what the rows say (a native stub states its
  * hidden_bytes, SPEC §4); no call is the latest view.
@@ -34,7 +34,7 @@ function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: st
 function allRows(s: SessionService, call: number | null): AnsweredRow[] {
   const out: AnsweredRow[] = [];
   for (let start = 0; ; start += MAX_ROWS_PER_REQUEST) {
-    const page = value(s.rows(params('rows', { start, end: start + MAX_ROWS_PER_REQUEST, call })));
+    const page = value(s.handle('rows', params('rows', { start, end: start + MAX_ROWS_PER_REQUEST, call })));
     out.push(...page.rows);
     if (start + MAX_ROWS_PER_REQUEST >= page.rowCount) return out;
   }
@@ -62,7 +62,7 @@ describe('SessionService rows of a call', () => {
     const records = readFileSync(DEMO, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: string; msg?: { content: string }; r?: { stub: string } });
     const [m0, m1, m2, m3] = records.filter((r) => r.t === 'message').map((r) => r.msg?.content ?? '');
     const stub = records.find((r) => r.t === 'reduction')?.r?.stub ?? '';
-    const rowsOf = (call: number | null) => value(s.rows(params('rows', { start: 0, end: 10, call }))).rows.map((r) => [r.index, r.text, r.reductions.map((x) => x.id)]);
+    const rowsOf = (call: number | null) => value(s.handle('rows', params('rows', { start: 0, end: 10, call }))).rows.map((r) => [r.index, r.text, r.reductions.map((x) => x.id)]);
     expect(rowsOf(1)).toEqual([[0, m0, []]]);
     expect(rowsOf(2)).toEqual([
       [0, m0, []],
@@ -82,7 +82,7 @@ describe('SessionService rows of a call', () => {
   it('a truncation recorded after message 3 is in the rows of the third call only, its kept prefix then its stub', async () => {
     const { path, stub } = truncatedSidecar();
     const s = await opened(path);
-    const rowsOf = (call: number | null) => value(s.rows(params('rows', { start: 0, end: 10, call }))).rows.map((r) => r.text);
+    const rowsOf = (call: number | null) => value(s.handle('rows', params('rows', { start: 0, end: 10, call }))).rows.map((r) => r.text);
     expect(rowsOf(1)).toEqual(['go']);
     expect(rowsOf(2)).toEqual(['go', '', 'x'.repeat(100)]);
     expect(rowsOf(3)).toEqual(['go', '', `${'x'.repeat(10)}${stub}`, 'one', 'more']);
@@ -91,24 +91,24 @@ describe('SessionService rows of a call', () => {
       [3, 2],
       [null, 5],
     ] as const)
-      expect(value(s.rowOfIndex({ index, call })).row).toBe(index);
+      expect(value(s.handle('rowOfIndex', { index, call })).row).toBe(index);
   });
 
   it('§9 demo: call 2 shows message 2 whole, without r1; the latest view shows r1 stub', async () => {
     const s = await opened(DEMO);
-    const call2 = value(s.rows(params('rows', { start: 0, end: 10, call: 2 })));
+    const call2 = value(s.handle('rows', params('rows', { start: 0, end: 10, call: 2 })));
     const msg2 = call2.rows.find((r) => r.index === 2);
     expect(msg2?.text).toBe('PASS a.test.ts\nFAIL b.test.ts — expected 3, got 4\nPASS c.test.ts\n');
     expect(msg2?.reductions).toEqual([]);
-    const latest = value(s.rows(params('rows', { start: 0, end: 10 })));
+    const latest = value(s.handle('rows', params('rows', { start: 0, end: 10 })));
     expect(latest.rows.find((r) => r.index === 2)?.applied).toBe('r1');
     // rowText pages the call's text, not the latest's.
     const row = call2.rows.indexOf(msg2 as never);
-    expect(value(s.rowText({ row, range: [0, 1000], call: 2 })).total_bytes).toBe(utf8Length(msg2?.text ?? ''));
-    expect(value(s.rowText({ row, range: [0, 1000] })).text.startsWith('PASS a.test.ts\n⟦reduced⟧')).toBe(true);
+    expect(value(s.handle('rowText', { row, range: [0, 1000], call: 2 })).total_bytes).toBe(utf8Length(msg2?.text ?? ''));
+    expect(value(s.handle('rowText', { row, range: [0, 1000] })).text.startsWith('PASS a.test.ts\n⟦reduced⟧')).toBe(true);
     // verify reads the call's log: r1 is no reduction of call 2.
-    expect(value(s.verify({ ids: ['r1'], call: 2 })).statuses[0]?.status).toBe('unknown_reduction');
-    expect(value(s.verify({ ids: ['r1'] })).statuses[0]?.status).toBe('verified');
+    expect(value(s.handle('verify', { ids: ['r1'], call: 2 })).statuses[0]?.status).toBe('unknown_reduction');
+    expect(value(s.handle('verify', { ids: ['r1'] })).statuses[0]?.status).toBe('verified');
   });
 
   it.each([0, 0.5, -1])('a call that is not a positive integer (%s) is refused by the contract', (call) => {
@@ -117,11 +117,11 @@ describe('SessionService rows of a call', () => {
 
   it.each([3, 999])('a call past the last (%s) is a clear error naming the calls', async (call) => {
     const s = await opened(DEMO);
-    const reply = s.rows(params('rows', { start: 0, end: 1, call }));
+    const reply = s.handle('rows', params('rows', { start: 0, end: 1, call }));
     expect(reply.ok).toBe(false);
     if (!reply.ok) expect(reply.error).toEqual({ code: 'invalid_request', message: `call ${call} is not a model call of this session: it has 2 calls (1…2)` });
-    expect(s.rowOfIndex({ index: 0, call }).ok).toBe(false);
-    expect(s.verify({ ids: [], call }).ok).toBe(false);
+    expect(s.handle('rowOfIndex', { index: 0, call }).ok).toBe(false);
+    expect(s.handle('verify', { ids: [], call }).ok).toBe(false);
   });
 });
 
@@ -139,11 +139,11 @@ describe('SessionService expand in a past call', () => {
     ]);
     const s = await opened(path);
     // Calls: index 1, 3, 5, 7; r1 is live at the third only.
-    const then = value(s.expand({ id: 'r1', range: [0, 100], call: 3 }));
+    const then = value(s.handle('expand', { id: 'r1', range: [0, 100], call: 3 }));
     expect([then.reduction_id, then.content]).toEqual(['r1', 'x'.repeat(100)]);
-    expect(value(s.rows(params('rows', { start: 0, end: 10, call: 3 }))).rows.find((r) => r.index === 2)?.applied).toBe('r1');
+    expect(value(s.handle('rows', params('rows', { start: 0, end: 10, call: 3 }))).rows.find((r) => r.index === 2)?.applied).toBe('r1');
     for (const call of [2, 4, null]) {
-      const reply = s.expand({ id: 'r1', range: [0, 100], call });
+      const reply = s.handle('expand', { id: 'r1', range: [0, 100], call });
       expect(reply.ok ? null : reply.error.code).toBe('unknown_reduction');
     }
   });
@@ -151,11 +151,11 @@ describe('SessionService expand in a past call', () => {
 
 describe('SessionService calls (context map)', () => {
   it('by hand: the demo hides nothing at its two calls; a truncation of 90 hidden bytes counts at the third call only, given its kept prefix and stub', async () => {
-    const demo = value((await opened(DEMO)).calls());
+    const demo = value((await opened(DEMO)).handle('calls', {}));
     // Call 1 is given "Find the failing test" (21 bytes); call 2 adds "" and the 67-byte output (88).
     expect([demo.calls, demo.index, demo.given, demo.hidden]).toEqual([2, [1, 3], [21, 88], [0, 0]]);
     const { path, stub } = truncatedSidecar();
-    const map = value((await opened(path)).calls());
+    const map = value((await opened(path)).handle('calls', {}));
     // "go" 2, "" 0, the output 100 (10 kept + the stub at the third call), "one" 3, "more" 4.
     const stubBytes = Buffer.byteLength(stub, 'utf8');
     expect([map.calls, map.index, map.given, map.hidden]).toEqual([3, [1, 3, 5], [2, 102, 2 + 10 + stubBytes + 3 + 4], [0, 0, 90]]);
@@ -165,7 +165,7 @@ describe('SessionService calls (context map)', () => {
     const s = await opened(SESSION);
     const session = await loaded(SESSION);
     try {
-      const map = value(s.calls());
+      const map = value(s.handle('calls', {}));
       expect(map.calls).toBe(session.calls.length);
       for (const c of session.calls) {
         const k = c.call - 1;
@@ -197,7 +197,7 @@ describe('SessionService calls (context map)', () => {
       const s = await opened(path);
       const session = await loaded(path);
       try {
-        const map = value(s.calls());
+        const map = value(s.handle('calls', {}));
         expect(map.calls).toBe(session.calls.length);
         expect(map.calls).toBeGreaterThan(0);
         expect([map.index.length, map.given.length, map.hidden.length, map.minted.length]).toEqual(Array(4).fill(map.calls));
@@ -219,7 +219,7 @@ describe('SessionService calls (context map)', () => {
 
   it('answers no_session without a session', () => {
     const s = new SessionService();
-    const reply = s.calls();
+    const reply = s.handle('calls', {});
     expect(reply.ok ? null : reply.error.code).toBe('no_session');
   });
 });

@@ -239,8 +239,8 @@ describe('cancelling a search', () => {
   });
 });
 
-describe('a hostile regex (issue 15)', () => {
-  /** Issue 15's pattern: a program of 10,003 instructions. It held the worker 23 s over 123 KB. */
+describe('a hostile regex', () => {
+  /** A hostile pattern: a program of 10,003 instructions. It held the worker 23 s over 123 KB. */
   const ATTACK = '[\\s\\S]{1000}'.repeat(10) + '[QZ]';
   /** Below the program limit, about as slow per byte as a pattern may be, and never matching here (no capital letter). */
   const HEAVY = { query: '[\\s\\S]{0,1000}[QZ]+', mode: 'regex' } as const;
@@ -417,7 +417,7 @@ describe('a crashed or hung worker', () => {
   });
 });
 
-describe('searchPage through the real worker (issue 13)', () => {
+describe('searchPage through the real worker', () => {
   const HEAVY = { query: '[\\s\\S]{0,1000}[QZ]+', mode: 'regex' } as const;
   let elided: string;
   beforeAll(() => {

@@ -50,7 +50,7 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   search: 240_000,
   searchPage: 240_000,
   check: 600_000,
-  // Issue 13: a repro bundle loads and checks up to MINIMIZE_MAX_CALLS candidates (its bytes capped).
+  // A repro bundle loads and checks up to MINIMIZE_MAX_CALLS candidates (its bytes capped).
   reproBundle: 600_000,
   replay: 600_000,
   whatIf: 600_000,
@@ -174,7 +174,7 @@ class WorkerClient implements WorkerResolverClient {
 
   request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
     const parse: Parse = (raw) => parseReply(method, raw);
-    // A page of a search (issue 13) is a search: one in flight at a time, cancelled by the next.
+    // A page of a search is a search: one in flight at a time, cancelled by the next.
     if (method !== 'search' && method !== 'searchPage') return this.send(method, params, parse) as Promise<Reply<M>>;
 
     // A new search cancels the one in flight (which answers `cancelled`) before it is sent.

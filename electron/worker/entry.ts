@@ -2,7 +2,7 @@
  * The resolver worker (worker_threads), bundled to dist/worker.cjs. It owns the loaded session
  * (SessionService) and answers `{ id, method, params }` with `{ id, reply }`, one request at a time
  * in arrival order. A search does not hold that queue: it runs in slices of a few milliseconds
- * (SessionService.searchInSlices), and requests that come meanwhile are answered between slices;
+ * (handlers/search.ts), and requests that come meanwhile are answered between slices;
  * its reply comes when it ends. An open of a large sidecar holds the queue only until its preview:
  * rows, expansions and the log then answer over the records read so far, while search and check
  * wait for the whole session.
@@ -12,11 +12,13 @@
  * look (within one engine step, see shared/search.ts) once the shared value is no longer `e`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { EventPayload, HostError, ParsedParams, Reply, WorkerSessionMethod } from '../../shared/index';
-import { WORKER_SESSION_METHODS, parseParams, workerMethods } from '../../shared/index';
+import type { EventPayload, HostError, WorkerSessionMethod } from '../../shared/index';
+import { WORKER_SESSION_METHODS, workerMethods } from '../../shared/index';
 import type { WorkerInit, WorkerMessage, WorkerReply, WorkerRequest } from './protocol';
 import { EPOCH_SLOT, isWorkerRequest } from './protocol';
-import type { SearchSignal } from './service';
+import { describeIssues, parseRequest } from './handlers/index';
+import type { RequestContext } from './handlers/handler';
+import type { SearchSignal } from './state';
 import { SessionService } from './service';
 import { SearchPool } from './searchPool';
 import { setParallelScan } from '../loader/rawScan';
@@ -30,7 +32,7 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-// Issue 16: raw searches split across threads, besides this one.
+// Raw searches split across threads, besides this one (docs/worker.md).
 const searchPool = new SearchPool();
 setParallelScan(searchPool);
 const service = new SessionService(
@@ -70,19 +72,19 @@ function searchSignal(sentAt: number): SearchSignal {
 const DEFERRED = Symbol('deferred');
 
 /** Methods that need the whole session: they wait for an open still being indexed (search too, out of the queue). */
-const WHOLE_SESSION: ReadonlySet<string> = new Set(['check', 'replay', 'whatIf']);
+const WHOLE_SESSION: ReadonlySet<WorkerSessionMethod> = new Set(['check', 'replay', 'whatIf', 'reproBundle']);
 
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;
   if (testHooks && method === '__gc') return { ok: true, value: typeof (globalThis as { gc?: unknown }).gc === 'function' };
-  // Issue 16's bench: answered once the open's background work (verification, search preparation) has ended.
+  // For the bench: answered once the open's background work (verification, search preparation) has ended.
   if (testHooks && method === '__prepared') {
     await service.whenPrepared();
     return { ok: true, value: true };
   }
   if (method === 'open') {
     const parsed = workerMethods.open.params.safeParse(params);
-    if (!parsed.success) return invalid(`open: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(params)'}: ${i.message}`).join('; ')}`);
+    if (!parsed.success) return invalid(`open: ${describeIssues(parsed.error.issues)}`);
     let previewed: () => void = () => undefined;
     const preview = new Promise<void>((resolve) => (previewed = resolve));
     const done = service.open(
@@ -101,18 +103,19 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
   }
   if (method === 'close') return service.close();
   if (!isSessionMethod(method)) return invalid(`the resolver worker does not answer ${JSON.stringify(method).slice(0, 100)}`);
-  const parsed = parseParams(method, params);
+  const parsed = parseRequest(method, params);
   if (!parsed.ok) return parsed;
   if (method === 'search' || method === 'searchPage') {
-    // A search (or a page of one, issue 13) sent without an epoch can only be cancelled by the searches and cancels after it.
-    const signal = searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT));
+    // A search (or a page of one) sent without an epoch can only be cancelled by the searches and cancels after it.
+    const context: RequestContext = {
+      signal: searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT)),
+      onProgress: (payload: EventPayload<'searchProgress'>) => post({ event: { name: 'searchProgress', payload } }),
+      ...(searchTimeLimitMs !== undefined ? { timeLimitMs: searchTimeLimitMs } : {}),
+    };
     // It waits for the whole session out of the queue: rows of the preview still answer meanwhile.
-    const searching = service.whenLoaded().then((): Promise<Reply<'search' | 'searchPage'>> => {
+    const searching = service.whenLoaded().then((): WorkerReply<unknown> | Promise<WorkerReply<unknown>> => {
       post({ searchStarted: request.id });
-      const progress = (payload: EventPayload<'searchProgress'>) => post({ event: { name: 'searchProgress', payload } });
-      return method === 'searchPage'
-        ? service.searchPageInSlices(parsed.params as ParsedParams<'searchPage'>, signal, progress, searchTimeLimitMs)
-        : service.searchInSlices(parsed.params as ParsedParams<'search'>, signal, progress, searchTimeLimitMs);
+      return service.handle(parsed.method, parsed.params, context);
     });
     void searching.then(
       (reply) => send(request, reply),
@@ -120,12 +123,8 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     );
     return DEFERRED;
   }
-  if (method === 'reproBundle') {
-    await service.whenLoaded();
-    return service.reproBundle(parsed.params as ParsedParams<'reproBundle'>);
-  }
   if (WHOLE_SESSION.has(method)) await service.whenLoaded();
-  return service.handle(method, parsed.params as ParsedParams<WorkerSessionMethod>);
+  return service.handle(parsed.method, parsed.params);
 }
 
 function runTestHook(method: string): void {

@@ -1,5 +1,5 @@
 /**
- * Through the real resolver worker (issue 15): a session file rewritten in place after it was
+ * Through the real resolver worker: a session file rewritten in place after it was
  * opened makes expand answer `file_changed`, and the worker pushes one `fileChanged` event naming
  * the file, which the window shows.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 14: the worker's service follows a session file while a real writer process appends to it
+ * A live session: the worker's service follows a session file while a real writer process appends to it
  * (one record every 10 ms, a torn line completed later, a truncation, a replacement); its events
  * carry the new counts, and its final answers equal a fresh open's. Nothing is written.
  */

@@ -1,5 +1,5 @@
 /**
- * A `check` reply stays bounded however many findings a file has (issue 15): a file of 130,000
+ * A `check` reply stays bounded however many findings a file has: a file of 130,000
  * garbage lines gave `internal_error` (the findings were spread into push and overflowed the
  * stack); now the reply lists MAX_REPLY_FINDINGS of them and counts the rest.
  */
@@ -28,7 +28,7 @@ async function opened(paths: string[]): Promise<SessionService> {
 describe('many findings through the worker', () => {
   it('130,000 garbage lines: check answers the first MAX_REPLY_FINDINGS findings and counts the rest, by code', async () => {
     const s = await opened([writeGarbageSidecar(tmp.path('garbage.sidecar.jsonl'))]);
-    const reply = parseReply('check', s.check());
+    const reply = parseReply('check', s.handle('check', {}));
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     const report = reply.value;
     expect(report.findings).toHaveLength(MAX_REPLY_FINDINGS);
@@ -42,7 +42,7 @@ describe('many findings through the worker', () => {
 
   it('a report with few findings is sent whole, without the counts', async () => {
     const s = await opened([writeGarbageSidecar(tmp.path('few.sidecar.jsonl'), 3)]);
-    const reply = s.check();
+    const reply = s.handle('check', {});
     if (!reply.ok) throw new Error(reply.error.message);
     expect(reply.value.findings).toHaveLength(3);
     expect(reply.value).not.toHaveProperty('findings_omitted');
@@ -52,12 +52,12 @@ describe('many findings through the worker', () => {
   it('a snapshot of 130,000 messages opens and checks; 130,000 invalid ones are counted', async () => {
     const good = await opened([writeManyMessageSnapshot(tmp.path('many.session.json'))]);
     expect(good.info?.messages).toBe(MANY);
-    const clean = good.check();
+    const clean = good.handle('check', {});
     if (!clean.ok) throw new Error(clean.error.message);
     expect(clean.value.findings).toEqual([]);
 
     const bad = await opened([writeManyMessageSnapshot(tmp.path('invalid.session.json'), MANY, true)]);
-    const reply = parseReply('check', bad.check());
+    const reply = parseReply('check', bad.handle('check', {}));
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     expect(reply.value.findings).toHaveLength(MAX_REPLY_FINDINGS);
     expect(reply.value.findings_by_code).toEqual({ malformed_line: MANY });

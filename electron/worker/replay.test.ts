@@ -1,4 +1,4 @@
-/** Issue 13 (4): the worker's `replay` and `whatIf` replies agree with the command line's. */
+/** Policy replay and the what-if view: the worker's `replay` and `whatIf` replies agree with the command line's. */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

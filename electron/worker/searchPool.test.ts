@@ -52,7 +52,7 @@ async function withFile(content: string | number, make: () => SearchPool, body: 
   }
 }
 
-describe('SearchPool (issue 16: raw searches over both cores)', () => {
+describe('SearchPool (raw searches over both cores)', () => {
   it('a search over the pool finds exactly what one thread finds: matches, counts and snippets, for any split', async () => {
     const pools: SearchPool[] = [];
     try {

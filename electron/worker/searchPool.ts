@@ -1,5 +1,5 @@
 /**
- * Issue 16: raw searches over both cores. The first raw search of a search for a needle in a file
+ * Raw searches over both cores (docs/worker.md). The first raw search of a search for a needle in a file
  * asks the pool for every occurrence in a chunk of the file from that content on (`fileHits`):
  * CHUNK_BYTES at first, then, when the contents asked for most of it, to the end of the file. The
  * chunk is cut into pieces (shared/scanSplit.ts) that the threads take one at a time, in order, and

@@ -49,13 +49,13 @@ describe('SessionService: the samples of an open log are counted after the open'
     expect(pending(info.sessions)).toBe(9);
     expect(info.sessions[0]).toEqual({ id: '1_epoch_1', title: expect.any(String) as string, messages: want.get('1_epoch_1') });
     // Requests are answered while the samples are being counted.
-    expect(value(s.rows(methods.rows.params.parse({ start: 0, end: 10 }))).rowCount).toBe(want.get('1_epoch_1'));
+    expect(value(s.handle('rows', methods.rows.params.parse({ start: 0, end: 10 }))).rowCount).toBe(want.get('1_epoch_1'));
     await allCounted;
     const last = events.at(-1);
     expect(last?.generation).toBe(7);
     expect(counts(last?.sessions ?? [])).toEqual(want);
     expect(counts(s.info?.sessions ?? [])).toEqual(want);
-    expect(counts(value(s.check()).summary.sessions)).toEqual(want);
+    expect(counts(value(s.handle('check', {})).summary.sessions)).toEqual(want);
     expect(s.info?.sessions.some((x) => x.counting !== undefined)).toBe(false);
   });
 

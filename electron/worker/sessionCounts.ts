@@ -6,6 +6,7 @@
  */
 import type { EventPayload, LoadedSession, SessionInfo } from '../../shared/index';
 import { listedSessions } from './sessions';
+import type { OpenSession, SessionState } from './state';
 
 /** Least time between two `sessionCounts` events of one open (the last is sent whenever counting ends). */
 export const COUNTS_EVERY_MS = 200;
@@ -49,4 +50,16 @@ export function countInBackground(session: LoadedSession, onCounts: () => void, 
       signal.aborted = true;
     },
   };
+}
+
+/** Counts the open session's pending sessions in the background; each batch updates the info and is reported (SessionOptions.onSessionCounts). */
+export function countAfterReply(state: SessionState, open: OpenSession): void {
+  state.counting?.stop();
+  state.counting = countInBackground(open.session, () => {
+    const current = state.current;
+    if (current?.session !== open.session) return;
+    const counted = withCounts(current.session, current.info);
+    current.info = counted.info;
+    state.options.onSessionCounts?.(counted.payload);
+  });
 }

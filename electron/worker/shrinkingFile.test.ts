@@ -39,8 +39,8 @@ function askEverything(service: SessionService, rowCount: number, ids: string[])
     if (e.ok) expanded.push(e.value);
   }
   note(service.handle('verify', params('verify', { ids })));
-  note(service.handle('search', params('search', { searchId: 's1', query: 'error' })));
-  note(service.handle('search', params('search', { searchId: 's2', query: 'e.r', mode: 'regex' })));
+  note(service.searchAtOnce(params('search', { searchId: 's1', query: 'error' })));
+  note(service.searchAtOnce(params('search', { searchId: 's2', query: 'e.r', mode: 'regex' })));
   note(service.handle('log', params('log', {})));
   note(service.handle('check', params('check', {})));
   return { codes, expanded, missingRows };

@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: the worker's callDiff, sessionEvents and abandoned, over the committed samples.
+ * The session's story between model calls: the worker's callDiff, sessionEvents and abandoned, over the committed samples.
  * Every expected value is read from the sample's own records, never written down.
  */
 import { readFileSync } from 'node:fs';

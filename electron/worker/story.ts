@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: the worker's answers about a session's story — the diff between two model
+ * The worker's answers about a session's story — the diff between two model
  * calls (§11 `callDiff`), the events where they happened (model switches §5.5, rewinds §3.1,
  * reductions minted §3.5 `minted_at`) and the messages a rewind abandoned, read back from the file.
  * Every reply is bounded whatever the session holds: lists are capped, and what was left out is

@@ -1,8 +1,8 @@
 /**
  * A ResolverClient for the host's tests that answers in-process from the worker's own
  * `SessionService`, so the SessionHost and the HTTP host are tested without a worker thread but
- * with exactly the worker's answers. It makes no attempt at cancellation: a search runs to
- * completion synchronously.
+ * with exactly the worker's answers, through the worker's own handler table. It makes no attempt at
+ * cancellation: a search runs in slices, as in the worker, to its end.
  */
 import type { HostEvent, ParsedParams, Reply, WorkerSessionMethod } from '../../../shared/index';
 import type { LoadOptions } from '../../loader/session';
@@ -27,7 +27,7 @@ export interface FakeResolverClientOptions {
 export function createFakeResolverClient(options: FakeResolverClientOptions = {}): FakeResolverClient {
   const listeners = new Set<(event: HostEvent) => void>();
   const calls: string[] = [];
-  // A changed file and (issue 14) a followed session's updates reach the host as the worker's would.
+  // A changed file and a followed session's updates reach the host as the worker's would.
   const service = new SessionService(options.loadOptions, (payload) => emit({ name: 'fileChanged', payload }), { onUpdated: (payload) => emit({ name: 'sessionUpdated', payload }) });
   let disposed = false;
   const emit = (event: HostEvent): void => {
@@ -55,11 +55,11 @@ export function createFakeResolverClient(options: FakeResolverClientOptions = {}
       service.close();
       return Promise.resolve();
     },
-    request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
+    async request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
       calls.push(method);
-      // As the worker's entry does: a bundle is asynchronous (it loads every candidate).
-      if (method === 'reproBundle') return service.reproBundle(params as ParsedParams<'reproBundle'>) as Promise<Reply<M>>;
-      return Promise.resolve(service.handle(method, params));
+      // Now for most methods, later for a search or a bundle: the host awaits either.
+      const reply: Reply<M> | Promise<Reply<M>> = service.handle(method, params);
+      return reply;
     },
     cancelSearch() {
       return false;

@@ -51,10 +51,10 @@ async function answers(path: string, options: LoadOptions, needles: readonly str
     const opened = await s.open({ paths: [path], generation: 1 });
     out.open = opened.ok ? { ok: true } : opened;
     if (opened.ok) {
-      const rows = s.rows({ start: 0, end: 500 });
+      const rows = s.handle('rows', { start: 0, end: 500 });
       out.rows = rows;
       const count = rows.ok ? rows.value.rowCount : 0;
-      for (let row = 0; row < Math.min(count, 500); row++) out[`rowText ${row}`] = s.rowText({ row, range: [0, 1 << 20] });
+      for (let row = 0; row < Math.min(count, 500); row++) out[`rowText ${row}`] = s.handle('rowText', { row, range: [0, 1 << 20] });
     }
   } finally {
     s.close();

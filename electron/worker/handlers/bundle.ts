@@ -1,12 +1,14 @@
 /**
- * Issue 13: the `reproBundle` contract method. The worker builds the bundle from the open
- * session's own files (the request names ids and codes, never a path), in the bundle module's
- * private temporary folder, and answers the files (base64) for the renderer to pack into a .tar.
+ * `reproBundle` (docs/worker.md). The worker builds the bundle from the open session's own files
+ * (the request names ids and codes, never a path), in the bundle module's private temporary
+ * folder, and answers the files (base64) for the renderer to pack into a .tar.
  */
-import type { ParsedParams, Reply, SessionInfo } from '../../shared/index';
-import { MAX_BUNDLE_BYTES, hostErrorCodeSchema } from '../../shared/index';
-import { BundleError, MINIMIZE_MAX_BYTES, buildBundle } from '../bundle/bundle';
-import { bundleCommandLine } from '../bundle/template';
+import type { ParsedParams, Reply, SessionInfo } from '../../../shared/index';
+import { MAX_BUNDLE_BYTES, hostErrorCodeSchema } from '../../../shared/index';
+import { BundleError, MINIMIZE_MAX_BYTES, buildBundle } from '../../bundle/bundle';
+import { bundleCommandLine } from '../../bundle/template';
+import { fail } from '../replies';
+import type { Handler } from './handler';
 
 /** `repro-<first code or id>`, in characters every file system and shell takes. */
 export function bundleName(params: ParsedParams<'reproBundle'>): string {
@@ -59,3 +61,13 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
     return { ok: false, error: { code: 'internal_error', message: `the bundle could not be made: ${e instanceof Error ? e.message : String(e)}` } };
   }
 }
+
+/** A repro bundle of the open session's files; asynchronous, as it loads every candidate. */
+export const reproBundle: Handler<'reproBundle'> = async (request, state) => {
+  const open = state.current;
+  if (!open) return fail('no_session', 'reproBundle: no session is open');
+  const changed = open.session.fileChange();
+  if (changed) return fail('file_changed', changed.message);
+  const labels = open.info.files.map((f) => state.labels.get(f.path));
+  return reproBundleReply(open.info, request, MAX_BUNDLE_BYTES, labels.every((l) => l !== undefined) ? labels : undefined);
+};

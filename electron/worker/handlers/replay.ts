@@ -1,11 +1,13 @@
 /**
- * Issue 13 (4): the worker's `replay` and `whatIf` replies, bounded like every reply (lists capped,
- * counts whole). The passes themselves are electron/loader/replay.ts's, shared with the CLI.
+ * `replay` and `whatIf` (docs/worker.md): the policy replay and the what-if view, bounded like
+ * every reply (lists capped, counts whole). The passes themselves are electron/loader/replay.ts's,
+ * shared with the CLI.
  */
-import type { ReductionPolicy, ResultOf } from '../../shared/index';
-import { MAX_REPLY_FINDINGS, MAX_WHAT_IF_ENTRIES, divergenceFinding } from '../../shared/index';
-import { replaySession, whatIfSession } from '../loader/replay';
-import type { LoadedSession } from '../loader/session';
+import type { LoadedSession, ReductionPolicy, ResultOf } from '../../../shared/index';
+import { MAX_REPLY_FINDINGS, MAX_WHAT_IF_ENTRIES, divergenceFinding } from '../../../shared/index';
+import { replaySession, whatIfSession } from '../../loader/replay';
+import { ok } from '../replies';
+import type { Handler } from './handler';
 
 export function replayReply(session: LoadedSession): ResultOf<'replay'> {
   const { summary, result } = replaySession(session);
@@ -27,3 +29,7 @@ export function whatIfReply(session: LoadedSession, policy: ReductionPolicy): Re
     messages: cap(diff.messages),
   };
 }
+
+export const replay: Handler<'replay'> = (_request, state) => state.withSession('replay', ({ session }) => ok(replayReply(session)));
+
+export const whatIf: Handler<'whatIf'> = (request, state) => state.withSession('whatIf', ({ session }) => ok(whatIfReply(session, request.policy)));
