@@ -34,13 +34,13 @@ export { REPLAY_FINDING_CODES, describeReduction, divergenceFinding, replayPolic
 export type { SessionError, FileChange, FileWatch, LoadedSession, IndexedRecords, RewindRecord, IndexedSnapshot, SessionInputs, SessionModel, SessionEnv, SessionEntry, RunEnd } from './session';
 export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayList, lazyList } from './session';
 export * from './contract';
-// Issue 12 (C): what the model saw inside an expansion; byte ↔ string offsets.
+// What the model saw inside an expansion; byte ↔ string offsets.
 export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
 export type { WhatIf, WhatIfDiff, WhatIfMessage, WhatIfReduction } from './whatIf';
 export { whatIf, whatIfDiff } from './whatIf';
-// Issue 13: links (SPEC §12).
+// Links (SPEC §12).
 export type { Link, LinkParse } from './link';
 export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';
 export type { ProtocolOpen } from './protocolLink';

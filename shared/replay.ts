@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): policy replay. Re-runs a reduction policy (§3.4) over a sidecar's records, pass by
+ * Policy replay. Re-runs a reduction policy (§3.4) over a sidecar's records, pass by
  * pass, and compares what it mints (§5.4 `mintReductions`) with what the agent recorded.
  *
  * The rule, following how the agent (and the sample generator) produced the session:

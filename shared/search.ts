@@ -517,7 +517,7 @@ function* scanSource(
   let next = span[0];
   const p = matcher.prefilter;
   if (p?.direct && p.rawSafe && source.findAllDirect && Number.isFinite(p.before)) {
-    // Matched in the source's raw bytes: only the matches kept ask their offsets (issue 16).
+    // Matched in the source's raw bytes: only the matches kept ask their offsets.
     const done = source.findAllDirect(p.bytes, p.direct, p.before, p.before + p.after, span[0], span[1], (at, length) => {
       if (!counted()) return false;
       add(at, length, () => sourceSnippet(source, span, at(), length, snippetMax));
@@ -618,7 +618,7 @@ const CANDIDATE_OVERHEAD_WORK = 1024;
 const LINE_PROBE_BYTES = 16 * 1024;
 
 /**
- * Searches a hidden span of a source by its regex's required literal (issue 16): the source's fast
+ * Searches a hidden span of a source by its regex's required literal: the source's fast
  * raw-bytes `findAll` finds the literal, and the engine runs only in a window around each
  * occurrence — exactly the matches of one engine scan of the span.
  *
@@ -1095,7 +1095,7 @@ function fitResult<M, R extends TextSearchResult<M>>(query: string, result: R, k
 }
 
 /**
- * What a search does once per session state, done ahead (issue 16): each unit resolved, its content
+ * What a search does once per session state, done ahead: each unit resolved, its content
  * verified and kept as searchUnitsOf keeps it, one unit a step; returns how many units there are.
  * A host runs it in its idle time after an open, so that a first search sent later finds that work
  * done (and reads no record of a hidden content). A unit whose content the file no longer holds is
@@ -1127,7 +1127,7 @@ interface KnownUnits {
 const unitsByLog = new WeakMap<readonly Reduction[], KnownUnits>();
 
 /**
- * searchUnits, computed once per session state (issue 16): the same log over the same lists (a
+ * searchUnits, computed once per session state: the same log over the same lists (a
  * log is never changed once handed out; a followed session hands out a new one, or a longer one,
  * as it grows). A unit over a large content keeps what it loaded — its verified source and hidden
  * span, which the reader keeps anyway — so a later search neither resolves nor verifies it again,

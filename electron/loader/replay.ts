@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): policy replay and the what-if view over an open session's files. The pure passes
+ * Policy replay and the what-if view over an open session's files. The pure passes
  * are shared/replay.ts and shared/whatIf.ts; this reads the sidecar's records back, in file order,
  * up to the size it had when the session was opened (an appended tail is not part of the session),
  * and checks that the file did not change around the read.

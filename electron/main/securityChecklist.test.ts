@@ -274,7 +274,7 @@ describe('navigation and new windows', () => {
 });
 
 describe('permissions', () => {
-  it('the permission request handler denies every request but the app page’s own clipboard write (issue 13: Copy bytes)', () => {
+  it('the permission request handler denies every request but the app page’s own clipboard write (Copy bytes)', () => {
     const handler = fake.defaultSession.setPermissionRequestHandler.mock.calls[0]?.[0] as (wc: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void;
     expect(handler).toBeTypeOf('function');
     for (const permission of ['media', 'geolocation', 'notifications', 'midi', 'pointerLock', 'fullscreen', 'openExternal', 'clipboard-read', 'display-capture', 'window-management', 'unknown']) {

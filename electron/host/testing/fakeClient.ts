@@ -27,7 +27,7 @@ export interface FakeResolverClientOptions {
 export function createFakeResolverClient(options: FakeResolverClientOptions = {}): FakeResolverClient {
   const listeners = new Set<(event: HostEvent) => void>();
   const calls: string[] = [];
-  // A changed file and (issue 14) a followed session's updates reach the host as the worker's would.
+  // A changed file and a followed session's updates reach the host as the worker's would.
   const service = new SessionService(options.loadOptions, (payload) => emit({ name: 'fileChanged', payload }), { onUpdated: (payload) => emit({ name: 'sessionUpdated', payload }) });
   let disposed = false;
   const emit = (event: HostEvent): void => {
