@@ -79,7 +79,7 @@ const zodEnglishOnly = {
 };
 
 /**
- * shared/ is pure (STYLE.md): importing a module has no effect but its definitions, so a module
+ * shared/ is pure (SPEC §6): importing a module has no effect but its definitions, so a module
  * none of whose exports a chunk uses is left out (the barrel shared/index.ts would otherwise bring
  * the contract's zod schemas, built at start, into every command).
  */

@@ -1,5 +1,5 @@
 /**
- * The Electron security checklist (electron/electron docs/tutorial/security.md, STYLE.md), item by
+ * The Electron security checklist (electron/electron docs/tutorial/security.md; SECURITY.md §5), item by
  * item, checked on what the app really sets up: `startApp` runs against the fake Electron, and each
  * test reads what it handed to Electron (the options of `new BrowserWindow`, the session's
  * handlers, the IPC handlers, what the preload put in the main world). One file for a reviewer; the

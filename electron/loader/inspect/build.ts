@@ -1,5 +1,5 @@
 /**
- * One Inspect AI sample (FORMATS.md "Inspect AI"; checked against inspect_ai's writer, see
+ * One Inspect AI sample (docs/FORMATS.md §5; checked against inspect_ai's writer, see
  * e2e/fixtures/real/inspect/README.md) as the three inputs of SPEC §3.2.
  *
  * - `messages` is the recorded copy and the minted view: the full history, message i at position
