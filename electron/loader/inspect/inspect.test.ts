@@ -117,7 +117,7 @@ describe('fixtures', () => {
   });
 });
 
-describe('what the real logs say beyond the format's documented shape (docs/FORMATS.md §5)', () => {
+describe('what the real logs say beyond the documented shape of the format (docs/FORMATS.md §5)', () => {
   it('the committed .eval entries are deflate (method 8); model inputs may be input_refs into message_pool; a JSON log may have no events', async () => {
     for (const path of [DEDUP, POPULARITY]) {
       const file = openReadOnly(path);
