@@ -64,7 +64,7 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 
-  // Layering (STYLE.md): the tsconfig of each folder keeps out the wrong globals; these rules keep
+  // Layering (SPEC §6): the tsconfig of each folder keeps out the wrong globals; these rules keep
   // out the wrong imports.
   {
     files: ['shared/**'],

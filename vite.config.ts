@@ -23,7 +23,7 @@ export default defineConfig({
   test: {
     // Vitest runs from the repository root, not the renderer's.
     root: repoRoot,
-    include: ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}'],
+    include: ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'],
     environment: 'node',
     // Child processes: isolated, and robust with worker_threads code under test.
     pool: 'forks',

@@ -14,7 +14,7 @@ export type Group = (typeof GROUPS)[number];
 export const BENCH_SEED = 1130;
 export const DEFAULT_SIZE = '1GiB';
 export const DEFAULT_RUNS = 3;
-/** Issue 10: the import rows open a 100 MB transcript (decimal MB, as the target is written). */
+/** The import rows open a 100 MB transcript (decimal MB, as the target is written). */
 export const DEFAULT_IMPORT_SIZE = '100MB';
 
 export interface BenchArgs {

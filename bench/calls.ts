@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A at scale: 1,000,000 messages and 100,000 model calls in the app (HTTP host +
+ * Model calls at scale: 1,000,000 messages and 100,000 model calls in the app (HTTP host +
  * Chromium, as bench/renderer.ts), each figure a ratio against a baseline measured in the same run.
  *
  * - choosing a call (the `Model call` slider set to N) → its first rows shown, against the baseline

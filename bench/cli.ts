@@ -1,5 +1,5 @@
 /**
- * Issue 16, the `cli` group: a cold command line. `check` of the 7-line demo sample
+ * The `cli` group: a cold command line. `check` of the 7-line demo sample
  * (samples/demo.sidecar.jsonl) through bin/session-inspector.cjs against `node -e 0`, each in a
  * fresh process, alternating, medians; target ≤ 1.5× `node -e 0`. Also reported: `check` with the
  * code cache off (SESSION_INSPECTOR_CODE_CACHE=0: every start compiles its chunk from the text, as
@@ -17,7 +17,7 @@ import type { BenchRow } from './report';
 import { median } from './report';
 import { repoRoot } from './util';
 
-/** Issue 16's target: a cold `check` of the demo within 1.5× a Node that does nothing. */
+/** The target: a cold `check` of the demo within 1.5× a Node that does nothing. */
 export const CLI_TARGET = 1.5;
 const DEMO = join(repoRoot, 'samples', 'demo.sidecar.jsonl');
 const BIN = join(repoRoot, 'bin', 'session-inspector.cjs');

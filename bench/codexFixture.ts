@@ -1,5 +1,5 @@
 /**
- * A Codex rollout of about N bytes for the import benchmark, in the shapes of FACTS.md §2 (0.12x):
+ * A Codex rollout of about N bytes for the import benchmark, in the shapes of docs/FORMATS.md §2 (0.12x):
  * `session_meta`, then per turn `turn_context`, the user's prompt (a `response_item` message and
  * its `event_msg` copy), encrypted `reasoning`, `exec_command` function calls with their outputs
  * (a few hundred bytes to megabytes), the answer (and its `event_msg` copy), `token_count` events;

@@ -1,6 +1,6 @@
 /**
- * Issue 14, the `follow` group: appends of 1 MB/s to a copy of the fixture sidecar followed by the
- * real worker (bench/runners/followHost.ts). Rows and their targets (issue 14): the time from an
+ * The `follow` group: appends of 1 MB/s to a copy of the fixture sidecar followed by the
+ * real worker (bench/runners/followHost.ts). Rows and their targets: the time from an
  * append to the worker's `sessionUpdated` event (≤ 1 s each), the worker's CPU while
  * idle-following (< 25% of a core), and the RSS growth against the bytes appended after a warm-up
  * (≤ 1×: the index keeps handles, not content, so memory grows by less than the new records); the

@@ -1,5 +1,5 @@
 /**
- * Import speed (issues 10, 11): opening a generated 100 MB Claude Code transcript (and a Codex
+ * Import speed: opening a generated 100 MB Claude Code transcript (and a Codex
  * rollout) against the least any JSONL reader does with the same file — read it, split its lines,
  * `JSON.parse` each (bench/runners/indexBaseline.ts) — and a generated SWE-agent `.traj` (one JSON
  * document) against reading it whole and `JSON.parse`-ing it (bench/runners/wholeBaseline.ts), and an Inspect AI `.eval`

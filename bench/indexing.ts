@@ -2,7 +2,7 @@
  * Indexing throughput: `loadSession([sidecar])` to completion against a bare baseline that reads
  * the same file in 1 MiB chunks, splits lines on `\n` bytes, decodes each as UTF-8 and
  * `JSON.parse`s it (bench/runners/indexBaseline.ts). Each run is a fresh `node` process, baseline
- * and ours alternating, after the file was read once to warm the page cache. Target (issue 16): ours
+ * and ours alternating, after the file was read once to warm the page cache. Target: ours
  * ≥ 2× the baseline's MB/s (medians) with both cores — the baseline is one thread, ours scans long
  * records on an indexing pool — and ours' peak RSS within the memory row's bound (memory.ts).
  */

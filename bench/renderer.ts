@@ -1,5 +1,5 @@
 /**
- * Renderer at scale (issue 5): with 1,000,000 rows, scrolling the projected view end to end keeps
+ * Renderer at scale: with 1,000,000 rows, scrolling the projected view end to end keeps
  * the DOM under 200 row elements and the JS heap under 200 MB, measured through Chromium's CDP
  * session; the last row is reachable by scrolling and the first one again on the way back.
  *
@@ -272,7 +272,7 @@ export async function runRendererBench(options: RendererBenchOptions = {}): Prom
     await browser?.close();
     await host.stop();
   }
-  // Issue 16: windows inside a 200 MB output (its own sidecar, host and browser).
+  // Windows inside a 200 MB output (its own sidecar, host and browser).
   rows.push(...(await runWindowBench({ log })));
   log(`done in ${((performance.now() - benchStart) / 1000).toFixed(1)} s`);
   return rows;

@@ -229,7 +229,7 @@ function logBlock(from: number, target: number): { text: string; lines: number }
 }
 
 /**
- * Writes (or reuses) a sidecar whose one tool output is `outputBytes` or a little more (issue 16:
+ * Writes (or reuses) a sidecar whose one tool output is `outputBytes` or a little more (
  * windows inside a 200 MB output): a header, a system prompt, a user message, an assistant call,
  * the huge output (truncated to a 12-byte kept prefix, hashed over its bytes) and a last message.
  * Streamed in blocks: the output is never one string.

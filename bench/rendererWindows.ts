@@ -1,5 +1,5 @@
 /**
- * Windows inside a 200 MB output (issue 16): the time from a click to the 1 MiB window's text in
+ * Windows inside a 200 MB output: the time from a click to the 1 MiB window's text in
  * the DOM (laid out), for `Load more` and for a jump to the middle (`Jump to byte`, `Show window`),
  * and what stays in the DOM after many loads. Targets: ≤ 150 ms each (median), the content's
  * characters ≤ MAX_SHOWN_BYTES (printed PASS/FAIL, never asserted in tests).
@@ -24,7 +24,7 @@ import type { BenchRow } from './report';
 import { formatTable, median } from './report';
 import { LOAD_TIMEOUT_MS, REPO_ROOT, chromiumLaunchOptions, startServe, writeHugeOutputSidecar } from './rendererSupport';
 
-/** "≥ 200 MB single output" (issue 16). */
+/** "≥ 200 MB single output". */
 export const HUGE_OUTPUT_BYTES = 210_000_000;
 const LOADS = 12;
 const JUMPS = 7;

@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmarks of issue 5 in one table, as ratios against baselines measured in
+ * `npm run bench`: the benchmarks in one table, as ratios against baselines measured in
  * the same run (see bench/README.md).
  *
  *   npm run bench -- [--size 1GiB] [--only indexing,memory,latency,search,renderer] [--runs 3]
@@ -53,9 +53,9 @@ function failedRow(group: Group, e: unknown): BenchRow {
 
 async function runGroup(group: Group, ctx: BenchContext | undefined, args: BenchArgs): Promise<BenchRow[]> {
   if (group === 'renderer') return runRendererBench({ log });
-  // Issue 12 part A: the model call slider and the Context map at 1,000,000 messages and 100,000 calls.
+  // The model call slider and the Context map at 1,000,000 messages and 100,000 calls.
   if (group === 'calls') return runCallsBench({ log });
-  // Issue 16: a cold command line (fresh processes; needs no fixture).
+  // A cold command line (fresh processes; needs no fixture).
   if (group === 'cli') return runCliBench({ runs: args.runs, log });
   // `view --policy` on a ~47 MB sidecar against `view` (its own generated file, needs no fixture).
   if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });
@@ -72,7 +72,7 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
       return runLatencyBench(ctx);
     case 'search':
       return runSearchBench(ctx);
-    // Issue 14: following a sidecar appended at 1 MB/s.
+    // Following a sidecar appended at 1 MB/s.
     case 'follow':
       return runFollowBench(ctx);
   }

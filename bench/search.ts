@@ -1,6 +1,6 @@
 /**
  * Search throughput over the hidden bytes against ripgrep over the same bytes written to a plain
- * file (bench/runners/searchHost.ts), medians of MB/s. Targets (issue 16): case-sensitive substring
+ * file (bench/runners/searchHost.ts), medians of MB/s. Targets: case-sensitive substring
  * ≥ 0.8× `rg -F`, a regex with a required literal ≥ 0.5× `rg`, a dense regex ≥ 0.15× `rg`,
  * case-insensitive substring ≥ 0.5× `rg -i -F`; a user's first search after the open (sent once
  * the open's background work has ended, in fresh workers) ≤ 1.3× the time of a warm one; the
@@ -16,7 +16,7 @@ import type { QueryResult, SearchQuery, SearchResult } from './runners/searchHos
 import { MB, formatBytes, repoRoot, runChild, workerBundle } from './util';
 
 export const SEARCH_TARGET = 0.8;
-/** Issue 16's target of each query row, as a ratio to ripgrep. */
+/** The target of each query row, as a ratio to ripgrep. */
 const TARGETS: Record<string, number> = { substring: SEARCH_TARGET, 'regex (needle)': 0.5, 'regex (dense)': 0.15, 'case-insensitive substring': 0.5 };
 /** The first search after an open may take at most this many times a warm one. */
 export const COLD_TARGET = 1.3;
@@ -60,7 +60,7 @@ export async function runSearchBench(ctx: BenchContext): Promise<BenchRow[]> {
   const sizes = `plain file ${formatBytes(f.bytes)} = ${formatBytes(f.hiddenBytes)} hidden in ${f.units} strings + one \\n each${f.reused ? ' (reused)' : `, written in ${(f.writeMs / 1000).toFixed(1)} s`}${f.skipped > 0 ? `; ${f.skipped} unverifiable reductions skipped` : ''}`;
   ctx.log(`search: ${sizes}`);
 
-  // Issue 16's target: a user's first search, sent once the open's background work has ended
+  // The target: a user's first search, sent once the open's background work has ended
   // (4.5–5.4 s after the open reply at 1 GiB, scripted), in `runs` fresh workers, against the same request
   // repeated warm in each. Median over the workers, as every row here.
   const after = r.cold.afterBackground;

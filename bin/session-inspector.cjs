@@ -13,6 +13,6 @@ if (!existsSync(bundle)) {
   process.exit(2);
 }
 // Source maps are not turned on here: reading and parsing each chunk's map on every start cost more
-// than the rest of a cold `check` (issue 16). For TypeScript positions in a stack trace, run
+// than the rest of a cold `check`. For TypeScript positions in a stack trace, run
 // `SESSION_INSPECTOR_CODE_CACHE=0 node --enable-source-maps bin/session-inspector.cjs ...`.
 require(bundle);

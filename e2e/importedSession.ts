@@ -67,7 +67,7 @@ export async function walkCompaction(inspector: InspectorPage, file: string): Pr
   await expect(region).toHaveAttribute('data-total-bytes', String(whole.total_bytes));
   await expect(region).toContainText('hashed at import');
   await expect(region).not.toContainText('hash verified');
-  // The dropped messages as rows (issue 12): each in the range, each one's content exactly what
+  // The dropped messages as rows: each in the range, each one's content exactly what
   // the transcript holds after that message's header.
   await expect(inspector.messageRows(run.id).first()).toBeVisible();
   const rows = Math.min(12, await inspector.messageRows(run.id).count());

@@ -103,7 +103,7 @@ export class InspectorPage {
     return this.expanded(id).getByRole('code');
   }
 
-  // ── part C (issue 12): what the model saw inside an expansion ─────────────────────────────
+  // ── part C: what the model saw inside an expansion ─────────────────────────────
 
   /** The part(s) of open reduction `id` hidden from the model (`aria-label="Hidden from the model"`). */
   hiddenPart(id: string): Locator {
@@ -254,7 +254,7 @@ export class InspectorPage {
     return this.page.getByRole('combobox', { name: 'Session', exact: true });
   }
 
-  // ── model calls (issue 12 part A) ──────────────────────────────────────────────────────────
+  // ── model calls ──────────────────────────────────────────────────────────
 
   /** The `Model call` slider (1…C); at C with the value text `latest view` while the latest view is shown. */
   get modelCallSlider(): Locator {
@@ -283,7 +283,7 @@ export class InspectorPage {
     await expect(this.status).toContainText(new RegExp(`call ${n} of \\d`));
   }
 
-  // ── issue 12, part B: the diff between calls, session events, the glossary ─────────────────
+  // ── the diff between calls, session events, the glossary ─────────────────
 
   /** The `Context diff` table of the `Diff` tab. */
   get diffTable(): Locator {
@@ -340,7 +340,7 @@ export class InspectorPage {
     const chip = await this.revealStub(id);
     await this.clickUntilExpanded(chip, true);
     await expect(chip).toHaveAccessibleName(new RegExp(`^Collapse reduction ${idPattern(id)}`));
-    // A range shows one content element per message (issue 12): the first stands for them.
+    // A range shows one content element per message: the first stands for them.
     await expect(this.content(id).first()).toBeVisible();
     return this.expanded(id);
   }

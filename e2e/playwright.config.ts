@@ -54,7 +54,7 @@ export default defineConfig<InspectorOptions>({
       use: { target: 'electron' },
     },
     { name: 'examples', testDir: './examples', use: chromium },
-    // Issue 13: a repro bundle's own spec, run only when asked: REPRO_BUNDLE=/abs/folder … --project=bundle.
+    // A repro bundle's own spec, run only when asked: REPRO_BUNDLE=/abs/folder … --project=bundle.
     ...(process.env.REPRO_BUNDLE ? [{ name: 'bundle', testDir: process.env.REPRO_BUNDLE, testMatch: 'bundle.spec.ts', use: chromium }] : []),
   ],
 });

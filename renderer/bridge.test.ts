@@ -158,7 +158,7 @@ describe('over the HTTP host', () => {
     expect(await bridge.search({ searchId: 's', query: 'x' })).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
     g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
     expect(await bridge.state({})).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
-    // Issue 13: the host's sentence on a refused token (how to get a fresh address) reaches the page.
+    // The host's sentence on a refused token (how to get a fresh address) reaches the page.
     g.fetch.mockResolvedValueOnce(new Response('Forbidden: this address carries no access token. Open the address the host printed.\n', { status: 403 }));
     expect(await bridge.state({})).toMatchObject({
       ok: false,

@@ -125,7 +125,7 @@ export function createBridge(): HostApi {
 }
 
 /**
- * Issue 13: sends a file's bytes to the HTTP host (`POST /api/upload`), which keeps them in a
+ * Sends a file's bytes to the HTTP host (`POST /api/upload`), which keeps them in a
  * private temporary file and opens it; the reply is `openFile`'s. The browser declares the length.
  */
 async function uploadFile(file: File): Promise<Reply<'openFile'>> {

@@ -2,7 +2,7 @@
 //   dist/cli.cjs     the command line (electron/cli/bin.ts), which bin/session-inspector.cjs loads:
 //                    argument parsing and --help only; each command's code is its own chunk
 //                    (dist/cli-session.cjs, dist/cli-serve.cjs, dist/cli-bundle.cjs), required
-//                    when that command runs, so a cold `check` parses none of the HTTP host (issue 16);
+//                    when that command runs, so a cold `check` parses none of the HTTP host;
 //                    and zod, re2js, yauzl and fzstd each bundled alone (dist/cli-lib-<name>.cjs),
 //                    required the first time a chunk uses one (see lazyModules below);
 //   dist/worker.cjs  the resolver worker (electron/worker/entry.ts), spawned beside the bundle
@@ -79,7 +79,7 @@ const zodEnglishOnly = {
 };
 
 /**
- * shared/ is pure (STYLE.md): importing a module has no effect but its definitions, so a module
+ * shared/ is pure (SPEC §6): importing a module has no effect but its definitions, so a module
  * none of whose exports a chunk uses is left out (the barrel shared/index.ts would otherwise bring
  * the contract's zod schemas, built at start, into every command).
  */
@@ -129,7 +129,7 @@ const pureSchemas = {
 };
 
 /**
- * Modules a command may never use, loaded on first use rather than when a chunk starts (issue 16):
+ * Modules a command may never use, loaded on first use rather than when a chunk starts:
  * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
  * fzstd (an Inspect zip), and Node's zlib, stream, worker_threads (a large file's indexing pool),
  * http, net and child_process (serve, open), and crypto. Each import of one of them becomes a small CommonJS
@@ -232,7 +232,7 @@ const bundles = {
   indexPool: {
     entry: 'electron/loader/native/indexPoolWorker.ts',
     outfile: 'dist/indexPool.cjs',
-    about: 'indexPoolWorker.ts is an indexing pool worker: the loader starts it beside the bundle that indexes (issue 16)',
+    about: 'indexPoolWorker.ts is an indexing pool worker: the loader starts it beside the bundle that indexes',
   },
   listing: {
     entry: 'electron/listing/worker.ts',

@@ -90,7 +90,7 @@ const ALLOWLIST = [
     file: 'electron/main/app.ts',
     sample: 'setAsDefaultProtocolClient(PROTOCOL_SCHEME)',
     reason:
-      'MEDIUM, reviewed (issue 13). The packaged app handles session-inspector:// links. The URL is untrusted: ' +
+      'MEDIUM, reviewed. The packaged app handles session-inspector:// links. The URL is untrusted: ' +
       'shared/protocolLink.ts accepts only the action open, at most two absolute paths and a fragment (parsed, never run), ' +
       'electron/main/protocolOpen.ts then requires each path to be an existing regular file, and anything else is refused ' +
       'with a message (shared/protocolLink.test.ts, electron/main/protocolOpen.test.ts, electron/main/app.test.ts › links). ' +

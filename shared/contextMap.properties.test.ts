@@ -1,10 +1,10 @@
 /**
- * Issue 12 part A: the context map's sweep agrees with projecting every call's input. For every
+ * The context map's sweep agrees with projecting every call's input. For every
  * call of a generated session whose input's live reductions do not overlap (ranges, or two
  * reductions of one message: an `overlapping_reductions` finding, which the map does not model),
  * `given` is the bytes of the input's projected rows and `hidden` the stated bytes of the reductions
  * its rows apply — also for calls after an overlap has ended (a single under two ranges stays
- * covered until both have ended: the seed -943843404 of issue 16's CI found the sweep uncounting
+ * covered until both have ended: the seed -943843404 of an earlier CI run found the sweep uncounting
  * it when either ended); the marks sit at the first call after their records.
  */
 import fc from 'fast-check';
@@ -31,7 +31,7 @@ function overlapping(log: readonly Reduction[]): boolean {
   return new Set(singles).size !== singles.length;
 }
 
-describe('context map (issue 12 part A)', () => {
+describe('context map', () => {
   it('per call: given = bytes of the projected input, hidden = stated bytes the rows apply; marks after their records', () => {
     fc.assert(
       fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A — the Context map's figures (SPEC §11): per model call, the bytes the model was
+ * The Context map's figures (SPEC §11): per model call, the bytes the model was
  * given and the bytes hidden from it, and the marks (reductions minted since the call before,
  * rewinds, model switches).
  *

@@ -20,7 +20,7 @@ const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
 const role = z.enum(['system', 'user', 'assistant', 'tool']);
 const severity = z.enum(['error', 'warning']);
 
-// ── Issue 12, part C: the renderer receives a model and never parses text. The host sends where
+// ── the renderer receives a model and never parses text. The host sends where
 // each stub stands, what the model saw inside every expansion, and where a match lands in a
 // range's transcript; every offset is a UTF-8 byte offset (shared/utf8Offsets converts).
 const storyBytes = z.tuple([int, int]);
@@ -216,7 +216,7 @@ export const sessionInfoSchema = z.object({
   sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS),
   /** Sessions left out of `sessions` by MAX_LISTED_SESSIONS (absent when none were). */
   sessions_omitted: int.optional(),
-  /** Issue 14: true while the files are followed as they grow (SPEC §13); absent when not. */
+  /** True while the files are followed as they grow (SPEC §13); absent when not. */
   following: z.boolean().optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
@@ -332,7 +332,7 @@ export const hostErrorCodeSchema = z.enum([
   /** A request not answered within its time bound (a search past its time limit; a host request past its deadline). */
   'timeout',
   'internal_error',
-  // issue 13, repro bundles: the session does not show what was named; the bundle is past MAX_BUNDLE_BYTES
+  // Repro bundles: the session does not show what was named; the bundle is past MAX_BUNDLE_BYTES
   'not_reproduced',
   'too_large',
 ]);
@@ -343,7 +343,7 @@ export type HostError = z.infer<typeof hostErrorSchema>;
 const byteRange = z.tuple([int, int]);
 const empty = z.object({});
 
-// --- Issue 12 part A: model calls (the `Model call` slider, `Latest`, the `Context map`) ---
+// --- model calls (the `Model call` slider, `Latest`, the `Context map`) ---
 /** §11: which call's input a request reads; null or absent is the latest view. */
 const callParam = z.number().int().min(1).nullable().optional();
 
@@ -377,7 +377,7 @@ export const contextMapSchema = z.object({
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 
 // ---------------------------------------------------------------------------------------------
-// Issue 12, part B: the diff between two model calls, the session's events where they happened,
+// The diff between two model calls, the session's events where they happened,
 // and the messages a rewind abandoned. Every reply is bounded: lists are capped and counted.
 
 /** Most entries of each list of a `callDiff` reply (a diff can span 100,000 reductions); the rest are counted in its totals. */
@@ -458,7 +458,7 @@ const partBMethods = {
   },
 } as const;
 
-// --- Issue 13: the sessions of a folder served by `serve DIR` (opened with `openFile` by an entry's id) ---
+// --- the sessions of a folder served by `serve DIR` (opened with `openFile` by an entry's id) ---
 /** Entries a folder listing names, at most. */
 export const MAX_FOLDER_ENTRIES = 2000;
 export const folderEntrySchema = z.object({
@@ -478,7 +478,7 @@ const folderMethods = {
     result: z.object({ name: z.string(), entries: z.array(folderEntrySchema).max(MAX_FOLDER_ENTRIES), scanned: int, truncated: z.boolean() }),
   },
 } as const;
-// ── Issue 13: repro bundles (SPEC §12). The host builds the bundle from the open session's own
+// ── repro bundles (SPEC §12). The host builds the bundle from the open session's own
 // files (the page names no path) and answers its files; the renderer packs them into one .tar.
 /** Most bytes a bundle's files may total in a reply; a larger bundle is `too_large` (make it with the CLI). */
 export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
@@ -500,9 +500,9 @@ const bundleMethods = {
     }),
   },
 } as const;
-// ── end of issue 13 (bundles)
+// ──
 // ---------------------------------------------------------------------------------------------
-// Issue 13 (4): policy replay and the what-if view. Both re-read the sidecar's records in file
+// Policy replay and the what-if view. Both re-read the sidecar's records in file
 // order (electron/loader/replay.ts); a session that cannot be replayed says why in `note`.
 
 /** Most entries of each list of a `whatIf` reply; the counts count them all. */
@@ -539,7 +539,7 @@ const replayMethods = {
 } as const;
 
 /**
- * Issue 13, item 6: the human view of a search, every match a page at a time (shared/searchPage.ts).
+ * The human view of a search, every match a page at a time (shared/searchPage.ts).
  * The agent's search with `max_matches`/`max_result_bytes` moved to reach the page; its searchId,
  * cancellation, progress events and time limit are the `search` method's. `scope: "view"` searches
  * the text of the projected view's rows at `call` (what the model saw) instead of hidden content.
@@ -638,7 +638,7 @@ export const methods = {
   verify: { params: z.object({ ids: z.array(z.string().max(200)).max(1000), call: callParam }), result: z.object({ statuses: z.array(reductionStatusSchema) }) },
   /** Load findings plus the integrity check (SPEC §5.6), with the summary: what `check` prints. */
   check: { params: empty, result: checkReportSchema },
-  /** Issue 12 part A: the context map's figures, per call (`rows`, `rowOfIndex`, `rowText`, `verify` take `call`). */
+  /** The context map's figures, per call (`rows`, `rowOfIndex`, `rowText`, `verify` take `call`). */
   calls: { params: empty, result: contextMapSchema },
   /**
    * What call `call` (the latest view when absent) was given outside the view's messages
@@ -649,17 +649,17 @@ export const methods = {
     params: z.object({ call: callParam, start: int.optional() }),
     result: z.object({ instructions: z.array(instructionInfoSchema).max(MAX_INSTRUCTIONS_PER_REQUEST), total: int }),
   },
-  // Issue 12, part B.
+  // Part B.
   ...partBMethods,
-  // Issue 13: folder serving.
+  // Folder serving.
   ...folderMethods,
-  // Issue 13: repro bundles.
+  // Repro bundles.
   ...bundleMethods,
-  // Issue 13 (4).
+  // 
   ...replayMethods,
   ...searchPagingMethods,
   /**
-   * Issue 14: follows the files as they grow (the default) or not (`--no-follow`: a change then
+   * Follows the files as they grow (the default) or not (`--no-follow`: a change then
    * answers `file_changed`), for this and every later open; the open session is reopened that way.
    */
   setFollow: { params: z.object({ follow: z.boolean() }), result: z.object({ follow: z.boolean() }) },
@@ -689,7 +689,7 @@ export const events = {
    * shrunk): its content is no longer served (requests answer `file_changed`) until it is reopened.
    */
   fileChanged: z.object({ generation: int, path: z.string(), message: z.string() }),
-  // --- Issue 14: live sessions (SPEC §13) ---
+  // --- live sessions (SPEC §13) ---
   /**
    * The open session's files grew (or were reopened from scratch, or deleted) and it was followed:
    * `info` is the session as it is now (same generation; its counts grew), `new_messages` how many
@@ -703,7 +703,7 @@ export const events = {
     calls: int,
     notice: z.object({ kind: z.enum(['reopened', 'deleted']), message: z.string() }).optional(),
   }),
-  // --- end issue 14 ---
+  // ---
   /**
    * Sessions the open file listed `counting: 'pending'` (an Inspect log's samples) were counted:
    * `sessions` is the list as it is now (as the info's), counts filled in as they arrive.

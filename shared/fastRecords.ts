@@ -1,6 +1,6 @@
 /**
  * A hand-written reading of the record schemas of shared/schema.ts for the records that are valid,
- * so that opening a well-formed file builds and runs none of zod's parsers (issue 16: zod's set-up
+ * so that opening a well-formed file builds and runs none of zod's parsers (zod's set-up
  * and its first parse of each schema were the largest part of a cold `check`).
  *
  * Invariant (shared/fastRecords.test.ts, fast-check over random valid and mutated records): when a

@@ -36,13 +36,13 @@ export { FileChangedError, resolveSession, makeSession, byLineThenIndex, arrayLi
 export * from './contract';
 export type { Instruction, InstructionPlacement, InstructionSource } from './instructions';
 export { instructionsAt } from './instructions';
-// Issue 12 (C): what the model saw inside an expansion; byte ↔ string offsets.
+// What the model saw inside an expansion; byte ↔ string offsets.
 export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
 export type { WhatIf, WhatIfDiff, WhatIfMessage, WhatIfReduction } from './whatIf';
 export { whatIf, whatIfDiff } from './whatIf';
-// Issue 13: links (SPEC §12).
+// Links (SPEC §12).
 export type { Link, LinkParse } from './link';
 export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';
 export type { ProtocolOpen } from './protocolLink';

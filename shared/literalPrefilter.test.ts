@@ -65,7 +65,7 @@ describe('literalPrefilter: the literal every match holds, read from the program
   });
 });
 
-describe('a prefiltered search finds exactly what the plain engine finds (issue 16)', () => {
+describe('a prefiltered search finds exactly what the plain engine finds', () => {
   const alphabet = ['a', 'b', 'c', 'T', 'S', '0', '7', '9', ' ', '\n', 'é', '😀'];
   const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 400 }).map((cs) => cs.join(''));
   const atom = fc.oneof(
@@ -134,7 +134,7 @@ describe('a prefiltered search finds exactly what the plain engine finds (issue 
   });
 });
 
-describe('a prefiltered search stays bounded (issue 16)', () => {
+describe('a prefiltered search stays bounded', () => {
   it('looks at the signal while a content dense with candidates is searched', () => {
     const content = 'TS1 '.repeat(50_000);
     const v = [tool(content, 'c')];
@@ -153,7 +153,7 @@ describe('a prefiltered search stays bounded (issue 16)', () => {
   });
 });
 
-describe('the direct matcher around each candidate finds exactly what the plain engine finds (issue 16)', () => {
+describe('the direct matcher around each candidate finds exactly what the plain engine finds', () => {
   const alphabet = ['a', 'b', 'T', 'S', '0', '7', '9', ' ', '_', '\n', 'é', '😀'];
   const text = fc.array(fc.constantFrom(...alphabet), { maxLength: 400 }).map((cs) => cs.join(''));
   const set = fc.constantFrom('a', 'b', '0', 'é', '😀', ' ', '\\d', '\\w', '\\s', '.', '[^a]', '[^\\nT]', '[a-b]', '[é-😀]', '[0-9A-Za-z_]');
@@ -220,7 +220,7 @@ describe('the direct matcher around each candidate finds exactly what the plain 
   });
 });
 
-describe('the direct matcher stays linear on hostile texts (issue 16)', () => {
+describe('the direct matcher stays linear on hostile texts', () => {
   it('reads a long line dense with candidates about once, for a pattern reaching to the line’s end', () => {
     // Each candidate's window reaches to the end of the one line; every attempt fails at its end.
     const content = `${`TS${'1'.repeat(100)} `.repeat(2_000)}\nTS1X`;

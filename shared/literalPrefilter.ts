@@ -1,6 +1,6 @@
 /**
  * The literal every match of a regex must contain, read from its compiled program, and how far a
- * match can reach around it (issue 16). A search that knows it scans raw bytes for the literal
+ * match can reach around it. A search that knows it scans raw bytes for the literal
  * with the fast substring path and runs the regex engine only in a window around each occurrence,
  * with exactly the results of one engine scan of the whole text (see `search.ts`, `scanCandidates`).
  *

@@ -1,4 +1,4 @@
-/** Issue 14: a followed session's layout, extended look by look, equals the layout computed from scratch. */
+/** A followed session's layout, extended look by look, equals the layout computed from scratch. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LiveLayout } from './liveLayout';

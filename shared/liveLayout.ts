@@ -1,5 +1,5 @@
 /**
- * Issue 14: the projection layout (project.ts) of a followed session, extended from the layout of
+ * The projection layout (project.ts) of a followed session, extended from the layout of
  * the session before the last look instead of computed again. A look mostly appends messages, so
  * only the rows from the last one on are laid out again; a rewind, a re-recorded message or a new
  * range reduction moves the restart point back to where they reach. Pure.

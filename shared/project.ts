@@ -87,7 +87,7 @@ export function projectionLayout(viewLength: number, log: readonly Reduction[]):
 /**
  * The row starts from view index `i` to `viewLength`, `k` being the first of `ranges` (clipped,
  * sorted by start) that starts at or after `i`: a row is a message, or every range that overlaps
- * one another merged. Issue 14 (liveLayout.ts) lays out a followed session's new rows with it.
+ * one another merged. liveLayout.ts lays out a followed session's new rows with it.
  */
 export function layRows(ranges: readonly (readonly [number, number])[], i: number, k: number, viewLength: number): number[] {
   const starts: number[] = [];

@@ -1,4 +1,4 @@
-/** Issue 13 (4): the replay rule on small hand-made sidecars — where passes run, what they see. */
+/** The replay rule on small hand-made sidecars — where passes run, what they see. */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { mintReductions } from './mint';

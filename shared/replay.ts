@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): policy replay. Re-runs a reduction policy (§3.4) over a sidecar's records, pass by
+ * Policy replay. Re-runs a reduction policy (§3.4) over a sidecar's records, pass by
  * pass, and compares what it mints (§5.4 `mintReductions`) with what the agent recorded.
  *
  * The rule, following how the agent (and the sample generator) produced the session:
@@ -28,7 +28,7 @@ import { stubText } from './constants';
 import { mintReductions } from './mint';
 import { arrayList } from './session';
 import { applyCap, lastAddressed } from './timeline';
-import type { ChatMessage, Finding, FindingCode, LocatedRecord, Reduction, ReductionPolicy, Sha256, SidecarRecord } from './types';
+import type { ChatMessage, Finding, FindingCode, LocatedRecord, Reduction, ReductionPolicy, Sha256 } from './types';
 import { isRangeKind } from './types';
 import { utf8Length } from './utf8';
 

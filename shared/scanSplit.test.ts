@@ -13,7 +13,7 @@ function occurrences(hay: Uint8Array, needle: Uint8Array, from: number, to: numb
   return out;
 }
 
-describe('splitScan (issue 16: a raw scan over both cores)', () => {
+describe('splitScan (a raw scan over both cores)', () => {
   it('parts scanned on their own, by any threads, and their lists joined in part order give every occurrence once, in order', () => {
     const bytes = fc.array(fc.constantFrom(0x61, 0x62, 0x0a), { maxLength: 400 }).map((a) => Uint8Array.from(a));
     fc.assert(

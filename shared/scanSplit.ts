@@ -1,5 +1,5 @@
 /**
- * Issue 16: how a scan of bytes `[start, end)` for a needle of at most `overlap + 1` bytes is split
+ * How a scan of bytes `[start, end)` for a needle of at most `overlap + 1` bytes is split
  * into parts scanned on their own (on different threads), and their occurrences put back together.
  *
  * Invariant: the parts' own ranges `[start, end)` tile the whole in order, and each part reads

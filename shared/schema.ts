@@ -25,7 +25,7 @@ function argumentsText(value: unknown, ctx: z.RefinementCtx): string {
 /**
  * Every zod schema of this file. They are built at the first call, not when the module loads:
  * shared/fastRecords.ts reads valid records, so a command that opens a well-formed file never
- * builds one (nor, in the command line's bundles, loads zod: scripts/build.mjs, issue 16).
+ * builds one (nor, in the command line's bundles, loads zod: scripts/build.mjs).
  */
 function buildZodSchemas() {
   const index = z.number().int().nonnegative();

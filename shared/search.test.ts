@@ -298,8 +298,8 @@ describe('cancellation', () => {
   });
 });
 
-describe('the cost of a pattern is bounded (issue 15)', () => {
-  /** The attack of issue 15: a large program, not a nested quantifier. 23 s over 123 KB before. */
+describe('the cost of a pattern is bounded', () => {
+  /** A hostile pattern: a large program, not a nested quantifier. 23 s over 123 KB before. */
   const ATTACK = '[\\s\\S]{1000}'.repeat(10) + '[QZ]';
   /** Below the program limit, yet about as slow per byte as a pattern may be; unbounded, so its windows are sized by cost alone. */
   const HEAVY = '[\\s\\S]{0,1000}[QZ]+';
@@ -402,7 +402,7 @@ describe('the cost of a pattern is bounded (issue 15)', () => {
   });
 });
 
-describe('lone surrogates (issue 15)', () => {
+describe('lone surrogates', () => {
   const content = 'high \ud800 low \udfff reversed \udc00\ud800 end\n';
   const v = [user('Print the odd strings'), assistant('', 'call_1'), tool(content, 'call_1')];
   const l = [makeReduction(v, { kind: 'tool_output_elided', index: 2 })];
@@ -424,7 +424,7 @@ describe('lone surrogates (issue 15)', () => {
   });
 });
 
-describe('sidecarSearch: units resolved once per session state (issue 16)', () => {
+describe('sidecarSearch: units resolved once per session state', () => {
   /** A view of large (file-like) and in-memory tool outputs, and a list counting the reads of each index. */
   function counted() {
     const outputs = ['alpha needle one', 'beta needle two', 'gamma needle three'];

@@ -1,5 +1,5 @@
 /**
- * Issue 13, item 6: the human view of a search — every match, a page at a time — built on the
+ * The human view of a search — every match, a page at a time — built on the
  * public entry point of §5.3 (`sidecarSearch`/`sidecarSearchSteps`), never on its internals.
  *
  * A page is one full pass of the agent's search with two of its bounds moved: `max_matches` reaches

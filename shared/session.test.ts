@@ -83,7 +83,7 @@ describe('makeSession', () => {
     expect(s.fileChange()?.message).toMatch(/it was truncated/);
   });
 
-  it('a search in steps checks the sampled bytes before its first step and after its last, and only the stats between (issue 16)', () => {
+  it('a search in steps checks the sampled bytes before its first step and after its last, and only the stats between', () => {
     const run = (changeAt?: { step: number; light: boolean }) => {
       const asked: boolean[] = [];
       let steps = 0;

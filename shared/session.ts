@@ -103,7 +103,7 @@ export interface LoadedSession {
    * the last record for null, in file order; undefined for an N that is no call.
    */
   instructionsAt(call: number | null): Instruction[] | undefined;
-  /** §11, issue 12 part A: the calls and every reduction's live interval (the context map's figures). */
+  /** §11: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
   /**
    * §10.1: every session the file holds (an importer's), main first; absent: the one session. An
@@ -116,13 +116,13 @@ export interface LoadedSession {
    * Never rejects.
    */
   countSessions?(onCounted: () => void, signal: { readonly aborted: boolean }): Promise<void>;
-  /** Issue 12 (B): the sidecar's rewinds in file order, each with the messages it abandoned. */
+  /** The sidecar's rewinds in file order, each with the messages it abandoned. */
   readonly rewinds: readonly RewindRecord[];
   /** The sidecar's records for policy replay (IndexedRecords.replayRecords); absent without a sidecar. */
   readonly replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
-  /** Issue 12 (C): `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
+  /** `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
   expandStory(id: string, range?: ByteRange, call?: number | null): Result<ExpandStory, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
   search(query: string, options?: Omit<SearchOptions, 'sha256'>): Result<SidecarSearchResult, SessionError>;
@@ -132,7 +132,7 @@ export interface LoadedSession {
    */
   searchSteps(query: string, options?: Omit<SearchOptions, 'sha256'>): Generator<void, Result<SidecarSearchResult, SessionError>>;
   /**
-   * Issue 16: a search's once-per-state work (searchPreparationSteps) done ahead, one unit a step,
+   * A search's once-per-state work (searchPreparationSteps) done ahead, one unit a step,
    * with the files checked as for searchSteps; answers the number of units.
    */
   prepareSearch(): Generator<void, Result<number, SessionError>>;
@@ -177,7 +177,7 @@ export interface IndexedRecords {
    * each log entry is live from its `logLines` line on.
    */
   messageLines?: readonly (number | undefined)[];
-  /** Issue 12 (B): each rewind record with the messages it abandoned. */
+  /** Each rewind record with the messages it abandoned. */
   rewinds?: RewindRecord[];
   /**
    * A sidecar's: its records in file order (the header and unreadable lines left out), each
@@ -190,7 +190,7 @@ export interface IndexedRecords {
 }
 
 /**
- * Issue 12 (B): a rewind (§3.1) with its abandoned branch: `abandoned.at(k)` is the message that
+ * A rewind (§3.1) with its abandoned branch: `abandoned.at(k)` is the message that
  * stood at view index `to + k` when the rewind was read, read back from the file on demand.
  */
 export interface RewindRecord {
@@ -273,7 +273,7 @@ export interface SessionModel {
   sessions?: readonly SessionEntry[];
   /** §11: the model calls and the reductions' live intervals. */
   callTimeline: CallTimeline;
-  /** Issue 12 (B): the sidecar's rewinds; absent without one. */
+  /** The sidecar's rewinds; absent without one. */
   rewinds?: readonly RewindRecord[];
   /** See IndexedRecords.replayRecords; absent without a sidecar. */
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
@@ -303,7 +303,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
       callTimeline: NO_CALLS,
     };
   }
-  // Issue 14: the records' findings alone are taken as they are, not copied (a followed sidecar's
+  // The records' findings alone are taken as they are, not copied (a followed sidecar's
   // are a new array whenever they change): a look costs O(new records), not O(findings).
   let findings: readonly Finding[] = records?.findings ?? [];
   if (snapshot) {
@@ -432,7 +432,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
    * anywhere in between fails the last (a change is for good: ctime moves and the guard compares
    * with the file as opened). Between steps a light check (the descriptor's and the path's stat)
    * stops a search over a changed file early without hashing the samples at every step — that
-   * hashing was the largest single cost of a search (issue 16).
+   * hashing was the largest single cost of a search.
    */
   function* bracketSteps<T>(steps: Generator<void, Result<T>>): Generator<void, Result<T, SessionError>> {
     const before = fileChange();
@@ -485,7 +485,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     ...(env.countSessions ? { countSessions: (onCounted: () => void, signal: { readonly aborted: boolean }) => (closed ? Promise.resolve() : (env.countSessions?.(onCounted, signal) ?? Promise.resolve())) } : {}),
     rewinds: model.rewinds ?? [],
     ...(model.replayRecords ? { replayRecords: model.replayRecords } : {}),
-    // Issue 12 part A: a chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
+    // A chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
     expand: (id, range, call) => bracket(() => expandReduction(logAt(call), id, minted, recorded, range, hash)),
     expandStory: (id, range, call) => bracket(() => expandStory(logAt(call), id, minted, recorded, range, hash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
@@ -561,7 +561,7 @@ export function arrayList(messages: readonly (ChatMessage | undefined)[]): Messa
 /**
  * A MessageList whose entries are read on demand (`read` may return undefined: a hole); `bytesOf`
  * gives an entry's content bytes without reading it, when it can. Only the first `length` entries
- * are the list's (issue 14: a followed sidecar's lists share one array that later records append to).
+ * are the list's (a followed sidecar's lists share one array that later records append to).
  */
 export function lazyList<E>(entries: readonly (E | undefined)[], read: (entry: E) => ChatMessage | undefined, bytesOf?: (entry: E) => number | undefined, length = entries.length): MessageList {
   return {

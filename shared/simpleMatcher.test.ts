@@ -59,7 +59,7 @@ describe('simpleMatcher: which patterns are matched directly', () => {
       '\\bab', // assertions
       '^ab',
       'ab$',
-      '(a+)+$', // the hostile pattern of issue 16
+      '(a+)+$', // a classic catastrophic-backtracking pattern
       'a*', // may match empty
       'x(?:y|zz)',
     ];

@@ -1,5 +1,5 @@
 /**
- * A direct matcher for simple regexes (issue 16): a pattern that is a concatenation of single
+ * A direct matcher for simple regexes: a pattern that is a concatenation of single
  * code-point sets, each repeated `{min,max}` times greedily (`TS\d{4,5}`, `ZQXJ-needle-7[0-9A-Za-z_]*`),
  * matched on UTF-8 bytes without the regex engine. A search calls it once per literal candidate,
  * where re2js costs some microseconds a call whatever the window.

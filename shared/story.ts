@@ -1,5 +1,5 @@
 /**
- * What the model saw inside an expanded reduction (issue 12, part C), computed once by the host so
+ * What the model saw inside an expanded reduction, computed once by the host so
  * the renderer never parses or measures text: the hidden span(s) of the original (§3.5, §5.2), the
  * message boundaries of a cleared or summarized range's transcript (§3.5's layout), where a row's
  * stub stands in its text, and where a search match inside a range lands in its transcript. Pure.

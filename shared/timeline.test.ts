@@ -54,7 +54,7 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(before.spans.map((s) => s.to)).toEqual([8, undefined, undefined]);
   });
 
-  it('issue 12: a rewind keeps the branch it abandoned, as it stood, even once its indices are re-recorded', () => {
+  it('a rewind keeps the branch it abandoned, as it stood, even once its indices are re-recorded', () => {
     const t = build([...v.map((m, i) => msg(i, m)), { t: 'rewind', to: 2 }, msg(2, user('again')), { t: 'rewind', to: 3 }]);
     expect(t.rewinds.map((r) => [r.line, r.to, r.abandoned.map((e) => e?.value.content)])).toEqual([
       [5, 2, ['u2', 'out 3']],
@@ -106,7 +106,7 @@ describe('TimelineBuilder (§3.1–§3.2)', () => {
     expect(bad.findings).toMatchObject([{ code: 'model_change_count_mismatch', severity: 'error', line: 3 }]);
   });
 
-  it('issue 12: a model switch lists the view indices it stripped, one per counted message', () => {
+  it('a model switch lists the view indices it stripped, one per counted message', () => {
     const withArtifacts: ChatMessage = { role: 'assistant', content: 'x', metadata: { reasoning: 'r' } };
     const t = build([msg(0, withArtifacts), msg(1, user('a')), msg(2, withArtifacts), { t: 'model_change', at: 3, from: 'a', to: 'b', reasoning_artifacts_filtered: 2 }, msg(3, withArtifacts), { t: 'model_change', at: 4, from: 'b', to: 'c', reasoning_artifacts_filtered: 1 }]);
     expect(t.modelChanges.map((c) => c.stripped)).toEqual([[0, 2], [3]]);
@@ -172,7 +172,7 @@ describe('parseSidecarLine', () => {
   });
 });
 
-describe('TimelineBuilder.shared (issue 14: a followed file is resolved without copying the view)', () => {
+describe('TimelineBuilder.shared (a followed file is resolved without copying the view)', () => {
   /** A record of a random schedule: messages at any index up to one past the end, holes, rewinds, reductions, inverts. */
   const recordArb = fc.oneof(
     { weight: 6, arbitrary: fc.record({ t: fc.constant('message' as const), back: fc.nat({ max: 6 }), text: fc.string({ maxLength: 4 }) }) },

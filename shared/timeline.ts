@@ -29,14 +29,14 @@ export interface ModelChange {
   /** The recount over the view before `at`, skipping messages an earlier switch already filtered. */
   recount: number;
   /**
-   * Issue 12 (B): the view indices the recount counted — the messages whose reasoning artifacts
+   * The view indices the recount counted — the messages whose reasoning artifacts
    * this switch stripped (§5.5). Absent where the builder did not replay the switch (an importer's).
    */
   stripped?: number[];
 }
 
 /**
- * Issue 12 (B): a `rewind` record (§3.1) and the view entries it dropped — the abandoned branch,
+ * A `rewind` record (§3.1) and the view entries it dropped — the abandoned branch,
  * `abandoned[k]` at view index `to + k` (undefined for a hole). Only the payloads (light handles
  * in the loader) are kept: content is read back from the file by range when asked for.
  */
@@ -63,7 +63,7 @@ export interface Timeline<M> {
    * model calls' inputs are derived from these). The live log is the spans without an end.
    */
   spans: ReductionSpan[];
-  /** Issue 12 (B): every rewind in file order, with the messages it abandoned. */
+  /** Every rewind in file order, with the messages it abandoned. */
   rewinds: Rewind<M>[];
 }
 
@@ -88,21 +88,21 @@ export class TimelineBuilder<M> {
   /**
    * Where the span of each live log entry sits in `t.spans`, parallel to `t.log`: an invert or
    * rewind closes it. A span is never mutated once in `t.spans` (a closed one is a new object in
-   * its place), so a snapshot copies the array, not the spans (issue 14: a look costs O(new records)).
+   * its place), so a snapshot copies the array, not the spans (a look costs O(new records)).
    */
   private liveSpans: number[] = [];
   /**
-   * Issue 14: the lowest view index set, emptied or cut since `touchedFrom()` was last read; a
+   * The lowest view index set, emptied or cut since `touchedFrom()` was last read; a
    * snapshot's consumers recompute what they derived from the view from there on only.
    */
   private touched = Number.POSITIVE_INFINITY;
   /**
-   * Issue 14: how far `shared()` answers read `t.view` and `t.recorded`; a record that writes
+   * How far `shared()` answers read `t.view` and `t.recorded`; a record that writes
    * below that copies the array first (copy on write), so what was handed out never changes.
    */
   private viewShared = 0;
   private recordedShared = 0;
-  /** Issue 14: the copies `shared()` handed out last, reused while their arrays are unchanged. */
+  /** The copies `shared()` handed out last, reused while their arrays are unchanged. */
   private lastShared: SharedTimeline<M> | undefined;
   /** The live log (log, logLines, spans) changed since `shared()` last copied it. */
   private logChanged = true;
@@ -239,7 +239,7 @@ export class TimelineBuilder<M> {
   }
 
   /**
-   * Issue 14: the lowest view index that may differ from the view of the previous call (every
+   * The lowest view index that may differ from the view of the previous call (every
    * index on from the previous call's view length differs, whatever this says); resets the mark.
    * Infinity when no index was set, emptied or cut since.
    */
@@ -296,7 +296,7 @@ export class TimelineBuilder<M> {
   }
 
   /**
-   * Issue 14: the timeline so far, as `snapshot()` but without copying what a followed file's next
+   * The timeline so far, as `snapshot()` but without copying what a followed file's next
    * records only append to: the view and the recorded copies are the builder's own arrays, read
    * only below `viewLength`/`recordedLength` (a later record copies an array before writing below
    * what was handed out); the other lists are copies, reused while unchanged. So a look at a file
@@ -330,7 +330,7 @@ export class TimelineBuilder<M> {
 }
 
 /**
- * Issue 14: a timeline whose view and recorded copies are shared with the builder: only the
+ * A timeline whose view and recorded copies are shared with the builder: only the
  * entries below `viewLength` and `recordedLength` are the timeline's (the arrays may be longer).
  */
 export interface SharedTimeline<M> extends Omit<Timeline<M>, 'view' | 'recorded'> {

@@ -62,7 +62,7 @@ export interface ByteSource {
    * shared/simpleMatcher.ts) that never matches a byte a JSON writer escapes (`rawSafe`), each
    * containing an occurrence of `literal` that starts at most `before` code points after the match
    * and reaching at most `reach` code points past the match's start in all (`before` finite): found in
-   * the source's raw bytes without decoding (issue 16). `onMatch` gets a function giving the
+   * the source's raw bytes without decoding. `onMatch` gets a function giving the
    * match's offset (computing it can cost) and its length, and returns false to stop. Returns
    * undefined, having reported nothing, when this source cannot search so; else the offset up to
    * which the search is complete (`end`, or where the caller must go on, a boundary after the
@@ -232,7 +232,7 @@ export type FindingCode =
   | 'unknown_record'
   | 'unsupported_version'
   | 'log_differs'
-  // Issue 13: a recorded reduction that the header's policy, replayed, does not mint (or mints differently).
+  // A recorded reduction that the header's policy, replayed, does not mint (or mints differently).
   | 'policy_divergence';
 
 export type Severity = 'error' | 'warning';
@@ -356,7 +356,7 @@ export interface MessageList {
   at(index: number): ChatMessage | undefined;
   /**
    * The UTF-8 bytes of a message's content when the list knows them without reading the message
-   * (an indexed file's handles), else undefined (issue 12 part A: the context map sums a million).
+   * (an indexed file's handles), else undefined (the context map sums a million).
    */
   contentBytes?(index: number): number | undefined;
 }

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): the what-if view. A session re-projected under another policy (replayPolicy in
+ * The what-if view. A session re-projected under another policy (replayPolicy in
  * what-if mode: the policy's own ids), and what differs from what the agent really did, in the
  * latest view: reductions added, removed or changed (matched by address — a message's index, a
  * range's `[index, end)` — never by id, since the two logs number independently), the messages

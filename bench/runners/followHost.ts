@@ -1,5 +1,5 @@
 /**
- * Issue 14: following a large sidecar through the real worker client. The sidecar (a copy of the
+ * Following a large sidecar through the real worker client. The sidecar (a copy of the
  * fixture: the fixture itself is never written) is opened followed; then
  *
  * - appends: `chunkBytes` of complete message records every `everyMs` (1 MB/s by default) for
@@ -73,7 +73,7 @@ runMain(async (): Promise<FollowResult> => {
   const openMs = performance.now() - started;
 
   // The open's one-off work (the hidden contents' hashes verified on a thread after the open
-  // reply, issue 16) is let finish before anything is measured: it is not following's cost, and
+  // reply) is let finish before anything is measured: it is not following's cost, and
   // its memory comes and goes while it runs. Settled: under 5% of a core over half a second.
   const settleStart = performance.now();
   for (let k = 0; k < 120; k++) {
@@ -114,7 +114,7 @@ runMain(async (): Promise<FollowResult> => {
   const latenciesMs = await Promise.all(pending);
   const rssAfter = await retained();
   // Idle following is measured once the appends are shown: the open's one-off work (the hidden
-  // contents' hashes verified on a thread after the open reply, issue 16) is over by then, and
+  // contents' hashes verified on a thread after the open reply) is over by then, and
   // what is left is what watching and polling cost.
   const cpu0 = process.cpuUsage();
   const wall0 = performance.now();

@@ -15,7 +15,7 @@
  * as ripgrep's count: these rows are warm throughput, and the first search of the process (which
  * verifies every hash here, with no background thread) is the first-search row's subject.
  *
- * The first search after the open (issue 16) goes through the real resolver worker, as the app
+ * The first search after the open goes through the real resolver worker, as the app
  * sends it. In each of N fresh workers: `open`, then, once the open's background work has ended
  * (`__prepared`), the first query as a `search` request, and the same request N times warm (the
  * target's row). And in one more fresh worker, the first query sent the moment the open reply
@@ -252,7 +252,7 @@ runMain(async (): Promise<SearchResult> => {
   if (!loaded.ok) throw new Error(`loadSession failed: ${loaded.error.code}: ${loaded.error.message}`);
   const { session } = loaded;
   const file = hiddenFile(session, input.sidecar, input.hiddenPath);
-  // Issue 16: the timed searches run as the worker runs them, raw scans split over its search pool.
+  // The timed searches run as the worker runs them, raw scans split over its search pool.
   const pool = new SearchPool();
   setParallelScan(pool);
   const queries: QueryResult[] = [];

@@ -1,6 +1,6 @@
 /**
  * Accessibility, checked by axe-core (every WCAG 2.0/2.1 A and AA rule, and axe's best practices),
- * in the states issue 15 found failing: stub chips whose visible text was not in their
+ * in the states a review found failing: stub chips whose visible text was not in their
  * accessible name, colour contrast below 4.5:1 (the file path in the header, `verified` on an open
  * chip, the dark theme's dim text, a search `mark` over red ANSI text at 1.29:1), and `role=status`
  * on the footer. Each theme is audited with a reduction open (its chip showing `verified`), a

@@ -116,7 +116,7 @@ for (const input of manifest) {
         const region = inspector.expanded(id);
         await expect(region).toBeVisible();
         if (expected === 'ok') {
-          // A range (summarized, turns cleared) opens as one code element per message (issue 12).
+          // A range (summarized, turns cleared) opens as one code element per message.
           await expect(inspector.content(id).first()).toBeVisible();
           await expect(region).toHaveAttribute('data-source', 'minted');
           // A reduction an agent recorded (Claude Code, Codex) was hashed when the file was imported.
@@ -147,7 +147,7 @@ test.describe('bad input: a directory', () => {
 
   test('shows an alert: unreadable_file, it is a directory (over HTTP, serve DIR: an empty folder listing)', async ({ inspector, inspectorApp, sessionFiles }) => {
     if (inspectorApp.target === 'http') {
-      // Issue 13: `serve DIR` lists the session files of a folder; this one holds none, and says so.
+      // `serve DIR` lists the session files of a folder; this one holds none, and says so.
       await expect(inspector.page.getByText('No session file in this folder yet: add one, then Refresh.')).toBeVisible();
       await expect(inspector.alert).toHaveCount(0);
     } else {

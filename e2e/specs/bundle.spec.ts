@@ -1,5 +1,5 @@
 /**
- * Issue 13, repro bundles (SPEC §12): `Make repro bundle` on a finding and on an expanded reduction
+ * Repro bundles (SPEC §12): `Make repro bundle` on a finding and on an expanded reduction
  * downloads `repro-<code|id>.tar`; the archive holds bundle.json, the session files and README.md,
  * and the command line run on the extracted files reproduces what was asked (the code, the bytes).
  */

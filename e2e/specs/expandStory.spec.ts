@@ -1,5 +1,5 @@
 /**
- * Issue 12, part C, through the HTTP host: inside every expanded reduction the bytes the model saw
+ * Through the HTTP host: inside every expanded reduction the bytes the model saw
  * and the bytes hidden from it are told apart (the hidden part is the group named "Hidden from the
  * model"); a truncation shows its kept prefix once; a cleared range expands into its messages as
  * rows; a duplicate's chip leads to its canonical and says whether the model could still see it; a
@@ -77,7 +77,7 @@ test.describe('the §9 demo', () => {
 });
 
 test.describe('the sample session', () => {
-  test('a long kept prefix, cut in pieces, is underlined on every piece (issue 16 windows)', async ({ inspector }) => {
+  test('a long kept prefix, cut in pieces, is underlined on every piece (in windows)', async ({ inspector }) => {
     // The truncation keeping the most: its prefix runs over many lines.
     const long = liveLog(SESSION_SIDECAR)
       .filter((r) => r.kind === 'tool_output_truncated')
@@ -171,7 +171,7 @@ test.describe('the sample session', () => {
     await button.click();
     const matched = textOf(bytesOf(match.snippet).subarray(match.snippet_match[0], match.snippet_match[1]));
     // The row of the match holds it marked; every other hit of the query in the open reduction is
-    // marked too (issue 13: the search's pages mark all they hold), each exactly the query's text.
+    // marked too (the search's pages mark all they hold), each exactly the query's text.
     await expect(inspector.messageRow(match.reduction_id, match.index).locator('mark').first()).toHaveText(matched);
     const marks = inspector.marks(match.reduction_id);
     await expect(marks.first()).toBeVisible();

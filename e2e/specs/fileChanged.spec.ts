@@ -1,5 +1,5 @@
 /**
- * A session file rewritten on disk while the app has it open (issue 15): the bytes are not shown
+ * A session file rewritten on disk while the app has it open: the bytes are not shown
  * as verified, and an alert names the file and says to open it again.
  */
 import { closeSync, copyFileSync, openSync, readFileSync, statSync, utimesSync, writeSync } from 'node:fs';
@@ -12,7 +12,7 @@ test.use({
     // A copy: the committed sample is never touched.
     const path = testInfo.outputPath('demo.sidecar.jsonl');
     copyFileSync(sample('demo.sidecar.jsonl'), path);
-    // Not followed (issue 14): a followed file rewritten in place is reopened instead (liveSession.spec.ts).
+    // Not followed: a followed file rewritten in place is reopened instead (liveSession.spec.ts).
     await use([path, '--no-follow']);
   },
 });

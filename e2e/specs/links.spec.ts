@@ -1,5 +1,5 @@
 /**
- * Issue 13 (SPEC §12) through the HTTP host: a link opens at its place (model call, reduction
+ * Links (SPEC §12) through the HTTP host: a link opens at its place (model call, reduction
  * expanded at its byte range, search with its flags), moving keeps the fragment current without
  * adding history entries, `Copy link` round-trips (and leaves the token out), and `Copy bytes` /
  * `Download range` give exactly the bytes the CLI's `expand --range` prints — escape bytes included.

@@ -1,5 +1,5 @@
 /**
- * Issue 14: `serve` on a session file that a child process is still writing. Rows appear as they
+ * `serve` on a session file that a child process is still writing. Rows appear as they
  * are written; away from the bottom the view stays put and `Jump to latest (N new)` counts what
  * arrived; an open expansion stays open; at the bottom the view follows. The file is never written
  * by the app (SHA-256 of what the writer wrote = the file).

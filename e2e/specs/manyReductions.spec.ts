@@ -1,5 +1,5 @@
 /**
- * One message carrying 100,000 reductions (issue 15: 100,000 chips in one row froze the page, 18 s
+ * One message carrying 100,000 reductions (100,000 chips in one row froze the page, 18 s
  * long tasks, a click unanswered for 120 s). The file is wrong — two live reductions on one message
  * are `overlapping_reductions` (SPEC §5.6) — but the app must stay responsive: the row shows a few
  * chips and one `N more reductions` button opening a virtualized list of the rest, each item still

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A (SPEC §11) through the HTTP host: the `Model call` slider, `Latest`, the status
+ * Model calls (SPEC §11) through the HTTP host: the `Model call` slider, `Latest`, the status
  * bar naming the call shown, and the `Context map` — on the §9 demo (call 2 was given message 2
  * whole: r1 was minted after it) and on the realistic sample (its rewind and model switch are
  * marks; a click in the map selects a call and the slider follows). Axe-clean in both themes.

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): policy replay in the app (`Replay policy` in Findings) and the what-if policy
+ * Policy replay in the app (`Replay policy` in Findings) and the what-if policy
  * editor (`What if` tab), each checked against the command line (`check --replay`, `view --policy`).
  */
 import { writeFileSync } from 'node:fs';

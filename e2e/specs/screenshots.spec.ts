@@ -62,7 +62,7 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'log.png');
   });
 
-  // Issue 12 (C): a truncation sliced across kept_bytes, what the model saw beside what it did not.
+  // A truncation sliced across kept_bytes, what the model saw beside what it did not.
   test('expanded-story', async ({ inspector }) => {
     await inspector.waitLoaded();
     await inspector.expand('r4');
@@ -81,7 +81,7 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'dark.png');
   });
 
-  // Issue 12, part B: the diff between two calls beside the view, a rewind drawn where it happened.
+  // The diff between two calls beside the view, a rewind drawn where it happened.
   test('diff', async ({ inspector }) => {
     await inspector.waitLoaded();
     await inspector.compareCalls(12, null);
@@ -91,7 +91,7 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'diff.png');
   });
 
-  // Issue 12 (C): a cleared range opened as one row per message; a duplicate's link to its canonical.
+  // A cleared range opened as one row per message; a duplicate's link to its canonical.
   test('range rows, canonical link', async ({ inspector }) => {
     const log = liveLog(SESSION_SIDECAR);
     const cleared = log.find((r) => r.kind === 'turns_cleared');
@@ -108,7 +108,7 @@ test.describe('screenshots', () => {
     await shoot(inspector, 'canonical-link.png');
   });
 
-  // Issue 12 (B): a model switch drawn where it happened, and the glossary of the help dialog.
+  // A model switch drawn where it happened, and the glossary of the help dialog.
   test('events, glossary', async ({ inspector }) => {
     await inspector.waitLoaded();
     const change = inspector.event(/^Model switch from/);
@@ -148,7 +148,7 @@ test.describe('screenshots', () => {
     });
   });
 
-  // Issue 12 part A: the model call slider on a past call, the Context map with its marks.
+  // The model call slider on a past call, the Context map with its marks.
   test('model calls', async ({ inspector }) => {
     await inspector.waitLoaded();
     await expect(inspector.contextMap).toBeVisible();

@@ -1,5 +1,5 @@
 /**
- * Issue 13, item 6: search past the agent's bounds. A generated session hides exactly 115
+ * Search past the agent's bounds. A generated session hides exactly 115
  * occurrences of a word — eleven in each of ten elided outputs, five past the kept prefix of a
  * truncated one — and shows it three times to the model (the user's message, two in the kept
  * prefix). The agent's result stops at 50; `Every match` pages through all 115 (`1 of 115` …
@@ -66,7 +66,7 @@ const previousMatch = (page: Page): Locator => page.getByRole('button', { name: 
 const scope = (page: Page, name: 'Hidden content' | 'What the model saw'): Locator =>
   page.getByRole('radiogroup', { name: 'Search in', exact: true }).getByRole('radio', { name, exact: true });
 
-test.describe('paging through every match (issue 13)', () => {
+test.describe('paging through every match', () => {
   test('1 of 115 … 115 of 115, each match opened in its reduction with its hits marked, then wraps', async ({ inspector, inspectorApp, writtenSidecar }) => {
     // 115 steps, each a navigation: a busy machine needs more than the default.
     test.setTimeout(240_000);

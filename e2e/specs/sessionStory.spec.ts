@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B, through the HTTP host: the session's events where they happened (the sample
+ * Through the HTTP host: the session's events where they happened (the sample
  * session's model switch and its rewind with the abandoned branch read back from the file), the
  * diff between two model calls (the §9 demo: from call 2 to the latest view, r1 left the context),
  * and the glossary of the help dialog, by keyboard. Every expected value is read from the files.

@@ -79,7 +79,7 @@ test('a compaction: the summary row, its chip, the dropped transcript, a slice, 
   await expect(region).toHaveAttribute('data-total-bytes', String(whole.total_bytes));
   await expect(region).toHaveAttribute('data-source', 'minted');
   await expect(region).toContainText('hashed at import');
-  // …as rows, one per dropped message, each with its role, index and exact content (issue 12),
+  // …as rows, one per dropped message, each with its role, index and exact content,
   // all of it hidden from the model; together they are the transcript the command line prints.
   await expect(inspector.messageRows('s1')).toHaveCount(2);
   await expect(inspector.hiddenPart('s1')).toHaveCount(1);

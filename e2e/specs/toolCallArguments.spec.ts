@@ -1,5 +1,5 @@
 /**
- * Tool calls whose arguments are megabytes (issue 15: 21 rows of them were a 96.8 MB `rows`
+ * Tool calls whose arguments are megabytes (21 rows of them were a 96.8 MB `rows`
  * reply). `rows` carries a prefix of each call's arguments and their whole size, like a row's
  * text; the app shows the prefix and the size, and `Show more` pages through the rest. The
  * sidecar (ten calls of 8 MiB each) is written at test time, once per worker, into a temporary folder.

@@ -1,5 +1,5 @@
 /**
- * Issue 13: files opened from the browser. Over the HTTP host a file picked with `Open file…` or
+ * Files opened from the browser. Over the HTTP host a file picked with `Open file…` or
  * dropped on the page is uploaded and opened (its bytes expand as the command line expands the
  * original); `serve DIR` lists the folder's session files in `Sessions in folder`, each opened by
  * picking it, a file added later offered after `Refresh`. The desktop app keeps its native dialog.

@@ -1,5 +1,5 @@
 /**
- * Issue 16: windows inside a large output. A jump (`Jump to byte`, `Show window`) shows one 1 MiB
+ * Windows inside a large output. A jump (`Jump to byte`, `Show window`) shows one 1 MiB
  * window at the offset, exactly the bytes `expand --range` gives for it; `Load more` appends
  * windows that grow to 1 MiB while the content holds at most 4 MiB (MAX_SHOWN_BYTES: the earliest
  * windows leave the DOM), and `Show earlier` brings back the bytes before. The sidecar (one output

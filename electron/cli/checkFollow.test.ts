@@ -1,4 +1,4 @@
-/** Issue 14: `check --follow` prints each new finding as one JSON line while a writer process appends; it ends on SIGINT or when the file is deleted. */
+/** `check --follow` prints each new finding as one JSON line while a writer process appends; it ends on SIGINT or when the file is deleted. */
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';

@@ -1,5 +1,5 @@
 /**
- * `check --follow FILE...` (issue 14): checks the session, then keeps checking as the file grows,
+ * `check --follow FILE...`: checks the session, then keeps checking as the file grows,
  * for an agent's CI watching a run. Output is JSON Lines: `{"finding":…}` once per finding (the
  * ones already there first, then each new one as it appears), `{"notice":…}` when the file was
  * reopened from scratch or deleted, and at the end `{"summary":…}`. It ends on SIGINT/SIGTERM or

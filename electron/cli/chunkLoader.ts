@@ -1,6 +1,6 @@
 /**
  * Loads the command line's chunks (dist/cli-*.cjs, scripts/build.mjs) with V8's code cache, so a
- * cold start does not parse a megabyte of JavaScript again (issue 16: most of a cold `check` was
+ * cold start does not parse a megabyte of JavaScript again (most of a cold `check` was
  * compiling its chunk). Node ≥ 22.1 has module.enableCompileCache for this; on older Node the chunk
  * is compiled here with vm.Script and its `cachedData`.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 16, a cold command line: each command loads only its own code. Observed on the built
+ * A cold command line: each command loads only its own code. Observed on the built
  * bundle (dist/cli.cjs and its chunks, scripts/build.mjs) through a `node -r` hook that records
  * every module Node's loader is asked for: a property of what is loaded, not a time.
  */

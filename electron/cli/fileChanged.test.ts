@@ -1,5 +1,5 @@
 /**
- * The command line over a sidecar rewritten in place after it was indexed (issue 15): same length,
+ * The command line over a sidecar rewritten in place after it was indexed: same length,
  * modification time set back. `expand`, `search` and `check` exit 2 with `file_changed`; none
  * prints the rewritten bytes, and check does not report findings over them.
  */

@@ -1,5 +1,5 @@
 /**
- * `check` on the command line with very many findings (issue 15): 130,000 garbage lines exit 1
+ * `check` on the command line with very many findings: 130,000 garbage lines exit 1
  * with every finding printed, where they used to overflow the stack (`internal_error`, exit 2).
  */
 import { afterAll, describe, expect, it } from 'vitest';

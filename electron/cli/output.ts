@@ -101,7 +101,7 @@ export interface WriteSyncFs {
 /**
  * A writer of text to the file descriptor `fd` (1 stdout, 2 stderr), each call written whole before
  * it returns. Not process.stdout: on a pipe (`check … | jq`, the bench) making that stream loads
- * Node's net and stream modules, several ms of a cold start (issue 16), and an outcome is one
+ * Node's net and stream modules, several ms of a cold start, and an outcome is one
  * short line. A reader that has gone (EPIPE: `… | head`) ends the writing silently, as bin.ts
  * ignores that error of the stream; a descriptor someone made non-blocking (EAGAIN) is waited on
  * a millisecond at a time; any other failure hands the bytes left to `fallback` (the stream).

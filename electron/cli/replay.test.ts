@@ -1,4 +1,4 @@
-/** Issue 13: `check --replay` and `view --policy` on the command line. */
+/** `check --replay` and `view --policy` on the command line. */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * `serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES]`: the HTTP host of SPEC §6 for a
- * browser (a DIR: the session files in it, issue 13). Prints exactly
+ * browser (a DIR: the session files in it). Prints exactly
  * `Session Inspector listening on <url>` as the first line on stdout (the URL carries the access
  * token, SPEC §7.1), then runs until SIGINT or SIGTERM and exits 0.
  */
@@ -37,11 +37,11 @@ export interface ServeOptions {
   session?: string;
   /** `--format F`: read the files as this format instead of detecting it (§10.2). */
   format?: string;
-  /** `--max-upload BYTES`: the largest file the page may upload (issue 13). */
+  /** `--max-upload BYTES`: the largest file the page may upload. */
   maxUploadBytes?: number;
   /** `--link '#…'` (SPEC §12): the place to start at, as a canonical fragment (`#…`, never just `#`). */
   link?: string;
-  /** Issue 14 `--no-follow`: false opens the files without following them. */
+  /** `--no-follow`: false opens the files without following them. */
   follow?: boolean;
 }
 

@@ -1,4 +1,4 @@
-/** Issue 13 on the command line: `serve DIR` and `--max-upload`, refused before anything starts when misused. */
+/** Serving a folder and uploads on the command line: `serve DIR` and `--max-upload`, refused before anything starts when misused. */
 import { mkdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';

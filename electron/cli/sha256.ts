@@ -2,7 +2,7 @@
  * node:crypto's `createHash` as the command line's bundles see it (scripts/build.mjs `lazy-modules`
  * puts this one in its place there; everything else of node:crypto is Node's, loaded on first use).
  * Loading node:crypto costs a cold start about 5 ms, more than hashing a small session's contents
- * takes in JavaScript (issue 16), so SHA-256 is computed here (JsSha256) until the process has
+ * takes in JavaScript, so SHA-256 is computed here (JsSha256) until the process has
  * hashed JS_HASH_BUDGET bytes; then, and for any other algorithm, node:crypto's own hash does the
  * work, a hash under way handing it what it has taken.
  *

@@ -1,5 +1,5 @@
 /**
- * A torn record in the middle of a sidecar through the command line (issue 15): `check` reports the
+ * A torn record in the middle of a sidecar through the command line: `check` reports the
  * torn line and only the lost message's reduction; later reductions expand to their bytes.
  */
 import { writeFileSync } from 'node:fs';

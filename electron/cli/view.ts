@@ -52,7 +52,7 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
 const POLICY_MAX_BYTES = 1024 * 1024;
 
 /**
- * Issue 13: `--policy FILE.json`, read and validated (§3.4, unknown fields refused: a misspelt
+ * `--policy FILE.json`, read and validated (§3.4, unknown fields refused: a misspelt
  * field would otherwise fall back silently) before any session file is read.
  */
 export function readPolicyFlag(flags: ReadonlyMap<string, string | true>): ReductionPolicy | undefined {

@@ -1,5 +1,5 @@
 /**
- * Issue 13 `serve DIR`: the folder listing (`folder`) and opening an entry by its id (`openFile`),
+ * `serve DIR`: the folder listing (`folder`) and opening an entry by its id (`openFile`),
  * over the HTTP host and the SessionHost with the worker's own answers.
  */
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';

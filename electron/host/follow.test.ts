@@ -1,5 +1,5 @@
 /**
- * Issue 14: the session host pushes a followed session's growth as `sessionUpdated` over its event
+ * The session host pushes a followed session's growth as `sessionUpdated` over its event
  * stream (SSE here; IPC forwards the same host events), keeps `state` current, and with
  * `follow: false` (`--no-follow`) does not follow.
  */

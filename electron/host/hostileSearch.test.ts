@@ -1,5 +1,5 @@
 /**
- * Issue 15 through the hosts: the SessionHost over the real resolver worker (dist/worker.cjs,
+ * A hostile regex through the hosts: the SessionHost over the real resolver worker (dist/worker.cjs,
  * with the bounds both hosts use), reached over HTTP as the browser reaches it. Nothing sleeps:
  * each step waits on a reply or an event.
  */
@@ -15,7 +15,7 @@ import { DEFAULT_HOST_TIMEOUTS, createSessionHost } from './sessionHost';
 import { startTestHost } from './testing/apiClient';
 import type { ResolverClient } from './types';
 
-/** Issue 15's pattern: a program of 10,003 instructions; over HTTP, rows waited 132 s behind it. */
+/** A hostile pattern: a program of 10,003 instructions; over HTTP, rows waited 132 s behind it. */
 const ATTACK = '[\\s\\S]{1000}'.repeat(10) + '[QZ]';
 /** Below the program limit, about as slow per byte as a pattern may be, and never matching here. */
 const HEAVY = '[\\s\\S]{0,1000}[QZ]+';
@@ -81,7 +81,7 @@ function nextEvent(host: { onEvent(l: (e: HostEvent) => void): () => void }, acc
   });
 }
 
-describe('a hostile regex over HTTP, real worker (issue 15)', () => {
+describe('a hostile regex over HTTP, real worker', () => {
   it('the attack is refused up front as invalid_query naming the limit, and rows answer after it', async () => {
     const { api } = await serve();
     value(await api('openFile', { id: 'file-1' }));
@@ -138,7 +138,7 @@ describe('a hostile regex over what the model saw (scope "view"), over HTTP, rea
   });
 });
 
-describe('the session host bounds every request (issue 15)', () => {
+describe('the session host bounds every request', () => {
   /** A client that never answers a session request: a stuck worker without the client's own bound. */
   function stuckClient(): ResolverClient & { cancelled: string[] } {
     const cancelled: string[] = [];

@@ -298,7 +298,7 @@ describe('the API', () => {
     expect(rows.rows.map((r) => r.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
     expect(rows.rows[2]?.text).toMatch(/^PASS a\.test\.ts\n⟦reduced⟧ id=r1 kind=tool_output_truncated hidden_bytes=52/);
 
-    // SPEC §9's outcome, plus the span hidden from the model (issue 12: what the model saw inside the expansion).
+    // SPEC §9's outcome, plus the span hidden from the model (what the model saw inside the expansion).
     expect(value(await s.api('expand', { id: 'r1', range: [31, 41] }), 'expand')).toEqual({ ...SPEC9_EXPAND_R1_31_41, hidden: [[15, 67]] });
 
     const search = value(await s.api('search', { searchId: 's1', query: 'FAIL' }), 'search');

@@ -70,9 +70,9 @@ export interface HttpHostOptions {
   heartbeatMs?: number;
   /** The slow-loris bounds (default TIMEOUTS; tests shorten them). */
   timeouts?: Partial<HttpTimeouts>;
-  /** Issue 13: the largest upload accepted (`POST /api/upload`; default DEFAULT_MAX_UPLOAD_BYTES). */
+  /** The largest upload accepted (`POST /api/upload`; default DEFAULT_MAX_UPLOAD_BYTES). */
   maxUploadBytes?: number;
-  /** Issue 13: where uploads' private folders are made (default: the system temporary folder). */
+  /** Where uploads' private folders are made (default: the system temporary folder). */
   uploadTmpRoot?: string;
 }
 
@@ -334,7 +334,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
   }
 
   /**
-   * Issue 13: `POST /api/upload`, a file's bytes as `application/octet-stream` with its length
+   * `POST /api/upload`, a file's bytes as `application/octet-stream` with its length
    * declared: kept in a private temporary file (./upload.ts) and opened as the session; the reply
    * is `openFile`'s. Access (token, Host, Origin) was checked before, as for every API call.
    */

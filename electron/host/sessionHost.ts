@@ -22,11 +22,11 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   search: 270_000,
   searchPage: 270_000,
   check: 660_000,
-  // Issue 13: a bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
+  // A bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
   reproBundle: 660_000,
   replay: 660_000,
   whatIf: 660_000,
-  // Issue 14: it reopens the session.
+  // It reopens the session.
   setFollow: 660_000,
   openDialog: Infinity,
 };
@@ -170,7 +170,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   };
   for (const path of options.files) offer([path], options.format);
 
-  /** Issue 14: whether opens follow the files (`--no-follow`, the app's setting), and what is open, to reopen it when that changes. */
+  /** Whether opens follow the files (`--no-follow`, the app's setting), and what is open, to reopen it when that changes. */
   let follow = options.follow !== false;
   let lastOpened: { paths: string[]; source: OpenSource } | undefined;
 
@@ -183,7 +183,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
     if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
-    // Issue 14: the session shown grew (followed): `state` and a late subscriber see it as it is now.
+    // The session shown grew (followed): `state` and a late subscriber see it as it is now.
     if (event.name === 'sessionUpdated' && event.payload.generation === session?.generation && !session.provisional) {
       session = present(event.payload.info);
       emit({ ...event, payload: { ...event.payload, info: session } });

@@ -1,5 +1,5 @@
 /**
- * A link with a wrong or expired token (SPEC §12, issue 13): the host says how to get a fresh
+ * A link with a wrong or expired token (SPEC §12): the host says how to get a fresh
  * address instead of a bare 403 — still 403, never the token, plain text.
  */
 import { join } from 'node:path';

@@ -27,7 +27,7 @@ export interface ResolverClient {
 export interface OpenSource {
   session?: string;
   format?: string;
-  /** Issue 14: false opens without following the files (a change then makes them `file_changed`). */
+  /** False opens without following the files (a change then makes them `file_changed`). */
   follow?: boolean;
   /** One per path: the name the user knows the file by (an upload's label), written instead of its path into a repro bundle. */
   labels?: string[];
@@ -49,7 +49,7 @@ export interface SessionHost {
    */
   openPaths(paths: string[], source?: OpenSource): Promise<Reply<'openFile'>>;
   /**
-   * Opens a file the HTTP host received as an upload (issue 13). The host keeps it while it is the
+   * Opens a file the HTTP host received as an upload. The host keeps it while it is the
    * session shown (offered under its label) and discards it once the session is closed or replaced,
    * when its open fails, and on dispose. `order` is the one `beginUpload` gave when its request
    * arrived: an upload that began before another already opened is superseded, whichever of the two
@@ -89,7 +89,7 @@ export interface SessionHostOptions {
   openDialog?: () => Promise<string[] | null>;
   /** `serve DIR`: the folder whose session files `folder` lists and `openFile` opens by entry id. */
   folder?: ServedFolder;
-  /** Issue 14: false opens every session without following it (`--no-follow`); followed by default. */
+  /** False opens every session without following it (`--no-follow`); followed by default. */
   follow?: boolean;
   /** Called after every successful open (the desktop app remembers recent files). */
   onOpened?: (paths: string[]) => void;

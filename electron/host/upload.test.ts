@@ -1,5 +1,5 @@
 /**
- * Issue 13 uploads: `POST /api/upload` on the HTTP host, over the SessionHost and the worker's own
+ * Uploads: `POST /api/upload` on the HTTP host, over the SessionHost and the worker's own
  * answers (the fake client runs the worker's SessionService in-process). Each upload's private
  * folder is made under a folder of this test's, so "nothing left on disk" is a listing of it.
  */

@@ -1,5 +1,5 @@
 /**
- * Uploads (issue 13): a session file the user drops on the HTTP host's page or picks with its file
+ * Uploads: a session file the user drops on the HTTP host's page or picks with its file
  * input, streamed into a private temporary file and opened from there.
  *
  * Invariants:

@@ -1,5 +1,5 @@
 /**
- * Issue 16: the hidden contents' hashes verified in the background right after the open, on a
+ * The hidden contents' hashes verified in the background right after the open, on a
  * worker thread (the second core), so the first search finds them computed instead of hashing
  * every hidden content itself.
  *

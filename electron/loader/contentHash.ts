@@ -1,5 +1,5 @@
 /**
- * The SHA-256 of a content read straight from its JSON string body in the file (issue 16: the first
+ * The SHA-256 of a content read straight from its JSON string body in the file (the first
  * search verified every hidden content at ~200 MB/s, most of it spent in the general decoder).
  *
  * Large reads; a window without a backslash is hashed as it was read (its raw bytes are the content

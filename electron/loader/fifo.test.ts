@@ -1,5 +1,5 @@
 /**
- * A path that is, or is swapped for, a FIFO between a check and the open (issue 15): the loader
+ * A path that is, or is swapped for, a FIFO between a check and the open: the loader
  * opens non-blocking and checks what it opened on the descriptor (fstat), so it refuses the FIFO
  * with `unreadable_file` and never waits for a writer. The swap is simulated by a `statSync` that
  * still sees the regular file the path named a moment before.

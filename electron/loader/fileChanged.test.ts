@@ -1,5 +1,5 @@
 /**
- * Bytes changed on disk are never served as verified (issue 15, SPEC §5.1: a wrong-bytes
+ * Bytes changed on disk are never served as verified (SPEC §5.1: a wrong-bytes
  * substitution must be impossible). A content's hash is computed once, while its bytes are read
  * back from the file on every request; the session now checks, before and after every read, that
  * the file is still the one it opened (FileGuard), and answers `file_changed` otherwise.

@@ -100,7 +100,7 @@ describe('FileContent', () => {
   });
 });
 
-describe('FileContent: the context around a match is read near it (issue 16)', () => {
+describe('FileContent: the context around a match is read near it', () => {
   it('a match just past a checkpoint has its snippet context decoded from an anchor before it, not from the checkpoint before', () => {
     // Checkpoints every CHECKPOINT_RAW_BYTES (32 KiB: 262,144 is the eighth) of raw body; matches at 20, 100 and 900
     // bytes past the first one, and one far from any.
@@ -139,7 +139,7 @@ describe('FileContent: the context around a match is read near it (issue 16)', (
   });
 });
 
-describe('FileContent.findAllDirect (issue 16: a simple pattern matched in raw bytes)', () => {
+describe('FileContent.findAllDirect (a simple pattern matched in raw bytes)', () => {
   /** RE2's leftmost-first non-overlapping matches of `pattern` in `text`, in UTF-8 bytes: the reference. */
   /** RE2's matches in `text` from UTF-16 index `start` on (a hidden span starts there: a match may not begin before it), as byte ranges. */
   function re2Matches(text: string, pattern: string, start: number): [number, number][] {
@@ -264,7 +264,7 @@ describe('FileContent.findAllDirect (issue 16: a simple pattern matched in raw b
   });
 });
 
-describe('FileContent.findAllFolded (issue 16: case-insensitive substring over raw bytes)', () => {
+describe('FileContent.findAllFolded (case-insensitive substring over raw bytes)', () => {
   /** RE2's leftmost non-overlapping case-insensitive matches of a literal, in UTF-8 bytes: the reference. */
   function re2Folded(text: string, query: string): [number, number][] {
     const m = RE2JS.compile(RE2JS.quote(query), RE2JS.CASE_INSENSITIVE).matcher(text);

@@ -72,7 +72,7 @@ function rawForm(needle: Uint8Array, sample: () => Uint8Array): RawForm | null {
   return form;
 }
 
-/** A message list that hands out the contents it keeps in the file without reading their records (issue 16). */
+/** A message list that hands out the contents it keeps in the file without reading their records. */
 export interface FileContentList {
   fileContent(index: number): FileContent | undefined;
 }
@@ -137,7 +137,7 @@ export class FileContent implements ByteSource {
   /** Character boundaries asked for before: a stub's kept prefix is asked for by every search. */
   private readonly boundaries = new Map<number, number>();
 
-  /** Issue 16: the truncation's hidden-span start, found by the background thread (keptBoundary.ts). */
+  /** The truncation's hidden-span start, found by the background thread (keptBoundary.ts). */
   private keptBoundary(): KeptBoundary | undefined {
     this.kept ??= preparedKeptBoundary(this.raw);
     return this.kept;
@@ -299,7 +299,7 @@ export class FileContent implements ByteSource {
     const near = this.boundaryAtOrBefore(want, start.raw);
     const decodedNear = this.walk(start, near);
     // Anchors a little before the match and at it: the snippet, and a regex's window around the
-    // match (issue 16's literal prefilter reads it at once), decode from there, not from a checkpoint.
+    // match (the literal prefilter reads it at once), decode from there, not from a checkpoint.
     this.addAnchor(near, decodedNear);
     const decoded = this.walk({ raw: near, decoded: decodedNear }, target);
     this.addAnchor(target, decoded);
@@ -357,7 +357,7 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * ByteSource.findAllDirect over the raw body (issue 16): in a canonical body a `rawSafe` pattern
+   * ByteSource.findAllDirect over the raw body: in a canonical body a `rawSafe` pattern
    * matches only bytes written literally, and no match holds a backslash, so its matches in the
    * decoded content are exactly its matches in the raw bytes that start at an escape boundary (a
    * start inside an escape's tail, like the digits of `\u001b`, is skipped), at the same bytes.

@@ -1,4 +1,4 @@
-/** Issue 14: following a session file that grows (SPEC §13), compared with fresh opens. */
+/** Following a session file that grows (SPEC §13), compared with fresh opens. */
 import { appendFileSync, closeSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -70,7 +70,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 
 describe('SessionFollower', () => {
   it('after any append schedule (torn lines completed later, truncations, replacements, rewrites) equals a fresh open of the final file, and a session already handed out never changes', async () => {
-    // With revisions: reductions of an earlier message and earlier indices re-recorded (issue 14: the incremental resolve must redo what they touch).
+    // With revisions: reductions of an earlier message and earlier indices re-recorded (the incremental resolve must redo what they touch).
     const texts = [false, true].map((revisions) => Buffer.from(liveSessionText(10, { revisions })));
     let run = 0;
     await fc.assert(

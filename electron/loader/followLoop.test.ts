@@ -1,4 +1,4 @@
-/** Issue 14: change detection of a followed session — watch events debounced, a polling fallback, stopped on close. */
+/** Change detection of a followed session — watch events debounced, a polling fallback, stopped on close. */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';

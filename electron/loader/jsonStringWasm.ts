@@ -1,5 +1,5 @@
 /**
- * The walk of a JSON string body (jsonString.ts `JsonStringWalk`) as a WebAssembly loop (issue 16):
+ * The walk of a JSON string body (jsonString.ts `JsonStringWalk`) as a WebAssembly loop:
  * tool outputs hold an escape every ~16 bytes, and finding each with `Buffer.indexOf` (a call into
  * C++ per escape) walked at ~200 MB/s, the largest cost of indexing. Two functions over the same
  * loop, one counting the decoded bytes and one also writing them (indexing hashes a large content

@@ -35,7 +35,7 @@ function decode(body: Buffer): Buffer {
   return Buffer.from(JSON.parse(`"${body.toString('utf8')}"`) as string, 'utf8');
 }
 
-describe('locateKept (issue 16: the hidden-span start found off the search thread)', () => {
+describe('locateKept (the hidden-span start found off the search thread)', () => {
   it("answers FileContent's floor of kept_bytes and the raw offset where it begins, in pieces of any size, or nothing", () => {
     fc.assert(
       fc.property(contentArb, fc.nat(), fc.boolean(), fc.integer({ min: 1, max: 7 }), fc.integer({ min: 8, max: 64 }), fc.array(fc.nat(4), { minLength: 1 }), (text, k, loose, most, bufBytes, picks) => {

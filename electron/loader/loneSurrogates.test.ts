@@ -1,5 +1,5 @@
 /**
- * Issue 15: one decoding rule for search snippets and expand. The committed bad input with lone
+ * One decoding rule for search snippets and expand. The committed bad input with lone
  * surrogates in JSON escapes, read by the real loader: each is U+FFFD wherever text reaches the user.
  */
 import { join } from 'node:path';
@@ -9,7 +9,7 @@ import { loadSession } from './session';
 
 const FIXTURE = join(import.meta.dirname, '../../e2e/fixtures/bad/lone-surrogates.sidecar.jsonl');
 
-describe('lone surrogates in a sidecar (issue 15)', () => {
+describe('lone surrogates in a sidecar', () => {
   it('a search snippet is exactly what expand returns for its byte range: U+FFFD, never a raw surrogate', async () => {
     const loaded = await loadSession([FIXTURE]);
     if (!loaded.ok) throw new Error(loaded.error.message);

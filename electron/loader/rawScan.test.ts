@@ -45,7 +45,7 @@ describe('byteFrequencies', () => {
   });
 });
 
-describe('rawScan (issue 16: the rarest byte with memchr, then the needle around it)', () => {
+describe('rawScan (the rarest byte with memchr, then the needle around it)', () => {
   it('exactScanner reports every occurrence in [from, to), overlapping ones included, in order', () => {
     const units = ['a', 'b', 'Q', 'ab', 'aQ', '\n', 'é', 'xyz'];
     fc.assert(

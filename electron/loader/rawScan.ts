@@ -1,5 +1,5 @@
 /**
- * Issue 16: finding a needle in raw bytes at memchr speed. `Buffer.indexOf(needle)` runs a
+ * Finding a needle in raw bytes at memchr speed. `Buffer.indexOf(needle)` runs a
  * Boyer-Moore-Horspool search at about 1 GB/s here; `Buffer.indexOf(byte)` is the C library's
  * memchr, several times faster. So, as ripgrep does, a scanner looks for the needle's rarest byte
  * with memchr and checks the needle around each hit. When hits come densely (the rare byte was not

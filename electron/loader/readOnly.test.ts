@@ -65,7 +65,7 @@ const WRITES = /^(write|writeSync|writeFile|writeFileSync|writev|writevSync|appe
 
 /**
  * Modules that write only files they create themselves, never a session file. The upload receiver
- * (issue 13) streams the page's bytes into a private folder it makes (`mkdtemp`, 0700; the file
+ * streams the page's bytes into a private folder it makes (`mkdtemp`, 0700; the file
  * 0600, created exclusively) and removes it; `electron/host/upload.test.ts` proves the modes, the
  * location, that a refused or aborted upload leaves nothing, and the removal. The loader then opens
  * that copy read-only like any file (the run-time test above covers it).

@@ -101,7 +101,7 @@ export async function loadSession(paths: string[], options: LoadOptions = {}): P
   return loaded.ok ? { ok: true, session: loaded.session } : loaded;
 }
 
-// --- Issue 14: live sessions (follow.ts) ---
+// --- live sessions (follow.ts) ---
 /** The files of a session opened to be followed, kept open and indexed on by follow.ts. */
 export interface LiveSources {
   /** In the order they are indexed (a snapshot before its sidecar). */
@@ -151,8 +151,7 @@ function inputsOf(sources: readonly SessionSource[], stops: readonly IndexStop[]
   }
   return inputs;
 }
-// --- end issue 14 ---
-
+// ---
 async function load(paths: string[], options: LoadOptions, keep: boolean): Promise<{ ok: true; session: LoadedSession; live?: LiveSources } | { ok: false; error: LoadError }> {
   if (paths.length === 0) return { ok: false, error: { code: 'usage', message: 'no file given: pass a sidecar, a session snapshot, or one of each' } };
   if (paths.length > 2) return { ok: false, error: { code: 'usage', message: `${paths.length} files given: pass at most two, a sidecar and a session snapshot` } };

@@ -1,5 +1,5 @@
 /**
- * A torn line in the middle of a sidecar (issue 15): a writer crashed mid-append and a later
+ * A torn line in the middle of a sidecar: a writer crashed mid-append and a later
  * append went on. The reader resynchronises at the next record: the lost record's index becomes a
  * hole (a placeholder row, `missing`), every later message keeps its index and its reductions
  * verify, and a reduction of the lost message answers address_out_of_range.

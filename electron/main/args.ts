@@ -73,7 +73,7 @@ export function parseLinkArgument(argv: readonly string[]): string | undefined {
 export function protocolUrlArgument(argv: readonly string[]): string | undefined {
   return argv.find((argument) => isProtocolUrl(argument));
 }
-/** Issue 14: the desktop app's switch that opens files without following them (`open --no-follow`). */
+/** The desktop app's switch that opens files without following them (`open --no-follow`). */
 export const NO_FOLLOW_SWITCH = '--no-follow';
 
 /** What the first instance is told by a second one (`requestSingleInstanceLock(additionalData)`). */

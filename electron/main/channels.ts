@@ -27,20 +27,20 @@ export const METHOD_CHANNELS = {
   check: 'si:check',
   calls: 'si:calls',
   instructions: 'si:instructions',
-  // Issue 12, part B.
+  // Part B.
   callDiff: 'si:callDiff',
   sessionEvents: 'si:sessionEvents',
   abandoned: 'si:abandoned',
-  // Issue 13: folder serving.
+  // Folder serving.
   folder: 'si:folder',
-  // Issue 13.
+  // 
   reproBundle: 'si:reproBundle',
-  // Issue 13 (4): policy replay, the what-if view.
+  // Policy replay, the what-if view.
   replay: 'si:replay',
   whatIf: 'si:whatIf',
-  // Issue 13: every match of a search, a page at a time.
+  // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
-  // Issue 14.
+  // 
   setFollow: 'si:setFollow',
 } as const satisfies { [M in Method]: `si:${M}` };
 

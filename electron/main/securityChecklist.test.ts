@@ -1,5 +1,5 @@
 /**
- * The Electron security checklist (electron/electron docs/tutorial/security.md, STYLE.md), item by
+ * The Electron security checklist (electron/electron docs/tutorial/security.md; SECURITY.md §5), item by
  * item, checked on what the app really sets up: `startApp` runs against the fake Electron, and each
  * test reads what it handed to Electron (the options of `new BrowserWindow`, the session's
  * handlers, the IPC handlers, what the preload put in the main world). One file for a reviewer; the
@@ -274,7 +274,7 @@ describe('navigation and new windows', () => {
 });
 
 describe('permissions', () => {
-  it('the permission request handler denies every request but the app page’s own clipboard write (issue 13: Copy bytes)', () => {
+  it('the permission request handler denies every request but the app page’s own clipboard write (Copy bytes)', () => {
     const handler = fake.defaultSession.setPermissionRequestHandler.mock.calls[0]?.[0] as (wc: unknown, permission: string, callback: (granted: boolean) => void, details: unknown) => void;
     expect(handler).toBeTypeOf('function');
     for (const permission of ['media', 'geolocation', 'notifications', 'midi', 'pointerLock', 'fullscreen', 'openExternal', 'clipboard-read', 'display-capture', 'window-management', 'unknown']) {

@@ -135,7 +135,7 @@ describe('prepareSession', () => {
     const session = prepared();
     const check = session.setPermissionCheckHandler.mock.calls[0]?.[0] as (wc: unknown, permission: string, origin: string) => boolean;
     for (const permission of ['media', 'clipboard-read', 'hid', 'serial']) expect(check({}, permission, 'app://session-inspector')).toBe(false);
-    // The one exception (issue 13): the app's own clipboard write; from elsewhere it is denied too.
+    // The one exception: the app's own clipboard write; from elsewhere it is denied too.
     expect(check({}, 'clipboard-sanitized-write', 'app://session-inspector')).toBe(true);
     expect(check({}, 'clipboard-sanitized-write', 'https://example.com')).toBe(false);
     const device = session.setDevicePermissionHandler.mock.calls[0]?.[0] as () => boolean;

@@ -83,7 +83,7 @@ export function guardWebContents(contents: WebContents): void {
 }
 
 /**
- * The one permission granted (issue 13: `Copy link`, `Copy bytes`): a sanitized clipboard WRITE,
+ * The one permission granted (`Copy link`, `Copy bytes`): a sanitized clipboard WRITE,
  * asked by the app's own page in its main frame. Electron gates `navigator.clipboard.writeText`
  * behind it, unlike a browser; Chromium still requires a user gesture for it. Reading the
  * clipboard, and every other permission, stays denied, for every origin.

@@ -1,5 +1,5 @@
 /**
- * Issue 13: mutants of a generated sample for policy replay — the sidecar with one reduction record
+ * Mutants of a generated sample for policy replay — the sidecar with one reduction record
  * removed, one added, or one `kept_bytes` changed. Built at test time from the records the
  * generator returns; each says which record it touched so a test can name what replay must report.
  */

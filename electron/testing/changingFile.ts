@@ -1,4 +1,4 @@
-/** Session files for the tests of a file that changes on disk while it is open (issue 15). */
+/** Session files for the tests of a file that changes on disk while it is open. */
 import { closeSync, openSync, readFileSync, statSync, utimesSync, writeSync } from 'node:fs';
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';

@@ -1,5 +1,5 @@
 /**
- * Issue 14: a generated session to follow, and what a followed session is compared on. The
+ * A generated session to follow, and what a followed session is compared on. The
  * session has every kind of record an appending writer leaves: a header, a system prompt, messages,
  * reductions, an invert, a rewind with a new timeline after it, a model change.
  */
@@ -14,7 +14,7 @@ export function liveSessionRecords(turns: number, options: LiveSessionOptions = 
 }
 
 /**
- * Issue 14: records an incremental resolve must not get wrong — each step then also logs a
+ * Records an incremental resolve must not get wrong — each step then also logs a
  * reduction of an earlier message (the first tool output), and every fourth re-records an earlier
  * index with the other role (the calls change below the end of the view).
  */

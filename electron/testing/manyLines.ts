@@ -1,4 +1,4 @@
-/** Session files with very many findings or messages: what once overflowed the stack (issue 15). */
+/** Session files with very many findings or messages: what once overflowed the stack. */
 import type { ChatMessage } from '../../shared/index';
 import { makeHeader, makeSnapshot, messageRecord, sidecarText, writeSnapshot } from './files';
 import { writeFileSync } from 'node:fs';

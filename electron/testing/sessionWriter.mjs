@@ -1,5 +1,5 @@
 /**
- * Issue 14: a writer child process, as an agent appends to its session file. Usage:
+ * A writer child process, as an agent appends to its session file. Usage:
  *   node sessionWriter.mjs PLAN.json
  * PLAN: { path, intervalMs, steps: [{ append: text } | { truncate: bytes } | { replace: text }] }.
  * Each step is one write (an append may end mid-line: a torn line the next step completes); the

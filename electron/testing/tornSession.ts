@@ -1,4 +1,4 @@
-/** A session of 20 tool outputs, each elided, whose record of message 3 is torn (issue 15). */
+/** A session of 20 tool outputs, each elided, whose record of message 3 is torn. */
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { makeReduction, tool } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord } from './files';

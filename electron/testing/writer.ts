@@ -1,4 +1,4 @@
-/** Issue 14: runs sessionWriter.mjs as a child process (a real writer appending to a session file). */
+/** Runs sessionWriter.mjs as a child process (a real writer appending to a session file). */
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

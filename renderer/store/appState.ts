@@ -31,7 +31,7 @@ export interface StoreTiming {
   rangeDebounceMs: number;
   /** Time `verify` requests are gathered before one batched request goes out. */
   verifyBatchMs: number;
-  /** Issue 14: the least time between two refreshes of what a live update makes stale over the whole session (log, check, search, context map). */
+  /** The least time between two refreshes of what a live update makes stale over the whole session (log, check, search, context map). */
   liveRefreshMs: number;
 }
 

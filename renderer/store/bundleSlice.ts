@@ -1,4 +1,4 @@
-/** Issue 13: repro bundles. The host builds one from the open session (SPEC §12); the view packs and offers it. */
+/** Repro bundles. The host builds one from the open session (SPEC §12); the view packs and offers it. */
 import type { Params, Reply } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 

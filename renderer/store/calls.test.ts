@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the store's model calls — the context map fetched once per session, a chosen
+ * The store's model calls — the context map fetched once per session, a chosen
  * call's rows, statuses and expansions asked with its `call`, the last choice winning while one is
  * in flight, and `[` / `]` stepping through the calls to the latest view.
  */

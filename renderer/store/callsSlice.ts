@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A — model calls (SPEC §11): the context map's figures, fetched once per session,
+ * Model calls (SPEC §11): the context map's figures, fetched once per session,
  * and which call's input the Projected view shows (`shownCall`; null is the latest view).
  *
  * Choosing a call asks the host for that call's row count first (`rows` with an empty range, which

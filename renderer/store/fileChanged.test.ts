@@ -1,4 +1,4 @@
-/** The window says when a file of the open session changed on disk (issue 15): an alert naming it. */
+/** The window says when a file of the open session changed on disk: an alert naming it. */
 import { describe, expect, it } from 'vitest';
 import { createAppStore } from './store';
 import { fakeHost, sessionInfo, settle } from './testing/fakeHost';

@@ -16,7 +16,7 @@ export function findingsTotal(report: CheckReport | null): number | null {
 }
 
 export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> & ReturnType<typeof freshPolicy> {
-  // Issue 13: a replay and a what-if belong to the session, like its check.
+  // A replay and a what-if belong to the session, like its check.
   return { checkStatus: 'idle', checkReport: null, checkError: null, ...freshPolicy() };
 }
 

@@ -1,4 +1,4 @@
-/** Issue 13 in the store: files opened one at a time, the upload shown while it runs, the folder listing. */
+/** Opening files in the store: files opened one at a time, the upload shown while it runs, the folder listing. */
 import { describe, expect, it } from 'vitest';
 import type { Reply, ResultOf } from '../../shared/contract';
 import type { AppStoreOptions } from './store';

@@ -1,5 +1,5 @@
 /**
- * Issue 13: opening files from the browser. A file picked with `Open file…` or dropped on the page
+ * Opening files from the browser. A file picked with `Open file…` or dropped on the page
  * (uploaded over HTTP, its path resolved by the desktop shell), one at a time; and the sessions of
  * the folder `serve DIR` serves, listed and opened by entry id.
  */

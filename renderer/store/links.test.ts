@@ -1,5 +1,5 @@
 /**
- * Issue 13: links in the store — going to the place a link names (call, reduction at its range,
+ * Links in the store — going to the place a link names (call, reduction at its range,
  * search with its flags), and the place the app is at read back as the same link.
  */
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-/** Issue 14: the store follows a growing session without losing the user's place. */
+/** The store follows a growing session without losing the user's place. */
 import { describe, expect, it, vi } from 'vitest';
 import { createAppStore } from './store';
 import type { Reply } from '../../shared/contract';

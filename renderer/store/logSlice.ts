@@ -21,7 +21,7 @@ export interface LogSlice {
   loadLog: () => Promise<void>;
   /** Sorts by `column`; a second click reverses, a third returns to log order. */
   setLogSort: (column: LogColumn) => void;
-  /** Issue 13: the log shows only reductions of this kind (null: every kind). */
+  /** The log shows only reductions of this kind (null: every kind). */
   logKind: ReductionKind | null;
   setLogKind: (kind: ReductionKind | null) => void;
 }

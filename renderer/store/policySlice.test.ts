@@ -1,4 +1,4 @@
-/** Issue 13 (4): the store's policy replay and what-if: one result per session, the last policy asked for wins. */
+/** The store's policy replay and what-if: one result per session, the last policy asked for wins. */
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../shared/contract';
 import type { ReductionPolicy } from '../../shared/types';

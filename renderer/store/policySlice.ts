@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): policy replay (the Findings panel's `Replay policy`) and the what-if view (the
+ * Policy replay (the Findings panel's `Replay policy`) and the what-if view (the
  * `What if` tab's policy editor). Both run when asked: a replay re-reads the whole sidecar.
  */
 import type { HostError, ResultOf } from '../../shared/contract';

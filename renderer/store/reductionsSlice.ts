@@ -15,7 +15,7 @@ export type ByteRange = readonly [number, number];
 /** The first window an expansion shows, and the least `Load more` appends. */
 export const EXPAND_WINDOW_BYTES = 64 * 1024;
 /**
- * Issue 16: the most one request asks for. `Load more` appends as much again as is shown (64 KiB,
+ * The most one request asks for. `Load more` appends as much again as is shown (64 KiB,
  * 64 KiB, 128 KiB, … up to this), a range or a jump is fetched one window at a time from its start:
  * each reply is rendered as one chunk of its own (earlier chunks are not rendered again).
  */
@@ -84,7 +84,7 @@ export interface ReductionsSlice {
   /** The slider or the inputs moved: show `range` (fetched after a quiet moment). */
   setShownRange: (range: ByteRange) => void;
   /**
-   * Issue 16: shows the window of MAX_WINDOW_BYTES at byte `offset` (clamped to the content), at
+   * Shows the window of MAX_WINDOW_BYTES at byte `offset` (clamped to the content), at
    * once (one commit, not a drag: no quiet moment), as a range the user chose. Only that window is read.
    */
   jumpTo: (offset: number) => void;
@@ -153,7 +153,7 @@ function normalizeRange(range: ByteRange): [number, number] {
 export const createReductionsSlice: SliceCreator<ReductionsSlice> = (deps) => (set, get) => {
   // Bookkeeping that is not rendered lives here, keyed by epoch like the caches it serves.
   // `verifying`: a verify batch is in flight (at most one: see flushVerify).
-  // Issue 12 part A: and by the shown call, whose chips are verified and expanded against its own log.
+  // And by the shown call, whose chips are verified and expanded against its own log.
   let book = { epoch: -1, call: null as number | null, queued: new Set<string>(), asked: new Set<string>(), inFlight: new Map<string, Promise<void>>(), verifying: false };
   let verifyTimer: ReturnType<typeof setTimeout> | undefined;
   let rangeTimer: ReturnType<typeof setTimeout> | undefined;

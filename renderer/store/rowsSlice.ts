@@ -56,7 +56,7 @@ export interface RowsSlice {
   showMoreArguments: (row: number, call: number) => Promise<void>;
   selectRow: (row: number | null, align?: ScrollAlign | false) => void;
   moveSelection: (delta: number) => void;
-  /** Issue 14: asks every page held again, showing the old rows until the new ones arrive (a followed session grew). */
+  /** Asks every page held again, showing the old rows until the new ones arrive (a followed session grew). */
   refreshRows: () => void;
 }
 
@@ -76,7 +76,7 @@ export function rowAt(state: Pick<AppState, 'rowPages'>, row: number): Projected
 
 export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => {
   let wanted = { start: 0, end: 0 };
-  // Pages belong to one epoch and one shown call (issue 12 part A).
+  // Pages belong to one epoch and one shown call.
   let inFlight = { epoch: -1, call: null as number | null, pages: new Set<number>() };
   let scrollSeq = 0;
 
@@ -106,7 +106,7 @@ export const createRowsSlice: SliceCreator<RowsSlice> = (deps) => (set, get) => 
     set({ rowPages: next });
   };
 
-  /** `keep`: the page shown stays until its new rows arrive (issue 14). */
+  /** `keep`: the page shown stays until its new rows arrive. */
   const fetchPage = async (page: number, keep = false): Promise<void> => {
     const { epoch, shownCall: call } = get();
     const pending = inFlightPages();

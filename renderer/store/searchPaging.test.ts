@@ -55,7 +55,7 @@ async function searched(total: number, scope: 'hidden' | 'view' = 'hidden') {
   return { store, host };
 }
 
-describe('the human view of a search (issue 13)', () => {
+describe('the human view of a search', () => {
   it('asks for the first page once the agent search has answered, and counts every match', async () => {
     const { store, host } = await searched(115);
     expect(host.callsOf('search')).toHaveLength(1);
@@ -131,7 +131,7 @@ describe('the human view of a search (issue 13)', () => {
   });
 });
 
-describe('marks of every hit in the open reduction (issue 13)', () => {
+describe('marks of every hit in the open reduction', () => {
   /** 115 matches, eleven a reduction: reduction r<k> holds matches 11k…11k+10, at byte 10j of it. */
   function elevenHost() {
     const host = pagingHost(115);

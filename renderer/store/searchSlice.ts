@@ -3,7 +3,7 @@
  * gets a fresh `searchId`, the one still in flight is cancelled, and only the reply of the latest
  * search is shown (a `cancelled` reply is silent).
  *
- * Issue 13: beside the agent's bounded result, the human view pages through every match
+ * Beside the agent's bounded result, the human view pages through every match
  * (`searchPage`, a page at a time, fetched when a step reaches it) with `n of N`; its first page is
  * asked for once the agent's search has answered, so the two never cancel each other. With the
  * scope `view` the search runs over what the model saw (the rows of the shown call) instead, and
@@ -86,7 +86,7 @@ export interface SearchSlice {
   /** Runs the search now (cancelling the one in flight). */
   runSearch: () => Promise<void>;
   toggleSearchJson: () => void;
-  /** Issue 13: where the search looks — hidden content (the agent's search) or what the model saw. */
+  /** Where the search looks — hidden content (the agent's search) or what the model saw. */
   searchScope: SearchScope;
   setSearchScope: (scope: SearchScope) => void;
   searchPaging: SearchPaging | null;

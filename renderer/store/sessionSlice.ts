@@ -58,7 +58,7 @@ export interface SessionSlice {
   /** Replaces everything with `info` (or nothing): new epoch, empty caches, the check started. */
   applySession: (info: SessionInfo | null) => void;
   handleEvent: (event: HostEvent) => void;
-  // --- Issue 14: live sessions ---
+  // --- live sessions ---
   /** The projected list's identity: a new session (or a reopen) starts a new list; a followed session's growth keeps it, and the user's place. */
   listEpoch: number;
   /** Messages that arrived while the view was not at its bottom (the `Jump to latest (N new)` button). */
@@ -74,7 +74,7 @@ export interface SessionSlice {
   setFollow: (follow: boolean) => Promise<void>;
   /** The followed session grew: new counts, the shown rows asked again in place, the session-wide lists refreshed; expansions and the scroll position stay. */
   applyLiveUpdate: (info: SessionInfo, newMessages: number) => void;
-  // --- end issue 14 ---
+  // ---
 }
 
 /** Sessions up to this size are checked as soon as they open; bigger ones when asked (Findings tab). */
@@ -109,7 +109,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     get().pushAlert(error.message, hint);
   };
 
-  // --- Issue 14: the throttled refresh of what a live update makes stale over the whole session ---
+  // --- the throttled refresh of what a live update makes stale over the whole session ---
   const liveRefresh: { timer: ReturnType<typeof setTimeout> | undefined; last: number; checking: boolean; checkAgain: boolean } = { timer: undefined, last: Number.NEGATIVE_INFINITY, checking: false, checkAgain: false };
   /**
    * A check over a large session can take longer than the updates come: one is asked at a time,
@@ -156,8 +156,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     if (checkWanted) checkLive();
     if (get().searchQuery.trim() !== '') void get().runSearch();
   };
-  // --- end issue 14 ---
-
+  // ---
   return {
     host: null,
     offeredFiles: [],
@@ -281,7 +280,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       if (get().searchQuery.trim() !== '' && !info.stopped) void get().runSearch();
     },
 
-    // --- Issue 14: live sessions ---
+    // --- live sessions ---
     setAtBottom(atBottom) {
       if (get().atBottom !== atBottom || (atBottom && get().liveNew > 0)) set({ atBottom, ...(atBottom ? { liveNew: 0 } : {}) });
     },
@@ -318,8 +317,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       if (wait <= 0) refreshLive();
       else liveRefresh.timer = setTimeout(refreshLive, wait);
     },
-    // --- end issue 14 ---
-
+    // ---
     handleEvent(event) {
       switch (event.name) {
         case 'loadProgress': {
@@ -365,7 +363,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           }
           return;
         case 'sessionUpdated': {
-          // Issue 14: the followed session grew, was reopened, or its file is gone.
+          // The followed session grew, was reopened, or its file is gone.
           const shown = get().session;
           const { generation, info, new_messages: added, notice } = event.payload;
           if (!shown || shown.provisional || shown.generation !== generation) return;

@@ -279,7 +279,7 @@ describe('reductions', () => {
     store.getState().requestStatuses(ids);
     await settle();
     // One batch in flight: the resolver answers one request at a time, and a click's expand must
-    // not queue behind 100 batches (issue 15: a click unanswered for 120 s).
+    // not queue behind 100 batches (a click unanswered for 120 s).
     expect(held).toHaveLength(1);
     store.getState().expand('r5');
     await settle();

@@ -50,7 +50,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createNavigationSlice(deps)(...a),
     ...createCallsSlice(deps)(...a),
     ...createStorySlice(deps)(...a),
-    // Issue 13: files opened from the browser.
+    // Files opened from the browser.
     ...createFolderSlice(deps)(...a),
     ...createBundleSlice(deps)(...a),
     ...createLinkSlice(deps)(...a),

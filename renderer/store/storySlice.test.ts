@@ -1,4 +1,4 @@
-/** Issue 12, part B: the store's diff between calls, session events by page, and abandoned messages. */
+/** The store's diff between calls, session events by page, and abandoned messages. */
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../shared/contract';
 import { createAppStore } from './store';

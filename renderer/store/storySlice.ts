@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: the session's story in the store — the diff between two model calls, the
+ * The session's story in the store — the diff between two model calls, the
  * session's events by view position (fetched a page of positions at a time, as the rows they sit
  * between are shown), and the messages a rewind abandoned. Everything belongs to one epoch: a
  * reply about an older session is dropped on arrival.

@@ -18,7 +18,7 @@ export interface UiSlice {
   setShortcutsOpen: (open: boolean) => void;
   requestFocusSearch: () => void;
   /**
-   * Issue 12: the model call the user chose (the `Model call` slider sets it), null for the latest
+   * The model call the user chose (the `Model call` slider sets it), null for the latest
    * view. The Diff tab compares it with its previous call.
    */
   selectedCall: number | null;

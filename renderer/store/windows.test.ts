@@ -1,5 +1,5 @@
 /**
- * Issue 16: the open reduction's windows inside a 200 MB output — what `Load more`, `Show
+ * The open reduction's windows inside a 200 MB output — what `Load more`, `Show
  * earlier`, a jump and a long range ask the host for, and what stays shown.
  */
 import fc from 'fast-check';

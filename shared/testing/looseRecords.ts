@@ -1,6 +1,6 @@
 /**
  * A sidecar's records as plain JSON, for tests that compute what the app must show from the file
- * itself (issue 12, part B): only the fields they read, typed loosely; no validation.
+ * itself: only the fields they read, typed loosely; no validation.
  */
 export interface LooseRecord {
   t: string;

@@ -1,5 +1,5 @@
 /**
- * The Claude Code importer (SPEC §10.1, FACTS.md §1) over synthetic transcripts written by
+ * The Claude Code importer (SPEC §10.1, docs/FORMATS.md §1) over synthetic transcripts written by
  * testing/build.ts and the real files of e2e/fixtures/real/claude-code.
  */
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';

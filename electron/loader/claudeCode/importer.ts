@@ -1,5 +1,5 @@
 /**
- * Claude Code transcripts (SPEC §10.1, research/issue10/FACTS.md §1) as the inputs of §3.2, pure but for its hash (node:crypto):
+ * Claude Code transcripts (SPEC §10.1, docs/FORMATS.md §1) as the inputs of §3.2, pure but for its hash (node:crypto):
  * the lines of one `.jsonl` file in, the view on the live branch (the minted messages), the
  * reductions Claude Code recorded and the findings out. Never throws on file content.
  *
@@ -30,10 +30,10 @@ import type { LargeStrings, Text } from '../largeStrings';
 import { contentFields, isLargeText, joinTexts, textString } from '../largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
-/** Claude Code's placeholder for a microcompacted tool result (second-hand: FACTS.md §1.7). */
+/** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
 
-/** Record types Claude Code writes (FACTS.md §1.2); any other is `unknown_record`. */
+/** Record types Claude Code writes (docs/FORMATS.md §1.2); any other is `unknown_record`. */
 export const KNOWN_TYPES = new Set([
   'user',
   'assistant',

@@ -1,5 +1,5 @@
 /**
- * Subagent layouts of Claude Code (FACTS.md §1.1, §1.9) as further sessions of the file: 2.1.x
+ * Subagent layouts of Claude Code (docs/FORMATS.md §1.1 and docs/FORMATS.md §1.9) as further sessions of the file: 2.1.x
  * `subagents/`, workflow subagents and 2.0.x agent files beside the session, found by content.
  */
 import { readFileSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Where a Claude Code session's subagent transcripts are (FACTS.md §1.1, §1.9), read-only. Three
+ * Where a Claude Code session's subagent transcripts are (docs/FORMATS.md §1.1 and docs/FORMATS.md §1.9), read-only. Three
  * layouts, each a further session of the file:
  *
  * - 2.1.x: `<dir>/<stem>/subagents/agent-<agentId>.jsonl`; id = agentId.

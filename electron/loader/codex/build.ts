@@ -1,5 +1,5 @@
 /**
- * A Codex rollout (FACTS.md §2) as the three inputs of SPEC §3.2: pure, over the parsed lines.
+ * A Codex rollout (docs/FORMATS.md §2) as the three inputs of SPEC §3.2: pure, over the parsed lines.
  *
  * - Every `response_item` that the model is given becomes part of the minted view, in file order.
  *   **One model response is one assistant message** (docs/formats/codex.md): the output items a
@@ -25,7 +25,7 @@
  *   one moves after it as a copy (the view only grows), its earlier place a `duplicate_output` of
  *   the copy in the compaction's `group`, with its stub: the model saw nothing there but what the
  *   compaction gave, so the place is no row or entry of its own (docs/formats/codex.md).
- * - An output the tool cut before recording it (`…N tokens truncated…`, FACTS §2.10 item 1) is a
+ * - An output the tool cut before recording it (`…N tokens truncated…`, docs/FORMATS.md §2.10 item 1) is a
  *   `tool_output_truncated` reduction with `ptr.hash: null` (the original is lost): the recorded
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
  *   `ptr.bytes` is the size the file states, in tokens × 4 (`stated_size` says so).
@@ -81,7 +81,7 @@ export interface RolloutIndex {
   findings: Finding[];
 }
 
-/** Where Codex cut the middle of an output (FACTS §2.10 item 1): `…N tokens truncated…`, head and tail kept. */
+/** Where Codex cut the middle of an output (docs/FORMATS.md §2.10 item 1): `…N tokens truncated…`, head and tail kept. */
 const CUT_MARKER = /…(\d+) tokens truncated…/g;
 /** The header `exec_command` writes on every output (0.118+), truncated or not: the size before the cut. */
 const ORIGINAL_TOKENS = /^Original token count: (\d+)$/m;
@@ -369,7 +369,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     response = undefined;
   };
   /**
-   * An output the tool cut before it was recorded (FACTS §2.10 item 1) becomes a
+   * An output the tool cut before it was recorded (docs/FORMATS.md §2.10 item 1) becomes a
    * `tool_output_truncated` reduction whose original is not in the file: the recorded cut text is
    * both the message and the stub (kept_bytes 0), so the view shows exactly what the model saw.
    */

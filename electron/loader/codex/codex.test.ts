@@ -1,4 +1,4 @@
-/** The Codex rollout importer (SPEC §10, FACTS.md §2) over its synthetic and real files, through the real loader. */
+/** The Codex rollout importer (SPEC §10, docs/FORMATS.md §2) over its synthetic and real files, through the real loader. */
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { basename, join } from 'node:path';
@@ -254,7 +254,7 @@ describe('compactions', () => {
   });
 });
 
-describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
+describe('tool-level truncation, original lost (docs/FORMATS.md §2.10 item 1)', () => {
   it('every output encoding the tool cut is a tool_output_truncated reduction: no hash, recorded, its line, the recorded text as its stub', async () => {
     const s = await load(synthetic('tool-truncation.jsonl'));
     const view = messages(s);
@@ -330,7 +330,7 @@ describe('tool-level truncation, original lost (FACTS §2.10 item 1)', () => {
   });
 });
 
-describe('re-injected context at its position in the replacement history (FACTS §2.8)', () => {
+describe('re-injected context at its position in the replacement history (docs/FORMATS.md §2.8)', () => {
   it('new items sit before the kept items that follow them; a moved message leaves a duplicate_output of the compaction at its earlier place', async () => {
     const s = await load(synthetic('reinjected-context.jsonl'));
     const view = messages(s);

@@ -1,5 +1,5 @@
 /**
- * The Codex rollout format (`codex`, SPEC §10, FACTS.md §2) behind the source seam. Claimed by
+ * The Codex rollout format (`codex`, SPEC §10, docs/FORMATS.md §2) behind the source seam. Claimed by
  * content: the first non-empty line is a rollout record `{"timestamp", "type", "payload"}` of a
  * rollout item type. A rollout is one session; a forked one (two `session_meta` lines and its
  * parent's history copied) is shown whole, as its model was given it.

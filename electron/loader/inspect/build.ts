@@ -1,5 +1,5 @@
 /**
- * One Inspect AI sample (FORMATS.md "Inspect AI"; checked against inspect_ai's writer, see
+ * One Inspect AI sample (docs/FORMATS.md §5; checked against inspect_ai's writer, see
  * e2e/fixtures/real/inspect/README.md) as the three inputs of SPEC §3.2.
  *
  * - `messages` is the recorded copy and the minted view: the full history, message i at position
@@ -34,7 +34,7 @@ type Obj = Record<string, unknown>;
 
 const ROLES: readonly string[] = ['system', 'user', 'assistant', 'tool'];
 const REASONING_PARTS: readonly string[] = ['reasoning', 'thinking', 'redacted_thinking'];
-/** The reduction kind each compaction type produces (issue 11). */
+/** The reduction kind each compaction type produces. */
 export const COMPACTION_KINDS: Readonly<Record<string, ReductionKind>> = { summary: 'summarized', edit: 'tool_output_elided', trim: 'turns_cleared' };
 
 /** A sample's three inputs: the same shape as a trajectory's (one document, positions i + 1). */

@@ -1,5 +1,5 @@
 /**
- * The Inspect AI log format (`inspect`, SPEC §10; FORMATS.md "Inspect AI") behind the source seam:
+ * The Inspect AI log format (`inspect`, SPEC §10; docs/FORMATS.md §5) behind the source seam:
  * a `.eval` zip archive or a `.json` document, claimed by content, never by name.
  *
  * - `.eval`: the file starts with a zip local file header whose entry is one Inspect writes

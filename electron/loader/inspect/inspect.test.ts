@@ -1,4 +1,4 @@
-/** The Inspect AI importer (SPEC §10, FORMATS.md "Inspect AI") over real and synthetic logs, through the real loader and CLI. */
+/** The Inspect AI importer (SPEC §10, docs/FORMATS.md §5) over real and synthetic logs, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
 import { readFileSync, readSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -117,7 +117,7 @@ describe('fixtures', () => {
   });
 });
 
-describe('what the real logs say that FORMATS.md did not', () => {
+describe('what the real logs say beyond the documented shape of the format (docs/FORMATS.md §5)', () => {
   it('the committed .eval entries are deflate (method 8); model inputs may be input_refs into message_pool; a JSON log may have no events', async () => {
     for (const path of [DEDUP, POPULARITY]) {
       const file = openReadOnly(path);

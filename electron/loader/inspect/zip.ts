@@ -94,7 +94,7 @@ export interface OpenedZip {
 /**
  * A yauzl reader over an open descriptor that counts what it reads; closing it leaves the
  * descriptor open. The class is made when first needed: its base class is yauzl's, and a cold
- * command line that reads no archive loads neither yauzl nor Node's streams (issue 16).
+ * command line that reads no archive loads neither yauzl nor Node's streams.
  */
 const makeFdReader = () =>
   class FdReader extends yauzl.RandomAccessReader {

@@ -1,5 +1,5 @@
 /**
- * Issue 16: indexing with long lines scanned off the indexing thread gives the index one thread
+ * Indexing with long lines scanned off the indexing thread gives the index one thread
  * gives — over generated sidecars with torn, malformed, blank, CRLF and non-UTF-8 lines, any pass
  * split points, any batch and lookahead sizes, answers arriving in any order, and workers that fail.
  * The pools here run in this thread (the split and merge are what is tested); one test drives the

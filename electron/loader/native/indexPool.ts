@@ -1,5 +1,5 @@
 /**
- * Indexing on every core (issue 16): the expensive, order-free part of indexing a sidecar — walking
+ * Indexing on every core: the expensive, order-free part of indexing a sidecar — walking
  * and hashing the content of each long message record (scanLongLine) — runs in a small pool of
  * worker_threads, while the indexing pass keeps the order-dependent part (the timeline, findings,
  * line numbers) on its own thread. A scan depends only on the file's bytes at a line's range, so a

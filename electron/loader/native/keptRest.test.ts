@@ -19,7 +19,7 @@ const messages: ChatMessage[] = [
   { role: 'assistant', content: body(2), tool_calls: [{ id: 'call_2', name: 'write', arguments: JSON.stringify({ text: 'x'.repeat(6000) }) }] },
 ];
 
-describe("a large content's record rest kept from indexing (issue 16: the first search reads every message once)", () => {
+describe("a large content's record rest kept from indexing (the first search reads every message once)", () => {
   it('reads a message with a short rest without reading its record again, and equal to the record; a long rest is read back', async () => {
     const path = writeSidecar(tmp.path('rest.sidecar.jsonl'), [makeHeader(), ...messages.map((m, i) => messageRecord(i, m))]);
     let reads = 0;

@@ -83,7 +83,7 @@ export interface SidecarIndex {
   findings: Finding[];
   /** §11: the model calls (from the handles' roles and record lines) and the reductions' live intervals. */
   calls: CallTimeline;
-  /** Issue 12 (B): each rewind with the handles of the messages it abandoned (`to + k`). */
+  /** Each rewind with the handles of the messages it abandoned (`to + k`). */
   rewinds: Rewind<MessageHandle>[];
   /**
    * Every record the timeline folded in, in file order with its line (the header and unreadable
@@ -97,7 +97,7 @@ export interface SidecarIndex {
 }
 
 /**
- * Issue 14: what the previous `index()` derived, so the next derives only what the records read
+ * What the previous `index()` derived, so the next derives only what the records read
  * since changed: the calls from the lowest view index touched on, the findings merged in.
  */
 interface Derived {
@@ -386,7 +386,7 @@ export class SidecarIndexer {
   }
 
   /**
-   * The index so far, as a copy later passes do not change. Issue 14: a followed file asks after
+   * The index so far, as a copy later passes do not change. A followed file asks after
    * every pass, so what is derived from the whole timeline is extended, not rebuilt: the calls
    * from the lowest view index the records read since touched, the findings merged with the new
    * ones. The answer equals a derivation from scratch (follow.test.ts compares it with fresh opens).
@@ -438,7 +438,7 @@ function handleOf(msg: ChatMessage, line: SplitLine, content?: RawContent): Mess
     contentBytes: content ? content.length : Buffer.byteLength(msg.content, 'utf8'),
     hasArtifacts: hasReasoningArtifacts(msg),
     ...(content ? { content } : {}),
-    // Issue 16: the record's rest as indexing validated it, so the first read of the message (the
+    // The record's rest as indexing validated it, so the first read of the message (the
     // first search reads every one) parses nothing again; a large rest is read back as before.
     ...(content && line.length - content.rawLength <= KEPT_REST_BYTES ? { rest: msg } : {}),
   };

@@ -136,7 +136,7 @@ export class SidecarReader {
 
   /**
    * The content a record keeps in the file, as the one FileContent its reads share, made without
-   * reading the record (issue 16: the background pass lists the contents a search will read).
+   * reading the record (the background pass lists the contents a search will read).
    */
   contentSource(handle: MessageHandle, content: RawContent): FileContent {
     return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));

@@ -44,7 +44,7 @@ export class SidecarSource implements SessionSource {
         view: Object.assign(
           lazyList(index.view, (e) => reader.message(e.value, e.cap), (e) => (e.cap ? undefined : e.value.contentBytes), index.viewLength),
           {
-            // Issue 16: an uncapped message's content kept in the file, without reading its record.
+            // An uncapped message's content kept in the file, without reading its record.
             fileContent(i: number): FileContent | undefined {
               const e = i >= 0 && i < index.viewLength ? index.view[i] : undefined;
               return e && !e.cap && e.value.content ? reader.contentSource(e.value, e.value.content) : undefined;

@@ -1,5 +1,5 @@
 /**
- * An OpenHands conversation (FORMATS.md "OpenHands") as the three inputs of SPEC §3.2, for both
+ * An OpenHands conversation (docs/FORMATS.md §6) as the three inputs of SPEC §3.2, for both
  * file versions: a V0 trajectory (one JSON array of events) and a V1 event folder (one JSON file
  * per event). Each version's events are first read into one shape (`OhEvent`); `buildOpenHands`
  * then knows no version.

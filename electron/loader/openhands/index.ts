@@ -1,5 +1,5 @@
 /**
- * The OpenHands formats (`openhands`, SPEC §10; FORMATS.md "OpenHands") behind the source seam,
+ * The OpenHands formats (`openhands`, SPEC §10; docs/FORMATS.md §6) behind the source seam,
  * claimed by content:
  *
  * - `openhands-v0`: a trajectory, one JSON array whose events have an `id` and an `action` or an

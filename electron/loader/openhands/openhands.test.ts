@@ -1,4 +1,4 @@
-/** The OpenHands importer (SPEC §10, FORMATS.md "OpenHands"): V0 trajectories and V1 event folders, real and synthetic, through the real loader and CLI. */
+/** The OpenHands importer (SPEC §10, docs/FORMATS.md §6): V0 trajectories and V1 event folders, real and synthetic, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';

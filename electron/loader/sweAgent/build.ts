@@ -1,5 +1,5 @@
 /**
- * A SWE-agent trajectory (`.traj`, one JSON document; FORMATS.md "SWE-agent") as the three inputs
+ * A SWE-agent trajectory (`.traj`, one JSON document; docs/FORMATS.md §3) as the three inputs
  * of SPEC §3.2.
  *
  * - `history` is the recorded copy: every message in full, in order. It is the minted view; message

@@ -1,5 +1,5 @@
 /**
- * The SWE-agent trajectory formats (`swe-agent`, SPEC §10; FORMATS.md "SWE-agent") behind the
+ * The SWE-agent trajectory formats (`swe-agent`, SPEC §10; docs/FORMATS.md §3) behind the
  * source seam. Claimed by content: one JSON document whose `trajectory` holds SWE-agent steps
  * and/or whose `history` holds messages with a `role` (build.ts `isTrajDocument`), or a
  * mini-swe-agent trajectory (mini.ts `isMiniDocument`: its saved state, or a bare list of role

@@ -1,4 +1,4 @@
-/** mini-swe-agent trajectories (FORMATS.md "SWE-agent"; mini.ts) over real and synthetic files, through the real loader and CLI. */
+/** mini-swe-agent trajectories (docs/FORMATS.md §4; mini.ts) over real and synthetic files, through the real loader and CLI. */
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

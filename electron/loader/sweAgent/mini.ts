@@ -1,5 +1,5 @@
 /**
- * A mini-swe-agent trajectory (`*.traj.json`; FORMATS.md "SWE-agent") as the three inputs of SPEC
+ * A mini-swe-agent trajectory (`*.traj.json`; docs/FORMATS.md §4) as the three inputs of SPEC
  * §3.2. mini-swe-agent keeps one linear list of messages and gives every model call all of it: it
  * has no history processor, so nothing is reduced and the view is the list. Two shapes exist: the
  * saved agent state `{info, messages, trajectory_format: "mini-swe-agent-1.x"}`, and (older

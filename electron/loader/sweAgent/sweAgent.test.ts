@@ -1,4 +1,4 @@
-/** The SWE-agent trajectory importer (SPEC §10, FORMATS.md "SWE-agent") over real and synthetic files, through the real loader and CLI. */
+/** The SWE-agent trajectory importer (SPEC §10, docs/FORMATS.md §3) over real and synthetic files, through the real loader and CLI. */
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -58,7 +58,7 @@ describe('synthetic fixtures', () => {
 describe('real trajectory with per-step inputs (marshmallow-1867, SWE-agent 3ea751c)', () => {
   const doc = docOf(MARSHMALLOW);
 
-  it('the reading FORMATS.md warns of holds here: step k`s messages end with its own action and observation, so it is call k+2`s input', () => {
+  it('the reading docs/FORMATS.md §3 warns of holds here: step k`s messages end with its own action and observation, so it is call k+2`s input', () => {
     // Step k's assistant message is history[2 + 2k]; its list has 4 + 2k messages: it ends with that message's observation.
     doc.trajectory.forEach((step, k) => {
       const list = step.messages as Record<string, unknown>[];

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the model calls bar above the Projected view (SPEC §11) — the `Model call`
+ * The model calls bar above the Projected view (SPEC §11) — the `Model call`
  * slider (1…C), the `Latest` button, and the `Context map`. The slider shows the latest view at C
  * (its value text says "latest view"); moving it shows that call's input.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the `Context map` chart (SPEC §11) — per model call, the bytes the model was
+ * The `Context map` chart (SPEC §11) — per model call, the bytes the model was
  * given and the bytes hidden from it (stacked bars), with reductions minted, rewinds and model
  * switches as marks; a click selects the call under the pointer (the slider follows).
  *

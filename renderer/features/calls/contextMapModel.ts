@@ -1,5 +1,5 @@
 /**
- * Issue 12 part A: the context map aggregated into buckets, one per horizontal pixel column at
+ * The context map aggregated into buckets, one per horizontal pixel column at
  * most — the chart's DOM is the same few paths at 40 calls and at 100,000 (never one node per call).
  * Pure, so the aggregation is tested without a DOM.
  */

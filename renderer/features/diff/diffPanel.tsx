@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: the diff between two model calls (§11 `callDiff`), in the side panel's `Diff`
+ * The diff between two model calls (§11 `callDiff`), in the side panel's `Diff`
  * tab: the user picks `From call` and `To call` (empty: the latest view), and the `Context diff`
  * table lists what left the context (the reduction that took it and the bytes it hides), what came
  * back (inverted or rewound), and the messages added or dropped, each part with its totals. A tab

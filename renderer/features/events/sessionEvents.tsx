@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: the session's events shown where they happened, between the rows of the
+ * The session's events shown where they happened, between the rows of the
  * `Projected view` — model switches (with the messages whose reasoning artifacts they stripped,
  * §5.5), rewinds (with the branch they abandoned, read back from the file on demand), reductions
  * minted (at `minted_at`). An event at view position p happened before message p was pushed, so it

@@ -35,7 +35,7 @@ function FindingItem({ finding, n }: { finding: Finding; n: number }) {
   );
 }
 
-/** Issue 13 (4): `Replay policy` re-runs the header's policy over the recorded messages (what `check --replay` does). */
+/** `Replay policy` re-runs the header's policy over the recorded messages (what `check --replay` does). */
 function ReplayControl() {
   const status = useApp((s) => s.replayStatus);
   const result = useApp((s) => s.replayResult);
@@ -69,7 +69,7 @@ export function FindingsPanel() {
   const error = useApp((s) => s.checkError);
   const hasSession = useApp((s) => s.session !== null);
   const runCheck = useApp((s) => s.runCheck);
-  // Issue 13: a replay's divergences list after the check's, like any finding.
+  // A replay's divergences list after the check's, like any finding.
   const replayed = useApp((s) => (s.replayStatus === 'done' ? s.replayResult : null));
   const findings = [...(report?.findings ?? []), ...(replayed?.findings ?? [])];
   // The summary counts every finding; a reply lists at most MAX_REPLY_FINDINGS of them.

@@ -89,7 +89,7 @@ function SessionPicker() {
   );
 }
 
-/** Issue 14: whether the open session's files are followed as they grow (the host's setting, for later opens too). */
+/** Whether the open session's files are followed as they grow (the host's setting, for later opens too). */
 function FollowToggle() {
   const session = useApp((s) => s.session);
   const setFollow = useApp((s) => s.setFollow);

@@ -1,5 +1,5 @@
 /**
- * Issue 13, the HTTP host's ways to open a file: `Open file…` (a file input; the browser uploads
+ * The HTTP host's ways to open a file: `Open file…` (a file input; the browser uploads
  * the file), a drop zone on the empty page (dropping works anywhere on the window: DropOverlay),
  * and, under `serve DIR`, the `Sessions in folder` table, also reachable from the header once a
  * session is open. Names from the folder are shown through nameText, as every name from disk.

@@ -43,7 +43,7 @@ export function useGlobalKeys(store: AppStore): void {
         case '/':
           s.requestFocusSearch();
           break;
-        // Issue 12 part A: previous / next model call.
+        // Previous / next model call.
         case '[':
           s.stepCall(-1);
           break;

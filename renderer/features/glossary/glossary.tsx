@@ -1,5 +1,5 @@
 /**
- * Issue 12, part B: a short glossary of the words the app shows, in SPEC's words (§2, §3.5, §5.5,
+ * A short glossary of the words the app shows, in SPEC's words (§2, §3.5, §5.5,
  * §10.1), reached from the help dialog as a disclosure (keyboard: Tab to `Glossary`, Enter).
  */
 import './glossary.css';

@@ -104,7 +104,7 @@ export function kindCounts(entries: readonly LogEntry[]): { kind: ReductionKind;
   return REDUCTION_KINDS.flatMap((kind) => (counts.has(kind) ? [{ kind, count: counts.get(kind) as number }] : []));
 }
 
-/** Issue 13: a `select` named `Kind` narrowing the log to one kind; each option says how many it has. */
+/** A `select` named `Kind` narrowing the log to one kind; each option says how many it has. */
 function KindFilter({ entries }: { entries: readonly LogEntry[] }) {
   const kind = useApp((s) => s.logKind);
   const setKind = useApp((s) => s.setLogKind);

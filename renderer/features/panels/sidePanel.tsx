@@ -1,4 +1,4 @@
-/** The side panel: a `Panels` tablist with Search, Log, Findings (with its count once checked), Diff (issue 12) and What if (issue 13). */
+/** The side panel: a `Panels` tablist with Search, Log, Findings (with its count once checked), Diff and What if. */
 import type { KeyboardEvent } from 'react';
 import { useRef } from 'react';
 import type { PanelTab } from '../../store/uiSlice';
@@ -24,7 +24,7 @@ function tabLabel(tab: PanelTab, findings: number | null): string {
 export function SidePanel() {
   const active = useApp((s) => s.activeTab);
   const setTab = useApp((s) => s.setActiveTab);
-  // Issue 13: a replay's divergences count among the findings once it ran.
+  // A replay's divergences count among the findings once it ran.
   const findings = useApp((s) => (s.checkStatus === 'done' ? (findingsTotal(s.checkReport) ?? 0) + (s.replayStatus === 'done' ? (s.replayResult?.findings.length ?? 0) : 0) : null));
   const tabRefs = useRef<(HTMLButtonElement | null)[]>([]);
 

@@ -1,5 +1,5 @@
 /**
- * Issue 13 (4): the what-if policy editor (the `What if` tab). A form with the policy's fields
+ * The what-if policy editor (the `What if` tab). A form with the policy's fields
  * (SPEC §3.4), validated by the contract's `reductionPolicySchema`, shows the session re-projected
  * under that policy against what the agent really did: the counts (`view --policy`'s diff), the
  * bytes the model would have been given, and the messages shown differently, each one a button to

@@ -1,5 +1,5 @@
 /**
- * A duplicate's way to its canonical (issue 12, part C): a button that goes to the canonical
+ * A duplicate's way to its canonical: a button that goes to the canonical
  * message, and whether the model could still see it there. The host says both (`verify`'s
  * `canonical`): a canonical that another reduction hides means the duplicate hid real content.
  */

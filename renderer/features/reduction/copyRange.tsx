@@ -38,7 +38,7 @@ function download(bytes: Uint8Array, name: string): void {
 }
 
 /**
- * `text`: the range's text, or how to get it (issue 16: the joined windows of a large expansion
+ * `text`: the range's text, or how to get it (the joined windows of a large expansion
  * are made on a click, not on every render). `disabled` while a window is on its way: the buttons
  * stay where they are (hiding them moved everything below them up, then down again, at each
  * `Load more`).

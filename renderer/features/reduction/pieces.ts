@@ -1,5 +1,5 @@
 /**
- * Issue 16: an expansion's window of up to 1 MiB, parsed once (`terminalSegments`: colours carry
+ * An expansion's window of up to 1 MiB, parsed once (`terminalSegments`: colours carry
  * across lines), cut into pieces so the browser lays out only the pieces in sight of the content's
  * scroll box (`content-visibility: auto`) and the app styles only those (the others show their
  * text plain until they come near). Pieces hold whole lines (about PIECE_CHARS, at most
@@ -96,7 +96,7 @@ export function splitSegments(segments: readonly Segment[], ranges: readonly Pie
 }
 
 // ---------------------------------------------------------------------------------------------
-// The text first, the colours after (issue 16): a window's pieces show their characters at once,
+// The text first, the colours after: a window's pieces show their characters at once,
 // from a quick pass; the parse that gives colours runs when the app is idle.
 
 /** SGR sequences (colours): dropped from the text shown, as terminalSegments drops them (it reads at most 256 characters of one). */

@@ -65,7 +65,7 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
 }
 
 /**
- * Issue 16: a byte offset to show the window at, read alone (not the range from the start to it).
+ * A byte offset to show the window at, read alone (not the range from the start to it).
  * Enter or `Show window` jumps; the range inputs and the slider then show the window.
  */
 function JumpInput({ max, onJump }: { max: number; onJump: (offset: number) => void }) {
@@ -118,7 +118,7 @@ const STYLED_AT_FIRST = 2;
 const STYLE_MARGIN = '200% 0px';
 
 /**
- * Issue 16: a run of an output's window as pieces (pieces.ts), parsed once. The browser lays out
+ * A run of an output's window as pieces (pieces.ts), parsed once. The browser lays out
  * only the pieces in sight of the content's scroll box (`content-visibility: auto`); a piece
  * shows its text plain (the same characters: escapes out, controls as symbols) until it comes near
  * it, then with its colours and marks. A marked piece is styled at once (its mark is scrolled to).
@@ -231,7 +231,7 @@ function Segments({ segments, markRef, withinHidden = false, pieced = false }: {
 type Span = readonly [number, number];
 
 /**
- * One window of the open reduction's content (issue 16): its seen and hidden runs, the marks that
+ * One window of the open reduction's content: its seen and hidden runs, the marks that
  * fall in it, rendered once. `Load more` adds a chunk and leaves the others' props as they were
  * (the store's outcome objects, the highlight, the hits), so the earlier chunks are not parsed or
  * rendered again. The mark to scroll to (`markRef`) is the highlight's, in the chunk where it starts.
@@ -302,7 +302,7 @@ export function ReductionRegion({ id }: { id: string }) {
   const highlight = open?.highlight ?? null;
   const shownStart = shown?.[0];
   const shownEnd = shown?.[1];
-  // Issue 13: every hit of the human view's pages fetched so far that falls in this reduction.
+  // Every hit of the human view's pages fetched so far that falls in this reduction.
   const paging = useApp((s) => s.searchPaging);
   const hits = useMemo(() => searchHitsIn(paging, id), [paging, id]);
   // What the model saw and what was hidden from it, cut at the host's byte offsets (part C). A

@@ -53,7 +53,7 @@ describe('storySegments', () => {
     const [a, b] = seg!.marks[0]!;
     expect(seg!.text.slice(a, b)).toBe('got');
   });
-  it('marks every hit given (issue 13), in order, and flags the segment holding the first one given', () => {
+  it('marks every hit given, in order, and flags the segment holding the first one given', () => {
     const bytes = utf8Encode(output);
     const hit = (word: string) => {
       const at = output.indexOf(word);

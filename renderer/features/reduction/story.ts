@@ -1,5 +1,5 @@
 /**
- * What an expanded reduction's region shows, cut from the host's model (issue 12, part C): the
+ * What an expanded reduction's region shows, cut from the host's model: the
  * shown bytes split into what the model saw and what was hidden from it, and a range's messages as
  * rows. Only byte offsets the host sent are used; the text is never searched or parsed, only cut at
  * those offsets (shared/utf8Offsets converts bytes to string indices).
@@ -69,7 +69,7 @@ function cut(content: string, start: number, runs: { hidden: boolean; bytes: [nu
   });
 }
 
-/** One byte range to mark, or several (issue 13: every hit of the search inside the open region), ascending or not. */
+/** One byte range to mark, or several (every hit of the search inside the open region), ascending or not. */
 export type Highlights = Span | readonly Span[] | null;
 
 function highlightSpans(highlight: Highlights): readonly Span[] {

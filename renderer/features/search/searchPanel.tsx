@@ -1,7 +1,7 @@
 /**
  * Search of hidden content, with the agent's own bounds: the query and its options, a summary of
  * what was searched, an inline error for a bad pattern, the matches, and the result exactly as the
- * agent's `sidecar_search` returns it. Issue 13: the scope (`Search in`: hidden content, or what
+ * agent's `sidecar_search` returns it. The scope (`Search in`: hidden content, or what
  * the model saw) and the human view, `Every match`, stepping through all of them (`n of N`).
  */
 import type { ResultOf } from '../../../shared/contract';
@@ -45,7 +45,7 @@ function Summary() {
 
 /**
  * §5.3's result exactly as the agent receives it: without what the host adds for the view (a
- * range match's `transcript_offset`, issue 12 part C).
+ * range match's `transcript_offset`).
  */
 export function agentJson(result: ResultOf<'search'>): string {
   return JSON.stringify({ ...result, matches: result.matches.map(({ transcript_offset: _placed, ...match }) => match) });

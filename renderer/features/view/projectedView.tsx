@@ -49,7 +49,7 @@ function ProjectedList({ rowCount }: { rowCount: number }) {
     return list.attach({ scroller, sizer, window: rowWindow, rows });
   }, [list]);
 
-  // Issue 14: a followed session grows under the list. At the bottom the list follows, like a
+  // A followed session grows under the list. At the bottom the list follows, like a
   // terminal; anywhere else it stays where the user is.
   const shownCount = useRef(rowCount);
   useLayoutEffect(() => {
@@ -90,7 +90,7 @@ function ProjectedList({ rowCount }: { rowCount: number }) {
   );
 }
 
-/** Issue 14: `Jump to latest (N new)` while messages arrived below the rows shown, and a reopen/deleted notice. */
+/** `Jump to latest (N new)` while messages arrived below the rows shown, and a reopen/deleted notice. */
 function LiveControls() {
   const liveNew = useApp((s) => s.liveNew);
   const atBottom = useApp((s) => s.atBottom);
@@ -141,8 +141,8 @@ export function ProjectedView() {
       </div>
     );
   }
-  // A new session, or another call's input (issue 12 part A), is a new list: measurements and scroll
-  // position start over. A followed session's growth (issue 14) keeps the list (listEpoch).
+  // A new session, or another call's input, is a new list: measurements and scroll
+  // position start over. A followed session's growth keeps the list (listEpoch).
   return (
     <div className="projected-view-live">
       <InstructionsBlock />

@@ -72,10 +72,10 @@ export function fakeHost(
     openFile: () => ok<'openFile'>(sessionInfo({ generation: (current?.generation ?? 0) + 1 })),
     openDialog: () => ({ ok: false, error: { code: 'not_supported', message: 'no dialog' } }),
     close: () => ok<'close'>({}),
-    // Issue 13: no folder served unless a test answers otherwise.
+    // No folder served unless a test answers otherwise.
     folder: () => ({ ok: false, error: { code: 'not_supported', message: 'no folder' } }),
     setFollow: ({ follow }) => ok<'setFollow'>({ follow }),
-    // Issue 12 part A: a session of no calls unless a test answers otherwise.
+    // A session of no calls unless a test answers otherwise.
     // One base prompt for every call, and one attachment that names the call it was given at.
     instructions: ({ call }) =>
       ok<'instructions'>({
@@ -125,7 +125,7 @@ export function fakeHost(
         findings: [],
         summary: { files: [], session_id: null, model: null, gate: null, messages: 0, reductions: 0, reductions_by_kind: { tool_output_truncated: 0, tool_output_elided: 0, duplicate_output: 0, turns_cleared: 0, summarized: 0 }, errors: 0, warnings: 0, format: 'supercode', sessions: [] },
       }),
-    // Issue 12, part B: FAKE_CALLS calls, an empty diff; a rewind event at every multiple of 100.
+    // Part B: FAKE_CALLS calls, an empty diff; a rewind event at every multiple of 100.
     callDiff: ({ from, to }) => {
       const none = { count: 0, bytes: 0 };
       return ok<'callDiff'>({ calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none } });
@@ -135,13 +135,13 @@ export function fakeHost(
       for (let i = Math.ceil(start / 100) * 100; i < Math.min(end, (current?.messages ?? 0) + 1); i += 100) events.push({ kind: 'rewind' as const, index: i, line: i + 1, rewind: i / 100, abandoned: 2 });
       return ok<'sessionEvents'>({ events, total: events.length });
     },
-    // Issue 13: no matches unless a test answers otherwise.
+    // No matches unless a test answers otherwise.
     searchPage: ({ query, page, page_size = 50, scope = 'hidden' }) =>
       ok<'searchPage'>({ query, mode: 'substring', case_sensitive: true, scope, page, page_size, first: page * page_size, matches: [], view_matches: [], total_matches: 0, pageable: 0, reductions_searched: 1, hidden_bytes_searched: 10 }),
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
-    // Issue 13: the host builds bundles; the fake has none unless a test answers otherwise.
+    // The host builds bundles; the fake has none unless a test answers otherwise.
     reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
-    // Issue 13 (4): nothing to replay and nothing differs unless a test answers otherwise.
+    // Nothing to replay and nothing differs unless a test answers otherwise.
     replay: () => ok<'replay'>({ replayed: false, note: 'replay is not possible: the sidecar header names no policy (policy: null)', policy: null, passes: 0, findings: [], divergences: 0 }),
     whatIf: () => ok<'whatIf'>({ counts: { added: 0, removed: 0, changed: 0, messages: 0 }, bytes: { recorded: 0, policy: 0 }, added: [], removed: [], changed: [], messages: [] }),
   };

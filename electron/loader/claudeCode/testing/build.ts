@@ -1,6 +1,6 @@
 /**
  * Synthetic Claude Code transcripts for tests, written record by record in Claude Code's shapes
- * (FACTS.md §1). `SessionBuilder` chains records through `parentUuid` like Claude Code does;
+ * (docs/FORMATS.md §1). `SessionBuilder` chains records through `parentUuid` like Claude Code does;
  * `writeSynthetic` writes the scenario of every record type and edge case the importer handles.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';

@@ -1,6 +1,6 @@
 /**
  * A realistic Claude Code transcript of about N bytes, for the import benchmark and the loader's
- * progressive-open tests: the record shapes of FACTS.md §1 (Claude Code 2.1.x), deterministic for
+ * progressive-open tests: the record shapes of docs/FORMATS.md §1 (Claude Code 2.1.x), deterministic for
  * a seed. Per turn: a `file-history-snapshot`, the user's prompt, assistant responses written one
  * content block per record with a shared `message.id` (thinking, text, parallel tool_uses), hook
  * `progress` records hanging off each tool_use, the tool_results (parallel ones in either order,

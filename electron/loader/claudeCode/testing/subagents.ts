@@ -1,5 +1,5 @@
 /**
- * A project folder with every subagent layout (FACTS.md §1.1, §1.9), written by the transcript
+ * A project folder with every subagent layout (docs/FORMATS.md §1.1 and docs/FORMATS.md §1.9), written by the transcript
  * builder: the session `SESSION_ID` with a 2.1.x subagent, a workflow subagent of the same agentId
  * (and the workflow's journal), a 2.0.x agent file beside it, and a 2.0.x agent file of another
  * session in the same folder (not one of ours).

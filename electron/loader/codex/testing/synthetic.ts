@@ -1,6 +1,6 @@
 /**
  * Synthetic Codex rollouts (`e2e/fixtures/synthetic/codex/`), written by `writeCodexSynthetic`: each
- * covers record types and edge cases the real files lack, in the shapes FACTS.md §2 records. A
+ * covers record types and edge cases the real files lack, in the shapes docs/FORMATS.md §2 records. A
  * test fails when the committed files drift from this builder.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,7 @@ const second = { prompt: msg('user', 'Now count the lines'), call: call('call_2'
 
 export const LOCAL_SUMMARY = 'Another language model started to solve this problem and produced a summary of its thinking process.\nThe user listed the files and counted lines.';
 
-/** A long output as `exec_command` records it once cut to its token budget (FACTS §2.10 item 1): header, line count, head, marker, tail. */
+/** A long output as `exec_command` records it once cut to its token budget (docs/FORMATS.md §2.10 item 1): header, line count, head, marker, tail. */
 export const cutOutput = (tokens: number, cut: number, command = true): string =>
   `${command ? "Command: /bin/zsh -lc 'cat big.log'\n" : ''}Chunk ID: 8c7cc0\nWall time: 0.0100 seconds\nProcess exited with code 0\nOriginal token count: ${tokens}\nOutput:\nTotal output lines: 5000\n\nline 1: head kept\nline 2: head kept…${cut} tokens truncated…line 4999: tail kept\nline 5000: tail kept\n`;
 
@@ -101,7 +101,7 @@ export function codexSynthetic(): Record<string, string> {
       item(out('call_t7', 'Chunk ID: 2\nWall time: 0.0 seconds\nProcess exited with code 0\nOriginal token count: 9\nOutput:\nnotes.txt: …12 tokens truncated…\n')),
       item(msg('assistant', 'The log is long; I saw its head and tail.', { phase: 'final_answer' })),
     ),
-    // Re-injected context before a kept prompt (FACTS §2.8 example, items 26–28): the prompt, and a cut output, move after it.
+    // Re-injected context before a kept prompt (docs/FORMATS.md §2.8 example, items 26–28): the prompt, and a cut output, move after it.
     'reinjected-context.jsonl': lines(
       meta('00000000-0000-7000-8000-000000000009'),
       turn('gpt-5.5'),

@@ -1,6 +1,6 @@
 /**
  * Synthetic SWE-agent trajectories (`e2e/fixtures/synthetic/swe-agent/`), written by
- * `writeSweSynthetic`: the edge cases the real files lack, in SWE-agent's shapes (FORMATS.md). A
+ * `writeSweSynthetic`: the edge cases the real files lack, in SWE-agent's shapes (docs/FORMATS.md §3). A
  * test fails when the committed files drift from this builder.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
