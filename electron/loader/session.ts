@@ -9,6 +9,8 @@ import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { LoadedSession, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
+import type { ContentServices } from './contentServices';
+import { createContentServices } from './contentServices';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
 import { sessionNotHeld } from './heldSessions';
 import type { ReadSync } from './lines';
@@ -68,6 +70,12 @@ export interface LoadOptions {
   format?: string;
   /** The folders the host was given (DetectContext.roots, docs/safe-reads.md): checked at every open and reopen. */
   roots?: readonly string[];
+  /**
+   * What the session's contents use besides their file (docs/content-services.md): the worker
+   * passes its own (its search pool, its buffers, where the background verifier leaves its work);
+   * without them a load makes fresh ones that it shares with nobody.
+   */
+  services?: ContentServices;
 }
 
 
@@ -141,7 +149,8 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
 
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}) };
+  const services = options.services ?? createContentServices();
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}) };
   const adapters = options.format === undefined ? FORMAT_ADAPTERS : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
   if (adapters.length === 0) return { ok: false, error: { code: 'usage', message: `unknown format ${JSON.stringify(options.format)}: the formats are ${FORMAT_ADAPTERS.map((a) => a.name).join(', ')}` } };
   const opened: SessionSource[] = [];

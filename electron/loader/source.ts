@@ -5,6 +5,7 @@
  * loadSession wires detect → index → resolveSession and knows no format.
  */
 import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../shared/index';
+import type { ContentServices } from './contentServices';
 import type { ReadSync } from './lines';
 import type { OpenFile } from './openFile';
 
@@ -39,6 +40,11 @@ export interface DetectContext {
    * bounds its companions (docs/safe-reads.md).
    */
   roots?: readonly string[];
+  /**
+   * What the sources' contents use besides their file (contentServices.ts): loadSession always
+   * passes the load's; a source detected without them (tests) gets fresh ones of its own.
+   */
+  services?: ContentServices;
 }
 
 /**

@@ -19,7 +19,6 @@ import { EPOCH_SLOT, isWorkerRequest } from './protocol';
 import type { SearchSignal } from './service';
 import { SessionService } from './service';
 import { SearchPool } from './searchPool';
-import { setParallelScan } from '../loader/rawScan';
 
 const port = parentPort;
 if (!port) throw new Error('electron/worker/entry.ts runs as a worker_threads worker; the host thread uses createResolverClient()');
@@ -30,9 +29,9 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-// Issue 16: raw searches split across threads, besides this one.
+// Issue 16: raw searches split across threads, besides this one: the service's loads scan with it
+// (their ContentServices' parallelScan, docs/content-services.md).
 const searchPool = new SearchPool();
-setParallelScan(searchPool);
 const service = new SessionService(
   {},
   (payload) => post({ event: { name: 'fileChanged', payload } }),

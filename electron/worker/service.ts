@@ -71,6 +71,8 @@ import type { FollowLoopOptions } from '../loader/followLoop';
 import { FollowLoop } from '../loader/followLoop';
 import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/backgroundVerify';
 import { BACKGROUND_MIN_BYTES, startBackgroundVerify, startIdleVerifier } from '../loader/backgroundVerify';
+import type { ContentServices } from '../loader/contentServices';
+import { createContentServices } from '../loader/contentServices';
 import type { WorkerReply } from './protocol';
 import { formatOf, listedSessions } from './sessions';
 import { replayReply, whatIfReply } from './replayReplies';
@@ -457,7 +459,7 @@ export class SessionService {
     private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
     /** Issue 14: hears every change of a followed session, and how it is followed (tests drive the loop by hand). */
     private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
-    /** Issue 16: raw searches over both cores (registered with setParallelScan); used while a search runs in slices. */
+    /** Issue 16: raw searches over both cores (the loads' services' parallelScan unless `loadOptions.services` is given); used while a search runs in slices. */
     private readonly searchPool?: SearchPool,
     /** Issue 16: when the background thread starts (tests lower its least work). */
     private readonly background: BackgroundOptions = {},
@@ -467,7 +469,12 @@ export class SessionService {
      * one read window. Without it only the searches that begin here end them.
      */
     private readonly idleSignal?: () => SearchSignal,
-  ) {}
+  ) {
+    this.services = loadOptions.services ?? createContentServices({ parallelScan: searchPool ?? null });
+  }
+
+  /** What every session opened here reads its contents with (docs/content-services.md): passed to each load and to the background verifier. */
+  private readonly services: ContentServices;
 
   /** The open session's info, or null. */
   get info(): SessionInfo | null {
@@ -497,7 +504,7 @@ export class SessionService {
       this.labels = new Map((params.labels ?? []).map((label, k) => [params.paths[k] ?? '', label]));
       const { generation } = params;
       const asked = params.session ?? '';
-      const source = { ...this.loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}), ...(params.roots !== undefined ? { roots: params.roots } : {}) };
+      const source = { ...this.loadOptions, services: this.services, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}), ...(params.roots !== undefined ? { roots: params.roots } : {}) };
       const once = {
         signal,
         ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
@@ -511,7 +518,7 @@ export class SessionService {
       // Issue 16: the background thread starts while the files are indexed (its start then costs
       // the open nothing it waits for); it gets its work once the open has replied.
       this.idleVerifier?.dispose();
-      idle = filesBytes(params.paths) >= (this.background.minBytes ?? BACKGROUND_MIN_BYTES) ? startIdleVerifier() : undefined;
+      idle = filesBytes(params.paths) >= (this.background.minBytes ?? BACKGROUND_MIN_BYTES) ? startIdleVerifier(this.background) : undefined;
       this.idleVerifier = idle;
       const loaded = follows
         ? await SessionFollower.open(params.paths, { ...source, ...(this.follow.settleMs !== undefined ? { settleMs: this.follow.settleMs } : {}) }, once)
@@ -571,7 +578,7 @@ export class SessionService {
         thread?.dispose();
         return;
       }
-      const verifying = startBackgroundVerify(open.session, this.background, thread);
+      const verifying = startBackgroundVerify(open.session, this.services.prepared, this.background, thread);
       this.verifying = verifying;
       if (verifying) {
         this.verifyRunning = true;
