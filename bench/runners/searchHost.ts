@@ -248,7 +248,7 @@ async function firstSearchAfterBackground(workerPath: string, sidecar: string, q
 runMain(async (): Promise<SearchResult> => {
   const input = readInput<Input>();
   const cold = await firstSearchAfterOpen(input.workerPath, input.sidecar, input.queries[0], input.runs);
-  // Issue 16: the timed searches run as the worker runs them, raw scans split over its search pool
+  // The timed searches run as the worker runs them, raw scans split over its search pool
   // (the load's services' parallelScan; it answers only between begin and end).
   const pool = new SearchPool();
   const loaded = await loadSession([input.sidecar], { services: createContentServices({ parallelScan: pool }) });

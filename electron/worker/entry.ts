@@ -29,7 +29,7 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-// Issue 16: raw searches split across threads, besides this one: the service's loads scan with it
+// Raw searches split across threads, besides this one: the service's loads scan with it
 // (their ContentServices' parallelScan, docs/content-services.md).
 const searchPool = new SearchPool();
 const service = new SessionService(

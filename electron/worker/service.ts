@@ -459,7 +459,7 @@ export class SessionService {
     private readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
     /** Issue 14: hears every change of a followed session, and how it is followed (tests drive the loop by hand). */
     private readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
-    /** Issue 16: raw searches over both cores (the loads' services' parallelScan unless `loadOptions.services` is given); used while a search runs in slices. */
+    /** Raw searches over both cores (the loads' services' parallelScan unless `loadOptions.services` is given); used while a search runs in slices. */
     private readonly searchPool?: SearchPool,
     /** Issue 16: when the background thread starts (tests lower its least work). */
     private readonly background: BackgroundOptions = {},
