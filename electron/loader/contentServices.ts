@@ -87,12 +87,23 @@ export interface ContentServices {
   readonly events: ContentEvents;
 }
 
-/** Fresh services: nothing shared with any other load; `given` replaces any part (the worker gives its pool, tests their counters). */
+/**
+ * The hashing every load on this thread shares unless given its own: compiling the decoder's
+ * WebAssembly costs 10–400 ms here, which a process opening many sessions (a test, a fuzzer) would
+ * otherwise pay per load. It holds no state a load could see: its decoder's buffers are scratch,
+ * used synchronously (hashContentBody).
+ */
+const threadHashing = contentHashing();
+
+/**
+ * Fresh services: nothing shared with any other load but this thread's hashing (above); `given`
+ * replaces any part (the worker gives its pool, tests their counters).
+ */
 export function createContentServices(given: Partial<ContentServices> = {}): ContentServices {
   return {
     scratch: given.scratch ?? new ScratchBuffers(),
     scanners: given.scanners ?? new ScannerCache(),
-    hashing: given.hashing ?? contentHashing(),
+    hashing: given.hashing ?? threadHashing,
     prepared: given.prepared ?? new PreparedBodies(),
     parallelScan: given.parallelScan ?? null,
     events: given.events ?? {},
