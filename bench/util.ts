@@ -34,8 +34,13 @@ export const MB = 1e6;
 export async function buildRunners(): Promise<void> {
   await build({
     absWorkingDir: repoRoot,
-    // The indexing pool's worker beside them, where the loader looks for it (indexPool.ts).
-    entryPoints: [...RUNNERS.map((name) => join(repoRoot, 'bench', 'runners', `${name}.ts`)), { in: join(repoRoot, 'electron', 'loader', 'native', 'indexPoolWorker.ts'), out: 'indexPool' }],
+    // The threads' bundles beside them, where the loader looks for them (indexPool.ts, threadBundle.ts).
+    entryPoints: [
+      ...RUNNERS.map((name) => join(repoRoot, 'bench', 'runners', `${name}.ts`)),
+      { in: join(repoRoot, 'electron', 'loader', 'native', 'indexPoolWorker.ts'), out: 'indexPool' },
+      { in: join(repoRoot, 'electron', 'worker', 'scanThread.ts'), out: 'scanThread' },
+      { in: join(repoRoot, 'electron', 'loader', 'verifyThread.ts'), out: 'verifyThread' },
+    ],
     outdir: runnersOut,
     outExtension: { '.js': '.cjs' },
     bundle: true,
@@ -50,7 +55,7 @@ export async function buildRunners(): Promise<void> {
 
 /** Builds dist/worker.cjs from the current sources (as the unit tests' global setup does). */
 export function buildWorker(): void {
-  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker', 'indexPool'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (!existsSync(workerBundle)) throw new Error(`scripts/build.mjs worker did not write ${workerBundle}`);
 }
 

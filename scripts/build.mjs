@@ -9,6 +9,10 @@
 //                    that runs createResolverClient();
 //   dist/indexPool.cjs an indexing pool worker (electron/loader/native/indexPoolWorker.ts), spawned
 //                    beside the bundle that indexes a sidecar (electron/loader/native/indexPool.ts);
+//   dist/scanThread.cjs a search pool thread (electron/worker/scanThread.ts), spawned beside the
+//                    resolver worker by its search pool (electron/worker/searchPool.ts);
+//   dist/verifyThread.cjs the background verifier's thread (electron/loader/verifyThread.ts),
+//                    spawned beside the resolver worker (electron/loader/backgroundVerify.ts);
 //   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
 //                    bundle that serves a folder (electron/listing/thread.ts);
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
@@ -233,6 +237,16 @@ const bundles = {
     entry: 'electron/loader/native/indexPoolWorker.ts',
     outfile: 'dist/indexPool.cjs',
     about: 'indexPoolWorker.ts is an indexing pool worker: the loader starts it beside the bundle that indexes',
+  },
+  scanThread: {
+    entry: 'electron/worker/scanThread.ts',
+    outfile: 'dist/scanThread.cjs',
+    about: 'scanThread.ts is a search pool thread: the resolver worker\'s search pool starts it beside the bundle (electron/worker/searchPool.ts)',
+  },
+  verifyThread: {
+    entry: 'electron/loader/verifyThread.ts',
+    outfile: 'dist/verifyThread.cjs',
+    about: 'verifyThread.ts is the background verifier\'s thread: the resolver worker starts it beside the bundle (electron/loader/backgroundVerify.ts)',
   },
   listing: {
     entry: 'electron/listing/worker.ts',

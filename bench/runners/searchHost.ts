@@ -29,7 +29,7 @@ import type { LoadedSession } from '../../electron/loader/session';
 import { loadSession, nodeSha256 } from '../../electron/loader/session';
 import type { Reduction, SearchMode } from '../../shared/index';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../../shared/index';
-import { setParallelScan } from '../../electron/loader/rawScan';
+import { createContentServices } from '../../electron/loader/contentServices';
 import { SearchPool } from '../../electron/worker/searchPool';
 import { elapsedMs, readInput, runMain } from './common';
 import { params, startClient, value } from './workerClient';
@@ -248,13 +248,13 @@ async function firstSearchAfterBackground(workerPath: string, sidecar: string, q
 runMain(async (): Promise<SearchResult> => {
   const input = readInput<Input>();
   const cold = await firstSearchAfterOpen(input.workerPath, input.sidecar, input.queries[0], input.runs);
-  const loaded = await loadSession([input.sidecar]);
+  // The timed searches run as the worker runs them, raw scans split over its search pool
+  // (the load's services' parallelScan; it answers only between begin and end).
+  const pool = new SearchPool();
+  const loaded = await loadSession([input.sidecar], { services: createContentServices({ parallelScan: pool }) });
   if (!loaded.ok) throw new Error(`loadSession failed: ${loaded.error.code}: ${loaded.error.message}`);
   const { session } = loaded;
   const file = hiddenFile(session, input.sidecar, input.hiddenPath);
-  // The timed searches run as the worker runs them, raw scans split over its search pool.
-  const pool = new SearchPool();
-  setParallelScan(pool);
   const queries: QueryResult[] = [];
   for (const q of input.queries) {
     const base = rgArgs(q);

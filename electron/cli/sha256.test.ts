@@ -1,10 +1,8 @@
 /** The command line's createHash (sha256.ts) gives node:crypto's digests, wherever its JavaScript budget runs out. */
 import * as nodeCrypto from 'node:crypto';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
-import { JS_HASH_BUDGET, createHash, setJsHashBudget } from './sha256';
-
-afterEach(() => setJsHashBudget(JS_HASH_BUDGET));
+import { describe, expect, it } from 'vitest';
+import { coldCreateHash, createHash } from './sha256';
 
 const update = fc.oneof(
   fc.record({ text: fc.string({ unit: 'binary', maxLength: 40 }), encoding: fc.constantFrom(undefined, 'utf8', 'latin1', 'hex', 'base64') }),
@@ -15,9 +13,9 @@ describe('createHash (the command line)', () => {
   it('SHA-256 equals node:crypto over any updates, any budget, with buffers reused after each update', () => {
     fc.assert(
       fc.property(fc.array(fc.array(update, { maxLength: 6 }), { minLength: 1, maxLength: 4 }), fc.nat({ max: 400 }), fc.boolean(), (hashes, startBudget, hex) => {
-        setJsHashBudget(startBudget);
+        const withBudget = coldCreateHash(startBudget);
         for (const updates of hashes) {
-          const ours = createHash('sha256');
+          const ours = withBudget('sha256');
           const theirs = nodeCrypto.createHash('sha256');
           for (const u of updates) {
             if ('text' in u) {
@@ -52,14 +50,12 @@ describe('createHash (the command line)', () => {
   it('every length across the padding edges (0 to 300 bytes, and 20 KB) in JavaScript alone equals node:crypto', () => {
     const bytes = Uint8Array.from({ length: 20_000 }, (_, k) => (k * 131 + 7) & 0xff);
     for (const n of [...Array.from({ length: 301 }, (_, k) => k), 20_000]) {
-      setJsHashBudget(1 << 30);
-      expect(createHash('sha256').update(bytes.subarray(0, n)).digest('hex'), `${n} bytes`).toBe(nodeCrypto.createHash('sha256').update(bytes.subarray(0, n)).digest('hex'));
+      expect(coldCreateHash(1 << 30)('sha256').update(bytes.subarray(0, n)).digest('hex'), `${n} bytes`).toBe(nodeCrypto.createHash('sha256').update(bytes.subarray(0, n)).digest('hex'));
     }
   });
 
   it('hashes in JavaScript until the budget is spent, then node:crypto takes over mid-hash', () => {
-    setJsHashBudget(10);
-    const h = createHash('sha256').update('0123456789').update('abc');
+    const h = coldCreateHash(10)('sha256').update('0123456789').update('abc');
     expect(h.digest('hex')).toBe(nodeCrypto.createHash('sha256').update('0123456789abc').digest('hex'));
   });
 

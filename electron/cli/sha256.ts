@@ -17,12 +17,6 @@ import type { BinaryToTextEncoding, Encoding, Hash } from 'node:crypto';
  * V8's interpreter, some 25 µs per 64-byte block: 8 KiB costs about what loading node:crypto does.
  */
 export const JS_HASH_BUDGET = 8 * 1024;
-let budget = JS_HASH_BUDGET;
-
-/** Tests: sets the bytes left to hash in JavaScript. */
-export function setJsHashBudget(bytes: number): void {
-  budget = bytes;
-}
 
 /** FIPS 180-4's round constants. */
 const K = new Int32Array([
@@ -134,7 +128,14 @@ export interface ColdHash {
   digest(encoding: BinaryToTextEncoding): string;
 }
 
+/** The bytes one createHash (coldCreateHash) has left to hash in JavaScript, over all its hashes. */
+interface Budget {
+  bytes: number;
+}
+
 class ColdSha256 implements ColdHash {
+  constructor(private readonly budget: Budget) {}
+
   private readonly js = new JsSha256();
   /** Copies of what `js` has taken, for node's hash should the budget run out. */
   private taken: Uint8Array[] = [];
@@ -142,7 +143,7 @@ class ColdSha256 implements ColdHash {
 
   update(data: Data, encoding?: Encoding): this {
     const bytes = bytesOf(data, encoding);
-    if (this.native === undefined && (bytes === undefined || bytes.length > budget)) {
+    if (this.native === undefined && (bytes === undefined || bytes.length > this.budget.bytes)) {
       this.native = nodeCrypto().createHash('sha256');
       for (const chunk of this.taken) this.native.update(chunk);
       this.taken = [];
@@ -153,7 +154,7 @@ class ColdSha256 implements ColdHash {
       else native.update(data);
       return this;
     }
-    budget -= bytes.length;
+    this.budget.bytes -= bytes.length;
     this.js.update(bytes);
     // A copy: the caller may reuse its buffer (Buffer#slice would be a view).
     this.taken.push(new Uint8Array(bytes));
@@ -169,7 +170,11 @@ class ColdSha256 implements ColdHash {
   }
 }
 
-/** node:crypto's createHash: SHA-256 starts in JavaScript (see above); anything else is Node's. */
-export function createHash(algorithm: string, options?: object): ColdHash | Hash {
-  return algorithm === 'sha256' && options === undefined ? new ColdSha256() : nodeCrypto().createHash(algorithm, options);
+/** A createHash whose SHA-256 hashes are computed in JavaScript until they have taken `budget` bytes between them; anything else is Node's. */
+export function coldCreateHash(budget = JS_HASH_BUDGET): (algorithm: string, options?: object) => ColdHash | Hash {
+  const left: Budget = { bytes: budget };
+  return (algorithm, options) => (algorithm === 'sha256' && options === undefined ? new ColdSha256(left) : nodeCrypto().createHash(algorithm, options));
 }
+
+/** node:crypto's createHash for the process: its first JS_HASH_BUDGET bytes of SHA-256 in JavaScript (see above). */
+export const createHash = coldCreateHash();

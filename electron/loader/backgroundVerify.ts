@@ -18,8 +18,9 @@
  *
  * A slot moves out of PENDING only by compare-and-swap, so no content is hashed twice; a request
  * that meets THREAD waits on the slot (one content, under HASH_AT_INDEX_BYTES) and gives up after
- * WAIT_MS (then hashes it itself: the same bytes, the same answer). The thread hashes with the same
- * function as this one (contentHash.ts, its source run in the thread) and gives up (FAILED) on what
+ * WAIT_MS (then hashes it itself: the same bytes, the same answer). The thread (verifyThread.ts,
+ * bundled to dist/verifyThread.cjs) hashes with the same function as this one (contentHash.ts) and
+ * gives up (FAILED) on what
  * that fast loop leaves to the general decoder, which then runs here and reports what it finds: a
  * hash mismatch or an unreadable content answers exactly as it does without the background work.
  * `stop` (the session closes or is replaced) ends the thread after the content in hand; a closed
@@ -30,20 +31,22 @@
  * otherwise decoded at every truncated content. Those need no claim: the thread writes both numbers
  * and then marks the slot DONE; a search that gets there first decodes the boundary itself (the same
  * answer) and never waits. The contents are listed from the view's handles, without reading a
- * record, and the thread starts only for BACKGROUND_MIN_BYTES of work or more.
+ * record, and the thread starts only for BACKGROUND_MIN_BYTES of work or more. What the thread
+ * finds reaches the contents through the load's services (contentServices.ts PreparedBodies), which
+ * the caller passes here: the same object it passed to the load.
  */
 import { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
-import { DECODER_WINDOW, decoderModules, hashContentBody, jsEscapeDecoder, setHashClaim, wasmEscapeDecoder } from './contentHash';
+import { DECODER_WINDOW, decoderModules } from './contentHash';
+import type { PreparedBodies } from './contentServices';
 import type { FileContentList } from './fileContent';
-import { locateKept, setKeptBoundary } from './keptBoundary';
+import { threadBundle } from './threadBundle';
+import type { VerifyDone, VerifyThreadData, VerifyWork } from './verifyProtocol';
+import { DONE, FAILED, HERE, PENDING, THREAD } from './verifyProtocol';
 
-const PENDING = 0;
-const THREAD = 1;
-const HERE = 2;
-const DONE = 3;
-const FAILED = 4;
+/** The thread's bundle (verifyThread.ts), beside the bundle running this code (threadBundle.ts). */
+export const VERIFY_THREAD_BUNDLE = 'verifyThread.cjs';
 /** Longest wait for a content the thread is hashing; then it is hashed here. */
 const WAIT_MS = 2000;
 
@@ -80,6 +83,8 @@ const KEPT_WORK_BYTES = 16 * 1024;
 export interface BackgroundOptions {
   /** Least work in bytes for which the thread starts (default BACKGROUND_MIN_BYTES; tests pass 0). */
   minBytes?: number;
+  /** The thread's script (default: dist/verifyThread.cjs, see threadBundle.ts); without one, no thread starts. */
+  script?: string;
 }
 
 /**
@@ -115,75 +120,6 @@ function listBodies(session: LoadedSession): Body[] {
   return [...seen.values()].sort((a, b) => a.index - b.index).map((b) => b.body);
 }
 
-/**
- * The thread: the sources of hashContentBody, locateKept and the decoders; first every kept
- * boundary (a few kilobytes each, so all are found before a search sent at once reaches most of
- * them), then the hashes from the last content to the first.
- */
-function threadSource(): string {
-  return `'use strict';
-const { workerData, parentPort } = require('node:worker_threads');
-const { readSync } = require('node:fs');
-const { createHash } = require('node:crypto');
-const hashContentBody = (${hashContentBody.toString()});
-const locateKept = (${locateKept.toString()});
-const wasmEscapeDecoder = (${wasmEscapeDecoder.toString()});
-const jsEscapeDecoder = (${jsEscapeDecoder.toString()});
-const { wasm, window } = workerData;
-// Made while the thread waits for its work (it may be started while the session is indexed).
-const decoder = wasmEscapeDecoder(wasm, window) ?? jsEscapeDecoder(window);
-const keptBuf = Buffer.allocUnsafe(64 * 1024);
-// Its one message is its work; with it handled the thread has nothing left and ends.
-parentPort.once('message', (work) => {
-const { fds, starts, rawLengths, hashes, kepts, slots, lengths, digests, bounds, boundSlots, control } = work;
-const state = new Int32Array(slots);
-const length = new Float64Array(lengths);
-const digest = new Uint8Array(digests);
-const bound = new Float64Array(bounds);
-const boundState = new Int32Array(boundSlots);
-const stop = new Int32Array(control);
-let hashed = 0;
-let located = 0;
-for (let k = 0; k < boundState.length && Atomics.load(stop, 0) === 0; k++) {
-  if (kepts[k] === 0) continue;
-  let found;
-  try {
-    found = locateKept(fds[k], readSync, starts[k], rawLengths[k], kepts[k], keptBuf);
-  } catch {
-    found = undefined;
-  }
-  if (found) {
-    bound[2 * k] = found[0];
-    bound[2 * k + 1] = found[1];
-    located++;
-  }
-  Atomics.store(boundState, k, found ? ${DONE} : ${FAILED});
-}
-function hash(k) {
-  let h;
-  try {
-    h = hashContentBody(fds[k], readSync, createHash, starts[k], rawLengths[k], decoder);
-  } catch {
-    h = undefined;
-  }
-  if (h) {
-    digest.set(Buffer.from(h.sha256, 'hex'), k * 32);
-    length[k] = h.length;
-    hashed++;
-  }
-  Atomics.store(state, k, h ? ${DONE} : ${FAILED});
-  Atomics.notify(state, k);
-}
-// From the last content a search reaches to the first: a search going the other way meets the
-// thread once, instead of catching up with it and waiting at every other content.
-for (let k = state.length - 1; k >= 0 && Atomics.load(stop, 0) === 0; k--) {
-  if (hashes[k] && Atomics.compareExchange(state, k, ${PENDING}, ${THREAD}) === ${PENDING}) hash(k);
-}
-parentPort.postMessage({ hashed, located });
-});
-`;
-}
-
 /** A thread started before its work is known (while the session is indexed), waiting for it. */
 export interface IdleVerifier {
   /** Ends the thread without work (the open failed, was superseded, or left it nothing to do). */
@@ -203,12 +139,15 @@ export function backgroundThreads(): number {
 /**
  * Starts the thread with nothing to do yet, so that its start (Node's set-up of a thread, the
  * decoder's compilation: tens of milliseconds, more under load) overlaps the indexing rather than
- * delaying the work after the open reply; undefined when Node refuses the thread.
+ * delaying the work after the open reply; undefined when there is no thread bundle or Node refuses
+ * the thread.
  */
-export function startIdleVerifier(): IdleVerifier | undefined {
+export function startIdleVerifier(options: BackgroundOptions = {}): IdleVerifier | undefined {
+  const script = options.script ?? threadBundle(VERIFY_THREAD_BUNDLE);
+  if (script === undefined) return undefined;
   let worker: Worker;
   try {
-    worker = new Worker(threadSource(), { eval: true, workerData: { wasm: decoderModules(), window: DECODER_WINDOW } });
+    worker = new Worker(script, { workerData: { wasm: decoderModules(), window: DECODER_WINDOW } satisfies VerifyThreadData });
   } catch {
     return undefined;
   }
@@ -227,12 +166,12 @@ export function startIdleVerifier(): IdleVerifier | undefined {
 
 /**
  * Hands `session`'s unhashed hidden contents to verify, and its truncations' kept boundaries to
- * find, to a thread (`thread` when given, else a new one); undefined when that is less work than
- * `minBytes` (a thread's start would cost more than doing it where asked) or Node refuses the
- * thread (then every hash and boundary is computed where asked, as before). `thread` is used or
- * disposed of.
+ * find, to a thread (`thread` when given, else a new one), and offers what it will find in
+ * `prepared` (the services the session was loaded with); undefined when that is less work than
+ * `minBytes` (a thread's start would cost more than doing it where asked) or no thread starts (then
+ * every hash and boundary is computed where asked, as before). `thread` is used or disposed of.
  */
-export function startBackgroundVerify(session: LoadedSession, options: BackgroundOptions = {}, thread?: IdleVerifier): BackgroundVerify | undefined {
+export function startBackgroundVerify(session: LoadedSession, prepared: PreparedBodies, options: BackgroundOptions = {}, thread?: IdleVerifier): BackgroundVerify | undefined {
   const bodies = listBodies(session);
   let work = 0;
   for (const b of bodies) work += (b.hash ? b.rawLength : 0) + (b.kept > 0 ? KEPT_WORK_BYTES : 0);
@@ -243,7 +182,7 @@ export function startBackgroundVerify(session: LoadedSession, options: Backgroun
     return undefined;
   }
   const worker = given ?? (() => {
-    const idle = startIdleVerifier();
+    const idle = startIdleVerifier(options);
     const started = idle && idleWorkers.get(idle);
     if (idle) idleWorkers.delete(idle);
     return started;
@@ -274,9 +213,9 @@ export function startBackgroundVerify(session: LoadedSession, options: Backgroun
     bounds,
     boundSlots,
     control,
-  });
-  const done = new Promise<{ hashed: number; located: number }>((resolve) => {
-    let ended = { hashed: 0, located: 0 };
+  } satisfies VerifyWork);
+  const done = new Promise<VerifyDone>((resolve) => {
+    let ended: VerifyDone = { hashed: 0, located: 0 };
     worker.on('message', (m: { hashed?: unknown; located?: unknown }) => {
       if (typeof m.hashed === 'number' && typeof m.located === 'number') ended = { hashed: m.hashed, located: m.located };
     });
@@ -286,12 +225,12 @@ export function startBackgroundVerify(session: LoadedSession, options: Backgroun
     if (body.kept > 0) {
       // Read once DONE (the thread wrote both numbers before its store): no wait, no claim; a
       // boundary not found yet is found here, as before (the same answer).
-      setKeptBoundary(body.key, () =>
+      prepared.offerKeptBoundary(body.key, () =>
         Atomics.load(boundState, k) === DONE ? { kept: body.kept, floored: bound[2 * k] as number, raw: bound[2 * k + 1] as number } : undefined,
       );
     }
     if (!body.hash) return;
-    setHashClaim(body.key, {
+    prepared.offerHash(body.key, {
       take() {
         const deadline = Date.now() + WAIT_MS;
         for (;;) {

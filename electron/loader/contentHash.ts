@@ -11,9 +11,9 @@
  * (rawRecord's `hashBody`), which decodes every escape and throws the error a bad body deserves.
  * So a result, when there is one, is exactly `hashBody`'s.
  *
- * `hashContentBody` and both decoder factories are self-contained — they use only their parameters —
- * because the background verifier (backgroundVerify.ts) runs their source in a worker thread: one
- * implementation on both threads.
+ * `hashContentBody` and both decoder factories use only their parameters: the background verifier's
+ * thread (verifyThread.ts) runs them too, one implementation on both threads. Where a load keeps its
+ * decoder and how a claim reaches FileContent: contentServices.ts.
  */
 import type { createHash as CreateHash } from 'node:crypto';
 import type { ReadSync } from './lines';
@@ -87,7 +87,7 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
 /**
  * The escape decoder in JavaScript, over buffers of `window` bytes: the escapes JSON.stringify
  * writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80); -1 on any other.
- * Self-contained, like the WebAssembly one (the walker's `decode`), which has the same semantics.
+ * The WebAssembly one (the walker's `decode`) has the same semantics.
  */
 export function jsEscapeDecoder(window: number): EscapeDecoder {
   const raw = Buffer.allocUnsafe(window);
@@ -137,8 +137,7 @@ interface WasmApi {
  * SIMD, 8 without; the first of `modules` this engine compiles), or undefined without WebAssembly.
  * The walker knows the same escapes; it stops at anything else (an escape it leaves to the caller,
  * an escape `cut` splits, an unescaped quote), and the body then goes to the general decoder.
- * Self-contained (the layout constants are jsonStringWasm.ts's `IN` and `outAt`, written here): the
- * background thread runs its source.
+ * The layout constants are jsonStringWasm.ts's `IN` and `outAt`, written here.
  */
 export function wasmEscapeDecoder(modules: readonly Uint8Array[], window: number): EscapeDecoder | undefined {
   const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
@@ -175,60 +174,16 @@ export function wasmEscapeDecoder(modules: readonly Uint8Array[], window: number
 /** Raw bytes read (and decoded) at a time. */
 export const DECODER_WINDOW = 1024 * 1024;
 
-let decoder: EscapeDecoder | undefined;
-
 /** The decoder's modules, best first: the walker with SIMD, then without. */
 export function decoderModules(): Uint8Array[] {
   return [walkerModuleBytes(true), walkerModuleBytes(false)];
 }
 
-/** This thread's decoder, made once: WebAssembly where it can be had, else JavaScript. */
-export function contentDecoder(): EscapeDecoder {
-  decoder ??= wasmEscapeDecoder(decoderModules(), DECODER_WINDOW) ?? jsEscapeDecoder(DECODER_WINDOW);
-  return decoder;
-}
-
 /**
- * A content another thread may be hashing (backgroundVerify.ts): `take` answers its hash when that
- * thread computed it (waiting while it still is), or undefined when this thread is to hash it.
+ * A content another thread may be hashing (backgroundVerify.ts, offered through a load's
+ * PreparedBodies): `take` answers its hash when that thread computed it (waiting while it still
+ * is), or undefined when this thread is to hash it.
  */
 export interface HashClaim {
   take(): ContentHash | undefined;
 }
-
-/** Keyed by a content's place in the file (its RawContent): one claim per content. */
-const claims = new WeakMap<object, HashClaim>();
-
-export function setHashClaim(body: object, claim: HashClaim): void {
-  claims.set(body, claim);
-}
-
-/** The hash another thread computed for `body`, if one was to; the claim is used once. */
-export function claimedHash(body: object): ContentHash | undefined {
-  const claim = claims.get(body);
-  if (!claim) return undefined;
-  claims.delete(body);
-  return claim.take();
-}
-
-/** One listener that tests set to count events on this thread (nothing else listens). */
-export function testCounter(): { observe: (listener: () => void) => () => void; notify: () => void } {
-  let observer: (() => void) | undefined;
-  return {
-    observe: (listener) => {
-      observer = listener;
-      return () => {
-        if (observer === listener) observer = undefined;
-      };
-    },
-    notify: () => observer?.(),
-  };
-}
-
-const hashesHere = testCounter();
-
-/** Sets the observer of hashes computed on this thread; returns a function that removes it. */
-export const observeContentHashes = hashesHere.observe;
-
-/** Called by FileContent for each hash it computes itself. */
-export const contentHashComputed = hashesHere.notify;

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../testing/files';
+import { createContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import { scanMessageRecord } from './rawRecord';
 import type { ReadSync } from './lines';
@@ -24,7 +25,7 @@ function contentOf(body: string): { source: FileContent; close: () => void } {
   const line = `{"t":"message","i":0,"msg":{"role":"tool","content":"${body}"}}`;
   const scan = scanMessageRecord({ fd, read: readSync, offset: 0, length: Buffer.byteLength(line), hash: true, maxRestBytes: 1 << 20, windowBytes: 4096 });
   if (!scan.ok) throw new Error(scan.reason);
-  return { source: new FileContent(fd, readSync, scan.content, () => true), close: () => closeSync(fd) };
+  return { source: new FileContent(fd, readSync, scan.content, () => true, createContentServices()), close: () => closeSync(fd) };
 }
 
 /** Leftmost non-overlapping occurrences of `needle` in `hay[start, end)`, the reference. */
@@ -120,7 +121,7 @@ describe('FileContent: the context around a match is read near it', () => {
         bytesRead += length;
         return readSync(f, buffer, offset, length, position);
       };
-      const source = new FileContent(fd, counting, scan.content, () => true);
+      const source = new FileContent(fd, counting, scan.content, () => true, createContentServices());
       const offsets: number[] = [];
       source.findAll(Buffer.from('NEEDLE'), 0, size, (offset) => {
         offsets.push(offset());

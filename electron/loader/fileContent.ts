@@ -5,19 +5,17 @@
  * escapes is searched as raw file bytes, without decoding: a needle escaped the same way occurs in
  * the body at an escape boundary exactly where the content holds the needle.
  */
-import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import type { ByteSource } from '../../shared/index';
 import { ContentUnavailableError } from '../../shared/index';
 import type { ReadSync } from './lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
-import { claimedHash, contentDecoder, contentHashComputed, hashContentBody } from './contentHash';
-import type { RawScanner, ScanNeedle } from './rawScan';
-import { byteFrequencies, exactScanner, foldedScanner, parallelScan } from './rawScan';
-import { scratch } from './scratch';
+import { hashContentBody } from './contentHash';
+import type { ContentServices } from './contentServices';
+import type { RawForm, RawScanner, ScanNeedle } from './rawScan';
+import { byteFrequencies } from './rawScan';
 import type { KeptBoundary } from './keptBoundary';
-import { keptBoundaryDecoded, preparedKeptBoundary } from './keptBoundary';
 import { JsonStringError, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
 
 const WINDOW_BYTES = 1024 * 1024;
@@ -32,10 +30,6 @@ const SPARSE_HIT_BYTES = 16 * 1024;
 /** Bytes read past a window for a match of unbounded reach (findAllDirect): a longer one goes the decoded way. */
 const DIRECT_UNBOUNDED_BYTES = 4 * 1024;
 
-function buffers(size: number): { raw: Buffer; out: Buffer } {
-  return { raw: scratch('read-raw', size), out: scratch('read-out', size) };
-}
-
 /**
  * Raw bytes to read for `decoded` more content bytes: as many plus a little, since most bytes are
  * literal; when escapes make that too few, the caller reads on.
@@ -48,27 +42,19 @@ function unavailable(why: string): ContentUnavailableError {
   return new ContentUnavailableError(why);
 }
 
-/** A needle's raw form: its scanner, what it scans for, and whether that is the needle's own bytes (nothing escaped). */
-interface RawForm {
-  scanner: RawScanner;
-  needle: ScanNeedle;
-  literal: boolean;
-}
-
-/** The needle of the last `rawForm` call: a search asks for the same one for each of thousands of contents. */
-let lastForm: { copy: Buffer; form: RawForm | null } | null = null;
-
 /**
  * A needle as a canonical body writes it, and its scanner; null when it is not well-formed UTF-8
- * (its bytes then occur in no canonical body's raw form as they do in the content).
+ * (its bytes then occur in no canonical body's raw form as they do in the content). The last one is
+ * remembered in `scanners`: a search asks for the same one for each of thousands of contents.
  */
-function rawForm(needle: Uint8Array, sample: () => Uint8Array): RawForm | null {
-  if (lastForm !== null && lastForm.copy.equals(needle)) return lastForm.form;
+function rawForm(scanners: ContentServices['scanners'], needle: Uint8Array, sample: () => Uint8Array): RawForm | null {
+  const last = scanners.lastForm;
+  if (last !== null && last.copy.equals(needle)) return last.form;
   const copy = Buffer.from(needle);
   const text = copy.toString('utf8');
   const raw = !text.includes('\uFFFD') && Buffer.from(text, 'utf8').equals(copy) ? canonicalBody(text) : null;
-  const form = raw === null ? null : { scanner: exactScanner(raw, () => byteFrequencies(sample())), needle: { exact: raw }, literal: raw.equals(copy) };
-  lastForm = { copy, form };
+  const form = raw === null ? null : { scanner: scanners.exactScanner(raw, () => byteFrequencies(sample())), needle: { exact: raw }, literal: raw.equals(copy) };
+  scanners.lastForm = { copy, form };
   return form;
 }
 
@@ -86,6 +72,8 @@ export class FileContent implements ByteSource {
     private readonly raw: RawContent,
     /** False once the session is closed: reads then fail. */
     private readonly isOpen: () => boolean,
+    /** The load's buffers, scanners, hashing, prepared work and raw scan (contentServices.ts). */
+    private readonly services: ContentServices,
   ) {
     this.length = raw.length;
   }
@@ -98,7 +86,7 @@ export class FileContent implements ByteSource {
         // Verified in the background since the open (backgroundVerify.ts), or hashed here: the
         // fast loop for the escapes JSON.stringify writes; the general decoder for the rest (and
         // for the error a malformed body deserves).
-        const hashed = claimedHash(this.raw) ?? this.hashHere();
+        const hashed = this.services.prepared.claimedHash(this.raw) ?? this.hashHere();
         if (hashed.length !== this.raw.length) throw unavailable('the content changed since it was indexed');
         this.raw.sha256 = hashed.sha256;
       } catch (e) {
@@ -110,10 +98,11 @@ export class FileContent implements ByteSource {
   }
 
   private hashHere(): { sha256: string; length: number } {
-    contentHashComputed();
+    this.services.events.hashComputed?.();
+    const { hashing, scratch } = this.services;
     return (
-      hashContentBody(this.fd, this.readFile, createHash, this.raw.start, this.raw.rawLength, contentDecoder()) ??
-      hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES)
+      hashContentBody(this.fd, this.readFile, hashing.createHash, this.raw.start, this.raw.rawLength, hashing.decoder()) ??
+      hashBody(this.fd, this.readFile, this.raw.start, this.raw.rawLength, WINDOW_BYTES, scratch)
     );
   }
 
@@ -139,7 +128,7 @@ export class FileContent implements ByteSource {
 
   /** The truncation's hidden-span start, found by the background thread (keptBoundary.ts). */
   private keptBoundary(): KeptBoundary | undefined {
-    this.kept ??= preparedKeptBoundary(this.raw);
+    this.kept ??= this.services.prepared.keptBoundary(this.raw);
     return this.kept;
   }
 
@@ -150,7 +139,7 @@ export class FileContent implements ByteSource {
     if (known !== undefined) return known;
     const kept = this.keptBoundary();
     if (kept?.kept === offset) return kept.floored;
-    keptBoundaryDecoded();
+    this.services.events.keptBoundaryDecoded?.();
     const from = Math.max(0, offset - 3);
     const window = this.read(from, Math.min(this.length, offset + 1));
     let floored = offset;
@@ -233,7 +222,8 @@ export class FileContent implements ByteSource {
     const result = Buffer.allocUnsafe(to - from);
     if (to === from) return result;
     let { raw: rawPos, decoded } = this.checkpoint(from, true);
-    const { raw, out } = buffers(WINDOW_BYTES);
+    const raw = this.services.scratch.get('read-raw', WINDOW_BYTES);
+    const out = this.services.scratch.get('read-out', WINDOW_BYTES);
     let filled = 0;
     try {
       while (decoded < to) {
@@ -266,7 +256,7 @@ export class FileContent implements ByteSource {
     if (known !== undefined) return known;
     const kept = this.keptBoundary();
     if (kept?.floored === target) return kept.raw;
-    keptBoundaryDecoded();
+    this.services.events.keptBoundaryDecoded?.();
     const found = this.locateRaw(target);
     if (this.rawOffsets.size >= 4) this.rawOffsets.clear();
     this.rawOffsets.set(target, found);
@@ -275,7 +265,7 @@ export class FileContent implements ByteSource {
 
   private locateRaw(target: number): number {
     let { raw: rawPos, decoded } = this.checkpoint(target, true);
-    const { raw } = buffers(WINDOW_BYTES);
+    const raw = this.services.scratch.get('read-raw', WINDOW_BYTES);
     for (;;) {
       if (decoded === target) return rawPos;
       const n = this.readRaw(raw, rawPos, Math.min(WINDOW_BYTES, this.raw.rawLength - rawPos, rawNeeded(target - decoded)));
@@ -309,7 +299,7 @@ export class FileContent implements ByteSource {
   /** Walks escapes from `from` to raw offset `target` (both escape boundaries): the decoded offset there. */
   private walk(from: { raw: number; decoded: number }, target: number): number {
     let { raw: rawPos, decoded } = from;
-    const buf = scratch('walk', WINDOW_BYTES);
+    const buf = this.services.scratch.get('walk', WINDOW_BYTES);
     while (rawPos < target) {
       const want = Math.min(buf.length, target - rawPos);
       const n = this.readRaw(buf, rawPos, want);
@@ -330,7 +320,7 @@ export class FileContent implements ByteSource {
   findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
     this.check();
     if (needle.length === 0 || end - start < needle.length) return;
-    const form = rawForm(needle, () => this.sample());
+    const form = rawForm(this.services.scanners, needle, () => this.sample());
     try {
       if (this.raw.canonical && form !== null) this.findRaw(form.scanner, form.needle, start, end, onMatch);
       else this.findDecoded(Buffer.from(needle), start, end, onMatch);
@@ -344,7 +334,7 @@ export class FileContent implements ByteSource {
     this.check();
     // A canonical body writes letters, digits and printable ASCII as themselves and every other
     // character as its UTF-8 bytes, never as an escape: the folded forms are exact byte patterns.
-    const scanner = this.raw.canonical && !query.includes('"') && !query.includes('\\') ? foldedScanner(query) : null;
+    const scanner = this.raw.canonical && !query.includes('"') && !query.includes('\\') ? this.services.scanners.foldedScanner(query) : null;
     if (scanner === null) return false;
     if (end - start < query.length) return true;
     try {
@@ -375,7 +365,7 @@ export class FileContent implements ByteSource {
     onMatch: (offset: () => number, length: number) => boolean,
   ): number | undefined {
     this.check();
-    const form = this.raw.canonical ? rawForm(literal, () => this.sample()) : null;
+    const form = this.raw.canonical ? rawForm(this.services.scanners, literal, () => this.sample()) : null;
     // A rawSafe literal is written as itself; anything else is left to the decoded search.
     if (form === null || !form.literal || !Number.isFinite(before)) return undefined;
     if (end - start < literal.length) return end;
@@ -392,7 +382,7 @@ export class FileContent implements ByteSource {
       // (each window re-reads that much: 64 KiB per 256 KiB cost the regex row 15%); a match that
       // reaches the end of what was read is left to the decoded search (below).
       const post = Math.max(Number.isFinite(reach) ? 4 * reach : DIRECT_UNBOUNDED_BYTES, literal.length) + 4;
-      const window = scratch('search', SEARCH_WINDOW_BYTES + pre + post);
+      const window = this.services.scratch.get('search', SEARCH_WINDOW_BYTES + pre + post);
       /** No match starts in [rawStart, x) but those reported; the last one ended at lastEnd ≤ x. */
       let x = rawStart;
       let lastEnd = rawStart;
@@ -426,7 +416,7 @@ export class FileContent implements ByteSource {
         x = q + 1;
         return true;
       };
-      const hits = this.sparseHits(form.needle, rawStart, rawEnd);
+      const hits = this.sparseHits(form.needle, scanner, rawStart, rawEnd);
       if (hits !== null) {
         // The pool listed the literal's occurrences: only the bytes around each are read.
         for (const q of hits) {
@@ -477,7 +467,7 @@ export class FileContent implements ByteSource {
 
   /**
    * Searches the raw body for a needle's raw forms (`scanner`, `needle`), keeping the
-   * leftmost-first, non-overlapping occurrences that start at escape boundaries. With a registered
+   * leftmost-first, non-overlapping occurrences that start at escape boundaries. With the services'
    * ParallelScan (the worker's pool, while a search runs), the occurrences come from its scan of
    * the file around the body over both cores, and only the bytes before each are read here; else
    * the body is read here.
@@ -495,7 +485,7 @@ export class FileContent implements ByteSource {
       lastEnd = p + length;
       return true;
     };
-    const listed = this.poolHits(needle, rawStart, rawEnd);
+    const listed = this.poolHits(needle, scanner, rawStart, rawEnd);
     if (listed !== null) {
       const { hits, from } = listed;
       const body = this.raw.start;
@@ -512,15 +502,15 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * The pool's occurrences of `needle` (a registered ParallelScan, while a search runs) when its list
+   * The pool's occurrences of `needle` (the services' ParallelScan, while a search runs) when its list
    * covers this body's raw `[rawStart, rawEnd)`: the flat [file position, length] pairs, and the
    * index of the first pair at or after rawStart. Null when it has none (`sparseBytes`: see
    * ParallelScan.fileHits).
    */
-  private poolHits(needle: ScanNeedle, rawStart: number, rawEnd: number, sparseBytes?: number): { hits: Float64Array; from: number } | null {
+  private poolHits(needle: ScanNeedle, scanner: RawScanner, rawStart: number, rawEnd: number, sparseBytes?: number): { hits: Float64Array; from: number } | null {
     const body = this.raw.start;
     // Only over the file as fs.readSync reads it: the pool's threads read it that way.
-    const found = this.readFile === readSync ? parallelScan()?.fileHits(this.fd, needle, body + rawStart, body + rawEnd, sparseBytes) : null;
+    const found = this.readFile === readSync ? this.services.parallelScan?.fileHits(this.fd, needle, scanner, body + rawStart, body + rawEnd, sparseBytes) : null;
     if (!found || found.start > body + rawStart || body + rawEnd > found.end) return null;
     const hits = found.hits;
     // The first occurrence at or after the span's start (pairs: even indexes are positions).
@@ -535,13 +525,13 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * The raw offsets in `[rawStart, rawEnd)` where the pool (a registered ParallelScan, while a
+   * The raw offsets in `[rawStart, rawEnd)` where the pool (the services' ParallelScan, while a
    * search runs) found `needle` in this body, when it listed them and they are sparse (at most one
    * per SPARSE_HIT_BYTES, and a few): reading a little around each then costs less than reading the
    * body. Null otherwise, and the caller reads the body.
    */
-  private sparseHits(needle: ScanNeedle, rawStart: number, rawEnd: number): number[] | null {
-    const listed = this.poolHits(needle, rawStart, rawEnd, SPARSE_HIT_BYTES);
+  private sparseHits(needle: ScanNeedle, scanner: RawScanner, rawStart: number, rawEnd: number): number[] | null {
+    const listed = this.poolHits(needle, scanner, rawStart, rawEnd, SPARSE_HIT_BYTES);
     if (listed === null) return null;
     const { hits, from } = listed;
     const body = this.raw.start;
@@ -569,7 +559,7 @@ export class FileContent implements ByteSource {
    */
   private scanSerial(scanner: RawScanner, from: number, to: number, after: () => number, deliver: (p: number, length: number, byteAt: (i: number) => number) => boolean): void {
     const overlap = scanner.maxLength - 1;
-    const window = scratch('search', SEARCH_WINDOW_BYTES + overlap);
+    const window = this.services.scratch.get('search', SEARCH_WINDOW_BYTES + overlap);
     let pos = from;
     while (pos < to) {
       const n = this.readRaw(window, pos, Math.min(SEARCH_WINDOW_BYTES + overlap, to - pos));

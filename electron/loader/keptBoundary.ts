@@ -6,15 +6,14 @@
  * `kept_bytes` — a few kilobytes per content, but for every truncated content on the first search
  * after an open, and they were the largest part of what that search did more than a warm one.
  *
- * `locateKept` is self-contained (it uses only its parameters) because the background thread
- * (backgroundVerify.ts) runs its source. It knows the escapes JSON.stringify writes for ASCII
- * (`\" \\ \/ \b \f \n \r \t`, `\u00XX` below 0x80): each decodes to one byte, never a UTF-8
- * continuation byte. On any other escape — a `\u` of a non-ASCII character or a surrogate, which
- * decode to several bytes — or a body that cannot be read, it gives up (undefined) and FileContent
- * finds the boundary itself, as it always did. So an answer, when there is one, is exactly
- * FileContent's.
+ * `locateKept` uses only its parameters: the background thread (verifyThread.ts) runs it, and a
+ * boundary it found reaches FileContent through the load's PreparedBodies (contentServices.ts).
+ * It knows the escapes JSON.stringify writes for ASCII (`\" \\ \/ \b \f \n \r \t`, `\u00XX`
+ * below 0x80): each decodes to one byte, never a UTF-8 continuation byte. On any other escape — a
+ * `\u` of a non-ASCII character or a surrogate, which decode to several bytes — or a body that
+ * cannot be read, it gives up (undefined) and FileContent finds the boundary itself, as it always
+ * did. So an answer, when there is one, is exactly FileContent's.
  */
-import { testCounter } from './contentHash';
 import type { ReadSync } from './lines';
 
 /** The floored hidden-span start of a truncation and its raw body offset. */
@@ -32,7 +31,6 @@ export interface KeptBoundary {
  * (0 < kept < the decoded length), reading into `buf`: `[floored, raw]`, or undefined (see above).
  */
 export function locateKept(fd: number, read: ReadSync, start: number, rawLength: number, kept: number, buf: Buffer): [number, number] | undefined {
-  // No inner functions: a bundler may wrap them in helpers the thread does not have.
   const BACKSLASH = 0x5c;
   /** Raw offset, and value (0 for an escape: ASCII), of the decoded bytes kept−3 … kept−1. */
   const rawOf = [0, 0, 0, 0];
@@ -108,24 +106,3 @@ export function locateKept(fd: number, read: ReadSync, start: number, rawLength:
   }
   return [floored, floored === kept ? pos : (rawOf[floored & 3] as number)];
 }
-
-/** Keyed by a content's place in the file (its RawContent): the boundary another thread found. */
-const prepared = new WeakMap<object, () => KeptBoundary | undefined>();
-
-/** Registers where another thread's boundary for `body` will be, once found. */
-export function setKeptBoundary(body: object, lookup: () => KeptBoundary | undefined): void {
-  prepared.set(body, lookup);
-}
-
-/** The boundary another thread found for `body`, if it has (a look at shared memory; no wait). */
-export function preparedKeptBoundary(body: object): KeptBoundary | undefined {
-  return prepared.get(body)?.();
-}
-
-const decodedHere = testCounter();
-
-/** Sets the observer of the boundaries FileContent decodes itself; returns a function that removes it. */
-export const observeKeptBoundaries = decodedHere.observe;
-
-/** Called by FileContent for each boundary (a floor or a raw offset) it decodes itself. */
-export const keptBoundaryDecoded = decodedHere.notify;

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { ByteSource } from '../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../shared/index';
 import { sourceChunks } from '../../shared/bytes';
+import type { ContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import type { ReadSync } from './lines';
 import { readExactly } from './lines';
@@ -299,8 +300,8 @@ export function contentFields(t: Text): { content: string; large?: ByteSource } 
 export class LargeStrings {
   private readonly texts: FileText[];
 
-  constructor(fd: number, read: ReadSync, large: readonly RawContent[], isOpen: () => boolean) {
-    this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen)));
+  constructor(fd: number, read: ReadSync, large: readonly RawContent[], isOpen: () => boolean, services: ContentServices) {
+    this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen, services)));
   }
 
   /** The LargeText a token string stands for; undefined for any other value. */

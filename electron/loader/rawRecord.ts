@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import type { ReadSync } from './lines';
 import { readExactly } from './lines';
-import { scratch } from './scratch';
+import { ScratchBuffers } from './scratch';
 import { JsonStringError, JsonStringWalk, unescapeInto } from './jsonString';
 
 /** Where a message's content lies in the file and what it decodes to. */
@@ -212,6 +212,8 @@ export interface ScanOptions {
   /** A rest longer than this is not read this way. */
   maxRestBytes: number;
   windowBytes?: number;
+  /** The buffers a content hashed with the general decoder is read into (default: its own). */
+  scratch?: ScratchBuffers;
 }
 
 /** The length of the longest prefix of `buf[0, n)` that does not end inside a UTF-8 character. */
@@ -273,11 +275,11 @@ function wholeCharacterEnd(piece: Uint8Array, start: number): number {
   return i + need > end ? i : end;
 }
 
-/** Decodes the whole body window by window into the hash; checks UTF-8 per window. */
-export function hashBody(fd: number, read: ReadSync, start: number, rawLength: number, windowBytes: number): { sha256: string; validUtf8: boolean; length: number } {
+/** Decodes the whole body window by window into the hash, through `scratch`'s buffers; checks UTF-8 per window. */
+export function hashBody(fd: number, read: ReadSync, start: number, rawLength: number, windowBytes: number, scratch = new ScratchBuffers()): { sha256: string; validUtf8: boolean; length: number } {
   const h = createHash('sha256');
-  const raw = scratch('hash-raw', windowBytes);
-  const out = scratch('hash-out', windowBytes);
+  const raw = scratch.get('hash-raw', windowBytes);
+  const out = scratch.get('hash-out', windowBytes);
   let pos = 0;
   let length = 0;
   let valid = true;
@@ -348,7 +350,7 @@ export function scanMessageRecord(options: ScanOptions): RawScan {
     content.validUtf8 = utf8.finish();
   } else if (options.hash) {
     try {
-      const hashed = hashBody(options.fd, options.read, content.start, content.rawLength, windowBytes);
+      const hashed = hashBody(options.fd, options.read, content.start, content.rawLength, windowBytes, options.scratch);
       content.sha256 = hashed.sha256;
       content.validUtf8 = hashed.validUtf8;
     } catch (e) {

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { byteFrequencies, exactScanner, foldedPattern, foldedScanner, makeExactScanner } from './rawScan';
+import { ScannerCache, byteFrequencies, foldedPattern, makeExactScanner } from './rawScan';
+
+/** The remembered scanners, as a load's services hold them (contentServices.ts). */
+const scanners = new ScannerCache();
+const exactScanner = (needle: Buffer) => scanners.exactScanner(needle);
+const foldedScanner = (query: string) => scanners.foldedScanner(query);
 
 /** Every [start, length) of `needle` in `buf` with start in [from, to), overlapping ones too: the reference. */
 function everyExact(buf: Buffer, needle: Buffer, from: number, to: number): [number, number][] {

@@ -24,7 +24,7 @@ export interface RawScanner {
 /**
  * How common a byte is in session text (tool output, code, JSON, prose), lower is rarer: a rough
  * rank, as ripgrep's byte-frequency table is. Only the order matters, and a wrong guess costs
- * speed, never a match. (Self-contained, as the scanner makers are: see RAW_SCAN_THREAD_SOURCE.)
+ * speed, never a match.
  */
 function byteRank(): Uint8Array {
   const rank = new Uint8Array(256).fill(40);
@@ -48,8 +48,34 @@ function byteRank(): Uint8Array {
   return rank;
 }
 
-/** The scanners made last: a search asks for the same one for each of thousands of contents. */
-const made = { exact: new Map<string, RawScanner>(), folded: new Map<string, RawScanner | null>() };
+/** A needle's raw form: its scanner, what it scans for, and whether that is the needle's own bytes (nothing escaped). */
+export interface RawForm {
+  scanner: RawScanner;
+  needle: ScanNeedle;
+  literal: boolean;
+}
+
+/**
+ * The scanners made last, and the raw form of the needle asked for last (FileContent's rawForm): a
+ * search asks for the same ones for each of thousands of contents. Held by a load's services
+ * (contentServices.ts), not by this module.
+ */
+export class ScannerCache {
+  private readonly exact = new Map<string, RawScanner>();
+  private readonly folded = new Map<string, RawScanner | null>();
+  /** The needle of the last raw form asked for (a copy), and its form. */
+  lastForm: { copy: Buffer; form: RawForm | null } | null = null;
+
+  /** A scanner for the exact bytes of `needle` (not empty); `freq` (byteFrequencies, asked only when one is made) guides its choice of piece. */
+  exactScanner(needle: Buffer, freq?: () => Float64Array | undefined): RawScanner {
+    return remembered(this.exact, needle.toString('latin1'), () => makeExactScanner(Buffer.from(needle), freq?.()));
+  }
+
+  /** foldedScanner's scanner for `query`, remembered. */
+  foldedScanner(query: string): RawScanner | null {
+    return remembered(this.folded, query, () => makeFoldedScanner(query));
+  }
+}
 
 function remembered<T>(cache: Map<string, T>, key: string, make: () => T): T {
   const known = cache.get(key);
@@ -76,14 +102,9 @@ export function byteFrequencies(sample: Uint8Array): Float64Array | undefined {
   return counts;
 }
 
-/** A scanner for the exact bytes of `needle` (not empty); `freq` (byteFrequencies, asked only when one is made) guides its choice of piece. */
-export function exactScanner(needle: Buffer, freq?: () => Float64Array | undefined): RawScanner {
-  return remembered(made.exact, needle.toString('latin1'), () => makeExactScanner(Buffer.from(needle), freq?.()));
-}
-
 export function makeExactScanner(needle: Buffer, freq?: Float64Array, pieceAt?: number): RawScanner {
   // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
-  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals, as in makeFoldedScanner).
   const DENSE_AFTER = 64;
   const DENSE_BYTES = 64;
   const DENSE_CHUNK = 64 * 1024;
@@ -142,13 +163,9 @@ export function makeExactScanner(needle: Buffer, freq?: Float64Array, pieceAt?: 
  * searched with `fallback` (the folded pattern over the bytes read as Latin-1). Null for an empty
  * query or one outside printable ASCII.
  */
-export function foldedScanner(query: string): RawScanner | null {
-  return remembered(made.folded, query, () => makeFoldedScanner(query));
-}
-
-function makeFoldedScanner(query: string): RawScanner | null {
+export function makeFoldedScanner(query: string): RawScanner | null {
   // After DENSE_AFTER candidates, a scan whose candidates come more often than one per DENSE_BYTES
-  // hands the next DENSE_CHUNK bytes over to the plain search (locals: see RAW_SCAN_THREAD_SOURCE).
+  // hands the next DENSE_CHUNK bytes over to the plain search (locals, as in makeExactScanner).
   const DENSE_AFTER = 64;
   const DENSE_BYTES = 64;
   const DENSE_CHUNK = 64 * 1024;
@@ -301,11 +318,6 @@ export function foldedPattern(query: string): RegExp {
 /** What a raw scan looks for: exact bytes, or a printable-ASCII query folded as above. */
 export type ScanNeedle = { exact: Uint8Array } | { folded: string };
 
-/** The scanner of a needle; null for a folded query it cannot scan as bytes. */
-export function scannerOf(needle: ScanNeedle): RawScanner | null {
-  return 'exact' in needle ? exactScanner(Buffer.from(needle.exact)) : foldedScanner(needle.folded);
-}
-
 /** A part of a file to scan: occurrences starting in `[start, end)`, reading up to `readEnd` (shared/scanSplit.ts). */
 export interface ScanJob {
   fd: number;
@@ -327,7 +339,7 @@ export const SCAN_PART_WINDOW = 256 * 1024;
  * (file position, length) goes to `onHit` (false: the part is full). `stopped` is looked at before
  * each window, `onWindow` called after each. Returns a PART_ outcome; a short read (the file is
  * shorter than when the scan began) fails the part, which the caller then scans on its own.
- * Self-contained: the pool's threads run its source (RAW_SCAN_THREAD_SOURCE).
+ * The pool's threads run it too (electron/worker/scanThread.ts).
  *
  * Windows are SCAN_PART_WINDOW bytes, read into `scratch.buf` (grown when too small, and kept by
  * the caller for the next part): a buffer allocated per part is fresh memory, and the kernel
@@ -342,8 +354,7 @@ export function scanPart(
   onWindow: () => void,
   scratch: { buf: Buffer },
 ): number {
-  // SCAN_PART_WINDOW (a literal here: this function's source runs in the pool's threads).
-  const WINDOW = 256 * 1024;
+  const WINDOW = SCAN_PART_WINDOW;
   const overlap = scanner.maxLength - 1;
   const size = Math.min(WINDOW + overlap, Math.max(0, job.readEnd - job.start));
   if (scratch.buf.length < size) scratch.buf = Buffer.allocUnsafe(WINDOW + overlap);
@@ -372,7 +383,7 @@ export function scanPart(
  * time with `next()` (a shared counter: whichever thread is free takes the next piece, so a thread
  * the system gives no time holds up at most the piece it has), until none is left. Its hits are
  * ascending, as the pieces it takes are; `onPiece(k, outcome)` hears each piece it ends. Returns a
- * PART_ outcome. Self-contained, as scanPart.
+ * PART_ outcome.
  */
 export function scanPieces(
   read: (fd: number, buffer: Uint8Array, offset: number, length: number, position: number) => number,
@@ -395,71 +406,6 @@ export function scanPieces(
   }
 }
 
-/**
- * The source of a pool thread (electron/worker/searchPool.ts), run with `new Worker(source, { eval: true })`:
- * the scanner makers, `scanPart` and `scanPieces`, which refer to nothing outside themselves, and
- * a loop that scans the pieces of each job posted to it into the shared `hits` ([position,
- * length] pairs). Per piece it takes it writes its own index as the piece's owner, and per piece
- * it ends, the piece's pairs in `hits` ([from, to) in the job's `spans`) and then its outcome in
- * the job's `done`, with a notify: the calling thread uses a piece's hits as soon as it is done.
- * It stops taking pieces when none is left, the job is halted (`halt`) or the search stopped, and
- * then sets the shared `state` ([outcome, hit count, windows read]) with a notify.
- */
-export const RAW_SCAN_THREAD_SOURCE = `'use strict';
-const { parentPort, workerData } = require('node:worker_threads');
-const { readSync } = require('node:fs');
-${byteRank.toString()}
-${foldedPattern.toString()}
-${makeExactScanner.toString()}
-${makeFoldedScanner.toString()}
-${scanPart.toString()}
-${scanPieces.toString()}
-const state = new Int32Array(workerData.state);
-const hits = new Float64Array(workerData.hits);
-const scratch = { buf: Buffer.alloc(0) };
-parentPort.on('message', (job) => {
-  let count = 0;
-  let outcome = ${PART_FAILED};
-  try {
-    const scanner = job.exact !== undefined ? makeExactScanner(Buffer.from(job.exact, 'latin1'), undefined, job.pieceAt) : makeFoldedScanner(job.folded);
-    const stop = job.stop ? new Int32Array(job.stop.epoch) : null;
-    const counter = new Int32Array(job.counter);
-    const done = new Int32Array(job.done);
-    const spans = new Int32Array(job.spans);
-    const halt = new Int32Array(job.halt);
-    const pieces = job.pieces.length / 3;
-    const onHit = (position, length) => {
-      if (2 * count + 2 > hits.length) return false;
-      hits[2 * count] = position;
-      hits[2 * count + 1] = length;
-      count++;
-      return true;
-    };
-    const next = () => {
-      if (Atomics.load(halt, 0) !== 0) return pieces;
-      const k = Atomics.add(counter, 0, 1);
-      if (k < pieces) Atomics.store(spans, 3 * k + 2, job.thread);
-      return k;
-    };
-    let from = 0;
-    const onPiece = (k, ended) => {
-      spans[3 * k] = from;
-      spans[3 * k + 1] = count;
-      from = count;
-      Atomics.store(done, k, ended);
-      Atomics.notify(done, k);
-    };
-    const stopped = () => Atomics.load(halt, 0) !== 0 || (stop !== null && Atomics.load(stop, job.stop.slot) !== job.stop.value);
-    outcome = scanner === null ? ${PART_FAILED} : scanPieces(readSync, job.fd, job.pieces, next, scanner, onHit, stopped, () => Atomics.add(state, 2, 1), scratch, onPiece);
-  } catch {
-    outcome = ${PART_FAILED};
-  }
-  state[1] = count;
-  Atomics.store(state, 0, outcome);
-  Atomics.notify(state, 0);
-});
-`;
-
 /** Every occurrence in a range of a file, found over both cores (electron/worker/searchPool.ts). */
 export interface FileHits {
   /** The occurrences starting in file bytes `[start, end)` are all here. */
@@ -472,22 +418,12 @@ export interface FileHits {
 /** A scan of whole files over several threads. */
 export interface ParallelScan {
   /**
-   * Every occurrence of `needle` starting in a range of the file open as `fd` that holds file bytes
+   * Every occurrence of `needle` (found with `scanner`, the caller's: the threads look for the same
+   * piece of it) starting in a range of the file open as `fd` that holds file bytes
    * `[start, end)`; null when it does not scan them (too few bytes, too many hits, stopped, closed,
    * or no search is running): the caller then reads them itself. With `sparseBytes`, also null once
    * a scan found more than one occurrence per `sparseBytes` bytes (a caller that reads around each
    * occurrence then reads its own bytes), and no more of the file is scanned for that needle.
    */
-  fileHits(fd: number, needle: ScanNeedle, start: number, end: number, sparseBytes?: number): FileHits | null;
-}
-
-let registered: ParallelScan | null = null;
-
-/** Registers the scan FileContent uses for its raw searches (null: each content on its own, on the calling thread). */
-export function setParallelScan(scan: ParallelScan | null): void {
-  registered = scan;
-}
-
-export function parallelScan(): ParallelScan | null {
-  return registered;
+  fileHits(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number, sparseBytes?: number): FileHits | null;
 }

@@ -9,6 +9,8 @@ import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { LoadedSession, SessionEnv, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
+import type { ContentServices } from './contentServices';
+import { createContentServices } from './contentServices';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
 import { sessionNotHeld } from './heldSessions';
 import type { ReadSync } from './lines';
@@ -76,6 +78,12 @@ export interface LoadOptions {
    * samples, one at a time). Without it the session's `countSessions` counts them when asked.
    */
   countSessions?: boolean;
+  /**
+   * What the session's contents use besides their file (docs/content-services.md): the worker
+   * passes its own (its search pool, its buffers, where the background verifier leaves its work);
+   * without them a load makes fresh ones that it shares with nobody.
+   */
+  services?: ContentServices;
 }
 
 /** The sources' SessionSource.countSessions as one (SessionEnv.countSessions), or nothing when none counts. */
@@ -158,7 +166,8 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
 
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}) };
+  const services = options.services ?? createContentServices();
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}) };
   const adapters = options.format === undefined ? FORMAT_ADAPTERS : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
   if (adapters.length === 0) return { ok: false, error: { code: 'usage', message: `unknown format ${JSON.stringify(options.format)}: the formats are ${FORMAT_ADAPTERS.map((a) => a.name).join(', ')}` } };
   const opened: SessionSource[] = [];

@@ -5,6 +5,7 @@
  * loadSession wires detect → index → resolveSession and knows no format.
  */
 import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../shared/index';
+import type { ContentServices } from './contentServices';
 import type { ReadSync } from './lines';
 import type { FileGuard } from './fileGuard';
 
@@ -50,6 +51,11 @@ export interface DetectContext {
   roots?: readonly string[];
   /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 1 MiB). */
   largeStringBytes?: number;
+  /**
+   * What the sources' contents use besides their file (contentServices.ts): loadSession always
+   * passes the load's; a source detected without them (tests) gets fresh ones of its own.
+   */
+  services?: ContentServices;
 }
 
 /**

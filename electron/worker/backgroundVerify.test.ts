@@ -3,15 +3,14 @@ import type { ChatMessage, Reduction } from '../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
-import { observeContentHashes } from '../loader/contentHash';
-import { observeKeptBoundaries } from '../loader/keptBoundary';
 import { backgroundThreads } from '../loader/backgroundVerify';
+import type { ContentEvents } from '../loader/contentServices';
+import { createContentServices } from '../loader/contentServices';
 import { SessionService } from './service';
 import { WARM_UP_QUERY, WARM_UP_SEARCHES, warmUpQueries } from './handlers/background';
 import { searchOptions } from './handlers/search';
 import type { SearchSignal } from './state';
 import { SearchPool } from './searchPool';
-import { setParallelScan } from '../loader/rawScan';
 import { loadSession } from '../loader/session';
 import { SidecarReader } from '../loader/native/sidecarReader';
 
@@ -19,11 +18,11 @@ const tmp = tempDir('session-inspector-bgverify-');
 afterAll(() => tmp.cleanup());
 
 const services: SessionService[] = [];
-let stopObserving: (() => void) | undefined;
-let stopObservingBoundaries: (() => void) | undefined;
+/** What the contents of the services `opened` makes report: each test sets the listeners it counts with. */
+const events: ContentEvents = {};
 afterEach(() => {
-  stopObserving?.();
-  stopObservingBoundaries?.();
+  delete events.hashComputed;
+  delete events.keptBoundaryDecoded;
   for (const s of services.splice(0)) s.close();
 });
 
@@ -52,7 +51,7 @@ function sidecar(name: string, tamper?: number): string {
 }
 
 async function opened(path: string, minBytes = 0): Promise<SessionService> {
-  const s = new SessionService({}, undefined, {}, undefined, { minBytes });
+  const s = new SessionService({ services: createContentServices({ events }) }, undefined, {}, undefined, { minBytes });
   services.push(s);
   const reply = await s.open({ paths: [path], generation: 1, follow: false });
   if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
@@ -94,7 +93,7 @@ describe('hashes verified in the background after the open', () => {
     // Without the background work: a fresh service whose search runs before the verification starts.
     const before = await opened(path);
     let computed = 0;
-    stopObserving = observeContentHashes(() => computed++);
+    events.hashComputed = () => computed++;
     const expected = search(before, 'needle-');
     expect(computed).toBe(CONTENTS);
     before.close();
@@ -117,7 +116,7 @@ describe('hashes verified in the background after the open', () => {
   it('a search after the background pass decodes no kept boundary itself, with the same result as a search that decoded them', async () => {
     const path = sidecar('bounds.sidecar.jsonl');
     let decoded = 0;
-    stopObservingBoundaries = observeKeptBoundaries(() => decoded++);
+    events.keptBoundaryDecoded = () => decoded++;
     const before = await opened(path);
     const expected = search(before, 'needle-');
     const decodedBefore = decoded;
@@ -142,7 +141,7 @@ describe('hashes verified in the background after the open', () => {
     const s = await opened(path, 1024 * 1024);
     expect(await s.whenVerified()).toBeNull();
     let computed = 0;
-    stopObserving = observeContentHashes(() => computed++);
+    events.hashComputed = () => computed++;
     expect(search(s, 'needle-')).toEqual(expected);
     expect(computed).toBe(CONTENTS);
     // The default: 32 MiB of work.
@@ -191,7 +190,7 @@ describe('hashes verified in the background after the open', () => {
     const expected = search(await opened(path), 'needle-');
     const s = await opened(path);
     let computed = 0;
-    stopObserving = observeContentHashes(() => computed++);
+    events.hashComputed = () => computed++;
     // The verification has started (after the reply); the thread may have done none, some or all.
     await new Promise<void>((resolve) => setImmediate(resolve));
     const found = search(s, 'needle-');
@@ -206,7 +205,7 @@ describe('hashes verified in the background after the open', () => {
     const s = await opened(path);
     expect(await s.whenVerified()).toMatchObject({ contents: CONTENTS });
     let computed = 0;
-    stopObserving = observeContentHashes(() => computed++);
+    events.hashComputed = () => computed++;
     const found = search(s, 'needle-');
     expect(computed).toBe(1);
     expect(found.total_matches).toBe((CONTENTS - 1) * 200);
@@ -236,11 +235,9 @@ describe('hashes verified in the background after the open', () => {
 describe('warm-up searches after the open', () => {
   async function withPool(body: (pool: SearchPool) => Promise<void>): Promise<void> {
     const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
-    setParallelScan(pool);
     try {
       await body(pool);
     } finally {
-      setParallelScan(null);
       await pool.close();
     }
   }

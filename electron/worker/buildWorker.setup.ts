@@ -1,7 +1,8 @@
 /**
  * Vitest global setup: bundles the resolver worker into dist/worker.cjs before any test runs, so
  * the worker tests drive the real bundle through its real message channel. It runs
- * scripts/build.mjs itself (`worker`, `indexPool`, the indexing pool it starts beside it, and
+ * scripts/build.mjs itself (`worker`, `indexPool`, the indexing pool it starts beside it,
+ * `scanThread` and `verifyThread`, its search pool's and background verifier's threads, and
  * `listing`, the folder listing's thread), so
  * the tests and `npm run build` share one set of esbuild options.
  */
@@ -10,5 +11,5 @@ import { resolve } from 'node:path';
 
 export default function setup(): void {
   const repoRoot = resolve(import.meta.dirname, '../..');
-  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool', 'listing'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread', 'listing'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }

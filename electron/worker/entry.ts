@@ -21,7 +21,6 @@ import type { RequestContext } from './handlers/handler';
 import type { SearchSignal } from './state';
 import { SessionService } from './service';
 import { SearchPool } from './searchPool';
-import { setParallelScan } from '../loader/rawScan';
 
 const port = parentPort;
 if (!port) throw new Error('electron/worker/entry.ts runs as a worker_threads worker; the host thread uses createResolverClient()');
@@ -32,9 +31,9 @@ const epoch = new Int32Array(init.searchEpoch);
 const testHooks = init.testHooks === true;
 const searchTimeLimitMs = typeof init.searchTimeLimitMs === 'number' && init.searchTimeLimitMs > 0 ? init.searchTimeLimitMs : undefined;
 
-// Raw searches split across threads, besides this one (docs/worker.md).
+// Raw searches split across threads, besides this one: the service's loads scan with it
+// (their ContentServices' parallelScan, docs/content-services.md).
 const searchPool = new SearchPool();
-setParallelScan(searchPool);
 const service = new SessionService(
   {},
   (payload) => post({ event: { name: 'fileChanged', payload } }),

@@ -5,7 +5,9 @@ import type { SearchMode } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { Reduction } from '../../shared/index';
 import { loadSession } from '../loader/session';
-import { setParallelScan } from '../loader/rawScan';
+import type { RawScanner, ScanNeedle } from '../loader/rawScan';
+import { ScannerCache } from '../loader/rawScan';
+import { createContentServices } from '../loader/contentServices';
 import { FileContent } from '../loader/fileContent';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { SPLIT_MIN_CORES, SearchPool, idleCore } from './searchPool';
@@ -52,28 +54,35 @@ async function withFile(content: string | number, make: () => SearchPool, body: 
   }
 }
 
+/** The scanner a content hands the pool with a needle (FileContent's, remembered as a load's services remember it). */
+const scanners = new ScannerCache();
+function scannerOf(needle: ScanNeedle): RawScanner {
+  const scanner = 'exact' in needle ? scanners.exactScanner(Buffer.from(needle.exact)) : scanners.foldedScanner(needle.folded);
+  if (scanner === null) throw new Error('no scanner for this needle');
+  return scanner;
+}
+
 describe('SearchPool (raw searches over both cores)', () => {
   it('a search over the pool finds exactly what one thread finds: matches, counts and snippets, for any split', async () => {
     const pools: SearchPool[] = [];
     try {
       await fc.assert(
         fc.asyncProperty(fc.array(outputArb, { minLength: 1, maxLength: 4 }), queryArb, fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 9000 }), fc.integer({ min: 1, max: 3000 }), async (outputs, q, threads, chunkBytes, pieceBytes) => {
-          const loaded = await loadSession([sidecarOf(outputs)]);
+          // Each run's pool is closed with it: its threads would otherwise stay up beside the next runs'.
+          const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, split: () => true });
+          pools.push(pool);
+          // The pool answers only between begin and end: the search before begin runs on this thread alone.
+          const loaded = await loadSession([sidecarOf(outputs)], { services: createContentServices({ parallelScan: pool }) });
           if (!loaded.ok) throw new Error(loaded.error.message);
           const { session } = loaded;
           try {
             const options = { mode: q.mode, case_sensitive: q.case_sensitive, max_matches: 1000 };
             const alone = session.search(q.query, options);
-            // Each run's pool is closed with it: its threads would otherwise stay up beside the next runs'.
-            const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, split: () => true });
-            pools.push(pool);
-            setParallelScan(pool);
             pool.begin();
             const before = pool.windowsRead();
             const pooled = session.search(q.query, options);
             const read = pool.windowsRead() - before;
             pool.end();
-            setParallelScan(null);
             await pool.close();
             expect(pooled).toEqual(alone);
             // The pool did the reading of every substring it can find as raw bytes (a folded one: printable ASCII, no quote or backslash).
@@ -85,7 +94,6 @@ describe('SearchPool (raw searches over both cores)', () => {
         { numRuns: 20 },
       );
     } finally {
-      setParallelScan(null);
       await Promise.all(pools.map((p) => p.close()));
     }
     // Each run starts up to three threads, and a search's end waits for them to leave its chunk: on a
@@ -101,21 +109,19 @@ describe('SearchPool (raw searches over both cores)', () => {
       `${filler(4000)}xx needle${filler(500)}`,
       `${filler(2000)}needle tail`,
     ];
-    const loaded = await loadSession([sidecarOf(outputs)]);
+    const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
+    const loaded = await loadSession([sidecarOf(outputs)], { services: createContentServices({ parallelScan: pool }) });
     if (!loaded.ok) throw new Error(loaded.error.message);
     const { session } = loaded;
-    const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
     const listed = vi.spyOn(FileContent.prototype as unknown as { sparseHits(...args: unknown[]): number[] | null }, 'sparseHits');
     try {
       for (const query of ['needle[a-z ]*', 'x?needle [a-z]+', 'e t[a-z]*']) {
         const options = { mode: 'regex' as const, case_sensitive: true, max_matches: 1000 };
         const alone = session.search(query, options);
         listed.mockClear();
-        setParallelScan(pool);
         pool.begin();
         const pooled = session.search(query, options);
         pool.end();
-        setParallelScan(null);
         expect(pooled).toEqual(alone);
         expect(alone.ok && alone.value.total_matches).toBeGreaterThan(0);
         // A match may start before its literal (`x?`): 'xneedle one' is found whole.
@@ -125,7 +131,6 @@ describe('SearchPool (raw searches over both cores)', () => {
       }
     } finally {
       listed.mockRestore();
-      setParallelScan(null);
       session.close();
       await pool.close();
     }
@@ -154,7 +159,7 @@ describe('SearchPool (raw searches over both cores)', () => {
       }));
     await withFile(64 * 1024 * 1024, make, (fd, p) => {
       p.begin({ epoch, slot: 0, value: 0 });
-      expect(p.fileHits(fd, { exact: Buffer.from('needle') }, 0, 100)).toBeNull();
+      expect(p.fileHits(fd, { exact: Buffer.from('needle') }, scannerOf({ exact: Buffer.from('needle') }), 0, 100)).toBeNull();
       p.end();
       // 256 pieces: after the cancel, each thread finishes at most the piece it had.
       expect(atCancel).toBeGreaterThan(0);
@@ -168,16 +173,16 @@ describe('SearchPool (raw searches over both cores)', () => {
     await withFile('ab'.repeat(64 * 1024), make, (fd, pool) => {
       pool.begin();
       const needle = { exact: Buffer.from('a') };
-      expect(pool.fileHits(fd, needle, 0, 10)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 10)).toBeNull();
       const read = pool.windowsRead();
       // The contents after it read their own bytes: the pool scans no further chunk.
-      expect(pool.fileHits(fd, needle, 20_000, 20_010)).toBeNull();
-      expect(pool.fileHits(fd, needle, 60_000, 60_010)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 20_000, 20_010)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 60_000, 60_010)).toBeNull();
       expect(pool.windowsRead()).toBe(read);
       // Another needle, in the next search, is listed: none of its occurrences is there.
       pool.end();
       pool.begin();
-      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 100_000, 100_010)?.hits).toHaveLength(0);
+      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, scannerOf({ exact: Buffer.from('abb') }), 100_000, 100_010)?.hits).toHaveLength(0);
       expect(pool.windowsRead()).toBeGreaterThan(read);
       pool.end();
     });
@@ -188,13 +193,13 @@ describe('SearchPool (raw searches over both cores)', () => {
     await withFile('ab'.repeat(64 * 1024), make, (fd, pool) => {
       pool.begin();
       // 8,192 occurrences in the first 16 KiB: far more than one per KiB.
-      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, 0, 10, 1024)).toBeNull();
+      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, scannerOf({ exact: Buffer.from('a') }), 0, 10, 1024)).toBeNull();
       const read = pool.windowsRead();
       expect(read).toBeGreaterThan(0);
-      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, 20_000, 20_010, 1024)).toBeNull();
+      expect(pool.fileHits(fd, { exact: Buffer.from('a') }, scannerOf({ exact: Buffer.from('a') }), 20_000, 20_010, 1024)).toBeNull();
       expect(pool.windowsRead()).toBe(read);
       // A needle that is sparse enough is listed.
-      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, 40_000, 40_010, 1024)?.hits).toHaveLength(0);
+      expect(pool.fileHits(fd, { exact: Buffer.from('abb') }, scannerOf({ exact: Buffer.from('abb') }), 40_000, 40_010, 1024)?.hits).toHaveLength(0);
       pool.end();
     });
   });
@@ -205,17 +210,17 @@ describe('SearchPool (raw searches over both cores)', () => {
     await withFile(size, make, (fd, pool) => {
       const needle = { exact: Buffer.from('needle') };
       pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 600 * 1024)?.start).toBe(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 600 * 1024)?.start).toBe(0);
       expect(pool.scanning()).toEqual({ start: 0, end: 1024 * 1024 });
       // More than half of the first chunk was asked for: the next runs to the end.
-      expect(pool.fileHits(fd, needle, 1024 * 1024 - 10, 1024 * 1024 + 10)?.start).toBe(1024 * 1024 - 10);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 1024 * 1024 - 10, 1024 * 1024 + 10)?.start).toBe(1024 * 1024 - 10);
       expect(pool.scanning()).toEqual({ start: 1024 * 1024 - 10, end: size });
       pool.end();
       pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)?.start).toBe(0);
       expect(pool.scanning()).toEqual({ start: 0, end: 1024 * 1024 });
       // A hundred bytes of a megabyte: the next scan covers the content asked for, no more.
-      expect(pool.fileHits(fd, needle, 2 * 1024 * 1024, 2 * 1024 * 1024 + 10)?.hits).toHaveLength(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 2 * 1024 * 1024, 2 * 1024 * 1024 + 10)?.hits).toHaveLength(0);
       expect(pool.scanning()).toEqual({ start: 2 * 1024 * 1024, end: 2 * 1024 * 1024 + 10 });
       pool.end();
     });
@@ -231,14 +236,14 @@ describe('SearchPool (raw searches over both cores)', () => {
     await withFile(text.toString('latin1'), make, (fd, pool) => {
       const needle = { exact: Buffer.from('needle') };
       pool.begin();
-      const first = pool.fileHits(fd, needle, 0, 100);
+      const first = pool.fileHits(fd, needle, scannerOf(needle), 0, 100);
       // The chunk runs to the end of the file; this content's piece alone is merged, and the calling thread scanned it.
       expect(pool.scanning()).toEqual({ start: 0, end: size });
       expect(first).toMatchObject({ start: 0, end: 1024 * 1024 });
       expect(Array.from(first?.hits ?? [])).toEqual([1000, 6]);
       expect(own).toBeGreaterThan(0);
       // A content further on: the pieces up to its own, every occurrence in order, whoever scanned them.
-      const later = pool.fileHits(fd, needle, 5 * 1024 * 1024 + 500, 5 * 1024 * 1024 + 2000);
+      const later = pool.fileHits(fd, needle, scannerOf(needle), 5 * 1024 * 1024 + 500, 5 * 1024 * 1024 + 2000);
       expect(later?.end).toBe(6 * 1024 * 1024);
       expect(Array.from(later?.hits ?? [])).toEqual([0, 1, 2, 3, 4, 5].flatMap((m) => [m * 1024 * 1024 + 1000, 6]));
       pool.end();
@@ -252,18 +257,18 @@ describe('SearchPool (raw searches over both cores)', () => {
     await withFile(size, make, (fd, pool) => {
       const needle = { exact: Buffer.from('needle') };
       const first = pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)?.start).toBe(0);
       const second = pool.begin();
       expect(second).not.toBe(first);
-      expect(pool.fileHits(fd, needle, 0, 100)?.start).toBe(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)?.start).toBe(0);
       // The first search ends now: the second still has its chunk, and lists on.
       pool.end(first);
       expect(pool.scanning()).toEqual({ start: 0, end: size });
-      expect(pool.fileHits(fd, needle, 1000, 2000)?.start).toBe(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 1000, 2000)?.start).toBe(0);
       pool.end(second);
       expect(pool.scanning()).toBeNull();
       // Ended: raw searches read their own bytes until the next search begins.
-      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)).toBeNull();
     });
   });
 
@@ -275,9 +280,9 @@ describe('SearchPool (raw searches over both cores)', () => {
       const epoch = new SharedArrayBuffer(4);
       const needle = { exact: Buffer.from('needle') };
       // Between searches the pool scans nothing: each content reads its own bytes.
-      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)).toBeNull();
       pool.begin({ epoch, slot: 0, value: 0 });
-      expect(pool.fileHits(fd, needle, 0, 100)?.hits).toHaveLength(0);
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)?.hits).toHaveLength(0);
       const worked = pool.windowsRead();
       expect(worked).toBeGreaterThan(0);
       expect(pool.threadsRunning()).toBe(2);
@@ -285,7 +290,7 @@ describe('SearchPool (raw searches over both cores)', () => {
       // The search's epoch moves on (a new search, or a cancel): no window is read after it.
       pool.begin({ epoch, slot: 0, value: 0 });
       Atomics.store(new Int32Array(epoch), 0, 1);
-      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
       // prepare() starts nothing more once the threads run.
@@ -293,20 +298,20 @@ describe('SearchPool (raw searches over both cores)', () => {
       expect(pool.threadsRunning()).toBe(2);
       // A search begun with `split: false` (the caller's threads are busy) is not split either.
       pool.begin(undefined, false);
-      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
       // A search begun with no core idle is not split: the contents read their own bytes.
       idle = false;
       pool.begin();
-      expect(pool.fileHits(fd, needle, 0, 100)).toBeNull();
+      expect(pool.fileHits(fd, needle, scannerOf(needle), 0, 100)).toBeNull();
       expect(pool.windowsRead()).toBe(worked);
       pool.end();
     });
     // Closed (withFile awaited it): no thread runs, and the pool scans nothing more.
     expect(closed?.threadsRunning()).toBe(0);
     closed?.begin();
-    expect(closed?.fileHits(0, { exact: Buffer.from('x') }, 0, 1)).toBeNull();
+    expect(closed?.fileHits(0, { exact: Buffer.from('x') }, scannerOf({ exact: Buffer.from('x') }), 0, 1)).toBeNull();
   });
 });
 

@@ -21,14 +21,47 @@
  * each window it reads (SCAN_PART_WINDOW), so a new search or a cancel stops it within one window;
  * a chunk dropped (the search ended, the next chunk began, the needle proved dense) is halted and
  * its threads waited for, within a window, before their buffers are used again. `close`
- * terminates the threads, which never hold the process open (unref).
+ * terminates the threads, which never hold the process open (unref). Each thread runs
+ * scanThread.ts, bundled to dist/scanThread.cjs; without that bundle the pool scans nothing (every
+ * content reads its own bytes, as on one core).
  */
 import { fstatSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism, loadavg } from 'node:os';
 import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/rawScan';
-import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, RAW_SCAN_THREAD_SOURCE, scanPart, scannerOf } from '../loader/rawScan';
+import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/rawScan';
+import { threadBundle } from '../loader/threadBundle';
 import { splitScan } from '../../shared/scanSplit';
+
+/** The threads' bundle (scanThread.ts), beside the bundle running this code (threadBundle.ts). */
+export const SCAN_THREAD_BUNDLE = 'scanThread.cjs';
+
+/** A thread's workerData: its shared state ([outcome, hit count, windows read]) and hits ([position, length] pairs). */
+export interface ScanThreadData {
+  state: ArrayBufferLike;
+  hits: ArrayBufferLike;
+}
+
+/**
+ * A job posted to a thread: the file, its pieces ([start, end, readEnd] triples), the shared
+ * counter, per-piece outcomes and spans, the halt flag, the thread's index, the needle (exact bytes
+ * as Latin-1 with the piece the caller's scanner looks for, or a folded query) and the search's
+ * stop condition.
+ */
+export interface ScanThreadJob {
+  fd: number;
+  pieces: Float64Array;
+  counter: ArrayBufferLike;
+  done: ArrayBufferLike;
+  spans: ArrayBufferLike;
+  halt: ArrayBufferLike;
+  thread: number;
+  exact?: string;
+  pieceAt?: number | undefined;
+  folded?: string;
+  /** The search's stop condition (none: null, or undefined between searches). */
+  stop: PoolStop | null | undefined;
+}
 
 /** The search's stop condition, shared with the threads: stop once `epoch[slot]` is no longer `value`. */
 export interface PoolStop {
@@ -56,6 +89,8 @@ export interface SearchPoolOptions {
   onOwnWindow?: () => void;
   /** Whether a search should be split, asked as it begins (default `idleCore`; tests say yes). */
   split?: () => boolean;
+  /** The threads' script (default: dist/scanThread.cjs, see threadBundle.ts); without one the pool answers null. */
+  script?: string;
 }
 
 /** A file and needle's list in this search: the chunk being scanned, how many of its bytes contents asked for, and whether the needle proved dense. */
@@ -147,6 +182,7 @@ export class SearchPool implements ParallelScan {
   private readonly onOwnWindow: (() => void) | undefined;
   private readonly minThreadShare: number;
   private readonly shouldSplit: () => boolean;
+  private readonly script: string | undefined;
   /** This search is split (asked at `begin`). */
   private splitting = false;
   private threads: Thread[] = [];
@@ -174,6 +210,7 @@ export class SearchPool implements ParallelScan {
     this.onOwnWindow = options.onOwnWindow;
     this.minThreadShare = options.minThreadShare ?? MIN_THREAD_SHARE;
     this.shouldSplit = options.split ?? idleCore;
+    this.script = options.script ?? threadBundle(SCAN_THREAD_BUNDLE);
   }
 
   /**
@@ -238,7 +275,7 @@ export class SearchPool implements ParallelScan {
    * milliseconds, during which it scans alone).
    */
   prepare(): void {
-    if (!this.closed && this.shouldSplit()) this.spawn();
+    if (!this.closed && this.script !== undefined && this.shouldSplit()) this.spawn();
   }
 
   /** Threads started and not terminated. */
@@ -246,8 +283,8 @@ export class SearchPool implements ParallelScan {
     return this.threads.filter((t) => t.alive).length;
   }
 
-  fileHits(fd: number, needle: ScanNeedle, start: number, end: number, sparseBytes?: number): FileHits | null {
-    if (this.closed || this.stop === undefined || !this.splitting) return null;
+  fileHits(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number, sparseBytes?: number): FileHits | null {
+    if (this.closed || this.stop === undefined || !this.splitting || this.script === undefined) return null;
     // Asked once per content (thousands per search) with the same needle object, mostly: the entry
     // is found without making its key. The lists live for one search, whose file guard stops it
     // when the file changes meanwhile, so the key holds no stat of the file.
@@ -284,7 +321,7 @@ export class SearchPool implements ParallelScan {
         other.job = null;
       }
       if (to - start < this.minBytes) return null;
-      job = this.post(fd, start, to, size, needle);
+      job = this.post(fd, start, to, size, needle, scanner);
       if (job === null) return null;
       file.job = job;
       file.served = 0;
@@ -311,11 +348,12 @@ export class SearchPool implements ParallelScan {
   }
 
   private spawn(): Thread[] {
-    while (this.threads.length < this.threadCount) {
+    const script = this.script;
+    while (script !== undefined && this.threads.length < this.threadCount) {
       const state = new Int32Array(new SharedArrayBuffer(3 * 4));
       // Room for the most hits a part may hold; a part with more is a dense needle (null).
       const hits = new Float64Array(new SharedArrayBuffer(Math.min(this.maxHits, 1 << 18) * 2 * 8));
-      const worker = new Worker(RAW_SCAN_THREAD_SOURCE, { eval: true, workerData: { state: state.buffer, hits: hits.buffer } });
+      const worker = new Worker(script, { workerData: { state: state.buffer, hits: hits.buffer } satisfies ScanThreadData });
       worker.unref();
       const thread: Thread = { worker, state, hits, alive: true };
       worker.on('error', () => (thread.alive = false));
@@ -329,9 +367,7 @@ export class SearchPool implements ParallelScan {
    * into pieces of PIECE_BYTES (shared/scanSplit.ts), which the threads take one by one, in order,
    * while the calling thread goes on with the contents (`advance`).
    */
-  private post(fd: number, start: number, end: number, size: number, needle: ScanNeedle): Job | null {
-    const scanner = scannerOf(needle);
-    if (scanner === null) return null;
+  private post(fd: number, start: number, end: number, size: number, needle: ScanNeedle, scanner: RawScanner): Job | null {
     const threads = this.spawn();
     const pieces = Float64Array.from(splitScan(start, end, Math.ceil((end - start) / this.pieceBytes), scanner.maxLength - 1, size).flatMap((p) => [p.start, p.end, p.readEnd]));
     const count = pieces.length / 3;
@@ -363,7 +399,7 @@ export class SearchPool implements ParallelScan {
     threads.forEach((t, i) => {
       Atomics.store(t.state, 0, 0);
       // The needle as text (Latin-1 for bytes): a Buffer would be cloned with the whole pool slab under it.
-      // An exact needle's piece as chosen here, where the text's sample guided it (see exactScanner).
+      // An exact needle's piece as the caller's scanner chose it, where the text's sample guided it (see ScannerCache.exactScanner).
       t.worker.postMessage({
         fd,
         pieces,
@@ -374,7 +410,7 @@ export class SearchPool implements ParallelScan {
         thread: i,
         ...('exact' in needle ? { exact: Buffer.from(needle.exact).toString('latin1'), pieceAt: scanner.pieceAt } : { folded: needle.folded }),
         stop,
-      });
+      } satisfies ScanThreadJob);
     });
     this.scanHere(job, 0);
     return job;

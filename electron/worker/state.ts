@@ -24,6 +24,8 @@ import { extendLayout } from '../../shared/liveLayout';
 import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/backgroundVerify';
 import type { SessionFollower } from '../loader/follow';
 import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';
+import type { ContentServices } from '../loader/contentServices';
+import { createContentServices } from '../loader/contentServices';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';
@@ -71,7 +73,7 @@ export interface SessionOptions {
   readonly onFileChanged?: (change: EventPayload<'fileChanged'>) => void;
   /** Hears every change of a followed session, and how it is followed (tests drive the loop by hand). */
   readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number };
-  /** Raw searches over both cores (the loader's parallel scan, registered by entry.ts); used while a search runs in slices. */
+  /** Raw searches over both cores (the loads' services' parallelScan unless `loadOptions.services` is given); used while a search runs in slices. */
   readonly searchPool?: SearchPool;
   /** When the background thread starts (tests lower its least work). */
   readonly background: BackgroundOptions;
@@ -116,7 +118,12 @@ export class SessionState {
   /** The open session's pending sessions (an Inspect log's samples) being counted after the open (sessionCounts.ts). */
   counting: { stop(): void } | undefined;
 
-  constructor(readonly options: SessionOptions) {}
+  /** What every session opened here reads its contents with (docs/content-services.md): passed to each load and to the background verifier. */
+  readonly services: ContentServices;
+
+  constructor(readonly options: SessionOptions) {
+    this.services = options.loadOptions.services ?? createContentServices({ parallelScan: options.searchPool ?? null });
+  }
 
   /**
    * Runs `body` over the open session: `no_session` without one, `unsupported_version` for content

@@ -13,6 +13,8 @@ import { readExactly } from '../lines';
 import { unreadable } from '../openFile';
 import type { TakenLine } from '../lineSource';
 import { LineSource, takeLineText } from '../lineSource';
+import type { ContentServices } from '../contentServices';
+import { createContentServices } from '../contentServices';
 import { LARGE_STRING_BYTES, LargeStrings, scanLine } from '../largeStrings';
 import type { Refused } from '../safeRead';
 import { readWithin, sessionFolderRoots } from '../safeRead';
@@ -146,6 +148,8 @@ export class ClaudeCodeSource extends LineSource {
     private readonly roots?: readonly string[],
     /** A string value this many raw bytes long or longer is read from the file when needed, not kept (docs/large-lines.md). */
     private readonly largeStringBytes: number = LARGE_STRING_BYTES,
+    /** What its large contents read with (DetectContext.services, docs/content-services.md); fresh ones when not given. */
+    private readonly services: ContentServices = createContentServices(),
   ) {
     super(file);
   }
@@ -197,7 +201,7 @@ export class ClaudeCodeSource extends LineSource {
     const scan = scanLine({ fd: this.file.fd, read: pass.read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes: this.largeStringBytes });
     if (!scan) return false;
     if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
-    const large = new LargeStrings(this.file.fd, pass.read, scan.large, () => this.isOpen);
+    const large = new LargeStrings(this.file.fd, pass.read, scan.large, () => this.isOpen, this.services);
     return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, large);
   }
 
@@ -230,7 +234,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

@@ -17,6 +17,7 @@ import { isLoadError, openReadOnly } from '../openFile';
 import type { IndexPass } from '../source';
 import { LoadCancelled } from '../source';
 import type { PoolAnswer, ScanJob, ScanPool } from './indexPool';
+import { ScratchBuffers } from '../scratch';
 import { ThreadScanPool, scanLongLine } from './indexPool';
 import type { IndexerOptions } from './sidecarIndex';
 import { RAW_SCAN_MIN_BYTES, SidecarIndexer } from './sidecarIndex';
@@ -42,7 +43,7 @@ class FakePool implements ScanPool {
     return jobs.map((job) => {
       this.jobs++;
       if (this.failEvery > 0 && this.k++ % this.failEvery === 0) return { error: 'a worker failed' };
-      return { scan: scanLongLine(fd, read, job) };
+      return { scan: scanLongLine(fd, read, job, new ScratchBuffers()) };
     });
   }
 }
@@ -178,7 +179,7 @@ describe('indexing with a scan pool', () => {
         asked++;
         signal.aborted = true;
         await held;
-        return jobs.map((job) => ({ scan: scanLongLine(fd, read, job) }));
+        return jobs.map((job) => ({ scan: scanLongLine(fd, read, job, new ScratchBuffers()) }));
       },
     };
     const indexer = new SidecarIndexer(file, { pool, batchLines: 1 });

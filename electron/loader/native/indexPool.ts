@@ -16,6 +16,7 @@ import type { ReadSync } from '../lines';
 import { readExactly } from '../lines';
 import type { RawContent } from '../rawRecord';
 import { scanMessageRecord } from '../rawRecord';
+import type { ScratchBuffers } from '../scratch';
 
 /** A content at least this long is hashed while indexing, so its stub verifies at once. */
 export const HASH_AT_INDEX_BYTES = 1024 * 1024;
@@ -57,15 +58,15 @@ const MESSAGE_START = /^\s*\{\s*"t"\s*:\s*"message"/;
 
 /**
  * Scans one long line (never the first record of a file): finds and walks its `msg.content`,
- * hashing a large one. `bytes` are the line's bytes when the
- * caller holds them; otherwise a line up to `maxLineBytes` is read whole, as the splitter keeps it.
+ * hashing a large one. `bytes` are the line's bytes when the caller holds them; otherwise a line up
+ * to `maxLineBytes` is read whole into `scratch`'s line buffer, as the splitter keeps it.
  * A line that is not valid UTF-8 is read as text by the caller (each bad sequence as U+FFFD), as
  * JSON.parse would see it; only lines too long for memory are scanned regardless (the caller
  * refuses them by `content.validUtf8`).
  */
-export function scanLongLine(fd: number, read: ReadSync, job: ScanJob, bytes?: Buffer): LongScan {
+export function scanLongLine(fd: number, read: ReadSync, job: ScanJob, scratch: ScratchBuffers, bytes?: Buffer): LongScan {
   let line = bytes;
-  if (line === undefined && job.length <= job.maxLineBytes) line = readLine(fd, read, job.offset, job.length, true);
+  if (line === undefined && job.length <= job.maxLineBytes) line = readLine(fd, read, job.offset, job.length, scratch);
   if (line !== undefined && !isUtf8(line)) return undefined;
   const head = line ? line.toString('latin1', 0, 64) : (readLine(fd, read, job.offset, Math.min(64, job.length))?.toString('latin1') ?? '');
   if (!MESSAGE_START.test(head)) return undefined;
@@ -77,27 +78,20 @@ export function scanLongLine(fd: number, read: ReadSync, job: ScanJob, bytes?: B
     ...(line ? { bytes: line } : {}),
     hash: job.length >= HASH_AT_INDEX_BYTES,
     maxRestBytes: 1024 * 1024,
+    scratch,
   });
   return scan.ok ? { rest: scan.rest, content: scan.content } : { failed: scan.reason };
 }
 
-/** This thread's buffer for whole lines (up to ScanJob.maxLineBytes). */
-let lineBuffer = Buffer.alloc(0);
-/** A line buffer larger than this is let go after each batch: an idle worker holds little. */
-const KEEP_LINE_BUFFER_BYTES = 1024 * 1024;
-
-/** Lets a large line buffer go (called by a worker after each batch). */
-export function releaseLineBuffer(): void {
-  if (lineBuffer.length > KEEP_LINE_BUFFER_BYTES) lineBuffer = Buffer.alloc(0);
-}
+/** A line buffer larger than this is let go after each batch (indexPoolWorker.ts): an idle worker holds little. */
+export const KEEP_LINE_BUFFER_BYTES = 1024 * 1024;
 
 /**
- * Reads `[offset, offset + length)` whole, or undefined when the file is shorter. `reuse`: into this
- * thread's line buffer (a scan keeps nothing of the line), valid until the next such read.
+ * Reads `[offset, offset + length)` whole, or undefined when the file is shorter. With `scratch`:
+ * into its line buffer (a scan keeps nothing of the line), valid until the next such read.
  */
-function readLine(fd: number, read: ReadSync, offset: number, length: number, reuse = false): Buffer | undefined {
-  if (reuse && lineBuffer.length < length) lineBuffer = Buffer.allocUnsafe(length);
-  return readExactly(fd, offset, length, read, reuse ? lineBuffer : undefined);
+function readLine(fd: number, read: ReadSync, offset: number, length: number, scratch?: ScratchBuffers): Buffer | undefined {
+  return readExactly(fd, offset, length, read, scratch?.get('line', length));
 }
 
 /** A worker's answer for one job: the scan, or why the worker could not (the pass then scans it itself). */
@@ -288,6 +282,8 @@ export class ScanQueue {
     private readonly fd: number,
     private readonly read: ReadSync,
     private readonly limits: QueueLimits,
+    /** The pass's buffers, for the lines scanned here. */
+    private readonly scratch: ScratchBuffers,
   ) {}
 
   add(job: ScanJob): ScanSlot {
@@ -355,7 +351,7 @@ export class ScanQueue {
   }
 
   private here(job: ScanJob): LongScan {
-    return scanLongLine(this.fd, this.read, job);
+    return scanLongLine(this.fd, this.read, job, this.scratch);
   }
 
   private compact(): void {

@@ -6,20 +6,24 @@
 import { readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { PoolAnswer, PoolReply, PoolRequest } from './indexPool';
-import { releaseLineBuffer, scanLongLine } from './indexPool';
+import { KEEP_LINE_BUFFER_BYTES, scanLongLine } from './indexPool';
+import { ScratchBuffers } from '../scratch';
 
 const port = parentPort;
 if (!port) throw new Error('indexPoolWorker.ts runs as a worker_threads worker of the indexing pool');
 
+/** This thread's buffers: the whole lines it reads, and the bodies it hashes. */
+const scratch = new ScratchBuffers();
+
 port.on('message', (request: PoolRequest) => {
   const answers: PoolAnswer[] = request.jobs.map((job) => {
     try {
-      return { scan: scanLongLine(request.fd, readSync, job) };
+      return { scan: scanLongLine(request.fd, readSync, job, scratch) };
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };
     }
   });
-  releaseLineBuffer();
+  scratch.release('line', KEEP_LINE_BUFFER_BYTES);
   try {
     port.postMessage({ id: request.id, answers } satisfies PoolReply);
   } catch (e) {

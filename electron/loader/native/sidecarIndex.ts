@@ -9,6 +9,7 @@ import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifa
 import type { SplitEnd, SplitLine } from '../lines';
 import { readExactly, splitLines } from '../lines';
 import type { RawContent } from '../rawRecord';
+import { ScratchBuffers } from '../scratch';
 import type { IndexPass, IndexStop, OpenFile } from '../source';
 import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../source';
 import type { LongScan, ScanPool, ScanSlot } from './indexPool';
@@ -49,6 +50,8 @@ export interface IndexerOptions {
   batchLines?: number;
   /** Batches sent and unanswered, at most (default two per worker). */
   inFlight?: number;
+  /** The buffers of the lines scanned on the pass's thread (the load's, contentServices.ts; default: the indexer's own). */
+  scratch?: ScratchBuffers;
 }
 
 /** A record as the timeline folded it in, and its line. */
@@ -125,6 +128,9 @@ export class SidecarIndexer {
   private position: IndexStop = { offset: 0, line: 1 };
   private derived: Derived = { viewLength: 0, calls: [], findings: [], passFindings: 0, builderFindings: 0 };
 
+  /** The buffers of a pass given none (IndexerOptions.scratch). */
+  private readonly ownScratch = new ScratchBuffers();
+
   /** See IndexerOptions: the index is the same whatever they are. */
   constructor(
     private readonly file: OpenFile,
@@ -174,7 +180,8 @@ export class SidecarIndexer {
     let held = 0;
     let splitDone: SplitEnd | undefined;
     let firstOfPass = !this.seenRecord;
-    const queue = pool ? new ScanQueue(pool, file.fd, options.read, { batchBytes: batchLimit, batchLines, inFlight: inFlight ?? 2 * pool.size }) : undefined;
+    const scratch = this.options.scratch ?? this.ownScratch;
+    const queue = pool ? new ScanQueue(pool, file.fd, options.read, { batchBytes: batchLimit, batchLines, inFlight: inFlight ?? 2 * pool.size }, scratch) : undefined;
     const readAhead = () => {
       while (splitDone === undefined && (aheadHead === ahead.length || (pool && ahead.length - aheadHead < lookaheadLines && held < lookaheadBytes))) {
         const next = lines.next();
@@ -249,7 +256,7 @@ export class SidecarIndexer {
         scanned = await queue.take(entry.slot);
         if (options.signal?.aborted) throw new LoadCancelled('the load was cancelled');
       } else if (line.length >= RAW_SCAN_MIN_BYTES && !isFirst) {
-        scanned = scanLongLine(file.fd, options.read, { offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes }, line.bytes);
+        scanned = scanLongLine(file.fd, options.read, { offset: line.offset, length: line.length, number: line.number, terminated: line.terminated, maxLineBytes }, scratch, line.bytes);
       }
       this.seenRecord = true;
 

@@ -5,6 +5,7 @@
  */
 import type { Cap, ChatMessage, Role } from '../../../shared/index';
 import { ContentUnavailableError, applyCap, chatMessageSchema, floorSourceBoundary } from '../../../shared/index';
+import type { ContentServices } from '../contentServices';
 import { FileContent } from '../fileContent';
 import type { ReadSync } from '../lines';
 import { readExactly } from '../lines';
@@ -45,6 +46,8 @@ export class SidecarReader {
     private readonly fd: number,
     private readonly read: ReadSync,
     private readonly cache: MessageCache<ChatMessage>,
+    /** The load's services, which every content read here uses (contentServices.ts). */
+    private readonly services: ContentServices,
   ) {}
 
   /** The record's `msg`, validated; with `cap`, the capped copy history held. */
@@ -139,7 +142,7 @@ export class SidecarReader {
    * reading the record (the background pass lists the contents a search will read).
    */
   contentSource(handle: MessageHandle, content: RawContent): FileContent {
-    return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed));
+    return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed, this.services));
   }
 
   private readRecord(handle: MessageHandle): ChatMessage | undefined {

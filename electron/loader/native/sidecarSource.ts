@@ -1,6 +1,8 @@
 /** A sidecar (SPEC §3.1) as a source: indexed in resumable passes, read back by range. */
 import type { ChatMessage, LocatedRecord } from '../../../shared/index';
 import { lazyList } from '../../../shared/index';
+import type { ContentServices } from '../contentServices';
+import { createContentServices } from '../contentServices';
 import type { FileContent, FileContentList } from '../fileContent';
 import type { ReadSync } from '../lines';
 import { MessageCache } from '../messageCache';
@@ -23,9 +25,11 @@ export class SidecarSource implements SessionSource {
     readonly file: OpenFile,
     read: ReadSync,
     cacheBytes: number,
+    /** The load's services (DetectContext.services); fresh ones when none are given. */
+    services: ContentServices = createContentServices(),
   ) {
-    this.indexer = new SidecarIndexer(file);
-    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes));
+    this.indexer = new SidecarIndexer(file, { scratch: services.scratch });
+    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services);
   }
 
   indexTo(end: number, pass: IndexPass): Promise<IndexStop> {

@@ -90,7 +90,7 @@ export function verifyAfterReply(state: SessionState, open: OpenSession): void {
       thread?.dispose();
       return;
     }
-    const verifying = startBackgroundVerify(open.session, state.options.background, thread);
+    const verifying = startBackgroundVerify(open.session, state.services.prepared, state.options.background, thread);
     state.verifying = verifying;
     if (verifying) {
       state.verifyRunning = true;

@@ -61,7 +61,7 @@ export async function openSession(
     state.labels = new Map((params.labels ?? []).map((label, k) => [params.paths[k] ?? '', label]));
     const { generation } = params;
     const asked = params.session ?? '';
-    const source = { ...loadOptions, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}), ...(params.roots !== undefined ? { roots: params.roots } : {}) };
+    const source = { ...loadOptions, services: state.services, ...(asked !== '' ? { session: asked } : {}), ...(params.format !== undefined ? { format: params.format } : {}), ...(params.roots !== undefined ? { roots: params.roots } : {}) };
     const once = {
       signal,
       ...(onProgress ? { onProgress: (p: { bytesRead: number; totalBytes: number }) => onProgress({ generation, bytesRead: p.bytesRead, totalBytes: p.totalBytes }) } : {}),
@@ -75,7 +75,7 @@ export async function openSession(
     // The background thread starts while the files are indexed (its start then costs the open
     // nothing it waits for); it gets its work once the open has replied.
     state.idleVerifier?.dispose();
-    idle = filesBytes(params.paths) >= (background.minBytes ?? BACKGROUND_MIN_BYTES) ? startIdleVerifier() : undefined;
+    idle = filesBytes(params.paths) >= (background.minBytes ?? BACKGROUND_MIN_BYTES) ? startIdleVerifier(background) : undefined;
     state.idleVerifier = idle;
     const loaded = follows
       ? await SessionFollower.open(params.paths, { ...source, ...(follow.settleMs !== undefined ? { settleMs: follow.settleMs } : {}) }, once)
