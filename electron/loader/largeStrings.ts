@@ -29,8 +29,15 @@ export const LARGE_PREVIEW_BYTES = 64 * 1024;
  * What a token's string starts with: a NUL and a random id of this process, so no string of a
  * file can be taken for a token (it would have to hold this run's id).
  */
-const TOKEN_PREFIX = `\u0000large-string:${randomUUID()}:`;
-const TOKEN_JSON = Buffer.from(JSON.stringify(TOKEN_PREFIX).slice(1, -1), 'utf8');
+let token: { prefix: string; json: Buffer } | undefined;
+/** The token's prefix as a string and as its JSON body, made at first use (node:crypto is not loaded by a cold `check` that needs none). */
+function tokenOf(): { prefix: string; json: Buffer } {
+  if (token === undefined) {
+    const prefix = `\u0000large-string:${randomUUID()}:`;
+    token = { prefix, json: Buffer.from(JSON.stringify(prefix).slice(1, -1), 'utf8') };
+  }
+  return token;
+}
 
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
@@ -86,7 +93,7 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
   const large: RawContent[] = [];
   for (const f of found) {
     if (!piece(at, f.bodyStart)) return undefined;
-    pieces.push(TOKEN_JSON, Buffer.from(String(large.length), 'ascii'));
+    pieces.push(tokenOf().json, Buffer.from(String(large.length), 'ascii'));
     large.push({ start: f.bodyStart, rawLength: f.close - f.bodyStart, length: f.walk.decoded, canonical: f.walk.canonical, checkpoints: f.walk.checkpoints });
     at = f.close;
   }
@@ -167,19 +174,38 @@ function walkRecord(win: Window, offset: number, end: number, minRaw: number, fo
   }
 }
 
-/** True when the body `[from, to)` is valid UTF-8 without a raw control character (JSON.parse refuses those). */
+/**
+ * True when the body `[from, to)` is valid UTF-8 without a raw control character (JSON.parse refuses
+ * those) and without a surrogate escape (`\uD800`–`\uDFFF`): JSON.parse keeps a lone one as a
+ * lone surrogate, which a value read from the file's UTF-8 cannot hold, so such a body is read whole.
+ */
 function plainBody(options: LineScanOptions, from: number, to: number, windowBytes: number): boolean {
   const utf8 = new Utf8Check();
   const buf = options.bytes ? undefined : Buffer.allocUnsafe(Math.min(windowBytes, to - from));
+  /** The last bytes of the piece before, for an escape cut by the piece's end. */
+  let tail = Buffer.alloc(0);
   for (let at = from; at < to; ) {
     const n = Math.min(windowBytes, to - at);
     const piece = options.bytes ? options.bytes.subarray(at - options.offset, at - options.offset + n) : readExactly(options.fd, at, n, options.read, buf);
     if (!piece) return false;
     if (hasControlByte(piece)) return false;
+    const joined = Buffer.concat([tail, piece.subarray(0, Math.min(piece.length, 4))]);
+    if (hasSurrogateEscape(joined) || hasSurrogateEscape(piece)) return false;
+    tail = Buffer.from(piece.subarray(Math.max(0, piece.length - 4)));
     utf8.push(piece);
     at += n;
   }
   return utf8.finish();
+}
+
+/** Whether `piece` holds `\u` and a hex digit pair D8–DF (either case), the start of a surrogate escape. */
+function hasSurrogateEscape(piece: Uint8Array): boolean {
+  for (let i = piece.indexOf(0x5c); i !== -1 && i + 3 < piece.length; i = piece.indexOf(0x5c, i + 1)) {
+    if (piece[i + 1] !== 0x75 || ((piece[i + 2] as number) | 0x20) !== 0x64) continue;
+    const d = (piece[i + 3] as number) | 0x20;
+    if ((d >= 0x38 && d <= 0x39) || (d >= 0x61 && d <= 0x66)) return true;
+  }
+  return false;
 }
 
 function hasControlByte(piece: Uint8Array): boolean {
@@ -306,8 +332,8 @@ export class LargeStrings {
 
   /** The LargeText a token string stands for; undefined for any other value. */
   of(value: unknown): LargeText | undefined {
-    if (typeof value !== 'string' || !value.startsWith(TOKEN_PREFIX)) return undefined;
-    return this.texts[Number(value.slice(TOKEN_PREFIX.length))];
+    if (typeof value !== 'string' || !value.startsWith(tokenOf().prefix)) return undefined;
+    return this.texts[Number(value.slice(tokenOf().prefix.length))];
   }
 
   /**
