@@ -50,7 +50,7 @@ test.describe('tool calls with 8 MiB of arguments each', () => {
     await expect(call).toContainText('{"path":"out/file-0.txt","content":"line of file 0');
     await expect(call).toContainText('showing 64.0 KiB of 8.0 MiB');
     // Over HTTP the replies are responses to measure; in Electron they are IPC messages (the
-    // worker's own test bounds them there: electron/worker/service.test.ts).
+    // worker's own test bounds them there: electron/worker/rows.test.ts).
     if (inspectorApp.target === 'http') {
       await expect.poll(() => rowsReplies.length).toBeGreaterThan(0);
       for (const bytes of rowsReplies) expect(bytes).toBeLessThan(MAX_ROWS_REPLY_BYTES);
