@@ -87,7 +87,8 @@ describe('SessionService.rows: tool-call arguments', () => {
     }
     // The contract accepts what the worker sends.
     expect(methods.rows.result.safeParse(reply).success).toBe(true);
-  });
+    // 84 MB of arguments are written, indexed and cut: seconds here, longer on a loaded machine.
+  }, 120_000);
 
   it('rowText pages through the whole arguments of one tool call', async () => {
     const s = await session();
