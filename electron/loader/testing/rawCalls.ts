@@ -159,3 +159,71 @@ export function rawOpenHandsCalls(path: string): number[] | undefined {
   });
   return lines;
 }
+
+/** What a file states it hid from the calls after `line`: `bytes` of the original (SPEC §4 hidden_bytes). */
+export interface RawHiding {
+  line: number;
+  bytes: number;
+}
+
+const utf8 = (s: string): number => Buffer.byteLength(s, 'utf8');
+
+/**
+ * What a Claude Code transcript hides, read from its raw lines, for the files whose only reduction
+ * is one compaction (docs/FORMATS.md §1.5): from its `compact_boundary` on, the model is given the
+ * summary in place of every message before it, whose original is their §3.5 transcript
+ * (`⟨role[ id]⟩\n` + content + `\n` each): a user string or its text blocks, an API response's text
+ * blocks (one `message.id`) joined by newlines, a `tool_result`'s text under its `tool_use_id`.
+ * Read for a file whose records before the compaction are one branch (no rewind, no sidechain).
+ * Throws on a file that holds another kind of reduction (a microcompaction, a persisted output).
+ */
+export function rawClaudeCodeHiding(path: string): RawHiding[] {
+  const all = jsonLines(path);
+  const text = readFileSync(path, 'utf8');
+  if (text.includes('microcompact_boundary') || text.includes('<persisted-output>')) throw new Error(`${path}: holds reductions other than compactions`);
+  const boundaries = all.filter(({ rec }) => rec.type === 'system' && rec.subtype === 'compact_boundary');
+  if (boundaries.length > 1) throw new Error(`${path}: more than one compaction`);
+  const boundary = boundaries[0];
+  if (!boundary) return [];
+  const texts = (content: unknown): string | undefined =>
+    typeof content === 'string' ? content : Array.isArray(content) ? content.flatMap((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : [])).join('\n') : undefined;
+  const transcript = (head: string, content: string): string => `\u27E8${head}\u27E9\n${content}\n`;
+  const responses = new Map<string, string[]>();
+  let bytes = 0;
+  for (const { line, rec } of all) {
+    if (line >= boundary.line || rec.isSidechain === true) continue;
+    const message = isObj(rec.message) ? rec.message : {};
+    const blocks: unknown[] = Array.isArray(message.content) ? message.content : [];
+    if (rec.type === 'assistant') {
+      const id = str(message.id) ?? `line ${line}`;
+      responses.set(id, [...(responses.get(id) ?? []), ...blocks.flatMap((b) => (isObj(b) && b.type === 'text' && typeof b.text === 'string' ? [b.text] : []))]);
+    } else if (rec.type === 'user') {
+      for (const b of blocks) if (isObj(b) && b.type === 'tool_result') bytes += utf8(transcript(`tool ${str(b.tool_use_id) ?? ''}`, texts(b.content) ?? ''));
+      const own = typeof message.content === 'string' ? message.content : texts(blocks.filter((b) => !(isObj(b) && b.type === 'tool_result')));
+      if (own !== undefined && (typeof message.content === 'string' || own !== '')) bytes += utf8(transcript('user', own));
+    }
+  }
+  // The order of the messages does not change the size of their transcript.
+  for (const parts of responses.values()) bytes += utf8(transcript('assistant', parts.join('\n')));
+  return [{ line: boundary.line, bytes }];
+}
+
+/**
+ * What a Codex rollout hides, read from its raw lines, for the files whose only reductions are
+ * outputs the tool cut before they were recorded (docs/FORMATS.md §2.10): an output whose header
+ * states `Original token count: N` and which holds a `…M tokens truncated…` marker hid N × 4 bytes
+ * (Codex's 4 bytes a token; the model was given the cut text, the stub) from the calls after its
+ * line. Throws on a file that holds a compaction.
+ */
+export function rawCodexHiding(path: string): RawHiding[] {
+  const found: RawHiding[] = [];
+  for (const { line, rec } of jsonLines(path)) {
+    if (rec.type === 'compacted') throw new Error(`${path}: holds a compaction`);
+    const p = isObj(rec.payload) ? rec.payload : {};
+    if (rec.type !== 'response_item' || typeof p.output !== 'string' || !/…\d+ tokens truncated…/.test(p.output)) continue;
+    const header = /^Original token count: (\d+)$/m.exec(p.output);
+    if (!header) throw new Error(`${path} line ${line}: a cut output without its header`);
+    found.push({ line, bytes: Number(header[1]) * 4 });
+  }
+  return found;
+}
