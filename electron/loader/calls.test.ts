@@ -8,9 +8,11 @@
  * file (Claude Code, Codex) or an event of it (SWE-agent steps, OpenHands events): either way, the
  * record that logged it comes at or before every call given it.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../testing/files';
 import { rawResponses } from './codex/testing/responses';
 import { rawClaudeCodeCalls, rawOpenHandsCalls, rawSweAgentCalls } from './testing/rawCalls';
 import { CODEX_SYNTHETIC_DIR } from './codex/testing/synthetic';
@@ -20,6 +22,12 @@ import { SWE_SYNTHETIC_DIR } from './sweAgent/testing/synthetic';
 import { loadSession } from './session';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
+const tmp = tempDir('session-inspector-calls-');
+afterAll(() => tmp.cleanup());
+/** The real rollout committed gzipped (a remote compaction mid-turn), unpacked under the temp folder. */
+const COMPACTED_ROLLOUT = join(tmp.dir, 'codex', 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl');
+mkdirSync(join(tmp.dir, 'codex'));
+writeFileSync(COMPACTED_ROLLOUT, gunzipSync(readFileSync(join(REAL, 'codex/rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
 const ending = (suffix: string) => (dir: string) =>
   readdirSync(dir)
     .filter((n) => n.endsWith(suffix))
@@ -30,6 +38,7 @@ const json = ending('.json');
 const FIXTURES = [
   ...jsonl(join(REAL, 'claude-code')),
   ...jsonl(join(REAL, 'codex')),
+  COMPACTED_ROLLOUT,
   ...jsonl(CODEX_SYNTHETIC_DIR),
   ...traj(join(REAL, 'swe-agent')),
   ...traj(SWE_SYNTHETIC_DIR),
