@@ -10,9 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ParsedParams, ResultOf } from '../../shared/index';
 
 type AnsweredRow = ResultOf<'rows'>['rows'][number];
-import { MAX_ROWS_PER_REQUEST, methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
+import { MAX_ROWS_PER_REQUEST, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { rawResponses } from '../loader/codex/testing/responses';
 import { loadSession } from '../loader/session';
+import { rawClaudeCodeCalls, rawClaudeCodeHiding, rawCodexHiding, type RawHiding } from '../loader/testing/rawCalls';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
 import { SessionService } from './service';
 import { openedServices } from './testing/services';
@@ -190,32 +192,43 @@ describe('SessionService calls (context map)', () => {
   });
 
   const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
-  it.each(['claude-code/cc-2.0.76-compact-boundary.jsonl', 'claude-code/cc-2.1.42-rewind.jsonl', 'codex/rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'codex/rollout-0.139-review-cut-output-ENTIRE.jsonl'])(
-    'an imported session (%s): one figure per call, hidden the stated bytes its rows apply, given its projected bytes',
-    async (name) => {
-      const path = join(REAL, name);
-      const s = await opened(path);
-      const session = await loaded(path);
-      try {
-        const map = value(s.handle('calls', {}));
-        expect(map.calls).toBe(session.calls.length);
-        expect(map.calls).toBeGreaterThan(0);
-        expect([map.index.length, map.given.length, map.hidden.length, map.minted.length]).toEqual(Array(4).fill(map.calls));
-        for (const c of session.calls) {
-          const input = session.callInput(c.call);
-          if (!input) throw new Error('no input');
-          const rows = projectView(input.minted, input.log);
-          const applied = new Set(rows.flatMap((r) => (r.applied !== undefined ? [r.applied] : [])));
-          expect(map.hidden[c.call - 1]).toBe(input.log.filter((r) => applied.has(r.id)).reduce((n, r) => n + (statedHiddenBytes(r) ?? 0), 0));
-          // Given: the bytes of the rows the worker answers for that call (its rows method, not the map's code).
-          const answered = allRows(s, c.call);
-          expect(map.given[c.call - 1]).toBe(answered.reduce((n, r) => n + r.text_bytes, 0));
-        }
-      } finally {
-        session.close();
+  /** Each call's line and what the file says was hidden from it, read from the raw records (loader/testing/rawCalls.ts). */
+  const rawFigures: Record<string, (path: string) => { calls: number[]; hiding: RawHiding[] }> = {
+    claude: (path) => ({ calls: rawClaudeCodeCalls(path).map((c) => c.line), hiding: rawClaudeCodeHiding(path) }),
+    codex: (path) => ({ calls: rawResponses(path).map((r) => r.line), hiding: rawCodexHiding(path) }),
+  };
+  it.each([
+    // A compaction at line 31: the calls after it are given its summary for the 30 lines before it.
+    ['claude-code/cc-2.0.76-compact-boundary.jsonl', 'claude', true],
+    // A rewind, no compaction or cleared or persisted output: nothing is hidden.
+    ['claude-code/cc-2.1.42-rewind.jsonl', 'claude', false],
+    // No compaction, no cut output: nothing is hidden.
+    ['codex/rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'codex', false],
+    // A shell output of 68,343 tokens cut at line 17: the calls after it.
+    ['codex/rollout-0.139-review-cut-output-ENTIRE.jsonl', 'codex', true],
+  ] as const)('an imported session (%s): one figure per call, hidden what the raw file says was hidden from it, given its projected bytes', async (name, format, hides) => {
+    const path = join(REAL, name);
+    const s = await opened(path);
+    const session = await loaded(path);
+    try {
+      const map = value(s.handle('calls', {}));
+      const raw = rawFigures[format]!(path);
+      expect(map.calls).toBe(raw.calls.length);
+      expect(map.calls).toBeGreaterThan(0);
+      expect([map.index.length, map.given.length, map.hidden.length, map.minted.length]).toEqual(Array(4).fill(map.calls));
+      // The file hides something from some call, and the raw records say what: each call is
+      // given every hiding recorded on a line before its own.
+      expect(raw.hiding.length > 0 && raw.calls.some((line) => line > raw.hiding[0]!.line)).toBe(hides);
+      expect(map.hidden).toEqual(raw.calls.map((line) => raw.hiding.filter((h) => h.line < line).reduce((n, h) => n + h.bytes, 0)));
+      for (const c of session.calls) {
+        // Given: the bytes of the rows the worker answers for that call (its rows method, not the map's code).
+        const answered = allRows(s, c.call);
+        expect(map.given[c.call - 1]).toBe(answered.reduce((n, r) => n + r.text_bytes, 0));
       }
-    },
-  );
+    } finally {
+      session.close();
+    }
+  });
 
   it('answers no_session without a session', () => {
     const s = new SessionService();

@@ -33,6 +33,9 @@ import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
 
+/** The model Claude Code names on an assistant message it wrote itself, not a model's response. */
+const SYNTHETIC_MODEL = '<synthetic>';
+
 /** Record types Claude Code writes (docs/FORMATS.md §1.2); any other is `unknown_record`. */
 export const KNOWN_TYPES = new Set([
   'user',
@@ -76,7 +79,7 @@ export interface ImportedSession {
   /** The main session first, then each sidechain. */
   sessions: ClaudeSessionInfo[];
   /** SPEC §11: the line of the record each message came from, parallel to `messages`. */
-  messageLines?: number[];
+  messageLines?: (number | undefined)[];
   /** SPEC §11: earlier compactions, each live until the line of the next one (IndexedSnapshot.ended). */
   ended?: { reduction: Reduction; to: number }[];
   /** The attachments on the live branch that the model is given (attachments.ts), each until the next compaction. */
@@ -495,7 +498,7 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: number[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[] } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
   if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [] };
@@ -523,7 +526,8 @@ function buildView(
   chain.reverse();
 
   const messages: ChatMessage[] = [];
-  const messageLines: number[] = [];
+  /** Each message's line; none for a message no model call returned (a `<synthetic>` one): no call. */
+  const messageLines: (number | undefined)[] = [];
   const reductions: Reduction[] = [];
   const refused: Finding[] = [];
   const emittedTools = new Set<string>();
@@ -589,7 +593,7 @@ function buildView(
       const calls: ToolCall[] = [];
       const other: ContentPart[] = [];
       for (const p of parts) {
-        if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== '<synthetic>') model = p.message.model;
+        if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== SYNTHETIC_MODEL) model = p.message.model;
         for (const b of blocksOf(p)) {
           if (!isObj(b)) continue;
           const t = b.type === 'text' ? txt(b.text) : undefined;
@@ -606,7 +610,11 @@ function buildView(
       if (other.length > 0) msg.content_parts = other;
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
       messages.push(msg);
-      messageLines.push(r.__line);
+      // Claude Code writes some assistant messages itself (`model: "<synthetic>"`, no `requestId`):
+      // "No response requested." after a local command, an API error. Given to later calls, but no
+      // call returned them (docs/formats/claude-code.md, "Model calls").
+      const synthetic = parts.every((p) => isObj(p.message) && p.message.model === SYNTHETIC_MODEL);
+      messageLines.push(synthetic ? undefined : r.__line);
       // The results in the order the file holds them, which is the order the model was given them
       // (docs/formats/claude-code.md, "Parallel tool calls"), not the order of the calls.
       const results = calls.flatMap((c) => {

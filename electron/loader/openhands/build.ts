@@ -17,7 +17,9 @@
  *   assistant message holding every tool call, as the SDK's `events_to_messages` combines them: one
  *   response is one model call. A V1 observation reads as the SDK's `to_llm_content` renders it
  *   (a terminal's prefix, suffix and working-folder lines; the error header; a rejection's
- *   "Action rejected: " prefix): docs/formats/openhands.md.
+ *   "Action rejected: " prefix): docs/formats/openhands.md. A terminal text the SDK cut in the
+ *   middle for the model (over 30,000 characters) is a `derived` `tool_output_truncated` of the
+ *   whole text the event holds, its kept prefix the head, its stub the notice and the tail.
  * - "Lines" (SPEC §11) are event positions: message i's line is the 1-based position of its event.
  * - A condensation (V0 action `condensation`, V1 `kind: "Condensation"`) forgets events: by
  *   `forgotten_event_ids`, or (V0) every id in `[forgotten_events_start_id, forgotten_events_end_id]`.
@@ -41,7 +43,8 @@ import { isPlainObject } from '../native/text';
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
 export type OhEvent =
   /** `response`: the model response an action came from (V1 `llm_response_id`): actions of one response are one message. */
-  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string }
+  /** `cut`: the SDK cut the message's text before the model saw it (`maybeTruncate`): the model was given `kept` + `stub`. */
+  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string; cut?: ClippedText }
   | { id: string; where: string; type: 'condensation'; forgotten: (id: string) => boolean; summary: string | null; summaryOffset: number | null }
   | { id: string; where: string; type: 'skip' }
   | { id: string; where: string; type: 'unknown'; why: string };
@@ -146,18 +149,82 @@ export const V1_ERROR_HEADER = '[An error occurred during execution.]\n';
 export const V1_LEGACY_TERMINAL_ERROR = '[There was an error during command execution.]\n';
 const TERMINAL_OBSERVATIONS: readonly string[] = ['TerminalObservation', 'ExecuteBashObservation'];
 
+/** The SDK's cap on the text of a terminal observation it gives the model (openhands-tools `MAX_CMD_OUTPUT_SIZE`). */
+export const V1_TERMINAL_LIMIT = 30_000;
+/** `maybe_truncate`'s notices (openhands-sdk `utils/truncate.py`). */
+export const CLIP_NOTICE = '<response clipped><NOTE>Due to the max output limit, only part of the full response has been shown to you.</NOTE>';
+const clipNoticeSaved = (path: string, line: number): string =>
+  `<response clipped><NOTE>Due to the max output limit, only part of the full response has been shown to you. The complete output has been saved to ${path} - you can use other tools to view the full content (truncated part starts around line ${line}).</NOTE>`;
+
+/** A text the SDK cut in the middle: the model was given `kept` (its head) and then `stub` (the notice and its tail). */
+export interface ClippedText {
+  kept: string;
+  stub: string;
+}
+
+/** The line boundaries of Python's `str.splitlines()` (`\r\n` is one). */
+const PY_LINE_BREAKS = new Set(['\n', '\r', '\v', '\f', '\u001c', '\u001d', '\u001e', '\u0085', '\u2028', '\u2029']);
+
+/** Python's `len(s.splitlines())`: the lines of `s`, a last line without its break included. */
+function pythonLineCount(s: string): number {
+  let lines = 0;
+  let open = false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i] as string;
+    if (!PY_LINE_BREAKS.has(c)) {
+      open = true;
+      continue;
+    }
+    if (c === '\r' && s[i + 1] === '\n') i++;
+    lines++;
+    open = false;
+  }
+  return open ? lines + 1 : lines;
+}
+
+/**
+ * The SDK's `maybe_truncate(content, limit, save_dir=saveDir, tool_prefix=prefix)` (openhands-sdk
+ * `utils/truncate.py`, docs/formats/openhands.md): a text longer than `limit` characters (Python's,
+ * code points) is given as its head, a notice and its tail, `limit` characters in all; the notice
+ * names the file the SDK saved the whole text to when a folder was given (its name from the text's
+ * SHA-256). Undefined when the text is not cut.
+ */
+export function maybeTruncate(content: string, limit: number, saveDir?: string, prefix = 'output'): ClippedText | undefined {
+  if (!(limit > 0) || content.length <= limit) return undefined;
+  const chars = Array.from(content);
+  if (chars.length <= limit) return undefined;
+  const base = Array.from(CLIP_NOTICE);
+  if (base.length >= limit) return { kept: '', stub: base.slice(0, limit).join('') };
+  const available = limit - base.length;
+  const proposedHead = Math.ceil(available / 2);
+  let notice = CLIP_NOTICE;
+  if (saveDir !== undefined && saveDir !== '') {
+    const name = `${prefix}_output_${createHash('sha256').update(content, 'utf8').digest('hex').slice(0, 8)}.txt`;
+    const path = `${saveDir.length > 1 ? saveDir.replace(/\/+$/, '') : saveDir}/${name}`;
+    notice = clipNoticeSaved(path, pythonLineCount(chars.slice(0, proposedHead).join('')) + 1);
+  }
+  const noticeChars = Array.from(notice);
+  if (noticeChars.length >= limit) return { kept: '', stub: noticeChars.slice(0, limit).join('') };
+  const remaining = limit - noticeChars.length;
+  const head = Math.min(proposedHead, remaining);
+  const tail = remaining - head;
+  return { kept: chars.slice(0, head).join(''), stub: notice + (tail > 0 ? chars.slice(chars.length - tail).join('') : '') };
+}
+
 /**
  * The text an SDK observation gives the model (its `to_llm_content`, docs/formats/openhands.md): its
  * `content` parts (else its `output`/`message`/`error`, else its JSON); a terminal's between its
  * metadata's prefix and suffix, followed by the working folder, interpreter and exit code lines;
- * after the error header when `is_error` is true. Not reproduced: the SDK's middle cut of a terminal
- * text over 30,000 characters, whose notice names a file the events do not record.
+ * after the error header when `is_error` is true. A terminal text over `V1_TERMINAL_LIMIT`
+ * characters is cut in the middle (`maybeTruncate`): `text` is the whole, `cut` what the model was
+ * given.
  */
-function observationText(o: unknown): string {
-  if (!isPlainObject(o)) return JSON.stringify(o) ?? '';
+function observationText(o: unknown): { text: string; cut?: ClippedText } {
+  if (!isPlainObject(o)) return { text: JSON.stringify(o) ?? '' };
   const text = textOf(o.content) ?? str(o.output) ?? str(o.message) ?? str(o.error);
-  if (text === undefined) return JSON.stringify(o);
+  if (text === undefined) return { text: JSON.stringify(o) };
   let shown = text;
+  let cut: ClippedText | undefined;
   if (TERMINAL_OBSERVATIONS.includes(str(o.kind) ?? '')) {
     const md = isPlainObject(o.metadata) ? o.metadata : {};
     shown = `${str(md.prefix) ?? ''}${text}${str(md.suffix) ?? ''}`;
@@ -165,8 +232,10 @@ function observationText(o: unknown): string {
     if (str(md.py_interpreter_path)) shown += `\n[Python interpreter: ${str(md.py_interpreter_path)}]`;
     if (typeof md.exit_code === 'number' && md.exit_code !== -1) shown += `\n[Command finished with exit code ${md.exit_code}]`;
     if (o.content === undefined && o.error === true) shown = `${V1_LEGACY_TERMINAL_ERROR}${shown}`;
+    cut = maybeTruncate(shown, V1_TERMINAL_LIMIT, str(o.full_output_save_dir), 'terminal');
   }
-  return o.is_error === true ? `${V1_ERROR_HEADER}${shown}` : shown;
+  const header = o.is_error === true ? V1_ERROR_HEADER : '';
+  return { text: `${header}${shown}`, ...(cut ? { cut: { kept: `${header}${cut.kept}`, stub: cut.stub } } : {}) };
 }
 
 /** One V1 event file (openhands-sdk `openhands.sdk.event`) in the version-free shape. */
@@ -195,9 +264,9 @@ export function v1Event(e: unknown, where: string): OhEvent {
     case 'ObservationEvent':
     case 'UserRejectObservation':
     case 'AgentErrorEvent': {
-      const text =
-        kind === 'ObservationEvent' ? observationText(e.observation) : kind === 'UserRejectObservation' ? `Action rejected: ${str(e.rejection_reason) ?? 'User rejected the action'}` : (str(e.error) ?? '');
-      return { id, where, type: 'message', message: { role: 'tool', content: text, tool_call_id: str(e.tool_call_id) ?? '', metadata: meta } };
+      const { text, cut } =
+        kind === 'ObservationEvent' ? observationText(e.observation) : { text: kind === 'UserRejectObservation' ? `Action rejected: ${str(e.rejection_reason) ?? 'User rejected the action'}` : (str(e.error) ?? '') };
+      return { id, where, type: 'message', message: { role: 'tool', content: text, tool_call_id: str(e.tool_call_id) ?? '', metadata: meta }, ...(cut ? { cut } : {}) };
     }
     case 'Condensation': {
       const forgotten = forgottenBy(e.forgotten_event_ids, undefined, undefined);
@@ -248,6 +317,12 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       }
       batch = e.response;
       kept.push({ id: e.id, index: view.length });
+      if (e.cut) {
+        // The SDK cut the text in the middle when it gave it to the model; the event holds it whole.
+        const { hash, bytes } = hashOf(e.message.content);
+        log.push({ id: `openhands-clip-${e.id === '' ? line : e.id}`, kind: 'tool_output_truncated', ptr: { index: view.length, hash, bytes }, kept_bytes: utf8Length(e.cut.kept), stub: e.cut.stub, minted_at: view.length + 1, provenance: 'derived', origin: { event: e.id === '' ? e.where : e.id }, hash_origin: 'import' });
+        logLines.push(line);
+      }
       view.push(e.message);
       messageLines.push(line);
       eventOf.push(e.id);
