@@ -13,6 +13,7 @@ import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry, LibraryListing } from '../library/library';
 import { listLibrary } from '../library/library';
 import { indexPool } from '../library/pool';
+import { queryProblem } from '../library/query';
 import { libraryRoots, processRootsContext } from '../library/roots';
 import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
@@ -85,6 +86,9 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
   if (q === '') throw usageError('--query needs a non-empty value');
   if (typeof q !== 'string' && (flags.has('regex') || flags.has('ignore-case'))) throw usageError('--regex and --ignore-case apply to --query');
   const sinceMs = typeof since === 'string' ? parseSince(since) : undefined;
+  const query = typeof q === 'string' ? { query: q, regex: flags.has('regex'), ignoreCase: flags.has('ignore-case') } : undefined;
+  const problem = query ? queryProblem(query) : undefined;
+  if (problem) throw new CliError(problem.code, problem.message);
   const onlyFormat = typeof format === 'string' ? parseFormat(format) : undefined;
 
   const home = homedir();
@@ -104,7 +108,7 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
       cache,
       signal,
       ...(flags.has('heads') ? { heads: true } : {}),
-      ...(typeof q === 'string' ? { query: { query: q, regex: flags.has('regex'), ignoreCase: flags.has('ignore-case') } } : {}),
+      ...(query ? { query } : {}),
       ...(sinceMs !== undefined ? { since: sinceMs } : {}),
       ...(onlyFormat !== undefined ? { format: onlyFormat } : {}),
       ...(jsonl ? { onEntry: (entry: LibraryEntry) => io.stdout(json(entry)) } : {}),

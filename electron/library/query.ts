@@ -7,7 +7,7 @@
  * the reduction that hid it open and the query run.
  */
 import type { LoadedSession, Result } from '../../shared/index';
-import { projectionLayout } from '../../shared/index';
+import { arrayList, projectionLayout } from '../../shared/index';
 import type { ViewSearchResult } from '../../shared/viewSearch';
 import { viewSearchSteps } from '../../shared/viewSearch';
 import type { SessionPlace } from './link';
@@ -42,6 +42,12 @@ function runSteps<T>(steps: Generator<void, Result<T, { message: string }>>): Re
     const next = steps.next();
     if (next.done) return next.value;
   }
+}
+
+/** Why `q` cannot run (an invalid or too large pattern), checked once before any session is read; undefined when it can. */
+export function queryProblem(q: LibraryQuery): { code: string; message: string } | undefined {
+  const checked = runSteps(viewSearchSteps(arrayList([]), [], projectionLayout(0, []), q.query, { mode: q.regex ? 'regex' : 'substring', case_sensitive: !q.ignoreCase }));
+  return checked.ok ? undefined : { code: (checked.error as { code?: string }).code ?? 'invalid_query', message: checked.error.message };
 }
 
 /** The matches of `q` in `session` (see the header); an error names why the query cannot run (an invalid pattern). */
