@@ -91,6 +91,10 @@ describe('sessions over a HOME holding four agents', () => {
     expect(codex.title).toMatch(/^Review the code changes against the base branch 'main'/);
     const inspect = listing.sessions.find((e) => e.path.endsWith('security-guide.json')) as LibraryEntry;
     expect(inspect).toMatchObject({ title: 'security_guide', status: 'success', models: ['openai/gpt-4o-mini'] });
+    // An .eval archive's header is read while it is indexed (its directory is at its end, not in its head).
+    const archive = listing.sessions.find((e) => e.path.endsWith('.eval')) as LibraryEntry;
+    expect(archive).toMatchObject({ title: 'popularity', status: 'success', id: expect.any(String) as string });
+    expect(archive.started.startsWith('2025-02-11')).toBe(true);
   });
 
   it('writes nothing in the roots: every byte, mode and time as before', () => {

@@ -216,6 +216,13 @@ function jsonDocument(c: Collector, format: SessionFileFormat, doc: unknown): vo
   }
 }
 
+/** The entry fields of an Inspect log's header (a `.json` log's start, an `.eval` archive's `header.json`). */
+export function headInfoOfInspectLog(doc: unknown): HeadInfo {
+  const c = new Collector();
+  jsonDocument(c, 'inspect-json', doc);
+  return c.info();
+}
+
 /** A native sidecar: the header's session and model, the first user message's content. */
 function sidecar(c: Collector, lines: Json[]): void {
   for (const r of lines) {

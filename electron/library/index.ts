@@ -7,6 +7,7 @@
  */
 import type { LoadedSession, Reduction } from '../../shared/index';
 import { loadSession } from '../loader/session';
+import { evalHeaderInfo } from './evalHeader';
 import type { SessionPlace } from './link';
 import type { LibraryQuery, SessionMatches } from './query';
 import { searchSession } from './query';
@@ -20,6 +21,8 @@ export interface IndexedCounts {
   sessions?: number;
   /** Models the loaded session names (the last one's, and every switch's). */
   models: string[];
+  /** What only a full read finds of the entry's head fields (an Inspect `.eval` archive's header). */
+  head?: { title?: string; id?: string; status?: string; started?: string; updated?: string };
 }
 
 export interface IndexJob {
@@ -71,6 +74,13 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
   const session = loaded.session;
   try {
     const counts = countsOf(session);
+    if (session.files[0]?.format === 'inspect-eval') {
+      const h = await evalHeaderInfo(job.path, job.root);
+      if (h) {
+        for (const m of h.models) if (!counts.models.includes(m)) counts.models.push(m);
+        counts.head = { ...(h.title !== null ? { title: h.title } : {}), ...(h.id !== null ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== null ? { started: h.started } : {}), ...(h.updated !== null ? { updated: h.updated } : {}) };
+      }
+    }
     if (!job.query) return { ok: true, counts };
     const found = searchSession(session, job.query, job.place, signal);
     if (!found.ok) return { ok: false, message: found.message };

@@ -121,7 +121,8 @@ function headEntry(info: HeadInfo, path: string, root: string, format: SessionFo
 function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
   const models = [...entry.models];
   for (const m of counts.models) if (!models.includes(m)) models.push(m);
-  return { ...entry, models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
+  const h = counts.head ?? {};
+  return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
 }
 
 /** Newest `updated` first; equal times by path, so the order is stable. */
