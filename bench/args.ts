@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../electron/samples/scaleGenerator';
 
-export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline'] as const;
+export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The generator's default seed (electron/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */

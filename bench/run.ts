@@ -29,6 +29,7 @@ import { runSearchBench } from './search';
 import { runCliBench } from './cli';
 import { runPolicyBench } from './policy';
 import { runHugeLineBench } from './hugeLine';
+import { runLibraryBench } from './library';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -57,6 +58,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'calls') return runCallsBench({ log });
   // A cold command line (fresh processes; needs no fixture).
   if (group === 'cli') return runCliBench({ runs: args.runs, log });
+  // `sessions` over 2,000 small sessions, cold and warm cache (fresh processes; its own generated folder).
+  if (group === 'library') return runLibraryBench({ runs: args.runs, log });
   // `view --policy` on a ~47 MB sidecar against `view` (its own generated file, needs no fixture).
   if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });
   // One 250 MB line in a Claude Code transcript: `check`'s peak RSS and time (its own generated file).

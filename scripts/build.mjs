@@ -15,6 +15,8 @@
 //                    spawned beside the resolver worker (electron/loader/backgroundVerify.ts);
 //   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
 //                    bundle that serves a folder (electron/listing/thread.ts);
+//   dist/library.cjs a session library's indexing thread (electron/library/worker.ts), spawned
+//                    beside the bundle that lists the library (electron/library/pool.ts);
 //   dist/main.cjs    the Electron main process (electron/main/main.ts), package.json "main";
 //   dist/preload.cjs the window's preload (electron/preload/preload.ts): a sandboxed preload can
 //                    require() only Electron's own modules, so it must be one self-contained file.
@@ -43,6 +45,7 @@ const CLI_CHUNKS = {
   './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view', inject: true },
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
+  './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },
 };
 
 /**
@@ -254,6 +257,11 @@ const bundles = {
     about: 'worker.ts is the folder listing thread: serve DIR starts it beside the bundle (electron/listing/thread.ts)',
     // It uses a few of shared/'s definitions and none of the contract's schemas: a small bundle starts fast.
     plugins: [sharedIsPure, pureSchemas],
+  },
+  library: {
+    entry: 'electron/library/worker.ts',
+    outfile: 'dist/library.cjs',
+    about: 'worker.ts is a session library indexing thread: the library starts it beside the bundle (electron/library/pool.ts)',
   },
   main: {
     entry: 'electron/main/main.ts',

@@ -18,7 +18,7 @@ export const processIo: CliIo = {
 export { EXIT_OK, EXIT_FINDINGS, EXIT_ERROR } from './output';
 
 /** Error codes this command line prints besides the resolver's own. */
-export type CliErrorCode = 'usage' | 'invalid_policy' | 'replay_not_possible' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'internal_error';
+export type CliErrorCode = 'usage' | 'invalid_policy' | 'replay_not_possible' | 'unreadable_file' | 'unrecognized_file' | 'unsupported_version' | 'file_changed' | 'listen_failed' | 'cancelled' | 'internal_error';
 
 /**
  * The outside world of `serve` and `open` (resolver client, signals, package folder, Electron).
@@ -80,11 +80,27 @@ Commands:
   serve and open without FILE open the bundled sample session. Both follow the files while
       an agent appends to them (new messages appear as they are written); --no-follow opens
       them as they are (a change then stops serving their content).
+  sessions [DIR...] [--query Q] [--regex] [--ignore-case] [--since DATE] [--format F]
+           [--heads] [--jsonl] [--table] [--no-default-roots]
+      List the session library: the sessions under each agent's own folder (Claude Code
+      $CLAUDE_CONFIG_DIR/projects or ~/.claude/projects; Codex $CODEX_HOME/sessions and
+      archived_sessions, default ~/.codex; Inspect $INSPECT_LOG_DIR or ./logs; SWE-agent
+      ./trajectories; mini-swe-agent's and OpenHands' folders) and under each DIR, walked
+      recursively (8 levels, links never followed, files told by content). Prints
+      {"roots":[{path,agent,exists,sessions}],"sessions":[entry...],"walk":{...}}, newest first;
+      each entry's counts come from reading the whole file (kept in a cache under the OS cache
+      folder, session-inspector/library, so the next run is fast). --heads prints at once from
+      the files' heads (counts null). --query searches every session in what the model was
+      given and in what was hidden from it, and lists only the matching ones, each with
+      "matches":{visible,hidden,first:[{call,reduction?,snippet,link}]}. --since keeps
+      sessions updated since DATE; --format F one format (claude-code, codex, inspect,
+      swe-agent, openhands, supercode). --jsonl prints one entry a line as each finishes;
+      --table an aligned table. --no-default-roots lists only the DIRs given.
   check --follow FILE...
       Check, then keep checking as the file grows: print each new finding as one JSON line;
       ends on SIGINT or when the file is deleted (exit status as check).
 
-Every command also takes --session ID (a file holding several sessions, such as a Claude Code
+Every command but sessions also takes --session ID (a file holding several sessions, such as a Claude Code
 transcript and its subagents: open that one; check's summary and the app's picker list them all)
 and --format F (read the files as format F instead of detecting it: supercode, claude-code,
 codex, swe-agent, inspect). serve and open check both against the file before they start.
@@ -109,6 +125,7 @@ const COMMANDS = {
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
+  sessions: { query: 'value', regex: 'switch', 'ignore-case': 'switch', since: 'value', format: 'value', heads: 'switch', jsonl: 'switch', table: 'switch', 'no-default-roots': 'switch' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
 type Command = keyof typeof COMMANDS;
@@ -132,9 +149,9 @@ function wantsHelp(argv: readonly string[]): boolean {
 
 function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, open or serve');
+  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, sessions, open or serve');
   if (!isCommand(name)) {
-    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, open or serve`);
+    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, log, view, sessions, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, view, sessions, open or serve`);
   }
   const known: Record<string, FlagKind> = COMMANDS[name];
   const flags = new Map<string, string | true>();
@@ -193,6 +210,10 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
       const { runBundle } = await import('./bundle');
       return runBundle(parsed.flags, parsed.lists, parsed.files, io);
     }
+    case 'sessions': {
+      const { runSessions } = await import('./sessions');
+      return runSessions(parsed, io, deps.untilStopped);
+    }
     case 'serve':
     case 'open': {
       const { runServeCommand } = await import('./serveCommands');
@@ -212,7 +233,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}, deps: CliDeps = {}): Promise<number> {
   if (argv.length === 0) {
     // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
-    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, open or serve');
+    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, view, sessions, open or serve');
     io.stderr(`\n${USAGE}`);
     return code;
   }

@@ -11,9 +11,10 @@
  * - Files are opened read-only and non-blocking, and what was opened is checked on the descriptor
  *   (`fstat`): a FIFO, socket or device is skipped, never waited on.
  */
+import type { Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, lstatSync, openSync, opendirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import type { SessionFormat } from '../../shared/index';
+import type { SessionFileFormat, SessionFormat } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { SNIFF_HEAD_BYTES, SNIFF_MAX_BYTES, sniffHead } from './sniff';
 
@@ -44,8 +45,23 @@ function headOf(fd: number, length: number): Buffer {
   return buffer.subarray(0, filled);
 }
 
-/** The format of the regular file at `path` by its head; null when it is none (or not a regular file now). */
-export function formatByHead(path: string): SessionFormat | null {
+/** What `sniffFile` read: the file's format by its head, its stats, and its head (valid until the next read of this module). */
+export interface SniffedFile {
+  format: SessionFileFormat;
+  stats: Stats;
+  head: Buffer;
+  /** The file's last `tailBytes` (a copy), when asked for and the file is longer than its head. */
+  tail?: Buffer;
+}
+
+/**
+ * The regular file at `path`, opened read-only, non-blocking and without following a link
+ * (`O_NOFOLLOW`), checked on its descriptor (`fstat`: a regular file only), with the format its
+ * head gives; null when it is none (or not a regular file now). `check` sees the descriptor before
+ * anything is read (the session library checks where it really is). The head returned is this
+ * module's buffer: read it before the next call.
+ */
+export function sniffFile(path: string, options: { tailBytes?: number; check?: (fd: number, stats: Stats) => boolean } = {}): SniffedFile | null {
   let fd: number;
   try {
     fd = openSync(path, OPEN_FLAGS);
@@ -55,17 +71,41 @@ export function formatByHead(path: string): SessionFormat | null {
   try {
     const stats = fstatSync(fd);
     if (!stats.isFile()) return null;
+    if (options.check && !options.check(fd, stats)) return null;
     let head = headOf(fd, Math.min(stats.size, SNIFF_HEAD_BYTES));
     let found = sniffHead(head, stats.size, path);
     if (found === undefined && head.length < stats.size) {
       head = headOf(fd, Math.min(stats.size, SNIFF_MAX_BYTES));
       found = sniffHead(head, stats.size, path);
     }
-    return found ? SESSION_FORMAT_OF_FILE[found] : null;
+    if (!found) return null;
+    const tailBytes = options.tailBytes ?? 0;
+    let tail: Buffer | undefined;
+    if (tailBytes > 0 && stats.size > head.length) {
+      const length = Math.min(tailBytes, stats.size);
+      tail = Buffer.allocUnsafe(length);
+      let filled = 0;
+      while (filled < length) {
+        const n = readSync(fd, tail, filled, length - filled, stats.size - length + filled);
+        if (n === 0) break;
+        filled += n;
+      }
+      tail = tail.subarray(0, filled);
+    }
+    return { format: found, stats, head, ...(tail ? { tail } : {}) };
   } catch {
     return null;
   } finally {
     closeSync(fd);
+  }
+}
+
+/** The format of the regular file at `path` by its head; null when it is none (or not a regular file now). */
+export function formatByHead(path: string): SessionFormat | null {
+  try {
+    const found = sniffFile(path);
+    return found ? SESSION_FORMAT_OF_FILE[found.format] : null;
+  } finally {
     // A large head buffer is let go: an idle listing thread holds little.
     if (buffer.length > SNIFF_HEAD_BYTES) buffer = Buffer.alloc(0);
   }

@@ -78,7 +78,7 @@ function safeClose(fd: number): void {
 }
 
 /** The real path of what is open at `fd` (opened as `path`); undefined when it cannot be told. */
-function realOfDescriptor(fd: number, path: string, opened: Stats): string | undefined {
+export function realOfDescriptor(fd: number, path: string, opened: Stats): string | undefined {
   try {
     const link = readlinkSync(`/proc/self/fd/${fd}`);
     if (isAbsolute(link) && !link.endsWith(' (deleted)')) return link;

@@ -3,7 +3,7 @@
  * the worker tests drive the real bundle through its real message channel. It runs
  * scripts/build.mjs itself (`worker`, `indexPool`, the indexing pool it starts beside it,
  * `scanThread` and `verifyThread`, its search pool's and background verifier's threads, and
- * `listing`, the folder listing's thread), so
+ * `listing`, the folder listing's thread, and `library`, the session library's indexing thread), so
  * the tests and `npm run build` share one set of esbuild options.
  */
 import { execFileSync } from 'node:child_process';
@@ -11,5 +11,5 @@ import { resolve } from 'node:path';
 
 export default function setup(): void {
   const repoRoot = resolve(import.meta.dirname, '../..');
-  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread', 'listing'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread', 'listing', 'library'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }

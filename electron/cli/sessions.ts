@@ -1,0 +1,124 @@
+/**
+ * `sessions [DIR...] [--query Q] [--regex] [--ignore-case] [--since DATE] [--format F] [--heads]
+ * [--jsonl] [--table] [--no-default-roots]` (SPEC §14, docs/library.md): the session library on
+ * stdout. JSON by default (`{"roots":[…],"sessions":[…],"walk":{…}}`, newest first); `--jsonl`
+ * one entry a line as each session finishes, then the roots line; `--table` an aligned table for
+ * people. SIGINT or SIGTERM stops the listing at once (its threads are stopped): exit 2, `cancelled`.
+ */
+import { homedir } from 'node:os';
+import type { SessionFormat } from '../../shared/index';
+import { SESSION_FORMATS } from '../../shared/index';
+import { nameText } from '../../shared/visibleText';
+import { IndexCache, cacheFolder } from '../library/cache';
+import type { LibraryEntry, LibraryListing } from '../library/library';
+import { listLibrary } from '../library/library';
+import { indexPool } from '../library/pool';
+import { queryProblem } from '../library/query';
+import { libraryRoots, processRootsContext } from '../library/roots';
+import { CliError, usageError } from './errors';
+import type { CliIo, ParsedFlags } from './output';
+import { EXIT_OK, json, writeJson } from './output';
+import { untilSignal } from './signals';
+
+function parseSince(text: string): number {
+  const t = Date.parse(text);
+  if (!Number.isFinite(t)) throw usageError(`--since must be a date or time (2026-01-31, 2026-01-31T12:00:00Z), not ${JSON.stringify(text)}`);
+  return t;
+}
+
+function parseFormat(text: string): SessionFormat {
+  const found = SESSION_FORMATS.find((f) => f === text);
+  if (found === undefined) throw usageError(`--format must be one of ${SESSION_FORMATS.join(', ')}, not ${JSON.stringify(text)}`);
+  return found;
+}
+
+function humanBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n / 1024;
+  let k = 0;
+  while (v >= 1024 && k < units.length - 1) {
+    v /= 1024;
+    k++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[k]}`;
+}
+
+/** Text from a session file in a terminal cell: one visible line (no control or bidi character reaches the terminal), cut to `max`. */
+function cell(text: string | null, max: number): string {
+  const visible = Array.from(nameText(text ?? ''));
+  return visible.length <= max ? visible.join('') : `${visible.slice(0, max - 1).join('')}…`;
+}
+
+const count = (n: number | null): string => (n === null ? '…' : String(n));
+
+/** The aligned table of `--table`: agent, title, project, updated, calls, compactions, tokens, size. */
+export function sessionsTable(listing: LibraryListing): string {
+  const head = ['AGENT', 'TITLE', 'PROJECT', 'UPDATED', 'CALLS', 'COMPACTIONS', 'TOKENS', 'SIZE'];
+  const rows = listing.sessions.map((e) => [e.format, cell(e.title, 60), cell(e.project, 40), e.updated.slice(0, 16).replace('T', ' '), count(e.calls), count(e.compactions), e.tokens === null ? '–' : String(e.tokens), humanBytes(e.bytes)]);
+  const right = new Set([4, 5, 6, 7]);
+  const widths = head.map((h, k) => Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[k] as string).length)));
+  const line = (r: string[]): string =>
+    r
+      .map((c, k) => {
+        const pad = ' '.repeat((widths[k] as number) - Array.from(c).length);
+        return right.has(k) ? pad + c : c + pad;
+      })
+      .join('  ')
+      .trimEnd();
+  const roots = listing.roots.map((r) => `${r.exists ? '' : '(missing) '}${nameText(r.path)} [${r.agent}]: ${r.sessions}`);
+  return `${[line(head), ...rows.map(line)].join('\n')}\n\n${roots.join('\n')}\n`;
+}
+
+/** What the JSON output carries besides the sessions. */
+function tail(listing: LibraryListing): Record<string, unknown> {
+  return { walk: listing.walk, ...(listing.search ? { search: listing.search } : {}) };
+}
+
+export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
+  const q = flags.get('query');
+  const since = flags.get('since');
+  const format = flags.get('format');
+  const jsonl = flags.has('jsonl');
+  const table = flags.has('table');
+  if (jsonl && table) throw usageError('--jsonl and --table cannot be given together');
+  if (flags.has('heads') && typeof q === 'string') throw usageError('--heads lists the files\' heads only: it cannot search (leave out --heads to use --query)');
+  if (q === '') throw usageError('--query needs a non-empty value');
+  if (typeof q !== 'string' && (flags.has('regex') || flags.has('ignore-case'))) throw usageError('--regex and --ignore-case apply to --query');
+  const sinceMs = typeof since === 'string' ? parseSince(since) : undefined;
+  const query = typeof q === 'string' ? { query: q, regex: flags.has('regex'), ignoreCase: flags.has('ignore-case') } : undefined;
+  const problem = query ? queryProblem(query) : undefined;
+  if (problem) throw new CliError(problem.code, problem.message);
+  const onlyFormat = typeof format === 'string' ? parseFormat(format) : undefined;
+
+  const home = homedir();
+  const roots = libraryRoots(files, flags.has('no-default-roots'), processRootsContext(home));
+  const cache = new IndexCache(cacheFolder({ env: process.env, home, platform: process.platform }));
+  const pool = indexPool();
+  const signal = { aborted: false };
+  void untilStopped().then(() => {
+    signal.aborted = true;
+    pool.close();
+  });
+  let listing: LibraryListing;
+  try {
+    listing = await listLibrary({
+      roots,
+      pool,
+      cache,
+      signal,
+      ...(flags.has('heads') ? { heads: true } : {}),
+      ...(query ? { query } : {}),
+      ...(sinceMs !== undefined ? { since: sinceMs } : {}),
+      ...(onlyFormat !== undefined ? { format: onlyFormat } : {}),
+      ...(jsonl ? { onEntry: (entry: LibraryEntry) => io.stdout(json(entry)) } : {}),
+    });
+  } finally {
+    pool.close();
+  }
+  if (listing.cancelled) throw new CliError('cancelled', 'the listing was interrupted before it finished');
+  if (jsonl) io.stdout(json({ roots: listing.roots, ...tail(listing) }));
+  else if (table) io.stdout(sessionsTable(listing));
+  else writeJson({ roots: listing.roots, sessions: listing.sessions, ...tail(listing) }, (text) => io.stdout(text));
+  return EXIT_OK;
+}

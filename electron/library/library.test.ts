@@ -1,0 +1,171 @@
+import fc from 'fast-check';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CACHE_FILE, CACHE_VERSION, IndexCache, cacheFolder } from './cache';
+import type { IndexedCounts } from './index';
+import type { LibraryListing, LibraryOptions } from './library';
+import { listLibrary } from './library';
+import { indexPool } from './pool';
+import { defaultRoots } from './roots';
+import { smallSession, writeSmallSessions } from './testing/generated';
+import type { WalkCount } from './walk';
+import { walkRoot } from './walk';
+
+let base: string;
+beforeAll(() => {
+  base = mkdtempSync(join(tmpdir(), 'library-'));
+});
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+async function list(root: string, cacheDir: string | undefined, extra: Partial<LibraryOptions> = {}): Promise<LibraryListing> {
+  const pool = indexPool({ threads: 2 });
+  try {
+    return await listLibrary({ roots: [{ path: root, agent: 'given' }], pool, ...(cacheDir !== undefined ? { cache: new IndexCache(cacheDir) } : {}), ...extra });
+  } finally {
+    pool.close();
+  }
+}
+
+const withoutLive = (l: LibraryListing) => l.sessions.map(({ live: _live, ...rest }) => rest);
+
+describe('the index cache', () => {
+  let root: string;
+  let cacheDir: string;
+  let paths: string[];
+  let first: LibraryListing;
+  beforeAll(async () => {
+    root = join(base, 'many');
+    cacheDir = join(base, 'cache-many');
+    paths = writeSmallSessions(root, 320);
+    first = await list(root, cacheDir);
+  }, 240_000);
+
+  it('indexes every file once, then answers a second listing of 320 from the cache', async () => {
+    expect(first.indexedFiles).toBe(320);
+    expect(first.sessions.every((e) => e.indexed && e.calls === 2 && e.messages === 4)).toBe(true);
+    const second = await list(root, cacheDir);
+    expect(second.indexedFiles).toBe(0);
+    expect(withoutLive(second)).toEqual(withoutLive(first));
+  }, 120_000);
+
+  it('indexes again a file that grew, and only that one', async () => {
+    const grown = paths[7] as string;
+    const extra = smallSession(7, 3).split('\n').slice(4).join('\n');
+    appendFileSync(grown, extra);
+    const after = await list(root, cacheDir);
+    expect(after.indexedFiles).toBe(1);
+    expect(after.sessions.find((e) => e.path === grown)).toMatchObject({ calls: 3, messages: 6 });
+  }, 120_000);
+
+  it('ignores a corrupt cache file and writes a good one in its place', async () => {
+    const dir = join(base, 'cache-corrupt');
+    await list(root, dir);
+    writeFileSync(join(dir, CACHE_FILE), '{"version":1,"entries":{"x":');
+    const again = await list(root, dir);
+    expect(again.indexedFiles).toBe(320);
+    expect((JSON.parse(readFileSync(join(dir, CACHE_FILE), 'utf8')) as { version: number }).version).toBe(CACHE_VERSION);
+    expect((await list(root, dir)).indexedFiles).toBe(0);
+  }, 240_000);
+
+  it('ignores a cache of another version', async () => {
+    const dir = join(base, 'cache-version');
+    await list(root, dir);
+    const doc = JSON.parse(readFileSync(join(dir, CACHE_FILE), 'utf8')) as { version: number };
+    writeFileSync(join(dir, CACHE_FILE), JSON.stringify({ ...doc, version: CACHE_VERSION + 1 }));
+    expect((await list(root, dir)).indexedFiles).toBe(320);
+  }, 240_000);
+
+  it('round-trips counts under their key, and answers nothing for any other key', () => {
+    const counts = fc.record<IndexedCounts>({ messages: fc.nat(), calls: fc.nat(), reductions: fc.nat(), compactions: fc.nat(), models: fc.array(fc.string()) });
+    const key = fc.record({ size: fc.nat(), mtimeMs: fc.double({ noNaN: true, noDefaultInfinity: true, min: 0 }), ino: fc.nat() });
+    let n = 0;
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), key, key, counts, (path, k, other, c) => {
+        const dir = join(base, `cache-prop-${n++}`);
+        const cache = new IndexCache(dir);
+        cache.set(path, k, c);
+        expect(cache.save([])).toBeUndefined();
+        const read = new IndexCache(dir);
+        expect(read.get(path, k)).toEqual(c);
+        const same = other.size === k.size && Object.is(other.mtimeMs, k.mtimeMs) && other.ino === k.ino;
+        if (!same) expect(read.get(path, other)).toBeUndefined();
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('lives in the OS cache folder, or where SESSION_INSPECTOR_CACHE_DIR says', () => {
+    expect(cacheFolder({ env: {}, home: '/h', platform: 'linux' })).toBe('/h/.cache/session-inspector/library');
+    expect(cacheFolder({ env: { XDG_CACHE_HOME: '/x' }, home: '/h', platform: 'linux' })).toBe('/x/session-inspector/library');
+    expect(cacheFolder({ env: {}, home: '/h', platform: 'darwin' })).toBe('/h/Library/Caches/session-inspector/library');
+    expect(cacheFolder({ env: { LOCALAPPDATA: 'C:\\L' }, home: 'C:\\h', platform: 'win32' })).toContain('session-inspector');
+    expect(cacheFolder({ env: { SESSION_INSPECTOR_CACHE_DIR: '/t' }, home: '/h', platform: 'linux' })).toBe('/t');
+  });
+});
+
+describe('roots', () => {
+  it("are each agent's default folder, or its environment override", () => {
+    const ctx = { env: {}, home: '/h', cwd: '/w', platform: 'linux' as const };
+    expect(defaultRoots(ctx).map((r) => `${r.agent} ${r.path}`)).toEqual([
+      'claude-code /h/.claude/projects',
+      'codex /h/.codex/sessions',
+      'codex /h/.codex/archived_sessions',
+      'inspect /w/logs',
+      'swe-agent /w/trajectories',
+      'mini-swe-agent /h/.config/mini-swe-agent',
+      'openhands /h/.openhands/conversations',
+      'openhands /h/.openhands/sessions',
+    ]);
+    const env = { CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', INSPECT_LOG_DIR: 'l', MSWEA_GLOBAL_CONFIG_DIR: '/m' };
+    expect(defaultRoots({ ...ctx, env }).map((r) => r.path).slice(0, 6)).toEqual(['/c/projects', '/x/sessions', '/x/archived_sessions', '/w/l', '/w/trajectories', '/m']);
+  });
+});
+
+describe('walking a root', () => {
+  it('never yields a path outside the root, nor one reached through a link', () => {
+    const session = smallSession(1);
+    // A tree of folders and files, and links pointing inside and outside the root.
+    const tree = fc.array(fc.record({ depth: fc.integer({ min: 0, max: 10 }), kind: fc.constantFrom('file', 'link-out-file', 'link-out-dir', 'link-in-dir', 'not-session') }), { maxLength: 12 });
+    let n = 0;
+    fc.assert(
+      fc.property(tree, (items) => {
+        const top = join(base, `walk-${n++}`);
+        const root = join(top, 'root');
+        const outside = join(top, 'outside');
+        mkdirSync(outside, { recursive: true });
+        writeFileSync(join(outside, 'out.jsonl'), session);
+        const expected: string[] = [];
+        items.forEach((item, k) => {
+          const dir = join(root, ...Array.from({ length: item.depth }, (_, d) => `d${d}`));
+          mkdirSync(dir, { recursive: true });
+          const p = join(dir, `f${k}.jsonl`);
+          if (item.kind === 'file') {
+            writeFileSync(p, session);
+            if (item.depth < 8) expected.push(p);
+          } else if (item.kind === 'not-session') writeFileSync(p, 'hello\n');
+          else if (item.kind === 'link-out-file') symlinkSync(join(outside, 'out.jsonl'), p);
+          else if (item.kind === 'link-out-dir') symlinkSync(outside, join(dir, `l${k}`));
+          else symlinkSync(root, join(dir, `l${k}`));
+        });
+        mkdirSync(root, { recursive: true });
+        const count: WalkCount = { entries: 0, truncated: false, links: 0 };
+        const found = [...walkRoot(root, count)].map((f) => f.path);
+        const real = realpathSync(root);
+        for (const p of found) expect(realpathSync(p).startsWith(real + sep)).toBe(true);
+        expect(found.sort()).toEqual(expected.sort());
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  it('stops at its cap of entries and says so', () => {
+    const root = join(base, 'capped');
+    writeSmallSessions(root, 60);
+    const count: WalkCount = { entries: 0, truncated: false, links: 0 };
+    const found = [...walkRoot(root, count, 20)];
+    expect(count).toMatchObject({ entries: 20, truncated: true });
+    expect(found.length).toBeLessThan(20);
+  });
+});

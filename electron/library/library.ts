@@ -1,0 +1,224 @@
+/**
+ * The session library (SPEC §14, docs/library.md): every root walked (./walk.ts), an entry made at
+ * once from each file's head (./head.ts), its counts filled from the cache (./cache.ts) or by
+ * indexing the whole file off the caller's thread (./pool.ts, ./index.ts), and with a query each
+ * session searched (./query.ts). Host-agnostic: the command line, the HTTP host and the app call it
+ * with their own roots, cache and callbacks. Entries stream out through `onEntry` as each is
+ * final; the result lists them newest `updated` first.
+ */
+import { realpathSync, statSync } from 'node:fs';
+import type { SessionFormat } from '../../shared/index';
+import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
+import type { IndexCache } from './cache';
+import type { HeadInfo } from './head';
+import { headInfo } from './head';
+import type { IndexedCounts } from './index';
+import type { IndexPool } from './pool';
+import type { LibraryQuery, SessionMatches } from './query';
+import { MAX_MATCHES_PER_SESSION } from './query';
+import type { LibraryRoot, RootAgent } from './roots';
+import type { WalkCount } from './walk';
+import { DEFAULT_MAX_ENTRIES, walkRoot } from './walk';
+
+/** A file modified this recently is `live`. */
+export const LIVE_MS = 60_000;
+/** A query lists at most this many matching sessions (then stops searching and says so). */
+export const MAX_MATCHING_SESSIONS = 200;
+/** The walk lets the event loop turn after this many files. */
+const FILES_PER_TURN = 32;
+
+export interface LibraryEntry {
+  path: string;
+  root: string;
+  format: SessionFormat;
+  id: string | null;
+  title: string | null;
+  project: string | null;
+  branch?: string;
+  models: string[];
+  started: string;
+  updated: string;
+  bytes: number;
+  messages: number | null;
+  calls: number | null;
+  reductions: number | null;
+  compactions: number | null;
+  /** The last recorded context in tokens (SPEC §15): null until token support lands. */
+  tokens: null;
+  sessions?: number;
+  status?: string;
+  live: boolean;
+  indexed: boolean;
+  /** Why the file could not be indexed (its counts stay null). */
+  error?: string;
+  matches?: SessionMatches;
+}
+
+export interface LibraryRootReport {
+  path: string;
+  agent: RootAgent;
+  exists: boolean;
+  sessions: number;
+}
+
+export interface LibraryOptions {
+  roots: readonly LibraryRoot[];
+  /** Heads only: no indexing, counts null, `indexed: false`. */
+  heads?: boolean;
+  query?: LibraryQuery;
+  /** Only sessions updated at or after this time (ms since the epoch). */
+  since?: number;
+  format?: SessionFormat;
+  cache?: IndexCache;
+  pool: IndexPool;
+  maxEntries?: number;
+  maxMatchingSessions?: number;
+  /** Called with each entry once it is final (in the order they finish). */
+  onEntry?: (entry: LibraryEntry) => void;
+  /** Raised: the listing stops walking and indexing and returns what it has. */
+  signal?: { readonly aborted: boolean };
+  now?: () => number;
+}
+
+export interface LibraryListing {
+  roots: LibraryRootReport[];
+  sessions: LibraryEntry[];
+  walk: WalkCount & { cap: number };
+  /** Files read whole in this listing (not answered from the cache). */
+  indexedFiles: number;
+  search?: { query: string; regex: boolean; ignore_case: boolean; max_matches_per_session: number; max_sessions: number; truncated: boolean };
+  cancelled: boolean;
+}
+
+function isoOr(time: string | null, fallbackMs: number): string {
+  return time ?? new Date(fallbackMs).toISOString();
+}
+
+function headEntry(info: HeadInfo, path: string, root: string, format: SessionFormat, size: number, mtimeMs: number, now: number): LibraryEntry {
+  return {
+    path,
+    root,
+    format,
+    id: info.id,
+    title: info.title,
+    project: info.project,
+    ...(info.branch !== undefined ? { branch: info.branch } : {}),
+    models: info.models,
+    started: isoOr(info.started, mtimeMs),
+    updated: isoOr(info.updated, mtimeMs),
+    bytes: size,
+    messages: null,
+    calls: null,
+    reductions: null,
+    compactions: null,
+    tokens: null,
+    ...(info.status !== undefined ? { status: info.status } : {}),
+    live: now - mtimeMs < LIVE_MS,
+    indexed: false,
+  };
+}
+
+function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
+  const models = [...entry.models];
+  for (const m of counts.models) if (!models.includes(m)) models.push(m);
+  const h = counts.head ?? {};
+  return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
+}
+
+/** Newest `updated` first; equal times by path, so the order is stable. */
+export function byUpdated(a: LibraryEntry, b: LibraryEntry): number {
+  return a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
+}
+
+const turn = (): Promise<void> => new Promise((resolveTurn) => setImmediate(resolveTurn));
+
+/** Lists the library (see the header). Never throws for a file's sake: a file that cannot be indexed keeps its head entry with `error`. */
+export async function listLibrary(options: LibraryOptions): Promise<LibraryListing> {
+  const now = (options.now ?? Date.now)();
+  const maxEntries = options.maxEntries ?? DEFAULT_MAX_ENTRIES;
+  const maxSessions = options.maxMatchingSessions ?? MAX_MATCHING_SESSIONS;
+  const aborted = (): boolean => options.signal?.aborted === true;
+  const count: WalkCount = { entries: 0, truncated: false, links: 0 };
+  const roots: LibraryRootReport[] = [];
+  const walked: string[] = [];
+  const done: LibraryEntry[] = [];
+  const jobs: Promise<void>[] = [];
+  let indexedFiles = 0;
+  let matching = 0;
+  let searchTruncated = false;
+  const finish = (entry: LibraryEntry, report: LibraryRootReport): void => {
+    if (options.query && !entry.matches) return;
+    if (options.query) {
+      if (matching >= maxSessions) {
+        searchTruncated = true;
+        return;
+      }
+      matching++;
+    }
+    report.sessions++;
+    done.push(entry);
+    options.onEntry?.(entry);
+  };
+
+  for (const [rootIndex, root] of options.roots.entries()) {
+    let exists = false;
+    let real = root.path;
+    try {
+      exists = statSync(root.path).isDirectory();
+      real = realpathSync(root.path);
+    } catch {
+      exists = false;
+    }
+    const report: LibraryRootReport = { path: root.path, agent: root.agent, exists, sessions: 0 };
+    roots.push(report);
+    if (!exists || aborted()) continue;
+    walked.push(root.path);
+    let sinceTurn = 0;
+    for (const file of walkRoot(root.path, count, maxEntries)) {
+      const format = SESSION_FORMAT_OF_FILE[file.format];
+      if (options.format !== undefined && format !== options.format) continue;
+      const { size, mtimeMs, ino } = file.stats;
+      const entry = headEntry(headInfo(file.format, file.path, size, file.head, file.tail), file.path, root.path, format, size, mtimeMs, now);
+      if (options.since !== undefined && Date.parse(entry.updated) < options.since) continue;
+      const key = { size, mtimeMs, ino };
+      const cached = options.cache?.get(file.path, key);
+      if (options.heads) finish(entry, report);
+      else if (cached && !options.query) finish(withCounts(entry, cached), report);
+      else {
+        const place = { rel: file.rel, rootId: String(rootIndex) };
+        jobs.push(
+          options.pool.index({ path: file.path, root: real, place, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
+            if (!reply.ok) {
+              if (reply.message !== 'cancelled' && !options.query) finish({ ...entry, error: reply.message }, report);
+              return;
+            }
+            if (!cached) indexedFiles++;
+            options.cache?.set(file.path, key, reply.counts);
+            const full = withCounts(entry, reply.counts);
+            const matched = reply.matches && reply.matches.visible + reply.matches.hidden > 0 ? { ...full, matches: reply.matches } : full;
+            finish(matched, report);
+            if (options.query && matching >= maxSessions) {
+              searchTruncated = true;
+              options.pool.close();
+            }
+          }),
+        );
+      }
+      if (++sinceTurn >= FILES_PER_TURN) {
+        sinceTurn = 0;
+        await turn();
+      }
+      if (aborted()) break;
+    }
+  }
+  await Promise.all(jobs);
+  options.cache?.save(walked);
+  return {
+    roots,
+    sessions: done.sort(byUpdated),
+    walk: { ...count, cap: maxEntries },
+    indexedFiles,
+    ...(options.query ? { search: { query: options.query.query, regex: options.query.regex, ignore_case: options.query.ignoreCase, max_matches_per_session: MAX_MATCHES_PER_SESSION, max_sessions: maxSessions, truncated: searchTruncated } } : {}),
+    cancelled: aborted(),
+  };
+}
