@@ -256,10 +256,10 @@ export abstract class LargeText {
     return !cutPair || bytes.subarray(want.length).toString('utf8').charCodeAt(0) === last;
   }
 
-  /** The value as a string, a piece at a time (each piece whole characters). */
-  *pieces(): Generator<string> {
+  /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
+  *pieces(windowBytes?: number): Generator<string> {
     const decoder = new TextDecoder('utf-8');
-    for (const chunk of sourceChunks(this.source)) {
+    for (const chunk of sourceChunks(this.source, 0, this.source.length, windowBytes)) {
       const piece = decoder.decode(chunk, { stream: true });
       if (piece !== '') yield piece;
     }
@@ -337,16 +337,19 @@ export function isEmptyText(t: Text): boolean {
  * `t.includes(needle)`, a large text searched a window at a time in its bytes (a value read from
  * UTF-8 holds no lone surrogate: a needle with one is in none).
  */
-export function textIncludes(t: Text, needle: string): boolean {
+export function textIncludes(t: Text, needle: string, windowBytes?: number): boolean {
   if (typeof t === 'string') return t.includes(needle);
   const want = Buffer.from(needle, 'utf8');
   if (want.toString('utf8') !== needle) return false;
   if (want.length === 0) return true;
-  let carry = Buffer.alloc(0);
-  for (const chunk of sourceChunks(t.source)) {
-    const joined = carry.length === 0 ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length) : Buffer.concat([carry, chunk]);
-    if (joined.includes(want)) return true;
-    carry = Buffer.from(joined.subarray(Math.max(0, joined.length - (want.length - 1))));
+  // Each window, then the bytes across its start (the last bytes before it and its first).
+  const keep = want.length - 1;
+  let tail = Buffer.alloc(0);
+  for (const chunk of sourceChunks(t.source, 0, t.source.length, windowBytes)) {
+    const window = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    if (window.includes(want) || Buffer.concat([tail, window.subarray(0, keep)]).includes(want)) return true;
+    const joined = window.length >= keep ? window : Buffer.concat([tail, window]);
+    tail = Buffer.from(joined.subarray(joined.length - Math.min(keep, joined.length)));
   }
   return false;
 }
