@@ -8,11 +8,9 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChatMessage, MessageList } from '../../../shared/index';
 import { tempDir } from '../../testing/files';
-import { loadSession } from '../session';
 import type { LoadOptions } from '../session';
-import { answers } from '../testing/largeAnswers';
+import { answers, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
 import { generateClaudeTranscript } from './testing/generate';
@@ -80,8 +78,6 @@ function transcriptOf(turns: readonly Turn[]): string {
   return b.text();
 }
 
-const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
-
 describe('large string values read from the file', () => {
   it('a transcript gives the same answers with its strings kept in the file as read whole (generated)', async () => {
     let k = 0;
@@ -103,17 +99,8 @@ describe('large string values read from the file', () => {
     const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
     b.result('toolu_1', [{ type: 'text', text: 'first part of the output' }, { type: 'text', text: 'second part' }], call);
     writeFileSync(path, b.text());
-    const count = async (options: LoadOptions): Promise<number> => {
-      const r = await loadSession([path], options);
-      if (!r.ok) throw new Error(r.error.message);
-      try {
-        return list(r.session.minted).filter((m) => m?.large !== undefined).length;
-      } finally {
-        r.session.close();
-      }
-    };
-    expect(await count({ largeStringBytes: 8 })).toBe(2);
-    expect(await count(WHOLE)).toBe(0);
+    expect(await largeContents(path, { largeStringBytes: 8 })).toBe(2);
+    expect(await largeContents(path, WHOLE)).toBe(0);
   });
 
   it('a content longer than the preview: rows and row texts read past it from the file', async () => {

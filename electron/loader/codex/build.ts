@@ -42,9 +42,9 @@ import type { Instruction } from '../../../shared/instructions';
 import type { DepthCut } from '../../../shared/jsonDepth';
 import { depthCutMessage } from '../../../shared/jsonDepth';
 import type { ModelChange } from '../../../shared/timeline';
-import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
+import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
-import type { Text } from '../largeStrings';
+import type { LargeText, Text } from '../largeStrings';
 import { contentFields, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../largeStrings';
 import { isPlainObject } from '../native/text';
 
@@ -127,6 +127,14 @@ export function toolTruncation(content: string): { bytes: number; stated: string
 }
 
 const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
+
+/** Whether a large output holds the words of a cut, by its bytes: the view is built again on each pass, the file is searched once. */
+const cutWords = new WeakMap<ByteSource, boolean>();
+function holdsCutWords(text: LargeText): boolean {
+  let holds = cutWords.get(text.source);
+  if (holds === undefined) cutWords.set(text.source, (holds = textIncludes(text, 'tokens truncated')));
+  return holds;
+}
 
 interface Entry {
   msg: ChatMessage;
@@ -438,7 +446,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     if (!OUTPUT_TYPES.includes(String(payload.type))) return;
     const text = messageText((entries[index] as Entry).msg);
     // A large output is read whole only when it holds the words of a cut (toolTruncation's first test).
-    const whole = typeof text === 'string' ? text : textIncludes(text, 'tokens truncated') ? textString(text) : undefined;
+    const whole = typeof text === 'string' ? text : holdsCutWords(text) ? textString(text) : undefined;
     const cut = whole === undefined ? undefined : toolTruncation(whole);
     if (!cut || whole === undefined) return;
     truncated.add(index);

@@ -4,17 +4,14 @@
  * the answers of the whole-line path for every command (check, log, view and view --at, expand,
  * search) and the app's rows and row texts, over generated rollouts and the real ones.
  */
-import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { ChatMessage, MessageList } from '../../../shared/index';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../testing/files';
-import type { ReadSync } from '../lines';
-import { loadSession } from '../session';
 import type { LoadOptions } from '../session';
-import { answers } from '../testing/largeAnswers';
+import { answers, largeContents, loadWatchingReads } from '../testing/largeAnswers';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const tmp = tempDir('session-inspector-codex-large-lines-');
@@ -25,7 +22,7 @@ const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
 
 /** Text with what a JSON writer escapes, multi-byte characters and the needles. */
-const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x'.repeat(40));
+const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x', 'x'.repeat(40));
 const text = fc.array(piece, { maxLength: 24 }).map((a) => a.join(''));
 /** An output Codex cut before recording it (docs/FORMATS.md §2.10 item 1). */
 const cutOutput = text.map((t) => `Original token count: 9000\nOutput:\n${t}…8000 tokens truncated…${t}`);
@@ -80,24 +77,12 @@ function rolloutOf(turns: readonly Turn[]): string {
       const kept = items.filter((_, k) => c.keep[k % Math.max(1, c.keep.length)] === true);
       const history = [...kept.slice(0, 1), ...(c.reinject !== undefined ? [{ type: 'message', role: 'developer', content: [{ type: 'input_text', text: c.reinject }] }] : []), ...kept.slice(1), { type: 'message', role: 'user', content: [{ type: 'input_text', text: c.summary }] }];
       const line = JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type: 'compacted', payload: { message: c.summary, replacement_history: history } });
-      lines.push(c.escaped ? line.replaceAll('é', '\\u00e9').replaceAll('/', '\\/') : line);
+      // Escapes JSON.stringify never writes, keys and types included: the same values in longer bodies.
+      lines.push(c.escaped ? line.replaceAll('é', '\\u00e9').replaceAll('/', '\\/').replaceAll('x', '\\u0078') : line);
     }
   }
   item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done ✓' }] });
   return `${lines.join('\n')}\n`;
-}
-
-const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
-
-/** How many messages of the file's view keep their content in the file. */
-async function largeCount(path: string, options: LoadOptions): Promise<number> {
-  const r = await loadSession([path], options);
-  if (!r.ok) throw new Error(r.error.message);
-  try {
-    return list(r.session.minted).filter((m) => m?.large !== undefined).length;
-  } finally {
-    r.session.close();
-  }
 }
 
 describe('large string values of a Codex rollout read from the file', () => {
@@ -120,41 +105,28 @@ describe('large string values of a Codex rollout read from the file', () => {
     const big = unit.repeat(Math.ceil(24_000_000 / Buffer.byteLength(unit)));
     const path = tmp.path('long-output.jsonl');
     writeFileSync(path, rolloutOf([{ prompt: 'build it', developer: undefined, reasoning: undefined, said: undefined, calls: [{ custom: false, command: 'npm run build', output: big, aggregated: 'short' }], compact: undefined }]));
-    const reads: { position: number; length: number }[] = [];
-    const read: ReadSync = (fd, buffer, offset, len, position) => {
-      reads.push({ position, length: len });
-      return readSync(fd, buffer, offset, len, position);
-    };
-    const concat = vi.spyOn(Buffer, 'concat');
-    try {
-      const r = await loadSession([path], { chunkSize: 64 * 1024, readSync: read });
-      if (!r.ok) throw new Error(r.error.message);
-      try {
-        // Read a window at a time (docs/large-lines.md); no line was put together from pieces.
-        expect(reads.filter((x) => x.length > 1024 * 1024)).toEqual([]);
-        expect(concat.mock.calls.filter(([parts]) => parts.reduce((n, p) => n + p.length, 0) >= 1024 * 1024)).toEqual([]);
-        const message = list(r.session.minted).find((m) => m?.role === 'tool');
-        const source = message?.large;
-        expect(source?.length).toBe(Buffer.byteLength(big));
-        // The content's UTF-8 is the file's string body, unescaped; `content` is its first characters.
-        expect(Buffer.from(source?.read(0, source.length) ?? []).equals(Buffer.from(big))).toBe(true);
-        expect(big.startsWith(message?.content ?? '-')).toBe(true);
-        expect(readFileSync(path, 'utf8').includes(JSON.stringify(big))).toBe(true);
-        expect(r.session.check().findings).toEqual([]);
-      } finally {
-        r.session.close();
-      }
-    } finally {
-      concat.mockRestore();
-    }
+    // The content's bytes are read while the session is open.
+    const { reads, bigConcats, value } = await loadWatchingReads(path, (session, view) => {
+      const message = view.find((m) => m?.role === 'tool');
+      return { content: message?.content, length: message?.large?.length, bytes: Buffer.from(message?.large?.read(0, message.large.length) ?? []), findings: session.check().findings };
+    });
+    // Read a window at a time (docs/large-lines.md); no line was put together from pieces.
+    expect(reads.filter((x) => x.length > 1024 * 1024)).toEqual([]);
+    expect(bigConcats).toEqual([]);
+    expect(value.length).toBe(Buffer.byteLength(big));
+    // The content's UTF-8 is the file's string body, unescaped; `content` is its first characters.
+    expect(value.bytes.equals(Buffer.from(big))).toBe(true);
+    expect(big.startsWith(value.content ?? '-')).toBe(true);
+    expect(readFileSync(path, 'utf8').includes(JSON.stringify(big))).toBe(true);
+    expect(value.findings).toEqual([]);
   });
 
   it('the threshold keeps texts and outputs in the file: the low one gives large contents, the whole-line path none', async () => {
     const path = tmp.path('kept.jsonl');
     writeFileSync(path, rolloutOf([{ prompt: 'a prompt long enough to stay in the file', developer: undefined, reasoning: 'thinking it over', said: 'running it now', calls: [{ custom: false, command: 'cat log', output: [{ type: 'input_text', text: 'first part of the output' }, { type: 'input_text', text: 'second part' }], aggregated: 'first part of the output' }], compact: undefined }]));
     // The prompt, the response (its text and call), the output, the last answer.
-    expect(await largeCount(path, { largeStringBytes: 8 })).toBe(4);
-    expect(await largeCount(path, WHOLE)).toBe(0);
+    expect(await largeContents(path, { largeStringBytes: 8 })).toBe(4);
+    expect(await largeContents(path, WHOLE)).toBe(0);
   });
 
   it('an output longer than the preview: rows and row texts read past it from the file', async () => {
@@ -170,7 +142,7 @@ describe('large string values of a Codex rollout read from the file', () => {
     const real = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
     const synthetic = readdirSync(CODEX_SYNTHETIC_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CODEX_SYNTHETIC_DIR, f));
     for (const path of [...real, compaction, ...synthetic]) {
-      expect(await largeCount(path, { largeStringBytes: 16 }), path).toBeGreaterThan(0);
+      expect(await largeContents(path, { largeStringBytes: 16 }), path).toBeGreaterThan(0);
       expect(await answers(path, { largeStringBytes: 16 }, ['error', 'the']), path).toEqual(await answers(path, WHOLE, ['error', 'the']));
     }
   }, 600_000);

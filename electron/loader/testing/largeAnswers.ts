@@ -3,8 +3,13 @@
  * paths of docs/large-lines.md (large strings kept in the file, and read whole) are held to the
  * same answers with it.
  */
+import { readSync } from 'node:fs';
+import { vi } from 'vitest';
+import type { ChatMessage, MessageList } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
 import { SessionService } from '../../worker/service';
+import type { ReadSync } from '../lines';
+import { loadSession } from '../session';
 import type { LoadOptions } from '../session';
 
 const json = (s: string): unknown => JSON.parse(s) as unknown;
@@ -44,3 +49,49 @@ export async function answers(path: string, options: LoadOptions, needles: reado
   return out;
 }
 
+
+type Loaded = Extract<Awaited<ReturnType<typeof loadSession>>, { ok: true }>['session'];
+
+const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
+
+/** The messages of the file's view, loaded with `options`, closed again. */
+async function viewOf(path: string, options: LoadOptions): Promise<(ChatMessage | undefined)[]> {
+  const r = await loadSession([path], options);
+  if (!r.ok) throw new Error(r.error.message);
+  try {
+    return list(r.session.minted);
+  } finally {
+    r.session.close();
+  }
+}
+
+/** How many messages of the file's view keep their content in the file (`large`). */
+export async function largeContents(path: string, options: LoadOptions): Promise<number> {
+  return (await viewOf(path, options)).filter((m) => m?.large !== undefined).length;
+}
+
+/**
+ * Loads `path` (64 KiB chunks) through a read that records every read, watching `Buffer.concat`
+ * meanwhile, and hands `use` the session and its view: the reads and the concatenations of a MiB
+ * or more come back (a line read a window at a time makes none of those).
+ */
+export async function loadWatchingReads<T>(path: string, use: (session: Loaded, view: (ChatMessage | undefined)[]) => T): Promise<{ reads: { position: number; length: number }[]; bigConcats: unknown[]; value: T }> {
+  const reads: { position: number; length: number }[] = [];
+  const read: ReadSync = (fd, buffer, offset, len, position) => {
+    reads.push({ position, length: len });
+    return readSync(fd, buffer, offset, len, position);
+  };
+  const concat = vi.spyOn(Buffer, 'concat');
+  try {
+    const r = await loadSession([path], { chunkSize: 64 * 1024, readSync: read });
+    if (!r.ok) throw new Error(r.error.message);
+    try {
+      const value = use(r.session, list(r.session.minted));
+      return { reads, bigConcats: concat.mock.calls.filter(([parts]) => parts.reduce((n, p) => n + p.length, 0) >= 1024 * 1024), value };
+    } finally {
+      r.session.close();
+    }
+  } finally {
+    concat.mockRestore();
+  }
+}
