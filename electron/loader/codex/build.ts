@@ -126,7 +126,8 @@ export function toolTruncation(content: string): { bytes: number; stated: string
   return { bytes: utf8Length(content) - markers + cut * BYTES_PER_TOKEN, stated: `the kept text and ${cut} tokens truncated, at ${BYTES_PER_TOKEN} bytes a token` };
 }
 
-const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
+/** The tool output item types (largeLines.ts keeps their `output` in the file). */
+export const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
 
 /** Whether a large output holds the words of a cut, by its bytes: the view is built again on each pass, the file is searched once. */
 const cutWords = new WeakMap<ByteSource, boolean>();
@@ -233,7 +234,8 @@ function canonicalKey(v: unknown): string {
 }
 const LONG_KEY = new Error('canonical JSON past KEY_HASH_LENGTH');
 
-const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
+/** The content part types whose `text` is a message's text (largeLines.ts keeps it in the file). */
+export const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
 
 /** A string, or a large string value kept in the file (largeStrings.ts). */
 const txt = (v: unknown): Text | undefined => (typeof v === 'string' || isLargeText(v) ? v : undefined);

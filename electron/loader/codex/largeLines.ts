@@ -7,10 +7,8 @@
  */
 import type { LargeStrings } from '../largeStrings';
 import { isPlainObject } from '../native/text';
+import { OUTPUT_TYPES, TEXT_PART_TYPES } from './build';
 
-/** The text part types whose `text` a message's text is made of (build.ts). */
-const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
-const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
 
 /** The response items of a record: its payload, or a compaction's replacement history's items. */
 function itemsOf(value: Record<string, unknown>): Record<string, unknown>[] {
