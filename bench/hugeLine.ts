@@ -1,7 +1,7 @@
 /**
- * One line of 250 MB in a Claude Code transcript (docs/large-lines.md): `check` of a generated
- * transcript whose one tool result is a 250 MB string (escapes and multi-byte characters
- * throughout), each run a fresh `node bin/session-inspector.cjs` process, against the least a JSONL
+ * One line of 250 MB in a Claude Code transcript and in a Codex rollout (docs/large-lines.md):
+ * `check` of a generated transcript whose one tool result is a 250 MB string, and of a rollout
+ * whose one `function_call_output` is (escapes and multi-byte characters throughout), each run a fresh `node bin/session-inspector.cjs` process, against the least a JSONL
  * reader does with the file (bench/runners/indexBaseline.ts: read, split, JSON.parse every line)
  * in the same run, alternating, after the file was read once to warm the page cache; medians.
  * Targets: peak RSS ≤ 0.25 × the file + 300 MB, time ≤ 2× the baseline's.
@@ -23,6 +23,13 @@ export interface HugeLineContext {
   log: (line: string) => void;
 }
 
+/** The 250 MB body: JSON-escaped log lines with escapes and multi-byte characters, a MiB at a time. */
+function writeHugeBody(fd: number, bytes: number): void {
+  const unit = JSON.stringify('2026-01-01 12:00:00 INFO worker-7 compiled "src/ledger/post.ts" in 12 ms\tcafé ✓\n').slice(1, -1);
+  const chunk = unit.repeat(Math.ceil((1 << 20) / unit.length));
+  for (let written = 0; written < bytes; written += chunk.length) writeSync(fd, chunk);
+}
+
 /** Writes (or reuses) the transcript: a prompt, a tool call, its result of `bytes` raw bytes on one line, an answer. */
 export function writeHugeLineTranscript(path: string, bytes: number): number {
   if (existsSync(path) && statSync(path).size > bytes) return statSync(path).size;
@@ -35,11 +42,30 @@ export function writeHugeLineTranscript(path: string, bytes: number): number {
     writeSync(fd, `${rec('a1', 'u1', { type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat build.log' } }] } })}\n`);
     const [before, after] = rec('u2', 'a1', { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '@' }] } }).split('"@"') as [string, string];
     writeSync(fd, `${before}"`);
-    const unit = JSON.stringify('2026-01-01 12:00:00 INFO worker-7 compiled "src/ledger/post.ts" in 12 ms\tcafé ✓\n').slice(1, -1);
-    const chunk = unit.repeat(Math.ceil((1 << 20) / unit.length));
-    for (let written = 0; written < bytes; written += chunk.length) writeSync(fd, chunk);
+    writeHugeBody(fd, bytes);
     writeSync(fd, `"${after}\n`);
     writeSync(fd, `${rec('a2', 'u2', { type: 'assistant', message: { id: 'msg_2', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'The build passed.' }] } })}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return statSync(path).size;
+}
+
+/** Writes (or reuses) the rollout: its meta, a prompt, a function call, its output of `bytes` raw bytes on one line, an answer. */
+export function writeHugeLineRollout(path: string, bytes: number): number {
+  if (existsSync(path) && statSync(path).size > bytes) return statSync(path).size;
+  const fd = openSync(path, 'w');
+  try {
+    const rec = (type: string, payload: Record<string, unknown>): string => JSON.stringify({ timestamp: '2026-01-01T00:00:00.000Z', type, payload });
+    writeSync(fd, `${rec('session_meta', { id: '3f1c7a52-0000-4000-8000-000000000002', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/work', originator: 'codex_cli_rs', cli_version: '0.118.0', instructions: null })}\n`);
+    writeSync(fd, `${rec('turn_context', { cwd: '/work', approval_policy: 'never', model: 'gpt-5-codex' })}\n`);
+    writeSync(fd, `${rec('response_item', { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'print the build log' }] })}\n`);
+    writeSync(fd, `${rec('response_item', { type: 'function_call', name: 'shell', arguments: '{"command":["cat","build.log"]}', call_id: 'call_1' })}\n`);
+    const [before, after] = rec('response_item', { type: 'function_call_output', call_id: 'call_1', output: '@' }).split('"@"') as [string, string];
+    writeSync(fd, `${before}"`);
+    writeHugeBody(fd, bytes);
+    writeSync(fd, `"${after}\n`);
+    writeSync(fd, `${rec('response_item', { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'The build passed.' }] })}\n`);
   } finally {
     closeSync(fd);
   }
@@ -49,8 +75,17 @@ export function writeHugeLineTranscript(path: string, bytes: number): number {
 export async function runHugeLineBench(ctx: HugeLineContext): Promise<BenchRow[]> {
   const dir = join(ctx.outDir, `hugeline-${HUGE_LINE_BYTES}`);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, 'huge-line.jsonl');
-  const size = writeHugeLineTranscript(path, HUGE_LINE_BYTES);
+  const files = [
+    { name: 'Claude Code transcript', path: join(dir, 'huge-line.jsonl'), write: writeHugeLineTranscript },
+    { name: 'Codex rollout', path: join(dir, 'huge-line-rollout.jsonl'), write: writeHugeLineRollout },
+  ];
+  const rows: BenchRow[] = [];
+  for (const file of files) rows.push(...(await hugeLineRows(ctx, file.name, file.path, file.write(file.path, HUGE_LINE_BYTES))));
+  return rows;
+}
+
+/** The two rows (peak RSS, time) of `check` on one file. */
+async function hugeLineRows(ctx: HugeLineContext, name: string, path: string, size: number): Promise<BenchRow[]> {
   warmPageCache(path);
   const bound = 0.25 * size + 300 * MB;
   const baseline: IndexRunResult[] = [];
@@ -58,13 +93,13 @@ export async function runHugeLineBench(ctx: HugeLineContext): Promise<BenchRow[]
   for (let run = 1; run <= ctx.runs; run++) {
     baseline.push(await runChild<IndexRunResult>('indexBaseline', { path }));
     check.push(timeCli(['check', path]));
-    ctx.log(`hugeline: run ${run}/${ctx.runs}: read+parse ${(baseline.at(-1)?.ms ?? 0).toFixed(0)} ms, ${((baseline.at(-1)?.peakRss ?? 0) / MB).toFixed(0)} MB; check ${(check.at(-1)?.ms ?? 0).toFixed(0)} ms, ${((check.at(-1)?.peakRss ?? 0) / MB).toFixed(0)} MB`);
+    ctx.log(`hugeline (${name}): run ${run}/${ctx.runs}: read+parse ${(baseline.at(-1)?.ms ?? 0).toFixed(0)} ms, ${((baseline.at(-1)?.peakRss ?? 0) / MB).toFixed(0)} MB; check ${(check.at(-1)?.ms ?? 0).toFixed(0)} ms, ${((check.at(-1)?.peakRss ?? 0) / MB).toFixed(0)} MB`);
   }
   const ms = median(check.map((c) => c.ms));
   const peak = median(check.map((c) => c.peakRss));
   const baseMs = median(baseline.map((b) => b.ms));
   const basePeak = median(baseline.map((b) => b.peakRss));
-  const sizeNote = `${(size / MB).toFixed(0)} MB file, one line of ${(HUGE_LINE_BYTES / MB).toFixed(0)} MB`;
+  const sizeNote = `${name}, ${(size / MB).toFixed(0)} MB file, one line of ${(HUGE_LINE_BYTES / MB).toFixed(0)} MB`;
   return [
     {
       group: 'hugeline',

@@ -1,20 +1,23 @@
 /**
- * Long lines of an imported JSONL file (a Claude Code transcript) read without their large string
- * values: a structural scan of the line's bytes finds every string value whose body is at least a
+ * Long lines of an imported JSONL file (a Claude Code transcript, a Codex rollout) read without
+ * their large string values: a structural scan of the line's bytes finds every string value whose body is at least a
  * threshold long, walks it (length, escapes, checkpoints, as the native reader walks a content) and
  * cuts it out of the line; the rest — the record with a short token where each was — is parsed as
  * usual, and each token becomes a `LargeText` that reads its content back from the file by range
  * (fileContent.ts). docs/large-lines.md.
  */
 import { isUtf8 } from 'node:buffer';
-import { randomUUID } from 'node:crypto';
-import type { ByteSource } from '../../shared/index';
+import { createHash, randomUUID } from 'node:crypto';
+import type { ByteSource, ChatMessage } from '../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../shared/index';
 import { sourceChunks } from '../../shared/bytes';
+import { ptrHash } from '../../shared/hash';
+import { transcriptHeader } from '../../shared/original';
 import type { ContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import type { ReadSync } from './lines';
 import { readExactly } from './lines';
+import type { TakenLine } from './lineSource';
 import type { RawContent } from './rawRecord';
 import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
 import { JsonStringError, JsonStringWalk } from './jsonString';
@@ -253,6 +256,17 @@ export abstract class LargeText {
     return !cutPair || bytes.subarray(want.length).toString('utf8').charCodeAt(0) === last;
   }
 
+  /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
+  *pieces(windowBytes?: number): Generator<string> {
+    const decoder = new TextDecoder('utf-8');
+    for (const chunk of sourceChunks(this.source, 0, this.source.length, windowBytes)) {
+      const piece = decoder.decode(chunk, { stream: true });
+      if (piece !== '') yield piece;
+    }
+    const last = decoder.decode();
+    if (last !== '') yield last;
+  }
+
   /** The value's `length` as a JS string: UTF-16 units. */
   utf16Length(): number {
     let n = 0;
@@ -269,6 +283,13 @@ export abstract class LargeText {
 /** A large string value read from the file. */
 class FileText extends LargeText {
   constructor(readonly source: FileContent) {
+    super();
+  }
+}
+
+/** A message's content kept out of memory (its `large`), as a text. */
+class SourceText extends LargeText {
+  constructor(readonly source: ByteSource) {
     super();
   }
 }
@@ -302,6 +323,72 @@ export function textString(t: Text): string {
   return typeof t === 'string' ? t : t.text();
 }
 
+/** A message's content as a text: its `large` bytes when it has them, else its `content`. */
+export function messageText(m: ChatMessage): Text {
+  return m.large ? new SourceText(m.large) : m.content;
+}
+
+/** Whether the text is empty. */
+export function isEmptyText(t: Text): boolean {
+  return typeof t === 'string' ? t.length === 0 : t.source.length === 0;
+}
+
+/**
+ * `t.includes(needle)`, a large text searched a window at a time in its bytes (a value read from
+ * UTF-8 holds no lone surrogate: a needle with one is in none).
+ */
+export function textIncludes(t: Text, needle: string, windowBytes?: number): boolean {
+  if (typeof t === 'string') return t.includes(needle);
+  const want = Buffer.from(needle, 'utf8');
+  if (want.toString('utf8') !== needle) return false;
+  if (want.length === 0) return true;
+  // Each window, then the bytes across its start (the last bytes before it and its first).
+  const keep = want.length - 1;
+  let tail = Buffer.alloc(0);
+  for (const chunk of sourceChunks(t.source, 0, t.source.length, windowBytes)) {
+    const window = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    if (window.includes(want) || Buffer.concat([tail, window.subarray(0, keep)]).includes(want)) return true;
+    const joined = window.length >= keep ? window : Buffer.concat([tail, window]);
+    tail = Buffer.from(joined.subarray(joined.length - Math.min(keep, joined.length)));
+  }
+  return false;
+}
+
+/** SHA-256 (as a pointer's hash) and UTF-8 length of a text, read by range when it is large. */
+export function measureText(t: Text): { hash: string; bytes: number } {
+  if (typeof t === 'string') return { hash: ptrHash(createHash('sha256').update(t, 'utf8').digest('hex')), bytes: Buffer.byteLength(t, 'utf8') };
+  return measureSource(t.source);
+}
+
+/** SHA-256 (as a pointer's hash) and length of a source's bytes, a window at a time. */
+export function measureSource(source: ByteSource): { hash: string; bytes: number } {
+  if (source.sha256 !== undefined) return { hash: ptrHash(source.sha256), bytes: source.length };
+  const h = createHash('sha256');
+  for (const chunk of sourceChunks(source)) h.update(chunk);
+  return { hash: ptrHash(h.digest('hex')), bytes: source.length };
+}
+
+/**
+ * The hash and length of the §3.5 transcript of `messages` (shared/original.ts `transcriptOf`),
+ * piece by piece: the same bytes, without one string of them all, a large content read by range.
+ */
+export function measureTranscript(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for (const m of messages) {
+    for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
+      if (typeof piece === 'string') {
+        hash.update(piece, 'utf8');
+        bytes += Buffer.byteLength(piece, 'utf8');
+        continue;
+      }
+      for (const chunk of sourceChunks(piece)) hash.update(chunk);
+      bytes += piece.length;
+    }
+  }
+  return { hash: ptrHash(hash.digest('hex')), bytes };
+}
+
 /** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */
 export function contentFields(t: Text): { content: string; large?: ByteSource } {
   if (typeof t === 'string') return { content: t };
@@ -330,6 +417,26 @@ export class LargeStrings {
     this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen, services)));
   }
 
+  /** Puts the LargeText its token stands for at `o[k]`, when it holds one. */
+  keep(o: Record<string, unknown>, k: string): void {
+    const t = this.of(o[k]);
+    if (t) o[k] = t;
+  }
+
+  /** Replaces every token in `value` by its LargeText, read nowhere (a part of a record its reader never looks at). */
+  keepAll(value: unknown): void {
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
+      for (const [k, x] of Object.entries(v)) {
+        const t = this.of(x);
+        if (t) (v as Record<string, unknown>)[k] = t;
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+
   /** The LargeText a token string stands for; undefined for any other value. */
   of(value: unknown): LargeText | undefined {
     if (typeof value !== 'string' || !value.startsWith(tokenOf().prefix)) return undefined;
@@ -354,4 +461,33 @@ export class LargeStrings {
       }
     }
   }
+}
+
+/**
+ * The line `taken` (`length` bytes, in memory or handed over by range) scanned for its large string
+ * values (scanLine): the rest of its record, whether that is valid UTF-8, and the large values as
+ * LargeStrings reading from `fd`. Undefined when it holds none, or is not one well-formed record.
+ */
+export function scanTakenLine(
+  fd: number,
+  read: ReadSync,
+  taken: TakenLine,
+  length: number,
+  minRawBytes: number,
+  isOpen: () => boolean,
+  services: ContentServices,
+): { rest: string; utf8: boolean; large: LargeStrings } | undefined {
+  const scan = scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes });
+  if (!scan) return undefined;
+  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services) };
+}
+
+/** A line handed over by range (`byRange`) read into its holder now; false when the file shrank. */
+export function readTakenLine(fd: number, read: ReadSync, taken: TakenLine, length: number): boolean {
+  if (!taken.byRange) return true;
+  const bytes = readExactly(fd, taken.offset, length, read);
+  taken.byRange = false;
+  if (!bytes) return false;
+  taken.bytes = bytes;
+  return true;
 }

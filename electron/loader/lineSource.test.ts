@@ -8,14 +8,13 @@
  */
 import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, MessageList } from '../../shared/index';
 import { tempDir } from '../testing/files';
 import { importClaudeFile } from './claudeCode/index';
-import type { ReadSync } from './lines';
 import { detectSource } from './detect';
 import { LineSource } from './lineSource';
-import { loadSession } from './session';
+import { loadWatchingReads } from './testing/largeAnswers';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -107,34 +106,21 @@ describe('the line pass of imported files', () => {
     const start = Buffer.byteLength(lines.slice(0, longLine).join('\n')) + 1;
     const length = Buffer.byteLength(lines[longLine] as string);
 
-    const reads: { position: number; length: number }[] = [];
-    const read: ReadSync = (fd, buffer, offset, len, position) => {
-      reads.push({ position, length: len });
-      return readSync(fd, buffer, offset, len, position);
-    };
-    const concat = vi.spyOn(Buffer, 'concat');
-    try {
-      const r = await loadSession([path], { chunkSize: 64 * 1024, readSync: read });
-      if (!r.ok) throw new Error(r.error.message);
-      try {
-        // Read a window at a time (docs/large-lines.md); no line was put together from pieces.
-        expect(reads.filter((x) => x.length > 1024 * 1024)).toEqual([]);
-        expect(reads.some((x) => x.position > start && x.position < start + length)).toBe(true);
-        expect(concat.mock.calls.filter(([parts]) => parts.reduce((n, p) => n + p.length, 0) >= 1024 * 1024)).toEqual([]);
-        const message = list(r.session.minted).find((m) => m?.role === 'tool' && m.large !== undefined);
-        const source = message?.large;
-        expect(source?.length).toBe(Buffer.byteLength(big));
-        // The content's UTF-8 is the file's string body, unescaped; `content` is its first characters.
-        const file = readFileSync(path);
-        const body = file.subarray(start, start + length).toString('utf8');
-        expect(Buffer.from(source?.read(0, source.length) ?? []).equals(Buffer.from(big))).toBe(true);
-        expect(big.startsWith(message?.content ?? '-')).toBe(true);
-        expect(body.includes(JSON.stringify(big))).toBe(true);
-      } finally {
-        r.session.close();
-      }
-    } finally {
-      concat.mockRestore();
-    }
+    // The content's bytes are read while the session is open.
+    const { reads, bigConcats, value } = await loadWatchingReads(path, (_, view) => {
+      const message = view.find((m) => m?.role === 'tool' && m.large !== undefined);
+      return { content: message?.content, length: message?.large?.length, bytes: Buffer.from(message?.large?.read(0, message.large.length) ?? []) };
+    });
+    // Read a window at a time (docs/large-lines.md); no line was put together from pieces.
+    expect(reads.filter((x) => x.length > 1024 * 1024)).toEqual([]);
+    expect(reads.some((x) => x.position > start && x.position < start + length)).toBe(true);
+    expect(bigConcats).toEqual([]);
+    expect(value.length).toBe(Buffer.byteLength(big));
+    // The content's UTF-8 is the file's string body, unescaped; `content` is its first characters.
+    const file = readFileSync(path);
+    const body = file.subarray(start, start + length).toString('utf8');
+    expect(value.bytes.equals(Buffer.from(big))).toBe(true);
+    expect(big.startsWith(value.content ?? '-')).toBe(true);
+    expect(body.includes(JSON.stringify(big))).toBe(true);
   });
 });

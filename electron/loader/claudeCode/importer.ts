@@ -18,16 +18,11 @@
  * - `attachment` records on the live branch that Claude Code sends (attachments.ts) are
  *   instructions, not messages: given after the messages before them, until the next compaction.
  */
-import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
 import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
-import { transcriptHeader } from '../../../shared/original';
 import type { Instruction } from '../../../shared/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
-import type { ByteSource } from '../../../shared/types';
-import { sourceChunks } from '../../../shared/bytes';
 import type { LargeStrings, Text } from '../largeStrings';
-import { contentFields, isLargeText, joinTexts, textString } from '../largeStrings';
+import { contentFields, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
@@ -100,32 +95,11 @@ type ToolResultAt = { rec: Rec; block: Record<string, unknown>; at: number };
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-/** SHA-256 of the UTF-8 of `text` through node:crypto (Node writes a lone surrogate as U+FFFD, as TextEncoder does). */
-function hashOf(text: string): string {
-  return ptrHash(createHash('sha256').update(text, 'utf8').digest('hex'));
-}
-
-function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
 /** A string, or a large string value kept in the file (largeStrings.ts, docs/large-lines.md). */
 const txt = (v: unknown): Text | undefined => (typeof v === 'string' || isLargeText(v) ? v : undefined);
 
-/** `hashOf` and `byteLength` of a text, read by range when it is large. */
-function measure(t: Text): { hash: string; bytes: number } {
-  return typeof t === 'string' ? { hash: hashOf(t), bytes: byteLength(t) } : measureSource(t.source);
-}
-
-function measureSource(source: ByteSource): { hash: string; bytes: number } {
-  if (source.sha256 !== undefined) return { hash: ptrHash(source.sha256), bytes: source.length };
-  const h = createHash('sha256');
-  for (const chunk of sourceChunks(source)) h.update(chunk);
-  return { hash: ptrHash(h.digest('hex')), bytes: source.length };
-}
-
 /** `measure` of a message's content bytes. */
-const measureMessage = (m: ChatMessage): { hash: string; bytes: number } => (m.large ? measureSource(m.large) : measure(m.content));
+const measureMessage = (m: ChatMessage): { hash: string; bytes: number } => (m.large ? measureSource(m.large) : measureText(m.content));
 
 const startsWithText = (t: Text, prefix: string): boolean => (typeof t === 'string' ? t.startsWith(prefix) : t.startsWith(prefix));
 
@@ -325,8 +299,7 @@ function contentTokens(value: unknown): string[] {
 
 /** `o[k]` as the LargeText its token stands for, when it is one. */
 function keepLarge(o: Record<string, unknown>, k: string, large: LargeStrings): void {
-  const t = large.of(o[k]);
-  if (t) o[k] = t;
+  large.keep(o, k);
 }
 
 /**
@@ -684,7 +657,7 @@ function buildView(
     if (original !== undefined) {
       const { large: _stub, content: _text, ...fields } = m;
       messages[p.index] = { ...fields, ...contentFields(original) };
-      reductions.push({ ...base, ptr: { index: p.index, ...measure(original) }, hash_origin: 'import' });
+      reductions.push({ ...base, ptr: { index: p.index, ...measureText(original) }, hash_origin: 'import' });
     } else {
       // The preview the model saw is all the file holds whole: expand answers original_unavailable, saying why.
       const why =
@@ -711,24 +684,12 @@ function buildView(
     if (c.at === 0) continue;
     // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
     // the same bytes, without building one string of them all.
-    const hash = createHash('sha256');
-    let bytes = 0;
-    for (const m of messages.slice(0, c.at)) {
-      for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
-        if (typeof piece === 'string') {
-          hash.update(piece, 'utf8');
-          bytes += byteLength(piece);
-          continue;
-        }
-        for (const chunk of sourceChunks(piece)) hash.update(chunk);
-        bytes += piece.length;
-      }
-    }
+    const { hash, bytes } = measureTranscript(messages.slice(0, c.at));
     const id = `cc-compact-L${c.boundary.__line}`;
     summaries.push({
       id,
       kind: 'summarized',
-      ptr: { index: 0, hash: ptrHash(hash.digest('hex')), bytes },
+      ptr: { index: 0, hash, bytes },
       end: c.at,
       stub: c.summary,
       minted_at: c.at,

@@ -15,7 +15,7 @@ import type { TakenLine } from '../lineSource';
 import { LineSource, takeLineText } from '../lineSource';
 import type { ContentServices } from '../contentServices';
 import { createContentServices } from '../contentServices';
-import { LARGE_STRING_BYTES, LargeStrings, scanLine } from '../largeStrings';
+import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../largeStrings';
 import type { Refused } from '../safeRead';
 import { readWithin, sessionFolderRoots } from '../safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../source';
@@ -173,14 +173,9 @@ export class ClaudeCodeSource extends LineSource {
   protected take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
     if (length <= pass.maxRecordBytes && length >= this.largeStringBytes && this.takeLarge(line, bytes, length, torn, pass)) return;
-    if (bytes.byRange) {
-      const read = readExactly(this.file.fd, bytes.offset, length, pass.read);
-      bytes.byRange = false;
-      if (!read) {
-        this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} was not read: the file shrank while it was being read` });
-        return;
-      }
-      bytes.bytes = read;
+    if (!readTakenLine(this.file.fd, pass.read, bytes, length)) {
+      this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} was not read: the file shrank while it was being read` });
+      return;
     }
     const taken = takeLineText(bytes);
     if (!taken) {
@@ -198,11 +193,10 @@ export class ClaudeCodeSource extends LineSource {
    * (it is then read whole, for the answer the whole line gets).
    */
   private takeLarge(line: number, taken: TakenLine, length: number, torn: boolean, pass: IndexPass): boolean {
-    const scan = scanLine({ fd: this.file.fd, read: pass.read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes: this.largeStringBytes });
+    const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services);
     if (!scan) return false;
     if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
-    const large = new LargeStrings(this.file.fd, pass.read, scan.large, () => this.isOpen, this.services);
-    return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, large);
+    return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, scan.large);
   }
 
   indexed(): SourceIndex {

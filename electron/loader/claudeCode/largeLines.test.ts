@@ -8,12 +8,9 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChatMessage, MessageList } from '../../../shared/index';
 import { tempDir } from '../../testing/files';
-import { runCli } from '../../cli/testing/runCli';
-import { SessionService } from '../../worker/service';
-import { loadSession } from '../session';
 import type { LoadOptions } from '../session';
+import { answers, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
 import { generateClaudeTranscript } from './testing/generate';
@@ -24,43 +21,6 @@ afterAll(() => tmp.cleanup());
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');
 /** The whole-line path: no string is long enough to stay in the file. */
 const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
-
-const json = (s: string): unknown => JSON.parse(s) as unknown;
-
-/** Everything a user can ask of the file at `path`, as the CLI and the app's worker answer it. */
-async function answers(path: string, options: LoadOptions, needles: readonly string[]): Promise<unknown> {
-  const cli = async (...argv: string[]): Promise<unknown> => {
-    const r = await runCli(argv, options);
-    return { code: r.code, out: r.stdout === '' ? null : json(r.stdout), err: r.stderr };
-  };
-  const out: Record<string, unknown> = {};
-  out.check = await cli('check', path);
-  const log = await cli('log', path);
-  out.log = log;
-  out.view = await cli('view', path);
-  const calls = (out.view as { out: { calls?: number } | null }).out?.calls ?? 0;
-  for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = await cli('view', '--at', String(n), path);
-  const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
-  for (const id of ids) out[`expand ${id}`] = await cli('expand', '--id', id, path);
-  for (const q of needles) {
-    out[`search ${q}`] = await cli('search', '--query', q, path);
-    out[`search -i ${q}`] = await cli('search', '--query', q, '--ignore-case', path);
-  }
-  const s = new SessionService(options);
-  try {
-    const opened = await s.open({ paths: [path], generation: 1 });
-    out.open = opened.ok ? { ok: true } : opened;
-    if (opened.ok) {
-      const rows = s.handle('rows', { start: 0, end: 500 });
-      out.rows = rows;
-      const count = rows.ok ? rows.value.rowCount : 0;
-      for (let row = 0; row < Math.min(count, 500); row++) out[`rowText ${row}`] = s.handle('rowText', { row, range: [0, 1 << 20] });
-    }
-  } finally {
-    s.close();
-  }
-  return out;
-}
 
 /** Text with what a JSON writer escapes, multi-byte characters and the needles. */
 const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x'.repeat(40));
@@ -118,8 +78,6 @@ function transcriptOf(turns: readonly Turn[]): string {
   return b.text();
 }
 
-const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
-
 describe('large string values read from the file', () => {
   it('a transcript gives the same answers with its strings kept in the file as read whole (generated)', async () => {
     let k = 0;
@@ -141,17 +99,8 @@ describe('large string values read from the file', () => {
     const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
     b.result('toolu_1', [{ type: 'text', text: 'first part of the output' }, { type: 'text', text: 'second part' }], call);
     writeFileSync(path, b.text());
-    const count = async (options: LoadOptions): Promise<number> => {
-      const r = await loadSession([path], options);
-      if (!r.ok) throw new Error(r.error.message);
-      try {
-        return list(r.session.minted).filter((m) => m?.large !== undefined).length;
-      } finally {
-        r.session.close();
-      }
-    };
-    expect(await count({ largeStringBytes: 8 })).toBe(2);
-    expect(await count(WHOLE)).toBe(0);
+    expect(await largeContents(path, { largeStringBytes: 8 })).toBe(2);
+    expect(await largeContents(path, WHOLE)).toBe(0);
   });
 
   it('a content longer than the preview: rows and row texts read past it from the file', async () => {

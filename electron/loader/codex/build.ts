@@ -33,16 +33,19 @@
  *   after it: an instruction (shared/instructions.ts), not a message of the view.
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
+ * - A message's text or a tool output may be a large string value kept in the file (a `LargeText`,
+ *   largeStrings.ts, docs/large-lines.md): it becomes the message's `large`, and is compared,
+ *   searched and hashed from the file, never read whole.
  */
 import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
 import type { Instruction } from '../../../shared/instructions';
 import type { DepthCut } from '../../../shared/jsonDepth';
 import { depthCutMessage } from '../../../shared/jsonDepth';
-import { transcriptOf } from '../../../shared/original';
 import type { ModelChange } from '../../../shared/timeline';
-import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
+import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
+import type { LargeText, Text } from '../largeStrings';
+import { contentFields, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../largeStrings';
 import { isPlainObject } from '../native/text';
 
 /** One line of the rollout: its parsed value, or why it has none. */
@@ -123,7 +126,16 @@ export function toolTruncation(content: string): { bytes: number; stated: string
   return { bytes: utf8Length(content) - markers + cut * BYTES_PER_TOKEN, stated: `the kept text and ${cut} tokens truncated, at ${BYTES_PER_TOKEN} bytes a token` };
 }
 
-const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
+/** The tool output item types (largeLines.ts keeps their `output` in the file). */
+export const OUTPUT_TYPES = ['function_call_output', 'custom_tool_call_output', 'local_shell_call_output'];
+
+/** Whether a large output holds the words of a cut, by its bytes: the view is built again on each pass, the file is searched once. */
+const cutWords = new WeakMap<ByteSource, boolean>();
+function holdsCutWords(text: LargeText): boolean {
+  let holds = cutWords.get(text.source);
+  if (holds === undefined) cutWords.set(text.source, (holds = textIncludes(text, 'tokens truncated')));
+  return holds;
+}
 
 interface Entry {
   msg: ChatMessage;
@@ -145,7 +157,7 @@ function keyAt(e: Entry, j: number): string | undefined {
   const item = e.items?.[j];
   if (item === undefined) return undefined;
   e.keys ??= [];
-  return (e.keys[j] ??= canonicalJson(item));
+  return (e.keys[j] ??= canonicalKey(item));
 }
 
 /**
@@ -158,29 +170,91 @@ function mayEqual(a: Record<string, unknown> | undefined, b: Record<string, unkn
 
 /** JSON with object keys sorted: a re-marshalled line (keys sorted) still matches its original. */
 export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(v)) {
-    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
+  const pieces: string[] = [];
+  writeCanonical(v, (piece) => pieces.push(piece));
+  return pieces.join('');
 }
 
-const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
+/** `canonicalJson(v)` handed to `out` a piece at a time: a large text kept in the file is read a window at a time. */
+function writeCanonical(v: unknown, out: (piece: string) => void): void {
+  if (isLargeText(v)) {
+    out('"');
+    for (const piece of v.pieces()) out(JSON.stringify(piece).slice(1, -1));
+    out('"');
+    return;
+  }
+  if (Array.isArray(v)) {
+    out('[');
+    v.forEach((x, i) => {
+      if (i > 0) out(',');
+      writeCanonical(x, out);
+    });
+    out(']');
+    return;
+  }
+  if (isPlainObject(v)) {
+    out('{');
+    Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort()
+      .forEach((k, i) => {
+        out(`${i > 0 ? ',' : ''}${JSON.stringify(k)}:`);
+        writeCanonical(v[k], out);
+      });
+    out('}');
+    return;
+  }
+  out(JSON.stringify(v) ?? 'null');
+}
+
+/** A canonical JSON this long (UTF-16 units) or longer is compared by its SHA-256. */
+const KEY_HASH_LENGTH = 64 * 1024;
+
+/**
+ * What an item is compared by: its canonical JSON, or the SHA-256 of one that long (an item with a
+ * large text kept in the file is never made one string). Two items have the same key exactly when
+ * their canonical JSON is the same, whichever of their strings were kept in the file.
+ */
+function canonicalKey(v: unknown): string {
+  const pieces: string[] = [];
+  let length = 0;
+  try {
+    writeCanonical(v, (piece) => {
+      length += piece.length;
+      if (length >= KEY_HASH_LENGTH) throw LONG_KEY;
+      pieces.push(piece);
+    });
+    return pieces.join('');
+  } catch (e) {
+    if (e !== LONG_KEY) throw e;
+  }
+  const hash = createHash('sha256');
+  writeCanonical(v, (piece) => hash.update(piece, 'utf8'));
+  return `\u0000sha256:${hash.digest('hex')}`;
+}
+const LONG_KEY = new Error('canonical JSON past KEY_HASH_LENGTH');
+
+/** The content part types whose `text` is a message's text (largeLines.ts keeps it in the file). */
+export const TEXT_PART_TYPES = ['input_text', 'output_text', 'text', 'summary_text', 'reasoning_text'];
+
+/** A string, or a large string value kept in the file (largeStrings.ts). */
+const txt = (v: unknown): Text | undefined => (typeof v === 'string' || isLargeText(v) ? v : undefined);
 
 /** The text of a content array (text parts joined by a newline) and its other parts, kept with their type. */
-function contentOf(content: unknown): { text: string; parts: ContentPart[] } {
-  if (typeof content === 'string') return { text: content, parts: [] };
-  const texts: string[] = [];
+function contentOf(content: unknown): { text: Text; parts: ContentPart[] } {
+  const whole = txt(content);
+  if (whole !== undefined) return { text: whole, parts: [] };
+  const texts: Text[] = [];
   const parts: ContentPart[] = [];
   if (Array.isArray(content)) {
     for (const item of content) {
-      if (isPlainObject(item) && TEXT_PART_TYPES.includes(String(item.type)) && typeof item.text === 'string') texts.push(item.text);
+      const text = isPlainObject(item) && TEXT_PART_TYPES.includes(String(item.type)) ? txt(item.text) : undefined;
+      if (text !== undefined) texts.push(text);
       else if (isPlainObject(item) && typeof item.type === 'string') parts.push({ ...item, type: item.type });
       else parts.push({ type: 'unknown', value: item });
     }
   }
-  return { text: texts.join('\n'), parts };
+  return { text: joinTexts(texts, '\n'), parts };
 }
 
 function withParts(msg: ChatMessage, parts: ContentPart[]): ChatMessage {
@@ -193,10 +267,11 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 function outputMessage(payload: Record<string, unknown>, line: number, findings: Finding[]): ChatMessage {
   const out = payload.output;
   const base = { role: 'tool' as const, tool_call_id: str(payload.call_id) };
-  if (typeof out === 'string') return { ...base, content: out };
+  const whole = txt(out);
+  if (whole !== undefined) return { ...base, ...contentFields(whole) };
   if (Array.isArray(out)) {
     const { text, parts } = contentOf(out);
-    return withParts({ ...base, content: text }, parts);
+    return withParts({ ...base, ...contentFields(text) }, parts);
   }
   findings.push({ code: 'unknown_record', severity: 'warning', line, message: `line ${line}: ${String(payload.type)} has an output that is neither a string nor an array of content items; shown as its JSON` });
   return { ...base, content: JSON.stringify(out) ?? '' };
@@ -209,9 +284,9 @@ function messageOf(payload: Record<string, unknown>, line: number, findings: Fin
       const { text, parts } = contentOf(payload.content);
       const role = str(payload.role);
       const phase = typeof payload.phase === 'string' ? { codex_phase: payload.phase } : {};
-      if (role === 'user' || role === 'assistant') return withParts({ role, content: text, ...(phase.codex_phase ? { metadata: phase } : {}) }, parts);
+      if (role === 'user' || role === 'assistant') return withParts({ role, ...contentFields(text), ...(phase.codex_phase ? { metadata: phase } : {}) }, parts);
       // Developer (and any other) instructions are system-level text the model was given.
-      return withParts({ role: 'system', content: text, metadata: { codex_role: role, ...phase } }, parts);
+      return withParts({ role: 'system', ...contentFields(text), metadata: { codex_role: role, ...phase } }, parts);
     }
     case 'function_call':
       return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: str(payload.name), arguments: typeof payload.arguments === 'string' ? payload.arguments : (JSON.stringify(payload.arguments) ?? '') }] };
@@ -247,7 +322,7 @@ function messageOf(payload: Record<string, unknown>, line: number, findings: Fin
 /** The reasoning of a `reasoning` item, as metadata under REASONING_METADATA_KEYS. */
 function reasoningMetadata(payload: Record<string, unknown>): Record<string, unknown> {
   const texts: string[] = [];
-  for (const field of [payload.summary, payload.content]) if (Array.isArray(field)) texts.push(contentOf(field).text);
+  for (const field of [payload.summary, payload.content]) if (Array.isArray(field)) texts.push(textString(contentOf(field).text));
   const text = texts.filter((t) => t.length > 0).join('\n');
   return {
     ...(text ? { reasoning: text } : {}),
@@ -302,7 +377,7 @@ function responseMessage(items: readonly Record<string, unknown>[], line: number
   };
   const one = said.length === 1 ? said[0] : undefined;
   if (one) return Object.keys(reasoning).length > 0 ? { ...one, metadata: { ...one.metadata, ...reasoning } } : one;
-  const msg: ChatMessage = { role: 'assistant', content: said.map((m) => m.content).filter((t) => t.length > 0).join('\n') };
+  const msg: ChatMessage = { role: 'assistant', ...contentFields(joinTexts(said.map(messageText).filter((t) => !isEmptyText(t)), '\n')) };
   const calls = said.flatMap((m) => m.tool_calls ?? []);
   if (calls.length > 0) msg.tool_calls = calls;
   const parts = said.flatMap((m) => m.content_parts ?? []);
@@ -316,19 +391,15 @@ function responseMessage(items: readonly Record<string, unknown>[], line: number
   return msg;
 }
 
-/** SHA-256 of a text's UTF-8 bytes through node:crypto (the portable one took most of a large rollout's import). */
-function contentHash(content: string): { hash: string; bytes: number } {
-  return { hash: ptrHash(createHash('sha256').update(content, 'utf8').digest('hex')), bytes: Buffer.byteLength(content, 'utf8') };
-}
-
-function summaryHash(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
-  return contentHash(transcriptOf(messages.map((m) => ({ minted: m, content: m.content }))));
+/** SHA-256 of a message's content bytes through node:crypto (the portable one took most of a large rollout's import), read by range when large. */
+function contentHash(msg: ChatMessage): { hash: string; bytes: number } {
+  return measureText(messageText(msg));
 }
 
 /** What is wrong with a response item whose fields have the wrong types, or undefined. */
 function itemDamage(payload: Record<string, unknown>): string | undefined {
   const t = String(payload.type);
-  if (t === 'message' && typeof payload.content !== 'string' && !Array.isArray(payload.content)) return `message content is ${payload.content === null ? 'null' : `a ${typeof payload.content}`}, neither a string nor a list of content items`;
+  if (t === 'message' && txt(payload.content) === undefined && !Array.isArray(payload.content)) return `message content is ${payload.content === null ? 'null' : `a ${typeof payload.content}`}, neither a string nor a list of content items`;
   if (/^(function_call|custom_tool_call|local_shell_call)(_output)?$/.test(t) && typeof payload.call_id !== 'string') return `${t} without a string call_id`;
   return undefined;
 }
@@ -374,16 +445,19 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
    * both the message and the stub (kept_bytes 0), so the view shows exactly what the model saw.
    */
   const noteTruncation = (payload: Record<string, unknown>, index: number, line: number): void => {
-    const msg = (entries[index] as Entry).msg;
-    const cut = OUTPUT_TYPES.includes(String(payload.type)) ? toolTruncation(msg.content) : undefined;
-    if (!cut) return;
+    if (!OUTPUT_TYPES.includes(String(payload.type))) return;
+    const text = messageText((entries[index] as Entry).msg);
+    // A large output is read whole only when it holds the words of a cut (toolTruncation's first test).
+    const whole = typeof text === 'string' ? text : holdsCutWords(text) ? textString(text) : undefined;
+    const cut = whole === undefined ? undefined : toolTruncation(whole);
+    if (!cut || whole === undefined) return;
     truncated.add(index);
     log.push({
       id: `codex-L${line}-cut-${index}`,
       kind: 'tool_output_truncated',
       ptr: { index, hash: null, bytes: cut.bytes },
       kept_bytes: 0,
-      stub: msg.content,
+      stub: whole,
       minted_at: index + 1,
       provenance: 'recorded',
       origin: { line },
@@ -415,7 +489,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
           encrypted = true;
           continue;
         }
-        const key = canonicalJson(item);
+        const key = canonicalKey(item);
         let found = -1;
         let at = -1;
         for (let i = cursor; i < before && found < 0; i++) {
@@ -439,7 +513,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         const msg = messageOf(item, line, findings);
         if (typeof msg === 'string') continue;
         // The local summary, given to the model as a user message, is the stub, not a message.
-        if (message && msg.role === 'user' && msg.content.includes(message.trim())) continue;
+        if (message && msg.role === 'user' && textIncludes(messageText(msg), message.trim())) continue;
         steps.push({ msg, item });
       }
       const placed = new Set<number>();
@@ -487,7 +561,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       let end = i;
       while (end < before && !(entries[end] as Entry).hidden && !kept.has(end)) end++;
       const range = entries.slice(i, end).map((x) => x.msg);
-      const { hash, bytes } = summaryHash(range);
+      const { hash, bytes } = measureTranscript(range);
       run++;
       log.push({
         id: `codex-L${line}-${run}`,
@@ -517,7 +591,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
       // It belongs to the compaction (its group and stub): the model saw nothing there but what the
       // compaction gave, so it is no row of its own (shared/project.ts) and never an empty stub.
-      const { hash, bytes } = contentHash(a.msg.content);
+      const { hash, bytes } = contentHash(a.msg);
       (entries[a.from] as Entry).hidden = true;
       log.push({
         id: `codex-L${line}-moved-${a.from}`,

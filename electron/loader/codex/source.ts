@@ -2,24 +2,49 @@
  * A Codex rollout as a source: its lines are indexed in passes (LineSource: resumable, for live
  * tailing; a large rollout is previewed from its first pause) and kept parsed; `indexed()` rebuilds
  * the three inputs from them (build.ts), before the last pass over the lines read so far. The
- * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards.
+ * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards
+ * but the large string values a long line keeps in the file (docs/large-lines.md).
  */
 import { arrayList } from '../../../shared/session';
+import type { ContentServices } from '../contentServices';
+import { createContentServices } from '../contentServices';
+import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../largeStrings';
 import type { TakenLine } from '../lineSource';
 import { LineSource, takeLineText } from '../lineSource';
-import type { IndexPass, SourceIndex } from '../source';
+import type { IndexPass, OpenFile, SourceIndex } from '../source';
 import { parseCappedJson, stripBom } from '../native/text';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
+import { keepRolloutStrings, untypedStrings } from './largeLines';
 
 export class RolloutSource extends LineSource {
   readonly format = 'codex-rollout' as const;
   private readonly lines: RolloutLine[] = [];
   private cached: SourceIndex | undefined;
 
+  constructor(
+    file: OpenFile,
+    /** A string value this many raw bytes long or longer stays in the file (docs/large-lines.md). */
+    private readonly largeStringBytes: number = LARGE_STRING_BYTES,
+    /** What its large contents read with (DetectContext.services, docs/content-services.md); fresh ones when not given. */
+    private readonly services: ContentServices = createContentServices(),
+  ) {
+    super(file);
+  }
+
+  /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
+  protected override takesByRange(): boolean {
+    return true;
+  }
+
   /** One line, kept parsed (a record longer than the limit, or not JSON, is kept as its error). */
   protected take(line: number, raw: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
+    if (length <= pass.maxRecordBytes && length >= this.largeStringBytes && this.takeLarge(line, raw, length, pass)) return;
+    if (!readTakenLine(this.file.fd, pass.read, raw, length)) {
+      this.lines.push({ line, error: 'the line was not read: the file shrank while it was being read' });
+      return;
+    }
     const taken = takeLineText(raw);
     if (!taken) {
       this.lines.push({ line, error: `record of ${length} bytes is longer than the limit of ${pass.maxRecordBytes}` });
@@ -30,6 +55,27 @@ export class RolloutSource extends LineSource {
     const parsed = parseCappedJson(text);
     if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(taken.utf8 ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
     else this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn ? { torn: true } : {}) });
+  }
+
+  /**
+   * A long line read without its large string values (largeStrings.ts): a message's text or a tool
+   * output stays in the file, read by range when asked for (./largeLines.ts). False when the line
+   * has none or is not one well-formed record (it is then read whole, for the answer it gets).
+   */
+  private takeLarge(line: number, raw: TakenLine, length: number, pass: IndexPass): boolean {
+    const scan = scanTakenLine(this.file.fd, pass.read, raw, length, this.largeStringBytes, () => this.isOpen, this.services);
+    if (!scan) return false;
+    const parsed = parseCappedJson(scan.rest);
+    if (!parsed.ok) return false;
+    const { value, cut } = parsed;
+    const large = scan.large;
+    // The types are strings again before the record is looked at.
+    large.materialize(value, new Set(untypedStrings(value)));
+    keepRolloutStrings(value, large);
+    // Anywhere else a value must be a string: read whole.
+    large.materialize(value);
+    this.lines.push({ line, value, ...(scan.utf8 ? {} : { notUtf8: true as const }), ...(cut ? { deep: cut } : {}) });
+    return true;
   }
 
   indexed(): SourceIndex {

@@ -1,0 +1,59 @@
+/**
+ * Where a Codex rollout's large string values stay in the file (docs/large-lines.md): the text of
+ * a `message` (its content string, its text parts' `text`) and a tool output (its `output` string,
+ * its text parts' `text`), in a `response_item` and in a compaction's `replacement_history`; and
+ * anything in an `event_msg` but its type (the UI's copy of the items, which the view never reads:
+ * build.ts). Anywhere else a value is read whole.
+ */
+import type { LargeStrings } from '../largeStrings';
+import { isPlainObject } from '../native/text';
+import { OUTPUT_TYPES, TEXT_PART_TYPES } from './build';
+
+
+/** The response items of a record: its payload, or a compaction's replacement history's items. */
+function itemsOf(value: Record<string, unknown>): Record<string, unknown>[] {
+  const payload = value.payload;
+  if (!isPlainObject(payload)) return [];
+  if (value.type === 'response_item') return [payload];
+  return Array.isArray(payload.replacement_history) ? (payload.replacement_history as unknown[]).filter(isPlainObject) : [];
+}
+
+/**
+ * Every string of a record but its `type` fields' (its large values' tokens among them): they stay
+ * tokens while the types, which say where a large value may stay, are read.
+ */
+export function untypedStrings(value: unknown): string[] {
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const x = stack.pop();
+    if (typeof x !== 'object' || x === null) continue;
+    for (const [k, v] of Object.entries(x)) {
+      if (typeof v === 'string') {
+        if (k !== 'type' || Array.isArray(x)) out.push(v);
+      } else if (typeof v === 'object' && v !== null) stack.push(v);
+    }
+  }
+  return out;
+}
+
+/** Puts the LargeText of each token where a large value may stay (its record's types now known). */
+export function keepRolloutStrings(value: unknown, large: LargeStrings): void {
+  if (!isPlainObject(value)) return;
+  if (value.type === 'event_msg') {
+    if (isPlainObject(value.payload)) {
+      const { type } = value.payload;
+      large.keepAll(value.payload);
+      value.payload.type = type;
+    }
+    return;
+  }
+  // A compaction's own payload is no item: its `message` (the summary, a stub) is read whole.
+  for (const item of value.type === 'response_item' || value.type === 'compacted' ? itemsOf(value) : []) {
+    const key = item.type === 'message' ? 'content' : OUTPUT_TYPES.includes(String(item.type)) ? 'output' : undefined;
+    if (key === undefined) continue;
+    large.keep(item, key);
+    const v = item[key];
+    if (Array.isArray(v)) for (const part of v as unknown[]) if (isPlainObject(part) && TEXT_PART_TYPES.includes(String(part.type))) large.keep(part, 'text');
+  }
+}

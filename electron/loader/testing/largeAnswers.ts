@@ -1,0 +1,97 @@
+/**
+ * Everything a user can ask of a session file, as the CLI and the app's worker answer it: the two
+ * paths of docs/large-lines.md (large strings kept in the file, and read whole) are held to the
+ * same answers with it.
+ */
+import { readSync } from 'node:fs';
+import { vi } from 'vitest';
+import type { ChatMessage, MessageList } from '../../../shared/index';
+import { runCli } from '../../cli/testing/runCli';
+import { SessionService } from '../../worker/service';
+import type { ReadSync } from '../lines';
+import { loadSession } from '../session';
+import type { LoadOptions } from '../session';
+
+const json = (s: string): unknown => JSON.parse(s) as unknown;
+
+/** Everything a user can ask of the file at `path`: check, log, view and view --at, expand, search (with `needles`), the app's rows and row texts. */
+export async function answers(path: string, options: LoadOptions, needles: readonly string[]): Promise<unknown> {
+  const cli = async (...argv: string[]): Promise<unknown> => {
+    const r = await runCli(argv, options);
+    return { code: r.code, out: r.stdout === '' ? null : json(r.stdout), err: r.stderr };
+  };
+  const out: Record<string, unknown> = {};
+  out.check = await cli('check', path);
+  const log = await cli('log', path);
+  out.log = log;
+  out.view = await cli('view', path);
+  const calls = (out.view as { out: { calls?: number } | null }).out?.calls ?? 0;
+  for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = await cli('view', '--at', String(n), path);
+  const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
+  for (const id of ids) out[`expand ${id}`] = await cli('expand', '--id', id, path);
+  for (const q of needles) {
+    out[`search ${q}`] = await cli('search', '--query', q, path);
+    out[`search -i ${q}`] = await cli('search', '--query', q, '--ignore-case', path);
+  }
+  const s = new SessionService(options);
+  try {
+    const opened = await s.open({ paths: [path], generation: 1 });
+    out.open = opened.ok ? { ok: true } : opened;
+    if (opened.ok) {
+      const rows = s.handle('rows', { start: 0, end: 500 });
+      out.rows = rows;
+      const count = rows.ok ? rows.value.rowCount : 0;
+      for (let row = 0; row < Math.min(count, 500); row++) out[`rowText ${row}`] = s.handle('rowText', { row, range: [0, 1 << 20] });
+    }
+  } finally {
+    s.close();
+  }
+  return out;
+}
+
+
+type Loaded = Extract<Awaited<ReturnType<typeof loadSession>>, { ok: true }>['session'];
+
+const list = (l: MessageList): (ChatMessage | undefined)[] => Array.from({ length: l.length }, (_, i) => l.at(i));
+
+/** The messages of the file's view, loaded with `options`, closed again. */
+async function viewOf(path: string, options: LoadOptions): Promise<(ChatMessage | undefined)[]> {
+  const r = await loadSession([path], options);
+  if (!r.ok) throw new Error(r.error.message);
+  try {
+    return list(r.session.minted);
+  } finally {
+    r.session.close();
+  }
+}
+
+/** How many messages of the file's view keep their content in the file (`large`). */
+export async function largeContents(path: string, options: LoadOptions): Promise<number> {
+  return (await viewOf(path, options)).filter((m) => m?.large !== undefined).length;
+}
+
+/**
+ * Loads `path` (64 KiB chunks) through a read that records every read, watching `Buffer.concat`
+ * meanwhile, and hands `use` the session and its view: the reads and the concatenations of a MiB
+ * or more come back (a line read a window at a time makes none of those).
+ */
+export async function loadWatchingReads<T>(path: string, use: (session: Loaded, view: (ChatMessage | undefined)[]) => T): Promise<{ reads: { position: number; length: number }[]; bigConcats: unknown[]; value: T }> {
+  const reads: { position: number; length: number }[] = [];
+  const read: ReadSync = (fd, buffer, offset, len, position) => {
+    reads.push({ position, length: len });
+    return readSync(fd, buffer, offset, len, position);
+  };
+  const concat = vi.spyOn(Buffer, 'concat');
+  try {
+    const r = await loadSession([path], { chunkSize: 64 * 1024, readSync: read });
+    if (!r.ok) throw new Error(r.error.message);
+    try {
+      const value = use(r.session, list(r.session.minted));
+      return { reads, bigConcats: concat.mock.calls.filter(([parts]) => parts.reduce((n, p) => n + p.length, 0) >= 1024 * 1024), value };
+    } finally {
+      r.session.close();
+    }
+  } finally {
+    concat.mockRestore();
+  }
+}
