@@ -96,6 +96,16 @@ async function sameAsReadAgain(records: readonly SidecarRecord[], policy: Reduct
     const printed = await runCli(['view', '--policy', writePolicy(policy), path]);
     const expected = whatIf(readAgain, policy, { sha256: nodeSha256 });
     expect(printed.stdout).toBe(json({ format: 'supercode', call: null, calls: session.calls.length, messages: expected.messages, policy, diff: expected.diff }));
+    // `view` prints a content kept in the file as its decoded bytes written by JSON.stringify.
+    const viewed = await runCli(['view', path]);
+    const input = session.callInput(null);
+    if (input) {
+      const messages = viewEntries(input).map((e) => {
+        const large = e.reductions.length === 0 ? input.minted.at(e.index)?.large : undefined;
+        return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
+      });
+      expect(viewed.stdout).toBe(json({ format: 'supercode', call: null, calls: session.calls.length, messages }));
+    }
     return { indexed, whole: recordsReadWhole(indexed) };
   } finally {
     session.close();
