@@ -140,7 +140,8 @@ export class FileContent implements ByteSource {
     quoted[0] = 0x22;
     quoted[quoted.length - 1] = 0x22;
     this.readRaw(quoted.subarray(1, quoted.length - 1), 0, this.raw.rawLength);
-    return isUtf8(quoted) && !hasSurrogateEscape(quoted) ? quoted : undefined;
+    // Checked already when policy replay kept the content in the file (`plain`).
+    return this.raw.plain === true || (isUtf8(quoted) && !hasSurrogateEscape(quoted)) ? quoted : undefined;
   }
 
   /** The body's first raw bytes (up to 64 KiB): what a search's scanner learns the text's byte frequencies from. */

@@ -136,7 +136,8 @@ export class SidecarReader {
     if (this.closed || !content) return undefined;
     try {
       if (content.validUtf8 !== true && content.rawLength > SCRATCH_BYTES) return undefined;
-      if (!this.plainBody(content, content.validUtf8 !== true)) return undefined;
+      if (content.plain !== true && !this.plainBody(content, content.validUtf8 !== true)) return undefined;
+      content.plain = true;
     } catch {
       // The file changed under us since it was indexed: decoding it fails alike.
       return undefined;
