@@ -41,7 +41,7 @@ export type { ExpandStory, TranscriptBoundary } from './story';
 export { expandStory, transcriptBoundaries, transcriptOffset, stubPosition, stubStatedHiddenBytes, meeting } from './story';
 export { byteOffsetToIndex, indexToByteOffset, byteRangeToIndices } from './utf8Offsets';
 export type { WhatIf, WhatIfDiff, WhatIfMessage, WhatIfReduction } from './whatIf';
-export { whatIf, whatIfDiff } from './whatIf';
+export { inSource, whatIf, whatIfDiff } from './whatIf';
 // Links (SPEC §12).
 export type { Link, LinkParse } from './link';
 export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './link';

@@ -14,10 +14,11 @@
  * Messages already addressed by a live reduction in `log` are left alone; new ids continue `log`'s.
  */
 import { stubText } from './constants';
+import { floorSourceBoundary, sourceChunks } from './bytes';
 import { ptrHash, sha256Hex } from './hash';
 import { transcriptOf } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, ReductionPolicy, Sha256 } from './types';
-import { floorCharBoundary, utf8Encode, utf8Length } from './utf8';
+import { floorCharBoundary, utf8Decode, utf8Encode, utf8Length } from './utf8';
 
 export interface MintOptions {
   sha256?: Sha256;
@@ -38,6 +39,12 @@ export interface MintOptions {
    * truncation encodes only the kept prefix (docs/policy-replay.md).
    */
   contentSha256?: (msg: ChatMessage) => string | undefined;
+  /**
+   * What makes two tool results duplicates: a value equal for two messages exactly when their
+   * contents are (the content itself unless given; a caller whose messages keep their contents in
+   * a ByteSource, `large`, gives one that compares those: shared/replay.ts).
+   */
+  contentKey?: (msg: ChatMessage) => unknown;
 }
 
 const IMAGE_PART_TYPES = ['image', 'image_url', 'input_image'];
@@ -57,15 +64,18 @@ export function mintReductions(
   log: readonly Reduction[] = [],
   options: MintOptions = {},
 ): Reduction[] {
-  const hash = (chunks: Uint8Array[]) => ptrHash((options.sha256 ?? sha256Hex)(chunks));
-  const contentBytes = options.contentBytes ?? ((msg: ChatMessage) => utf8Length(msg.content));
+  const hash = (chunks: Iterable<Uint8Array>) => ptrHash((options.sha256 ?? sha256Hex)(chunks));
+  // A content kept in a ByteSource (`large`) is its bytes; `content` then holds at most a preview.
+  const contentBytes = options.contentBytes ?? ((msg: ChatMessage) => (msg.large ? msg.large.length : utf8Length(msg.content)));
+  const contentKey = options.contentKey ?? ((msg: ChatMessage) => msg.large ?? msg.content);
   let next = Math.max(options.nextId ?? 0, nextIdNumber(log));
   const mintedAt = view.length;
   const out: Reduction[] = [];
   /** A content's pointer hash and byte count: known, or from its bytes (encoded here unless given). */
   const whole = (msg: ChatMessage, bytes?: Uint8Array): { hash: string; bytes: number } => {
-    const known = bytes === undefined ? options.contentSha256?.(msg) : undefined;
+    const known = bytes === undefined ? (options.contentSha256?.(msg) ?? msg.large?.sha256) : undefined;
     if (known !== undefined) return { hash: ptrHash(known), bytes: contentBytes(msg) };
+    if (msg.large && bytes === undefined) return { hash: hash(sourceChunks(msg.large)), bytes: msg.large.length };
     const encoded = bytes ?? utf8Encode(msg.content);
     return { hash: hash([encoded]), bytes: encoded.length };
   };
@@ -90,12 +100,13 @@ export function mintReductions(
   const toolIndices: number[] = [];
   for (let i = 0; i < view.length; i++) if (view.at(i)?.role === 'tool') toolIndices.push(i);
   const protectedFrom = toolIndices.length - Math.max(0, policy.protect_last_n_tool_results);
-  const firstCopy = new Map<string, number>();
+  const firstCopy = new Map<unknown, number>();
 
   toolIndices.forEach((index, nth) => {
     const msg = view.at(index) as ChatMessage;
-    const earliest = firstCopy.get(msg.content);
-    if (earliest === undefined) firstCopy.set(msg.content, index);
+    const key = contentKey(msg);
+    const earliest = firstCopy.get(key);
+    if (earliest === undefined) firstCopy.set(key, index);
     if (nth >= protectedFrom || reduced.has(index) || isCleared(index)) return;
     // Decided on the byte count first: the bytes are encoded only for what is minted.
     const length = contentBytes(msg);
@@ -111,8 +122,9 @@ export function mintReductions(
     if (length <= policy.max_tool_result_bytes || policy.kept_prefix_bytes >= length) return;
     // With a known hash only the prefix is encoded: one code unit past the kept bytes, so the byte
     // floorCharBoundary looks at is the one the whole encoding has there (a lead byte either way).
-    const bytes = options.contentSha256?.(msg) === undefined ? utf8Encode(msg.content) : undefined;
-    const kept = floorCharBoundary(bytes ?? utf8Encode(msg.content.slice(0, policy.kept_prefix_bytes + 1)), policy.kept_prefix_bytes);
+    // A content kept in a ByteSource reads the byte at the kept length from it.
+    const bytes = options.contentSha256?.(msg) === undefined && !msg.large ? utf8Encode(msg.content) : undefined;
+    const kept = msg.large ? floorSourceBoundary(msg.large, policy.kept_prefix_bytes) : floorCharBoundary(bytes ?? utf8Encode(msg.content.slice(0, policy.kept_prefix_bytes + 1)), policy.kept_prefix_bytes);
     if (kept >= length) return;
     const content = whole(msg, bytes);
     const hasImage = msg.content_parts?.some((p) => IMAGE_PART_TYPES.includes(p.type)) ?? false;
@@ -124,7 +136,7 @@ export function mintReductions(
     const messages: { minted: ChatMessage; content: string }[] = [];
     for (let i = clearedEnd; i < clearTo; i++) {
       const m = view.at(i);
-      if (m) messages.push({ minted: m, content: m.content });
+      if (m) messages.push({ minted: m, content: m.large ? utf8Decode(m.large.read(0, m.large.length)) : m.content });
     }
     const bytes = utf8Encode(transcriptOf(messages));
     out.push(make('turns_cleared', clearedEnd, { hash: hash([bytes]), bytes: bytes.length }, bytes.length, { end: clearTo }));

@@ -8,7 +8,10 @@ import { assistant, tool, user } from './testing/builders';
 import { referenceMintReductions } from './testing/mintReference';
 import type { ChatMessage, Reduction, ReductionPolicy, SidecarRecord } from './types';
 import { sha256Hex } from './hash';
-import { utf8Encode, utf8Length } from './utf8';
+import { isWellFormed, utf8Decode, utf8Encode, utf8Length } from './utf8';
+import { memorySource } from './bytes';
+import { arrayList } from './session';
+import { inSource, whatIf } from './whatIf';
 
 const POLICY: ReductionPolicy = { protect_last_n_tool_results: 1, max_tool_result_bytes: 50, kept_prefix_bytes: 10, dedupe: true, clear_turns_before: null };
 const big = (tag: string) => `${tag}:${'x'.repeat(80)}`;
@@ -175,6 +178,31 @@ describe('replayPolicy is incremental and gives what the pass at every turn gave
       fc.property(fc.array(stepArb, { maxLength: 24 }), policyArb, fc.boolean(), (steps, policy, ownIds) => {
         const records = recordsOf(steps);
         expect(replayPolicy(records, policy, { ownIds })).toEqual(reference(records, policy, { ownIds }));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('contents kept in a ByteSource (`large`, content empty: as a sidecar\u2019s long contents are replayed) replay, dedupe against strings and re-project as their strings do (fast-check)', () => {
+    const reference = (records: LocatedRecord[], policy: ReductionPolicy) => whatIf(records, policy);
+    fc.assert(
+      fc.property(fc.array(stepArb, { maxLength: 24 }), policyArb, fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }), fc.boolean(), (steps, policy, keep, ownIds) => {
+        const records = recordsOf(steps);
+        // Some well-formed contents moved into sources (a lone surrogate is no UTF-8: replay keeps those as strings).
+        const inSources = records.map((l, k): LocatedRecord => {
+          if (l.record.t !== 'message' || !keep[k % 8] || !isWellFormed(l.record.msg.content)) return l;
+          const bytes = utf8Encode(l.record.msg.content);
+          return { ...l, record: { ...l.record, msg: { ...l.record.msg, content: '', large: memorySource(bytes) } }, contentBytes: bytes.length };
+        });
+        const whole = (m: ChatMessage | undefined) => m && (m.large ? { ...(({ large: _l, ...rest }) => rest)(m), content: utf8Decode(m.large.read(0, m.large.length)) } : m);
+        const replayed = replayPolicy(inSources, policy, { ownIds });
+        expect({ ...replayed, view: replayed.view.map(whole) }).toEqual(replayPolicy(records, policy, { ownIds }));
+        const w = whatIf(inSources, policy);
+        const shown = w.messages.map((e) => {
+          const source = inSource(e, arrayList(w.view));
+          return source ? { ...e, content: utf8Decode(source.read(0, source.length)) } : e;
+        });
+        expect({ ...w, messages: shown, view: w.view.map(whole) }).toEqual(reference(records, policy));
       }),
       { numRuns: 300 },
     );

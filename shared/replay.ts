@@ -24,13 +24,15 @@
  * Model switches are not replayed: reasoning artifacts are never read by the pass (it reads roles,
  * content and image parts only).
  */
+import { sourceChunks } from './bytes';
 import { stubText } from './constants';
+import { sha256Hex } from './hash';
 import { mintReductions } from './mint';
 import { arrayList } from './session';
 import { applyCap, lastAddressed } from './timeline';
-import type { ChatMessage, Finding, FindingCode, LocatedRecord, Reduction, ReductionPolicy, Sha256 } from './types';
+import type { ByteSource, ChatMessage, Finding, FindingCode, LocatedRecord, Reduction, ReductionPolicy, Sha256 } from './types';
 import { isRangeKind } from './types';
-import { utf8Length } from './utf8';
+import { isWellFormed, utf8Encode, utf8Length } from './utf8';
 
 /** Finding codes only a replay reports (`check --replay`, the app's check): no broken sample plants them. */
 export const REPLAY_FINDING_CODES: readonly FindingCode[] = ['policy_divergence'];
@@ -137,6 +139,82 @@ export function divergenceFinding(d: PolicyDivergence): Finding {
 }
 
 /**
+ * Which contents are equal, as a number per message object (worked out once per object, since every
+ * pass asks again). Contents of different byte counts differ. Of one byte count, contents kept in
+ * memory are equal when their strings are; once a content kept in a ByteSource (`large`: valid
+ * UTF-8, read from the file) has that count, contents are compared by SHA-256, a string only when
+ * well-formed (a lone surrogate is no UTF-8, and JSON.parse would have kept it). So a content is
+ * hashed only when it shares its byte count with one kept in a source.
+ */
+class ContentClasses {
+  private next = 0;
+  private readonly memo = new WeakMap<ChatMessage, number>();
+  private readonly counts = new Map<number, SameCount>();
+
+  constructor(
+    private readonly bytesOf: (msg: ChatMessage) => number,
+    private readonly sha256: Sha256,
+  ) {}
+
+  of(msg: ChatMessage): number {
+    let cls = this.memo.get(msg);
+    if (cls === undefined) this.memo.set(msg, (cls = this.classify(msg)));
+    return cls;
+  }
+
+  private hashOf(m: Content): string | undefined {
+    if (m.source !== undefined) return m.source.sha256 ?? this.sha256(sourceChunks(m.source));
+    return isWellFormed(m.text) ? this.sha256([utf8Encode(m.text)]) : undefined;
+  }
+
+  private classify(msg: ChatMessage): number {
+    const bytes = this.bytesOf(msg);
+    const item: Content = msg.large ? { source: msg.large } : { text: msg.content };
+    let same = this.counts.get(bytes);
+    if (!same) this.counts.set(bytes, (same = { byText: new Map(), items: [], sources: false }));
+    if (item.text !== undefined) {
+      const known = same.byText.get(item.text);
+      if (known !== undefined) return known;
+    }
+    if (!same.byHash) {
+      same.sources ||= item.source !== undefined;
+      if (same.items.length === 0 || !same.sources) {
+        const cls = this.next++;
+        if (item.text !== undefined) same.byText.set(item.text, cls);
+        same.items.push({ ...item, cls });
+        return cls;
+      }
+      // A second content of this count, one of them kept in a source: compared by hash from now on.
+      same.byHash = new Map();
+      for (const earlier of same.items) {
+        const h = this.hashOf(earlier);
+        if (h !== undefined && !same.byHash.has(h)) same.byHash.set(h, earlier.cls);
+      }
+      same.items = [];
+    }
+    const h = this.hashOf(item);
+    const cls = (h !== undefined ? same.byHash.get(h) : undefined) ?? this.next++;
+    if (h !== undefined && !same.byHash.has(h)) same.byHash.set(h, cls);
+    if (item.text !== undefined) same.byText.set(item.text, cls);
+    return cls;
+  }
+}
+
+/** A content as ContentClasses compares it: a string, or a source. */
+type Content = { text: string; source?: undefined } | { source: ByteSource; text?: undefined };
+
+/** The contents of one byte count ContentClasses has seen. */
+interface SameCount {
+  byText: Map<string, number>;
+  /** Until they are compared by hash, the contents of this count. */
+  items: (Content & { cls: number })[];
+  /** Whether one of them is kept in a source. */
+  sources: boolean;
+  /** Once two are, one kept in a source: the classes by SHA-256. */
+  byHash?: Map<string, number>;
+}
+
+/**
  * Replays `policy` over `records` (in file order, the header left out). Pure; never throws on odd
  * records (a message that skips ahead, an invert of an unknown id are ignored, as the timeline does).
  */
@@ -161,12 +239,14 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
   const sizes = options.sizes ?? new WeakMap<ChatMessage, number>();
   const contentBytes = (msg: ChatMessage): number => {
     let n = sizes.get(msg);
-    if (n === undefined) sizes.set(msg, (n = utf8Length(msg.content)));
+    if (n === undefined) sizes.set(msg, (n = msg.large ? msg.large.length : utf8Length(msg.content)));
     return n;
   };
 
   const hashes = new WeakMap<ChatMessage, string>();
   const contentSha256 = (msg: ChatMessage) => hashes.get(msg);
+  const classes = new ContentClasses(contentBytes, options.sha256 ?? sha256Hex);
+  const contentKey = (msg: ChatMessage) => classes.of(msg);
 
   const pass = (line: number, final: boolean) => {
     passes++;
@@ -174,7 +254,7 @@ export function replayPolicy(records: Iterable<LocatedRecord>, policy: Reduction
     const recordedClear = recorded.filter((r) => r.kind === 'turns_cleared').reduce((m, r) => Math.max(m, r.end ?? 0), 0);
     const clear = final ? limit : Math.min(recordedClear, limit);
     const nextId = (options.ownIds ? ownMax : maxId) + 1;
-    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, contentSha256, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
+    const minted = mintReductions(arrayList(view), { ...policy, clear_turns_before: clear }, [...policyLog, ...inverted], { nextId, contentBytes, contentSha256, contentKey, ...(options.sha256 ? { sha256: options.sha256 } : {}) });
     const open = new Map<string, LocatedRecord[]>();
     for (const b of batch) {
       const key = keyOf((b.record as { t: 'reduction'; r: Reduction }).r);

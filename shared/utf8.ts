@@ -132,3 +132,8 @@ export class Utf16ToUtf8Cursor {
     return this.offset;
   }
 }
+
+/** True when `text` holds no lone surrogate (String.prototype.isWellFormed, ES2024): its UTF-8 decodes back to it. */
+export function isWellFormed(text: string): boolean {
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+}

@@ -9,9 +9,10 @@ import { viewEntries, type ViewEntry } from './calls';
 import { statedHiddenBytes } from './original';
 import { replayPolicy, type LocatedRecord, type ReplayOptions } from './replay';
 import { arrayList } from './session';
-import type { ChatMessage, Reduction, ReductionKind, ReductionPolicy, Role } from './types';
+import { memorySource, sourcesEqual } from './bytes';
+import type { ByteSource, ChatMessage, MessageList, Reduction, ReductionKind, ReductionPolicy, Role } from './types';
 import { isRangeKind } from './types';
-import { utf8Length } from './utf8';
+import { isWellFormed, utf8Encode, utf8Length } from './utf8';
 
 /** One side of a reduction in a what-if diff. */
 export interface WhatIfReduction {
@@ -48,9 +49,19 @@ export interface WhatIfDiff {
 }
 
 export interface WhatIf {
-  /** The latest view under the policy (SPEC §11 `view` entries). */
+  /**
+   * The latest view under the policy (SPEC §11 `view` entries). An entry that shows whole a
+   * message whose content is kept in a ByteSource (`large`: `inSource`) has an empty `content`.
+   */
   messages: ViewEntry[];
   diff: WhatIfDiff;
+  /** The view re-projected (what `inSource` reads an entry's source from). */
+  view: (ChatMessage | undefined)[];
+}
+
+/** The source of the content an entry shows whole, when its message keeps it in one (its `content` is then empty). */
+export function inSource(entry: ViewEntry, view: MessageList): ByteSource | undefined {
+  return entry.reductions.length === 0 ? view.at(entry.index)?.large : undefined;
 }
 
 function side(r: Reduction): WhatIfReduction {
@@ -91,17 +102,30 @@ export function whatIfDiff(
     const p = pol.get(address(r));
     return p && differs(r, p) ? [{ index: r.ptr.index, recorded: side(r), policy: side(p) }] : [];
   });
+  const shownBytes = (e: ViewEntry) => inSource(e, minted)?.length ?? utf8Length(e.content);
+  /** The two entries at one index show the same text (a source's, when kept in one: well-formed UTF-8). */
+  const same = (a: ViewEntry, b: ViewEntry): boolean => {
+    const sa = inSource(a, minted);
+    const sb = inSource(b, minted);
+    if (sa === undefined && sb === undefined) return a.content === b.content;
+    if (sa !== undefined && sb !== undefined) return sa === sb || sourcesEqual(sa, sb);
+    const text = sa ? b.content : a.content;
+    const source = (sa ?? sb) as ByteSource;
+    return isWellFormed(text) && source.length === utf8Length(text) && sourcesEqual(source, memorySource(utf8Encode(text)));
+  };
   const recAt = new Map(recordedEntries.map((e) => [e.index, e]));
   const polAt = new Map(policyEntries.map((e) => [e.index, e]));
   const messages: WhatIfMessage[] = [];
   for (const index of new Set([...recAt.keys(), ...polAt.keys()])) {
     const a = recAt.get(index);
     const b = polAt.get(index);
-    if (a && b && a.content === b.content) continue;
-    messages.push({ index, role: a?.role ?? b?.role ?? null, recorded_bytes: a ? utf8Length(a.content) : null, policy_bytes: b ? utf8Length(b.content) : null });
+    if (a && b && same(a, b)) continue;
+    messages.push({ index, role: a?.role ?? b?.role ?? null, recorded_bytes: a ? shownBytes(a) : null, policy_bytes: b ? shownBytes(b) : null });
   }
   // An entry no reduction touches shows its message's content itself: measured once, by the replay.
   const bytesOf = (e: ViewEntry): number => {
+    const source = inSource(e, minted);
+    if (source) return source.length;
     const msg = e.reductions.length === 0 ? minted.at(e.index) : undefined;
     const known = msg !== undefined && msg.content === e.content ? sizes?.get(msg) : undefined;
     return known ?? utf8Length(e.content);
@@ -121,5 +145,5 @@ export function whatIf(records: Iterable<LocatedRecord>, policy: ReductionPolicy
   const sizes = new WeakMap<ChatMessage, number>();
   const replayed = replayPolicy(records, policy, { ...options, ownIds: true, sizes });
   const { entries, diff } = whatIfDiff(replayed.view, replayed.recordedLog, replayed.policyLog, sizes);
-  return { messages: entries, diff };
+  return { messages: entries, diff, view: replayed.view };
 }

@@ -10,9 +10,11 @@ import type { CliIo, ParsedFlags } from './output';
 import { EXIT_ERROR, EXIT_OK, fdWriter, json, processStream } from './output';
 
 /** The process's stdout and stderr, written synchronously through their descriptors (output.ts fdWriter). */
+const stdout = fdWriter(1, (rest) => void processStream('stdout').write(rest));
 export const processIo: CliIo = {
-  stdout: fdWriter(1, (rest) => void processStream('stdout').write(rest)),
+  stdout,
   stderr: fdWriter(2, (rest) => void processStream('stderr').write(rest)),
+  stdoutBytes: stdout,
 };
 
 export { EXIT_OK, EXIT_FINDINGS, EXIT_ERROR } from './output';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WriteSyncFs } from './output';
-import { fdWriter, json, writeJson } from './output';
+import { RawJson, fdWriter, json, writeJson } from './output';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
 
@@ -99,6 +99,29 @@ describe('writeJson', () => {
     expect(pieces.length).toBeGreaterThan(10);
     // A piece is at most a MiB plus the one element that crossed it.
     expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan((1 << 20) + 600_000);
+  });
+
+  it('a RawJson goes to the byte writer as it is, in its place among the text, and writes what json writes of the value it stands for (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.string({ unit: 'grapheme' }), fc.boolean()), { maxLength: 6 }), (contents) => {
+        const plain = { messages: contents.map(([content], index) => ({ index, content })) };
+        const raw = { messages: contents.map(([content, asRaw], index) => ({ index, content: asRaw ? new RawJson(Buffer.from(JSON.stringify(content))) : content })) };
+        const out: Buffer[] = [];
+        const bytes: Uint8Array[] = [];
+        writeJson(raw, (text) => out.push(Buffer.from(text)), (b) => {
+          bytes.push(b);
+          out.push(Buffer.from(b));
+        });
+        expect(Buffer.concat(out).toString('utf8')).toBe(json(plain));
+        expect(bytes).toHaveLength(contents.filter(([, asRaw]) => asRaw).length);
+        // Without a byte writer, as text; and JSON.stringify writes the value.
+        const pieces: string[] = [];
+        writeJson(raw, (text) => pieces.push(text));
+        expect(pieces.join('')).toBe(json(plain));
+        expect(json(raw)).toBe(json(plain));
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('one element of many MB is written in slices of its own text, none cutting a surrogate pair', () => {

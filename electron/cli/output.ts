@@ -7,6 +7,20 @@
 export interface CliIo {
   stdout(s: string): void;
   stderr(s: string): void;
+  /** Bytes of UTF-8 text for stdout, when the writer takes them as they are (else they go to `stdout` as text). */
+  stdoutBytes?(bytes: Uint8Array): void;
+}
+
+/**
+ * A JSON value already written as UTF-8 text (a string's JSON copied from a file: FileContent's
+ * `jsonText`), which writeJson hands on as it is. JSON.stringify writes the value it stands for.
+ */
+export class RawJson {
+  constructor(readonly bytes: Uint8Array) {}
+
+  toJSON(): unknown {
+    return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8'));
+  }
 }
 
 export const EXIT_OK = 0;
@@ -30,9 +44,10 @@ const JSON_WALK_DEPTH = 4;
  * `json(value)` written in pieces of about a MiB: objects and arrays (a few levels down) property
  * by property and element by element, and a long string in escaped slices of its own, so an output
  * of hundreds of MB (`view` of a session whose outputs are kept whole) is never one string, nor a
- * copy of it as bytes. The text written is exactly `json(value)`'s (electron/cli/output.test.ts).
+ * copy of it as bytes. A RawJson goes to `writeBytes` as it is (as text to `write` without it).
+ * The text written is exactly `json(value)`'s (electron/cli/output.test.ts).
  */
-export function writeJson(value: unknown, write: (text: string) => void): void {
+export function writeJson(value: unknown, write: (text: string) => void, writeBytes?: (bytes: Uint8Array) => void): void {
   let piece = '';
   const put = (text: string) => {
     piece += text;
@@ -55,6 +70,13 @@ export function writeJson(value: unknown, write: (text: string) => void): void {
   };
   const walk = (v: unknown, depth: number) => {
     if (typeof v === 'string' && v.length >= JSON_PIECE) return putString(v);
+    if (v instanceof RawJson) {
+      if (!writeBytes) return put(Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength).toString('utf8'));
+      if (piece.length > 0) write(piece);
+      piece = '';
+      writeBytes(v.bytes);
+      return;
+    }
     if (depth >= JSON_WALK_DEPTH || typeof v !== 'object' || v === null || typeof (v as { toJSON?: unknown }).toJSON === 'function') {
       put(JSON.stringify(v) ?? 'null');
       return;
@@ -106,11 +128,11 @@ export interface WriteSyncFs {
  * ignores that error of the stream; a descriptor someone made non-blocking (EAGAIN) is waited on
  * a millisecond at a time; any other failure hands the bytes left to `fallback` (the stream).
  */
-export function fdWriter(fd: number, fallback: (rest: Uint8Array) => void, fs: WriteSyncFs = process.getBuiltinModule('node:fs')): (text: string) => void {
+export function fdWriter(fd: number, fallback: (rest: Uint8Array) => void, fs: WriteSyncFs = process.getBuiltinModule('node:fs')): (text: string | Uint8Array) => void {
   let gone = false;
   return (text) => {
     if (gone) return;
-    const bytes = Buffer.from(text, 'utf8');
+    const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
     let at = 0;
     while (at < bytes.length) {
       try {

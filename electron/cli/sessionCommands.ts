@@ -119,7 +119,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
       case 'view':
         refuseStopped(session);
         // In pieces: a view whose outputs are kept whole is about the size of the session.
-        writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text));
+        writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
       case 'check': {
         let report: CheckReport;

@@ -8,14 +8,16 @@
  * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
  * "text","unconfirmed"?}]` in file order.
  */
-import type { ReductionPolicy } from '../../shared/index';
-import { SESSION_FORMAT_OF_FILE, utf8Decode, viewEntries } from '../../shared/index';
+import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
+import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
 import { zodSchemas } from '../../shared/schema';
+import { FileContent } from '../loader/fileContent';
 import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';
+import { RawJson } from './output';
 
 /** `--at N` as given (checked before any file is read); undefined without it: the latest view. */
 export function parseAt(flags: ReadonlyMap<string, string | true>): number | undefined {
@@ -37,15 +39,26 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
   // A content kept in the file shows its first bytes in a row: the model was given all of it.
-  const messages = viewEntries(input).map((e) => {
-    const large = e.reductions.length === 0 ? input.minted.at(e.index)?.large : undefined;
-    return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
-  });
+  const messages = withWholeContents(viewEntries(input), input.minted);
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
   const instructions = (session.instructionsAt(at ?? null) ?? []).map(({ to: _to, ...rest }) => rest);
   return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages, ...(instructions.length > 0 ? { instructions } : {}) };
+}
+
+/**
+ * The entries with each content kept in a source (`inSource`) in full: its JSON copied from the
+ * file as it is when the file holds it as JSON.stringify writes it (FileContent's `jsonText`),
+ * else decoded. Read between two looks at the files (the callers').
+ */
+function withWholeContents(entries: ViewEntry[], view: MessageList): (Omit<ViewEntry, 'content'> & { content: string | RawJson })[] {
+  return entries.map((e) => {
+    const source = inSource(e, view);
+    if (!source) return e;
+    const raw = source instanceof FileContent ? source.jsonText() : undefined;
+    return { ...e, content: raw ? new RawJson(raw) : utf8Decode(source.read(0, source.length)) };
+  });
 }
 
 /** A policy file larger than this is refused (a policy is a few hundred bytes of JSON). */
@@ -88,6 +101,10 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
     throw e;
   }
   if (!outcome.ok) throw new CliError('replay_not_possible', outcome.note);
+  const messages = withWholeContents(outcome.value.messages, arrayList(outcome.value.view));
+  // The contents were read after the replay's own last look at the files.
+  const after = session.fileChange();
+  if (after) throw new CliError('file_changed', after.message);
   const file = session.files[0];
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: null, calls: session.calls.length, messages: outcome.value.messages, policy, diff: outcome.value.diff };
+  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: null, calls: session.calls.length, messages, policy, diff: outcome.value.diff };
 }

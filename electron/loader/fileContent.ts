@@ -5,6 +5,7 @@
  * escapes is searched as raw file bytes, without decoding: a needle escaped the same way occurs in
  * the body at an escape boundary exactly where the content holds the needle.
  */
+import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
 import type { ByteSource } from '../../shared/index';
 import { ContentUnavailableError } from '../../shared/index';
@@ -63,6 +64,14 @@ export interface FileContentList {
   fileContent(index: number): FileContent | undefined;
 }
 
+/** Whether JSON string body bytes hold a backslash followed by `ud` or `uD` (where it is an escape, one of a surrogate; a literal backslash before it only makes the answer yes). */
+export function hasSurrogateEscape(bytes: Uint8Array): boolean {
+  for (let at = bytes.indexOf(0x5c); at !== -1 && at + 2 < bytes.length; at = bytes.indexOf(0x5c, at + 1)) {
+    if (bytes[at + 1] === 0x75 && ((bytes[at + 2] as number) | 0x20) === 0x64) return true;
+  }
+  return false;
+}
+
 export class FileContent implements ByteSource {
   readonly length: number;
 
@@ -115,6 +124,24 @@ export class FileContent implements ByteSource {
     if (!this.isOpen() || this.readFile !== readSync) return undefined;
     const { start, rawLength, length, canonical } = this.raw;
     return { key: this.raw, fd: this.fd, start, rawLength, length, hashed: this.raw.sha256 !== undefined, canonical };
+  }
+
+  /**
+   * The content as JSON.stringify writes it, quotes included, copied from the file without decoding
+   * it: the body between its quotes is that text when every escape in it is one JSON.stringify
+   * writes (`canonical`: JSON requires the rest, quotes, backslashes and control characters, to be
+   * escaped), its bytes are valid UTF-8 (a byte that is not would decode to U+FFFD), and it has no
+   * escape of a lone surrogate (which `read` decodes to U+FFFD too). Undefined otherwise.
+   */
+  jsonText(): Buffer | undefined {
+    if (!this.raw.canonical) return undefined;
+    this.check();
+    const quoted = Buffer.allocUnsafe(this.raw.rawLength + 2);
+    quoted[0] = 0x22;
+    quoted[quoted.length - 1] = 0x22;
+    this.readRaw(quoted.subarray(1, quoted.length - 1), 0, this.raw.rawLength);
+    // Checked already when policy replay kept the content in the file (`plain`).
+    return this.raw.plain === true || (isUtf8(quoted) && !hasSurrogateEscape(quoted)) ? quoted : undefined;
   }
 
   /** The body's first raw bytes (up to 64 KiB): what a search's scanner learns the text's byte frequencies from. */

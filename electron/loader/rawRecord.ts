@@ -27,6 +27,11 @@ export interface RawContent {
   sha256?: string;
   /** False when the content holds bytes that are not valid UTF-8 (known when hashed while indexing). */
   validUtf8?: boolean;
+  /**
+   * True once the body was read and found valid UTF-8 with no escape of a surrogate (policy replay,
+   * SidecarReader.messageInFile): what it decodes to is, text for text, what JSON.parse gives.
+   */
+  plain?: boolean;
 }
 
 export type RawScan = { ok: true; rest: string; content: RawContent } | { ok: false; reason: string };

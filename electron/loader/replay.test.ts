@@ -7,7 +7,10 @@ import { readSync, statSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LocatedRecord, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
-import { replayPolicy, utf8Length, viewEntries, whatIf } from '../../shared/index';
+import { replayPolicy, utf8Decode, utf8Length, viewEntries, whatIf } from '../../shared/index';
+import { isWellFormed } from '../../shared/utf8';
+import { json } from '../cli/output';
+import { runCli } from '../cli/testing/runCli';
 import { assistant, tool, user } from '../../shared/testing/builders';
 import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '../samples/policyMutants';
 import { generateSession, sidecarText } from '../samples/sessionGenerator';
@@ -15,7 +18,7 @@ import { tempDir } from '../testing/files';
 import { replaySession, whatIfSession } from './replay';
 import type { LoadedSession, LoadOptions } from './session';
 import { HASH_AT_INDEX_BYTES, MAX_RECORD_BYTES, loadSession, nodeSha256 } from './session';
-import { sidecarRecordsReadAgain } from './testing/replayOracle';
+import { readWhole, recordsReadWhole, sidecarRecordsReadAgain, whatIfReadWhole } from './testing/replayOracle';
 
 const tmp = tempDir('session-inspector-loader-replay-');
 afterAll(() => tmp.cleanup());
@@ -54,37 +57,81 @@ const outputArb = fc.tuple(fc.string({ unit: 'binary', maxLength: 24 }), fc.inte
 
 const MUTANTS = [(s: ReturnType<typeof generateSession>) => s.records, (s: ReturnType<typeof generateSession>) => withReductionRemoved(s).records, (s: ReturnType<typeof generateSession>) => withKeptBytesChanged(s).records, (s: ReturnType<typeof generateSession>) => withReductionAdded(s).records];
 
-/** Located records without what only the index knows (a content's byte count). */
-const plain = (records: Iterable<LocatedRecord>) => [...records].map(({ record, line }) => ({ record, line }));
+/** Located records without what only the index knows (a content's byte count), contents read whole. */
+const plain = (records: readonly LocatedRecord[]) => recordsReadWhole(records).map(({ record, line }) => ({ record, line }));
+
+/**
+ * How a sidecar's text is written to the file: as sidecarText gives it; with every `/` escaped
+ * (`\/`, an escape JSON.stringify never writes: the same strings); or with every `~` a 0xff byte
+ * (no UTF-8: JSON.parse of the line reads U+FFFD).
+ */
+type Spelling = 'canonical' | 'slashes' | 'bad-utf8';
+const spell = (text: string, spelling: Spelling): Buffer =>
+  spelling === 'slashes' ? Buffer.from(text.replaceAll('/', '\\/')) : spelling === 'bad-utf8' ? Buffer.from(Buffer.from(text).map((b) => (b === 0x7e ? 0xff : b))) : Buffer.from(text);
 
 let run = 0;
 
+function writePolicy(policy: ReductionPolicy): string {
+  const path = tmp.path(`policy-${run++}.json`);
+  writeFileSync(path, JSON.stringify(policy));
+  return path;
+}
+
 /** Writes `records`, opens them, and compares what replay is given and gives with the oracle's. */
-async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy): Promise<LocatedRecord[]> {
+async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy, spelling: Spelling = 'canonical'): Promise<{ indexed: LocatedRecord[]; whole: LocatedRecord[] }> {
   const path = tmp.path(`oracle-${run++}.sidecar.jsonl`);
-  writeFileSync(path, sidecarText(records));
+  writeFileSync(path, spell(sidecarText(records), spelling));
   const session = await open(path);
   try {
     const indexed = [...(session.replayRecords?.(MAX_RECORD_BYTES) ?? [])];
     const readAgain = sidecarRecordsReadAgain(path, statSync(path).size);
     expect(plain(indexed)).toEqual(readAgain);
-    for (const { record, contentBytes } of indexed) if (record.t === 'message') expect(contentBytes).toBe(utf8Length(record.msg.content));
+    for (const { record, contentBytes } of indexed) if (record.t === 'message') expect(contentBytes).toBe(utf8Length(readWhole(record.msg).content));
     const own = (records[0] as SidecarHeader).policy as ReductionPolicy;
-    expect(replaySession(session).result).toEqual(replayPolicy(readAgain, own, { sha256: nodeSha256 }));
-    expect(whatIfSession(session, policy)).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
-    return indexed;
+    const replayed = replaySession(session).result;
+    expect(replayed && { ...replayed, view: replayed.view.map((m) => m && readWhole(m)) }).toEqual(replayPolicy(readAgain, own, { sha256: nodeSha256 }));
+    const outcome = whatIfSession(session, policy);
+    expect(outcome.ok && { ok: true, value: whatIfReadWhole(outcome.value) }).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
+    // `view --policy` prints the same bytes as the what-if of the records read again.
+    const printed = await runCli(['view', '--policy', writePolicy(policy), path]);
+    const expected = whatIf(readAgain, policy, { sha256: nodeSha256 });
+    expect(printed.stdout).toBe(json({ format: 'supercode', call: null, calls: session.calls.length, messages: expected.messages, policy, diff: expected.diff }));
+    // `view` prints a content kept in the file as its decoded bytes written by JSON.stringify.
+    const viewed = await runCli(['view', path]);
+    const input = session.callInput(null);
+    if (input) {
+      const messages = viewEntries(input).map((e) => {
+        const large = e.reductions.length === 0 ? input.minted.at(e.index)?.large : undefined;
+        return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
+      });
+      expect(viewed.stdout).toBe(json({ format: 'supercode', call: null, calls: session.calls.length, messages }));
+    }
+    return { indexed, whole: recordsReadWhole(indexed) };
   } finally {
     session.close();
   }
 }
 
 describe('policy replay over the open session', () => {
-  it('is given the records reading the sidecar again gave, with their contents\u2019 byte counts, and replays and re-projects them alike (fast-check oracle)', async () => {
+  it('is given the records reading the sidecar again gave, with their contents\u2019 byte counts, and replays, re-projects and prints them alike (fast-check oracle)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.boolean(), fc.integer({ min: 0, max: MUTANTS.length - 1 }), fc.array(outputArb, { maxLength: 4 }), policyArb, async (seed, legacy, mutant, outputs, policy) => {
-        const records = withTurns((MUTANTS[mutant] as (typeof MUTANTS)[0])(generateSession({ seed, legacy, messages: 60 })), outputs);
-        await sameAsReadAgain(records, policy);
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 5000 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: MUTANTS.length - 1 }),
+        fc.array(outputArb, { maxLength: 4 }),
+        policyArb,
+        fc.constantFrom<Spelling>('canonical', 'slashes', 'bad-utf8'),
+        async (seed, legacy, mutant, outputs, policy, spelling) => {
+          // Long outputs with a `/` and a `~` for the spellings to change, one twice (a duplicate).
+          const records = withTurns((MUTANTS[mutant] as (typeof MUTANTS)[0])(generateSession({ seed, legacy, messages: 60 })), [...outputs, 'a/b~c '.repeat(900), 'x'.repeat(5000), 'a/b~c '.repeat(900)]);
+          const { indexed } = await sameAsReadAgain(records, policy, spelling);
+          // Contents indexed without decoding are kept in the file unless their bytes are not what the line parses to.
+          const kept = indexed.filter((l) => l.record.t === 'message' && l.record.msg.large !== undefined).length;
+          if (spelling === 'canonical') expect(kept).toBeGreaterThanOrEqual(3);
+          if (spelling === 'bad-utf8') expect(kept).toBeLessThan(indexed.length);
+        },
+      ),
       { numRuns: 30 },
     );
   });
@@ -93,9 +140,11 @@ describe('policy replay over the open session', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), policyArb, async (seed, piece, policy) => {
         const huge = piece.repeat(Math.ceil((HASH_AT_INDEX_BYTES + 1000) / piece.length));
-        const indexed = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 });
+        const { indexed, whole } = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 });
         const hashed = indexed.filter((l) => l.contentSha256 !== undefined);
-        expect(hashed.map((l) => l.record.t === 'message' && l.record.msg.content === huge)).toEqual([true, true]);
+        expect(whole.filter((_, k) => indexed[k]?.contentSha256 !== undefined).map((l) => l.record.t === 'message' && l.record.msg.content === huge)).toEqual([true, true]);
+        // Kept in the file unless it holds a lone surrogate (JSON.parse keeps one; no UTF-8 does).
+        expect(hashed.map((l) => l.record.t === 'message' && l.record.msg.large !== undefined)).toEqual([isWellFormed(huge), isWellFormed(huge)]);
       }),
       { numRuns: 3 },
     );
@@ -114,12 +163,17 @@ describe('policy replay over the open session', () => {
     const session = await open(path, { readSync: counting });
     try {
       const messageBytes = Buffer.byteLength(sidecarText(records.filter((r) => r.t === 'message' || r.t === 'system')));
+      // The contents replay keeps in the file (docs/policy-replay.md): each is read by range for what
+      // the passes need of it (checked once, hashed once when a reduction of it is minted, a kept prefix).
+      let kept = 0;
+      for (const l of session.replayRecords?.(MAX_RECORD_BYTES) ?? []) if (l.record.t === 'message') kept += l.record.msg.large?.length ?? 0;
+      expect(kept).toBeGreaterThan(0);
       read = 0;
       const outcome = whatIfSession(session, (records[0] as SidecarHeader).policy as ReductionPolicy);
       expect(outcome.ok).toBe(true);
-      // Every message is read back, each once, and nothing else (the file is about a third larger).
+      // Every message is read back once, a content kept in the file at most twice more, and nothing else.
       expect(read).toBeGreaterThan(0);
-      expect(read).toBeLessThanOrEqual(messageBytes);
+      expect(read).toBeLessThanOrEqual(messageBytes + 2 * kept);
       expect(messageBytes).toBeLessThan(statSync(path).size);
     } finally {
       session.close();
@@ -139,7 +193,10 @@ describe('policy replay over the open session', () => {
       expect(session.loadFindings.some((f) => f.code === 'malformed_line' && f.line === at + 1)).toBe(true);
       const outcome = whatIfSession(session, (records[0] as SidecarHeader).policy as ReductionPolicy);
       if (!outcome.ok) throw new Error(outcome.note);
-      expect(outcome.value.messages).toEqual(viewEntries(session.callInput(null) ?? { minted: session.minted, log: [] }));
+      expect(whatIfReadWhole(outcome.value).messages).toEqual(viewEntries(session.callInput(null) ?? { minted: session.minted, log: [] }).map((e) => {
+        const large = e.reductions.length === 0 ? session.minted.at(e.index)?.large : undefined;
+        return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
+      }));
       expect(outcome.value.diff.counts).toEqual({ added: 0, removed: 0, changed: 0, messages: 0 });
     } finally {
       session.close();

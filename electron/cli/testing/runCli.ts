@@ -11,6 +11,7 @@ export interface CliRun {
 export async function runCli(argv: string[], loadOptions?: LoadOptions): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
-  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, loadOptions);
+  // Bytes as the process's writer takes them (UTF-8 text copied from a file), decoded into the same capture.
+  const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s), stdoutBytes: (b) => (stdout += Buffer.from(b).toString('utf8')) }, loadOptions);
   return { code, stdout, stderr };
 }

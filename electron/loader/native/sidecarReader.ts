@@ -3,10 +3,11 @@
  * through one byte-budgeted cache. A record indexed without decoding its content keeps that content
  * in the file behind a FileContent (read by range, walked, hashed) and decodes only its preview.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Cap, ChatMessage, Role } from '../../../shared/index';
 import { ContentUnavailableError, applyCap, chatMessageSchema, floorSourceBoundary } from '../../../shared/index';
 import type { ContentServices } from '../contentServices';
-import { FileContent } from '../fileContent';
+import { FileContent, hasSurrogateEscape } from '../fileContent';
 import type { ReadSync } from '../lines';
 import { readExactly } from '../lines';
 import type { MessageCache } from '../messageCache';
@@ -120,6 +121,51 @@ export class SidecarReader {
       // The file changed under us since it was indexed: the message reads as a hole.
       return undefined;
     }
+  }
+
+  /**
+   * For policy replay (docs/policy-replay.md): a record indexed without its content, as its validated
+   * rest with the content left in the file (`large`, and `content` empty), when the bytes the body
+   * decodes to are what parsing the line gives, text for text: valid UTF-8 (known when indexing
+   * hashed it, else the body is checked here) and no `\u` escape of a surrogate (JSON.parse keeps a
+   * lone one, which no UTF-8 holds). Undefined otherwise (wholeMessage decodes it), or when the
+   * record can no longer be read.
+   */
+  messageInFile(handle: MessageHandle): ChatMessage | undefined {
+    const content = handle.content;
+    if (this.closed || !content) return undefined;
+    try {
+      if (content.validUtf8 !== true && content.rawLength > SCRATCH_BYTES) return undefined;
+      if (content.plain !== true && !this.plainBody(content, content.validUtf8 !== true)) return undefined;
+      content.plain = true;
+    } catch {
+      // The file changed under us since it was indexed: decoding it fails alike.
+      return undefined;
+    }
+    const rest = handle.rest ?? this.restOf(handle, content);
+    if (!rest) return undefined;
+    return { ...rest, content: '', large: this.contentSource(handle, content) };
+  }
+
+  /**
+   * Whether the body holds no `\u` escape of a surrogate (a backslash then `ud` or `uD`, found
+   * wherever it is: a literal backslash before it only makes the answer no), and, with
+   * `checkUtf8`, is valid UTF-8 (then read whole: at most SCRATCH_BYTES).
+   */
+  private plainBody(content: RawContent, checkUtf8: boolean): boolean {
+    const window = checkUtf8 ? content.rawLength : Math.min(content.rawLength, 1024 * 1024);
+    const buf = this.bodyBuffer(window);
+    for (let at = 0; at < content.rawLength; ) {
+      const length = Math.min(window, content.rawLength - at);
+      const piece = buf.subarray(0, length);
+      if (!readExactly(this.fd, content.start + at, length, this.read, piece)) throw new Error('the file is shorter than when it was indexed');
+      if (checkUtf8 && !isUtf8(piece)) return false;
+      if (hasSurrogateEscape(piece)) return false;
+      if (at + length >= content.rawLength) break;
+      // The next window starts 2 bytes back, so an escape across the cut is seen whole.
+      at += length - 2;
+    }
+    return true;
   }
 
   /** A buffer of `length` bytes for one body: this reader's own up to SCRATCH_BYTES (replay reads one body after another), else a fresh one. */

@@ -83,18 +83,20 @@ export class SidecarSource implements SessionSource {
  * read, is left out, as a line too long to parse was.
  */
 function* replayRecords(trail: readonly LocatedTimelineRecord[], length: number, reader: SidecarReader, maxRecordBytes: number): Generator<LocatedRecord> {
-  const whole = (handle: MessageHandle) => (handle.length > maxRecordBytes ? undefined : reader.wholeMessage(handle));
+  // A content indexed without decoding it stays in the file (unless history held a capped copy):
+  // the passes read its byte count and hash, a kept prefix, and `view` copies it to its output.
+  const whole = (handle: MessageHandle, capped: boolean) => (handle.length > maxRecordBytes ? undefined : ((capped ? undefined : reader.messageInFile(handle)) ?? reader.wholeMessage(handle)));
   for (let k = 0; k < length; k++) {
     const { record, line } = trail[k] as LocatedTimelineRecord;
     if (record.t === 'message' || record.t === 'system') {
-      const msg = whole(record.msg);
+      const msg = whole(record.msg, record.t === 'message' && record.cap !== undefined);
       // Measured natively here: a pass would measure it in JavaScript (a handle's count is the
       // file's bytes, which a content with bytes that are not UTF-8 does not decode to).
       // A long content's hash, when indexing computed it and found the bytes UTF-8: the hash of
       // what the content decodes to (docs/policy-replay.md).
       const content = record.msg.content;
       const sha256 = content?.validUtf8 === true ? content.sha256 : undefined;
-      if (msg) yield { record: { ...record, msg }, line, contentBytes: Buffer.byteLength(msg.content, 'utf8'), ...(sha256 !== undefined ? { contentSha256: sha256 } : {}) };
+      if (msg) yield { record: { ...record, msg }, line, contentBytes: msg.large ? msg.large.length : Buffer.byteLength(msg.content, 'utf8'), ...(sha256 !== undefined ? { contentSha256: sha256 } : {}) };
     } else {
       yield { record, line };
     }
