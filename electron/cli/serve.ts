@@ -9,7 +9,8 @@ import { dirname, join } from 'node:path';
 import { serveFolder } from '../host/folder';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
-import type { OpenSource, ResolverClient } from '../host/types';
+import { createSessionPool } from '../host/sessionPool';
+import type { OpenSource, ResolverClient, SessionHostOptions } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './output';
@@ -144,16 +145,33 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
   const files = dir !== null ? [] : options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   const bind = options.bind ?? '127.0.0.1';
   await checkOpenSource(files, options);
-  const client = deps.createClient();
-  const host = createSessionHost({
+  const shared: Omit<SessionHostOptions, 'client'> = {
     host: 'http',
-    client,
     files,
     ...(options.format !== undefined ? { format: options.format } : {}),
+    // One listing for every tab: an entry's id is the same in each.
     ...(dir !== null ? { folder: serveFolder(dir) } : {}),
     ...(options.follow === false ? { follow: false } : {}),
+  };
+  const client = deps.createClient();
+  const host = createSessionHost({ ...shared, client });
+  // One session per tab (SPEC §14): each with its own worker, the host's one handed to the first tab.
+  const sessions = createSessionPool({
+    defaultHost: host,
+    create: () => {
+      const own = deps.createClient();
+      const tabHost = createSessionHost({ ...shared, client: own });
+      return {
+        host: tabHost,
+        dispose: async () => {
+          await tabHost.dispose();
+          await own.dispose();
+        },
+      };
+    },
   });
   const shutDown = async (): Promise<void> => {
+    await sessions.dispose();
     await host.dispose();
     await client.dispose();
   };
@@ -162,6 +180,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     try {
       http = await startHttpHost({
         host,
+        sessions,
         bind,
         port: options.port ?? 0,
         rendererDir: join(deps.packageRoot, 'dist', 'renderer'),
