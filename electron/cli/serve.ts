@@ -10,6 +10,7 @@ import { serveFolder } from '../host/folder';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import { createSessionPool } from '../host/sessionPool';
+import type { PooledSession } from '../host/sessionPool';
 import type { OpenSource, ResolverClient, SessionHostOptions } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
@@ -138,6 +139,25 @@ function isLoopback(bind: string): boolean {
   return bind === 'localhost' || bind === '::1' || bind.startsWith('127.');
 }
 
+/**
+ * A session for a new tab (SPEC §14): a SessionHost like the host's one, over a worker of its own.
+ * With `opening` (`serve FILE`), it opens the host's files at once, so every tab shows them; a
+ * tab of `serve DIR` starts on the folder's listing.
+ */
+export function tabSession(shared: Omit<SessionHostOptions, 'client'>, createClient: () => ResolverClient, opening?: { paths: string[]; source: OpenSource }): PooledSession {
+  const client = createClient();
+  const host = createSessionHost({ ...shared, client });
+  // Its outcome reaches the tab as events and `state` (a failure as `loadFailed`, as at start).
+  if (opening) void host.openPaths(opening.paths, opening.source);
+  return {
+    host,
+    dispose: async () => {
+      await host.dispose();
+      await client.dispose();
+    },
+  };
+}
+
 /** Runs the HTTP host until stopped; resolves to the exit status. */
 export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
   const dir = folderArgument(options.files);
@@ -156,20 +176,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
   const client = deps.createClient();
   const host = createSessionHost({ ...shared, client });
   // One session per tab (SPEC §14): each with its own worker, the host's one handed to the first tab.
-  const sessions = createSessionPool({
-    defaultHost: host,
-    create: () => {
-      const own = deps.createClient();
-      const tabHost = createSessionHost({ ...shared, client: own });
-      return {
-        host: tabHost,
-        dispose: async () => {
-          await tabHost.dispose();
-          await own.dispose();
-        },
-      };
-    },
-  });
+  const sessions = createSessionPool({ defaultHost: host, create: () => tabSession(shared, () => deps.createClient(), files.length > 0 ? { paths: files, source: openSource(options) } : undefined) });
   const shutDown = async (): Promise<void> => {
     await sessions.dispose();
     await host.dispose();

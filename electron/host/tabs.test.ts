@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, apiPath } from '../../shared/contract';
 import type { Method, Reply, ResultOf } from '../../shared/index';
 import { tempDir } from '../testing/files';
+import { tabSession } from '../cli/serve';
 import { scanFolder } from '../listing/scan';
 import { serveFolder } from './folder';
 import { CLOSED_SESSION, startHttpHost } from './http';
@@ -87,17 +88,7 @@ async function startTabbed(options: { dir?: string; files?: string[]; max?: numb
     idleMs: options.idleMs ?? 60_000,
     now: () => clock.t,
     sweepEveryMs: 0,
-    create: () => {
-      const client = makeClient();
-      const tabHost = createSessionHost({ ...shared, client });
-      return {
-        host: tabHost,
-        dispose: async () => {
-          await tabHost.dispose();
-          await client.dispose();
-        },
-      };
-    },
+    create: () => tabSession(shared, makeClient, (options.files ?? []).length > 0 ? { paths: options.files as string[], source: {} } : undefined),
   });
   const http = await startHttpHost({ host, sessions, port: 0, rendererDir: tmp.path('renderer') });
   if ((options.files ?? []).length > 0) await host.openPaths(options.files as string[]);
@@ -196,15 +187,18 @@ describe('one session per tab: handles', () => {
     const h = await startTabbed({ files: [DEMO, SAMPLE].slice(0, 1) });
     const before = ok(await h.api('state'));
     expect(fileNames(before)).toEqual(['demo.sidecar.jsonl']);
-    // The first tab is handed the host's one session; the next gets its own, which opens what the host offers.
+    // The first tab is handed the host's one session; the next gets its own, which opens the host's files too.
     const first = await h.mint();
     expect(fileNames(ok(await h.api('state', {}, first)))).toEqual(['demo.sidecar.jsonl']);
     const second = await h.mint();
+    const stream = await h.events(second);
+    await nextNamed(stream, 'sessionOpened');
     const own = ok(await h.api('state', {}, second));
-    expect(own.session).toBeNull();
+    expect(fileNames(own)).toEqual(['demo.sidecar.jsonl']);
     expect(own.files.map((f) => f.id)).toEqual(before.files.map((f) => f.id));
-    ok(await h.api('openFile', { id: 'file-1' }, second));
+    expect(h.clients[1]?.calls.filter((c) => c.startsWith('open:'))).toEqual([`open:${DEMO}`]);
     ok(await h.api('close', {}, second));
+    stream.close();
     expect(fileNames(ok(await h.api('state')))).toEqual(['demo.sidecar.jsonl']);
     expect(ok(await h.api('rows', { start: 0, end: 2 })).rows).toHaveLength(2);
   });

@@ -184,11 +184,12 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           get().pushAlert(reply.error.message, 'Check that the Session Inspector host is still running, then reload this window.');
           return;
         }
-        set({ host: reply.value.host, offeredFiles: reply.value.files });
         const info = reply.value.session;
+        // The session first, then the host: whoever waits for the host's answer (a link naming a file) sees both at once.
         if (info && isNewer(info, get().session)) get().applySession(info);
+        set({ host: reply.value.host, offeredFiles: reply.value.files });
         // A failed open that happened before this window connected (the files named at start).
-        else if (!info && !get().session && reply.value.loadError) openFailed(reply.value.loadError.error);
+        if (!info && !get().session && reply.value.loadError) openFailed(reply.value.loadError.error);
       });
       return unsubscribe;
     },

@@ -67,7 +67,11 @@ export function useLinkSync(store: AppStore): void {
       const fragment = pending;
       const { link, problems } = parseLink(fragment);
       if (openFileOf(fragment, link)) return;
-      if (!ready(s)) return;
+      if (!ready(s)) {
+        // With no session to go to, what the link got wrong is said now (a refused file= path, say); pushAlert drops repeats.
+        if (s.host !== null && s.session === null && s.loading === null) for (const p of problems) s.pushAlert(p);
+        return;
+      }
       const epoch = s.epoch;
       going = true;
       void s.goToLink(link, problems).finally(() => {
