@@ -31,18 +31,18 @@ const tmp = tempDir('session-inspector-tabs-test-');
 let folder: string;
 let outside: string;
 beforeAll(() => {
-  mkdirSync(tmp.path('renderer'));
   folder = tmp.path('sessions');
   outside = tmp.path('outside');
-  mkdirSync(folder);
-  mkdirSync(outside);
-  copyFileSync(DEMO, join(folder, 'a.sidecar.jsonl'));
-  copyFileSync(SAMPLE, join(folder, 'b.sidecar.jsonl'));
+  for (const made of [tmp.path('renderer'), join(folder, 'sub'), outside]) mkdirSync(made, { recursive: true });
+  // Listed: a and b. Not listed: a text file, one level down (the listing is not recursive), a link out.
+  const copies: [string, string][] = [
+    [DEMO, 'sessions/a.sidecar.jsonl'],
+    [SAMPLE, 'sessions/b.sidecar.jsonl'],
+    [DEMO, 'sessions/sub/deeper.sidecar.jsonl'],
+    [DEMO, 'outside/secret.sidecar.jsonl'],
+  ];
+  for (const [from, to] of copies) copyFileSync(from, tmp.path(to));
   writeFileSync(join(folder, 'notes.txt'), 'not a session\n');
-  // Not listed: one level down (the listing is not recursive), a link out, a file outside.
-  mkdirSync(join(folder, 'sub'));
-  copyFileSync(DEMO, join(folder, 'sub/deeper.sidecar.jsonl'));
-  copyFileSync(DEMO, join(outside, 'secret.sidecar.jsonl'));
   symlinkSync(join(outside, 'secret.sidecar.jsonl'), join(folder, 'link-out.sidecar.jsonl'));
 });
 afterAll(() => tmp.cleanup());
