@@ -94,6 +94,9 @@ function mapStrings(value: unknown, f: (text: string) => string): unknown {
   return changed ? out : value;
 }
 
+/** The id of `serve DIR`'s folder among the host's roots (its place in them, as the session library numbers roots). */
+export const SERVED_FOLDER_ROOT = '0';
+
 /**
  * What a link to a file the host does not list is told (SPEC §14): the file it names, what the host
  * serves, and the command that would serve it. Quoted visibly: the path comes from the page.
@@ -368,7 +371,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         if (problem !== undefined) return failure('invalid_request', `openLink: ${problem}`);
         const which = asked !== undefined && asked !== '' ? { session: asked } : {};
         // The host's own listing, read now: a name it lists, never a path opened as given.
-        if (options.folder && (root === undefined || root === options.folder.name)) {
+        // A root is named by its place among the host's roots, as `sessions` writes it: `0` for the served folder.
+        if (options.folder && (root === undefined || root === SERVED_FOLDER_ROOT)) {
           let listing: Awaited<ReturnType<typeof options.folder.list>>;
           try {
             listing = await options.folder.list();

@@ -288,6 +288,9 @@ describe('links that name their file (openLink)', () => {
     // Opened by entry id, the same name.
     const byId = ok(await h.api('openFile', { id: await entryId(h, 'a.sidecar.jsonl', tab) }, tab));
     expect(byId.link_file).toEqual({ path: 'a.sidecar.jsonl' });
+    // The served folder is root 0, as `sessions` numbers roots in its links.
+    expect(ok(await h.api('openLink', { file: 'a.sidecar.jsonl', root: '0' }, tab)).link_file).toEqual({ path: 'a.sidecar.jsonl' });
+    expect(await h.api('openLink', { file: 'a.sidecar.jsonl', root: '1' }, tab)).toMatchObject({ ok: false, error: { code: 'unreadable_file' } });
   });
 
   it('opens a file named at start (serve FILE) by its file name', async () => {
@@ -321,11 +324,11 @@ describe('links that name their file (openLink)', () => {
       fc.constantFrom(join(outside, 'secret.sidecar.jsonl'), join(folder, 'a.sidecar.jsonl'), '../outside/secret.sidecar.jsonl', 'sub/deeper.sidecar.jsonl', 'link-out.sidecar.jsonl', '\\\\host\\share\\a.sidecar.jsonl', '//host/share/a.sidecar.jsonl', 'a.sidecar.jsonl/', './a.sidecar.jsonl', 'notes.txt'),
     );
     await fc.assert(
-      fc.asyncProperty(hostile, fc.option(fc.constantFrom('sessions', 'outside', '..', '/'), { nil: undefined }), async (file, root) => {
+      fc.asyncProperty(hostile, fc.option(fc.constantFrom('0', '1', 'sessions', 'outside', '..', '/'), { nil: undefined }), async (file, root) => {
         const opensBefore = client.calls.filter((c) => c.startsWith('open:')).length;
         const reply = await h.api('openLink', { file, ...(root !== undefined ? { root } : {}) });
         const opens = client.calls.filter((c) => c.startsWith('open:')).slice(opensBefore);
-        if (listed.includes(file) && (root === undefined || root === 'sessions')) {
+        if (listed.includes(file) && (root === undefined || root === '0')) {
           expect(reply.ok).toBe(true);
           expect(opens).toEqual([`open:${join(folder, file)}`]);
         } else {
