@@ -4,7 +4,7 @@
  * resolved against the host's own listing only. Built as `serve` builds it, with the worker's own
  * answers in-process (the fake client) and a clock the tests move.
  */
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -66,7 +66,7 @@ interface TabbedHost {
 }
 
 /** The HTTP host as `serve` builds it: the host's one session, and one more per tab, each with its own client. */
-async function startTabbed(options: { dir?: string; files?: string[]; max?: number; idleMs?: number } = {}): Promise<TabbedHost> {
+async function startTabbed(options: { dir?: string; files?: string[]; max?: number; idleMs?: number; uploadTmpRoot?: string } = {}): Promise<TabbedHost> {
   const clients: FakeResolverClient[] = [];
   const shared: Omit<SessionHostOptions, 'client'> = {
     host: 'http',
@@ -90,7 +90,7 @@ async function startTabbed(options: { dir?: string; files?: string[]; max?: numb
     sweepEveryMs: 0,
     create: () => tabSession(shared, makeClient, (options.files ?? []).length > 0 ? { paths: options.files as string[], source: {} } : undefined),
   });
-  const http = await startHttpHost({ host, sessions, port: 0, rendererDir: tmp.path('renderer') });
+  const http = await startHttpHost({ host, sessions, port: 0, rendererDir: tmp.path('renderer'), ...(options.uploadTmpRoot !== undefined ? { uploadTmpRoot: options.uploadTmpRoot } : {}) });
   if ((options.files ?? []).length > 0) await host.openPaths(options.files as string[]);
   stops.push(async () => {
     await http.close();
@@ -220,6 +220,38 @@ describe('one session per tab: handles', () => {
     expect(refused.status).toBe(403);
     const noToken = await request(h.port, { method: 'POST', path: HANDLE_PATH, headers: { 'Content-Type': 'application/json' }, body: '{}' });
     expect(noToken.status).toBe(403);
+  });
+});
+
+describe('one session per tab: uploads', () => {
+  it('each tab owns its upload: another tab’s upload, open or close never removes it', async () => {
+    const uploads = tmp.path('uploads');
+    mkdirSync(uploads);
+    const h = await startTabbed({ dir: folder, uploadTmpRoot: uploads });
+    const upload = async (handle: string, file: string): Promise<Reply<'openFile'>> => {
+      const body = readFileSync(file);
+      const answer = await request(h.port, {
+        method: 'POST',
+        path: '/api/upload',
+        headers: { [TOKEN_HEADER]: h.token, [SESSION_HEADER]: handle, 'Content-Type': 'application/octet-stream', 'Content-Length': String(body.length) },
+        body,
+      });
+      expect(answer.status).toBe(200);
+      return JSON.parse(answer.body) as Reply<'openFile'>;
+    };
+    const first = await h.mint();
+    const second = await h.mint();
+    const mine = ok(await upload(first, DEMO));
+    expect(readdirSync(uploads)).toHaveLength(1);
+    ok(await upload(second, SAMPLE));
+    expect(readdirSync(uploads)).toHaveLength(2);
+    // The second tab replaces and closes its own upload: the first tab's stays, and still answers.
+    ok(await h.api('openFile', { id: await entryId(h, 'a.sidecar.jsonl', second) }, second));
+    ok(await h.api('close', {}, second));
+    expect(readdirSync(uploads)).toHaveLength(1);
+    expect(ok(await h.api('rows', { start: 0, end: 1 }, first)).rowCount).toBe(mine.rows);
+    ok(await h.api('close', {}, first));
+    expect(readdirSync(uploads)).toHaveLength(0);
   });
 });
 
