@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { HostEvent, SessionInfo } from '../shared/contract';
 import type { PreloadApi } from './bridge';
-import { TOKEN_HEADER, UPLOAD_NAME_HEADER } from '../shared/contract';
-import { createBridge, openDroppedFile } from './bridge';
+import { SESSION_HEADER, TOKEN_HEADER, UPLOAD_NAME_HEADER } from '../shared/contract';
+import { createBridge, openDroppedFile, takeClosedNotice } from './bridge';
 
 const INFO: SessionInfo = {
   generation: 1,
@@ -212,5 +212,76 @@ describe('over the HTTP host', () => {
     expect(await openDroppedFile(file)).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
     g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
     expect(await openDroppedFile(file)).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
+  });
+});
+
+/** A tab's sessionStorage, and a page that can be reloaded. */
+function tabGlobals(stored: Record<string, string> = {}) {
+  const g = httpGlobals();
+  const items = new Map(Object.entries(stored));
+  const storage = {
+    getItem: (k: string) => items.get(k) ?? null,
+    setItem: (k: string, v: string) => void items.set(k, v),
+    removeItem: (k: string) => void items.delete(k),
+  };
+  const reload = vi.fn();
+  vi.stubGlobal('sessionStorage', storage);
+  (g.location as { reload?: () => void }).reload = reload;
+  return { ...g, items, reload };
+}
+
+const HANDLE = 'h'.repeat(32);
+
+describe('one session per tab over the HTTP host', () => {
+  it('draws a handle once, keeps it in the tab, and sends it with every request, the event stream and uploads', async () => {
+    const g = tabGlobals();
+    g.fetch.mockImplementation((url: string) => Promise.resolve(url === '/api/handle' ? jsonResponse(200, { ok: true, value: { handle: HANDLE } }) : jsonResponse(200, { ok: true, value: {} })));
+    const bridge = createBridge();
+    bridge.onEvent(() => undefined);
+    await Promise.all([bridge.close({}), bridge.close({})]);
+    expect(g.fetch.mock.calls.filter(([url]) => url === '/api/handle')).toHaveLength(1);
+    expect(g.items.get('session-inspector-session')).toBe(HANDLE);
+    expect(g.fetch).toHaveBeenCalledWith('/api/close', { method: 'POST', headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: 't0k3n', [SESSION_HEADER]: HANDLE }, body: '{}' });
+    expect(FakeEventSource.instances.map((s) => s.url)).toEqual([`/api/events?token=t0k3n&session=${HANDLE}`]);
+    await openDroppedFile(new File(['x'], 'a.jsonl'));
+    expect(g.fetch.mock.calls.at(-1)?.[1].headers).toMatchObject({ [SESSION_HEADER]: HANDLE });
+  });
+
+  it('a reload keeps the tab’s handle: no new one is drawn', async () => {
+    const g = tabGlobals({ 'session-inspector-session': HANDLE });
+    g.fetch.mockResolvedValue(jsonResponse(200, { ok: true, value: {} }));
+    await createBridge().close({});
+    expect(g.fetch.mock.calls.map(([url]) => url)).toEqual(['/api/close']);
+    expect(g.fetch.mock.calls[0]?.[1].headers).toMatchObject({ [SESSION_HEADER]: HANDLE });
+  });
+
+  it('a session the host closed: the tab forgets its handle, keeps the reason to show once, and starts again (reload)', async () => {
+    const g = tabGlobals({ 'session-inspector-session': HANDLE });
+    g.fetch.mockResolvedValue(jsonResponse(200, { ok: false, error: { code: 'session_closed', message: 'closed: unused' } }));
+    const bridge = createBridge();
+    expect(await bridge.state({})).toEqual({ ok: false, error: { code: 'session_closed', message: 'closed: unused' } });
+    expect(g.items.has('session-inspector-session')).toBe(false);
+    expect(g.reload).toHaveBeenCalledTimes(1);
+    expect(takeClosedNotice()).toBe('closed: unused');
+    expect(takeClosedNotice()).toBeNull();
+    // Told on the event stream instead: the same, and the stream is closed rather than reconnecting.
+    const h = tabGlobals({ 'session-inspector-session': HANDLE });
+    const seen: HostEvent[] = [];
+    createBridge().onEvent((e) => seen.push(e));
+    await vi.waitFor(() => expect(FakeEventSource.instances).toHaveLength(1));
+    const source = FakeEventSource.instances[0] as FakeEventSource;
+    source.push(JSON.stringify({ name: 'handleClosed', payload: { reason: 'made room' } }));
+    expect(source.closed).toBe(true);
+    expect(seen).toEqual([]);
+    expect(h.reload).toHaveBeenCalledTimes(1);
+    expect(takeClosedNotice()).toBe('made room');
+  });
+
+  it('a host that keeps one session (no handles): requests go without one, as before', async () => {
+    const g = tabGlobals();
+    g.fetch.mockImplementation((url: string) => Promise.resolve(url === '/api/handle' ? jsonResponse(404, { ok: false, error: { code: 'not_supported', message: 'one session' } }) : jsonResponse(200, { ok: true, value: {} })));
+    await createBridge().close({});
+    expect(g.fetch).toHaveBeenLastCalledWith('/api/close', { method: 'POST', headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: 't0k3n' }, body: '{}' });
+    expect(g.items.size).toBe(0);
   });
 });

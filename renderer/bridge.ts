@@ -5,7 +5,7 @@
  * process, and what it relays comes from files nobody vouched for.
  */
 import type { HostApi, HostEvent, Method, Params, Reply } from '../shared/contract';
-import { EVENTS_PATH, METHOD_NAMES, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH, apiPath, parseEvent, parseReply } from '../shared/contract';
+import { EVENTS_PATH, HANDLE_PATH, METHOD_NAMES, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH, apiPath, parseEvent, parseReply } from '../shared/contract';
 
 /**
  * What the preload script exposes as `window.sessionInspector` (contextBridge): one function per
@@ -21,6 +21,74 @@ export type PreloadApi = { [M in Method]: (params: Params<M>) => Promise<unknown
 
 /** The HTTP host's token, read from the page's URL when the bridge was made (the URL may change later). */
 let httpToken: string | undefined;
+
+/**
+ * This tab's session on the HTTP host (SPEC §14, docs/sessions-and-links.md): a handle the host
+ * drew, kept in the tab's sessionStorage so a reload finds its session open; every request and
+ * the event stream carry it. When the host has closed it, the tab forgets it, keeps the reason to
+ * show, and reloads: the page starts again on a session of its own, from its link.
+ */
+const HANDLE_KEY = 'session-inspector-session';
+const CLOSED_NOTICE_KEY = 'session-inspector-session-closed';
+
+/** The tab's storage; undefined outside a browser (or where it is refused), where no handle is kept. */
+function tabStorage(): Storage | undefined {
+  try {
+    return typeof sessionStorage === 'undefined' ? undefined : sessionStorage;
+  } catch {
+    return undefined;
+  }
+}
+
+interface TabSession {
+  /** The tab's handle, drawn from the host at the first request; undefined when the host keeps one session only. */
+  handle(): Promise<string | undefined>;
+  /** The host closed the tab's session: start again from the link. */
+  closed(reason: string): void;
+}
+
+function tabSession(token: string): TabSession | undefined {
+  const storage = tabStorage();
+  if (!storage) return undefined;
+  let handle: string | undefined = storage.getItem(HANDLE_KEY) ?? undefined;
+  let drawing: Promise<string | undefined> | undefined;
+  let closing = false;
+  const draw = async (): Promise<string | undefined> => {
+    try {
+      const response = await fetch(HANDLE_PATH, { method: 'POST', headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: token }, body: '{}' });
+      const body = (await response.json()) as { ok?: unknown; value?: { handle?: unknown } };
+      const drawn = body.ok === true && typeof body.value?.handle === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(body.value.handle) ? body.value.handle : undefined;
+      if (drawn !== undefined) storage.setItem(HANDLE_KEY, drawn);
+      return drawn;
+    } catch {
+      // A host that keeps one session (or did not answer): requests go without a handle, as before.
+      return undefined;
+    }
+  };
+  return {
+    async handle() {
+      if (handle !== undefined) return handle;
+      drawing ??= draw();
+      handle = await drawing;
+      return handle;
+    },
+    closed(reason) {
+      if (closing) return;
+      closing = true;
+      storage.removeItem(HANDLE_KEY);
+      storage.setItem(CLOSED_NOTICE_KEY, reason);
+      globalThis.location?.reload();
+    },
+  };
+}
+
+/** Why this tab's previous session was closed, once, after the reload that followed; null when it was not. */
+export function takeClosedNotice(): string | null {
+  const storage = tabStorage();
+  const notice = storage?.getItem(CLOSED_NOTICE_KEY) ?? null;
+  if (notice !== null) storage?.removeItem(CLOSED_NOTICE_KEY);
+  return notice;
+}
 function readToken(): string {
   return new URLSearchParams(globalThis.location?.search ?? '').get(TOKEN_PARAM) ?? '';
 }
@@ -74,16 +142,22 @@ function overPreload(api: PreloadApi): HostApi {
   return { ...methods, onEvent: eventHub((deliver) => api.onEvent(deliver)) } as unknown as HostApi;
 }
 
+/** This tab's session, for uploads (made with the bridge). */
+let httpTab: TabSession | undefined;
+
 function overHttp(): HostApi {
   // Read once: the app may rewrite its own URL later, the token stays.
   const token = readToken();
   httpToken = token;
+  const tab = tabSession(token);
+  httpTab = tab;
   const call = async (method: Method, params: unknown): Promise<Reply<Method>> => {
     let response: Response;
     try {
+      const handle = await tab?.handle();
       response = await fetch(apiPath(method), {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: token },
+        headers: { 'Content-Type': 'application/json', [TOKEN_HEADER]: token, ...(handle !== undefined ? { [SESSION_HEADER]: handle } : {}) },
         body: JSON.stringify(params ?? {}),
       });
     } catch (e) {
@@ -100,20 +174,44 @@ function overHttp(): HostApi {
       return failed(`the Session Inspector host answered ${method} with HTTP ${response.status} and no JSON reply`);
     }
     // Errors the host refuses before `handle` (a too-large body…) still carry the contract's shape.
-    return parseReply(method, body);
+    const reply = parseReply(method, body);
+    if (!reply.ok && reply.error.code === 'session_closed') tab?.closed(reply.error.message);
+    return reply;
   };
   const methods = Object.fromEntries(METHOD_NAMES.map((m) => [m, (params: unknown) => call(m, params)]));
   const onEvent = eventHub((deliver) => {
-    const source = new EventSource(`${EVENTS_PATH}?${TOKEN_PARAM}=${encodeURIComponent(token)}`);
-    source.onmessage = (message: MessageEvent) => {
-      if (typeof message.data !== 'string') return;
-      try {
-        deliver(JSON.parse(message.data) as unknown);
-      } catch {
-        // Not JSON: not an event of ours.
-      }
+    let source: EventSource | undefined;
+    let stopped = false;
+    const open = (handle: string | undefined): void => {
+      source = new EventSource(`${EVENTS_PATH}?${TOKEN_PARAM}=${encodeURIComponent(token)}${handle !== undefined ? `&${SESSION_PARAM}=${encodeURIComponent(handle)}` : ''}`);
+      source.onmessage = (message: MessageEvent) => {
+        if (typeof message.data !== 'string') return;
+        let raw: unknown;
+        try {
+          raw = JSON.parse(message.data) as unknown;
+        } catch {
+          // Not JSON: not an event of ours.
+          return;
+        }
+        const event = parseEvent(raw);
+        if (event?.name === 'handleClosed') {
+          source?.close();
+          tab?.closed(event.payload.reason);
+          return;
+        }
+        deliver(raw);
+      };
     };
-    return () => source.close();
+    // A tab with a session of its own streams that session's events, once its handle is drawn.
+    if (!tab) open(undefined);
+    else
+      void tab.handle().then((handle) => {
+        if (!stopped) open(handle);
+      });
+    return () => {
+      stopped = true;
+      source?.close();
+    };
   });
   return { ...methods, onEvent } as unknown as HostApi;
 }
@@ -122,6 +220,12 @@ function overHttp(): HostApi {
 export function createBridge(): HostApi {
   const api = preloadApi();
   return api ? overPreload(api) : overHttp();
+}
+
+/** The header naming this tab's session, when it has one. */
+async function tabHeader(): Promise<Record<string, string>> {
+  const handle = await httpTab?.handle();
+  return handle !== undefined ? { [SESSION_HEADER]: handle } : {};
 }
 
 /**
@@ -133,7 +237,12 @@ async function uploadFile(file: File): Promise<Reply<'openFile'>> {
   try {
     response = await fetch(UPLOAD_PATH, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/octet-stream', [TOKEN_HEADER]: httpToken ?? readToken(), [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name) },
+      headers: {
+        'Content-Type': 'application/octet-stream',
+        [TOKEN_HEADER]: httpToken ?? readToken(),
+        [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name),
+        ...(await tabHeader()),
+      },
       body: file,
     });
   } catch (e) {
@@ -145,7 +254,9 @@ async function uploadFile(file: File): Promise<Reply<'openFile'>> {
   } catch {
     return failed(`the Session Inspector host answered the upload of ${file.name} with HTTP ${response.status} and no JSON reply`);
   }
-  return parseReply('openFile', body);
+  const reply = parseReply('openFile', body);
+  if (!reply.ok && reply.error.code === 'session_closed') httpTab?.closed(reply.error.message);
+  return reply;
 }
 
 /**

@@ -218,6 +218,12 @@ export const sessionInfoSchema = z.object({
   sessions_omitted: int.optional(),
   /** True while the files are followed as they grow (SPEC §13); absent when not. */
   following: z.boolean().optional(),
+  /**
+   * How a link names this session's file (SPEC §14, `#file=…&root=…`): its path relative to a root
+   * the host lists, set by the host when the file is one it listed; absent for an upload or a file
+   * the host did not list (docs/sessions-and-links.md).
+   */
+  link_file: z.object({ path: z.string().max(1024), root: z.string().max(200).optional() }).optional(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 
@@ -329,6 +335,8 @@ export const hostErrorCodeSchema = z.enum([
   'invalid_request',
   'not_supported',
   'worker_crashed',
+  /** The window's session handle names no open session (closed after a while unused, or to make room): the window starts again from its link. */
+  'session_closed',
   /** A request not answered within its time bound (a search past its time limit; a host request past its deadline). */
   'timeout',
   'internal_error',
@@ -601,6 +609,12 @@ export const methods = {
   },
   /** Opens a file the host offered (named at start, or a recent file); `session` picks one of the sessions it holds (§10.1; absent or '' for the main one). */
   openFile: { params: z.object({ id: z.string().max(200), session: sessionId.optional() }), result: sessionInfoSchema },
+  /**
+   * Opens the file a link names (SPEC §14: `#file=PATH&root=ID`), looked up in the host's own
+   * listing only (the served folder's entries, the files named at start): a path is a name to find
+   * there, never opened as given. One it does not list is `unreadable_file`, naming it and how to serve it.
+   */
+  openLink: { params: z.object({ file: z.string().max(1024), root: z.string().max(200).optional(), session: sessionId.optional() }), result: sessionInfoSchema },
   /** The host's own open dialog (Electron); `null` when cancelled. The HTTP host answers `not_supported`. */
   openDialog: { params: empty, result: sessionInfoSchema.nullable() },
   close: { params: empty, result: empty },
@@ -709,6 +723,8 @@ export const events = {
    * `sessions` is the list as it is now (as the info's), counts filled in as they arrive.
    */
   sessionCounts: z.object({ generation: int, sessions: z.array(sessionEntrySchema).max(MAX_LISTED_SESSIONS), sessions_omitted: int.optional() }),
+  /** The window's session was closed by the host (unused for a while, or to make room for another): it starts again from its link. */
+  handleClosed: z.object({ reason: z.string().max(1000) }),
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
   /** The desktop shell asks the renderer to do something (menu items). */
@@ -738,6 +754,13 @@ export type HostApi = { [M in Method]: (params: Params<M>) => Promise<Reply<M>> 
 export const TOKEN_HEADER = 'x-session-inspector-token';
 /** The query parameter that carries the access token: the page's address, the event stream (and any API call). */
 export const TOKEN_PARAM = 'token';
+/**
+ * The header that names the window's session on API calls and uploads (SPEC §14: one session per
+ * tab); without it a request means the host's one session. The handle comes from HANDLE_PATH.
+ */
+export const SESSION_HEADER = 'x-session-inspector-session';
+/** The query parameter that names the window's session on the event stream (an EventSource sets no header). */
+export const SESSION_PARAM = 'session';
 /** The header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
 export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
 /** Every path of the API is this or under it; the rest of the host's paths are the renderer's static files. */
@@ -746,6 +769,9 @@ export const API_ROOT = '/api';
 export const EVENTS_PATH = `${API_ROOT}/events`;
 /** `POST` a file's bytes (`application/octet-stream`, its length declared) to open it; the reply is `openFile`'s. */
 export const UPLOAD_PATH = `${API_ROOT}/upload`;
+
+/** `POST`: a session handle for a new tab (`{ ok: true, value: { handle } }`); docs/sessions-and-links.md. */
+export const HANDLE_PATH = `${API_ROOT}/handle`;
 
 /** Where `method` is answered: `POST` its params as JSON, the reply is the contract's. */
 export function apiPath(method: Method): string {

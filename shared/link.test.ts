@@ -2,14 +2,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Link } from './link';
-import { formatLink, isEmptyLink, parseLink } from './link';
+import { formatLink, isEmptyLink, linkPathProblem, parseLink } from './link';
 import { RAW_INVISIBLE } from './testing/invisible';
 import { wellFormed } from './utf8';
 
 /** Every well-formed link: any subset of the keys, any text for ids and queries. */
+/** Control characters (C0, DEL, C1): no link path holds one. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A path segment a host could list: no separator, control character, nor a lone `.` or `..`. */
+const segmentArb = fc
+  .string({ minLength: 1, maxLength: 12, unit: 'grapheme' })
+  .filter((s) => !/[/\\]/.test(s) && !CONTROL.test(s) && s !== '.' && s !== '..' && !/^[A-Za-z]:/.test(s));
+
 const linkArb: fc.Arbitrary<Link> = fc
   .record(
     {
+      file: fc.array(segmentArb, { minLength: 1, maxLength: 4 }).map((segs) => segs.join('/')),
+      root: fc.string({ minLength: 1, maxLength: 20, unit: 'grapheme' }).filter((s) => !CONTROL.test(s)),
       call: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
       reduction: fc.string({ minLength: 1, unit: 'grapheme' }),
       range: fc.tuple(fc.nat(), fc.nat()).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as const),
@@ -35,7 +46,7 @@ describe('parseLink and formatLink', () => {
   it('never throws on any string, and what it keeps formats to a fragment that parses cleanly to the same link (fast-check)', () => {
     const fragmentish = fc.array(
       fc.oneof(
-        fc.constantFrom('call', 'reduction', 'range', 'q', 'regex', 'case', 'zz', '', '%', '%E0%A4', '='),
+        fc.constantFrom('file', 'root', 'call', 'reduction', 'range', 'q', 'regex', 'case', 'zz', '', '%', '%E0%A4', '=', '..', '/', '%2F'),
         fc.string(),
         fc.string({ unit: 'binary' }),
       ),
@@ -51,6 +62,8 @@ describe('parseLink and formatLink', () => {
         const expected: Link = { ...parsed.link };
         if (expected.q !== undefined) expected.q = wellFormed(expected.q);
         if (expected.reduction !== undefined) expected.reduction = wellFormed(expected.reduction);
+        if (expected.file !== undefined) expected.file = wellFormed(expected.file);
+        if (expected.root !== undefined) expected.root = wellFormed(expected.root);
         expect(again.link).toEqual(expected);
       }),
       { numRuns: 1000 },
@@ -104,5 +117,36 @@ describe('parseLink and formatLink', () => {
 
   it('writes a lone surrogate as U+FFFD rather than throwing', () => {
     expect(formatLink({ q: 'a\uD800b' })).toBe('#q=a%EF%BF%BDb');
+  });
+});
+
+describe('the file a link names (file=, root=)', () => {
+  it('writes the path with its slashes readable, first, and reads it back', () => {
+    expect(formatLink({ call: 2, file: 'proj a/s 1.jsonl', root: 'logs' })).toBe('#file=proj%20a/s%201.jsonl&root=logs&call=2');
+    expect(parseLink('#call=2&file=proj%20a%2Fs%201.jsonl').link).toEqual({ call: 2, file: 'proj a/s 1.jsonl' });
+  });
+
+  it('refuses, with a sentence, every path that is not relative to a root: absolute, drive, UNC, . and .., backslashes, controls', () => {
+    for (const bad of ['/etc/passwd', '//host/share/s.jsonl', '\\\\host\\share\\s.jsonl', '\\??\\C:\\s', 'C:/s.jsonl', 'c:s.jsonl', '../s.jsonl', 'a/../../s.jsonl', './s.jsonl', 'a//s.jsonl', 'a/', 'a\\..\\s', 'a\u0000b', 'a\u001b]52;c;x\u0007', '']) {
+      const problem = linkPathProblem(bad);
+      expect(problem, bad).toMatch(/^The link/);
+      const parsed = parseLink(`#file=${encodeURIComponent(bad)}&call=3`);
+      expect(parsed.link, bad).toEqual({ call: 3 });
+      expect(parsed.problems, bad).toEqual([problem]);
+      for (const p of parsed.problems) expect(p).not.toMatch(RAW_INVISIBLE);
+    }
+  });
+
+  it('never lets a path with a .. segment, a leading separator, a drive or a backslash through (fast-check)', () => {
+    const piece = fc.oneof(fc.constantFrom('..', '.', '', '/', '\\', 'C:', '%2e%2e', 'a', '\u0000'), fc.string({ maxLength: 6 }));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 8 }), fc.constantFrom('/', '\\'), (parts, sep) => {
+        const path = parts.join(sep);
+        const segments = path.split(/[/\\]/);
+        const hostile = path === '' || path.includes('\\') || path.startsWith('/') || /^[A-Za-z]:/.test(path) || segments.some((s) => s === '' || s === '.' || s === '..') || CONTROL.test(path);
+        expect(linkPathProblem(path) !== undefined).toBe(hostile);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

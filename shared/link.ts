@@ -1,6 +1,8 @@
 /**
- * Links (SPEC §12): a place in a session named by a URL fragment,
- * `#call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0` — any subset, in any order.
+ * Links (SPEC §12, §14): a place in a session named by a URL fragment,
+ * `#file=PATH&root=ID&call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0` — any subset, in any order.
+ * `file` names the session's file relative to one of the host's roots (`root` when it has several);
+ * the host resolves it against its own listing only (docs/sessions-and-links.md).
  *
  * Invariants:
  *  - `parseLink` never throws, on any string: a value it cannot use is left out of the link and
@@ -18,6 +20,13 @@ import { quotedText } from './visibleText';
 
 /** A place in a session. Absent parts: the latest view, nothing open, no search. */
 export interface Link {
+  /**
+   * The session's file, relative to a root of the host (`/` between folders): a name the host listed,
+   * never a path it opens as given. Absent: the session the window has open.
+   */
+  file?: string;
+  /** Which of the host's roots `file` is relative to, when the host has several. */
+  root?: string;
   /** The model call whose input is shown (1-based, SPEC §11). */
   call?: number;
   /** The reduction open (expanded) under its stub. */
@@ -39,7 +48,7 @@ export interface LinkParse {
 }
 
 /** The keys a link may carry, in the order `formatLink` writes them. */
-export const LINK_KEYS = ['call', 'reduction', 'range', 'q', 'regex', 'case'] as const;
+export const LINK_KEYS = ['file', 'root', 'call', 'reduction', 'range', 'q', 'regex', 'case'] as const;
 
 function decode(text: string): string | undefined {
   try {
@@ -68,6 +77,30 @@ function quoted(text: string): string {
   return quotedText(text, 40);
 }
 
+/** Longest root-relative path a link may name, in characters. */
+export const MAX_LINK_PATH_CHARS = 1024;
+/** Longest root id a link may name. */
+export const MAX_LINK_ROOT_CHARS = 200;
+
+/**
+ * Why `path` cannot be a link's root-relative file path, as a sentence; undefined when it can. A
+ * path that passes is still only a name to look up in the host's listing, never opened as given:
+ * this check refuses early, and says why, what no listing could hold (absolute, drive and UNC
+ * paths, `.` and `..` segments, backslashes, empty segments, control characters).
+ */
+export function linkPathProblem(path: string): string | undefined {
+  if (path === '') return 'The link names an empty file path; no file is opened.';
+  if (path.length > MAX_LINK_PATH_CHARS) return `The link's file path is longer than ${MAX_LINK_PATH_CHARS} characters; no file is opened.`;
+  const shown = quotedText(path, 120);
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return `The link's file path ${shown} holds a control character; no file is opened.`;
+  if (path.includes('\\')) return `The link's file path ${shown} holds a backslash: a link names a file relative to a root of the host, with / between folders; no file is opened.`;
+  if (path.startsWith('/')) return `The link's file path ${shown} is absolute: a link names a file relative to a root of the host; no file is opened.`;
+  if (/^[A-Za-z]:/.test(path)) return `The link's file path ${shown} names a drive: a link names a file relative to a root of the host; no file is opened.`;
+  if (path.split('/').some((seg) => seg === '' || seg === '.' || seg === '..')) return `The link's file path ${shown} has an empty, . or .. part: a link names a file inside a root of the host; no file is opened.`;
+  return undefined;
+}
+
 /** Reads a fragment (with or without its leading `#`; a whole URL's fragment is taken after its first `#`). */
 export function parseLink(fragment: string): LinkParse {
   const link: Link = {};
@@ -93,6 +126,17 @@ export function parseLink(fragment: string): LinkParse {
     }
     seen.add(key);
     switch (key) {
+      case 'file': {
+        const problem = linkPathProblem(value);
+        if (problem !== undefined) problems.push(problem);
+        else link.file = value;
+        break;
+      }
+      case 'root':
+        // eslint-disable-next-line no-control-regex
+        if (value === '' || value.length > MAX_LINK_ROOT_CHARS || /[\u0000-\u001f\u007f-\u009f]/.test(value)) problems.push(`The link's root must name one of the host's roots, not ${quoted(value)}; the host's first root is used.`);
+        else link.root = value;
+        break;
       case 'call': {
         const n = wholeNumber(value);
         if (n === undefined || n < 1) problems.push(`The link's call must be a model call number from 1, not ${quoted(value)}; the latest view is shown.`);
@@ -136,6 +180,9 @@ export function parseLink(fragment: string): LinkParse {
 export function formatLink(link: Link): string {
   const parts: string[] = [];
   const put = (key: string, value: string): void => void parts.push(`${key}=${encodeURIComponent(wellFormed(value))}`);
+  // `/` is left readable in a path: encodeURIComponent would write it as %2F.
+  if (link.file !== undefined) parts.push(`file=${encodeURIComponent(wellFormed(link.file)).replace(/%2F/g, '/')}`);
+  if (link.root !== undefined) put('root', link.root);
   if (link.call !== undefined) put('call', String(link.call));
   if (link.reduction !== undefined) put('reduction', link.reduction);
   // `:` is left readable: encodeURIComponent would write it as %3A.

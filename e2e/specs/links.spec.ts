@@ -1,7 +1,8 @@
 /**
  * Links (SPEC §12) through the HTTP host: a link opens at its place (model call, reduction
  * expanded at its byte range, search with its flags), moving keeps the fragment current without
- * adding history entries, `Copy link` round-trips (and leaves the token out), and `Copy bytes` /
+ * adding history entries, the fragment names the session's file first (`file=`, SPEC §14),
+ * `Copy link` round-trips (and leaves the token out), and `Copy bytes` /
  * `Download range` give exactly the bytes the CLI's `expand --range` prints — escape bytes included.
  * Every value comes from the CLI on the same file. Axe-clean with the copy buttons shown.
  */
@@ -64,6 +65,14 @@ function fragmentOf(p: Place): string {
   return `#call=${p.call}&reduction=${ID}&range=${p.range[0]}:${p.range[1]}&q=${encodeURIComponent(p.query)}&regex=1&case=0`;
 }
 
+/** How the fragment names the session's file (SPEC §14): `serve FILE` names it by its file name. */
+const FILE_PART = 'file=session.sidecar.jsonl';
+
+/** The fragment the app writes for `p`: its file first, then the place. */
+function canonicalOf(p: Place): string {
+  return `#${FILE_PART}&${fragmentOf(p).slice(1)}`;
+}
+
 async function expectAtPlace(inspector: InspectorPage, p: Place): Promise<void> {
   await expect(inspector.status).toContainText(`call ${p.call} of ${p.calls}`);
   await inspector.expectShownRange(ID, p.range[0], p.range[1], p.total);
@@ -98,8 +107,8 @@ test.describe('links', () => {
     await page.goto(`${inspectorApp.url}${fragmentOf(p)}`);
     const inspector = new InspectorPage(page);
     await expectAtPlace(inspector, p);
-    // The fragment now says where the app is, canonically, and the token stays in the address.
-    expect(await hash(page)).toBe(fragmentOf(p));
+    // The fragment now says where the app is, canonically (its file first), and the token stays in the address.
+    await expect.poll(() => hash(page)).toBe(canonicalOf(p));
     expect(new URL(page.url()).searchParams.get('token')).toBe(new URL(inspectorApp.url ?? '').searchParams.get('token'));
     expect(await audit(inspector)).toEqual([]);
   });
@@ -110,13 +119,13 @@ test.describe('links', () => {
     await inspector.waitLoaded();
     const entries = await historyLength(page);
     await inspector.expand(ID);
-    await expect.poll(() => hash(page)).toBe(`#reduction=${ID}`);
+    await expect.poll(() => hash(page)).toBe(`#${FILE_PART}&reduction=${ID}`);
     await inspector.setRange(ID, p.range[0], p.range[1]);
-    await expect.poll(() => hash(page)).toBe(`#reduction=${ID}&range=${p.range[0]}:${p.range[1]}`);
+    await expect.poll(() => hash(page)).toBe(`#${FILE_PART}&reduction=${ID}&range=${p.range[0]}:${p.range[1]}`);
     await inspector.search('abc', { caseSensitive: false });
-    await expect.poll(() => hash(page)).toBe(`#reduction=${ID}&range=${p.range[0]}:${p.range[1]}&q=abc&case=0`);
+    await expect.poll(() => hash(page)).toBe(`#${FILE_PART}&reduction=${ID}&range=${p.range[0]}:${p.range[1]}&q=abc&case=0`);
     await inspector.collapse(ID);
-    await expect.poll(() => hash(page)).toBe('#q=abc&case=0');
+    await expect.poll(() => hash(page)).toBe(`#${FILE_PART}&q=abc&case=0`);
     expect(await historyLength(page)).toBe(entries);
 
     // Editing the address (a hashchange) goes to the new place.
@@ -135,7 +144,7 @@ test.describe('links', () => {
     await expect(first.getByRole('status').filter({ hasText: 'Copied the link.' })).toBeVisible();
     const copied = await clipboard(first);
     const served = new URL(inspectorApp.url ?? '');
-    expect(copied).toBe(`${served.origin}/${fragmentOf(p)}`);
+    expect(copied).toBe(`${served.origin}/${canonicalOf(p)}`);
     expect(copied).not.toContain(served.searchParams.get('token') ?? '-');
 
     // The copied place, opened with this host's address, is the same place.

@@ -9,7 +9,9 @@ import { dirname, join } from 'node:path';
 import { serveFolder } from '../host/folder';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
-import type { OpenSource, ResolverClient } from '../host/types';
+import { createSessionPool } from '../host/sessionPool';
+import type { PooledSession } from '../host/sessionPool';
+import type { OpenSource, ResolverClient, SessionHostOptions } from '../host/types';
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './output';
@@ -137,6 +139,25 @@ function isLoopback(bind: string): boolean {
   return bind === 'localhost' || bind === '::1' || bind.startsWith('127.');
 }
 
+/**
+ * A session for a new tab (SPEC §14): a SessionHost like the host's one, over a worker of its own.
+ * With `opening` (`serve FILE`), it opens the host's files at once, so every tab shows them; a
+ * tab of `serve DIR` starts on the folder's listing.
+ */
+export function tabSession(shared: Omit<SessionHostOptions, 'client'>, createClient: () => ResolverClient, opening?: { paths: string[]; source: OpenSource }): PooledSession {
+  const client = createClient();
+  const host = createSessionHost({ ...shared, client });
+  // Its outcome reaches the tab as events and `state` (a failure as `loadFailed`, as at start).
+  if (opening) void host.openPaths(opening.paths, opening.source);
+  return {
+    host,
+    dispose: async () => {
+      await host.dispose();
+      await client.dispose();
+    },
+  };
+}
+
 /** Runs the HTTP host until stopped; resolves to the exit status. */
 export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
   const dir = folderArgument(options.files);
@@ -144,16 +165,20 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
   const files = dir !== null ? [] : options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   const bind = options.bind ?? '127.0.0.1';
   await checkOpenSource(files, options);
-  const client = deps.createClient();
-  const host = createSessionHost({
+  const shared: Omit<SessionHostOptions, 'client'> = {
     host: 'http',
-    client,
     files,
     ...(options.format !== undefined ? { format: options.format } : {}),
+    // One listing for every tab: an entry's id is the same in each.
     ...(dir !== null ? { folder: serveFolder(dir) } : {}),
     ...(options.follow === false ? { follow: false } : {}),
-  });
+  };
+  const client = deps.createClient();
+  const host = createSessionHost({ ...shared, client });
+  // One session per tab (SPEC §14): each with its own worker, the host's one handed to the first tab.
+  const sessions = createSessionPool({ defaultHost: host, create: () => tabSession(shared, () => deps.createClient(), files.length > 0 ? { paths: files, source: openSource(options) } : undefined) });
   const shutDown = async (): Promise<void> => {
+    await sessions.dispose();
     await host.dispose();
     await client.dispose();
   };
@@ -162,6 +187,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     try {
       http = await startHttpHost({
         host,
+        sessions,
         bind,
         port: options.port ?? 0,
         rendererDir: join(deps.packageRoot, 'dist', 'renderer'),

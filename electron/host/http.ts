@@ -15,7 +15,10 @@
  *     files and nothing else: never the API or the event stream, in any position. Secrets are
  *     compared in constant time.
  *  3. A POST with an `Origin` must come from this host's own origin.
- *  4. The host never reads a path taken from a request: the API opens files by the ids the
+ *  4. A request that carries a session handle (SESSION_HEADER, `?session=` on the event stream) is
+ *     answered by that tab's session only (./sessionPool.ts); one the host does not hold answers
+ *     `session_closed`. A request without one is the host's one session, as before handles existed.
+ *  5. The host never reads a path taken from a request: the API opens files by the ids the
  *     SessionHost offers, and static files are resolved inside `rendererDir` (real paths checked, so
  *     neither `..` nor a symbolic link leads out).
  */
@@ -26,9 +29,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { API_ROOT, EVENTS_PATH, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_PATH } from '../../shared/contract';
+import { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_PATH } from '../../shared/contract';
 import type { HostEvent } from '../../shared/index';
 import type { SessionHost } from './types';
+import type { SessionPool } from './sessionPool';
 import { CONTENT_SECURITY_POLICY, contentTypeOf } from './renderer';
 import { DEFAULT_MAX_UPLOAD_BYTES, receiveUpload } from './upload';
 
@@ -59,7 +63,13 @@ export const MAX_HEADER_BYTES = 16 * 1024;
 export { CONTENT_SECURITY_POLICY };
 
 export interface HttpHostOptions {
+  /** The host's one session: what a request without a session handle means. */
   host: SessionHost;
+  /**
+   * One session per tab (SPEC §14): `POST /api/handle` draws a handle, and a request or event
+   * stream carrying one is answered by its session. Without a pool, every request is `host`'s.
+   */
+  sessions?: SessionPool;
   /** Address to listen on (default 127.0.0.1). */
   bind?: string;
   /** Port to listen on; 0 (the default) picks a free one. */
@@ -156,6 +166,9 @@ function notBuiltPage(apiBase: string): string {
 </html>
 `;
 }
+
+/** What a request naming a session the host no longer holds is told. */
+export const CLOSED_SESSION = "This tab's session is no longer open on the host (it was closed after a while unused, or to make room for another tab's, or the host was restarted). The page starts again from its link.";
 
 class BodyTooLarge extends Error {}
 
@@ -328,9 +341,38 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
         return;
       }
     }
-    // `handle` validates the method name and the params, and never throws.
-    const reply = await host.handle(method, params);
-    sendJson(res, 200, reply);
+    const session = sessionOf(req.headers[SESSION_HEADER]);
+    if ('closed' in session) {
+      sendJson(res, 200, session.closed);
+      return;
+    }
+    try {
+      // `handle` validates the method name and the params, and never throws.
+      sendJson(res, 200, await session.host.handle(method, params));
+    } finally {
+      session.release();
+    }
+  }
+
+  /**
+   * The session a request names by its handle, held until `release` (so it is not closed while it
+   * answers); the host's one session when it names none; a `session_closed` reply when the handle
+   * names no open session.
+   */
+  function sessionOf(raw: string | string[] | undefined): { host: SessionHost; release(): void } | { closed: { ok: false; error: { code: 'session_closed'; message: string } } } {
+    if (raw === undefined || !options.sessions) return { host, release: () => undefined };
+    const held = typeof raw === 'string' ? options.sessions.acquire(raw) : undefined;
+    if (held) return held;
+    return { closed: { ok: false, error: { code: 'session_closed', message: CLOSED_SESSION } } };
+  }
+
+  /** `POST /api/handle`: a session of its own for a new tab. */
+  function serveHandle(req: IncomingMessage, res: ServerResponse): void {
+    if (req.method !== 'POST') return sendText(res, 405, 'Method Not Allowed', { Allow: 'POST' });
+    // The body is not read: nothing in it is used.
+    req.resume();
+    if (!options.sessions) return sendJson(res, 404, { ok: false, error: { code: 'not_supported', message: 'this host keeps one session: send requests without a session handle' } });
+    sendJson(res, 200, { ok: true, value: { handle: options.sessions.mint() } });
   }
 
   /**
@@ -344,18 +386,25 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     if (req.method !== 'POST') return sendText(res, 405, 'Method Not Allowed', { Allow: 'POST' });
     const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
     if (type !== 'application/octet-stream') return refuse(415, 'an upload must be application/octet-stream');
-    if (!host.openUploaded) return refuse(404, 'this host takes no uploads');
-    // Numbered as it arrives: a later upload that finishes arriving first still wins.
-    const order = host.beginUpload?.();
-    const received = await receiveUpload(req, { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES, ...(options.uploadTmpRoot !== undefined ? { tmpRoot: options.uploadTmpRoot } : {}) });
-    if (!received.ok) {
-      if (!res.destroyed) refuse(received.status, received.message);
-      return;
+    const session = sessionOf(req.headers[SESSION_HEADER]);
+    if ('closed' in session) return sendJson(res, 200, session.closed, { Connection: 'close' });
+    try {
+      const target = session.host;
+      if (!target.openUploaded) return refuse(404, 'this host takes no uploads');
+      // Numbered as it arrives: a later upload that finishes arriving first still wins.
+      const order = target.beginUpload?.();
+      const received = await receiveUpload(req, { maxBytes: options.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES, ...(options.uploadTmpRoot !== undefined ? { tmpRoot: options.uploadTmpRoot } : {}) });
+      if (!received.ok) {
+        if (!res.destroyed) refuse(received.status, received.message);
+        return;
+      }
+      sendJson(res, 200, await target.openUploaded(received.file, order));
+    } finally {
+      session.release();
     }
-    sendJson(res, 200, await host.openUploaded(received.file, order));
   }
 
-  function serveEvents(req: IncomingMessage, res: ServerResponse): void {
+  function serveEvents(req: IncomingMessage, res: ServerResponse, handle: string | undefined): void {
     if (req.method !== 'GET') {
       sendText(res, 405, 'Method Not Allowed', { Allow: 'GET' });
       return;
@@ -363,12 +412,23 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     // The first comment tells the client the subscription is live: events from here on reach it.
     res.write(': connected\n\n');
-    streams.add(res);
     const send = (event: HostEvent): void => void res.write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
-    const unsubscribe = host.onEvent(send);
+    const session = sessionOf(handle);
+    if ('closed' in session) {
+      // The tab learns its session is gone (and starts again from its link), rather than reconnecting for ever.
+      send({ name: 'handleClosed', payload: { reason: CLOSED_SESSION } });
+      res.end();
+      return;
+    }
+    streams.add(res);
+    const unsubscribe = session.host.onEvent(send);
+    const unwatch = handle !== undefined && options.sessions ? options.sessions.onClosed(handle, (reason) => {
+      send({ name: 'handleClosed', payload: { reason } });
+      res.end();
+    }) : () => undefined;
     // What happened before this stream connected (an open that finished or failed between the
     // page's `state` request and now) would otherwise be missed: replay where the host stands.
-    for (const event of host.current()) send(event);
+    for (const event of session.host.current()) send(event);
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     let cleaned = false;
@@ -377,6 +437,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       cleaned = true;
       clearInterval(heartbeat);
       unsubscribe();
+      unwatch();
+      session.release();
       streams.delete(res);
     };
     req.on('close', cleanUp);
@@ -415,7 +477,11 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
       return;
     }
     if (pathname === EVENTS_PATH) {
-      serveEvents(req, res);
+      serveEvents(req, res, query.get(SESSION_PARAM) ?? undefined);
+      return;
+    }
+    if (pathname === HANDLE_PATH) {
+      serveHandle(req, res);
       return;
     }
     if (pathname === UPLOAD_PATH) {

@@ -7,6 +7,8 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
+import { linkPathProblem } from '../../shared/link';
+import { quotedText } from '../../shared/visibleText';
 import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions, UploadedFile } from './types';
 import { UPLOAD_MARK } from './upload';
 
@@ -92,6 +94,19 @@ function mapStrings(value: unknown, f: (text: string) => string): unknown {
   return changed ? out : value;
 }
 
+/** The id of `serve DIR`'s folder among the host's roots (its place in them, as the session library numbers roots). */
+export const SERVED_FOLDER_ROOT = '0';
+
+/**
+ * What a link to a file the host does not list is told (SPEC §14): the file it names, what the host
+ * serves, and the command that would serve it. Quoted visibly: the path comes from the page.
+ */
+export function unreachableLink(file: string, root: string | undefined, folder: string | undefined): string {
+  const named = `${quotedText(file, 200)}${root !== undefined ? ` (in the root ${quotedText(root, 80)})` : ''}`;
+  const serves = folder !== undefined ? `the folder ${quotedText(folder, 80)}` : 'only the files it was started with';
+  return `This link names the session file ${named}, which this host does not list: it serves ${serves}. To open it, serve the folder the link's path is relative to: npx session-inspector serve DIR, then open the link's #… part on the address it prints.`;
+}
+
 /** A SessionHost, plus what its adapters' tests read of it. */
 export interface InspectableSessionHost extends SessionHost {
   /** Event listeners subscribed right now (each open event stream or window holds one): a leak check. */
@@ -124,6 +139,24 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   const labels = new Map<string, string>();
   /** The paths of the session shown (or previewed); empty when none is. */
   let sessionPaths: string[] = [];
+  /** How a link names the session shown (or being opened): set for a file the host listed. */
+  let shownLink: SessionInfo['link_file'];
+  /** The files named at start (not uploads, not files opened later): a link may name them by their file name. */
+  const startFiles = options.files.map((p) => resolve(p));
+
+  /**
+   * How a link names `paths` (SPEC §14): a served folder's entry by its name in the folder, a file
+   * named at start by its file name; nothing for any other file (an upload, a file from the dialog).
+   */
+  const linkFileOf = (paths: readonly string[]): SessionInfo['link_file'] => {
+    const first = paths[0];
+    if (first === undefined) return undefined;
+    if (options.folder && dirname(first) === options.folder.root) return { path: basename(first) };
+    if (startFiles.includes(resolve(first))) return { path: basename(first) };
+    return undefined;
+  };
+  /** `info` with the link that names it (dropped by the worker's own payloads, which know no roots). */
+  const withLink = (info: SessionInfo): SessionInfo => (shownLink === undefined ? info : { ...info, link_file: shownLink });
 
   /** `text` with every upload's temporary path (and its file's name) replaced by its label. */
   const hidePaths = (text: string): string => {
@@ -185,18 +218,19 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
     // The session shown grew (followed): `state` and a late subscriber see it as it is now.
     if (event.name === 'sessionUpdated' && event.payload.generation === session?.generation && !session.provisional) {
-      session = present(event.payload.info);
+      session = withLink(present(event.payload.info));
       emit({ ...event, payload: { ...event.payload, info: session } });
     }
     // The counts of the shown file's sessions, as they arrive after its open: `state` keeps them too.
     if (event.name === 'sessionCounts' && event.payload.generation === session?.generation && !session.provisional) {
       const { sessions_omitted: _before, ...shown } = session;
-      session = present({ ...shown, sessions: event.payload.sessions, ...(event.payload.sessions_omitted !== undefined ? { sessions_omitted: event.payload.sessions_omitted } : {}) });
+      session = withLink({ ...shown, sessions: event.payload.sessions, ...(event.payload.sessions_omitted !== undefined ? { sessions_omitted: event.payload.sessions_omitted } : {}) });
+      session = present(session);
       emit(event);
     }
     // The first rows of a large file being indexed, for the open in flight only.
     if (event.name === 'sessionPreview' && event.payload.generation === generation && session === null) {
-      session = present(event.payload);
+      session = withLink(present(event.payload));
       emit({ ...event, payload: session });
     }
   });
@@ -210,6 +244,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       // The client closes the open session before it opens the next one: from here on, nothing is open.
       session = null;
       sessionPaths = [];
+      shownLink = linkFileOf(paths);
       if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
       // An upload is named by its label in what the worker writes itself (a repro bundle).
       const named = paths.map((p) => labels.get(p));
@@ -236,7 +271,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         return reply;
       }
       loadError = null;
-      const info = present(reply.value);
+      const info = withLink(present(reply.value));
       session = info;
       sessionPaths = [...paths];
       lastOpened = { paths: [...paths], source: { ...source } };
@@ -299,6 +334,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     const previous = session;
     session = null;
     sessionPaths = [];
+    shownLink = undefined;
     await client.close();
     await releaseUploads([]);
     if (previous) emit({ name: 'sessionClosed', payload: { generation: previous.generation } });
@@ -328,6 +364,31 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         const file = offered.find((f) => f.id === id);
         if (!file) return failure('invalid_request', `openFile: no offered file has id ${JSON.stringify(id).slice(0, 100)}`);
         return openPaths(file.paths, { ...(asked !== undefined && asked !== '' ? { session: asked } : {}), ...(file.format !== undefined ? { format: file.format } : {}) });
+      }
+      case 'openLink': {
+        const { file, root, session: asked } = params as ParsedParams<'openLink'>;
+        const problem = linkPathProblem(file);
+        if (problem !== undefined) return failure('invalid_request', `openLink: ${problem}`);
+        const which = asked !== undefined && asked !== '' ? { session: asked } : {};
+        // The host's own listing, read now: a name it lists, never a path opened as given.
+        // A root is named by its place among the host's roots, as `sessions` writes it: `0` for the served folder.
+        if (options.folder && (root === undefined || root === SERVED_FOLDER_ROOT)) {
+          let listing: Awaited<ReturnType<typeof options.folder.list>>;
+          try {
+            listing = await options.folder.list();
+          } catch (e) {
+            return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
+          }
+          const entry = listing.entries.find((e) => e.name === file && e.refused === undefined);
+          if (entry) {
+            const found = options.folder.pathOf(entry.id);
+            if ('refused' in found) return failure('invalid_request', `openLink: ${found.refused}`);
+            return openPaths([found.path], { ...which, roots: [options.folder.root] });
+          }
+        }
+        const named = root === undefined ? offered.find((f) => f.label === undefined && startFiles.includes(resolve(f.paths[0] as string)) && basename(f.paths[0] as string) === file) : undefined;
+        if (named) return openPaths(named.paths, { ...which, ...(named.format !== undefined ? { format: named.format } : {}) });
+        return failure('unreadable_file', unreachableLink(file, root, options.folder?.name));
       }
       case 'openDialog': {
         if (!options.openDialog) return failure('not_supported', `the ${options.host} host has no open dialog: open a file it offers`);

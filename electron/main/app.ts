@@ -12,7 +12,7 @@ import { APP_SCHEME_PRIVILEGED } from './appProtocol';
 import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
 import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseLinkArgument, parseSourceArguments, protocolUrlArgument, samplesDir, sourceOfSecondInstance } from './args';
 import type { OpenSource, SecondInstanceData } from './args';
-import { eventSender, registerIpc, trustedFrameOf } from './ipc';
+import { eventSender, registerWindowIpc } from './ipc';
 import { buildMenuTemplate } from './menu';
 import { OPEN_DIALOG_OPTIONS } from './openDialog';
 import type { MenuActions } from './menu';
@@ -20,6 +20,7 @@ import { appUrlAt, canonicalFragment, resolveProtocolOpen } from './protocolOpen
 import { createRecentFiles, RECENT_FILE_NAME } from './recent';
 import type { RecentFiles } from './recent';
 import { BACKGROUND_COLORS, createMainWindow, DIST_DIR, guardAllWebContents, prepareSession } from './window';
+import { createWindowSessions } from './windowSessions';
 
 export const APP_NAME = 'Session Inspector';
 
@@ -27,7 +28,7 @@ export const APP_NAME = 'Session Inspector';
 export const DISPOSE_TIMEOUT_MS = 3_000;
 
 export interface StartOptions {
-  /** Builds the session host once the app is ready (main.ts adds the resolver worker's client). */
+  /** Builds a window's session host (one per window, SPEC §14; main.ts adds a resolver worker's client to each). */
   createHost(options: Omit<SessionHostOptions, 'client'>): SessionHost;
   argv?: readonly string[];
   cwd?: string;
@@ -56,8 +57,12 @@ export function startApp(options: StartOptions): void {
     return;
   }
 
+  /** The window the app acts on (menu, files from the OS): the last focused or created. */
   let mainWindow: BrowserWindow | null = null;
-  let host: SessionHost | null = null;
+  /** One session per window: each window's own host (docs/sessions-and-links.md). */
+  const windows = createWindowSessions();
+  /** What every window's host is made with, once the app is ready; null before. */
+  let hostOptions: ((window: BrowserWindow) => Omit<SessionHostOptions, 'client'>) | null = null;
   let recent: RecentFiles | null = null;
   /** Files asked for before the host exists (macOS `open-file` before `ready`). */
   let pendingFiles: string[] = [];
@@ -69,8 +74,19 @@ export function startApp(options: StartOptions): void {
   const webContents = () => liveWindow()?.webContents ?? null;
   const send: (event: HostEvent) => void = eventSender(webContents);
 
+  /** The host of the window the app acts on. */
+  const currentHost = (): SessionHost | null => {
+    const window = liveWindow();
+    return window ? (windows.hostOf(window) ?? null) : null;
+  };
+
   const createWindow = (fragment = ''): BrowserWindow => {
     const window = createMainWindow({ dark: nativeTheme.shouldUseDarkColors, ...(fragment !== '' ? { url: appUrlAt(fragment) } : {}) });
+    // Its own session: opening a file in one window never replaces another window's.
+    if (hostOptions !== null) windows.attach(window, options.createHost(hostOptions(window)));
+    window.on('focus', () => {
+      mainWindow = window;
+    });
     window.on('closed', () => {
       if (mainWindow === window) mainWindow = null;
     });
@@ -90,13 +106,14 @@ export function startApp(options: StartOptions): void {
    */
   const openPaths = (paths: string[], source: OpenSource = {}, fragment = '') => {
     if (paths.length === 0) return;
-    if (host === null) {
+    if (hostOptions === null) {
       pendingFiles = [...pendingFiles, ...paths];
       if (fragment !== '') pendingFragment = fragment;
       return;
     }
     const existing = liveWindow();
-    if (existing === null) createWindow(fragment);
+    const host = windows.hostOf(existing ?? createWindow(fragment));
+    if (!host) return;
     // Failures reach the renderer as `loadFailed` events; the log is for whoever started the app.
     host.openPaths(paths, source).then(
       (reply) => {
@@ -123,8 +140,9 @@ export function startApp(options: StartOptions): void {
     const actions: MenuActions = {
       open: () => {
         ensureWindow();
-        void host?.handle('openDialog', {});
+        void currentHost()?.handle('openDialog', {});
       },
+      newWindow: () => void createWindow(),
       openRecent: (path) => openPaths([path]),
       clearRecent: () => {
         recent?.clear();
@@ -145,8 +163,9 @@ export function startApp(options: StartOptions): void {
     Menu.setApplicationMenu(Menu.buildFromTemplate(template));
   };
 
-  const openDialog = async (): Promise<string[] | null> => {
-    const window = liveWindow();
+  /** The native open dialog, over `window` (the one whose session opens the chosen files). */
+  const openDialogOver = (owner: BrowserWindow) => async (): Promise<string[] | null> => {
+    const window = owner.isDestroyed() ? liveWindow() : owner;
     const result = window ? await dialog.showOpenDialog(window, OPEN_DIALOG_OPTIONS) : await dialog.showOpenDialog(OPEN_DIALOG_OPTIONS);
     return result.canceled || result.filePaths.length === 0 ? null : result.filePaths;
   };
@@ -166,7 +185,7 @@ export function startApp(options: StartOptions): void {
   });
 
   app.on('second-instance', (_event, secondArgv, workingDirectory, additionalData) => {
-    if (host !== null) focusWindow();
+    if (hostOptions !== null) focusWindow();
     // Windows and Linux: a protocol link starts a second instance with the URL as an argument.
     const url = protocolUrlArgument(secondArgv);
     if (url !== undefined) {
@@ -190,15 +209,15 @@ export function startApp(options: StartOptions): void {
   });
 
   app.on('activate', () => {
-    if (host !== null && liveWindow() === null) createWindow();
+    if (hostOptions !== null && liveWindow() === null) createWindow();
   });
 
   app.on('will-quit', (event) => {
-    if (disposed || host === null) return;
+    if (disposed || hostOptions === null) return;
     event.preventDefault();
     disposed = true;
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS).unref());
-    void Promise.race([host.dispose().catch(() => undefined), timeout]).then(() => app.quit());
+    void Promise.race([windows.disposeAll(), timeout]).then(() => app.quit());
   });
 
   void app.whenReady().then(() => {
@@ -217,17 +236,17 @@ export function startApp(options: StartOptions): void {
     pendingFiles = [];
     const initial = named.length > 0 ? named : defaultSampleFiles(options.samplesDir ?? samplesDir(app.isPackaged, process.resourcesPath, DIST_DIR));
     const recentFiles = recent;
-    host = options.createHost({
+    hostOptions = (window) => ({
       host: 'electron',
       files: [...new Set([...initial, ...recentFiles.list()])],
-      openDialog,
+      openDialog: openDialogOver(window),
       onOpened: (paths) => {
         recentFiles.add(paths);
         rebuildMenu();
       },
     });
-    registerIpc(ipcMain, host, trustedFrameOf(webContents));
-    host.onEvent(send);
+    // Each message is answered by the host of the window whose main frame sent it.
+    registerWindowIpc(ipcMain, (frame) => windows.hostForFrame(frame));
     // The packaged app handles session-inspector:// links (electron-builder.yml `protocols` for macOS).
     if (app.isPackaged) app.setAsDefaultProtocolClient(PROTOCOL_SCHEME);
     rebuildMenu();

@@ -14,6 +14,7 @@ export const CHANNEL_PREFIX = 'si:';
 export const METHOD_CHANNELS = {
   state: 'si:state',
   openFile: 'si:openFile',
+  openLink: 'si:openLink',
   openDialog: 'si:openDialog',
   close: 'si:close',
   rows: 'si:rows',

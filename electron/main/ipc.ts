@@ -97,17 +97,28 @@ export const IPC_CHANNELS: readonly string[] = [...METHOD_NAMES.map((method) => 
 
 /**
  * Registers the handlers; returns the function that removes them. `ipcMain` is Electron's (or a
- * fake with `handle`/`removeHandler`).
+ * fake with `handle`/`removeHandler`). Every message is answered by `host`, once its sender frame passed `isTrustedFrame`.
  */
 export function registerIpc(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>, host: SessionHost, isTrustedFrame: FrameCheck): () => void {
+  return registerWindowIpc(ipcMain, (frame) => (isTrustedFrame(frame) ? host : null));
+}
+
+/**
+ * The handlers of a desktop app with one session per window (./windowSessions.ts): `hostForFrame`
+ * gives the host of the window whose main frame sent the message, or null (refused as an untrusted
+ * sender) for any other frame.
+ */
+export function registerWindowIpc(ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>, hostForFrame: (frame: WebFrameMain | null) => SessionHost | null): () => void {
   for (const method of METHOD_NAMES) {
     ipcMain.handle(METHOD_CHANNELS[method], (event: IpcMainInvokeEvent, params: unknown): Promise<Reply<Method>> | Reply<Method> => {
-      if (!isTrustedFrame(event.senderFrame)) return failure(UNTRUSTED_SENDER);
+      const host = hostForFrame(event.senderFrame);
+      if (!host) return failure(UNTRUSTED_SENDER);
       return answer(() => host.handle(method, params));
     });
   }
   ipcMain.handle(OPEN_DROPPED_CHANNEL, (event: IpcMainInvokeEvent, path: unknown): Promise<Reply<'openFile'>> | Reply<'openFile'> => {
-    if (!isTrustedFrame(event.senderFrame)) return failure(UNTRUSTED_SENDER);
+    const host = hostForFrame(event.senderFrame);
+    if (!host) return failure(UNTRUSTED_SENDER);
     const checked = checkDroppedPath(path);
     if (!checked.ok) return failure(checked.error);
     return answer(() => host.openPaths([checked.path]));

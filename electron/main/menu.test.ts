@@ -6,6 +6,7 @@ import { buildMenuTemplate, recentLabel } from './menu';
 function actions() {
   return {
     open: vi.fn<() => void>(),
+    newWindow: vi.fn<() => void>(),
     openRecent: vi.fn<(path: string) => void>(),
     clearRecent: vi.fn<() => void>(),
     toggleDarkMode: vi.fn<() => void>(),
@@ -48,10 +49,14 @@ describe('buildMenuTemplate (Windows and Linux)', () => {
     expect(build().template.map((item) => item.label)).toEqual(['&File', '&Edit', '&View', '&Help']);
   });
 
-  it('File: Open… (CmdOrCtrl+O), Open Recent, Close (CmdOrCtrl+W), Quit', () => {
+  it('File: New Window (CmdOrCtrl+Shift+N), Open… (CmdOrCtrl+O), Open Recent, Close (CmdOrCtrl+W), Quit', () => {
     const { template, acts } = build();
     const labels = submenu(template[0]).filter((i) => i.type !== 'separator').map((i) => i.label);
-    expect(labels).toEqual(['Open…', 'Open Recent', 'Close', 'Quit']);
+    expect(labels).toEqual(['New Window', 'Open…', 'Open Recent', 'Close', 'Quit']);
+    const newWindow = byId(template, 'new-window');
+    expect(newWindow.accelerator).toBe('CmdOrCtrl+Shift+N');
+    click(newWindow);
+    expect(acts.newWindow).toHaveBeenCalledTimes(1);
     const open = byId(template, 'open');
     expect(open.accelerator).toBe('CmdOrCtrl+O');
     click(open);

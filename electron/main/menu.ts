@@ -13,6 +13,8 @@ export type CommandName = EventPayload<'command'>['name'];
 export interface MenuActions {
   /** The native open dialog (through the host, which then opens the chosen files). */
   open(): void;
+  /** A new window, with a session of its own (SPEC §14). */
+  newWindow(): void;
   openRecent(path: string): void;
   clearRecent(): void;
   /** Flips nativeTheme.themeSource and sends the `toggleTheme` command. */
@@ -62,6 +64,7 @@ export function buildMenuTemplate(options: MenuOptions): MenuItemConstructorOpti
     id: 'file',
     label: '&File',
     submenu: [
+      { id: 'new-window', label: 'New Window', accelerator: 'CmdOrCtrl+Shift+N', click: () => actions.newWindow() },
       { id: 'open', label: 'Open…', accelerator: 'CmdOrCtrl+O', click: () => actions.open() },
       openRecent,
       { type: 'separator' },

@@ -18,13 +18,23 @@ export interface LinkSlice {
   goToLink: (link: Link, problems?: readonly string[]) => Promise<void>;
 }
 
+/** True when `info` is the session `link` names by its file (a link naming none names whatever is open). */
+export function isLinkedSession(info: AppState['session'], link: Link): boolean {
+  if (link.file === undefined) return true;
+  const named = info?.link_file;
+  return named !== undefined && named.path === link.file && (link.root === undefined || named.root === undefined || named.root === link.root);
+}
+
 /**
  * Where the app is, as a link. The range is part of it only when the user or a link chose it:
  * the first window an expansion shows is where any expansion starts, not a place.
  */
-export function linkOfState(s: Pick<AppState, 'shownCall' | 'openReduction' | 'searchQuery' | 'searchRegex' | 'searchCaseSensitive'>): Link {
+export function linkOfState(s: Pick<AppState, 'shownCall' | 'openReduction' | 'searchQuery' | 'searchRegex' | 'searchCaseSensitive'> & { session?: AppState['session'] }): Link {
   const open = s.openReduction;
+  // The file, as the host names it for a link (SPEC §14); a session the host did not list has none.
+  const file = s.session?.link_file;
   return {
+    ...(file ? { file: file.path, ...(file.root !== undefined ? { root: file.root } : {}) } : {}),
     ...(s.shownCall !== null ? { call: s.shownCall } : {}),
     ...(open ? { reduction: open.id } : {}),
     ...(open?.userRange && open.requested ? { range: [open.requested[0], open.requested[1]] as const } : {}),

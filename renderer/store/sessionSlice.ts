@@ -47,6 +47,11 @@ export interface SessionSlice {
   start: () => () => void;
   openOffered: (id: string) => Promise<void>;
   /**
+   * Opens the file a link names (SPEC §14: its path relative to a root of the host), which the host
+   * looks up in its own listing; false (with an alert naming the file and how to serve it) when it cannot.
+   */
+  openLinkFile: (file: string, root?: string) => Promise<boolean>;
+  /**
    * Reopens the open file on another of its sessions (§10.1; '' is the main one). When that fails
    * the error is shown like any failed open, and the session that was open is opened again.
    */
@@ -76,6 +81,9 @@ export interface SessionSlice {
   applyLiveUpdate: (info: SessionInfo, newMessages: number) => void;
   // ---
 }
+
+/** What to do about a link whose file did not open. */
+export const LINK_FILE_HINT = 'The rest of the link (its model call, reduction and search) applies once its file is open here.';
 
 /** Sessions up to this size are checked as soon as they open; bigger ones when asked (Findings tab). */
 export const AUTO_CHECK_MAX_BYTES = 32 * 1024 * 1024;
@@ -176,11 +184,12 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           get().pushAlert(reply.error.message, 'Check that the Session Inspector host is still running, then reload this window.');
           return;
         }
-        set({ host: reply.value.host, offeredFiles: reply.value.files });
         const info = reply.value.session;
+        // The session first, then the host: whoever waits for the host's answer (a link naming a file) sees both at once.
         if (info && isNewer(info, get().session)) get().applySession(info);
+        set({ host: reply.value.host, offeredFiles: reply.value.files });
         // A failed open that happened before this window connected (the files named at start).
-        else if (!info && !get().session && reply.value.loadError) openFailed(reply.value.loadError.error);
+        if (!info && !get().session && reply.value.loadError) openFailed(reply.value.loadError.error);
       });
       return unsubscribe;
     },
@@ -189,6 +198,16 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       const reply = await deps.api.openFile({ id });
       if (!reply.ok) return openFailed(reply.error);
       if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+    },
+
+    async openLinkFile(file, root) {
+      const reply = await deps.api.openLink({ file, ...(root !== undefined ? { root } : {}) });
+      if (!reply.ok) {
+        if (reply.error.code !== 'cancelled') get().pushAlert(reply.error.message, LINK_FILE_HINT);
+        return false;
+      }
+      if (isNewer(reply.value, get().session)) get().applySession(reply.value);
+      return true;
     },
 
     async openSession(session) {

@@ -16,6 +16,17 @@ describe('shareableUrl', () => {
     expect(shareableUrl('http', PAGE, [], {})).toBe('http://127.0.0.1:4321/');
   });
 
+  it('over HTTP: names the session file relative to its root first, slashes readable', () => {
+    const url = shareableUrl('http', PAGE, ['/srv/logs/p/s.jsonl'], { file: 'p/s 1.jsonl', root: 'logs', call: 4 });
+    expect(url).toBe('http://127.0.0.1:4321/#file=p/s%201.jsonl&root=logs&call=4');
+    expect(parseLink(new URL(url).hash).link).toEqual({ file: 'p/s 1.jsonl', root: 'logs', call: 4 });
+  });
+
+  it('in the desktop app: the protocol link names the files by path, with no root-relative name in its place', () => {
+    const url = shareableUrl('electron', { origin: 'app://session-inspector', pathname: '/index.html' }, ['/a/s.jsonl'], { file: 's.jsonl', call: 2 });
+    expect(parseProtocolUrl(url)).toEqual({ ok: true, files: ['/a/s.jsonl'], link: { call: 2 }, problems: [] });
+  });
+
   it('in the desktop app: a session-inspector:// link that opens the same files at the same place', () => {
     const url = shareableUrl('electron', { origin: 'app://session-inspector', pathname: '/index.html' }, ['/a/s.sidecar.jsonl', '/a/s.session.json'], { reduction: 'r 1' });
     expect(parseProtocolUrl(url)).toEqual({ ok: true, files: ['/a/s.sidecar.jsonl', '/a/s.session.json'], link: { reduction: 'r 1' }, problems: [] });

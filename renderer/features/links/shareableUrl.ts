@@ -1,7 +1,8 @@
 /**
  * The URL `Copy link` puts on the clipboard (SPEC §12).
  *
- * - HTTP host: the page's address with the fragment and WITHOUT the access token. The token is a
+ * - HTTP host: the page's address with the fragment (`file=` naming the session's file relative
+ *   to a root of the host, SPEC §14) and WITHOUT the access token. The token is a
  *   secret of this run of `serve` (SECURITY.md §4): a link pasted in a chat must not carry it, and
  *   a colleague could not use it anyway (the host listens on this machine's loopback, and a
  *   restarted host draws a new token). Whoever opens the link against a host gets the host's
@@ -19,7 +20,11 @@ export interface PageAddress {
 }
 
 export function shareableUrl(host: 'electron' | 'http' | null, page: PageAddress, files: readonly string[], link: Link): string {
-  if (host === 'electron' && files.length > 0) return protocolUrl(files, link);
+  if (host === 'electron' && files.length > 0) {
+    // The protocol link names the files by their paths: no root-relative name beside them.
+    const { file: _file, root: _root, ...place } = link;
+    return protocolUrl(files, place);
+  }
   const fragment = formatLink(link);
   return `${page.origin}${page.pathname}${fragment === '#' ? '' : fragment}`;
 }

@@ -4,11 +4,14 @@
  *  - from then on, every move (call, reduction, range, query, flags) rewrites the fragment with
  *    `history.replaceState` — no history entry per keystroke, and no `hashchange` of our own;
  *  - a `hashchange` (the user edits the address, the desktop shell hands over a protocol link)
- *    goes to the new place. A link that arrives while a session is (re)opening waits for it.
+ *    goes to the new place. A link that arrives while a session is (re)opening waits for it;
+ *  - a link that names a file (`file=`, SPEC §14) the window does not have open opens it first
+ *    (the host looks it up in its own listing), once; a reload whose session is still open on the
+ *    host keeps it, and goes to the place only (docs/sessions-and-links.md).
  */
 import { useEffect } from 'react';
 import { formatLink, parseLink } from '../../../shared/link';
-import { linkOfState } from '../../store/linkSlice';
+import { isLinkedSession, linkOfState } from '../../store/linkSlice';
 import type { AppStore } from '../../store/store';
 import type { AppState } from '../../store/appState';
 
@@ -27,6 +30,9 @@ export function useLinkSync(store: AppStore): void {
     /** A fragment still to go to, and whether a go is under way (the state is half there: no writes). */
     let pending: string | null = location.hash;
     let going = false;
+    /** The fragment whose file was asked for (asked once, whatever the answer), and the one whose file opened. */
+    let fileAsked: string | null = null;
+    let fileOpened: string | null = null;
 
     const write = (): void => {
       if (going || pending !== null) return;
@@ -37,13 +43,37 @@ export function useLinkSync(store: AppStore): void {
       history.replaceState(history.state, '', `${location.pathname}${location.search}${hash}`);
     };
 
+    /** Opens the file `link` names when it is not the one open; true while that is under way (or was refused: the link is dropped). */
+    const openFileOf = (fragment: string, link: ReturnType<typeof parseLink>['link']): boolean => {
+      const s = store.getState();
+      if (link.file === undefined || fileOpened === fragment || isLinkedSession(s.session, link)) return false;
+      // Not before the host's state answered, nor while an open is in flight (it may be this very file).
+      if (s.host === null || s.loading !== null || fileAsked === fragment) return true;
+      fileAsked = fragment;
+      going = true;
+      void s.openLinkFile(link.file, link.root).then((opened) => {
+        going = false;
+        if (opened) fileOpened = fragment;
+        // Refused: the alert says which file and how to serve it; the rest of the link waits for no session.
+        else if (pending === fragment) pending = null;
+        if (pending !== null) go();
+      });
+      return true;
+    };
+
     const go = (): void => {
       const s = store.getState();
-      if (going || pending === null || !ready(s)) return;
+      if (going || pending === null) return;
       const fragment = pending;
+      const { link, problems } = parseLink(fragment);
+      if (openFileOf(fragment, link)) return;
+      if (!ready(s)) {
+        // With no session to go to, what the link got wrong is said now (a refused file= path, say); pushAlert drops repeats.
+        if (s.host !== null && s.session === null && s.loading === null) for (const p of problems) s.pushAlert(p);
+        return;
+      }
       const epoch = s.epoch;
       going = true;
-      const { link, problems } = parseLink(fragment);
       void s.goToLink(link, problems).finally(() => {
         going = false;
         // A session that changed under the go (a file opened by a protocol link) gets the link again.

@@ -70,6 +70,7 @@ export function fakeHost(
   const defaults: { [M in Method]: Answer<M> } = {
     state: () => ok<'state'>({ host: 'http', session: current, files, loadError }),
     openFile: () => ok<'openFile'>(sessionInfo({ generation: (current?.generation ?? 0) + 1 })),
+    openLink: ({ file }) => ok<'openLink'>(sessionInfo({ generation: (current?.generation ?? 0) + 1, link_file: { path: file } })),
     openDialog: () => ({ ok: false, error: { code: 'not_supported', message: 'no dialog' } }),
     close: () => ok<'close'>({}),
     // No folder served unless a test answers otherwise.
