@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_FORMATS } from '../../shared/contract';
-import { FORMAT_LABELS, sessionLabel } from './format';
+import { FORMAT_LABELS, countOf, formatBytes, sessionLabel } from './format';
 
 describe('FORMAT_LABELS', () => {
   it('names every session format of the contract, each differently', () => {
     expect(Object.keys(FORMAT_LABELS).sort()).toEqual([...SESSION_FORMATS].sort());
     expect(new Set(Object.values(FORMAT_LABELS)).size).toBe(SESSION_FORMATS.length);
+  });
+});
+
+describe('countOf', () => {
+  it('words one of a thing in the singular and every other count in the plural, grouped by thousands', () => {
+    expect([0, 1, 2, 1234].map((n) => countOf(n, 'reduction'))).toEqual(['0 reductions', '1 reduction', '2 reductions', '1,234 reductions']);
+    expect([1, 3].map((n) => countOf(n, 'match', 'matches'))).toEqual(['1 match', '3 matches']);
+    expect([formatBytes(1), formatBytes(2)]).toEqual(['1 byte', '2 bytes']);
   });
 });
 

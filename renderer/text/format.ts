@@ -9,9 +9,17 @@ export function formatCount(n: number): string {
   return integer.format(n);
 }
 
+/**
+ * A count with its noun: `1 reduction`, `2 reductions`, `1,234 matches`. The one way the app
+ * words a count, so none says "1 reductions"; `plural` is for a noun not made by adding `s`.
+ */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}
+
 /** `1,234 bytes`, `12.3 KiB`, `4.0 MiB`: exact below 10 KiB, binary units above. */
 export function formatBytes(n: number): string {
-  if (n < 10 * 1024) return `${formatCount(n)} ${n === 1 ? 'byte' : 'bytes'}`;
+  if (n < 10 * 1024) return countOf(n, 'byte');
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = n / 1024;
   let unit = 0;
@@ -92,6 +100,6 @@ export function sessionLabel(entry: { id: string; title?: string | undefined; me
   // By code point, so a cut never splits a surrogate pair.
   const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
   const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;
-  const count = entry.counting === 'pending' ? 'counting messages…' : entry.counting === 'failed' ? 'messages not counted' : `${entry.messages} ${entry.messages === 1 ? 'message' : 'messages'}`;
+  const count = entry.counting === 'pending' ? 'counting messages…' : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
   return `${who}${shown} (${count})`;
 }

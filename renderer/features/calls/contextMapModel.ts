@@ -4,6 +4,7 @@
  * Pure, so the aggregation is tested without a DOM.
  */
 import type { ContextMapInfo } from '../../../shared/contract';
+import { countOf } from '../../text/format';
 
 /** One bucket of consecutive calls `[first, last]` (1-based). */
 export interface MapBucket {
@@ -62,10 +63,9 @@ export function mapSummary(map: ContextMapInfo, formatBytes: (n: number) => stri
   }
   const lastGiven = map.given[map.calls - 1] ?? 0;
   const lastHidden = map.hidden[map.calls - 1] ?? 0;
-  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
   return (
-    `Context map of ${plural(map.calls, 'model call', 'model calls')}: the last call was given ${formatBytes(lastGiven)} with ${formatBytes(lastHidden)} hidden; ` +
+    `Context map of ${countOf(map.calls, 'model call')}: the last call was given ${formatBytes(lastGiven)} with ${formatBytes(lastHidden)} hidden; ` +
     `at most ${formatBytes(peakGiven)} given and ${formatBytes(peakHidden)} hidden at one call; ` +
-    `${plural(minted, 'reduction', 'reductions')} minted, ${plural(map.rewinds.length, 'rewind', 'rewinds')}, ${plural(map.model_switches.length, 'model switch', 'model switches')}.`
+    `${countOf(minted, 'reduction')} minted, ${countOf(map.rewinds.length, 'rewind')}, ${countOf(map.model_switches.length, 'model switch', 'model switches')}.`
   );
 }
