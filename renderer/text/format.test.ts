@@ -23,8 +23,8 @@ describe('sessionLabel', () => {
     expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
   });
 
-  it('says a session is being counted, or could not be, instead of a count of 0', () => {
-    expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (counting messages…)');
+  it('says a session not read yet, or one that could not be counted, instead of a count of 0', () => {
+    expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (not read yet)');
     expect(sessionLabel({ id: 's2', title: 'Task', messages: 0, counting: 'failed' }, false)).toBe('Session s2: Task (messages not counted)');
   });
 

@@ -93,13 +93,13 @@ const SESSION_TITLE_CHARS = 80;
 
 /**
  * One session of the picker in words: the main one (`main`) or its id, its title when the file
- * gives one, and its message count (or that it is being counted, or could not be). Every part from the file goes through nameText.
+ * gives one, and its message count (or that it is not read yet, or could not be counted). Every part from the file goes through nameText.
  */
 export function sessionLabel(entry: { id: string; title?: string | undefined; messages: number; counting?: 'pending' | 'failed' | undefined }, main: boolean): string {
   const who = main ? 'Main session' : `Session ${nameText([...entry.id].slice(0, 100).join(''))}`;
   // By code point, so a cut never splits a surrogate pair.
   const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
   const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;
-  const count = entry.counting === 'pending' ? 'counting messages…' : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
+  const count = entry.counting === 'pending' ? 'not read yet' : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
   return `${who}${shown} (${count})`;
 }
