@@ -373,6 +373,10 @@ export const contextMapSchema = z.object({
   minted: z.array(int),
   rewinds: z.array(z.object({ call: int, to: int })),
   model_switches: z.array(z.object({ call: int, from: z.string(), to: z.string() })),
+  /** What `minted` leaves out (shared/contextMap.ts): live = sum(minted) + minted_after_last + unplaced - ended. */
+  minted_after_last: int,
+  unplaced: int,
+  ended: int,
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 

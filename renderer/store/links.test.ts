@@ -21,6 +21,9 @@ const MAP: ContextMapInfo = {
   minted: [0, 0, 0, 0, 0],
   rewinds: [],
   model_switches: [],
+  minted_after_last: 0,
+  unplaced: 0,
+  ended: 0,
 };
 
 async function started() {

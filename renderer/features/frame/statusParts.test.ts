@@ -19,7 +19,7 @@ describe('statusParts', () => {
   });
 
   it('at a past call, says what that call was given in the same words', () => {
-    const map = { calls: 2, index: [1, 3], given: [10, 30], hidden: [0, 1], minted: [0, 1], rewinds: [], model_switches: [] };
+    const map = { calls: 2, index: [1, 3], given: [10, 30], hidden: [0, 1], minted: [0, 1], rewinds: [], model_switches: [], minted_after_last: 0, unplaced: 0, ended: 0 };
     const parts = statusParts({ session: one, shownCall: 1, contextMap: map, rowCount: 1, checkStatus: 'done', findings: 0 });
     expect(parts.slice(1, 6)).toEqual(['call 1 of 2', '1 message given', '1 row', '10 bytes given, 0 bytes hidden', 'latest view: 1 reduction (1 truncated)']);
     expect(parts[6]).toBe('0 findings');
