@@ -302,6 +302,8 @@ export const reductionStatusSchema = z.object({
   /** Where the hash came from: `import` is shown as "hashed at import". Absent without a hash. */
   hash_origin: z.enum(['recorded', 'import']).optional(),
   message: z.string().optional(),
+  /** An imported reduction's: where in the file its importer read the original, in its words (shown instead of `source`). */
+  original_from: z.string().optional(),
   ...storyStatusFields,
 });
 export type ReductionStatus = z.infer<typeof reductionStatusSchema>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_FORMATS } from '../../shared/contract';
-import { FORMAT_LABELS, countOf, formatBytes, sessionLabel } from './format';
+import { FORMAT_LABELS, countOf, formatBytes, sessionLabel, sourceLabel } from './format';
 
 describe('FORMAT_LABELS', () => {
   it('names every session format of the contract, each differently', () => {
@@ -14,6 +14,16 @@ describe('countOf', () => {
     expect([0, 1, 2, 1234].map((n) => countOf(n, 'reduction'))).toEqual(['0 reductions', '1 reduction', '2 reductions', '1,234 reductions']);
     expect([1, 3].map((n) => countOf(n, 'match', 'matches'))).toEqual(['1 match', '3 matches']);
     expect([formatBytes(1), formatBytes(2)]).toEqual(['1 byte', '2 bytes']);
+  });
+});
+
+describe('sourceLabel', () => {
+  it('says where an imported original came from in its importer`s words, and a native one`s view otherwise', () => {
+    expect(sourceLabel({ source: 'minted', original_from: 'the tool-results file b1x.txt' })).toBe('Original from the tool-results file b1x.txt');
+    expect(sourceLabel({ source: 'recorded' })).toBe('Source recorded');
+    expect(sourceLabel(undefined)).toBe('Source unknown');
+    // A name from the file is shown as visible text.
+    expect(sourceLabel({ original_from: 'the tool-results file a\u202eb.txt' })).toBe('Original from the tool-results file a⟨U+202E⟩b.txt');
   });
 });
 

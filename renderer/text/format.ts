@@ -72,6 +72,15 @@ export function provenanceLabel(status: { provenance?: string | undefined; hash_
   return status.provenance === 'derived' ? 'derived' : 'recorded by the agent';
 }
 
+/**
+ * Where a reduction's original bytes were read: an importer's words for its file ("the tool-results
+ * file x.txt"), else the native view they came from (`minted`, `recorded`).
+ */
+export function sourceLabel(status: { source?: string | undefined; original_from?: string | undefined } | undefined): string {
+  if (status?.original_from !== undefined) return `Original from ${nameText(status.original_from)}`;
+  return status?.source !== undefined ? `Source ${status.source}` : 'Source unknown';
+}
+
 /** The last path segment, for either separator. */
 export function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
