@@ -43,6 +43,16 @@ export interface ContextMap {
   rewinds: { call: number; to: number }[];
   /** Model switches recorded since the call before. */
   model_switches: { call: number; from: string; to: string }[];
+  /**
+   * What `minted` leaves out, so its sum and the latest view's count of live reductions (the status
+   * bar's) can be told apart: the live ones are `sum(minted) + minted_after_last + unplaced - ended`.
+   * `minted_after_last`: reductions logged after the last call (in the latest view, in no call's input).
+   */
+  minted_after_last: number;
+  /** Reductions of no known line (live at every call; SPEC §3.5 `minted_at` absent from a snapshot alone). */
+  unplaced: number;
+  /** Reductions logged and since taken out of the live log (inverted, rewound, superseded). */
+  ended: number;
 }
 
 /** Content bytes of one message; 0 for a hole or content that can no longer be read. */
@@ -205,7 +215,19 @@ function lowerBound(values: readonly number[], x: number): number {
 export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = [], rewindRecords: readonly { line: number; to: number }[] = []): ContextMap {
   const calls = [...timeline.calls].sort((a, b) => a.line - b.line);
   const n = timeline.calls.length;
-  const map: ContextMap = { calls: n, index: new Array<number>(n).fill(0), given: new Array<number>(n).fill(0), hidden: new Array<number>(n).fill(0), minted: new Array<number>(n).fill(0), rewinds: [], model_switches: [] };
+  const lastLine = calls[calls.length - 1]?.line ?? Number.NEGATIVE_INFINITY;
+  const map: ContextMap = {
+    calls: n,
+    index: new Array<number>(n).fill(0),
+    given: new Array<number>(n).fill(0),
+    hidden: new Array<number>(n).fill(0),
+    minted: new Array<number>(n).fill(0),
+    rewinds: [],
+    model_switches: [],
+    minted_after_last: timeline.spans.filter((s) => Number.isFinite(s.from) && s.from > lastLine).length,
+    unplaced: timeline.spans.filter((s) => !Number.isFinite(s.from)).length,
+    ended: timeline.spans.filter((s) => s.to !== undefined).length,
+  };
   if (n === 0) return map;
   // Content bytes before each index (a reduction's addressed range can reach past the last call).
   const last = minted.length;

@@ -308,6 +308,8 @@ export const reductionStatusSchema = z.object({
   /** Where the hash came from: `import` is shown as "hashed at import". Absent without a hash. */
   hash_origin: z.enum(['recorded', 'import']).optional(),
   message: z.string().optional(),
+  /** An imported reduction's: where in the file its importer read the original, in its words (shown instead of `source`). */
+  original_from: z.string().optional(),
   ...storyStatusFields,
 });
 export type ReductionStatus = z.infer<typeof reductionStatusSchema>;
@@ -381,6 +383,10 @@ export const contextMapSchema = z.object({
   minted: z.array(int),
   rewinds: z.array(z.object({ call: int, to: int })),
   model_switches: z.array(z.object({ call: int, from: z.string(), to: z.string() })),
+  /** What `minted` leaves out (shared/contextMap.ts): live = sum(minted) + minted_after_last + unplaced - ended. */
+  minted_after_last: int,
+  unplaced: int,
+  ended: int,
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 

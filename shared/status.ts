@@ -25,6 +25,8 @@ export interface ReductionCheck {
   hash_origin: HashOrigin | null;
   /** Why it is not verified. */
   message?: string;
+  /** verified only: where in the file the importer read the original (Reduction.original_from). */
+  original_from?: string;
 }
 
 /** §10.2 `log`: a live reduction's §3.5 fields plus what checking it finds. */
@@ -41,7 +43,7 @@ export function checkReduction(r: Reduction, log: readonly Reduction[], minted: 
   }
   const { bytes, source } = resolved.value;
   const span = hiddenSpan(r, bytes, log);
-  return { status: 'verified', source, total_bytes: bytes.length, hidden_bytes: span ? span[1] - span[0] : 0, ...about };
+  return { status: 'verified', source, total_bytes: bytes.length, hidden_bytes: span ? span[1] - span[0] : 0, ...about, ...(r.original_from !== undefined ? { original_from: r.original_from } : {}) };
 }
 
 /** §10.2 `log`: every live reduction, in log order, with its check. */

@@ -179,6 +179,13 @@ export interface Reduction {
    * partial copy in the record) is not used, in the importer's words; `original_unavailable` says it.
    */
   unavailable_why?: string;
+  /**
+   * §10.1, an importer's reduction whose original the file holds: where in the file the importer
+   * read the original bytes, in its words ("the tool-results file x.txt", "the transcript's
+   * messages before the compact boundary"). The app says it instead of `minted`/`recorded`, which
+   * name the views of a native session and say nothing of a foreign file.
+   */
+  original_from?: string;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */

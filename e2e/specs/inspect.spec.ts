@@ -8,6 +8,7 @@
 import { audit } from '../axe';
 import { cliCheck, cliExpand, cliLog, cliSearch } from '../cli';
 import { expect, test } from '../fixtures';
+import type { InspectorPage } from '../inspectorPage';
 import { expectFormat, fixture } from '../importedSession';
 
 const LOG = fixture('synthetic/inspect/compact.eval');
@@ -45,5 +46,80 @@ test.describe('an Inspect AI .eval log', () => {
     expect(found.matches.filter((m) => m.reduction_id !== run.id)).toEqual([]);
     await inspector.search('src/module_12.py');
     await inspector.expectResults(found.matches);
+  });
+});
+
+/** A box of the page, as Playwright measures it. */
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const overlaps = (a: Box, b: Box): boolean => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/** The width the `Session` picker takes when it holds only its chosen option and nothing limits it: what its label needs to be seen whole. */
+async function labelWidth(inspector: InspectorPage): Promise<number> {
+  // The page's DOM, as far as used here (this project's TypeScript has no DOM library).
+  interface Select {
+    value: string;
+    selectedIndex: number;
+    options: { text: string }[];
+    parentElement: { appendChild(e: unknown): void };
+  }
+  interface Probe {
+    style: { cssText: string };
+    append(e: unknown): void;
+    remove(): void;
+    getBoundingClientRect(): { width: number };
+  }
+  interface Doc {
+    createElement(tag: 'select'): Probe;
+    createElement(tag: 'option'): { text: string };
+  }
+  return inspector.sessionPicker.evaluate((el: Select) => {
+    const doc = (globalThis as unknown as { document: Doc }).document;
+    const probe = doc.createElement('select');
+    const option = doc.createElement('option');
+    option.text = el.options[el.selectedIndex]?.text ?? '';
+    probe.append(option);
+    // Beside the picker, so the header's rules style it the same; out of the flow and unseen.
+    probe.style.cssText = 'position: absolute; visibility: hidden; max-width: none; width: auto; flex: none';
+    el.parentElement.appendChild(probe);
+    const width = probe.getBoundingClientRect().width;
+    probe.remove();
+    return width;
+  });
+}
+
+test.describe('the header between 1280 and 1400 px wide', () => {
+  test.use({ sessionFiles: [LOG] });
+
+  test('the Session picker is seen whole: inside the window, its label not cut, and no other control over it', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await expect(inspector.sessionPicker).toBeVisible();
+    const header = inspector.page.getByRole('banner');
+    const others = [
+      header.getByRole('heading'),
+      header.getByRole('note'),
+      header.getByRole('button'),
+      header.getByRole('checkbox'),
+      header.getByRole('combobox', { name: 'Session file', exact: true }),
+    ];
+    for (const width of [1280, 1340, 1400]) {
+      await inspector.page.setViewportSize({ width, height: 800 });
+      const picker = await inspector.sessionPicker.boundingBox();
+      if (!picker) throw new Error('the Session picker has no box');
+      expect(picker.x, `${width} px`).toBeGreaterThanOrEqual(0);
+      expect(picker.x + picker.width, `${width} px`).toBeLessThanOrEqual(width);
+      expect(picker.width + 0.5, `${width} px: the label needs ${await labelWidth(inspector)} px`).toBeGreaterThanOrEqual(await labelWidth(inspector));
+      for (const locator of others) {
+        for (const control of await locator.all()) {
+          const box = await control.boundingBox();
+          if (box && overlaps(picker, box)) throw new Error(`${width} px: ${(await control.getAttribute('aria-label')) ?? (await control.textContent())} lies over the Session picker (${JSON.stringify(box)} over ${JSON.stringify(picker)})`);
+        }
+      }
+    }
   });
 });

@@ -202,12 +202,14 @@ test.describe('links', () => {
     expect(utf8(cliExpand(FILES, range, [at, at + copied.length]).content).equals(copied)).toBe(true);
   });
 
-  test('a link that cannot be followed says why and goes to the rest', async ({ inspectorApp }) => {
+  test('a link that cannot be followed says why, in which file, and what to do, and goes to the rest', async ({ inspectorApp }) => {
     const page = await inspectorApp.page.context().newPage();
     await page.goto(`${inspectorApp.url}#reduction=nope&range=9:1&q=abc`);
     const inspector = new InspectorPage(page);
     await expect(inspector.alert.filter({ hasText: "The link's range starts after it ends (9:1)" })).toBeVisible();
-    await expect(inspector.alert.filter({ hasText: 'The link names reduction "nope", which is not in the live log.' })).toBeVisible();
+    const notHere = inspector.alert.filter({ hasText: 'The link names reduction "nope", which is not in the live log of session.sidecar.jsonl.' });
+    await expect(notHere).toBeVisible();
+    await expect(notHere).toContainText("npx session-inspector serve FILE --link '#reduction=nope&q=abc'");
     await expect(inspector.searchBox).toHaveValue('abc');
   });
 });

@@ -108,6 +108,21 @@ test.describe('uploads', () => {
     await inspector.waitLoaded();
     await expectExpandsLikeCli(inspector, DEMO, verbatimReduction(DEMO));
   });
+
+  test('a file that is no session leaves the open session open with the error shown; the next file opened takes the error away', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    await expect(inspector.status).toContainText('demo.sidecar.jsonl');
+    await inspector.page.getByLabel('Session file to open').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just some notes\n') });
+    await expect(inspector.alert).toContainText('notes.txt is neither a sidecar');
+    await expect(inspector.status).toContainText('demo.sidecar.jsonl');
+    await inspector.waitLoaded();
+    await expect(inspector.rows).toHaveCount(4);
+    await expect(inspector.alert).toContainText('notes.txt is neither a sidecar');
+    await inspector.page.getByLabel('Session file to open').setInputFiles(SESSION_SIDECAR);
+    await expect(inspector.status).toContainText('session.sidecar.jsonl');
+    await inspector.waitLoaded();
+    await expect(inspector.alert).toHaveCount(0);
+  });
 });
 
 test.describe('uploads, one after another', () => {

@@ -3,6 +3,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
+import { SESSION_FORMATS } from '../../shared/contract';
+import type { SessionFormat } from '../../shared/contract';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { USAGE } from './main';
@@ -248,7 +250,17 @@ describe('usage', () => {
 
   it('--help names every format read, each agent by the name its users know', () => {
     const files = USAGE.slice(0, USAGE.indexOf('Commands:')).replace(/\s+/g, ' ');
-    for (const agent of ['supercode sidecar', 'session snapshot', 'Claude Code transcript', 'Codex rollout', 'SWE-agent .traj', 'mini-swe-agent trajectory', 'Inspect AI .eval or .json log', 'OpenHands V0 trajectory', 'V1 conversation folder']) expect(files).toContain(agent);
+    // Keyed by the contract's formats: a format added there does not compile here until --help is checked for it.
+    const words: Readonly<Record<SessionFormat, readonly string[]>> = {
+      supercode: ['supercode sidecar', 'session snapshot'],
+      'claude-code': ['Claude Code transcript'],
+      codex: ['Codex rollout'],
+      'swe-agent': ['SWE-agent .traj', 'mini-swe-agent trajectory'],
+      inspect: ['Inspect AI .eval or .json log'],
+      openhands: ['OpenHands V0 trajectory', 'V1 conversation folder'],
+    };
+    expect(Object.keys(words).sort()).toEqual([...SESSION_FORMATS].sort());
+    for (const agent of Object.values(words).flat()) expect(files).toContain(agent);
   });
 
   it('no command: exit 2, the JSON error on stdout, the usage on stderr', async () => {

@@ -235,7 +235,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     }
   });
 
-  async function openPaths(paths: string[], source: OpenSource = {}): Promise<Reply<'openFile'>> {
+  /** Opens `paths`; on failure nothing is open, and the uploads are released but for those in `keepOnFailure`. */
+  async function openPaths(paths: string[], source: OpenSource = {}, keepOnFailure: readonly string[] = []): Promise<Reply<'openFile'>> {
     try {
       if (disposed) return failure('internal_error', 'the session host is disposed');
       if (paths.length === 0 || paths.length > 2) return failure('usage', `${paths.length} files given: open one or two (a sidecar and/or a session snapshot)`);
@@ -266,8 +267,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         session = null;
         loadError = { generation: mine, files: paths.map((p) => labels.get(p) ?? basename(p)), error: reply.error };
         emit({ name: 'loadFailed', payload: { generation: mine, error: reply.error } });
-        // No session is shown now: the upload that was is released (its copy with it).
-        await releaseUploads([]);
+        // No session is shown now: the upload that was is released (its copy with it), unless it is to be shown again.
+        await releaseUploads(keepOnFailure);
         return reply;
       }
       loadError = null;
@@ -306,12 +307,16 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     labels.set(file.path, file.label);
     uploads.push(file);
     opening.add(file);
+    // The session shown now: an upload that is no session (or cannot be read) must not take it away.
+    const shown = session && !session.provisional && lastOpened && samePaths(lastOpened.paths, sessionPaths) ? lastOpened : undefined;
     let reply: Reply<'openFile'>;
     try {
-      reply = await openPaths([file.path]);
+      reply = await openPaths([file.path], {}, shown?.paths ?? []);
     } finally {
       opening.delete(file);
     }
+    // The open closed it before it failed: it is shown again (the error stays the reply, and the window's alert).
+    if (!reply.ok && reply.error.code !== 'cancelled' && shown && session === null) await openPaths(shown.paths, shown.source);
     // Not the session shown (its open failed, or a later one superseded it): its own copy goes, no other.
     if (!sessionPaths.includes(file.path)) await discardUploads(uploads.filter((u) => u === file));
     return present(reply);

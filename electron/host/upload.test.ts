@@ -247,6 +247,31 @@ describe('upload: kept while it is the session shown, no longer', () => {
     expect(s.left()).toEqual([]);
   });
 
+  it('an upload that is no session leaves the session shown open, an upload or an offered file: the reply says why, and its own copy goes', async () => {
+    const s = await serve();
+    const shownNow = async (): Promise<{ name: string | undefined; rows: number }> => {
+      const state = await s.api('state');
+      const rows = await s.api('rows', { start: 0, end: 1 });
+      return { name: state.ok ? state.value.session?.files[0]?.path.split(/[\\/]/).pop() : undefined, rows: rows.ok ? rows.value.rows.length : -1 };
+    };
+    const notes = async (): Promise<string> => {
+      const failed = JSON.parse((await s.upload(Buffer.from('not a session\n'), { 'X-Session-Inspector-File-Name': 'notes.txt' })).body) as Reply<'openFile'>;
+      return failed.ok ? 'opened' : failed.error.code;
+    };
+    const state = await s.api('state');
+    const demo = state.ok ? state.value.files.find((f) => f.name === 'demo.sidecar.jsonl') : undefined;
+    expect((await s.api('openFile', { id: demo?.id })).ok).toBe(true);
+    expect(await notes()).toBe('unrecognized_file');
+    expect(await shownNow()).toEqual({ name: 'demo.sidecar.jsonl', rows: 1 });
+    expect(s.left()).toEqual([]);
+
+    opened(await s.upload(readFileSync(SESSION), { 'X-Session-Inspector-File-Name': 'b.sidecar.jsonl' }));
+    expect(await notes()).toBe('unrecognized_file');
+    // The upload shown before is shown again, read from its copy, which stays (the failed one's is gone).
+    expect(await shownNow()).toEqual({ name: 'b.sidecar.jsonl', rows: 1 });
+    expect(s.left()).toHaveLength(1);
+  });
+
   it('is removed when a file the host offers is opened instead, and when the host stops', async () => {
     const s = await serve();
     opened(await s.upload(readFileSync(SESSION)));

@@ -230,6 +230,26 @@ describe('SessionService calls (context map)', () => {
     }
   });
 
+  // Where the map's reductions minted before a call and the latest view's live ones differ: one
+  // minted after the last call (SWE-agent: 7 before a call, 8 live), one superseded by a later
+  // compaction (Claude Code: 5 before a call, 4 live).
+  it.each(['swe-agent/marshmallow-1867-function-calling-replace-from-source.traj', 'claude-code/cc-2.1.14-two-compactions.jsonl'])(
+    '%s: the map`s figures add up to the live reductions the open says (the status bar`s count)',
+    async (name) => {
+      const s = new SessionService();
+      try {
+        const opened = value(await s.open({ paths: [join(REAL, name)], generation: 1 }));
+        const map = value(s.handle('calls', {}));
+        const minted = map.minted.reduce((a, b) => a + b, 0);
+        expect(minted).not.toBe(opened.reductions);
+        expect(minted + map.minted_after_last + map.unplaced - map.ended).toBe(opened.reductions);
+        expect(map.minted_after_last + map.ended).toBeGreaterThan(0);
+      } finally {
+        s.close();
+      }
+    },
+  );
+
   it('answers no_session without a session', () => {
     const s = new SessionService();
     const reply = s.handle('calls', {});

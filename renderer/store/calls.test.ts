@@ -20,6 +20,9 @@ const MAP: ContextMapInfo = {
   minted: Array.from({ length: CALLS }, (_, k) => (k % 5 === 0 ? 1 : 0)),
   rewinds: [{ call: 12, to: 20 }],
   model_switches: [{ call: 30, from: 'a', to: 'b' }],
+  minted_after_last: 0,
+  unplaced: 0,
+  ended: 0,
 };
 
 /** Rows `[start, end)` of a view of `rowCount` rows, their text naming the view. */

@@ -47,6 +47,22 @@ describe('openFiles', () => {
     expect(store.getState().uploading).toBeNull();
     expect(store.getState().alerts.map((a) => a.message)).toEqual(['the file is larger than the upload limit of 10 bytes']);
   });
+
+  it('keeps a refused upload`s alert while the session shown comes back, and the next successful open takes it away', async () => {
+    const host = fakeHost(sessionInfo({ generation: 1 }));
+    let reply: Reply<'openFile'> = { ok: false, error: { code: 'unrecognized_file', message: 'notes.txt is neither a sidecar nor a session snapshot' } };
+    const { store } = await started(host, { openDropped: () => Promise.resolve(reply) });
+    await store.getState().openFiles([file('notes.txt')]);
+    // The host shows the session it had again (a new open of the same file): the error stays.
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ generation: 3 }) });
+    expect(store.getState().session?.generation).toBe(3);
+    expect(store.getState().alerts.map((a) => a.message)).toEqual(['notes.txt is neither a sidecar nor a session snapshot']);
+    // What the next open itself says (a newer format version) is not taken away with it.
+    reply = { ok: true, value: sessionInfo({ generation: 4, stopped: true }) };
+    await store.getState().openFiles([file('session.sidecar.jsonl')]);
+    expect(store.getState().session?.generation).toBe(4);
+    expect(store.getState().alerts.map((a) => a.message)).toEqual([expect.stringMatching(/written by a newer format version/)]);
+  });
 });
 
 describe('the served folder', () => {

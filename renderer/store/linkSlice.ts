@@ -5,7 +5,9 @@
  * `features/links/useLinkSync.ts`; this part knows nothing of `location`.
  */
 import type { Link } from '../../shared/link';
+import { formatLink } from '../../shared/link';
 import { quotedText } from '../../shared/visibleText';
+import { baseName, countOf } from '../text/format';
 import type { AppState, SliceCreator } from './appState';
 
 export interface LinkSlice {
@@ -44,6 +46,20 @@ export function linkOfState(s: Pick<AppState, 'shownCall' | 'openReduction' | 's
   };
 }
 
+/** The session shown, for a link's errors: its file's name, and which of the file's sessions when not the main one. */
+function shownSessionName(s: Pick<AppState, 'session'>): string {
+  const info = s.session;
+  if (!info) return 'no session';
+  const files = info.files.map((f) => baseName(f.path)).join(' + ');
+  return info.session !== '' ? `${files} (session ${quotedText(info.session, 100)})` : files;
+}
+
+/** What to do when a link names a place the session shown does not have: open the session it was copied from, at the link. */
+function elsewhereHint(s: Pick<AppState, 'host'>, link: Link): string {
+  const fragment = `'${formatLink(link).replace(/'/g, "'\\''")}'`;
+  return `The link may be of another session: open the file it was copied from at it, npx session-inspector ${s.host === 'electron' ? 'open' : 'serve'} FILE --link ${fragment}.`;
+}
+
 export const createLinkSlice: SliceCreator<LinkSlice> = () => (set, get) => ({
   async goToLink(link, problems = []) {
     for (const p of problems) get().pushAlert(p);
@@ -54,7 +70,7 @@ export const createLinkSlice: SliceCreator<LinkSlice> = () => (set, get) => ({
       if (get().epoch !== epoch) return;
       const calls = get().contextMap?.calls;
       if (call !== null && calls !== undefined && call > calls) {
-        get().pushAlert(`The link names model call ${call}, but this session has ${calls} model calls; the view stays where it is.`);
+        get().pushAlert(`The link names model call ${call}, but ${shownSessionName(get())} has ${countOf(calls, 'model call')}; the view stays where it is.`, elsewhereHint(get(), link));
       } else {
         await get().showCall(call);
         if (get().epoch !== epoch) return;
@@ -65,7 +81,7 @@ export const createLinkSlice: SliceCreator<LinkSlice> = () => (set, get) => ({
       await get().loadLog();
       if (get().epoch !== epoch) return;
       const entry = get().logEntries.find((e) => e.reduction.id === id);
-      if (!entry) get().pushAlert(`The link names reduction ${quotedText(id, 200)}, which is not in the live log.`);
+      if (!entry) get().pushAlert(`The link names reduction ${quotedText(id, 200)}, which is not in the live log of ${shownSessionName(get())}.`, elsewhereHint(get(), link));
       else await get().goToIndex(entry.reduction.ptr.index, { reductionId: id, ...(link.range ? { range: link.range, pinRange: true } : {}) });
     } else {
       get().collapse();

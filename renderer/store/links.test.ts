@@ -21,6 +21,9 @@ const MAP: ContextMapInfo = {
   minted: [0, 0, 0, 0, 0],
   rewinds: [],
   model_switches: [],
+  minted_after_last: 0,
+  unplaced: 0,
+  ended: 0,
 };
 
 async function started() {
@@ -67,7 +70,7 @@ describe('goToLink', () => {
     expect(linkOfState(store.getState())).toEqual({ reduction: 'r20', range: [5, 70] });
   });
 
-  it('says what it cannot reach and still goes to the rest', async () => {
+  it('says what it cannot reach, naming the session file shown and what to do, and still goes to the rest', async () => {
     const { store } = await started();
     const parsed = parseLink('#call=99&reduction=nope&range=x&q=abc');
     await store.getState().goToLink(parsed.link, parsed.problems);
@@ -75,9 +78,11 @@ describe('goToLink', () => {
     const messages = store.getState().alerts.map((a) => a.message);
     expect(messages).toEqual([
       'The link\'s range must be S:E in bytes, not "x"; the reduction is shown from its start.',
-      'The link names model call 99, but this session has 5 model calls; the view stays where it is.',
-      'The link names reduction "nope", which is not in the live log.',
+      'The link names model call 99, but demo.sidecar.jsonl has 5 model calls; the view stays where it is.',
+      'The link names reduction "nope", which is not in the live log of demo.sidecar.jsonl.',
     ]);
+    const next = "The link may be of another session: open the file it was copied from at it, npx session-inspector serve FILE --link '#call=99&reduction=nope&q=abc'.";
+    expect(store.getState().alerts.map((a) => a.hint)).toEqual([undefined, next, next]);
     expect(store.getState().searchQuery).toBe('abc');
     expect(store.getState().shownCall).toBeNull();
   });
@@ -89,7 +94,7 @@ describe('goToLink', () => {
     await settle();
     expect(store.getState().alerts.map((a) => a.message)).toEqual([
       'The link\'s regex must be 1 or 0, not "\u27e8U+202E\u27e9yes"; a substring search is run.',
-      'The link names reduction "r\u27e8U+202E\u27e91-gnp", which is not in the live log.',
+      'The link names reduction "r\u27e8U+202E\u27e91-gnp", which is not in the live log of demo.sidecar.jsonl.',
     ]);
     const hostile = fc.string({ unit: fc.constantFrom('r', '\u202e', '\u2066', '\u200b', '\u2028', '\u001b', '\u009b', '\n', '"'), minLength: 1 });
     await fc.assert(
@@ -97,7 +102,7 @@ describe('goToLink', () => {
         const link = parseLink(`#reduction=${encodeURIComponent(`x${id}`)}&case=${encodeURIComponent(value)}`);
         await store.getState().goToLink(link.link, link.problems);
         await settle();
-        for (const a of store.getState().alerts) expect(a.message).not.toMatch(RAW_INVISIBLE);
+        for (const a of store.getState().alerts) expect(`${a.message} ${a.hint ?? ''}`).not.toMatch(RAW_INVISIBLE);
       }),
       { numRuns: 100 },
     );

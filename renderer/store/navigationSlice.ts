@@ -4,6 +4,7 @@
  * to a finding, to the next or previous stub.
  */
 import type { Finding } from '../../shared/types';
+import { countOf } from '../text/format';
 import type { SliceCreator } from './appState';
 import { callParams } from './callParams';
 import type { ByteRange } from './reductionsSlice';
@@ -38,7 +39,7 @@ export const createNavigationSlice: SliceCreator<NavigationSlice> = (deps) => (s
     }
     if (reply.value.row < 0) {
       get().pushAlert(
-        `Message ${index} is not in the projected view (it has ${get().session?.messages ?? 0} messages).`,
+        `Message ${index} is not in the projected view (it has ${countOf(get().session?.messages ?? 0, 'message')}).`,
         'The reduction addresses a message the view does not have; see the Findings tab.',
       );
       return;

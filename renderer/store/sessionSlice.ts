@@ -110,6 +110,16 @@ function isNewer(info: SessionInfo, current: SessionInfo | null): boolean {
 export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, get) => {
   let nextAlertId = 1;
 
+  /**
+   * The alerts shown as the user starts an open; the returned function takes them away once it has
+   * succeeded (an earlier open's error is about what is no longer asked for). Alerts raised since
+   * (the opened session's own) stay.
+   */
+  const alertsBefore = (): (() => void) => {
+    const before = new Set(get().alerts.map((a) => a.id));
+    return () => set({ alerts: get().alerts.filter((a) => !before.has(a.id)) });
+  };
+
   const openFailed = (error: HostError, hint: string = LOAD_FAILED_HINT): void => {
     // A superseded open is not a failure; a load failure also arrives as a `loadFailed` event,
     // and pushAlert drops the duplicate.
@@ -195,8 +205,10 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     },
 
     async openOffered(id) {
+      const cleared = alertsBefore();
       const reply = await deps.api.openFile({ id });
       if (!reply.ok) return openFailed(reply.error);
+      cleared();
       if (isNewer(reply.value, get().session)) get().applySession(reply.value);
     },
 
@@ -220,8 +232,10 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         file = openOfferedFile(get().offeredFiles, shown);
       }
       if (!shown || !file) return get().pushAlert('The open file cannot be reopened on another session: the host no longer offers it.', LOAD_FAILED_HINT);
+      const cleared = alertsBefore();
       const reply = await deps.api.openFile({ id: file.id, ...(session !== '' ? { session } : {}) });
       if (reply.ok) {
+        cleared();
         if (isNewer(reply.value, get().session)) get().applySession(reply.value);
         return;
       }
@@ -234,12 +248,15 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
     },
 
     async openWithDialog() {
+      const cleared = alertsBefore();
       const reply = await deps.api.openDialog({});
       if (!reply.ok) return openFailed(reply.error, reply.error.code === 'not_supported' ? 'Choose one of the files this host offers, or start it with the file you want.' : LOAD_FAILED_HINT);
+      if (reply.value) cleared();
       if (reply.value && isNewer(reply.value, get().session)) get().applySession(reply.value);
     },
 
     async openDropped(file) {
+      const cleared = alertsBefore();
       const reply = await deps.openDropped(file);
       if (!reply.ok) {
         const hint =
@@ -248,6 +265,7 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
             : LOAD_FAILED_HINT;
         return openFailed(reply.error, hint);
       }
+      cleared();
       if (isNewer(reply.value, get().session)) get().applySession(reply.value);
     },
 

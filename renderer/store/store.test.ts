@@ -524,7 +524,7 @@ describe('navigation', () => {
   it('says so when a finding points outside the view', async () => {
     const { store } = await started();
     await store.getState().goToFinding({ code: 'address_out_of_range', severity: 'error', message: 'r9 addresses 5000', reduction_id: 'r9', index: 5000 });
-    expect(store.getState().alerts[0]?.message).toBe('Message 5000 is not in the projected view (it has 1000 messages).');
+    expect(store.getState().alerts[0]?.message).toBe('Message 5000 is not in the projected view (it has 1,000 messages).');
   });
 
   it('Enter expands the selected row’s stub', async () => {

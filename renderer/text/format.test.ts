@@ -1,11 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_FORMATS } from '../../shared/contract';
-import { FORMAT_LABELS, sessionLabel } from './format';
+import { FORMAT_LABELS, countOf, formatBytes, sessionLabel, sourceLabel } from './format';
 
 describe('FORMAT_LABELS', () => {
   it('names every session format of the contract, each differently', () => {
     expect(Object.keys(FORMAT_LABELS).sort()).toEqual([...SESSION_FORMATS].sort());
     expect(new Set(Object.values(FORMAT_LABELS)).size).toBe(SESSION_FORMATS.length);
+  });
+});
+
+describe('countOf', () => {
+  it('words one of a thing in the singular and every other count in the plural, grouped by thousands', () => {
+    expect([0, 1, 2, 1234].map((n) => countOf(n, 'reduction'))).toEqual(['0 reductions', '1 reduction', '2 reductions', '1,234 reductions']);
+    expect([1, 3].map((n) => countOf(n, 'match', 'matches'))).toEqual(['1 match', '3 matches']);
+    expect([formatBytes(1), formatBytes(2)]).toEqual(['1 byte', '2 bytes']);
+  });
+});
+
+describe('sourceLabel', () => {
+  it('says where an imported original came from in its importer`s words, and a native one`s view otherwise', () => {
+    expect(sourceLabel({ source: 'minted', original_from: 'the tool-results file b1x.txt' })).toBe('Original from the tool-results file b1x.txt');
+    expect(sourceLabel({ source: 'recorded' })).toBe('Source recorded');
+    expect(sourceLabel(undefined)).toBe('Source unknown');
+    // A name from the file is shown as visible text.
+    expect(sourceLabel({ original_from: 'the tool-results file a\u202eb.txt' })).toBe('Original from the tool-results file a⟨U+202E⟩b.txt');
   });
 });
 
@@ -15,8 +33,8 @@ describe('sessionLabel', () => {
     expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
   });
 
-  it('says a session is being counted, or could not be, instead of a count of 0', () => {
-    expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (counting messages…)');
+  it('says a session not read yet, or one that could not be counted, instead of a count of 0', () => {
+    expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (not read yet)');
     expect(sessionLabel({ id: 's2', title: 'Task', messages: 0, counting: 'failed' }, false)).toBe('Session s2: Task (messages not counted)');
   });
 

@@ -9,9 +9,17 @@ export function formatCount(n: number): string {
   return integer.format(n);
 }
 
+/**
+ * A count with its noun: `1 reduction`, `2 reductions`, `1,234 matches`. The one way the app
+ * words a count, so none says "1 reductions"; `plural` is for a noun not made by adding `s`.
+ */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
+}
+
 /** `1,234 bytes`, `12.3 KiB`, `4.0 MiB`: exact below 10 KiB, binary units above. */
 export function formatBytes(n: number): string {
-  if (n < 10 * 1024) return `${formatCount(n)} ${n === 1 ? 'byte' : 'bytes'}`;
+  if (n < 10 * 1024) return countOf(n, 'byte');
   const units = ['KiB', 'MiB', 'GiB', 'TiB'];
   let value = n / 1024;
   let unit = 0;
@@ -64,6 +72,15 @@ export function provenanceLabel(status: { provenance?: string | undefined; hash_
   return status.provenance === 'derived' ? 'derived' : 'recorded by the agent';
 }
 
+/**
+ * Where a reduction's original bytes were read: an importer's words for its file ("the tool-results
+ * file x.txt"), else the native view they came from (`minted`, `recorded`).
+ */
+export function sourceLabel(status: { source?: string | undefined; original_from?: string | undefined } | undefined): string {
+  if (status?.original_from !== undefined) return `Original from ${nameText(status.original_from)}`;
+  return status?.source !== undefined ? `Source ${status.source}` : 'Source unknown';
+}
+
 /** The last path segment, for either separator. */
 export function baseName(path: string): string {
   const parts = path.split(/[\\/]/);
@@ -85,13 +102,13 @@ const SESSION_TITLE_CHARS = 80;
 
 /**
  * One session of the picker in words: the main one (`main`) or its id, its title when the file
- * gives one, and its message count (or that it is being counted, or could not be). Every part from the file goes through nameText.
+ * gives one, and its message count (or that it is not read yet, or could not be counted). Every part from the file goes through nameText.
  */
 export function sessionLabel(entry: { id: string; title?: string | undefined; messages: number; counting?: 'pending' | 'failed' | undefined }, main: boolean): string {
   const who = main ? 'Main session' : `Session ${nameText([...entry.id].slice(0, 100).join(''))}`;
   // By code point, so a cut never splits a surrogate pair.
   const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
   const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;
-  const count = entry.counting === 'pending' ? 'counting messages…' : entry.counting === 'failed' ? 'messages not counted' : `${entry.messages} ${entry.messages === 1 ? 'message' : 'messages'}`;
+  const count = entry.counting === 'pending' ? 'not read yet' : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
   return `${who}${shown} (${count})`;
 }

@@ -100,6 +100,8 @@ describe('a synthetic transcript with every record type', () => {
     const s = await open(synthetic);
     const [present, missing] = s.log.filter((x) => x.kind === 'tool_output_truncated');
     expect(present).toMatchObject({ kept_bytes: 0, ptr: { index: 13 }, hash_origin: 'import' });
+    // Where the bytes came from, in the importer's words: the tool-results file it read, by name.
+    expect(present!.original_from).toMatch(/^the tool-results file \S+\.txt$/);
     expect(present!.stub.startsWith('<persisted-output>\nOutput too large (4.4KB)')).toBe(true);
     const e = s.expand(present!.id);
     expect(e.ok && e.value.content).toBe(PERSISTED_FULL);

@@ -637,6 +637,7 @@ function buildView(
         provenance: 'recorded',
         origin: { line: c.rec.__line },
         hash_origin: 'import',
+        original_from: 'the tool result as the transcript records it',
       });
     }
   }
@@ -657,7 +658,8 @@ function buildView(
     if (original !== undefined) {
       const { large: _stub, content: _text, ...fields } = m;
       messages[p.index] = { ...fields, ...contentFields(original) };
-      reductions.push({ ...base, ptr: { index: p.index, ...measureText(original) }, hash_origin: 'import' });
+      const from = fromFile !== undefined ? `the tool-results file ${name ?? ''}` : `the record's toolUseResult copy (line ${p.rec.__line})`;
+      reductions.push({ ...base, ptr: { index: p.index, ...measureText(original) }, hash_origin: 'import', original_from: from });
     } else {
       // The preview the model saw is all the file holds whole: expand answers original_unavailable, saying why.
       const why =
@@ -699,6 +701,7 @@ function buildView(
       // The summary is an `isCompactSummary` user record: the model is given it as a user message.
       summary_role: 'user',
       hash_origin: 'import',
+      original_from: 'the messages before the compact boundary, as the transcript records them',
     });
   }
   const ended = summaries.slice(0, -1).map((reduction, k) => ({ reduction, to: (summaries[k + 1]!.origin as { line: number }).line }));

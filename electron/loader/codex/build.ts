@@ -577,6 +577,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         // as an encrypted compaction item, which has no role.
         ...(message.length > 0 ? { summary_role: 'user' as const } : {}),
         hash_origin: 'import',
+        original_from: 'the items before the compaction, as the rollout records them',
       });
       logLines.push(line);
       for (let j = i; j < end; j++) (entries[j] as Entry).hidden = true;
@@ -604,6 +605,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         provenance: 'recorded',
         origin: { line },
         hash_origin: 'import',
+        original_from: 'the item where the rollout records it before the compaction',
       });
       logLines.push(line);
     }

@@ -283,7 +283,7 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
       }
       const { hash, bytes } = hashOf(h.content);
       const kept = commonPrefixBytes(h.content, g.content);
-      const base = { id: `inspect-e${k}-m${i}`, minted_at: line - 1, hash_origin: 'import' as const };
+      const base = { id: `inspect-e${k}-m${i}`, minted_at: line - 1, hash_origin: 'import' as const, original_from: "the message as the sample's history records it" };
       if (kept > 0) {
         const keptChars = Buffer.from(g.content, 'utf8').subarray(0, kept).toString('utf8').length;
         add({ ...base, kind: 'tool_output_truncated', ptr: { index: i, hash, bytes }, kept_bytes: kept, stub: g.content.slice(keptChars), ...origin('tool_output_elided') }, line, at);
@@ -296,7 +296,7 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
       // The summary's messages as the model was given them: their one role, where they share one.
       const roles = new Set(gap.inserted.map((j) => (given[j] as ChatMessage).role));
       const summaryRole = kind === 'summarized' && roles.size === 1 ? { summary_role: [...roles][0] } : {};
-      add({ id: `inspect-e${k}-r${gap.start}-${gap.end}`, kind, ptr: { index: gap.start, hash, bytes }, end: gap.end, stub, minted_at: line - 1, hash_origin: 'import', ...summaryRole, ...origin(kind) }, line, at);
+      add({ id: `inspect-e${k}-r${gap.start}-${gap.end}`, kind, ptr: { index: gap.start, hash, bytes }, end: gap.end, stub, minted_at: line - 1, hash_origin: 'import', original_from: "the messages as the sample's history records them", ...summaryRole, ...origin(kind) }, line, at);
     }
     for (const j of aligned.stray) findings.push({ code: 'unknown_record', severity: 'warning', message: `${at}: input[${j}] (${(given[j] as ChatMessage).role}) is in no place of the history; the view at this call does not show it` });
     compaction = undefined;

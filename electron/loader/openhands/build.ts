@@ -355,7 +355,7 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       const { hash, bytes } = hashOf(transcriptOf(range.map((m) => ({ minted: m, content: m.content }))));
       run++;
       if (firstStart < 0) [firstStart, firstEnd] = [i, end];
-      const base = { id: `openhands-${group}-${run}`, ptr: { index: i, hash, bytes }, end, minted_at: before, provenance: 'recorded' as const, origin: { event: e.id === '' ? e.where : e.id }, hash_origin: 'import' as const };
+      const base = { id: `openhands-${group}-${run}`, ptr: { index: i, hash, bytes }, end, minted_at: before, provenance: 'recorded' as const, origin: { event: e.id === '' ? e.where : e.id }, hash_origin: 'import' as const, original_from: 'the events the condensation forgot, as the trajectory records them' };
       log.push(summarized ? { ...base, kind: 'summarized', stub: e.summary ?? '', group } : { ...base, kind: 'turns_cleared', stub: '' });
       logLines.push(line);
       for (let j = i; j < end; j++) hidden[j] = true;

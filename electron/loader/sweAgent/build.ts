@@ -161,7 +161,7 @@ export function buildTraj(doc: Record<string, unknown>): TrajIndex {
       const { hash, bytes } = hashOf(original);
       const placeholder = ELISION_PLACEHOLDERS.some((p) => p.test(seen));
       const kept = placeholder ? 0 : commonPrefixBytes(original, seen);
-      const base = { id: `swe-step${k}-m${i}`, minted_at: input.length, provenance: 'derived' as const, origin: { event: `step ${k}` }, hash_origin: 'import' as const };
+      const base = { id: `swe-step${k}-m${i}`, minted_at: input.length, provenance: 'derived' as const, origin: { event: `step ${k}` }, hash_origin: 'import' as const, original_from: `history[${i}] of the trajectory` };
       if (kept > 0) {
         const keptChars = Buffer.from(seen, 'utf8').subarray(0, kept).toString('utf8').length;
         log.push({ ...base, kind: 'tool_output_truncated', ptr: { index: i, hash, bytes }, kept_bytes: kept, stub: seen.slice(keptChars) });

@@ -8,7 +8,7 @@ import { useState } from 'react';
 import type { ResultOf } from '../../../shared/contract';
 import { ustar } from '../../../shared/tar';
 import { useApp } from '../../store/storeContext';
-import { formatBytes } from '../../text/format';
+import { countOf, formatBytes } from '../../text/format';
 import './reproBundle.css';
 
 type Made = ResultOf<'reproBundle'>;
@@ -62,7 +62,7 @@ export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; 
         {state.status === 'running' && 'Minimizing the session…'}
         {state.status === 'error' && <span className="is-error">{state.message}</span>}
         {state.status === 'done' &&
-          `${state.made.name}.tar: ${formatBytes(state.made.bytes_after)} of session files (from ${formatBytes(state.made.bytes_before)}), ${state.made.oracle_calls} checks.`}
+          `${state.made.name}.tar: ${formatBytes(state.made.bytes_after)} of session files (from ${formatBytes(state.made.bytes_before)}), ${countOf(state.made.oracle_calls, 'check')}.`}
       </span>
       {state.status === 'done' && (
         <p className="repro-bundle-command">

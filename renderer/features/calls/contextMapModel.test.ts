@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContextMapInfo } from '../../../shared/contract';
-import { bucketize, callAtX, mapSummary } from './contextMapModel';
+import { bucketize, callAtX, liveReductions, mapSummary } from './contextMapModel';
 
-function mapOf(given: number[], hidden: number[], marks: Partial<Pick<ContextMapInfo, 'rewinds' | 'model_switches'>> = {}): ContextMapInfo {
-  return { calls: given.length, index: given.map((_, k) => k + 1), given, hidden, minted: given.map(() => 1), rewinds: marks.rewinds ?? [], model_switches: marks.model_switches ?? [] };
+function mapOf(given: number[], hidden: number[], marks: Partial<Pick<ContextMapInfo, 'rewinds' | 'model_switches' | 'minted_after_last' | 'unplaced' | 'ended'>> = {}): ContextMapInfo {
+  return { calls: given.length, index: given.map((_, k) => k + 1), given, hidden, minted: given.map(() => 1), rewinds: [], model_switches: [], minted_after_last: 0, unplaced: 0, ended: 0, ...marks };
 }
 
 describe('bucketize', () => {
@@ -49,6 +49,19 @@ describe('callAtX', () => {
 describe('mapSummary', () => {
   it('states the calls, the last call’s figures, the peaks and the marks', () => {
     const text = mapSummary(mapOf([10, 30, 20], [0, 5, 7], { rewinds: [{ call: 2, to: 1 }] }), (n) => `${n} B`);
-    expect(text).toBe('Context map of 3 model calls: the last call was given 20 B with 7 B hidden; at most 30 B given and 7 B hidden at one call; 3 reductions minted, 1 rewind, 0 model switches.');
+    expect(text).toBe('Context map of 3 model calls: the last call was given 20 B with 7 B hidden; at most 30 B given and 7 B hidden at one call; 3 reductions minted before a call, 1 rewind, 0 model switches.');
+  });
+
+  it('says how the reductions minted before a call become the latest view`s live ones (the status bar`s count) when they differ', () => {
+    // A SWE-agent trajectory's shape: 7 reductions in the calls' inputs, an 8th derived from the input after the last call.
+    const after = mapOf([10, 20, 30, 40, 50, 60, 70], [0, 1, 2, 3, 4, 5, 6], { minted_after_last: 1 });
+    expect(liveReductions(after)).toBe(8);
+    expect(mapSummary(after, (n) => `${n} B`)).toMatch(/; 7 reductions minted before a call, 0 rewinds, 0 model switches\. The latest view holds 8 reductions: 1 reduction minted after the last call\.$/);
+    // Two compactions, the first superseded by the second: one fewer is live than were minted.
+    const superseded = mapOf([10, 20], [0, 5], { ended: 1 });
+    expect(liveReductions(superseded)).toBe(1);
+    expect(mapSummary(superseded, (n) => `${n} B`)).toMatch(/The latest view holds 1 reduction: 1 reduction since taken out \(rewound, inverted or superseded\)\.$/);
+    // The same reductions: nothing more is said.
+    expect(mapSummary(mapOf([10], [0]), (n) => `${n} B`)).toMatch(/1 reduction minted before a call, 0 rewinds, 0 model switches\.$/);
   });
 });

@@ -4,6 +4,7 @@
  * Pure, so the aggregation is tested without a DOM.
  */
 import type { ContextMapInfo } from '../../../shared/contract';
+import { countOf } from '../../text/format';
 
 /** One bucket of consecutive calls `[first, last]` (1-based). */
 export interface MapBucket {
@@ -49,9 +50,29 @@ export function callAtX(x: number, width: number, calls: number): number {
   return Math.max(1, Math.min(calls, Math.floor((x / width) * calls) + 1));
 }
 
-/** The one-sentence text alternative of the chart. */
+/** The reductions live in the latest view (the status bar's count), from the map's own figures. */
+export function liveReductions(map: ContextMapInfo): number {
+  return map.minted.reduce((a, b) => a + b, 0) + map.minted_after_last + map.unplaced - map.ended;
+}
+
+/**
+ * How the reductions minted before the calls (the map's marks) become the latest view's live ones,
+ * when they differ: one minted after the last call is in no call's input; one taken out since is
+ * in none after. Empty when the two counts are the same reductions.
+ */
+export function latestViewNote(map: ContextMapInfo): string {
+  const why = [
+    ...(map.minted_after_last > 0 ? [`${countOf(map.minted_after_last, 'reduction')} minted after the last call`] : []),
+    ...(map.unplaced > 0 ? [`${countOf(map.unplaced, 'reduction')} of no recorded time, in every call's input`] : []),
+    ...(map.ended > 0 ? [`${countOf(map.ended, 'reduction')} since taken out (rewound, inverted or superseded)`] : []),
+  ];
+  return why.length === 0 ? '' : `The latest view holds ${countOf(liveReductions(map), 'reduction')}: ${why.join('; ')}.`;
+}
+
+/** The text alternative of the chart: one sentence, and latestViewNote's when it has one. */
 export function mapSummary(map: ContextMapInfo, formatBytes: (n: number) => string): string {
-  if (map.calls === 0) return 'Context map: this session has no model calls.';
+  const note = latestViewNote(map);
+  if (map.calls === 0) return `Context map: this session has no model calls.${note === '' ? '' : ` ${note}`}`;
   let peakGiven = 0;
   let peakHidden = 0;
   let minted = 0;
@@ -62,10 +83,10 @@ export function mapSummary(map: ContextMapInfo, formatBytes: (n: number) => stri
   }
   const lastGiven = map.given[map.calls - 1] ?? 0;
   const lastHidden = map.hidden[map.calls - 1] ?? 0;
-  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
   return (
-    `Context map of ${plural(map.calls, 'model call', 'model calls')}: the last call was given ${formatBytes(lastGiven)} with ${formatBytes(lastHidden)} hidden; ` +
+    `Context map of ${countOf(map.calls, 'model call')}: the last call was given ${formatBytes(lastGiven)} with ${formatBytes(lastHidden)} hidden; ` +
     `at most ${formatBytes(peakGiven)} given and ${formatBytes(peakHidden)} hidden at one call; ` +
-    `${plural(minted, 'reduction', 'reductions')} minted, ${plural(map.rewinds.length, 'rewind', 'rewinds')}, ${plural(map.model_switches.length, 'model switch', 'model switches')}.`
+    `${countOf(minted, 'reduction')} minted before a call, ${countOf(map.rewinds.length, 'rewind')}, ${countOf(map.model_switches.length, 'model switch', 'model switches')}.` +
+    (note === '' ? '' : ` ${note}`)
   );
 }

@@ -10,7 +10,7 @@ import type { FormEvent } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
 import { useApp } from '../../store/storeContext';
 import type { CallDiffResult } from '../../store/storySlice';
-import { formatBytes, formatCount, kindLabel } from '../../text/format';
+import { countOf, formatBytes, formatCount, kindLabel } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import './diffPanel.css';
 
@@ -76,9 +76,9 @@ function TotalRow({ label, total, shown }: { label: string; total: { count: numb
 function summaryOf(d: CallDiffResult): string {
   const t = d.totals;
   const parts = [
-    `${formatCount(t.reduced.count)} ${t.reduced.count === 1 ? 'reduction' : 'reductions'} left the context (${formatBytes(t.reduced.bytes)} hidden)`,
+    `${countOf(t.reduced.count, 'reduction')} left the context (${formatBytes(t.reduced.bytes)} hidden)`,
     `${formatCount(t.restored.count)} came back`,
-    `${formatCount(t.added.count)} ${t.added.count === 1 ? 'message' : 'messages'} added`,
+    `${countOf(t.added.count, 'message')} added`,
   ];
   if (t.removed.count > 0) parts.push(`${formatCount(t.removed.count)} dropped`);
   return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}.`;
@@ -181,7 +181,7 @@ export function DiffPanel() {
         </label>
         <button type="submit">Compare</button>
         <p id={hintId} className="panel-note diff-hint">
-          {`Empty: the latest view (what a next call would be given).${calls !== undefined ? ` This session has ${formatCount(calls)} model ${calls === 1 ? 'call' : 'calls'}.` : ''}`}
+          {`Empty: the latest view (what a next call would be given).${calls !== undefined ? ` This session has ${countOf(calls, 'model call')}.` : ''}`}
         </p>
       </form>
       <p className={`panel-note${invalid || diff.status === 'error' ? ' is-error' : ''}`} aria-live="polite">

@@ -13,7 +13,7 @@ import type { SessionEvent } from '../../../shared/contract';
 import { useApp } from '../../store/storeContext';
 import { EVENT_PAGE_SIZE } from '../../store/storySlice';
 import type { EventPage } from '../../store/storySlice';
-import { formatCount, kindLabel } from '../../text/format';
+import { countOf, formatCount, kindLabel } from '../../text/format';
 import { utf8Length } from '../../../shared/utf8';
 import { nameText } from '../../text/nameText';
 import { TerminalText } from '../../widgets/terminalText';
@@ -25,11 +25,11 @@ export function eventLabel(e: SessionEvent): string {
     case 'model_change':
       return `Model switch from ${nameText(e.from)} to ${nameText(e.to)}`;
     case 'rewind':
-      return `Rewind to message ${e.index} (${formatCount(e.abandoned)} ${e.abandoned === 1 ? 'message' : 'messages'} abandoned)`;
+      return `Rewind to message ${e.index} (${countOf(e.abandoned, 'message')} abandoned)`;
     case 'minted': {
       const first = e.reductions[0];
       if (e.count === 1 && first) return `Reduction ${nameText(first.id)} minted (${kindLabel(first.kind)})`;
-      return `${formatCount(e.count)} reductions minted`;
+      return `${countOf(e.count, 'reduction')} minted`;
     }
   }
 }
@@ -54,7 +54,7 @@ function Abandoned({ rewind, count }: { rewind: number; count: number }) {
         if ((e.currentTarget).open) void load(rewind);
       }}
     >
-      <summary>{`Show the ${formatCount(count)} abandoned ${count === 1 ? 'message' : 'messages'}`}</summary>
+      <summary>{`Show the ${count === 1 ? 'abandoned message' : `${formatCount(count)} abandoned messages`}`}</summary>
       {state?.status === 'loading' && <p className="event-note">Reading them from the file…</p>}
       {state?.status === 'error' && <p className="event-note is-error">{`They could not be read: ${state.error?.message ?? 'unknown error'}`}</p>}
       {result && (
@@ -76,7 +76,7 @@ function Abandoned({ rewind, count }: { rewind: number; count: number }) {
                   {/* Focusable: a scrolled box must be reachable by keyboard. */}
                   <div className="event-abandoned-text" tabIndex={0}>
                     <TerminalText text={m.text} />
-                    {m.text_bytes > utf8Length(m.text) && <span className="event-note">{` …(${formatCount(m.text_bytes)} bytes in all)`}</span>}
+                    {m.text_bytes > utf8Length(m.text) && <span className="event-note">{` …(${countOf(m.text_bytes, 'byte')} in all)`}</span>}
                   </div>
                 </td>
               </tr>
@@ -100,7 +100,7 @@ function EventMark({ e }: { e: SessionEvent }) {
         <p className="event-note">
           {e.stripped_count === null
             ? 'This format does not record which messages’ reasoning artifacts the switch stripped.'
-            : `Reasoning artifacts stripped from ${formatCount(e.stripped_count)} ${e.stripped_count === 1 ? 'message' : 'messages'} (reasoning_artifacts_filtered: ${formatCount(e.reasoning_artifacts_filtered)})${e.stripped.length > 0 ? `: ${e.stripped.join(', ')}${e.stripped_count > e.stripped.length ? ', …' : ''}` : ''}.`}
+            : `Reasoning artifacts stripped from ${countOf(e.stripped_count, 'message')} (reasoning_artifacts_filtered: ${formatCount(e.reasoning_artifacts_filtered)})${e.stripped.length > 0 ? `: ${e.stripped.join(', ')}${e.stripped_count > e.stripped.length ? ', …' : ''}` : ''}.`}
         </p>
       )}
       {e.kind === 'minted' && e.count > 1 && (

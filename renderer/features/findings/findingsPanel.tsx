@@ -1,7 +1,7 @@
 /** Integrity findings of the open session (`check`, SPEC §5.6): severity, code, message, line; each one with an address goes there. */
 import type { Finding } from '../../../shared/types';
 import { useApp } from '../../store/storeContext';
-import { formatCount } from '../../text/format';
+import { countOf, formatCount } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import './findingsPanel.css';
 import { nameText } from '../../text/nameText';
@@ -46,8 +46,8 @@ function ReplayControl() {
   else if (status === 'error') note = `The replay could not run: ${error?.message ?? 'unknown error'}`;
   else if (status === 'done' && result) {
     if (!result.replayed) note = result.note ?? 'Replay is not possible for this session.';
-    else if (result.divergences === 0) note = `Policy replayed over ${formatCount(result.passes)} passes: the recorded log is exactly what it mints.`;
-    else note = `Policy replayed over ${formatCount(result.passes)} passes: ${formatCount(result.divergences)} ${result.divergences === 1 ? 'divergence' : 'divergences'} (policy_divergence, listed below).`;
+    else if (result.divergences === 0) note = `Policy replayed over ${countOf(result.passes, 'pass', 'passes')}: the recorded log is exactly what it mints.`;
+    else note = `Policy replayed over ${countOf(result.passes, 'pass', 'passes')}: ${countOf(result.divergences, 'divergence')} (policy_divergence, listed below).`;
   }
   return (
     <div className="findings-replay">
@@ -83,7 +83,7 @@ export function FindingsPanel() {
   else if (status === 'idle') summary = 'This session is large: its integrity check holds the resolver for a while, so it runs when you ask.';
   else if (status === 'error') summary = `The check could not run: ${error?.message ?? 'unknown error'}`;
   else if (errors + warnings === 0) summary = 'No findings: every reduction verified and every line read.';
-  else summary = `${formatCount(errors)} ${errors === 1 ? 'error' : 'errors'}, ${formatCount(warnings)} ${warnings === 1 ? 'warning' : 'warnings'}`;
+  else summary = `${countOf(errors, 'error')}, ${countOf(warnings, 'warning')}`;
 
   return (
     <section className="findings-panel" role="region" aria-label="Findings" aria-busy={status === 'running' || undefined}>

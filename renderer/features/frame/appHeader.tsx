@@ -5,7 +5,7 @@
 import { openOfferedFile } from '../../store/sessionSlice';
 import { useApp } from '../../store/storeContext';
 import { effectiveTheme } from '../../store/uiSlice';
-import { FORMAT_LABELS, baseName, sessionLabel } from '../../text/format';
+import { FORMAT_LABELS, baseName, countOf, sessionLabel } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
 import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
@@ -81,7 +81,7 @@ function SessionPicker() {
         ))}
         {omitted > 0 && (
           <option value="" disabled>
-            {`${omitted} more sessions not listed (open one with --session ID)`}
+            {`${countOf(omitted, 'more session')} not listed (open one with --session ID)`}
           </option>
         )}
       </select>

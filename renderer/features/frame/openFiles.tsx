@@ -6,7 +6,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useApp } from '../../store/storeContext';
-import { FORMAT_LABELS, formatBytes } from '../../text/format';
+import { FORMAT_LABELS, countOf, formatBytes } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import { useModalDialog } from '../../widgets/useModalDialog';
 import './openFiles.css';
@@ -76,7 +76,7 @@ export function FolderSessions() {
         </button>
       </div>
       {openable === 0 && <p>No session file in this folder yet: add one, then Refresh.</p>}
-      {folder.truncated && <p>{`Only the first ${folder.scanned} entries of the folder were read.`}</p>}
+      {folder.truncated && <p>{`Only the first ${countOf(folder.scanned, 'entry', 'entries')} of the folder were read.`}</p>}
       {folder.entries.length > 0 && (
         <table aria-label="Sessions in folder">
           <thead>

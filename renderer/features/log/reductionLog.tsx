@@ -10,7 +10,7 @@ import type { ReductionKind } from '../../../shared/types';
 import { REDUCTION_KINDS, isRangeKind } from '../../../shared/types';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
-import { formatCount, kindLabel, verificationLabel } from '../../text/format';
+import { countOf, formatCount, kindLabel, verificationLabel } from '../../text/format';
 import './reductionLog.css';
 import { nameText } from '../../text/nameText';
 
@@ -173,7 +173,7 @@ export function ReductionLog() {
     <div className="reduction-log">
       <div className="reduction-log-bar">
         <p className="panel-note">
-          {status !== 'ready' ? 'Loading the log…' : kind === null ? `${formatCount(entries.length)} live reductions` : `${formatCount(shown.length)} of ${formatCount(entries.length)} live reductions`}
+          {status !== 'ready' ? 'Loading the log…' : kind === null ? countOf(entries.length, 'live reduction') : `${formatCount(shown.length)} of ${countOf(entries.length, 'live reduction')}`}
         </p>
         <KindFilter entries={entries} />
       </div>

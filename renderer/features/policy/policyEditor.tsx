@@ -10,7 +10,7 @@ import { useState } from 'react';
 import { reductionPolicySchema } from '../../../shared/schema';
 import type { ReductionPolicy } from '../../../shared/types';
 import { useApp } from '../../store/storeContext';
-import { formatCount } from '../../text/format';
+import { countOf, formatCount } from '../../text/format';
 import './policyEditor.css';
 
 /** The form's fields, in the order of §3.4; the labels are the policy's own field names. */
@@ -75,10 +75,10 @@ function WhatIfResult() {
   return (
     <div className="what-if-result">
       <ul className="what-if-counts" aria-label="What-if counts">
-        <li>{`${formatCount(counts.added)} reductions added`}</li>
-        <li>{`${formatCount(counts.removed)} reductions removed`}</li>
-        <li>{`${formatCount(counts.changed)} reductions changed`}</li>
-        <li>{`${formatCount(counts.messages)} messages shown differently`}</li>
+        <li>{`${countOf(counts.added, 'reduction')} added`}</li>
+        <li>{`${countOf(counts.removed, 'reduction')} removed`}</li>
+        <li>{`${countOf(counts.changed, 'reduction')} changed`}</li>
+        <li>{`${countOf(counts.messages, 'message')} shown differently`}</li>
         <li>{`bytes given: ${bytes(result.bytes.recorded)} recorded, ${bytes(result.bytes.policy)} under this policy`}</li>
       </ul>
       {result.messages.length > 0 && (

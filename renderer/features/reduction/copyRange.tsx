@@ -7,6 +7,7 @@
  */
 import { useState } from 'react';
 import { utf8Encode, wellFormed } from '../../../shared/utf8';
+import { countOf } from '../../text/format';
 import { copyText } from '../links/copyText';
 import '../links/copy.css';
 
@@ -50,7 +51,7 @@ export function CopyRange({ id, text, range, what, disabled = false }: { id: str
   const bytes = range[1] - range[0];
   return (
     <span className="copy-range">
-      <button type="button" disabled={disabled} onClick={() => void copyText(copiedText(textOf()), `${bytes} bytes`).then(setStatus)}>
+      <button type="button" disabled={disabled} onClick={() => void copyText(copiedText(textOf()), countOf(bytes, 'byte')).then(setStatus)}>
         {`Copy bytes${suffix}`}
       </button>
       <button
@@ -58,7 +59,7 @@ export function CopyRange({ id, text, range, what, disabled = false }: { id: str
         disabled={disabled}
         onClick={() => {
           download(rangeBytes(textOf()), rangeFileName(id, range));
-          setStatus(`Downloading ${bytes} bytes as ${rangeFileName(id, range)}.`);
+          setStatus(`Downloading ${countOf(bytes, 'byte')} as ${rangeFileName(id, range)}.`);
         }}
       >
         {`Download range${suffix}`}

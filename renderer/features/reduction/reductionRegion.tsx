@@ -10,7 +10,7 @@ import type { ByteRange, ExpandOutcome, Expansion, Highlight } from '../../store
 import { shownRange } from '../../store/reductionsSlice';
 import { useApp } from '../../store/storeContext';
 import type { SearchPaging } from '../../store/searchSlice';
-import { formatBytes } from '../../text/format';
+import { countOf, formatBytes, sourceLabel } from '../../text/format';
 import type { StorySegment } from './story';
 import { mergedBoundaries, mergedHidden, storyMessages, storySegments } from './story';
 import { RangeSlider } from '../../widgets/rangeSlider';
@@ -349,9 +349,9 @@ export function ReductionRegion({ id }: { id: string }) {
       onClick={(e) => e.stopPropagation()}
     >
       <p className="reduction-region-header">
-        <span className="reduction-region-source">{source ? `Source ${source}` : 'Source unknown'}</span>
+        <span className="reduction-region-source">{sourceLabel({ source, original_from: status?.original_from })}</span>
         <span aria-hidden="true"> · </span>
-        <span>{total !== undefined ? `${total} bytes total (${formatBytes(total)})` : 'size unknown'}</span>
+        <span>{total !== undefined ? `${countOf(total, 'byte')} total (${formatBytes(total)})` : 'size unknown'}</span>
         <span aria-hidden="true"> · </span>
         <span className={hash.tone ? `is-${hash.tone}` : undefined}>{hash.text}</span>
       </p>

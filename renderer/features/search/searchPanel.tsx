@@ -7,7 +7,7 @@
 import type { ResultOf } from '../../../shared/contract';
 import { useEffect, useMemo, useRef } from 'react';
 import { useApp, useAppStore } from '../../store/storeContext';
-import { formatBytes, formatCount } from '../../text/format';
+import { countOf, formatBytes, formatCount } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';
 import { SearchResults, matchLabel } from './searchResults';
 import type { SearchScope } from '../../store/searchSlice';
@@ -25,14 +25,14 @@ function Summary() {
   let text: string;
   if (paging?.scope === 'view' && status === 'done') {
     const page = paging.pages.get(0);
-    text = `${paging.total === 0 ? 'No matches' : `${formatCount(paging.total)} ${paging.total === 1 ? 'match' : 'matches'}`} in what the model saw · ${formatBytes(page?.hidden_bytes_searched ?? 0)} of row text searched`;
+    text = `${paging.total === 0 ? 'No matches' : countOf(paging.total, 'match', 'matches')} in what the model saw · ${formatBytes(page?.hidden_bytes_searched ?? 0)} of row text searched`;
   } else if (status === 'running' && progress) {
-    text = `Searching… ${formatCount(progress.spans_searched)} of ${formatCount(progress.spans)} hidden spans, ${formatBytes(progress.hidden_bytes_searched)} so far`;
+    text = `Searching… ${formatCount(progress.spans_searched)} of ${countOf(progress.spans, 'hidden span')}, ${formatBytes(progress.hidden_bytes_searched)} so far`;
   } else if (status === 'running' || status === 'waiting') text = 'Searching…';
   else if (status === 'done' && result) {
-    const matches = result.total_matches === 0 ? 'No matches' : `${formatCount(result.matches.length)} of ${formatCount(result.total_matches)} matches${result.truncated ? ' (truncated)' : ''}`;
+    const matches = result.total_matches === 0 ? 'No matches' : `${formatCount(result.matches.length)} of ${countOf(result.total_matches, 'match', 'matches')}${result.truncated ? ' (truncated)' : ''}`;
     const unavailable = result.reductions_unavailable ? ` · ${formatCount(result.reductions_unavailable)} not searched: original not recorded` : '';
-    text = `${matches} · ${formatCount(result.reductions_searched)} reductions, ${formatBytes(result.hidden_bytes_searched)} of hidden content searched${unavailable}`;
+    text = `${matches} · ${countOf(result.reductions_searched, 'reduction')}, ${formatBytes(result.hidden_bytes_searched)} of hidden content searched${unavailable}`;
   } else if (query === '' && scope === 'view') text = 'Search the text the model saw, row by row, at the model call shown.';
   else if (query === '') text = 'Search what the reductions hide from the model, with the agent’s own bounds.';
   else text = '';
@@ -107,7 +107,7 @@ function EveryMatch() {
   if (paging.status === 'loading') position = 'Counting every match…';
   else if (paging.status === 'error') position = `Could not page through every match: ${paging.error?.message ?? 'unknown error'}`;
   else if (paging.total === 0) position = 'No matches';
-  else if (paging.current === null) position = `${formatCount(paging.total)} ${paging.total === 1 ? 'match' : 'matches'}`;
+  else if (paging.current === null) position = countOf(paging.total, 'match', 'matches');
   else position = `${formatCount(paging.current + 1)} of ${formatCount(paging.total)}`;
   const paged = paging.status === 'ready' && paging.pageable < paging.total ? ` (the first ${formatCount(paging.pageable)} can be paged)` : '';
   const disabled = paging.status !== 'ready' || paging.pageable === 0;

@@ -3,6 +3,7 @@
  * model was given it, and the block's one-line summary. Pure, for the renderer's tests.
  */
 import type { InstructionInfo } from '../../../shared/contract';
+import { countOf } from '../../text/format';
 
 /** "Base instructions" or "Attachment skill_listing". */
 export function instructionTitle(i: InstructionInfo): string {
@@ -25,6 +26,6 @@ export function instructionCut(i: InstructionInfo, shownBytes: number): string |
 export function instructionsSummary(list: readonly InstructionInfo[], total: number): string {
   const base = list.filter((i) => i.source === 'codex_base_instructions').length;
   const attachments = total - base;
-  const parts = [...(base > 0 ? ['base instructions'] : []), ...(attachments > 0 ? [`${attachments} ${attachments === 1 ? 'attachment' : 'attachments'}`] : [])];
+  const parts = [...(base > 0 ? ['base instructions'] : []), ...(attachments > 0 ? [countOf(attachments, 'attachment')] : [])];
   return `Instructions given outside the messages: ${parts.join(', ')}`;
 }

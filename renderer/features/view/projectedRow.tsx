@@ -9,7 +9,7 @@ import type { ProjectedRowInfo } from '../../../shared/contract';
 import { utf8Length } from '../../../shared/utf8';
 import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
-import { formatBytes } from '../../text/format';
+import { countOf, formatBytes } from '../../text/format';
 import { byteOffsetToIndex } from '../../../shared/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import { ReductionRegion } from '../reduction/reductionRegion';
@@ -168,7 +168,7 @@ export const ProjectedRow = memo(function ProjectedRow({ row, measureRef }: Prop
           <span className={`role-badge role-badge-${roleClass}`}>{info.role ?? rangeLabel(info)}</span>
           {info.name !== undefined && <span className="row-name">{nameText(info.name)}</span>}
           {info.tool_call_id !== undefined && <span className="row-call-id">{nameText(info.tool_call_id)}</span>}
-          {info.end - info.index > 1 && <span className="row-range">{info.end - info.index} messages</span>}
+          {info.end - info.index > 1 && <span className="row-range">{countOf(info.end - info.index, 'message')}</span>}
         </div>
         {info.missing ? <p className="row-missing">This message's record could not be read (see Findings).</p> : <RowBody info={info} row={row} />}
       </div>

@@ -44,7 +44,8 @@ export function StubChip({ id, kind, stub, statedHidden }: Props) {
     { key: 'id', text: nameText(id), className: 'stub-chip-id' },
     { key: 'kind', text: kindLabel(kind), className: 'stub-chip-kind' },
     { key: 'bytes', text: hiddenText, className: 'stub-chip-bytes' },
-    ...(status?.source ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),
+    // An import's `minted` names no view the user knows: the expanded region says where its bytes are.
+    ...(status?.source && status.original_from === undefined ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),
     ...(provenance ? [{ key: 'provenance', text: provenance, className: 'stub-chip-provenance' }] : []),
     { key: 'status', text: `${symbol}${state}`, className: `stub-chip-status${ok ? ' is-ok' : bad ? ' is-error' : ''}` },
   ];

@@ -86,7 +86,7 @@ export function fakeHost(
         ],
         total: 2,
       }),
-    calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [] }),
+    calls: () => ok<'calls'>({ calls: 0, index: [], given: [], hidden: [], minted: [], rewinds: [], model_switches: [], minted_after_last: 0, unplaced: 0, ended: 0 }),
     rows: ({ start, end }) =>
       ok<'rows'>({
         rowCount: current?.rows ?? 0,
