@@ -15,7 +15,7 @@ import { basename, join, resolve } from 'node:path';
 import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
 import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
 import type { LoadedSession } from '../loader/session';
-import { readWithin } from '../loader/safeRead';
+import { readWithin } from '../loader/common/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';
 import type { BundleManifest } from './manifest';
 import { bundleReadme, bundleSpec } from './template';

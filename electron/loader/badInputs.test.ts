@@ -13,7 +13,7 @@ import type { BadInputExpectation } from '../testing/badCorpus';
 import { BAD_CORPUS_DIR, badCorpus, badCorpusManifest, badInputPath, findingCodesAsStated, statedFindingCodes } from '../testing/badCorpus';
 import { makeHeader, messageRecord, tempDir, sessionOpener } from '../testing/files';
 import { unverifiedOutcome } from '../testing/verifyOutcome';
-import type { ReadSync } from './lines';
+import type { ReadSync } from './common/lines';
 import type { LoadedSession } from './session';
 import { FileChangedError, loadSession, MAX_RECORD_BYTES } from './session';
 

@@ -10,7 +10,7 @@ import { utf8Encode } from '../../shared/index';
 import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../testing/changingFile';
 import { makeHeader, messageRecord, reductionRecord, sessionOpener, tempDir, writeSidecar } from '../testing/files';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
-import type { ReadSync } from './lines';
+import type { ReadSync } from './common/lines';
 import { readSync } from 'node:fs';
 import { FileChangedError } from './session';
 

@@ -9,7 +9,7 @@
  */
 import { readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PART_FAILED, makeExactScanner, makeFoldedScanner, scanPieces } from '../loader/rawScan';
+import { PART_FAILED, makeExactScanner, makeFoldedScanner, scanPieces } from '../loader/content/rawScan';
 import type { ScanThreadData, ScanThreadJob } from './searchPool';
 
 const port = parentPort;

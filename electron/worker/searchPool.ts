@@ -28,9 +28,9 @@
 import { fstatSync, readSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism, loadavg } from 'node:os';
-import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/rawScan';
-import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/rawScan';
-import { threadBundle } from '../loader/threadBundle';
+import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/content/rawScan';
+import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/content/rawScan';
+import { threadBundle } from '../loader/common/threadBundle';
 import { splitScan } from '../../shared/scanSplit';
 
 /** The threads' bundle (scanThread.ts), beside the bundle running this code (threadBundle.ts). */

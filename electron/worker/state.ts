@@ -21,11 +21,11 @@ import type {
 import { REDUCTION_KINDS, projectionLayout } from '../../shared/index';
 import type { LiveLayout } from '../../shared/liveLayout';
 import { extendLayout } from '../../shared/liveLayout';
-import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/backgroundVerify';
+import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/content/backgroundVerify';
 import type { SessionFollower } from '../loader/follow';
 import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';
-import type { ContentServices } from '../loader/contentServices';
-import { createContentServices } from '../loader/contentServices';
+import type { ContentServices } from '../loader/content/contentServices';
+import { createContentServices } from '../loader/content/contentServices';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';

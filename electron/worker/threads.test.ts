@@ -5,8 +5,8 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VERIFY_THREAD_BUNDLE } from '../loader/backgroundVerify';
-import { threadBundle } from '../loader/threadBundle';
+import { VERIFY_THREAD_BUNDLE } from '../loader/content/backgroundVerify';
+import { threadBundle } from '../loader/common/threadBundle';
 import { SCAN_THREAD_BUNDLE } from './searchPool';
 
 const repoRoot = resolve(import.meta.dirname, '../..');

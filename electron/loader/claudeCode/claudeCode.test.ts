@@ -11,7 +11,7 @@ import { tempDir } from '../../testing/files';
 import { detectSource } from '../detect';
 import { nativeFormat } from '../native/index';
 import type { LoadOptions } from '../session';
-import type { DetectContext } from '../source';
+import type { DetectContext } from '../common/source';
 import { loadSession } from '../session';
 import { claudeCodeFormat, splitClaudeLines } from './index';
 import { CLEARED_STUB, importClaudeCode } from './importer';

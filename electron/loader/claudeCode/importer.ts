@@ -26,8 +26,8 @@ import type { Instruction } from '../../../shared/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
 import type { ByteSource } from '../../../shared/types';
 import { sourceChunks } from '../../../shared/bytes';
-import type { LargeStrings, Text } from '../largeStrings';
-import { contentFields, isLargeText, joinTexts, textString } from '../largeStrings';
+import type { LargeStrings, Text } from '../content/largeStrings';
+import { contentFields, isLargeText, joinTexts, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */

@@ -43,7 +43,7 @@ import { transcriptOf } from '../../../shared/original';
 import type { ModelChange } from '../../../shared/timeline';
 import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
-import { isPlainObject } from '../native/text';
+import { isPlainObject } from '../common/json';
 
 /** One line of the rollout: its parsed value, or why it has none. */
 /** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/jsonDepth.ts). */

@@ -5,10 +5,10 @@
  * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards.
  */
 import { arrayList } from '../../../shared/session';
-import type { TakenLine } from '../lineSource';
-import { LineSource, takeLineText } from '../lineSource';
-import type { IndexPass, SourceIndex } from '../source';
-import { parseCappedJson, stripBom } from '../native/text';
+import type { TakenLine } from '../common/lineSource';
+import { LineSource, takeLineText } from '../common/lineSource';
+import type { IndexPass, SourceIndex } from '../common/source';
+import { parseCappedJson, stripBom } from '../common/json';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
 

@@ -26,7 +26,7 @@
  * - `attachment://<hash>` strings are replaced by the sample's `attachments` everywhere.
  */
 import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/types';
-import { isPlainObject } from '../native/text';
+import { isPlainObject } from '../common/json';
 import { commonPrefixBytes, hashOf } from '../sweAgent/build';
 import type { TrajIndex } from '../sweAgent/build';
 

@@ -5,11 +5,11 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { isSnapshotValue } from '../../../shared/index';
-import type { SplitLine } from '../lines';
-import { readExactly, splitLines } from '../lines';
-import { unreadable } from '../openFile';
-import type { DetectContext, LoadError, OpenFile } from '../source';
-import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from './text';
+import type { SplitLine } from '../common/lines';
+import { readExactly, splitLines } from '../common/lines';
+import { unreadable } from '../common/openFile';
+import type { DetectContext, LoadError, OpenFile } from '../common/source';
+import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../common/json';
 
 /** The low bytes of the characters of `supercode-session` (s u p e r c o d - i n), as `\u00XX` would write them. */
 const SNAPSHOT_TAG_ESCAPES = new Set(['73', '75', '70', '65', '72', '63', '6f', '64', '2d', '69', '6e']);

@@ -12,11 +12,11 @@ import { isUtf8 } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { ReadSync } from '../lines';
-import { readExactly } from '../lines';
-import type { RawContent } from '../rawRecord';
-import { scanMessageRecord } from '../rawRecord';
-import type { ScratchBuffers } from '../scratch';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
+import type { RawContent } from '../content/rawRecord';
+import { scanMessageRecord } from '../content/rawRecord';
+import type { ScratchBuffers } from '../content/scratch';
 
 /** A content at least this long is hashed while indexing, so its stub verifies at once. */
 export const HASH_AT_INDEX_BYTES = 1024 * 1024;

@@ -5,8 +5,8 @@ import type { IndexedRecords, MessageList } from '../../../shared/index';
 import { makeSession, resolveSession } from '../../../shared/index';
 import { tempDir } from '../../testing/files';
 import { tornSidecarText } from '../../testing/tornSession';
-import { isLoadError, openReadOnly } from '../openFile';
-import type { IndexPass } from '../source';
+import { isLoadError, openReadOnly } from '../common/openFile';
+import type { IndexPass } from '../common/source';
 import { SidecarSource } from './sidecarSource';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');

@@ -35,8 +35,8 @@ import { ptrHash } from '../../../shared/hash';
 import { transcriptOf } from '../../../shared/original';
 import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
-import type { BuiltDocument } from '../documentSource';
-import { isPlainObject } from '../native/text';
+import type { BuiltDocument } from '../common/documentSource';
+import { isPlainObject } from '../common/json';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
 export type OhEvent =

@@ -10,7 +10,7 @@ import { tempDir } from '../../testing/files';
 import { claudeCodeFormat } from '../claudeCode/index';
 import { codexFormat } from '../codex/index';
 import { CODEX_SYNTHETIC_DIR } from '../codex/testing/synthetic';
-import { isLoadError, openReadOnly, safeClose } from '../openFile';
+import { isLoadError, openReadOnly, safeClose } from '../common/openFile';
 import { loadSession } from '../session';
 import { claims, DETECT_CONTEXT, sessionLoader } from '../testing/importers';
 import { sweAgentFormat } from '../sweAgent/index';

@@ -20,8 +20,8 @@ import { createHash } from 'node:crypto';
 import { ptrHash } from '../../../shared/hash';
 import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/types';
 import { utf8Length } from '../../../shared/utf8';
-import type { BuiltDocument } from '../documentSource';
-import { isPlainObject } from '../native/text';
+import type { BuiltDocument } from '../common/documentSource';
+import { isPlainObject } from '../common/json';
 
 /** The fields a trajectory step has (SWE-agent's TrajectoryStep); a step with none is unknown. */
 export const STEP_FIELDS: readonly string[] = ['action', 'observation', 'response', 'thought', 'query', 'messages'];

@@ -9,10 +9,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
-import { readExactly } from '../lines';
+import { readExactly } from '../common/lines';
 import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, parseCappedJson, stripBom } from '../native/text';
-import type { FormatAdapter } from '../source';
+import { firstNonSpaceByte, parseCappedJson, stripBom } from '../common/json';
+import type { FormatAdapter } from '../common/source';
 import { isTrajDocument } from './build';
 import { isMiniDocument } from './mini';
 import { MiniTrajSource, TrajSource } from './source';

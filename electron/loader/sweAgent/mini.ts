@@ -15,7 +15,7 @@
  */
 import type { RunEnd } from '../../../shared/session';
 import type { ChatMessage, Finding } from '../../../shared/types';
-import { isPlainObject } from '../native/text';
+import { isPlainObject } from '../common/json';
 import { messageOf } from './build';
 
 export interface MiniIndex {

@@ -6,7 +6,7 @@
 import { closeSync, openSync } from 'node:fs';
 import type { LocatedRecord } from '../../../shared/index';
 import { parseSidecarLine } from '../../../shared/index';
-import { splitLines } from '../lines';
+import { splitLines } from '../common/lines';
 import { MAX_RECORD_BYTES } from '../session';
 
 export function sidecarRecordsReadAgain(path: string, bytes: number): LocatedRecord[] {

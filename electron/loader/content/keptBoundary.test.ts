@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { floorSourceBoundary, memorySource } from '../../shared/index';
-import type { ReadSync } from './lines';
+import { floorSourceBoundary, memorySource } from '../../../shared/index';
+import type { ReadSync } from '../common/lines';
 import { locateKept } from './keptBoundary';
 
 /** A file held in memory, read through a ReadSync that never returns more than `most` bytes at once. */

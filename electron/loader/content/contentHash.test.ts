@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ReadSync } from './lines';
+import type { ReadSync } from '../common/lines';
 import type { EscapeDecoder } from './contentHash';
 import { decoderModules, hashContentBody, jsEscapeDecoder, wasmEscapeDecoder } from './contentHash';
 import { walkerModuleBytes } from './jsonStringWasm';

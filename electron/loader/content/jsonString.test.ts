@@ -1,14 +1,14 @@
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../testing/files';
 import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { Utf8Check, hashBody, scanMessageRecord } from './rawRecord';
 import type { WasmWalker } from './jsonStringWasm';
 import { wasmWalker } from './jsonStringWasm';
-import type { ReadSync } from './lines';
+import type { ReadSync } from '../common/lines';
 
 /** Content strings with what makes bodies hard: escapes, control characters, astral and lone surrogates. */
 const contentArb = fc.string({ unit: fc.oneof(fc.constantFrom('"', '\\', '\n', '\t', '\u0001', '\u001b', 'é', '😀', '\ud800', '\udc00', '/', 'u'), fc.string({ unit: 'grapheme', maxLength: 3 })), maxLength: 60 });

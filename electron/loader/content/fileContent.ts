@@ -6,9 +6,9 @@
  * the body at an escape boundary exactly where the content holds the needle.
  */
 import { readSync } from 'node:fs';
-import type { ByteSource } from '../../shared/index';
-import { ContentUnavailableError } from '../../shared/index';
-import type { ReadSync } from './lines';
+import type { ByteSource } from '../../../shared/index';
+import { ContentUnavailableError } from '../../../shared/index';
+import type { ReadSync } from '../common/lines';
 import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
 import { hashContentBody } from './contentHash';

@@ -4,8 +4,8 @@
  * (resumably, for live tailing) and reads it back by byte range behind the lists it hands over.
  * loadSession wires detect → index → resolveSession and knows no format.
  */
-import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../shared/index';
-import type { ContentServices } from './contentServices';
+import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../../shared/index';
+import type { ContentServices } from '../content/contentServices';
 import type { ReadSync } from './lines';
 import type { FileGuard } from './fileGuard';
 

@@ -8,13 +8,13 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
-import type { ByteSource } from '../../shared/index';
-import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../shared/index';
-import { sourceChunks } from '../../shared/bytes';
+import type { ByteSource } from '../../../shared/index';
+import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
+import { sourceChunks } from '../../../shared/bytes';
 import type { ContentServices } from './contentServices';
 import { FileContent } from './fileContent';
-import type { ReadSync } from './lines';
-import { readExactly } from './lines';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
 import type { RawContent } from './rawRecord';
 import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
 import { JsonStringError, JsonStringWalk } from './jsonString';

@@ -9,13 +9,13 @@
 import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { ChatMessage, MessageList } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { importClaudeFile } from './claudeCode/index';
+import type { ChatMessage, MessageList } from '../../../shared/index';
+import { tempDir } from '../../testing/files';
+import { importClaudeFile } from '../claudeCode/index';
 import type { ReadSync } from './lines';
-import { detectSource } from './detect';
+import { detectSource } from '../detect';
 import { LineSource } from './lineSource';
-import { loadSession } from './session';
+import { loadSession } from '../session';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

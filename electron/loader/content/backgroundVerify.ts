@@ -36,12 +36,12 @@
  * the caller passes here: the same object it passed to the load.
  */
 import { Worker } from 'node:worker_threads';
-import type { LoadedSession } from '../../shared/index';
-import { canonicalFullyVisible, isRangeKind } from '../../shared/index';
+import type { LoadedSession } from '../../../shared/index';
+import { canonicalFullyVisible, isRangeKind } from '../../../shared/index';
 import { DECODER_WINDOW, decoderModules } from './contentHash';
 import type { PreparedBodies } from './contentServices';
 import type { FileContentList } from './fileContent';
-import { threadBundle } from './threadBundle';
+import { threadBundle } from '../common/threadBundle';
 import type { VerifyDone, VerifyThreadData, VerifyWork } from './verifyProtocol';
 import { DONE, FAILED, HERE, PENDING, THREAD } from './verifyProtocol';
 

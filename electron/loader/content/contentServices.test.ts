@@ -4,14 +4,14 @@
  * load options, so a test gives its own and two loads never share them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ChatMessage, LoadedSession, Reduction } from '../../shared/index';
-import { makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import type { ChatMessage, LoadedSession, Reduction } from '../../../shared/index';
+import { makeReduction, tool, user } from '../../../shared/testing/builders';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../testing/files';
 import { startBackgroundVerify } from './backgroundVerify';
 import type { ContentServices } from './contentServices';
 import { createContentServices } from './contentServices';
 import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from './rawScan';
-import { loadSession } from './session';
+import { loadSession } from '../session';
 
 const tmp = tempDir('session-inspector-services-');
 afterAll(() => tmp.cleanup());

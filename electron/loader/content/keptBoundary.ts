@@ -14,7 +14,7 @@
  * cannot be read, it gives up (undefined) and FileContent finds the boundary itself, as it always
  * did. So an answer, when there is one, is exactly FileContent's.
  */
-import type { ReadSync } from './lines';
+import type { ReadSync } from '../common/lines';
 
 /** The floored hidden-span start of a truncation and its raw body offset. */
 export interface KeptBoundary {

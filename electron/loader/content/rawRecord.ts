@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
-import type { ReadSync } from './lines';
-import { readExactly } from './lines';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
 import { ScratchBuffers } from './scratch';
 import { JsonStringError, JsonStringWalk, unescapeInto } from './jsonString';
 

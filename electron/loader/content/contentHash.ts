@@ -16,7 +16,7 @@
  * decoder and how a claim reaches FileContent: contentServices.ts.
  */
 import type { createHash as CreateHash } from 'node:crypto';
-import type { ReadSync } from './lines';
+import type { ReadSync } from '../common/lines';
 import { walkerModuleBytes } from './jsonStringWasm';
 
 export interface ContentHash {
