@@ -1,4 +1,4 @@
-/** Small helpers over the text of native files, shared by detection and indexing. */
+/** Small helpers over JSON text, shared by every format's detection and parsing. */
 import type { DepthCut } from '../../../shared/jsonDepth';
 import { capDepth } from '../../../shared/jsonDepth';
 
@@ -36,11 +36,20 @@ export function parseCappedJson(text: string): { ok: true; value: unknown; cut?:
   return cut ? { ok: true, value: parsed.value, cut } : parsed;
 }
 
-/** The `t` of a record from its first bytes (`{"t":"message",…`), a UTF-8 byte order mark allowed. */
-export const RECORD_TYPE_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"([\w-]{1,64})"/;
-/** How a sidecar record starts (`{"t":"…`), a UTF-8 byte order mark allowed. */
-export const SIDECAR_RECORD_HEAD = /^\uFEFF?\s*\{\s*"t"\s*:\s*"/;
-
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whole JSON documents (snapshots, trajectories, logs) are parsed whole for now; past this, refuse rather than exhaust memory. */
+export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
+
+/** The 1-based line of a JSON parser's "position N" in `text`, else 1. */
+export function parserLine(text: string, reason: string): number {
+  const m = /position (\d+)/.exec(reason);
+  // "Unexpected end of JSON input" names no position: the document stops at its last line.
+  if (!m) return /end of JSON/i.test(reason) ? text.split('\n').length : 1;
+  const at = Number(m[1]);
+  let line = 1;
+  for (let i = 0; i < Math.min(at, text.length); i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
 }

@@ -10,8 +10,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 
 export function threadBundle(file: string): string | undefined {
   const here = typeof __dirname === 'string' ? __dirname : resolve('dist');
-  // This file's own folder when it runs from its source: electron/loader/.
-  const fromSources = basename(here) === 'loader' && basename(dirname(here)) === 'electron';
-  const script = fromSources ? resolve(here, '../../dist', file) : join(here, file);
+  // This file's own folder when it runs from its source: electron/loader/common/.
+  const fromSources = basename(here) === 'common' && basename(dirname(here)) === 'loader';
+  const script = fromSources ? resolve(here, '../../../dist', file) : join(here, file);
   return existsSync(script) ? script : undefined;
 }

@@ -13,12 +13,10 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readExactly } from '../common/lines';
-import { MAX_SNAPSHOT_BYTES } from '../native/detect';
 import type { Finding } from '../../../shared/types';
 import { depthCutMessage } from '../../../shared/jsonDepth';
-import { firstNonSpaceByte, isPlainObject, parseCappedJson, stripBom } from '../common/json';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseCappedJson, parserLine, stripBom } from '../common/json';
 import type { FormatAdapter } from '../common/source';
-import { parserLine } from '../sweAgent/index';
 import { InspectSource, loadEvalLog, loadJsonLog } from './source';
 import type { ZipCaps, ZipCounter } from './zip';
 import { firstEntryName } from './zip';

@@ -15,7 +15,8 @@ import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../common/source';
 import type { LongScan, ScanPool, ScanSlot } from './indexPool';
 import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';
 import type { MessageHandle } from './sidecarReader';
-import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from '../common/json';
+import { isPlainObject, parseJson, stripBom } from '../common/json';
+import { RECORD_TYPE_HEAD } from './recordHead';
 
 /**
  * A message record at least this long is indexed without decoding its content: the content is

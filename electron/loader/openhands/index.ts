@@ -14,10 +14,8 @@
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname } from 'node:path';
 import { readExactly } from '../common/lines';
-import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, stripBom } from '../common/json';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, parserLine, stripBom } from '../common/json';
 import type { FormatAdapter } from '../common/source';
-import { parserLine } from '../sweAgent/index';
 import { V1_KINDS } from './build';
 import { MAX_V1_FILE_BYTES, OpenHandsV0Source, OpenHandsV1Source, v1EventFiles } from './source';
 import { realFolder } from '../common/safeRead';

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../../shared/project';
 import { tempDir } from '../../testing/files';
 import { loadSession } from '../session';
-import { commonPrefixBytes } from './build';
+import { commonPrefixBytes } from '../common/textHash';
 
 const tmp = tempDir('session-inspector-swe-props-');
 afterAll(() => tmp.cleanup());
