@@ -35,13 +35,14 @@
  * finds reaches the contents through the load's services (contentServices.ts PreparedBodies), which
  * the caller passes here: the same object it passed to the load.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../../shared/index';
 import { canonicalFullyVisible, isRangeKind } from '../../../shared/index';
 import { DECODER_WINDOW, decoderModules } from './contentHash';
 import type { PreparedBodies } from './contentServices';
 import type { FileContentList } from './fileContent';
 import { threadBundle } from '../common/threadBundle';
+import { startThread } from '../common/threadPool';
 import type { VerifyDone, VerifyThreadData, VerifyWork } from './verifyProtocol';
 import { DONE, FAILED, HERE, PENDING, THREAD } from './verifyProtocol';
 
@@ -145,12 +146,9 @@ export function backgroundThreads(): number {
 export function startIdleVerifier(options: BackgroundOptions = {}): IdleVerifier | undefined {
   const script = options.script ?? threadBundle(VERIFY_THREAD_BUNDLE);
   if (script === undefined) return undefined;
-  let worker: Worker;
-  try {
-    worker = new Worker(script, { workerData: { wasm: decoderModules(), window: DECODER_WINDOW } satisfies VerifyThreadData });
-  } catch {
-    return undefined;
-  }
+  // Not unref'd, as before: the thread ends itself once its work is done, or `dispose` ends it.
+  const worker = startThread(script, { workerData: { wasm: decoderModules(), window: DECODER_WINDOW } satisfies VerifyThreadData, keepAlive: true });
+  if (!worker) return undefined;
   // A thread that fails leaves its slots to this thread (a THREAD slot is waited on for at most WAIT_MS).
   worker.on('error', () => undefined);
   running++;
