@@ -14,6 +14,12 @@ import { REDUCTION_KINDS } from './types';
 import type { ReductionKind } from './types';
 import { reductionPolicySchema, reductionSchema } from './schema';
 import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './searchPage';
+import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
+import { API_ROOT } from './httpProtocol';
+
+export type { SessionFileFormat, SessionFormat } from './fileFormats';
+export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
+export { API_ROOT, EVENTS_PATH, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 
 const int = z.number().int().nonnegative();
 const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
@@ -85,50 +91,8 @@ export const findingSchema = z.object({
   index: int.optional(),
 });
 
-/**
- * The format of one opened file, detected by content. One name per file format, not per session: a
- * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
- * (SPEC §10.1: claude-code, codex, …) will add its own name here.
- */
-export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout', 'swe-agent-traj', 'inspect-eval', 'inspect-json', 'mini-swe-agent-traj', 'openhands-v0', 'openhands-v1'] as const;
-export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
-
-/** §10.1: the format a session was read from, one name per agent (a native session is `supercode`, whichever of its files are open). */
-export const SESSION_FORMATS = ['supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands'] as const;
-export type SessionFormat = (typeof SESSION_FORMATS)[number];
-/** Which session format each file format belongs to: a new file format must name its agent here. */
-export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionFormat>> = {
-  'supercode-sidecar': 'supercode',
-  'supercode-snapshot': 'supercode',
-  'claude-code': 'claude-code',
-  'codex-rollout': 'codex',
-  'swe-agent-traj': 'swe-agent',
-  'inspect-eval': 'inspect',
-  'inspect-json': 'inspect',
-  'mini-swe-agent-traj': 'swe-agent',
-  'openhands-v0': 'openhands',
-  'openhands-v1': 'openhands',
-};
-/**
- * How the names of each file format's files end, as the agent writes them: what the desktop open
- * dialog offers (electron/main/openDialog.ts). A hint for choosing only: every file is detected by
- * its content, whatever its name. A new file format must name its endings here.
- */
-export const FILE_FORMAT_EXTENSIONS: Readonly<Record<SessionFileFormat, readonly string[]>> = {
-  'supercode-sidecar': ['.sidecar.jsonl'],
-  'supercode-snapshot': ['.session.json'],
-  'claude-code': ['.jsonl'],
-  'codex-rollout': ['.jsonl'],
-  'swe-agent-traj': ['.traj'],
-  'inspect-eval': ['.eval'],
-  'inspect-json': ['.json'],
-  'mini-swe-agent-traj': ['.traj.json'],
-  // A V0 trajectory; a V1 conversation's base_state.json or events/event-*.json.
-  'openhands-v0': ['.json'],
-  'openhands-v1': ['.json'],
-};
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
 export const sessionEntrySchema = z.object({
@@ -728,24 +692,6 @@ export type HostApi = { [M in Method]: (params: Params<M>) => Promise<Reply<M>> 
   /** Subscribes to host events; returns the unsubscribe function. */
   onEvent(listener: (event: HostEvent) => void): () => void;
 };
-
-/**
- * The HTTP host's protocol (electron/host/http.ts serves it, renderer/bridge.ts speaks it): every
- * request carries the access token, in the header on API calls or as `?token=`; `POST` a method's
- * params as JSON to `apiPath(method)`; events stream from EVENTS_PATH; a file's bytes go to
- * UPLOAD_PATH. Header names are lower case, as Node hands them over (HTTP does not tell case apart).
- */
-export const TOKEN_HEADER = 'x-session-inspector-token';
-/** The query parameter that carries the access token: the page's address, the event stream (and any API call). */
-export const TOKEN_PARAM = 'token';
-/** The header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
-export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
-/** Every path of the API is this or under it; the rest of the host's paths are the renderer's static files. */
-export const API_ROOT = '/api';
-/** `GET`: the host's events as Server-Sent Events, one `HostEvent` as JSON per message. */
-export const EVENTS_PATH = `${API_ROOT}/events`;
-/** `POST` a file's bytes (`application/octet-stream`, its length declared) to open it; the reply is `openFile`'s. */
-export const UPLOAD_PATH = `${API_ROOT}/upload`;
 
 /** Where `method` is answered: `POST` its params as JSON, the reply is the contract's. */
 export function apiPath(method: Method): string {

@@ -10,7 +10,7 @@
 import { readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PART_FAILED, makeExactScanner, makeFoldedScanner, scanPieces } from '../loader/content/rawScan';
-import type { ScanThreadData, ScanThreadJob } from './searchPool';
+import type { ScanThreadData, ScanThreadJob } from './scanProtocol';
 
 const port = parentPort;
 if (!port) throw new Error('scanThread.ts runs as a worker_threads worker of the search pool');

@@ -30,7 +30,8 @@ import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { fail, internal, ok } from './replies';
-import type { PoolStop, SearchPool } from './searchPool';
+import type { PoolStop } from './scanProtocol';
+import type { SearchPool } from './searchPool';
 import { formatOf, listedSessions } from './sessions';
 
 /** What a search checks to stop early; entry.ts backs it with the shared search epoch. */
