@@ -4,8 +4,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { CheckReport } from '../shared/contract';
-import type { LogReportEntry } from '../shared/status';
-import type { ExpandOutcome, SidecarSearchResult } from '../shared/types';
+import type { LogReportEntry } from '../shared/resolver/status';
+import type { ExpandOutcome, SidecarSearchResult } from '../shared/format/types';
 import { CLI, REPO_ROOT } from './paths';
 
 export interface CliRun {

@@ -106,12 +106,12 @@ const sharedIsPure = {
  * so esbuild leaves out every one the chunk does not use. Sound because building a schema has no
  * effect outside its value (shared/ is pure; neither file registers schemas anywhere).
  */
-const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/schema.ts'].map((f) => resolve(repoRoot, f));
+const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/format/schema.ts'].map((f) => resolve(repoRoot, f));
 
 const pureSchemas = {
   name: 'pure-schemas',
   setup(b) {
-    b.onLoad({ filter: /[\\/]shared[\\/](contract|schema)\.ts$/ }, async (args) => {
+    b.onLoad({ filter: /[\\/]shared[\\/](format[\\/]schema|contract)\.ts$/ }, async (args) => {
       if (!PURE_SCHEMA_FILES.includes(args.path)) return undefined;
       const { default: ts } = await import('typescript');
       const text = await readFile(args.path, 'utf8');

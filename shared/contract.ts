@@ -10,10 +10,10 @@
  * offers (by id), through the host's own dialog, or by handing a dropped File to the bridge.
  */
 import { z } from 'zod';
-import { REDUCTION_KINDS } from './types';
-import type { ReductionKind } from './types';
-import { reductionPolicySchema, reductionSchema } from './schema';
-import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './searchPage';
+import { REDUCTION_KINDS } from './format/types';
+import type { ReductionKind } from './format/types';
+import { reductionPolicySchema, reductionSchema } from './format/schema';
+import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './search/searchPage';
 import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
 import { API_ROOT } from './httpProtocol';
 

@@ -11,7 +11,7 @@ import MarkdownIt from 'markdown-it';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
-import { nameText } from '../../shared/visibleText';
+import { nameText } from '../../shared/format/visibleText';
 import { runCli } from '../cli/testing/runCli';
 import { brokenSamples } from '../samples/brokenSamples';
 import { generateSession, sidecarText, snapshotText } from '../samples/sessionGenerator';

@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
-import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
+import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/links/minimize';
 import type { LoadedSession } from '../loader/session';
 import { readWithin } from '../loader/common/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';

@@ -4,7 +4,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ustar } from '../../shared/tar';
+import { ustar } from '../../shared/links/tar';
 import { tempDir } from '../testing/files';
 
 const tmp = tempDir('session-inspector-tar-test-');

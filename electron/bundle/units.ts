@@ -13,8 +13,8 @@
  * address): the oracle, not this module, decides whether a removal keeps the bundle faithful.
  */
 import type { SessionFileFormat } from '../../shared/index';
-import type { RecordShape } from '../../shared/minimize';
-import { deeperThan } from '../../shared/jsonDepth';
+import type { RecordShape } from '../../shared/links/minimize';
+import { deeperThan } from '../../shared/format/jsonDepth';
 
 export type UnitKind = 'line' | 'snapshot_element' | 'whole';
 

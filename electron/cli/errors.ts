@@ -1,4 +1,4 @@
-import { replaceInvisible } from '../../shared/visibleText';
+import { replaceInvisible } from '../../shared/format/visibleText';
 
 /**
  * Marks a CliError. The command line runs as several bundles (scripts/build.mjs: main.ts in

@@ -10,7 +10,7 @@
  */
 import type { ReductionPolicy } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, utf8Decode, viewEntries } from '../../shared/index';
-import { zodSchemas } from '../../shared/schema';
+import { zodSchemas } from '../../shared/format/schema';
 import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';

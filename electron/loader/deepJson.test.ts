@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DEEP_MARKER, MAX_JSON_DEPTH } from '../../shared/jsonDepth';
+import { DEEP_MARKER, MAX_JSON_DEPTH } from '../../shared/format/jsonDepth';
 import type { DeepCase } from '../testing/deepJson';
 import { DEEP_LEVELS, deepCases, writeDeepCase } from '../testing/deepJson';
 import { sessionOpener, tempDir } from '../testing/files';

@@ -9,7 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { LoadedSession } from '../../shared/session';
+import type { LoadedSession } from '../../shared/resolver/session';
 import { makeHeader, messageRecord, tempDir, writeSidecar } from '../testing/files';
 import { SessionFollower } from './follow';
 import type { LoadOptions } from './session';

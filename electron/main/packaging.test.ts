@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
+import { PROTOCOL_SCHEME } from '../../shared/links/protocolLink';
 import { parseStrictYaml } from '../testing/strictYaml';
 import type { YamlValue } from '../testing/strictYaml';
 

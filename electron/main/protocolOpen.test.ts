@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { win32 } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseProtocolUrl, protocolUrl } from '../../shared/protocolLink';
+import { parseProtocolUrl, protocolUrl } from '../../shared/links/protocolLink';
 import { BIDI_LINKS, UNC_LINKS } from '../../shared/testing/hostileLinks';
 import { RAW_INVISIBLE } from '../../shared/testing/invisible';
 import { tempDir } from '../testing/files';

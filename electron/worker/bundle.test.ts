@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { methods } from '../../shared/index';
-import { ustar } from '../../shared/tar';
+import { ustar } from '../../shared/links/tar';
 import { runCli } from '../cli/testing/runCli';
 import { brokenSamples } from '../samples/brokenSamples';
 import { tempDir } from '../testing/files';

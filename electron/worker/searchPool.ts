@@ -32,7 +32,7 @@ import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/c
 import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/content/rawScan';
 import { threadBundle } from '../loader/common/threadBundle';
 import { startThread } from '../loader/common/threadPool';
-import { splitScan } from '../../shared/scanSplit';
+import { splitScan } from '../../shared/search/scanSplit';
 import type { PoolStop, ScanThreadData, ScanThreadJob } from './scanProtocol';
 import { SCAN_THREAD_BUNDLE } from './scanProtocol';
 

@@ -19,8 +19,8 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import { REDUCTION_KINDS, projectionLayout } from '../../shared/index';
-import type { LiveLayout } from '../../shared/liveLayout';
-import { extendLayout } from '../../shared/liveLayout';
+import type { LiveLayout } from '../../shared/resolver/liveLayout';
+import { extendLayout } from '../../shared/resolver/liveLayout';
 import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/content/backgroundVerify';
 import type { SessionFollower } from '../loader/follow';
 import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';

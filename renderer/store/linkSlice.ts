@@ -4,8 +4,8 @@
  * search run with its flags. The window's fragment is read and kept current in
  * `features/links/useLinkSync.ts`; this part knows nothing of `location`.
  */
-import type { Link } from '../../shared/link';
-import { quotedText } from '../../shared/visibleText';
+import type { Link } from '../../shared/links/link';
+import { quotedText } from '../../shared/format/visibleText';
 import type { AppState, SliceCreator } from './appState';
 
 export interface LinkSlice {

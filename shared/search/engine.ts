@@ -9,10 +9,10 @@
  * `sidecarSearchSteps` yields within SEARCH_STEP_WORK of engine work (matcher.ts), so a host can
  * serve other requests while a search runs.
  */
-import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../constants';
-import type { MessageList, Reduction, Result, SidecarSearchResult } from '../types';
-import { ContentUnavailableError, err, ok } from '../types';
-import { utf8Encode, utf8Length, wellFormed } from '../utf8';
+import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../format/constants';
+import type { MessageList, Reduction, Result, SidecarSearchResult } from '../format/types';
+import { ContentUnavailableError, err, ok } from '../format/types';
+import { utf8Encode, utf8Length, wellFormed } from '../format/utf8';
 import type { CompiledMatcher } from './matcher';
 import { WINDOW_BYTES, searchMatcher } from './matcher';
 import { jsonBytes } from './snippets';

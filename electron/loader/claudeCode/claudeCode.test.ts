@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadedSession } from '../../../shared/session';
+import type { LoadedSession } from '../../../shared/resolver/session';
 import { tempDir } from '../../testing/files';
 import { detectSource } from '../detect';
 import { nativeFormat } from '../native/index';

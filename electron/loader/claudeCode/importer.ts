@@ -19,13 +19,13 @@
  *   instructions, not messages: given after the messages before them, until the next compaction.
  */
 import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
-import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
-import { transcriptHeader } from '../../../shared/original';
-import type { Instruction } from '../../../shared/instructions';
-import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
-import type { ByteSource } from '../../../shared/types';
-import { sourceChunks } from '../../../shared/bytes';
+import { ptrHash } from '../../../shared/format/hash';
+import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
+import { transcriptHeader } from '../../../shared/resolver/original';
+import type { Instruction } from '../../../shared/resolver/instructions';
+import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
+import type { ByteSource } from '../../../shared/format/types';
+import { sourceChunks } from '../../../shared/format/bytes';
 import type { LargeStrings, Text } from '../content/largeStrings';
 import { contentFields, isLargeText, joinTexts, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';

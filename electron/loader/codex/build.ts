@@ -35,14 +35,14 @@
  *   session's model; a change is a model change.
  */
 import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
-import type { Instruction } from '../../../shared/instructions';
-import type { DepthCut } from '../../../shared/jsonDepth';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import { transcriptOf } from '../../../shared/original';
-import type { ModelChange } from '../../../shared/timeline';
-import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
-import { utf8Length } from '../../../shared/utf8';
+import { ptrHash } from '../../../shared/format/hash';
+import type { Instruction } from '../../../shared/resolver/instructions';
+import type { DepthCut } from '../../../shared/format/jsonDepth';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import { transcriptOf } from '../../../shared/resolver/original';
+import type { ModelChange } from '../../../shared/calls/timeline';
+import type { ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/format/types';
+import { utf8Length } from '../../../shared/format/utf8';
 import { isPlainObject } from '../common/json';
 
 /** One line of the rollout: its parsed value, or why it has none. */

@@ -4,7 +4,7 @@
  * the three inputs from them (build.ts), before the last pass over the lines read so far. The
  * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards.
  */
-import { arrayList } from '../../../shared/session';
+import { arrayList } from '../../../shared/resolver/session';
 import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { IndexPass, SourceIndex } from '../common/source';

@@ -5,11 +5,11 @@
  * that are not UTF-8 are a finding; the view is also the recorded copy (the file holds every
  * message in full).
  */
-import { arrayList } from '../../../shared/session';
-import type { RunEnd } from '../../../shared/session';
-import type { DepthCut } from '../../../shared/jsonDepth';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import type { ChatMessage, Finding, Reduction } from '../../../shared/types';
+import { arrayList } from '../../../shared/resolver/session';
+import type { RunEnd } from '../../../shared/resolver/session';
+import type { DepthCut } from '../../../shared/format/jsonDepth';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import type { ChatMessage, Finding, Reduction } from '../../../shared/format/types';
 import type { OpenFile, SourceIndex } from './source';
 import { WholeFileSource } from './wholeFileSource';
 

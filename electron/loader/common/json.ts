@@ -1,6 +1,6 @@
 /** Small helpers over JSON text, shared by every format's detection and parsing. */
-import type { DepthCut } from '../../../shared/jsonDepth';
-import { capDepth } from '../../../shared/jsonDepth';
+import type { DepthCut } from '../../../shared/format/jsonDepth';
+import { capDepth } from '../../../shared/format/jsonDepth';
 
 export function firstNonSpaceByte(bytes: Buffer): number | undefined {
   let i = 0;

@@ -3,8 +3,8 @@
  * and size as a reduction's `ptr` (SPEC §3.5), and the prefix an input kept of it.
  */
 import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
-import { utf8Length } from '../../../shared/utf8';
+import { ptrHash } from '../../../shared/format/hash';
+import { utf8Length } from '../../../shared/format/utf8';
 
 /** A text's `ptr.hash` and `ptr.bytes`. */
 export function hashOf(text: string): { hash: string; bytes: number } {

@@ -7,11 +7,11 @@ import { createContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import { scanMessageRecord } from './rawRecord';
 import type { ReadSync } from '../common/lines';
-import { literalPrefilter } from '../../../shared/literalPrefilter';
-import { rawSafe, simpleMatcher } from '../../../shared/simpleMatcher';
+import { literalPrefilter } from '../../../shared/search/literalPrefilter';
+import { rawSafe, simpleMatcher } from '../../../shared/search/simpleMatcher';
 import { sidecarSearch } from '../../../shared/search';
 import { assistant, makeReduction, tool } from '../../../shared/testing/builders';
-import type { ChatMessage } from '../../../shared/types';
+import type { ChatMessage } from '../../../shared/format/types';
 
 const dir = tempDir('file-content-');
 afterAll(() => dir.cleanup());

@@ -10,7 +10,7 @@ import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
-import { sourceChunks } from '../../../shared/bytes';
+import { sourceChunks } from '../../../shared/format/bytes';
 import type { ContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import type { ReadSync } from '../common/lines';

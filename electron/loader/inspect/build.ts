@@ -25,7 +25,7 @@
  *   the recorded text as the stub (the model saw exactly the message).
  * - `attachment://<hash>` strings are replaced by the sample's `attachments` everywhere.
  */
-import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/types';
+import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/format/types';
 import { isPlainObject } from '../common/json';
 import type { BuiltDocument } from '../common/documentSource';
 import { commonPrefixBytes, hashOf } from '../common/textHash';

@@ -13,8 +13,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { readExactly } from '../common/lines';
-import type { Finding } from '../../../shared/types';
-import { depthCutMessage } from '../../../shared/jsonDepth';
+import type { Finding } from '../../../shared/format/types';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseCappedJson, parserLine, stripBom } from '../common/json';
 import type { FormatAdapter } from '../common/source';
 import { InspectSource, loadEvalLog, loadJsonLog } from './source';

@@ -30,8 +30,8 @@
  *   OpenHands inserts the summary at `summary_offset` of the kept events; the view shows it at the
  *   first run, and says so in a warning when that is not the same place.
  */
-import { transcriptOf } from '../../../shared/original';
-import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/types';
+import { transcriptOf } from '../../../shared/resolver/original';
+import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { BuiltDocument } from '../common/documentSource';
 import { isPlainObject } from '../common/json';
 import { hashOf } from '../common/textHash';

@@ -7,8 +7,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
-import type { Finding } from '../../../shared/types';
-import { depthCutMessage } from '../../../shared/jsonDepth';
+import type { Finding } from '../../../shared/format/types';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import { isPlainObject, parseCappedJson, parseJson, stripBom } from '../common/json';
 import { listWithin, readWithin } from '../common/safeRead';
 import type { OpenFile, SourceIndex } from '../common/source';

@@ -16,7 +16,7 @@
  *   `tool_output_elided` whose stub is the whole input text. Either way the projected text is the
  *   exact input text; `ptr.hash` is the history text's, hashed at import.
  */
-import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/types';
+import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/format/types';
 import type { BuiltDocument } from '../common/documentSource';
 import { isPlainObject } from '../common/json';
 import { commonPrefixBytes, hashOf } from '../common/textHash';

@@ -6,7 +6,7 @@
  */
 import type { ParsedParams, ResultOf } from '../../../shared/contract';
 import { MAX_INSTRUCTIONS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../../shared/contract';
-import type { LoadedSession } from '../../../shared/session';
+import type { LoadedSession } from '../../../shared/resolver/session';
 import { fail, ok } from '../replies';
 import type { Handler } from './handler';
 import { cutToBytes } from './rows';

@@ -5,8 +5,8 @@
  */
 import type { EventPayload, HostError, HostErrorCode, LoadedSession, ParsedParams, Reply, ResultOf, SearchOptions, SidecarSearchResult } from '../../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, isRangeKind, transcriptOffset } from '../../../shared/index';
-import { pageSearchOptions, searchPageOf } from '../../../shared/searchPage';
-import { viewSearchSteps } from '../../../shared/viewSearch';
+import { pageSearchOptions, searchPageOf } from '../../../shared/search/searchPage';
+import { viewSearchSteps } from '../../../shared/search/viewSearch';
 import { fail, hostError, internal, ok } from '../replies';
 import type { OpenSession, SearchSignal, SessionState } from '../state';
 import { callView } from './calls';

@@ -6,7 +6,7 @@
  */
 import { useState } from 'react';
 import type { ResultOf } from '../../../shared/contract';
-import { ustar } from '../../../shared/tar';
+import { ustar } from '../../../shared/links/tar';
 import { useApp } from '../../store/storeContext';
 import { formatBytes } from '../../text/format';
 import './reproBundle.css';

@@ -1,5 +1,5 @@
 /** The status bar: file name(s) and size, messages, rows, reductions by kind, findings. */
-import { REDUCTION_KINDS } from '../../../shared/types';
+import { REDUCTION_KINDS } from '../../../shared/format/types';
 import { useApp } from '../../store/storeContext';
 import { baseName, formatBytes, formatCount, kindLabel } from '../../text/format';
 import './statusBar.css';

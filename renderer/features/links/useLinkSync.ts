@@ -7,7 +7,7 @@
  *    goes to the new place. A link that arrives while a session is (re)opening waits for it.
  */
 import { useEffect } from 'react';
-import { formatLink, parseLink } from '../../../shared/link';
+import { formatLink, parseLink } from '../../../shared/links/link';
 import { linkOfState } from '../../store/linkSlice';
 import type { AppStore } from '../../store/store';
 import type { AppState } from '../../store/appState';

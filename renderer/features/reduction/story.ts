@@ -4,7 +4,7 @@
  * rows. Only byte offsets the host sent are used; the text is never searched or parsed, only cut at
  * those offsets (shared/utf8Offsets converts bytes to string indices).
  */
-import { byteCursor } from '../../../shared/utf8Offsets';
+import { byteCursor } from '../../../shared/format/utf8Offsets';
 import type { ResultOf } from '../../../shared/contract';
 
 type Outcome = ResultOf<'expand'>;

@@ -5,7 +5,7 @@
  * text is rendered as text, never as HTML.
  */
 import { useEffect } from 'react';
-import { utf8Length } from '../../../shared/utf8';
+import { utf8Length } from '../../../shared/format/utf8';
 import { useApp } from '../../store/storeContext';
 import { shownInstructionsKey } from '../../store/instructionsSlice';
 import { instructionCut, instructionPlace, instructionTitle, instructionsSummary } from './instructionsModel';
