@@ -5,7 +5,7 @@
  *                    [--runs N] [--fixture PATH] [--strict]
  */
 import { parseArgs } from 'node:util';
-import { parseByteSize } from '../electron/samples/scaleGenerator';
+import { parseByteSize } from '../tools/samples/scaleGenerator';
 
 export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline'] as const;
 export type Group = (typeof GROUPS)[number];

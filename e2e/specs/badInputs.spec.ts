@@ -12,7 +12,7 @@ import { expect, test } from '../fixtures';
 import type { InspectorApp } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { REPO_ROOT } from '../paths';
-import { badInputPath } from '../../electron/testing/badCorpus';
+import { badInputPath } from '../../tools/testing/badCorpus';
 import { MAX_REPLY_FINDINGS } from '../../shared/contract';
 
 const BAD = join(REPO_ROOT, 'e2e', 'fixtures', 'bad');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ustar } from '../../shared/links/tar';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 
 const tmp = tempDir('session-inspector-tar-test-');
 afterAll(() => tmp.cleanup());

@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../../tools/testing/files';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { USAGE } from './main';
 import type { CliRun } from './testing/runCli';

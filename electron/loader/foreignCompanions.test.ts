@@ -10,7 +10,7 @@ import { mkdirSync, realpathSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../shared/resolver/session';
-import { makeHeader, messageRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SessionFollower } from './follow';
 import type { LoadOptions } from './session';
 import { loadSession } from './session';

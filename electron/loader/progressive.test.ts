@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, MessageList } from '../../shared/index';
-import { tempDir, writeSidecar } from '../testing/files';
+import { tempDir, writeSidecar } from '../../tools/testing/files';
 import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import { detectSource } from './detect';
 import type { LoadedSession, LoadProgress } from './session';

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROTOCOL_SCHEME } from '../../shared/links/protocolLink';
-import { parseStrictYaml } from '../testing/strictYaml';
-import type { YamlValue } from '../testing/strictYaml';
+import { parseStrictYaml } from '../../tools/testing/strictYaml';
+import type { YamlValue } from '../../tools/testing/strictYaml';
 
 const ROOT = join(import.meta.dirname, '../..');
 

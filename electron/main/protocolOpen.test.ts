@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseProtocolUrl, protocolUrl } from '../../shared/links/protocolLink';
 import { BIDI_LINKS, UNC_LINKS } from '../../shared/testing/hostileLinks';
 import { RAW_INVISIBLE } from '../../shared/testing/invisible';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL } from './appProtocol';
 import { appUrlAt, canonicalFragment, resolveProtocolOpen } from './protocolOpen';
 

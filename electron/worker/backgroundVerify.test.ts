@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, methods } from '../../shared/index';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { backgroundThreads } from '../loader/content/backgroundVerify';
 import type { ContentEvents } from '../loader/content/contentServices';
 import { createContentServices } from '../loader/content/contentServices';

@@ -10,8 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { methods } from '../../shared/index';
 import { ustar } from '../../shared/links/tar';
 import { runCli } from '../cli/testing/runCli';
-import { brokenSamples } from '../samples/brokenSamples';
-import { tempDir } from '../testing/files';
+import { brokenSamples } from '../../tools/samples/brokenSamples';
+import { tempDir } from '../../tools/testing/files';
 import { reproBundleReply } from './handlers/bundle';
 import { SessionService } from './service';
 

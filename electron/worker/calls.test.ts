@@ -13,7 +13,7 @@ type AnsweredRow = ResultOf<'rows'>['rows'][number];
 import { MAX_ROWS_PER_REQUEST, methods, projectView, statedHiddenBytes, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SessionService } from './service';
 import { openedServices } from './testing/services';
 

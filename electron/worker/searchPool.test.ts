@@ -9,7 +9,7 @@ import type { RawScanner, ScanNeedle } from '../loader/content/rawScan';
 import { ScannerCache } from '../loader/content/rawScan';
 import { createContentServices } from '../loader/content/contentServices';
 import { FileContent } from '../loader/content/fileContent';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SPLIT_MIN_CORES, SearchPool, idleCore } from './searchPool';
 
 const tmp = tempDir('search-pool-');

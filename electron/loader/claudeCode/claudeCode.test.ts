@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../../shared/resolver/session';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { detectSource } from '../detect';
 import { nativeFormat } from '../native/index';
 import type { LoadOptions } from '../session';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, MessageList } from '../../../shared/index';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { runCli } from '../../cli/testing/runCli';
 import { SessionService } from '../../worker/service';
 import { loadSession } from '../session';

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../../shared/resolver/session';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
 import { loadSession } from '../session';
 import { runCli } from '../../cli/testing/runCli';

@@ -10,7 +10,7 @@ import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, MessageList } from '../../../shared/index';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { importClaudeFile } from '../claudeCode/index';
 import type { ReadSync } from './lines';
 import { detectSource } from '../detect';

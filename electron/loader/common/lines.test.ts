@@ -1,7 +1,7 @@
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import type { ReadSync, SplitLine } from './lines';
 import { readExactly, splitLines } from './lines';
 

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession, Reduction } from '../../../shared/index';
 import { makeReduction, tool, user } from '../../../shared/testing/builders';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../../tools/testing/files';
 import { startBackgroundVerify } from './backgroundVerify';
 import type { ContentServices } from './contentServices';
 import { createContentServices } from './contentServices';

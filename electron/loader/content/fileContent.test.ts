@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { createContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import { scanMessageRecord } from './rawRecord';

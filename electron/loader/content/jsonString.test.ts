@@ -1,7 +1,7 @@
 import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ViewEntry } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { FORMAT_ADAPTERS } from '../detect';
 import { isLoadError, openReadOnly, safeClose } from '../common/openFile';
 import { loadSession } from '../session';

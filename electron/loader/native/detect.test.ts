@@ -7,7 +7,7 @@ import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { isLoadError, openReadOnly, safeClose } from '../common/openFile';
 import type { DetectContext } from '../common/source';
 import { detectNative, mayHoldSnapshotTag } from './detect';

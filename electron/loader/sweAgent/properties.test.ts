@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../../shared/resolver/project';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import { commonPrefixBytes } from '../common/textHash';
 

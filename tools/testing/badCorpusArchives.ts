@@ -6,7 +6,7 @@
  * The healthy sample is the synthetic `trim_epoch_1` (e2e/fixtures/synthetic/inspect/): a
  * `turns_cleared` reduction (`inspect-e3-r2-4`) hides the listing of `src/module_*.py`.
  */
-import { overlappingZip, syntheticSamples, zipOf, zstdWindowFrame } from '../loader/inspect/testing/synthetic';
+import { overlappingZip, syntheticSamples, zipOf, zstdWindowFrame } from '../../electron/loader/inspect/testing/synthetic';
 import type { FormatBadInput } from './badCorpusFormats';
 
 const json = (v: unknown): Buffer => Buffer.from(JSON.stringify(v), 'utf8');

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LocatedRecord, PolicyDivergence, Reduction, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
 import { divergenceFinding, replayPolicy } from '../../shared/index';
-import { nodeSha256 } from '../loader/session';
+import { nodeSha256 } from '../../electron/loader/session';
 import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from './policyMutants';
 import type { GeneratedSession } from './sessionGenerator';
 import { generateSession, samplePolicy } from './sessionGenerator';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage, ExpandOutcome, Reduction, SessionFileFormat, SidecarHeader } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
-import type { LoadedSession, LoadOptions } from '../loader/session';
-import { detectSource } from '../loader/detect';
-import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, loadSession } from '../loader/session';
+import type { LoadedSession, LoadOptions } from '../../electron/loader/session';
+import { detectSource } from '../../electron/loader/detect';
+import { DEFAULT_CACHE_BYTES, MAX_RECORD_BYTES, loadSession } from '../../electron/loader/session';
 
 /** A fresh folder under the OS temp dir; `cleanup` removes it and everything in it. */
 export function tempDir(prefix = 'session-inspector-'): { dir: string; path(name: string): string; cleanup(): void } {

@@ -7,8 +7,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { SessionBuilder } from '../loader/claudeCode/testing/build';
-import { zipOf } from '../loader/inspect/testing/synthetic';
+import { SessionBuilder } from '../../electron/loader/claudeCode/testing/build';
+import { zipOf } from '../../electron/loader/inspect/testing/synthetic';
 import { makeHeader, messageRecord } from './files';
 
 /** The depth the corpus and the per-format tests use: past every recursive consumer's stack. */

@@ -8,7 +8,7 @@
  * a `summarized` run `codex-L<line>-1`), so expand and search reach hidden bytes in every entry.
  */
 import type { FindingCode } from '../../shared/index';
-import { SESSION_ID, SessionBuilder, toolUse } from '../loader/claudeCode/testing/build';
+import { SESSION_ID, SessionBuilder, toolUse } from '../../electron/loader/claudeCode/testing/build';
 import { DEEP_LEVELS, deepCases, deepText } from './deepJson';
 
 /** The expectations of one entry (the fields of `BadInputExpectation` it sets). */
