@@ -68,7 +68,7 @@ export function cliOpenError(files: readonly string[]): { code: string; message:
   return (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
 }
 
-/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/instructions.ts). */
+/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/resolver/instructions.ts). */
 export interface CliViewInstructions {
   calls: number;
   instructions?: { source: string; kind?: string; placement: string; index: number; line: number; text: string }[];

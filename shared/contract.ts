@@ -28,13 +28,13 @@ const severity = z.enum(['error', 'warning']);
 
 // ── the renderer receives a model and never parses text. The host sends where
 // each stub stands, what the model saw inside every expansion, and where a match lands in a
-// range's transcript; every offset is a UTF-8 byte offset (shared/utf8Offsets converts).
+// range's transcript; every offset is a UTF-8 byte offset (shared/format/utf8Offsets converts).
 const storyBytes = z.tuple([int, int]);
 /** A row's stub: `[start, end)` in the row's whole text, the reduction it stands for, and the hidden bytes it states. */
 const storyRowFields = {
   stub: z.object({ id: z.string(), start: int, end: int, hidden_bytes: int.optional() }).optional(),
 };
-/** One message of a range's transcript (shared/story.ts TranscriptBoundary). */
+/** One message of a range's transcript (shared/resolver/story.ts TranscriptBoundary). */
 export const transcriptBoundarySchema = z.object({
   index: int,
   role,
@@ -99,9 +99,9 @@ export const sessionEntrySchema = z.object({
   id: z.string(),
   title: z.string().optional(),
   messages: int,
-  /** Absent when `messages` is counted; `pending` while it is being counted (messages 0), `failed` when it cannot be (shared/session.ts SessionEntry). */
+  /** Absent when `messages` is counted; `pending` while it is being counted (messages 0), `failed` when it cannot be (shared/resolver/session.ts SessionEntry). */
   counting: z.enum(['pending', 'failed']).optional(),
-  /** How the agent's run ended, where the file records it (shared/session.ts RunEnd). */
+  /** How the agent's run ended, where the file records it (shared/resolver/session.ts RunEnd). */
   end: z.object({ status: z.string(), detail: z.string().optional() }).optional(),
 });
 /**
@@ -313,7 +313,7 @@ const callParam = z.number().int().min(1).nullable().optional();
 
 /** Most instructions one `instructions` reply carries. */
 export const MAX_INSTRUCTIONS_PER_REQUEST = 100;
-/** An instruction as `instructions` sends it (shared/instructions.ts), its text cut like a row's. */
+/** An instruction as `instructions` sends it (shared/resolver/instructions.ts), its text cut like a row's. */
 export const instructionInfoSchema = z.object({
   source: z.enum(['codex_base_instructions', 'claude_code_attachment']),
   kind: z.string().optional(),
@@ -326,7 +326,7 @@ export const instructionInfoSchema = z.object({
 });
 export type InstructionInfo = z.infer<typeof instructionInfoSchema>;
 /**
- * The context map's figures (shared/contextMap.ts), columnar so that 100,000 calls cross as a few
+ * The context map's figures (shared/calls/contextMap.ts), columnar so that 100,000 calls cross as a few
  * arrays of numbers (about 2 MB of JSON) rather than 100,000 objects.
  */
 export const contextMapSchema = z.object({
@@ -503,7 +503,7 @@ const replayMethods = {
 } as const;
 
 /**
- * The human view of a search, every match a page at a time (shared/searchPage.ts).
+ * The human view of a search, every match a page at a time (shared/search/searchPage.ts).
  * The agent's search with `max_matches`/`max_result_bytes` moved to reach the page; its searchId,
  * cancellation, progress events and time limit are the `search` method's. `scope: "view"` searches
  * the text of the projected view's rows at `call` (what the model saw) instead of hidden content.
@@ -606,7 +606,7 @@ export const methods = {
   calls: { params: empty, result: contextMapSchema },
   /**
    * What call `call` (the latest view when absent) was given outside the view's messages
-   * (shared/instructions.ts), from the `start`-th: at most MAX_INSTRUCTIONS_PER_REQUEST, each text
+   * (shared/resolver/instructions.ts), from the `start`-th: at most MAX_INSTRUCTIONS_PER_REQUEST, each text
    * cut to ROW_TEXT_MAX_BYTES with its whole length in `text_bytes`; `total` counts them all.
    */
   instructions: {

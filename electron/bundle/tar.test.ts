@@ -1,4 +1,4 @@
-/** shared/tar.ts against the system's `tar`: what it extracts is exactly what was written. */
+/** shared/links/tar.ts against the system's `tar`: what it extracts is exactly what was written. */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
  * "tool_call_id"?,"tool_calls"?,"reductions"}]}`, content exactly as the model saw it (kept
  * prefixes and stubs in place, a cleared or summarized range one entry at its start, `role` null
  * there and for a message whose record could not be read). What the call was given outside those
- * messages (Codex's base instructions, Claude Code's attachments: shared/instructions.ts) is under
+ * messages (Codex's base instructions, Claude Code's attachments: shared/resolver/instructions.ts) is under
  * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
  * "text","unconfirmed"?}]` in file order.
  */

@@ -1,6 +1,6 @@
 /**
  * Opening a session (SPEC §3): detect each file's format by content, index each through its
- * source, resolve the whole with the pure model (shared/session.ts). Host-agnostic Node: the
+ * source, resolve the whole with the pure model (shared/resolver/session.ts). Host-agnostic Node: the
  * worker, the HTTP host and the command line all load through here; it knows no format. Files are
  * opened read-only and never written.
  */

@@ -1,5 +1,5 @@
 /**
- * The `reproBundle` method over an open session. Its files, packed by shared/tar.ts and
+ * The `reproBundle` method over an open session. Its files, packed by shared/links/tar.ts and
  * extracted by the system's tar, reproduce the finding on their own; a bundle over the cap is a
  * clear `too_large` naming the CLI command; what was not shown is `not_reproduced`.
  */

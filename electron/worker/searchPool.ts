@@ -2,7 +2,7 @@
  * Raw searches over both cores (docs/worker.md). The first raw search of a search for a needle in a file
  * asks the pool for every occurrence in a chunk of the file from that content on (`fileHits`):
  * CHUNK_BYTES at first, then, when the contents asked for most of it, to the end of the file. The
- * chunk is cut into pieces (shared/scanSplit.ts) that the threads take one at a time, in order, and
+ * chunk is cut into pieces (shared/search/scanSplit.ts) that the threads take one at a time, in order, and
  * the calling thread goes on with the contents as soon as the pieces under each are done: a content
  * waits only for its own pieces, and while one of them is still being scanned the calling thread
  * scans the next piece no thread has taken (Atomics.wait only when none is left). So the contents'
@@ -330,7 +330,7 @@ export class SearchPool implements ParallelScan {
 
   /**
    * Starts scanning file bytes [start, end) (read up to `size`) on the threads: the range is cut
-   * into pieces of PIECE_BYTES (shared/scanSplit.ts), which the threads take one by one, in order,
+   * into pieces of PIECE_BYTES (shared/search/scanSplit.ts), which the threads take one by one, in order,
    * while the calling thread goes on with the contents (`advance`).
    */
   private post(fd: number, start: number, end: number, size: number, needle: ScanNeedle, scanner: RawScanner): Job | null {

@@ -72,7 +72,7 @@ describe('replayPolicy: where a pass runs', () => {
 
 /*
  * The replay runs the projection pass once per turn over the whole view. The pass decides on byte
- * counts (measured once per message object, shared/replay.ts) and encodes only what it mints; the
+ * counts (measured once per message object, shared/calls/replay.ts) and encodes only what it mints; the
  * reference below is the pass as it was, encoding every tool result it looked at, at every pass.
  */
 const PIECES = ['a', 'bc', 'é', '中', '😀', '\ud800', ' ', '\n'];

@@ -1,5 +1,5 @@
 /**
- * shared/fastRecords.ts reads valid records without zod: whatever it returns, zod accepts with an
+ * shared/format/fastRecords.ts reads valid records without zod: whatever it returns, zod accepts with an
  * equal parsed value (key order included), and it declines nothing zod accepts but objects with an
  * own `__proto__` key. Checked over random valid records and random mutations of them, each given
  * as JSON text (what the loader parses).

@@ -1,9 +1,9 @@
 /**
- * A hand-written reading of the record schemas of shared/schema.ts for the records that are valid,
+ * A hand-written reading of the record schemas of shared/format/schema.ts for the records that are valid,
  * so that opening a well-formed file builds and runs none of zod's parsers (zod's set-up
  * and its first parse of each schema were the largest part of a cold `check`).
  *
- * Invariant (shared/fastRecords.test.ts, fast-check over random valid and mutated records): when a
+ * Invariant (shared/format/fastRecords.test.ts, fast-check over random valid and mutated records): when a
  * function here returns a value, the zod schema accepts the same input and its parsed value is equal
  * to it, key order included (`log` prints reductions as parsed). `undefined` means "not decided
  * here": the caller then asks zod, whose answer (and error message) stands. So a function here may

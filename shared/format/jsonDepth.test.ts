@@ -1,4 +1,4 @@
-/** The depth walks of shared/jsonDepth.ts: exact at the limit, iterative at any depth, cuts in place and says where. */
+/** The depth walks of shared/format/jsonDepth.ts: exact at the limit, iterative at any depth, cuts in place and says where. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DEEP_MARKER, MAX_JSON_DEPTH, capDepth, deeperThan, depthCutMessage } from './jsonDepth';

@@ -24,7 +24,7 @@ function argumentsText(value: unknown, ctx: z.RefinementCtx): string {
 
 /**
  * Every zod schema of this file. They are built at the first call, not when the module loads:
- * shared/fastRecords.ts reads valid records, so a command that opens a well-formed file never
+ * shared/format/fastRecords.ts reads valid records, so a command that opens a well-formed file never
  * builds one (nor, in the command line's bundles, loads zod: scripts/build.mjs).
  */
 function buildZodSchemas() {
@@ -133,7 +133,7 @@ export const reductionSchema = zodSchemas().reduction;
 
 /**
  * §3.3 messages, read as zod would read them: `safeParse` reads a valid message without zod
- * (shared/fastRecords.ts, proven equal) and asks the zod schema only otherwise, so its issues
+ * (shared/format/fastRecords.ts, proven equal) and asks the zod schema only otherwise, so its issues
  * are zod's. Only `safeParse` is offered: the one use of this schema outside this file.
  */
 export const chatMessageSchema = {
@@ -198,7 +198,7 @@ export function parseSidecarLine(text: string, line: number, terminated = true):
       finding: { code: 'unsupported_version', severity: 'error', message: `line ${line}: sidecar format version ${value.version} is newer than the supported version ${FORMAT_VERSION}; nothing else was read`, line },
     };
   }
-  // Nothing after this point may recurse on a record deeper than the cap (shared/jsonDepth.ts).
+  // Nothing after this point may recurse on a record deeper than the cap (shared/format/jsonDepth.ts).
   if (deeperThan(value)) {
     const holeIndex = t === 'message' && typeof value.i === 'number' && Number.isInteger(value.i) && value.i >= 0 ? value.i : undefined;
     return {

@@ -59,7 +59,7 @@ export interface ByteSource {
   findAllFolded?(query: string, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): boolean;
   /**
    * The leftmost-first non-overlapping matches inside `[start, end)` of a simple pattern (`direct`,
-   * shared/simpleMatcher.ts) that never matches a byte a JSON writer escapes (`rawSafe`), each
+   * shared/search/simpleMatcher.ts) that never matches a byte a JSON writer escapes (`rawSafe`), each
    * containing an occurrence of `literal` that starts at most `before` code points after the match
    * and reaching at most `reach` code points past the match's start in all (`before` finite): found in
    * the source's raw bytes without decoding. `onMatch` gets a function giving the

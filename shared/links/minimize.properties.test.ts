@@ -1,4 +1,4 @@
-/** Properties (fast-check) of the repro bundle minimizer (shared/minimize.ts, ddmin). */
+/** Properties (fast-check) of the repro bundle minimizer (shared/links/minimize.ts, ddmin). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../format/hash';

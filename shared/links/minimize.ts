@@ -4,7 +4,7 @@
  * code and reduction is still reproduced"). Pure: the oracle is the only outside call, and it may
  * be asynchronous (the bundle's oracle loads files).
  *
- * Invariants (shared/minimize.test.ts checks them with fast-check):
+ * Invariants (shared/links/minimize.test.ts checks them with fast-check):
  * - the result is a subset of the input, in input order, and the oracle accepted it (or it is the
  *   whole input, which the caller has checked);
  * - the oracle is called at most `maxCalls` times (a set already answered is not asked again);

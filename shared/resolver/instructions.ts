@@ -4,7 +4,7 @@
  * that Claude Code turns into context for the model (docs/formats/codex.md,
  * docs/formats/claude-code.md). They are not rows of the view — SPEC §11's `messages` stay the
  * messages — but they are part of what a call was given, so each carries the interval of lines
- * over which it was given, as a reduction's span does (shared/calls.ts).
+ * over which it was given, as a reduction's span does (shared/calls/calls.ts).
  */
 
 /** Where the agent's file keeps an instruction. */

@@ -28,7 +28,7 @@ export interface MintOptions {
   nextId?: number;
   /**
    * A message's content bytes (UTF-8): `utf8Length(msg.content)` unless given. A caller that runs
-   * the pass many times over the same message objects (policy replay, shared/replay.ts) passes a
+   * the pass many times over the same message objects (policy replay, shared/calls/replay.ts) passes a
    * memo, so an output no pass reduces is measured once, not encoded again at every pass.
    */
   contentBytes?: (msg: ChatMessage) => number;

@@ -99,7 +99,7 @@ export interface LoadedSession {
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
   /**
-   * The instructions given outside the view's messages (shared/instructions.ts) at call N, or after
+   * The instructions given outside the view's messages (shared/resolver/instructions.ts) at call N, or after
    * the last record for null, in file order; undefined for an N that is no call.
    */
   instructionsAt(call: number | null): Instruction[] | undefined;
@@ -185,7 +185,7 @@ export interface IndexedRecords {
    * record longer than `maxRecordBytes` is left out.
    */
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
-  /** What the agent gave the model outside these messages (shared/instructions.ts), in file order. */
+  /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
 }
 
@@ -219,7 +219,7 @@ export interface IndexedSnapshot {
    * `origin.line` until line `to`. Not in `reductions` (the live log), nor checked as live.
    */
   ended?: readonly { reduction: Reduction; to: number }[];
-  /** What the agent gave the model outside these messages (shared/instructions.ts), in file order. */
+  /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
 }
 
@@ -277,7 +277,7 @@ export interface SessionModel {
   rewinds?: readonly RewindRecord[];
   /** See IndexedRecords.replayRecords; absent without a sidecar. */
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
-  /** Given outside the messages (shared/instructions.ts); absent: none recorded. */
+  /** Given outside the messages (shared/resolver/instructions.ts); absent: none recorded. */
   instructions?: readonly Instruction[];
 }
 

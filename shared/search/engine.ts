@@ -80,7 +80,7 @@ export interface SearchText<O> {
 
 /**
  * The search of §5.3 over in-memory texts that are no hidden span (the rows of a view:
- * shared/viewSearch.ts), with all its bounds: the program-size refusal, windows sized to the
+ * shared/search/viewSearch.ts), with all its bounds: the program-size refusal, windows sized to the
  * pattern, engine calls within `step_work` each and the signal looked at between them, matches
  * charged for what the engine read, yields as `sidecarSearchSteps` yields, `max_matches` and
  * `max_result_bytes`. `texts` is read one text at a time, as the search reaches it (never after the

@@ -1,6 +1,6 @@
 /**
  * A test oracle: §5.4 mintReductions as it was before the pass learnt to decide on byte counts
- * (encoding every tool result it looks at, at every call). shared/replay.test.ts proves the
+ * (encoding every tool result it looks at, at every call). shared/calls/replay.test.ts proves the
  * incremental pass and the replay over it give exactly what this gives. Never used by the app.
  */
 import { stubText } from '../format/constants';

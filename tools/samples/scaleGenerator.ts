@@ -4,7 +4,7 @@
  * saying what was planted in it.
  *
  * The simulation is the small generator's (sessionGenerator.ts) at scale, with the projection pass
- * (`mintReductions`, shared/mint.ts) mirrored incrementally instead of re-run over the whole view:
+ * (`mintReductions`, shared/resolver/mint.ts) mirrored incrementally instead of re-run over the whole view:
  * - every message is written as a `message` record as soon as it is made; afterwards only what a
  *   later reduction needs is kept (index, byte length, SHA-256, the kept-prefix length), never the
  *   content. A huge output is made, hashed, JSON-escaped and written one block at a time;

@@ -8,7 +8,7 @@
  * - after each turn the projection pass runs: `mintReductions(view, policy, liveLog)`, and every
  *   new reduction is appended (`reduction`), so hashes are over exactly what history held;
  * - a rewind truncates history and drops from the live log every reduction addressing `to` or
- *   beyond (as shared/timeline.ts does);
+ *   beyond (as shared/calls/timeline.ts does);
  * - a model switch strips reasoning artifacts from history in place (`filterReasoningArtifacts`)
  *   and records the count it returns (`model_change`).
  *

@@ -1,6 +1,6 @@
 /**
  * Writes the corpus of bad inputs and its manifest into `e2e/fixtures/bad/`:
- * `npx tsx electron/testing/writeBadCorpus.ts`. The README beside them is written by hand.
+ * `npx tsx tools/testing/writeBadCorpus.ts`. The README beside them is written by hand.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

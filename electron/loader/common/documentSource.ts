@@ -15,7 +15,7 @@ import { WholeFileSource } from './wholeFileSource';
 
 /**
  * What detection found: the parsed document, or why the claimed file does not parse. `deep`: where
- * the document was cut at MAX_JSON_DEPTH (shared/jsonDepth.ts).
+ * the document was cut at MAX_JSON_DEPTH (shared/format/jsonDepth.ts).
  */
 export type DocumentParse<T> = { doc: T; notUtf8: boolean; deep?: DepthCut } | { error: string; line: number };
 

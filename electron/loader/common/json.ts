@@ -27,7 +27,7 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
 
 /**
  * `parseJson` for a value an importer keeps: arrays and objects nested deeper than MAX_JSON_DEPTH
- * are replaced by DEEP_MARKER (shared/jsonDepth.ts) and `cut` says where, for a finding.
+ * are replaced by DEEP_MARKER (shared/format/jsonDepth.ts) and `cut` says where, for a finding.
  */
 export function parseCappedJson(text: string): { ok: true; value: unknown; cut?: DepthCut } | { ok: false; reason: string } {
   const parsed = parseJson(text);

@@ -1,5 +1,5 @@
 /**
- * The seam between the pure session model (shared/session.ts) and the files: each format is an
+ * The seam between the pure session model (shared/resolver/session.ts) and the files: each format is an
  * adapter that claims files by content and opens each as a SessionSource, which indexes the file
  * (resumably, for live tailing) and reads it back by byte range behind the lists it hands over.
  * loadSession wires detect → index → resolveSession and knows no format.

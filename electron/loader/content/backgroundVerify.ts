@@ -106,7 +106,7 @@ function listBodies(session: LoadedSession): Body[] {
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
     const b = list.fileContent(r.ptr.index)?.body();
     if (!b) continue;
-    // A truncation's kept prefix inside the content (shared/bytes.ts floorSourceBoundary asks the
+    // A truncation's kept prefix inside the content (shared/format/bytes.ts floorSourceBoundary asks the
     // content only then), in a body whose escapes locateKept knows.
     const kept = r.kind === 'tool_output_truncated' && b.canonical && (r.kept_bytes ?? 0) > 0 && (r.kept_bytes ?? 0) < b.length ? (r.kept_bytes ?? 0) : 0;
     const known = seen.get(b.key);

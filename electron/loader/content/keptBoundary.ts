@@ -1,6 +1,6 @@
 /**
  * Where a truncated content's hidden span starts in its JSON string body, found off the
- * search's thread. A truncation hides `[floor(kept_bytes), length)` (shared/original.ts
+ * search's thread. A truncation hides `[floor(kept_bytes), length)` (shared/resolver/original.ts
  * `hiddenSpan`, the floor being FileContent's `floorBoundary`), and a raw search of that span starts
  * at its raw body offset (FileContent's `rawOffsetOf`). Both decode the body from its start to
  * `kept_bytes` — a few kilobytes per content, but for every truncated content on the first search

@@ -318,7 +318,7 @@ export function foldedPattern(query: string): RegExp {
 /** What a raw scan looks for: exact bytes, or a printable-ASCII query folded as above. */
 export type ScanNeedle = { exact: Uint8Array } | { folded: string };
 
-/** A part of a file to scan: occurrences starting in `[start, end)`, reading up to `readEnd` (shared/scanSplit.ts). */
+/** A part of a file to scan: occurrences starting in `[start, end)`, reading up to `readEnd` (shared/search/scanSplit.ts). */
 export interface ScanJob {
   fd: number;
   start: number;
@@ -379,7 +379,7 @@ export function scanPart(
 }
 
 /**
- * Scans pieces of a file (flat [start, end, readEnd] triples, shared/scanSplit.ts) taken one at a
+ * Scans pieces of a file (flat [start, end, readEnd] triples, shared/search/scanSplit.ts) taken one at a
  * time with `next()` (a shared counter: whichever thread is free takes the next piece, so a thread
  * the system gives no time holds up at most the piece it has), until none is left. Its hits are
  * ascending, as the pieces it takes are; `onPiece(k, outcome)` hears each piece it ends. Returns a

@@ -1,6 +1,6 @@
 /**
  * `instructions` (docs/worker.md): what a call was given outside the view's messages
- * (shared/instructions.ts), bounded like rows — at most MAX_INSTRUCTIONS_PER_REQUEST entries, each
+ * (shared/resolver/instructions.ts), bounded like rows — at most MAX_INSTRUCTIONS_PER_REQUEST entries, each
  * text cut to ROW_TEXT_MAX_BYTES with its whole length (a Codex base prompt is tens of kilobytes,
  * and a file can hold any text there).
  */

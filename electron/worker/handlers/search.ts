@@ -105,9 +105,9 @@ export function searchInSlices(request: ParsedParams<'search'>, state: SessionSt
 export const search: Handler<'search'> = (request, state, context) => searchInSlices(request, state, context);
 
 /**
- * Page `request.page` of every match (shared/searchPage.ts), run in slices with the time limit,
+ * Page `request.page` of every match (shared/search/searchPage.ts), run in slices with the time limit,
  * cancellation and progress of `search`. `scope: "view"` searches the rows' text of the projected
- * view at `request.call` instead (shared/viewSearch.ts).
+ * view at `request.call` instead (shared/search/viewSearch.ts).
  */
 export const searchPage: Handler<'searchPage'> = async (request, state, context) => {
   const open = state.current;
