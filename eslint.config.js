@@ -25,6 +25,18 @@ const htmlSinks = [
 // A relative import that climbs into a sibling layer, e.g. `../electron/cli/main` or `../../renderer/x`.
 const intoLayer = (layer, message) => ({ regex: `^(\\./)?(\\.\\./)+${layer}(/|$)`, message });
 
+// Development tools (tools/: the sample generator, test helpers, repository checks) never ship: the
+// shipped code of electron/, shared/ and renderer/ imports nothing from tools/; its tests and test
+// helpers may (tools/repo/fences.test.ts holds this rule to it).
+const TEST_FILES = ['**/*.test.ts', '**/*.test.tsx', '**/*.setup.ts', '**/testing/**'];
+const intoTools = intoLayer('tools', 'Shipped code imports nothing from tools/ (development tools); only tests and test helpers may.');
+
+/** The layer's import rule for `files`, and the same with tools/ fenced off for its shipped (non-test) files. */
+const layerImports = (files, options) => [
+  { files, rules: { 'no-restricted-imports': ['error', options] } },
+  { files, ignores: TEST_FILES, rules: { 'no-restricted-imports': ['error', { ...options, patterns: [...(options.patterns ?? []), intoTools] }] } },
+];
+
 export default defineConfig(
   globalIgnores([
     'dist/',
@@ -66,27 +78,19 @@ export default defineConfig(
 
   // Layering (SPEC §6): the tsconfig of each folder keeps out the wrong globals; these rules keep
   // out the wrong imports.
-  {
-    files: ['shared/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            ...noNode.paths,
-            ...forbid(['electron'], 'shared/ is pure: the Electron API belongs in electron/.'),
-            ...forbid(['react', 'react-dom'], 'shared/ is pure: React belongs in renderer/.'),
-          ],
-          patterns: [
-            noNode.pattern,
-            { group: ['react/*', 'react-dom/*'], message: 'shared/ is pure: React belongs in renderer/.' },
-            intoLayer('electron', 'shared/ imports nothing from electron/.'),
-            intoLayer('renderer', 'shared/ imports nothing from renderer/.'),
-          ],
-        },
-      ],
-    },
-  },
+  ...layerImports(['shared/**'], {
+    paths: [
+      ...noNode.paths,
+      ...forbid(['electron'], 'shared/ is pure: the Electron API belongs in electron/.'),
+      ...forbid(['react', 'react-dom'], 'shared/ is pure: React belongs in renderer/.'),
+    ],
+    patterns: [
+      noNode.pattern,
+      { group: ['react/*', 'react-dom/*'], message: 'shared/ is pure: React belongs in renderer/.' },
+      intoLayer('electron', 'shared/ imports nothing from electron/.'),
+      intoLayer('renderer', 'shared/ imports nothing from renderer/.'),
+    ],
+  }),
   {
     files: ['renderer/**'],
     rules: {
@@ -97,28 +101,19 @@ export default defineConfig(
       ],
       'no-eval': 'error',
       'no-new-func': 'error',
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [
-            ...noNode.paths,
-            ...forbid(['electron'], 'The renderer reaches the host only through its bridge file.'),
-          ],
-          patterns: [
-            noNode.pattern,
-            intoLayer('electron', 'The renderer reaches the host only through its bridge file.'),
-          ],
-        },
-      ],
     },
   },
-  {
-    files: ['electron/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        { patterns: [intoLayer('renderer', 'electron/ never imports renderer/; share code through shared/.')] },
-      ],
-    },
-  },
+  ...layerImports(['renderer/**'], {
+    paths: [
+      ...noNode.paths,
+      ...forbid(['electron'], 'The renderer reaches the host only through its bridge file.'),
+    ],
+    patterns: [
+      noNode.pattern,
+      intoLayer('electron', 'The renderer reaches the host only through its bridge file.'),
+    ],
+  }),
+  ...layerImports(['electron/**'], {
+    patterns: [intoLayer('renderer', 'electron/ never imports renderer/; share code through shared/.')],
+  }),
 );

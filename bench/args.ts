@@ -5,12 +5,12 @@
  *                    [--runs N] [--fixture PATH] [--strict]
  */
 import { parseArgs } from 'node:util';
-import { parseByteSize } from '../electron/samples/scaleGenerator';
+import { parseByteSize } from '../tools/samples/scaleGenerator';
 
 export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library'] as const;
 export type Group = (typeof GROUPS)[number];
 
-/** The generator's default seed (electron/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */
+/** The generator's default seed (tools/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */
 export const BENCH_SEED = 1130;
 export const DEFAULT_SIZE = '1GiB';
 export const DEFAULT_RUNS = 3;

@@ -23,7 +23,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from '@playwright/test';
 import type { Browser, Page } from '@playwright/test';
-import { stubText } from '../shared/constants';
+import { stubText } from '../shared/format/constants';
 import type { BenchRow } from './report';
 import { formatTable, median } from './report';
 import { LOAD_TIMEOUT_MS, REPO_ROOT, chromiumLaunchOptions, startServe } from './rendererSupport';

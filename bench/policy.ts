@@ -1,5 +1,5 @@
 /**
- * `view --policy` (the what-if view of shared/whatIf.ts over a policy replay, shared/replay.ts) on a
+ * `view --policy` (the what-if view of shared/calls/whatIf.ts over a policy replay, shared/calls/replay.ts) on a
  * generated ~47 MB sidecar, with a policy that reduces little, against `view` of the same file:
  * each command a fresh `node bin/session-inspector.cjs` process writing to a pipe, alternating,
  * after the file was read once to warm the page cache; medians. Target: `view --policy` ≤ 2×

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { stubText } from '../shared/constants';
+import { stubText } from '../shared/format/constants';
 
 export interface LargeSidecar {
   path: string;

@@ -4,8 +4,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import type { CheckReport } from '../shared/contract';
-import type { LogReportEntry } from '../shared/status';
-import type { ExpandOutcome, SidecarSearchResult } from '../shared/types';
+import type { LogReportEntry } from '../shared/resolver/status';
+import type { ExpandOutcome, SidecarSearchResult } from '../shared/format/types';
 import { CLI, REPO_ROOT } from './paths';
 
 export interface CliRun {
@@ -68,7 +68,7 @@ export function cliOpenError(files: readonly string[]): { code: string; message:
   return (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
 }
 
-/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/instructions.ts). */
+/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/resolver/instructions.ts). */
 export interface CliViewInstructions {
   calls: number;
   instructions?: { source: string; kind?: string; placement: string; index: number; line: number; text: string }[];

@@ -6,8 +6,8 @@
  * a visible tool output, and tool outputs hidden by reductions (so expanding shows them too).
  * The reductions are minted by the reference projection pass (`mintReductions`), hashes and all.
  */
-import type { ChatMessage, Reduction, ReductionPolicy, SidecarHeader } from '../shared/types';
-import { mintReductions } from '../shared/mint';
+import type { ChatMessage, Reduction, ReductionPolicy, SidecarHeader } from '../shared/format/types';
+import { mintReductions } from '../shared/resolver/mint';
 
 export const SCRIPT_TAG = '<script>alert(1)</script>';
 export const IMG_TAG = '<img src=x onerror=alert(1)>';

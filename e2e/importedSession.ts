@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LogReportEntry } from '../shared/status';
+import type { LogReportEntry } from '../shared/resolver/status';
 import { audit } from './axe';
 import { cliExpand, cliLog, cliSearch, runCli } from './cli';
 import { expect } from './fixtures';

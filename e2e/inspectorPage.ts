@@ -6,7 +6,7 @@
  */
 import { expect } from '@playwright/test';
 import type { Locator, Page } from '@playwright/test';
-import type { SidecarSearchMatch } from '../shared/types';
+import type { SidecarSearchMatch } from '../shared/format/types';
 import { nameText } from '../renderer/text/nameText';
 
 export type PanelTab = 'Search' | 'Log' | 'Findings' | 'Diff' | 'What if';

@@ -4,8 +4,8 @@
  * a stub in the projected view, and byte-level helpers over content (SPEC §2: offsets are UTF-8).
  */
 import { readFileSync } from 'node:fs';
-import type { Reduction } from '../shared/types';
-import { isRangeKind } from '../shared/types';
+import type { Reduction } from '../shared/format/types';
+import { isRangeKind } from '../shared/format/types';
 
 type SidecarLine =
   | { t: 'reduction'; r: Reduction }

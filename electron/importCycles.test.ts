@@ -5,9 +5,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from './testing/files';
-import type { ImportEdge } from './testing/importGraph';
-import { describeKnot, importKnots, importGraph, importsOf, repoPath, sourceFiles } from './testing/importGraph';
+import { tempDir } from '../tools/testing/files';
+import type { ImportEdge } from '../tools/testing/importGraph';
+import { describeKnot, importKnots, importGraph, importsOf, repoPath, sourceFiles } from '../tools/testing/importGraph';
 
 const REPO = resolve(import.meta.dirname, '..');
 /** The folders of the app's own code. */

@@ -11,8 +11,8 @@
 //                    beside the bundle that indexes a sidecar (electron/loader/native/indexPool.ts);
 //   dist/scanThread.cjs a search pool thread (electron/worker/scanThread.ts), spawned beside the
 //                    resolver worker by its search pool (electron/worker/searchPool.ts);
-//   dist/verifyThread.cjs the background verifier's thread (electron/loader/verifyThread.ts),
-//                    spawned beside the resolver worker (electron/loader/backgroundVerify.ts);
+//   dist/verifyThread.cjs the background verifier's thread (electron/loader/content/verifyThread.ts),
+//                    spawned beside the resolver worker (electron/loader/content/backgroundVerify.ts);
 //   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
 //                    bundle that serves a folder (electron/listing/thread.ts);
 //   dist/library.cjs a session library's indexing thread (electron/library/worker.ts), spawned
@@ -109,12 +109,12 @@ const sharedIsPure = {
  * so esbuild leaves out every one the chunk does not use. Sound because building a schema has no
  * effect outside its value (shared/ is pure; neither file registers schemas anywhere).
  */
-const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/schema.ts'].map((f) => resolve(repoRoot, f));
+const PURE_SCHEMA_FILES = ['shared/contract.ts', 'shared/format/schema.ts'].map((f) => resolve(repoRoot, f));
 
 const pureSchemas = {
   name: 'pure-schemas',
   setup(b) {
-    b.onLoad({ filter: /[\\/]shared[\\/](contract|schema)\.ts$/ }, async (args) => {
+    b.onLoad({ filter: /[\\/]shared[\\/](format[\\/]schema|contract)\.ts$/ }, async (args) => {
       if (!PURE_SCHEMA_FILES.includes(args.path)) return undefined;
       const { default: ts } = await import('typescript');
       const text = await readFile(args.path, 'utf8');
@@ -247,9 +247,9 @@ const bundles = {
     about: 'scanThread.ts is a search pool thread: the resolver worker\'s search pool starts it beside the bundle (electron/worker/searchPool.ts)',
   },
   verifyThread: {
-    entry: 'electron/loader/verifyThread.ts',
+    entry: 'electron/loader/content/verifyThread.ts',
     outfile: 'dist/verifyThread.cjs',
-    about: 'verifyThread.ts is the background verifier\'s thread: the resolver worker starts it beside the bundle (electron/loader/backgroundVerify.ts)',
+    about: 'verifyThread.ts is the background verifier\'s thread: the resolver worker starts it beside the bundle (electron/loader/content/backgroundVerify.ts)',
   },
   listing: {
     entry: 'electron/listing/worker.ts',

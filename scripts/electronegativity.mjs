@@ -91,9 +91,9 @@ const ALLOWLIST = [
     sample: 'setAsDefaultProtocolClient(PROTOCOL_SCHEME)',
     reason:
       'MEDIUM, reviewed. The packaged app handles session-inspector:// links. The URL is untrusted: ' +
-      'shared/protocolLink.ts accepts only the action open, at most two absolute paths and a fragment (parsed, never run), ' +
+      'shared/links/protocolLink.ts accepts only the action open, at most two absolute paths and a fragment (parsed, never run), ' +
       'electron/main/protocolOpen.ts then requires each path to be an existing regular file, and anything else is refused ' +
-      'with a message (shared/protocolLink.test.ts, electron/main/protocolOpen.test.ts, electron/main/app.test.ts › links). ' +
+      'with a message (shared/links/protocolLink.test.ts, electron/main/protocolOpen.test.ts, electron/main/app.test.ts › links). ' +
       'The files are opened read-only like any other; the place only moves the window within its own app:// page.',
   },
   {

@@ -10,10 +10,16 @@
  * offers (by id), through the host's own dialog, or by handing a dropped File to the bridge.
  */
 import { z } from 'zod';
-import { REDUCTION_KINDS } from './types';
-import type { ReductionKind } from './types';
-import { reductionPolicySchema, reductionSchema } from './schema';
-import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './searchPage';
+import { REDUCTION_KINDS } from './format/types';
+import type { ReductionKind } from './format/types';
+import { reductionPolicySchema, reductionSchema } from './format/schema';
+import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './search/searchPage';
+import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
+import { API_ROOT } from './httpProtocol';
+
+export type { SessionFileFormat, SessionFormat } from './fileFormats';
+export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
+export { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 
 const int = z.number().int().nonnegative();
 const kind = z.enum(REDUCTION_KINDS as [ReductionKind, ...ReductionKind[]]);
@@ -22,13 +28,13 @@ const severity = z.enum(['error', 'warning']);
 
 // ── the renderer receives a model and never parses text. The host sends where
 // each stub stands, what the model saw inside every expansion, and where a match lands in a
-// range's transcript; every offset is a UTF-8 byte offset (shared/utf8Offsets converts).
+// range's transcript; every offset is a UTF-8 byte offset (shared/format/utf8Offsets converts).
 const storyBytes = z.tuple([int, int]);
 /** A row's stub: `[start, end)` in the row's whole text, the reduction it stands for, and the hidden bytes it states. */
 const storyRowFields = {
   stub: z.object({ id: z.string(), start: int, end: int, hidden_bytes: int.optional() }).optional(),
 };
-/** One message of a range's transcript (shared/story.ts TranscriptBoundary). */
+/** One message of a range's transcript (shared/resolver/story.ts TranscriptBoundary). */
 export const transcriptBoundarySchema = z.object({
   index: int,
   role,
@@ -85,59 +91,17 @@ export const findingSchema = z.object({
   index: int.optional(),
 });
 
-/**
- * The format of one opened file, detected by content. One name per file format, not per session: a
- * native session is one or two files (`supercode-sidecar`, `supercode-snapshot`); each importer
- * (SPEC §10.1: claude-code, codex, …) will add its own name here.
- */
-export const SESSION_FILE_FORMATS = ['supercode-sidecar', 'supercode-snapshot', 'claude-code', 'codex-rollout', 'swe-agent-traj', 'inspect-eval', 'inspect-json', 'mini-swe-agent-traj', 'openhands-v0', 'openhands-v1'] as const;
-export type SessionFileFormat = (typeof SESSION_FILE_FORMATS)[number];
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
 export type SessionFile = z.infer<typeof sessionFileSchema>;
-
-/** §10.1: the format a session was read from, one name per agent (a native session is `supercode`, whichever of its files are open). */
-export const SESSION_FORMATS = ['supercode', 'claude-code', 'codex', 'swe-agent', 'inspect', 'openhands'] as const;
-export type SessionFormat = (typeof SESSION_FORMATS)[number];
-/** Which session format each file format belongs to: a new file format must name its agent here. */
-export const SESSION_FORMAT_OF_FILE: Readonly<Record<SessionFileFormat, SessionFormat>> = {
-  'supercode-sidecar': 'supercode',
-  'supercode-snapshot': 'supercode',
-  'claude-code': 'claude-code',
-  'codex-rollout': 'codex',
-  'swe-agent-traj': 'swe-agent',
-  'inspect-eval': 'inspect',
-  'inspect-json': 'inspect',
-  'mini-swe-agent-traj': 'swe-agent',
-  'openhands-v0': 'openhands',
-  'openhands-v1': 'openhands',
-};
-/**
- * How the names of each file format's files end, as the agent writes them: what the desktop open
- * dialog offers (electron/main/openDialog.ts). A hint for choosing only: every file is detected by
- * its content, whatever its name. A new file format must name its endings here.
- */
-export const FILE_FORMAT_EXTENSIONS: Readonly<Record<SessionFileFormat, readonly string[]>> = {
-  'supercode-sidecar': ['.sidecar.jsonl'],
-  'supercode-snapshot': ['.session.json'],
-  'claude-code': ['.jsonl'],
-  'codex-rollout': ['.jsonl'],
-  'swe-agent-traj': ['.traj'],
-  'inspect-eval': ['.eval'],
-  'inspect-json': ['.json'],
-  'mini-swe-agent-traj': ['.traj.json'],
-  // A V0 trajectory; a V1 conversation's base_state.json or events/event-*.json.
-  'openhands-v0': ['.json'],
-  'openhands-v1': ['.json'],
-};
 
 /** One session of a file (§10.1); `id` is '' when the file names none. */
 export const sessionEntrySchema = z.object({
   id: z.string(),
   title: z.string().optional(),
   messages: int,
-  /** Absent when `messages` is counted; `pending` while it is being counted (messages 0), `failed` when it cannot be (shared/session.ts SessionEntry). */
+  /** Absent when `messages` is counted; `pending` while it is being counted (messages 0), `failed` when it cannot be (shared/resolver/session.ts SessionEntry). */
   counting: z.enum(['pending', 'failed']).optional(),
-  /** How the agent's run ended, where the file records it (shared/session.ts RunEnd). */
+  /** How the agent's run ended, where the file records it (shared/resolver/session.ts RunEnd). */
   end: z.object({ status: z.string(), detail: z.string().optional() }).optional(),
 });
 /**
@@ -359,7 +323,7 @@ const callParam = z.number().int().min(1).nullable().optional();
 
 /** Most instructions one `instructions` reply carries. */
 export const MAX_INSTRUCTIONS_PER_REQUEST = 100;
-/** An instruction as `instructions` sends it (shared/instructions.ts), its text cut like a row's. */
+/** An instruction as `instructions` sends it (shared/resolver/instructions.ts), its text cut like a row's. */
 export const instructionInfoSchema = z.object({
   source: z.enum(['codex_base_instructions', 'claude_code_attachment']),
   kind: z.string().optional(),
@@ -372,7 +336,7 @@ export const instructionInfoSchema = z.object({
 });
 export type InstructionInfo = z.infer<typeof instructionInfoSchema>;
 /**
- * The context map's figures (shared/contextMap.ts), columnar so that 100,000 calls cross as a few
+ * The context map's figures (shared/calls/contextMap.ts), columnar so that 100,000 calls cross as a few
  * arrays of numbers (about 2 MB of JSON) rather than 100,000 objects.
  */
 export const contextMapSchema = z.object({
@@ -383,7 +347,7 @@ export const contextMapSchema = z.object({
   minted: z.array(int),
   rewinds: z.array(z.object({ call: int, to: int })),
   model_switches: z.array(z.object({ call: int, from: z.string(), to: z.string() })),
-  /** What `minted` leaves out (shared/contextMap.ts): live = sum(minted) + minted_after_last + unplaced - ended. */
+  /** What `minted` leaves out (shared/calls/contextMap.ts): live = sum(minted) + minted_after_last + unplaced - ended. */
   minted_after_last: int,
   unplaced: int,
   ended: int,
@@ -553,7 +517,7 @@ const replayMethods = {
 } as const;
 
 /**
- * The human view of a search, every match a page at a time (shared/searchPage.ts).
+ * The human view of a search, every match a page at a time (shared/search/searchPage.ts).
  * The agent's search with `max_matches`/`max_result_bytes` moved to reach the page; its searchId,
  * cancellation, progress events and time limit are the `search` method's. `scope: "view"` searches
  * the text of the projected view's rows at `call` (what the model saw) instead of hidden content.
@@ -662,7 +626,7 @@ export const methods = {
   calls: { params: empty, result: contextMapSchema },
   /**
    * What call `call` (the latest view when absent) was given outside the view's messages
-   * (shared/instructions.ts), from the `start`-th: at most MAX_INSTRUCTIONS_PER_REQUEST, each text
+   * (shared/resolver/instructions.ts), from the `start`-th: at most MAX_INSTRUCTIONS_PER_REQUEST, each text
    * cut to ROW_TEXT_MAX_BYTES with its whole length in `text_bytes`; `total` counts them all.
    */
   instructions: {
@@ -750,34 +714,6 @@ export type HostApi = { [M in Method]: (params: Params<M>) => Promise<Reply<M>> 
   /** Subscribes to host events; returns the unsubscribe function. */
   onEvent(listener: (event: HostEvent) => void): () => void;
 };
-
-/**
- * The HTTP host's protocol (electron/host/http.ts serves it, renderer/bridge.ts speaks it): every
- * request carries the access token, in the header on API calls or as `?token=`; `POST` a method's
- * params as JSON to `apiPath(method)`; events stream from EVENTS_PATH; a file's bytes go to
- * UPLOAD_PATH. Header names are lower case, as Node hands them over (HTTP does not tell case apart).
- */
-export const TOKEN_HEADER = 'x-session-inspector-token';
-/** The query parameter that carries the access token: the page's address, the event stream (and any API call). */
-export const TOKEN_PARAM = 'token';
-/**
- * The header that names the window's session on API calls and uploads (SPEC §14: one session per
- * tab); without it a request means the host's one session. The handle comes from HANDLE_PATH.
- */
-export const SESSION_HEADER = 'x-session-inspector-session';
-/** The query parameter that names the window's session on the event stream (an EventSource sets no header). */
-export const SESSION_PARAM = 'session';
-/** The header that carries an uploaded file's name, percent-encoded: a label only, never a path. */
-export const UPLOAD_NAME_HEADER = 'x-session-inspector-file-name';
-/** Every path of the API is this or under it; the rest of the host's paths are the renderer's static files. */
-export const API_ROOT = '/api';
-/** `GET`: the host's events as Server-Sent Events, one `HostEvent` as JSON per message. */
-export const EVENTS_PATH = `${API_ROOT}/events`;
-/** `POST` a file's bytes (`application/octet-stream`, its length declared) to open it; the reply is `openFile`'s. */
-export const UPLOAD_PATH = `${API_ROOT}/upload`;
-
-/** `POST`: a session handle for a new tab (`{ ok: true, value: { handle } }`); docs/sessions-and-links.md. */
-export const HANDLE_PATH = `${API_ROOT}/handle`;
 
 /** Where `method` is answered: `POST` its params as JSON, the reply is the contract's. */
 export function apiPath(method: Method): string {

@@ -29,7 +29,7 @@ import type { LoadedSession } from '../../electron/loader/session';
 import { loadSession, nodeSha256 } from '../../electron/loader/session';
 import type { Reduction, SearchMode } from '../../shared/index';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../../shared/index';
-import { createContentServices } from '../../electron/loader/contentServices';
+import { createContentServices } from '../../electron/loader/content/contentServices';
 import { SearchPool } from '../../electron/worker/searchPool';
 import { elapsedMs, readInput, runMain } from './common';
 import { params, startClient, value } from './workerClient';

@@ -7,8 +7,8 @@
  * search landed on a match inside red ANSI text, the header and the status bar showing.
  */
 import { writeFileSync } from 'node:fs';
-import { mintReductions } from '../../shared/mint';
-import type { ChatMessage, ReductionPolicy } from '../../shared/types';
+import { mintReductions } from '../../shared/resolver/mint';
+import type { ChatMessage, ReductionPolicy } from '../../shared/format/types';
 import { cliSearch } from '../cli';
 import { SESSION_SIDECAR } from '../paths';
 import { expect, test } from '../fixtures';

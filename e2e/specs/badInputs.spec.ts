@@ -12,12 +12,12 @@ import { expect, test } from '../fixtures';
 import type { InspectorApp } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { REPO_ROOT } from '../paths';
-import { badInputPath } from '../../electron/testing/badCorpus';
+import { badInputPath } from '../../tools/testing/badCorpus';
 import { MAX_REPLY_FINDINGS } from '../../shared/contract';
 
 const BAD = join(REPO_ROOT, 'e2e', 'fixtures', 'bad');
 
-/** One entry of `manifest.json` (written by electron/testing/badCorpus.ts). */
+/** One entry of `manifest.json` (written by tools/testing/badCorpus.ts). */
 interface BadInput {
   name: string;
   what: string;
@@ -29,7 +29,7 @@ interface BadInput {
   finding_counts?: Record<string, number>;
 }
 
-/** Corpus files of the imported formats (SPEC §10.1): `electron/testing/badCorpusFormats.ts` and `badCorpusArchives.ts`. */
+/** Corpus files of the imported formats (SPEC §10.1): `tools/testing/badCorpusFormats.ts` and `badCorpusArchives.ts`. */
 const IMPORTED = /^(cc|codex|inspect)-/;
 
 const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;

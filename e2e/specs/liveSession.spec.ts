@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { liveSessionText, liveSessionViewLength } from '../../electron/testing/liveSession';
-import { appendSteps, startWriter } from '../../electron/testing/writer';
+import { liveSessionText, liveSessionViewLength } from '../../tools/testing/liveSession';
+import { appendSteps, startWriter } from '../../tools/testing/writer';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 

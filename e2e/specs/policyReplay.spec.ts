@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import type { CheckReport } from '../../shared/contract';
 import type { ReductionPolicy, WhatIfDiff } from '../../shared/index';
-import { withKeptBytesChanged } from '../../electron/samples/policyMutants';
-import { generateSession, sidecarText } from '../../electron/samples/sessionGenerator';
+import { withKeptBytesChanged } from '../../tools/samples/policyMutants';
+import { generateSession, sidecarText } from '../../tools/samples/sessionGenerator';
 import { audit } from '../axe';
 import { runCli } from '../cli';
 import { expect, test } from '../fixtures';

@@ -9,7 +9,7 @@
  * from its base_state.json. Every expected value is read from the files by the CLI; axe passes in
  * both themes.
  */
-import type { ViewEntry } from '../../shared/calls';
+import type { ViewEntry } from '../../shared/calls/calls';
 import { audit } from '../axe';
 import { cliCheck, cliExpand, cliLog, runCli } from '../cli';
 import { expect, test } from '../fixtures';

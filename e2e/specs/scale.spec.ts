@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { stubText } from '../../shared/constants';
+import { stubText } from '../../shared/format/constants';
 import { expect, testWithWrittenSidecar } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 

@@ -10,8 +10,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
 import { hashOf } from '../../shared/testing/builders';
-import { stubText } from '../../shared/constants';
-import type { ChatMessage, Reduction } from '../../shared/types';
+import { stubText } from '../../shared/format/constants';
+import type { ChatMessage, Reduction } from '../../shared/format/types';
 import { audit } from '../axe';
 import { cliLog, cliSearch } from '../cli';
 import { expect, testWithWrittenSidecar } from '../fixtures';

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { LooseRecord } from '../../shared/testing/looseRecords';
 import { looseRecords } from '../../shared/testing/looseRecords';
-import { REDUCTION_KINDS } from '../../shared/types';
+import { REDUCTION_KINDS } from '../../shared/format/types';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';

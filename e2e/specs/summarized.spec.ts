@@ -6,7 +6,7 @@
  * line; the unavailable original says so instead of failing.
  */
 import { writeFileSync } from 'node:fs';
-import type { ChatMessage, Reduction } from '../../shared/types';
+import type { ChatMessage, Reduction } from '../../shared/format/types';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { audit } from '../axe';
 import { cliExpand, cliLog, cliSearch } from '../cli';

@@ -11,12 +11,12 @@ import MarkdownIt from 'markdown-it';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
-import { nameText } from '../../shared/visibleText';
+import { nameText } from '../../shared/format/visibleText';
 import { runCli } from '../cli/testing/runCli';
-import { brokenSamples } from '../samples/brokenSamples';
-import { generateSession, sidecarText, snapshotText } from '../samples/sessionGenerator';
-import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../testing/badCorpus';
-import { tempDir } from '../testing/files';
+import { brokenSamples } from '../../tools/samples/brokenSamples';
+import { generateSession, sidecarText, snapshotText } from '../../tools/samples/sessionGenerator';
+import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../../tools/testing/badCorpus';
+import { tempDir } from '../../tools/testing/files';
 import type { BundleManifest } from './manifest';
 
 const ROOT = join(import.meta.dirname, '../..');

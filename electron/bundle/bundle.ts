@@ -13,9 +13,9 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import type { ExpandOutcome, SessionFileFormat } from '../../shared/index';
-import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/minimize';
+import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../shared/links/minimize';
 import type { LoadedSession } from '../loader/session';
-import { readWithin } from '../loader/safeRead';
+import { readWithin } from '../loader/common/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';
 import type { BundleManifest } from './manifest';
 import { bundleReadme, bundleSpec } from './template';

@@ -1,11 +1,11 @@
-/** shared/tar.ts against the system's `tar`: what it extracts is exactly what was written. */
+/** shared/links/tar.ts against the system's `tar`: what it extracts is exactly what was written. */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ustar } from '../../shared/tar';
-import { tempDir } from '../testing/files';
+import { ustar } from '../../shared/links/tar';
+import { tempDir } from '../../tools/testing/files';
 
 const tmp = tempDir('session-inspector-tar-test-');
 afterAll(() => tmp.cleanup());

@@ -2,8 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wellFormed } from '../../shared/utf8';
-import { nameText } from '../../shared/visibleText';
+import { wellFormed } from '../../shared/format/utf8';
+import { nameText } from '../../shared/format/visibleText';
 import { shellQuote } from './template';
 
 /** The words bash reads from `line`. */

@@ -3,11 +3,11 @@
  * the same bundle always gives the same bytes. Commands name the bundle's files relative to the
  * bundle folder; every name is shell-quoted where it is not plain. Every string that comes from a
  * session (ids, codes, file names) sits in the README only inside a code span or the commands'
- * fenced block (`shared/markdown.ts`), so it can add no heading, link, image, HTML or fence.
+ * fenced block (`shared/links/markdown.ts`), so it can add no heading, link, image, HTML or fence.
  */
-import { codeBlock, codeSpan } from '../../shared/markdown';
-import { utf8Encode, wellFormed } from '../../shared/utf8';
-import { nameText, replaceInvisible } from '../../shared/visibleText';
+import { codeBlock, codeSpan } from '../../shared/links/markdown';
+import { utf8Encode, wellFormed } from '../../shared/format/utf8';
+import { nameText, replaceInvisible } from '../../shared/format/visibleText';
 import type { BundleManifest } from './manifest';
 
 const SHELL_ESCAPES: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r' };

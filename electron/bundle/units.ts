@@ -13,8 +13,8 @@
  * address): the oracle, not this module, decides whether a removal keeps the bundle faithful.
  */
 import type { SessionFileFormat } from '../../shared/index';
-import type { RecordShape } from '../../shared/minimize';
-import { deeperThan } from '../../shared/jsonDepth';
+import type { RecordShape } from '../../shared/links/minimize';
+import { deeperThan } from '../../shared/format/jsonDepth';
 
 export type UnitKind = 'line' | 'snapshot_element' | 'whole';
 
@@ -101,7 +101,7 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
   } catch {
     return wholeUnits(name, format, bytes);
   }
-  // Rendering re-stringifies the kept elements: a snapshot too deep for that is kept whole (shared/jsonDepth.ts).
+  // Rendering re-stringifies the kept elements: a snapshot too deep for that is kept whole (shared/format/jsonDepth.ts).
   if (typeof value !== 'object' || value === null || Array.isArray(value) || deeperThan(value)) return wholeUnits(name, format, bytes);
   const object = value as Record<string, unknown>;
   const messages = Array.isArray(object.messages) ? (object.messages as unknown[]) : undefined;

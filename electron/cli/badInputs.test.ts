@@ -9,12 +9,12 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, Reduction, SidecarSearchResult } from '../../shared/index';
-import type { ReadSync } from '../loader/lines';
+import type { ReadSync } from '../loader/common/lines';
 import { loadSession, MAX_RECORD_BYTES } from '../loader/session';
-import type { BadInputExpectation } from '../testing/badCorpus';
-import { BAD_CORPUS_DIR, badInputPath, OSC52, findingCodesAsStated, statedFindingCodes } from '../testing/badCorpus';
-import { makeHeader, messageRecord, tempDir } from '../testing/files';
-import { unverifiedOutcome } from '../testing/verifyOutcome';
+import type { BadInputExpectation } from '../../tools/testing/badCorpus';
+import { BAD_CORPUS_DIR, badInputPath, OSC52, findingCodesAsStated, statedFindingCodes } from '../../tools/testing/badCorpus';
+import { makeHeader, messageRecord, tempDir } from '../../tools/testing/files';
+import { unverifiedOutcome } from '../../tools/testing/verifyOutcome';
 import type { CliRun } from './testing/runCli';
 import { runCli } from './testing/runCli';
 

@@ -1,9 +1,9 @@
 /** `check --follow` prints each new finding as one JSON line while a writer process appends; it ends on SIGINT or when the file is deleted. */
 import { rmSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
-import { liveSessionText } from '../testing/liveSession';
-import { startWriter } from '../testing/writer';
+import { tempDir } from '../../tools/testing/files';
+import { liveSessionText } from '../../tools/testing/liveSession';
+import { startWriter } from '../../tools/testing/writer';
 import type { CliIo } from './output';
 import { main } from './main';
 

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readdirSync, statSync, utimesSync, writeFileSync
 import nodeModule from 'node:module';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV, ChunkLoader, codeCacheDir } from './chunkLoader';
 
 const tmp = tempDir();

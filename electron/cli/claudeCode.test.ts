@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeSynthetic } from '../loader/claudeCode/testing/build';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { runCli } from './testing/runCli';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code');

@@ -8,7 +8,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir, writeElidedOutputs } from '../testing/files';
+import { tempDir, writeElidedOutputs } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
 import { runCli } from './testing/runCli';
 

@@ -4,9 +4,9 @@
  * session; never `internal_error`, stdout always one JSON document.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_JSON_DEPTH } from '../../shared/jsonDepth';
-import { DEEP_LEVELS, deepCases, writeDeepCase } from '../testing/deepJson';
-import { tempDir } from '../testing/files';
+import { MAX_JSON_DEPTH } from '../../shared/format/jsonDepth';
+import { DEEP_LEVELS, deepCases, writeDeepCase } from '../../tools/testing/deepJson';
+import { tempDir } from '../../tools/testing/files';
 import { runCli } from './testing/runCli';
 
 const tmp = tempDir('session-inspector-deep-cli-');

@@ -1,4 +1,4 @@
-import { replaceInvisible } from '../../shared/visibleText';
+import { replaceInvisible } from '../../shared/format/visibleText';
 
 /**
  * Marks a CliError. The command line runs as several bundles (scripts/build.mjs: main.ts in
@@ -32,7 +32,7 @@ export function usageError(message: string): CliError {
  * One line for stderr, with every character that a terminal could act on or that could hide or
  * reorder the line written as a visible ASCII escape (`\u001b`): controls (ESC starts OSC 52
  * clipboard writes, title changes, cursor moves), bidi and zero-width characters, line separators
- * and lone surrogates — the set `nameText` shows (`shared/visibleText.ts`). A message can quote a
+ * and lone surrogates — the set `nameText` shows (`shared/format/visibleText.ts`). A message can quote a
  * file name or an id taken from a session file, and stderr is a terminal that would otherwise run
  * its escape sequences. Ends with a full stop if it has no end mark.
  */

@@ -4,9 +4,9 @@
  * prints the rewritten bytes, and check does not report findings over them.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../testing/changingFile';
+import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../../tools/testing/changingFile';
 import type { LoadOptions } from '../loader/session';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { runCli } from './testing/runCli';
 
 const tmp = tempDir('session-inspector-file-changed-cli-');

@@ -1,7 +1,7 @@
 /** `serve --link` and `open --link` (SPEC §12): the host's printed URL and the desktop app start at the place. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseLink } from '../../shared/link';
+import { parseLink } from '../../shared/links/link';
 import { request } from '../host/testing/httpClient';
 import { LISTENING_PREFIX, parseLinkOption } from './serve';
 import { openLaunches } from './testing/openLaunches';

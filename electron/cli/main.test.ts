@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Finding } from '../../shared/index';
 import { SESSION_FORMATS } from '../../shared/contract';
 import type { SessionFormat } from '../../shared/contract';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot } from '../../tools/testing/files';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { USAGE } from './main';
 import type { CliRun } from './testing/runCli';

@@ -4,8 +4,8 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckReport } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { MANY, writeGarbageSidecar, writeManyMessageSnapshot } from '../testing/manyLines';
+import { tempDir } from '../../tools/testing/files';
+import { MANY, writeGarbageSidecar, writeManyMessageSnapshot } from '../../tools/testing/manyLines';
 import { runCli } from './testing/runCli';
 
 const tmp = tempDir('session-inspector-many-cli-');

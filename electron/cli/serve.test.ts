@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Reply } from '../../shared/index';
 import { createFakeResolverClient } from '../host/testing/fakeClient';
 import { request } from '../host/testing/httpClient';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { main } from './main';
 import { findElectron } from './open';
 import { LISTENING_PREFIX, findPackageRoot } from './serve';

@@ -15,7 +15,7 @@ import type { OpenSource, ResolverClient, SessionHostOptions } from '../host/typ
 import { loadSession } from '../loader/session';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import type { CliIo } from './output';
-import { formatLink, parseLink } from '../../shared/link';
+import { formatLink, parseLink } from '../../shared/links/link';
 import { CliError, terminalSentence, usageError } from './errors';
 import { untilSignal } from './signals';
 

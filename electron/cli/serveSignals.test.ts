@@ -12,7 +12,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HostEvent } from '../../shared/index';
 import { openEventStream, request } from '../host/testing/httpClient';
 import { buildForeignCase } from '../loader/testing/foreignFiles';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 
 const ROOT = join(import.meta.dirname, '../..');
 const LISTENING = /^Session Inspector listening on (http:\/\/127\.0\.0\.1:(\d+)\/\?token=([A-Za-z0-9_-]{32}))$/;

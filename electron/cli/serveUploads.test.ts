@@ -1,7 +1,7 @@
 /** Serving a folder and uploads on the command line: `serve DIR` and `--max-upload`, refused before anything starts when misused. */
 import { mkdirSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { parseMaxUpload } from './serve';
 import { runCli } from './testing/runCli';
 

@@ -8,7 +8,7 @@
 import { homedir } from 'node:os';
 import type { SessionFormat } from '../../shared/index';
 import { SESSION_FORMATS } from '../../shared/index';
-import { nameText } from '../../shared/visibleText';
+import { nameText } from '../../shared/format/visibleText';
 import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry, LibraryListing } from '../library/library';
 import { listLibrary } from '../library/library';

@@ -5,8 +5,8 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckReport, ExpandOutcome } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { TORN_INDEX, TORN_MESSAGES, tornSidecarText, tornView } from '../testing/tornSession';
+import { tempDir } from '../../tools/testing/files';
+import { TORN_INDEX, TORN_MESSAGES, tornSidecarText, tornView } from '../../tools/testing/tornSession';
 import { runCli } from './testing/runCli';
 
 const tmp = tempDir('session-inspector-torn-cli-');

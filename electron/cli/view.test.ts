@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, LogReportEntry, ViewEntry } from '../../shared/index';
 import { CODEX_SYNTHETIC_DIR } from '../loader/codex/testing/synthetic';
-import { makeHeader, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, tempDir, writeSidecar } from '../../tools/testing/files';
 import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');

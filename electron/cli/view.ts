@@ -4,16 +4,16 @@
  * "tool_call_id"?,"tool_calls"?,"reductions"}]}`, content exactly as the model saw it (kept
  * prefixes and stubs in place, a cleared or summarized range one entry at its start, `role` null
  * there and for a message whose record could not be read). What the call was given outside those
- * messages (Codex's base instructions, Claude Code's attachments: shared/instructions.ts) is under
+ * messages (Codex's base instructions, Claude Code's attachments: shared/resolver/instructions.ts) is under
  * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
  * "text","unconfirmed"?}]` in file order.
  */
 import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
-import { zodSchemas } from '../../shared/schema';
-import { FileContent } from '../loader/fileContent';
+import { zodSchemas } from '../../shared/format/schema';
+import { FileContent } from '../loader/content/fileContent';
 import { whatIfSession } from '../loader/replay';
-import { readWithin } from '../loader/safeRead';
+import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';

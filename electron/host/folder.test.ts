@@ -6,7 +6,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, renameSync, syml
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ResultOf } from '../../shared/index';
-import { makeHeader, messageRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import type { FolderScanner } from '../listing/thread';
 import { threadScanner } from '../listing/thread';
 import type { CompanionKind, Hostility } from '../loader/testing/foreignFiles';

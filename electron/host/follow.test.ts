@@ -6,9 +6,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, HostEvent, Reply } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { liveSessionText } from '../testing/liveSession';
-import { appendSteps, startWriter } from '../testing/writer';
+import { tempDir } from '../../tools/testing/files';
+import { liveSessionText } from '../../tools/testing/liveSession';
+import { appendSteps, startWriter } from '../../tools/testing/writer';
 import { startHttpHost } from './http';
 import { createSessionHost } from './sessionHost';
 import { createFakeResolverClient } from './testing/fakeClient';

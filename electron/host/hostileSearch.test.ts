@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, Method, ParsedParams, Reply, ResultOf, WorkerSessionMethod } from '../../shared/index';
 import { MAX_REGEX_PROGRAM_SIZE } from '../../shared/index';
-import { tempDir, writeElidedOutputs, writeVisibleOutput } from '../testing/files';
+import { tempDir, writeElidedOutputs, writeVisibleOutput } from '../../tools/testing/files';
 import type { WorkerResolverClient } from '../worker/client';
 import { DEFAULT_REQUEST_TIMEOUTS, createResolverClient } from '../worker/client';
 import { DEFAULT_SEARCH_TIME_LIMIT_MS } from '../worker/handlers/search';

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, Method, Reply, ResultOf } from '../../shared/index';
-import { tempDir, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
+import { tempDir, SPEC9_EXPAND_R1_31_41 } from '../../tools/testing/files';
 import type { HttpHost } from './http';
 import { CONTENT_SECURITY_POLICY, MAX_BODY_BYTES, startHttpHost } from './http';
 import { createSessionHost } from './sessionHost';

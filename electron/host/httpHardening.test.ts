@@ -13,7 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HostEvent, Reply, ResultOf } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import type { HttpHost, HttpHostOptions } from './http';
 import { MAX_BODY_BYTES, MAX_HEADER_BYTES, startHttpHost, TIMEOUTS } from './http';
 import type { InspectableSessionHost } from './sessionHost';

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { API_ROOT, EVENTS_PATH, METHOD_NAMES, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH, apiPath } from '../../shared/contract';
-import { repoPath, sourceFiles } from '../testing/importGraph';
+import { repoPath, sourceFiles } from '../../tools/testing/importGraph';
 
 const REPO = resolve(import.meta.dirname, '../..');
 

@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, HostEvent, Reduction, Reply, ResultOf, SessionInfo } from '../../shared/index';
-import { makeSnapshot, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeSnapshot, tempDir, writeSidecar, writeSnapshot } from '../../tools/testing/files';
 import { createSessionHost } from './sessionHost';
 import type { FakeResolverClient } from './testing/fakeClient';
 import { createFakeResolverClient } from './testing/fakeClient';

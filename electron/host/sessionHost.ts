@@ -7,8 +7,8 @@ import { stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, ResultOf, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
-import { linkPathProblem } from '../../shared/link';
-import { quotedText } from '../../shared/visibleText';
+import { linkPathProblem } from '../../shared/links/link';
+import { quotedText } from '../../shared/format/visibleText';
 import type { HostTimeouts, OpenSource, SessionHost, SessionHostOptions, UploadedFile } from './types';
 import { UPLOAD_MARK } from './upload';
 

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, apiPath } from '../../shared/contract';
 import type { Method, Reply, ResultOf } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { tabSession } from '../cli/serve';
 import { scanFolder } from '../listing/scan';
 import { serveFolder } from './folder';

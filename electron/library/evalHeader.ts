@@ -8,7 +8,7 @@ import { closeSync } from 'node:fs';
 import type { HeadInfo } from './head';
 import { headInfoOfInspectLog } from './head';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from '../loader/inspect/zip';
-import { openWithin } from '../loader/safeRead';
+import { openWithin } from '../loader/common/safeRead';
 
 const HEADER_MAX_BYTES = 16 * 1024 * 1024;
 

@@ -3,9 +3,9 @@
  * `#file=ROOT-RELATIVE-PATH&root=ID&call=N&…`. Kept to this one function so that the link
  * building the app uses can replace it in one place.
  */
-import type { Link } from '../../shared/link';
-import { formatLink } from '../../shared/link';
-import { wellFormed } from '../../shared/utf8';
+import type { Link } from '../../shared/links/link';
+import { formatLink } from '../../shared/links/link';
+import { wellFormed } from '../../shared/format/utf8';
 
 /** Where a listed session is: its path relative to its root (`/` separators) and the root's id (its place in the listing's roots). */
 export interface SessionPlace {

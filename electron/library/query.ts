@@ -1,6 +1,6 @@
 /**
  * The full-text search of one listed session (SPEC §14 `sessions --query`): in what the model was
- * given at its latest view (the projected rows' text, shared/viewSearch.ts, as the app's view
+ * given at its latest view (the projected rows' text, shared/search/viewSearch.ts, as the app's view
  * search) and in what was hidden from it (the resolver's search of hidden content, §5.3, as the
  * `search` command). Both with the engine's bounds; each side stops at `maxMatches` while counting
  * every match. Each match listed comes with a link that opens the session at the latest call, with
@@ -8,8 +8,8 @@
  */
 import type { LoadedSession, Result } from '../../shared/index';
 import { arrayList, projectionLayout } from '../../shared/index';
-import type { ViewSearchResult } from '../../shared/viewSearch';
-import { viewSearchSteps } from '../../shared/viewSearch';
+import type { ViewSearchResult } from '../../shared/search/viewSearch';
+import { viewSearchSteps } from '../../shared/search/viewSearch';
 import type { SessionPlace } from './link';
 import { sessionLink } from './link';
 

@@ -21,7 +21,7 @@ import { join, relative, sep } from 'node:path';
 import type { SessionFileFormat } from '../../shared/index';
 import { sniffFile } from '../listing/scan';
 import { SNIFF_HEAD_BYTES } from '../listing/sniff';
-import { isWithin, realOfDescriptor } from '../loader/safeRead';
+import { isWithin, realOfDescriptor } from '../loader/common/safeRead';
 
 /** Folders below the root entered at most this deep (the root's own files are depth 1). */
 export const MAX_DEPTH = 8;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
-import { detectedFileFormat, filesUnder, tempDir } from '../testing/files';
+import { detectedFileFormat, filesUnder, tempDir } from '../../tools/testing/files';
 import { formatByHead } from './scan';
 import { sketchJson } from './sketch';
 import { SNIFF_HEAD_BYTES } from './sniff';

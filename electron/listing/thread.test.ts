@@ -5,7 +5,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { threadScanner } from './thread';
 
 const ROOT = join(import.meta.dirname, '../..');

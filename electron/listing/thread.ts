@@ -6,9 +6,8 @@
  * answer was read after it was asked, and a client asking again and again queues at most one
  * more). A scan not answered within SCAN_TIMEOUT_MS stops the thread and is refused.
  */
-import { existsSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { threadBundle } from '../loader/common/threadBundle';
+import { ThreadPool } from '../loader/common/threadPool';
 import type { FolderScan } from './scan';
 import { scanFolder } from './scan';
 
@@ -43,81 +42,33 @@ export type FolderScanner = (root: string, maxScanned: number) => Promise<Folder
  * sources (Vitest), the repository's dist/ (the tests' global setup builds it).
  */
 export function defaultListingScript(): string | undefined {
-  const here = typeof __dirname === 'string' ? __dirname : resolve('dist');
-  const fromSources = basename(here) === 'listing' && basename(dirname(here)) === 'electron';
-  const script = fromSources ? resolve(here, '../../dist', LISTING_BUNDLE) : join(here, LISTING_BUNDLE);
-  return existsSync(script) ? script : undefined;
+  return threadBundle(LISTING_BUNDLE);
 }
 
-/** One listing thread, started on first use and stopped when idle; scans are sent to it one at a time. */
+/** One listing thread (a ThreadPool of one, loader/common/threadPool.ts), started on first use and stopped when idle. */
 class ListingThread {
-  private worker: Worker | undefined;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (scan: FolderScan) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private idle: NodeJS.Timeout | undefined;
+  private readonly pool: ThreadPool<Omit<ScanRequest, 'id'>, ScanReply>;
 
-  constructor(
-    private readonly script: string,
-    private readonly timeoutMs: number,
-  ) {}
-
-  scan(request: Omit<ScanRequest, 'id'>): Promise<FolderScan> {
-    if (this.idle) clearTimeout(this.idle);
-    this.idle = undefined;
-    let worker: Worker;
-    try {
-      worker = this.worker ?? this.start();
-    } catch (e) {
-      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
-    }
-    const id = this.nextId++;
-    return new Promise((resolveScan, reject) => {
-      const timer = setTimeout(() => this.stop(new Error(`the folder was not read within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
-      timer.unref();
-      this.pending.set(id, { resolve: resolveScan, reject, timer });
-      // A scan awaited must not see its process exit under it (an idle thread is unref'd).
-      worker.ref();
-      worker.postMessage({ id, ...request } satisfies ScanRequest);
+  constructor(script: string, timeoutMs: number) {
+    this.pool = new ThreadPool({
+      script,
+      resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      idleMs: IDLE_MS,
+      timeoutMs,
+      words: {
+        notStarted: 'the listing thread could not be started',
+        failed: (e) => e.message,
+        exited: (code) => `the listing thread exited (${code}) before it answered`,
+        closed: 'the listing thread was stopped',
+        timedOut: (ms) => `the folder was not read within ${ms / 1000} s`,
+      },
     });
   }
 
-  private start(): Worker {
-    const worker = new Worker(this.script, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-    worker.unref();
-    worker.on('message', (reply: ScanReply) => {
-      const p = this.pending.get(reply.id);
-      if (!p) return;
-      this.pending.delete(reply.id);
-      clearTimeout(p.timer);
-      if (reply.ok) p.resolve(reply.scan);
-      else p.reject(new Error(reply.message));
-      if (this.pending.size === 0) {
-        worker.unref();
-        this.idle = setTimeout(() => this.stop(new Error('the listing thread was stopped')), IDLE_MS);
-        this.idle.unref();
-      }
-    });
-    worker.on('error', (e) => this.gone(worker, e));
-    worker.on('exit', (code) => this.gone(worker, new Error(`the listing thread exited (${code}) before it answered`)));
-    this.worker = worker;
-    return worker;
-  }
-
-  /** Stops the thread; scans in flight are refused with `why`. */
-  private stop(why: Error): void {
-    const worker = this.worker;
-    if (worker) this.gone(worker, why);
-    if (worker) void worker.terminate();
-  }
-
-  private gone(worker: Worker, why: Error): void {
-    if (this.worker !== worker) return;
-    this.worker = undefined;
-    for (const [id, p] of this.pending) {
-      this.pending.delete(id);
-      clearTimeout(p.timer);
-      p.reject(why);
-    }
+  async scan(request: Omit<ScanRequest, 'id'>): Promise<FolderScan> {
+    const reply = await this.pool.request(request);
+    if (!reply.ok) throw new Error(reply.message);
+    return reply.scan;
   }
 }
 

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome } from '../../shared/index';
-import type { BadInputExpectation } from '../testing/badCorpus';
-import { BAD_CORPUS_DIR, badCorpus, badCorpusManifest, badInputPath, findingCodesAsStated, statedFindingCodes } from '../testing/badCorpus';
-import { makeHeader, messageRecord, tempDir, sessionOpener } from '../testing/files';
-import { unverifiedOutcome } from '../testing/verifyOutcome';
-import type { ReadSync } from './lines';
+import type { BadInputExpectation } from '../../tools/testing/badCorpus';
+import { BAD_CORPUS_DIR, badCorpus, badCorpusManifest, badInputPath, findingCodesAsStated, statedFindingCodes } from '../../tools/testing/badCorpus';
+import { makeHeader, messageRecord, tempDir, sessionOpener } from '../../tools/testing/files';
+import { unverifiedOutcome } from '../../tools/testing/verifyOutcome';
+import type { ReadSync } from './common/lines';
 import type { LoadedSession } from './session';
 import { FileChangedError, loadSession, MAX_RECORD_BYTES } from './session';
 

@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { rawResponses } from './codex/testing/responses';
 import { rawClaudeCodeCalls, rawOpenHandsCalls, rawSweAgentCalls } from './testing/rawCalls';
 import { CODEX_SYNTHETIC_DIR } from './codex/testing/synthetic';

@@ -7,10 +7,10 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { DEEP_MARKER, MAX_JSON_DEPTH } from '../../shared/jsonDepth';
-import type { DeepCase } from '../testing/deepJson';
-import { DEEP_LEVELS, deepCases, writeDeepCase } from '../testing/deepJson';
-import { sessionOpener, tempDir } from '../testing/files';
+import { DEEP_MARKER, MAX_JSON_DEPTH } from '../../shared/format/jsonDepth';
+import type { DeepCase } from '../../tools/testing/deepJson';
+import { DEEP_LEVELS, deepCases, writeDeepCase } from '../../tools/testing/deepJson';
+import { sessionOpener, tempDir } from '../../tools/testing/files';
 
 const tmp = tempDir('session-inspector-deep-');
 afterAll(() => tmp.cleanup());

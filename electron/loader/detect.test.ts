@@ -1,8 +1,8 @@
 import { closeSync, readSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { detectSource, FORMAT_ADAPTERS } from './detect';
-import type { DetectContext, FormatAdapter, OpenFile, SessionSource } from './source';
+import type { DetectContext, FormatAdapter, OpenFile, SessionSource } from './common/source';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());

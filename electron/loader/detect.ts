@@ -8,9 +8,9 @@ import { nativeFormat } from './native/index';
 import { openHandsFormat } from './openhands/index';
 import { sweAgentFormat } from './sweAgent/index';
 import { inspectFormat } from './inspect/index';
-import { isLoadError, openReadOnly, safeClose, unreadable } from './openFile';
-import { osReason } from './osError';
-import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './source';
+import { isLoadError, openReadOnly, safeClose, unreadable } from './common/openFile';
+import { osReason } from './common/osError';
+import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './common/source';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
 export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat, codexFormat, sweAgentFormat, inspectFormat, openHandsFormat];

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
 import type { PathLike } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { makeHeader, makeSnapshot, messageRecord, tempDir, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, makeSnapshot, messageRecord, tempDir, writeSidecar, writeSnapshot } from '../../tools/testing/files';
 
 const swap = vi.hoisted(() => ({ from: '', to: '' }));
 

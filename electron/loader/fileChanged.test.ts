@@ -7,10 +7,10 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { utf8Encode } from '../../shared/index';
-import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../testing/changingFile';
-import { makeHeader, messageRecord, reductionRecord, sessionOpener, tempDir, writeSidecar } from '../testing/files';
+import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../../tools/testing/changingFile';
+import { makeHeader, messageRecord, reductionRecord, sessionOpener, tempDir, writeSidecar } from '../../tools/testing/files';
 import { makeReduction, tool, user } from '../../shared/testing/builders';
-import type { ReadSync } from './lines';
+import type { ReadSync } from './common/lines';
 import { readSync } from 'node:fs';
 import { FileChangedError } from './session';
 

@@ -24,11 +24,11 @@ import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { statSync } from 'node:fs';
 import type { LoadedSession } from '../../shared/index';
-import { readExactly } from './lines';
-import { osReason } from './osError';
+import { readExactly } from './common/lines';
+import { osReason } from './common/osError';
 import type { LiveSources, LoadOptions } from './session';
 import { loadLive, resolveLive } from './session';
-import type { LoadError, SessionSource } from './source';
+import type { LoadError, SessionSource } from './common/source';
 
 /** The fingerprint of an indexed prefix: the hash of its first and of its last this many bytes. */
 export const FINGERPRINT_BYTES = 4096;

@@ -2,8 +2,8 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
-import { liveSessionText } from '../testing/liveSession';
+import { tempDir } from '../../tools/testing/files';
+import { liveSessionText } from '../../tools/testing/liveSession';
 import type { FollowUpdate } from './follow';
 import { SessionFollower } from './follow';
 import type { LoopTimers, WatchFolder } from './followLoop';

@@ -8,13 +8,13 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, MessageList } from '../../shared/index';
-import { tempDir, writeSidecar } from '../testing/files';
+import { tempDir, writeSidecar } from '../../tools/testing/files';
 import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import { detectSource } from './detect';
 import type { LoadedSession, LoadProgress } from './session';
 import { MAX_RECORD_BYTES, PREVIEW_MIN_BYTES, loadSession } from './session';
-import type { ReadSync } from './lines';
-import type { IndexPass, SessionSource, SourceIndex } from './source';
+import type { ReadSync } from './common/lines';
+import type { IndexPass, SessionSource, SourceIndex } from './common/source';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
 const ccFiles = readdirSync(join(REAL, 'claude-code'))

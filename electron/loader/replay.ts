@@ -1,6 +1,6 @@
 /**
  * Policy replay and the what-if view over an open session's files. The pure passes
- * are shared/replay.ts and shared/whatIf.ts; this feeds them the sidecar's records, in file order,
+ * are shared/calls/replay.ts and shared/calls/whatIf.ts; this feeds them the sidecar's records, in file order,
  * from the open session's index (the records its load folded in, up to the size the file had when
  * it was opened: an appended tail is not part of the session), with each message's content read
  * back once, and checks that the file did not change around the read (docs/policy-replay.md).

@@ -4,8 +4,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction, ReductionPolicy } from '../../shared/index';
 import { applyCap, capNotice, mintReductions, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, sessionOpener, SPEC9_EXPAND_R1_31_41 } from '../testing/files';
-import type { ReadSync } from './lines';
+import { makeHeader, makeSnapshot, messageRecord, reductionRecord, tempDir, writeSidecar, writeSnapshot, sessionOpener, SPEC9_EXPAND_R1_31_41 } from '../../tools/testing/files';
+import type { ReadSync } from './common/lines';
 import type { LoadedSession, LoadProgress, LoadResult } from './session';
 import { loadSession, nodeSha256, siblingSidecarPath } from './session';
 

@@ -1,6 +1,6 @@
 /**
  * Opening a session (SPEC §3): detect each file's format by content, index each through its
- * source, resolve the whole with the pure model (shared/session.ts). Host-agnostic Node: the
+ * source, resolve the whole with the pure model (shared/resolver/session.ts). Host-agnostic Node: the
  * worker, the HTTP host and the command line all load through here; it knows no format. Files are
  * opened read-only and never written.
  */
@@ -9,20 +9,20 @@ import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { LoadedSession, SessionEnv, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
-import type { ContentServices } from './contentServices';
-import { createContentServices } from './contentServices';
+import type { ContentServices } from './content/contentServices';
+import { createContentServices } from './content/contentServices';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
 import { sessionNotHeld } from './heldSessions';
-import type { ReadSync } from './lines';
-import { unreadable } from './openFile';
-import { isSystemError, osReason } from './osError';
-import { FileGuard } from './fileGuard';
-import type { DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './source';
-import { LoadCancelled } from './source';
+import type { ReadSync } from './common/lines';
+import { unreadable } from './common/openFile';
+import { isSystemError, osReason } from './common/osError';
+import { FileGuard } from './common/fileGuard';
+import type { DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
+import { LoadCancelled } from './common/source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
 export { FileChangedError } from '../../shared/index';
-export type { LoadError, LoadErrorCode } from './source';
+export type { LoadError, LoadErrorCode } from './common/source';
 export { siblingSidecarPath, HASH_AT_INDEX_BYTES, IN_MEMORY_LINE_BYTES, MAX_SNAPSHOT_BYTES, PREVIEW_BYTES, RAW_SCAN_MIN_BYTES } from './native/index';
 
 /** SHA-256 through node:crypto: the resolver's hash on the Node side (far faster than the portable one). */

@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../shared/index';
-import { makeHeader, messageRecord, tempDir } from '../testing/files';
-import { TORN_INDEX, TORN_MESSAGES, tornLog, tornSidecarText, tornView } from '../testing/tornSession';
+import { makeHeader, messageRecord, tempDir } from '../../tools/testing/files';
+import { TORN_INDEX, TORN_MESSAGES, tornLog, tornSidecarText, tornView } from '../../tools/testing/tornSession';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
 

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METHOD_NAMES } from '../../shared/contract';
 import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL, APP_SCHEME_PRIVILEGED } from './appProtocol';
 import { startApp } from './app';
 import type { StartOptions } from './app';

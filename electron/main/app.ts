@@ -9,7 +9,7 @@ import type { BrowserWindow } from 'electron';
 import type { HostEvent } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
 import { APP_SCHEME_PRIVILEGED } from './appProtocol';
-import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
+import { PROTOCOL_SCHEME } from '../../shared/links/protocolLink';
 import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseLinkArgument, parseSourceArguments, protocolUrlArgument, samplesDir, sourceOfSecondInstance } from './args';
 import type { OpenSource, SecondInstanceData } from './args';
 import { eventSender, registerWindowIpc } from './ipc';

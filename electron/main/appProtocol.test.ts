@@ -1,6 +1,6 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL, APP_ORIGIN, APP_SCHEME_PRIVILEGED, CONTENT_SECURITY_POLICY, createAppProtocolHandler, isAppUrl, withContentSecurityPolicy } from './appProtocol';
 
 describe('CONTENT_SECURITY_POLICY', () => {

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
-import { isProtocolUrl } from '../../shared/protocolLink';
+import { isProtocolUrl } from '../../shared/links/protocolLink';
 
 export interface ArgvShape {
   /**

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { METHOD_NAMES } from '../../shared/contract';
 import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost } from '../host/types';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL } from './appProtocol';
 import { CHANNEL_METHOD_NAMES, EVENT_CHANNEL, METHOD_CHANNELS, OPEN_DROPPED_CHANNEL } from './channels';
 import { checkDroppedPath, eventSender, IPC_CHANNELS, isTrustedAppFrame, registerIpc, trustedFrameOf } from './ipc';

@@ -7,7 +7,7 @@ import { extname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS } from '../../shared/contract';
 import type { SessionFileFormat } from '../../shared/contract';
-import { detectedFileFormat, filesUnder } from '../testing/files';
+import { detectedFileFormat, filesUnder } from '../../tools/testing/files';
 import { OPEN_DIALOG_OPTIONS, sessionExtensions } from './openDialog';
 
 const ROOT = join(import.meta.dirname, '../..');

@@ -6,9 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROTOCOL_SCHEME } from '../../shared/protocolLink';
-import { parseStrictYaml } from '../testing/strictYaml';
-import type { YamlValue } from '../testing/strictYaml';
+import { PROTOCOL_SCHEME } from '../../shared/links/protocolLink';
+import { parseStrictYaml } from '../../tools/testing/strictYaml';
+import type { YamlValue } from '../../tools/testing/strictYaml';
 
 const ROOT = join(import.meta.dirname, '../..');
 

@@ -3,10 +3,10 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { win32 } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseProtocolUrl, protocolUrl } from '../../shared/protocolLink';
+import { parseProtocolUrl, protocolUrl } from '../../shared/links/protocolLink';
 import { BIDI_LINKS, UNC_LINKS } from '../../shared/testing/hostileLinks';
 import { RAW_INVISIBLE } from '../../shared/testing/invisible';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL } from './appProtocol';
 import { appUrlAt, canonicalFragment, resolveProtocolOpen } from './protocolOpen';
 

@@ -6,9 +6,9 @@
  * file before anything opens. The place itself is handed to the renderer as its page's fragment.
  */
 import { statSync } from 'node:fs';
-import { formatLink, parseLink } from '../../shared/link';
-import { parseProtocolUrl } from '../../shared/protocolLink';
-import { quotedText } from '../../shared/visibleText';
+import { formatLink, parseLink } from '../../shared/links/link';
+import { parseProtocolUrl } from '../../shared/links/protocolLink';
+import { quotedText } from '../../shared/format/visibleText';
 import { APP_INDEX_URL } from './appProtocol';
 
 export type LinkOpen = { ok: true; files: string[]; fragment: string; problems: string[] } | { ok: false; message: string };

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { createRecentFiles, MAX_RECENT, RECENT_FILE_NAME } from './recent';
 
 let dir: ReturnType<typeof tempDir>;

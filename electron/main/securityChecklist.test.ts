@@ -17,7 +17,7 @@ import { METHOD_NAMES } from '../../shared/contract';
 import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost } from '../host/types';
 import type { SessionInspectorPreloadApi } from '../preload/preload';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { startApp } from './app';
 import { APP_INDEX_URL, APP_SCHEME, APP_SCHEME_PRIVILEGED, CONTENT_SECURITY_POLICY } from './appProtocol';
 import { BRIDGE_GLOBAL } from './channels';

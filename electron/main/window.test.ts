@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { App, Session } from 'electron';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { APP_INDEX_URL, APP_SCHEME, CONTENT_SECURITY_POLICY } from './appProtocol';
 import { fake, FakeApp, FakeBrowserWindow, fakeEvent, FakeSession, FakeWebContents } from './testing/fakeElectron';
 import { BACKGROUND_COLORS, createMainWindow, guardAllWebContents, prepareSession, PRELOAD_PATH, WINDOW_OPTIONS, windowOptions } from './window';

@@ -8,7 +8,7 @@ import type { MenuItemConstructorOptions } from 'electron';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HostEvent, Method, Reply } from '../../shared/contract';
 import type { SessionHost, SessionHostOptions } from '../host/types';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { startApp } from './app';
 import { fake, FakeBrowserWindow } from './testing/fakeElectron';
 import type { FakeFrame } from './testing/fakeElectron';

@@ -1,5 +1,5 @@
 /**
- * The `reproBundle` method over an open session. Its files, packed by shared/tar.ts and
+ * The `reproBundle` method over an open session. Its files, packed by shared/links/tar.ts and
  * extracted by the system's tar, reproduce the finding on their own; a bundle over the cap is a
  * clear `too_large` naming the CLI command; what was not shown is `not_reproduced`.
  */
@@ -8,10 +8,10 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { methods } from '../../shared/index';
-import { ustar } from '../../shared/tar';
+import { ustar } from '../../shared/links/tar';
 import { runCli } from '../cli/testing/runCli';
-import { brokenSamples } from '../samples/brokenSamples';
-import { tempDir } from '../testing/files';
+import { brokenSamples } from '../../tools/samples/brokenSamples';
+import { tempDir } from '../../tools/testing/files';
 import { reproBundleReply } from './handlers/bundle';
 import { SessionService } from './service';
 

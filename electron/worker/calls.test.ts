@@ -15,7 +15,7 @@ import { assistant, makeReduction, tool, user } from '../../shared/testing/build
 import { rawResponses } from '../loader/codex/testing/responses';
 import { loadSession } from '../loader/session';
 import { rawClaudeCodeCalls, rawClaudeCodeHiding, rawCodexHiding, type RawHiding } from '../loader/testing/rawCalls';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SessionService } from './service';
 import { openedServices } from './testing/services';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, EventPayload, HostEvent, ParsedParams, Reduction } from '../../shared/index';
 import { MAX_REGEX_PROGRAM_SIZE, methods, ptrHash, stubText } from '../../shared/index';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeElidedOutputs, writeVisibleOutput } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeElidedOutputs, writeVisibleOutput } from '../../tools/testing/files';
 import type { ResolverClientOptions, WorkerResolverClient } from './client';
 import { createResolverClient, defaultWorkerPath } from './client';
 

@@ -12,7 +12,7 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { HostError, HostEvent, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 import { hostErrorSchema, parseEvent, parseReply, workerMethods } from '../../shared/index';
-import type { OpenSource, ResolverClient } from '../host/types';
+import type { OpenSource, ResolverClient } from './resolverClient';
 import type { TestHookMethod, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
 import { EPOCH_SLOT, WORKER_BUNDLE } from './protocol';
 

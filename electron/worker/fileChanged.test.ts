@@ -7,8 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../shared/index';
-import { rewriteInPlace } from '../testing/changingFile';
-import { tempDir } from '../testing/files';
+import { rewriteInPlace } from '../../tools/testing/changingFile';
+import { tempDir } from '../../tools/testing/files';
 import type { WorkerResolverClient } from './client';
 import { createResolverClient } from './client';
 

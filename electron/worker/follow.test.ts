@@ -8,10 +8,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { EventPayload, ParsedParams, WorkerSessionMethod } from '../../shared/index';
 import { parseParams } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { liveSessionText } from '../testing/liveSession';
-import type { Writer } from '../testing/writer';
-import { appendSteps, startWriter } from '../testing/writer';
+import { tempDir } from '../../tools/testing/files';
+import { liveSessionText } from '../../tools/testing/liveSession';
+import type { Writer } from '../../tools/testing/writer';
+import { appendSteps, startWriter } from '../../tools/testing/writer';
 import { loadSession } from '../loader/session';
 import { SessionService } from './service';
 

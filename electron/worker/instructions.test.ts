@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MAX_INSTRUCTIONS_PER_REQUEST, ROW_TEXT_MAX_BYTES, parseReply, utf8Length } from '../../shared/index';
 import { SessionBuilder } from '../loader/claudeCode/testing/build';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-instructions-');

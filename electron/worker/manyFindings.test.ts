@@ -5,8 +5,8 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { MAX_REPLY_FINDINGS, parseReply } from '../../shared/index';
-import { tempDir } from '../testing/files';
-import { MANY, writeGarbageSidecar, writeManyMessageSnapshot } from '../testing/manyLines';
+import { tempDir } from '../../tools/testing/files';
+import { MANY, writeGarbageSidecar, writeManyMessageSnapshot } from '../../tools/testing/manyLines';
 import { SessionService } from './service';
 
 const tmp = tempDir('session-inspector-many-findings-');

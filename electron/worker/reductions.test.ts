@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeSnapshot, writeSnapshot } from '../testing/files';
+import { makeSnapshot, writeSnapshot } from '../../tools/testing/files';
 import { params, serviceFixture, value } from './testing/serviceTests';
 
 const DEMO = join(import.meta.dirname, '../../samples/demo.sidecar.jsonl');

@@ -5,9 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckReport, ReductionPolicy, SidecarHeader } from '../../shared/index';
 import { methods } from '../../shared/index';
 import { runCli } from '../cli/testing/runCli';
-import { withKeptBytesChanged } from '../samples/policyMutants';
-import { generateSession, sidecarText } from '../samples/sessionGenerator';
-import { tempDir } from '../testing/files';
+import { withKeptBytesChanged } from '../../tools/samples/policyMutants';
+import { generateSession, sidecarText } from '../../tools/samples/sessionGenerator';
+import { tempDir } from '../../tools/testing/files';
 import { openedServices } from './testing/services';
 
 const SESSION = join(import.meta.dirname, '../../samples/session.sidecar.jsonl');

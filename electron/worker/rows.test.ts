@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../shared/index';
 import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { SPEC9_EXPAND_R1_31_41 } from '../testing/files';
+import { SPEC9_EXPAND_R1_31_41 } from '../../tools/testing/files';
 import type { SessionService } from './service';
 import { cutToBytes } from './handlers/rows';
 import { params, serviceFixture, value } from './testing/serviceTests';

@@ -9,8 +9,8 @@
  */
 import { readSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { PART_FAILED, makeExactScanner, makeFoldedScanner, scanPieces } from '../loader/rawScan';
-import type { ScanThreadData, ScanThreadJob } from './searchPool';
+import { PART_FAILED, makeExactScanner, makeFoldedScanner, scanPieces } from '../loader/content/rawScan';
+import type { ScanThreadData, ScanThreadJob } from './scanProtocol';
 
 const port = parentPort;
 if (!port) throw new Error('scanThread.ts runs as a worker_threads worker of the search pool');

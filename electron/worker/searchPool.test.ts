@@ -5,11 +5,11 @@ import type { SearchMode } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { Reduction } from '../../shared/index';
 import { loadSession } from '../loader/session';
-import type { RawScanner, ScanNeedle } from '../loader/rawScan';
-import { ScannerCache } from '../loader/rawScan';
-import { createContentServices } from '../loader/contentServices';
-import { FileContent } from '../loader/fileContent';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import type { RawScanner, ScanNeedle } from '../loader/content/rawScan';
+import { ScannerCache } from '../loader/content/rawScan';
+import { createContentServices } from '../loader/content/contentServices';
+import { FileContent } from '../loader/content/fileContent';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SPLIT_MIN_CORES, SearchPool, idleCore } from './searchPool';
 
 const tmp = tempDir('search-pool-');

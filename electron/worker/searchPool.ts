@@ -2,7 +2,7 @@
  * Raw searches over both cores (docs/worker.md). The first raw search of a search for a needle in a file
  * asks the pool for every occurrence in a chunk of the file from that content on (`fileHits`):
  * CHUNK_BYTES at first, then, when the contents asked for most of it, to the end of the file. The
- * chunk is cut into pieces (shared/scanSplit.ts) that the threads take one at a time, in order, and
+ * chunk is cut into pieces (shared/search/scanSplit.ts) that the threads take one at a time, in order, and
  * the calling thread goes on with the contents as soon as the pieces under each are done: a content
  * waits only for its own pieces, and while one of them is still being scanned the calling thread
  * scans the next piece no thread has taken (Atomics.wait only when none is left). So the contents'
@@ -26,49 +26,15 @@
  * content reads its own bytes, as on one core).
  */
 import { fstatSync, readSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { availableParallelism, loadavg } from 'node:os';
-import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/rawScan';
-import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/rawScan';
-import { threadBundle } from '../loader/threadBundle';
-import { splitScan } from '../../shared/scanSplit';
-
-/** The threads' bundle (scanThread.ts), beside the bundle running this code (threadBundle.ts). */
-export const SCAN_THREAD_BUNDLE = 'scanThread.cjs';
-
-/** A thread's workerData: its shared state ([outcome, hit count, windows read]) and hits ([position, length] pairs). */
-export interface ScanThreadData {
-  state: ArrayBufferLike;
-  hits: ArrayBufferLike;
-}
-
-/**
- * A job posted to a thread: the file, its pieces ([start, end, readEnd] triples), the shared
- * counter, per-piece outcomes and spans, the halt flag, the thread's index, the needle (exact bytes
- * as Latin-1 with the piece the caller's scanner looks for, or a folded query) and the search's
- * stop condition.
- */
-export interface ScanThreadJob {
-  fd: number;
-  pieces: Float64Array;
-  counter: ArrayBufferLike;
-  done: ArrayBufferLike;
-  spans: ArrayBufferLike;
-  halt: ArrayBufferLike;
-  thread: number;
-  exact?: string;
-  pieceAt?: number | undefined;
-  folded?: string;
-  /** The search's stop condition (none: null, or undefined between searches). */
-  stop: PoolStop | null | undefined;
-}
-
-/** The search's stop condition, shared with the threads: stop once `epoch[slot]` is no longer `value`. */
-export interface PoolStop {
-  epoch: SharedArrayBuffer;
-  slot: number;
-  value: number;
-}
+import type { FileHits, ParallelScan, RawScanner, ScanNeedle } from '../loader/content/rawScan';
+import { PART_DONE, PART_FAILED, PART_FULL, PART_STOPPED, scanPart } from '../loader/content/rawScan';
+import { threadBundle } from '../loader/common/threadBundle';
+import { startThread } from '../loader/common/threadPool';
+import { splitScan } from '../../shared/search/scanSplit';
+import type { PoolStop, ScanThreadData, ScanThreadJob } from './scanProtocol';
+import { SCAN_THREAD_BUNDLE } from './scanProtocol';
 
 export interface SearchPoolOptions {
   /** Threads besides the calling one (default: the cores less one, at least one, at most three). */
@@ -353,8 +319,8 @@ export class SearchPool implements ParallelScan {
       const state = new Int32Array(new SharedArrayBuffer(3 * 4));
       // Room for the most hits a part may hold; a part with more is a dense needle (null).
       const hits = new Float64Array(new SharedArrayBuffer(Math.min(this.maxHits, 1 << 18) * 2 * 8));
-      const worker = new Worker(script, { workerData: { state: state.buffer, hits: hits.buffer } satisfies ScanThreadData });
-      worker.unref();
+      const worker = startThread(script, { workerData: { state: state.buffer, hits: hits.buffer } satisfies ScanThreadData });
+      if (!worker) break;
       const thread: Thread = { worker, state, hits, alive: true };
       worker.on('error', () => (thread.alive = false));
       this.threads.push(thread);
@@ -364,7 +330,7 @@ export class SearchPool implements ParallelScan {
 
   /**
    * Starts scanning file bytes [start, end) (read up to `size`) on the threads: the range is cut
-   * into pieces of PIECE_BYTES (shared/scanSplit.ts), which the threads take one by one, in order,
+   * into pieces of PIECE_BYTES (shared/search/scanSplit.ts), which the threads take one by one, in order,
    * while the calling thread goes on with the contents (`advance`).
    */
   private post(fd: number, start: number, end: number, size: number, needle: ScanNeedle, scanner: RawScanner): Job | null {

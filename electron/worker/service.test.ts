@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage, Reduction, SessionInfo } from '../../shared/index';
-import { makeHeader, makeSnapshot, messageRecord, reductionRecord, writeSidecar, writeSnapshot } from '../testing/files';
+import { makeHeader, makeSnapshot, messageRecord, reductionRecord, writeSidecar, writeSnapshot } from '../../tools/testing/files';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { loadSession } from '../loader/session';
 import type { LoadProgressPayload } from './handlers/open';

@@ -8,7 +8,7 @@
  * contract's HostErrorCode and never throws (an unexpected exception becomes `internal_error`).
  */
 import type { EventPayload, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
-import type { BackgroundOptions } from '../loader/backgroundVerify';
+import type { BackgroundOptions } from '../loader/content/backgroundVerify';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import type { LoadOptions } from '../loader/session';
 import { whenPrepared, whenVerified } from './handlers/background';

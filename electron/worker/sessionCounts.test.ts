@@ -11,7 +11,7 @@ import type { EventPayload, HostEvent, SessionEntry } from '../../shared/index';
 import { methods } from '../../shared/index';
 import { expectedCounts } from '../loader/inspect/testing/rawSamples';
 import { evalOf, syntheticSamples } from '../loader/inspect/testing/synthetic';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import type { WorkerResolverClient } from './client';
 import { createResolverClient } from './client';
 import { SessionService } from './service';

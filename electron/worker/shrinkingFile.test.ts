@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { EventPayload, ExpandOutcome, ParsedParams } from '../../shared/index';
 import { methods } from '../../shared/index';
-import { tempDir } from '../testing/files';
+import { tempDir } from '../../tools/testing/files';
 import { loadSession } from '../loader/session';
 import { SessionService } from './service';
 

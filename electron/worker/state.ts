@@ -19,18 +19,19 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import { REDUCTION_KINDS, projectionLayout } from '../../shared/index';
-import type { LiveLayout } from '../../shared/liveLayout';
-import { extendLayout } from '../../shared/liveLayout';
-import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/backgroundVerify';
+import type { LiveLayout } from '../../shared/resolver/liveLayout';
+import { extendLayout } from '../../shared/resolver/liveLayout';
+import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/content/backgroundVerify';
 import type { SessionFollower } from '../loader/follow';
 import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';
-import type { ContentServices } from '../loader/contentServices';
-import { createContentServices } from '../loader/contentServices';
+import type { ContentServices } from '../loader/content/contentServices';
+import { createContentServices } from '../loader/content/contentServices';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { fail, internal, ok } from './replies';
-import type { PoolStop, SearchPool } from './searchPool';
+import type { PoolStop } from './scanProtocol';
+import type { SearchPool } from './searchPool';
 import { formatOf, listedSessions } from './sessions';
 
 /** What a search checks to stop early; entry.ts backs it with the shared search epoch. */

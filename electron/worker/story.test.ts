@@ -9,7 +9,7 @@ import type { ParsedParams, ResultOf } from '../../shared/index';
 import type { ChatMessage } from '../../shared/index';
 import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_ENTRIES, MAX_EVENTS_PER_REQUEST, methods, utf8Decode, utf8Encode } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import type { LooseRecord } from '../../shared/testing/looseRecords';
 import { looseRecords } from '../../shared/testing/looseRecords';
 import { SessionService } from './service';

@@ -5,9 +5,9 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { VERIFY_THREAD_BUNDLE } from '../loader/backgroundVerify';
-import { threadBundle } from '../loader/threadBundle';
-import { SCAN_THREAD_BUNDLE } from './searchPool';
+import { VERIFY_THREAD_BUNDLE } from '../loader/content/backgroundVerify';
+import { threadBundle } from '../loader/common/threadBundle';
+import { SCAN_THREAD_BUNDLE } from './scanProtocol';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 
@@ -29,10 +29,10 @@ describe('no hidden channels between the loader and the worker', () => {
   });
 
   it('the files on a content\'s read path keep no module-level variable (buffers, scanners, decoder, claims)', () => {
-    const readPath = ['contentServices', 'fileContent', 'contentHash', 'keptBoundary', 'rawScan', 'rawRecord', 'scratch', 'backgroundVerify'].map((name) => `electron/loader/${name}.ts`);
+    const readPath = ['contentServices', 'fileContent', 'contentHash', 'keptBoundary', 'rawScan', 'rawRecord', 'scratch', 'backgroundVerify'].map((name) => `electron/loader/content/${name}.ts`);
     const held = sources.filter(({ path }) => readPath.includes(path)).flatMap(({ path, text }) => [...text.matchAll(/^(?:let|var) (\w+)/gm)].map((m) => `${path}: ${m[1]}`));
     // A test hook counting the verifier's threads is the one left (backgroundThreads).
-    expect(held).toEqual(['electron/loader/backgroundVerify.ts: running']);
+    expect(held).toEqual(['electron/loader/content/backgroundVerify.ts: running']);
   });
 
   it('no thread runs source rebuilt from Function.toString(): every worker_threads Worker starts from a file', () => {
@@ -44,7 +44,7 @@ describe('no hidden channels between the loader and the worker', () => {
     const build = readFileSync(join(repoRoot, 'scripts/build.mjs'), 'utf8');
     for (const [bundle, entry] of [
       [SCAN_THREAD_BUNDLE, 'electron/worker/scanThread.ts'],
-      [VERIFY_THREAD_BUNDLE, 'electron/loader/verifyThread.ts'],
+      [VERIFY_THREAD_BUNDLE, 'electron/loader/content/verifyThread.ts'],
     ] as const) {
       expect(build).toContain(`entry: '${entry}'`);
       expect(build).toContain(`outfile: 'dist/${bundle}'`);

@@ -1,5 +1,5 @@
 /**
- * What the shown call was given outside the view's messages (shared/instructions.ts): Codex's base
+ * What the shown call was given outside the view's messages (shared/resolver/instructions.ts): Codex's base
  * instructions, Claude Code's attachments. Fetched for the call the Projected view shows; a reply
  * is kept with the session epoch, call and message count it answers, so a reply for a call the
  * view has left (or for the session before it grew) is never shown as the current one.

@@ -4,9 +4,9 @@
  * search run with its flags. The window's fragment is read and kept current in
  * `features/links/useLinkSync.ts`; this part knows nothing of `location`.
  */
-import type { Link } from '../../shared/link';
-import { formatLink } from '../../shared/link';
-import { quotedText } from '../../shared/visibleText';
+import type { Link } from '../../shared/links/link';
+import { formatLink } from '../../shared/links/link';
+import { quotedText } from '../../shared/format/visibleText';
 import { baseName, countOf } from '../text/format';
 import type { AppState, SliceCreator } from './appState';
 

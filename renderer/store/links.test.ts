@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContextMapInfo } from '../../shared/contract';
-import type { Link } from '../../shared/link';
-import { formatLink, parseLink } from '../../shared/link';
+import type { Link } from '../../shared/links/link';
+import { formatLink, parseLink } from '../../shared/links/link';
 import { RAW_INVISIBLE } from '../../shared/testing/invisible';
 import { linkOfState } from './linkSlice';
 import { createAppStore } from './store';

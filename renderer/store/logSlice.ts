@@ -1,6 +1,6 @@
 /** The live reduction log, fetched once per session when something needs it, and its sort order. */
 import type { HostError, ResultOf } from '../../shared/contract';
-import type { ReductionKind } from '../../shared/types';
+import type { ReductionKind } from '../../shared/format/types';
 import type { SliceCreator } from './appState';
 
 export type LogEntry = ResultOf<'log'>['entries'][number];

@@ -3,7 +3,7 @@
  * reduction (expanded under its stub), to a search match (expanded around the match, highlighted),
  * to a finding, to the next or previous stub.
  */
-import type { Finding } from '../../shared/types';
+import type { Finding } from '../../shared/format/types';
 import { countOf } from '../text/format';
 import type { SliceCreator } from './appState';
 import { callParams } from './callParams';

@@ -1,7 +1,7 @@
 /** The store's policy replay and what-if: one result per session, the last policy asked for wins. */
 import { describe, expect, it } from 'vitest';
 import type { Reply } from '../../shared/contract';
-import type { ReductionPolicy } from '../../shared/types';
+import type { ReductionPolicy } from '../../shared/format/types';
 import { createAppStore } from './store';
 import { deferred, fakeHost, sessionInfo, settle } from './testing/fakeHost';
 

@@ -3,7 +3,7 @@
  * `What if` tab's policy editor). Both run when asked: a replay re-reads the whole sidecar.
  */
 import type { HostError, ResultOf } from '../../shared/contract';
-import type { ReductionPolicy } from '../../shared/types';
+import type { ReductionPolicy } from '../../shared/format/types';
 import type { SliceCreator } from './appState';
 
 type Status = 'idle' | 'running' | 'done' | 'error';

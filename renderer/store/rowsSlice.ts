@@ -7,7 +7,7 @@
  */
 import type { HostError, ProjectedRowInfo, SessionInfo } from '../../shared/contract';
 import { MAX_ROWS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../shared/contract';
-import { utf8Length } from '../../shared/utf8';
+import { utf8Length } from '../../shared/format/utf8';
 import type { AppState, SliceCreator } from './appState';
 import { callParams } from './callParams';
 

@@ -11,7 +11,7 @@
  */
 import type { HostError, ResultOf } from '../../shared/contract';
 import { MAX_QUERY_BYTES } from '../../shared/contract';
-import { utf8Length } from '../../shared/utf8';
+import { utf8Length } from '../../shared/format/utf8';
 import type { SliceCreator } from './appState';
 import { callParams } from './callParams';
 

@@ -16,7 +16,7 @@
  *
  * Linear in the input: each character is looked at a bounded number of times.
  */
-import { visibleSymbol } from '../../shared/visibleText';
+import { visibleSymbol } from '../../shared/format/visibleText';
 
 /** A palette index (0–255, xterm) or a `#rrggbb` true colour. */
 export type TermColor = number | string;

@@ -9,10 +9,10 @@
  * `sidecarSearchSteps` yields within SEARCH_STEP_WORK of engine work (matcher.ts), so a host can
  * serve other requests while a search runs.
  */
-import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../constants';
-import type { MessageList, Reduction, Result, SidecarSearchResult } from '../types';
-import { ContentUnavailableError, err, ok } from '../types';
-import { utf8Encode, utf8Length, wellFormed } from '../utf8';
+import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../format/constants';
+import type { MessageList, Reduction, Result, SidecarSearchResult } from '../format/types';
+import { ContentUnavailableError, err, ok } from '../format/types';
+import { utf8Encode, utf8Length, wellFormed } from '../format/utf8';
 import type { CompiledMatcher } from './matcher';
 import { WINDOW_BYTES, searchMatcher } from './matcher';
 import { jsonBytes } from './snippets';
@@ -80,7 +80,7 @@ export interface SearchText<O> {
 
 /**
  * The search of §5.3 over in-memory texts that are no hidden span (the rows of a view:
- * shared/viewSearch.ts), with all its bounds: the program-size refusal, windows sized to the
+ * shared/search/viewSearch.ts), with all its bounds: the program-size refusal, windows sized to the
  * pattern, engine calls within `step_work` each and the signal looked at between them, matches
  * charged for what the engine read, yields as `sidecarSearchSteps` yields, `max_matches` and
  * `max_result_bytes`. `texts` is read one text at a time, as the search reaches it (never after the

@@ -9,14 +9,14 @@
  * matches are long but bounded about 8 × MAX_REGEX_PROGRAM_SIZE², between two looks at the signal.
  */
 import { RE2JS } from 're2js';
-import { MAX_REGEX_PROGRAM_SIZE } from '../constants';
-import type { Result, SearchMode } from '../types';
-import { err, ok } from '../types';
-import { utf8Encode, utf8Length, wellFormed } from '../utf8';
-import type { LiteralPrefilter } from '../literalPrefilter';
-import { literalPrefilter } from '../literalPrefilter';
-import type { SimpleMatcher } from '../simpleMatcher';
-import { rawSafe, simpleMatcher } from '../simpleMatcher';
+import { MAX_REGEX_PROGRAM_SIZE } from '../format/constants';
+import type { Result, SearchMode } from '../format/types';
+import { err, ok } from '../format/types';
+import { utf8Encode, utf8Length, wellFormed } from '../format/utf8';
+import type { LiteralPrefilter } from './literalPrefilter';
+import { literalPrefilter } from './literalPrefilter';
+import type { SimpleMatcher } from './simpleMatcher';
+import { rawSafe, simpleMatcher } from './simpleMatcher';
 import { codePointLength } from './snippets';
 import type { SearchOptions } from './types';
 

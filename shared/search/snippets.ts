@@ -2,9 +2,9 @@
  * Snippets around a match (SPEC §5.3: at most SNIPPET_MAX_BYTES, on character boundaries, holding
  * the match) and the byte/UTF-16 offset helpers they need.
  */
-import { floorSourceBoundary } from '../bytes';
-import type { ByteSource } from '../types';
-import { utf8Decode, utf8Length } from '../utf8';
+import { floorSourceBoundary } from '../format/bytes';
+import type { ByteSource } from '../format/types';
+import { utf8Decode, utf8Length } from '../format/utf8';
 
 export function codePointLength(text: string, i: number): number {
   const c = text.charCodeAt(i);

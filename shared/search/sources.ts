@@ -5,11 +5,11 @@
  * the literal's occurrences (`scanCandidates`). Matches stay leftmost-first and non-overlapping
  * across windows, and every step yields within SEARCH_STEP_WORK of engine work.
  */
-import { floorSourceBoundary, memorySource } from '../bytes';
-import type { ByteSource } from '../types';
-import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from '../utf8';
-import type { SimpleMatcher } from '../simpleMatcher';
-import { decodeAt } from '../simpleMatcher';
+import { floorSourceBoundary, memorySource } from '../format/bytes';
+import type { ByteSource } from '../format/types';
+import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from '../format/utf8';
+import type { SimpleMatcher } from './simpleMatcher';
+import { decodeAt } from './simpleMatcher';
 import type { CandidatePrefilter, CompiledMatcher } from './matcher';
 import { matchInSteps, windowsFor } from './matcher';
 import { snippetOf, sourceSnippet, utf16IndexOfByte, utf8CodePointBytes } from './snippets';

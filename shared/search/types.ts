@@ -2,8 +2,8 @@
  * The types the search's parts share (SPEC §5.3): the options a search takes, a unit of content
  * searched on its own, and how a match is added.
  */
-import type { ResolveOptions } from '../original';
-import type { ByteSource, Reduction, SearchMode } from '../types';
+import type { ResolveOptions } from '../resolver/original';
+import type { ByteSource, Reduction, SearchMode } from '../format/types';
 
 export interface SearchOptions extends ResolveOptions {
   mode?: SearchMode;

@@ -3,10 +3,10 @@
  * resolved content, a range message by message; computed once per session state and kept, and done
  * ahead in a host's idle time (`searchPreparationSteps`).
  */
-import type { ResolveOptions } from '../original';
-import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../original';
-import type { MessageList, Reduction, Result } from '../types';
-import { ContentUnavailableError, isRangeKind, ok } from '../types';
+import type { ResolveOptions } from '../resolver/original';
+import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../resolver/original';
+import type { MessageList, Reduction, Result } from '../format/types';
+import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
 import type { LoadedUnit, SearchUnit } from './types';
 
 /**

@@ -1,9 +1,9 @@
 /** Builders for tests: real hashes, real stubs, overridable fields. */
-import { capNotice, stubText } from '../constants';
-import { ptrHash, sha256Hex } from '../hash';
-import { transcriptOf } from '../original';
-import type { ChatMessage, Reduction, ReductionKind } from '../types';
-import { floorCharBoundary, utf8Decode, utf8Encode } from '../utf8';
+import { capNotice, stubText } from '../format/constants';
+import { ptrHash, sha256Hex } from '../format/hash';
+import { transcriptOf } from '../resolver/original';
+import type { ChatMessage, Reduction, ReductionKind } from '../format/types';
+import { floorCharBoundary, utf8Decode, utf8Encode } from '../format/utf8';
 
 export function hashOf(text: string): string {
   return ptrHash(sha256Hex([utf8Encode(text)]));

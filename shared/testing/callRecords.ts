@@ -4,8 +4,8 @@
  */
 import fc from 'fast-check';
 import { makeReduction } from './builders';
-import type { TimelineRecord } from '../timeline';
-import type { ChatMessage, Reduction, Role } from '../types';
+import type { TimelineRecord } from '../calls/timeline';
+import type { ChatMessage, Reduction, Role } from '../format/types';
 
 export type Op =
   | { op: 'msg'; role: Role; text: string }

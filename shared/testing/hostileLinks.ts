@@ -1,5 +1,5 @@
 /**
- * Hostile protocol links (SPEC §12), shared by the pure parser's tests (`shared/protocolLink.test.ts`)
+ * Hostile protocol links (SPEC §12), shared by the pure parser's tests (`shared/links/protocolLink.test.ts`)
  * and the shell's (`electron/main/protocolOpen.test.ts`): each must be refused with a sentence,
  * before anything looks at the disk.
  */

@@ -1,7 +1,7 @@
 /**
  * Characters a sentence the app shows must never hold raw: C0 and C1 controls, DEL, bidirectional
  * embeddings, overrides, isolates and marks, zero-width characters, line and paragraph separators,
- * the BOM and lone surrogates. Written out here, apart from `shared/visibleText.ts`, so a test of
+ * the BOM and lone surrogates. Written out here, apart from `shared/format/visibleText.ts`, so a test of
  * a sentence does not trust the escaper it tests.
  */
 // eslint-disable-next-line no-control-regex -- control characters are exactly what this looks for

@@ -1,13 +1,13 @@
 /**
  * A test oracle: §5.4 mintReductions as it was before the pass learnt to decide on byte counts
- * (encoding every tool result it looks at, at every call). shared/replay.test.ts proves the
+ * (encoding every tool result it looks at, at every call). shared/calls/replay.test.ts proves the
  * incremental pass and the replay over it give exactly what this gives. Never used by the app.
  */
-import { stubText } from '../constants';
-import { ptrHash, sha256Hex } from '../hash';
-import { transcriptOf } from '../original';
-import type { ChatMessage, MessageList, Reduction, ReductionKind, ReductionPolicy, Sha256 } from '../types';
-import { floorCharBoundary, utf8Encode, utf8Length } from '../utf8';
+import { stubText } from '../format/constants';
+import { ptrHash, sha256Hex } from '../format/hash';
+import { transcriptOf } from '../resolver/original';
+import type { ChatMessage, MessageList, Reduction, ReductionKind, ReductionPolicy, Sha256 } from '../format/types';
+import { floorCharBoundary, utf8Encode, utf8Length } from '../format/utf8';
 
 interface MintOptions {
   sha256?: Sha256;

@@ -1,11 +1,11 @@
 /** A sidecar's records replayed into a session, as the loader does, for tests of the model calls (§11). */
-import { replayedCalls } from '../calls';
-import { hasReasoningArtifacts } from '../reasoning';
-import type { IndexedRecords, IndexedSnapshot, LoadedSession } from '../session';
-import { arrayList, makeSession, resolveSession } from '../session';
-import type { TimelineRecord } from '../timeline';
-import { TimelineBuilder, applyCap } from '../timeline';
-import type { ChatMessage } from '../types';
+import { replayedCalls } from '../calls/calls';
+import { hasReasoningArtifacts } from '../resolver/reasoning';
+import type { IndexedRecords, IndexedSnapshot, LoadedSession } from '../resolver/session';
+import { arrayList, makeSession, resolveSession } from '../resolver/session';
+import type { TimelineRecord } from '../calls/timeline';
+import { TimelineBuilder, applyCap } from '../calls/timeline';
+import type { ChatMessage } from '../format/types';
 
 /**
  * Record k of `records` is read at line k + 2 (line 1 is the header); `holes[k]`, when given, is

@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadedSession } from '../../../shared/session';
-import { tempDir } from '../../testing/files';
+import type { LoadedSession } from '../../../shared/resolver/session';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import { SessionBuilder } from './testing/build';
 

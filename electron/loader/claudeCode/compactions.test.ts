@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../../shared/index';
-import { projectView } from '../../../shared/project';
+import { projectView } from '../../../shared/resolver/project';
 import { runCli } from '../../cli/testing/runCli';
 import { sessionLoader } from '../testing/importers';
 import { CLEARED_STUB } from './importer';

@@ -1,7 +1,7 @@
 /** The benchmark's Claude Code generator: deterministic for a seed, and what it writes imports cleanly. */
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import { generateClaudeTranscript } from './testing/generate';
 

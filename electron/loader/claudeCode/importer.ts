@@ -18,11 +18,11 @@
  * - `attachment` records on the live branch that Claude Code sends (attachments.ts) are
  *   instructions, not messages: given after the messages before them, until the next compaction.
  */
-import { capDepth, depthCutMessage } from '../../../shared/jsonDepth';
-import type { Instruction } from '../../../shared/instructions';
-import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/types';
-import type { LargeStrings, Text } from '../largeStrings';
-import { contentFields, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../largeStrings';
+import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
+import type { Instruction } from '../../../shared/resolver/instructions';
+import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
+import type { LargeStrings, Text } from '../content/largeStrings';
+import { contentFields, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */

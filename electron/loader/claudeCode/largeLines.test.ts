@@ -8,7 +8,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
 import { answers, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';

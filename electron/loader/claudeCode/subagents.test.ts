@@ -5,12 +5,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LoadedSession } from '../../../shared/session';
-import { tempDir } from '../../testing/files';
+import type { LoadedSession } from '../../../shared/resolver/session';
+import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
 import { loadSession } from '../session';
 import { runCli } from '../../cli/testing/runCli';
-import { sessionFolderRoots } from '../safeRead';
+import { sessionFolderRoots } from '../common/safeRead';
 import { HEAD_BYTES, MAX_BESIDE, headSessionId, subagentFiles } from './subagents';
 import { SESSION_ID } from './testing/build';
 import { BESIDE_ID, FOREIGN_ID, OTHER_SESSION, PLAIN_ID, WORKFLOW, agentText, writeSubagentLayouts } from './testing/subagents';

@@ -12,7 +12,7 @@
  */
 import { closeSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { listWithin, openWithin } from '../safeRead';
+import { listWithin, openWithin } from '../common/safeRead';
 
 export interface SubagentFile {
   /** The session id `--session` takes. */

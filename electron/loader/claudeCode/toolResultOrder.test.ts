@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { LoadedSession } from '../../../shared/session';
+import type { LoadedSession } from '../../../shared/resolver/session';
 import { loadSession } from '../session';
 
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');

@@ -30,7 +30,7 @@
  *   text is the stub and `kept_bytes` is 0, so the view shows exactly the cut text the model saw;
  *   `ptr.bytes` is the size the file states, in tokens × 4 (`stated_size` says so).
  * - The first `session_meta`'s base instructions are the request's `instructions` of every call
- *   after it: an instruction (shared/instructions.ts), not a message of the view.
+ *   after it: an instruction (shared/resolver/instructions.ts), not a message of the view.
  * - `event_msg` records are the UI's copy of the same items: ignored. `turn_context.model` is the
  *   session's model; a change is a model change.
  * - A message's text or a tool output may be a large string value kept in the file (a `LargeText`,
@@ -38,18 +38,18 @@
  *   searched and hashed from the file, never read whole.
  */
 import { createHash } from 'node:crypto';
-import type { Instruction } from '../../../shared/instructions';
-import type { DepthCut } from '../../../shared/jsonDepth';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import type { ModelChange } from '../../../shared/timeline';
-import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/types';
-import { utf8Length } from '../../../shared/utf8';
-import type { LargeText, Text } from '../largeStrings';
-import { contentFields, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../largeStrings';
-import { isPlainObject } from '../native/text';
+import type { Instruction } from '../../../shared/resolver/instructions';
+import type { DepthCut } from '../../../shared/format/jsonDepth';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import type { ModelChange } from '../../../shared/calls/timeline';
+import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/format/types';
+import { utf8Length } from '../../../shared/format/utf8';
+import type { LargeText, Text } from '../content/largeStrings';
+import { contentFields, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../content/largeStrings';
+import { isPlainObject } from '../common/json';
 
 /** One line of the rollout: its parsed value, or why it has none. */
-/** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/jsonDepth.ts). */
+/** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/format/jsonDepth.ts). */
 export type RolloutLine = { line: number; value: unknown; notUtf8?: true; deep?: DepthCut } | { line: number; error: string; torn?: boolean };
 
 /** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
@@ -591,7 +591,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       if (a.from === undefined || !moved.has(a.from)) continue;
       // The earlier place of a moved message: byte-identical to its copy, which the model saw instead.
       // It belongs to the compaction (its group and stub): the model saw nothing there but what the
-      // compaction gave, so it is no row of its own (shared/project.ts) and never an empty stub.
+      // compaction gave, so it is no row of its own (shared/resolver/project.ts) and never an empty stub.
       const { hash, bytes } = contentHash(a.msg);
       (entries[a.from] as Entry).hidden = true;
       log.push({
@@ -699,7 +699,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     system,
     instructions,
     view: entries.map((e) => e.msg),
-    // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls.ts callsOf).
+    // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls/calls.ts callsOf).
     messageLines: entries.map((e) => (e.copy && e.msg.role === 'assistant' ? undefined : e.line)),
     log,
     logLines,

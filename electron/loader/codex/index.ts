@@ -4,9 +4,9 @@
  * rollout item type. A rollout is one session; a forked one (two `session_meta` lines and its
  * parent's history copied) is shown whole, as its model was given it.
  */
-import { readExactly } from '../lines';
-import type { FormatAdapter } from '../source';
-import { firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../native/text';
+import { readExactly } from '../common/lines';
+import type { FormatAdapter } from '../common/source';
+import { firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../common/json';
 import { ROLLOUT_TYPES } from './build';
 import { RolloutSource } from './source';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
 import { answers, largeContents, loadWatchingReads } from '../testing/largeAnswers';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';

@@ -5,8 +5,8 @@
  * anything in an `event_msg` but its type (the UI's copy of the items, which the view never reads:
  * build.ts). Anywhere else a value is read whole.
  */
-import type { LargeStrings } from '../largeStrings';
-import { isPlainObject } from '../native/text';
+import type { LargeStrings } from '../content/largeStrings';
+import { isPlainObject } from '../common/json';
 import { OUTPUT_TYPES, TEXT_PART_TYPES } from './build';
 
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../shared/index';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import type { RolloutLine } from './build';
 import { BYTES_PER_TOKEN, buildRollout, toolTruncation } from './build';

@@ -5,14 +5,14 @@
  * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards
  * but the large string values a long line keeps in the file (docs/large-lines.md).
  */
-import { arrayList } from '../../../shared/session';
-import type { ContentServices } from '../contentServices';
-import { createContentServices } from '../contentServices';
-import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../largeStrings';
-import type { TakenLine } from '../lineSource';
-import { LineSource, takeLineText } from '../lineSource';
-import type { IndexPass, OpenFile, SourceIndex } from '../source';
-import { parseCappedJson, stripBom } from '../native/text';
+import { arrayList } from '../../../shared/resolver/session';
+import type { ContentServices } from '../content/contentServices';
+import { createContentServices } from '../content/contentServices';
+import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import type { TakenLine } from '../common/lineSource';
+import { LineSource, takeLineText } from '../common/lineSource';
+import type { IndexPass, OpenFile, SourceIndex } from '../common/source';
+import { parseCappedJson, stripBom } from '../common/json';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
 import { keepRolloutStrings, untypedStrings } from './largeLines';

@@ -25,10 +25,10 @@
  *   the recorded text as the stub (the model saw exactly the message).
  * - `attachment://<hash>` strings are replaced by the sample's `attachments` everywhere.
  */
-import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/types';
-import { isPlainObject } from '../native/text';
-import { commonPrefixBytes, hashOf } from '../sweAgent/build';
-import type { TrajIndex } from '../sweAgent/build';
+import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } from '../../../shared/format/types';
+import { isPlainObject } from '../common/json';
+import type { BuiltDocument } from '../common/documentSource';
+import { commonPrefixBytes, hashOf } from '../common/textHash';
 
 type Obj = Record<string, unknown>;
 
@@ -38,7 +38,7 @@ const REASONING_PARTS: readonly string[] = ['reasoning', 'thinking', 'redacted_t
 export const COMPACTION_KINDS: Readonly<Record<string, ReductionKind>> = { summary: 'summarized', edit: 'tool_output_elided', trim: 'turns_cleared' };
 
 /** A sample's three inputs: the same shape as a trajectory's (one document, positions i + 1). */
-export type BuiltSample = TrajIndex;
+export type BuiltSample = BuiltDocument;
 
 const ATTACHMENT = 'attachment://';
 

@@ -8,7 +8,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../cli/testing/runCli';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import { inspectReadOptions } from './index';
 import { expectedCounts, rawSamples } from './testing/rawSamples';

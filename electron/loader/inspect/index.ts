@@ -12,13 +12,11 @@
  *   A document that opens like a log but does not parse is still claimed (a finding).
  */
 import { isUtf8 } from 'node:buffer';
-import { readExactly } from '../lines';
-import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import type { Finding } from '../../../shared/types';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import { firstNonSpaceByte, isPlainObject, parseCappedJson, stripBom } from '../native/text';
-import type { FormatAdapter } from '../source';
-import { parserLine } from '../sweAgent/index';
+import { readExactly } from '../common/lines';
+import type { Finding } from '../../../shared/format/types';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseCappedJson, parserLine, stripBom } from '../common/json';
+import type { FormatAdapter } from '../common/source';
 import { InspectSource, loadEvalLog, loadJsonLog } from './source';
 import type { ZipCaps, ZipCounter } from './zip';
 import { firstEntryName } from './zip';

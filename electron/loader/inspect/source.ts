@@ -12,15 +12,15 @@
  * and parsed at a time (SampleCounter; the archive stays open until then): `check` before it
  * reports, the app in the background after the open.
  */
-import { arrayList } from '../../../shared/session';
-import type { SessionEntry } from '../../../shared/session';
-import type { ChatMessage, Finding } from '../../../shared/types';
-import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../source';
-import { WholeFileSource } from '../wholeFileSource';
+import { arrayList } from '../../../shared/resolver/session';
+import type { SessionEntry } from '../../../shared/resolver/session';
+import type { ChatMessage, Finding } from '../../../shared/format/types';
+import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
+import { WholeFileSource } from '../common/wholeFileSource';
 import { buildSample, sampleMessageCount, sampleSessionId, titleOf } from './build';
 import type { BuiltSample } from './build';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import { isPlainObject, parseCappedJson } from '../native/text';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import { isPlainObject, parseCappedJson } from '../common/json';
 import type { InflateBudget, OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from './zip';
 

@@ -24,7 +24,7 @@ import * as zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
-import type { Finding } from '../../../shared/types';
+import type { Finding } from '../../../shared/format/types';
 import type { ZstdFrame } from './zstdFrames';
 import { ZSTD_WINDOW_FLOOR, zstdFrames } from './zstdFrames';
 

@@ -7,9 +7,9 @@ import { readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../testing/files';
-import { isLoadError, openReadOnly, safeClose } from '../openFile';
-import type { DetectContext } from '../source';
+import { tempDir } from '../../../tools/testing/files';
+import { isLoadError, openReadOnly, safeClose } from '../common/openFile';
+import type { DetectContext } from '../common/source';
 import { detectNative, mayHoldSnapshotTag } from './detect';
 
 const ROOT = join(import.meta.dirname, '../../..');

@@ -5,11 +5,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { isSnapshotValue } from '../../../shared/index';
-import type { SplitLine } from '../lines';
-import { readExactly, splitLines } from '../lines';
-import { unreadable } from '../openFile';
-import type { DetectContext, LoadError, OpenFile } from '../source';
-import { SIDECAR_RECORD_HEAD, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from './text';
+import type { SplitLine } from '../common/lines';
+import { readExactly, splitLines } from '../common/lines';
+import { unreadable } from '../common/openFile';
+import type { DetectContext, LoadError, OpenFile } from '../common/source';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../common/json';
+import { SIDECAR_RECORD_HEAD } from './recordHead';
 
 /** The low bytes of the characters of `supercode-session` (s u p e r c o d - i n), as `\u00XX` would write them. */
 const SNAPSHOT_TAG_ESCAPES = new Set(['73', '75', '70', '65', '72', '63', '6f', '64', '2d', '69', '6e']);
@@ -26,8 +27,7 @@ export function mayHoldSnapshotTag(bytes: Buffer): boolean {
   return false;
 }
 
-/** Snapshots are parsed whole for now; past this, refuse rather than exhaust memory. */
-export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
+export { MAX_SNAPSHOT_BYTES };
 
 export type NativeFile =
   | { format: 'supercode-sidecar' }

@@ -3,8 +3,8 @@
  * or one of each; a snapshot opened alone brings its sibling sidecar.
  */
 import { basename, dirname, join } from 'node:path';
-import { exists } from '../openFile';
-import type { FormatAdapter, LoadError, SessionSource } from '../source';
+import { exists } from '../common/openFile';
+import type { FormatAdapter, LoadError, SessionSource } from '../common/source';
 import { detectNative } from './detect';
 import { SidecarSource } from './sidecarSource';
 import { SnapshotSource } from './snapshotSource';

@@ -11,12 +11,12 @@ import { existsSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
-import type { ReadSync } from '../lines';
-import { readExactly } from '../lines';
-import type { RawContent } from '../rawRecord';
-import { scanMessageRecord } from '../rawRecord';
-import type { ScratchBuffers } from '../scratch';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
+import { ThreadPool } from '../common/threadPool';
+import type { RawContent } from '../content/rawRecord';
+import { scanMessageRecord } from '../content/rawRecord';
+import type { ScratchBuffers } from '../content/scratch';
 
 /** A content at least this long is hashed while indexing, so its stub verifies at once. */
 export const HASH_AT_INDEX_BYTES = 1024 * 1024;
@@ -115,108 +115,43 @@ export interface PoolReply {
   answers: PoolAnswer[];
 }
 
-interface PoolWorker {
-  worker: Worker;
-  /** Bytes of the jobs sent and not yet answered: a batch goes to the least loaded worker. */
-  load: number;
-  /** Batches sent and not yet answered: while there are any the worker keeps the process alive. */
-  batches: number;
-}
-
-/** worker_threads running indexPoolWorker.ts; started on first use, stopped when idle. */
+/** worker_threads running indexPoolWorker.ts (a ThreadPool, common/threadPool.ts); started on first use, stopped when idle. */
 export class ThreadScanPool implements ScanPool {
-  private workers: PoolWorker[] = [];
-  private readonly pending = new Map<number, { resolve: (answers: PoolAnswer[]) => void; jobs: number; owner: PoolWorker; bytes: number }>();
-  private nextId = 1;
-  private idle: NodeJS.Timeout | undefined;
-  /** Workers that failed or exited unasked: after MAX_FAILURES none is started again (passes scan in-thread). */
-  private failures = 0;
+  private readonly pool: ThreadPool<Omit<PoolRequest, 'id'>, PoolReply>;
 
   constructor(
-    private readonly script: string,
+    script: string,
     readonly size: number,
-  ) {}
-
-  scan(fd: number, _read: ReadSync, jobs: readonly ScanJob[]): Promise<PoolAnswer[]> {
-    if (this.idle) clearTimeout(this.idle);
-    this.idle = undefined;
-    const bytes = jobs.reduce((n, j) => n + j.length, 0);
-    const owner = this.pick();
-    if (!owner) return Promise.resolve(jobs.map(() => ({ error: 'no indexing worker could be started' })));
-    const id = this.nextId++;
-    return new Promise((resolvePromise) => {
-      owner.load += bytes;
-      // A pass awaiting this answer must not see its process exit under it (an idle worker is unref'd).
-      if (owner.batches++ === 0) owner.worker.ref();
-      this.pending.set(id, { resolve: resolvePromise, jobs: jobs.length, owner, bytes });
-      owner.worker.postMessage({ id, fd, jobs } satisfies PoolRequest);
+  ) {
+    this.pool = new ThreadPool({
+      script,
+      size,
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+      idleMs: IDLE_MS,
+      maxFailures: MAX_FAILURES,
+      words: {
+        notStarted: 'no indexing worker could be started',
+        failed: (e) => `an indexing worker failed: ${e.message}`,
+        exited: () => 'an indexing worker exited',
+        closed: 'the indexing pool was closed',
+        timedOut: () => 'an indexing worker did not answer',
+      },
     });
+  }
+
+  /** Each job's answer; when the worker cannot give them, why (the pass then scans those lines in-thread). */
+  scan(fd: number, _read: ReadSync, jobs: readonly ScanJob[]): Promise<PoolAnswer[]> {
+    const bytes = jobs.reduce((n, j) => n + j.length, 0);
+    const refused = (why: string): PoolAnswer[] => jobs.map(() => ({ error: why }));
+    return this.pool.request({ fd, jobs }, bytes).then(
+      (reply) => (reply.answers.length === jobs.length ? reply.answers : refused('a worker answered the wrong number of jobs')),
+      (e: Error) => refused(e.message),
+    );
   }
 
   /** Stops every worker; pending scans are answered with errors (their passes scan in-thread). */
   close(): void {
-    const closing = this.workers;
-    // Taken out first: their exits are not failures.
-    this.workers = [];
-    for (const w of closing) void w.worker.terminate();
-    this.failAll(undefined, 'the indexing pool was closed');
-  }
-
-  private pick(): PoolWorker | undefined {
-    while (this.workers.length < this.size && this.failures < MAX_FAILURES) {
-      const w = this.start();
-      if (!w) break;
-      this.workers.push(w);
-    }
-    let best: PoolWorker | undefined;
-    for (const w of this.workers) if (!best || w.load < best.load) best = w;
-    return best;
-  }
-
-  private start(): PoolWorker | undefined {
-    let worker: Worker;
-    try {
-      worker = new Worker(this.script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB } });
-    } catch {
-      return undefined;
-    }
-    // Idle workers must not keep a command line's process alive.
-    worker.unref();
-    const entry: PoolWorker = { worker, load: 0, batches: 0 };
-    worker.on('message', (reply: PoolReply) => {
-      const p = this.pending.get(reply.id);
-      if (!p) return;
-      this.pending.delete(reply.id);
-      p.owner.load -= p.bytes;
-      if (--p.owner.batches === 0) p.owner.worker.unref();
-      p.resolve(reply.answers.length === p.jobs ? reply.answers : Array.from({ length: p.jobs }, () => ({ error: 'a worker answered the wrong number of jobs' })));
-      this.maybeIdle();
-    });
-    const gone = (why: string) => {
-      if (this.workers.includes(entry)) this.failures++;
-      this.workers = this.workers.filter((w) => w !== entry);
-      this.failAll(entry, why);
-    };
-    worker.on('error', (e) => gone(`an indexing worker failed: ${e.message}`));
-    worker.on('exit', () => gone('an indexing worker exited'));
-    return entry;
-  }
-
-  private failAll(owner: PoolWorker | undefined, why: string): void {
-    for (const [id, p] of this.pending) {
-      if (owner && p.owner !== owner) continue;
-      this.pending.delete(id);
-      p.resolve(Array.from({ length: p.jobs }, () => ({ error: why })));
-    }
-  }
-
-  private maybeIdle(): void {
-    if (this.pending.size > 0) return;
-    this.idle = setTimeout(() => {
-      this.idle = undefined;
-      if (this.pending.size === 0) this.close();
-    }, IDLE_MS);
-    this.idle.unref();
+    this.pool.close();
   }
 }
 

@@ -7,7 +7,7 @@ import { readSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import type { PoolAnswer, PoolReply, PoolRequest } from './indexPool';
 import { KEEP_LINE_BUFFER_BYTES, scanLongLine } from './indexPool';
-import { ScratchBuffers } from '../scratch';
+import { ScratchBuffers } from '../content/scratch';
 
 const port = parentPort;
 if (!port) throw new Error('indexPoolWorker.ts runs as a worker_threads worker of the indexing pool');

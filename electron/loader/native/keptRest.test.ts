@@ -1,9 +1,9 @@
 import { readSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../shared/index';
-import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../testing/files';
-import type { ReadSync } from '../lines';
-import { isLoadError, openReadOnly } from '../openFile';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../../tools/testing/files';
+import type { ReadSync } from '../common/lines';
+import { isLoadError, openReadOnly } from '../common/openFile';
 import { SidecarSource } from './sidecarSource';
 
 const tmp = tempDir('session-inspector-kept-rest-');

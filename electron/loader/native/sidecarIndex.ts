@@ -6,16 +6,17 @@
 import { isUtf8 } from 'node:buffer';
 import type { CallTimeline, ChatMessage, Finding, LineParse, Located, ModelCall, ModelChange, Reduction, Rewind, SidecarHeader, SidecarRecord, TimelineMessage, TimelineRecord } from '../../../shared/index';
 import { NO_CALLS, TimelineBuilder, byLineThenIndex, callsOf, hasReasoningArtifacts, parseSidecarLine } from '../../../shared/index';
-import type { SplitEnd, SplitLine } from '../lines';
-import { readExactly, splitLines } from '../lines';
-import type { RawContent } from '../rawRecord';
-import { ScratchBuffers } from '../scratch';
-import type { IndexPass, IndexStop, OpenFile } from '../source';
-import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../source';
+import type { SplitEnd, SplitLine } from '../common/lines';
+import { readExactly, splitLines } from '../common/lines';
+import type { RawContent } from '../content/rawRecord';
+import { ScratchBuffers } from '../content/scratch';
+import type { IndexPass, IndexStop, OpenFile } from '../common/source';
+import { LoadCancelled, PREVIEW_AFTER_BYTES } from '../common/source';
 import type { LongScan, ScanPool, ScanSlot } from './indexPool';
 import { ScanQueue, defaultScanPool, scanLongLine } from './indexPool';
 import type { MessageHandle } from './sidecarReader';
-import { RECORD_TYPE_HEAD, isPlainObject, parseJson, stripBom } from './text';
+import { isPlainObject, parseJson, stripBom } from '../common/json';
+import { RECORD_TYPE_HEAD } from './recordHead';
 
 /**
  * A message record at least this long is indexed without decoding its content: the content is

@@ -6,13 +6,13 @@
 import { isUtf8 } from 'node:buffer';
 import type { Cap, ChatMessage, Role } from '../../../shared/index';
 import { ContentUnavailableError, applyCap, chatMessageSchema, floorSourceBoundary } from '../../../shared/index';
-import type { ContentServices } from '../contentServices';
-import { FileContent, hasSurrogateEscape } from '../fileContent';
-import type { ReadSync } from '../lines';
-import { readExactly } from '../lines';
-import type { MessageCache } from '../messageCache';
-import type { RawContent } from '../rawRecord';
-import { isPlainObject } from './text';
+import type { ContentServices } from '../content/contentServices';
+import { FileContent, hasSurrogateEscape } from '../content/fileContent';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
+import type { MessageCache } from './messageCache';
+import type { RawContent } from '../content/rawRecord';
+import { isPlainObject } from '../common/json';
 
 /** The most a reader keeps allocated to read contents' bodies into, one after another. */
 const SCRATCH_BYTES = 16 * 1024 * 1024;

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IndexedRecords, MessageList } from '../../../shared/index';
 import { makeSession, resolveSession } from '../../../shared/index';
-import { tempDir } from '../../testing/files';
-import { tornSidecarText } from '../../testing/tornSession';
-import { isLoadError, openReadOnly } from '../openFile';
-import type { IndexPass } from '../source';
+import { tempDir } from '../../../tools/testing/files';
+import { tornSidecarText } from '../../../tools/testing/tornSession';
+import { isLoadError, openReadOnly } from '../common/openFile';
+import type { IndexPass } from '../common/source';
 import { SidecarSource } from './sidecarSource';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');

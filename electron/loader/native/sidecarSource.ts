@@ -1,13 +1,13 @@
 /** A sidecar (SPEC §3.1) as a source: indexed in resumable passes, read back by range. */
 import type { ChatMessage, LocatedRecord } from '../../../shared/index';
 import { lazyList } from '../../../shared/index';
-import type { ContentServices } from '../contentServices';
-import { createContentServices } from '../contentServices';
-import type { FileContent, FileContentList } from '../fileContent';
-import type { ReadSync } from '../lines';
-import { MessageCache } from '../messageCache';
-import { safeClose } from '../openFile';
-import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from '../source';
+import type { ContentServices } from '../content/contentServices';
+import { createContentServices } from '../content/contentServices';
+import type { FileContent, FileContentList } from '../content/fileContent';
+import type { ReadSync } from '../common/lines';
+import { MessageCache } from './messageCache';
+import { safeClose } from '../common/openFile';
+import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from '../common/source';
 import type { LocatedTimelineRecord } from './sidecarIndex';
 import { SidecarIndexer } from './sidecarIndex';
 import type { MessageHandle } from './sidecarReader';

@@ -2,8 +2,8 @@
 import { basename } from 'node:path';
 import type { Finding } from '../../../shared/index';
 import { arrayList, parseSnapshot } from '../../../shared/index';
-import type { OpenFile, SourceIndex } from '../source';
-import { WholeFileSource } from '../wholeFileSource';
+import type { OpenFile, SourceIndex } from '../common/source';
+import { WholeFileSource } from '../common/wholeFileSource';
 
 export class SnapshotSource extends WholeFileSource {
   readonly format = 'supercode-snapshot' as const;

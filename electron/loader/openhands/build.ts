@@ -33,12 +33,12 @@
  *   first run, and says so in a warning when that is not the same place.
  */
 import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
-import { transcriptOf } from '../../../shared/original';
-import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/types';
-import { utf8Length } from '../../../shared/utf8';
-import type { BuiltDocument } from '../documentSource';
-import { isPlainObject } from '../native/text';
+import { transcriptOf } from '../../../shared/resolver/original';
+import type { ChatMessage, Finding, Reduction, ToolCall } from '../../../shared/format/types';
+import { utf8Length } from '../../../shared/format/utf8';
+import type { BuiltDocument } from '../common/documentSource';
+import { isPlainObject } from '../common/json';
+import { hashOf } from '../common/textHash';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
 export type OhEvent =
@@ -277,10 +277,6 @@ export function v1Event(e: unknown, where: string): OhEvent {
       if (V1_SKIPPED_KINDS.includes(kind)) return { id, where, type: 'skip' };
       return { id, where, type: 'unknown', why: `its kind ${JSON.stringify(e.kind)} is not an event kind read here` };
   }
-}
-
-function hashOf(text: string): { hash: string; bytes: number } {
-  return { hash: ptrHash(createHash('sha256').update(text, 'utf8').digest('hex')), bytes: utf8Length(text) };
 }
 
 /** The three inputs of a conversation's events, in order. Never throws. */

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectView } from '../../../shared/index';
 import type { LoadedSession } from '../../../shared/index';
-import { tempDir } from '../../testing/files';
+import { tempDir } from '../../../tools/testing/files';
 import { sessionLoader } from '../testing/importers';
 import { maybeTruncate } from './build';
 

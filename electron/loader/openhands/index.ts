@@ -13,14 +13,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { basename, dirname } from 'node:path';
-import { readExactly } from '../lines';
-import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, stripBom } from '../native/text';
-import type { FormatAdapter } from '../source';
-import { parserLine } from '../sweAgent/index';
+import { readExactly } from '../common/lines';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, parseCappedJson, parseJson, parserLine, stripBom } from '../common/json';
+import type { FormatAdapter } from '../common/source';
 import { V1_KINDS } from './build';
 import { MAX_V1_FILE_BYTES, OpenHandsV0Source, OpenHandsV1Source, v1EventFiles } from './source';
-import { realFolder } from '../safeRead';
+import { realFolder } from '../common/safeRead';
 
 /** How a V0 trajectory opens: `[`, `{` and one of the keys its events are serialized with first. */
 export const V0_HEAD = /^\[\s*\{\s*"(id|timestamp|source|message|action|observation)"\s*:/;

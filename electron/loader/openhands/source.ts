@@ -7,13 +7,13 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { join } from 'node:path';
-import type { Finding } from '../../../shared/types';
-import { depthCutMessage } from '../../../shared/jsonDepth';
-import { isPlainObject, parseCappedJson, parseJson, stripBom } from '../native/text';
-import { listWithin, readWithin } from '../safeRead';
-import type { OpenFile, SourceIndex } from '../source';
-import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../documentSource';
-import { WholeFileSource } from '../wholeFileSource';
+import type { Finding } from '../../../shared/format/types';
+import { depthCutMessage } from '../../../shared/format/jsonDepth';
+import { isPlainObject, parseCappedJson, parseJson, stripBom } from '../common/json';
+import { listWithin, readWithin } from '../common/safeRead';
+import type { OpenFile, SourceIndex } from '../common/source';
+import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../common/documentSource';
+import { WholeFileSource } from '../common/wholeFileSource';
 import { buildOpenHands, type OhEvent, v0Event, v1Event } from './build';
 
 /** The model a V0 trajectory's last model response names. */

@@ -16,12 +16,10 @@
  *   `tool_output_elided` whose stub is the whole input text. Either way the projected text is the
  *   exact input text; `ptr.hash` is the history text's, hashed at import.
  */
-import { createHash } from 'node:crypto';
-import { ptrHash } from '../../../shared/hash';
-import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/types';
-import { utf8Length } from '../../../shared/utf8';
-import type { BuiltDocument } from '../documentSource';
-import { isPlainObject } from '../native/text';
+import type { ChatMessage, Finding, Reduction, Role, ToolCall } from '../../../shared/format/types';
+import type { BuiltDocument } from '../common/documentSource';
+import { isPlainObject } from '../common/json';
+import { commonPrefixBytes, hashOf } from '../common/textHash';
 
 /** The fields a trajectory step has (SWE-agent's TrajectoryStep); a step with none is unknown. */
 export const STEP_FIELDS: readonly string[] = ['action', 'observation', 'response', 'thought', 'query', 'messages'];
@@ -76,22 +74,6 @@ export function messageOf(m: unknown, i: number, findings: Finding[], list = 'hi
   if (!known) metadata.swe_role = m.role;
   if (Object.keys(metadata).length > 0) msg.metadata = metadata;
   return msg;
-}
-
-export function hashOf(text: string): { hash: string; bytes: number } {
-  return { hash: ptrHash(createHash('sha256').update(text, 'utf8').digest('hex')), bytes: utf8Length(text) };
-}
-
-/** The byte length of the longest common prefix of two texts, at a code point boundary. */
-export function commonPrefixBytes(a: string, b: string): number {
-  let i = 0;
-  const n = Math.min(a.length, b.length);
-  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
-  // Never split a surrogate pair: a shared high surrogate followed by anything in either text (a low
-  // half in one, something else or nothing in the other) stays out, or the prefix's bytes would end
-  // inside the 4-byte character of the text that has the pair.
-  if (i > 0 && (i < a.length || i < b.length) && a.charCodeAt(i - 1) >= 0xd800 && a.charCodeAt(i - 1) <= 0xdbff) i--;
-  return utf8Length(a.slice(0, i));
 }
 
 /** The model named by `replay_config` (a JSON string or an object): `agent.model.name`. */

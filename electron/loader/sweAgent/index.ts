@@ -9,10 +9,9 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { basename } from 'node:path';
-import { readExactly } from '../lines';
-import { MAX_SNAPSHOT_BYTES } from '../native/detect';
-import { firstNonSpaceByte, parseCappedJson, stripBom } from '../native/text';
-import type { FormatAdapter } from '../source';
+import { readExactly } from '../common/lines';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, parseCappedJson, parserLine, stripBom } from '../common/json';
+import type { FormatAdapter } from '../common/source';
 import { isTrajDocument } from './build';
 import { isMiniDocument } from './mini';
 import { MiniTrajSource, TrajSource } from './source';
@@ -22,16 +21,6 @@ export const TRAJ_HEAD = /^\{\s*"(environment|trajectory|history|info|replay_con
 /** How mini-swe-agent's older trajectories open: a bare list of messages, `[` then `{"role": …`. */
 export const MINI_LIST_HEAD = /^\[\s*\{\s*"role"\s*:/;
 
-/** The 1-based line of a JSON parser's "position N" in `text`, else 1. */
-export function parserLine(text: string, reason: string): number {
-  const m = /position (\d+)/.exec(reason);
-  // "Unexpected end of JSON input" names no position: the document stops at its last line.
-  if (!m) return /end of JSON/i.test(reason) ? text.split('\n').length : 1;
-  const at = Number(m[1]);
-  let line = 1;
-  for (let i = 0; i < Math.min(at, text.length); i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
-}
 
 export const sweAgentFormat: FormatAdapter = {
   name: 'swe-agent',

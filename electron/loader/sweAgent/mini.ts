@@ -13,9 +13,9 @@
  * (`status`: `extra.exit_status`, `detail`: the start of its content). A file without one (1.x,
  * `mini-swe-agent-1`, or a bare list) ends as `info.exit_status` says, when it says.
  */
-import type { RunEnd } from '../../../shared/session';
-import type { ChatMessage, Finding } from '../../../shared/types';
-import { isPlainObject } from '../native/text';
+import type { RunEnd } from '../../../shared/resolver/session';
+import type { ChatMessage, Finding } from '../../../shared/format/types';
+import { isPlainObject } from '../common/json';
 import { messageOf } from './build';
 
 export interface MiniIndex {

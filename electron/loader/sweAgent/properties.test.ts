@@ -6,10 +6,10 @@
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectView } from '../../../shared/project';
-import { tempDir } from '../../testing/files';
+import { projectView } from '../../../shared/resolver/project';
+import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
-import { commonPrefixBytes } from './build';
+import { commonPrefixBytes } from '../common/textHash';
 
 const tmp = tempDir('session-inspector-swe-props-');
 afterAll(() => tmp.cleanup());

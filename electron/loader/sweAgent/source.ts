@@ -3,7 +3,7 @@
  * detection (the agents write it whole at the end of a run, or after each step: there is nothing
  * to tail) and built once (build.ts, mini.ts).
  */
-import { type BuiltDocument, type DocumentParse, JsonDocumentSource } from '../documentSource';
+import { type BuiltDocument, type DocumentParse, JsonDocumentSource } from '../common/documentSource';
 import { buildTraj } from './build';
 import { buildMini } from './mini';
 

@@ -2,9 +2,9 @@
 import { readSync } from 'node:fs';
 import type { LoadedSession } from '../../../shared/index';
 import { detectNative } from '../native/detect';
-import { isLoadError, openReadOnly, safeClose } from '../openFile';
+import { isLoadError, openReadOnly, safeClose } from '../common/openFile';
 import { loadSession } from '../session';
-import type { DetectContext, FormatAdapter } from '../source';
+import type { DetectContext, FormatAdapter } from '../common/source';
 
 export const DETECT_CONTEXT: DetectContext = { read: readSync, maxRecordBytes: 1 << 28, cacheBytes: 1 << 20 };
 

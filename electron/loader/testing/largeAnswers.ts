@@ -8,7 +8,7 @@ import { vi } from 'vitest';
 import type { ChatMessage, MessageList } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
 import { SessionService } from '../../worker/service';
-import type { ReadSync } from '../lines';
+import type { ReadSync } from '../common/lines';
 import { loadSession } from '../session';
 import type { LoadOptions } from '../session';
 

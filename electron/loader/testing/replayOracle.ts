@@ -7,7 +7,7 @@
 import { closeSync, openSync } from 'node:fs';
 import type { ChatMessage, LocatedRecord, WhatIf } from '../../../shared/index';
 import { arrayList, inSource, parseSidecarLine, utf8Decode } from '../../../shared/index';
-import { splitLines } from '../lines';
+import { splitLines } from '../common/lines';
 import { MAX_RECORD_BYTES } from '../session';
 
 export function sidecarRecordsReadAgain(path: string, bytes: number): LocatedRecord[] {

@@ -5,7 +5,7 @@
  */
 import type { EventPayload, LoadedSession, Reduction } from '../../../shared/index';
 import { canonicalFullyVisible, isRangeKind, methods } from '../../../shared/index';
-import { startBackgroundVerify } from '../../loader/backgroundVerify';
+import { startBackgroundVerify } from '../../loader/content/backgroundVerify';
 import type { OpenSession, SearchSignal, SessionState } from '../state';
 import { PREPARE_SLICE_MS, searchInSlices } from './search';
 

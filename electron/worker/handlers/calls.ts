@@ -39,7 +39,7 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
   return view;
 }
 
-/** The context map's figures (shared/contextMap.ts), computed once per open. */
+/** The context map's figures (shared/calls/contextMap.ts), computed once per open. */
 export const calls: Handler<'calls'> = (_request, state) =>
   state.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
 

@@ -1,12 +1,12 @@
 /**
  * `instructions` (docs/worker.md): what a call was given outside the view's messages
- * (shared/instructions.ts), bounded like rows — at most MAX_INSTRUCTIONS_PER_REQUEST entries, each
+ * (shared/resolver/instructions.ts), bounded like rows — at most MAX_INSTRUCTIONS_PER_REQUEST entries, each
  * text cut to ROW_TEXT_MAX_BYTES with its whole length (a Codex base prompt is tens of kilobytes,
  * and a file can hold any text there).
  */
 import type { ParsedParams, ResultOf } from '../../../shared/contract';
 import { MAX_INSTRUCTIONS_PER_REQUEST, ROW_TEXT_MAX_BYTES } from '../../../shared/contract';
-import type { LoadedSession } from '../../../shared/session';
+import type { LoadedSession } from '../../../shared/resolver/session';
 import { fail, ok } from '../replies';
 import type { Handler } from './handler';
 import { cutToBytes } from './rows';

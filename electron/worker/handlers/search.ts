@@ -5,8 +5,8 @@
  */
 import type { EventPayload, HostError, HostErrorCode, LoadedSession, ParsedParams, Reply, ResultOf, SearchOptions, SidecarSearchResult } from '../../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, isRangeKind, transcriptOffset } from '../../../shared/index';
-import { pageSearchOptions, searchPageOf } from '../../../shared/searchPage';
-import { viewSearchSteps } from '../../../shared/viewSearch';
+import { pageSearchOptions, searchPageOf } from '../../../shared/search/searchPage';
+import { viewSearchSteps } from '../../../shared/search/viewSearch';
 import { fail, hostError, internal, ok } from '../replies';
 import type { OpenSession, SearchSignal, SessionState } from '../state';
 import { callView } from './calls';
@@ -105,9 +105,9 @@ export function searchInSlices(request: ParsedParams<'search'>, state: SessionSt
 export const search: Handler<'search'> = (request, state, context) => searchInSlices(request, state, context);
 
 /**
- * Page `request.page` of every match (shared/searchPage.ts), run in slices with the time limit,
+ * Page `request.page` of every match (shared/search/searchPage.ts), run in slices with the time limit,
  * cancellation and progress of `search`. `scope: "view"` searches the rows' text of the projected
- * view at `request.call` instead (shared/viewSearch.ts).
+ * view at `request.call` instead (shared/search/viewSearch.ts).
  */
 export const searchPage: Handler<'searchPage'> = async (request, state, context) => {
   const open = state.current;

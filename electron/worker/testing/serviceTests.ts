@@ -2,7 +2,7 @@
 import { afterAll, afterEach } from 'vitest';
 import type { ChatMessage, ParsedParams, Reduction } from '../../../shared/index';
 import { methods } from '../../../shared/index';
-import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../testing/files';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../../tools/testing/files';
 import { SessionService } from '../service';
 
 /** The value of an ok reply; fails the test with the error otherwise. */

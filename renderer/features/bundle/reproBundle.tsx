@@ -1,12 +1,12 @@
 /**
  * `Make repro bundle` (SPEC §12) on a finding and on an expanded reduction. The host
- * builds the bundle; this packs its files into one ustar archive (shared/tar.ts) named
+ * builds the bundle; this packs its files into one ustar archive (shared/links/tar.ts) named
  * `repro-<code|id>.tar` and offers it as a download (a blob link: the same path in the browser and
  * in the desktop window), then shows the equivalent command line to copy.
  */
 import { useState } from 'react';
 import type { ResultOf } from '../../../shared/contract';
-import { ustar } from '../../../shared/tar';
+import { ustar } from '../../../shared/links/tar';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatBytes } from '../../text/format';
 import './reproBundle.css';

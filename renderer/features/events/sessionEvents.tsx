@@ -14,7 +14,7 @@ import { useApp } from '../../store/storeContext';
 import { EVENT_PAGE_SIZE } from '../../store/storySlice';
 import type { EventPage } from '../../store/storySlice';
 import { countOf, formatCount, kindLabel } from '../../text/format';
-import { utf8Length } from '../../../shared/utf8';
+import { utf8Length } from '../../../shared/format/utf8';
 import { nameText } from '../../text/nameText';
 import { TerminalText } from '../../widgets/terminalText';
 import './sessionEvents.css';

@@ -1,5 +1,5 @@
 /** Integrity findings of the open session (`check`, SPEC §5.6): severity, code, message, line; each one with an address goes there. */
-import type { Finding } from '../../../shared/types';
+import type { Finding } from '../../../shared/format/types';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatCount } from '../../text/format';
 import { TerminalText } from '../../widgets/terminalText';

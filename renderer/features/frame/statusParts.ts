@@ -1,6 +1,6 @@
 /** What the status bar says, part by part: pure, so its wording is tested without a DOM. */
 import type { ContextMapInfo, SessionInfo } from '../../../shared/contract';
-import { REDUCTION_KINDS } from '../../../shared/types';
+import { REDUCTION_KINDS } from '../../../shared/format/types';
 import { baseName, countOf, formatBytes, formatCount, kindLabel } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import { shownCallText } from '../calls/callsBar';

@@ -1,8 +1,8 @@
 /** What `Copy link` and `Download range` name: the shared address (no token over HTTP) and the file. */
 import { describe, expect, it } from 'vitest';
-import { parseLink } from '../../../shared/link';
-import { parseProtocolUrl } from '../../../shared/protocolLink';
-import { utf8Length } from '../../../shared/utf8';
+import { parseLink } from '../../../shared/links/link';
+import { parseProtocolUrl } from '../../../shared/links/protocolLink';
+import { utf8Length } from '../../../shared/format/utf8';
 import { copiedText, rangeBytes, rangeFileName } from '../reduction/copyRange';
 import { shareableUrl } from './shareableUrl';
 

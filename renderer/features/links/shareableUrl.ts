@@ -10,9 +10,9 @@
  * - Desktop app: `session-inspector://open?file=<path>#…`, which opens the file at the place
  *   (the packaged app is the protocol's handler).
  */
-import type { Link } from '../../../shared/link';
-import { formatLink } from '../../../shared/link';
-import { protocolUrl } from '../../../shared/protocolLink';
+import type { Link } from '../../../shared/links/link';
+import { formatLink } from '../../../shared/links/link';
+import { protocolUrl } from '../../../shared/links/protocolLink';
 
 export interface PageAddress {
   origin: string;

@@ -10,7 +10,7 @@
  *    host keeps it, and goes to the place only (docs/sessions-and-links.md).
  */
 import { useEffect } from 'react';
-import { formatLink, parseLink } from '../../../shared/link';
+import { formatLink, parseLink } from '../../../shared/links/link';
 import { isLinkedSession, linkOfState } from '../../store/linkSlice';
 import type { AppStore } from '../../store/store';
 import type { AppState } from '../../store/appState';

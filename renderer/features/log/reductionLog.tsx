@@ -6,8 +6,8 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useMemo, useRef } from 'react';
 import type { ReductionStatus } from '../../../shared/contract';
-import type { ReductionKind } from '../../../shared/types';
-import { REDUCTION_KINDS, isRangeKind } from '../../../shared/types';
+import type { ReductionKind } from '../../../shared/format/types';
+import { REDUCTION_KINDS, isRangeKind } from '../../../shared/format/types';
 import type { LogColumn, LogEntry, LogSort } from '../../store/logSlice';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatCount, kindLabel, verificationLabel } from '../../text/format';

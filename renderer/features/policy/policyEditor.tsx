@@ -7,8 +7,8 @@
  */
 import type { FormEvent } from 'react';
 import { useState } from 'react';
-import { reductionPolicySchema } from '../../../shared/schema';
-import type { ReductionPolicy } from '../../../shared/types';
+import { reductionPolicySchema } from '../../../shared/format/schema';
+import type { ReductionPolicy } from '../../../shared/format/types';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatCount } from '../../text/format';
 import './policyEditor.css';

@@ -6,7 +6,7 @@
  * range's length. The download is those UTF-8 bytes in a file named `<id>-<start>-<end>.bin`.
  */
 import { useState } from 'react';
-import { utf8Encode, wellFormed } from '../../../shared/utf8';
+import { utf8Encode, wellFormed } from '../../../shared/format/utf8';
 import { countOf } from '../../text/format';
 import { copyText } from '../links/copyText';
 import '../links/copy.css';

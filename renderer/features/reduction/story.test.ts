@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { transcriptOf } from '../../../shared/original';
-import { transcriptBoundaries } from '../../../shared/story';
-import type { ChatMessage } from '../../../shared/types';
-import { utf8Decode, utf8Encode, utf8Length } from '../../../shared/utf8';
+import { transcriptOf } from '../../../shared/resolver/original';
+import { transcriptBoundaries } from '../../../shared/resolver/story';
+import type { ChatMessage } from '../../../shared/format/types';
+import { utf8Decode, utf8Encode, utf8Length } from '../../../shared/format/utf8';
 import { seenAndHidden, storyMessages, storySegments } from './story';
 
 const output = 'PASS a.test.ts\nFAIL b.test.ts \u2014 expected 3, got 4\nPASS c.test.ts\n';

@@ -2,9 +2,9 @@
  * What an expanded reduction's region shows, cut from the host's model: the
  * shown bytes split into what the model saw and what was hidden from it, and a range's messages as
  * rows. Only byte offsets the host sent are used; the text is never searched or parsed, only cut at
- * those offsets (shared/utf8Offsets converts bytes to string indices).
+ * those offsets (shared/format/utf8Offsets converts bytes to string indices).
  */
-import { byteCursor } from '../../../shared/utf8Offsets';
+import { byteCursor } from '../../../shared/format/utf8Offsets';
 import type { ResultOf } from '../../../shared/contract';
 
 type Outcome = ResultOf<'expand'>;

@@ -12,7 +12,7 @@ import { TerminalText } from '../../widgets/terminalText';
 import { SearchResults, matchLabel } from './searchResults';
 import type { SearchScope } from '../../store/searchSlice';
 import { pagedMatch } from '../../store/searchSlice';
-import { byteRangeToIndices } from '../../../shared/utf8Offsets';
+import { byteRangeToIndices } from '../../../shared/format/utf8Offsets';
 import './searchPanel.css';
 
 function Summary() {

@@ -4,7 +4,7 @@ import { memo, useMemo, useRef } from 'react';
 import type { SearchMatch } from '../../store/searchSlice';
 import { useApp } from '../../store/storeContext';
 import { kindLabel } from '../../text/format';
-import { byteRangeToIndices } from '../../../shared/utf8Offsets';
+import { byteRangeToIndices } from '../../../shared/format/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import './searchResults.css';
 import { nameText } from '../../text/nameText';

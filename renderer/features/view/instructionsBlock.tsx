@@ -1,11 +1,11 @@
 /**
- * The context the shown call was given outside the view's messages (shared/instructions.ts):
+ * The context the shown call was given outside the view's messages (shared/resolver/instructions.ts):
  * Codex's base instructions, Claude Code's attachments. A collapsed block above the Projected
  * view, not a row of it — they are not messages of the view. Shown only when there are any; the
  * text is rendered as text, never as HTML.
  */
 import { useEffect } from 'react';
-import { utf8Length } from '../../../shared/utf8';
+import { utf8Length } from '../../../shared/format/utf8';
 import { useApp } from '../../store/storeContext';
 import { shownInstructionsKey } from '../../store/instructionsSlice';
 import { instructionCut, instructionPlace, instructionTitle, instructionsSummary } from './instructionsModel';

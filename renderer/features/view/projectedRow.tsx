@@ -6,11 +6,11 @@
 import type { Ref } from 'react';
 import { memo, useMemo } from 'react';
 import type { ProjectedRowInfo } from '../../../shared/contract';
-import { utf8Length } from '../../../shared/utf8';
+import { utf8Length } from '../../../shared/format/utf8';
 import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatBytes } from '../../text/format';
-import { byteOffsetToIndex } from '../../../shared/utf8Offsets';
+import { byteOffsetToIndex } from '../../../shared/format/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import { ReductionRegion } from '../reduction/reductionRegion';
 import { RowEvents } from '../events/sessionEvents';

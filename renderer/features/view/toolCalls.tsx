@@ -4,8 +4,8 @@
  * whole size (`arguments_bytes`), and `Show more` pages through the rest, like a cut row's text.
  */
 import type { ProjectedRowInfo } from '../../../shared/contract';
-import { deeperThan } from '../../../shared/jsonDepth';
-import { utf8Length } from '../../../shared/utf8';
+import { deeperThan } from '../../../shared/format/jsonDepth';
+import { utf8Length } from '../../../shared/format/utf8';
 import { argumentsKey } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
 import { formatBytes } from '../../text/format';

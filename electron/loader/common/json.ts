@@ -1,0 +1,55 @@
+/** Small helpers over JSON text, shared by every format's detection and parsing. */
+import type { DepthCut } from '../../../shared/format/jsonDepth';
+import { capDepth } from '../../../shared/format/jsonDepth';
+
+export function firstNonSpaceByte(bytes: Buffer): number | undefined {
+  let i = 0;
+  // A UTF-8 byte order mark is not content.
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
+  for (; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b;
+  }
+  return undefined;
+}
+
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (e) {
+    return { ok: false, reason: (e as Error).message };
+  }
+}
+
+/**
+ * `parseJson` for a value an importer keeps: arrays and objects nested deeper than MAX_JSON_DEPTH
+ * are replaced by DEEP_MARKER (shared/format/jsonDepth.ts) and `cut` says where, for a finding.
+ */
+export function parseCappedJson(text: string): { ok: true; value: unknown; cut?: DepthCut } | { ok: false; reason: string } {
+  const parsed = parseJson(text);
+  if (!parsed.ok) return parsed;
+  const cut = capDepth(parsed.value);
+  return cut ? { ok: true, value: parsed.value, cut } : parsed;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Whole JSON documents (snapshots, trajectories, logs) are parsed whole for now; past this, refuse rather than exhaust memory. */
+export const MAX_SNAPSHOT_BYTES = 400 * 1000 * 1000;
+
+/** The 1-based line of a JSON parser's "position N" in `text`, else 1. */
+export function parserLine(text: string, reason: string): number {
+  const m = /position (\d+)/.exec(reason);
+  // "Unexpected end of JSON input" names no position: the document stops at its last line.
+  if (!m) return /end of JSON/i.test(reason) ? text.split('\n').length : 1;
+  const at = Number(m[1]);
+  let line = 1;
+  for (let i = 0; i < Math.min(at, text.length); i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}

@@ -1,0 +1,493 @@
+/**
+ * Long lines of an imported JSONL file (a Claude Code transcript, a Codex rollout) read without
+ * their large string values: a structural scan of the line's bytes finds every string value whose body is at least a
+ * threshold long, walks it (length, escapes, checkpoints, as the native reader walks a content) and
+ * cuts it out of the line; the rest — the record with a short token where each was — is parsed as
+ * usual, and each token becomes a `LargeText` that reads its content back from the file by range
+ * (fileContent.ts). docs/large-lines.md.
+ */
+import { isUtf8 } from 'node:buffer';
+import { createHash, randomUUID } from 'node:crypto';
+import type { ByteSource, ChatMessage } from '../../../shared/index';
+import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
+import { sourceChunks } from '../../../shared/format/bytes';
+import { ptrHash } from '../../../shared/format/hash';
+import { transcriptHeader } from '../../../shared/resolver/original';
+import type { ContentServices } from './contentServices';
+import { FileContent } from './fileContent';
+import type { ReadSync } from '../common/lines';
+import { readExactly } from '../common/lines';
+import type { TakenLine } from '../common/lineSource';
+import type { RawContent } from './rawRecord';
+import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
+import { JsonStringError, JsonStringWalk } from './jsonString';
+
+/** A string value at least this many raw bytes long is kept in the file (default; sources take an option). */
+export const LARGE_STRING_BYTES = 1024 * 1024;
+
+/** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
+export const LARGE_PREVIEW_BYTES = 64 * 1024;
+
+/**
+ * What a token's string starts with: a NUL and a random id of this process, so no string of a
+ * file can be taken for a token (it would have to hold this run's id).
+ */
+let token: { prefix: string; json: Buffer } | undefined;
+/** The token's prefix as a string and as its JSON body, made at first use (node:crypto is not loaded by a cold `check` that needs none). */
+function tokenOf(): { prefix: string; json: Buffer } {
+  if (token === undefined) {
+    const prefix = `\u0000large-string:${randomUUID()}:`;
+    token = { prefix, json: Buffer.from(JSON.stringify(prefix).slice(1, -1), 'utf8') };
+  }
+  return token;
+}
+
+const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
+
+export interface LineScan {
+  /** The record's JSON text with each large string's body replaced by its token. */
+  rest: string;
+  /** Where each large string's body lies in the file, by token number. */
+  large: RawContent[];
+  /** The rest's bytes are valid UTF-8 (the large bodies are). */
+  utf8: boolean;
+}
+
+export interface LineScanOptions {
+  fd: number;
+  read: ReadSync;
+  /** The line: file offset and length in bytes (without its newline). */
+  offset: number;
+  length: number;
+  /** The line's bytes when they are in memory already. */
+  bytes?: Buffer;
+  /** A string value whose raw body is at least this long is cut out. */
+  minRawBytes: number;
+  windowBytes?: number;
+}
+
+/**
+ * Scans the record on one line. Undefined when it holds no string value that long, or when it is
+ * not a well-formed JSON object (or a long body holds a raw control character or bytes that are
+ * not UTF-8): the caller then reads the line the usual way, whose error is the one to report.
+ */
+export function scanLine(options: LineScanOptions): LineScan | undefined {
+  const windowBytes = options.windowBytes ?? 1024 * 1024;
+  const end = options.offset + options.length;
+  const win = new Window(options.fd, options.read, end, windowBytes, options.bytes ? { bytes: options.bytes, offset: options.offset } : undefined);
+  const found: { bodyStart: number; close: number; walk: JsonStringWalk }[] = [];
+  try {
+    if (!walkRecord(win, options.offset, end, options.minRawBytes, found)) return undefined;
+  } catch (e) {
+    if (e instanceof JsonStringError) return undefined;
+    throw e;
+  }
+  if (found.length === 0) return undefined;
+  for (const f of found) if (!plainBody(options, f.bodyStart, f.close, windowBytes)) return undefined;
+  const pieces: Buffer[] = [];
+  let at = options.offset;
+  const piece = (from: number, to: number): boolean => {
+    if (to <= from) return true;
+    const bytes = options.bytes ? options.bytes.subarray(from - options.offset, to - options.offset) : readExactly(options.fd, from, to - from, options.read);
+    if (!bytes) return false;
+    pieces.push(bytes);
+    return true;
+  };
+  const large: RawContent[] = [];
+  for (const f of found) {
+    if (!piece(at, f.bodyStart)) return undefined;
+    pieces.push(tokenOf().json, Buffer.from(String(large.length), 'ascii'));
+    large.push({ start: f.bodyStart, rawLength: f.close - f.bodyStart, length: f.walk.decoded, canonical: f.walk.canonical, checkpoints: f.walk.checkpoints });
+    at = f.close;
+  }
+  if (!piece(at, end)) return undefined;
+  const rest = Buffer.concat(pieces);
+  return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest) };
+}
+
+/**
+ * Walks the object at `[offset, end)`, pushing every string value whose body is `minRaw` bytes or
+ * longer; false when the line is not one JSON object (with only whitespace after it).
+ */
+function walkRecord(win: Window, offset: number, end: number, minRaw: number, found: { bodyStart: number; close: number; walk: JsonStringWalk }[]): boolean {
+  let pos = offset;
+  const skipWs = () => {
+    while (pos < end && WS.has(win.byte(pos))) pos++;
+  };
+  skipWs();
+  if (win.byte(pos) !== 0x7b /* { */) return false;
+  pos++;
+  /** Per open container: true for an object. */
+  const stack: boolean[] = [true];
+  let state: 'first' | 'next' | 'after' = 'first';
+  for (;;) {
+    skipWs();
+    if (pos >= end) return false;
+    const object = stack[stack.length - 1] as boolean;
+    const c = win.byte(pos);
+    const closes = (c === 0x7d && object) || (c === 0x5d && !object);
+    if (state === 'after' || (state === 'first' && closes)) {
+      if (state === 'after' && c === 0x2c /* , */) {
+        pos++;
+        state = 'next';
+        continue;
+      }
+      if (!closes) return false;
+      stack.pop();
+      pos++;
+      state = 'after';
+      if (stack.length === 0) {
+        skipWs();
+        return pos >= end;
+      }
+      continue;
+    }
+    let v = c;
+    if (object) {
+      if (c !== 0x22) return false;
+      pos = readShortString(win, pos, end).close + 1;
+      skipWs();
+      if (win.byte(pos) !== 0x3a /* : */) return false;
+      pos++;
+      skipWs();
+      v = win.byte(pos);
+    }
+    if (v === 0x7b || v === 0x5b) {
+      stack.push(v === 0x7b);
+      pos++;
+      state = 'first';
+      continue;
+    }
+    if (v === 0x22) {
+      const walk = new JsonStringWalk();
+      const close = walkString(win, pos, end, walk);
+      if (close - (pos + 1) >= minRaw) found.push({ bodyStart: pos + 1, close, walk });
+      pos = close + 1;
+    } else {
+      // A number, true, false or null: validated by the rest's parse.
+      const start = pos;
+      while (pos < end) {
+        const d = win.byte(pos);
+        if (d === 0x2c || d === 0x7d || d === 0x5d || WS.has(d)) break;
+        pos++;
+      }
+      if (pos === start) return false;
+    }
+    state = 'after';
+  }
+}
+
+/**
+ * True when the body `[from, to)` is valid UTF-8 without a raw control character (JSON.parse refuses
+ * those) and without a surrogate escape (`\uD800`–`\uDFFF`): JSON.parse keeps a lone one as a
+ * lone surrogate, which a value read from the file's UTF-8 cannot hold, so such a body is read whole.
+ */
+function plainBody(options: LineScanOptions, from: number, to: number, windowBytes: number): boolean {
+  const utf8 = new Utf8Check();
+  const buf = options.bytes ? undefined : Buffer.allocUnsafe(Math.min(windowBytes, to - from));
+  /** The last bytes of the piece before, for an escape cut by the piece's end. */
+  let tail = Buffer.alloc(0);
+  for (let at = from; at < to; ) {
+    const n = Math.min(windowBytes, to - at);
+    const piece = options.bytes ? options.bytes.subarray(at - options.offset, at - options.offset + n) : readExactly(options.fd, at, n, options.read, buf);
+    if (!piece) return false;
+    if (hasControlByte(piece)) return false;
+    const joined = Buffer.concat([tail, piece.subarray(0, Math.min(piece.length, 4))]);
+    if (hasSurrogateEscape(joined) || hasSurrogateEscape(piece)) return false;
+    tail = Buffer.from(piece.subarray(Math.max(0, piece.length - 4)));
+    utf8.push(piece);
+    at += n;
+  }
+  return utf8.finish();
+}
+
+/** Whether `piece` holds `\u` and a hex digit pair D8–DF (either case), the start of a surrogate escape. */
+function hasSurrogateEscape(piece: Uint8Array): boolean {
+  for (let i = piece.indexOf(0x5c); i !== -1 && i + 3 < piece.length; i = piece.indexOf(0x5c, i + 1)) {
+    if (piece[i + 1] !== 0x75 || ((piece[i + 2] as number) | 0x20) !== 0x64) continue;
+    const d = (piece[i + 3] as number) | 0x20;
+    if ((d >= 0x38 && d <= 0x39) || (d >= 0x61 && d <= 0x66)) return true;
+  }
+  return false;
+}
+
+function hasControlByte(piece: Uint8Array): boolean {
+  for (let i = 0; i < piece.length; i++) if ((piece[i] as number) < 0x20) return true;
+  return false;
+}
+
+/**
+ * A string value kept out of memory: its UTF-8 bytes (`source`), what a reader of the record asks
+ * of a string without reading it all (its first characters, its length in UTF-16 units), and, where
+ * it must be a string after all, `text()`.
+ */
+export abstract class LargeText {
+  abstract readonly source: ByteSource;
+
+  /** The whole value as a string (read from the file). */
+  text(): string {
+    const parts: string[] = [];
+    const decoder = new TextDecoder('utf-8');
+    for (const chunk of sourceChunks(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
+    parts.push(decoder.decode());
+    return parts.join('');
+  }
+
+  /** The value's first characters: at most `bytes` of its UTF-8, cut at a character boundary. */
+  head(bytes: number): string {
+    return Buffer.from(this.source.read(0, floorSourceBoundary(this.source, Math.min(this.source.length, bytes)))).toString('utf8');
+  }
+
+  /** True when the value starts with `prefix`. */
+  startsWith(prefix: string): boolean {
+    // A prefix cut between the halves of a pair (a preview cut at a UTF-16 length) ends with a high
+    // surrogate: as a string, the value starts with it when its next character is a pair whose high
+    // half it is.
+    const last = prefix.charCodeAt(prefix.length - 1);
+    const cutPair = last >= 0xd800 && last <= 0xdbff;
+    const whole = cutPair ? prefix.slice(0, -1) : prefix;
+    const want = Buffer.from(whole, 'utf8');
+    // A lone surrogate encodes as U+FFFD, which a value read from UTF-8 may hold: it starts with no such prefix.
+    if (want.toString('utf8') !== whole) return false;
+    const end = want.length + (cutPair ? 4 : 0);
+    if (end > this.source.length) return false;
+    const bytes = Buffer.from(this.source.read(0, end));
+    if (!bytes.subarray(0, want.length).equals(want)) return false;
+    return !cutPair || bytes.subarray(want.length).toString('utf8').charCodeAt(0) === last;
+  }
+
+  /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
+  *pieces(windowBytes?: number): Generator<string> {
+    const decoder = new TextDecoder('utf-8');
+    for (const chunk of sourceChunks(this.source, 0, this.source.length, windowBytes)) {
+      const piece = decoder.decode(chunk, { stream: true });
+      if (piece !== '') yield piece;
+    }
+    const last = decoder.decode();
+    if (last !== '') yield last;
+  }
+
+  /** The value's `length` as a JS string: UTF-16 units. */
+  utf16Length(): number {
+    let n = 0;
+    for (const chunk of sourceChunks(this.source)) {
+      for (let i = 0; i < chunk.length; i++) {
+        const b = chunk[i] as number;
+        if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
+      }
+    }
+    return n;
+  }
+}
+
+/** A large string value read from the file. */
+class FileText extends LargeText {
+  constructor(readonly source: FileContent) {
+    super();
+  }
+}
+
+/** A message's content kept out of memory (its `large`), as a text. */
+class SourceText extends LargeText {
+  constructor(readonly source: ByteSource) {
+    super();
+  }
+}
+
+/** Texts joined by a separator, at least one of them large. */
+class JoinedText extends LargeText {
+  readonly source: ByteSource;
+  constructor(parts: readonly (string | LargeText)[], separator: string) {
+    super();
+    const sources: ByteSource[] = [];
+    parts.forEach((p, k) => {
+      if (k > 0 && separator !== '') sources.push(memorySource(utf8Encode(separator)));
+      sources.push(typeof p === 'string' ? memorySource(utf8Encode(p)) : p.source);
+    });
+    this.source = concatSources(sources);
+  }
+}
+
+export type Text = string | LargeText;
+
+export const isLargeText = (v: unknown): v is LargeText => v instanceof LargeText;
+
+/** `parts.join(separator)`, kept out of memory when one part is. */
+export function joinTexts(parts: readonly Text[], separator: string): Text {
+  if (parts.every((p): p is string => typeof p === 'string')) return parts.join(separator);
+  return parts.length === 1 ? (parts[0] as LargeText) : new JoinedText(parts, separator);
+}
+
+/** A text as a string: a large one read whole. */
+export function textString(t: Text): string {
+  return typeof t === 'string' ? t : t.text();
+}
+
+/** A message's content as a text: its `large` bytes when it has them, else its `content`. */
+export function messageText(m: ChatMessage): Text {
+  return m.large ? new SourceText(m.large) : m.content;
+}
+
+/** Whether the text is empty. */
+export function isEmptyText(t: Text): boolean {
+  return typeof t === 'string' ? t.length === 0 : t.source.length === 0;
+}
+
+/**
+ * `t.includes(needle)`, a large text searched a window at a time in its bytes (a value read from
+ * UTF-8 holds no lone surrogate: a needle with one is in none).
+ */
+export function textIncludes(t: Text, needle: string, windowBytes?: number): boolean {
+  if (typeof t === 'string') return t.includes(needle);
+  const want = Buffer.from(needle, 'utf8');
+  if (want.toString('utf8') !== needle) return false;
+  if (want.length === 0) return true;
+  // Each window, then the bytes across its start (the last bytes before it and its first).
+  const keep = want.length - 1;
+  let tail = Buffer.alloc(0);
+  for (const chunk of sourceChunks(t.source, 0, t.source.length, windowBytes)) {
+    const window = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+    if (window.includes(want) || Buffer.concat([tail, window.subarray(0, keep)]).includes(want)) return true;
+    const joined = window.length >= keep ? window : Buffer.concat([tail, window]);
+    tail = Buffer.from(joined.subarray(joined.length - Math.min(keep, joined.length)));
+  }
+  return false;
+}
+
+/** SHA-256 (as a pointer's hash) and UTF-8 length of a text, read by range when it is large. */
+export function measureText(t: Text): { hash: string; bytes: number } {
+  if (typeof t === 'string') return { hash: ptrHash(createHash('sha256').update(t, 'utf8').digest('hex')), bytes: Buffer.byteLength(t, 'utf8') };
+  return measureSource(t.source);
+}
+
+/** SHA-256 (as a pointer's hash) and length of a source's bytes, a window at a time. */
+export function measureSource(source: ByteSource): { hash: string; bytes: number } {
+  if (source.sha256 !== undefined) return { hash: ptrHash(source.sha256), bytes: source.length };
+  const h = createHash('sha256');
+  for (const chunk of sourceChunks(source)) h.update(chunk);
+  return { hash: ptrHash(h.digest('hex')), bytes: source.length };
+}
+
+/**
+ * The hash and length of the §3.5 transcript of `messages` (shared/resolver/original.ts `transcriptOf`),
+ * piece by piece: the same bytes, without one string of them all, a large content read by range.
+ */
+export function measureTranscript(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for (const m of messages) {
+    for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
+      if (typeof piece === 'string') {
+        hash.update(piece, 'utf8');
+        bytes += Buffer.byteLength(piece, 'utf8');
+        continue;
+      }
+      for (const chunk of sourceChunks(piece)) hash.update(chunk);
+      bytes += piece.length;
+    }
+  }
+  return { hash: ptrHash(hash.digest('hex')), bytes };
+}
+
+/** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */
+export function contentFields(t: Text): { content: string; large?: ByteSource } {
+  if (typeof t === 'string') return { content: t };
+  const source = t.source;
+  const fields = { large: source } as { content: string; large: ByteSource };
+  Object.defineProperty(fields, 'content', {
+    enumerable: true,
+    configurable: true,
+    get: () => {
+      try {
+        return t.head(LARGE_PREVIEW_BYTES);
+      } catch (e) {
+        if (e instanceof ContentUnavailableError) return '';
+        throw e;
+      }
+    },
+  });
+  return fields;
+}
+
+/** Turns a line's tokens back into values: `keep(token)` says where a LargeText may stay; elsewhere it is read whole. */
+export class LargeStrings {
+  private readonly texts: FileText[];
+
+  constructor(fd: number, read: ReadSync, large: readonly RawContent[], isOpen: () => boolean, services: ContentServices) {
+    this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen, services)));
+  }
+
+  /** Puts the LargeText its token stands for at `o[k]`, when it holds one. */
+  keep(o: Record<string, unknown>, k: string): void {
+    const t = this.of(o[k]);
+    if (t) o[k] = t;
+  }
+
+  /** Replaces every token in `value` by its LargeText, read nowhere (a part of a record its reader never looks at). */
+  keepAll(value: unknown): void {
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
+      for (const [k, x] of Object.entries(v)) {
+        const t = this.of(x);
+        if (t) (v as Record<string, unknown>)[k] = t;
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+
+  /** The LargeText a token string stands for; undefined for any other value. */
+  of(value: unknown): LargeText | undefined {
+    if (typeof value !== 'string' || !value.startsWith(tokenOf().prefix)) return undefined;
+    return this.texts[Number(value.slice(tokenOf().prefix.length))];
+  }
+
+  /**
+   * Replaces, without recursion, every token left in `value` by its string read whole; but for the
+   * tokens in `spare` (a record's short fields — its type, its ids — are strings again, whatever the
+   * threshold, before the record is looked at).
+   */
+  materialize(value: unknown, spare?: ReadonlySet<string>): void {
+    const stack: unknown[] = [value];
+    while (stack.length > 0) {
+      const v = stack.pop();
+      if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
+      const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+      for (const [k, x] of entries) {
+        const t = spare?.has(x as string) === true ? undefined : this.of(x);
+        if (t) (v as Record<string | number, unknown>)[k] = t.text();
+        else if (typeof x === 'object' && x !== null) stack.push(x);
+      }
+    }
+  }
+}
+
+/**
+ * The line `taken` (`length` bytes, in memory or handed over by range) scanned for its large string
+ * values (scanLine): the rest of its record, whether that is valid UTF-8, and the large values as
+ * LargeStrings reading from `fd`. Undefined when it holds none, or is not one well-formed record.
+ */
+export function scanTakenLine(
+  fd: number,
+  read: ReadSync,
+  taken: TakenLine,
+  length: number,
+  minRawBytes: number,
+  isOpen: () => boolean,
+  services: ContentServices,
+): { rest: string; utf8: boolean; large: LargeStrings } | undefined {
+  const scan = scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes });
+  if (!scan) return undefined;
+  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services) };
+}
+
+/** A line handed over by range (`byRange`) read into its holder now; false when the file shrank. */
+export function readTakenLine(fd: number, read: ReadSync, taken: TakenLine, length: number): boolean {
+  if (!taken.byRange) return true;
+  const bytes = readExactly(fd, taken.offset, length, read);
+  taken.byRange = false;
+  if (!bytes) return false;
+  taken.bytes = bytes;
+  return true;
+}

@@ -1,0 +1,79 @@
+/** Properties (fast-check) of the model calls (§11) over generated sidecar record streams. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { diffCallInputs, liveAt } from './calls';
+import { projectView } from '../resolver/project';
+import { hasReasoningArtifacts } from '../resolver/reasoning';
+import type { Op } from '../testing/callRecords';
+import { opArb, recordsOf } from '../testing/callRecords';
+import { replay } from '../testing/replay';
+import { TimelineBuilder } from './timeline';
+import type { ChatMessage } from '../format/types';
+
+describe('model call properties (§11)', () => {
+  it('replaying the records up to call N gives exactly its input: the same messages and the live log then, nothing minted after it', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+        const records = recordsOf(ops);
+        const { session, lineOf } = replay(records);
+        for (const call of session.calls) {
+          // The oracle: a fresh replay of every record before the call's line.
+          const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
+          records.forEach((record, k) => {
+            if (lineOf(k) < call.line) b.add(record, lineOf(k));
+          });
+          const then = b.finish();
+          const input = session.callInput(call.call);
+          expect(input).toBeDefined();
+          expect(then.view.length).toBe(call.index);
+          expect(input!.minted.length).toBe(call.index);
+          for (let i = 0; i < call.index; i++) expect(input!.minted.at(i)).toBe(then.view[i]?.value);
+          expect(input!.log).toEqual(then.log);
+          input!.log.forEach((r, k) => expect(r).toBe(then.log[k]));
+          // Never a reduction logged at or after the call.
+          for (const line of then.logLines) expect(line).toBeLessThan(call.line);
+          expect(session.minted.at(call.index)?.role).toBe('assistant');
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('the latest input equals projectView of the session, and its reductions are the spans still open', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+        const { session } = replay(recordsOf(ops));
+        const latest = session.callInput(null)!;
+        expect(projectView(latest.minted, latest.log)).toEqual(projectView(session.minted, session.log));
+        // The live log is the reductions live after the last line.
+        const open = liveAt(replaySpans(ops), Number.POSITIVE_INFINITY);
+        expect(open.map((r) => r.id)).toEqual(session.log.map((r) => r.id));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('the diff of consecutive calls accounts for both logs and every added message', () => {
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 40 }), (ops) => {
+        const { session } = replay(recordsOf(ops));
+        for (let n = 1; n <= session.calls.length; n++) {
+          const a = session.callInput(n)!;
+          const b = n < session.calls.length ? session.callInput(n + 1)! : session.callInput(null)!;
+          const d = diffCallInputs(a, b);
+          const restored = new Set(d.restored.map((x) => x.reduction_id));
+          const kept = a.log.filter((r) => !restored.has(r.id) || b.log.includes(r));
+          expect(new Set([...kept.map((r) => r.id), ...d.reduced.map((x) => x.reduction_id)])).toEqual(new Set(b.log.map((r) => r.id)));
+          expect(d.added.map((m) => m.index)).toEqual(Array.from({ length: Math.max(0, b.minted.length - a.minted.length) }, (_, k) => a.minted.length + k));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+function replaySpans(ops: readonly Op[]) {
+  const b = new TimelineBuilder<ChatMessage>(hasReasoningArtifacts);
+  recordsOf(ops).forEach((record, k) => b.add(record, k + 2));
+  return b.finish().spans;
+}

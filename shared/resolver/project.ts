@@ -1,0 +1,239 @@
+/** §5.4 projectView (display rows of what the model saw) and invertOne (a preview of splicing one reduction back). */
+import type { ResolveOptions } from './original';
+import { contentPrefixSource, floorSourceBoundary } from '../format/bytes';
+import { findReduction, resolveOriginal, unknownReduction } from './original';
+import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from '../format/types';
+import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
+import { utf8Decode } from '../format/utf8';
+
+/** Where the projected view's rows start: one row per view message, one per cleared range. */
+export interface ProjectionLayout {
+  rowCount: number;
+  /** First view index of each row; a row spans `[rowStarts[row], rowStarts[row + 1] ?? viewLength)`. */
+  rowStarts: Int32Array;
+  viewLength: number;
+}
+
+export interface ProjectedRow {
+  row: number;
+  /** View range `[index, end)` the row stands for: one message, or a whole cleared range. */
+  index: number;
+  end: number;
+  /** Absent for a cleared range and for a hole (a message whose record could not be read). */
+  role?: Role;
+  tool_call_id?: string;
+  tool_calls?: ToolCall[];
+  name?: string;
+  /** Exactly the text the model saw at this row: content, prefix + stub, or stub. */
+  text: string;
+  /** Every live reduction addressing a message of this row, in log order. */
+  reductions: { id: string; kind: ReductionKind }[];
+  /** The reduction whose stub the row shows, if any. */
+  applied?: string;
+  missing?: boolean;
+  /**
+   * A row of a `summarized` reduction that is one run of a compaction (`group`): `summary` is the
+   * id of the group's first run, whose row shows the summary. The other runs' rows have empty text:
+   * the model saw the summary once, at the first run. Also the row of a message the compaction
+   * moved (a `duplicate_output` of the group): empty too, `moved_to` the view index of the copy the
+   * model was given instead. `summary_role`: the role of the message the summary was given as,
+   * where the file says (the summary reduction's own).
+   */
+  compaction?: ProjectedCompaction;
+}
+
+export interface ProjectedCompaction {
+  group: string;
+  summary: string;
+  moved_to?: number;
+  summary_role?: Role;
+}
+
+/** The compaction a row belongs to: the group's summary run, where it moved a message, how the summary was given. */
+function projectedCompaction(r: Reduction, summary: Reduction): ProjectedCompaction {
+  return {
+    group: summary.group ?? '',
+    summary: summary.id,
+    ...(r.kind === 'duplicate_output' && r.canonical ? { moved_to: r.canonical.index } : {}),
+    ...(summary.summary_role !== undefined ? { summary_role: summary.summary_role } : {}),
+  };
+}
+
+/** The first run of each compaction group (lowest `ptr.index`, then log order): its row holds the summary. */
+export function compactionSummaries(log: readonly Reduction[]): Map<string, Reduction> {
+  const first = new Map<string, Reduction>();
+  for (const r of log) {
+    if (r.kind !== 'summarized' || r.group === undefined) continue;
+    const known = first.get(r.group);
+    if (!known || r.ptr.index < known.ptr.index) first.set(r.group, r);
+  }
+  return first;
+}
+
+/**
+ * Row boundaries of the projected view. Live `turns_cleared` and `summarized` ranges inside the view collapse into
+ * one row each; ranges that overlap are merged into one row.
+ */
+export function projectionLayout(viewLength: number, log: readonly Reduction[]): ProjectionLayout {
+  const ranges = log
+    .filter((r) => isRangeKind(r.kind))
+    .map((r) => [r.ptr.index, Math.min(r.end ?? r.ptr.index, viewLength)] as const)
+    .filter(([s, e]) => Number.isInteger(s) && s >= 0 && e > s)
+    .sort((a, b) => a[0] - b[0]);
+  const starts = layRows(ranges, 0, 0, viewLength);
+  return { rowCount: starts.length, rowStarts: Int32Array.from(starts), viewLength };
+}
+
+/**
+ * The row starts from view index `i` to `viewLength`, `k` being the first of `ranges` (clipped,
+ * sorted by start) that starts at or after `i`: a row is a message, or every range that overlaps
+ * one another merged. liveLayout.ts lays out a followed session's new rows with it.
+ */
+export function layRows(ranges: readonly (readonly [number, number])[], i: number, k: number, viewLength: number): number[] {
+  const starts: number[] = [];
+  while (i < viewLength) {
+    const range = ranges[k];
+    if (range && range[0] <= i) {
+      starts.push(i);
+      let end = range[1];
+      // Merge every range that starts before this row ends.
+      while (k < ranges.length && (ranges[k]?.[0] ?? Infinity) < end) end = Math.max(end, ranges[k++]?.[1] ?? 0);
+      i = Math.max(end, i + 1);
+      continue;
+    }
+    starts.push(i);
+    i++;
+  }
+  return starts;
+}
+
+/** The row that shows view index `index`, or -1. */
+export function rowOfIndex(layout: ProjectionLayout, index: number): number {
+  if (index < 0 || index >= layout.viewLength) return -1;
+  let lo = 0;
+  let hi = layout.rowCount - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if ((layout.rowStarts[mid] ?? 0) <= index) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/**
+ * Display rows `[window.start, window.end)` of the projected view (all rows by default). Each row
+ * shows what the model saw; a reduction addressing a message is applied in log order (the first one
+ * wins, should two overlap — the integrity check reports that).
+ */
+export function projectView(
+  minted: MessageList,
+  log: readonly Reduction[],
+  window?: { start: number; end: number },
+  layout: ProjectionLayout = projectionLayout(minted.length, log),
+): ProjectedRow[] {
+  const byIndex = new Map<number, Reduction[]>();
+  for (const r of log) {
+    const [s, e] = isRangeKind(r.kind) ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
+    for (let i = s; i < e && i < minted.length; i++) {
+      const list = byIndex.get(i) ?? [];
+      list.push(r);
+      byIndex.set(i, list);
+    }
+  }
+  const start = Math.max(0, window?.start ?? 0);
+  const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
+  const rows: ProjectedRow[] = [];
+  let summaries: Map<string, Reduction> | undefined;
+  for (let row = start; row < end; row++) {
+    const index = layout.rowStarts[row] ?? 0;
+    const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
+    // A set beside the list: a row can be touched by 100,000 reductions, and a linear `includes`
+    // per reduction made that quadratic (seconds of the worker per `rows` request).
+    const touching: Reduction[] = [];
+    const seen = new Set<Reduction>();
+    for (let i = index; i < rowEnd; i++) {
+      for (const r of byIndex.get(i) ?? []) {
+        if (seen.has(r)) continue;
+        seen.add(r);
+        touching.push(r);
+      }
+    }
+    const reductions = touching.map((r) => ({ id: r.id, kind: r.kind }));
+    const cleared = touching.find((r) => isRangeKind(r.kind) && r.ptr.index <= index && index < (r.end ?? index));
+    if (cleared) {
+      const summary = cleared.group !== undefined ? (summaries ??= compactionSummaries(log)).get(cleared.group) : undefined;
+      if (cleared.kind === 'summarized' && cleared.group !== undefined && summary) {
+        const text = summary === cleared ? cleared.stub : '';
+        rows.push({ row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: projectedCompaction(cleared, summary) });
+      } else {
+        rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
+      }
+      continue;
+    }
+    const msg = minted.at(index);
+    if (!msg) {
+      rows.push({ row, index, end: rowEnd, text: '', reductions, missing: true });
+      continue;
+    }
+    const applied = touching[0];
+    // A message a compaction moved after the context it re-injected: the model saw nothing here
+    // (its stub is the compaction's, shown at the summary's row).
+    if (applied?.kind === 'duplicate_output' && applied.group !== undefined) {
+      const summary = (summaries ??= compactionSummaries(log)).get(applied.group);
+      rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, applied: applied.id, ...(summary ? { compaction: projectedCompaction(applied, summary) } : {}) });
+      continue;
+    }
+    rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: visibleText(msg, applied), reductions, ...(applied ? { applied: applied.id } : {}) });
+  }
+  return rows;
+}
+
+function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call_id' | 'tool_calls' | 'name'> {
+  return {
+    role: msg.role,
+    ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
+    ...(msg.tool_calls !== undefined ? { tool_calls: msg.tool_calls } : {}),
+    ...(msg.name !== undefined ? { name: msg.name } : {}),
+  };
+}
+
+function visibleText(msg: ChatMessage, r: Reduction | undefined): string {
+  if (!r) return msg.content;
+  if (r.kind === 'tool_output_truncated') {
+    // Only the kept prefix is encoded (a whole output at every view of every call was most of a what-if's time).
+    const kept = r.kept_bytes ?? 0;
+    const bytes = contentPrefixSource(msg, kept);
+    try {
+      return utf8Decode(bytes.read(0, floorSourceBoundary(bytes, Math.min(bytes.length, kept)))) + r.stub;
+    } catch (e) {
+      // The kept prefix of a large content that can no longer be read: the stub still shows.
+      if (!(e instanceof ContentUnavailableError)) throw e;
+      return r.stub;
+    }
+  }
+  return r.stub;
+}
+
+/**
+ * The view with reduction `id` spliced back (its verified original, upgraded from `recorded` where
+ * the key holds) and its log entry removed. A preview: inputs are not changed.
+ */
+export function invertOne(
+  view: MessageList,
+  log: readonly Reduction[],
+  id: string,
+  recorded?: MessageList,
+  options: ResolveOptions = {},
+): Result<{ view: ChatMessage[]; log: Reduction[] }> {
+  const r = findReduction(log, id);
+  if (!r) return { ok: false, error: unknownReduction(id, log) };
+  const resolved = resolveOriginal(r, view, recorded, options);
+  if (!resolved.ok) return resolved;
+  const out: ChatMessage[] = [];
+  for (let i = 0; i < view.length; i++) out.push(view.at(i) as ChatMessage);
+  for (const m of resolved.value.messages) {
+    const { large: _large, ...fields } = m.minted;
+    out[m.index] = 'bytes' in m.bytes ? { ...fields, content: m.content } : { ...fields, content: m.content, large: m.bytes };
+  }
+  return ok({ view: out, log: log.filter((x) => x !== r) });
+}
