@@ -5,7 +5,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -66,7 +66,25 @@ describe('SIGTERM ends a long-running command at any moment', () => {
     execFileSync('mkfifo', [fifo]);
     const run = spawnScript(join(ROOT, 'electron/cli/testing/stuckShutdown.ts'), [fifo]);
     expect(await run.firstLine).toBe('ready');
-    run.child.kill('SIGTERM');
-    await expect.poll(run.ended, { timeout: EXIT_WITHIN_MS, interval: 50 }).toEqual({ code: null, signal: 'SIGTERM' });
+    // 'ready' says the thread runs, not that it is inside its read yet: a thread still in JavaScript
+    // is ended by terminate(), and the shutdown would be the orderly one. A writer that opens without
+    // blocking finds a reader only once the thread is in the FIFO's open; kept open and never
+    // written, it leaves the thread in its read for good.
+    let writer: number | undefined;
+    const openWriter = (): boolean => {
+      try {
+        writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      await expect.poll(openWriter, { timeout: 30_000, interval: 20 }).toBe(true);
+      run.child.kill('SIGTERM');
+      await expect.poll(run.ended, { timeout: EXIT_WITHIN_MS, interval: 50 }).toEqual({ code: null, signal: 'SIGTERM' });
+    } finally {
+      if (writer !== undefined) closeSync(writer);
+    }
   }, 60_000);
 });
