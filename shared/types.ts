@@ -259,6 +259,9 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   value_too_large: 'warning',
 };
 
+/** The codes only an importer's reading gives (docs/large-lines.md): no native session file has them, so no broken native sample does. */
+export const IMPORTER_FINDING_CODES: readonly FindingCode[] = ['value_too_large'];
+
 /** §5.6 */
 export interface Finding {
   code: FindingCode;
