@@ -1,7 +1,7 @@
 /**
  * One line of 250 MB in a Claude Code transcript and in a Codex rollout (docs/large-lines.md):
  * `check` of a generated transcript whose one tool result is a 250 MB string, and of a rollout
- * whose one `function_call_output` is (escapes and multi-byte characters throughout), each run a fresh `node bin/session-inspector.cjs` process, against the least a JSONL
+ * whose one `function_call_output` is, and of a transcript whose one tool call's input is (escapes and multi-byte characters throughout), each run a fresh `node bin/session-inspector.cjs` process, against the least a JSONL
  * reader does with the file (bench/runners/indexBaseline.ts: read, split, JSON.parse every line)
  * in the same run, alternating, after the file was read once to warm the page cache; medians.
  * Targets: peak RSS ≤ 0.25 × the file + 300 MB, time ≤ 2× the baseline's.
@@ -30,14 +30,16 @@ function writeHugeBody(fd: number, bytes: number): void {
   for (let written = 0; written < bytes; written += chunk.length) writeSync(fd, chunk);
 }
 
+/** A Claude Code record of the generated transcripts. */
+const claudeRec = (uuid: string, parent: string | null, fields: Record<string, unknown>): string =>
+  JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/work', sessionId: '3f1c7a52-0000-4000-8000-000000000001', version: '2.1.17', uuid, timestamp: '2026-01-01T00:00:00.000Z', ...fields });
+
 /** Writes (or reuses) the transcript: a prompt, a tool call, its result of `bytes` raw bytes on one line, an answer. */
 export function writeHugeLineTranscript(path: string, bytes: number): number {
   if (existsSync(path) && statSync(path).size > bytes) return statSync(path).size;
   const fd = openSync(path, 'w');
   try {
-    const sessionId = '3f1c7a52-0000-4000-8000-000000000001';
-    const rec = (uuid: string, parent: string | null, fields: Record<string, unknown>): string =>
-      JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/work', sessionId, version: '2.1.17', uuid, timestamp: '2026-01-01T00:00:00.000Z', ...fields });
+    const rec = claudeRec;
     writeSync(fd, `${rec('u1', null, { type: 'user', message: { role: 'user', content: 'print the build log' } })}\n`);
     writeSync(fd, `${rec('a1', 'u1', { type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'cat build.log' } }] } })}\n`);
     const [before, after] = rec('u2', 'a1', { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: '@' }] } }).split('"@"') as [string, string];
@@ -45,6 +47,28 @@ export function writeHugeLineTranscript(path: string, bytes: number): number {
     writeHugeBody(fd, bytes);
     writeSync(fd, `"${after}\n`);
     writeSync(fd, `${rec('a2', 'u2', { type: 'assistant', message: { id: 'msg_2', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'The build passed.' }] } })}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  return statSync(path).size;
+}
+
+/**
+ * Writes (or reuses) the transcript: a prompt, a tool call whose input (a file's content) is
+ * `bytes` raw bytes on one line, its result, an answer: a value outside a message's text, shown cut
+ * (docs/large-lines.md).
+ */
+export function writeHugeInputTranscript(path: string, bytes: number): number {
+  if (existsSync(path) && statSync(path).size > bytes) return statSync(path).size;
+  const fd = openSync(path, 'w');
+  try {
+    writeSync(fd, `${claudeRec('u1', null, { type: 'user', message: { role: 'user', content: 'write the build log' } })}\n`);
+    const [before, after] = claudeRec('a1', 'u1', { type: 'assistant', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_1', name: 'Write', input: { file_path: '/work/build.log', content: '@' } }] } }).split('"@"') as [string, string];
+    writeSync(fd, `${before}"`);
+    writeHugeBody(fd, bytes);
+    writeSync(fd, `"${after}\n`);
+    writeSync(fd, `${claudeRec('u2', 'a1', { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'File created successfully at: /work/build.log' }] } })}\n`);
+    writeSync(fd, `${claudeRec('a2', 'u2', { type: 'assistant', message: { id: 'msg_2', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Written.' }] } })}\n`);
   } finally {
     closeSync(fd);
   }
@@ -78,6 +102,7 @@ export async function runHugeLineBench(ctx: HugeLineContext): Promise<BenchRow[]
   const files = [
     { name: 'Claude Code transcript', path: join(dir, 'huge-line.jsonl'), write: writeHugeLineTranscript },
     { name: 'Codex rollout', path: join(dir, 'huge-line-rollout.jsonl'), write: writeHugeLineRollout },
+    { name: 'Claude Code transcript, the line a tool call input', path: join(dir, 'huge-input.jsonl'), write: writeHugeInputTranscript },
   ];
   const rows: BenchRow[] = [];
   for (const file of files) rows.push(...(await hugeLineRows(ctx, file.name, file.path, file.write(file.path, HUGE_LINE_BYTES))));

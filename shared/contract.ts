@@ -83,6 +83,7 @@ export const findingSchema = z.object({
     'unsupported_version',
     'log_differs',
     'policy_divergence',
+    'value_too_large',
   ]),
   severity,
   message: z.string(),

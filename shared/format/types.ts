@@ -240,7 +240,9 @@ export type FindingCode =
   | 'unsupported_version'
   | 'log_differs'
   // A recorded reduction that the header's policy, replayed, does not mint (or mints differently).
-  | 'policy_divergence';
+  | 'policy_divergence'
+  // An imported value too long to read whole, shown cut; the file holds it whole (docs/large-lines.md).
+  | 'value_too_large';
 
 export type Severity = 'error' | 'warning';
 
@@ -261,7 +263,11 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   unsupported_version: 'error',
   log_differs: 'warning',
   policy_divergence: 'warning',
+  value_too_large: 'warning',
 };
+
+/** The codes only an importer's reading gives (docs/large-lines.md): no native session file has them, so no broken native sample does. */
+export const IMPORTER_FINDING_CODES: readonly FindingCode[] = ['value_too_large'];
 
 /** §5.6 */
 export interface Finding {

@@ -25,7 +25,7 @@ export interface IntegrityInput {
   native?: boolean;
 }
 
-type IntegrityCode = Exclude<FindingCode, 'model_change_count_mismatch' | 'malformed_line' | 'truncated_last_line' | 'unknown_record' | 'unsupported_version' | 'log_differs' | 'policy_divergence'>;
+type IntegrityCode = Exclude<FindingCode, 'model_change_count_mismatch' | 'malformed_line' | 'truncated_last_line' | 'unknown_record' | 'unsupported_version' | 'log_differs' | 'policy_divergence' | 'value_too_large'>;
 
 export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = {}): Finding[] {
   const { minted, recorded, log, logLines } = input;

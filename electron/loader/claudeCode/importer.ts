@@ -22,7 +22,7 @@ import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, Text } from '../content/largeStrings';
-import { contentFields, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../content/largeStrings';
+import { contentFields, cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
@@ -266,8 +266,9 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
   if (large) {
     const kept = value.toolUseResult;
     if (isObj(kept)) for (const k of ['stdout', 'stderr', 'content']) keepLarge(kept, k, large);
-    // Anywhere else a value must be a string: read whole.
+    // Anywhere else a value must be a string: read whole, or cut and said when too long (docs/large-lines.md).
     large.materialize(value);
+    for (const c of large.cut) findings.push({ code: 'value_too_large', severity: 'warning', line: l.line, message: cutValueMessage(l.line, c) });
   }
   // The parsed object is this reader's own: it is tagged in place rather than copied.
   const rec = value as Rec;

@@ -15,7 +15,7 @@ import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
-import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
 import type { Refused } from '../common/safeRead';
 import { readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
@@ -150,6 +150,8 @@ export class ClaudeCodeSource extends LineSource {
     private readonly largeStringBytes: number = LARGE_STRING_BYTES,
     /** What its large contents read with (DetectContext.services, docs/content-services.md); fresh ones when not given. */
     private readonly services: ContentServices = createContentServices(),
+    /** A value outside a message's text longer than this is cut, not read whole (docs/large-lines.md). */
+    private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
   ) {
     super(file);
   }
@@ -193,7 +195,7 @@ export class ClaudeCodeSource extends LineSource {
    * (it is then read whole, for the answer the whole line gets).
    */
   private takeLarge(line: number, taken: TakenLine, length: number, torn: boolean, pass: IndexPass): boolean {
-    const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services);
+    const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes);
     if (!scan) return false;
     if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, scan.large);
@@ -228,7 +230,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

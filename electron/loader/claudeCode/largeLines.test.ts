@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
-import { answers, largeContents } from '../testing/largeAnswers';
+import { answers, cutValueLoad, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
 import { generateClaudeTranscript } from './testing/generate';
@@ -120,4 +120,25 @@ describe('large string values read from the file', () => {
       expect(await answers(path, { largeStringBytes: 64 }, ['error', 'the'])).toEqual(await answers(path, WHOLE, ['error', 'the']));
     }
   }, 600_000);
+
+  it('a tool call input longer than the cap is not read whole: cut to its preview and said; the rest is the whole-line path', async () => {
+    const path = tmp.path('huge-input.jsonl');
+    const big = `${'input — é 😀 '.repeat(200_000)}the end`;
+    const b = new SessionBuilder();
+    b.user('write the file');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', big)]);
+    b.result('toolu_1', 'written', call);
+    writeFileSync(path, b.text());
+    const r = await cutValueLoad(path, big, 1024 * 1024);
+    // The line pass and the scan read the line; its value is not read whole again (that is 2.3× or more).
+    expect(r.valueBytesRead).toBeLessThan(r.valueBytes * 2);
+    expect(r.cut.cutFindings).toEqual([{ code: 'value_too_large', severity: 'warning', line: 2, message: expect.stringContaining(`message.content[0].input.command is ${Buffer.byteLength(big)} bytes`) as string }]);
+    const shown = (JSON.parse(r.cut.args[0] ?? '{}') as { command: string }).command;
+    expect(Buffer.byteLength(shown)).toBeGreaterThan(60_000);
+    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(64 * 1024);
+    expect(big.startsWith(shown)).toBe(true);
+    expect((JSON.parse(r.whole.args[0] ?? '{}') as { command: string }).command).toBe(big);
+    expect(r.whole.cutFindings).toEqual([]);
+    expect(r.cut.rest).toEqual(r.whole.rest);
+  }, 120_000);
 });

@@ -44,13 +44,13 @@ import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { ModelChange } from '../../../shared/calls/timeline';
 import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/format/types';
 import { utf8Length } from '../../../shared/format/utf8';
-import type { LargeText, Text } from '../content/largeStrings';
-import { contentFields, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../content/largeStrings';
+import type { CutValue, LargeText, Text } from '../content/largeStrings';
+import { contentFields, cutValueMessage, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../content/largeStrings';
 import { isPlainObject } from '../common/json';
 
 /** One line of the rollout: its parsed value, or why it has none. */
 /** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/format/jsonDepth.ts). */
-export type RolloutLine = { line: number; value: unknown; notUtf8?: true; deep?: DepthCut } | { line: number; error: string; torn?: boolean };
+export type RolloutLine = { line: number; value: unknown; notUtf8?: true; deep?: DepthCut; cut?: readonly CutValue[] } | { line: number; error: string; torn?: boolean };
 
 /** The rollout item types of the writer (RolloutItem); others are `unknown_record`. */
 export const ROLLOUT_TYPES: readonly string[] = ['session_meta', 'response_item', 'compacted', 'turn_context', 'event_msg'];
@@ -620,6 +620,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     const v = l.value;
     if (l.notUtf8) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     if (l.deep) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: depthCutMessage(`line ${l.line}`, l.deep) });
+    for (const c of l.cut ?? []) findings.push({ code: 'value_too_large', severity: 'warning', line: l.line, message: cutValueMessage(l.line, c) });
     if (!isPlainObject(v) || typeof v.type !== 'string') {
       findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line}: not a rollout record (an object with a string "type")` });
       continue;

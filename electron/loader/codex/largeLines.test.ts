@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
-import { answers, largeContents, loadWatchingReads } from '../testing/largeAnswers';
+import { answers, cutValueLoad, largeContents, loadWatchingReads } from '../testing/largeAnswers';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const tmp = tempDir('session-inspector-codex-large-lines-');
@@ -146,4 +146,23 @@ describe('large string values of a Codex rollout read from the file', () => {
       expect(await answers(path, { largeStringBytes: 16 }, ['error', 'the']), path).toEqual(await answers(path, WHOLE, ['error', 'the']));
     }
   }, 600_000);
+
+  it('a call arguments longer than the cap are not read whole: cut to their preview and said; the rest is the whole-line path', async () => {
+    const path = tmp.path('huge-arguments.jsonl');
+    const big = `${'argument — é 😀 '.repeat(200_000)}the end`;
+    writeFileSync(path, rolloutOf([{ prompt: 'run it', developer: undefined, reasoning: 'thinking', said: undefined, calls: [{ custom: false, command: big, output: 'ran', aggregated: 'ran' }], compact: undefined }]));
+    // Line 5: after the session's meta, its context, the prompt and the reasoning.
+    const r = await cutValueLoad(path, big, 1024 * 1024);
+    // The line pass and the scan read the line; its value is not read whole again (that is 2.3× or more).
+    expect(r.valueBytesRead).toBeLessThan(r.valueBytes * 2);
+    const whole = r.whole.args[0] ?? '';
+    expect(r.cut.cutFindings).toEqual([{ code: 'value_too_large', severity: 'warning', line: 5, message: expect.stringContaining(`payload.arguments is ${Buffer.byteLength(whole)} bytes`) as string }]);
+    const shown = r.cut.args[0] ?? '';
+    expect(Buffer.byteLength(shown)).toBeGreaterThan(60_000);
+    expect(Buffer.byteLength(shown)).toBeLessThanOrEqual(64 * 1024);
+    expect(whole.startsWith(shown)).toBe(true);
+    expect(whole).toBe(JSON.stringify({ command: ['bash', '-lc', big] }));
+    expect(r.whole.cutFindings).toEqual([]);
+    expect(r.cut.rest).toEqual(r.whole.rest);
+  }, 120_000);
 });

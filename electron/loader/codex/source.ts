@@ -8,7 +8,7 @@
 import { arrayList } from '../../../shared/resolver/session';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
-import { LARGE_STRING_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
 import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { IndexPass, OpenFile, SourceIndex } from '../common/source';
@@ -28,6 +28,8 @@ export class RolloutSource extends LineSource {
     private readonly largeStringBytes: number = LARGE_STRING_BYTES,
     /** What its large contents read with (DetectContext.services, docs/content-services.md); fresh ones when not given. */
     private readonly services: ContentServices = createContentServices(),
+    /** A value outside a message's text longer than this is cut, not read whole (docs/large-lines.md). */
+    private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
   ) {
     super(file);
   }
@@ -63,7 +65,7 @@ export class RolloutSource extends LineSource {
    * has none or is not one well-formed record (it is then read whole, for the answer it gets).
    */
   private takeLarge(line: number, raw: TakenLine, length: number, pass: IndexPass): boolean {
-    const scan = scanTakenLine(this.file.fd, pass.read, raw, length, this.largeStringBytes, () => this.isOpen, this.services);
+    const scan = scanTakenLine(this.file.fd, pass.read, raw, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes);
     if (!scan) return false;
     const parsed = parseCappedJson(scan.rest);
     if (!parsed.ok) return false;
@@ -74,7 +76,7 @@ export class RolloutSource extends LineSource {
     keepRolloutStrings(value, large);
     // Anywhere else a value must be a string: read whole.
     large.materialize(value);
-    this.lines.push({ line, value, ...(scan.utf8 ? {} : { notUtf8: true as const }), ...(cut ? { deep: cut } : {}) });
+    this.lines.push({ line, value, ...(scan.utf8 ? {} : { notUtf8: true as const }), ...(cut ? { deep: cut } : {}), ...(large.cut.length > 0 ? { cut: large.cut } : {}) });
     return true;
   }
 

@@ -51,6 +51,8 @@ export interface DetectContext {
   roots?: readonly string[];
   /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 1 MiB). */
   largeStringBytes?: number;
+  /** A large value outside a message's text longer than this is cut, not read whole (docs/large-lines.md; default 16 MiB). */
+  wholeValueBytes?: number;
   /**
    * What the sources' contents use besides their file (contentServices.ts): loadSession always
    * passes the load's; a source detected without them (tests) gets fresh ones of its own.

@@ -27,6 +27,23 @@ export const LARGE_STRING_BYTES = 1024 * 1024;
 
 /** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
 export const LARGE_PREVIEW_BYTES = 64 * 1024;
+/**
+ * A large string value that must be read whole (one outside a message's text: a tool call's input,
+ * thinking, an image's data) longer than this many bytes is not: it is cut to its first
+ * LARGE_PREVIEW_BYTES and said (docs/large-lines.md).
+ */
+export const MAX_WHOLE_VALUE_BYTES = 16 * 1024 * 1024;
+
+/** A value cut by `LargeStrings.materialize`: where it is in its record and its length in UTF-8 bytes. */
+export interface CutValue {
+  path: string;
+  bytes: number;
+}
+
+/** What a record's reader says of a value it cut (docs/large-lines.md). */
+export function cutValueMessage(line: number, cut: CutValue): string {
+  return `line ${line}: the value at ${cut.path} is ${cut.bytes} bytes, too long to read whole; it is shown cut at its first ${LARGE_PREVIEW_BYTES / 1024} KiB (the file holds it whole)`;
+}
 
 /**
  * What a token's string starts with: a NUL and a random id of this process, so no string of a
@@ -412,8 +429,18 @@ export function contentFields(t: Text): { content: string; large?: ByteSource } 
 /** Turns a line's tokens back into values: `keep(token)` says where a LargeText may stay; elsewhere it is read whole. */
 export class LargeStrings {
   private readonly texts: FileText[];
+  /** The values `materialize` cut, in the order it met them. */
+  readonly cut: CutValue[] = [];
 
-  constructor(fd: number, read: ReadSync, large: readonly RawContent[], isOpen: () => boolean, services: ContentServices) {
+  constructor(
+    fd: number,
+    read: ReadSync,
+    large: readonly RawContent[],
+    isOpen: () => boolean,
+    services: ContentServices,
+    /** A value longer than this many bytes is cut, not read whole (MAX_WHOLE_VALUE_BYTES). */
+    private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
+  ) {
     this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen, services)));
   }
 
@@ -449,17 +476,26 @@ export class LargeStrings {
    * threshold, before the record is looked at).
    */
   materialize(value: unknown, spare?: ReadonlySet<string>): void {
-    const stack: unknown[] = [value];
+    const stack: [unknown, string][] = [[value, '']];
     while (stack.length > 0) {
-      const v = stack.pop();
+      const [v, path] = stack.pop()!;
       if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
       const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
       for (const [k, x] of entries) {
+        const at = typeof k === 'number' ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
         const t = spare?.has(x as string) === true ? undefined : this.of(x);
-        if (t) (v as Record<string | number, unknown>)[k] = t.text();
-        else if (typeof x === 'object' && x !== null) stack.push(x);
+        if (t) (v as Record<string | number, unknown>)[k] = this.whole(t, at);
+        else if (typeof x === 'object' && x !== null) stack.push([x, at]);
       }
     }
+  }
+
+  /** `t` as a string: read whole, or its first LARGE_PREVIEW_BYTES when it is longer than the cap (kept in `cut`). */
+  private whole(t: LargeText, path: string): string {
+    const bytes = t.source.length;
+    if (bytes <= this.wholeValueBytes) return t.text();
+    this.cut.push({ path, bytes });
+    return t.head(LARGE_PREVIEW_BYTES);
   }
 }
 
@@ -476,10 +512,11 @@ export function scanTakenLine(
   minRawBytes: number,
   isOpen: () => boolean,
   services: ContentServices,
+  wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
 ): { rest: string; utf8: boolean; large: LargeStrings } | undefined {
   const scan = scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes });
   if (!scan) return undefined;
-  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services) };
+  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services, wholeValueBytes) };
 }
 
 /** A line handed over by range (`byRange`) read into its holder now; false when the file shrank. */

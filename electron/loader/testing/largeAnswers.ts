@@ -3,9 +3,9 @@
  * paths of docs/large-lines.md (large strings kept in the file, and read whole) are held to the
  * same answers with it.
  */
-import { readSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { vi } from 'vitest';
-import type { ChatMessage, MessageList } from '../../../shared/index';
+import type { ChatMessage, Finding, MessageList } from '../../../shared/index';
 import { runCli } from '../../cli/testing/runCli';
 import { SessionService } from '../../worker/service';
 import type { ReadSync } from '../common/lines';
@@ -75,7 +75,11 @@ export async function largeContents(path: string, options: LoadOptions): Promise
  * meanwhile, and hands `use` the session and its view: the reads and the concatenations of a MiB
  * or more come back (a line read a window at a time makes none of those).
  */
-export async function loadWatchingReads<T>(path: string, use: (session: Loaded, view: (ChatMessage | undefined)[]) => T): Promise<{ reads: { position: number; length: number }[]; bigConcats: unknown[]; value: T }> {
+export async function loadWatchingReads<T>(
+  path: string,
+  use: (session: Loaded, view: (ChatMessage | undefined)[]) => T,
+  options: LoadOptions = {},
+): Promise<{ reads: { position: number; length: number }[]; bigConcats: unknown[]; value: T }> {
   const reads: { position: number; length: number }[] = [];
   const read: ReadSync = (fd, buffer, offset, len, position) => {
     reads.push({ position, length: len });
@@ -83,7 +87,7 @@ export async function loadWatchingReads<T>(path: string, use: (session: Loaded, 
   };
   const concat = vi.spyOn(Buffer, 'concat');
   try {
-    const r = await loadSession([path], { chunkSize: 64 * 1024, readSync: read });
+    const r = await loadSession([path], { ...options, chunkSize: 64 * 1024, readSync: read });
     if (!r.ok) throw new Error(r.error.message);
     try {
       const value = use(r.session, list(r.session.minted));
@@ -94,4 +98,37 @@ export async function loadWatchingReads<T>(path: string, use: (session: Loaded, 
   } finally {
     concat.mockRestore();
   }
+}
+
+/** A loaded session's view and its findings. */
+interface Viewed {
+  view: (ChatMessage | undefined)[];
+  findings: readonly Finding[];
+}
+
+/** Its tool calls' arguments, and the rest of it (view and findings) without them and without the cut values' findings. */
+function split(v: Viewed): { args: string[]; cutFindings: Finding[]; rest: unknown } {
+  const args = v.view.flatMap((m) => m?.tool_calls ?? []).map((c) => c.arguments);
+  const view: unknown = JSON.parse(JSON.stringify(v.view, (k, x: unknown) => (k === 'arguments' ? undefined : x)));
+  return { args, cutFindings: v.findings.filter((f) => f.code === 'value_too_large'), rest: { view, findings: v.findings.filter((f) => f.code !== 'value_too_large') } };
+}
+
+/**
+ * The file at `path`, whose `value` (written once, unescaped) is too long to read whole under
+ * `wholeValueBytes` (docs/large-lines.md), loaded that way and read whole: how many of the value's
+ * bytes the first load read, and each load's tool call arguments, cut values' findings and the rest.
+ */
+export async function cutValueLoad(
+  path: string,
+  value: string,
+  wholeValueBytes: number,
+): Promise<{ valueBytesRead: number; valueBytes: number; cut: ReturnType<typeof split>; whole: ReturnType<typeof split> }> {
+  const bytes = readFileSync(path);
+  const start = bytes.indexOf(Buffer.from(value));
+  if (start < 0 || bytes.indexOf(Buffer.from(value), start + 1) >= 0) throw new Error('the value must be in the file once');
+  const end = start + Buffer.byteLength(value);
+  const viewed = (session: Loaded, view: (ChatMessage | undefined)[]): Viewed => ({ view, findings: session.check().findings });
+  const { reads, value: cut } = await loadWatchingReads(path, viewed, { wholeValueBytes });
+  const valueBytesRead = reads.reduce((n, r) => n + Math.max(0, Math.min(end, r.position + r.length) - Math.max(start, r.position)), 0);
+  return { valueBytesRead, valueBytes: end - start, cut: split(cut), whole: split((await loadWatchingReads(path, viewed)).value) };
 }
