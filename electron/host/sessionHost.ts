@@ -375,6 +375,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         const problem = linkPathProblem(file);
         if (problem !== undefined) return failure('invalid_request', `openLink: ${problem}`);
         const which = asked !== undefined && asked !== '' ? { session: asked } : {};
+        // The session library (serve with no FILE): a place its listing named, never a path opened as given.
+        if (options.library && root !== undefined) {
+          const found = await options.library.pathOf(root, file);
+          if ('refused' in found) return failure('unreadable_file', `openLink: ${found.refused}`);
+          return openPaths([found.path], { ...which, roots: [found.root] });
+        }
         // The host's own listing, read now: a name it lists, never a path opened as given.
         // A root is named by its place among the host's roots, as `sessions` writes it: `0` for the served folder.
         if (options.folder && (root === undefined || root === SERVED_FOLDER_ROOT)) {
@@ -411,6 +417,9 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
           return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
         }
       }
+      case 'library':
+        if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
+        return { ok: true, value: options.library.snapshot() };
       case 'setFollow': {
         follow = (params as ParsedParams<'setFollow'>).follow;
         // The open session is read again the way asked (a followed session's growth is then its own).

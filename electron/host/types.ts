@@ -4,6 +4,7 @@
  * untrusted requests to `SessionHost.handle` and forward its events.
  */
 import type { ServedFolder } from './folder';
+import type { ServedLibrary } from './library';
 import type { HostError, HostEvent, Method, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
 
 /** The host thread's handle on the resolver worker. */
@@ -89,6 +90,8 @@ export interface SessionHostOptions {
   openDialog?: () => Promise<string[] | null>;
   /** `serve DIR`: the folder whose session files `folder` lists and `openFile` opens by entry id. */
   folder?: ServedFolder;
+  /** `serve` with no FILE: the session library `library` lists and `openLink` opens by place (./library.ts). */
+  library?: ServedLibrary;
   /** False opens every session without following it (`--no-follow`); followed by default. */
   follow?: boolean;
   /** Called after every successful open (the desktop app remembers recent files). */

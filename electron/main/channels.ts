@@ -34,6 +34,7 @@ export const METHOD_CHANNELS = {
   abandoned: 'si:abandoned',
   // Folder serving.
   folder: 'si:folder',
+  library: 'si:library',
   // 
   reproBundle: 'si:reproBundle',
   // Policy replay, the what-if view.
