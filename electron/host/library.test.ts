@@ -62,7 +62,8 @@ describe('the HTTP host serves the session library (serve with no FILE)', () => 
     const entry = reply.sessions.find((s) => join(reply.roots[Number(s.root)]?.path as string, s.file) === home.compacted);
     if (!entry) throw new Error('the compacted session is not listed');
     const opened = await host.handle('openLink', { file: entry.file, root: entry.root });
-    expect(opened.ok).toBe(true);
+    // The session names its place, so the page's link (and a reload) opens it again.
+    expect(opened).toMatchObject({ ok: true, value: { link_file: { path: entry.file, root: entry.root } } });
     expect(client.calls).toContain(`open:${home.compacted}`);
     await dispose();
   });

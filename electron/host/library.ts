@@ -38,6 +38,8 @@ export interface ServedLibrary {
   settled(): Promise<void>;
   /** The file at a listed place, checked again now, and its root's real path; else why not. */
   pathOf(root: string, file: string): Promise<{ path: string; root: string } | { refused: string }>;
+  /** How a link names a listed file (its root-relative path and root id); undefined for a file the listing did not name. */
+  placeOf(path: string): { path: string; root: string } | undefined;
   dispose(): void;
 }
 
@@ -171,6 +173,10 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       } catch {
         return { refused: `${found.row.file} is no longer in its folder` };
       }
+    },
+    placeOf(path) {
+      for (const found of rows.values()) if (found.path === path) return { path: found.row.file, root: found.row.root };
+      return undefined;
     },
     dispose() {
       disposed = true;

@@ -153,7 +153,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (first === undefined) return undefined;
     if (options.folder && dirname(first) === options.folder.root) return { path: basename(first) };
     if (startFiles.includes(resolve(first))) return { path: basename(first) };
-    return undefined;
+    return options.library?.placeOf(first);
   };
   /** `info` with the link that names it (dropped by the worker's own payloads, which know no roots). */
   const withLink = (info: SessionInfo): SessionInfo => (shownLink === undefined ? info : { ...info, link_file: shownLink });
