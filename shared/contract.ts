@@ -533,6 +533,29 @@ const libraryMethods = {
       complete: z.boolean(),
     }),
   },
+  /**
+   * Full-text search across the library's sessions (each loaded and searched in what its latest
+   * view shows and in what reductions hid, docs/library.md `--query`), case ignored. One at a time
+   * per tab: a new one (or `cancelSearch` with its `searchId`) cancels the one in flight, which then
+   * answers `cancelled`. Sessions with a match only, at most MAX_LIBRARY_SEARCH_SESSIONS.
+   */
+  librarySearch: {
+    params: z.object({ query: z.string().min(1).max(1000), searchId: z.string().max(100) }),
+    result: z.object({
+      sessions: z.array(
+        z.object({
+          file: z.string(),
+          root: z.string(),
+          title: z.string().nullable(),
+          visible: int,
+          hidden: int,
+          /** The first matches (hidden ones first): a snippet and the fragment that opens the session at its place. */
+          first: z.array(z.object({ snippet: z.string(), link: z.string(), hidden: z.boolean() })),
+        }),
+      ),
+      truncated: z.boolean(),
+    }),
+  },
 } as const;
 // ── repro bundles (SPEC §12). The host builds the bundle from the open session's own
 // files (the page names no path) and answers its files; the renderer packs them into one .tar.

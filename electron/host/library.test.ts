@@ -68,6 +68,27 @@ describe('the HTTP host serves the session library (serve with no FILE)', () => 
     await dispose();
   });
 
+  it('librarySearch finds text a compaction hid, with a link that opens the session at it; a later search cancels it', async () => {
+    const { host, library, dispose } = hostOverHome();
+    await listed(host, library);
+    const hiddenText = 'fail to open the repository in that case';
+    const first = host.handle('librarySearch', { query: 'the', searchId: 'a' });
+    const second = host.handle('librarySearch', { query: hiddenText.toUpperCase(), searchId: 'b' });
+    expect(await first).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+    const found = await second;
+    if (!found.ok) throw new Error(found.error.message);
+    const { sessions } = found.value as ResultOf<'librarySearch'>;
+    expect(sessions.map((s) => s.file)).toEqual(['-Users-x-app/cc-2.0.76-compact-boundary.jsonl']);
+    expect(sessions[0]?.hidden).toBeGreaterThanOrEqual(1);
+    const hidden = sessions[0]?.first.find((m) => m.hidden);
+    expect(hidden?.snippet.toLowerCase()).toContain(hiddenText);
+    expect(hidden?.link).toMatch(/^#file=-Users-x-app\/cc-2\.0\.76-compact-boundary\.jsonl&root=0&call=\d+&reduction=cc-compact-L31&q=/);
+    // The link's file and root open that session.
+    const opened = await host.handle('openLink', { file: sessions[0]?.file, root: sessions[0]?.root });
+    expect(opened.ok).toBe(true);
+    await dispose();
+  }, 120_000);
+
   it('refuses a place the listing did not name: a link, a path out of the root, a FIFO, another root', async () => {
     const { host, library, client, dispose } = hostOverHome();
     const reply = await listed(host, library);

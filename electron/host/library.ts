@@ -27,6 +27,7 @@ import type { LibraryRoot } from '../library/roots';
 
 export type LibraryReply = ResultOf<'library'>;
 export type LibraryRow = LibraryReply['sessions'][number];
+export type LibrarySearchReply = ResultOf<'librarySearch'>;
 
 /** A listing older than this is made again at the next request. */
 export const LIBRARY_REFRESH_MS = 5_000;
@@ -38,6 +39,13 @@ export interface ServedLibrary {
   settled(): Promise<void>;
   /** The file at a listed place, checked again now, and its root's real path; else why not. */
   pathOf(root: string, file: string): Promise<{ path: string; root: string } | { refused: string }>;
+  /**
+   * Searches every session of the library for `query` (case ignored); a later search, or
+   * `cancel(searchId)`, stops this one, which then answers null.
+   */
+  search(query: string, searchId: string): Promise<LibrarySearchReply | null>;
+  /** Stops the search `searchId` if it is in flight; true when it was. */
+  cancel(searchId: string): boolean;
   /** How a link names a listed file (its root-relative path and root id); undefined for a file the listing did not name. */
   placeOf(path: string): { path: string; root: string } | undefined;
   dispose(): void;
@@ -142,7 +150,53 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       });
   };
 
+  /** The search in flight: its id and how to stop it. */
+  let searching: { id: string; stop: () => void } | null = null;
+
+  const search = async (query: string, searchId: string): Promise<LibrarySearchReply | null> => {
+    searching?.stop();
+    const signal = { aborted: false };
+    const searchPool = makePool();
+    const mine = {
+      id: searchId,
+      stop: () => {
+        signal.aborted = true;
+        searchPool.close();
+      },
+    };
+    searching = mine;
+    const roots = rootsNow();
+    try {
+      const listing = await listLibrary({ roots, pool: searchPool, signal: { get aborted() { return signal.aborted || disposed; } }, query: { query, regex: false, ignoreCase: true } });
+      if (listing.cancelled || signal.aborted) return null;
+      const ids = new Map(roots.map((r, k) => [r.path, String(k)]));
+      return {
+        sessions: listing.sessions.map((entry) => {
+          const row = rowOf(entry, ids.get(entry.root) ?? '');
+          return {
+            file: row.file,
+            root: row.root,
+            title: row.title,
+            visible: entry.matches?.visible ?? 0,
+            hidden: entry.matches?.hidden ?? 0,
+            first: (entry.matches?.first ?? []).map((m) => ({ snippet: m.snippet, link: m.link, hidden: m.reduction !== undefined })),
+          };
+        }),
+        truncated: listing.search?.truncated ?? false,
+      };
+    } finally {
+      searchPool.close();
+      if (searching === mine) searching = null;
+    }
+  };
+
   return {
+    search,
+    cancel(searchId) {
+      if (searching?.id !== searchId) return false;
+      searching.stop();
+      return true;
+    },
     snapshot() {
       if (now() - finishedAt >= refreshMs) start();
       const all = [...rows.values()].sort((a, b) => (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -181,6 +235,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     dispose() {
       disposed = true;
       pool?.close();
+      searching?.stop();
     },
   };
 }

@@ -420,6 +420,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       case 'library':
         if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
         return { ok: true, value: options.library.snapshot() };
+      case 'librarySearch': {
+        if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
+        const { query, searchId } = params as ParsedParams<'librarySearch'>;
+        const found = await options.library.search(query, searchId);
+        return found === null ? failure('cancelled', 'librarySearch: a later search or a cancel stopped this one') : { ok: true, value: found };
+      }
       case 'setFollow': {
         follow = (params as ParsedParams<'setFollow'>).follow;
         // The open session is read again the way asked (a followed session's growth is then its own).
@@ -431,7 +437,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
-        return { ok: true, value: { cancelled: client.cancelSearch(searchId) } };
+        return { ok: true, value: { cancelled: client.cancelSearch(searchId) || options.library?.cancel(searchId) === true } };
       }
       default:
         // Every other method is the worker's: a new host method in the contract fails to compile here.
@@ -449,6 +455,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     const late = new Promise<AnyReply>((resolveLate) => {
       timer = setTimeout(() => {
         if (method === 'search' || method === 'searchPage') client.cancelSearch((params as ParsedParams<'search' | 'searchPage'>).searchId);
+        if (method === 'librarySearch') options.library?.cancel((params as ParsedParams<'librarySearch'>).searchId);
         resolveLate(failure('timeout', `${method} was not answered within ${bound / 1000} s and was given up`));
       }, bound);
       timer.unref();

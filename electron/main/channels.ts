@@ -35,6 +35,7 @@ export const METHOD_CHANNELS = {
   // Folder serving.
   folder: 'si:folder',
   library: 'si:library',
+  librarySearch: 'si:librarySearch',
   // 
   reproBundle: 'si:reproBundle',
   // Policy replay, the what-if view.
