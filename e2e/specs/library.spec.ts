@@ -1,8 +1,9 @@
 /**
  * The session library (SPEC §14 "The app"), through the HTTP host in Chromium: `serve` with no FILE
  * and a temporary HOME holding real sessions of Claude Code and Codex shows the `Sessions` table;
- * typing filters it; a row opens its session in this tab and the fragment names its file; `Library`
- * in the header goes back (a reload keeps the library, or the session); axe finds nothing to fix.
+ * typing filters it; Enter searches every session's text (what a compaction hid too); a row opens
+ * its session in this tab and the fragment names its file; `Library` in the header goes back (a
+ * reload keeps the library, or the session); axe finds nothing to fix.
  */
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,6 +106,22 @@ test.describe('the app opens on the session library', () => {
     expect(await hash(page)).toBe('#library');
     await page.goBack();
     await inspector.waitLoaded();
+  });
+
+  test('Enter searches every session: text a compaction hid is found (axe-clean), and its snippet opens the session at it', async ({ inspector }) => {
+    const page = inspector.page;
+    await expect(page.getByRole('table', { name: 'Sessions', exact: true }).locator('tbody tr')).toHaveCount(3);
+    const search = page.getByRole('searchbox', { name: 'Search sessions' });
+    await search.fill('fail to open the repository in that case');
+    await search.press('Enter');
+    const results = page.getByRole('region', { name: 'Search results' });
+    await expect(results.getByRole('heading')).toHaveText(/^1 session hold/);
+    await expect(results).toContainText(/\d+ hidden/);
+    expect(await audit(inspector)).toEqual([]);
+    const hidden = results.getByRole('link', { name: /^Hidden: .*fail to open the repository in that case/i }).first();
+    await hidden.click();
+    await inspector.waitLoaded();
+    await expect.poll(() => hash(page)).toMatch(/^#file=-Users-soph-Work-entire\/compacted\.jsonl&root=0&.*reduction=cc-compact-L31/);
   });
 
   test('the library page passes axe-core', async ({ inspector }) => {

@@ -90,9 +90,39 @@ function Cells({ row }: { row: LibraryRow }) {
   );
 }
 
+/** What `Enter` found: per session, its matches visible and hidden, and the first snippets, each opening at its place. */
+function SearchResults() {
+  const found = useApp((s) => s.librarySearch);
+  const searching = useApp((s) => s.librarySearching);
+  if (searching !== null) return <p role="status">{`Searching every session for ${nameText(searching)}…`}</p>;
+  if (!found) return null;
+  return (
+    <section className="library-search" aria-label="Search results">
+      <h3>{`${countOf(found.sessions.length, 'session')} hold ${nameText(found.query)}${found.truncated ? ' (the search stopped there)' : ''}`}</h3>
+      <ul>
+        {found.sessions.map((hit) => (
+          <li key={`${hit.root}/${hit.file}`}>
+            <a href={rowFragment(hit)}>{nameText(hit.title ?? hit.file)}</a>
+            <span className="library-counts">{` ${countOf(hit.visible, 'match', 'matches')} visible, ${hit.hidden} hidden`}</span>
+            <ul>
+              {hit.first.map((m, k) => (
+                <li key={k}>
+                  <a href={m.link}>{`${m.hidden ? 'Hidden: ' : ''}${nameText(m.snippet)}`}</a>
+                </li>
+              ))}
+            </ul>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function LibraryPage() {
   const library = useApp((s) => s.library);
   const loadLibrary = useApp((s) => s.loadLibrary);
+  const searchLibrary = useApp((s) => s.searchLibrary);
+  const clearSearch = useApp((s) => s.clearLibrarySearch);
   const [text, setText] = useState('');
   const [sort, setSort] = useState<Sort>(DEFAULT_SORT);
   const [shown, setShown] = useState(ROWS_PER_PAGE);
@@ -111,17 +141,22 @@ export function LibraryPage() {
         <input
           type="search"
           aria-label="Search sessions"
-          placeholder="Filter by title or project"
+          placeholder="Filter by title or project; Enter searches the text"
           value={text}
           onChange={(e) => {
             setText(e.target.value);
             setShown(ROWS_PER_PAGE);
+            clearSearch();
+          }}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') void searchLibrary(text.trim());
           }}
         />
         <span role="status">
           {`${countOf(rows.length, 'session')}${text.trim() === '' ? '' : ` of ${library.sessions.length}`}${library.complete ? '' : ' so far: indexing…'}`}
         </span>
       </div>
+      <SearchResults />
       {library.samples && (
         <p>{`No agent folder was found, so the bundled samples are shown. Looked in: ${missing.map((r) => nameText(r.path)).join(', ')}.`}</p>
       )}
