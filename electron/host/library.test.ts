@@ -68,7 +68,7 @@ describe('the HTTP host serves the session library (serve with no FILE)', () => 
     await dispose();
   });
 
-  it('librarySearch finds text a compaction hid, with a link that opens the session at it; a later search cancels it', async () => {
+  it('librarySearch finds text a compaction hid, with a link that opens the session at it; a later search of the same tab cancels it, a search of another tab does not', async () => {
     const { host, library, dispose } = hostOverHome();
     await listed(host, library);
     const hiddenText = 'fail to open the repository in that case';
@@ -83,6 +83,15 @@ describe('the HTTP host serves the session library (serve with no FILE)', () => 
     const hidden = sessions[0]?.first.find((m) => m.hidden);
     expect(hidden?.snippet.toLowerCase()).toContain(hiddenText);
     expect(hidden?.link).toMatch(/^#file=-Users-x-app\/cc-2\.0\.76-compact-boundary\.jsonl&root=0&call=\d+&reduction=cc-compact-L31&q=/);
+    // Another tab's search is its own: a search here does not stop it.
+    const otherClient = createFakeResolverClient();
+    const otherTab = createSessionHost({ host: 'http', client: otherClient, files: [], library });
+    const theirs = otherTab.handle('librarySearch', { query: hiddenText, searchId: 'b' });
+    const mine = host.handle('librarySearch', { query: 'zq-nothing-zq', searchId: 'c' });
+    expect(await theirs).toMatchObject({ ok: true, value: { sessions: [{ file: '-Users-x-app/cc-2.0.76-compact-boundary.jsonl' }] } });
+    expect(await mine).toMatchObject({ ok: true, value: { sessions: [] } });
+    await otherTab.dispose();
+    await otherClient.dispose();
     // The link's file and root open that session.
     const opened = await host.handle('openLink', { file: sessions[0]?.file, root: sessions[0]?.root });
     expect(opened.ok).toBe(true);

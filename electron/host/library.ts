@@ -40,12 +40,13 @@ export interface ServedLibrary {
   /** The file at a listed place, checked again now, and its root's real path; else why not. */
   pathOf(root: string, file: string): Promise<{ path: string; root: string } | { refused: string }>;
   /**
-   * Searches every session of the library for `query` (case ignored); a later search, or
-   * `cancel(searchId)`, stops this one, which then answers null.
+   * Searches every session of the library for `query` (case ignored); `cancel(key)`, or a later
+   * search of the same key, stops this one, which then answers null. Keys are the callers' own (a
+   * tab's session host keys its searches by itself), so one tab never stops another's.
    */
-  search(query: string, searchId: string): Promise<LibrarySearchReply | null>;
-  /** Stops the search `searchId` if it is in flight; true when it was. */
-  cancel(searchId: string): boolean;
+  search(query: string, key: string): Promise<LibrarySearchReply | null>;
+  /** Stops the search `key` if it is in flight; true when it was. */
+  cancel(key: string): boolean;
   /** How a link names a listed file (its root-relative path and root id); undefined for a file the listing did not name. */
   placeOf(path: string): { path: string; root: string } | undefined;
   dispose(): void;
@@ -150,21 +151,18 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       });
   };
 
-  /** The search in flight: its id and how to stop it. */
-  let searching: { id: string; stop: () => void } | null = null;
+  /** The searches in flight (one per tab: the caller cancels its own before its next), by key. */
+  const searching = new Map<string, () => void>();
 
   const search = async (query: string, searchId: string): Promise<LibrarySearchReply | null> => {
-    searching?.stop();
+    searching.get(searchId)?.();
     const signal = { aborted: false };
     const searchPool = makePool();
-    const mine = {
-      id: searchId,
-      stop: () => {
-        signal.aborted = true;
-        searchPool.close();
-      },
+    const stop = (): void => {
+      signal.aborted = true;
+      searchPool.close();
     };
-    searching = mine;
+    searching.set(searchId, stop);
     const roots = rootsNow();
     try {
       const listing = await listLibrary({ roots, pool: searchPool, signal: { get aborted() { return signal.aborted || disposed; } }, query: { query, regex: false, ignoreCase: true } });
@@ -186,16 +184,16 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       };
     } finally {
       searchPool.close();
-      if (searching === mine) searching = null;
+      if (searching.get(searchId) === stop) searching.delete(searchId);
     }
   };
 
   return {
     search,
     cancel(searchId) {
-      if (searching?.id !== searchId) return false;
-      searching.stop();
-      return true;
+      const stop = searching.get(searchId);
+      stop?.();
+      return stop !== undefined;
     },
     snapshot() {
       if (now() - finishedAt >= refreshMs) start();
@@ -235,7 +233,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     dispose() {
       disposed = true;
       pool?.close();
-      searching?.stop();
+      for (const stop of searching.values()) stop();
     },
   };
 }

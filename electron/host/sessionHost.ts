@@ -113,8 +113,15 @@ export interface InspectableSessionHost extends SessionHost {
   listenerCount(): number;
 }
 
+/** Numbers session hosts, so the library's searches of one tab are told from another's. */
+let hostsMade = 0;
+
 export function createSessionHost(options: SessionHostOptions): InspectableSessionHost {
   const { client } = options;
+  const hostNumber = ++hostsMade;
+  /** This host's library search in flight (its key): a new one stops it; another tab's are not this host's. */
+  let librarySearching: string | undefined;
+  const libraryKey = (searchId: string): string => `${hostNumber}\u0000${searchId}`;
   const listeners = new Set<(event: HostEvent) => void>();
   const offered: OfferedFile[] = [];
   let nextFileId = 1;
@@ -423,7 +430,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       case 'librarySearch': {
         if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
         const { query, searchId } = params as ParsedParams<'librarySearch'>;
-        const found = await options.library.search(query, searchId);
+        const key = libraryKey(searchId);
+        if (librarySearching !== undefined) options.library.cancel(librarySearching);
+        librarySearching = key;
+        const found = await options.library.search(query, key).finally(() => {
+          if (librarySearching === key) librarySearching = undefined;
+        });
         return found === null ? failure('cancelled', 'librarySearch: a later search or a cancel stopped this one') : { ok: true, value: found };
       }
       case 'setFollow': {
@@ -437,7 +449,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
-        return { ok: true, value: { cancelled: client.cancelSearch(searchId) || options.library?.cancel(searchId) === true } };
+        return { ok: true, value: { cancelled: client.cancelSearch(searchId) || options.library?.cancel(libraryKey(searchId)) === true } };
       }
       default:
         // Every other method is the worker's: a new host method in the contract fails to compile here.
@@ -455,7 +467,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     const late = new Promise<AnyReply>((resolveLate) => {
       timer = setTimeout(() => {
         if (method === 'search' || method === 'searchPage') client.cancelSearch((params as ParsedParams<'search' | 'searchPage'>).searchId);
-        if (method === 'librarySearch') options.library?.cancel((params as ParsedParams<'librarySearch'>).searchId);
+        if (method === 'librarySearch') options.library?.cancel(libraryKey((params as ParsedParams<'librarySearch'>).searchId));
         resolveLate(failure('timeout', `${method} was not answered within ${bound / 1000} s and was given up`));
       }, bound);
       timer.unref();
