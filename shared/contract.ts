@@ -518,7 +518,7 @@ const libraryMethods = {
   /**
    * The session library as listed so far: every root looked in (its id is its place here), the
    * sessions found, newest first, and whether the listing in flight has finished. Each call starts a
-   * fresh listing once the last one is a few seconds old, so files that appeared or grew are listed.
+   * fresh listing once the last one is 30 s old, so files that appeared or grew are listed.
    * The desktop app and `serve FILE`/`serve DIR` answer `not_supported`.
    */
   library: {

@@ -30,7 +30,7 @@ export type LibraryRow = LibraryReply['sessions'][number];
 export type LibrarySearchReply = ResultOf<'librarySearch'>;
 
 /** A listing older than this is made again at the next request. */
-export const LIBRARY_REFRESH_MS = 5_000;
+export const LIBRARY_REFRESH_MS = 30_000;
 
 export interface ServedLibrary {
   /** The listing so far; starts one when none ran or the last is stale. */
