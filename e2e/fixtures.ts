@@ -68,6 +68,8 @@ export interface InspectorOptions {
   target: Target;
   /** The one or two files the app opens (a sidecar and/or a snapshot). */
   sessionFiles: string[];
+  /** Environment the HTTP host starts with, over this process's (a temporary HOME for the session library). */
+  serveEnv: Record<string, string>;
 }
 
 interface InspectorFixtures {
@@ -104,8 +106,8 @@ function exited(child: ChildProcess): boolean {
 }
 
 /** Starts `serve <files…> --port 0` and resolves with the URL of its first stdout line. */
-export async function startServe(files: readonly string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [CLI, 'serve', ...files, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(files: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [CLI, 'serve', ...files, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
@@ -169,6 +171,7 @@ const electron = electronBinary();
 export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixtures>({
   target: ['http', { option: true }],
   sessionFiles: [[SESSION_SIDECAR], { option: true }],
+  serveEnv: [{}, { option: true }],
 
   _chromium: [
     async ({ playwright, launchOptions }, use) => {
@@ -189,9 +192,9 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   ],
 
   inspectorApp: [
-    async ({ target, sessionFiles, _chromium }, use, testInfo) => {
+    async ({ target, sessionFiles, serveEnv, _chromium }, use, testInfo) => {
       if (target === 'http') {
-        const server = await startServe(sessionFiles);
+        const server = await startServe(sessionFiles, serveEnv);
         let context: BrowserContext | undefined;
         try {
           // The context takes the project's `use` options (viewport…) like the built-in `page`.

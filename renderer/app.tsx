@@ -11,6 +11,7 @@ import { AlertList, LoadProgress } from './features/frame/notices';
 import { ShortcutsDialog } from './features/frame/shortcutsDialog';
 import { StatusBar } from './features/frame/statusBar';
 import { useGlobalKeys } from './features/frame/useGlobalKeys';
+import { LibraryPage, useLibraryShown } from './features/library/libraryPage';
 import { useLinkSync } from './features/links/useLinkSync';
 import { SidePanel } from './features/panels/sidePanel';
 import { ProjectedView } from './features/view/projectedView';
@@ -39,6 +40,7 @@ export function App() {
   useGlobalKeys(store);
   useLinkSync(store);
   useEffect(() => store.getState().start(), [store]);
+  const libraryShown = useLibraryShown();
   return (
     <div className="app">
       <AppHeader />
@@ -46,13 +48,19 @@ export function App() {
         <LoadProgress />
         <AlertList />
       </div>
-      <main className="app-main calls-main" aria-label="Session">
-        <CallsBar />
-        <div className="calls-view">
-          <ProjectedView />
-        </div>
-      </main>
-      <SidePanel />
+      {libraryShown ? (
+        <LibraryPage />
+      ) : (
+        <>
+          <main className="app-main calls-main" aria-label="Session">
+            <CallsBar />
+            <div className="calls-view">
+              <ProjectedView />
+            </div>
+          </main>
+          <SidePanel />
+        </>
+      )}
       <StatusBar />
       <ShortcutsDialog />
       <DropOverlay store={store} />

@@ -100,5 +100,6 @@ export async function runOpen(options: ServeOptions, io: CliIo, deps: OpenDeps):
   if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...sourceArguments(openSource(options)), ...linkArgument(options.link), ...(options.follow === false ? [NO_FOLLOW_SWITCH] : []), ...files.map((f) => resolve(f))]);
   const lead = electron.noBinary ? 'No Electron binary is available on this machine' : 'The desktop window cannot start on this machine';
   io.stderr(`${lead} (${electron.reason}); starting the HTTP host instead — open the URL below in a browser.\n`);
-  return runServe({ ...options, files }, io, deps);
+  // Without FILE the HTTP host serves the session library, as `serve` does.
+  return runServe(options.files.length > 0 ? { ...options, files } : options, io, deps);
 }

@@ -23,15 +23,20 @@ afterAll(() => tmp.cleanup());
 
 /** POSTs `state` with the token of a printed URL. */
 async function stateAt(url: string): Promise<Reply<'state'>> {
+  return (await apiAt(url, 'state')) as Reply<'state'>;
+}
+
+/** POSTs a method with no params with the token of a printed URL. */
+async function apiAt(url: string, method: string): Promise<unknown> {
   const { port, searchParams } = new URL(url);
   const answer = await request(Number(port), {
     method: 'POST',
-    path: '/api/state',
+    path: `/api/${method}`,
     headers: { 'Content-Type': 'application/json', 'X-Session-Inspector-Token': searchParams.get('token') ?? '' },
     body: '{}',
   });
   expect(answer.status).toBe(200);
-  return JSON.parse(answer.body) as Reply<'state'>;
+  return JSON.parse(answer.body) as unknown;
 }
 
 describe('serve (in-process, fake resolver client)', () => {
@@ -59,18 +64,31 @@ describe('serve (in-process, fake resolver client)', () => {
     expect(await run.stop()).toBe(0);
   });
 
-  it('opens the bundled sample without FILE: session.sidecar.jsonl, else demo.sidecar.jsonl', async () => {
+  it('lists the session library without FILE: the bundled samples where no agent folder exists, each folder looked in named', async () => {
     const root = tmp.path('package');
     mkdirSync(join(root, 'samples'), { recursive: true });
     copyFileSync(DEMO, join(root, 'samples/demo.sidecar.jsonl'));
-    const demoOnly = await startServe(['serve'], { packageRoot: root });
-    await expect.poll(() => stateAt(LISTENING.exec(demoOnly.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/demo.sidecar.jsonl') }] } } });
-    expect(await demoOnly.stop()).toBe(0);
+    const home = tmp.path('empty-home');
+    mkdirSync(home, { recursive: true });
+    const libraryContext = { env: { SESSION_INSPECTOR_CACHE_DIR: tmp.path('library-cache') }, home, cwd: home, platform: process.platform };
+    const run = await startServe(['serve'], { packageRoot: root, libraryContext });
+    const url = LISTENING.exec(run.line)?.[1] as string;
+    // Nothing is opened: the page starts on the library.
+    expect(await stateAt(url)).toMatchObject({ ok: true, value: { session: null, files: [] } });
+    const listed = async (): Promise<unknown> => (await apiAt(url, 'library'));
+    await expect
+      .poll(listed, { timeout: 20_000 })
+      .toMatchObject({ ok: true, value: { samples: true, complete: true, sessions: [{ file: 'demo.sidecar.jsonl', format: 'supercode' }], roots: expect.arrayContaining([{ id: expect.any(String) as string, path: join(home, '.claude', 'projects'), agent: 'claude-code', exists: false, sessions: 0 }, expect.objectContaining({ path: join(root, 'samples'), exists: true, sessions: 1 })]) as unknown } });
+    expect(await run.stop()).toBe(0);
+  });
 
-    copyFileSync(DEMO, join(root, 'samples/session.sidecar.jsonl'));
-    const preferred = await startServe(['serve'], { packageRoot: root });
-    await expect.poll(() => stateAt(LISTENING.exec(preferred.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/session.sidecar.jsonl') }] } } });
-    expect(await preferred.stop()).toBe(0);
+  it('opens the bundled sample without FILE when --session names one of its sessions', async () => {
+    const root = tmp.path('package-session');
+    mkdirSync(join(root, 'samples'), { recursive: true });
+    copyFileSync(DEMO, join(root, 'samples/demo.sidecar.jsonl'));
+    const run = await startServe(['serve', '--session', 's-demo'], { packageRoot: root });
+    await expect.poll(() => stateAt(LISTENING.exec(run.line)?.[1] as string), { timeout: 20_000 }).toMatchObject({ ok: true, value: { session: { files: [{ path: join(root, 'samples/demo.sidecar.jsonl') }] } } });
+    expect(await run.stop()).toBe(0);
   });
 
   it.each([

@@ -6,7 +6,13 @@
  */
 import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
 import { serveFolder } from '../host/folder';
+import type { ServedLibrary } from '../host/library';
+import { serveLibrary } from '../host/library';
+import { cacheFolder } from '../library/cache';
+import type { RootsContext } from '../library/roots';
+import { libraryRoots, processRootsContext } from '../library/roots';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import { createSessionPool } from '../host/sessionPool';
@@ -29,6 +35,8 @@ export interface ServeDeps {
   untilStopped(): Promise<void>;
   /** The installed package: the bundled sample and `dist/renderer` are found under it. */
   packageRoot: string;
+  /** Where the session library looks (serve with no FILE): the process's own environment and home by default. */
+  libraryContext?: RootsContext;
 }
 
 export interface ServeOptions {
@@ -158,11 +166,23 @@ export function tabSession(shared: Omit<SessionHostOptions, 'client'>, createCli
   };
 }
 
+/** The session library `serve` lists with no FILE: the agents' folders, else the bundled samples; the cache in the OS cache folder. */
+function hostLibrary(deps: ServeDeps): ServedLibrary {
+  const context = deps.libraryContext ?? processRootsContext(homedir());
+  return serveLibrary({
+    roots: libraryRoots([], false, context),
+    fallback: join(deps.packageRoot, 'samples'),
+    cacheDir: cacheFolder({ env: context.env, home: context.home, platform: context.platform }),
+  });
+}
+
 /** Runs the HTTP host until stopped; resolves to the exit status. */
 export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps): Promise<number> {
   const dir = folderArgument(options.files);
   if (dir !== null && (options.session !== undefined || options.format !== undefined)) throw usageError('serve DIR lists the session files of a folder: --session and --format go with a FILE');
-  const files = dir !== null ? [] : options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
+  // No FILE (and no --session/--format to apply to one): the session library (SPEC §14, docs/library.md "In the app").
+  const library = dir === null && options.files.length === 0 && options.session === undefined && options.format === undefined ? hostLibrary(deps) : undefined;
+  const files = dir !== null || library !== undefined ? [] : options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
   const bind = options.bind ?? '127.0.0.1';
   await checkOpenSource(files, options);
   const shared: Omit<SessionHostOptions, 'client'> = {
@@ -171,6 +191,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     ...(options.format !== undefined ? { format: options.format } : {}),
     // One listing for every tab: an entry's id is the same in each.
     ...(dir !== null ? { folder: serveFolder(dir) } : {}),
+    ...(library !== undefined ? { library } : {}),
     ...(options.follow === false ? { follow: false } : {}),
   };
   const client = deps.createClient();
@@ -181,6 +202,7 @@ export async function runServe(options: ServeOptions, io: CliIo, deps: ServeDeps
     await sessions.dispose();
     await host.dispose();
     await client.dispose();
+    library?.dispose();
   };
   try {
     let http: Awaited<ReturnType<typeof startHttpHost>>;

@@ -37,6 +37,7 @@ function openDeps(deps: Partial<OpenDeps>): OpenDeps {
     packageRoot: deps.packageRoot ?? findPackageRoot(),
     findElectron: deps.findElectron ?? findElectron,
     launchElectron: deps.launchElectron ?? launchElectron,
+    ...(deps.libraryContext !== undefined ? { libraryContext: deps.libraryContext } : {}),
   };
 }
 

@@ -113,8 +113,15 @@ export interface InspectableSessionHost extends SessionHost {
   listenerCount(): number;
 }
 
+/** Numbers session hosts, so the library's searches of one tab are told from another's. */
+let hostsMade = 0;
+
 export function createSessionHost(options: SessionHostOptions): InspectableSessionHost {
   const { client } = options;
+  const hostNumber = ++hostsMade;
+  /** This host's library search in flight (its key): a new one stops it; another tab's are not this host's. */
+  let librarySearching: string | undefined;
+  const libraryKey = (searchId: string): string => `${hostNumber}\u0000${searchId}`;
   const listeners = new Set<(event: HostEvent) => void>();
   const offered: OfferedFile[] = [];
   let nextFileId = 1;
@@ -153,7 +160,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     if (first === undefined) return undefined;
     if (options.folder && dirname(first) === options.folder.root) return { path: basename(first) };
     if (startFiles.includes(resolve(first))) return { path: basename(first) };
-    return undefined;
+    return options.library?.placeOf(first);
   };
   /** `info` with the link that names it (dropped by the worker's own payloads, which know no roots). */
   const withLink = (info: SessionInfo): SessionInfo => (shownLink === undefined ? info : { ...info, link_file: shownLink });
@@ -375,6 +382,12 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         const problem = linkPathProblem(file);
         if (problem !== undefined) return failure('invalid_request', `openLink: ${problem}`);
         const which = asked !== undefined && asked !== '' ? { session: asked } : {};
+        // The session library (serve with no FILE): a place its listing named, never a path opened as given.
+        if (options.library && root !== undefined) {
+          const found = await options.library.pathOf(root, file);
+          if ('refused' in found) return failure('unreadable_file', `openLink: ${found.refused}`);
+          return openPaths([found.path], { ...which, roots: [found.root] });
+        }
         // The host's own listing, read now: a name it lists, never a path opened as given.
         // A root is named by its place among the host's roots, as `sessions` writes it: `0` for the served folder.
         if (options.folder && (root === undefined || root === SERVED_FOLDER_ROOT)) {
@@ -411,6 +424,20 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
           return failure('unreadable_file', `cannot read the folder ${options.folder.name}: ${messageOf(e)}`);
         }
       }
+      case 'library':
+        if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
+        return { ok: true, value: options.library.snapshot() };
+      case 'librarySearch': {
+        if (!options.library) return failure('not_supported', `the ${options.host} host lists no session library: start it with no FILE (serve)`);
+        const { query, searchId } = params as ParsedParams<'librarySearch'>;
+        const key = libraryKey(searchId);
+        if (librarySearching !== undefined) options.library.cancel(librarySearching);
+        librarySearching = key;
+        const found = await options.library.search(query, key).finally(() => {
+          if (librarySearching === key) librarySearching = undefined;
+        });
+        return found === null ? failure('cancelled', 'librarySearch: a later search or a cancel stopped this one') : { ok: true, value: found };
+      }
       case 'setFollow': {
         follow = (params as ParsedParams<'setFollow'>).follow;
         // The open session is read again the way asked (a followed session's growth is then its own).
@@ -422,7 +449,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       }
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
-        return { ok: true, value: { cancelled: client.cancelSearch(searchId) } };
+        return { ok: true, value: { cancelled: client.cancelSearch(searchId) || options.library?.cancel(libraryKey(searchId)) === true } };
       }
       default:
         // Every other method is the worker's: a new host method in the contract fails to compile here.
@@ -440,6 +467,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
     const late = new Promise<AnyReply>((resolveLate) => {
       timer = setTimeout(() => {
         if (method === 'search' || method === 'searchPage') client.cancelSearch((params as ParsedParams<'search' | 'searchPage'>).searchId);
+        if (method === 'librarySearch') options.library?.cancel(libraryKey((params as ParsedParams<'librarySearch'>).searchId));
         resolveLate(failure('timeout', `${method} was not answered within ${bound / 1000} s and was given up`));
       }, bound);
       timer.unref();

@@ -6,6 +6,7 @@
 import type { ServedFolder } from './folder';
 import type { HostEvent, Method, Reply } from '../../shared/index';
 import type { OpenSource, ResolverClient } from '../worker/resolverClient';
+import type { ServedLibrary } from './library';
 
 export type { OpenSource, ResolverClient } from '../worker/resolverClient';
 
@@ -60,6 +61,8 @@ export interface SessionHostOptions {
   openDialog?: () => Promise<string[] | null>;
   /** `serve DIR`: the folder whose session files `folder` lists and `openFile` opens by entry id. */
   folder?: ServedFolder;
+  /** `serve` with no FILE: the session library `library` lists and `openLink` opens by place (./library.ts). */
+  library?: ServedLibrary;
   /** False opens every session without following it (`--no-follow`); followed by default. */
   follow?: boolean;
   /** Called after every successful open (the desktop app remembers recent files). */

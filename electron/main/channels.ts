@@ -34,6 +34,8 @@ export const METHOD_CHANNELS = {
   abandoned: 'si:abandoned',
   // Folder serving.
   folder: 'si:folder',
+  library: 'si:library',
+  librarySearch: 'si:librarySearch',
   // 
   reproBundle: 'si:reproBundle',
   // Policy replay, the what-if view.

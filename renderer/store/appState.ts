@@ -10,6 +10,7 @@ import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
 import type { FolderSlice } from './folderSlice';
 import type { InstructionsSlice } from './instructionsSlice';
+import type { LibrarySlice } from './librarySlice';
 import type { LinkSlice } from './linkSlice';
 import type { LogSlice } from './logSlice';
 import type { NavigationSlice } from './navigationSlice';
@@ -21,7 +22,7 @@ import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & BundleSlice & PolicySlice & LinkSlice & InstructionsSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & PolicySlice & LinkSlice & InstructionsSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

@@ -12,6 +12,7 @@ import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
 import { createInstructionsSlice } from './instructionsSlice';
+import { createLibrarySlice } from './librarySlice';
 import { createLinkSlice } from './linkSlice';
 import { createLogSlice } from './logSlice';
 import { createNavigationSlice } from './navigationSlice';
@@ -52,6 +53,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createStorySlice(deps)(...a),
     // Files opened from the browser.
     ...createFolderSlice(deps)(...a),
+    ...createLibrarySlice(deps)(...a),
     ...createBundleSlice(deps)(...a),
     ...createLinkSlice(deps)(...a),
     ...createInstructionsSlice(deps)(...a),

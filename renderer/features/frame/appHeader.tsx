@@ -10,6 +10,7 @@ import './appHeader.css';
 import { nameText } from '../../text/nameText';
 import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
 import { CopyLinkButton } from '../links/copyLinkButton';
+import { LibraryLink } from '../library/libraryPage';
 
 function FilePicker() {
   const files = useApp((s) => s.offeredFiles);
@@ -112,6 +113,7 @@ export function AppHeader() {
   return (
     <header className="app-header">
       <h1 className="app-title">Session Inspector</h1>
+      <LibraryLink />
       <span className="app-file" title={fileNames ?? undefined}>
         {fileNames ?? 'No session open'}
       </span>

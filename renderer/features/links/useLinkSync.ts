@@ -12,6 +12,7 @@
 import { useEffect } from 'react';
 import { formatLink, parseLink } from '../../../shared/links/link';
 import { isLinkedSession, linkOfState } from '../../store/linkSlice';
+import { isLibraryFragment } from '../library/libraryRows';
 import type { AppStore } from '../../store/store';
 import type { AppState } from '../../store/appState';
 
@@ -28,14 +29,15 @@ function fragmentOf(s: AppState): string {
 export function useLinkSync(store: AppStore): void {
   useEffect(() => {
     /** A fragment still to go to, and whether a go is under way (the state is half there: no writes). */
-    let pending: string | null = location.hash;
+    // The library's own fragment is no place in a session: it is neither gone to nor overwritten.
+    let pending: string | null = isLibraryFragment(location.hash) ? null : location.hash;
     let going = false;
     /** The fragment whose file was asked for (asked once, whatever the answer), and the one whose file opened. */
     let fileAsked: string | null = null;
     let fileOpened: string | null = null;
 
     const write = (): void => {
-      if (going || pending !== null) return;
+      if (going || pending !== null || isLibraryFragment(location.hash)) return;
       const s = store.getState();
       if (!ready(s)) return;
       const hash = fragmentOf(s);
@@ -84,6 +86,7 @@ export function useLinkSync(store: AppStore): void {
     };
 
     const onHashChange = (): void => {
+      if (isLibraryFragment(location.hash)) return;
       pending = location.hash;
       go();
     };

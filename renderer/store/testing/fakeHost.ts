@@ -75,6 +75,8 @@ export function fakeHost(
     close: () => ok<'close'>({}),
     // No folder served unless a test answers otherwise.
     folder: () => ({ ok: false, error: { code: 'not_supported', message: 'no folder' } }),
+    library: () => ({ ok: false, error: { code: 'not_supported', message: 'no library' } }),
+    librarySearch: () => ({ ok: false, error: { code: 'not_supported', message: 'no library' } }),
     setFollow: ({ follow }) => ok<'setFollow'>({ follow }),
     // A session of no calls unless a test answers otherwise.
     // One base prompt for every call, and one attachment that names the call it was given at.

@@ -1,0 +1,133 @@
+/**
+ * The session library (SPEC §14 "The app"), through the HTTP host in Chromium: `serve` with no FILE
+ * and a temporary HOME holding real sessions of Claude Code and Codex shows the `Sessions` table;
+ * typing filters it; Enter searches every session's text (what a compaction hid too); a row opens
+ * its session in this tab and the fragment names its file; `Library` in the header goes back (a
+ * reload keeps the library, or the session); axe finds nothing to fix.
+ */
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { audit } from '../axe';
+import { expect, test } from '../fixtures';
+import { REPO_ROOT } from '../paths';
+
+const REAL = join(REPO_ROOT, 'e2e', 'fixtures', 'real');
+/** Titles the agents gave the sessions (their first prompts), as the library shows them. */
+const COMPACTED_TITLE = /^for the change in cmd\/entire\/cli\/hooks_claudecode_handlers/;
+const CODEX_TITLE = /^Evaluate @packages\/services/;
+
+interface PageGlobals {
+  location: { hash: string };
+}
+const hash = (page: Page): Promise<string> => page.evaluate(() => (globalThis as unknown as PageGlobals).location.hash);
+
+test.beforeEach(({ target }) => {
+  test.skip(target !== 'http', 'the library page is served by the HTTP host here; the desktop app opens its files');
+});
+
+test.describe('the app opens on the session library', () => {
+  test.use({
+    sessionFiles: [],
+    // eslint-disable-next-line no-empty-pattern
+    serveEnv: async ({}, use, testInfo) => {
+      const base = testInfo.outputPath('library');
+      const home = join(base, 'home');
+      const project = join(home, '.claude', 'projects', '-Users-soph-Work-entire');
+      const codex = join(home, '.codex', 'sessions', '2025', '09', '25');
+      mkdirSync(project, { recursive: true });
+      mkdirSync(codex, { recursive: true });
+      copyFileSync(join(REAL, 'claude-code', 'cc-2.0.76-compact-boundary.jsonl'), join(project, 'compacted.jsonl'));
+      copyFileSync(join(REAL, 'claude-code', 'cc-2.1.42-rewind.jsonl'), join(project, 'rewind.jsonl'));
+      copyFileSync(join(REAL, 'codex', 'rollout-0.40.0-vscode-unmodified.jsonl'), join(codex, 'rollout-2025-09-25T23-12-14.jsonl'));
+      const none = join(base, 'none');
+      await use({
+        HOME: home,
+        CLAUDE_CONFIG_DIR: join(home, '.claude'),
+        CODEX_HOME: join(home, '.codex'),
+        INSPECT_LOG_DIR: none,
+        SWE_AGENT_TRAJECTORY_DIR: none,
+        MSWEA_GLOBAL_CONFIG_DIR: none,
+        OPENHANDS_CONVERSATIONS_DIR: none,
+        XDG_CACHE_HOME: join(base, 'cache'),
+        SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
+      });
+    },
+  });
+
+  test('Sessions lists every session; typing filters; a row opens in this tab; Library goes back; reload keeps the place', async ({ inspector }) => {
+    const page = inspector.page;
+    const table = page.getByRole('table', { name: 'Sessions', exact: true });
+    await expect(table).toBeVisible();
+    const rows = table.locator('tbody tr');
+    await expect(rows).toHaveCount(3);
+    // Counts arrive as the host indexes: the compacted session's compaction is counted.
+    const compacted = rows.filter({ has: page.getByRole('link', { name: COMPACTED_TITLE }) });
+    await expect(compacted.locator('td').nth(5)).toHaveText('1');
+    await expect(compacted.locator('td').nth(0)).toHaveText('Claude Code');
+
+    // Sorting by a column says so (aria-sort) and orders the rows.
+    const calls = table.getByRole('columnheader', { name: 'Calls' });
+    await calls.getByRole('button').click();
+    await expect(calls).toHaveAttribute('aria-sort', 'descending');
+    await expect(rows.first().getByRole('link')).toHaveText(CODEX_TITLE);
+    await calls.getByRole('button').click();
+    await expect(calls).toHaveAttribute('aria-sort', 'ascending');
+    await expect(rows.last().getByRole('link')).toHaveText(CODEX_TITLE);
+
+    // Filter as one types: a project's words, then a title's.
+    const search = page.getByRole('searchbox', { name: 'Search sessions' });
+    await search.fill('spectora');
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first().getByRole('link')).toHaveText(CODEX_TITLE);
+    await search.fill('hooks_claudecode');
+    await expect(rows).toHaveCount(1);
+
+    // The row opens its session here, by keyboard; the fragment names its file and root.
+    await rows.first().getByRole('link').focus();
+    await page.keyboard.press('Enter');
+    await inspector.waitLoaded();
+    await expect(table).toBeHidden();
+    await expect.poll(() => hash(page)).toMatch(/^#file=-Users-soph-Work-entire\/compacted\.jsonl&root=0(&|$)/);
+    const sessionHash = await hash(page);
+
+    // A reload keeps the session.
+    await page.reload();
+    await inspector.waitLoaded();
+    await expect.poll(() => hash(page)).toBe(sessionHash);
+
+    // Library goes back; a reload keeps the library; the session is still the tab's.
+    await page.getByRole('link', { name: 'Library', exact: true }).click();
+    await expect(table).toBeVisible();
+    expect(await hash(page)).toBe('#library');
+    await page.reload();
+    await expect(table).toBeVisible();
+    await expect(rows).toHaveCount(3);
+    expect(await hash(page)).toBe('#library');
+    await page.goBack();
+    await inspector.waitLoaded();
+  });
+
+  test('Enter searches every session: text a compaction hid is found (axe-clean), and its snippet opens the session at it', async ({ inspector }) => {
+    const page = inspector.page;
+    await expect(page.getByRole('table', { name: 'Sessions', exact: true }).locator('tbody tr')).toHaveCount(3);
+    const search = page.getByRole('searchbox', { name: 'Search sessions' });
+    await search.fill('fail to open the repository in that case');
+    await search.press('Enter');
+    const results = page.getByRole('region', { name: 'Search results' });
+    await expect(results.getByRole('heading')).toHaveText(/^1 session hold/);
+    await expect(results).toContainText(/\d+ hidden/);
+    expect(await audit(inspector)).toEqual([]);
+    const hidden = results.getByRole('link', { name: /^Hidden: .*fail to open the repository in that case/i }).first();
+    await hidden.click();
+    await inspector.waitLoaded();
+    await expect.poll(() => hash(page)).toMatch(/^#file=-Users-soph-Work-entire\/compacted\.jsonl&root=0&.*reduction=cc-compact-L31/);
+  });
+
+  test('the library page passes axe-core', async ({ inspector }) => {
+    const table = inspector.page.getByRole('table', { name: 'Sessions', exact: true });
+    await expect(table.locator('tbody tr')).toHaveCount(3);
+    await expect(inspector.page.getByRole('status').filter({ hasText: 'indexing' })).toHaveCount(0);
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
