@@ -39,7 +39,7 @@ export async function buildRunners(): Promise<void> {
       ...RUNNERS.map((name) => join(repoRoot, 'bench', 'runners', `${name}.ts`)),
       { in: join(repoRoot, 'electron', 'loader', 'native', 'indexPoolWorker.ts'), out: 'indexPool' },
       { in: join(repoRoot, 'electron', 'worker', 'scanThread.ts'), out: 'scanThread' },
-      { in: join(repoRoot, 'electron', 'loader', 'verifyThread.ts'), out: 'verifyThread' },
+      { in: join(repoRoot, 'electron', 'loader', 'content', 'verifyThread.ts'), out: 'verifyThread' },
     ],
     outdir: runnersOut,
     outExtension: { '.js': '.cjs' },

@@ -16,9 +16,11 @@ import { reductionPolicySchema, reductionSchema } from './format/schema';
 import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './search/searchPage';
 import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
 import { API_ROOT } from './httpProtocol';
+import { folderMethods, libraryMethods } from './listingContract';
 
 export type { SessionFileFormat, SessionFormat } from './fileFormats';
 export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
+export { MAX_FOLDER_ENTRIES, MAX_LIBRARY_ENTRIES, folderEntrySchema, libraryEntrySchema } from './listingContract';
 export { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 
 const int = z.number().int().nonnegative();
@@ -437,91 +439,6 @@ const partBMethods = {
   },
 } as const;
 
-// --- the sessions of a folder served by `serve DIR` (opened with `openFile` by an entry's id) ---
-/** Entries a folder listing names, at most. */
-export const MAX_FOLDER_ENTRIES = 2000;
-export const folderEntrySchema = z.object({
-  /** Opaque: `openFile` takes it; never a path. */
-  id: z.string(),
-  name: z.string(),
-  /** Absent for a refused entry. */
-  format: z.enum(SESSION_FORMATS).optional(),
-  bytes: int,
-  /** Why the entry cannot be opened (a symbolic link is never followed). */
-  refused: z.string().optional(),
-});
-const folderMethods = {
-  /** The session files of the served folder, read again at each call; the desktop app answers `not_supported`. */
-  folder: {
-    params: empty,
-    result: z.object({ name: z.string(), entries: z.array(folderEntrySchema).max(MAX_FOLDER_ENTRIES), scanned: int, truncated: z.boolean() }),
-  },
-} as const;
-// --- the session library (SPEC §14, docs/library.md): what `serve` with no FILE lists ---
-/** Sessions a library reply names, at most (the page shows the newest; the rest are counted). */
-export const MAX_LIBRARY_ENTRIES = 20_000;
-export const libraryEntrySchema = z.object({
-  /** Its place: the path relative to its root (`/` separators) and the root's id, as a link names it (`openLink`). */
-  file: z.string(),
-  root: z.string(),
-  format: z.enum(SESSION_FORMATS),
-  title: z.string().nullable(),
-  project: z.string().nullable(),
-  started: z.string(),
-  updated: z.string(),
-  bytes: int,
-  messages: int.nullable(),
-  calls: int.nullable(),
-  reductions: int.nullable(),
-  compactions: int.nullable(),
-  tokens: int.nullable(),
-  live: z.boolean(),
-  indexed: z.boolean(),
-  error: z.string().optional(),
-});
-const libraryMethods = {
-  /**
-   * The session library as listed so far: every root looked in (its id is its place here), the
-   * sessions found, newest first, and whether the listing in flight has finished. Each call starts a
-   * fresh listing once the last one is 30 s old, so files that appeared or grew are listed.
-   * The desktop app and `serve FILE`/`serve DIR` answer `not_supported`.
-   */
-  library: {
-    params: empty,
-    result: z.object({
-      roots: z.array(z.object({ id: z.string(), path: z.string(), agent: z.string(), exists: z.boolean(), sessions: int })),
-      sessions: z.array(libraryEntrySchema).max(MAX_LIBRARY_ENTRIES),
-      /** Sessions listed beyond MAX_LIBRARY_ENTRIES (the oldest), not in `sessions`. */
-      more: int,
-      /** No agent folder exists: the bundled samples are the library. */
-      samples: z.boolean(),
-      complete: z.boolean(),
-    }),
-  },
-  /**
-   * Full-text search across the library's sessions (each loaded and searched in what its latest
-   * view shows and in what reductions hid, docs/library.md `--query`), case ignored. One at a time
-   * per tab: a new one (or `cancelSearch` with its `searchId`) cancels the one in flight, which then
-   * answers `cancelled`. Sessions with a match only, at most MAX_LIBRARY_SEARCH_SESSIONS.
-   */
-  librarySearch: {
-    params: z.object({ query: z.string().min(1).max(1000), searchId: z.string().max(100) }),
-    result: z.object({
-      sessions: z.array(
-        z.object({
-          file: z.string(),
-          root: z.string(),
-          title: z.string().nullable(),
-          visible: int,
-          hidden: int,
-          /** The first matches (hidden ones first): a snippet and the fragment that opens the session at its place. */
-          first: z.array(z.object({ snippet: z.string(), link: z.string(), hidden: z.boolean() })),
-        }),
-      ),
-      truncated: z.boolean(),
-    }),
-  },
-} as const;
 // ── repro bundles (SPEC §12). The host builds the bundle from the open session's own
 // files (the page names no path) and answers its files; the renderer packs them into one .tar.
 /** Most bytes a bundle's files may total in a reply; a larger bundle is `too_large` (make it with the CLI). */
