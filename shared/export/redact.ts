@@ -55,8 +55,8 @@ export const SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'url_password', description: 'the password in a URL: `scheme://user:PASSWORD@host`', source: `(?<=\\b[A-Za-z][A-Za-z0-9+.-]{0,30}://[^\\s:/?#@]{0,200}:)(?!${MARK})[^\\s@/?#]{1,200}(?=@)` },
   {
     kind: 'secret_assignment',
-    description: 'the value given to a name such as `password`, `passwd`, `secret`, `api_key`, `apikey`, `x-api-key`, `access_token`, `auth_token`, `client_secret` (`=` or `:`, quoted or not, 8 characters or more)',
-    source: `(?<=\\b(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Ss]ecret|SECRET|[Cc]lient_secret|CLIENT_SECRET|[Aa]pi_?[Kk]ey|API_?KEY|[Xx]-[Aa]pi-[Kk]ey|[Aa]ccess_token|ACCESS_TOKEN|[Aa]uth_token|AUTH_TOKEN)["']?[ \\t]{0,4}[:=][ \\t]{0,4}["']?)(?!${MARK})[^\\s"'\`,;{}()<>\\[\\]]{8,}`,
+    description: 'the value given (quoted, JSON-escaped or bare) to a name such as `password`, `passwd`, `secret`, `api_key`, `apikey`, `x-api-key`, `access_token`, `auth_token`, `client_secret` (`=` or `:`, quoted or not, 8 characters or more)',
+    source: `(?<=\\b(?:[Pp]assword|PASSWORD|[Pp]asswd|PASSWD|[Ss]ecret|SECRET|[Cc]lient_secret|CLIENT_SECRET|[Aa]pi_?[Kk]ey|API_?KEY|[Xx]-[Aa]pi-[Kk]ey|[Aa]ccess_token|ACCESS_TOKEN|[Aa]uth_token|AUTH_TOKEN)(?:\\\\?["'])?[ \\t]{0,4}[:=][ \\t]{0,4}(?:\\\\?["'])?)(?!${MARK})[^\\s"'\`,;{}()<>\\[\\]]{8,}`,
   },
 ];
 
