@@ -10,17 +10,13 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
-import { CallRangeError, buildDocument } from '../../shared/export/document';
-import { documentHtml } from '../../shared/export/html';
-import { documentMarkdown } from '../../shared/export/markdown';
-import { redactor } from '../../shared/export/redact';
+import { CallRangeError } from '../../shared/export/document';
+import { writeSessionDocument, type DocumentFormat } from '../../shared/export/sessionDocument';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession } from '../loader/session';
 import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
-
-export type DocumentFormat = 'markdown' | 'html';
 
 export function isDocumentFormat(as: unknown): as is DocumentFormat {
   return as === 'markdown' || as === 'html';
@@ -105,16 +101,16 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
   const session = loaded.session;
   try {
     if (session.stopped) throw new CliError('unsupported_version', session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file has a format version newer than this build supports');
-    const redaction = flags.has('redact') ? redactor() : undefined;
     const first = session.files[0];
-    let doc;
+    let written;
     try {
-      doc = buildDocument(session, {
+      written = writeSessionDocument(session, {
+        as,
+        redact: flags.has('redact'),
         format: first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode',
         files: session.files.map((f) => basename(f.path)),
         title: session.sessions?.[0]?.title ?? null,
         ...(range ? { range } : {}),
-        ...(redaction ? { transform: redaction.redact, redacted: true } : {}),
       });
     } catch (e) {
       if (e instanceof CallRangeError) throw usageError(e.message);
@@ -123,10 +119,10 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
     }
     const changed = session.fileChange();
     if (changed) throw new CliError('file_changed', changed.message);
-    const text = as === 'html' ? documentHtml(doc) : documentMarkdown(doc);
+    const text = written.text;
     if (typeof out === 'string') writeOut(out, text, [...files, ...session.files.map((f) => f.path)]);
     else io.stdout(text);
-    if (redaction) io.stderr(redactionReport(redaction.counts));
+    if (flags.has('redact')) io.stderr(redactionReport(written.redacted));
     return EXIT_OK;
   } finally {
     session.close();
