@@ -29,6 +29,7 @@ export function fileBaseName(path: string): string {
 
 /** A download's name: the first file's name without its extensions (`.sidecar.jsonl`, `.jsonl`…), in safe characters, and `.md` or `.html`. */
 export function documentFileName(paths: readonly string[], as: DocumentFormat): string {
-  const stem = (fileBaseName(paths[0] ?? 'session').split('.')[0] ?? '').replace(/[^A-Za-z0-9_-]+/g, '_').slice(0, 80) || 'session';
+  const base = fileBaseName(paths[0] ?? 'session').replace(/\.(sidecar\.jsonl|session\.json)$/, '').replace(/\.[^.]*$/, '');
+  const stem = base.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^\.+/, '').slice(0, 80) || 'session';
   return `${stem}.${as === 'html' ? 'html' : 'md'}`;
 }
