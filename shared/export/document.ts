@@ -229,9 +229,11 @@ function changes(
 ): Pick<DocSection, 'reduced' | 'restored' | 'messages'> {
   const entries = viewEntries(input);
   const diff = diffCallInputs(previous, input);
-  const shownFor = (id: string): ViewEntry | undefined => entries.find((e) => e.reductions.includes(id));
+  // The entry each reduction shapes (the first, for an id minted twice): one pass, not one per reduction.
+  const shownBy = new Map<string, ViewEntry>();
+  for (const e of entries) for (const id of e.reductions) if (!shownBy.has(id)) shownBy.set(id, e);
   const reduced = diff.reduced.map((r): DocReduction => {
-    const shown = shownFor(r.reduction_id);
+    const shown = shownBy.get(r.reduction_id);
     return {
       id: texts.name(r.reduction_id),
       kind: r.kind,
