@@ -46,6 +46,7 @@ const CLI_CHUNKS = {
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
   './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },
+  './exportDocument': { entry: 'electron/cli/exportDocument.ts', outfile: 'dist/cli-export-document.cjs', about: 'export --as markdown|html', inject: true },
 };
 
 /**

@@ -462,6 +462,30 @@ const bundleMethods = {
   },
 } as const;
 // ──
+// ── session documents (SPEC §16 `export --as markdown|html`; docs/export-documents.md). The worker
+// writes the document from the open session; the renderer offers it as a download or copies it.
+/** Most bytes an `exportDocument` reply carries; a larger document is `too_large` (export it with the CLI or fewer calls). */
+export const MAX_EXPORT_DOCUMENT_BYTES = 32 * 1024 * 1024;
+const exportDocumentMethods = {
+  exportDocument: {
+    params: z.object({
+      as: z.enum(['markdown', 'html']),
+      redact: z.boolean().default(false),
+      /** Model calls `[from, to]`, inclusive; absent: every call. */
+      calls: z.tuple([z.number().int().min(1), z.number().int().min(1)]).optional(),
+    }),
+    result: z.object({
+      /** A file name for the download: the session file's stem and `.md` or `.html`. */
+      name: z.string(),
+      text: z.string(),
+      bytes: int,
+      calls: int,
+      /** What redaction replaced, by kind (empty without `redact`). */
+      redacted: z.record(z.string(), int),
+    }),
+  },
+} as const;
+// ──
 // ---------------------------------------------------------------------------------------------
 // Policy replay and the what-if view. Both re-read the sidecar's records in file
 // order (electron/loader/replay.ts); a session that cannot be replayed says why in `note`.
@@ -623,6 +647,8 @@ export const methods = {
   ...libraryMethods,
   // Repro bundles.
   ...bundleMethods,
+  // Session documents.
+  ...exportDocumentMethods,
   // 
   ...replayMethods,
   ...searchPagingMethods,
@@ -760,5 +786,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

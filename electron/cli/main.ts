@@ -98,6 +98,13 @@ Commands:
       sessions updated since DATE; --format F one format (claude-code, codex, inspect,
       swe-agent, openhands, supercode). --jsonl prints one entry a line as each finishes;
       --table an aligned table. --no-default-roots lists only the DIRs given.
+  export --as markdown|html [--redact] [--calls N:M] [--out F] FILE...
+      Print the session as one readable document (not JSON): a "## Call N" section per model
+      call with the context reduced since the previous call (what was shown instead, hidden
+      bytes, the original), the new messages and the response; texts cut at 64 KiB. HTML is one
+      file with no script and a CSP that loads nothing. --redact replaces secrets with
+      [REDACTED:kind] and prints the counts on stderr; --calls N:M keeps calls N to M;
+      --out F writes F (never a file of the session).
   check --follow FILE...
       Check, then keep checking as the file grows: print each new finding as one JSON line;
       ends on SIGINT or when the file is deleted (exit status as check).
@@ -127,6 +134,7 @@ const COMMANDS = {
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
+  export: { as: 'value', redact: 'switch', calls: 'value', out: 'value', ...SOURCE_FLAGS },
   sessions: { query: 'value', regex: 'switch', 'ignore-case': 'switch', since: 'value', format: 'value', heads: 'switch', jsonl: 'switch', table: 'switch', 'no-default-roots': 'switch' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
@@ -211,6 +219,12 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
     case 'bundle': {
       const { runBundle } = await import('./bundle');
       return runBundle(parsed.flags, parsed.lists, parsed.files, io);
+    }
+    case 'export': {
+      const { isDocumentFormat, runExportDocument } = await import('./exportDocument');
+      const as = parsed.flags.get('as');
+      if (!isDocumentFormat(as)) throw usageError(`export needs --as markdown or --as html, not ${JSON.stringify(as ?? null)}`);
+      return runExportDocument(as, parsed, io, loadOptions);
     }
     case 'sessions': {
       const { runSessions } = await import('./sessions');

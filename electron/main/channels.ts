@@ -45,6 +45,8 @@ export const METHOD_CHANNELS = {
   searchPage: 'si:searchPage',
   // 
   setFollow: 'si:setFollow',
+  // Session documents.
+  exportDocument: 'si:exportDocument',
 } as const satisfies { [M in Method]: `si:${M}` };
 
 /** The contract's method names, in the order of METHOD_CHANNELS (the same set as METHOD_NAMES). */

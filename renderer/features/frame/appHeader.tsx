@@ -10,6 +10,7 @@ import './appHeader.css';
 import { nameText } from '../../text/nameText';
 import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
 import { CopyLinkButton } from '../links/copyLinkButton';
+import { ExportSessionButton } from '../export/exportSession';
 import { LibraryLink } from '../library/libraryPage';
 
 function FilePicker() {
@@ -127,6 +128,7 @@ export function AppHeader() {
         )}
         {host === 'http' && <FilePicker />}
         <CopyLinkButton />
+        <ExportSessionButton />
         {host === 'http' && <OpenFileButton />}
         {host === 'http' && <FolderButton />}
         {host === 'http' && <UploadStatus />}

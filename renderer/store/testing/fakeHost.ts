@@ -144,6 +144,7 @@ export function fakeHost(
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
     // The host builds bundles; the fake has none unless a test answers otherwise.
     reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
+    exportDocument: () => ({ ok: false, error: { code: 'not_supported', message: 'no documents in the fake host' } }),
     // Nothing to replay and nothing differs unless a test answers otherwise.
     replay: () => ok<'replay'>({ replayed: false, note: 'replay is not possible: the sidecar header names no policy (policy: null)', policy: null, passes: 0, findings: [], divergences: 0 }),
     whatIf: () => ok<'whatIf'>({ counts: { added: 0, removed: 0, changed: 0, messages: 0 }, bytes: { recorded: 0, policy: 0 }, added: [], removed: [], changed: [], messages: [] }),

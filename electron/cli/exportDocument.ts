@@ -1,0 +1,130 @@
+/**
+ * SPEC §16 `export --as markdown|html [--redact] [--calls N:M] [--out F] FILE...`: the session as
+ * one readable document (shared/export/), on stdout or into F. F is written only where the user
+ * names it, never over a file of the session (the same file by any path or link is refused) and
+ * never into anything but a regular file (a FIFO would hang the export). With `--redact`, how many
+ * secrets of each kind were replaced goes to stderr: a sentence, then `{"redacted":{kind:n},"total":n}`.
+ * docs/export-documents.md says what the documents hold.
+ */
+import { randomBytes } from 'node:crypto';
+import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
+import { CallRangeError } from '../../shared/export/document';
+import { writeSessionDocument, type DocumentFormat } from '../../shared/export/sessionDocument';
+import type { LoadOptions } from '../loader/session';
+import { FileChangedError, loadSession } from '../loader/session';
+import { CliError, usageError } from './errors';
+import type { CliIo, ParsedFlags } from './output';
+import { EXIT_OK, json } from './output';
+
+export function isDocumentFormat(as: unknown): as is DocumentFormat {
+  return as === 'markdown' || as === 'html';
+}
+
+/** `--calls N:M` (inclusive) or `--calls N`; undefined without it: every call. */
+export function parseCalls(flags: ReadonlyMap<string, string | true>): [number, number] | undefined {
+  const v = flags.get('calls');
+  if (typeof v !== 'string') return undefined;
+  const m = /^(\d{1,9})(?::(\d{1,9}))?$/.exec(v);
+  if (!m) throw usageError(`--calls must be N:M or N (model call numbers, 1-based, inclusive), not ${JSON.stringify(v)}`);
+  const from = Number(m[1]);
+  return [from, m[2] === undefined ? from : Number(m[2])];
+}
+
+/** The files' identities (device and inode), so a path that reaches one of them by another name is still refused. */
+function identities(paths: readonly string[]): Set<string> {
+  const ids = new Set<string>();
+  for (const p of paths) {
+    try {
+      const s = statSync(p);
+      ids.add(`${s.dev}:${s.ino}`);
+    } catch {
+      // A file that cannot be read was never loaded.
+    }
+  }
+  return ids;
+}
+
+/**
+ * Writes `text` to `out`: refused when `out` is one of `sessionPaths` (by any name) or exists as
+ * anything but a regular file; written to a fresh file beside `out` and renamed over it, so a link
+ * at `out` is replaced, never written through.
+ */
+export function writeOut(out: string, text: string, sessionPaths: readonly string[]): void {
+  const target = resolve(out);
+  let existing;
+  try {
+    existing = statSync(target);
+  } catch {
+    existing = undefined;
+  }
+  if (existing) {
+    if (identities(sessionPaths).has(`${existing.dev}:${existing.ino}`)) throw usageError(`--out ${out} is a file of the session: the export never writes over the session`);
+    if (!existing.isFile()) throw usageError(`--out ${out} exists and is not a regular file`);
+  }
+  const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(temp, 'wx', 0o644);
+    writeSync(fd, text);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(temp, target);
+  } catch (e) {
+    if (fd !== undefined) closeSync(fd);
+    rmSync(temp, { force: true });
+    throw new CliError('unreadable_file', `cannot write ${out}: ${(e as Error).message}`);
+  }
+}
+
+/** One sentence and one JSON line for stderr: what redaction replaced. */
+export function redactionReport(counts: Readonly<Record<string, number>>): string {
+  const kinds = Object.keys(counts).sort();
+  const total = kinds.reduce((n, k) => n + (counts[k] ?? 0), 0);
+  const sentence = total === 0 ? 'session-inspector: redacted nothing: no secret found.' : `session-inspector: redacted ${total} ${total === 1 ? 'secret' : 'secrets'}: ${kinds.map((k) => `${k} ${counts[k]}`).join(', ')}.`;
+  return `${sentence}\n${json({ redacted: Object.fromEntries(kinds.map((k) => [k, counts[k]])), total })}`;
+}
+
+/** `export --as markdown|html`: the dispatch of `export` calls this for those two formats. */
+export async function runExportDocument(as: DocumentFormat, { flags, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions = {}): Promise<number> {
+  const range = parseCalls(flags);
+  const out = flags.get('out');
+  if (out === true) throw usageError('--out needs a file name');
+  if (files.length === 0) throw usageError('export needs FILE...: the session to export');
+  if (files.length > 2) throw usageError(`export takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
+  const sessionId = flags.get('session');
+  const format = flags.get('format');
+  const loaded = await loadSession(files, { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) });
+  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
+  const session = loaded.session;
+  try {
+    if (session.stopped) throw new CliError('unsupported_version', session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file has a format version newer than this build supports');
+    const first = session.files[0];
+    let written;
+    try {
+      written = writeSessionDocument(session, {
+        as,
+        redact: flags.has('redact'),
+        format: first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode',
+        files: session.files.map((f) => basename(f.path)),
+        title: session.sessions?.[0]?.title ?? null,
+        ...(range ? { range } : {}),
+      });
+    } catch (e) {
+      if (e instanceof CallRangeError) throw usageError(e.message);
+      if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+      throw e;
+    }
+    const changed = session.fileChange();
+    if (changed) throw new CliError('file_changed', changed.message);
+    const text = written.text;
+    if (typeof out === 'string') writeOut(out, text, [...files, ...session.files.map((f) => f.path)]);
+    else io.stdout(text);
+    if (flags.has('redact')) io.stderr(redactionReport(written.redacted));
+    return EXIT_OK;
+  } finally {
+    session.close();
+  }
+}
