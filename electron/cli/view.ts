@@ -16,6 +16,8 @@ import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
+import type { RecordedContext } from '../tokens/sessionEstimates';
+import { SessionEstimates } from '../tokens/sessionEstimates';
 import { CliError, usageError } from './errors';
 import { RawJson } from './output';
 
@@ -28,7 +30,7 @@ export function parseAt(flags: ReadonlyMap<string, string | true>): number | und
 }
 
 /** The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session. */
-export function viewOutput(session: LoadedSession, at: number | undefined): unknown {
+export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext): unknown {
   const calls = session.calls.length;
   const input = session.callInput(at ?? null);
   if (!input) {
@@ -39,12 +41,27 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
   // A content kept in the file shows its first bytes in a row: the model was given all of it.
-  const messages = withWholeContents(viewEntries(input), input.minted);
+  const entries = viewEntries(input);
+  const messages = withWholeContents(entries, input.minted);
+  // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
+  const estimates = new SessionEstimates(session, recordedContext);
+  const estimated = estimates.entriesEstimate(entries, input.minted);
+  const breakdown = at !== undefined ? estimates.breakdown(at) : undefined;
+  const calibration = estimates.calibration();
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
   const instructions = (session.instructionsAt(at ?? null) ?? []).map(({ to: _to, ...rest }) => rest);
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages, ...(instructions.length > 0 ? { instructions } : {}) };
+  return {
+    format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
+    call: at ?? null,
+    calls,
+    messages: messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })),
+    ...(instructions.length > 0 ? { instructions } : {}),
+    tokens_est: estimated.total,
+    ...(calibration ? { calibration } : {}),
+    ...(breakdown ? { context_breakdown: breakdown } : {}),
+  };
 }
 
 /**
