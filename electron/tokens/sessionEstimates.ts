@@ -62,9 +62,21 @@ export class SessionEstimates {
     const content = source ? estimateSource(source) : estimateText(entry.content);
     let calls = 0;
     for (const c of entry.tool_calls ?? []) calls += countText(c.name) + countText(c.arguments);
-    const estimate = tokenEstimate(content.tokens + calls, { sampled: content.sampled === true });
+    const estimate = tokenEstimate(content.tokens + calls + this.thinkingOf(entry, view), { sampled: content.sampled === true });
     this.raw.set(key, estimate);
     return estimate;
+  }
+
+  /**
+   * The thinking an assistant message's record keeps beside its content (an importer's
+   * `metadata.thinking`): Claude models from Opus 4.5 on keep earlier turns' thinking in the
+   * context, and counting it brings the estimate of the real files' growth from 20 % to 9 % median
+   * error (docs/token-estimates.md). A reduced message shows its stub only.
+   */
+  private thinkingOf(entry: ViewEntry, view: MessageList): number {
+    if (entry.reductions.length > 0 || entry.role !== 'assistant') return 0;
+    const thinking = view.at(entry.index)?.metadata?.thinking;
+    return typeof thinking === 'string' ? countText(thinking) : 0;
   }
 
   /** The estimate in the file's tokens: calibrated, and marked approximate for a Claude model. */
