@@ -53,11 +53,18 @@ Commands:
   log FILE...
       Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
       why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
-      hash_origin (recorded, import, or null when the file does not hold the original).
+      hash_origin (recorded, import, or null when the file does not hold the original), and
+      hidden_tokens_est: {tokens,source:"estimated",approximate?,sampled?} for what it hid
+      (the original's estimate minus what replaced it, at least 0; null without the original).
   view [--at N] FILE...
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
-      each message's content exactly as the model saw it, stubs in place.
+      each message's content exactly as the model saw it, stubs in place. Token estimates
+      (o200k_base; docs/token-estimates.md): tokens_est per message (a number) and for the view
+      ({tokens,source:"estimated",approximate?,sampled?}: approximate for Claude models, sampled
+      when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source}
+      when one applies, and with --at context_breakdown {system,user,assistant,tool_results,
+      summaries,other,in_file,recorded?,not_in_file?}.
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the

@@ -29,8 +29,11 @@ export function parseAt(flags: ReadonlyMap<string, string | true>): number | und
   return Number(at);
 }
 
-/** The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session. */
-export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext): unknown {
+/**
+ * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
+ * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
+ */
+export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {
   const calls = session.calls.length;
   const input = session.callInput(at ?? null);
   if (!input) {
@@ -44,10 +47,10 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
   const entries = viewEntries(input);
   const messages = withWholeContents(entries, input.minted);
   // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
-  const estimates = new SessionEstimates(session, recordedContext);
-  const estimated = estimates.entriesEstimate(entries, input.minted);
-  const breakdown = at !== undefined ? estimates.breakdown(at) : undefined;
-  const calibration = estimates.calibration();
+  const estimator = estimates ? new SessionEstimates(session, recordedContext) : undefined;
+  const estimated = estimator?.entriesEstimate(entries, input.minted);
+  const breakdown = at !== undefined ? estimator?.breakdown(at) : undefined;
+  const calibration = estimator?.calibration();
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
@@ -56,9 +59,9 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
     format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
     call: at ?? null,
     calls,
-    messages: messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })),
+    messages: estimated ? messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })) : messages,
     ...(instructions.length > 0 ? { instructions } : {}),
-    tokens_est: estimated.total,
+    ...(estimated ? { tokens_est: estimated.total } : {}),
     ...(calibration ? { calibration } : {}),
     ...(breakdown ? { context_breakdown: breakdown } : {}),
   };
