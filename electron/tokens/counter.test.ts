@@ -4,41 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { samplePlan } from '../../shared/tokens/estimate';
 import { countText, estimateSource, estimateText } from './counter';
+import { agentText } from './testing/agentText';
 
 /** Text with the characters that stress a BPE counter: merges across a join, contractions, CJK, emoji, lone surrogates. */
 const stress = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '\n', "'", 's', 'é', '漢', '1', '.', '\ud800', '\udc00', '😀', '\t', '<|endoftext|>'), maxLength: 120 });
 const anyText = fc.oneof(stress, fc.string({ unit: 'binary', maxLength: 200 }), fc.string({ unit: 'grapheme', maxLength: 200 }));
-
-/** Seeded text like a coding agent's tool output: prose, code, JSON lines, paths, hashes. */
-function agentText(bytes: number, seed: number): string {
-  let x = seed >>> 0 || 1;
-  const rnd = () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-  const words = 'the of and to in is that for it with as was on be function return const let if else import export class new await error file path line value type'.split(' ');
-  const word = () => words[Math.floor(rnd() * words.length)] as string;
-  const parts: string[] = [];
-  let n = 0;
-  while (n < bytes) {
-    const k = rnd();
-    const s =
-      k < 0.4
-        ? `${Array.from({ length: 6 + Math.floor(rnd() * 20) }, word).join(' ')}.\n`
-        : k < 0.7
-          ? `  ${word()}(${Math.floor(rnd() * 1000)}, "${word()}") { return x${Math.floor(rnd() * 50)} + 1; }\n`
-          : k < 0.85
-            ? `${JSON.stringify({ id: Math.floor(rnd() * 1e9), name: word(), ok: rnd() < 0.5 })}\n`
-            : k < 0.95
-              ? `/home/user/project/src/${word()}/${word()}.ts:${Math.floor(rnd() * 900)}\n`
-              : `${Array.from({ length: 40 }, () => '0123456789abcdef'[Math.floor(rnd() * 16)]).join('')}\n`;
-    parts.push(s);
-    n += s.length;
-  }
-  return parts.join('');
-}
 
 const sourceOf = (bytes: Uint8Array) => ({ length: bytes.length, read: (s: number, e: number) => bytes.subarray(s, e) });
 
