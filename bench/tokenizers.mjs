@@ -23,6 +23,9 @@ const flag = (name, fallback) => {
 const candidatesDir = resolve(flag('candidates', join(repoRoot, 'node_modules')));
 const genMB = Number(flag('mb', '20'));
 
+/** A count by an encoder whose `encode(text, allowedSpecial, disallowedSpecial)` gives the tokens. */
+const encoderCount = (enc) => (s) => enc.encode(s, [], []).length;
+
 /** Each candidate: how to load it (timed) and count one string with it, special-token text counted as text. */
 const CANDIDATES = {
   'gpt-tokenizer o200k': {
@@ -33,30 +36,9 @@ const CANDIDATES = {
       return (s) => m.countTokens(s, opts);
     },
   },
-  'js-tiktoken o200k': {
-    pkg: 'js-tiktoken',
-    load: (req) => {
-      const { Tiktoken } = req('js-tiktoken/lite');
-      const enc = new Tiktoken(req('js-tiktoken/ranks/o200k_base'));
-      return (s) => enc.encode(s, [], []).length;
-    },
-  },
-  'ai-tokenizer o200k': {
-    pkg: 'ai-tokenizer',
-    load: (req) => {
-      const Tokenizer = req('ai-tokenizer').default;
-      const t = new Tokenizer(req('ai-tokenizer/encoding/o200k_base'));
-      return (s) => t.encode(s, [], []).length;
-    },
-  },
-  'ai-tokenizer claude': {
-    pkg: 'ai-tokenizer',
-    load: (req) => {
-      const Tokenizer = req('ai-tokenizer').default;
-      const t = new Tokenizer(req('ai-tokenizer/encoding/claude'));
-      return (s) => t.encode(s, [], []).length;
-    },
-  },
+  'js-tiktoken o200k': { pkg: 'js-tiktoken', load: (req) => encoderCount(new (req('js-tiktoken/lite').Tiktoken)(req('js-tiktoken/ranks/o200k_base'))) },
+  'ai-tokenizer o200k': { pkg: 'ai-tokenizer', load: (req) => encoderCount(new (req('ai-tokenizer').default)(req('ai-tokenizer/encoding/o200k_base'))) },
+  'ai-tokenizer claude': { pkg: 'ai-tokenizer', load: (req) => encoderCount(new (req('ai-tokenizer').default)(req('ai-tokenizer/encoding/claude'))) },
   'tokenx (heuristic)': {
     pkg: 'tokenx',
     load: (req) => {
