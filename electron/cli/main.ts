@@ -73,7 +73,8 @@ Commands:
       What if: the latest view re-projected under another reduction policy (a JSON object with
       protect_last_n_tool_results, max_tool_result_bytes, kept_prefix_bytes, dedupe and
       clear_turns_before), plus "policy" and "diff": the reductions it adds, removes or changes
-      against the recorded log, the messages shown differently, and the bytes given either way.
+      against the recorded log, the messages shown differently, and the bytes given either way;
+      tokens_est per message and for the view as without --policy.
   serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES] [--link '#…']
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the

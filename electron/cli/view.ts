@@ -121,10 +121,21 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
     throw e;
   }
   if (!outcome.ok) throw new CliError('replay_not_possible', outcome.note);
-  const messages = withWholeContents(outcome.value.messages, arrayList(outcome.value.view));
+  const view = arrayList(outcome.value.view);
+  const messages = withWholeContents(outcome.value.messages, view);
+  // SPEC §15: the what-if view's estimates, in a cache of their own (its reductions are the policy's, not the file's).
+  const estimated = new SessionEstimates(session).entriesEstimate(outcome.value.messages, view);
   // The contents were read after the replay's own last look at the files.
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   const file = session.files[0];
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: null, calls: session.calls.length, messages, policy, diff: outcome.value.diff };
+  return {
+    format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
+    call: null,
+    calls: session.calls.length,
+    messages: messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })),
+    tokens_est: estimated.total,
+    policy,
+    diff: outcome.value.diff,
+  };
 }
