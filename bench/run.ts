@@ -30,6 +30,7 @@ import { runCliBench } from './cli';
 import { runPolicyBench } from './policy';
 import { runHugeLineBench } from './hugeLine';
 import { runLibraryBench } from './library';
+import { runTokensBench } from './tokens';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -64,6 +65,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });
   // One 250 MB line in a Claude Code transcript: `check`'s peak RSS and time (its own generated file).
   if (group === 'hugeline') return runHugeLineBench({ runs: args.runs, outDir: outDir(), log });
+  // Token estimates: 100 MB of hidden text, and view --at N with estimates against without (its own generated file).
+  if (group === 'tokens') return runTokensBench({ runs: args.runs, outDir: outDir(), log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
@@ -112,7 +115,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
-  } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline')) {
+  } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline') || args.groups.includes('tokens')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
   }

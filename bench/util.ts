@@ -13,7 +13,7 @@ export const repoRoot = resolve(import.meta.dirname, '..');
 export const runnersOut = join(repoRoot, 'bench', 'out', 'runners');
 export const workerBundle = join(repoRoot, 'dist', 'worker.cjs');
 
-export const RUNNERS = ['indexBaseline', 'inflateBaseline', 'indexOurs', 'memoryHost', 'latencyHost', 'searchHost', 'wholeBaseline', 'followHost'] as const;
+export const RUNNERS = ['indexBaseline', 'inflateBaseline', 'indexOurs', 'memoryHost', 'latencyHost', 'searchHost', 'wholeBaseline', 'followHost', 'tokensHost'] as const;
 export type RunnerName = (typeof RUNNERS)[number];
 
 export function formatBytes(n: number): string {

@@ -139,7 +139,7 @@ const pureSchemas = {
 /**
  * Modules a command may never use, loaded on first use rather than when a chunk starts:
  * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
- * fzstd (an Inspect zip), and Node's zlib, stream, worker_threads (a large file's indexing pool),
+ * fzstd (an Inspect zip), gpt-tokenizer's o200k_base encoding (token estimates: view and log only), and Node's zlib, stream, worker_threads (a large file's indexing pool),
  * http, net and child_process (serve, open), and crypto. Each import of one of them becomes a small CommonJS
  * module whose exports are getters, one per name the importer imports, that require the real
  * module the first time any is read; esbuild's interop reads an imported name where it is used,
@@ -148,14 +148,15 @@ const pureSchemas = {
  * none of its text. Sound because loading these modules has no effect but their exports (pure
  * packages and Node's own modules): only when it happens changes.
  */
-const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd'];
+const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd', 'gpt-tokenizer/encoding/o200k_base'];
 const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:crypto'];
 /**
  * Names given by a module of ours instead: loading node:crypto costs some 5 ms, so SHA-256 starts in
  * JavaScript (electron/cli/sha256.ts, proven to give node:crypto's digests).
  */
 const LAZY_OVERRIDES = { 'node:crypto': { createHash: 'electron/cli/sha256.ts' } };
-const libChunk = (name) => `cli-lib-${name}.cjs`;
+/** A package's chunk file beside dist/cli.cjs (a subpath's slashes become dashes: one folder). */
+const libChunk = (name) => `cli-lib-${name.replace(/\//g, '-')}.cjs`;
 
 /** The names an importer's import statements take from `specifier`; null: all of them (a namespace or default import). */
 async function importedNames(importer, specifier) {

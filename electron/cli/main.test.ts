@@ -155,7 +155,7 @@ describe('check', () => {
 });
 
 describe('log (SPEC §10.2)', () => {
-  it('prints each live reduction with its §3.5 fields, hidden_bytes, status, provenance and hash_origin', async () => {
+  it('prints each live reduction with its §3.5 fields, hidden_bytes, status, provenance, hash_origin and hidden_tokens_est', async () => {
     const r = await run(['log', DEMO]);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(r.stdout.endsWith('\n')).toBe(true);
@@ -164,8 +164,9 @@ describe('log (SPEC §10.2)', () => {
     const [r1] = parsed.reductions;
     const recorded = (JSON.parse(demoLines[6] as string) as { r: Record<string, unknown> }).r;
     // The record's own fields in their order, then what checking it found.
-    expect(r1).toEqual({ ...recorded, hidden_bytes: 52, status: 'verified', provenance: 'recorded', hash_origin: 'recorded' });
-    expect(Object.keys(r1 ?? {}).slice(-4)).toEqual(['hidden_bytes', 'status', 'provenance', 'hash_origin']);
+    // The estimate of what it hid (electron/tokens/estimates.test.ts checks its figure).
+    expect(r1).toEqual({ ...recorded, hidden_bytes: 52, status: 'verified', provenance: 'recorded', hash_origin: 'recorded', hidden_tokens_est: { tokens: expect.any(Number) as number, source: 'estimated' } });
+    expect(Object.keys(r1 ?? {}).slice(-5)).toEqual(['hidden_bytes', 'status', 'provenance', 'hash_origin', 'hidden_tokens_est']);
   });
 
   it('reports a bad hash as its status (exit 0: log reports, check judges), summarized groups and originals not in the file', async () => {
@@ -187,6 +188,8 @@ describe('log (SPEC §10.2)', () => {
     ]);
     expect(reductions[0]).toMatchObject({ group: 'g1', origin: { line: 4 }, end: 2, stub: 'The user asked for a fix.' });
     expect(reductions[2]).toMatchObject({ ptr: { index: 2, hash: null, bytes: 900 }, origin: { event: 'e-7' } });
+    // An original the file does not hold, or whose bytes fail their hash, has no estimate: only verified bytes are counted.
+    expect(reductions.map((e) => e.hidden_tokens_est === null)).toEqual([false, false, true, true]);
     // check agrees: the bad hash is an error, the unavailable original is not.
     const check = await run(['check', path]);
     expect(check.code).toBe(1);

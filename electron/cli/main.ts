@@ -53,11 +53,18 @@ Commands:
   log FILE...
       Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
       why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
-      hash_origin (recorded, import, or null when the file does not hold the original).
+      hash_origin (recorded, import, or null when the file does not hold the original), and
+      hidden_tokens_est: {tokens,source:"estimated",approximate?,sampled?} for what it hid
+      (the original's estimate minus what replaced it, at least 0; null without the original).
   view [--at N] FILE...
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
-      each message's content exactly as the model saw it, stubs in place.
+      each message's content exactly as the model saw it, stubs in place. Token estimates
+      (o200k_base; docs/token-estimates.md): tokens_est per message (a number) and for the view
+      ({tokens,source:"estimated",approximate?,sampled?}: approximate for Claude models, sampled
+      when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source}
+      when one applies, and with --at context_breakdown {system,user,assistant,tool_results,
+      summaries,other,in_file,recorded?,not_in_file?}.
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -66,7 +73,8 @@ Commands:
       What if: the latest view re-projected under another reduction policy (a JSON object with
       protect_last_n_tool_results, max_tool_result_bytes, kept_prefix_bytes, dedupe and
       clear_turns_before), plus "policy" and "diff": the reductions it adds, removes or changes
-      against the recorded log, the messages shown differently, and the bytes given either way.
+      against the recorded log, the messages shown differently, and the bytes given either way;
+      tokens_est per message and for the view as without --policy.
   serve [FILE...|DIR] [--port N] [--host H] [--max-upload BYTES] [--link '#…']
       Serve the inspector over HTTP on 127.0.0.1 (or H), port N (default 0: any free port).
       The first line on stdout is "Session Inspector listening on <url>"; the URL carries the

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CheckReport, ReductionPolicy, SidecarHeader, ViewEntry, WhatIfDiff } from '../../shared/index';
 import { utf8Length } from '../../shared/index';
+import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '../../tools/samples/policyMutants';
 import type { GeneratedSession } from '../../tools/samples/sessionGenerator';
 import { generateSession, sidecarText } from '../../tools/samples/sessionGenerator';
@@ -26,6 +27,7 @@ interface WhatIfOutput {
   call: null;
   calls: number;
   messages: ViewEntry[];
+  tokens_est: TokenEstimate;
   policy: ReductionPolicy;
   diff: WhatIfDiff;
 }
@@ -122,8 +124,10 @@ describe('view --policy', () => {
     const r = await runCli(['view', '--policy', writePolicy('own.json', own), sample]);
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as WhatIfOutput;
-    expect(Object.keys(out)).toEqual(['format', 'call', 'calls', 'messages', 'policy', 'diff']);
+    expect(Object.keys(out)).toEqual(['format', 'call', 'calls', 'messages', 'tokens_est', 'policy', 'diff']);
+    // The same messages with the same estimates (SPEC §15: a what-if view is estimated too).
     expect(out.messages).toEqual(plain.messages);
+    expect(out.tokens_est).toEqual(plain.tokens_est);
     expect({ format: out.format, call: out.call, calls: out.calls }).toEqual({ format: plain.format, call: null, calls: plain.calls });
     expect(out.policy).toEqual(own);
     expect(out.diff.counts).toEqual({ added: 0, removed: 0, changed: 0, messages: 0 });

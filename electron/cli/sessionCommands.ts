@@ -13,6 +13,7 @@ import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
+import { SessionEstimates } from '../tokens/sessionEstimates';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 
 export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view';
@@ -106,7 +107,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
         if (before) throw new CliError('file_changed', before.message);
         let reductions;
         try {
-          reductions = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+          const report = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+          // SPEC §15: what each reduction hid, in estimated tokens (the tokenizer loads here).
+          const hidden = new SessionEstimates(session).hiddenEstimates();
+          reductions = report.map((r, k) => ({ ...r, hidden_tokens_est: hidden[k]?.hidden ?? null }));
         } catch (e) {
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
           throw e;

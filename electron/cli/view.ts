@@ -16,6 +16,8 @@ import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
+import type { RecordedContext } from '../tokens/sessionEstimates';
+import { SessionEstimates } from '../tokens/sessionEstimates';
 import { CliError, usageError } from './errors';
 import { RawJson } from './output';
 
@@ -27,8 +29,11 @@ export function parseAt(flags: ReadonlyMap<string, string | true>): number | und
   return Number(at);
 }
 
-/** The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session. */
-export function viewOutput(session: LoadedSession, at: number | undefined): unknown {
+/**
+ * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
+ * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
+ */
+export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {
   const calls = session.calls.length;
   const input = session.callInput(at ?? null);
   if (!input) {
@@ -39,12 +44,27 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
   // A content kept in the file shows its first bytes in a row: the model was given all of it.
-  const messages = withWholeContents(viewEntries(input), input.minted);
+  const entries = viewEntries(input);
+  const messages = withWholeContents(entries, input.minted);
+  // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
+  const estimator = estimates ? new SessionEstimates(session, recordedContext) : undefined;
+  const estimated = estimator?.entriesEstimate(entries, input.minted);
+  const breakdown = at !== undefined ? estimator?.breakdown(at) : undefined;
+  const calibration = estimator?.calibration();
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
   const instructions = (session.instructionsAt(at ?? null) ?? []).map(({ to: _to, ...rest }) => rest);
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages, ...(instructions.length > 0 ? { instructions } : {}) };
+  return {
+    format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
+    call: at ?? null,
+    calls,
+    messages: estimated ? messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })) : messages,
+    ...(instructions.length > 0 ? { instructions } : {}),
+    ...(estimated ? { tokens_est: estimated.total } : {}),
+    ...(calibration ? { calibration } : {}),
+    ...(breakdown ? { context_breakdown: breakdown } : {}),
+  };
 }
 
 /**
@@ -101,10 +121,21 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
     throw e;
   }
   if (!outcome.ok) throw new CliError('replay_not_possible', outcome.note);
-  const messages = withWholeContents(outcome.value.messages, arrayList(outcome.value.view));
+  const view = arrayList(outcome.value.view);
+  const messages = withWholeContents(outcome.value.messages, view);
+  // SPEC §15: the what-if view's estimates, in a cache of their own (its reductions are the policy's, not the file's).
+  const estimated = new SessionEstimates(session).entriesEstimate(outcome.value.messages, view);
   // The contents were read after the replay's own last look at the files.
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
   const file = session.files[0];
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: null, calls: session.calls.length, messages, policy, diff: outcome.value.diff };
+  return {
+    format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
+    call: null,
+    calls: session.calls.length,
+    messages: messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })),
+    tokens_est: estimated.total,
+    policy,
+    diff: outcome.value.diff,
+  };
 }
