@@ -45,6 +45,29 @@ describe('callDiff (worker)', () => {
     expect(diff.restored).toEqual([]);
   });
 
+  it('§9 demo: the reduced message with its line diff — the kept prefix stays, the rest gives way to the stub — and r1 logged between', async () => {
+    const s = await opened(DEMO);
+    const lines = records(DEMO);
+    const r1 = lines.find((x) => x.rec.t === 'reduction' && x.rec.r?.id === 'r1');
+    if (!r1?.rec.r) throw new Error('the demo has no r1');
+    const message = lines.find((x) => x.rec.t === 'message' && x.rec.i === r1.rec.r?.ptr.index)?.rec.msg as ChatMessage | undefined;
+    if (!message) throw new Error('the demo has no message r1 reduces');
+    const diff = ask(s, 'callDiff', { from: 2, to: null });
+    expect(diff.changed_count).toBe(1);
+    const run = diff.changed[0]!;
+    expect([run.index, run.end, run.reduced, run.restored]).toEqual([r1.rec.r.ptr.index, r1.rec.r.ptr.index + 1, ['r1'], []]);
+    expect(run.bytes.from).toBe(utf8Encode(message.content).length);
+    const kept = utf8Decode(utf8Encode(message.content).subarray(0, r1.rec.r.kept_bytes));
+    const removed = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('-')).map((l) => l.slice(1)));
+    const added = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)));
+    // The stub follows the kept prefix on its last line.
+    expect(added.join('\n')).toContain(r1.rec.r.stub);
+    expect(message.content.split('\n').filter((l) => !kept.includes(l))).toEqual(removed.filter((l) => !kept.includes(l)));
+    expect(diff.between).toEqual([expect.objectContaining({ change: 'applied', reduction_id: 'r1', line: r1.line, call: null })]);
+    expect(diff.between_count).toBe(1);
+    expect(diff.bytes.from).toBeGreaterThan(0);
+  });
+
   it('caps each list at `limit` and still counts and sums all of it', async () => {
     const s = await opened(SESSION);
     const whole = ask(s, 'callDiff', { from: 1, to: null });

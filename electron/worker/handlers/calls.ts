@@ -44,8 +44,9 @@ export const calls: Handler<'calls'> = (_request, state) =>
   state.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>
-  state.withSession('callDiff', ({ session }) => {
-    const value = callDiffReply(session, request);
+  state.withSession('callDiff', ({ session, contextMap }) => {
+    // The context map, once computed, has each call's bytes: the diff need not project both inputs for them.
+    const value = callDiffReply(session, request, contextMap ? (call) => contextMap.given[call - 1] : undefined);
     return value ? ok(value) : fail('invalid_request', noSuchCall(session, request));
   });
 
