@@ -354,6 +354,8 @@ export const contextMapSchema = z.object({
   minted_after_last: int,
   unplaced: int,
   ended: int,
+  /** The calls that first saw a compaction (SPEC §16: the `Model call` slider's marks). */
+  compactions: z.array(int).optional(),
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 

@@ -61,7 +61,7 @@ describe('callDiff (worker)', () => {
     const removed = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('-')).map((l) => l.slice(1)));
     const added = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)));
     // The stub follows the kept prefix on its last line.
-    expect(added.join('\n')).toContain(r1.rec.r.stub);
+    expect(added.join('\n')).toContain((r1.rec.r as { stub?: string }).stub);
     expect(message.content.split('\n').filter((l) => !kept.includes(l))).toEqual(removed.filter((l) => !kept.includes(l)));
     expect(diff.between).toEqual([expect.objectContaining({ change: 'applied', reduction_id: 'r1', line: r1.line, call: null })]);
     expect(diff.between_count).toBe(1);

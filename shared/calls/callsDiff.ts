@@ -312,6 +312,22 @@ function callAtOrAfter(timeline: CallTimeline, line: number): number | null {
   return calls[lo]?.call ?? null;
 }
 
+/** The calls that first saw a compaction (a `summarized` reduction logged before them), ascending, once each: the `Model call` slider's marks. */
+export function compactionCalls(timeline: CallTimeline): number[] {
+  const calls = new Set<number>();
+  const groups = new Set<string>();
+  for (const s of timeline.spans) {
+    const r = s.reduction;
+    if (r.kind !== 'summarized' || !Number.isFinite(s.from)) continue;
+    const group = r.group ?? r.id;
+    const call = callAtOrAfter(timeline, s.from);
+    if (call === null || groups.has(`${group}@${call}`)) continue;
+    groups.add(`${group}@${call}`);
+    calls.add(call);
+  }
+  return [...calls].sort((a, b) => a - b);
+}
+
 /** Reductions logged or ended on a line in `(low, high]`: what happened between two calls. */
 function betweenEvents(timeline: CallTimeline, low: number, high: number): BetweenEvent[] {
   const events: BetweenEvent[] = [];
