@@ -27,7 +27,7 @@ function records(path: string): { line: number; rec: Rec }[] {
 
 const opened = openedServices();
 
-function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
+function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned' | 'calls'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
   const reply = s.handle(method, methods[method].params.parse(raw) as ParsedParams<M>);
   if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
   return reply.value;
@@ -66,6 +66,26 @@ describe('callDiff (worker)', () => {
     expect(diff.between).toEqual([expect.objectContaining({ change: 'applied', reduction_id: 'r1', line: r1.line, call: null })]);
     expect(diff.between_count).toBe(1);
     expect(diff.bytes.from).toBeGreaterThan(0);
+  });
+
+  it('the context map marks each compaction of a real Claude Code file at the call that first saw it (one per compact_boundary record)', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl');
+    const boundaries = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .filter((l) => {
+        const r = JSON.parse(l) as { type?: string; subtype?: string };
+        return r.type === 'system' && r.subtype === 'compact_boundary';
+      }).length;
+    const s = await opened(file);
+    const marks = ask(s, 'calls', {}).compactions ?? [];
+    expect(marks).toHaveLength(boundaries);
+    for (const call of marks) {
+      const diff = ask(s, 'callDiff', { from: call - 1, to: call });
+      expect(diff.compactions.map((c) => c.call)).toEqual([call]);
+      // The call before saw none of it.
+      expect(ask(s, 'callDiff', { from: call - 2, to: call - 1 }).compactions).toEqual([]);
+    }
   });
 
   it('caps each list at `limit` and still counts and sums all of it', async () => {
