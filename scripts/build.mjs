@@ -42,7 +42,7 @@ const repoRoot = resolve(import.meta.dirname, '..');
  * recognised across copies, electron/cli/errors.ts).
  */
 const CLI_CHUNKS = {
-  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view', inject: true },
+  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log, view and diff', inject: true },
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
   './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },
@@ -139,7 +139,7 @@ const pureSchemas = {
 /**
  * Modules a command may never use, loaded on first use rather than when a chunk starts:
  * zod (needed only to word an invalid record, and by serve's contract), re2js (search), yauzl and
- * fzstd (an Inspect zip), gpt-tokenizer's o200k_base encoding (token estimates: view and log only), and Node's zlib, stream, worker_threads (a large file's indexing pool),
+ * fzstd (an Inspect zip), gpt-tokenizer's o200k_base encoding (token estimates: view and log only), diff (jsdiff: only `diff` diffs text), and Node's zlib, stream, worker_threads (a large file's indexing pool),
  * http, net and child_process (serve, open), and crypto. Each import of one of them becomes a small CommonJS
  * module whose exports are getters, one per name the importer imports, that require the real
  * module the first time any is read; esbuild's interop reads an imported name where it is used,
@@ -148,7 +148,7 @@ const pureSchemas = {
  * none of its text. Sound because loading these modules has no effect but their exports (pure
  * packages and Node's own modules): only when it happens changes.
  */
-const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd', 'gpt-tokenizer/encoding/o200k_base'];
+const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd', 'gpt-tokenizer/encoding/o200k_base', 'diff'];
 const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:crypto'];
 /**
  * Names given by a module of ours instead: loading node:crypto costs some 5 ms, so SHA-256 starts in

@@ -354,6 +354,8 @@ export const contextMapSchema = z.object({
   minted_after_last: int,
   unplaced: int,
   ended: int,
+  /** The calls that first saw a compaction (SPEC §16: the `Model call` slider's marks). */
+  compactions: z.array(int).optional(),
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 
@@ -383,7 +385,43 @@ const diffReductionSchema = z.object({
   hidden_bytes: int.nullable(),
   by: z.enum(['inverted', 'rewound']).optional(),
 });
-const diffMessageSchema = z.object({ index: int, role: role.optional(), bytes: int.nullable() });
+/** `reductions`: the reductions applied to the message in the input that holds it (SPEC §16 `diff`). */
+const diffMessageSchema = z.object({ index: int, role: role.optional(), bytes: int.nullable(), reductions: z.array(z.string()).optional() });
+/** Most changed runs of one `callDiff` reply listed with their line diff (each up to 256 KiB a side; all hunks of a reply up to 4 MiB: shared/calls/callsDiff.ts). */
+export const MAX_DIFF_CHANGED = 200;
+const diffHunkSchema = z.object({ from_start: int, from_count: int, to_start: int, to_count: int, lines: z.array(z.string()) });
+const textDiffSchema = z.object({ lines: z.object({ from: int.nullable(), to: int.nullable() }), hunks: z.array(diffHunkSchema).nullable(), note: z.string().optional() });
+const changedRunSchema = z.object({
+  index: int,
+  end: int,
+  role: role.nullable(),
+  reduced: z.array(z.string()),
+  restored: z.array(z.string()),
+  bytes: z.object({ from: int.nullable(), to: int.nullable() }),
+  text: textDiffSchema,
+});
+const betweenEventSchema = z.object({
+  change: z.enum(['applied', 'undone']),
+  reduction_id: z.string(),
+  kind,
+  index: int,
+  end: int.optional(),
+  line: int,
+  call: int.nullable(),
+  by: z.enum(['inverted', 'rewound']).optional(),
+  group: z.string().optional(),
+});
+const diffCompactionSchema = z.object({
+  group: z.string(),
+  summary_id: z.string(),
+  ranges: z.array(z.tuple([int, int])),
+  dropped: int,
+  line: int,
+  call: int.nullable(),
+  summary: z.string(),
+  summary_bytes: int,
+  summary_truncated: z.boolean(),
+});
 /** One list of a diff: how many entries it has and the bytes they sum to (the known ones). */
 const diffTotal = z.object({ count: int, bytes: int });
 
@@ -423,6 +461,16 @@ const partBMethods = {
       reduced: z.array(diffReductionSchema),
       restored: z.array(diffReductionSchema),
       totals: z.object({ added: diffTotal, removed: diffTotal, reduced: diffTotal, restored: diffTotal }),
+      /** SPEC §16: bytes the model was given at each end; tokens once the session's are counted. */
+      bytes: z.object({ from: int, to: int }),
+      tokens: z.object({ from: int.nullable(), to: int.nullable(), estimated: z.boolean() }).optional(),
+      /** Runs of messages both inputs hold, reduced or restored, with their line diff: the first MAX_DIFF_CHANGED of `changed_count`. */
+      changed: z.array(changedRunSchema).max(MAX_DIFF_CHANGED),
+      changed_count: int,
+      /** Reductions logged or undone between the two calls (the first `limit`), and the compactions among them. */
+      between: z.array(betweenEventSchema),
+      between_count: int,
+      compactions: z.array(diffCompactionSchema),
     }),
   },
   /** The session's events at view positions `[start, end)`, by position then line: at most MAX_EVENTS_PER_REQUEST. */

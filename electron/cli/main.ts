@@ -65,6 +65,14 @@ Commands:
       when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source}
       when one applies, and with --at context_breakdown {system,user,assistant,tool_results,
       summaries,other,in_file,recorded?,not_in_file?}.
+  diff --from N --to M FILE...
+      Print what changed in the model's input between model calls N and M (either order):
+      {"format","from","to","calls","bytes":{"from","to"},"messages":{"added","dropped",
+      "reduced","restored"},"reductions":{"applied","undone"},"between","compactions"}. Each
+      reduced or restored run of messages carries a line diff of the text the model was given
+      (unified hunks; a side over 256 KiB or 10,000 lines gets a note instead), "between" the
+      reductions logged or undone between the calls, "compactions" the ranges each compaction
+      dropped and its summary.
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -139,6 +147,7 @@ const COMMANDS = {
   check: { strict: 'switch', replay: 'switch', follow: 'switch', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
+  diff: { from: 'value', to: 'value', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
@@ -167,9 +176,9 @@ function wantsHelp(argv: readonly string[]): boolean {
 
 function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, sessions, open or serve');
+  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, diff, sessions, open or serve');
   if (!isCommand(name)) {
-    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, log, view, sessions, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, view, sessions, open or serve`);
+    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, log, view, diff, sessions, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, view, diff, sessions, open or serve`);
   }
   const known: Record<string, FlagKind> = COMMANDS[name];
   const flags = new Map<string, string | true>();
@@ -257,7 +266,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}, deps: CliDeps = {}): Promise<number> {
   if (argv.length === 0) {
     // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
-    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, view, sessions, open or serve');
+    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, view, diff, sessions, open or serve');
     io.stderr(`\n${USAGE}`);
     return code;
   }

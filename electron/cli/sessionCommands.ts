@@ -1,5 +1,5 @@
 /**
- * The commands that read a session: expand, search, check (and check --follow), log, view. main.ts
+ * The commands that read a session: expand, search, check (and check --follow), log, view, diff. main.ts
  * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
@@ -15,8 +15,9 @@ import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
 import { SessionEstimates } from '../tokens/sessionEstimates';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
+import { diffOutput, parseDiffCalls } from './diff';
 
-export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view';
+export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff';
 
 function requiredValue(flags: Map<string, string | true>, flag: string, command: SessionCommand): string {
   const v = flags.get(flag);
@@ -53,6 +54,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
   let searchOptions: Omit<SearchOptions, 'sha256'> = {};
   const at = command === 'view' ? parseAt(flags) : undefined;
   const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
+  const between = command === 'diff' ? parseDiffCalls(flags) : undefined;
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
@@ -124,6 +126,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
         refuseStopped(session);
         // In pieces: a view whose outputs are kept whole is about the size of the session.
         writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
+        return EXIT_OK;
+      case 'diff':
+        refuseStopped(session);
+        writeJson(diffOutput(session, between?.from ?? 1, between?.to ?? 1), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
       case 'check': {
         let report: CheckReport;

@@ -27,7 +27,7 @@ function records(path: string): { line: number; rec: Rec }[] {
 
 const opened = openedServices();
 
-function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
+function ask<M extends 'callDiff' | 'sessionEvents' | 'abandoned' | 'calls'>(s: SessionService, method: M, raw: unknown): ResultOf<M> {
   const reply = s.handle(method, methods[method].params.parse(raw) as ParsedParams<M>);
   if (!reply.ok) throw new Error(`${method}: ${reply.error.code}: ${reply.error.message}`);
   return reply.value;
@@ -43,6 +43,49 @@ describe('callDiff (worker)', () => {
     expect(diff.reduced[0]?.hidden_bytes).toBe(r1.ptr.bytes - (r1.kept_bytes ?? 0));
     expect(diff.totals.reduced).toEqual({ count: 1, bytes: r1.ptr.bytes - (r1.kept_bytes ?? 0) });
     expect(diff.restored).toEqual([]);
+  });
+
+  it('§9 demo: the reduced message with its line diff — the kept prefix stays, the rest gives way to the stub — and r1 logged between', async () => {
+    const s = await opened(DEMO);
+    const lines = records(DEMO);
+    const r1 = lines.find((x) => x.rec.t === 'reduction' && x.rec.r?.id === 'r1');
+    if (!r1?.rec.r) throw new Error('the demo has no r1');
+    const message = lines.find((x) => x.rec.t === 'message' && x.rec.i === r1.rec.r?.ptr.index)?.rec.msg as ChatMessage | undefined;
+    if (!message) throw new Error('the demo has no message r1 reduces');
+    const diff = ask(s, 'callDiff', { from: 2, to: null });
+    expect(diff.changed_count).toBe(1);
+    const run = diff.changed[0]!;
+    expect([run.index, run.end, run.reduced, run.restored]).toEqual([r1.rec.r.ptr.index, r1.rec.r.ptr.index + 1, ['r1'], []]);
+    expect(run.bytes.from).toBe(utf8Encode(message.content).length);
+    const kept = utf8Decode(utf8Encode(message.content).subarray(0, r1.rec.r.kept_bytes));
+    const removed = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('-')).map((l) => l.slice(1)));
+    const added = run.text.hunks!.flatMap((h) => h.lines.filter((l) => l.startsWith('+')).map((l) => l.slice(1)));
+    // The stub follows the kept prefix on its last line.
+    expect(added.join('\n')).toContain((r1.rec.r as { stub?: string }).stub);
+    expect(message.content.split('\n').filter((l) => !kept.includes(l))).toEqual(removed.filter((l) => !kept.includes(l)));
+    expect(diff.between).toEqual([expect.objectContaining({ change: 'applied', reduction_id: 'r1', line: r1.line, call: null })]);
+    expect(diff.between_count).toBe(1);
+    expect(diff.bytes.from).toBeGreaterThan(0);
+  });
+
+  it('the context map marks each compaction of a real Claude Code file at the call that first saw it (one per compact_boundary record)', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl');
+    const boundaries = readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .filter((l) => {
+        const r = JSON.parse(l) as { type?: string; subtype?: string };
+        return r.type === 'system' && r.subtype === 'compact_boundary';
+      }).length;
+    const s = await opened(file);
+    const marks = ask(s, 'calls', {}).compactions ?? [];
+    expect(marks).toHaveLength(boundaries);
+    for (const call of marks) {
+      const diff = ask(s, 'callDiff', { from: call - 1, to: call });
+      expect(diff.compactions.map((c) => c.call)).toEqual([call]);
+      // The call before saw none of it.
+      expect(ask(s, 'callDiff', { from: call - 2, to: call - 1 }).compactions).toEqual([]);
+    }
   });
 
   it('caps each list at `limit` and still counts and sums all of it', async () => {

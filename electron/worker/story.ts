@@ -6,7 +6,7 @@
  * counted.
  */
 import type { ParsedParams, ResultOf, SessionEvent } from '../../shared/contract';
-import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_ENTRIES, MAX_EVENT_ITEMS, MAX_EVENTS_PER_REQUEST } from '../../shared/contract';
+import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_CHANGED, MAX_DIFF_ENTRIES, MAX_EVENT_ITEMS, MAX_EVENTS_PER_REQUEST } from '../../shared/contract';
 import type { LoadedSession } from '../../shared/index';
 import { ContentUnavailableError, contentSource, floorSourceBoundary, utf8Decode } from '../../shared/index';
 
@@ -18,20 +18,31 @@ function total(list: readonly Totaled[]): { count: number; bytes: number } {
   return { count: list.length, bytes };
 }
 
-/** The diff of two calls' inputs, each list cut to `limit` entries (by view index) and totalled whole; undefined for a call that is none. */
-export function callDiffReply(session: LoadedSession, params: ParsedParams<'callDiff'>): ResultOf<'callDiff'> | undefined {
-  const diff = session.callDiff(params.from, params.to);
-  if (!diff) return undefined;
+/**
+ * The diff of two calls' inputs (SPEC §16, shared/calls/callsDiff.ts), each list cut to `limit`
+ * entries (by view index; the changed runs with their line diffs to MAX_DIFF_CHANGED) and totalled
+ * whole; undefined for a call that is none. `given` gives a call's bytes (the context map's, when computed).
+ */
+export function callDiffReply(session: LoadedSession, params: ParsedParams<'callDiff'>, given?: (call: number) => number | undefined): ResultOf<'callDiff'> | undefined {
   const limit = params.limit ?? MAX_DIFF_ENTRIES;
+  const diff = session.callsDiff(params.from, params.to, { limit: Math.min(limit, MAX_DIFF_CHANGED) }, given);
+  if (!diff) return undefined;
   return {
     calls: session.calls.length,
     from: params.from,
     to: params.to,
     added: diff.added.slice(0, limit),
-    removed: diff.removed.slice(0, limit),
+    removed: diff.dropped.slice(0, limit),
     reduced: diff.reduced.slice(0, limit),
     restored: diff.restored.slice(0, limit),
-    totals: { added: total(diff.added), removed: total(diff.removed), reduced: total(diff.reduced), restored: total(diff.restored) },
+    totals: { added: total(diff.added), removed: total(diff.dropped), reduced: total(diff.reduced), restored: total(diff.restored) },
+    bytes: diff.bytes,
+    ...(diff.tokens ? { tokens: diff.tokens } : {}),
+    changed: diff.changed,
+    changed_count: diff.changed_count,
+    between: diff.between.slice(0, limit),
+    between_count: diff.between.length,
+    compactions: diff.compactions.slice(0, limit),
   };
 }
 

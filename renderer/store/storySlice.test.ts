@@ -29,17 +29,19 @@ describe('story: the diff between calls', () => {
     expect(host.callsOf('callDiff').at(-1)).toEqual({ from: 1, to: 1 });
   });
 
+  const NO_CHANGES = { bytes: { from: 0, to: 0 }, changed: [], changed_count: 0, between: [], between_count: 0, compactions: [] };
+
   it('keeps only the last diff asked for when replies come out of order', async () => {
     const { store, host } = await started();
     const first = deferred<Reply<'callDiff'>>();
     host.answer('callDiff', ({ from, to }) => {
       const none = { count: 0, bytes: 0 };
-      const value = { calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none } };
+      const value = { calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none }, ...NO_CHANGES };
       return from === 1 ? first.promise : { ok: true, value };
     });
     const slow = store.getState().loadDiff(1, 2);
     await store.getState().loadDiff(2, 3);
-    first.resolve({ ok: true, value: { calls: FAKE_CALLS, from: 1, to: 2, added: [], removed: [], reduced: [], restored: [], totals: { added: { count: 9, bytes: 9 }, removed: { count: 0, bytes: 0 }, reduced: { count: 0, bytes: 0 }, restored: { count: 0, bytes: 0 } } } });
+    first.resolve({ ok: true, value: { calls: FAKE_CALLS, from: 1, to: 2, added: [], removed: [], reduced: [], restored: [], totals: { added: { count: 9, bytes: 9 }, removed: { count: 0, bytes: 0 }, reduced: { count: 0, bytes: 0 }, restored: { count: 0, bytes: 0 } }, ...NO_CHANGES } });
     await slow;
     expect(store.getState().diff).toMatchObject({ status: 'done', from: 2, to: 3 });
   });

@@ -6,6 +6,8 @@
  * through `FileWatch`es, so the Node loader and the sample checker share this one copy.
  */
 import type { CallDiff, CallInput, CallTimeline, ModelCall } from '../calls/calls';
+import type { CallSide, CallsDiff, CallsDiffOptions } from '../calls/callsDiff';
+import { diffCalls } from '../calls/callsDiff';
 import { NO_CALLS, callInput, diffCallInputs, liveFromTimeline, snapshotTimeline } from '../calls/calls';
 import type { CheckReport, SessionFile } from '../contract';
 import { SESSION_FORMAT_OF_FILE } from '../contract';
@@ -98,6 +100,12 @@ export interface LoadedSession {
   callInput(call: number | null): CallInput | undefined;
   /** §11: what changed from the input of call `a` to that of call `b` (null: the latest view). */
   callDiff(a: number | null, b: number | null): CallDiff | undefined;
+  /**
+   * SPEC §16 `diff`: the message-level diff of two inputs with the text diff of each changed run and
+   * what happened between them (shared/calls/callsDiff.ts); undefined when either is no call.
+   * `given` gives a call's bytes when the caller has them (the context map's).
+   */
+  callsDiff(a: number | null, b: number | null, options?: CallsDiffOptions, given?: (call: number) => number | undefined): CallsDiff | undefined;
   /**
    * The instructions given outside the view's messages (shared/resolver/instructions.ts) at call N, or after
    * the last record for null, in file order; undefined for an N that is no call.
@@ -474,6 +482,20 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       if (!from || !to) return undefined;
       const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
       return diffCallInputs(from, to, (r) => ended.get(r));
+    },
+    callsDiff(a, b, options, given) {
+      const side = (call: number | null): CallSide | undefined => {
+        const input = inputAt(call);
+        if (!input) return undefined;
+        if (call === null) return { call, input, line: Number.POSITIVE_INFINITY };
+        const bytes = given?.(call);
+        return { call, input, line: callTimeline.calls[call - 1]?.line ?? Number.POSITIVE_INFINITY, ...(bytes !== undefined ? { given: bytes } : {}) };
+      };
+      const from = side(a);
+      const to = side(b);
+      if (!from || !to) return undefined;
+      const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
+      return diffCalls(callTimeline, from, to, options, (r) => ended.get(r));
     },
     instructionsAt(call) {
       const all = model.instructions ?? [];

@@ -4,7 +4,7 @@
  * the events where they happened and the messages a rewind abandoned (their replies: ../story.ts).
  */
 import type { HostError, Reduction } from '../../../shared/index';
-import { contextMap, projectionLayout } from '../../../shared/index';
+import { compactionCalls, contextMap, projectionLayout } from '../../../shared/index';
 import type { CallView, OpenSession } from '../state';
 import { fail, ok } from '../replies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from '../story';
@@ -41,11 +41,15 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
 
 /** The context map's figures (shared/calls/contextMap.ts), computed once per open. */
 export const calls: Handler<'calls'> = (_request, state) =>
-  state.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
+  state.withSession('calls', (open) => {
+    const map = (open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds));
+    return ok({ ...map, compactions: compactionCalls(open.session.callTimeline) });
+  });
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>
-  state.withSession('callDiff', ({ session }) => {
-    const value = callDiffReply(session, request);
+  state.withSession('callDiff', ({ session, contextMap }) => {
+    // The context map, once computed, has each call's bytes: the diff need not project both inputs for them.
+    const value = callDiffReply(session, request, contextMap ? (call) => contextMap.given[call - 1] : undefined);
     return value ? ok(value) : fail('invalid_request', noSuchCall(session, request));
   });
 

@@ -12,10 +12,15 @@ import { useApp } from '../../store/storeContext';
 import type { CallDiffResult } from '../../store/storySlice';
 import { countOf, formatBytes, formatCount, kindLabel } from '../../text/format';
 import { nameText } from '../../text/nameText';
+import { TerminalText } from '../../widgets/terminalText';
 import './diffPanel.css';
 
 type Reduced = CallDiffResult['reduced'][number];
 type Message = CallDiffResult['added'][number];
+type Changed = CallDiffResult['changed'][number];
+
+/** Most diff lines shown per changed run; the rest are counted (the CLI's `diff` prints them all). */
+const SHOWN_DIFF_LINES = 400;
 
 function callName(call: number | null): string {
   return call === null ? 'the latest view' : `call ${call}`;
@@ -81,7 +86,7 @@ function summaryOf(d: CallDiffResult): string {
     `${countOf(t.added.count, 'message')} added`,
   ];
   if (t.removed.count > 0) parts.push(`${formatCount(t.removed.count)} dropped`);
-  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}.`;
+  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}; ${formatBytes(d.bytes.from)} given → ${formatBytes(d.bytes.to)}.`;
 }
 
 function DiffTable({ d }: { d: CallDiffResult }) {
@@ -120,6 +125,84 @@ function DiffTable({ d }: { d: CallDiffResult }) {
     </table>
   );
 }
+
+function changeOf(c: Changed): string {
+  const parts: string[] = [];
+  if (c.reduced.length > 0) parts.push(`reduced by ${c.reduced.join(', ')}`);
+  if (c.restored.length > 0) parts.push(`restored from ${c.restored.join(', ')}`);
+  return parts.join('; ');
+}
+
+const bytesText = (n: number | null): string => (n === null ? 'unreadable' : formatBytes(n));
+
+/** One changed run: what changed and its line diff, as text (session content is never markup). */
+function ChangedRun({ c }: { c: Changed }) {
+  const lines = (c.text.hunks ?? []).flatMap((h) => [`@@ -${h.from_start},${h.from_count} +${h.to_start},${h.to_count} @@`, ...h.lines]);
+  const shown = lines.slice(0, SHOWN_DIFF_LINES);
+  return (
+    <li className="diff-run">
+      <p className="diff-run-head">
+        {`Message${c.end - c.index > 1 ? 's' : ''} ${messages(c.index, c.end)}${c.role ? ` (${c.role})` : ''}: ${nameText(changeOf(c))} — ${bytesText(c.bytes.from)} → ${bytesText(c.bytes.to)}`}
+      </p>
+      {c.text.hunks === null ? (
+        <p className="panel-note">{`Line diff ${c.text.note ?? 'not made'}.`}</p>
+      ) : lines.length === 0 ? (
+        <p className="panel-note">The text is the same at both calls.</p>
+      ) : (
+        <pre className="diff-lines" aria-label={`Line diff of message ${messages(c.index, c.end)}`} tabIndex={0}>
+          {shown.map((l, k) => (
+            <span key={k} className={`diff-line${l.startsWith('+') ? ' is-added' : l.startsWith('-') ? ' is-removed' : l.startsWith('@@') ? ' is-hunk' : ''}`}>
+              <TerminalText text={l} ansi={false} />
+              {'\n'}
+            </span>
+          ))}
+        </pre>
+      )}
+      {lines.length > shown.length && <p className="panel-note">{`${formatCount(lines.length - shown.length)} more diff lines (the command line's diff prints them all).`}</p>}
+    </li>
+  );
+}
+
+/** The changed runs, and the reductions and compactions between the two calls. */
+function DiffDetails({ d }: { d: CallDiffResult }) {
+  return (
+    <>
+      <h2 className="diff-heading">Messages reduced or restored</h2>
+      {d.changed.length === 0 ? (
+        <p className="panel-note">None: every message both calls hold was given the same way.</p>
+      ) : (
+        <ul className="diff-runs" aria-label="Messages reduced or restored">
+          {d.changed.map((c) => (
+            <ChangedRun key={`${c.index}-${c.end}`} c={c} />
+          ))}
+        </ul>
+      )}
+      {d.changed_count > d.changed.length && <p className="panel-note">{`First ${formatCount(d.changed.length)} of ${formatCount(d.changed_count)} listed.`}</p>}
+      <h2 className="diff-heading">Between the two calls</h2>
+      {d.between.length === 0 ? (
+        <p className="panel-note">No reduction was logged or undone between them.</p>
+      ) : (
+        <ul className="diff-between" aria-label="Reductions between the calls">
+          {d.between.map((e, k) => (
+            <li key={k}>{`${e.change === 'applied' ? 'Logged' : `Undone${e.by ? ` (${e.by})` : ''}`}: ${nameText(e.reduction_id)}, ${kindLabel(e.kind)}, message ${messages(e.index, e.end)} — line ${formatCount(e.line)}, ${e.call === null ? 'seen only in the latest view' : `first seen at call ${formatCount(e.call)}`}`}</li>
+          ))}
+        </ul>
+      )}
+      {d.between_count > d.between.length && <p className="panel-note">{`First ${formatCount(d.between.length)} of ${formatCount(d.between_count)} listed.`}</p>}
+      {d.compactions.map((c) => (
+        <section key={c.group} className="diff-compaction" aria-label={`Compaction ${nameText(c.group)}`}>
+          <h2 className="diff-heading">{`Compaction at ${c.call === null ? 'the latest view' : `call ${formatCount(c.call)}`}: ${countOf(c.dropped, 'message')} dropped (${c.ranges.map(([s, e]) => messages(s, e)).join(', ')})`}</h2>
+          <pre className="diff-summary" tabIndex={0} aria-label="Summary given instead">
+            <TerminalText text={c.summary} ansi={false} />
+          </pre>
+          {c.summary_truncated && <p className="panel-note">{`First ${formatBytes(utf8Bytes(c.summary))} of ${formatBytes(c.summary_bytes)} shown.`}</p>}
+        </section>
+      ))}
+    </>
+  );
+}
+
+const utf8Bytes = (text: string): number => new TextEncoder().encode(text).length;
 
 /** A call number typed by the user: empty is null (the latest view); anything else must be a whole number from 1. */
 function parseCall(text: string): number | null | undefined {
@@ -188,6 +271,7 @@ export function DiffPanel() {
         {invalid ?? (diff.status === 'error' ? `The diff could not be made: ${diff.error?.message ?? 'unknown error'}` : diff.status === 'done' && diff.result ? summaryOf(diff.result) : 'Comparing…')}
       </p>
       {diff.status === 'done' && diff.result && <DiffTable d={diff.result} />}
+      {diff.status === 'done' && diff.result && <DiffDetails d={diff.result} />}
     </section>
   );
 }

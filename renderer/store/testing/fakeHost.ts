@@ -131,7 +131,7 @@ export function fakeHost(
     // Part B: FAKE_CALLS calls, an empty diff; a rewind event at every multiple of 100.
     callDiff: ({ from, to }) => {
       const none = { count: 0, bytes: 0 };
-      return ok<'callDiff'>({ calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none } });
+      return ok<'callDiff'>({ calls: FAKE_CALLS, from, to, added: [], removed: [], reduced: [], restored: [], totals: { added: none, removed: none, reduced: none, restored: none }, bytes: { from: 0, to: 0 }, changed: [], changed_count: 0, between: [], between_count: 0, compactions: [] });
     },
     sessionEvents: ({ start, end }) => {
       const events = [];

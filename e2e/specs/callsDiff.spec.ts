@@ -1,0 +1,85 @@
+/**
+ * Comparing any two calls (SPEC §16) through the HTTP host, on a real Claude Code session of 149
+ * calls with two compactions: the `Diff` tab compares calls 3 and 40 (`From call` / `To call`)
+ * and shows the first compaction's summary and the reduced messages' line diff; `Go to call` jumps;
+ * the `Model call` slider steps by 1, 10 (PageUp / PageDown) and to its ends (Home / End), and marks
+ * each compaction. Expected values are read from the file's raw records. Axe-clean.
+ */
+import { readFileSync } from 'node:fs';
+import { audit } from '../axe';
+import { expect, test } from '../fixtures';
+import { fixture } from '../importedSession';
+
+const TWO_COMPACTIONS = fixture('real/claude-code/cc-2.1.14-two-compactions.jsonl');
+
+/** From the raw records: how many compact_boundary records, and the first isCompactSummary text. */
+function rawCompactions(): { count: number; firstSummary: string } {
+  const records = readFileSync(TWO_COMPACTIONS, 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { type?: string; subtype?: string; isCompactSummary?: boolean; message?: { content?: unknown } });
+  const summary = records.find((r) => r.isCompactSummary === true)?.message?.content;
+  return { count: records.filter((r) => r.type === 'system' && r.subtype === 'compact_boundary').length, firstSummary: typeof summary === 'string' ? summary : '' };
+}
+
+test.describe('comparing any two calls', () => {
+  test.use({ sessionFiles: [TWO_COMPACTIONS] });
+  // Each call shown loads its input's rows (tens of KiB each); axe then walks the whole page.
+  test.setTimeout(180_000);
+
+  test('the Diff tab compares calls 3 and 40: the compaction between them, its summary, the reduced messages with their line diff', async ({ inspector }) => {
+    const raw = rawCompactions();
+    expect(raw.count).toBe(2);
+    await inspector.waitLoaded();
+    await inspector.compareCalls(3, 40);
+    const region = inspector.page.getByRole('region', { name: 'Diff between calls', exact: true });
+    await expect(region.getByText(/^From call 3 to call 40: /)).toBeVisible();
+    await expect(inspector.fromCall).toHaveValue('3');
+    await expect(inspector.toCall).toHaveValue('40');
+    // The summary is shown as text, its first line as the file holds it.
+    const firstLine = raw.firstSummary.split('\n')[0] ?? '';
+    expect(firstLine.length).toBeGreaterThan(10);
+    const summary = region.getByRole('region', { name: /^Compaction / }).getByLabel('Summary given instead', { exact: true });
+    await expect(summary).toContainText(firstLine);
+    const runs = region.getByRole('list', { name: 'Messages reduced or restored', exact: true });
+    await expect(runs.getByRole('listitem').first()).toContainText('reduced by');
+    await expect(runs.getByLabel(/^Line diff of message/).first()).toBeVisible();
+    expect(await audit(inspector)).toEqual([]);
+  });
+
+  test('Go to call jumps to a call; the slider steps by 1, by 10 with PageUp / PageDown, to its ends with Home / End; compactions are marked', async ({ inspector }) => {
+    const raw = rawCompactions();
+    await inspector.waitLoaded();
+    const slider = inspector.modelCallSlider;
+    await expect(slider).toHaveAttribute('max', '149');
+    const goTo = inspector.page.getByRole('spinbutton', { name: 'Go to call', exact: true });
+    await goTo.fill('100');
+    await goTo.press('Enter');
+    await expect(inspector.status).toContainText('call 100 of 149');
+    await expect(slider).toHaveAttribute('aria-valuetext', 'call 100 of 149');
+
+    await slider.focus();
+    await slider.press('PageUp');
+    await expect(inspector.status).toContainText('call 110 of 149');
+    await slider.press('PageDown');
+    await slider.press('PageDown');
+    await expect(inspector.status).toContainText('call 90 of 149');
+    await slider.press('ArrowLeft');
+    await expect(inspector.status).toContainText('call 89 of 149');
+    await slider.press('Home');
+    await expect(inspector.status).toContainText('call 1 of 149');
+    await slider.press('End');
+    await expect(inspector.status).toContainText('call 149 of 149');
+
+    // A call out of range is said, not shown.
+    await goTo.fill('150');
+    await goTo.press('Enter');
+    await expect(inspector.page.getByRole('alert').filter({ hasText: 'A call from 1 to 149' })).toBeVisible();
+    await expect(inspector.status).toContainText('call 149 of 149');
+
+    // One mark per compaction of the file.
+    await expect(inspector.page.locator('#model-call-compactions option')).toHaveCount(raw.count);
+    await expect(inspector.page.getByText(/^Compactions first seen at calls \d+, \d+$/)).toBeVisible();
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
