@@ -1,5 +1,5 @@
 /**
- * The commands that read a session: expand, search, check (and check --follow), log, view. main.ts
+ * The commands that read a session: expand, search, check (and check --follow), log, view, trace. main.ts
  * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
@@ -13,9 +13,10 @@ import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
+import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 
-export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view';
+export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'trace';
 
 function requiredValue(flags: Map<string, string | true>, flag: string, command: SessionCommand): string {
   const v = flags.get(flag);
@@ -44,7 +45,7 @@ function refuseStopped(session: LoadedSession): void {
 }
 
 /** Runs one session command; resolves to its exit status (errors are thrown as CliError). */
-export async function runSessionCommand(command: SessionCommand, { flags, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
+export async function runSessionCommand(command: SessionCommand, { flags, lists, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
   // Check every flag before touching a file, so a usage error is never hidden behind a file error.
   let range: ByteRange | undefined;
   let id = '';
@@ -52,10 +53,13 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
   let searchOptions: Omit<SearchOptions, 'sha256'> = {};
   const at = command === 'view' ? parseAt(flags) : undefined;
   const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
+  const gate = command === 'check' ? parseMustSee(flags, lists) : undefined;
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
     if (typeof r === 'string') range = parseRange(r);
+  } else if (command === 'trace') {
+    query = requiredValue(flags, 'query', command);
   } else if (command === 'search') {
     query = requiredValue(flags, 'query', command);
     const max = flags.get('max-matches');
@@ -121,6 +125,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
         // In pieces: a view whose outputs are kept whole is about the size of the session.
         writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
+      case 'trace':
+        refuseStopped(session);
+        io.stdout(json(traceOutput(session, query, flags)));
+        return EXIT_OK;
       case 'check': {
         let report: CheckReport;
         try {
@@ -130,8 +138,12 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
           throw e;
         }
-        io.stdout(json({ findings: report.findings, summary: report.summary, ...('replay' in report ? { replay: report.replay } : {}) }));
-        const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
+        // The gate reads contents: a session stopped at a newer version has none to read.
+        const gated = gate && !session.stopped ? mustSeeOutput(session, gate, flags) : undefined;
+        const findings = gated ? [...report.findings, ...gated.findings] : report.findings;
+        const summary = gated ? { ...report.summary, must_see: gated.summary } : report.summary;
+        io.stdout(json({ findings, summary, ...('replay' in report ? { replay: report.replay } : {}) }));
+        const failing = flags.has('strict') ? findings : findings.filter((f) => f.severity === 'error');
         return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
       }
     }
