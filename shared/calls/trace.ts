@@ -196,6 +196,8 @@ export function* traceSteps(session: TraceSession, query: string, options: Trace
   const { calls } = session.timeline;
   const C = calls.length;
   const max = Math.max(0, Math.floor(options.max_occurrences ?? TRACE_MAX_OCCURRENCES));
+  const cancelled = () => err({ code: 'cancelled' as const, message: `trace of ${JSON.stringify(query)} was cancelled` });
+  if (options.signal?.aborted) return cancelled();
   const found = yield* messageSearchSteps(session.minted, query, {
     ...(options.mode ? { mode: options.mode } : {}),
     ...(options.case_sensitive !== undefined ? { case_sensitive: options.case_sensitive } : {}),
@@ -221,7 +223,7 @@ export function* traceSteps(session: TraceSession, query: string, options: Trace
 
   const occurrences: TraceOccurrence[] = [];
   for (const m of found.value.matches) {
-    if (options.signal?.aborted) return err({ code: 'cancelled', message: `trace of ${JSON.stringify(query)} was cancelled` });
+    if (options.signal?.aborted) return cancelled();
     const spans = spansAddressing(m.index, own, ranges);
     const ownLatest = latestSpans.filter((s) => {
       const [start, end] = addressedRange(s.reduction);
