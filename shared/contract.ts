@@ -513,6 +513,47 @@ const searchQueryFields = {
   case_sensitive: z.boolean().default(true),
 };
 
+const traceHidingSchema = z.object({ reduction: z.string(), kind, call: int.min(1) });
+
+/** SPEC §16 `trace` (shared/calls/trace.ts): a text followed through the model calls. */
+const traceMethods = {
+  /** The occurrences of `query` in the view's messages, each with the calls that saw it and what hid it (docs/trace.md). */
+  trace: {
+    params: z.object({ query: searchQueryFields.query, mode: searchQueryFields.mode, case_sensitive: searchQueryFields.case_sensitive }),
+    result: z.object({
+      query: z.string(),
+      mode: z.enum(['substring', 'regex']),
+      case_sensitive: z.boolean(),
+      calls: int,
+      occurrences: z.array(
+        z.object({
+          message_index: int,
+          first_call: int.min(1),
+          visible_calls: z.array(z.tuple([int.min(1), int.min(1)])),
+          hidden_by: traceHidingSchema.nullable(),
+          offset: int,
+          length: int,
+          snippet: z.string(),
+          snippet_match: byteRange,
+          visible_now: z.boolean(),
+          hidings: z.array(traceHidingSchema),
+          bytes_at: z
+            .object({
+              reduction: z.string(),
+              kind,
+              range: byteRange.nullable(),
+              original: z.union([z.object({ verified: z.literal(true), source: z.enum(['minted', 'recorded']) }), z.object({ verified: z.literal(false), error: z.string(), message: z.string() })]),
+            })
+            .nullable(),
+          at: z.object({ call: int.min(1).nullable(), in_input: z.boolean(), visible: z.boolean() }),
+        }),
+      ),
+      total_matches: int,
+      truncated: z.boolean(),
+    }),
+  },
+};
+
 const searchPagingMethods = {
   searchPage: {
     params: z.object({
@@ -626,6 +667,7 @@ export const methods = {
   // 
   ...replayMethods,
   ...searchPagingMethods,
+  ...traceMethods,
   /**
    * Follows the files as they grow (the default) or not (`--no-follow`: a change then
    * answers `file_changed`), for this and every later open; the open session is reopened that way.
@@ -760,5 +802,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'trace'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

@@ -71,7 +71,7 @@ function searchSignal(sentAt: number): SearchSignal {
 const DEFERRED = Symbol('deferred');
 
 /** Methods that need the whole session: they wait for an open still being indexed (search too, out of the queue). */
-const WHOLE_SESSION: ReadonlySet<WorkerSessionMethod> = new Set(['check', 'replay', 'whatIf', 'reproBundle']);
+const WHOLE_SESSION: ReadonlySet<WorkerSessionMethod> = new Set(['check', 'replay', 'whatIf', 'reproBundle', 'trace']);
 
 async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | typeof DEFERRED> {
   const { method, params } = request;

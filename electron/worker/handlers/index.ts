@@ -17,6 +17,7 @@ import { log } from './log';
 import { replay, whatIf } from './replay';
 import { rowOfIndex, rowText, rows } from './rows';
 import { search, searchPage } from './search';
+import { trace } from './trace';
 import { verify } from './verify';
 
 export const handlers: Handlers = {
@@ -37,6 +38,7 @@ export const handlers: Handlers = {
   reproBundle,
   replay,
   whatIf,
+  trace,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */

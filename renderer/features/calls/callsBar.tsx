@@ -3,10 +3,11 @@
  * slider (1…C), the `Latest` button, and the `Context map`. The slider shows the latest view at C
  * (its value text says "latest view"); moving it shows that call's input.
  */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
 import { ContextMap } from './contextMap';
+import { TracePanel } from '../trace/tracePanel';
 import './callsBar.css';
 
 /** What the status bar and the slider's value text say of the shown view. */
@@ -23,6 +24,9 @@ export function CallsBar() {
   const pendingCall = useApp((s) => s.pendingCall);
   const loadContextMap = useApp((s) => s.loadContextMap);
   const showCall = useApp((s) => s.showCall);
+  const runTrace = useApp((s) => s.runTrace);
+  // The text selected when the button was pressed (a click may move the selection).
+  const selected = useRef('');
 
   useEffect(() => {
     if (session && !session.provisional && !session.stopped) void loadContextMap();
@@ -56,8 +60,22 @@ export function CallsBar() {
         <button type="button" className="calls-bar-latest" disabled={call === null} onClick={() => void showCall(null)}>
           Latest
         </button>
+        <button
+          type="button"
+          className="calls-bar-trace"
+          title="Follow the text selected in the transcript through the calls"
+          onMouseDown={() => (selected.current = globalThis.getSelection?.()?.toString() ?? '')}
+          onClick={() => {
+            const text = (selected.current || globalThis.getSelection?.()?.toString() || '').trim();
+            selected.current = '';
+            if (text !== '') void runTrace({ query: text, mode: 'substring', case_sensitive: true });
+          }}
+        >
+          Where did it go?
+        </button>
       </div>
       <ContextMap map={map} shownCall={call} onSelect={(c) => void showCall(c)} />
+      <TracePanel />
     </section>
   );
 }
