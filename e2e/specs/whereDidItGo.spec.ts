@@ -60,3 +60,31 @@ test('Where did it go? from a search result shows the strip and opens the reduct
   await expect(mark).toHaveCount(1);
   await expect(mark).toBeInViewport();
 });
+
+test('Where did it go? on a text selected in the transcript: a text no reduction touches is visible from its first call to the last', async ({ inspector }) => {
+  const text = 'Where is formatAmount used?';
+  const sidecar = readFileSync(SESSION_SIDECAR, 'utf8');
+  expect(sidecar.split(text).length - 1, 'written once in the sidecar').toBe(1);
+  // From the raw records: the message's index, the calls, and that no reduction addresses it.
+  const records = sidecar
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as RawRecord & { r?: { end?: number } });
+  const view: string[] = [];
+  records.forEach((rec) => {
+    if (rec.t === 'message' && rec.msg && rec.i !== undefined) view[rec.i] = rec.msg.role;
+    if (rec.t === 'rewind' && rec.to !== undefined) view.length = rec.to;
+  });
+  const index = records.find((rec) => rec.t === 'message' && rec.msg?.content === text)?.i ?? -1;
+  expect(records.some((rec) => rec.r && (rec.r.end !== undefined ? rec.r.ptr.index <= index && index < rec.r.end : rec.r.ptr.index === index))).toBe(false);
+  const calls = view.flatMap((role, i) => (role === 'assistant' ? [i] : []));
+  const first = calls.findIndex((i) => i > index) + 1;
+
+  await inspector.waitLoaded();
+  const row = inspector.row(index).getByText(text, { exact: true }).first();
+  await inspector.scrollUntilVisible(inspector.view, row);
+  await row.selectText();
+  await inspector.page.getByRole('region', { name: 'Model calls', exact: true }).getByRole('button', { name: 'Where did it go?', exact: true }).click();
+  const strip = inspector.page.getByRole('region', { name: 'Where did it go?', exact: true }).getByRole('img');
+  await expect(strip).toHaveAccessibleName(`Visible at calls ${first}–${calls.length}.`);
+});
