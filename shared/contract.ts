@@ -517,9 +517,13 @@ const traceHidingSchema = z.object({ reduction: z.string(), kind, call: int.min(
 
 /** SPEC §16 `trace` (shared/calls/trace.ts): a text followed through the model calls. */
 const traceMethods = {
-  /** The occurrences of `query` in the view's messages, each with the calls that saw it and what hid it (docs/trace.md). */
+  /**
+   * The occurrences of `query` in the view's messages, each with the calls that saw it and what hid
+   * it (docs/trace.md). Run in slices as a search is, named by `searchId` (cancelled as one) and
+   * bounded by the search's time limit.
+   */
   trace: {
-    params: z.object({ query: searchQueryFields.query, mode: searchQueryFields.mode, case_sensitive: searchQueryFields.case_sensitive }),
+    params: z.object(searchQueryFields),
     result: z.object({
       query: z.string(),
       mode: z.enum(['substring', 'regex']),

@@ -42,6 +42,8 @@ function expected(): { seen: [number, number]; hiddenAt: number; reduction: stri
 }
 
 test('Where did it go? from a search result shows the strip and opens the reduction that hid the text', async ({ inspector }) => {
+  // axe over the whole page is slow on a shared machine (as in accessibility.spec.ts).
+  test.slow();
   const want = expected();
   await inspector.waitLoaded();
   await inspector.search(HIDDEN_ONLY);

@@ -37,21 +37,25 @@ export function focusedOccurrence(result: TraceResult, ask: TraceAsk | null): Tr
   return (focus && result.occurrences.find((o) => o.message_index === focus.index && o.offset === focus.offset)) || result.occurrences[0];
 }
 
-export const createTraceSlice: SliceCreator<TraceSlice> = (deps) => (set, get) => ({
-  ...freshTrace(),
+export const createTraceSlice: SliceCreator<TraceSlice> = (deps) => (set, get) => {
+  let counter = 0;
+  return {
+    ...freshTrace(),
 
-  async runTrace(ask) {
-    const epoch = get().epoch;
-    if (!get().session) return;
-    set({ traceStatus: 'running', traceAsk: ask, traceError: null });
-    const reply = await deps.api.trace({ query: ask.query, mode: ask.mode, case_sensitive: ask.case_sensitive });
-    // A later trace (or another session) owns the result.
-    if (get().epoch !== epoch || get().traceAsk !== ask) return;
-    if (reply.ok) set({ traceStatus: 'done', traceResult: reply.value });
-    else set({ traceStatus: 'error', traceResult: null, traceError: reply.error });
-  },
+    async runTrace(ask) {
+      const epoch = get().epoch;
+      if (!get().session) return;
+      set({ traceStatus: 'running', traceAsk: ask, traceError: null });
+      // Named as a search is: a newer search or trace supersedes it in the host.
+      const reply = await deps.api.trace({ searchId: `trace-${++counter}`, query: ask.query, mode: ask.mode, case_sensitive: ask.case_sensitive });
+      // A later trace (or another session) owns the result.
+      if (get().epoch !== epoch || get().traceAsk !== ask) return;
+      if (reply.ok) set({ traceStatus: 'done', traceResult: reply.value });
+      else set({ traceStatus: 'error', traceResult: null, traceError: reply.error });
+    },
 
-  closeTrace() {
-    set(freshTrace());
-  },
-});
+    closeTrace() {
+      set(freshTrace());
+    },
+  };
+};
