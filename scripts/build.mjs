@@ -42,7 +42,7 @@ const repoRoot = resolve(import.meta.dirname, '..');
  * recognised across copies, electron/cli/errors.ts).
  */
 const CLI_CHUNKS = {
-  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log, view and diff', inject: true },
+  './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log, view, diff and trace', inject: true },
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
   './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },

@@ -585,6 +585,51 @@ const searchQueryFields = {
   case_sensitive: z.boolean().default(true),
 };
 
+const traceHidingSchema = z.object({ reduction: z.string(), kind, call: int.min(1) });
+
+/** SPEC §16 `trace` (shared/calls/trace.ts): a text followed through the model calls. */
+const traceMethods = {
+  /**
+   * The occurrences of `query` in the view's messages, each with the calls that saw it and what hid
+   * it (docs/trace.md). Run in slices as a search is, named by `searchId` (cancelled as one) and
+   * bounded by the search's time limit.
+   */
+  trace: {
+    params: z.object(searchQueryFields),
+    result: z.object({
+      query: z.string(),
+      mode: z.enum(['substring', 'regex']),
+      case_sensitive: z.boolean(),
+      calls: int,
+      occurrences: z.array(
+        z.object({
+          message_index: int,
+          first_call: int.min(1),
+          visible_calls: z.array(z.tuple([int.min(1), int.min(1)])),
+          hidden_by: traceHidingSchema.nullable(),
+          offset: int,
+          length: int,
+          snippet: z.string(),
+          snippet_match: byteRange,
+          visible_now: z.boolean(),
+          hidings: z.array(traceHidingSchema),
+          bytes_at: z
+            .object({
+              reduction: z.string(),
+              kind,
+              range: byteRange.nullable(),
+              original: z.union([z.object({ verified: z.literal(true), source: z.enum(['minted', 'recorded']) }), z.object({ verified: z.literal(false), error: z.string(), message: z.string() })]),
+            })
+            .nullable(),
+          at: z.object({ call: int.min(1).nullable(), in_input: z.boolean(), visible: z.boolean() }),
+        }),
+      ),
+      total_matches: int,
+      truncated: z.boolean(),
+    }),
+  },
+};
+
 const searchPagingMethods = {
   searchPage: {
     params: z.object({
@@ -700,6 +745,7 @@ export const methods = {
   // 
   ...replayMethods,
   ...searchPagingMethods,
+  ...traceMethods,
   /**
    * Follows the files as they grow (the default) or not (`--no-follow`: a change then
    * answers `file_changed`), for this and every later open; the open session is reopened that way.
@@ -834,5 +880,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument', 'trace'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

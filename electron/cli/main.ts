@@ -43,13 +43,17 @@ Commands:
       floored to a character boundary) as an ExpandOutcome.
   search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
       Search the content currently hidden from the model; print a SidecarSearchResult.
-  check [--strict] [--replay] FILE...
+  check [--strict] [--replay] [--must-see Q]... [--regex] [--ignore-case] [--at N] FILE...
       Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
       --strict, when there is any finding at all, warnings included). The summary names the
       file's format and the sessions it holds. --replay re-runs the policy the sidecar header
       names over the recorded messages, pass by pass, adds a policy_divergence warning for
       every place the recorded log differs from what it mints, and prints "replay":{...}
       (with a note instead when the session names no policy or is not a supercode sidecar).
+      --must-see Q (repeatable; --regex and --ignore-case apply) adds an error finding
+      required_hidden for each reduction that hides a match of Q from the model at the latest
+      view (or at call N with --at N), naming the reduction, the call that hid it and a link;
+      a Q that matches nothing is a required_not_found warning. summary.must_see counts them.
   log FILE...
       Print {"reductions":[...]}: each live reduction with hidden_bytes, status (verified or
       why not: hash_mismatch, address_out_of_range, original_unavailable), provenance and
@@ -73,6 +77,12 @@ Commands:
       (unified hunks; a side over 256 KiB or 10,000 lines gets a note instead), "between" the
       reductions logged or undone between the calls, "compactions" the ranges each compaction
       dropped and its summary.
+  trace --query Q [--regex] [--ignore-case] FILE...
+      Follow Q through the model calls: {"query","occurrences":[{message_index,first_call,
+      visible_calls:[[from,to]...],hidden_by:{reduction,kind,call}|null,...}],"truncated"}:
+      per match in a message, the calls whose input showed it (inclusive ranges), the
+      reduction and the first call that no longer saw it (C+1: only the latest view hides it),
+      every hiding, and bytes_at: the reduction and byte range to expand, verified or not.
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -144,10 +154,11 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', replay: 'switch', follow: 'switch', ...SOURCE_FLAGS },
+  check: { strict: 'switch', replay: 'switch', follow: 'switch', 'must-see': 'list', regex: 'switch', 'ignore-case': 'switch', at: 'value', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   diff: { from: 'value', to: 'value', ...SOURCE_FLAGS },
+  trace: { query: 'value', regex: 'switch', 'ignore-case': 'switch', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
@@ -176,9 +187,9 @@ function wantsHelp(argv: readonly string[]): boolean {
 
 function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
-  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, diff, sessions, open or serve');
+  if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, diff, trace, sessions, open or serve');
   if (!isCommand(name)) {
-    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, log, view, diff, sessions, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, view, diff, sessions, open or serve`);
+    throw usageError(name.startsWith('-') ? `expected a command before ${name}: expand, search, check, log, view, diff, trace, sessions, open or serve` : `unknown command ${JSON.stringify(name)}: expected expand, search, check, log, view, diff, trace, sessions, open or serve`);
   }
   const known: Record<string, FlagKind> = COMMANDS[name];
   const flags = new Map<string, string | true>();
@@ -266,7 +277,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
 export async function main(argv: string[], io: CliIo = processIo, loadOptions: LoadOptions = {}, deps: CliDeps = {}): Promise<number> {
   if (argv.length === 0) {
     // No command: the usage goes to stderr so that stdout stays the JSON error of §8.
-    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, view, diff, sessions, open or serve');
+    const code = printError(io, 'usage', 'no command given: expected expand, search, check, log, view, diff, trace, sessions, open or serve');
     io.stderr(`\n${USAGE}`);
     return code;
   }

@@ -1,5 +1,5 @@
 /**
- * The commands that read a session: expand, search, check (and check --follow), log, view, diff. main.ts
+ * The commands that read a session: expand, search, check (and check --follow), log, view, diff, trace. main.ts
  * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
@@ -14,10 +14,11 @@ import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
 import { SessionEstimates } from '../tokens/sessionEstimates';
+import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
 
-export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff';
+export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff' | 'trace';
 
 function requiredValue(flags: Map<string, string | true>, flag: string, command: SessionCommand): string {
   const v = flags.get(flag);
@@ -46,7 +47,7 @@ function refuseStopped(session: LoadedSession): void {
 }
 
 /** Runs one session command; resolves to its exit status (errors are thrown as CliError). */
-export async function runSessionCommand(command: SessionCommand, { flags, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
+export async function runSessionCommand(command: SessionCommand, { flags, lists, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
   // Check every flag before touching a file, so a usage error is never hidden behind a file error.
   let range: ByteRange | undefined;
   let id = '';
@@ -55,10 +56,13 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
   const at = command === 'view' ? parseAt(flags) : undefined;
   const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
   const between = command === 'diff' ? parseDiffCalls(flags) : undefined;
+  const gate = command === 'check' ? parseMustSee(flags, lists) : undefined;
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
     if (typeof r === 'string') range = parseRange(r);
+  } else if (command === 'trace') {
+    query = requiredValue(flags, 'query', command);
   } else if (command === 'search') {
     query = requiredValue(flags, 'query', command);
     const max = flags.get('max-matches');
@@ -131,6 +135,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
         refuseStopped(session);
         writeJson(diffOutput(session, between?.from ?? 1, between?.to ?? 1), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
+      case 'trace':
+        refuseStopped(session);
+        io.stdout(json(traceOutput(session, query, flags)));
+        return EXIT_OK;
       case 'check': {
         let report: CheckReport;
         try {
@@ -140,8 +148,12 @@ export async function runSessionCommand(command: SessionCommand, { flags, files 
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
           throw e;
         }
-        io.stdout(json({ findings: report.findings, summary: report.summary, ...('replay' in report ? { replay: report.replay } : {}) }));
-        const failing = flags.has('strict') ? report.findings : report.findings.filter((f) => f.severity === 'error');
+        // The gate reads contents: a session stopped at a newer version has none to read.
+        const gated = gate && !session.stopped ? mustSeeOutput(session, gate, flags) : undefined;
+        const findings = gated ? [...report.findings, ...gated.findings] : report.findings;
+        const summary = gated ? { ...report.summary, must_see: gated.summary } : report.summary;
+        io.stdout(json({ findings, summary, ...('replay' in report ? { replay: report.replay } : {}) }));
+        const failing = flags.has('strict') ? findings : findings.filter((f) => f.severity === 'error');
         return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
       }
     }

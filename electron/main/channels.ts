@@ -43,6 +43,7 @@ export const METHOD_CHANNELS = {
   whatIf: 'si:whatIf',
   // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
+  trace: 'si:trace',
   // 
   setFollow: 'si:setFollow',
   // Session documents.

@@ -49,6 +49,7 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   open: 600_000,
   search: 240_000,
   searchPage: 240_000,
+  trace: 240_000,
   check: 600_000,
   // A repro bundle loads and checks up to MINIMIZE_MAX_CALLS candidates (its bytes capped).
   reproBundle: 600_000,
@@ -174,8 +175,8 @@ class WorkerClient implements WorkerResolverClient {
 
   request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
     const parse: Parse = (raw) => parseReply(method, raw);
-    // A page of a search is a search: one in flight at a time, cancelled by the next.
-    if (method !== 'search' && method !== 'searchPage') return this.send(method, params, parse) as Promise<Reply<M>>;
+    // A page of a search is a search, and so is a trace (docs/trace.md): one in flight at a time, cancelled by the next.
+    if (method !== 'search' && method !== 'searchPage' && method !== 'trace') return this.send(method, params, parse) as Promise<Reply<M>>;
 
     // A new search cancels the one in flight (which answers `cancelled`) before it is sent.
     const epoch = this.bumpEpoch();
@@ -183,7 +184,7 @@ class WorkerClient implements WorkerResolverClient {
     let markStarted: (started: boolean) => void = () => undefined;
     const started = new Promise<boolean>((resolve) => (markStarted = resolve));
     const { id, reply } = this.post(method, params, parse, epoch);
-    const search: InFlightSearch = { searchId: (params as ParsedParams<'search' | 'searchPage'>).searchId, requestId: id, started, markStarted };
+    const search: InFlightSearch = { searchId: (params as ParsedParams<'search' | 'searchPage' | 'trace'>).searchId, requestId: id, started, markStarted };
     this.inFlightSearch = search;
     return reply.finally(() => {
       search.markStarted(false);

@@ -104,7 +104,7 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
   if (!isSessionMethod(method)) return invalid(`the resolver worker does not answer ${JSON.stringify(method).slice(0, 100)}`);
   const parsed = parseRequest(method, params);
   if (!parsed.ok) return parsed;
-  if (method === 'search' || method === 'searchPage') {
+  if (method === 'search' || method === 'searchPage' || method === 'trace') {
     // A search (or a page of one) sent without an epoch can only be cancelled by the searches and cancels after it.
     const context: RequestContext = {
       signal: searchSignal(request.epoch ?? Atomics.load(epoch, EPOCH_SLOT)),

@@ -20,9 +20,10 @@ import type { RowsSlice } from './rowsSlice';
 import type { SearchSlice } from './searchSlice';
 import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
+import type { TraceSlice } from './traceSlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & PolicySlice & LinkSlice & InstructionsSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & PolicySlice & LinkSlice & InstructionsSlice & TraceSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

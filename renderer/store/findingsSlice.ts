@@ -2,6 +2,7 @@
 import type { CheckReport, HostError } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 import { freshPolicy } from './policySlice';
+import { freshTrace } from './traceSlice';
 
 export interface FindingsSlice {
   checkStatus: 'idle' | 'running' | 'done' | 'error';
@@ -15,9 +16,9 @@ export function findingsTotal(report: CheckReport | null): number | null {
   return report ? report.findings.length + (report.findings_omitted ?? 0) : null;
 }
 
-export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> & ReturnType<typeof freshPolicy> {
+export function freshFindings(): Pick<FindingsSlice, 'checkStatus' | 'checkReport' | 'checkError'> & ReturnType<typeof freshPolicy> & ReturnType<typeof freshTrace> {
   // A replay and a what-if belong to the session, like its check.
-  return { checkStatus: 'idle', checkReport: null, checkError: null, ...freshPolicy() };
+  return { checkStatus: 'idle', checkReport: null, checkError: null, ...freshPolicy(), ...freshTrace() };
 }
 
 

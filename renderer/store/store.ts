@@ -22,6 +22,7 @@ import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
 import { createSessionSlice } from './sessionSlice';
 import { createStorySlice } from './storySlice';
+import { createTraceSlice } from './traceSlice';
 import { createUiSlice } from './uiSlice';
 
 export type AppStore = StoreApi<AppState>;
@@ -42,6 +43,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
   return createStore<AppState>()((...a) => ({
     ...createSessionSlice(deps)(...a),
     ...createPolicySlice(deps)(...a),
+    ...createTraceSlice(deps)(...a),
     ...createRowsSlice(deps)(...a),
     ...createReductionsSlice(deps)(...a),
     ...createSearchSlice(deps)(...a),

@@ -109,6 +109,46 @@ export function* textSearchSteps<O, M extends { offset: number }>(
   return fitResult(query, resultOf<M>(found), kept, options);
 }
 
+/**
+ * The search of §5.3 over the whole content of every message of `minted` (visible or not): what a
+ * trace (shared/calls/trace.ts) follows through the calls. Each message is one unit of index its
+ * view index, searched as its own string with all the search's bounds; a content kept in a file
+ * is read window by window, as a hidden one is. A hole (no readable message) is skipped.
+ * `reductions_searched` is 0; `hidden_bytes_searched` counts the contents' bytes.
+ */
+export function* messageSearchSteps(minted: MessageList, query: string, options: SearchOptions): Generator<void, Result<TextSearchResult<MessageMatch>>> {
+  const compiled = searchMatcher(query, options);
+  if (!compiled.ok) return compiled;
+  function* units(): Generator<SearchUnit<number>> {
+    for (let index = 0; index < minted.length; index++) {
+      yield {
+        index,
+        load: () => {
+          const msg = minted.at(index);
+          if (msg === undefined) return null;
+          if (msg.large) return { source: msg.large, span: [0, msg.large.length], attribute: () => index, searched: 0 };
+          const content = wellFormed(msg.content);
+          const bytes = utf8Length(content);
+          return { content, bytes, span: [0, bytes], attribute: () => index, searched: 0 };
+        },
+      };
+    }
+  }
+  const pass = yield* searchPass(units(), minted.length, query, compiled.value, options, (_owner, index, offset, length, snippet, snippet_match) => ({ index, offset, length, snippet, snippet_match }));
+  if (!pass.ok) return pass;
+  const { kept, ...found } = pass.value;
+  return fitResult(query, resultOf<MessageMatch>(found), kept, options);
+}
+
+/** A match in a message's whole content: offsets in bytes of that content. */
+export interface MessageMatch {
+  index: number;
+  offset: number;
+  length: number;
+  snippet: string;
+  snippet_match: [number, number];
+}
+
 /** What a search's pass over its units found: the first `max_matches` matches, in order, and what it counted. */
 type Pass<M> = Omit<TextSearchResult<M>, 'matches' | 'truncated'> & { kept: M[] };
 

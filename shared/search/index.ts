@@ -6,6 +6,6 @@
  */
 export type { SearchOptions } from './types';
 export { SEARCH_STEP_WORK, matchLengthBounds } from './matcher';
-export type { SearchText, TextSearchResult } from './engine';
-export { sidecarSearch, sidecarSearchSteps, textSearchSteps } from './engine';
+export type { MessageMatch, SearchText, TextSearchResult } from './engine';
+export { messageSearchSteps, sidecarSearch, sidecarSearchSteps, textSearchSteps } from './engine';
 export { searchPreparationSteps } from './units';

@@ -18,7 +18,7 @@ export interface RequestContext {
 }
 
 /** Methods answered later: a search runs in slices between other requests, a bundle loads every candidate. */
-export type DeferredMethod = 'search' | 'searchPage' | 'reproBundle';
+export type DeferredMethod = 'search' | 'searchPage' | 'reproBundle' | 'trace';
 
 /** Methods whose handler answers at once. */
 export type AnsweredAtOnce = Exclude<WorkerSessionMethod, DeferredMethod>;

@@ -18,6 +18,7 @@ import { log } from './log';
 import { replay, whatIf } from './replay';
 import { rowOfIndex, rowText, rows } from './rows';
 import { search, searchPage } from './search';
+import { trace } from './trace';
 import { verify } from './verify';
 
 export const handlers: Handlers = {
@@ -39,6 +40,7 @@ export const handlers: Handlers = {
   replay,
   whatIf,
   exportDocument,
+  trace,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */

@@ -147,7 +147,7 @@ export const searchPage: Handler<'searchPage'> = async (request, state, context)
  * `cancelled` when the signal is raised or the session is closed or replaced meanwhile, `timeout`
  * once it has run its time limit, else `finish` of the result.
  */
-async function inSlices<R, T>(
+export async function inSlices<R, T>(
   state: SessionState,
   open: OpenSession,
   params: ParsedParams<'search'>,

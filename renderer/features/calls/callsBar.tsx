@@ -7,10 +7,11 @@
  * calls that first saw a compaction (tick marks, and a line saying which).
  */
 import type { FormEvent, KeyboardEvent } from 'react';
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
 import { ContextMap } from './contextMap';
+import { TracePanel } from '../trace/tracePanel';
 import './callsBar.css';
 
 /** What the status bar and the slider's value text say of the shown view. */
@@ -77,6 +78,9 @@ export function CallsBar() {
   const pendingCall = useApp((s) => s.pendingCall);
   const loadContextMap = useApp((s) => s.loadContextMap);
   const showCall = useApp((s) => s.showCall);
+  const runTrace = useApp((s) => s.runTrace);
+  // The text selected when the button was pressed (a click may move the selection).
+  const selected = useRef('');
 
   useEffect(() => {
     if (session && !session.provisional && !session.stopped) void loadContextMap();
@@ -127,9 +131,23 @@ export function CallsBar() {
           Latest
         </button>
         <GoToCall calls={map.calls} onGo={(c) => void showCall(c)} />
+        <button
+          type="button"
+          className="calls-bar-trace"
+          title="Follow the text selected in the transcript through the calls"
+          onMouseDown={() => (selected.current = globalThis.getSelection?.()?.toString() ?? '')}
+          onClick={() => {
+            const text = (selected.current || globalThis.getSelection?.()?.toString() || '').trim();
+            selected.current = '';
+            if (text !== '') void runTrace({ query: text, mode: 'substring', case_sensitive: true });
+          }}
+        >
+          Where did it go?
+        </button>
       </div>
       {compactions.length > 0 && <p className="calls-bar-marks">{`Compactions first seen at ${compactions.length === 1 ? 'call' : 'calls'} ${compactions.map((c) => formatCount(c)).join(', ')}`}</p>}
       <ContextMap map={map} shownCall={call} onSelect={(c) => void showCall(c)} />
+      <TracePanel />
     </section>
   );
 }

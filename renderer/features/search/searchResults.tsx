@@ -24,6 +24,8 @@ export function matchLabel(match: SearchMatch): string {
  */
 const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch }) {
   const goToMatch = useApp((s) => s.goToMatch);
+  const runTrace = useApp((s) => s.runTrace);
+  const searched = useApp((s) => s.searchResult);
   const marks = useMemo(() => [byteRangeToIndices(match.snippet, match.snippet_match)] as const, [match]);
   return (
     // The button is the control; a click elsewhere on the card is the same action for a pointer.
@@ -41,6 +43,18 @@ const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch })
           <span className="search-match-id">{nameText(match.reduction_id)}</span> <span className="search-match-where">at byte {match.offset} of message {match.index}</span>
         </button>
         <span className={`search-match-kind kind-${match.kind}`}>{kindLabel(match.kind)}</span>
+        {searched && (
+          <button
+            type="button"
+            className="search-match-trace"
+            onClick={(e) => {
+              e.stopPropagation();
+              void runTrace({ query: searched.query, mode: searched.mode, case_sensitive: searched.case_sensitive, focus: { index: match.index, offset: match.offset } });
+            }}
+          >
+            Where did it go?
+          </button>
+        )}
       </span>
       <span className="search-match-snippet">
         <TerminalText text={match.snippet} marks={marks} />

@@ -148,6 +148,8 @@ export function fakeHost(
     // Nothing to replay and nothing differs unless a test answers otherwise.
     replay: () => ok<'replay'>({ replayed: false, note: 'replay is not possible: the sidecar header names no policy (policy: null)', policy: null, passes: 0, findings: [], divergences: 0 }),
     whatIf: () => ok<'whatIf'>({ counts: { added: 0, removed: 0, changed: 0, messages: 0 }, bytes: { recorded: 0, policy: 0 }, added: [], removed: [], changed: [], messages: [] }),
+    // No occurrence unless a test answers otherwise.
+    trace: ({ query, mode, case_sensitive }) => ok<'trace'>({ query, mode: mode ?? 'substring', case_sensitive: case_sensitive ?? true, calls: 0, occurrences: [], total_matches: 0, truncated: false }),
   };
 
   const call = <M extends Method>(method: M) => (params: Params<M>): Promise<Reply<M>> => {
