@@ -45,6 +45,7 @@ const CLI_CHUNKS = {
   './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log and view', inject: true },
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
+  './export': { entry: 'electron/cli/export.ts', outfile: 'dist/cli-export.cjs', about: 'export', inject: true },
   './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },
 };
 

@@ -58,6 +58,13 @@ Commands:
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
       each message's content exactly as the model saw it, stubs in place.
+  export --call N [--as anthropic|openai-chat|openai-responses] [--expanded] [--with-notes] FILE...
+      Print the request body that reproduces model call N's input for that provider's API:
+      the model as recorded, the messages as the model was given them (stubs and summaries in
+      place; --expanded: the originals), every tool call with its result. What the file does not
+      record (system prompt, tool schemas, max_tokens…) is left out and named on stderr;
+      --with-notes prints {"request","not_recorded","source"}. Without --as: the provider the
+      session's agent speaks (Claude Code: anthropic, Codex: openai-responses, others openai-chat).
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -127,6 +134,7 @@ const COMMANDS = {
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
+  export: { call: 'value', as: 'value', expanded: 'switch', 'with-notes': 'switch', ...SOURCE_FLAGS },
   sessions: { query: 'value', regex: 'switch', 'ignore-case': 'switch', since: 'value', format: 'value', heads: 'switch', jsonl: 'switch', table: 'switch', 'no-default-roots': 'switch' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
@@ -211,6 +219,10 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
     case 'bundle': {
       const { runBundle } = await import('./bundle');
       return runBundle(parsed.flags, parsed.lists, parsed.files, io);
+    }
+    case 'export': {
+      const { runExport } = await import('./export');
+      return runExport(parsed, io, loadOptions);
     }
     case 'sessions': {
       const { runSessions } = await import('./sessions');
