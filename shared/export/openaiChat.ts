@@ -21,6 +21,7 @@ function messageOf(t: Turn, adjusted: string[]): Record<string, unknown> {
     case 'user':
       return { role: 'user', content: userContent(t.pieces) };
     case 'assistant':
+      if (t.pieces.some((p) => 'image' in p)) adjusted.push(`the images of the assistant message at message ${t.index} are left out (an assistant message holds text only)`);
       return {
         role: 'assistant',
         content: t.pieces.length === 0 && t.calls.length > 0 ? null : textOf(t.pieces),

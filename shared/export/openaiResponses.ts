@@ -16,13 +16,14 @@ function inputContent(pieces: readonly Piece[]): string | Item[] {
   return pieces.map((p) => ('text' in p ? { type: 'input_text', text: p.text } : { type: 'input_image', image_url: imageUrl(p), detail: 'auto' }));
 }
 
-function itemsOf(t: Turn): Item[] {
+function itemsOf(t: Turn, adjusted: string[]): Item[] {
   switch (t.kind) {
     case 'system':
       return [{ type: 'message', role: 'system', content: t.text }];
     case 'user':
       return [{ type: 'message', role: 'user', content: inputContent(t.pieces) }];
     case 'assistant':
+      if (t.pieces.some((p) => 'image' in p)) adjusted.push(`the images of the assistant message at message ${t.index} are left out (an assistant message holds text only)`);
       return [
         ...(t.pieces.length > 0 || t.calls.length === 0 ? [{ type: 'message', role: 'assistant', content: textOf(t.pieces) }] : []),
         ...t.calls.map((c) => ({ type: 'function_call', call_id: c.id, name: c.name, arguments: c.arguments })),
@@ -35,7 +36,7 @@ function itemsOf(t: Turn): Item[] {
 export function openaiResponsesRequest(input: ExportInput, adjusted: string[]): { request: Record<string, unknown>; not_recorded: string[] } {
   const turns = pairedTurns(input.messages, adjusted);
   const instructions = input.instructions.filter((s) => s !== '').join('\n\n');
-  const request = { ...(input.model !== null ? { model: input.model } : {}), ...(instructions !== '' ? { instructions } : {}), input: turns.flatMap(itemsOf) };
+  const request = { ...(input.model !== null ? { model: input.model } : {}), ...(instructions !== '' ? { instructions } : {}), input: turns.flatMap((t) => itemsOf(t, adjusted)) };
   const notRecorded = [...(input.model === null ? ['model'] : []), ...(instructions === '' ? ['instructions'] : []), ...NEVER_RECORDED, 'reasoning (effort and summary)', 'include, store, prompt_cache_key', 'max_output_tokens'];
   return { request, not_recorded: notRecorded };
 }

@@ -130,7 +130,7 @@ function piecesOf(content: string, parts: readonly ContentPart[] | undefined, wh
   if (!textInParts && content !== '') pieces.push({ text: content });
   for (const p of parts ?? []) {
     if (TEXT_TYPES.includes(p.type) && typeof p.text === 'string') {
-      if (textInParts) pieces.push({ text: p.text });
+      if (textInParts && p.text !== '') pieces.push({ text: p.text });
       continue;
     }
     const image = imageOf(p);
