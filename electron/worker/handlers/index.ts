@@ -11,6 +11,7 @@ import { reproBundle } from './bundle';
 import { abandoned, callDiff, calls, sessionEvents } from './calls';
 import { check } from './check';
 import { expand } from './expand';
+import { exportCall } from './exportCall';
 import type { Handlers } from './handler';
 import { instructions } from './instructions';
 import { log } from './log';
@@ -37,6 +38,7 @@ export const handlers: Handlers = {
   reproBundle,
   replay,
   whatIf,
+  exportCall,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */
