@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { SESSION_FORMATS } from './fileFormats';
-import { PROVIDERS } from './export/request';
+import { PROVIDERS } from './export/providers';
 
 const int = z.number().int().nonnegative();
 

@@ -40,13 +40,13 @@ describe('exportCall reply', () => {
       }
     }
     // Without a provider: the one Claude Code speaks.
-    const own = s.handle('exportCall', { call: 1 });
+    const own = s.handle('exportCall', { call: 1, expanded: false });
     expect(own.ok && own.value.provider).toBe('anthropic');
   });
 
   it('refuses a call that is none of the session', async () => {
     const s = await opened(CLAUDE);
-    const far = s.handle('exportCall', { call: 99 });
+    const far = s.handle('exportCall', { call: 99, expanded: false });
     expect(far.ok ? '' : far.error.code).toBe('invalid_request');
   });
 });

@@ -15,12 +15,10 @@ import type { ContentPart, Role, ToolCall } from '../format/types';
 import { utf8Decode } from '../format/utf8';
 import type { LoadedSession } from '../resolver/session';
 
-export const PROVIDERS = ['anthropic', 'openai-chat', 'openai-responses'] as const;
-export type Provider = (typeof PROVIDERS)[number];
+import type { Provider } from './providers';
 
-export function isProvider(name: string): name is Provider {
-  return (PROVIDERS as readonly string[]).includes(name);
-}
+export { PROVIDERS, isProvider } from './providers';
+export type { Provider } from './providers';
 
 /** An image as recorded: inline bytes (base64) or a URL. */
 export type ImageRef = { media_type: string; data: string } | { url: string };

@@ -1,11 +1,12 @@
 /**
  * The model calls bar above the Projected view (SPEC §11) — the `Model call`
- * slider (1…C), the `Latest` button, and the `Context map`. The slider shows the latest view at C
+ * slider (1…C), the `Latest` button, `Export call…` (SPEC §16) and the `Context map`. The slider shows the latest view at C
  * (its value text says "latest view"); moving it shows that call's input.
  */
 import { useEffect } from 'react';
 import { formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
+import { ExportCallButton } from '../export/exportCall';
 import { ContextMap } from './contextMap';
 import './callsBar.css';
 
@@ -56,6 +57,8 @@ export function CallsBar() {
         <button type="button" className="calls-bar-latest" disabled={call === null} onClick={() => void showCall(null)}>
           Latest
         </button>
+        {/* The latest view is no call: it exports the last one. */}
+        <ExportCallButton call={call ?? map.calls} />
       </div>
       <ContextMap map={map} shownCall={call} onSelect={(c) => void showCall(c)} />
     </section>
