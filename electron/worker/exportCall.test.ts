@@ -4,29 +4,18 @@
  * `invalid_request` for a call that is none.
  */
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseReply } from '../../shared/index';
 import { runCli } from '../cli/testing/runCli';
-import { SessionService } from './service';
+import { serviceFixture } from './testing/serviceTests';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLAUDE = join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.7-parallel-results.jsonl');
-const services: SessionService[] = [];
-afterEach(() => {
-  for (const s of services.splice(0)) s.close();
-});
-
-async function opened(path: string): Promise<SessionService> {
-  const s = new SessionService();
-  services.push(s);
-  const reply = await s.open({ paths: [path], generation: 1, follow: false });
-  if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
-  return s;
-}
+const { opened } = serviceFixture('session-inspector-export-call-');
 
 describe('exportCall reply', () => {
   it('is the body the command line prints, for each provider and --expanded, with its notes and a file name', async () => {
-    const s = await opened(CLAUDE);
+    const s = await opened([CLAUDE]);
     for (const provider of ['anthropic', 'openai-chat', 'openai-responses'] as const) {
       for (const expanded of [false, true]) {
         const reply = s.handle('exportCall', { call: 3, provider, expanded });
@@ -45,7 +34,7 @@ describe('exportCall reply', () => {
   });
 
   it('refuses a call that is none of the session', async () => {
-    const s = await opened(CLAUDE);
+    const s = await opened([CLAUDE]);
     const far = s.handle('exportCall', { call: 99, expanded: false });
     expect(far.ok ? '' : far.error.code).toBe('invalid_request');
   });

@@ -12,6 +12,7 @@ import { formatBytes } from '../../text/format';
 import { offerDownload } from '../../widgets/offerDownload';
 import { useModalDialog } from '../../widgets/useModalDialog';
 import { copyText } from '../links/copyText';
+import '../../widgets/modalDialog.css';
 import './exportCall.css';
 
 type Made = ResultOf<'exportCall'>;
@@ -48,7 +49,7 @@ function ExportCallDialog({ call, onClose }: { call: number; onClose: () => void
   }
 
   return (
-    <dialog ref={ref} className="export-call-dialog" aria-labelledby={`${id}-title`} onClose={onClose} onCancel={onClose}>
+    <dialog ref={ref} className="modal-dialog export-call-dialog" aria-labelledby={`${id}-title`} onClose={onClose} onCancel={onClose}>
       <h2 id={`${id}-title`}>Export call {call}</h2>
       <p className="export-call-lead">The request body that gives a provider’s API what the model was given at this call.</p>
       <fieldset>
