@@ -45,8 +45,8 @@ const CLI_CHUNKS = {
   './sessionCommands': { entry: 'electron/cli/sessionCommands.ts', outfile: 'dist/cli-session.cjs', about: 'expand, search, check, log, view, diff and trace', inject: true },
   './serveCommands': { entry: 'electron/cli/serveCommands.ts', outfile: 'dist/cli-serve.cjs', about: 'serve and open', inject: true },
   './bundle': { entry: 'electron/cli/bundle.ts', outfile: 'dist/cli-bundle.cjs', about: 'bundle', inject: true },
+  './export': { entry: 'electron/cli/export.ts', outfile: 'dist/cli-export.cjs', about: 'export (provider requests and documents)', inject: true },
   './sessions': { entry: 'electron/cli/sessions.ts', outfile: 'dist/cli-sessions.cjs', about: 'sessions', inject: true },
-  './exportDocument': { entry: 'electron/cli/exportDocument.ts', outfile: 'dist/cli-export-document.cjs', about: 'export --as markdown|html', inject: true },
 };
 
 /**

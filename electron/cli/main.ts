@@ -83,6 +83,13 @@ Commands:
       per match in a message, the calls whose input showed it (inclusive ranges), the
       reduction and the first call that no longer saw it (C+1: only the latest view hides it),
       every hiding, and bytes_at: the reduction and byte range to expand, verified or not.
+  export --call N [--as anthropic|openai-chat|openai-responses] [--expanded] [--with-notes] FILE...
+      Print the request body that reproduces model call N's input for that provider's API:
+      the model as recorded, the messages as the model was given them (stubs and summaries in
+      place; --expanded: the originals), every tool call with its result. What the file does not
+      record (system prompt, tool schemas, max_tokens…) is left out and named on stderr;
+      --with-notes prints {"request","not_recorded","source"}. Without --as: the provider the
+      session's agent speaks (Claude Code: anthropic, Codex: openai-responses, others openai-chat).
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -162,7 +169,7 @@ const COMMANDS = {
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
-  export: { as: 'value', redact: 'switch', calls: 'value', out: 'value', ...SOURCE_FLAGS },
+  export: { call: 'value', as: 'value', expanded: 'switch', 'with-notes': 'switch', redact: 'switch', calls: 'value', out: 'value', ...SOURCE_FLAGS },
   sessions: { query: 'value', regex: 'switch', 'ignore-case': 'switch', since: 'value', format: 'value', heads: 'switch', jsonl: 'switch', table: 'switch', 'no-default-roots': 'switch' },
 } as const satisfies Record<string, Record<string, FlagKind>>;
 
@@ -249,10 +256,8 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
       return runBundle(parsed.flags, parsed.lists, parsed.files, io);
     }
     case 'export': {
-      const { isDocumentFormat, runExportDocument } = await import('./exportDocument');
-      const as = parsed.flags.get('as');
-      if (!isDocumentFormat(as)) throw usageError(`export needs --as markdown or --as html, not ${JSON.stringify(as ?? null)}`);
-      return runExportDocument(as, parsed, io, loadOptions);
+      const { runExport } = await import('./export');
+      return runExport(parsed, io, loadOptions);
     }
     case 'sessions': {
       const { runSessions } = await import('./sessions');

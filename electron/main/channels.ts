@@ -41,6 +41,7 @@ export const METHOD_CHANNELS = {
   // Policy replay, the what-if view.
   replay: 'si:replay',
   whatIf: 'si:whatIf',
+  exportCall: 'si:exportCall',
   // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
   trace: 'si:trace',

@@ -92,7 +92,7 @@ export interface SessionOptions {
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace', 'exportCall']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);

@@ -6,6 +6,7 @@
 import type { StateCreator } from 'zustand/vanilla';
 import type { HostApi, Reply } from '../../shared/contract';
 import type { BundleSlice } from './bundleSlice';
+import type { ExportSlice } from './exportSlice';
 import type { CallsSlice } from './callsSlice';
 import type { FindingsSlice } from './findingsSlice';
 import type { FolderSlice } from './folderSlice';
@@ -23,7 +24,7 @@ import type { StorySlice } from './storySlice';
 import type { TraceSlice } from './traceSlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & PolicySlice & LinkSlice & InstructionsSlice & TraceSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & ExportSlice & PolicySlice & LinkSlice & InstructionsSlice & TraceSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

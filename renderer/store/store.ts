@@ -8,6 +8,7 @@ import type { HostApi, Reply } from '../../shared/contract';
 import type { AppState, StoreDeps, StoreTiming } from './appState';
 import { DEFAULT_TIMING } from './appState';
 import { createBundleSlice } from './bundleSlice';
+import { createExportSlice } from './exportSlice';
 import { createCallsSlice } from './callsSlice';
 import { createFindingsSlice } from './findingsSlice';
 import { createFolderSlice } from './folderSlice';
@@ -57,6 +58,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createFolderSlice(deps)(...a),
     ...createLibrarySlice(deps)(...a),
     ...createBundleSlice(deps)(...a),
+    ...createExportSlice(deps)(...a),
     ...createLinkSlice(deps)(...a),
     ...createInstructionsSlice(deps)(...a),
   }));

@@ -12,6 +12,7 @@ import { abandoned, callDiff, calls, sessionEvents } from './calls';
 import { check } from './check';
 import { expand } from './expand';
 import { exportDocument } from './exportDocument';
+import { exportCall } from './exportCall';
 import type { Handlers } from './handler';
 import { instructions } from './instructions';
 import { log } from './log';
@@ -41,6 +42,7 @@ export const handlers: Handlers = {
   whatIf,
   exportDocument,
   trace,
+  exportCall,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */

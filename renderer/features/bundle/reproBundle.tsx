@@ -9,6 +9,7 @@ import type { ResultOf } from '../../../shared/contract';
 import { ustar } from '../../../shared/links/tar';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatBytes } from '../../text/format';
+import { offerDownload } from '../../widgets/offerDownload';
 import './reproBundle.css';
 
 type Made = ResultOf<'reproBundle'>;
@@ -25,19 +26,6 @@ export function bundleArchive(made: Made): Uint8Array {
   return ustar([{ name: `${made.name}/` }, ...made.files.map((f) => ({ name: `${made.name}/${f.name}`, bytes: base64Bytes(f.base64) }))]);
 }
 
-function offerDownload(name: string, bytes: Uint8Array): void {
-  const url = URL.createObjectURL(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/x-tar' }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.hidden = true;
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // The download has its bytes once the click is handled; the URL is released after.
-  setTimeout(() => URL.revokeObjectURL(url), 0);
-}
-
 type State = { status: 'idle' } | { status: 'running' } | { status: 'error'; message: string } | { status: 'done'; made: Made };
 
 export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; ids?: string[] }) {
@@ -49,7 +37,7 @@ export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; 
     const reply = await make({ codes, ids });
     if (reply === null) return setState({ status: 'idle' });
     if (!reply.ok) return setState({ status: 'error', message: reply.error.message });
-    offerDownload(`${reply.value.name}.tar`, bundleArchive(reply.value));
+    offerDownload(`${reply.value.name}.tar`, bundleArchive(reply.value), 'application/x-tar');
     setState({ status: 'done', made: reply.value });
   }
 

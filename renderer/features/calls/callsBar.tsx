@@ -1,6 +1,6 @@
 /**
  * The model calls bar above the Projected view (SPEC §11) — the `Model call`
- * slider (1…C), the `Go to call` number box, the `Latest` button, and the `Context map`. The slider
+ * slider (1…C), the `Go to call` number box, the `Latest` button, `Export call…` (SPEC §16), and the `Context map`. The slider
  * shows the latest view at C (its value text says "latest view"); moving it shows that call's input.
  * So that 600 calls are reachable without pixel hunting (SPEC §16), the slider steps by 1 with the
  * arrows, by 10 with PageUp / PageDown, to the first and last call with Home / End, and marks the
@@ -10,6 +10,7 @@ import type { FormEvent, KeyboardEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
+import { ExportCallButton } from '../export/exportCall';
 import { ContextMap } from './contextMap';
 import { TracePanel } from '../trace/tracePanel';
 import './callsBar.css';
@@ -144,6 +145,8 @@ export function CallsBar() {
         >
           Where did it go?
         </button>
+        {/* The latest view is no call: it exports the last one. */}
+        <ExportCallButton call={call ?? map.calls} />
       </div>
       {compactions.length > 0 && <p className="calls-bar-marks">{`Compactions first seen at ${compactions.length === 1 ? 'call' : 'calls'} ${compactions.map((c) => formatCount(c)).join(', ')}`}</p>}
       <ContextMap map={map} shownCall={call} onSelect={(c) => void showCall(c)} />

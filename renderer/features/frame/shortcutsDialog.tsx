@@ -2,6 +2,7 @@
 import { useApp } from '../../store/storeContext';
 import { useModalDialog } from '../../widgets/useModalDialog';
 import { Glossary } from '../glossary/glossary';
+import '../../widgets/modalDialog.css';
 import './shortcutsDialog.css';
 
 const SHORTCUTS: [string, string][] = [
@@ -21,7 +22,7 @@ export function ShortcutsDialog() {
   const ref = useModalDialog(open);
 
   return (
-    <dialog ref={ref} className="shortcuts-dialog" aria-labelledby="shortcuts-title" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
+    <dialog ref={ref} className="modal-dialog shortcuts-dialog" aria-labelledby="shortcuts-title" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
       <h2 id="shortcuts-title">Keyboard shortcuts</h2>
       <dl className="shortcuts-list">
         {SHORTCUTS.map(([keys, what]) => (

@@ -143,6 +143,7 @@ export function fakeHost(
       ok<'searchPage'>({ query, mode: 'substring', case_sensitive: true, scope, page, page_size, first: page * page_size, matches: [], view_matches: [], total_matches: 0, pageable: 0, reductions_searched: 1, hidden_bytes_searched: 10 }),
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
     // The host builds bundles; the fake has none unless a test answers otherwise.
+    exportCall: () => ({ ok: false, error: { code: 'not_supported', message: 'no exports in the fake host' } }),
     reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
     exportDocument: () => ({ ok: false, error: { code: 'not_supported', message: 'no documents in the fake host' } }),
     // Nothing to replay and nothing differs unless a test answers otherwise.
