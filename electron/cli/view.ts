@@ -6,7 +6,8 @@
  * there and for a message whose record could not be read). What the call was given outside those
  * messages (Codex's base instructions, Claude Code's attachments: shared/resolver/instructions.ts) is under
  * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
- * "text","unconfirmed"?}]` in file order.
+ * "text","unconfirmed"?}]` in file order. With `--at N`, `"tokens"` is the usage the file recorded
+ * for call N (SPEC §15, shared/tokens/usage.ts CallTokens), or null where it records none.
  */
 import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
@@ -44,7 +45,9 @@ export function viewOutput(session: LoadedSession, at: number | undefined): unkn
   if (after) throw new CliError('file_changed', after.message);
   // Where the input is, its instructions are (the same call); `to` is the timeline's, not the call's.
   const instructions = (session.instructionsAt(at ?? null) ?? []).map(({ to: _to, ...rest }) => rest);
-  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, messages, ...(instructions.length > 0 ? { instructions } : {}) };
+  // §15: the usage the file recorded for the call (null where it records none); none for the latest view.
+  const tokens = at !== undefined ? { tokens: session.callTokens(at) ?? null } : {};
+  return { format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode', call: at ?? null, calls, ...tokens, messages, ...(instructions.length > 0 ? { instructions } : {}) };
 }
 
 /**

@@ -186,6 +186,14 @@ export interface Reduction {
    * name the views of a native session and say nothing of a foreign file.
    */
   original_from?: string;
+  /**
+   * §15, a compaction's (`summarized`, each run of its group): the context in tokens before and
+   * after it, as the file records them (Claude Code's `compactMetadata.preTokens`) or else the
+   * recorded context of the calls either side (shared/tokens/usage.ts compactionTokens). Absent when
+   * nothing is recorded.
+   */
+  tokens_before?: number;
+  tokens_after?: number;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */

@@ -19,6 +19,7 @@ import { instructionsAt } from './instructions';
 import type { SearchOptions } from '../search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '../search';
 import type { ModelChange } from '../calls/timeline';
+import type { CallTokens, UsageByLine } from '../tokens/usage';
 import type {
   ChatMessage,
   ExpandOutcome,
@@ -106,6 +107,11 @@ export interface LoadedSession {
   /** §11: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
   /**
+   * §15: the usage the file recorded for call N (1-based), normalised (shared/tokens/usage.ts);
+   * undefined for the latest view (null), an N that is no call, or a call the file records no usage for.
+   */
+  callTokens(call: number | null): CallTokens | undefined;
+  /**
    * §10.1: every session the file holds (an importer's), main first; absent: the one session. An
    * entry listed `counting: 'pending'` is replaced in this list when `countSessions` counts it.
    */
@@ -187,6 +193,8 @@ export interface IndexedRecords {
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
+  /** §15, an importer's: the usage the file recorded per call, by the line of the message the call produced. */
+  usage?: UsageByLine;
 }
 
 /**
@@ -221,6 +229,8 @@ export interface IndexedSnapshot {
   ended?: readonly { reduction: Reduction; to: number }[];
   /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
+  /** §15, an importer's: the usage the file recorded per call, by the line of the message the call produced. */
+  usage?: UsageByLine;
 }
 
 /** One session of a file, as `check`'s summary lists it. */
@@ -279,6 +289,8 @@ export interface SessionModel {
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** Given outside the messages (shared/resolver/instructions.ts); absent: none recorded. */
   instructions?: readonly Instruction[];
+  /** §15: recorded usage by call line (the records', else the snapshot's); absent: none recorded. */
+  usage?: UsageByLine;
 }
 
 /**
@@ -345,7 +357,14 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     ...(records?.rewinds ? { rewinds: records.rewinds } : {}),
     ...(records?.replayRecords ? { replayRecords: records.replayRecords } : {}),
     ...instructionsOf(records, snapshot),
+    ...usageOf(records, snapshot),
   };
+}
+
+/** The records' recorded usage, else the snapshot's; nothing when neither holds any. */
+function usageOf(records: IndexedRecords | undefined, snapshot: IndexedSnapshot | undefined): { usage?: UsageByLine } {
+  const usage = records?.usage?.size ? records.usage : snapshot?.usage;
+  return usage?.size ? { usage } : {};
 }
 
 /** The records' instructions, else the snapshot's; nothing when neither holds any. */
@@ -474,6 +493,10 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       if (!from || !to) return undefined;
       const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
       return diffCallInputs(from, to, (r) => ended.get(r));
+    },
+    callTokens(call) {
+      const c = call !== null && Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
+      return c ? model.usage?.get(c.line) : undefined;
     },
     instructionsAt(call) {
       const all = model.instructions ?? [];
