@@ -86,12 +86,15 @@ export const findingSchema = z.object({
     'log_differs',
     'policy_divergence',
     'value_too_large',
+    'context_over_limit',
   ]),
   severity,
   message: z.string(),
   line: int.optional(),
   reduction_id: z.string().optional(),
   index: int.optional(),
+  call: int.optional(),
+  link: z.string().optional(),
 });
 
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
@@ -130,6 +133,17 @@ export const sessionSummarySchema = z.object({
   format: z.enum(SESSION_FORMATS),
   /** §10.1: every session the file holds (one for a native file); `id` is '' when the file names none. */
   sessions: z.array(sessionEntrySchema),
+  /** §15: the recorded usage (shared/tokens/summary.ts TokensSummary). */
+  tokens: z
+    .object({
+      calls_recorded: int,
+      max_context: int.nullable(),
+      window: int.nullable(),
+      compactions: z.array(z.object({ call: int.nullable(), before: int.nullable(), after: int.nullable() })),
+    })
+    .optional(),
+  /** §15: every fall of cache reads from one call to the next (shared/tokens/summary.ts CacheBreak). */
+  cache_breaks: z.array(z.object({ call: int, tokens_rewritten: int, cause: z.object({ reduction: z.string().optional(), message_index: int }).nullable() })).optional(),
 });
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;

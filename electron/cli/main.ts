@@ -43,10 +43,16 @@ Commands:
       floored to a character boundary) as an ExpandOutcome.
   search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
       Search the content currently hidden from the model; print a SidecarSearchResult.
-  check [--strict] [--replay] FILE...
+  check [--strict] [--replay] [--max-context PCT] FILE...
       Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
       --strict, when there is any finding at all, warnings included). The summary names the
-      file's format and the sessions it holds. --replay re-runs the policy the sidecar header
+      file's format and the sessions it holds, the token usage the file recorded ("tokens":
+      calls_recorded, max_context, window, compactions with before/after) and every fall of
+      cache reads from one call to the next ("cache_breaks": call, tokens_rewritten, and the
+      first message that changed, null when none did). --max-context PCT adds an error
+      finding context_over_limit, with the call and a link, for every call whose recorded
+      context exceeds PCT % of its context window (the file's own, else the model's as a
+      shipped table gives it; a call of no recorded usage or unknown window is not judged). --replay re-runs the policy the sidecar header
       names over the recorded messages, pass by pass, adds a policy_divergence warning for
       every place the recorded log differs from what it mints, and prints "replay":{...}
       (with a note instead when the session names no policy or is not a supercode sidecar).
@@ -57,7 +63,10 @@ Commands:
   view [--at N] FILE...
       Print what the model was given at model call N (1-based: the call that produced the N-th
       assistant message), or the latest view without --at: {"format","call","calls","messages"},
-      each message's content exactly as the model saw it, stubs in place.
+      each message's content exactly as the model saw it, stubs in place. With --at, "tokens" is
+      the usage the file recorded for that call ({input, cache_read, cache_write, output,
+      reasoning?, context, window?, source:"recorded"}; input counts cache reads and writes),
+      null where the file records none.
   bundle --out DIR [--id ID]... [--finding CODE]... FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
@@ -121,7 +130,7 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', replay: 'switch', follow: 'switch', ...SOURCE_FLAGS },
+  check: { strict: 'switch', replay: 'switch', follow: 'switch', 'max-context': 'value', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },

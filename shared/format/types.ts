@@ -250,7 +250,9 @@ export type FindingCode =
   // A recorded reduction that the header's policy, replayed, does not mint (or mints differently).
   | 'policy_divergence'
   // An imported value too long to read whole, shown cut; the file holds it whole (docs/large-lines.md).
-  | 'value_too_large';
+  | 'value_too_large'
+  // §15 `check --max-context PCT`: a call whose recorded context exceeds PCT % of its window.
+  | 'context_over_limit';
 
 export type Severity = 'error' | 'warning';
 
@@ -272,6 +274,7 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   log_differs: 'warning',
   policy_divergence: 'warning',
   value_too_large: 'warning',
+  context_over_limit: 'error',
 };
 
 /** The codes only an importer's reading gives (docs/large-lines.md): no native session file has them, so no broken native sample does. */
@@ -286,6 +289,10 @@ export interface Finding {
   line?: number;
   reduction_id?: string;
   index?: number;
+  /** A gate's finding (§15): the model call concerned, 1-based. */
+  call?: number;
+  /** A gate's finding: the link (SPEC §12 fragment) that opens the session at the place concerned. */
+  link?: string;
 }
 
 export type Source = 'minted' | 'recorded';

@@ -20,6 +20,7 @@ import type { SearchOptions } from '../search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '../search';
 import type { ModelChange } from '../calls/timeline';
 import type { CallTokens, UsageByLine } from '../tokens/usage';
+import { cacheBreaks, tokensSummary } from '../tokens/summary';
 import type {
   ChatMessage,
   ExpandOutcome,
@@ -471,7 +472,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       yield;
     }
   }
-  return {
+  const session: LoadedSession = {
     files: model.files,
     header: model.header,
     sessionId: model.sessionId,
@@ -529,6 +530,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       env.close?.();
     },
   };
+  return session;
 
   function checkSession(): CheckReport {
     // A session's files are all of one agent's format (the adapters pair only their own).
@@ -551,6 +553,9 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
         format,
         // A native file holds one session; `id` is '' when the file names none.
         sessions: model.sessions ? model.sessions.map((s) => ({ ...s })) : [{ id: model.sessionId ?? '', messages: minted.length }],
+        // §15: what the file recorded of each call's usage (reads no file: the usage is indexed).
+        tokens: tokensSummary(session),
+        cache_breaks: cacheBreaks(session),
       },
     };
   }
