@@ -41,12 +41,6 @@ export function tokenCount(v: unknown): number | undefined {
   return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : undefined;
 }
 
-/** `a + b + …`, kept a safe integer (a damaged file's huge counts saturate, never lose precision silently). */
-function sum(...parts: number[]): number {
-  const total = parts.reduce((a, b) => a + b, 0);
-  return Math.min(total, Number.MAX_SAFE_INTEGER);
-}
-
 function made(parts: { input: number; cache_read: number; cache_write: number; output: number; reasoning?: number | undefined; window?: number | undefined }): CallTokens {
   return {
     input: parts.input,
@@ -67,9 +61,10 @@ function made(parts: { input: number; cache_read: number; cache_write: number; o
 export function additiveTokens(counts: { fresh: unknown; read?: unknown; write?: unknown; output?: unknown; reasoning?: unknown }, window?: number): CallTokens | undefined {
   const fresh = tokenCount(counts.fresh);
   if (fresh === undefined) return undefined;
-  const read = tokenCount(counts.read) ?? 0;
-  const write = tokenCount(counts.write) ?? 0;
-  return made({ input: sum(fresh, read, write), cache_read: read, cache_write: write, output: tokenCount(counts.output) ?? 0, reasoning: tokenCount(counts.reasoning), window });
+  // Counts past the largest safe integer (only a damaged file states them) are cut so their sum stays one.
+  const read = Math.min(tokenCount(counts.read) ?? 0, Number.MAX_SAFE_INTEGER - fresh);
+  const write = Math.min(tokenCount(counts.write) ?? 0, Number.MAX_SAFE_INTEGER - fresh - read);
+  return made({ input: fresh + read + write, cache_read: read, cache_write: write, output: tokenCount(counts.output) ?? 0, reasoning: tokenCount(counts.reasoning), window });
 }
 
 /**
