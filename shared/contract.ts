@@ -368,6 +368,19 @@ export const contextMapSchema = z.object({
   minted_after_last: int,
   unplaced: int,
   ended: int,
+  /**
+   * §15: the usage the file recorded for each call, columnar (call N at `[N - 1]`, null where it
+   * records none; shared/tokens/summary.ts recordedColumns); absent when the file records none.
+   */
+  recorded: z
+    .object({
+      context: z.array(int.nullable()),
+      cache_read: z.array(int.nullable()),
+      cache_write: z.array(int.nullable()),
+      output: z.array(int.nullable()),
+      window: z.array(int.nullable()),
+    })
+    .optional(),
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 

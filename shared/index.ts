@@ -52,5 +52,5 @@ export type { CallTokens, UsageByLine } from './tokens/usage';
 export { additiveTokens, anthropicTokens, openAiTokens, withWindow, compactionTokens, tokenCount, isCacheBreak, CACHE_BREAK_MIN_TOKENS, CACHE_BREAK_MIN_FRACTION } from './tokens/usage';
 export type { WindowRow } from './tokens/windows';
 export { WINDOW_TABLE, tableWindow } from './tokens/windows';
-export type { TokensSummary, CompactionTokens, CacheBreak, UsageSource } from './tokens/summary';
-export { tokensSummary, cacheBreaks, contextOverLimit } from './tokens/summary';
+export type { TokensSummary, CompactionTokens, CacheBreak, UsageSource, RecordedColumns } from './tokens/summary';
+export { tokensSummary, cacheBreaks, contextOverLimit, recordedColumns } from './tokens/summary';

@@ -144,3 +144,28 @@ export function contextOverLimit(session: UsageSource, pct: number): Finding[] {
   }
   return out;
 }
+
+/** The recorded usage of every call, columnar like the context map (call N at `[N - 1]`, null where nothing is recorded). */
+export interface RecordedColumns {
+  context: (number | null)[];
+  cache_read: (number | null)[];
+  cache_write: (number | null)[];
+  output: (number | null)[];
+  window: (number | null)[];
+}
+
+/** Every call's recorded usage as columns, or undefined when the file records none. */
+export function recordedColumns(session: UsageSource): RecordedColumns | undefined {
+  const cols: RecordedColumns = { context: [], cache_read: [], cache_write: [], output: [], window: [] };
+  let any = false;
+  for (const c of session.callTimeline.calls) {
+    const t = session.callTokens(c.call);
+    any ||= t !== undefined;
+    cols.context.push(t?.context ?? null);
+    cols.cache_read.push(t?.cache_read ?? null);
+    cols.cache_write.push(t?.cache_write ?? null);
+    cols.output.push(t?.output ?? null);
+    cols.window.push(t?.window ?? null);
+  }
+  return any ? cols : undefined;
+}

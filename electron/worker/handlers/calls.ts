@@ -4,7 +4,7 @@
  * the events where they happened and the messages a rewind abandoned (their replies: ../story.ts).
  */
 import type { HostError, Reduction } from '../../../shared/index';
-import { contextMap, projectionLayout } from '../../../shared/index';
+import { contextMap, projectionLayout, recordedColumns } from '../../../shared/index';
 import type { CallView, OpenSession } from '../state';
 import { fail, ok } from '../replies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from '../story';
@@ -39,9 +39,15 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
   return view;
 }
 
-/** The context map's figures (shared/calls/contextMap.ts), computed once per open. */
+/** The context map's figures (shared/calls/contextMap.ts) and each call's recorded usage (§15), computed once per open. */
 export const calls: Handler<'calls'> = (_request, state) =>
-  state.withSession('calls', (open) => ok((open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds))));
+  state.withSession('calls', (open) => {
+    if (!open.contextMap) {
+      const recorded = recordedColumns(open.session);
+      open.contextMap = { ...contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds), ...(recorded ? { recorded } : {}) };
+    }
+    return ok(open.contextMap);
+  });
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>
   state.withSession('callDiff', ({ session }) => {
