@@ -2,8 +2,9 @@
  * SPEC §15 recorded usage over the real corpus: for every call of every real Claude Code, Codex
  * and Inspect file, `view --at N` (viewOutput, what the command prints) gives the context the file
  * records for that call, read from the raw records with plain `JSON.parse` (testing/rawCalls.ts),
- * not through the importers; compactions carry the file's before and after; SWE-agent,
- * mini-swe-agent and native files record no usage.
+ * not through the importers (OpenHands V0 too, where its responses carry LiteLLM usage);
+ * compactions carry the file's before and after; SWE-agent, mini-swe-agent and native files record
+ * no usage.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import { tempDir } from '../../tools/testing/files';
 import { viewOutput } from '../cli/view';
 import { rawResponses } from './codex/testing/responses';
 import type { RawUsage } from './testing/rawCalls';
-import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts } from './testing/rawCalls';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawOpenHandsUsage } from './testing/rawCalls';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
 
@@ -184,6 +185,17 @@ describe('recorded usage per call: Inspect', () => {
       });
       expect(got).toEqual(want);
       expect(s.check().summary.tokens?.calls_recorded).toBe(want.length);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('recorded usage per call: OpenHands V0', () => {
+  it.each(files(join(REAL, 'openhands'), '.json').map((f) => [name(f), f] as const))('%s: view --at N gives the prompt_tokens of the response’s LiteLLM usage', async (_n, path) => {
+    const s = await open(path);
+    try {
+      expectRecorded(s, rawOpenHandsUsage(path), false);
     } finally {
       s.close();
     }

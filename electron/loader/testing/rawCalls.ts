@@ -327,3 +327,21 @@ export function rawInspectContexts(sample: unknown, version: string | undefined)
     return [excludes || anthropic ? num(u.input_tokens) + num(u.input_tokens_cache_read) + num(u.input_tokens_cache_write) : num(u.input_tokens)];
   });
 }
+
+/**
+ * Each OpenHands V0 call's usage, by its line (rawOpenHandsCalls): the LiteLLM usage of its
+ * response (`tool_call_metadata.model_response.usage`), whose `prompt_tokens` counts every input
+ * token, cache hits and writes included.
+ */
+export function rawOpenHandsUsage(path: string): Map<number, RawUsage> {
+  const doc = jsonDocument(path);
+  const out = new Map<number, RawUsage>();
+  if (!Array.isArray(doc)) return out;
+  for (const line of rawOpenHandsCalls(path) ?? []) {
+    const e: unknown = doc[line - 1];
+    const metadata = isObj(e) && isObj(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
+    const response = metadata && isObj(metadata.model_response) ? metadata.model_response : undefined;
+    if (response && isObj(response.usage) && typeof response.usage.prompt_tokens === 'number') out.set(line, { context: response.usage.prompt_tokens });
+  }
+  return out;
+}
