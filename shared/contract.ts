@@ -88,12 +88,15 @@ export const findingSchema = z.object({
     'log_differs',
     'policy_divergence',
     'value_too_large',
+    'context_over_limit',
   ]),
   severity,
   message: z.string(),
   line: int.optional(),
   reduction_id: z.string().optional(),
   index: int.optional(),
+  call: int.optional(),
+  link: z.string().optional(),
 });
 
 export const sessionFileSchema = z.object({ path: z.string(), format: z.enum(SESSION_FILE_FORMATS), bytes: int });
@@ -132,6 +135,17 @@ export const sessionSummarySchema = z.object({
   format: z.enum(SESSION_FORMATS),
   /** §10.1: every session the file holds (one for a native file); `id` is '' when the file names none. */
   sessions: z.array(sessionEntrySchema),
+  /** §15: the recorded usage (shared/tokens/summary.ts TokensSummary). */
+  tokens: z
+    .object({
+      calls_recorded: int,
+      max_context: int.nullable(),
+      window: int.nullable(),
+      compactions: z.array(z.object({ call: int.nullable(), before: int.nullable(), after: int.nullable() })),
+    })
+    .optional(),
+  /** §15: every fall of cache reads from one call to the next (shared/tokens/summary.ts CacheBreak). */
+  cache_breaks: z.array(z.object({ call: int, tokens_rewritten: int, cause: z.object({ reduction: z.string().optional(), message_index: int }).nullable() })).optional(),
 });
 /** The `summary` of `check` (SPEC §8) and of an open session. */
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
@@ -358,6 +372,19 @@ export const contextMapSchema = z.object({
   ended: int,
   /** The calls that first saw a compaction (SPEC §16: the `Model call` slider's marks). */
   compactions: z.array(int).optional(),
+  /**
+   * §15: the usage the file recorded for each call, columnar (call N at `[N - 1]`, null where it
+   * records none; shared/tokens/summary.ts recordedColumns); absent when the file records none.
+   */
+  recorded: z
+    .object({
+      context: z.array(int.nullable()),
+      cache_read: z.array(int.nullable()),
+      cache_write: z.array(int.nullable()),
+      output: z.array(int.nullable()),
+      window: z.array(int.nullable()),
+    })
+    .optional(),
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 

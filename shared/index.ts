@@ -49,3 +49,10 @@ export type { Link, LinkParse } from './links/link';
 export { parseLink, formatLink, isEmptyLink, LINK_KEYS } from './links/link';
 export type { ProtocolOpen } from './links/protocolLink';
 export { parseProtocolUrl, protocolUrl, isProtocolUrl, PROTOCOL_SCHEME } from './links/protocolLink';
+// Recorded token usage and context windows (SPEC §15).
+export type { CallTokens, UsageByLine } from './tokens/usage';
+export { additiveTokens, anthropicTokens, openAiTokens, withWindow, compactionTokens, tokenCount, isCacheBreak, CACHE_BREAK_MIN_TOKENS, CACHE_BREAK_MIN_FRACTION } from './tokens/usage';
+export type { WindowRow } from './tokens/windows';
+export { WINDOW_TABLE, tableWindow } from './tokens/windows';
+export type { TokensSummary, CompactionTokens, CacheBreak, UsageSource, RecordedColumns } from './tokens/summary';
+export { tokensSummary, cacheBreaks, contextOverLimit, recordedColumns } from './tokens/summary';

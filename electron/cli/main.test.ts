@@ -112,8 +112,10 @@ describe('check', () => {
     const report = parseCheck(r);
     expect(Object.keys(report)).toEqual(['findings', 'summary']);
     expect(report.findings).toEqual([]);
-    expect(Object.keys(report.summary)).toEqual(['files', 'session_id', 'model', 'gate', 'messages', 'reductions', 'reductions_by_kind', 'errors', 'warnings', 'format', 'sessions']);
+    expect(Object.keys(report.summary)).toEqual(['files', 'session_id', 'model', 'gate', 'messages', 'reductions', 'reductions_by_kind', 'errors', 'warnings', 'format', 'sessions', 'tokens', 'cache_breaks']);
     expect(report.summary).toMatchObject({ session_id: 's-demo', messages: 4, reductions: 1, errors: 0, warnings: 0 });
+    // §15: a native file records no usage.
+    expect(report.summary).toMatchObject({ tokens: { calls_recorded: 0, max_context: null, window: null, compactions: [] }, cache_breaks: [] });
     // §10.2: a native file is `supercode` and holds one session.
     expect(report.summary).toMatchObject({ format: 'supercode', sessions: [{ id: 's-demo', messages: 4 }] });
   });

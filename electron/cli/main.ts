@@ -43,11 +43,18 @@ Commands:
       floored to a character boundary) as an ExpandOutcome.
   search --query Q [--regex] [--ignore-case] [--max-matches N] FILE...
       Search the content currently hidden from the model; print a SidecarSearchResult.
-  check [--strict] [--replay] [--must-see Q]... [--regex] [--ignore-case] [--at N] FILE...
+  check [--strict] [--replay] [--max-context PCT] [--must-see Q]... [--regex] [--ignore-case] [--at N] FILE...
       Print {"findings":[...],"summary":{...}}; exit 1 when a finding is an error (with
       --strict, when there is any finding at all, warnings included). The summary names the
-      file's format and the sessions it holds. --replay re-runs the policy the sidecar header
-      names over the recorded messages, pass by pass, adds a policy_divergence warning for
+      file's format and the sessions it holds, the token usage the file recorded ("tokens":
+      calls_recorded, max_context, window, compactions with before/after) and every fall of
+      cache reads from one call to the next ("cache_breaks": call, tokens_rewritten, and the
+      first message that changed, null when none did). --max-context PCT adds an error
+      finding context_over_limit, with the call and a link, for every call whose recorded
+      context exceeds PCT % of its context window (the file's own, else the model's as a
+      shipped table gives it; a call of no recorded usage or unknown window is not judged).
+      --replay re-runs the policy the sidecar header names over the recorded messages, pass
+      by pass, adds a policy_divergence warning for
       every place the recorded log differs from what it mints, and prints "replay":{...}
       (with a note instead when the session names no policy or is not a supercode sidecar).
       --must-see Q (repeatable; --regex and --ignore-case apply) adds an error finding
@@ -68,7 +75,10 @@ Commands:
       ({tokens,source:"estimated",approximate?,sampled?}: approximate for Claude models, sampled
       when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source}
       when one applies, and with --at context_breakdown {system,user,assistant,tool_results,
-      summaries,other,in_file,recorded?,not_in_file?}.
+      summaries,other,in_file,recorded?,not_in_file?}. With --at, "tokens" is
+      the usage the file recorded for that call ({input, cache_read, cache_write, output,
+      reasoning?, context, window?, source:"recorded"}; input counts cache reads and writes),
+      null where the file records none.
   diff --from N --to M FILE...
       Print what changed in the model's input between model calls N and M (either order):
       {"format","from","to","calls","bytes":{"from","to"},"messages":{"added","dropped",
@@ -161,7 +171,7 @@ const SOURCE_FLAGS = { session: 'value', format: 'value' } as const;
 const COMMANDS = {
   expand: { id: 'value', range: 'value', ...SOURCE_FLAGS },
   search: { query: 'value', regex: 'switch', 'ignore-case': 'switch', 'max-matches': 'value', ...SOURCE_FLAGS },
-  check: { strict: 'switch', replay: 'switch', follow: 'switch', 'must-see': 'list', regex: 'switch', 'ignore-case': 'switch', at: 'value', ...SOURCE_FLAGS },
+  check: { strict: 'switch', replay: 'switch', follow: 'switch', 'max-context': 'value', 'must-see': 'list', regex: 'switch', 'ignore-case': 'switch', at: 'value', ...SOURCE_FLAGS },
   log: { ...SOURCE_FLAGS },
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   diff: { from: 'value', to: 'value', ...SOURCE_FLAGS },

@@ -3,8 +3,8 @@
  * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
-import type { ByteRange, CheckReport, SearchOptions } from '../../shared/index';
-import { logReport } from '../../shared/index';
+import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
+import { byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
 import { checkWithReplay } from '../loader/replay';
@@ -13,7 +13,7 @@ import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
-import { SessionEstimates } from '../tokens/sessionEstimates';
+import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
 import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
@@ -31,6 +31,21 @@ function nonNegativeInteger(text: string, what: string): number {
   const n = Number(text);
   if (!Number.isSafeInteger(n)) throw usageError(`${what} ${text} is too large`);
   return n;
+}
+
+/** `check --max-context PCT`: a percentage above 0 (decimals allowed); undefined without it. */
+function parseMaxContext(flags: Map<string, string | true>): number | undefined {
+  const v = flags.get('max-context');
+  if (typeof v !== 'string') return undefined;
+  const pct = /^\d+(\.\d+)?$/.test(v) ? Number(v) : Number.NaN;
+  if (!(pct > 0) || !Number.isFinite(pct)) throw usageError(`--max-context must be a percentage of the context window above 0 (80, 92.5…), not ${JSON.stringify(v)}`);
+  return pct;
+}
+
+/** `report` with the gate's findings added (sorted in, counted as errors). */
+function withGate(report: CheckReport, found: readonly Finding[]): CheckReport {
+  if (found.length === 0) return report;
+  return { ...report, findings: [...report.findings, ...found].sort(byLineThenIndex), summary: { ...report.summary, errors: report.summary.errors + found.filter((f) => f.severity === 'error').length, warnings: report.summary.warnings + found.filter((f) => f.severity !== 'error').length } };
 }
 
 function parseRange(text: string): ByteRange {
@@ -57,6 +72,8 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
   const policy = command === 'view' ? readPolicyFlag(flags) : undefined;
   const between = command === 'diff' ? parseDiffCalls(flags) : undefined;
   const gate = command === 'check' ? parseMustSee(flags, lists) : undefined;
+  const maxContext = command === 'check' ? parseMaxContext(flags) : undefined;
+  if (maxContext !== undefined && flags.has('follow')) throw usageError('--max-context judges the calls once; it does not combine with --follow');
   if (command === 'expand') {
     id = requiredValue(flags, 'id', command);
     const r = flags.get('range');
@@ -115,7 +132,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         try {
           const report = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
           // SPEC §15: what each reduction hid, in estimated tokens (the tokenizer loads here).
-          const hidden = new SessionEstimates(session).hiddenEstimates();
+          const hidden = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates();
           reductions = report.map((r, k) => ({ ...r, hidden_tokens_est: hidden[k]?.hidden ?? null }));
         } catch (e) {
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
@@ -143,6 +160,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         let report: CheckReport;
         try {
           report = flags.has('replay') ? checkWithReplay(session) : session.check();
+          if (maxContext !== undefined) report = withGate(report, contextOverLimit(session, maxContext));
         } catch (e) {
           // A file changed while it was checked: findings over changed bytes would be wrong.
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);

@@ -50,10 +50,10 @@ describe('view on the §9 demo', () => {
     ));
   });
 
-  it('--at 2: messages 0–2, the tool output whole (r1 was minted after the call)', async () => {
+  it('--at 2: messages 0–2, the tool output whole (r1 was minted after the call); no recorded tokens (a native file records none)', async () => {
     const r = await runCli(['view', '--at', '2', DEMO]);
     expect(withoutEstimates(r.stdout)).toEqual(JSON.parse(
-      `{"format":"supercode","call":2,"calls":2,"messages":[${FIRST_TWO},{"index":2,"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\nPASS c.test.ts\\n","tool_call_id":"call_9","reductions":[]}]}`,
+      `{"format":"supercode","call":2,"calls":2,"tokens":null,"messages":[${FIRST_TWO},{"index":2,"role":"tool","content":"PASS a.test.ts\\nFAIL b.test.ts — expected 3, got 4\\nPASS c.test.ts\\n","tool_call_id":"call_9","reductions":[]}]}`,
     ));
   });
 

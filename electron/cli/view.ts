@@ -6,7 +6,8 @@
  * there and for a message whose record could not be read). What the call was given outside those
  * messages (Codex's base instructions, Claude Code's attachments: shared/resolver/instructions.ts) is under
  * `"instructions"`, present when there is any: `[{"source","kind"?,"placement","index","line",
- * "text","unconfirmed"?}]` in file order.
+ * "text","unconfirmed"?}]` in file order. With `--at N`, `"tokens"` is the usage the file recorded
+ * for call N (SPEC §15, shared/tokens/usage.ts CallTokens), or null where it records none.
  */
 import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
@@ -17,7 +18,7 @@ import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { RecordedContext } from '../tokens/sessionEstimates';
-import { SessionEstimates } from '../tokens/sessionEstimates';
+import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { CliError, usageError } from './errors';
 import { RawJson } from './output';
 
@@ -47,7 +48,7 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
   const entries = viewEntries(input);
   const messages = withWholeContents(entries, input.minted);
   // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
-  const estimator = estimates ? new SessionEstimates(session, recordedContext) : undefined;
+  const estimator = estimates ? new SessionEstimates(session, recordedContext ?? recordedContextOf(session)) : undefined;
   const estimated = estimator?.entriesEstimate(entries, input.minted);
   const breakdown = at !== undefined ? estimator?.breakdown(at) : undefined;
   const calibration = estimator?.calibration();
@@ -59,6 +60,8 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
     format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
     call: at ?? null,
     calls,
+    // §15: the usage the file recorded for the call (null where it records none); none for the latest view.
+    ...(at !== undefined ? { tokens: session.callTokens(at) ?? null } : {}),
     messages: estimated ? messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })) : messages,
     ...(instructions.length > 0 ? { instructions } : {}),
     ...(estimated ? { tokens_est: estimated.total } : {}),
@@ -124,7 +127,7 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
   const view = arrayList(outcome.value.view);
   const messages = withWholeContents(outcome.value.messages, view);
   // SPEC §15: the what-if view's estimates, in a cache of their own (its reductions are the policy's, not the file's).
-  const estimated = new SessionEstimates(session).entriesEstimate(outcome.value.messages, view);
+  const estimated = new SessionEstimates(session, recordedContextOf(session)).entriesEstimate(outcome.value.messages, view);
   // The contents were read after the replay's own last look at the files.
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);

@@ -17,6 +17,8 @@ export interface IndexedCounts {
   calls: number;
   reductions: number;
   compactions: number;
+  /** SPEC §15: the recorded context of the session's last call whose usage the file records; null when it records none. */
+  tokens: number | null;
   /** The samples or sidechains the file holds, when it lists them (SPEC §10.1). */
   sessions?: number;
   /** Models the loaded session names (the last one's, and every switch's). */
@@ -47,6 +49,15 @@ export function compactionCount(log: readonly Reduction[]): number {
   return groups.size + ungrouped;
 }
 
+/** The recorded context of the last call whose usage the file records (SPEC §15), or null. */
+function lastRecordedContext(session: LoadedSession): number | null {
+  for (let n = session.calls.length; n >= 1; n--) {
+    const t = session.callTokens(n);
+    if (t) return t.context;
+  }
+  return null;
+}
+
 export function countsOf(session: LoadedSession): IndexedCounts {
   const models: string[] = [];
   const add = (m: string | null | undefined): void => {
@@ -62,6 +73,7 @@ export function countsOf(session: LoadedSession): IndexedCounts {
     calls: session.calls.length,
     reductions: session.log.length,
     compactions: compactionCount(session.log),
+    tokens: lastRecordedContext(session),
     ...(session.sessions && session.sessions.length > 1 ? { sessions: session.sessions.length } : {}),
     models,
   };

@@ -78,7 +78,7 @@ describe('the index cache', () => {
   }, 240_000);
 
   it('round-trips counts under their key, and answers nothing for any other key', () => {
-    const counts = fc.record<IndexedCounts>({ messages: fc.nat(), calls: fc.nat(), reductions: fc.nat(), compactions: fc.nat(), models: fc.array(fc.string()) });
+    const counts = fc.record<IndexedCounts>({ messages: fc.nat(), calls: fc.nat(), reductions: fc.nat(), compactions: fc.nat(), tokens: fc.option(fc.nat(), { nil: null }), models: fc.array(fc.string()) });
     const key = fc.record({ size: fc.nat(), mtimeMs: fc.double({ noNaN: true, noDefaultInfinity: true, min: 0 }), ino: fc.nat() });
     let n = 0;
     fc.assert(

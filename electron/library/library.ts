@@ -43,8 +43,8 @@ export interface LibraryEntry {
   calls: number | null;
   reductions: number | null;
   compactions: number | null;
-  /** The last recorded context in tokens (SPEC §15): null until token support lands. */
-  tokens: null;
+  /** The recorded context in tokens of the session's last call whose usage the file records (SPEC §15); null when it records none or before the file is indexed. */
+  tokens: number | null;
   sessions?: number;
   status?: string;
   live: boolean;
@@ -122,7 +122,7 @@ function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
   const models = [...entry.models];
   for (const m of counts.models) if (!models.includes(m)) models.push(m);
   const h = counts.head ?? {};
-  return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
+  return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, tokens: counts.tokens, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
 }
 
 /** Newest `updated` first; equal times by path, so the order is stable. */

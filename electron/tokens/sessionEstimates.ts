@@ -27,6 +27,11 @@ import { countText, estimateSource, estimateText } from './counter';
 /** The context the file records for call N (1-based), where it records one (SPEC §15 recorded usage). */
 export type RecordedContext = (call: number) => number | undefined;
 
+/** The context the file recorded at each call (SPEC §15, LoadedSession.callTokens): what calibration fits estimates to. */
+export function recordedContextOf(session: Pick<LoadedSession, 'callTokens'>): RecordedContext {
+  return (call) => session.callTokens(call)?.context;
+}
+
 export interface CallEstimate {
   /** Per entry of the call's input, in order: in the file's tokens where calibrated. */
   messages: TokenEstimate[];

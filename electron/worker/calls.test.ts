@@ -14,7 +14,7 @@ import { MAX_ROWS_PER_REQUEST, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
 import { rawResponses } from '../loader/codex/testing/responses';
 import { loadSession } from '../loader/session';
-import { rawClaudeCodeCalls, rawClaudeCodeHiding, rawCodexHiding, type RawHiding } from '../loader/testing/rawCalls';
+import { rawClaudeCodeCalls, rawClaudeCodeHiding, rawClaudeCodeUsage, rawCodexHiding, type RawHiding } from '../loader/testing/rawCalls';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { SessionService } from './service';
 import { openedServices } from './testing/services';
@@ -254,5 +254,21 @@ describe('SessionService calls (context map)', () => {
     const s = new SessionService();
     const reply = s.handle('calls', {});
     expect(reply.ok ? null : reply.error.code).toBe('no_session');
+  });
+});
+
+describe('calls: the recorded usage of each call (SPEC §15)', () => {
+  it('a Claude Code transcript: the reply carries each call’s recorded context as the raw records state it, and the window of its model', async () => {
+    const path = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.17-persisted-bash.jsonl');
+    const s = await opened(path);
+    const reply = value(s.handle('calls', params('calls', {})));
+    const usage = rawClaudeCodeUsage(path);
+    expect(reply.recorded?.context).toEqual(rawClaudeCodeCalls(path).map((c) => usage.get(c.line)?.context ?? null));
+    expect(reply.recorded?.window.every((w) => w === 200_000)).toBe(true);
+  });
+
+  it('a native session records none: no recorded columns', async () => {
+    const s = await opened(SESSION);
+    expect(value(s.handle('calls', params('calls', {}))).recorded).toBeUndefined();
   });
 });

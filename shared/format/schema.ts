@@ -73,6 +73,8 @@ function buildZodSchemas() {
       hash_origin: z.enum(['recorded', 'import']).optional(),
       stated_size: z.string().min(1).optional(),
       unavailable_why: z.string().min(1).optional(),
+      tokens_before: index.optional(),
+      tokens_after: index.optional(),
     })
     .superRefine((r, ctx) => {
       const need = (field: 'kept_bytes' | 'canonical' | 'end') => {
@@ -82,6 +84,7 @@ function buildZodSchemas() {
       if (r.kind === 'duplicate_output') need('canonical');
       if (r.kind === 'turns_cleared' || r.kind === 'summarized') need('end');
       if (r.group !== undefined && r.kind !== 'summarized' && r.kind !== 'duplicate_output') ctx.addIssue({ code: 'custom', path: ['group'], message: `group belongs to summarized and duplicate_output reductions, not ${r.kind}` });
+      if ((r.tokens_before !== undefined || r.tokens_after !== undefined) && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['tokens_before'], message: `tokens_before and tokens_after belong to summarized reductions, not ${r.kind}` });
       if (r.summary_role !== undefined && r.kind !== 'summarized') ctx.addIssue({ code: 'custom', path: ['summary_role'], message: `summary_role belongs to summarized reductions, not ${r.kind}` });
       if (r.ptr.bytes === null && r.ptr.hash !== null) ctx.addIssue({ code: 'custom', path: ['ptr', 'bytes'], message: 'ptr.bytes may be null only when ptr.hash is null (the original is not in the file)' });
       if (r.ptr.hash !== null && r.stated_size !== undefined) ctx.addIssue({ code: 'custom', path: ['stated_size'], message: 'stated_size belongs to a reduction whose original is not in the file (ptr.hash null)' });

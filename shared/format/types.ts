@@ -186,6 +186,14 @@ export interface Reduction {
    * name the views of a native session and say nothing of a foreign file.
    */
   original_from?: string;
+  /**
+   * §15, a compaction's (`summarized`, each run of its group): the context in tokens before and
+   * after it, as the file records them (Claude Code's `compactMetadata.preTokens`) or else the
+   * recorded context of the calls either side (shared/tokens/usage.ts compactionTokens). Absent when
+   * nothing is recorded.
+   */
+  tokens_before?: number;
+  tokens_after?: number;
 }
 
 /** A message record's cap (§3.1): history held `content[0..kept_bytes] + notice`. */
@@ -242,7 +250,9 @@ export type FindingCode =
   // A recorded reduction that the header's policy, replayed, does not mint (or mints differently).
   | 'policy_divergence'
   // An imported value too long to read whole, shown cut; the file holds it whole (docs/large-lines.md).
-  | 'value_too_large';
+  | 'value_too_large'
+  // §15 `check --max-context PCT`: a call whose recorded context exceeds PCT % of its window.
+  | 'context_over_limit';
 
 export type Severity = 'error' | 'warning';
 
@@ -264,6 +274,7 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
   log_differs: 'warning',
   policy_divergence: 'warning',
   value_too_large: 'warning',
+  context_over_limit: 'error',
 };
 
 /** The codes only an importer's reading gives (docs/large-lines.md): no native session file has them, so no broken native sample does. */
@@ -278,6 +289,10 @@ export interface Finding {
   line?: number;
   reduction_id?: string;
   index?: number;
+  /** A gate's finding (§15): the model call concerned, 1-based. */
+  call?: number;
+  /** A gate's finding: the link (SPEC §12 fragment) that opens the session at the place concerned. */
+  link?: string;
 }
 
 export type Source = 'minted' | 'recorded';

@@ -21,6 +21,8 @@ import { instructionsAt } from './instructions';
 import type { SearchOptions } from '../search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '../search';
 import type { ModelChange } from '../calls/timeline';
+import type { CallTokens, UsageByLine } from '../tokens/usage';
+import { cacheBreaks, tokensSummary } from '../tokens/summary';
 import type {
   ChatMessage,
   ExpandOutcome,
@@ -114,6 +116,11 @@ export interface LoadedSession {
   /** §11: the calls and every reduction's live interval (the context map's figures). */
   readonly callTimeline: CallTimeline;
   /**
+   * §15: the usage the file recorded for call N (1-based), normalised (shared/tokens/usage.ts);
+   * undefined for the latest view (null), an N that is no call, or a call the file records no usage for.
+   */
+  callTokens(call: number | null): CallTokens | undefined;
+  /**
    * §10.1: every session the file holds (an importer's), main first; absent: the one session. An
    * entry listed `counting: 'pending'` is replaced in this list when `countSessions` counts it.
    */
@@ -195,6 +202,8 @@ export interface IndexedRecords {
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
+  /** §15, an importer's: the usage the file recorded per call, by the line of the message the call produced. */
+  usage?: UsageByLine;
 }
 
 /**
@@ -229,6 +238,8 @@ export interface IndexedSnapshot {
   ended?: readonly { reduction: Reduction; to: number }[];
   /** What the agent gave the model outside these messages (shared/resolver/instructions.ts), in file order. */
   instructions?: readonly Instruction[];
+  /** §15, an importer's: the usage the file recorded per call, by the line of the message the call produced. */
+  usage?: UsageByLine;
 }
 
 /** One session of a file, as `check`'s summary lists it. */
@@ -287,6 +298,8 @@ export interface SessionModel {
   replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** Given outside the messages (shared/resolver/instructions.ts); absent: none recorded. */
   instructions?: readonly Instruction[];
+  /** §15: recorded usage by call line (the records', else the snapshot's); absent: none recorded. */
+  usage?: UsageByLine;
 }
 
 /**
@@ -353,7 +366,14 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     ...(records?.rewinds ? { rewinds: records.rewinds } : {}),
     ...(records?.replayRecords ? { replayRecords: records.replayRecords } : {}),
     ...instructionsOf(records, snapshot),
+    ...usageOf(records, snapshot),
   };
+}
+
+/** The records' recorded usage, else the snapshot's; nothing when neither holds any. */
+function usageOf(records: IndexedRecords | undefined, snapshot: IndexedSnapshot | undefined): { usage?: UsageByLine } {
+  const usage = records?.usage?.size ? records.usage : snapshot?.usage;
+  return usage?.size ? { usage } : {};
 }
 
 /** The records' instructions, else the snapshot's; nothing when neither holds any. */
@@ -460,7 +480,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       yield;
     }
   }
-  return {
+  const session: LoadedSession = {
     files: model.files,
     header: model.header,
     sessionId: model.sessionId,
@@ -497,6 +517,10 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       const ended = new Map(callTimeline.spans.map((s) => [s.reduction, s.ended]));
       return diffCalls(callTimeline, from, to, options, (r) => ended.get(r));
     },
+    callTokens(call) {
+      const c = call !== null && Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
+      return c ? model.usage?.get(c.line) : undefined;
+    },
     instructionsAt(call) {
       const all = model.instructions ?? [];
       if (call === null) return instructionsAt(all, null);
@@ -528,6 +552,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
       env.close?.();
     },
   };
+  return session;
 
   function checkSession(): CheckReport {
     // A session's files are all of one agent's format (the adapters pair only their own).
@@ -550,6 +575,9 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
         format,
         // A native file holds one session; `id` is '' when the file names none.
         sessions: model.sessions ? model.sessions.map((s) => ({ ...s })) : [{ id: model.sessionId ?? '', messages: minted.length }],
+        // §15: what the file recorded of each call's usage (reads no file: the usage is indexed).
+        tokens: tokensSummary(session),
+        cache_breaks: cacheBreaks(session),
       },
     };
   }

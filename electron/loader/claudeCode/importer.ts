@@ -24,6 +24,9 @@ import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../
 import type { LargeStrings, Text } from '../content/largeStrings';
 import { contentFields, cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { anthropicTokens, compactionTokens, tokenCount } from '../../../shared/tokens/usage';
+import { tableWindow } from '../../../shared/tokens/windows';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
@@ -79,6 +82,8 @@ export interface ImportedSession {
   ended?: { reduction: Reduction; to: number }[];
   /** The attachments on the live branch that the model is given (attachments.ts), each until the next compaction. */
   instructions?: Instruction[];
+  /** SPEC §15: each call's `message.usage` (its last line's), by the line of the message it produced (`messageLines`). */
+  usage?: Map<number, CallTokens>;
 }
 
 export interface ImportOptions {
@@ -463,6 +468,7 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
     messageLines: built.messageLines,
     ...(built.ended.length > 0 ? { ended: built.ended } : {}),
     ...(built.instructions.length > 0 ? { instructions: built.instructions } : {}),
+    ...(built.usage.size > 0 ? { usage: built.usage } : {}),
   };
 }
 
@@ -472,10 +478,10 @@ function buildView(
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
-): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[] } {
+): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[]; usage: Map<number, CallTokens> } {
   const inSet = new Set(records);
   const leaf = [...records].reverse().find(isMessage);
-  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [] };
+  if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [], usage: new Map() };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
   const chain: Rec[] = [];
@@ -513,6 +519,7 @@ function buildView(
   const persisted: { index: number; rec: Rec; stub: string }[] = [];
   const cleared: { ids: string[]; rec: Rec; at: number }[] = [];
   const instructions: Instruction[] = [];
+  const usage = new Map<number, CallTokens>();
 
   const pushTool = (id: string): void => {
     const found = resultByToolId.get(id);
@@ -589,6 +596,8 @@ function buildView(
       // call returned them (docs/formats/claude-code.md, "Model calls").
       const synthetic = parts.every((p) => isObj(p.message) && p.message.model === SYNTHETIC_MODEL);
       messageLines.push(synthetic ? undefined : r.__line);
+      const tokens = synthetic ? undefined : callUsage(parts);
+      if (tokens) usage.set(r.__line, tokens);
       // The results in the order the file holds them, which is the order the model was given them
       // (docs/formats/claude-code.md, "Parallel tool calls"), not the order of the calls.
       const results = calls.flatMap((c) => {
@@ -705,9 +714,27 @@ function buildView(
       original_from: 'the messages before the compact boundary, as the transcript records them',
     });
   }
+  // §15: a compaction's context before (`preTokens`) and after, as recorded, else the calls' either side.
+  for (const [k, c] of compactions.filter((x) => x.at > 0).entries()) {
+    const meta = isObj(c.boundary.compactMetadata) ? c.boundary.compactMetadata : {};
+    Object.assign(summaries[k]!, compactionTokens(c.boundary.__line, usage, { before: tokenCount(meta.preTokens), after: tokenCount(meta.postTokens) }));
+  }
   const ended = summaries.slice(0, -1).map((reduction, k) => ({ reduction, to: (summaries[k + 1]!.origin as { line: number }).line }));
   if (summaries.length > 0) reductions.push(summaries[summaries.length - 1]!);
 
   reductions.sort((a, b) => a.ptr.index - b.ptr.index);
-  return { messages, reductions, model, messageLines, ended, refused, instructions };
+  return { messages, reductions, model, messageLines, ended, refused, instructions, usage };
+}
+
+/**
+ * One API response's usage (docs/tokens.md "Recorded usage"): the records of one `message.id`
+ * share their input counts while `output_tokens` grows as the response streams, so the last
+ * record's usage is the response's. The window is the table's for the response's model (Claude
+ * Code does not record it).
+ */
+function callUsage(parts: readonly Rec[]): CallTokens | undefined {
+  let last: Rec | undefined;
+  for (const p of parts) if (isObj(p.message) && isObj(p.message.usage) && (!last || p.__line > last.__line)) last = p;
+  const message = last && isObj(last.message) ? last.message : undefined;
+  return message ? anthropicTokens(message.usage, tableWindow(str(message.model))) : undefined;
 }

@@ -216,6 +216,7 @@ export class ClaudeCodeSource extends LineSource {
         ...(imported.messageLines ? { messageLines: imported.messageLines } : {}),
         ...(imported.ended ? { ended: imported.ended } : {}),
         ...(imported.instructions ? { instructions: imported.instructions } : {}),
+        ...(imported.usage ? { usage: imported.usage } : {}),
       },
     };
     return this.cached;

@@ -47,6 +47,9 @@ import { utf8Length } from '../../../shared/format/utf8';
 import type { CutValue, LargeText, Text } from '../content/largeStrings';
 import { contentFields, cutValueMessage, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../content/largeStrings';
 import { isPlainObject } from '../common/json';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { compactionTokens, openAiTokens, tokenCount } from '../../../shared/tokens/usage';
+import { tableWindow } from '../../../shared/tokens/windows';
 
 /** One line of the rollout: its parsed value, or why it has none. */
 /** `deep`: where the line's value was cut at MAX_JSON_DEPTH (shared/format/jsonDepth.ts). */
@@ -82,6 +85,8 @@ export interface RolloutIndex {
   logLines: number[];
   modelChanges: ModelChange[];
   findings: Finding[];
+  /** SPEC §15: each call's `last_token_usage` (docs/tokens.md "Recorded usage"), by its message's line. */
+  usage: Map<number, CallTokens>;
 }
 
 /** Where Codex cut the middle of an output (docs/FORMATS.md §2.10 item 1): `…N tokens truncated…`, head and tail kept. */
@@ -150,6 +155,8 @@ interface Entry {
   /** Made at a compaction (re-injected, or a kept item moved after re-injected ones): no model call produced it there. */
   copy?: true;
   hidden: boolean;
+  /** A model response's: the `token_count` that counted it (§15). */
+  usage?: CallTokens;
 }
 
 /** The canonical JSON of an entry's `j`-th item, computed once. */
@@ -433,6 +440,29 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
    * the response ends.
    */
   let response: number | undefined;
+  /**
+   * §15, docs/tokens.md "Recorded usage": a response's `token_count` follows its output items in
+   * newer rollouts and precedes them in older ones (0.40: the count, then the items). A count right
+   * after output items (events between them aside) is that response's; any other waits for the
+   * next response. A count whose totals repeat the one before, or with `info: null`, counts nothing.
+   */
+  let lastResponse: number | undefined;
+  let afterOutput = false;
+  let pendingUsage: CallTokens | undefined;
+  let lastTotals: string | undefined;
+  const countTokens = (payload: Record<string, unknown>): void => {
+    const info = payload.info;
+    if (!isPlainObject(info) || !isPlainObject(info.last_token_usage)) return;
+    const totals = canonicalJson(info.total_token_usage ?? null);
+    if (totals === lastTotals) return;
+    lastTotals = totals;
+    const last = info.last_token_usage;
+    const tokens = openAiTokens({ input: last.input_tokens, cached: last.cached_input_tokens, output: last.output_tokens, reasoning: last.reasoning_output_tokens }, tokenCount(info.model_context_window) ?? tableWindow(model));
+    if (!tokens) return;
+    const counted = afterOutput && lastResponse !== undefined ? (entries[lastResponse] as Entry) : undefined;
+    if (counted && !counted.usage) counted.usage = tokens;
+    else pendingUsage = tokens;
+  };
   const endResponse = (): void => {
     if (response === undefined) return;
     const e = entries[response] as Entry;
@@ -637,6 +667,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     switch (v.type) {
       case 'session_meta': {
         endResponse();
+        afterOutput = false;
         metas++;
         // A forked rollout starts with the child's session_meta, then its parent's: the first names the session.
         if (metas > 1) break;
@@ -652,6 +683,7 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       }
       case 'turn_context': {
         endResponse();
+        afterOutput = false;
         const m = str(payload.model);
         if (!m) break;
         if (model !== null && m !== model) modelChanges.push({ line: l.line, at: entries.length, from: model, to: m, reasoning_artifacts_filtered: 0, recount: 0 });
@@ -664,13 +696,17 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
         if (isResponseOutput(payload)) {
           // One model response, one assistant message: its output items join the one being read.
           if (response === undefined) {
-            entries.push({ msg: { role: 'assistant', content: '' }, items: [], hidden: false, line: l.line });
+            entries.push({ msg: { role: 'assistant', content: '' }, items: [], hidden: false, line: l.line, ...(pendingUsage ? { usage: pendingUsage } : {}) });
             response = entries.length - 1;
+            lastResponse = response;
+            pendingUsage = undefined;
           }
+          afterOutput = true;
           (entries[response] as Entry).items?.push(payload);
           break;
         }
         if (payload.type === 'ghost_snapshot') break;
+        afterOutput = false;
         const msg = messageOf(payload, l.line, findings);
         // An input item (an output, a user or developer message): the response before it has ended.
         if (msg !== 'unknown') endResponse();
@@ -683,16 +719,27 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       }
       case 'compacted':
         endResponse();
+        afterOutput = false;
         compact(payload, l.line);
         break;
       case 'event_msg':
         // The UI's copy of items already recorded as response items (or usage and timing): not model
         // input. A token count follows each response; a turn's start or end is between two.
         if (RESPONSE_BOUNDARY_EVENTS.includes(String(payload.type))) endResponse();
+        if (payload.type === 'token_count') countTokens(payload);
         break;
     }
   }
   endResponse();
+  // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls/calls.ts callsOf).
+  const messageLines = entries.map((e) => (e.copy && e.msg.role === 'assistant' ? undefined : e.line));
+  const usage = new Map<number, CallTokens>();
+  entries.forEach((e, i) => {
+    const line = messageLines[i];
+    if (e.usage && line !== undefined && e.msg.role === 'assistant') usage.set(line, e.usage);
+  });
+  // §15: a compaction's context before and after, from the calls either side (a rollout records neither).
+  for (const r of log) if (r.kind === 'summarized' && r.origin && 'line' in r.origin) Object.assign(r, compactionTokens(r.origin.line, usage));
   return {
     sessionId,
     model,
@@ -700,11 +747,11 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
     system,
     instructions,
     view: entries.map((e) => e.msg),
-    // An assistant message made at a compaction was produced by no model call there: no line, no call (shared/calls/calls.ts callsOf).
-    messageLines: entries.map((e) => (e.copy && e.msg.role === 'assistant' ? undefined : e.line)),
+    messageLines,
     log,
     logLines,
     modelChanges,
     findings,
+    usage,
   };
 }

@@ -97,6 +97,7 @@ export class RolloutSource extends LineSource {
         findings: built.findings,
         system: () => system,
         instructions: built.instructions,
+        ...(built.usage.size > 0 ? { usage: built.usage } : {}),
       },
       // The session's id and model travel as a snapshot's: a rollout has no native header.
       snapshot: { session_id: built.sessionId ?? '', model: built.model ?? '', messages: view, findings: [] },

@@ -10,6 +10,7 @@ import type { RunEnd } from '../../../shared/resolver/session';
 import type { DepthCut } from '../../../shared/format/jsonDepth';
 import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { ChatMessage, Finding, Reduction } from '../../../shared/format/types';
+import type { CallTokens } from '../../../shared/tokens/usage';
 import type { OpenFile, SourceIndex } from './source';
 import { WholeFileSource } from './wholeFileSource';
 
@@ -29,6 +30,8 @@ export interface BuiltDocument {
   findings: Finding[];
   /** How the run ended, where the document records it (not a message of the view). */
   end?: RunEnd;
+  /** SPEC §15: the usage the document records per call, by the line of the message the call produced. */
+  usage?: Map<number, CallTokens>;
 }
 
 /** The source index of a built document, its findings after `findings`. */
@@ -36,7 +39,7 @@ export function documentIndex(built: BuiltDocument, sessionId: string, findings:
   for (const f of built.findings) findings.push(f);
   const view = arrayList(built.view);
   return {
-    records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined },
+    records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined, ...(built.usage ? { usage: built.usage } : {}) },
     snapshot: { session_id: sessionId, model: built.model ?? '', messages: view, findings: [], ...(built.end ? { sessions: [{ id: sessionId, messages: view.length, end: built.end }] } : {}) },
   };
 }

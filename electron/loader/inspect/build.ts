@@ -29,6 +29,9 @@ import type { ChatMessage, Finding, Reduction, ReductionKind, Role, ToolCall } f
 import { isPlainObject } from '../common/json';
 import type { BuiltDocument } from '../common/documentSource';
 import { commonPrefixBytes, hashOf } from '../common/textHash';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { additiveTokens, compactionTokens, openAiTokens } from '../../../shared/tokens/usage';
+import { tableWindow } from '../../../shared/tokens/windows';
 
 type Obj = Record<string, unknown>;
 
@@ -39,6 +42,35 @@ export const COMPACTION_KINDS: Readonly<Record<string, ReductionKind>> = { summa
 
 /** A sample's three inputs: the same shape as a trajectory's (one document, positions i + 1). */
 export type BuiltSample = BuiltDocument;
+
+/** The Inspect release from which `input_tokens` excludes cached tokens for every provider (docs/tokens.md). */
+const INPUT_EXCLUDES_CACHE_FROM: readonly number[] = [0, 3, 184];
+
+/** True when the log's Inspect version (`eval.packages.inspect_ai`) counts `input_tokens` without the cache for every provider; an unknown version is taken as current. */
+export function inputExcludesCache(version: string | undefined): boolean {
+  const parts = /^(\d+)\.(\d+)\.(\d+)/.exec(version ?? '');
+  if (!parts) return true;
+  for (let k = 0; k < 3; k++) {
+    const a = Number(parts[k + 1]);
+    const b = INPUT_EXCLUDES_CACHE_FROM[k] as number;
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
+/**
+ * A model event's `output.usage` (Inspect's ModelUsage) normalised (docs/tokens.md "Recorded
+ * usage"): from 0.3.184 `input_tokens` excludes the cache for every provider; before, it did for
+ * Anthropic only, and included the cached tokens for the others (OpenAI's own meaning).
+ */
+export function inspectTokens(usage: unknown, version: string | undefined, model: string | undefined): CallTokens | undefined {
+  if (!isPlainObject(usage)) return undefined;
+  const window = tableWindow(model);
+  const anthropic = model !== undefined && /(^|\/)(anthropic\/|claude)/i.test(model);
+  const counts = { read: usage.input_tokens_cache_read, write: usage.input_tokens_cache_write, output: usage.output_tokens, reasoning: usage.reasoning_tokens };
+  if (inputExcludesCache(version) || anthropic) return additiveTokens({ fresh: usage.input_tokens, ...counts }, window);
+  return openAiTokens({ input: usage.input_tokens, cached: counts.read, cacheWrite: counts.write, output: counts.output, reasoning: counts.reasoning }, window);
+}
 
 const ATTACHMENT = 'attachment://';
 
@@ -146,7 +178,7 @@ function outputMessageOf(e: Obj): unknown {
 const eventName = (e: Obj, k: number): string => (typeof e.uuid === 'string' ? e.uuid : typeof e.id === 'string' && e.event !== 'tool' ? e.id : `events[${k}]`);
 
 /** The three inputs of one parsed sample (`mayReferAttachments` false: its text holds no attachment reference). Never throws. */
-export function buildSample(raw: Obj, where: string, mayReferAttachments = true): BuiltSample {
+export function buildSample(raw: Obj, where: string, mayReferAttachments = true, inspectVersion?: string): BuiltSample {
   const findings: Finding[] = [];
   const attachments = isPlainObject(raw.attachments) ? raw.attachments : {};
   const missing = new Set<string>();
@@ -203,6 +235,7 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
     return true;
   };
   const lastModel = lastModelEvent(events);
+  const usage = new Map<number, CallTokens>();
 
   const add = (r: Reduction, line: number, at: string): void => {
     const earlier = logged.get(r.ptr.index);
@@ -250,6 +283,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
     if (outIndex < 0 || outIndex <= lastOut) return; // a side call (compaction summary, scorer): not a call of this history
     if (typeof ev.model === 'string') model = ev.model;
     lastOut = outIndex;
+    const tokens = inspectTokens(isPlainObject(ev.output) ? ev.output.usage : undefined, inspectVersion, typeof ev.model === 'string' ? ev.model : undefined);
+    if (tokens) usage.set(outIndex + 1, tokens);
     const at = `${where} ${eventName(ev, k)}`;
     // The common case, in linear time over a whole sample: this input is the previous call's (the
     // same objects, as input_refs give them) followed by the history messages up to this call's
@@ -302,7 +337,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true)
     compaction = undefined;
   });
   if (missing.size > 0) findings.push({ code: 'unknown_record', severity: 'warning', message: `${where}: ${missing.size} attachment reference(s) name no attachment of the sample (${[...missing].slice(0, 5).join(', ')}); shown as the reference` });
-  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings };
+  for (const r of log) if (r.kind === 'summarized') Object.assign(r, compactionTokens(r.minted_at + 1, usage));
+  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings, ...(usage.size > 0 ? { usage } : {}) };
 }
 
 /** A sample's message pool (`input_refs` index it): `events_data.messages`, else the older `message_pool`. */

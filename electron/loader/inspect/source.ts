@@ -48,12 +48,18 @@ export function loadJsonLog(doc: Obj, session: string | undefined, findings: Fin
   if (doc.samples !== undefined && !Array.isArray(doc.samples)) findings.push({ code: 'malformed_line', severity: 'error', line: 1, message: 'the log\'s "samples" is not a list; no sample is read' });
   const withIds = samples.map((s, k) => ({ id: sampleSessionId(s) ?? `sample_${k}`, s })).sort((a, b) => bySessionId(a.id, b.id));
   const chosen = session ? withIds.find((x) => x.id === session) : withIds[0];
-  const built = chosen ? buildSample(chosen.s, `sample ${chosen.id}`) : undefined;
+  const built = chosen ? buildSample(chosen.s, `sample ${chosen.id}`, true, inspectVersionOf(doc)) : undefined;
   const sessions = withIds.map((x) => ({ id: x.id, ...titled(titleOf(x.s.input)), messages: x === chosen && built ? built.view.length : Array.isArray(x.s.messages) ? x.s.messages.length : 0 }));
   return { sessionId: chosen?.id ?? '', model: built?.model ?? modelOfHeader(doc), built, sessions, findings };
 }
 
 const titled = (t: string | undefined): { title?: string } => (t !== undefined ? { title: t } : {});
+
+/** The Inspect version that wrote the log (`eval.packages.inspect_ai`), when it says. */
+function inspectVersionOf(header: unknown): string | undefined {
+  const packages = isPlainObject(header) && isPlainObject(header.eval) && isPlainObject(header.eval.packages) ? header.eval.packages : undefined;
+  return typeof packages?.inspect_ai === 'string' ? packages.inspect_ai : undefined;
+}
 
 function modelOfHeader(header: unknown): string | null {
   if (!isPlainObject(header) || !isPlainObject(header.eval)) return null;
@@ -126,7 +132,7 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   let built: BuiltSample | undefined;
   if (chosen) {
     const doc = await read(chosen.e);
-    if (isPlainObject(doc)) built = buildSample(doc, `sample ${chosen.id}`, refersAttachments);
+    if (isPlainObject(doc)) built = buildSample(doc, `sample ${chosen.id}`, refersAttachments, inspectVersionOf(header));
     else if (doc !== undefined) findings.push({ code: 'malformed_line', severity: 'error', message: `archive entry ${chosen.e.name} is not a JSON object; the sample is not shown` });
     if (built && isPlainObject(doc)) {
       const t = titleOf(doc.input);
@@ -296,6 +302,7 @@ function indexOf(loaded: InspectLoad): SourceIndex {
       modelChanges: [],
       findings,
       system: () => undefined,
+      ...(built?.usage ? { usage: built.usage } : {}),
     },
     snapshot: { session_id: loaded.sessionId, model: loaded.model ?? '', messages: view, findings: [], ...(loaded.sessions.length > 0 ? { sessions: loaded.sessions } : {}) },
   };

@@ -39,12 +39,16 @@ import { utf8Length } from '../../../shared/format/utf8';
 import type { BuiltDocument } from '../common/documentSource';
 import { isPlainObject } from '../common/json';
 import { hashOf } from '../common/textHash';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { openAiTokens, withWindow } from '../../../shared/tokens/usage';
+import { tableWindow } from '../../../shared/tokens/windows';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
 export type OhEvent =
   /** `response`: the model response an action came from (V1 `llm_response_id`): actions of one response are one message. */
   /** `cut`: the SDK cut the message's text before the model saw it (`maybeTruncate`): the model was given `kept` + `stub`. */
-  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string; cut?: ClippedText }
+  /** `usage`: what the response's LiteLLM usage records (V0 `tool_call_metadata.model_response.usage`, docs/tokens.md). */
+  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string; cut?: ClippedText; usage?: CallTokens }
   | { id: string; where: string; type: 'condensation'; forgotten: (id: string) => boolean; summary: string | null; summaryOffset: number | null }
   | { id: string; where: string; type: 'skip' }
   | { id: string; where: string; type: 'unknown'; why: string };
@@ -105,6 +109,19 @@ function forgottenBy(ids: unknown, start: unknown, end: unknown): ((id: string) 
   return 'that names no forgotten events (neither forgotten_event_ids nor a start and end id)';
 }
 
+/**
+ * A V0 response's LiteLLM usage (docs/tokens.md "Recorded usage"): OpenAI's shape, `prompt_tokens`
+ * counting every input token (cache hits and Anthropic's cache writes included), the cached ones in
+ * `prompt_tokens_details.cached_tokens` (or Anthropic's `cache_read_input_tokens`).
+ */
+function v0Usage(metadata: Record<string, unknown>): CallTokens | undefined {
+  const response = isPlainObject(metadata.model_response) ? metadata.model_response : undefined;
+  const u = response && isPlainObject(response.usage) ? response.usage : undefined;
+  if (!u) return undefined;
+  const details = isPlainObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
+  return openAiTokens({ input: u.prompt_tokens, cached: details.cached_tokens ?? u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, output: u.completion_tokens });
+}
+
 /** One V0 trajectory event (openhands/events/serialization) in the version-free shape. */
 export function v0Event(e: unknown, k: number): OhEvent {
   const where = `event ${k}`;
@@ -128,7 +145,8 @@ export function v0Event(e: unknown, k: number): OhEvent {
       const callId = metadata.tool_call_id;
       const call: ToolCall = { id: callId, name: str(metadata.function_name) ?? action, arguments: v0Arguments(metadata, callId) ?? JSON.stringify(args) };
       const text = v0ResponseText(metadata) ?? str(args.thought) ?? '';
-      return { id, where: at, type: 'message', message: { role: 'assistant', content: text, tool_calls: [call], metadata: meta({ openhands_action: action }) } };
+      const usage = v0Usage(metadata);
+      return { id, where: at, type: 'message', message: { role: 'assistant', content: text, tool_calls: [call], metadata: meta({ openhands_action: action }) }, ...(usage ? { usage } : {}) };
     }
     const text = action === 'message' ? (str(args.content) ?? str(e.message) ?? '') : (str(e.message) ?? JSON.stringify(args));
     return { id, where: at, type: 'message', message: { role: source === 'user' ? 'user' : 'assistant', content: text, metadata: meta({ openhands_action: action }) } };
@@ -290,6 +308,7 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
   const kept: { id: string; index: number | null }[] = [];
   const log: Reduction[] = [];
   const logLines: number[] = [];
+  const usage = new Map<number, CallTokens>();
   /** The response whose actions the last message holds, while nothing the model is given came after it. */
   let batch: string | undefined;
   events.forEach((e, k) => {
@@ -321,6 +340,7 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       }
       view.push(e.message);
       messageLines.push(line);
+      if (e.usage && e.message.role === 'assistant') usage.set(line, withWindow(e.usage, tableWindow(model)));
       eventOf.push(e.id);
       hidden.push(false);
       return;
@@ -369,5 +389,5 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
     }
     kept.splice(0, kept.length, ...stillKept);
   });
-  return { model, view, messageLines, log, logLines, findings };
+  return { model, view, messageLines, log, logLines, findings, ...(usage.size > 0 ? { usage } : {}) };
 }

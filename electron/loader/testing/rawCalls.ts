@@ -227,3 +227,121 @@ export function rawCodexHiding(path: string): RawHiding[] {
   }
   return found;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Recorded usage (SPEC §15, docs/tokens.md "Recorded usage"), read from the raw records
+
+/** What a file records of one call's usage: the context (every input token, cache included) and the window, when stated. */
+export interface RawUsage {
+  context: number;
+  window?: number;
+}
+
+const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+
+/**
+ * Each Claude Code call's usage, by its line (rawClaudeCodeCalls): the `message.usage` of the last
+ * line of its `message.id` on the live branch (output grows while a response streams; the input
+ * counts are the same on every line), its context `input_tokens + cache_creation_input_tokens +
+ * cache_read_input_tokens` (Anthropic's input count leaves the cache out).
+ */
+export function rawClaudeCodeUsage(path: string): Map<number, RawUsage> {
+  const calls = rawClaudeCodeCalls(path);
+  const lines = jsonLines(path);
+  const out = new Map<number, RawUsage>();
+  for (const call of calls) {
+    let usage: Obj | undefined;
+    for (const { rec } of lines) {
+      const message = isObj(rec.message) ? rec.message : {};
+      if (rec.type === 'assistant' && message.id === call.id && isObj(message.usage)) usage = message.usage;
+    }
+    if (usage) out.set(call.line, { context: num(usage.input_tokens) + num(usage.cache_creation_input_tokens) + num(usage.cache_read_input_tokens) });
+  }
+  return out;
+}
+
+/**
+ * Each Codex call's usage, by the line of its response (rawResponses' rule, passed in as `responses`):
+ * the `last_token_usage` of a `token_count` event whose `info` is not null and whose cumulative
+ * totals differ from the event before (Codex repeats an event with the same totals). The event
+ * that follows a response's output items (other events between them aside) counts that response
+ * (newer rollouts); any other counts the next response that starts after it, if no other count
+ * comes first (0.40 writes the count before the items). The context is `input_tokens` (cached
+ * tokens are a part of it), the window `model_context_window`.
+ */
+export function rawCodexUsage(path: string, responses: readonly number[]): Map<number, RawUsage> {
+  const out = new Map<number, RawUsage>();
+  const starts = new Set(responses);
+  let lastTotals: string | undefined;
+  let lastItem: { line: number; output: boolean; response?: number } = { line: 0, output: false };
+  let response: number | undefined;
+  let pending: RawUsage | undefined;
+  for (const { line, rec } of jsonLines(path)) {
+    const p = isObj(rec.payload) ? rec.payload : {};
+    if (starts.has(line)) {
+      response = line;
+      if (pending && !out.has(line)) out.set(line, pending);
+      pending = undefined;
+    }
+    if (rec.type === 'response_item') {
+      if (p.type === 'ghost_snapshot') continue;
+      const output = ['reasoning', 'function_call', 'custom_tool_call', 'local_shell_call', 'tool_search_call', 'web_search_call', 'image_generation_call'].includes(String(p.type)) || (p.type === 'message' && p.role === 'assistant');
+      lastItem = { line, output, ...(output && response !== undefined ? { response } : {}) };
+    } else if (rec.type === 'turn_context' || rec.type === 'compacted' || rec.type === 'session_meta') lastItem = { line, output: false };
+    else if (rec.type === 'event_msg' && p.type === 'token_count' && isObj(p.info) && isObj(p.info.last_token_usage)) {
+      const totals = JSON.stringify(p.info.total_token_usage ?? null);
+      if (totals === lastTotals) continue;
+      lastTotals = totals;
+      const usage: RawUsage = { context: num(p.info.last_token_usage.input_tokens), ...(typeof p.info.model_context_window === 'number' ? { window: p.info.model_context_window } : {}) };
+      if (lastItem.output && lastItem.response !== undefined && !out.has(lastItem.response)) out.set(lastItem.response, usage);
+      else pending = usage;
+    }
+  }
+  return out;
+}
+
+/**
+ * The recorded contexts of an Inspect sample's calls, in order: each `model` event whose output
+ * message is one of the sample's `messages` (by `id`; without one, the event whose input is the
+ * history before an assistant message) and whose `output.usage` is recorded. Before
+ * Inspect 0.3.184 (`eval.packages.inspect_ai`) an OpenAI-family `input_tokens` includes the cached
+ * tokens; from it on (and for Anthropic always) it excludes them: context = input_tokens +
+ * input_tokens_cache_read + input_tokens_cache_write.
+ */
+export function rawInspectContexts(sample: unknown, version: string | undefined): number[] {
+  if (!isObj(sample)) return [];
+  const ids = new Set((Array.isArray(sample.messages) ? sample.messages : []).flatMap((m) => (isObj(m) && typeof m.id === 'string' ? [m.id] : [])));
+  const transcript = isObj(sample.transcript) ? sample.transcript : {};
+  const events: unknown[] = Array.isArray(sample.events) && sample.events.length > 0 ? sample.events : Array.isArray(transcript.events) ? transcript.events : [];
+  const [major = 0, minor = 0, patch = 0] = (version ?? '9.9.9').split('.').map((x) => Number.parseInt(x, 10));
+  const excludes = major > 0 || minor > 3 || (minor === 3 && patch >= 184);
+  return events.flatMap((e) => {
+    if (!isObj(e) || e.event !== 'model' || !isObj(e.output) || !isObj(e.output.usage)) return [];
+    const choice: unknown = Array.isArray(e.output.choices) ? e.output.choices[0] : undefined;
+    const id = isObj(choice) && isObj(choice.message) ? choice.message.id : undefined;
+    // Without ids, the call whose input is the history before an assistant message produced it.
+    const next: unknown = Array.isArray(e.input) && Array.isArray(sample.messages) ? sample.messages[e.input.length] : undefined;
+    if (typeof id === 'string' ? !ids.has(id) : !(isObj(next) && next.role === 'assistant')) return [];
+    const u = e.output.usage;
+    const anthropic = typeof e.model === 'string' && /anthropic|claude/i.test(e.model);
+    return [excludes || anthropic ? num(u.input_tokens) + num(u.input_tokens_cache_read) + num(u.input_tokens_cache_write) : num(u.input_tokens)];
+  });
+}
+
+/**
+ * Each OpenHands V0 call's usage, by its line (rawOpenHandsCalls): the LiteLLM usage of its
+ * response (`tool_call_metadata.model_response.usage`), whose `prompt_tokens` counts every input
+ * token, cache hits and writes included.
+ */
+export function rawOpenHandsUsage(path: string): Map<number, RawUsage> {
+  const doc = jsonDocument(path);
+  const out = new Map<number, RawUsage>();
+  if (!Array.isArray(doc)) return out;
+  for (const line of rawOpenHandsCalls(path) ?? []) {
+    const e: unknown = doc[line - 1];
+    const metadata = isObj(e) && isObj(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
+    const response = metadata && isObj(metadata.model_response) ? metadata.model_response : undefined;
+    if (response && isObj(response.usage) && typeof response.usage.prompt_tokens === 'number') out.set(line, { context: response.usage.prompt_tokens });
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  * the events where they happened and the messages a rewind abandoned (their replies: ../story.ts).
  */
 import type { HostError, Reduction } from '../../../shared/index';
-import { compactionCalls, contextMap, projectionLayout } from '../../../shared/index';
+import { compactionCalls, contextMap, projectionLayout, recordedColumns } from '../../../shared/index';
 import type { CallView, OpenSession } from '../state';
 import { fail, ok } from '../replies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from '../story';
@@ -39,11 +39,14 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
   return view;
 }
 
-/** The context map's figures (shared/calls/contextMap.ts), computed once per open. */
+/** The context map's figures (shared/calls/contextMap.ts) and each call's recorded usage (§15), computed once per open. */
 export const calls: Handler<'calls'> = (_request, state) =>
   state.withSession('calls', (open) => {
-    const map = (open.contextMap ??= contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds));
-    return ok({ ...map, compactions: compactionCalls(open.session.callTimeline) });
+    if (!open.contextMap) {
+      const recorded = recordedColumns(open.session);
+      open.contextMap = { ...contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds), ...(recorded ? { recorded } : {}) };
+    }
+    return ok({ ...open.contextMap, compactions: compactionCalls(open.session.callTimeline) });
   });
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>

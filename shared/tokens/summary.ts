@@ -1,0 +1,171 @@
+/**
+ * What `check` reports of a session's recorded usage (SPEC §15, docs/tokens.md): the summary's
+ * `tokens` and `cache_breaks`, and the `--max-context` gate. Pure: it reads the calls, their
+ * recorded usage and their inputs (shared/calls/calls.ts), never the files.
+ */
+import type { CallDiff, CallInput, CallTimeline, ModelCall } from '../calls/calls';
+import { diffCallInputs } from '../calls/calls';
+import type { Finding, Reduction } from '../format/types';
+import { formatLink } from '../links/link';
+import type { CallTokens } from './usage';
+import { isCacheBreak } from './usage';
+
+/** One compaction event (one `group` of `summarized` reductions, or one such reduction alone). */
+export interface CompactionTokens {
+  /** The first call whose input the compaction applies to; null when no call came after it. */
+  call: number | null;
+  /** The reductions' `tokens_before` / `tokens_after`; null where nothing is recorded. */
+  before: number | null;
+  after: number | null;
+}
+
+export interface TokensSummary {
+  /** Calls whose usage the file records. */
+  calls_recorded: number;
+  /** The largest recorded context of any call; null when none is recorded. */
+  max_context: number | null;
+  /** The window of the last call whose window is known; null when none is. */
+  window: number | null;
+  compactions: CompactionTokens[];
+}
+
+export interface CacheBreak {
+  /** The call whose cache reads fell against the call before. */
+  call: number;
+  /** How far they fell: tokens the provider had cached and processed again. */
+  tokens_rewritten: number;
+  /** The first message that changed between the two inputs (and the reduction that changed it); null when none did (the cache expired). */
+  cause: { reduction?: string; message_index: number } | null;
+}
+
+/** What the summary reads of a session. */
+export interface UsageSource {
+  readonly callTimeline: CallTimeline;
+  callTokens(call: number | null): CallTokens | undefined;
+  callInput(call: number | null): CallInput | undefined;
+}
+
+/** The first call whose line is at or after `line` (where a reduction logged there is first live). */
+function firstCallFrom(calls: readonly ModelCall[], line: number): number | null {
+  // Calls are in line order: the first at or after `line`, by bisection.
+  let lo = 0;
+  let hi = calls.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((calls[mid] as ModelCall).line < line) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < calls.length ? (calls[lo] as ModelCall).call : null;
+}
+
+/** `check`'s `tokens` (SPEC §15): recorded calls, the largest context, the window, each compaction's before and after. */
+export function tokensSummary(session: UsageSource): TokensSummary {
+  const { calls, spans } = session.callTimeline;
+  let recorded = 0;
+  let max: number | null = null;
+  let window: number | null = null;
+  for (const c of calls) {
+    const t = session.callTokens(c.call);
+    if (!t) continue;
+    recorded++;
+    if (max === null || t.context > max) max = t.context;
+    if (t.window !== undefined) window = t.window;
+  }
+  const events = new Map<string, { reduction: Reduction; from: number }>();
+  for (const s of spans) {
+    const r = s.reduction;
+    if (r.kind !== 'summarized') continue;
+    const key = r.group ?? r.id;
+    if (!events.has(key)) events.set(key, { reduction: r, from: s.from });
+  }
+  const compactions = [...events.values()].map(({ reduction, from }) => ({
+    call: Number.isFinite(from) ? firstCallFrom(calls, from) : null,
+    before: reduction.tokens_before ?? null,
+    after: reduction.tokens_after ?? null,
+  }));
+  return { calls_recorded: recorded, max_context: max, window, compactions };
+}
+
+/** The first message index `diff` changes, and the reduction that changed it when one did. */
+function firstChange(diff: CallDiff): CacheBreak['cause'] {
+  let best: CacheBreak['cause'] = null;
+  const consider = (index: number, reduction?: string): void => {
+    if (best === null || index < best.message_index) best = { ...(reduction !== undefined ? { reduction } : {}), message_index: index };
+  };
+  for (const r of diff.reduced) consider(r.index, r.reduction_id);
+  for (const r of diff.restored) consider(r.index, r.reduction_id);
+  for (const m of diff.removed) consider(m.index);
+  return best;
+}
+
+/**
+ * §15 cache breaks: every call whose cache reads fell against the call before (both recorded) by
+ * at least 1,024 tokens and 10 %, with the first message that changed between the two inputs.
+ */
+export function cacheBreaks(session: UsageSource): CacheBreak[] {
+  const out: CacheBreak[] = [];
+  const { calls } = session.callTimeline;
+  for (let k = 1; k < calls.length; k++) {
+    const n = (calls[k] as ModelCall).call;
+    const prev = session.callTokens(n - 1);
+    const cur = session.callTokens(n);
+    if (!prev || !cur || !isCacheBreak(prev.cache_read, cur.cache_read)) continue;
+    const a = session.callInput(n - 1);
+    const b = session.callInput(n);
+    const cause = a && b ? firstChange(diffCallInputs(a, b)) : null;
+    out.push({ call: n, tokens_rewritten: prev.cache_read - cur.cache_read, cause });
+  }
+  return out;
+}
+
+/** How a number of tokens reads in a sentence. */
+const count = (n: number): string => n.toLocaleString('en-US');
+
+/**
+ * The `--max-context PCT` gate (SPEC §15): an error finding `context_over_limit` for every call
+ * whose recorded context exceeds PCT % of its window, with the call and a link to it. A call of
+ * no recorded context or no known window is not judged.
+ */
+export function contextOverLimit(session: UsageSource, pct: number): Finding[] {
+  const out: Finding[] = [];
+  for (const c of session.callTimeline.calls) {
+    const t = session.callTokens(c.call);
+    if (!t || t.window === undefined || t.window <= 0) continue;
+    if (t.context * 100 <= pct * t.window) continue;
+    const share = Math.round((t.context / t.window) * 1000) / 10;
+    out.push({
+      code: 'context_over_limit',
+      severity: 'error',
+      message: `call ${c.call} was given ${count(t.context)} tokens of context, ${share} % of its ${count(t.window)}-token window: over the ${pct} % limit`,
+      call: c.call,
+      link: formatLink({ call: c.call }),
+      index: c.index,
+    });
+  }
+  return out;
+}
+
+/** The recorded usage of every call, columnar like the context map (call N at `[N - 1]`, null where nothing is recorded). */
+export interface RecordedColumns {
+  context: (number | null)[];
+  cache_read: (number | null)[];
+  cache_write: (number | null)[];
+  output: (number | null)[];
+  window: (number | null)[];
+}
+
+/** Every call's recorded usage as columns, or undefined when the file records none. */
+export function recordedColumns(session: UsageSource): RecordedColumns | undefined {
+  const cols: RecordedColumns = { context: [], cache_read: [], cache_write: [], output: [], window: [] };
+  let any = false;
+  for (const c of session.callTimeline.calls) {
+    const t = session.callTokens(c.call);
+    any ||= t !== undefined;
+    cols.context.push(t?.context ?? null);
+    cols.cache_read.push(t?.cache_read ?? null);
+    cols.cache_write.push(t?.cache_write ?? null);
+    cols.output.push(t?.output ?? null);
+    cols.window.push(t?.window ?? null);
+  }
+  return any ? cols : undefined;
+}
