@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron, expect, test as base } from '@playwright/test';
 import type { Browser, BrowserContext, ElectronApplication, Page } from '@playwright/test';
+import { generatedFile } from '../tools/testing/generatedCache';
 import { InspectorPage } from './inspectorPage';
 import { CLI, electronBinary, REPO_ROOT, SESSION_SIDECAR } from './paths';
 
@@ -105,9 +106,22 @@ function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
 }
 
+/**
+ * Hosts started by this process and not yet exited. A test that times out while its host is still
+ * starting (a large file on a loaded machine) can end its worker before the fixture's `finally`
+ * runs; the host then outlived the run, loading its file on cores the rest of the suite needed.
+ * The worker kills whatever is left as it exits.
+ */
+const liveHosts = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of liveHosts) child.kill('SIGKILL');
+});
+
 /** Starts `serve <files…> --port 0` and resolves with the URL of its first stdout line. */
 export async function startServe(files: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
   const child = spawn(process.execPath, [CLI, 'serve', ...files, '--port', '0'], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  liveHosts.add(child);
+  child.once('exit', () => liveHosts.delete(child));
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (chunk: string) => (stderr += chunk));
@@ -242,22 +256,23 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
 export { expect };
 
 /**
- * `test` whose session is one sidecar too large to commit, written by `write` once per worker into
- * a temporary folder (removed afterwards) as `<stem>.sidecar.jsonl`.
+ * `test` whose session is one sidecar too large to commit, written by `write` as
+ * `<stem>.sidecar.jsonl` once for every worker and run that uses the same makers (under the OS temp
+ * folder, tools/testing/generatedCache.ts): `stem` names the spec's file, unique among the specs.
  */
+/** How long writing a spec's large sidecar may take (worker-scoped, outside any test's time). */
+const WRITE_TIMEOUT_MS = 5 * 60_000;
+
 export function testWithWrittenSidecar(stem: string, write: (path: string) => void) {
   return test.extend<object, { writtenSidecar: string }>({
     writtenSidecar: [
       // Playwright reads the fixtures a fixture needs from this pattern: this one needs none.
       // eslint-disable-next-line no-empty-pattern
       async ({}, use) => {
-        const dir = mkdtempSync(join(tmpdir(), `session-inspector-${stem}-`));
-        const path = join(dir, `${stem}.sidecar.jsonl`);
-        write(path);
-        await use(path);
-        rmSync(dir, { recursive: true, force: true });
+        await use(generatedFile(`e2e-${stem}`, `${stem}.sidecar.jsonl`, write));
       },
-      { scope: 'worker' },
+      // Its own time, not the first test's: making the file takes tens of seconds on a loaded machine.
+      { scope: 'worker', timeout: WRITE_TIMEOUT_MS },
     ],
     sessionFiles: async ({ writtenSidecar }, use) => {
       await use([writtenSidecar]);

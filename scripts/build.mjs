@@ -24,14 +24,16 @@
 //   dist/renderer/   the React renderer (renderer/index.html), served by the HTTP host and app://.
 // Runs on `npm ci` (prepare). `node scripts/build.mjs worker` builds only the named bundles (the
 // unit tests' global setup builds the worker this way, with exactly these options);
-// `node scripts/build.mjs renderer` builds only the renderer.
+// `node scripts/build.mjs renderer` builds only the renderer. With --if-stale, a bundle whose build
+// stamp says it is built from the sources as they are is left as it is (scripts/buildStamp.mjs):
+// `npm test` and the unit tests' global setup build this way, after `npm ci` built everything.
 import { existsSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { build as viteBuild } from 'vite';
+import { clearStamp, filesUnder, inputsDigest, isCurrent, writeStamp } from './buildStamp.mjs';
 
 const repoRoot = resolve(import.meta.dirname, '..');
 
@@ -278,21 +280,33 @@ const bundles = {
 };
 
 const RENDERER = 'renderer';
-const names = process.argv.slice(2);
+const IF_STALE = '--if-stale';
+const ifStale = process.argv.includes(IF_STALE);
+const names = process.argv.slice(2).filter((a) => a !== IF_STALE);
 for (const name of names) {
   if (!Object.hasOwn(bundles, name) && name !== RENDERER) {
-    console.error(`build: unknown bundle ${JSON.stringify(name)}; the bundles are ${[...Object.keys(bundles), RENDERER].join(', ')}.`);
+    console.error(`build: unknown bundle ${JSON.stringify(name)}; the bundles are ${[...Object.keys(bundles), RENDERER].join(', ')} (and the flag ${IF_STALE}).`);
     process.exit(2);
   }
 }
 
+// Hashed before anything is built: an edit made during the build makes the next check miss.
+const digest = inputsDigest(repoRoot);
+
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
+  const outputs = [bundles[name], ...chunks].flatMap((c) => [c.outfile, `${c.outfile}.map`]);
+  if (ifStale && isCurrent(repoRoot, name, digest)) {
+    console.log(`build: ${resolve(repoRoot, bundles[name].outfile)} is up to date`);
+    continue;
+  }
+  clearStamp(repoRoot, name);
   for (const chunk of [bundles[name], ...chunks]) {
     await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins, chunk.inject ? CLI_INJECT : []);
     if (chunk.inject) await checkPerformanceUse(chunk.outfile);
     if (chunks.includes(chunk)) await signChunk(chunk.outfile);
   }
+  writeStamp(repoRoot, name, digest, outputs);
 }
 
 /** Fails the build when a chunk given performanceNow.ts reads more of `performance` than now(). */
@@ -348,14 +362,20 @@ async function bundle(entry, outfile, about, plugins, inject = []) {
   console.log(`build: wrote ${outPath}`);
 }
 
-if (names.length === 0 || names.includes(RENDERER)) {
+if ((names.length === 0 || names.includes(RENDERER)) && ifStale && isCurrent(repoRoot, RENDERER, digest)) {
+  console.log(`build: ${resolve(repoRoot, 'dist/renderer')} is up to date`);
+} else if (names.length === 0 || names.includes(RENDERER)) {
   const configFile = resolve(repoRoot, 'vite.config.ts');
+  clearStamp(repoRoot, RENDERER);
   try {
+    // Loaded only when the renderer is built: a build of the Node bundles alone does not pay for it.
+    const { build: viteBuild } = await import('vite');
     await viteBuild({ configFile, logLevel: 'warn' });
   } catch (e) {
     // Vite has printed the failing module and line; say which step failed.
     console.error(`build: the renderer (renderer/index.html, with ${configFile}) failed to build: ${e instanceof Error ? e.message : String(e)}`);
     process.exit(1);
   }
+  writeStamp(repoRoot, RENDERER, digest, filesUnder(repoRoot, 'dist/renderer'));
   console.log(`build: wrote ${resolve(repoRoot, 'dist/renderer')}`);
 }

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Reply } from '../../shared/index';
 import { createFakeResolverClient } from '../host/testing/fakeClient';
 import { request } from '../host/testing/httpClient';
@@ -258,6 +258,9 @@ function spawnCli(script: string, args: string[]): Spawned {
 
 async function serveAsProcess(script: string): Promise<void> {
   const run = spawnCli(script, ['serve', 'samples/demo.sidecar.jsonl', '--port', '0']);
+  // Also when the test times out while it waits (the `finally` below runs only if the wait ends):
+  // a host left running outlived the whole run on a loaded machine (docs/testing.md, "Flakes fixed").
+  onTestFinished(() => void run.child.kill('SIGKILL'));
   try {
     const line = await run.firstLine;
     const m = LISTENING.exec(line);

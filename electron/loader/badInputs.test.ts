@@ -22,8 +22,8 @@ const corpusPath = (name: string) => join(BAD_CORPUS_DIR, name);
 
 const tmp = tempDir('session-inspector-bad-');
 afterAll(() => tmp.cleanup());
-/** A committed corpus file, or a generated one written into this test's folder. */
-const inputPath = (name: string) => badInputPath(name, tmp.path('generated'));
+/** A committed corpus file, or a generated one (made once for every suite, badInputPath). */
+const inputPath = (name: string) => badInputPath(name);
 
 const { load, track, closeAll } = sessionOpener();
 afterEach(closeAll);

@@ -4,12 +4,14 @@
  * scripts/build.mjs itself (`worker`, `indexPool`, the indexing pool it starts beside it,
  * `scanThread` and `verifyThread`, its search pool's and background verifier's threads, and
  * `listing`, the folder listing's thread, and `library`, the session library's indexing thread), so
- * the tests and `npm run build` share one set of esbuild options.
+ * the tests and `npm run build` share one set of esbuild options. With `--if-stale`: a bundle
+ * already built from the sources as they are (`npm ci`'s build, or `npm test`'s) is not rebuilt
+ * (scripts/buildStamp.mjs).
  */
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
 
 export default function setup(): void {
   const repoRoot = resolve(import.meta.dirname, '../..');
-  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread', 'listing', 'library'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [resolve(repoRoot, 'scripts/build.mjs'), '--if-stale', 'worker', 'indexPool', 'scanThread', 'verifyThread', 'listing', 'library'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
 }

@@ -4,10 +4,10 @@
  * and the end-to-end tests all read the same `manifest.json`; `writeBadCorpus.ts` writes the files
  * and a test fails when the committed ones drift from this builder.
  *
- * Inputs that must be big or special (a 300 MB line, a directory, a missing path, a file without
- * read permission, a file that shrinks while open) are made at test time by the tests themselves.
+ * Inputs that must be big (a 32 MiB line, 8 MB tool-call arguments, 100,000 reductions) are made
+ * at test time, once for every suite (`badInputPath`); special ones (a directory, a missing path, a
+ * file without read permission, a file that shrinks while open) by the tests themselves.
  */
-import { existsSync, mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatMessage, FindingCode, Reduction, ReductionKind } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText } from '../../shared/index';
@@ -16,6 +16,7 @@ import { Rng } from '../samples/rng';
 import { OVERLAPPING_65535_EXPECTED, archiveBadCorpus, overlapping65535 } from './badCorpusArchives';
 import { HUGE_OUTPUT_BYTES, formatBadCorpus, hugeLine } from './badCorpusFormats';
 import { makeHeader, makeSnapshot, messageRecord, reductionRecord } from './files';
+import { generatedBytes } from './generatedCache';
 
 export const BAD_CORPUS_DIR = join(import.meta.dirname, '../../e2e/fixtures/bad');
 
@@ -554,19 +555,13 @@ export function generatedBadCorpus(): GeneratedBadInput[] {
 }
 
 /**
- * The path of a corpus input: the committed file, or a generated one written into `dir` (once;
- * a later call reuses it).
+ * The path of a corpus input: the committed file, or a generated one, made once for every suite and
+ * run that uses the same makers (under the OS temp folder, tools/testing/generatedCache.ts).
  */
-export function badInputPath(name: string, dir: string): string {
+export function badInputPath(name: string): string {
   const generated = generatedBadCorpus().find((input) => input.name === name);
   if (!generated) return join(BAD_CORPUS_DIR, name);
-  const path = join(dir, name);
-  if (!existsSync(path)) {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(`${path}.partial`, generated.make());
-    renameSync(`${path}.partial`, path);
-  }
-  return path;
+  return generatedBytes('bad-corpus', name, generated.make);
 }
 
 /** Every committed corpus file with its bytes and expectations, in the README's order. */

@@ -1,0 +1,98 @@
+// `npm test`: every check of the repository, in two lanes that run side by side on the two cores
+// of a CI machine (docs/testing.md has the measurements this plan comes from):
+//
+//   lane e2e:    the Playwright suite (npm run test:e2e), the longest stage by far;
+//   lane checks: build (only what is stale, scripts/buildStamp.mjs), lint, typecheck,
+//                test:security, then the unit tests (npm run test:unit).
+//
+// The e2e lane starts after the build (it drives dist/), the checks lane goes on meanwhile. Every
+// stage runs whatever another one gave: a failed lint does not stop the unit tests. A stage that
+// needs the build does not run when the build failed. Each line a stage prints is prefixed with its
+// name; the summary at the end gives each stage's time and outcome, and the exit code is 1 when any
+// stage failed. SESSION_INSPECTOR_TEST_SERIAL=1 runs the stages one after another instead (to
+// measure each alone).
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const repoRoot = resolve(import.meta.dirname, '..');
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** name → the command, and the stages whose success it needs. */
+const STAGES = {
+  build: { command: [process.execPath, 'scripts/build.mjs', '--if-stale'], needs: [] },
+  lint: { command: [npm, 'run', '--silent', 'lint'], needs: [] },
+  typecheck: { command: [npm, 'run', '--silent', 'typecheck'], needs: [] },
+  security: { command: [npm, 'run', '--silent', 'test:security'], needs: ['build'] },
+  unit: { command: [npm, 'run', '--silent', 'test:unit'], needs: ['build'] },
+  e2e: { command: [npm, 'run', '--silent', 'test:e2e'], needs: ['build'] },
+};
+
+const serial = process.env.SESSION_INSPECTOR_TEST_SERIAL === '1';
+const LANES = serial ? [['build', 'lint', 'typecheck', 'security', 'unit', 'e2e']] : [['build', 'e2e'], ['build', 'lint', 'typecheck', 'security', 'unit']];
+
+/** name → a promise of { ok, seconds, skipped } (each stage runs once, whichever lane asks first). */
+const runs = new Map();
+
+function prefixLines(name, stream, out) {
+  let rest = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) out.write(`[${name}] ${line}\n`);
+  });
+  stream.on('end', () => {
+    if (rest !== '') out.write(`[${name}] ${rest}\n`);
+  });
+}
+
+function execute(name) {
+  const { command } = STAGES[name];
+  const started = performance.now();
+  console.log(`[${name}] ${command.join(' ')}`);
+  return new Promise((done) => {
+    const child = spawn(command[0], command.slice(1), { cwd: repoRoot, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    prefixLines(name, child.stdout, process.stdout);
+    prefixLines(name, child.stderr, process.stderr);
+    child.on('error', (error) => {
+      console.error(`[${name}] could not start: ${error.message}`);
+      done({ ok: false, seconds: (performance.now() - started) / 1000 });
+    });
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - started) / 1000;
+      console.log(`[${name}] ${code === 0 ? 'passed' : `failed (${code ?? signal})`} in ${seconds.toFixed(1)} s`);
+      done({ ok: code === 0, seconds });
+    });
+  });
+}
+
+function stage(name) {
+  if (!runs.has(name)) {
+    runs.set(
+      name,
+      (async () => {
+        const needed = await Promise.all(STAGES[name].needs.map((n) => stage(n)));
+        const failed = STAGES[name].needs.filter((_n, k) => !needed[k].ok);
+        if (failed.length > 0) {
+          console.log(`[${name}] not run: ${failed.join(', ')} failed`);
+          return { ok: false, seconds: 0, skipped: true };
+        }
+        return execute(name);
+      })(),
+    );
+  }
+  return runs.get(name);
+}
+
+const started = performance.now();
+await Promise.all(
+  LANES.map(async (lane) => {
+    for (const name of lane) await stage(name);
+  }),
+);
+
+const results = await Promise.all(Object.keys(STAGES).map(async (name) => [name, await stage(name)]));
+console.log(`\nnpm test, ${serial ? 'stages one after another' : 'lanes side by side'}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+for (const [name, r] of results) console.log(`  ${name.padEnd(10)} ${r.skipped ? 'not run' : r.ok ? 'passed ' : 'FAILED '} ${r.seconds.toFixed(1).padStart(7)} s`);
+process.exitCode = results.every(([, r]) => r.ok) ? 0 : 1;
