@@ -18,12 +18,13 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import type { ResultOf } from '../../shared/index';
 import { MAX_LIBRARY_ENTRIES } from '../../shared/index';
-import { IndexCache } from '../library/cache';
+import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry } from '../library/library';
 import { listLibrary } from '../library/library';
 import type { IndexPool } from '../library/pool';
 import { indexPool } from '../library/pool';
-import type { LibraryRoot } from '../library/roots';
+import type { LibraryRoot, RootsContext } from '../library/roots';
+import { libraryRoots } from '../library/roots';
 
 export type LibraryReply = ResultOf<'library'>;
 export type LibraryRow = LibraryReply['sessions'][number];
@@ -236,4 +237,17 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       for (const stop of searching.values()) stop();
     },
   };
+}
+
+/**
+ * The library a host serves when started with no FILE (`serve`, and the desktop window): the
+ * agents' default folders as `context` gives them, else the bundled `samples` folder; the index
+ * cache in the OS cache folder. One for the whole host: every tab or window lists the same.
+ */
+export function machineLibrary(context: RootsContext, samples: string): ServedLibrary {
+  return serveLibrary({
+    roots: libraryRoots([], false, context),
+    fallback: samples,
+    cacheDir: cacheFolder({ env: context.env, home: context.home, platform: context.platform }),
+  });
 }
