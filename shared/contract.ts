@@ -16,7 +16,7 @@ import { reductionPolicySchema, reductionSchema } from './format/schema';
 import { MAX_PAGED_MATCHES, MAX_SEARCH_PAGE_SIZE, SEARCH_PAGE_SIZE } from './search/searchPage';
 import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
 import { API_ROOT } from './httpProtocol';
-import { folderMethods, libraryMethods } from './listingContract';
+import { folderMethods, libraryEvents, libraryMethods } from './listingContract';
 import { exportCallMethods } from './exportCallContract';
 
 export type { SessionFileFormat, SessionFormat } from './fileFormats';
@@ -832,6 +832,7 @@ export const events = {
   handleClosed: z.object({ reason: z.string().max(1000) }),
   /** The resolver worker died and was restarted; the session is being reopened. */
   workerRestarted: z.object({ reason: z.string() }),
+  ...libraryEvents,
   /** The desktop shell asks the renderer to do something (menu items). */
   command: z.object({ name: z.enum(['toggleTheme', 'focusSearch', 'showShortcuts']) }),
 } as const;

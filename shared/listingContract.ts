@@ -55,8 +55,9 @@ export const libraryMethods = {
   /**
    * The session library as listed so far: every root looked in (its id is its place here), the
    * sessions found, newest first, and whether the listing in flight has finished. Each call starts a
-   * fresh listing once the last one is 30 s old, so files that appeared or grew are listed.
-   * The desktop app and `serve FILE`/`serve DIR` answer `not_supported`.
+   * fresh listing once the last one is 30 s old where the roots cannot be watched; where they are,
+   * changes arrive as `libraryChanged` events. The desktop app started with files and
+   * `serve FILE`/`serve DIR` answer `not_supported`.
    */
   library: {
     params: empty,
@@ -93,4 +94,17 @@ export const libraryMethods = {
       truncated: z.boolean(),
     }),
   },
+} as const;
+
+/** Events of the session library (shared/contract.ts puts them in its one table of events). */
+export const libraryEvents = {
+  /**
+   * The library changed while the page is open (docs/library.md "In the app"): `sessions` are rows
+   * new or changed (a file that appeared or grew, a row whose `live` ran out), `removed` the places
+   * no longer listed. Pushed on the session's event stream, as the live follow's updates are.
+   */
+  libraryChanged: z.object({
+    sessions: z.array(libraryEntrySchema).max(MAX_LIBRARY_ENTRIES),
+    removed: z.array(z.object({ file: z.string(), root: z.string() })).max(MAX_LIBRARY_ENTRIES),
+  }),
 } as const;

@@ -5,7 +5,7 @@
  * its session in this tab and the fragment names its file; `Library` in the header goes back (a
  * reload keeps the library, or the session); axe finds nothing to fix.
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { audit } from '../axe';
@@ -16,6 +16,19 @@ const REAL = join(REPO_ROOT, 'e2e', 'fixtures', 'real');
 /** Titles the agents gave the sessions (their first prompts), as the library shows them. */
 const COMPACTED_TITLE = /^for the change in cmd\/entire\/cli\/hooks_claudecode_handlers/;
 const CODEX_TITLE = /^Evaluate @packages\/services/;
+
+/** Claude Code records of exchanges `from` to `to` (exclusive) of one session: a prompt each, answered once. */
+function exchanges(from: number, to: number): string {
+  const id = '00000000-0000-4000-8000-00000000live';
+  const lines: string[] = [];
+  for (let t = from; t < to; t++) {
+    const time = new Date(Date.UTC(2026, 5, 1, 12, 0, t)).toISOString();
+    const parent = t === 0 ? null : `a${t - 1}`;
+    lines.push(JSON.stringify({ type: 'user', sessionId: id, cwd: '/work/live', timestamp: time, uuid: `u${t}`, parentUuid: parent, isSidechain: false, message: { role: 'user', content: `new prompt ${t}` } }));
+    lines.push(JSON.stringify({ type: 'assistant', sessionId: id, cwd: '/work/live', timestamp: time, uuid: `a${t}`, parentUuid: `u${t}`, isSidechain: false, message: { id: `msg_${t}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text: `answer ${t}` }] } }));
+  }
+  return `${lines.join('\n')}\n`;
+}
 
 interface PageGlobals {
   location: { hash: string };
@@ -122,6 +135,27 @@ test.describe('the app opens on the session library', () => {
     await hidden.click();
     await inspector.waitLoaded();
     await expect.poll(() => hash(page)).toMatch(/^#file=-Users-soph-Work-entire\/compacted\.jsonl&root=0&.*reduction=cc-compact-L31/);
+  });
+
+  test('a session that appears, then grows, while the page is open shows up and its counts and live mark follow', async ({ inspector }) => {
+    const page = inspector.page;
+    const table = page.getByRole('table', { name: 'Sessions', exact: true });
+    const rows = table.locator('tbody tr');
+    await expect(rows).toHaveCount(3);
+    await expect(page.getByRole('status').filter({ hasText: 'indexing' })).toHaveCount(0);
+    // A new project folder and session, written by an agent while the page is open: two exchanges.
+    const folder = join(test.info().outputPath('library'), 'home', '.claude', 'projects', '-work-live');
+    mkdirSync(folder);
+    const file = join(folder, 'live.jsonl');
+    writeFileSync(file, exchanges(0, 2));
+    const row = rows.filter({ has: page.getByRole('link', { name: /^new prompt 0/ }) });
+    await expect(row).toHaveCount(1);
+    await expect(row.locator('td').nth(4)).toHaveText('2');
+    await expect(row.getByText('live', { exact: true })).toBeVisible();
+    // It grows: a third exchange appended, and its row says so.
+    appendFileSync(file, exchanges(2, 3));
+    await expect(row.locator('td').nth(4)).toHaveText('3');
+    await expect(rows).toHaveCount(4);
   });
 
   test('the library page passes axe-core', async ({ inspector }) => {

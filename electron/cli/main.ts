@@ -122,7 +122,8 @@ Commands:
   --link '#call=N&reduction=ID&range=S:E&q=Q&regex=1&case=0' (any subset, any order) starts
       serve and open at that place: the model call, the reduction expanded at the byte range,
       the search run. The app's Copy link button gives such links.
-  serve and open without FILE open the bundled sample session. Both follow the files while
+  serve and open without FILE start on the session library (the sessions of sessions below;
+      the bundled samples where no agent folder exists). Both follow the files while
       an agent appends to them (new messages appear as they are written); --no-follow opens
       them as they are (a change then stops serving their content).
   sessions [DIR...] [--query Q] [--regex] [--ignore-case] [--since DATE] [--format F]

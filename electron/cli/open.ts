@@ -93,13 +93,16 @@ export function launchElectron(binary: string, args: string[]): Promise<number> 
 }
 
 export async function runOpen(options: ServeOptions, io: CliIo, deps: OpenDeps): Promise<number> {
-  // Resolved before anything starts, so a missing sample is an error of `open` itself.
-  const files = options.files.length > 0 ? options.files : [bundledSample(deps.packageRoot)];
+  // No FILE: the desktop window starts on the session library (SPEC §14), as `serve` does; with
+  // --session/--format the bundled sample, resolved before anything starts so a missing one is an
+  // error of `open` itself.
+  const onSample = options.session !== undefined || options.format !== undefined;
+  const files = options.files.length > 0 ? options.files : onSample ? [bundledSample(deps.packageRoot)] : [];
   await checkOpenSource(files, options);
   const electron = deps.findElectron(deps.packageRoot);
   if (electron.ok) return deps.launchElectron(electron.binary, [deps.packageRoot, ...sourceArguments(openSource(options)), ...linkArgument(options.link), ...(options.follow === false ? [NO_FOLLOW_SWITCH] : []), ...files.map((f) => resolve(f))]);
   const lead = electron.noBinary ? 'No Electron binary is available on this machine' : 'The desktop window cannot start on this machine';
   io.stderr(`${lead} (${electron.reason}); starting the HTTP host instead — open the URL below in a browser.\n`);
   // Without FILE the HTTP host serves the session library, as `serve` does.
-  return runServe(options.files.length > 0 ? { ...options, files } : options, io, deps);
+  return runServe(files.length > 0 ? { ...options, files } : options, io, deps);
 }

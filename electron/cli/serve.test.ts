@@ -189,6 +189,14 @@ describe('open', () => {
     expect(launches).toEqual([['/opt/electron/electron', [ROOT, join(process.cwd(), 'samples/demo.sidecar.jsonl')]]]);
   });
 
+  it('without FILE launches the desktop app on the session library: no file named (the sample only with --session/--format)', async () => {
+    const { code, launches } = await openLaunches(['open'], ROOT);
+    expect(code).toBe(0);
+    expect(launches).toEqual([['/opt/electron/electron', [ROOT]]]);
+    const withSource = await openLaunches(['open', '--format=supercode'], ROOT);
+    expect(withSource.launches.map(([, args]) => args.at(-1))).toEqual([expect.stringMatching(/samples[/\\][a-z]+\.sidecar\.jsonl$/)]);
+  });
+
   describe('findElectron', () => {
     /** A package folder with a fake `electron` package whose installer prints `why` and fails. */
     function fakePackage(name: string, options: { main?: string; binary?: boolean } = {}): string {

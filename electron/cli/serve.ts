@@ -9,10 +9,9 @@ import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { serveFolder } from '../host/folder';
 import type { ServedLibrary } from '../host/library';
-import { serveLibrary } from '../host/library';
-import { cacheFolder } from '../library/cache';
+import { machineLibrary } from '../host/library';
 import type { RootsContext } from '../library/roots';
-import { libraryRoots, processRootsContext } from '../library/roots';
+import { processRootsContext } from '../library/roots';
 import { startHttpHost } from '../host/http';
 import { createSessionHost } from '../host/sessionHost';
 import { createSessionPool } from '../host/sessionPool';
@@ -168,12 +167,7 @@ export function tabSession(shared: Omit<SessionHostOptions, 'client'>, createCli
 
 /** The session library `serve` lists with no FILE: the agents' folders, else the bundled samples; the cache in the OS cache folder. */
 function hostLibrary(deps: ServeDeps): ServedLibrary {
-  const context = deps.libraryContext ?? processRootsContext(homedir());
-  return serveLibrary({
-    roots: libraryRoots([], false, context),
-    fallback: join(deps.packageRoot, 'samples'),
-    cacheDir: cacheFolder({ env: context.env, home: context.home, platform: context.platform }),
-  });
+  return machineLibrary(deps.libraryContext ?? processRootsContext(homedir()), join(deps.packageRoot, 'samples'));
 }
 
 /** Runs the HTTP host until stopped; resolves to the exit status. */

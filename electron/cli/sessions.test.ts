@@ -51,7 +51,10 @@ describe('sessions over a HOME holding four agents', () => {
 
   it('reports every root it considered, a missing one with exists false', () => {
     const byAgent = (agent: string) => listing.roots.filter((r) => r.agent === agent);
-    expect(byAgent('claude-code')).toEqual([{ path: join(lib.home, '.claude', 'projects'), agent: 'claude-code', exists: true, sessions: 2 }]);
+    expect(byAgent('claude-code')).toEqual([
+      { path: join(lib.home, '.claude', 'projects'), agent: 'claude-code', exists: true, sessions: 2 },
+      { path: join(lib.home, '.config', 'claude', 'projects'), agent: 'claude-code', exists: false, sessions: 0 },
+    ]);
     expect(byAgent('codex').map((r) => [r.path, r.sessions])).toEqual([
       [join(lib.home, '.codex', 'sessions'), 1],
       [join(lib.home, '.codex', 'archived_sessions'), 2],

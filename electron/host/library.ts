@@ -15,22 +15,31 @@
  *    as the only root (docs/safe-reads.md).
  */
 import { lstatSync, realpathSync, statSync } from 'node:fs';
-import { relative, sep } from 'node:path';
-import type { ResultOf } from '../../shared/index';
+import { join, relative, sep } from 'node:path';
+import type { EventPayload, ResultOf } from '../../shared/index';
 import { MAX_LIBRARY_ENTRIES } from '../../shared/index';
-import { IndexCache } from '../library/cache';
+import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry } from '../library/library';
-import { listLibrary } from '../library/library';
+import { LIVE_MS, indexedEntry, listLibrary } from '../library/library';
 import type { IndexPool } from '../library/pool';
 import { indexPool } from '../library/pool';
-import type { LibraryRoot } from '../library/roots';
+import type { LibraryRoot, RootsContext } from '../library/roots';
+import type { WalkedFile } from '../library/walk';
+import { COMPANION_FOLDERS, DEFAULT_MAX_ENTRIES, walkFile, walkRoot } from '../library/walk';
+import type { RootWatch } from '../library/watch';
+import { watchRoots } from '../library/watch';
+import { libraryRoots } from '../library/roots';
 
 export type LibraryReply = ResultOf<'library'>;
+/** What changed in the listing: rows new or changed, and places no longer listed (pushed as `libraryChanged`). */
+export type LibraryChange = EventPayload<'libraryChanged'>;
 export type LibraryRow = LibraryReply['sessions'][number];
 export type LibrarySearchReply = ResultOf<'librarySearch'>;
 
-/** A listing older than this is made again at the next request. */
+/** A listing older than this is made again at the next request (while the roots cannot be watched). */
 export const LIBRARY_REFRESH_MS = 30_000;
+/** Where the roots cannot be watched, they are walked again this often (each walk reads every file's head). */
+export const LIBRARY_REWALK_MS = 10_000;
 
 export interface ServedLibrary {
   /** The listing so far; starts one when none ran or the last is stale. */
@@ -49,6 +58,12 @@ export interface ServedLibrary {
   cancel(key: string): boolean;
   /** How a link names a listed file (its root-relative path and root id); undefined for a file the listing did not name. */
   placeOf(path: string): { path: string; root: string } | undefined;
+  /**
+   * Hears every change of the listing once the first listing has finished: files that appeared,
+   * grew or went (the roots are watched; each changed file is indexed again alone), and rows whose
+   * `live` ran out. Returns the unsubscribe function.
+   */
+  subscribe(listener: (change: LibraryChange) => void): () => void;
   dispose(): void;
 }
 
@@ -63,6 +78,9 @@ export interface ServeLibraryOptions {
   /** How whole files are indexed (default: the engine's threads, made per listing). */
   pool?: () => IndexPool;
   now?: () => number;
+  /** Watch the roots for changes (default true); false walks them again every `rewalkMs` instead. */
+  watch?: boolean;
+  rewalkMs?: number;
 }
 
 function rowOf(entry: LibraryEntry, rootId: string): LibraryRow {
@@ -96,12 +114,51 @@ function isFolder(path: string): boolean {
 
 const keyOf = (root: string, file: string): string => `${root}\u0000${file}`;
 
+interface Listed {
+  row: LibraryRow;
+  path: string;
+  rootPath: string;
+  mtimeMs: number;
+}
+
+const sameRow = (a: LibraryRow, b: LibraryRow): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** The file's modification time as the listing saw it (an entry carries its size and times; its mtime is read again here). */
+function mtimeOf(entry: LibraryEntry): number {
+  try {
+    return lstatSync(entry.path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The paths to index again for `paths` heard changed under `root`: a change inside a session's
+ * companion folder (`<session>/subagents/…`, `…/tool-results/…`, an OpenHands `events/`) is a change
+ * of that session's file (`<session>.jsonl`, or the conversation's `base_state.json`).
+ */
+function companionsResolved(root: string, paths: readonly string[]): Set<string> {
+  const out = new Set<string>();
+  for (const path of paths) {
+    const parts = relative(root, path).split(sep);
+    const k = parts.findIndex((p) => COMPANION_FOLDERS.has(p));
+    if (k < 1) {
+      out.add(path);
+      continue;
+    }
+    const owner = join(root, ...parts.slice(0, k));
+    out.add(`${owner}.jsonl`);
+    out.add(join(owner, 'base_state.json'));
+  }
+  return out;
+}
+
 export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
   const refreshMs = options.refreshMs ?? LIBRARY_REFRESH_MS;
   const now = options.now ?? Date.now;
   const makePool = options.pool ?? (() => indexPool());
-  /** Rows by place, with the absolute path each was found at. */
-  let rows = new Map<string, { row: LibraryRow; path: string; rootPath: string }>();
+  /** Rows by place, with the absolute path each was found at and its modification time (for `live`). */
+  let rows = new Map<string, Listed>();
   let reports: LibraryReply['roots'] = [];
   let samples = false;
   let running: Promise<void> | null = null;
@@ -120,12 +177,13 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     const roots = rootsNow();
     const ids = new Map(roots.map((r, k) => [r.path, String(k)]));
     const seen = new Set<string>();
+    const before = new Map(rows);
     const put = (entry: LibraryEntry): void => {
       const rootId = ids.get(entry.root) ?? '';
       const row = rowOf(entry, rootId);
       const key = keyOf(rootId, row.file);
       seen.add(key);
-      rows.set(key, { row, path: entry.path, rootPath: entry.root });
+      rows.set(key, { row, path: entry.path, rootPath: entry.root, mtimeMs: mtimeOf(entry) });
     };
     reports = roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: isFolder(r.path), sessions: 0 }));
     pool = makePool();
@@ -135,12 +193,143 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       if (disposed) return;
       reports = listing.roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: r.exists, sessions: r.sessions }));
       rows = new Map([...rows].filter(([key]) => seen.has(key)));
+      // What this listing changed since the last one, for the pages that listen.
+      const changed = [...rows].filter(([key, r]) => { const was = before.get(key); return was === undefined || !sameRow(was.row, r.row); }).map(([, r]) => r.row);
+      const removed = [...before].filter(([key]) => !rows.has(key)).map(([, r]) => ({ file: r.row.file, root: r.row.root }));
+      notify(changed, removed);
+      startWatching(roots);
     } finally {
       pool.close();
       pool = null;
       finishedAt = now();
     }
   };
+
+  // --- live: the roots watched, each changed file indexed again alone, the pages told ---
+  const listeners = new Set<(change: LibraryChange) => void>();
+  /** The roots' watch; null before the first listing ends, or when the OS refused it (then walked again every `rewalkMs`). */
+  let watching: RootWatch | null = null;
+  let rewalk: NodeJS.Timeout | undefined;
+  let liveTimer: NodeJS.Timeout | undefined;
+  /** The indexing thread of changed files: one, kept while the host runs, so a growing file stays held (indexed on from where it stopped). */
+  let livePool: IndexPool | null = null;
+  let liveCache: IndexCache | null = null;
+  /** Changes being indexed, one batch at a time, in order. */
+  let updating: Promise<void> = Promise.resolve();
+
+  const liveNow = (r: Listed): LibraryRow => {
+    const live = now() - r.mtimeMs < LIVE_MS;
+    return live === r.row.live ? r.row : { ...r.row, live };
+  };
+
+  const notify = (changed: LibraryRow[], removed: LibraryChange['removed']): void => {
+    scheduleLiveEnd();
+    if (changed.length === 0 && removed.length === 0) return;
+    const change: LibraryChange = { sessions: changed.slice(0, MAX_LIBRARY_ENTRIES), removed: removed.slice(0, MAX_LIBRARY_ENTRIES) };
+    for (const listener of [...listeners]) {
+      try {
+        listener(change);
+      } catch {
+        // One broken listener must not starve the others.
+      }
+    }
+  };
+
+  /** When the earliest `live` row stops being live, its row changes: the pages are told then. */
+  function scheduleLiveEnd(): void {
+    if (liveTimer !== undefined) clearTimeout(liveTimer);
+    liveTimer = undefined;
+    let next = Infinity;
+    for (const r of rows.values()) if (r.row.live) next = Math.min(next, r.mtimeMs + LIVE_MS);
+    if (next === Infinity || disposed) return;
+    liveTimer = setTimeout(() => {
+      liveTimer = undefined;
+      const ended: LibraryRow[] = [];
+      for (const r of rows.values()) {
+        const row = liveNow(r);
+        if (row !== r.row) {
+          r.row = row;
+          ended.push(row);
+        }
+      }
+      notify(ended, []);
+    }, Math.max(0, next - now()) + 1);
+    liveTimer.unref();
+  }
+
+  const stopWatching = (): void => {
+    watching?.close();
+    watching = null;
+    if (rewalk !== undefined) clearInterval(rewalk);
+    if (liveTimer !== undefined) clearTimeout(liveTimer);
+    livePool?.close();
+    livePool = null;
+  };
+
+  /** Indexes again the files `paths` name under `root` (a file, a folder that appeared or went), and tells the pages. */
+  const update = async (rootPath: string, paths: readonly string[]): Promise<void> => {
+    const rootId = reports.findIndex((r) => r.path === rootPath);
+    if (rootId < 0 || disposed) return;
+    let real: string;
+    try {
+      real = realpathSync(rootPath);
+    } catch {
+      return;
+    }
+    livePool ??= makePool();
+    liveCache ??= new IndexCache(options.cacheDir);
+    const pool = livePool;
+    const cache = liveCache;
+    const root = { path: rootPath, real, id: String(rootId) };
+    const changed: LibraryRow[] = [];
+    const removed: LibraryChange['removed'] = [];
+    const files = new Map<string, WalkedFile>();
+    for (const path of companionsResolved(rootPath, paths)) {
+      const file = walkFile(rootPath, path);
+      if (file) files.set(file.path, file);
+      else if (isFolder(path)) for (const inner of walkRoot(rootPath, { entries: 0, truncated: false, links: 0 }, DEFAULT_MAX_ENTRIES, path)) files.set(inner.path, { ...inner, head: Buffer.from(inner.head), ...(inner.tail ? { tail: Buffer.from(inner.tail) } : {}) });
+      else {
+        // Gone (or no longer a session): its row, and every row below it when it was a folder.
+        for (const [key, r] of rows) {
+          if (r.rootPath === rootPath && (r.path === path || r.path.startsWith(path + sep))) {
+            rows.delete(key);
+            removed.push({ file: r.row.file, root: r.row.root });
+          }
+        }
+      }
+    }
+    const entries = await Promise.all([...files.values()].map((file) => indexedEntry(file, root, { cache, pool, now })));
+    if (disposed) return;
+    for (const entry of entries) {
+      const row = rowOf(entry, root.id);
+      const key = keyOf(root.id, row.file);
+      const was = rows.get(key);
+      rows.set(key, { row, path: entry.path, rootPath, mtimeMs: mtimeOf(entry) });
+      if (was === undefined || !sameRow(was.row, row)) changed.push(row);
+    }
+    if (entries.length > 0) cache.save([]);
+    const report = reports[rootId];
+    if (report) report.sessions = [...rows.values()].filter((r) => r.rootPath === rootPath).length;
+    notify(changed, removed);
+  };
+
+  function startWatching(roots: readonly LibraryRoot[]): void {
+    if (watching !== null || rewalk !== undefined || disposed) return;
+    const watched = roots.filter((r) => isFolder(r.path)).map((r) => r.path);
+    const fallBack = (): void => {
+      watching = null;
+      rewalk = setInterval(() => start(), options.rewalkMs ?? LIBRARY_REWALK_MS);
+      rewalk.unref();
+    };
+    if (options.watch === false) return fallBack();
+    watching = watchRoots({
+      roots: watched,
+      onChange: (root, paths) => {
+        updating = updating.then(() => update(root, paths)).catch(() => undefined);
+      },
+      onLost: fallBack,
+    });
+  }
 
   const start = (): void => {
     if (running !== null || disposed) return;
@@ -196,11 +385,12 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       return stop !== undefined;
     },
     snapshot() {
-      if (now() - finishedAt >= refreshMs) start();
+      // Watched roots tell of every change; unwatched ones are walked again when the last walk is old.
+      if (watching === null && now() - finishedAt >= refreshMs) start();
       const all = [...rows.values()].sort((a, b) => (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
       return {
         roots: reports,
-        sessions: all.slice(0, MAX_LIBRARY_ENTRIES).map((r) => r.row),
+        sessions: all.slice(0, MAX_LIBRARY_ENTRIES).map((r) => liveNow(r)),
         more: Math.max(0, all.length - MAX_LIBRARY_ENTRIES),
         samples,
         complete: running === null,
@@ -230,10 +420,29 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       for (const found of rows.values()) if (found.path === path) return { path: found.row.file, root: found.row.root };
       return undefined;
     },
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     dispose() {
       disposed = true;
       pool?.close();
       for (const stop of searching.values()) stop();
+      stopWatching();
+      listeners.clear();
     },
   };
+}
+
+/**
+ * The library a host serves when started with no FILE (`serve`, and the desktop window): the
+ * agents' default folders as `context` gives them, else the bundled `samples` folder; the index
+ * cache in the OS cache folder. One for the whole host: every tab or window lists the same.
+ */
+export function machineLibrary(context: RootsContext, samples: string): ServedLibrary {
+  return serveLibrary({
+    roots: libraryRoots([], false, context),
+    fallback: samples,
+    cacheDir: cacheFolder({ env: context.env, home: context.home, platform: context.platform }),
+  });
 }

@@ -214,6 +214,9 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   let follow = options.follow !== false;
   let lastOpened: { paths: string[]; source: OpenSource } | undefined;
 
+  // The library's changes (files that appeared, grew or went) go to this host's page as events.
+  const unsubscribeLibrary = options.library?.subscribe((payload) => emit({ name: 'libraryChanged', payload })) ?? (() => undefined);
+
   /** The last progress of the open in flight, for `current()`. */
   let progress: HostEvent | null = null;
 
@@ -510,6 +513,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
       // The client belongs to whoever created it: they dispose it after the host.
       disposed = true;
       unsubscribeClient();
+      unsubscribeLibrary();
       listeners.clear();
       return releaseUploads([], true);
     },

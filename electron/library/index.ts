@@ -5,7 +5,10 @@
  * the session searched (./query.ts). Companions (subagents, tool results) are read only inside the
  * session's root. Runs in a library thread (./pool.ts), or on the caller's thread without one.
  */
-import type { LoadedSession, Reduction } from '../../shared/index';
+import { readSync, statSync } from 'node:fs';
+import type { LoadedSession, Reduction, SessionFormat } from '../../shared/index';
+import type { ReadSync } from '../loader/common/lines';
+import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';
 import type { SessionPlace } from './link';
@@ -33,9 +36,92 @@ export interface IndexJob {
   root: string;
   place: SessionPlace;
   query?: LibraryQuery;
+  /**
+   * Keep the file open after indexing it (a live file of a format that only appends): the next
+   * index of the same path reads only the bytes appended since (the live follow's own rule,
+   * electron/loader/follow.ts: the indexed prefix's fingerprint unchanged, else read again whole).
+   */
+  hold?: boolean;
 }
 
-export type IndexReply = { ok: true; counts: IndexedCounts; matches?: SessionMatches } | { ok: false; message: string };
+/** How much of the file the indexing read: every byte read, and those before `from` (the size already indexed; 0 when read whole). */
+export interface IndexRead {
+  bytes: number;
+  from: number;
+  before: number;
+}
+
+export type IndexReply = { ok: true; counts: IndexedCounts; matches?: SessionMatches; read?: IndexRead } | { ok: false; message: string };
+
+/** The session formats whose files only grow by appended records (SessionSource.appends): a held file is indexed on from where it stopped. */
+export const APPENDING_FORMATS: ReadonlySet<SessionFormat> = new Set<SessionFormat>(['supercode', 'claude-code', 'codex']);
+/** Files held open for incremental indexing, per thread, at most (the least recently indexed is closed first). */
+export const MAX_HELD = 8;
+
+interface Held {
+  follower: SessionFollower;
+  /** Counts the bytes the follower reads (its reads go through here). */
+  meter: { bytes: number; before: number; from: number };
+  /** The file's size when it was last indexed (where the next index's appended bytes start). */
+  size: number;
+}
+
+/** The files held, by path, least recently indexed first. */
+const held = new Map<string, Held>();
+
+function release(path: string): void {
+  held.get(path)?.follower.close();
+  held.delete(path);
+}
+
+/** Closes every held file (the pool closing, tests). */
+export function releaseHeld(): void {
+  for (const path of [...held.keys()]) release(path);
+}
+
+/** A positional read that counts what it reads into `meter`. */
+function metered(meter: Held['meter']): ReadSync {
+  return (fd, buffer, offset, length, position) => {
+    const n = readSync(fd, buffer, offset, length, position);
+    meter.bytes += n;
+    if (position < meter.from) meter.before += Math.min(n, meter.from - position);
+    return n;
+  };
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The session of a held file, indexed on from where it stopped (opened and held when it is not yet). */
+async function heldSession(job: IndexJob): Promise<{ ok: true; session: LoadedSession; read: IndexRead } | { ok: false; message: string }> {
+  const known = held.get(job.path);
+  if (known) {
+    held.delete(job.path);
+    held.set(job.path, known);
+    known.meter.bytes = 0;
+    known.meter.before = 0;
+    known.meter.from = known.size;
+    const update = await known.follower.look();
+    // A file deleted since: not a session to count any more.
+    if (update?.notice?.kind === 'deleted') {
+      release(job.path);
+      return { ok: false, message: update.notice.message };
+    }
+    known.size = sizeOf(job.path);
+    return { ok: true, session: known.follower.session, read: { ...known.meter } };
+  }
+  const meter = { bytes: 0, before: 0, from: 0 };
+  const opened = await SessionFollower.open([job.path], { roots: [job.root], readSync: metered(meter) });
+  if (!opened.ok) return { ok: false, message: opened.error.message };
+  held.set(job.path, { follower: opened.follower, meter, size: sizeOf(job.path) });
+  while (held.size > MAX_HELD) release(held.keys().next().value as string);
+  return { ok: true, session: opened.follower.session, read: { ...meter } };
+}
 
 /** Compaction events: one per group of `summarized` reductions (an ungrouped one is its own event). */
 export function compactionCount(log: readonly Reduction[]): number {
@@ -81,6 +167,13 @@ export function countsOf(session: LoadedSession): IndexedCounts {
 
 /** Reads the whole file and counts (and searches) it; a file that cannot be read is a reply saying why. */
 export async function indexFile(job: IndexJob, signal?: { readonly aborted: boolean }): Promise<IndexReply> {
+  if (job.hold === true && job.query === undefined) {
+    const found = await heldSession(job);
+    if (!found.ok) return found;
+    // The held session stays open for the next index: only counted here.
+    return { ok: true, counts: countsOf(found.session), read: found.read };
+  }
+  if (held.has(job.path)) release(job.path);
   const loaded = await loadSession([job.path], { roots: [job.root], ...(signal ? { signal } : {}) });
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;

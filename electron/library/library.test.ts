@@ -110,6 +110,7 @@ describe('roots', () => {
     const ctx = { env: {}, home: '/h', cwd: '/w', platform: 'linux' as const };
     expect(defaultRoots(ctx).map((r) => `${r.agent} ${r.path}`)).toEqual([
       'claude-code /h/.claude/projects',
+      'claude-code /h/.config/claude/projects',
       'codex /h/.codex/sessions',
       'codex /h/.codex/archived_sessions',
       'inspect /w/logs',
@@ -120,6 +121,35 @@ describe('roots', () => {
     ]);
     const env = { CLAUDE_CONFIG_DIR: '/c', CODEX_HOME: '/x', INSPECT_LOG_DIR: 'l', MSWEA_GLOBAL_CONFIG_DIR: '/m' };
     expect(defaultRoots({ ...ctx, env }).map((r) => r.path).slice(0, 6)).toEqual(['/c/projects', '/x/sessions', '/x/archived_sessions', '/w/l', '/w/trajectories', '/m']);
+  });
+
+  it("are Claude Code's as Claude Code reads them: ~/.claude and the XDG config folder's claude, or one CLAUDE_CONFIG_DIR taken whole", async () => {
+    const home = join(base, 'claude-home');
+    const legacy = join(home, '.claude', 'projects', '-work-a');
+    const xdg = join(home, '.config', 'claude', 'projects', '-work-b');
+    const comma = join(base, 'one,two', 'projects', '-work-c');
+    for (const d of [legacy, xdg, comma, join(base, 'one', 'projects'), join(base, 'two', 'projects')]) mkdirSync(d, { recursive: true });
+    writeFileSync(join(legacy, 'a.jsonl'), smallSession(1));
+    writeFileSync(join(xdg, 'b.jsonl'), smallSession(2));
+    writeFileSync(join(comma, 'c.jsonl'), smallSession(3));
+    // Folders a comma-separated reading would list: Claude Code never writes there for this value.
+    writeFileSync(join(base, 'one', 'projects', 'x.jsonl'), smallSession(4));
+    writeFileSync(join(base, 'two', 'projects', 'y.jsonl'), smallSession(5));
+    const listed = async (env: Record<string, string>): Promise<string[]> => {
+      const roots = defaultRoots({ env, home, cwd: base, platform: 'linux' }).filter((r) => r.agent === 'claude-code');
+      const pool = indexPool({ threads: 1 });
+      try {
+        const listing = await listLibrary({ roots, pool, heads: true });
+        return listing.sessions.map((e) => e.path).sort();
+      } finally {
+        pool.close();
+      }
+    };
+    expect(await listed({})).toEqual([join(legacy, 'a.jsonl'), join(xdg, 'b.jsonl')]);
+    // XDG_CONFIG_HOME moves the second one, as it moved where those builds wrote.
+    expect(defaultRoots({ env: { XDG_CONFIG_HOME: '/cfg' }, home, cwd: base, platform: 'linux' }).filter((r) => r.agent === 'claude-code').map((r) => r.path)).toEqual([join(home, '.claude', 'projects'), '/cfg/claude/projects']);
+    // An override replaces both defaults, and is one folder even with a comma in its name.
+    expect(await listed({ CLAUDE_CONFIG_DIR: join(base, 'one,two') })).toEqual([join(comma, 'c.jsonl')]);
   });
 });
 

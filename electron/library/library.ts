@@ -13,11 +13,12 @@ import type { IndexCache } from './cache';
 import type { HeadInfo } from './head';
 import { headInfo } from './head';
 import type { IndexedCounts } from './index';
+import { APPENDING_FORMATS } from './index';
 import type { IndexPool } from './pool';
 import type { LibraryQuery, SessionMatches } from './query';
 import { MAX_MATCHES_PER_SESSION } from './query';
 import type { LibraryRoot, RootAgent } from './roots';
-import type { WalkCount } from './walk';
+import type { WalkCount, WalkedFile } from './walk';
 import { DEFAULT_MAX_ENTRIES, walkRoot } from './walk';
 
 /** A file modified this recently is `live`. */
@@ -123,6 +124,25 @@ function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
   for (const m of counts.models) if (!models.includes(m)) models.push(m);
   const h = counts.head ?? {};
   return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, tokens: counts.tokens, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
+}
+
+/**
+ * One file's entry, as a watcher heard it change (docs/library.md "In the app"): its head at once,
+ * then its counts from the cache or by indexing it — held open when its format only appends, so
+ * its next growth is indexed from where this stopped (./index.ts). The head is read before the
+ * first await (a walk's buffer is reused by its next file).
+ */
+export async function indexedEntry(file: WalkedFile, root: { path: string; real: string; id: string }, options: { cache?: IndexCache; pool: IndexPool; now?: () => number }): Promise<LibraryEntry> {
+  const format = SESSION_FORMAT_OF_FILE[file.format];
+  const { size, mtimeMs, ino } = file.stats;
+  const entry = headEntry(headInfo(file.format, file.path, size, file.head, file.tail), file.path, root.path, format, size, mtimeMs, (options.now ?? Date.now)());
+  const key = { size, mtimeMs, ino };
+  const cached = options.cache?.get(file.path, key);
+  if (cached) return withCounts(entry, cached);
+  const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}) });
+  if (!reply.ok) return { ...entry, error: reply.message };
+  options.cache?.set(file.path, key, reply.counts);
+  return withCounts(entry, reply.counts);
 }
 
 /** Newest `updated` first; equal times by path, so the order is stable. */

@@ -37,14 +37,31 @@ function miniSweAgentFolder({ env, home, cwd, platform }: RootsContext): string 
   return join(envPath(env, 'XDG_CONFIG_HOME', cwd) ?? join(home, '.config'), 'mini-swe-agent');
 }
 
+/**
+ * Claude Code's transcript folders, as Claude Code reads them (docs/library.md "Roots"):
+ * `$CLAUDE_CONFIG_DIR/projects` when the variable is set — one folder, taken whole (Claude Code
+ * joins it as a path; a comma is part of the name: the comma-separated list is ccusage's
+ * convention, not Claude Code's) — else `~/.claude/projects`, and also
+ * `$XDG_CONFIG_HOME/claude/projects` (default `~/.config/claude/projects`), where the builds around
+ * 1.0.30 wrote when `XDG_CONFIG_HOME` was set (FORMATS.md §A1).
+ */
+function claudeCodeRoots({ env, home, cwd }: RootsContext): LibraryRoot[] {
+  const given = envPath(env, 'CLAUDE_CONFIG_DIR', cwd);
+  if (given !== undefined) return [{ path: join(given, 'projects'), agent: 'claude-code' }];
+  const config = envPath(env, 'XDG_CONFIG_HOME', cwd) ?? join(home, '.config');
+  return [
+    { path: join(home, '.claude', 'projects'), agent: 'claude-code' },
+    { path: join(config, 'claude', 'projects'), agent: 'claude-code' },
+  ];
+}
+
 /** Every agent's default root, in a fixed order (each only a candidate: the caller checks it exists). */
 export function defaultRoots(context: RootsContext): LibraryRoot[] {
   const { env, home, cwd } = context;
-  const claude = envPath(env, 'CLAUDE_CONFIG_DIR', cwd) ?? join(home, '.claude');
   const codex = envPath(env, 'CODEX_HOME', cwd) ?? join(home, '.codex');
   const openhands = envPath(env, 'OPENHANDS_CONVERSATIONS_DIR', cwd);
   return [
-    { path: join(claude, 'projects'), agent: 'claude-code' },
+    ...claudeCodeRoots(context),
     { path: join(codex, 'sessions'), agent: 'codex' },
     { path: join(codex, 'archived_sessions'), agent: 'codex' },
     { path: envPath(env, 'INSPECT_LOG_DIR', cwd) ?? join(cwd, 'logs'), agent: 'inspect' },

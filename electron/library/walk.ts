@@ -17,7 +17,7 @@
  */
 import type { Dir, Stats } from 'node:fs';
 import { lstatSync, opendirSync, realpathSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { SessionFileFormat } from '../../shared/index';
 import { sniffFile } from '../listing/scan';
 import { SNIFF_HEAD_BYTES } from '../listing/sniff';
@@ -31,7 +31,7 @@ export const DEFAULT_MAX_ENTRIES = 200_000;
 export const TAIL_BYTES = SNIFF_HEAD_BYTES;
 
 /** Folders that hold a session's companions, never sessions of their own. */
-const COMPANION_FOLDERS = new Set(['subagents', 'tool-results', 'events']);
+export const COMPANION_FOLDERS: ReadonlySet<string> = new Set(['subagents', 'tool-results', 'events']);
 
 export interface WalkedFile {
   /** The path as walked (root + relative path). */
@@ -65,7 +65,7 @@ function isCompanionFile(name: string, format: SessionFileFormat): boolean {
  * The session files under `root` (see the header), depth first in directory order. `count` is
  * updated as the walk goes (shared across roots, so one cap bounds a whole listing).
  */
-export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_MAX_ENTRIES): Generator<WalkedFile> {
+export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_MAX_ENTRIES, from?: string): Generator<WalkedFile> {
   let rootReal: string;
   try {
     rootReal = realpathSync(root);
@@ -73,7 +73,10 @@ export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_M
     return;
   }
   const within = [rootReal];
-  const stack: { dir: string; depth: number }[] = [{ dir: root, depth: 1 }];
+  // `from`: only the folder below the root that changed (a watcher's event), at its depth.
+  const start = from === undefined ? { dir: root, depth: 1 } : startBelow(root, from);
+  if (start === undefined) return;
+  const stack: { dir: string; depth: number }[] = [start];
   while (stack.length > 0) {
     const { dir, depth } = stack.pop() as { dir: string; depth: number };
     let handle: Dir;
@@ -109,20 +112,55 @@ export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_M
           continue;
         }
         if (!stats.isFile()) continue;
-        const found = sniffFile(path, {
-          tailBytes: TAIL_BYTES,
-          check: (fd, opened) => {
-            const real = realOfDescriptor(fd, path, opened);
-            return real !== undefined && isWithin(real, within);
-          },
-        });
-        if (!found || isCompanionFile(dirent.name, found.format)) continue;
-        yield { path, rel: relative(root, path).split(sep).join('/'), format: found.format, stats: found.stats, head: found.head, ...(found.tail ? { tail: found.tail } : {}) };
+        const found = sniffWalked(root, path, within);
+        if (found) yield found;
       }
     } finally {
       handle.closeSync();
     }
     // Depth first, in directory order.
     for (let k = subfolders.length - 1; k >= 0; k--) stack.push({ dir: subfolders[k] as string, depth: depth + 1 });
+  }
+}
+
+/** The folder `from` below `root` as a walk's start, at its depth; undefined when it is not below the root (or too deep, or a companion). */
+function startBelow(root: string, from: string): { dir: string; depth: number } | undefined {
+  const parts = relative(root, from).split(sep);
+  if (parts[0] === '' || parts[0] === '..' || parts.length >= MAX_DEPTH || parts.some((p) => COMPANION_FOLDERS.has(p))) return undefined;
+  return { dir: from, depth: parts.length + 1 };
+}
+
+/** A regular file found at `path` under `root` as the walk reads it (its head and tail), or undefined when it is not a session the walk would list. */
+function sniffWalked(root: string, path: string, within: readonly string[]): WalkedFile | undefined {
+  const found = sniffFile(path, {
+    tailBytes: TAIL_BYTES,
+    check: (fd, opened) => {
+      const real = realOfDescriptor(fd, path, opened);
+      return real !== undefined && isWithin(real, within);
+    },
+  });
+  if (!found || isCompanionFile(basename(path), found.format)) return undefined;
+  return { path, rel: relative(root, path).split(sep).join('/'), format: found.format, stats: found.stats, head: found.head, ...(found.tail ? { tail: found.tail } : {}) };
+}
+
+/**
+ * One file under `root` as a walk would list it (a watcher named it): below the root at most
+ * MAX_DEPTH deep, not in a companion folder, reached through no link (its folder's real path is
+ * inside the root's, the file opened with `O_NOFOLLOW` and checked on its descriptor), a regular
+ * file of a known format. Undefined for anything else (gone, a folder, a link, not a session).
+ */
+export function walkFile(root: string, path: string): WalkedFile | undefined {
+  const parts = relative(root, path).split(sep);
+  if (parts[0] === '' || parts[0] === '..' || parts.length > MAX_DEPTH || parts.slice(0, -1).some((p) => COMPANION_FOLDERS.has(p))) return undefined;
+  try {
+    const within = [realpathSync(root)];
+    if (!isWithin(realpathSync(dirname(path)), within)) return undefined;
+    // As the walk: no folder on the way is a link, even one pointing inside the root.
+    for (let k = 1; k < parts.length; k++) if (lstatSync(join(root, ...parts.slice(0, k))).isSymbolicLink()) return undefined;
+    const stats = lstatSync(path);
+    if (!stats.isFile()) return undefined;
+    return sniffWalked(root, path, within);
+  } catch {
+    return undefined;
   }
 }

@@ -47,6 +47,7 @@ function start(overrides: Partial<StartOptions> = {}) {
     cwd: dir.dir,
     platform: 'linux',
     samplesDir: dir.path('samples-missing'),
+    libraryContext: { env: { SESSION_INSPECTOR_CACHE_DIR: dir.path('cache') }, home: dir.path('home'), cwd: dir.dir, platform: 'linux' },
     ...overrides,
   });
 }
@@ -124,12 +125,22 @@ describe('startApp when ready', () => {
     expect(host.openPaths).toHaveBeenLastCalledWith(['/a/two.jsonl'], { session: 'b' });
   });
 
-  it('opens the bundled sample when no file is named', async () => {
+  it('opens nothing and gives every window the session library when no file is named (windowLibrary.test.ts drives it)', async () => {
     const samples = dir.path('');
     writeFileSync(dir.path('demo.sidecar.jsonl'), '');
     start({ samplesDir: samples });
     await fake.app.becomeReady();
-    expect(host.openPaths).toHaveBeenCalledWith([join(samples, 'demo.sidecar.jsonl')], {});
+    expect(host.openPaths).not.toHaveBeenCalled();
+    expect(hostOptions?.library).toBeDefined();
+  });
+
+  it('opens the bundled sample when no file is named but --session or --format is', async () => {
+    const samples = dir.path('');
+    writeFileSync(dir.path('demo.sidecar.jsonl'), '');
+    start({ samplesDir: samples, argv: ['/opt/si', '--session=s-demo'] });
+    await fake.app.becomeReady();
+    expect(host.openPaths).toHaveBeenCalledWith([join(samples, 'demo.sidecar.jsonl')], { session: 's-demo' });
+    expect(hostOptions?.library).toBeUndefined();
   });
 
   it('answers IPC only from the main frame of its window', async () => {

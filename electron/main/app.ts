@@ -3,11 +3,16 @@
  * window, recent files, quitting. main.ts calls `startApp` with the real session host factory;
  * app.test.ts calls it with a fake host and a faked `electron`.
  */
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { app, dialog, ipcMain, Menu, nativeTheme, protocol, session } from 'electron';
 import type { BrowserWindow } from 'electron';
 import type { HostEvent } from '../../shared/contract';
+import type { ServedLibrary } from '../host/library';
+import { machineLibrary } from '../host/library';
 import type { SessionHost, SessionHostOptions } from '../host/types';
+import type { RootsContext } from '../library/roots';
+import { processRootsContext } from '../library/roots';
 import { APP_SCHEME_PRIVILEGED } from './appProtocol';
 import { PROTOCOL_SCHEME } from '../../shared/links/protocolLink';
 import { defaultSampleFiles, filesOfSecondInstance, parseFileArguments, parseLinkArgument, parseSourceArguments, protocolUrlArgument, samplesDir, sourceOfSecondInstance } from './args';
@@ -35,6 +40,8 @@ export interface StartOptions {
   platform?: NodeJS.Platform;
   /** Where the bundled sample is looked for (default: `samplesDir(...)` of args.ts). */
   samplesDir?: string;
+  /** Where the session library looks when no file is named (default: the process's environment and home). */
+  libraryContext?: RootsContext;
 }
 
 /** Starts the app. Call once, synchronously at startup (the app:// scheme must be registered before `ready`). */
@@ -64,6 +71,8 @@ export function startApp(options: StartOptions): void {
   /** What every window's host is made with, once the app is ready; null before. */
   let hostOptions: ((window: BrowserWindow) => Omit<SessionHostOptions, 'client'>) | null = null;
   let recent: RecentFiles | null = null;
+  /** The session library every window lists when no file was named at start (docs/library.md "In the app"). */
+  let library: ServedLibrary | null = null;
   /** Files asked for before the host exists (macOS `open-file` before `ready`). */
   let pendingFiles: string[] = [];
   /** The place the first window opens at (`#…`, or '' for none). */
@@ -217,6 +226,7 @@ export function startApp(options: StartOptions): void {
     event.preventDefault();
     disposed = true;
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, DISPOSE_TIMEOUT_MS).unref());
+    library?.dispose();
     void Promise.race([windows.disposeAll(), timeout]).then(() => app.quit());
   });
 
@@ -234,10 +244,17 @@ export function startApp(options: StartOptions): void {
     // `--session`/`--format` are about the files of the command line, not about files opened from the OS.
     const namedSource = pendingFiles.length > 0 ? {} : argvSource;
     pendingFiles = [];
-    const initial = named.length > 0 ? named : defaultSampleFiles(options.samplesDir ?? samplesDir(app.isPackaged, process.resourcesPath, DIST_DIR));
+    const samples = options.samplesDir ?? samplesDir(app.isPackaged, process.resourcesPath, DIST_DIR);
+    // No file named (and no --session/--format to apply to one): every window starts on the session
+    // library (SPEC §14), one listing shared by all; with --session/--format, the bundled sample.
+    const noSource = namedSource.session === undefined && namedSource.format === undefined;
+    if (named.length === 0 && noSource) library = machineLibrary(options.libraryContext ?? processRootsContext(homedir()), samples);
+    const initial = named.length > 0 || library !== null ? named : defaultSampleFiles(samples);
     const recentFiles = recent;
+    const served = library;
     hostOptions = (window) => ({
       host: 'electron',
+      ...(served !== null ? { library: served } : {}),
       files: [...new Set([...initial, ...recentFiles.list()])],
       openDialog: openDialogOver(window),
       onOpened: (paths) => {

@@ -1,9 +1,9 @@
 /**
  * The session library (SPEC §14: the app opens on it when the host was started with no FILE): the
- * host's listing so far, asked again while it fills and, once finished, now and then so files that
- * appeared or grew show up (the host re-walks at most every few seconds).
+ * host's listing so far, asked again while it fills; once finished, the host pushes what changes
+ * (`libraryChanged`: files that appeared, grew or went, rows no longer live) and it is merged here.
  */
-import type { ResultOf } from '../../shared/contract';
+import type { EventPayload, ResultOf } from '../../shared/contract';
 import type { SliceCreator } from './appState';
 
 export type LibraryListing = ResultOf<'library'>;
@@ -20,7 +20,11 @@ export interface LibrarySlice {
   /** Searches every session's text (`Enter` in `Search sessions`); a new search replaces the one running. */
   searchLibrary: (query: string) => Promise<void>;
   clearLibrarySearch: () => void;
+  /** Merges a change the host pushed: rows new or changed replace theirs, removed ones go. */
+  applyLibraryChange: (change: EventPayload<'libraryChanged'>) => void;
 }
+
+const placeKey = (row: { file: string; root: string }): string => `${row.root}\u0000${row.file}`;
 
 let searches = 0;
 
@@ -40,6 +44,17 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (deps) => (set, ge
   },
   clearLibrarySearch() {
     set({ librarySearch: null, librarySearching: null });
+  },
+  applyLibraryChange(change) {
+    const library = get().library;
+    if (!library) return;
+    const byPlace = new Map(library.sessions.map((row) => [placeKey(row), row]));
+    for (const gone of change.removed) byPlace.delete(placeKey(gone));
+    for (const row of change.sessions) byPlace.set(placeKey(row), row);
+    const sessions = [...byPlace.values()].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
+    const perRoot = new Map<string, number>();
+    for (const row of sessions) perRoot.set(row.root, (perRoot.get(row.root) ?? 0) + 1);
+    set({ library: { ...library, sessions, roots: library.roots.map((r) => ({ ...r, sessions: perRoot.get(r.id) ?? 0 })) } });
   },
   async loadLibrary() {
     const reply = await deps.api.library({});

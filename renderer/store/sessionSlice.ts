@@ -425,6 +425,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
           set({ session: { ...rest, sessions: event.payload.sessions, ...(event.payload.sessions_omitted !== undefined ? { sessions_omitted: event.payload.sessions_omitted } : {}) } });
           return;
         }
+        case 'libraryChanged':
+          get().applyLibraryChange(event.payload);
+          return;
         case 'command':
           if (event.payload.name === 'toggleTheme') get().toggleTheme();
           else if (event.payload.name === 'focusSearch') get().requestFocusSearch();

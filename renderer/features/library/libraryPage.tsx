@@ -13,9 +13,8 @@ import type { LibraryRow, Sort, SortKey } from './libraryRows';
 import { DEFAULT_SORT, LIBRARY_FRAGMENT, ROWS_PER_PAGE, filterRows, isLibraryFragment, nextSort, rowFragment, sortRows } from './libraryRows';
 import './libraryPage.css';
 
-/** How often the page asks for the listing while the host is still indexing, and after. */
+/** How often the page asks for the listing while the host's first listing fills (after it, the host pushes changes). */
 const FILLING_MS = 1000;
-const REFRESH_MS = 5000;
 
 function useHash(): string {
   const [hash, setHash] = useState(location.hash);
@@ -128,7 +127,8 @@ export function LibraryPage() {
   const [shown, setShown] = useState(ROWS_PER_PAGE);
   const complete = library?.complete ?? false;
   useEffect(() => {
-    const timer = setInterval(() => void loadLibrary(), complete ? REFRESH_MS : FILLING_MS);
+    if (complete) return undefined;
+    const timer = setInterval(() => void loadLibrary(), FILLING_MS);
     return () => clearInterval(timer);
   }, [complete, loadLibrary]);
   const rows = useMemo(() => sortRows(filterRows(library?.sessions ?? [], text), sort), [library, text, sort]);
