@@ -13,6 +13,7 @@ import { mintReductions } from '../../shared/resolver/mint';
 import { hasSecret } from '../../shared/export/redact';
 import { ALL_PLANTED, PLANTED_SECRETS } from '../../shared/export/testing/secrets';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
 import { runCli } from './testing/runCli';
 
 const COMPACTION = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.0.76-compact-boundary.jsonl');
@@ -188,6 +189,19 @@ describe('export --as markdown', () => {
     const before = JSON.parse((await runCli(['view', '--at', String(callNumber - 1), COMPACTION])).stdout) as { messages: { reductions: string[] }[] };
     expect(before.messages.flatMap((m) => m.reductions)).not.toContain(compaction.id);
     expect(r.stdout.slice(at)).toContain(compaction.stub.split('\n')[0]);
+  });
+
+  it('each call of a real Claude Code file states the context its record gives (SPEC §15), read from the raw usage', async () => {
+    const r = await runCli(['export', '--as', 'markdown', COMPACTION]);
+    expect(r.code).toBe(0);
+    const usage = rawClaudeCodeUsage(COMPACTION);
+    const raw = rawClaudeCodeCalls(COMPACTION).map((c) => usage.get(c.line)?.context);
+    const stated = r.stdout.split('\n## Call ').slice(1).map((section) => {
+      const context = /^Context: (\d+) tokens \(recorded\)\.$/m.exec(section);
+      return context ? Number(context[1]) : undefined;
+    });
+    expect(raw.filter((c) => c !== undefined).length).toBeGreaterThan(0);
+    expect(stated).toEqual(raw);
   });
 
   it('--calls N:M keeps those calls; a range outside the session is a usage error', async () => {

@@ -32,6 +32,8 @@ export interface DocumentSource {
   readonly minted: MessageList;
   callInput(call: number | null): CallInput | undefined;
   expand(id: string, range?: [number, number], call?: number | null): Result<ExpandOutcome, { code: string; message: string }>;
+  /** The usage the file recorded for a call (SPEC §15, LoadedSession.callTokens); absent or undefined: none recorded. */
+  callTokens?(call: number): { context: number } | undefined;
 }
 
 /** A text of the session as the document holds it. */
@@ -91,7 +93,7 @@ export interface DocRestored {
 export interface DocSection {
   /** The model call, or null for what follows the last call. */
   call: number | null;
-  /** A slot for the call's tokens (SPEC §15): null until the session records or estimates them. */
+  /** The call's context in tokens as the file recorded it (SPEC §15); null where it records none. */
   tokens: number | null;
   reduced: DocReduction[];
   restored: DocRestored[];
@@ -195,7 +197,7 @@ export function buildDocument(source: DocumentSource, options: DocumentOptions):
       const call = calls[n - 1] as ModelCall;
       const input = source.callInput(n) ?? EMPTY_INPUT;
       const after = n > 1 ? (calls[n - 2] as ModelCall).index : -1;
-      sections.push({ ...changes(source, texts, previous, input, n, after, message), tokens: null, call: n, response: responseOf(source.minted, call.index, texts) });
+      sections.push({ ...changes(source, texts, previous, input, n, after, message), tokens: source.callTokens?.(n)?.context ?? null, call: n, response: responseOf(source.minted, call.index, texts) });
       previous = input;
     }
   }

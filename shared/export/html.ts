@@ -63,7 +63,7 @@ function reductionHtml(r: DocReduction, capBytes: number): string {
 function sectionHtml(s: DocSection, capBytes: number): string {
   const id = s.call === null ? 'after' : `call-${s.call}`;
   const parts = [`<h2>${sectionTitle(s)}</h2>`];
-  if (s.tokens !== null) parts.push(`<p>Context: ${s.tokens} tokens.</p>`);
+  if (s.tokens !== null) parts.push(`<p>Context: ${s.tokens} tokens (recorded).</p>`);
   if (s.reduced.length > 0) parts.push('<h3>Context reduced since the previous call</h3>', ...s.reduced.map((r) => reductionHtml(r, capBytes)));
   if (s.restored.length > 0) {
     const items = s.restored.map((r) => `<li>${name(r.kind)} ${name(r.id.text)}: ${placeWords(r.index, r.end)}${r.by ? ` (${r.by})` : ''}</li>`);

@@ -35,7 +35,7 @@ function reductionLines(r: DocReduction, capBytes: number): string[] {
 
 function sectionLines(s: DocSection, capBytes: number): string[] {
   const lines = [`## ${sectionTitle(s)}`, ''];
-  if (s.tokens !== null) lines.push(`Context: ${s.tokens} tokens.`, '');
+  if (s.tokens !== null) lines.push(`Context: ${s.tokens} tokens (recorded).`, '');
   if (s.reduced.length > 0) {
     lines.push('### Context reduced since the previous call', '');
     for (const r of s.reduced) lines.push(...reductionLines(r, capBytes));
