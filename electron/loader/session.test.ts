@@ -81,6 +81,9 @@ describe('loadSession: a sidecar', () => {
         warnings: 0,
         format: 'supercode',
         sessions: [{ id: 's-demo', messages: 4 }],
+        // SPEC §15: a native file records no usage.
+        tokens: { calls_recorded: 0, max_context: null, window: null, compactions: [] },
+        cache_breaks: [],
       },
     });
   });

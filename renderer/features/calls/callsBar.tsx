@@ -6,7 +6,7 @@
  * arrows, by 10 with PageUp / PageDown, to the first and last call with Home / End, and marks the
  * calls that first saw a compaction (tick marks, and a line saying which).
  */
-import type { FormEvent, KeyboardEvent } from 'react';
+import type { KeyboardEvent } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import { formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
@@ -44,8 +44,8 @@ export function callForKey(key: string, call: number, calls: number): number | u
 function GoToCall({ calls, onGo }: { calls: number; onGo: (call: number) => void }) {
   const [text, setText] = useState('');
   const [invalid, setInvalid] = useState(false);
-  const submit = (e: FormEvent): void => {
-    e.preventDefault();
+  // Not a <form>: the hostile-content specs hold that no form element is on the session's page.
+  const go = (): void => {
     const n = Number(text);
     if (text.trim() === '' || !Number.isInteger(n) || n < 1 || n > calls) {
       setInvalid(true);
@@ -55,18 +55,31 @@ function GoToCall({ calls, onGo }: { calls: number; onGo: (call: number) => void
     onGo(n);
   };
   return (
-    <form className="calls-bar-goto" onSubmit={submit} noValidate>
+    <span className="calls-bar-goto">
       <label>
         Go to call
-        <input type="number" min={1} max={calls} step={1} value={text} aria-invalid={invalid || undefined} onChange={(e) => setText(e.currentTarget.value)} />
+        <input
+          type="number"
+          min={1}
+          max={calls}
+          step={1}
+          value={text}
+          aria-invalid={invalid || undefined}
+          onChange={(e) => setText(e.currentTarget.value)}
+          onKeyDown={(e) => {
+            if (e.key === 'Enter') go();
+          }}
+        />
       </label>
-      <button type="submit">Go</button>
+      <button type="button" onClick={go}>
+        Go
+      </button>
       {invalid && (
         <span className="calls-bar-invalid" role="alert">
           {`A call from 1 to ${formatCount(calls)}`}
         </span>
       )}
-    </form>
+    </span>
   );
 }
 
