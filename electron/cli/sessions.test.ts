@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibraryEntry } from '../library/library';
 import type { LibraryHome } from '../library/testing/libraryHome';
 import { makeLibraryHome, treeFingerprint } from '../library/testing/libraryHome';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
 import { main } from './main';
 
 interface Run {
@@ -85,7 +86,7 @@ describe('sessions over a HOME holding four agents', () => {
 
   it('takes the head metadata from the records: title, project, branch, models, times', () => {
     const cc = listing.sessions.find((e) => e.path === lib.compacted) as LibraryEntry;
-    expect(cc).toMatchObject({ format: 'claude-code', id: '198393f2-22db-477b-ac77-1825bea883ae', project: '/Users/soph/Work/entire/devenv/cli', branch: 'soph/bugfix-for-inconsistent-session-state', started: '2026-01-07T11:47:31.774Z', updated: '2026-01-07T12:38:42.261Z', compactions: 1, tokens: null });
+    expect(cc).toMatchObject({ format: 'claude-code', id: '198393f2-22db-477b-ac77-1825bea883ae', project: '/Users/soph/Work/entire/devenv/cli', branch: 'soph/bugfix-for-inconsistent-session-state', started: '2026-01-07T11:47:31.774Z', updated: '2026-01-07T12:38:42.261Z', compactions: 1, tokens: lastRecordedContext(lib.compacted) });
     expect(cc.title).toMatch(/^for the change in cmd\/entire\/cli\/hooks_claudecode_handlers\.go/);
     expect(Array.from(cc.title ?? '').length).toBeLessThanOrEqual(120);
     expect(cc.models).toContain('claude-opus-4-5-20251101');
@@ -188,3 +189,13 @@ describe('sessions output modes', () => {
     expect((await cli(['--help'])).stdout).toContain('sessions [DIR...] [--query Q]');
   });
 });
+
+/** SPEC §14 `tokens`: the last recorded context of the file, read from its raw usage records. */
+function lastRecordedContext(path: string): number | null {
+  const usage = rawClaudeCodeUsage(path);
+  const contexts = rawClaudeCodeCalls(path).flatMap((c) => {
+    const u = usage.get(c.line);
+    return u ? [u.context] : [];
+  });
+  return contexts.at(-1) ?? null;
+}

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogReportEntry, ViewEntry } from '../../shared/index';
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
-import { CLAUDE_DEFAULT, MIN_CALIBRATION_CALLS, calibrationError, usablePairs } from '../../shared/tokens/calibration';
+import type { Calibration } from '../../shared/tokens/calibration';
+import { MIN_CALIBRATION_CALLS, calibrationError, usablePairs } from '../../shared/tokens/calibration';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from '../cli/chunkLoader';
@@ -30,8 +31,9 @@ type Message = ViewEntry & { tokens_est: number };
 interface ViewOut {
   messages: Message[];
   tokens_est: TokenEstimate;
-  calibration?: unknown;
+  calibration?: Calibration;
   context_breakdown?: ContextBreakdown;
+  tokens?: { context: number } | null;
 }
 
 async function viewOf(args: string[]): Promise<ViewOut> {
@@ -66,17 +68,23 @@ describe('view: tokens_est', () => {
     expect(b.not_in_file).toBeUndefined();
   });
 
-  it('Claude Code file: approximate, scaled by the measured default factor (no recorded usage wired in)', async () => {
+  it('Claude Code file: approximate, scaled by the factor fitted to the usage the file records', async () => {
     const out = await viewOf(['--at', '5', join(CC, 'cc-2.1.17-persisted-bash.jsonl')]);
     expect(out.tokens_est.approximate).toBe(true);
-    expect(out.calibration).toEqual(CLAUDE_DEFAULT);
+    // The file records usage at enough calls: its own fit, not the default.
+    expect(out.calibration?.source).toBe('file');
+    expect(out.calibration?.calls).toBeGreaterThanOrEqual(MIN_CALIBRATION_CALLS);
+    const factor = out.calibration?.factor ?? Number.NaN;
+    expect(factor).toBeGreaterThan(1);
     // An assistant message also counts the thinking its record keeps (the model is given it back), not shown in `content`.
     for (const m of out.messages) {
-      if (m.role === 'assistant') expect(m.tokens_est).toBeGreaterThanOrEqual(Math.round(entryCount(m) * CLAUDE_DEFAULT.factor));
-      else expect(m.tokens_est).toBe(Math.round(entryCount(m) * CLAUDE_DEFAULT.factor));
+      if (m.role === 'assistant') expect(m.tokens_est).toBeGreaterThanOrEqual(Math.round(entryCount(m) * factor));
+      else expect(m.tokens_est).toBe(Math.round(entryCount(m) * factor));
     }
     expect(out.tokens_est.tokens).toBe(out.messages.reduce((n, m) => n + m.tokens_est, 0));
     expect(out.context_breakdown?.approximate).toBe(true);
+    // The breakdown has the recorded context of call 5 behind it.
+    expect(out.context_breakdown?.recorded).toBe(out.tokens?.context);
   });
 });
 

@@ -280,6 +280,9 @@ export const FINDING_SEVERITY: Readonly<Record<FindingCode, Severity>> = {
 /** The codes only an importer's reading gives (docs/large-lines.md): no native session file has them, so no broken native sample does. */
 export const IMPORTER_FINDING_CODES: readonly FindingCode[] = ['value_too_large'];
 
+/** The codes only a CI gate of `check` gives (SPEC §15 `--max-context`): a judgement of a session against a limit, not a defect a file can hold. */
+export const GATE_FINDING_CODES: readonly FindingCode[] = ['context_over_limit'];
+
 /** §5.6 */
 export interface Finding {
   code: FindingCode;
