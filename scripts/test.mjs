@@ -9,9 +9,12 @@
 // stage runs whatever another one gave: a failed lint does not stop the unit tests. A stage that
 // needs the build does not run when the build failed. Each line a stage prints is prefixed with its
 // name; the summary at the end gives each stage's time and outcome, and the exit code is 1 when any
-// stage failed. SESSION_INSPECTOR_TEST_SERIAL=1 runs the stages one after another instead (to
-// measure each alone).
+// stage failed. The lanes run side by side only on a machine of 4 cores or more: on 2 cores they
+// fought for them (a whole run took 1,995 s in two lanes against about 1,500 s one stage after
+// another, docs/testing.md), so there the stages run one after another, as they also do with
+// SESSION_INSPECTOR_TEST_SERIAL=1 (to measure each alone).
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
@@ -28,7 +31,7 @@ const STAGES = {
   e2e: { command: [npm, 'run', '--silent', 'test:e2e'], needs: ['build'] },
 };
 
-const serial = process.env.SESSION_INSPECTOR_TEST_SERIAL === '1';
+const serial = process.env.SESSION_INSPECTOR_TEST_SERIAL === '1' || availableParallelism() < 4;
 const LANES = serial ? [['build', 'lint', 'typecheck', 'security', 'unit', 'e2e']] : [['build', 'e2e'], ['build', 'lint', 'typecheck', 'security', 'unit']];
 
 /** name → a promise of { ok, seconds, skipped } (each stage runs once, whichever lane asks first). */
