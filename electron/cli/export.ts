@@ -8,10 +8,11 @@ import type { Provider } from '../../shared/export/request';
 import { PROVIDERS } from '../../shared/export/request';
 import { callRequest } from '../../shared/export/callRequest';
 import type { LoadOptions } from '../loader/session';
-import { FileChangedError, loadSession } from '../loader/session';
+import { FileChangedError } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
+import { openExportSession } from './exportSession';
 import { runExportDocument } from './exportDocument';
 
 /** One kind of export: what `--as` names. */
@@ -30,15 +31,8 @@ async function providerRequest(provider: Provider | undefined, { flags, files }:
   const call = parseCall(flags);
   if (call === undefined) throw usageError(`export ${provider === undefined ? '' : `--as ${provider} `}needs --call N: the model call whose input to export`);
   for (const f of ['redact', 'calls', 'out']) if (flags.has(f)) throw usageError(`--${f} is for --as markdown or html, not for a provider request`);
-  if (files.length === 0) throw usageError('export needs FILE...');
-  if (files.length > 2) throw usageError(`export takes one or two files, not ${files.length}`);
-  const sessionId = flags.get('session');
-  const format = flags.get('format');
-  const loaded = await loadSession(files, { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) });
-  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
-  const session = loaded.session;
+  const session = await openExportSession(files, flags, loadOptions);
   try {
-    if (session.stopped) throw new CliError('unsupported_version', session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file has a format version newer than this build supports');
     const before = session.fileChange();
     if (before) throw new CliError('file_changed', before.message);
     let out;

@@ -13,10 +13,11 @@ import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { CallRangeError } from '../../shared/export/document';
 import { writeSessionDocument, type DocumentFormat } from '../../shared/export/sessionDocument';
 import type { LoadOptions } from '../loader/session';
-import { FileChangedError, loadSession } from '../loader/session';
+import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
+import { openExportSession } from './exportSession';
 
 export function isDocumentFormat(as: unknown): as is DocumentFormat {
   return as === 'markdown' || as === 'html';
@@ -92,15 +93,8 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
   const range = parseCalls(flags);
   const out = flags.get('out');
   if (out === true) throw usageError('--out needs a file name');
-  if (files.length === 0) throw usageError('export needs FILE...: the session to export');
-  if (files.length > 2) throw usageError(`export takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
-  const sessionId = flags.get('session');
-  const format = flags.get('format');
-  const loaded = await loadSession(files, { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) });
-  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
-  const session = loaded.session;
+  const session = await openExportSession(files, flags, loadOptions);
   try {
-    if (session.stopped) throw new CliError('unsupported_version', session.loadFindings.find((f) => f.code === 'unsupported_version')?.message ?? 'a file has a format version newer than this build supports');
     const first = session.files[0];
     let written;
     try {
