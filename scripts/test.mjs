@@ -10,7 +10,7 @@
 // needs the build does not run when the build failed. Each line a stage prints is prefixed with its
 // name; the summary at the end gives each stage's time and outcome, and the exit code is 1 when any
 // stage failed. The lanes run side by side only on a machine of 4 cores or more: on 2 cores they
-// fought for them (a whole run took 1,995 s in two lanes against about 1,500 s one stage after
+// fought for them (a whole run took 1,995 s in two lanes against 1,849 s one stage after
 // another, docs/testing.md), so there the stages run one after another, as they also do with
 // SESSION_INSPECTOR_TEST_SERIAL=1 (to measure each alone).
 import { spawn } from 'node:child_process';
