@@ -19,10 +19,6 @@ import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
 import { openExportSession } from './exportSession';
 
-export function isDocumentFormat(as: unknown): as is DocumentFormat {
-  return as === 'markdown' || as === 'html';
-}
-
 /** `--calls N:M` (inclusive) or `--calls N`; undefined without it: every call. */
 export function parseCalls(flags: ReadonlyMap<string, string | true>): [number, number] | undefined {
   const v = flags.get('calls');

@@ -42,11 +42,14 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
 /** The context map's figures (shared/calls/contextMap.ts) and each call's recorded usage (§15), computed once per open. */
 export const calls: Handler<'calls'> = (_request, state) =>
   state.withSession('calls', (open) => {
-    if (!open.contextMap) {
+    let map = open.contextMap;
+    if (!map) {
       const recorded = recordedColumns(open.session);
-      open.contextMap = { ...contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds), ...(recorded ? { recorded } : {}) };
+      const compactions = compactionCalls(open.session.callTimeline);
+      map = { ...contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds), compactions, ...(recorded ? { recorded } : {}) };
+      open.contextMap = map;
     }
-    return ok({ ...open.contextMap, compactions: compactionCalls(open.session.callTimeline) });
+    return ok(map);
   });
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>
