@@ -7,7 +7,6 @@
 import type {
   ByteSource,
   CallInput,
-  ContextMap,
   EventPayload,
   HostError,
   LoadedSession,
@@ -19,6 +18,7 @@ import type {
   WorkerSessionMethod,
 } from '../../shared/index';
 import { REDUCTION_KINDS, projectionLayout } from '../../shared/index';
+import type { ContextMapInfo } from '../../shared/contract';
 import type { LiveLayout } from '../../shared/resolver/liveLayout';
 import { extendLayout } from '../../shared/resolver/liveLayout';
 import type { BackgroundOptions, BackgroundVerify, IdleVerifier } from '../loader/content/backgroundVerify';
@@ -62,8 +62,8 @@ export interface OpenSession {
   lastRowText?: { row: number; toolCall: number | undefined; call: number | null; bytes: ByteSource };
   /** The inputs of the calls last shown, with their layouts (at most CALL_VIEWS_KEPT, most recent last). */
   callViews?: Map<number, CallView>;
-  /** The context map, computed at its first request. */
-  contextMap?: ContextMap;
+  /** The context map as the `calls` reply gives it (with compaction marks and recorded usage), computed at its first request. */
+  contextMap?: ContextMapInfo;
 }
 
 /** What a worker's sessions are opened and watched with; tests give their own. */
