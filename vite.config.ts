@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vitest/config';
@@ -27,6 +28,11 @@ export default defineConfig({
     environment: 'node',
     // Child processes: isolated, and robust with worker_threads code under test.
     pool: 'forks',
+    // One test file per core. Vitest's default is one fewer than the cores (it keeps one for
+    // itself), which on the two-core CI machine ran one file at a time with a core idle whenever
+    // the file's test was not running a child process or a worker thread; Vitest's own process
+    // only gathers results (docs/testing.md).
+    maxWorkers: availableParallelism(),
     // The resolver worker's tests run the real bundle: build dist/worker.cjs first.
     globalSetup: ['electron/worker/buildWorker.setup.ts'],
     testTimeout: 30_000,
