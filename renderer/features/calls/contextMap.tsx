@@ -11,18 +11,18 @@
  *
  * Assistive technology gets an `img` with a one-sentence summary, and the figures themselves in
  * the `Context map figures` table (per call up to FIGURE_ROWS calls, else per bucket).
+ *
+ * The same map in tokens (SPEC §15) is tokensMap.tsx; the `Tokens`/`Bytes` switch chooses.
  */
 import { useMemo } from 'react';
-import type { ContextMapInfo } from '../../../shared/contract';
 import { formatBytes, formatCount } from '../../text/format';
 import { nameText } from '../../text/nameText';
-import { bucketize, callAtX, mapSummary } from './contextMapModel';
+import { useApp } from '../../store/storeContext';
+import type { MapProps } from './contextMapModel';
+import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, bucketize, callAtX, mapSummary } from './contextMapModel';
+import type { MapUnit } from './contextMapTokens';
+import { TokensMap } from './tokensMap';
 
-/** Bars across the chart: about one per pixel column of its usual width. */
-export const MAP_BUCKETS = 600;
-/** Rows of the figures table at most (above, one row per group of calls). */
-const FIGURE_ROWS = 200;
-const HEIGHT = 60;
 const LEGEND: [string, string][] = [
   ['context-map-given', 'given'],
   ['context-map-hidden', 'hidden'],
@@ -30,10 +30,9 @@ const LEGEND: [string, string][] = [
   ['context-map-rewind', 'rewind'],
   ['context-map-switch', 'model switch'],
 ];
-/** Height of the marks' lane under the bars. */
-const MARKS = 12;
 
-export function ContextMap({ map, shownCall, onSelect }: { map: ContextMapInfo; shownCall: number | null; onSelect: (call: number) => void }) {
+/** The map in bytes (SPEC §11). */
+function BytesMap({ map, shownCall, onSelect }: MapProps) {
   const buckets = useMemo(() => bucketize(map, MAP_BUCKETS), [map]);
   const summary = useMemo(() => mapSummary(map, formatBytes), [map]);
   const paths = useMemo(() => {
@@ -123,6 +122,34 @@ export function ContextMap({ map, shownCall, onSelect }: { map: ContextMapInfo; 
         </table>
         {map.calls > FIGURE_ROWS && <p className="context-map-note">Per group of calls, each figure the group’s largest.</p>}
       </details>
+    </div>
+  );
+}
+
+/**
+ * The `Tokens`/`Bytes` switch (SPEC §15, §16.1): two toggle buttons, each named for the unit it
+ * shows, the one shown pressed; the choice is kept for the window's life.
+ */
+function UnitSwitch({ unit, onUnit }: { unit: MapUnit; onUnit: (unit: MapUnit) => void }) {
+  return (
+    <span className="context-map-units" role="group" aria-label="Units of the context map">
+      {(['tokens', 'bytes'] as const).map((u) => (
+        <button key={u} type="button" className="context-map-unit" aria-pressed={unit === u} onClick={() => onUnit(u)}>
+          {u === 'tokens' ? 'Tokens' : 'Bytes'}
+        </button>
+      ))}
+    </span>
+  );
+}
+
+/** The `Context map`: in tokens (the default) or in bytes, as the switch says. */
+export function ContextMap(props: MapProps) {
+  const unit = useApp((s) => s.mapUnit);
+  const setUnit = useApp((s) => s.setMapUnit);
+  return (
+    <div className="context-map-frame">
+      <UnitSwitch unit={unit} onUnit={setUnit} />
+      {unit === 'tokens' ? <TokensMap {...props} /> : <BytesMap {...props} />}
     </div>
   );
 }
