@@ -79,9 +79,11 @@ test.describe('a SWE-agent trajectory that records no usage', () => {
   test.use({ sessionFiles: [SWE_AGENT] });
 
   test('the map and the status bar show estimated tokens, marked est.; the figures table says so per call', async ({ inspector }) => {
+    // The worker loads the tokenizer at the first estimate: seconds on a loaded machine.
+    test.slow();
     await inspector.waitLoaded();
     const summary = inspector.page.locator('#context-map-summary');
-    await expect(summary).toContainText(/the last call's context was est\. [\d,]+ tokens/);
+    await expect(summary).toContainText(/the last call's context was est\. [\d,]+ tokens/, { timeout: 90_000 });
     await expect(summary).toContainText('calls estimated');
     await expect(inspector.status).toContainText(/last call est\. [\d,]+ tokens/);
     await inspector.page.getByText('Figures per call').click();

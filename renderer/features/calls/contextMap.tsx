@@ -22,6 +22,7 @@ import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, bucketize, callAtX, mapSummary } from './contextMapModel';
 import type { MapUnit } from './contextMapTokens';
 import { TokensMap } from './tokensMap';
+import { MapKey } from './mapKey';
 
 const LEGEND: [string, string][] = [
   ['context-map-given', 'given'],
@@ -79,18 +80,7 @@ function BytesMap({ map, shownCall, onSelect }: MapProps) {
         )}
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
-      {/* The key repeats what the summary says in words: hidden from assistive technology. */}
-      <p className="context-map-legend" aria-hidden="true">
-        {LEGEND.map(([cls, label]) => (
-          <span key={cls} className="context-map-key">
-            <span className={`context-map-swatch ${cls}`} />
-            {label}
-          </span>
-        ))}
-      </p>
-      <p id="context-map-summary" className="context-map-summary">
-        {summary}
-      </p>
+      <MapKey legend={LEGEND} summary={summary} />
       <details className="context-map-details">
         <summary>Figures per call</summary>
         <table aria-label="Context map figures" className="context-map-table">

@@ -21,6 +21,7 @@ import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, callAtX } from './contextMapModel';
 import type { TokenBucket, TokenCall } from './contextMapTokens';
 import { breakCauseText, compactionText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
+import { MapKey } from './mapKey';
 
 const LEGEND: [string, string][] = [
   ['context-map-recorded', 'recorded'],
@@ -149,18 +150,7 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
         ))}
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
-      {/* The key repeats what the summary says in words: hidden from assistive technology. */}
-      <p className="context-map-legend" aria-hidden="true">
-        {LEGEND.map(([cls, label]) => (
-          <span key={cls} className="context-map-key">
-            <span className={`context-map-swatch ${cls}`} />
-            {label}
-          </span>
-        ))}
-      </p>
-      <p id="context-map-summary" className="context-map-summary">
-        {summary}
-      </p>
+      <MapKey legend={LEGEND} summary={summary} />
       <Breakdown call={shownCall ?? map.calls} />
       {breaks.length > 0 && (
         <ul className="context-map-breaks" aria-label="Cache breaks">
