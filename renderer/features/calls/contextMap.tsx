@@ -22,7 +22,7 @@ import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, bucketize, callAtX, mapSummary } from './contextMapModel';
 import type { MapUnit } from './contextMapTokens';
 import { TokensMap } from './tokensMap';
-import { MapKey } from './mapKey';
+import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
 const LEGEND: [string, string][] = [
   ['context-map-given', 'given'],
@@ -81,37 +81,22 @@ function BytesMap({ map, shownCall, onSelect }: MapProps) {
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
       <MapKey legend={LEGEND} summary={summary} />
-      <details className="context-map-details">
-        <summary>Figures per call</summary>
-        <table aria-label="Context map figures" className="context-map-table">
-          <thead>
-            <tr>
-              <th scope="col">Calls</th>
-              <th scope="col">Given</th>
-              <th scope="col">Hidden</th>
-              <th scope="col">Reductions minted</th>
-              <th scope="col">Events</th>
-            </tr>
-          </thead>
-          <tbody>
-            {figureBuckets.map((b) => (
-              <tr key={b.first}>
-                <th scope="row">{b.first === b.last ? `call ${formatCount(b.first)}` : `calls ${formatCount(b.first)}–${formatCount(b.last)}`}</th>
-                <td>{formatBytes(b.given)}</td>
-                <td>{formatBytes(b.hidden)}</td>
-                <td>{formatCount(b.minted)}</td>
-                <td>
-                  {[
-                    ...b.rewinds.map((r) => `rewind to message ${formatCount(r.to)} before call ${formatCount(r.call)}`),
-                    ...b.switches.map((s) => `model switch ${nameText(s.from)} → ${nameText(s.to)} before call ${formatCount(s.call)}`),
-                  ].join('; ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {map.calls > FIGURE_ROWS && <p className="context-map-note">Per group of calls, each figure the group’s largest.</p>}
-      </details>
+      <FiguresTable columns={['Calls', 'Given', 'Hidden', 'Reductions minted', 'Events']} grouped={map.calls > FIGURE_ROWS}>
+        {figureBuckets.map((b) => (
+          <tr key={b.first}>
+            <th scope="row">{callsLabel(b)}</th>
+            <td>{formatBytes(b.given)}</td>
+            <td>{formatBytes(b.hidden)}</td>
+            <td>{formatCount(b.minted)}</td>
+            <td>
+              {[
+                ...b.rewinds.map((r) => `rewind to message ${formatCount(r.to)} before call ${formatCount(r.call)}`),
+                ...b.switches.map((s) => `model switch ${nameText(s.from)} → ${nameText(s.to)} before call ${formatCount(s.call)}`),
+              ].join('; ')}
+            </td>
+          </tr>
+        ))}
+      </FiguresTable>
     </div>
   );
 }

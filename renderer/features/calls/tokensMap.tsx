@@ -21,7 +21,7 @@ import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, callAtX } from './contextMapModel';
 import type { TokenBucket, TokenCall } from './contextMapTokens';
 import { breakCauseText, compactionText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
-import { MapKey } from './mapKey';
+import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
 const LEGEND: [string, string][] = [
   ['context-map-recorded', 'recorded'],
@@ -164,40 +164,24 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
           ))}
         </ul>
       )}
-      <details className="context-map-details">
-        <summary>Figures per call</summary>
-        <table aria-label="Context map figures" className="context-map-table">
-          <thead>
-            <tr>
-              <th scope="col">Calls</th>
-              <th scope="col">Context (tokens)</th>
-              <th scope="col">Cache read</th>
-              <th scope="col">Hidden (est.)</th>
-              <th scope="col">Window</th>
-              <th scope="col">Events</th>
-            </tr>
-          </thead>
-          <tbody>
-            {figureBuckets.map((b) => (
-              <tr key={b.first}>
-                <th scope="row">{b.first === b.last ? `call ${formatCount(b.first)}` : `calls ${formatCount(b.first)}–${formatCount(b.last)}`}</th>
-                <td>{b.source === null ? (pending ? 'estimating…' : '–') : figure(b.context, b.source)}</td>
-                <td>{b.source === 'recorded' ? formatCount(b.cached) : '–'}</td>
-                <td>{b.hidden === null ? '–' : formatCount(b.hidden)}</td>
-                <td>{b.window === null ? 'unknown' : formatCount(b.window)}</td>
-                <td>
-                  {[
-                    ...b.breaks.map((br) => `cache break at call ${formatCount(br.call)}: ${countOf(br.tokens_rewritten, 'token')} rewritten`),
-                    ...b.compactions.map(compactionText),
-                    ...map.model_switches.filter((s) => s.call >= b.first && s.call <= b.last).map((s) => switchText(s, calls)),
-                  ].join('; ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {map.calls > FIGURE_ROWS && <p className="context-map-note">Per group of calls, each figure the group’s largest.</p>}
-      </details>
+      <FiguresTable columns={['Calls', 'Context (tokens)', 'Cache read', 'Hidden (est.)', 'Window', 'Events']} grouped={map.calls > FIGURE_ROWS}>
+        {figureBuckets.map((b) => (
+          <tr key={b.first}>
+            <th scope="row">{callsLabel(b)}</th>
+            <td>{b.source === null ? (pending ? 'estimating…' : '–') : figure(b.context, b.source)}</td>
+            <td>{b.source === 'recorded' ? formatCount(b.cached) : '–'}</td>
+            <td>{b.hidden === null ? '–' : formatCount(b.hidden)}</td>
+            <td>{b.window === null ? 'unknown' : formatCount(b.window)}</td>
+            <td>
+              {[
+                ...b.breaks.map((br) => `cache break at call ${formatCount(br.call)}: ${countOf(br.tokens_rewritten, 'token')} rewritten`),
+                ...b.compactions.map(compactionText),
+                ...map.model_switches.filter((s) => s.call >= b.first && s.call <= b.last).map((s) => switchText(s, calls)),
+              ].join('; ')}
+            </td>
+          </tr>
+        ))}
+      </FiguresTable>
     </div>
   );
 }
