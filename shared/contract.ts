@@ -18,11 +18,13 @@ import { SESSION_FILE_FORMATS, SESSION_FORMATS } from './fileFormats';
 import { API_ROOT } from './httpProtocol';
 import { folderMethods, libraryEvents, libraryMethods } from './listingContract';
 import { exportCallMethods } from './exportCallContract';
+import { tokenMapMethods } from './tokenMapContract';
 
 export type { SessionFileFormat, SessionFormat } from './fileFormats';
 export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
 export { MAX_FOLDER_ENTRIES, MAX_LIBRARY_ENTRIES, folderEntrySchema, libraryEntrySchema } from './listingContract';
 export { MAX_EXPORT_CALL_BYTES } from './exportCallContract';
+export { MAX_CALL_TOKEN_MESSAGES } from './tokenMapContract';
 export { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 
 const int = z.number().int().nonnegative();
@@ -385,6 +387,10 @@ export const contextMapSchema = z.object({
       window: z.array(int.nullable()),
     })
     .optional(),
+  /** §15: each compaction event's tokens before and after (shared/tokens/summary.ts tokensSummary); absent when the file records none. */
+  compaction_tokens: z.array(z.object({ call: int.nullable(), before: int.nullable(), after: int.nullable() })).optional(),
+  /** §15: every fall of cache reads from one call to the next and its cause (shared/tokens/summary.ts cacheBreaks); absent when none. */
+  cache_breaks: z.array(z.object({ call: int, tokens_rewritten: int, cause: z.object({ reduction: z.string().optional(), message_index: int }).nullable() })).optional(),
 });
 export type ContextMapInfo = z.infer<typeof contextMapSchema>;
 
@@ -777,6 +783,8 @@ export const methods = {
   ...traceMethods,
   // Export of a call's input as a provider request (SPEC §16).
   ...exportCallMethods,
+  // The context map in tokens (SPEC §15).
+  ...tokenMapMethods,
   /**
    * Follows the files as they grow (the default) or not (`--no-follow`: a change then
    * answers `file_changed`), for this and every later open; the open session is reopened that way.
@@ -912,5 +920,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument', 'trace', 'exportCall'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

@@ -42,6 +42,8 @@ export const METHOD_CHANNELS = {
   replay: 'si:replay',
   whatIf: 'si:whatIf',
   exportCall: 'si:exportCall',
+  tokenMap: 'si:tokenMap',
+  callTokens: 'si:callTokens',
   // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
   trace: 'si:trace',

@@ -33,6 +33,7 @@ import { fail, internal, ok } from './replies';
 import type { PoolStop } from './scanProtocol';
 import type { SearchPool } from './searchPool';
 import { formatOf, listedSessions } from './sessions';
+import type { TokenCache } from './tokenMap';
 
 /** What a search checks to stop early; entry.ts backs it with the shared search epoch. */
 export interface SearchSignal {
@@ -64,6 +65,8 @@ export interface OpenSession {
   callViews?: Map<number, CallView>;
   /** The context map as the `calls` reply gives it (with compaction marks and recorded usage), computed at its first request. */
   contextMap?: ContextMapInfo;
+  /** The estimates behind the map in tokens (worker/tokenMap.ts), made at the first `tokenMap` or `callTokens`. */
+  tokens?: TokenCache;
 }
 
 /** What a worker's sessions are opened and watched with; tests give their own. */
@@ -92,7 +95,7 @@ export interface SessionOptions {
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace', 'exportCall']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);

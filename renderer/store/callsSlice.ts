@@ -10,7 +10,8 @@
  * and the search are the session's, whatever call is shown — so the rows, statuses and expansions
  * check `shownCall` as well as the epoch.
  */
-import type { ContextMapInfo, HostError } from '../../shared/contract';
+import type { ContextMapInfo, HostError, ResultOf } from '../../shared/contract';
+import type { MapUnit, TokenMapInfo } from '../features/calls/contextMapTokens';
 import type { AppState, SliceCreator } from './appState';
 import { callParams } from './callParams';
 import { freshReductions } from './reductionsSlice';
@@ -30,15 +31,28 @@ export interface CallsSlice {
   showCall: (call: number | null) => Promise<void>;
   /** The call before (-1) or after (+1) the one shown: before the latest view is call C, after call C the latest view. */
   stepCall: (delta: -1 | 1) => void;
+  /** The map's unit (SPEC §15 `Tokens`/`Bytes`): the user's choice, kept for the window's life across sessions. */
+  mapUnit: MapUnit;
+  setMapUnit: (unit: MapUnit) => void;
+  /** Every call's estimates (the worker's `tokenMap`), asked for once the map has drawn. */
+  tokenMapStatus: 'idle' | 'loading' | 'ready' | 'error';
+  tokenMap: TokenMapInfo | null;
+  loadTokenMap: () => Promise<void>;
+  /** One call's tokens (the worker's `callTokens`): per-message estimates, breakdown, calibration. */
+  callTokens: ResultOf<'callTokens'> | null;
+  loadCallTokens: (call: number) => Promise<void>;
 }
 
 /** A new session shows its latest view; the Diff tab's `selectedCall` (part B) follows the shown call. */
-export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall' | 'selectedCall'> {
-  return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null };
+export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' | 'contextMapError' | 'shownCall' | 'pendingCall' | 'selectedCall' | 'tokenMapStatus' | 'tokenMap' | 'callTokens'> {
+  return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null, tokenMapStatus: 'idle', tokenMap: null, callTokens: null };
 }
 
 export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) => {
   let mapPending: { epoch: number; done: Promise<void> } | null = null;
+  let tokensPending: { epoch: number; done: Promise<void> } | null = null;
+  /** The call whose tokens were asked for last (the last one asked wins). */
+  let callTokensAsked: { epoch: number; call: number } | null = null;
   /** The one choice in flight (its epoch), if any. */
   let choosing: { epoch: number } | null = null;
 
@@ -82,6 +96,34 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
       });
       mapPending = { epoch, done };
       return done;
+    },
+
+    mapUnit: 'tokens',
+    setMapUnit(unit) {
+      set({ mapUnit: unit });
+    },
+
+    loadTokenMap() {
+      const { epoch, session, contextMapStatus, tokenMapStatus } = get();
+      if (tokenMapStatus === 'ready' || contextMapStatus !== 'ready' || !session || session.stopped || session.provisional) return Promise.resolve();
+      if (tokensPending?.epoch === epoch) return tokensPending.done;
+      set({ tokenMapStatus: 'loading' });
+      const done = deps.api.tokenMap({}).then((reply) => {
+        if (get().epoch !== epoch) return;
+        tokensPending = null;
+        set(reply.ok ? { tokenMapStatus: 'ready', tokenMap: reply.value } : { tokenMapStatus: 'error' });
+      });
+      tokensPending = { epoch, done };
+      return done;
+    },
+
+    async loadCallTokens(call) {
+      const { epoch, session, callTokens } = get();
+      if (!session || session.stopped || session.provisional || callTokens?.call === call) return;
+      callTokensAsked = { epoch, call };
+      const reply = await deps.api.callTokens({ call });
+      if (get().epoch !== epoch || callTokensAsked?.call !== call) return;
+      set({ callTokens: reply.ok ? reply.value : null });
     },
 
     async showCall(call) {

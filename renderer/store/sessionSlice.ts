@@ -169,6 +169,8 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
       ...freshSearchResults(),
       // The Model call slider and the context map grow: asked again (the old map shows meanwhile).
       contextMapStatus: 'idle',
+      tokenMapStatus: 'idle',
+      callTokens: null,
     });
     if (logWanted) void get().loadLog();
     if (checkWanted) checkLive();

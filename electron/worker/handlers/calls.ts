@@ -3,8 +3,8 @@
  * the context map's figures, and the session's story between calls — the diff between two inputs,
  * the events where they happened and the messages a rewind abandoned (their replies: ../story.ts).
  */
-import type { HostError, Reduction } from '../../../shared/index';
-import { compactionCalls, contextMap, projectionLayout, recordedColumns } from '../../../shared/index';
+import type { ContextMapInfo, HostError, Reduction } from '../../../shared/index';
+import { cacheBreaks, compactionCalls, contextMap, projectionLayout, recordedColumns, tokensSummary } from '../../../shared/index';
 import type { CallView, OpenSession } from '../state';
 import { fail, ok } from '../replies';
 import { abandonedReply, callDiffReply, noSuchCall, sessionEventsReply } from '../story';
@@ -39,18 +39,31 @@ export function callView(open: OpenSession, call: number | null | undefined): Ca
   return view;
 }
 
-/** The context map's figures (shared/calls/contextMap.ts) and each call's recorded usage (§15), computed once per open. */
-export const calls: Handler<'calls'> = (_request, state) =>
-  state.withSession('calls', (open) => {
-    let map = open.contextMap;
-    if (!map) {
-      const recorded = recordedColumns(open.session);
-      const compactions = compactionCalls(open.session.callTimeline);
-      map = { ...contextMap(open.session.callTimeline, open.session.minted, open.session.modelChanges, open.session.rewinds), compactions, ...(recorded ? { recorded } : {}) };
-      open.contextMap = map;
-    }
-    return ok(map);
-  });
+/**
+ * The context map's figures (shared/calls/contextMap.ts) and each call's recorded usage, its
+ * compactions' tokens before and after and its cache breaks (§15), computed once per open.
+ */
+export function contextMapOf(open: OpenSession): ContextMapInfo {
+  let map = open.contextMap;
+  if (!map) {
+    const { session } = open;
+    const recorded = recordedColumns(session);
+    const compactions = compactionCalls(session.callTimeline);
+    const compactionTokens = recorded ? tokensSummary(session).compactions : [];
+    const breaks = recorded ? cacheBreaks(session) : [];
+    map = {
+      ...contextMap(session.callTimeline, session.minted, session.modelChanges, session.rewinds),
+      compactions,
+      ...(recorded ? { recorded } : {}),
+      ...(compactionTokens.length > 0 ? { compaction_tokens: compactionTokens } : {}),
+      ...(breaks.length > 0 ? { cache_breaks: breaks } : {}),
+    };
+    open.contextMap = map;
+  }
+  return map;
+}
+
+export const calls: Handler<'calls'> = (_request, state) => state.withSession('calls', (open) => ok(contextMapOf(open)));
 
 export const callDiff: Handler<'callDiff'> = (request, state) =>
   state.withSession('callDiff', ({ session, contextMap }) => {

@@ -17,8 +17,8 @@ export interface RequestContext {
   readonly timeLimitMs?: number;
 }
 
-/** Methods answered later: a search runs in slices between other requests, a bundle loads every candidate. */
-export type DeferredMethod = 'search' | 'searchPage' | 'reproBundle' | 'trace';
+/** Methods answered later: a search runs in slices between other requests, a bundle loads every candidate, tokens load the tokenizer first. */
+export type DeferredMethod = 'search' | 'searchPage' | 'reproBundle' | 'trace' | 'tokenMap' | 'callTokens';
 
 /** Methods whose handler answers at once. */
 export type AnsweredAtOnce = Exclude<WorkerSessionMethod, DeferredMethod>;

@@ -19,6 +19,7 @@ import { log } from './log';
 import { replay, whatIf } from './replay';
 import { rowOfIndex, rowText, rows } from './rows';
 import { search, searchPage } from './search';
+import { callTokens, tokenMap } from './tokens';
 import { trace } from './trace';
 import { verify } from './verify';
 
@@ -43,6 +44,8 @@ export const handlers: Handlers = {
   exportDocument,
   trace,
   exportCall,
+  tokenMap,
+  callTokens,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */

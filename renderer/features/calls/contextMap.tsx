@@ -11,18 +11,19 @@
  *
  * Assistive technology gets an `img` with a one-sentence summary, and the figures themselves in
  * the `Context map figures` table (per call up to FIGURE_ROWS calls, else per bucket).
+ *
+ * The same map in tokens (SPEC §15) is tokensMap.tsx; the `Tokens`/`Bytes` switch chooses.
  */
 import { useMemo } from 'react';
-import type { ContextMapInfo } from '../../../shared/contract';
 import { formatBytes, formatCount } from '../../text/format';
 import { nameText } from '../../text/nameText';
-import { bucketize, callAtX, mapSummary } from './contextMapModel';
+import { useApp } from '../../store/storeContext';
+import type { MapProps } from './contextMapModel';
+import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, bucketize, callAtX, mapSummary } from './contextMapModel';
+import type { MapUnit } from './contextMapTokens';
+import { TokensMap } from './tokensMap';
+import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
-/** Bars across the chart: about one per pixel column of its usual width. */
-export const MAP_BUCKETS = 600;
-/** Rows of the figures table at most (above, one row per group of calls). */
-const FIGURE_ROWS = 200;
-const HEIGHT = 60;
 const LEGEND: [string, string][] = [
   ['context-map-given', 'given'],
   ['context-map-hidden', 'hidden'],
@@ -30,10 +31,9 @@ const LEGEND: [string, string][] = [
   ['context-map-rewind', 'rewind'],
   ['context-map-switch', 'model switch'],
 ];
-/** Height of the marks' lane under the bars. */
-const MARKS = 12;
 
-export function ContextMap({ map, shownCall, onSelect }: { map: ContextMapInfo; shownCall: number | null; onSelect: (call: number) => void }) {
+/** The map in bytes (SPEC §11). */
+function BytesMap({ map, shownCall, onSelect }: MapProps) {
   const buckets = useMemo(() => bucketize(map, MAP_BUCKETS), [map]);
   const summary = useMemo(() => mapSummary(map, formatBytes), [map]);
   const paths = useMemo(() => {
@@ -80,49 +80,51 @@ export function ContextMap({ map, shownCall, onSelect }: { map: ContextMapInfo; 
         )}
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
-      {/* The key repeats what the summary says in words: hidden from assistive technology. */}
-      <p className="context-map-legend" aria-hidden="true">
-        {LEGEND.map(([cls, label]) => (
-          <span key={cls} className="context-map-key">
-            <span className={`context-map-swatch ${cls}`} />
-            {label}
-          </span>
+      <MapKey legend={LEGEND} summary={summary} />
+      <FiguresTable columns={['Calls', 'Given', 'Hidden', 'Reductions minted', 'Events']} grouped={map.calls > FIGURE_ROWS}>
+        {figureBuckets.map((b) => (
+          <tr key={b.first}>
+            <th scope="row">{callsLabel(b)}</th>
+            <td>{formatBytes(b.given)}</td>
+            <td>{formatBytes(b.hidden)}</td>
+            <td>{formatCount(b.minted)}</td>
+            <td>
+              {[
+                ...b.rewinds.map((r) => `rewind to message ${formatCount(r.to)} before call ${formatCount(r.call)}`),
+                ...b.switches.map((s) => `model switch ${nameText(s.from)} → ${nameText(s.to)} before call ${formatCount(s.call)}`),
+              ].join('; ')}
+            </td>
+          </tr>
         ))}
-      </p>
-      <p id="context-map-summary" className="context-map-summary">
-        {summary}
-      </p>
-      <details className="context-map-details">
-        <summary>Figures per call</summary>
-        <table aria-label="Context map figures" className="context-map-table">
-          <thead>
-            <tr>
-              <th scope="col">Calls</th>
-              <th scope="col">Given</th>
-              <th scope="col">Hidden</th>
-              <th scope="col">Reductions minted</th>
-              <th scope="col">Events</th>
-            </tr>
-          </thead>
-          <tbody>
-            {figureBuckets.map((b) => (
-              <tr key={b.first}>
-                <th scope="row">{b.first === b.last ? `call ${formatCount(b.first)}` : `calls ${formatCount(b.first)}–${formatCount(b.last)}`}</th>
-                <td>{formatBytes(b.given)}</td>
-                <td>{formatBytes(b.hidden)}</td>
-                <td>{formatCount(b.minted)}</td>
-                <td>
-                  {[
-                    ...b.rewinds.map((r) => `rewind to message ${formatCount(r.to)} before call ${formatCount(r.call)}`),
-                    ...b.switches.map((s) => `model switch ${nameText(s.from)} → ${nameText(s.to)} before call ${formatCount(s.call)}`),
-                  ].join('; ')}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-        {map.calls > FIGURE_ROWS && <p className="context-map-note">Per group of calls, each figure the group’s largest.</p>}
-      </details>
+      </FiguresTable>
+    </div>
+  );
+}
+
+/**
+ * The `Tokens`/`Bytes` switch (SPEC §15, §16.1): two toggle buttons, each named for the unit it
+ * shows, the one shown pressed; the choice is kept for the window's life.
+ */
+function UnitSwitch({ unit, onUnit }: { unit: MapUnit; onUnit: (unit: MapUnit) => void }) {
+  return (
+    <span className="context-map-units" role="group" aria-label="Units of the context map">
+      {(['tokens', 'bytes'] as const).map((u) => (
+        <button key={u} type="button" className="context-map-unit" aria-pressed={unit === u} onClick={() => onUnit(u)}>
+          {u === 'tokens' ? 'Tokens' : 'Bytes'}
+        </button>
+      ))}
+    </span>
+  );
+}
+
+/** The `Context map`: in tokens (the default) or in bytes, as the switch says. */
+export function ContextMap(props: MapProps) {
+  const unit = useApp((s) => s.mapUnit);
+  const setUnit = useApp((s) => s.setMapUnit);
+  return (
+    <div className="context-map-frame">
+      <UnitSwitch unit={unit} onUnit={setUnit} />
+      {unit === 'tokens' ? <TokensMap {...props} /> : <BytesMap {...props} />}
     </div>
   );
 }

@@ -6,6 +6,22 @@
 import type { ContextMapInfo } from '../../../shared/contract';
 import { countOf } from '../../text/format';
 
+/** What the map's charts are given: the figures, the call shown (null: the latest view), and what a click on a call does. */
+export interface MapProps {
+  map: ContextMapInfo;
+  shownCall: number | null;
+  onSelect: (call: number) => void;
+}
+
+/** Bars across the chart: about one per pixel column of its usual width. */
+export const MAP_BUCKETS = 600;
+/** Rows of the figures table at most (above, one row per group of calls). */
+export const FIGURE_ROWS = 200;
+/** Height of the bars' area, in the chart's units. */
+export const HEIGHT = 60;
+/** Height of the marks' lane under the bars. */
+export const MARKS = 12;
+
 /** One bucket of consecutive calls `[first, last]` (1-based). */
 export interface MapBucket {
   first: number;

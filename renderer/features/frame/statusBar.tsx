@@ -10,8 +10,9 @@ export function StatusBar() {
   const findings = useApp((s) => findingsTotal(s.checkReport));
   const shownCall = useApp((s) => s.shownCall);
   const contextMap = useApp((s) => s.contextMap);
+  const tokenMap = useApp((s) => s.tokenMap);
   const rowCount = useApp((s) => s.rowCount);
-  const parts = statusParts({ session, shownCall, contextMap, rowCount, checkStatus, findings });
+  const parts = statusParts({ session, shownCall, contextMap, tokenMap, rowCount, checkStatus, findings });
   return (
     // `status` is not a role <footer> may take (ARIA in HTML): the live region is inside it.
     <footer className="status-bar">

@@ -4,18 +4,34 @@ import { REDUCTION_KINDS } from '../../../shared/format/types';
 import { baseName, countOf, formatBytes, formatCount, kindLabel } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import { shownCallText } from '../calls/callsBar';
+import type { TokenMapInfo } from '../calls/contextMapTokens';
+import { contextStatusText, tokenCalls } from '../calls/contextMapTokens';
 
 export interface StatusInput {
   session: SessionInfo | null;
   shownCall: number | null;
   contextMap: ContextMapInfo | null;
+  /** The worker's estimates per call, once here (SPEC §15). */
+  tokenMap?: TokenMapInfo | null;
   rowCount: number;
   checkStatus: string;
   /** Findings of the check, once it is done. */
   findings: number | null;
 }
 
-export function statusParts({ session, shownCall, contextMap, rowCount, checkStatus, findings }: StatusInput): string[] {
+/**
+ * SPEC §15: the context of the call shown (the last call's in the latest view) as
+ * `<tokens> / <window> (<pct>)`, `est.` for an estimate; '' when nothing is known of it.
+ */
+export function contextPart(shownCall: number | null, contextMap: ContextMapInfo | null, tokenMap: TokenMapInfo | null): string {
+  if (!contextMap || contextMap.calls === 0) return '';
+  const call = shownCall ?? contextMap.calls;
+  if (call < 1 || call > contextMap.calls) return '';
+  const text = contextStatusText(tokenCalls(contextMap, tokenMap)[call - 1]);
+  return text === '' ? '' : shownCall === null ? `last call ${text}` : text;
+}
+
+export function statusParts({ session, shownCall, contextMap, tokenMap = null, rowCount, checkStatus, findings }: StatusInput): string[] {
   if (!session) return ['No session open'];
   const parts: string[] = [];
   const bytes = session.files.reduce((n, f) => n + f.bytes, 0);
@@ -31,6 +47,8 @@ export function statusParts({ session, shownCall, contextMap, rowCount, checkSta
     parts.push(countOf(session.messages, 'message'));
     parts.push(countOf(session.rows, 'row'));
   }
+  const context = contextPart(shownCall, contextMap, tokenMap);
+  if (context !== '') parts.push(context);
   const kinds = REDUCTION_KINDS.map((k) => [k, session.reductions_by_kind[k] ?? 0] as const)
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${formatCount(n)} ${kindLabel(k)}`);

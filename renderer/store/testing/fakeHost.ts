@@ -144,6 +144,9 @@ export function fakeHost(
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
     // The host builds bundles; the fake has none unless a test answers otherwise.
     exportCall: () => ({ ok: false, error: { code: 'not_supported', message: 'no exports in the fake host' } }),
+    // No estimates unless a test answers otherwise.
+    tokenMap: () => ({ ok: false, error: { code: 'not_supported', message: 'no token estimates in the fake host' } }),
+    callTokens: () => ({ ok: false, error: { code: 'not_supported', message: 'no token estimates in the fake host' } }),
     reproBundle: () => ({ ok: false, error: { code: 'not_supported', message: 'no bundles in the fake host' } }),
     exportDocument: () => ({ ok: false, error: { code: 'not_supported', message: 'no documents in the fake host' } }),
     // Nothing to replay and nothing differs unless a test answers otherwise.

@@ -1,0 +1,166 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ContextMapInfo } from '../../../shared/contract';
+import { sessionInfo } from '../../store/testing/fakeHost';
+import { contextPart, statusParts } from '../frame/statusParts';
+import type { TokenCall, TokenMapInfo } from './contextMapTokens';
+import { breakCauseText, callSegments, contextStatusText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
+
+/** A map of `n` calls; `recorded[k]` null where call k+1 records no usage. */
+function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo> = {}): ContextMapInfo {
+  const n = recorded?.length ?? extra.calls ?? 0;
+  const zeros = Array.from({ length: n }, () => 0);
+  return {
+    calls: n,
+    index: zeros.map((_, k) => k + 1),
+    given: zeros,
+    hidden: zeros,
+    minted: zeros,
+    rewinds: [],
+    model_switches: [],
+    minted_after_last: 0,
+    unplaced: 0,
+    ended: 0,
+    ...(recorded
+      ? {
+          recorded: {
+            context: recorded,
+            cache_read: recorded.map((r) => (r === null ? null : Math.floor(r / 2))),
+            cache_write: recorded.map(() => 0),
+            output: recorded.map(() => 1),
+            window: recorded.map((r) => (r === null ? null : 200_000)),
+          },
+        }
+      : {}),
+    ...extra,
+  };
+}
+
+function tokenMapOf(estimated: number[], extra: Partial<TokenMapInfo> = {}): TokenMapInfo {
+  return { estimated, hidden: estimated.map((e) => e % 7), window: estimated.map(() => 128_000), calibration: null, approximate: false, sampled: false, partial: false, ...extra };
+}
+
+const tokenCall = fc.record({
+  context: fc.option(fc.nat(5_000_000), { nil: null }),
+  source: fc.constantFrom<TokenCall['source']>('recorded', 'estimated', null),
+  cached: fc.nat(5_000_000),
+  hidden: fc.option(fc.nat(1_000_000), { nil: null }),
+  window: fc.option(fc.integer({ min: 1, max: 2_000_000 }), { nil: null }),
+});
+
+describe('tokenCalls', () => {
+  it('a call’s recorded context wins over its estimate; an estimate stands where none is recorded; the window is the file’s, else the table’s', () => {
+    const calls = tokenCalls(mapOf([100_000, null, 120_000]), tokenMapOf([90_000, 95_000, 99_000]));
+    expect(calls.map((c) => [c.context, c.source, c.window])).toEqual([
+      [100_000, 'recorded', 200_000],
+      [95_000, 'estimated', 128_000],
+      [120_000, 'recorded', 200_000],
+    ]);
+    expect(calls.map((c) => c.cached)).toEqual([50_000, 0, 60_000]);
+  });
+
+  it('before the estimates arrive, a file of no usage has no context at any call (nothing is invented)', () => {
+    const calls = tokenCalls(mapOf(null, { calls: 3 }), null);
+    expect(calls.every((c) => c.context === null && c.source === null && c.hidden === null)).toBe(true);
+  });
+});
+
+describe('callSegments and tokenBuckets', () => {
+  it('a bar’s cache read and the rest sum to its call’s context, the cache read never above it', () => {
+    fc.assert(
+      fc.property(tokenCall, (c) => {
+        const s = callSegments(c);
+        expect(s.cached + s.fresh).toBe(c.context ?? 0);
+        expect(s.cached).toBeLessThanOrEqual(c.context ?? 0);
+        expect(s.cached).toBeGreaterThanOrEqual(0);
+      }),
+    );
+  });
+
+  it('each call is in exactly one bucket; a bucket draws its largest context whole, its segments summing to it; every cache break and compaction lands in its call’s bucket', () => {
+    fc.assert(
+      fc.property(fc.array(tokenCall, { minLength: 1, maxLength: 800 }), fc.integer({ min: 1, max: 700 }), (calls, max) => {
+        const n = calls.length;
+        const breaks = [{ call: n, tokens_rewritten: 5000, cause: null }];
+        const compactions = [{ call: 1, before: 10, after: 2 }];
+        const buckets = tokenBuckets(calls, { cache_breaks: breaks, compaction_tokens: compactions }, max);
+        expect(buckets.length).toBe(Math.min(n, max));
+        let next = 1;
+        for (const b of buckets) {
+          expect(b.first).toBe(next);
+          const own = calls.slice(b.first - 1, b.last);
+          expect(b.context).toBe(Math.max(0, ...own.map((c) => c.context ?? 0)));
+          expect(b.cached + b.fresh).toBe(b.context);
+          expect(b.peak).toBeGreaterThanOrEqual(b.first);
+          expect(b.peak).toBeLessThanOrEqual(b.last);
+          next = b.last + 1;
+        }
+        expect(next).toBe(n + 1);
+        expect(buckets.flatMap((b) => b.breaks.map((br) => b.first <= br.call && br.call <= b.last))).toEqual([true]);
+        expect(buckets.flatMap((b) => b.compactions.map((c) => b.first <= (c.call ?? 0) && (c.call ?? 0) <= b.last))).toEqual([true]);
+      }),
+    );
+  });
+});
+
+describe('contextStatusText', () => {
+  it('is `<tokens> / <window> (<pct>)` with pct = tokens / window to one decimal, `est.` before an estimate', () => {
+    fc.assert(
+      fc.property(fc.nat(3_000_000), fc.integer({ min: 1, max: 2_000_000 }), fc.constantFrom<'recorded' | 'estimated'>('recorded', 'estimated'), (tokens, window, source) => {
+        const text = contextStatusText({ context: tokens, source, cached: 0, hidden: null, window });
+        const m = /^(est\. )?([\d,]+) tokens? \/ ([\d,]+) \(([\d.]+) %\)$/.exec(text);
+        expect(m).not.toBeNull();
+        expect(m?.[1] !== undefined).toBe(source === 'estimated');
+        expect(Number(m?.[2]?.replace(/,/g, ''))).toBe(tokens);
+        expect(Number(m?.[3]?.replace(/,/g, ''))).toBe(window);
+        expect(Math.abs(Number(m?.[4]) - (tokens / window) * 100)).toBeLessThanOrEqual(0.05 + 1e-9);
+      }),
+    );
+  });
+
+  it('says the tokens alone when the window is unknown, and nothing when the context is', () => {
+    expect(contextStatusText({ context: 1234, source: 'estimated', cached: 0, hidden: null, window: null })).toBe('est. 1,234 tokens');
+    expect(contextStatusText({ context: null, source: null, cached: 0, hidden: null, window: 1000 })).toBe('');
+  });
+});
+
+describe('the status bar in tokens', () => {
+  const session = sessionInfo({ messages: 4, rows: 4 });
+
+  it('at a call shows its recorded context against its window; in the latest view the last call’s', () => {
+    const map = mapOf([50_000, 150_000]);
+    expect(statusParts({ session, shownCall: 1, contextMap: map, rowCount: 2, checkStatus: 'done', findings: 0 })).toContain('50,000 tokens / 200,000 (25 %)');
+    expect(statusParts({ session, shownCall: null, contextMap: map, rowCount: 4, checkStatus: 'done', findings: 0 })).toContain('last call 150,000 tokens / 200,000 (75 %)');
+  });
+
+  it('an estimate says est.; before the estimates arrive nothing is said of tokens', () => {
+    const map = mapOf(null, { calls: 2 });
+    expect(contextPart(2, map, null)).toBe('');
+    expect(contextPart(2, map, tokenMapOf([10, 64_000]))).toBe('est. 64,000 tokens / 128,000 (50 %)');
+  });
+});
+
+describe('tokenSummary', () => {
+  it('names tokens and the window, the peak, cache reads, the cache breaks with their tokens, compactions before → after and switches', () => {
+    const map = mapOf([50_000, 150_000, 40_000], {
+      cache_breaks: [{ call: 3, tokens_rewritten: 75_000, cause: { reduction: 'r1', message_index: 2 } }],
+      compaction_tokens: [{ call: 3, before: 150_000, after: 40_000 }],
+    });
+    const text = tokenSummary(map, tokenCalls(map, null), null, false);
+    expect(text).toBe(
+      "Context map in tokens of 3 model calls: the last call's context was 40,000 tokens (recorded) of a 200,000-token window (20 %); at most 150,000 tokens at call 2; every call recorded by the file; the last call read 20,000 tokens from the cache; 1 cache break (call 3, 75,000 tokens rewritten); compaction before call 3: 150,000 → 40,000 tokens; no model switches.",
+    );
+  });
+
+  it('for a file of no usage says the figures are estimates, how they were calibrated, and that the window is unknown where it is', () => {
+    const map = mapOf(null, { calls: 2 });
+    const tokens = tokenMapOf([1000, 2000], { window: [null, null], calibration: { factor: 1.3, error: 0.105, calls: 325, source: 'default' }, approximate: true });
+    const text = tokenSummary(map, tokenCalls(map, tokens), tokens, false);
+    expect(text).toMatch(/^Context map in tokens of 2 model calls: the last call's context was est\. 2,000 tokens; the window is unknown; at most est\. 2,000 tokens at call 2; 0 calls recorded, 2 calls estimated; estimates calibrated ×1\.30 \(±10\.5 %, the default for Claude models\); estimates approximate/);
+  });
+
+  it('words a cache break’s cause', () => {
+    expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: null })).toBe('no earlier message changed (the cache expired)');
+    expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: { reduction: 'cc-persisted-x', message_index: 7 } })).toBe('reduction cc-persisted-x rewrote message 7');
+  });
+});

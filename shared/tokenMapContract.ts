@@ -1,0 +1,94 @@
+/**
+ * The token side of the context map (SPEC §15 "The app", docs/tokens.md "In the app"):
+ * `tokenMap` gives every call's estimated context and estimated hidden tokens for the map's
+ * `Tokens` view, `callTokens` one call's estimates (per message, the context breakdown) and the
+ * calibration behind them. shared/contract.ts puts both in the one table. The worker counts them
+ * lazily, after the map has drawn, and keeps them for the open. Pure: no I/O.
+ */
+import { z } from 'zod';
+
+const int = z.number().int().nonnegative();
+
+/** Most per-message figures a `callTokens` reply carries; the rest are counted in `messages_total`. */
+export const MAX_CALL_TOKEN_MESSAGES = 100_000;
+
+/** How estimates relate to the file's tokens (shared/tokens/calibration.ts Calibration). */
+export const calibrationSchema = z.object({
+  factor: z.number().positive(),
+  /** Median absolute percentage error, as a fraction (0.094 = 9.4 %). */
+  error: z.number().nonnegative(),
+  calls: int,
+  source: z.enum(['file', 'default']),
+});
+
+/** A token estimate (shared/tokens/estimate.ts TokenEstimate). */
+const estimateSchema = z.object({ tokens: int, source: z.literal('estimated'), approximate: z.literal(true).optional(), sampled: z.literal(true).optional() });
+
+/** A call's recorded usage (shared/tokens/usage.ts CallTokens). */
+const recordedSchema = z.object({
+  input: int,
+  cache_read: int,
+  cache_write: int,
+  output: int,
+  reasoning: int.optional(),
+  context: int,
+  window: int.optional(),
+  source: z.literal('recorded'),
+});
+
+/** SPEC §15 context breakdown (shared/tokens/breakdown.ts ContextBreakdown); `not_in_file` may be negative. */
+const breakdownSchema = z.object({
+  system: int,
+  user: int,
+  assistant: int,
+  tool_results: int,
+  summaries: int,
+  other: int,
+  in_file: int,
+  source: z.literal('estimated'),
+  approximate: z.literal(true).optional(),
+  recorded: int.optional(),
+  not_in_file: z.number().int().optional(),
+});
+
+export const tokenMapMethods = {
+  /**
+   * Every call's estimate, columnar like the `calls` reply (call N at `[N - 1]`): `estimated` the
+   * input's messages, `hidden` the tokens its live reductions kept out (null where no original can
+   * be read), `window` the window of the model answering it by the shipped table (null: unknown).
+   * Estimates are in the file's tokens where `calibration` applies; `approximate` for a Claude
+   * model, `sampled` when a large original was counted in samples. `partial`: the session was too
+   * large to estimate every call; the calls from `estimated.length + 1` on have none.
+   */
+  tokenMap: {
+    params: z.object({}),
+    result: z.object({
+      estimated: z.array(int),
+      hidden: z.array(int.nullable()),
+      window: z.array(int.nullable()),
+      calibration: calibrationSchema.nullable(),
+      approximate: z.boolean(),
+      sampled: z.boolean(),
+      partial: z.boolean(),
+    }),
+  },
+  /**
+   * Call `call`'s tokens: the recorded usage (null where the file records none), the estimate of
+   * each message of its input (`index` their view indices, in the file's tokens), their total, the
+   * context breakdown (what the file holds, and `not_in_file` where the context is recorded), and
+   * the calibration the estimates use.
+   */
+  callTokens: {
+    params: z.object({ call: z.number().int().min(1) }),
+    result: z.object({
+      call: int,
+      recorded: recordedSchema.nullable(),
+      index: z.array(int).max(MAX_CALL_TOKEN_MESSAGES),
+      messages: z.array(int).max(MAX_CALL_TOKEN_MESSAGES),
+      messages_total: int,
+      total: estimateSchema,
+      breakdown: breakdownSchema,
+      calibration: calibrationSchema.nullable(),
+    }),
+  },
+} as const;
