@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../tools/samples/scaleGenerator';
 
-export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library', 'tokens'] as const;
+export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library', 'tokens', 'agents'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The generator's default seed (tools/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */
@@ -20,6 +20,8 @@ export const DEFAULT_IMPORT_SIZE = '100MB';
 export interface BenchArgs {
   /** The size as written ("1GiB") and in bytes. */
   size: { label: string; bytes: number };
+  /** True when `--size` was given (the agents group then generates its session at that size, else at 512 MiB). */
+  sizeGiven: boolean;
   /** Size of each generated file of the import group (a Claude Code transcript, a Codex rollout). */
   importSize: { label: string; bytes: number };
   seed: number;
@@ -31,7 +33,7 @@ export interface BenchArgs {
 }
 
 export const USAGE = `usage: npm run bench -- [options]
-  --size SIZE      fixture size: 1GiB (default), 256MiB, 500MB, or bytes
+  --size SIZE      fixture size: 1GiB (default), 256MiB, 500MB, or bytes; the agents group's session (default 512MiB)
   --import-size S  size of the import group's generated transcript and rollout (default ${DEFAULT_IMPORT_SIZE})
   --seed N         generator seed of the fixture (default ${BENCH_SEED})
   --only LIST      comma-separated groups to run: ${GROUPS.join(',')} (default: all)
@@ -81,6 +83,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an unsigned 32-bit integer, got ${JSON.stringify(values.seed)}`);
   return {
     size: { label, bytes },
+    sizeGiven: values.size !== undefined,
     importSize: { label: importLabel, bytes: importBytes },
     seed,
     groups: groups as Group[],

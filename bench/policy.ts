@@ -57,7 +57,7 @@ function ensureSidecar(dir: string, seed: number, log: (line: string) => void): 
   return { path, bytes: statSync(path).size };
 }
 
-interface Timed {
+export interface Timed {
   ms: number;
   peakRss: number;
   outBytes: number;

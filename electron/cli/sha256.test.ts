@@ -59,6 +59,21 @@ describe('createHash (the command line)', () => {
     expect(h.digest('hex')).toBe(nodeCrypto.createHash('sha256').update('0123456789abc').digest('hex'));
   });
 
+  it('a copy digests what was taken before it, and each goes on apart, in JavaScript or past the budget', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }), fc.uint8Array({ maxLength: 200 }), fc.nat({ max: 500 }), (a, b, c, budget) => {
+        const ours = coldCreateHash(budget)('sha256').update(a);
+        const copy = ours.copy();
+        ours.update(b);
+        copy.update(c);
+        const node = (...parts: Uint8Array[]) => parts.reduce((h, p) => h.update(p), nodeCrypto.createHash('sha256')).digest('hex');
+        expect(copy.digest('hex')).toBe(node(a, c));
+        expect(ours.digest('hex')).toBe(node(a, b));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('any other algorithm, or options, is node:crypto itself', () => {
     expect(createHash('sha1')).toBeInstanceOf(nodeCrypto.Hash);
     expect(createHash('sha256', {})).toBeInstanceOf(nodeCrypto.Hash);

@@ -38,6 +38,16 @@ class JsSha256 {
   private filled = 0;
   private length = 0;
 
+  /** A hash with this one's state, updated apart from it. */
+  clone(): JsSha256 {
+    const c = new JsSha256();
+    c.h.set(this.h);
+    c.block.set(this.block);
+    c.filled = this.filled;
+    c.length = this.length;
+    return c;
+  }
+
   update(bytes: Uint8Array): void {
     this.length += bytes.length;
     let at = 0;
@@ -124,6 +134,8 @@ function bytesOf(data: Data, encoding: Encoding | undefined): Uint8Array | undef
 /** The part of node:crypto's Hash the loader, the host and the importers use. */
 export interface ColdHash {
   update(data: Data, encoding?: Encoding): ColdHash;
+  /** A hash of what this one has taken so far, updated and digested apart from it (node's Hash#copy). */
+  copy(): ColdHash;
   digest(): Buffer;
   digest(encoding: BinaryToTextEncoding): string;
 }
@@ -136,10 +148,18 @@ interface Budget {
 class ColdSha256 implements ColdHash {
   constructor(private readonly budget: Budget) {}
 
-  private readonly js = new JsSha256();
+  private js = new JsSha256();
   /** Copies of what `js` has taken, for node's hash should the budget run out. */
   private taken: Uint8Array[] = [];
   private native: Hash | undefined;
+
+  copy(): ColdSha256 {
+    const c = new ColdSha256(this.budget);
+    c.js = this.js.clone();
+    c.taken = [...this.taken];
+    c.native = this.native?.copy();
+    return c;
+  }
 
   update(data: Data, encoding?: Encoding): this {
     const bytes = bytesOf(data, encoding);

@@ -21,8 +21,8 @@
 import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
-import type { LargeStrings, Text } from '../content/largeStrings';
-import { contentFields, cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscript, textString } from '../content/largeStrings';
+import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
+import { contentFields, cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { anthropicTokens, compactionTokens, tokenCount } from '../../../shared/tokens/usage';
@@ -275,11 +275,32 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     large.materialize(value);
     for (const c of large.cut) findings.push({ code: 'value_too_large', severity: 'warning', line: l.line, message: cutValueMessage(l.line, c) });
   }
-  // The parsed object is this reader's own: it is tagged in place rather than copied.
-  const rec = value as Rec;
-  rec.__line = l.line;
-  records.push(rec);
+  // Only what is read is kept (a new object of those fields: smaller than the parsed one with the rest deleted).
+  records.push(whatIsRead(value, l.line));
   return true;
+}
+
+/** The fields of a record the session is built from (buildClaudeSession, attachments.ts, subagents.ts); the rest are dropped once the line is checked. */
+const READ_FIELDS = ['type', 'subtype', 'uuid', 'parentUuid', 'logicalParentUuid', 'isSidechain', 'agentId', 'sessionId', 'summary', 'aiTitle', 'customTitle', 'title', 'attachment', 'microcompactMetadata', 'compactMetadata', 'isCompactSummary', 'message', 'toolUseResult'] as const;
+/** The fields of a record's `message` the session is built from. */
+const READ_MESSAGE_FIELDS = ['id', 'model', 'content', 'usage'] as const;
+
+/** Only `fields` of `o` (those it has). */
+function only(o: Record<string, unknown>, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of fields) if (Object.hasOwn(o, k)) out[k] = o[k];
+  return out;
+}
+
+/**
+ * A checked record as kept: only what a view reads (not its envelope — cwd, version, timestamps — nor
+ * a hook's progress data…), so a long session holds per record only what a call needs.
+ */
+function whatIsRead(value: Record<string, unknown>, line: number): Rec {
+  const rec = only(value, READ_FIELDS) as Rec;
+  if (isObj(rec.message)) rec.message = only(rec.message, READ_MESSAGE_FIELDS);
+  rec.__line = line;
+  return rec;
 }
 
 /** The strings where a message's text may be, whatever the record's types (a token there may stay in the file). */
@@ -313,17 +334,36 @@ function keepLarge(o: Record<string, unknown>, k: string, large: LargeStrings): 
  * tool result's content string or text blocks). docs/large-lines.md.
  */
 function keepLargeContent(value: Record<string, unknown>, large: LargeStrings): void {
+  contentSlots(value, (o, k) => keepLarge(o, k, large));
+}
+
+/** Calls `at(o, k)` for each place of a record where a message's text may be: the places a Text may stand (keepLargeContent). */
+function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, k: string) => void): void {
   const m = value.message;
   if ((value.type !== 'user' && value.type !== 'assistant') || !isObj(m)) return;
-  keepLarge(m, 'content', large);
+  at(m, 'content');
   if (!Array.isArray(m.content)) return;
   for (const b of m.content as unknown[]) {
     if (!isObj(b)) continue;
-    if (b.type === 'text') keepLarge(b, 'text', large);
+    if (b.type === 'text') at(b, 'text');
     if (b.type !== 'tool_result') continue;
-    keepLarge(b, 'content', large);
-    if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') keepLarge(x, 'text', large);
+    at(b, 'content');
+    if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') at(x, 'text');
   }
+}
+
+/**
+ * Each string of a parsed record's message where a message's text may be that `keep` answers a text
+ * for is replaced by that text: a value a streaming reader leaves in the file (keptString.ts,
+ * docs/streaming-import.md). The persisted-output copy a `toolUseResult` keeps stays as parsed.
+ */
+export function keepContentOut(record: Record<string, unknown>, keep: (value: string) => LargeText | undefined): void {
+  const swap = (o: Record<string, unknown>, k: string): void => {
+    const v = o[k];
+    const t = typeof v === 'string' ? keep(v) : undefined;
+    if (t) o[k] = t;
+  };
+  contentSlots(record, swap);
 }
 
 /** True when a user record's content holds a tool result that starts `<persisted-output>`. */
@@ -692,11 +732,12 @@ function buildView(
   // boundary until the next one, whose summary stands for it too (the model never sees two). So the
   // live log ends with the last; the earlier ones ended at the next boundary (`ended`).
   const summaries: Reduction[] = [];
+  // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
+  // the same bytes, without building one string of them all; every compaction's in one pass.
+  const measured = measureTranscriptPrefixes(messages, compactions.filter((c) => c.at > 0).map((c) => c.at));
   for (const c of compactions) {
     if (c.at === 0) continue;
-    // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
-    // the same bytes, without building one string of them all.
-    const { hash, bytes } = measureTranscript(messages.slice(0, c.at));
+    const { hash, bytes } = measured[summaries.length]!;
     const id = `cc-compact-L${c.boundary.__line}`;
     summaries.push({
       id,

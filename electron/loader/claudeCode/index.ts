@@ -6,6 +6,7 @@
  * from `<session>/tool-results/` beside it, never written.
  */
 import { isUtf8 } from 'node:buffer';
+import { readSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Finding } from '../../../shared/index';
 import { arrayList } from '../../../shared/index';
@@ -20,10 +21,17 @@ import type { Refused } from '../common/safeRead';
 import { readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import type { KeptStrings } from '../content/keptString';
+import { keepInFile } from '../content/keptString';
+import { MessageCache } from '../native/messageCache';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
+/** A message text this long or longer (UTF-16 units) is left in the file once its line is parsed, read back when asked for. */
+export const KEPT_STRING_CHARS = 4096;
+/** The default budget of the texts read back, when the context gives none. */
+const KEPT_CACHE_BYTES = 32 * 1024 * 1024;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when `value` (a parsed line) is a Claude Code record. */
@@ -139,6 +147,8 @@ export class ClaudeCodeSource extends LineSource {
   /** A finding per line that is not valid UTF-8 (it reads with U+FFFD). */
   private readonly nonUtf8: Finding[] = [];
   private cached: SourceIndex | undefined;
+  /** The file its kept message texts are read back from, and their cache. */
+  private readonly kept: KeptStrings;
 
   constructor(
     file: OpenFile,
@@ -152,8 +162,13 @@ export class ClaudeCodeSource extends LineSource {
     private readonly services: ContentServices = createContentServices(),
     /** A value outside a message's text longer than this is cut, not read whole (docs/large-lines.md). */
     private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
+    /** Budget of the cache of message texts read back from the file, in bytes (DetectContext.cacheBytes). */
+    cacheBytes: number = KEPT_CACHE_BYTES,
+    /** A message text this many characters long or longer stays in the file once its line is parsed (docs/streaming-import.md). */
+    private readonly keptChars: number = KEPT_STRING_CHARS,
   ) {
     super(file);
+    this.kept = { fd: file.fd, read: readSync, isOpen: () => this.isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
   }
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
@@ -179,6 +194,7 @@ export class ClaudeCodeSource extends LineSource {
       this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} was not read: the file shrank while it was being read` });
       return;
     }
+    const lineBytes = bytes.bytes;
     const taken = takeLineText(bytes);
     if (!taken) {
       this.parsed.findings.push({ code: 'malformed_line', severity: 'error', line, message: `line ${line} is a record of ${length} bytes, longer than the limit of ${pass.maxRecordBytes}; it is skipped` });
@@ -186,7 +202,12 @@ export class ClaudeCodeSource extends LineSource {
     }
     // Lines split at \n bytes decode as the whole file would (no UTF-8 sequence holds a 0x0a byte).
     if (!taken.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
+    const before = this.parsed.records.length;
     parseClaudeLine({ line, text: taken.text, ...(torn ? { torn: true } : {}) }, this.parsed);
+    // Its long message texts stay in the file, read back when asked for (keptString.ts).
+    const rec = this.parsed.records.length > before ? this.parsed.records[before] : undefined;
+    this.kept.read = pass.read;
+    if (rec && lineBytes) keepContentOut(rec, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, bytes.offset));
   }
 
   /**
@@ -231,7 +252,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

@@ -142,3 +142,41 @@ describe('large string values read from the file', () => {
     expect(r.cut.rest).toEqual(r.whole.rest);
   }, 120_000);
 });
+
+/** Every message text in memory: the importer keeps them all as it parsed them. */
+const IN_MEMORY: LoadOptions = { keptStringChars: Number.MAX_SAFE_INTEGER };
+
+describe('message texts left in the file once their line is parsed (docs/streaming-import.md)', () => {
+  it('a transcript gives the same answers with its message texts read back from the file as kept in memory (generated)', async () => {
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, chars) => {
+        const path = tmp.path(`kept${k++}.jsonl`);
+        writeFileSync(path, transcriptOf(turns));
+        const needles = ['needle', 'é😀', '"\\'];
+        expect(await answers(path, { ...WHOLE, keptStringChars: chars, cacheBytes: 64 }, needles)).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, needles));
+      }),
+      { numRuns: 20 },
+    );
+  }, 600_000);
+
+  it('real transcripts and a generated session of real record shapes give the same answers', async () => {
+    const files = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
+    const generated = generateClaudeTranscript(tmp.path('generated-kept'), { bytes: 400_000, seed: 11, compactEvery: 150_000 });
+    for (const path of [...files, generated.path]) {
+      expect(await answers(path, { keptStringChars: 16, cacheBytes: 4096 }, ['error', 'the'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['error', 'the']));
+    }
+  }, 600_000);
+
+  it('a tool output of 100 KB is not held once its line is parsed: its message reads it from the file', async () => {
+    const path = tmp.path('kept-output.jsonl');
+    const b = new SessionBuilder();
+    b.user('show the log');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+    b.result('toolu_1', `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`, call);
+    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
+    writeFileSync(path, b.text());
+    expect(await largeContents(path, {})).toBe(1);
+    expect(await largeContents(path, IN_MEMORY)).toBe(0);
+  });
+});

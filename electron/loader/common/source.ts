@@ -51,6 +51,11 @@ export interface DetectContext {
   roots?: readonly string[];
   /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 1 MiB). */
   largeStringBytes?: number;
+  /**
+   * A message text of a parsed line this many UTF-16 units long or longer is left in the file and read
+   * back when asked for (docs/streaming-import.md; default 4096).
+   */
+  keptStringChars?: number;
   /** A large value outside a message's text longer than this is cut, not read whole (docs/large-lines.md; default 16 MiB). */
   wholeValueBytes?: number;
   /**

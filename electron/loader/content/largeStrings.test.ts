@@ -2,7 +2,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { memorySource, utf8Encode } from '../../../shared/index';
-import { isLargeText, messageText, textIncludes } from './largeStrings';
+import { createHash } from 'node:crypto';
+import type { ChatMessage } from '../../../shared/index';
+import { ptrHash } from '../../../shared/format/hash';
+import { transcriptOf } from '../../../shared/resolver/original';
+import { isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes } from './largeStrings';
 
 /** Strings of ASCII, multi-byte characters and pairs (no lone surrogate: a value read from UTF-8 holds none). */
 const chars = fc.constantFrom('a', 'b', 'ab', 'é', '😀', '✓', '\n', '"');
@@ -35,6 +39,28 @@ describe('a large text read a window at a time', () => {
     fc.assert(
       fc.property(str, fc.integer({ min: 1, max: 9 }), (s, window) => {
         expect([...large(s).pieces(window)].join('')).toBe(s);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
+  const message = fc
+    .record({ role: fc.constantFrom('user', 'assistant', 'tool'), content: str, big: fc.boolean() })
+    .map(({ role, content, big }) => ({ text: content, msg: (big ? { role, content: '', large: memorySource(utf8Encode(content)) } : { role, content }) }));
+  /** The §3.5 transcript built as one string and hashed whole. */
+  const whole = (ms: readonly { text: string; msg: ChatMessage }[]) => {
+    const t = transcriptOf(ms.map((m) => ({ minted: m.msg, content: m.text })));
+    return { hash: ptrHash(createHash('sha256').update(t, 'utf8').digest('hex')), bytes: Buffer.byteLength(t, 'utf8') };
+  };
+  it('each prefix measures as its transcript built whole, and the whole view as measureTranscript does', () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 12 }), fc.array(fc.nat(), { maxLength: 6 }), (ms, picks) => {
+        const ends = picks.map((p) => p % (ms.length + 1)).sort((a, b) => a - b);
+        const messages = ms.map((m) => m.msg);
+        expect(measureTranscriptPrefixes(messages, ends)).toEqual(ends.map((end) => whole(ms.slice(0, end))));
+        expect(measureTranscript(messages)).toEqual(whole(ms));
       }),
       { numRuns: 300 },
     );

@@ -340,6 +340,11 @@ export function textString(t: Text): string {
   return typeof t === 'string' ? t : t.text();
 }
 
+/** The text whose UTF-8 bytes `source` reads. */
+export function sourceText(source: ByteSource): LargeText {
+  return new SourceText(source);
+}
+
 /** A message's content as a text: its `large` bytes when it has them, else its `content`. */
 export function messageText(m: ChatMessage): Text {
   return m.large ? new SourceText(m.large) : m.content;
@@ -390,9 +395,27 @@ export function measureSource(source: ByteSource): { hash: string; bytes: number
  * piece by piece: the same bytes, without one string of them all, a large content read by range.
  */
 export function measureTranscript(messages: readonly ChatMessage[]): { hash: string; bytes: number } {
+  return measureTranscriptPrefixes(messages, [messages.length])[0]!;
+}
+
+/**
+ * `measureTranscript(messages.slice(0, end))` for each of `ends` (ascending), in one pass over the
+ * messages: a transcript of a prefix is a prefix of the transcript, so each end's hash is a copy of
+ * the running one. A session's compactions each measure all the view before them: measured apart,
+ * their cost grew with their count times the file.
+ */
+export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends: readonly number[]): { hash: string; bytes: number }[] {
   const hash = createHash('sha256');
   let bytes = 0;
-  for (const m of messages) {
+  const out: { hash: string; bytes: number }[] = [];
+  let k = 0;
+  const settle = (at: number): void => {
+    for (; k < ends.length && ends[k]! <= at; k++) out.push({ hash: ptrHash(hash.copy().digest('hex')), bytes });
+  };
+  for (let i = 0; i < messages.length; i++) {
+    settle(i);
+    if (k === ends.length) break;
+    const m = messages[i]!;
     for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
       if (typeof piece === 'string') {
         hash.update(piece, 'utf8');
@@ -403,7 +426,8 @@ export function measureTranscript(messages: readonly ChatMessage[]): { hash: str
       bytes += piece.length;
     }
   }
-  return { hash: ptrHash(hash.digest('hex')), bytes };
+  settle(Number.POSITIVE_INFINITY);
+  return out;
 }
 
 /** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */

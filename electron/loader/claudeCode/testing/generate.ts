@@ -34,6 +34,8 @@ export interface GenerateOptions {
   seed?: number;
   /** One compaction per this many bytes (default 30 MB): a 100 MB file gets three. */
   compactEvery?: number;
+  /** Tool outputs' sizes times this (default 1): below 1, more calls to the megabyte. */
+  outputScale?: number;
 }
 
 /** mulberry32: small, fast, and the same sequence for a seed everywhere. */
@@ -187,7 +189,8 @@ export function generateClaudeTranscript(dir: string, options: GenerateOptions):
       for (const call of order) {
         stats.toolCalls++;
         const r = random();
-        const size = r < 0.7 ? int(50, 3000) : r < 0.95 ? int(3000, 40_000) : r < 0.995 ? int(40_000, 400_000) : int(1_000_000, 3_000_000);
+        const drawn = r < 0.7 ? int(50, 3000) : r < 0.95 ? int(3000, 40_000) : r < 0.995 ? int(40_000, 400_000) : int(1_000_000, 3_000_000);
+        const size = Math.max(50, Math.round(drawn * (options.outputScale ?? 1)));
         const full = output(size);
         let content: unknown = full;
         let toolUseResult: unknown = call.name === 'Read' ? { type: 'text', file: { filePath: '/home/dev/work/project/src/x.ts', content: full, numLines: 10, startLine: 1, totalLines: 10 } } : { stdout: full, stderr: '', interrupted: false, isImage: false };
