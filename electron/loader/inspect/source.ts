@@ -6,14 +6,15 @@
  *
  * `.eval`: the central directory is listed (entry names give every sample's session id without
  * inflating it); only the header (`header.json`, else `_journal/start.json`), the summaries
- * (`summaries.json`, else `_journal/summaries/*.json`, for titles) and the chosen sample are
- * inflated at the open. The other samples are listed `counting: 'pending'` (`messages: 0`): a
+ * (`summaries.json`, else `_journal/summaries/*.json`: titles, and what each summary records of its
+ * sample — message_count, scores, models, tokens, error or limit: `recorded`) and the chosen sample
+ * are inflated at the open. The other samples are listed `counting: 'pending'` (`messages: 0`): a
  * log's summaries hold no message counts. `countSessions` counts them later, one sample inflated
  * and parsed at a time (SampleCounter; the archive stays open until then): `check` before it
  * reports, the app in the background after the open.
  */
 import { arrayList } from '../../../shared/resolver/session';
-import type { SessionEntry } from '../../../shared/resolver/session';
+import type { RecordedSample, SessionEntry } from '../../../shared/resolver/session';
 import type { ChatMessage, Finding } from '../../../shared/format/types';
 import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import { WholeFileSource } from '../common/wholeFileSource';
@@ -23,6 +24,7 @@ import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import { isPlainObject, parseCappedJson } from '../common/json';
 import type { InflateBudget, OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from './zip';
+import { recordedOf } from './summaries';
 
 type Obj = Record<string, unknown>;
 
@@ -114,6 +116,7 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   const header = headerEntry ? await read(headerEntry) : undefined;
   if (!headerEntry) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the archive has neither header.json nor _journal/start.json; the model is not known from the header' });
   const titles = new Map<string, string>();
+  const recorded = new Map<string, RecordedSample>();
   const summaryEntries = byName.has('summaries.json') ? [byName.get('summaries.json') as ZipEntry] : opened.entries.filter((e) => /^_journal\/summaries\/[^/]+\.json$/.test(e.name));
   for (const e of summaryEntries) {
     const list = await read(e);
@@ -123,6 +126,8 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
       const id = sampleSessionId(s);
       const t = titleOf(s.input);
       if (id !== undefined && t !== undefined) titles.set(id, t);
+      const r = id !== undefined ? recordedOf(s) : undefined;
+      if (id !== undefined && r) recorded.set(id, r);
     }
   }
   const samples = opened.entries
@@ -144,7 +149,10 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   if (samples.length === 0) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the log holds no samples' });
   // The chosen sample is counted by its build (or failed with a finding); the others are counted later.
   const countOf = (s: (typeof samples)[number]): Pick<SessionEntry, 'messages' | 'counting'> => (s !== chosen ? { messages: 0, counting: 'pending' } : built ? { messages: built.view.length } : { messages: 0, counting: 'failed' });
-  const sessions: SessionEntry[] = samples.map((s) => ({ id: s.id, ...titled(titles.get(s.id)), ...countOf(s) }));
+  const sessions: SessionEntry[] = samples.map((s) => {
+    const r = recorded.get(s.id);
+    return { id: s.id, ...titled(titles.get(s.id)), ...countOf(s), ...(r ? { recorded: r } : {}) };
+  });
   const pending = samples.flatMap((s, at) => (s === chosen ? [] : [{ e: s.e, at }]));
   const budget: InflateBudget = { inflated: 0, max: Math.max(caps.maxTotalBytes, caps.maxCountedRatio * size), what: 'the samples counted in this archive' };
   const uncounted = pending.length > 0 ? new SampleCounter(opened, pending, sessions, caps, counter, budget) : undefined;
