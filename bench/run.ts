@@ -32,6 +32,7 @@ import { runHugeLineBench } from './hugeLine';
 import { runLibraryBench } from './library';
 import { runTokensBench } from './tokens';
 import { AGENTS_SIZE, runAgentsBench } from './agents';
+import { runInspectEvalBench } from './inspectEval';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -70,6 +71,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'tokens') return runTokensBench({ runs: args.runs, outDir: outDir(), log });
   // The agents' own files at their real sizes: a 512 MiB Claude Code session (--size: another size).
   if (group === 'agents') return runAgentsBench({ bytes: args.sizeGiven ? args.size.bytes : AGENTS_SIZE, seed: args.seed, runs: args.runs, log });
+  // `check` of a 500-sample .eval of about 1.1 GB of sample JSON against unzip + parse of every sample (its own generated file).
+  if (group === 'inspect') return runInspectEvalBench({ samples: args.evalSamples, sampleBytes: args.evalSize.bytes, seed: args.seed, runs: args.runs, log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
@@ -118,7 +121,7 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
-  } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline') || args.groups.includes('tokens') || args.groups.includes('agents')) {
+  } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline') || args.groups.includes('tokens') || args.groups.includes('agents') || args.groups.includes('inspect')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
   }

@@ -113,6 +113,17 @@ export const sessionEntrySchema = z.object({
   counting: z.enum(['pending', 'failed']).optional(),
   /** How the agent's run ended, where the file records it (shared/resolver/session.ts RunEnd). */
   end: z.object({ status: z.string(), detail: z.string().optional() }).optional(),
+  /** What an Inspect log's summary of the sample records (shared/resolver/session.ts RecordedSample). */
+  recorded: z
+    .object({
+      messages: int.optional(),
+      scores: z.record(z.string(), z.string()).optional(),
+      models: z.array(z.string()).optional(),
+      tokens: int.optional(),
+      error: z.string().optional(),
+      limit: z.string().optional(),
+    })
+    .optional(),
 });
 /**
  * Most sessions an open session's info lists (a Claude Code project can hold thousands of

@@ -33,6 +33,13 @@ describe('sessionLabel', () => {
     expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
   });
 
+  it('names what an Inspect log records of a sample: the count it records while the sample is not read yet, its scores and the limit it hit', () => {
+    const recorded = { messages: 41, scores: { match: 'C', 'model graded': '0.5' }, limit: 'token' };
+    expect(sessionLabel({ id: '3_epoch_1', title: 'Fix it', messages: 0, counting: 'pending', recorded }, false)).toBe('Session 3_epoch_1: Fix it (not read yet; the log records 41 messages, match C, model graded 0.5, token limit)');
+    expect(sessionLabel({ id: '3_epoch_1', messages: 42, recorded }, false)).toBe('Session 3_epoch_1 (42 messages, match C, model graded 0.5, token limit)');
+    expect(sessionLabel({ id: '4_epoch_1', messages: 2, recorded: { scores: { 'a\u202eb': 'I' }, error: 'boom' } }, false)).not.toMatch(/\u202e/);
+  });
+
   it('says a session not read yet, or one that could not be counted, instead of a count of 0', () => {
     expect(sessionLabel({ id: 's1', messages: 0, counting: 'pending' }, false)).toBe('Session s1 (not read yet)');
     expect(sessionLabel({ id: 's2', title: 'Task', messages: 0, counting: 'failed' }, false)).toBe('Session s2: Task (messages not counted)');

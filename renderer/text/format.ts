@@ -100,15 +100,29 @@ export const FORMAT_LABELS: Readonly<Record<SessionFormat, string>> = {
 /** Longest session title the picker shows (a title is the first words of a prompt, from the file). */
 const SESSION_TITLE_CHARS = 80;
 
+/** The scorers a picker label names at most. */
+const LABEL_SCORES = 3;
+
 /**
  * One session of the picker in words: the main one (`main`) or its id, its title when the file
- * gives one, and its message count (or that it is not read yet, or could not be counted). Every part from the file goes through nameText.
+ * gives one, and its message count (or that it is not read yet, with the count the log's summary
+ * records when it does, or that it could not be counted), then what an Inspect log's summary
+ * records of it: its scores and the limit it hit. Every part from the file goes through nameText.
  */
-export function sessionLabel(entry: { id: string; title?: string | undefined; messages: number; counting?: 'pending' | 'failed' | undefined }, main: boolean): string {
+export function sessionLabel(
+  entry: { id: string; title?: string | undefined; messages: number; counting?: 'pending' | 'failed' | undefined; recorded?: { messages?: number | undefined; scores?: Record<string, string> | undefined; limit?: string | undefined; error?: string | undefined } | undefined },
+  main: boolean,
+): string {
   const who = main ? 'Main session' : `Session ${nameText([...entry.id].slice(0, 100).join(''))}`;
   // By code point, so a cut never splits a surrogate pair.
   const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
   const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;
-  const count = entry.counting === 'pending' ? 'not read yet' : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
-  return `${who}${shown} (${count})`;
+  const recorded = entry.recorded;
+  const pending = recorded?.messages !== undefined ? `not read yet; the log records ${countOf(recorded.messages, 'message')}` : 'not read yet';
+  const count = entry.counting === 'pending' ? pending : entry.counting === 'failed' ? 'messages not counted' : countOf(entry.messages, 'message');
+  const scores = Object.entries(recorded?.scores ?? {})
+    .slice(0, LABEL_SCORES)
+    .map(([name, value]) => nameText(`${name} ${value}`.replace(/\s+/g, ' ')));
+  const stopped = recorded?.error !== undefined ? ['error'] : recorded?.limit !== undefined ? [`${nameText(recorded.limit)} limit`] : [];
+  return `${who}${shown} (${[count, ...scores, ...stopped].join(', ')})`;
 }

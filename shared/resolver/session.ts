@@ -255,7 +255,31 @@ export interface SessionEntry {
   counting?: 'pending' | 'failed';
   /** How the agent's run ended, where the file records it (mini-swe-agent's closing `exit` message): not a message to the model. */
   end?: RunEnd;
+  /** What an Inspect log's own summary of the sample records (`summaries.json`), known before the sample is read. */
+  recorded?: RecordedSample;
 }
+
+/**
+ * An Inspect sample as its log's summary records it (EvalSampleSummary; docs/formats/inspect.md):
+ * each part only where the summary has it.
+ */
+export interface RecordedSample {
+  /** `message_count`: its history's length as Inspect counted it; the view may show one more (the last call's output, when the history lacks it). */
+  messages?: number;
+  /** Each scorer's value as text (at most MAX_RECORDED_SCORES scorers, each cut to MAX_RECORDED_TEXT). */
+  scores?: Record<string, string>;
+  /** `model_usage`'s models, in the summary's order. */
+  models?: string[];
+  /** Their `total_tokens` added up. */
+  tokens?: number;
+  /** Why the sample stopped early: its error's first line, or the limit it hit (`token`, `message`, `time`…). */
+  error?: string;
+  limit?: string;
+}
+
+/** Most scorers a sample's summary lists, and the longest text of one recorded part: the list crosses a process boundary at every open. */
+export const MAX_RECORDED_SCORES = 20;
+export const MAX_RECORDED_TEXT = 200;
 
 /** A run's end as the agent recorded it: its status (`Submitted`, `LimitsExceeded`, an error's name…) and the start of what it said. */
 export interface RunEnd {

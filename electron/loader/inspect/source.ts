@@ -6,14 +6,15 @@
  *
  * `.eval`: the central directory is listed (entry names give every sample's session id without
  * inflating it); only the header (`header.json`, else `_journal/start.json`), the summaries
- * (`summaries.json`, else `_journal/summaries/*.json`, for titles) and the chosen sample are
- * inflated at the open. The other samples are listed `counting: 'pending'` (`messages: 0`): a
+ * (`summaries.json`, else `_journal/summaries/*.json`: titles, and what each summary records of its
+ * sample — message_count, scores, models, tokens, error or limit: `recorded`) and the chosen sample
+ * are inflated at the open. The other samples are listed `counting: 'pending'` (`messages: 0`): a
  * log's summaries hold no message counts. `countSessions` counts them later, one sample inflated
  * and parsed at a time (SampleCounter; the archive stays open until then): `check` before it
  * reports, the app in the background after the open.
  */
 import { arrayList } from '../../../shared/resolver/session';
-import type { SessionEntry } from '../../../shared/resolver/session';
+import type { RecordedSample, SessionEntry } from '../../../shared/resolver/session';
 import type { ChatMessage, Finding } from '../../../shared/format/types';
 import type { IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import { WholeFileSource } from '../common/wholeFileSource';
@@ -23,6 +24,7 @@ import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import { isPlainObject, parseCappedJson } from '../common/json';
 import type { InflateBudget, OpenedZip, ZipCaps, ZipCounter, ZipEntry } from './zip';
 import { DEFAULT_ZIP_CAPS, closeZip, listZip, readZipEntry } from './zip';
+import { recordedOf } from './summaries';
 
 type Obj = Record<string, unknown>;
 
@@ -40,7 +42,9 @@ export interface InspectLoad {
 const SAMPLE_ENTRY = /^samples\/(.+)_epoch_(\d+)\.json$/;
 
 /** Natural order of session ids (`2_epoch_1` before `10_epoch_1`). */
-export const bySessionId = (a: string, b: string): number => a.localeCompare(b, 'en', { numeric: true });
+export const bySessionId = (a: string, b: string): number => (naturalOrder ??= new Intl.Collator('en', { numeric: true })).compare(a, b);
+/** Made once: `localeCompare` with options builds a collator at every call (most of a 500-sample sort). */
+let naturalOrder: Intl.Collator | undefined;
 
 /** Builds the chosen sample of a list of parsed samples (a `.json` log), listing them all. */
 export function loadJsonLog(doc: Obj, session: string | undefined, findings: Finding[]): InspectLoad {
@@ -112,6 +116,7 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   const header = headerEntry ? await read(headerEntry) : undefined;
   if (!headerEntry) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the archive has neither header.json nor _journal/start.json; the model is not known from the header' });
   const titles = new Map<string, string>();
+  const recorded = new Map<string, RecordedSample>();
   const summaryEntries = byName.has('summaries.json') ? [byName.get('summaries.json') as ZipEntry] : opened.entries.filter((e) => /^_journal\/summaries\/[^/]+\.json$/.test(e.name));
   for (const e of summaryEntries) {
     const list = await read(e);
@@ -121,6 +126,8 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
       const id = sampleSessionId(s);
       const t = titleOf(s.input);
       if (id !== undefined && t !== undefined) titles.set(id, t);
+      const r = id !== undefined ? recordedOf(s) : undefined;
+      if (id !== undefined && r) recorded.set(id, r);
     }
   }
   const samples = opened.entries
@@ -142,7 +149,10 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   if (samples.length === 0) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the log holds no samples' });
   // The chosen sample is counted by its build (or failed with a finding); the others are counted later.
   const countOf = (s: (typeof samples)[number]): Pick<SessionEntry, 'messages' | 'counting'> => (s !== chosen ? { messages: 0, counting: 'pending' } : built ? { messages: built.view.length } : { messages: 0, counting: 'failed' });
-  const sessions: SessionEntry[] = samples.map((s) => ({ id: s.id, ...titled(titles.get(s.id)), ...countOf(s) }));
+  const sessions: SessionEntry[] = samples.map((s) => {
+    const r = recorded.get(s.id);
+    return { id: s.id, ...titled(titles.get(s.id)), ...countOf(s), ...(r ? { recorded: r } : {}) };
+  });
   const pending = samples.flatMap((s, at) => (s === chosen ? [] : [{ e: s.e, at }]));
   const budget: InflateBudget = { inflated: 0, max: Math.max(caps.maxTotalBytes, caps.maxCountedRatio * size), what: 'the samples counted in this archive' };
   const uncounted = pending.length > 0 ? new SampleCounter(opened, pending, sessions, caps, counter, budget) : undefined;

@@ -1,6 +1,6 @@
 /**
  * Reading an Inspect AI `.eval` (a zip) through yauzl, never a hand-written reader, and never the
- * whole archive: the central directory is listed, and only the entries asked for are streamed and
+ * whole archive: the central directory is listed, and only the entries asked for are read and
  * inflated, each under a size cap. Whatever is wrong with the archive (truncated, a lying or huge
  * entry, a path-traversal name, an unsupported method, a bad CRC) is a finding, never a throw
  * out of these functions, a hang or a write.
@@ -11,9 +11,9 @@
  *
  * Invariants: bytes are read from the descriptor only through `FdReader` (so `ZipCounter` sees
  * every byte range asked of the file); an entry's inflated bytes never exceed `ZipCaps.maxEntryBytes`
- * in memory (yauzl's `validateEntrySizes` stops a deflate stream that inflates past its declared
- * size, a zstd entry is decoded into a buffer of its declared size, and the declared size is checked
- * against the cap before the stream is opened); the entries read from one archive never inflate to
+ * in memory (its declared size is checked against the cap before any of its data is read, a deflate
+ * entry is inflated with node:zlib's `maxOutputLength` set to that size, a zstd entry is decoded into
+ * a buffer of its declared size), nor its compressed bytes; the entries read from one archive never inflate to
  * more than `ZipCaps.maxTotalBytes` together; no byte of the file is inflated for two entries
  * (entries whose local header or data overlap another's are not read); a zstd frame's header is
  * checked before a decoder allocates anything for it (zstdFrames.ts).
@@ -83,8 +83,14 @@ export interface InflateBudget {
   readonly what: string;
 }
 
+/** Reads an entry's compressed data (the listing's reader, counted like every other read). */
+export interface RangeReader {
+  readRange(start: number, length: number): Promise<Buffer>;
+}
+
 export interface OpenedZip {
   zip: ZipFile;
+  reader: RangeReader;
   entries: ZipEntry[];
   findings: Finding[];
   /** The bytes the entries read so far inflated to (against `ZipCaps.maxTotalBytes`). */
@@ -128,6 +134,24 @@ const makeFdReader = () =>
       });
     }
 
+    /** The `length` bytes at `start`, in one read (an entry's compressed data: inflated in one call). */
+    readRange(start: number, length: number): Promise<Buffer> {
+      const { fd, counter } = this;
+      const bytes = Buffer.allocUnsafe(length);
+      return new Promise((resolve, reject) => {
+        const more = (filled: number): void => {
+          if (filled === length) return resolve(bytes);
+          read(fd, bytes, filled, length - filled, start + filled, (err, got) => {
+            if (err) return reject(err);
+            if (counter) counter.bytesRead += got;
+            if (got === 0) return reject(new Error(`unexpected end of file at byte ${start + filled}`));
+            more(filled + got);
+          });
+        };
+        more(0);
+      });
+    }
+
     override _readStreamForRange(start: number, end: number): Readable {
       // Not fs.createReadStream: destroying one closes its descriptor, and yauzl destroys the streams it is done with.
       const { fd, counter } = this;
@@ -165,6 +189,8 @@ function newFdReader(fd: number, counter: ZipCounter | undefined): InstanceType<
   return new fdReaderClass(fd, counter);
 }
 
+const inflateRawAsync = (raw: Buffer, options: zlib.ZlibOptions): Promise<Buffer> => new Promise((resolve, reject) => zlib.inflateRaw(raw, options, (err, out) => (err ? reject(err) : resolve(out))));
+
 const finding = (message: string): Finding => ({ code: 'malformed_line', severity: 'error', message });
 
 /**
@@ -177,10 +203,11 @@ const finding = (message: string): Finding => ({ code: 'malformed_line', severit
  */
 export async function listZip(fd: number, size: number, counter?: ZipCounter, caps: ZipCaps = DEFAULT_ZIP_CAPS): Promise<OpenedZip | { error: string }> {
   let zip: ZipFile;
+  const reader = newFdReader(fd, counter);
   try {
     zip = await new Promise<ZipFile>((resolve, reject) => {
       // decodeStrings off: a bad name must not stop the listing (yauzl's own check is then asked per name).
-      yauzl.fromRandomAccessReader(newFdReader(fd, counter), size, { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z)));
+      yauzl.fromRandomAccessReader(reader, size, { autoClose: false, lazyEntries: true, decodeStrings: false, validateEntrySizes: true }, (err, z) => (err ? reject(err) : resolve(z)));
     });
   } catch (e) {
     return { error: (e as Error).message };
@@ -215,7 +242,7 @@ export async function listZip(fd: number, size: number, counter?: ZipCounter, ca
     });
     zip.readEntry();
   });
-  return { zip, entries: withoutOverlaps(entries, findings), findings, inflated: 0 };
+  return { zip, reader, entries: withoutOverlaps(entries, findings), findings, inflated: 0 };
 }
 
 /** Overlapping entries named one by one in findings; the ones after are counted in one more. */
@@ -341,9 +368,11 @@ export function crc32(buf: Uint8Array, crc = 0): number {
 }
 
 /**
- * The inflated bytes of one entry, or why not (a finding's message). Streams the entry: at most its
- * declared size (≤ the cap) is held, and a stream that inflates past it is stopped by yauzl (a zstd
- * entry is decoded into a buffer of that size). The entry's data must end before the next entry's
+ * The inflated bytes of one entry, or why not (a finding's message). Its compressed bytes are read
+ * in one read (at most the cap) and inflated in one call into at most its declared size (≤ the
+ * cap): node:zlib's `maxOutputLength` fails a deflate stream that would make more, and a zstd entry
+ * is decoded into a buffer of that size. No stream, no chunks to join: one sample's bytes are held
+ * once compressed and once inflated. The entry's data must end before the next entry's
  * local header, and the entries read from one archive must not pass `caps.maxTotalBytes` together.
  * The CRC-32 of the bytes is checked against the directory's.
  */
@@ -356,53 +385,42 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   if (sofar + stated > max) {
     return { error: `archive entry ${e.name} is not read: with its ${stated} bytes, ${budget ? budget.what : 'the entries read from this archive'} would inflate to ${sofar + stated}, over the cap of ${max} for one archive` };
   }
+  const compressed = e.entry.compressedSize;
+  // Its compressed bytes are read whole: a deflated entry's are fewer than it inflates to, a stored entry's as many.
+  if (compressed > caps.maxEntryBytes) return { error: `archive entry ${e.name} has ${compressed} compressed bytes, over the cap of ${caps.maxEntryBytes}; it is not read` };
   counter?.entriesOpened.push(e.name);
-  const zstd = e.entry.compressionMethod === ZSTD;
-  let stream: Readable;
+  let raw: Buffer;
   try {
     const { fileDataStart } = await opened.zip.readLocalFileHeaderPromise(e.entry, { minimal: true });
-    const dataEnd = fileDataStart + e.entry.compressedSize;
+    const dataEnd = fileDataStart + compressed;
     if (e.next !== undefined && dataEnd > e.next) return { error: `archive entry ${e.name} is not read: its data (bytes ${fileDataStart}–${dataEnd}) runs into the next entry's local header at byte ${e.next}` };
-    // A zstd entry comes raw from yauzl (it inflates deflate only) and is decoded here.
-    // The callback form: yauzl 3.4's openReadStreamLowLevelPromise calls openReadStream.
-    stream = await new Promise<Readable>((resolve, reject) =>
-      opened.zip.openReadStreamLowLevel(fileDataStart, e.entry.compressedSize, 0, e.entry.compressedSize, e.entry.compressionMethod === 8, stated, (err, s) => (err ? reject(err) : resolve(s))),
-    );
+    raw = await opened.reader.readRange(fileDataStart, compressed);
   } catch (err) {
     return { error: `archive entry ${e.name} cannot be read: ${(err as Error).message}` };
   }
   if (budget) budget.inflated += stated;
   else opened.inflated += stated;
-  const chunks: Buffer[] = [];
-  let total = 0;
-  let crc = 0;
-  try {
-    for await (const chunk of stream) {
-      const b = chunk as Buffer;
-      total += b.length;
-      // yauzl checks a deflate entry's size against the directory's; a zstd entry's raw bytes are its compressed size.
-      if (total > caps.maxEntryBytes) {
-        stream.destroy();
-        return { error: `archive entry ${e.name} inflates past the cap of ${caps.maxEntryBytes} bytes; it is not read` };
-      }
-      if (!zstd) crc = crc32(b, crc);
-      chunks.push(b);
-    }
-  } catch (err) {
-    return { error: `archive entry ${e.name} is damaged: ${(err as Error).message}` };
-  }
-  let bytes: Buffer = Buffer.concat(chunks, total);
-  if (zstd) {
-    const frames = zstdFrames(bytes, stated);
+  let bytes: Buffer;
+  const method = e.entry.compressionMethod;
+  if (method === ZSTD) {
+    const frames = zstdFrames(raw, stated);
     if ('error' in frames) return { error: `archive entry ${e.name} ${frames.hostile ? 'is not read' : 'is damaged'}: its zstd data ${frames.error}` };
     try {
-      bytes = await zstdDecoded(bytes, frames.frames, stated);
+      bytes = await zstdDecoded(raw, frames.frames, stated);
     } catch (err) {
       return { error: `archive entry ${e.name} is damaged: ${err instanceof Error ? err.message : String(err)}` };
     }
-    if (bytes.length !== stated) return { error: `archive entry ${e.name} inflates to ${bytes.length} bytes, not the ${stated} its directory declares; it is not read` };
-    crc = crc32(bytes);
-  }
+  } else if (method === 8) {
+    try {
+      // One call, never more than the stated size: a stream that would inflate past it fails.
+      bytes = await inflateRawAsync(raw, { maxOutputLength: Math.max(1, stated) });
+    } catch (err) {
+      const past = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+      return { error: past ? `archive entry ${e.name} is damaged: too many bytes: it inflates past the ${stated} its directory declares; it is not read` : `archive entry ${e.name} is damaged: ${(err as Error).message}` };
+    }
+  } else bytes = raw;
+  if (bytes.length !== stated) return { error: `archive entry ${e.name} is damaged: it ${method === 0 ? 'stores' : 'inflates to'} ${bytes.length} bytes, not the ${stated} its directory declares; it is not read` };
+  const crc = crc32(bytes);
   if (crc !== e.entry.crc32) return { error: `archive entry ${e.name} fails its CRC-32 check (the directory says ${e.entry.crc32.toString(16)}, its bytes give ${crc.toString(16)}); it is not read` };
   return { bytes };
 }

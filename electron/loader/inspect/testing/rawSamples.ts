@@ -9,11 +9,21 @@ type Obj = Record<string, unknown>;
 
 /** Every `samples/<id>_epoch_<n>.json` of a zip by session id, parsed: the central directory walked by hand, each entry inflated with node:zlib. */
 export function rawSamples(path: string): Map<string, Obj> {
+  const out = new Map<string, Obj>();
+  for (const [name, value] of rawEntries(path, (n) => n.startsWith('samples/'))) {
+    const m = /^samples\/(.+)_epoch_(\d+)\.json$/.exec(name);
+    if (m) out.set(`${m[1]}_epoch_${m[2]}`, value as Obj);
+  }
+  return out;
+}
+
+/** Every JSON entry of a zip by name (or those `only` names), parsed: the central directory walked by hand, each entry inflated with node:zlib. */
+export function rawEntries(path: string, only?: (name: string) => boolean): Map<string, unknown> {
   const zip = readFileSync(path);
   const end = zip.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06]));
   const count = zip.readUInt16LE(end + 10);
   let at = zip.readUInt32LE(end + 16);
-  const out = new Map<string, Obj>();
+  const out = new Map<string, unknown>();
   for (let k = 0; k < count; k++) {
     if (zip.readUInt32LE(at) !== 0x02014b50) throw new Error(`${path}: no central directory record at byte ${at}`);
     const method = zip.readUInt16LE(at + 10);
@@ -22,12 +32,11 @@ export function rawSamples(path: string): Map<string, Obj> {
     const name = zip.toString('utf8', at + 46, at + 46 + nameLength);
     const local = zip.readUInt32LE(at + 42);
     at += 46 + nameLength + zip.readUInt16LE(at + 30) + zip.readUInt16LE(at + 32);
-    const m = /^samples\/(.+)_epoch_(\d+)\.json$/.exec(name);
-    if (!m) continue;
+    if (!name.endsWith('.json') || (only && !only(name))) continue;
     const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const data = zip.subarray(start, start + compressed);
     if (method !== 0 && method !== 8) throw new Error(`${name}: method ${method} is neither stored nor deflate`);
-    out.set(`${m[1]}_epoch_${m[2]}`, JSON.parse((method === 8 ? inflateRawSync(data) : data).toString('utf8')) as Obj);
+    out.set(name, JSON.parse((method === 8 ? inflateRawSync(data) : data).toString('utf8')));
   }
   return out;
 }

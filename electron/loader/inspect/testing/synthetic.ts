@@ -108,11 +108,21 @@ function endRecord(count: number, cdLength: number, cdStart: number): Buffer {
   return end;
 }
 
-/** A zip archive of `entries` and where each entry's data lies in it. */
-export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; layout: { name: string; dataStart: number; compressedSize: number }[] } {
-  const locals: Buffer[] = [];
+/** Where an entry's data lies in a written archive. */
+export interface ZipLayoutEntry {
+  name: string;
+  dataStart: number;
+  compressedSize: number;
+}
+
+/**
+ * Writes a zip archive of `entries` through `write`, one entry at a time (an iterable may make each
+ * entry only when it is reached, so a large archive is never held whole), and answers where each
+ * entry's data lies.
+ */
+export function writeZip(entries: Iterable<ZipEntrySpec>, write: (bytes: Buffer) => void): ZipLayoutEntry[] {
   const central: Buffer[] = [];
-  const layout: { name: string; dataStart: number; compressedSize: number }[] = [];
+  const layout: ZipLayoutEntry[] = [];
   let offset = 0;
   for (const e of entries) {
     const method = e.method ?? 8;
@@ -120,13 +130,22 @@ export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; la
     const name = Buffer.from(e.name, 'utf8');
     const crc = e.crc ?? crc32(e.data);
     const size = e.declaredSize ?? e.data.length;
-    locals.push(localHeader(method, crc, body.length, size, name.length), name, body);
+    write(Buffer.concat([localHeader(method, crc, body.length, size, name.length), name]));
+    write(body);
     central.push(centralHeader(method, crc, body.length, size, name.length, offset), name);
     layout.push({ name: e.name, dataStart: offset + 30 + name.length, compressedSize: body.length });
     offset += 30 + name.length + body.length;
   }
   const cdBytes = Buffer.concat(central);
-  return { bytes: Buffer.concat([...locals, cdBytes, endRecord(entries.length, cdBytes.length, offset)]), layout };
+  write(Buffer.concat([cdBytes, endRecord(layout.length, cdBytes.length, offset)]));
+  return layout;
+}
+
+/** A zip archive of `entries` and where each entry's data lies in it. */
+export function zipLayout(entries: readonly ZipEntrySpec[]): { bytes: Buffer; layout: ZipLayoutEntry[] } {
+  const parts: Buffer[] = [];
+  const layout = writeZip(entries, (b) => parts.push(b));
+  return { bytes: Buffer.concat(parts), layout };
 }
 
 /**
