@@ -16,7 +16,7 @@ export interface RawSample {
 }
 
 /** A `.eval` archive's entries as text, by name. */
-function zipEntries(path: string): Promise<Map<string, string>> {
+export function zipEntries(path: string): Promise<Map<string, string>> {
   return new Promise((resolve, reject) => {
     yauzl.open(path, { lazyEntries: true }, (e, zip) => {
       if (e || !zip) return reject(e ?? new Error('no zip'));
