@@ -468,6 +468,17 @@ const diffCompactionSchema = z.object({
   summary_bytes: int,
   summary_truncated: z.boolean(),
 });
+const tokenEstimateSchema = z.object({ tokens: int, source: z.literal('estimated'), approximate: z.literal(true).optional(), sampled: z.literal(true).optional() });
+const diffTokensSchema = z.object({
+  from: z.union([z.object({ tokens: int, source: z.literal('recorded') }), tokenEstimateSchema]),
+  to: z.union([z.object({ tokens: int, source: z.literal('recorded') }), tokenEstimateSchema]),
+  added: tokenEstimateSchema,
+  dropped: tokenEstimateSchema,
+  reduced: z.object({ from: tokenEstimateSchema, to: tokenEstimateSchema }),
+  restored: z.object({ from: tokenEstimateSchema, to: tokenEstimateSchema }),
+  runs_listed: int.optional(),
+});
+
 /** One list of a diff: how many entries it has and the bytes they sum to (the known ones). */
 const diffTotal = z.object({ count: int, bytes: int });
 
@@ -507,9 +518,12 @@ const partBMethods = {
       reduced: z.array(diffReductionSchema),
       restored: z.array(diffReductionSchema),
       totals: z.object({ added: diffTotal, removed: diffTotal, reduced: diffTotal, restored: diffTotal }),
-      /** SPEC §16: bytes the model was given at each end; tokens once the session's are counted. */
+      /** SPEC §16: bytes the model was given at each end. */
       bytes: z.object({ from: int, to: int }),
-      tokens: z.object({ from: int.nullable(), to: int.nullable(), estimated: z.boolean() }).optional(),
+      /** SPEC §16: each end's context (recorded, else estimated) and the estimated tokens each way (docs/diff.md "Tokens"); absent when they could not be counted. */
+      tokens: diffTokensSchema.optional(),
+      /** The estimate of each listed added / removed message (as `added` / `removed`), and of each listed changed run at each end. */
+      tokens_est: z.object({ added: z.array(int), removed: z.array(int), changed: z.array(z.object({ from: int, to: int })) }).optional(),
       /** Runs of messages both inputs hold, reduced or restored, with their line diff: the first MAX_DIFF_CHANGED of `changed_count`. */
       changed: z.array(changedRunSchema).max(MAX_DIFF_CHANGED),
       changed_count: int,

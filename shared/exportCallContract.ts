@@ -16,7 +16,7 @@ export const exportCallMethods = {
   /**
    * Call `call`'s input as `provider`'s request body (the provider the session's agent speaks
    * when absent), the originals with `expanded`. `request` is the body as JSON text (2-space
-   * indented, what the download holds); `not_recorded` and `adjusted` as `export --with-notes`.
+   * indented, what the download holds); `not_recorded`, `adjusted` and `notes` as `export --with-notes`.
    */
   exportCall: {
     params: z.object({ call: z.number().int().min(1), provider: z.enum(PROVIDERS).optional(), expanded: z.boolean().default(false) }),
@@ -28,6 +28,10 @@ export const exportCallMethods = {
       request: z.string(),
       not_recorded: z.array(z.string()),
       adjusted: z.array(z.string()),
+      /** `recorded`: the request as the file records it sent, exported as is (docs/export.md "Recorded requests"); else `converted`. */
+      body: z.enum(['recorded', 'converted']),
+      /** Where the body comes from (a recorded request exported as is, or why it was not), as `export --with-notes` lists them. */
+      notes: z.array(z.string()),
       /** What a download is named: `call-<N>-<provider>[-expanded].json`. */
       filename: z.string(),
     }),

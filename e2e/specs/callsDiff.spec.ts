@@ -1,7 +1,8 @@
 /**
  * Comparing any two calls (SPEC §16) through the HTTP host, on a real Claude Code session of 149
  * calls with two compactions: the `Diff` tab compares calls 3 and 40 (`From call` / `To call`)
- * and shows the first compaction's summary and the reduced messages' line diff; `Go to call` jumps;
+ * and shows the first compaction's summary, the reduced messages' line diff and the tokens each way
+ * (the recorded context of both calls, estimates marked `est.`); `Go to call` jumps;
  * the `Model call` slider steps by 1, 10 (PageUp / PageDown) and to its ends (Home / End), and marks
  * each compaction. Expected values are read from the file's raw records. Axe-clean.
  */
@@ -44,6 +45,13 @@ test.describe('comparing any two calls', () => {
     const runs = region.getByRole('list', { name: 'Messages reduced or restored', exact: true });
     await expect(runs.getByRole('listitem').first()).toContainText('reduced by');
     await expect(runs.getByLabel(/^Line diff of message/).first()).toBeVisible();
+    // Tokens each way: both calls record their context (no est.), what changed is estimated.
+    const tokens = region.getByRole('table', { name: 'Tokens each way', exact: true });
+    const context = tokens.getByRole('row', { name: /^Context / });
+    await expect(context.getByRole('cell').nth(0)).toHaveText(/^[\d,]+ tokens$/);
+    await expect(context.getByRole('cell').nth(1)).toHaveText(/^[\d,]+ tokens$/);
+    await expect(tokens.getByRole('row', { name: /^Messages added / }).getByRole('cell').nth(1)).toHaveText(/^[\d,]+ tokens est\.$/);
+    await expect(region.getByText(/^From call 3 to call 40: .* [\d,]+ tokens → [\d,]+ tokens\.$/)).toBeVisible();
     expect(await audit(inspector)).toEqual([]);
   });
 

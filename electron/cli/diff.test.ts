@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ViewEntry } from '../../shared/index';
 import { writeSynthetic } from '../loader/claudeCode/testing/build';
 import { tempDir } from '../../tools/testing/files';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
 import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -27,19 +28,31 @@ interface Changed {
   reduced: string[];
   restored: string[];
   bytes: { from: number | null; to: number | null };
+  tokens_est: { from: number; to: number };
   text: { hunks: Hunk[] | null; note?: string };
 }
 interface Msg {
   index: number;
   role?: string;
   reductions: string[];
+  tokens_est: number;
 }
+type Figure = { tokens: number; source: 'recorded' | 'estimated'; approximate?: true };
+interface DiffTokens {
+  from: Figure;
+  to: Figure;
+  added: Figure;
+  dropped: Figure;
+  reduced: { from: Figure; to: Figure };
+  restored: { from: Figure; to: Figure };
+}
+type ViewMessage = ViewEntry & { tokens_est: number };
 interface DiffOutput {
   from: number;
   to: number;
   calls: number;
   bytes: { from: number; to: number };
-  tokens?: unknown;
+  tokens: DiffTokens;
   messages: { added: Msg[]; dropped: Msg[]; reduced: Changed[]; restored: Changed[] };
   reductions: { applied: { reduction_id: string }[]; undone: { reduction_id: string }[] };
   between: { change: string; reduction_id: string; line: number; call: number | null }[];
@@ -52,10 +65,26 @@ async function diff(file: string, from: number, to: number): Promise<DiffOutput>
   return JSON.parse(r.stdout) as DiffOutput;
 }
 
-async function viewAt(file: string, at: number): Promise<ViewEntry[]> {
+async function viewAt(file: string, at: number): Promise<ViewMessage[]> {
   const r = await runCli(['view', '--at', String(at), file]);
   expect(r.code, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { messages: ViewEntry[] }).messages;
+  return (JSON.parse(r.stdout) as { messages: ViewMessage[] }).messages;
+}
+
+/** The context the raw records state for call N (the last line of its message.id's usage), or undefined. */
+function rawContext(file: string, call: number): number | undefined {
+  const line = rawClaudeCodeCalls(file)[call - 1]?.line;
+  return line === undefined ? undefined : rawClaudeCodeUsage(file).get(line)?.context;
+}
+
+/** `view --at N`'s estimates of the messages whose index `pick` takes. */
+const estimateOf = (entries: readonly ViewMessage[], pick: (index: number) => boolean): number => entries.filter((e) => pick(e.index)).reduce((n, e) => n + e.tokens_est, 0);
+
+/** Each end's context: the raw records' where they state one (`recorded`), else the sum of view --at N's estimates. */
+function expectContext(file: string, figure: Figure, call: number, given: readonly ViewMessage[]): void {
+  const raw = rawContext(file, call);
+  if (raw !== undefined) expect(figure).toEqual({ tokens: raw, source: 'recorded' });
+  else expect(figure).toMatchObject({ tokens: estimateOf(given, () => true), source: 'estimated' });
 }
 
 /** From the raw records: the compact_boundary's line (1-based) and the text of its isCompactSummary record. */
@@ -100,7 +129,6 @@ async function expectCompactionDiff(file: string): Promise<void> {
   expect(rangeEnd).toBeGreaterThan(0);
 
   const d = await diff(file, after - 1, after);
-  expect(d.tokens).toBeUndefined();
   expect(d.compactions).toHaveLength(1);
   const c = d.compactions[0]!;
   expect(c.line).toBe(raw.line);
@@ -127,6 +155,18 @@ async function expectCompactionDiff(file: string): Promise<void> {
   for (const m of d.messages.added) expect(m.reductions).toEqual(m.index < rangeEnd ? [c.summary_id] : []);
   expect(d.messages.dropped).toEqual([]);
   expect(d.bytes).toEqual({ from: bytesOf(before), to: bytesOf(given) });
+  // Tokens each way: each call's recorded context from the raw records (else view's estimate); what
+  // changed, from view --at N's per-message estimates at the end that holds it.
+  expectContext(file, d.tokens.from, after - 1, before);
+  expectContext(file, d.tokens.to, after, given);
+  const added = new Set(d.messages.added.map((m) => m.index));
+  expect(d.tokens.added).toMatchObject({ tokens: estimateOf(given, (i) => added.has(i)), source: 'estimated' });
+  for (const m of d.messages.added) expect(m.tokens_est).toBe(estimateOf(given, (i) => i === m.index));
+  expect(d.tokens.dropped).toMatchObject({ tokens: 0, source: 'estimated' });
+  expect(d.tokens.reduced).toMatchObject({ from: { tokens: estimateOf(before, () => true), source: 'estimated' }, to: { tokens: estimateOf(given, (i) => i < before.length), source: 'estimated' } });
+  expect(run.tokens_est).toEqual({ from: d.tokens.reduced.from.tokens, to: d.tokens.reduced.to.tokens });
+  expect(d.tokens.reduced.from.tokens).toBeGreaterThan(0);
+  expect(d.tokens.restored).toMatchObject({ from: { tokens: 0 }, to: { tokens: 0 } });
 
   // The other way round: the same compaction between them, what was reduced is restored, added is dropped.
   const back = await diff(file, after, after - 1);
@@ -135,6 +175,8 @@ async function expectCompactionDiff(file: string): Promise<void> {
   expect(back.messages.reduced).toEqual([]);
   expect(back.messages.dropped.map((m) => m.index)).toEqual(d.messages.added.map((m) => m.index));
   expect(back.bytes).toEqual({ from: d.bytes.to, to: d.bytes.from });
+  const swap = (x: { from: Figure; to: Figure }) => ({ from: x.to, to: x.from });
+  expect(back.tokens).toEqual({ from: d.tokens.to, to: d.tokens.from, added: d.tokens.dropped, dropped: d.tokens.added, reduced: swap(d.tokens.restored), restored: swap(d.tokens.reduced) });
 }
 
 describe('diff around a Claude Code compaction', () => {

@@ -5,12 +5,14 @@
  * `messages.reduced` / `restored` are runs of messages both calls hold (shared/calls/callsDiff.ts
  * `changed`), each with the text the model was given at each end diffed by line (`text.hunks`, or
  * `text.note` saying why not: over a size cap, or too slow); a run both reduced and restored (one
- * reduction replaced by another) is in both lists. `tokens` is left out until the session's token
- * figures are known. docs/diff.md describes every field.
+ * reduction replaced by another) is in both lists. `tokens` gives each end's context (recorded
+ * where the file records it, else estimated) and the estimated tokens added, dropped, reduced and
+ * restored; each entry carries its `tokens_est`. docs/diff.md describes every field.
  */
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
+import { diffTokens } from '../tokens/diffTokens';
 import { CliError, usageError } from './errors';
 
 /** `--from N` / `--to M`, both required, checked before any file is read. */
@@ -24,6 +26,11 @@ export function parseDiffCalls(flags: ReadonlyMap<string, string | true>): { fro
   return { from: call('from'), to: call('to') };
 }
 
+/** Each entry with its estimate (`tokens_est`, as `view` gives each message's), where counted. */
+function withTokens<T extends object, E>(list: readonly T[], estimates: readonly E[] | undefined): (T & { tokens_est?: E })[] {
+  return list.map((x, k) => (estimates && k < estimates.length ? { ...x, tokens_est: estimates[k] as E } : x));
+}
+
 /** The JSON `diff` prints, or a usage error naming the valid range. */
 export function diffOutput(session: LoadedSession, from: number, to: number): unknown {
   const calls = session.calls.length;
@@ -32,8 +39,11 @@ export function diffOutput(session: LoadedSession, from: number, to: number): un
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
   let diff;
+  let counted;
   try {
     diff = session.callsDiff(from, to);
+    // SPEC §16: tokens each way (the tokenizer loads here, on the first count).
+    counted = diff && diffTokens(session, diff);
   } catch (e) {
     if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
     throw e;
@@ -42,18 +52,19 @@ export function diffOutput(session: LoadedSession, from: number, to: number): un
   if (after) throw new CliError('file_changed', after.message);
   if (!diff) throw usageError(`call ${from} or ${to} is no model call of this session (calls 1 to ${calls})`);
   const file = session.files[0];
+  const changed = withTokens(diff.changed, counted?.changed);
   return {
     format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
     from,
     to,
     calls,
     bytes: diff.bytes,
-    ...(diff.tokens ? { tokens: diff.tokens } : {}),
+    ...(counted ? { tokens: counted.tokens } : {}),
     messages: {
-      added: diff.added,
-      dropped: diff.dropped,
-      reduced: diff.changed.filter((c) => c.reduced.length > 0),
-      restored: diff.changed.filter((c) => c.restored.length > 0),
+      added: withTokens(diff.added, counted?.added),
+      dropped: withTokens(diff.dropped, counted?.dropped),
+      reduced: changed.filter((c) => c.reduced.length > 0),
+      restored: changed.filter((c) => c.restored.length > 0),
     },
     reductions: { applied: diff.reduced, undone: diff.restored },
     between: diff.between,

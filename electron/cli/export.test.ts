@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderExport, Provider } from '../../shared/export/request';
-import { PROVIDERS, imageOf } from '../../shared/export/request';
+import { PROVIDERS, exportInput, imageOf } from '../../shared/export/request';
 import { callRequest, requestFor } from '../../shared/export/callRequest';
 import { exportInputs } from '../../shared/testing/exportInputs';
 import { utf8Decode } from '../../shared/index';
@@ -108,8 +108,11 @@ beforeAll(async () => {
       const view = JSON.parse(JSON.stringify(viewOutput(session, call))) as { messages: ViewMessage[] };
       for (const provider of PROVIDERS) {
         for (const expanded of call === c ? [false, true] : [false]) {
-          const out = callRequest(session, call, provider, expanded);
-          if (!out) throw new Error(`${file}: call ${call} is no call`);
+          const made = callRequest(session, call, provider, expanded);
+          if (!made) throw new Error(`${file}: call ${call} is no call`);
+          // A request the file records as sent is exported as is (exportRecorded.test.ts); here, the conversion of the same call.
+          const input = made.source.body === 'recorded' ? exportInput(session, call, expanded) : undefined;
+          const out = input ? requestFor(input, provider) : made;
           const label = `${file.slice(ROOT.length + 1)} call ${call} ${provider}${expanded ? ' --expanded' : ''}`;
           exported.push({ label, provider, out, expected: mergeTexts(paired(viewAtoms((expanded ? originals(session, call) : view.messages).map((m) => ({ ...m, content: textGiven(m, withImages) })), provider))), instructions: instructionTexts(session, call) });
         }

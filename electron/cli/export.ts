@@ -48,7 +48,8 @@ async function providerRequest(provider: Provider | undefined, { flags, files }:
     if (!out) throw usageError(calls === 0 ? `--call ${call}: the session has no model calls (no assistant message)` : `--call ${call} is out of range: the session's model calls are 1 to ${calls}`);
     for (const what of out.not_recorded) io.stderr(`session-inspector: ${terminalSentence(`not recorded, left out: ${what}`)}\n`);
     for (const what of out.adjusted ?? []) io.stderr(`session-inspector: ${terminalSentence(`adjusted: ${what}`)}\n`);
-    io.stdout(json(flags.has('with-notes') ? { request: out.request, not_recorded: out.not_recorded, ...(out.adjusted ? { adjusted: out.adjusted } : {}), source: { ...out.source, files } } : out.request));
+    for (const what of out.notes ?? []) io.stderr(`session-inspector: ${terminalSentence(what)}\n`);
+    io.stdout(json(flags.has('with-notes') ? { request: out.request, not_recorded: out.not_recorded, ...(out.adjusted ? { adjusted: out.adjusted } : {}), ...(out.notes ? { notes: out.notes } : {}), source: { ...out.source, files } } : out.request));
     return EXIT_OK;
   } finally {
     session.close();

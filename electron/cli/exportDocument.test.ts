@@ -197,11 +197,41 @@ describe('export --as markdown', () => {
     const usage = rawClaudeCodeUsage(COMPACTION);
     const raw = rawClaudeCodeCalls(COMPACTION).map((c) => usage.get(c.line)?.context);
     const stated = r.stdout.split('\n## Call ').slice(1).map((section) => {
-      const context = /^Context: (\d+) tokens \(recorded\)\.$/m.exec(section);
-      return context ? Number(context[1]) : undefined;
+      const context = /^Context: ([\d,]+) tokens \(recorded\)\.$/m.exec(section);
+      return context ? Number(context[1]?.replaceAll(',', '')) : undefined;
     });
     expect(raw.filter((c) => c !== undefined).length).toBeGreaterThan(0);
     expect(stated).toEqual(raw);
+  });
+
+  it('each reduction of a real Claude Code file states the tokens it hides (est.), as `log` counts them', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.17-microcompactions-then-compact.jsonl');
+    const r = await runCli(['export', '--as', 'markdown', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const log = (JSON.parse((await runCli(['log', file])).stdout) as { reductions: { id: string; hidden_tokens_est: { tokens: number; approximate?: true } | null }[] }).reductions;
+    const headings = r.stdout.split('\n').filter((l) => l.startsWith('#### '));
+    let counted = 0;
+    for (const { id, hidden_tokens_est: est } of log) {
+      const heading = headings.find((h) => h.includes(`\`${id}\`:`));
+      if (!heading || !est) continue;
+      counted++;
+      expect(heading).toContain(`, ${est.tokens.toLocaleString('en-US')} ${est.tokens === 1 ? 'token' : 'tokens'} est.${est.approximate ? ' (approximate' : ''}`);
+    }
+    // Microcompactions and a compaction: several reductions, each with its estimate.
+    expect(counted).toBeGreaterThan(3);
+  });
+
+  it('each call of a file that records no usage (SWE-agent) states its estimated context, as `view --at N` counts it', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/swe-agent/sweagenttestrepo-1c2844.traj');
+    const r = await runCli(['export', '--as', 'markdown', file]);
+    expect(r.code, r.stderr).toBe(0);
+    const sections = r.stdout.split('\n## Call ').slice(1);
+    expect(sections.length).toBeGreaterThan(1);
+    for (const [k, section] of sections.entries()) {
+      const view = JSON.parse((await runCli(['view', '--at', String(k + 1), file])).stdout) as { tokens: unknown; tokens_est: { tokens: number } };
+      expect(view.tokens).toBeNull();
+      expect(section).toContain(`Context: ${view.tokens_est.tokens.toLocaleString('en-US')} tokens est. (the file records no usage for this call).`);
+    }
   });
 
   it('--calls N:M keeps those calls; a range outside the session is a usage error', async () => {

@@ -18,6 +18,7 @@ import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
 import { openExportSession } from './exportSession';
+import { documentSourceWithTokens } from '../tokens/documentTokens';
 
 /** `--calls N:M` (inclusive) or `--calls N`; undefined without it: every call. */
 export function parseCalls(flags: ReadonlyMap<string, string | true>): [number, number] | undefined {
@@ -94,7 +95,7 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
     const first = session.files[0];
     let written;
     try {
-      written = writeSessionDocument(session, {
+      written = writeSessionDocument(documentSourceWithTokens(session), {
         as,
         redact: flags.has('redact'),
         format: first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode',

@@ -81,10 +81,13 @@ Commands:
       null where the file records none.
   diff --from N --to M FILE...
       Print what changed in the model's input between model calls N and M (either order):
-      {"format","from","to","calls","bytes":{"from","to"},"messages":{"added","dropped",
-      "reduced","restored"},"reductions":{"applied","undone"},"between","compactions"}. Each
-      reduced or restored run of messages carries a line diff of the text the model was given
-      (unified hunks; a side over 256 KiB or 10,000 lines gets a note instead), "between" the
+      {"format","from","to","calls","bytes":{"from","to"},"tokens":{"from","to","added",
+      "dropped","reduced","restored"},"messages":{"added","dropped","reduced","restored"},
+      "reductions":{"applied","undone"},"between","compactions"}. Each reduced or restored run
+      of messages carries a line diff of the text the model was given (unified hunks; a side
+      over 256 KiB or 10,000 lines gets a note instead) and its tokens_est at each end;
+      "tokens" gives each call's context (recorded, else estimated) and the estimated tokens
+      each way. "between" the
       reductions logged or undone between the calls, "compactions" the ranges each compaction
       dropped and its summary.
   trace --query Q [--regex] [--ignore-case] FILE...

@@ -10,10 +10,10 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import yauzl from 'yauzl';
 import { tempDir } from '../../tools/testing/files';
 import { viewOutput } from '../cli/view';
 import { rawResponses } from './codex/testing/responses';
+import { zipEntries } from './testing/rawInspect';
 import type { RawUsage } from './testing/rawCalls';
 import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawOpenHandsUsage } from './testing/rawCalls';
 import type { LoadedSession } from './session';
@@ -149,25 +149,7 @@ async function firstSample(path: string): Promise<{ sample: unknown; version: st
     const sorted = [...doc.samples].sort((a, b) => byId(`${a.id}_epoch_${a.epoch ?? 1}`, `${b.id}_epoch_${b.epoch ?? 1}`));
     return { sample: sorted[0], version: versionOf(doc) };
   }
-  const entries = await new Promise<Map<string, string>>((resolve, reject) => {
-    yauzl.open(path, { lazyEntries: true }, (e, zip) => {
-      if (e || !zip) return reject(e ?? new Error('no zip'));
-      const out = new Map<string, string>();
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e2, stream) => {
-          if (e2 || !stream) return reject(e2 ?? new Error('no stream'));
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'));
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
+  const entries = await zipEntries(path);
   const names = [...entries.keys()].filter((n) => /^samples\/.+_epoch_\d+\.json$/.test(n)).sort((a, b) => byId(a.slice(8), b.slice(8)));
   const header = entries.get('header.json') ?? entries.get('_journal/start.json');
   return { sample: JSON.parse(entries.get(names[0] as string) as string) as unknown, version: versionOf(header ? (JSON.parse(header) as unknown) : undefined) };

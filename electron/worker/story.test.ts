@@ -12,6 +12,8 @@ import { assistant, makeReduction, tool, user } from '../../shared/testing/build
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import type { LooseRecord } from '../../shared/testing/looseRecords';
 import { looseRecords } from '../../shared/testing/looseRecords';
+import { runCli } from '../cli/testing/runCli';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
 import { SessionService } from './service';
 import { openedServices } from './testing/services';
 
@@ -86,6 +88,24 @@ describe('callDiff (worker)', () => {
       // The call before saw none of it.
       expect(ask(s, 'callDiff', { from: call - 2, to: call - 1 }).compactions).toEqual([]);
     }
+  });
+
+  it('calls 3 and 40 of a long real Claude Code session: tokens each way, the same as `diff --from 3 --to 40` prints', async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl');
+    const s = await opened(file);
+    const diff = ask(s, 'callDiff', { from: 3, to: 40 });
+    const cli = await runCli(['diff', '--from', '3', '--to', '40', file]);
+    expect(cli.code, cli.stderr).toBe(0);
+    const printed = JSON.parse(cli.stdout) as { tokens: unknown; messages: { added: { tokens_est: number }[]; reduced: { index: number; tokens_est: unknown }[] } };
+    expect(diff.tokens).toEqual(printed.tokens);
+    // Both calls record their context: the raw records' figures (the last line of each call's message.id).
+    const usage = rawClaudeCodeUsage(file);
+    const context = (call: number) => usage.get(rawClaudeCodeCalls(file)[call - 1]?.line ?? 0)?.context;
+    expect(context(3)).toBeGreaterThan(0);
+    expect(diff.tokens?.from).toEqual({ tokens: context(3), source: 'recorded' });
+    expect(diff.tokens?.to).toEqual({ tokens: context(40), source: 'recorded' });
+    expect(diff.tokens_est?.added).toEqual(printed.messages.added.map((m) => m.tokens_est).slice(0, MAX_DIFF_ENTRIES));
+    expect(diff.tokens?.added.tokens).toBeGreaterThan(0);
   });
 
   it('caps each list at `limit` and still counts and sums all of it', async () => {

@@ -8,6 +8,7 @@
 import type { ParsedParams, ResultOf, SessionEvent } from '../../shared/contract';
 import { ABANDONED_TEXT_MAX_BYTES, MAX_DIFF_CHANGED, MAX_DIFF_ENTRIES, MAX_EVENT_ITEMS, MAX_EVENTS_PER_REQUEST } from '../../shared/contract';
 import type { LoadedSession } from '../../shared/index';
+import { diffTokens } from '../tokens/diffTokens';
 import { ContentUnavailableError, contentSource, floorSourceBoundary, utf8Decode } from '../../shared/index';
 
 type Totaled = { bytes?: number | null; hidden_bytes?: number | null };
@@ -27,6 +28,7 @@ export function callDiffReply(session: LoadedSession, params: ParsedParams<'call
   const limit = params.limit ?? MAX_DIFF_ENTRIES;
   const diff = session.callsDiff(params.from, params.to, { limit: Math.min(limit, MAX_DIFF_CHANGED) }, given);
   if (!diff) return undefined;
+  const counted = diffTokens(session, diff);
   return {
     calls: session.calls.length,
     from: params.from,
@@ -37,7 +39,7 @@ export function callDiffReply(session: LoadedSession, params: ParsedParams<'call
     restored: diff.restored.slice(0, limit),
     totals: { added: total(diff.added), removed: total(diff.dropped), reduced: total(diff.reduced), restored: total(diff.restored) },
     bytes: diff.bytes,
-    ...(diff.tokens ? { tokens: diff.tokens } : {}),
+    ...(counted ? { tokens: counted.tokens, tokens_est: { added: counted.added.slice(0, limit), removed: counted.dropped.slice(0, limit), changed: counted.changed } } : {}),
     changed: diff.changed,
     changed_count: diff.changed_count,
     between: diff.between.slice(0, limit),

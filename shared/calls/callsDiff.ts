@@ -118,8 +118,6 @@ export interface CallsDiff extends Omit<CallDiff, 'added' | 'removed'> {
   to: number | null;
   /** Bytes the model was given at each end. */
   bytes: { from: number; to: number };
-  /** Tokens each way, once counted (left out until the session's token figures are known). */
-  tokens?: { from: number | null; to: number | null; estimated: boolean };
   added: DiffedMessage[];
   dropped: DiffedMessage[];
   changed: ChangedMessages[];

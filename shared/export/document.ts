@@ -20,6 +20,7 @@ import { floorSourceBoundary } from '../format/bytes';
 import type { ByteSource, ExpandOutcome, MessageList, ReductionKind, Result, Role, ToolCall } from '../format/types';
 import { ContentUnavailableError } from '../format/types';
 import { floorCharBoundary, utf8Decode, utf8Encode, utf8Length } from '../format/utf8';
+import type { TokenEstimate } from '../tokens/estimate';
 
 /** Each text of a document is cut at this many UTF-8 bytes (docs/export-documents.md). */
 export const DOCUMENT_TEXT_CAP_BYTES = 64 * 1024;
@@ -34,6 +35,10 @@ export interface DocumentSource {
   expand(id: string, range?: [number, number], call?: number | null): Result<ExpandOutcome, { code: string; message: string }>;
   /** The usage the file recorded for a call (SPEC §15, LoadedSession.callTokens); absent or undefined: none recorded. */
   callTokens?(call: number): { context: number } | undefined;
+  /** SPEC §15: the estimated context of a call's input (for a call with no recorded usage); absent: not estimated. */
+  contextEstimate?(call: number): TokenEstimate | undefined;
+  /** SPEC §15 `hidden_tokens_est`: the estimate of what a reduction hides; null or undefined where it cannot be counted. */
+  hiddenTokens?(reductionId: string): TokenEstimate | null | undefined;
 }
 
 /** A text of the session as the document holds it. */
@@ -74,8 +79,8 @@ export interface DocReduction {
   end?: number;
   /** As the reduction states them where it applies; null when it states none. */
   hidden_bytes: number | null;
-  /** A slot for the tokens hidden (SPEC §15): null until the session counts them. */
-  hidden_tokens: number | null;
+  /** The tokens it hides, estimated (SPEC §15 `hidden_tokens_est`); null where they cannot be counted (an original not held). */
+  hidden_tokens: TokenEstimate | null;
   /** What the model was shown at the address instead (stub, summary, kept prefix and stub). */
   shown: DocText | null;
   /** The original, or why it cannot be shown. */
@@ -95,6 +100,8 @@ export interface DocSection {
   call: number | null;
   /** The call's context in tokens as the file recorded it (SPEC §15); null where it records none. */
   tokens: number | null;
+  /** Where the file records none: the estimate of the call's input; else null. */
+  tokens_est: TokenEstimate | null;
   reduced: DocReduction[];
   restored: DocRestored[];
   /** New in this input since the previous call's response, as this call was given them. */
@@ -197,14 +204,16 @@ export function buildDocument(source: DocumentSource, options: DocumentOptions):
       const call = calls[n - 1] as ModelCall;
       const input = source.callInput(n) ?? EMPTY_INPUT;
       const after = n > 1 ? (calls[n - 2] as ModelCall).index : -1;
-      sections.push({ ...changes(source, texts, previous, input, n, after, message), tokens: source.callTokens?.(n)?.context ?? null, call: n, response: responseOf(source.minted, call.index, texts) });
+      const tokens = source.callTokens?.(n)?.context ?? null;
+      const estimate = tokens === null ? source.contextEstimate?.(n) : undefined;
+      sections.push({ ...changes(source, texts, previous, input, n, after, message), tokens, tokens_est: estimate ?? null, call: n, response: responseOf(source.minted, call.index, texts) });
       previous = input;
     }
   }
   if (!range || range[1] === calls.length) {
     const last = calls[calls.length - 1];
     const previous = last ? (source.callInput(last.call) ?? EMPTY_INPUT) : EMPTY_INPUT;
-    const section = { ...changes(source, texts, previous, latest, null, last ? last.index : -1, message), tokens: null, call: null };
+    const section = { ...changes(source, texts, previous, latest, null, last ? last.index : -1, message), tokens: null, tokens_est: null, call: null };
     if (section.messages.length > 0 || section.reduced.length > 0 || section.restored.length > 0) sections.push(section);
   }
   return {
@@ -242,7 +251,7 @@ function changes(
       index: r.index,
       ...(r.end !== undefined ? { end: r.end } : {}),
       hidden_bytes: r.hidden_bytes,
-      hidden_tokens: null,
+      hidden_tokens: source.hiddenTokens?.(r.reduction_id) ?? null,
       shown: shown ? message(shown, input).content : null,
       original: originalOf(source, texts, r.reduction_id, call),
     };
@@ -311,10 +320,22 @@ export function placeWords(index: number, end?: number): string {
   return end !== undefined && end > index + 1 ? `messages ${index}–${end - 1}` : `message ${index}`;
 }
 
-/** What a reduction hides: bytes, and tokens where the session counts them. */
+/** `1,234 tokens est.` (approximate for a Claude model, sampled for a huge text: said). */
+export function estimateWords(e: TokenEstimate): string {
+  const marks = [e.approximate ? 'approximate' : '', e.sampled ? 'sampled' : ''].filter((m) => m !== '');
+  return `${groupDigits(e.tokens)} ${e.tokens === 1 ? 'token' : 'tokens'} est.${marks.length > 0 ? ` (${marks.join(', ')})` : ''}`;
+}
+
+/** What a reduction hides: bytes, and tokens (estimated) where the session counts them. */
 export function hiddenWords(r: Pick<DocReduction, 'hidden_bytes' | 'hidden_tokens'>): string {
   const bytes = r.hidden_bytes === null ? 'hides bytes the file does not state' : `hides ${bytesWords(r.hidden_bytes)}`;
-  return r.hidden_tokens === null ? bytes : `${bytes} (${groupDigits(r.hidden_tokens)} tokens)`;
+  return r.hidden_tokens === null ? bytes : `${bytes}, ${estimateWords(r.hidden_tokens)}`;
+}
+
+/** A section's context line: the recorded figure, else the estimate; empty when neither is known. */
+export function contextWords(s: Pick<DocSection, 'tokens' | 'tokens_est'>): string {
+  if (s.tokens !== null) return `Context: ${groupDigits(s.tokens)} tokens (recorded).`;
+  return s.tokens_est ? `Context: ${estimateWords(s.tokens_est)} (the file records no usage for this call).` : '';
 }
 
 /** The note under a text cut at the cap; empty for a whole one. */

@@ -9,7 +9,7 @@
 import { htmlText } from '../links/markdown';
 import { nameText, replaceInvisible, visibleSymbol } from '../format/visibleText';
 import type { DocMessage, DocReduction, DocSection, DocText, SessionDocument } from './document';
-import { aboutWords, bytesWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
+import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
 
 /** The policy of the document's `<meta>`: nothing may load or run; only its own inline style applies. */
 export const DOCUMENT_CSP = "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
@@ -63,7 +63,8 @@ function reductionHtml(r: DocReduction, capBytes: number): string {
 function sectionHtml(s: DocSection, capBytes: number): string {
   const id = s.call === null ? 'after' : `call-${s.call}`;
   const parts = [`<h2>${sectionTitle(s)}</h2>`];
-  if (s.tokens !== null) parts.push(`<p>Context: ${s.tokens} tokens (recorded).</p>`);
+  const context = contextWords(s);
+  if (context !== '') parts.push(`<p>${htmlText(context)}</p>`);
   if (s.reduced.length > 0) parts.push('<h3>Context reduced since the previous call</h3>', ...s.reduced.map((r) => reductionHtml(r, capBytes)));
   if (s.restored.length > 0) {
     const items = s.restored.map((r) => `<li>${name(r.kind)} ${name(r.id.text)}: ${placeWords(r.index, r.end)}${r.by ? ` (${r.by})` : ''}</li>`);

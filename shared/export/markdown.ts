@@ -6,7 +6,7 @@
  */
 import { codeBlock, codeSpan } from '../links/markdown';
 import type { DocMessage, DocReduction, DocSection, DocText, SessionDocument } from './document';
-import { aboutWords, bytesWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
+import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
 
 function block(t: DocText, capBytes: number): string[] {
   const note = cutWords(t, capBytes);
@@ -35,7 +35,8 @@ function reductionLines(r: DocReduction, capBytes: number): string[] {
 
 function sectionLines(s: DocSection, capBytes: number): string[] {
   const lines = [`## ${sectionTitle(s)}`, ''];
-  if (s.tokens !== null) lines.push(`Context: ${s.tokens} tokens (recorded).`, '');
+  const context = contextWords(s);
+  if (context !== '') lines.push(context, '');
   if (s.reduced.length > 0) {
     lines.push('### Context reduced since the previous call', '');
     for (const r of s.reduced) lines.push(...reductionLines(r, capBytes));

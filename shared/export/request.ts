@@ -61,7 +61,14 @@ export interface ProviderExport {
   not_recorded: string[];
   /** Where the body differs from the recorded input so that the API takes it (a placeholder result…); absent when nowhere. */
   adjusted?: string[];
-  source: { format: SessionFormat; call: number; calls: number; provider: Provider; expanded: boolean; recorded_request?: boolean };
+  /** What the reader should know of where the body comes from (a recorded request exported as is, or why it was not). */
+  notes?: string[];
+  /**
+   * `body`: `recorded` when the file records the request as sent and it is exported as is
+   * (Inspect's `ModelEvent.call.request`, docs/export.md "Recorded requests"), else `converted`
+   * from the call's input.
+   */
+  source: { format: SessionFormat; call: number; calls: number; provider: Provider; expanded: boolean; body: 'recorded' | 'converted' };
 }
 
 /** The provider each agent speaks (docs/export.md): a native session's by its model's name. */

@@ -22,6 +22,7 @@ import type { SearchOptions } from '../search';
 import { searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '../search';
 import type { ModelChange } from '../calls/timeline';
 import type { CallTokens, UsageByLine } from '../tokens/usage';
+import type { RecordedRequest } from '../export/providers';
 import { cacheBreaks, tokensSummary } from '../tokens/summary';
 import type {
   ChatMessage,
@@ -121,6 +122,11 @@ export interface LoadedSession {
    */
   callTokens(call: number | null): CallTokens | undefined;
   /**
+   * §16: the request body the file records as sent for call N (Inspect's `ModelEvent.call.request`,
+   * docs/export.md "Recorded requests"); undefined when it records none, for null or a number that is no call.
+   */
+  recordedRequest(call: number | null): RecordedRequest | undefined;
+  /**
    * §10.1: every session the file holds (an importer's), main first; absent: the one session. An
    * entry listed `counting: 'pending'` is replaced in this list when `countSessions` counts it.
    */
@@ -204,6 +210,8 @@ export interface IndexedRecords {
   instructions?: readonly Instruction[];
   /** §15, an importer's: the usage the file recorded per call, by the line of the message the call produced. */
   usage?: UsageByLine;
+  /** §16, an importer's: request bodies the file records as sent, by the line of the message the call produced. */
+  requests?: ReadonlyMap<number, RecordedRequest>;
 }
 
 /**
@@ -324,6 +332,8 @@ export interface SessionModel {
   instructions?: readonly Instruction[];
   /** §15: recorded usage by call line (the records', else the snapshot's); absent: none recorded. */
   usage?: UsageByLine;
+  /** §16: recorded request bodies by call line (the records'); absent: none recorded. */
+  requests?: ReadonlyMap<number, RecordedRequest>;
 }
 
 /**
@@ -391,6 +401,7 @@ export function resolveSession(inputs: SessionInputs): SessionModel {
     ...(records?.replayRecords ? { replayRecords: records.replayRecords } : {}),
     ...instructionsOf(records, snapshot),
     ...usageOf(records, snapshot),
+    ...(records?.requests?.size ? { requests: records.requests } : {}),
   };
 }
 
@@ -544,6 +555,10 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     callTokens(call) {
       const c = call !== null && Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
       return c ? model.usage?.get(c.line) : undefined;
+    },
+    recordedRequest(call) {
+      const c = call !== null && Number.isInteger(call) ? callTimeline.calls[call - 1] : undefined;
+      return c ? model.requests?.get(c.line) : undefined;
     },
     instructionsAt(call) {
       const all = model.instructions ?? [];

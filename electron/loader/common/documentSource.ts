@@ -11,6 +11,7 @@ import type { DepthCut } from '../../../shared/format/jsonDepth';
 import { depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { ChatMessage, Finding, Reduction } from '../../../shared/format/types';
 import type { CallTokens } from '../../../shared/tokens/usage';
+import type { RecordedRequest } from '../../../shared/export/providers';
 import type { OpenFile, SourceIndex } from './source';
 import { WholeFileSource } from './wholeFileSource';
 
@@ -32,6 +33,8 @@ export interface BuiltDocument {
   end?: RunEnd;
   /** SPEC §15: the usage the document records per call, by the line of the message the call produced. */
   usage?: Map<number, CallTokens>;
+  /** SPEC §16: request bodies the document records as sent, by the line of the message the call produced. */
+  requests?: Map<number, RecordedRequest>;
 }
 
 /** The source index of a built document, its findings after `findings`. */
@@ -39,7 +42,7 @@ export function documentIndex(built: BuiltDocument, sessionId: string, findings:
   for (const f of built.findings) findings.push(f);
   const view = arrayList(built.view);
   return {
-    records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined, ...(built.usage ? { usage: built.usage } : {}) },
+    records: { header: null, view, recorded: view, log: built.log, logLines: built.logLines, messageLines: built.messageLines, modelChanges: [], findings, system: () => undefined, ...(built.usage ? { usage: built.usage } : {}), ...(built.requests ? { requests: built.requests } : {}) },
     snapshot: { session_id: sessionId, model: built.model ?? '', messages: view, findings: [], ...(built.end ? { sessions: [{ id: sessionId, messages: view.length, end: built.end }] } : {}) },
   };
 }

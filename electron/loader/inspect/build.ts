@@ -32,6 +32,7 @@ import { commonPrefixBytes, hashOf } from '../common/textHash';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { additiveTokens, compactionTokens, openAiTokens } from '../../../shared/tokens/usage';
 import { tableWindow } from '../../../shared/tokens/windows';
+import type { Provider, RecordedRequest } from '../../../shared/export/providers';
 
 type Obj = Record<string, unknown>;
 
@@ -236,6 +237,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true,
   };
   const lastModel = lastModelEvent(events);
   const usage = new Map<number, CallTokens>();
+  const requests = new Map<number, RecordedRequest>();
+  const callPool = callPoolOf(sample);
 
   const add = (r: Reduction, line: number, at: string): void => {
     const earlier = logged.get(r.ptr.index);
@@ -285,6 +288,8 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true,
     lastOut = outIndex;
     const tokens = inspectTokens(isPlainObject(ev.output) ? ev.output.usage : undefined, inspectVersion, typeof ev.model === 'string' ? ev.model : undefined);
     if (tokens) usage.set(outIndex + 1, tokens);
+    const request = recordedRequestOf(ev, callPool, `${where} events[${k}].call.request`);
+    if (request) requests.set(outIndex + 1, request);
     const at = `${where} ${eventName(ev, k)}`;
     // The common case, in linear time over a whole sample: this input is the previous call's (the
     // same objects, as input_refs give them) followed by the history messages up to this call's
@@ -338,13 +343,58 @@ export function buildSample(raw: Obj, where: string, mayReferAttachments = true,
   });
   if (missing.size > 0) findings.push({ code: 'unknown_record', severity: 'warning', message: `${where}: ${missing.size} attachment reference(s) name no attachment of the sample (${[...missing].slice(0, 5).join(', ')}); shown as the reference` });
   for (const r of log) if (r.kind === 'summarized') Object.assign(r, compactionTokens(r.minted_at + 1, usage));
-  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings, ...(usage.size > 0 ? { usage } : {}) };
+  return { model, view, messageLines: view.map((_m, i) => i + 1), log, logLines, findings, ...(usage.size > 0 ? { usage } : {}), ...(requests.size > 0 ? { requests } : {}) };
 }
 
 /** A sample's message pool (`input_refs` index it): `events_data.messages`, else the older `message_pool`. */
 function poolOf(sample: Obj): unknown[] {
   const eventsData = isPlainObject(sample.events_data) ? sample.events_data : undefined;
   return Array.isArray(eventsData?.messages) ? eventsData.messages : Array.isArray(sample.message_pool) ? sample.message_pool : [];
+}
+
+/** A sample's pool of request items (`call_refs` index it, Inspect ≥ 0.3.195): `events_data.calls`. */
+function callPoolOf(sample: Obj): unknown[] {
+  const eventsData = isPlainObject(sample.events_data) ? sample.events_data : undefined;
+  return Array.isArray(eventsData?.calls) ? eventsData.calls : [];
+}
+
+/**
+ * The APIs whose Chat Completions body Inspect records for a provider prefix (its providers that
+ * send through the `openai` client; docs/export.md "Recorded requests"). Others (Google's
+ * `contents`, Mistral's, Bedrock's) are recorded in their own shapes and never exported as is.
+ */
+const OPENAI_CHAT_APIS: ReadonlySet<string> = new Set(['openai', 'openai-api', 'together', 'groq', 'fireworks', 'openrouter', 'vllm', 'sglang', 'ollama', 'llama-cpp-python', 'perplexity', 'hf-inference-providers']);
+
+/** Which of our providers a recorded body is for, by the model event's provider prefix and the body's shape. */
+function recordedProvider(api: string, body: Obj): Provider | null {
+  if (api === 'anthropic' && Array.isArray(body.messages)) return 'anthropic';
+  if (!OPENAI_CHAT_APIS.has(api)) return null;
+  if (Array.isArray(body.messages)) return 'openai-chat';
+  if (api === 'openai' && body.input !== undefined) return 'openai-responses';
+  return null;
+}
+
+/**
+ * A model event's recorded request (`call.request`, attachments already resolved), its pooled
+ * items put back (`request[call_key] = concat(events_data.calls[s:e])`, docs/FORMATS.md §E4);
+ * undefined when the event records none or its `call_refs` point outside the pool.
+ */
+export function recordedRequestOf(ev: Obj, pool: readonly unknown[], where: string): RecordedRequest | undefined {
+  const call = ev.call;
+  if (!isPlainObject(call) || !isPlainObject(call.request)) return undefined;
+  let body = call.request;
+  if (Array.isArray(call.call_refs)) {
+    const items: unknown[] = [];
+    for (const r of call.call_refs) {
+      if (!Array.isArray(r) || !Number.isSafeInteger(r[0]) || !Number.isSafeInteger(r[1])) return undefined;
+      const [start, end] = r as [number, number];
+      if (start < 0 || end > pool.length || start > end) return undefined;
+      for (let i = start; i < end; i++) items.push(pool[i]);
+    }
+    body = { ...body, [typeof call.call_key === 'string' ? call.call_key : 'messages']: items };
+  }
+  const api = typeof ev.model === 'string' && ev.model.includes('/') ? (ev.model.split('/')[0] as string) : '';
+  return { provider: recordedProvider(api, body), api, where, body };
 }
 
 /** A sample's events: `events`, else the older `transcript.events`. */

@@ -313,6 +313,7 @@ function indexOf(loaded: InspectLoad): SourceIndex {
       findings,
       system: () => undefined,
       ...(built?.usage ? { usage: built.usage } : {}),
+      ...(built?.requests ? { requests: built.requests } : {}),
     },
     snapshot: { session_id: loaded.sessionId, model: loaded.model ?? '', messages: view, findings: [], ...(loaded.sessions.length > 0 ? { sessions: loaded.sessions } : {}) },
   };

@@ -16,6 +16,6 @@ export const exportCall: Handler<'exportCall'> = (request, state) =>
     if (!out) return fail('invalid_request', `call ${request.call} is not a model call of this session: it has ${calls} ${calls === 1 ? 'call' : 'calls'}`);
     const text = JSON.stringify(out.request, null, 2);
     if (Buffer.byteLength(text, 'utf8') > MAX_EXPORT_CALL_BYTES) return fail('too_large', `call ${request.call}'s request is larger than ${MAX_EXPORT_CALL_BYTES} bytes: export it with session-inspector export --call ${request.call}`);
-    const { provider, format, expanded } = out.source;
-    return ok({ call: request.call, provider, format, expanded, request: text, not_recorded: out.not_recorded, adjusted: out.adjusted ?? [], filename: `call-${request.call}-${provider}${expanded ? '-expanded' : ''}.json` });
+    const { provider, format, expanded, body } = out.source;
+    return ok({ call: request.call, provider, format, expanded, request: text, not_recorded: out.not_recorded, adjusted: out.adjusted ?? [], body, notes: out.notes ?? [], filename: `call-${request.call}-${provider}${expanded ? '-expanded' : ''}.json` });
   });

@@ -8,12 +8,13 @@ import { CallRangeError } from '../../../shared/export/document';
 import { documentFileName, fileBaseName, writeSessionDocument } from '../../../shared/export/sessionDocument';
 import { fail, ok } from '../replies';
 import type { Handler } from './handler';
+import { documentSourceWithTokens } from '../../tokens/documentTokens';
 
 export const exportDocument: Handler<'exportDocument'> = (request, state) =>
   state.withSession('exportDocument', ({ session, info }) => {
     let written;
     try {
-      written = writeSessionDocument(session, {
+      written = writeSessionDocument(documentSourceWithTokens(session), {
         as: request.as,
         redact: request.redact,
         format: info.format,

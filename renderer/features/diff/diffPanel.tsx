@@ -17,6 +17,11 @@ import './diffPanel.css';
 
 type Reduced = CallDiffResult['reduced'][number];
 type Message = CallDiffResult['added'][number];
+type Tokens = NonNullable<CallDiffResult['tokens']>;
+type Figure = Tokens['from'];
+
+/** `<n> tokens`, with `est.` where estimated (SPEC §16.1). */
+const tokensText = (f: Figure): string => `${formatCount(f.tokens)} tokens${f.source === 'estimated' ? ' est.' : ''}`;
 type Changed = CallDiffResult['changed'][number];
 
 /** Most diff lines shown per changed run; the rest are counted (the CLI's `diff` prints them all). */
@@ -53,7 +58,7 @@ function ReductionRow({ r, change }: { r: Reduced; change: string }) {
   );
 }
 
-function MessageRow({ m, change }: { m: Message; change: string }) {
+function MessageRow({ m, change, tokens }: { m: Message; change: string; tokens: number | undefined }) {
   return (
     <tr>
       <td>{change}</td>
@@ -61,7 +66,10 @@ function MessageRow({ m, change }: { m: Message; change: string }) {
       <td>{m.role ?? 'missing'}</td>
       <td />
       <td />
-      <td className="is-numeric">{m.bytes === null ? 'unreadable' : formatBytes(m.bytes)}</td>
+      <td className="is-numeric">
+        {m.bytes === null ? 'unreadable' : formatBytes(m.bytes)}
+        {tokens !== undefined ? `, ${formatCount(tokens)} tokens est.` : ''}
+      </td>
     </tr>
   );
 }
@@ -86,7 +94,8 @@ function summaryOf(d: CallDiffResult): string {
     `${countOf(t.added.count, 'message')} added`,
   ];
   if (t.removed.count > 0) parts.push(`${formatCount(t.removed.count)} dropped`);
-  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}; ${formatBytes(d.bytes.from)} given → ${formatBytes(d.bytes.to)}.`;
+  const tokens = d.tokens ? `, ${tokensText(d.tokens.from)} → ${tokensText(d.tokens.to)}` : '';
+  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}; ${formatBytes(d.bytes.from)} given → ${formatBytes(d.bytes.to)}${tokens}.`;
 }
 
 function DiffTable({ d }: { d: CallDiffResult }) {
@@ -116,10 +125,10 @@ function DiffTable({ d }: { d: CallDiffResult }) {
         ))}
         <TotalRow label="Came back" total={d.totals.restored} shown={d.restored.length} />
         {d.added.map((m, k) => (
-          <MessageRow key={`a${k}`} m={m} change="Added" />
+          <MessageRow key={`a${k}`} m={m} change="Added" tokens={d.tokens_est?.added[k]} />
         ))}
         <TotalRow label="Messages added" total={d.totals.added} shown={d.added.length} />
-        {d.removed.length > 0 && d.removed.map((m, k) => <MessageRow key={`r${k}`} m={m} change="Dropped" />)}
+        {d.removed.length > 0 && d.removed.map((m, k) => <MessageRow key={`r${k}`} m={m} change="Dropped" tokens={d.tokens_est?.removed[k]} />)}
         {d.totals.removed.count > 0 && <TotalRow label="Messages dropped" total={d.totals.removed} shown={d.removed.length} />}
       </tbody>
     </table>
@@ -136,13 +145,13 @@ function changeOf(c: Changed): string {
 const bytesText = (n: number | null): string => (n === null ? 'unreadable' : formatBytes(n));
 
 /** One changed run: what changed and its line diff, as text (session content is never markup). */
-function ChangedRun({ c }: { c: Changed }) {
+function ChangedRun({ c, tokens }: { c: Changed; tokens: { from: number; to: number } | undefined }) {
   const lines = (c.text.hunks ?? []).flatMap((h) => [`@@ -${h.from_start},${h.from_count} +${h.to_start},${h.to_count} @@`, ...h.lines]);
   const shown = lines.slice(0, SHOWN_DIFF_LINES);
   return (
     <li className="diff-run">
       <p className="diff-run-head">
-        {`Message${c.end - c.index > 1 ? 's' : ''} ${messages(c.index, c.end)}${c.role ? ` (${c.role})` : ''}: ${nameText(changeOf(c))} — ${bytesText(c.bytes.from)} → ${bytesText(c.bytes.to)}`}
+        {`Message${c.end - c.index > 1 ? 's' : ''} ${messages(c.index, c.end)}${c.role ? ` (${c.role})` : ''}: ${nameText(changeOf(c))} — ${bytesText(c.bytes.from)} → ${bytesText(c.bytes.to)}${tokens ? `, ${formatCount(tokens.from)} → ${formatCount(tokens.to)} tokens est.` : ''}`}
       </p>
       {c.text.hunks === null ? (
         <p className="panel-note">{`Line diff ${c.text.note ?? 'not made'}.`}</p>
@@ -164,16 +173,62 @@ function ChangedRun({ c }: { c: Changed }) {
 }
 
 /** The changed runs, and the reductions and compactions between the two calls. */
+/** SPEC §16: tokens each way — each call's context (recorded, else est.) and what was added, dropped, reduced, restored (est.). */
+function TokensTable({ t, changed }: { t: Tokens; changed: number }) {
+  const row = (label: string, from: Figure | null, to: Figure | null, each: string) => (
+    <tr>
+      <th scope="row">{label}</th>
+      <td className="is-numeric">{from ? tokensText(from) : ''}</td>
+      <td className="is-numeric">{to ? tokensText(to) : ''}</td>
+      <td>{each}</td>
+    </tr>
+  );
+  const hidden = t.reduced.from.tokens - t.reduced.to.tokens;
+  const back = t.restored.to.tokens - t.restored.from.tokens;
+  return (
+    <table className="diff-table" aria-label="Tokens each way">
+      <thead>
+        <tr>
+          <th scope="col">Tokens of</th>
+          <th scope="col" className="is-numeric">
+            From call
+          </th>
+          <th scope="col" className="is-numeric">
+            To call
+          </th>
+          <th scope="col">Each way</th>
+        </tr>
+      </thead>
+      <tbody>
+        {row('Context', t.from, t.to, t.from.source === 'recorded' && t.to.source === 'recorded' ? 'as the file records it' : 'estimated where the file records none')}
+        {row('Messages added', null, t.added, '')}
+        {row('Messages dropped', t.dropped, null, '')}
+        {row('Reduced', t.reduced.from, t.reduced.to, hidden > 0 ? `${formatCount(hidden)} tokens est. hidden` : '')}
+        {row('Restored', t.restored.from, t.restored.to, back > 0 ? `${formatCount(back)} tokens est. back` : '')}
+      </tbody>
+      {t.runs_listed !== undefined && (
+        <caption className="panel-note">{`Reduced and restored count the first ${formatCount(t.runs_listed)} of ${formatCount(changed)} runs.`}</caption>
+      )}
+    </table>
+  );
+}
+
 function DiffDetails({ d }: { d: CallDiffResult }) {
   return (
     <>
+      {d.tokens && (
+        <>
+          <h2 className="diff-heading">Tokens</h2>
+          <TokensTable t={d.tokens} changed={d.changed_count} />
+        </>
+      )}
       <h2 className="diff-heading">Messages reduced or restored</h2>
       {d.changed.length === 0 ? (
         <p className="panel-note">None: every message both calls hold was given the same way.</p>
       ) : (
         <ul className="diff-runs" aria-label="Messages reduced or restored">
-          {d.changed.map((c) => (
-            <ChangedRun key={`${c.index}-${c.end}`} c={c} />
+          {d.changed.map((c, k) => (
+            <ChangedRun key={`${c.index}-${c.end}`} c={c} tokens={d.tokens_est?.changed[k]} />
           ))}
         </ul>
       )}

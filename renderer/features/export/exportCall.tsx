@@ -81,6 +81,16 @@ function ExportCallDialog({ call, onClose }: { call: number; onClose: () => void
         {state.status === 'error' && <span className="is-error">{state.message}</span>}
         {state.status === 'done' && `${state.said} ${formatBytes(new TextEncoder().encode(state.made.request).length)}, ${state.made.provider}${state.made.expanded ? ', expanded' : ''}.`}
       </p>
+      {state.status === 'done' && state.made.notes.length > 0 && (
+        <section aria-label={state.made.body === 'recorded' ? 'Recorded request' : 'Notes'}>
+          <h3>{state.made.body === 'recorded' ? 'The request as the file records it' : 'Notes'}</h3>
+          <ul className="export-call-notes">
+            {state.made.notes.map((n, k) => (
+              <li key={k}>{n}</li>
+            ))}
+          </ul>
+        </section>
+      )}
       {state.status === 'done' && state.made.not_recorded.length > 0 && (
         <section aria-label="Not recorded">
           <h3>Not recorded in the file, left out</h3>
