@@ -42,6 +42,7 @@ export const METHOD_CHANNELS = {
   replay: 'si:replay',
   whatIf: 'si:whatIf',
   exportCall: 'si:exportCall',
+  hiddenTokens: 'si:hiddenTokens',
   // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
   trace: 'si:trace',
