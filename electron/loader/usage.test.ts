@@ -15,7 +15,7 @@ import { tempDir } from '../../tools/testing/files';
 import { viewOutput } from '../cli/view';
 import { rawResponses } from './codex/testing/responses';
 import type { RawUsage } from './testing/rawCalls';
-import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawOpenHandsUsage } from './testing/rawCalls';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawOpenHandsUsage, rawOpenHandsV1Usage } from './testing/rawCalls';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
 
@@ -196,6 +196,20 @@ describe('recorded usage per call: OpenHands V0', () => {
     const s = await open(path);
     try {
       expectRecorded(s, rawOpenHandsUsage(path), false);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('recorded usage per call: OpenHands V1', () => {
+  it("v1-gpt-4o-mini: view --at N gives the prompt_tokens and context_window base_state.json's token_usages record for the call's llm_response_id", async () => {
+    const path = join(REAL, 'openhands/v1-gpt-4o-mini/base_state.json');
+    const s = await open(path);
+    try {
+      const raw = rawOpenHandsV1Usage(path);
+      expect(raw.size).toBe(s.calls.length);
+      expectRecorded(s, raw, true);
     } finally {
       s.close();
     }
