@@ -40,7 +40,7 @@ import type { BuiltDocument } from '../common/documentSource';
 import { isPlainObject } from '../common/json';
 import { hashOf } from '../common/textHash';
 import type { CallTokens } from '../../../shared/tokens/usage';
-import { openAiTokens, withWindow } from '../../../shared/tokens/usage';
+import { liteLlmTokens, withWindow } from '../../../shared/tokens/usage';
 import { tableWindow } from '../../../shared/tokens/windows';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
@@ -110,17 +110,10 @@ function forgottenBy(ids: unknown, start: unknown, end: unknown): ((id: string) 
   return 'that names no forgotten events (neither forgotten_event_ids nor a start and end id)';
 }
 
-/**
- * A V0 response's LiteLLM usage (docs/tokens.md "Recorded usage"): OpenAI's shape, `prompt_tokens`
- * counting every input token (cache hits and Anthropic's cache writes included), the cached ones in
- * `prompt_tokens_details.cached_tokens` (or Anthropic's `cache_read_input_tokens`).
- */
+/** A V0 response's LiteLLM usage (docs/tokens.md "Recorded usage", shared/tokens/usage.ts liteLlmTokens). */
 function v0Usage(metadata: Record<string, unknown>): CallTokens | undefined {
   const response = isPlainObject(metadata.model_response) ? metadata.model_response : undefined;
-  const u = response && isPlainObject(response.usage) ? response.usage : undefined;
-  if (!u) return undefined;
-  const details = isPlainObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  return openAiTokens({ input: u.prompt_tokens, cached: details.cached_tokens ?? u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, output: u.completion_tokens });
+  return response ? liteLlmTokens(response.usage) : undefined;
 }
 
 /** One V0 trajectory event (openhands/events/serialization) in the version-free shape. */

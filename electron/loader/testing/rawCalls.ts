@@ -370,3 +370,20 @@ export function rawOpenHandsV1Usage(baseState: string): Map<number, RawUsage> {
   }
   return out;
 }
+
+/**
+ * The recorded contexts of a mini-swe-agent trajectory (docs/FORMATS.md C5): each assistant message
+ * of the saved state's `messages` (line = its position + 1) with the `prompt_tokens` of its
+ * `extra.response.usage` (LiteLLM's OpenAI shape: the cached tokens are a part of it). 1.x files and
+ * the bare lists record none.
+ */
+export function rawMiniUsage(path: string): Map<number, RawUsage> {
+  const out = new Map<number, RawUsage>();
+  const doc = jsonDocument(path);
+  const messages = isObj(doc) && Array.isArray(doc.messages) ? doc.messages : [];
+  messages.forEach((m: unknown, i) => {
+    const response = isObj(m) && m.role === 'assistant' && isObj(m.extra) && isObj(m.extra.response) ? m.extra.response : undefined;
+    if (response && isObj(response.usage) && typeof response.usage.prompt_tokens === 'number') out.set(i + 1, { context: response.usage.prompt_tokens });
+  });
+  return out;
+}
