@@ -150,7 +150,9 @@ const pureSchemas = {
  * none of its text. Sound because loading these modules has no effect but their exports (pure
  * packages and Node's own modules): only when it happens changes.
  */
-const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd', 'gpt-tokenizer/encoding/o200k_base', 'diff'];
+/** The o200k_base encoding (2.4 MB of ranks): lazy in the command line and in the resolver worker. */
+const TOKENIZER = 'gpt-tokenizer/encoding/o200k_base';
+const LAZY_PACKAGES = ['zod', 're2js', 'yauzl', 'fzstd', TOKENIZER, 'diff'];
 const LAZY_BUILTINS = ['node:zlib', 'node:stream', 'node:worker_threads', 'node:http', 'node:https', 'node:net', 'node:child_process', 'node:crypto'];
 /**
  * Names given by a module of ours instead: loading node:crypto costs some 5 ms, so SHA-256 starts in
@@ -180,10 +182,15 @@ async function importedNames(importer, specifier) {
   return names.size > 0 ? [...names].sort() : null;
 }
 
-const lazyModules = {
+/**
+ * The plugin that makes `modules` lazy (above). `viaChunkLoader`: a package's chunk is required
+ * through the command line's chunk loader (its code cache); otherwise with a plain `require` beside
+ * the bundle (the resolver worker: it writes no code cache).
+ */
+const lazyModulesOf = (modules, viaChunkLoader) => ({
   name: 'lazy-modules',
   setup(b) {
-    const filter = new RegExp(`^(${[...LAZY_PACKAGES, ...LAZY_BUILTINS].map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
+    const filter = new RegExp(`^(${modules.map((m) => m.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`);
     b.onResolve({ filter }, async (args) => {
       if (args.kind !== 'import-statement') return undefined;
       const names = await importedNames(args.importer, args.path);
@@ -202,7 +209,9 @@ const lazyModules = {
       }
       const load = builtin
         ? `require(${JSON.stringify(specifier)})`
-        : `require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`;
+        : viaChunkLoader
+          ? `require(${JSON.stringify(resolve(repoRoot, 'electron/cli/chunkLoader.ts'))}).loadChunk(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`
+          : `require(require('node:path').join(__dirname, ${JSON.stringify(libChunk(specifier))}))`;
       const overrides = LAZY_OVERRIDES[specifier] ?? {};
       const getter = (n) => (Object.hasOwn(overrides, n) ? `require(${JSON.stringify(resolve(repoRoot, overrides[n]))})[${JSON.stringify(n)}]` : `load()[${JSON.stringify(n)}]`);
       const getters = names.map((n) => `  ${JSON.stringify(n)}: { enumerable: true, get: () => ${getter(n)} },`).join('\n');
@@ -213,7 +222,9 @@ const lazyModules = {
       };
     });
   },
-};
+});
+
+const lazyModules = lazyModulesOf([...LAZY_PACKAGES, ...LAZY_BUILTINS], true);
 
 const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas, lazyModules];
 
@@ -239,6 +250,9 @@ const bundles = {
     entry: 'electron/worker/entry.ts',
     outfile: 'dist/worker.cjs',
     about: 'entry.ts is the resolver worker: it answers requests from electron/worker/client.ts on parentPort',
+    // The tokenizer's encoding is required from its own chunk at the first count (hiddenTokens), never at start.
+    plugins: [lazyModulesOf([TOKENIZER], false)],
+    chunks: LIB_CHUNKS.filter((c) => c.outfile === `dist/${libChunk(TOKENIZER)}`),
   },
   indexPool: {
     entry: 'electron/loader/native/indexPoolWorker.ts',

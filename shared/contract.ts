@@ -19,12 +19,14 @@ import { API_ROOT } from './httpProtocol';
 import { folderMethods, libraryEvents, libraryMethods } from './listingContract';
 import { exportCallMethods } from './exportCallContract';
 import { tokenMapMethods } from './tokenMapContract';
+import { hiddenTokensMethods } from './hiddenTokensContract';
 
 export type { SessionFileFormat, SessionFormat } from './fileFormats';
 export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
 export { MAX_FOLDER_ENTRIES, MAX_LIBRARY_ENTRIES, folderEntrySchema, libraryEntrySchema } from './listingContract';
 export { MAX_EXPORT_CALL_BYTES } from './exportCallContract';
 export { MAX_CALL_TOKEN_MESSAGES } from './tokenMapContract';
+export { MAX_HIDDEN_TOKENS_IDS, SAMPLING } from './hiddenTokensContract';
 export { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 
 const int = z.number().int().nonnegative();
@@ -810,6 +812,8 @@ export const methods = {
   ...exportCallMethods,
   // The context map in tokens (SPEC §15).
   ...tokenMapMethods,
+  // Hidden tokens of chips, log rows and search results (SPEC §15).
+  ...hiddenTokensMethods,
   /**
    * Follows the files as they grow (the default) or not (`--no-follow`: a change then
    * answers `file_changed`), for this and every later open; the open session is reopened that way.
@@ -945,5 +949,5 @@ export const workerMethods = {
 } as const;
 
 /** Contract methods the worker answers (the rest are the host's own). */
-export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens'] as const satisfies readonly Method[];
+export const WORKER_SESSION_METHODS = ['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'log', 'verify', 'check', 'callDiff', 'sessionEvents', 'abandoned', 'calls', 'instructions', 'reproBundle', 'replay', 'whatIf', 'searchPage', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens', 'hiddenTokens'] as const satisfies readonly Method[];
 export type WorkerSessionMethod = (typeof WORKER_SESSION_METHODS)[number];

@@ -15,7 +15,7 @@ import { viewOutput } from '../cli/view';
 import { rawResponses } from './codex/testing/responses';
 import { zipEntries } from './testing/rawInspect';
 import type { RawUsage } from './testing/rawCalls';
-import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawOpenHandsUsage } from './testing/rawCalls';
+import { rawClaudeCodeCalls, rawClaudeCodeUsage, rawCodexUsage, rawInspectContexts, rawMiniUsage, rawOpenHandsUsage, rawOpenHandsV1Usage } from './testing/rawCalls';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
 
@@ -34,6 +34,9 @@ const files = (dir: string, suffix: string): string[] =>
 const CLAUDE = [...files(join(REAL, 'claude-code'), '.jsonl'), join(REAL, 'claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl'), join(REAL, 'claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl')];
 const CODEX = [...files(join(REAL, 'codex'), '.jsonl'), COMPACTED_ROLLOUT];
 const INSPECT = [...files(join(REAL, 'inspect'), '.json'), ...files(join(REAL, 'inspect'), '.eval')];
+/** mini-swe-agent 2.x saved states (`extra.response` on each assistant message) and the bare lists of 1.x's tests (no usage). */
+const MINI_2 = files(join(REAL, 'mini-swe-agent'), '.json').filter((f) => f.includes('-2.2.7-'));
+const MINI_1 = files(join(REAL, 'mini-swe-agent'), '.json').filter((f) => !f.includes('-2.2.7-'));
 const name = (p: string): string => p.slice(p.lastIndexOf('/', p.lastIndexOf('/') - 1) + 1);
 
 async function open(path: string): Promise<LoadedSession> {
@@ -184,8 +187,36 @@ describe('recorded usage per call: OpenHands V0', () => {
   });
 });
 
+describe('recorded usage per call: OpenHands V1', () => {
+  it("v1-gpt-4o-mini: view --at N gives the prompt_tokens and context_window base_state.json's token_usages record for the call's llm_response_id", async () => {
+    const path = join(REAL, 'openhands/v1-gpt-4o-mini/base_state.json');
+    const s = await open(path);
+    try {
+      const raw = rawOpenHandsV1Usage(path);
+      expect(raw.size).toBe(s.calls.length);
+      expectRecorded(s, raw, true);
+    } finally {
+      s.close();
+    }
+  });
+});
+
+describe('recorded usage per call: mini-swe-agent 2.x', () => {
+  it.each(MINI_2.map((f) => [name(f), f] as const))('%s: view --at N gives the prompt_tokens of the response’s LiteLLM usage on its assistant message', async (_n, path) => {
+    const s = await open(path);
+    try {
+      const raw = rawMiniUsage(path);
+      // Every call of the file records its usage (the last response of an error exit was never written).
+      expect(raw.size).toBe(s.calls.length);
+      expectRecorded(s, raw, false);
+    } finally {
+      s.close();
+    }
+  });
+});
+
 describe('formats that record no usage', () => {
-  const NONE = [...files(join(REAL, 'swe-agent'), '.traj'), ...files(join(REAL, 'mini-swe-agent'), '.json'), join(SAMPLES, 'session.sidecar.jsonl'), join(SAMPLES, 'demo.sidecar.jsonl')];
+  const NONE = [...files(join(REAL, 'swe-agent'), '.traj'), ...MINI_1, join(SAMPLES, 'session.sidecar.jsonl'), join(SAMPLES, 'demo.sidecar.jsonl')];
   it.each(NONE.map((f) => [name(f), f] as const))('%s: view --at N has tokens null at every call; the summary counts no recorded call', async (_n, path) => {
     const s = await open(path);
     try {

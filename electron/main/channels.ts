@@ -44,6 +44,7 @@ export const METHOD_CHANNELS = {
   exportCall: 'si:exportCall',
   tokenMap: 'si:tokenMap',
   callTokens: 'si:callTokens',
+  hiddenTokens: 'si:hiddenTokens',
   // Every match of a search, a page at a time.
   searchPage: 'si:searchPage',
   trace: 'si:trace',

@@ -44,9 +44,19 @@ export interface HiddenEstimate {
   hidden: TokenEstimate | null;
 }
 
+/** A reduction's figures: what it hid from the model, and its whole original. */
+export interface ReductionEstimate {
+  hidden: TokenEstimate | null;
+  original: TokenEstimate | null;
+}
+
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
+  private readonly originals = new Map<string, TokenEstimate | null>();
   private calibrationMemo: Calibration | null | undefined;
+  private readonly pairs: GrowthPair[] = [];
+  private pairSteps: Generator<GrowthPair | undefined> | undefined;
+  private pairsDone = false;
 
   constructor(
     private readonly session: Pick<LoadedSession, 'model' | 'modelChanges' | 'calls' | 'callInput' | 'instructionsAt' | 'log' | 'minted' | 'recorded'>,
@@ -114,18 +124,38 @@ export class SessionEstimates {
    * records both calls' context.
    */
   growthPairs(): GrowthPair[] {
-    const recorded = this.recordedContext;
-    if (!recorded) return [];
-    const pairs: GrowthPair[] = [];
+    this.advanceCalibration(() => false);
+    return [...this.pairs];
+  }
+
+  /**
+   * Fits the calibration call by call until `stop()` says to stop (checked before each call, so a
+   * caller with a time budget makes progress at every turn); true once every call is counted and
+   * `calibration()` answers at once. A file that records no context has nothing to fit.
+   */
+  advanceCalibration(stop: () => boolean): boolean {
+    if (!this.recordedContext) return true;
+    this.pairSteps ??= this.growthSteps(this.recordedContext);
+    while (!this.pairsDone) {
+      if (stop()) return false;
+      const step = this.pairSteps.next();
+      if (step.done) this.pairsDone = true;
+      else if (step.value) this.pairs.push(step.value);
+    }
+    return true;
+  }
+
+  /** One step per call: the pair it closes with the call before, if both record their context. */
+  private *growthSteps(recorded: RecordedContext): Generator<GrowthPair | undefined> {
     let previous: { recorded: number; estimated: number } | undefined;
     for (const { call } of this.session.calls) {
       const ctx = recorded(call);
       const r = ctx === undefined ? undefined : this.rawTotal(call);
       const estimated = r ? r.raw.reduce((n, e) => n + e.tokens, 0) : undefined;
-      if (ctx !== undefined && estimated !== undefined && previous) pairs.push({ recorded: ctx - previous.recorded, estimated: estimated - previous.estimated });
+      const pair = ctx !== undefined && estimated !== undefined && previous ? { recorded: ctx - previous.recorded, estimated: estimated - previous.estimated } : undefined;
       previous = ctx !== undefined && estimated !== undefined ? { recorded: ctx, estimated } : undefined;
+      yield pair;
     }
-    return pairs;
   }
 
   /**
@@ -156,21 +186,40 @@ export class SessionEstimates {
    * null when the file does not hold the original or it cannot be read.
    */
   hiddenEstimates(): HiddenEstimate[] {
-    const { log, minted, recorded } = this.session;
+    const { log, minted } = this.session;
     const shown = new Map<string, string>();
     for (const row of projectView(minted, log)) if (row.applied !== undefined && !shown.has(row.applied)) shown.set(row.applied, row.text);
-    return log.map((r: Reduction) => {
-      const original = resolveOriginal(r, minted, recorded, { sha256: nodeSha256 });
-      if (!original.ok) return { id: r.id, hidden: null };
-      let hidden: TokenEstimate;
+    return log.map((r: Reduction) => ({ id: r.id, hidden: this.reductionEstimate(r, shown.get(r.id) ?? '', minted).hidden }));
+  }
+
+  /**
+   * One reduction's figures (the app's chips, log rows and search results): `hidden` as
+   * `hiddenEstimates` gives it, with `shown` the text the model was shown in its place, and
+   * `original` the estimate of its whole original; both null when the file does not hold the
+   * original. The original's count is cached per reduction record for the session's life.
+   */
+  reductionEstimate(r: Reduction, shown: string, minted: MessageList = this.session.minted): ReductionEstimate {
+    const whole = this.originalRaw(r, minted);
+    if (!whole) return { hidden: null, original: null };
+    const hidden = tokenEstimate(Math.max(0, whole.tokens - countText(shown)), { sampled: whole.sampled === true });
+    return { hidden: this.presented(hidden), original: this.presented(whole) };
+  }
+
+  /** The raw o200k estimate of reduction `r`'s original, null when it cannot be read. */
+  private originalRaw(r: Reduction, minted: MessageList): TokenEstimate | null {
+    const key = `${r.id}|${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
+    const known = this.originals.get(key);
+    if (known !== undefined) return known;
+    let estimate: TokenEstimate | null = null;
+    const original = resolveOriginal(r, minted, this.session.recorded, { sha256: nodeSha256 });
+    if (original.ok) {
       try {
-        const whole = estimateSource(original.value.bytes);
-        const replaced = countText(shown.get(r.id) ?? '');
-        hidden = tokenEstimate(Math.max(0, whole.tokens - replaced), { sampled: whole.sampled === true });
+        estimate = estimateSource(original.value.bytes);
       } catch {
-        return { id: r.id, hidden: null };
+        estimate = null;
       }
-      return { id: r.id, hidden: this.presented(hidden) };
-    });
+    }
+    this.originals.set(key, estimate);
+    return estimate;
   }
 }

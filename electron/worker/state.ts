@@ -27,6 +27,7 @@ import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';
 import type { ContentServices } from '../loader/content/contentServices';
 import { createContentServices } from '../loader/content/contentServices';
 import type { LoadOptions } from '../loader/session';
+import type { HiddenTokens } from './handlers/hiddenTokens';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { fail, internal, ok } from './replies';
@@ -67,6 +68,8 @@ export interface OpenSession {
   contextMap?: ContextMapInfo;
   /** The estimates behind the map in tokens (worker/tokenMap.ts), made at the first `tokenMap` or `callTokens`. */
   tokens?: TokenCache;
+  /** The token estimates asked for in this open (handlers/hiddenTokens.ts), made at the first ask: no ask, no tokenizer. */
+  hiddenTokens?: HiddenTokens;
 }
 
 /** What a worker's sessions are opened and watched with; tests give their own. */
@@ -95,7 +98,7 @@ export interface SessionOptions {
  * Methods that read content. A session whose file is newer than supported (`stopped`) answers them
  * with `unsupported_version`; `log` (empty) and `check` (whose findings say why) still answer.
  */
-const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens']);
+const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowOfIndex', 'rowText', 'expand', 'search', 'verify', 'callDiff', 'abandoned', 'calls', 'instructions', 'whatIf', 'exportDocument', 'trace', 'exportCall', 'tokenMap', 'callTokens', 'hiddenTokens']);
 
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);

@@ -21,10 +21,11 @@ import type { RowsSlice } from './rowsSlice';
 import type { SearchSlice } from './searchSlice';
 import type { SessionSlice } from './sessionSlice';
 import type { StorySlice } from './storySlice';
+import type { TokensSlice } from './tokensSlice';
 import type { TraceSlice } from './traceSlice';
 import type { UiSlice } from './uiSlice';
 
-export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & ExportSlice & PolicySlice & LinkSlice & InstructionsSlice & TraceSlice;
+export type AppState = SessionSlice & RowsSlice & ReductionsSlice & SearchSlice & LogSlice & FindingsSlice & UiSlice & NavigationSlice & StorySlice & CallsSlice & FolderSlice & LibrarySlice & BundleSlice & ExportSlice & PolicySlice & LinkSlice & InstructionsSlice & TraceSlice & TokensSlice;
 
 /** Delays the store waits before acting (tests set them to 0). */
 export interface StoreTiming {

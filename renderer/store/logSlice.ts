@@ -4,7 +4,7 @@ import type { ReductionKind } from '../../shared/format/types';
 import type { SliceCreator } from './appState';
 
 export type LogEntry = ResultOf<'log'>['entries'][number];
-export type LogColumn = 'id' | 'kind' | 'index' | 'hidden' | 'source' | 'status' | 'provenance';
+export type LogColumn = 'id' | 'kind' | 'index' | 'hidden' | 'tokens' | 'source' | 'status' | 'provenance';
 
 export interface LogSort {
   column: LogColumn;

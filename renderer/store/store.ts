@@ -23,6 +23,7 @@ import { createRowsSlice } from './rowsSlice';
 import { createSearchSlice } from './searchSlice';
 import { createSessionSlice } from './sessionSlice';
 import { createStorySlice } from './storySlice';
+import { createTokensSlice } from './tokensSlice';
 import { createTraceSlice } from './traceSlice';
 import { createUiSlice } from './uiSlice';
 
@@ -45,6 +46,7 @@ export function createAppStore(api: HostApi, options: AppStoreOptions = {}): App
     ...createSessionSlice(deps)(...a),
     ...createPolicySlice(deps)(...a),
     ...createTraceSlice(deps)(...a),
+    ...createTokensSlice(deps)(...a),
     ...createRowsSlice(deps)(...a),
     ...createReductionsSlice(deps)(...a),
     ...createSearchSlice(deps)(...a),

@@ -89,6 +89,22 @@ export function openAiTokens(counts: { input: unknown; cached?: unknown; cacheWr
   return made({ input, cache_read: cached, cache_write: write, output: tokenCount(counts.output) ?? 0, reasoning: tokenCount(counts.reasoning), window });
 }
 
+/**
+ * LiteLLM's usage (OpenHands V0 `model_response.usage`, mini-swe-agent 2.x `extra.response.usage`;
+ * docs/tokens.md): OpenAI's shape, `prompt_tokens` counting every input token (cache hits and
+ * Anthropic's cache writes included), the cached ones in `prompt_tokens_details.cached_tokens` (or
+ * Anthropic's `cache_read_input_tokens`), writes in `cache_creation_input_tokens`, reasoning in
+ * `completion_tokens_details.reasoning_tokens`.
+ */
+export function liteLlmTokens(usage: unknown, window?: number): CallTokens | undefined {
+  if (typeof usage !== 'object' || usage === null || Array.isArray(usage)) return undefined;
+  const u = usage as Record<string, unknown>;
+  const object = (v: unknown): Record<string, unknown> => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+  const prompt = object(u.prompt_tokens_details);
+  const completion = object(u.completion_tokens_details);
+  return openAiTokens({ input: u.prompt_tokens, cached: prompt.cached_tokens ?? u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, output: u.completion_tokens, reasoning: completion.reasoning_tokens }, window);
+}
+
 /** `tokens` with `window` set (the file's own figure wins: a window already there is kept). */
 export function withWindow(tokens: CallTokens, window: number | undefined): CallTokens {
   return window === undefined || tokens.window !== undefined ? tokens : { ...tokens, window };

@@ -40,7 +40,7 @@ import type { BuiltDocument } from '../common/documentSource';
 import { isPlainObject } from '../common/json';
 import { hashOf } from '../common/textHash';
 import type { CallTokens } from '../../../shared/tokens/usage';
-import { openAiTokens, withWindow } from '../../../shared/tokens/usage';
+import { liteLlmTokens, withWindow } from '../../../shared/tokens/usage';
 import { tableWindow } from '../../../shared/tokens/windows';
 
 /** One event in the version-free shape. `id` is the event's id as a string (V0 ids are integers). */
@@ -48,7 +48,8 @@ export type OhEvent =
   /** `response`: the model response an action came from (V1 `llm_response_id`): actions of one response are one message. */
   /** `cut`: the SDK cut the message's text before the model saw it (`maybeTruncate`): the model was given `kept` + `stub`. */
   /** `usage`: what the response's LiteLLM usage records (V0 `tool_call_metadata.model_response.usage`, docs/tokens.md). */
-  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string; cut?: ClippedText; usage?: CallTokens }
+  /** `recordedAs`: the response id an agent's V1 `MessageEvent` came from (its usage is recorded by it; it is no batch of actions). */
+  | { id: string; where: string; type: 'message'; message: ChatMessage; response?: string; recordedAs?: string; cut?: ClippedText; usage?: CallTokens }
   | { id: string; where: string; type: 'condensation'; forgotten: (id: string) => boolean; summary: string | null; summaryOffset: number | null }
   | { id: string; where: string; type: 'skip' }
   | { id: string; where: string; type: 'unknown'; why: string };
@@ -109,17 +110,10 @@ function forgottenBy(ids: unknown, start: unknown, end: unknown): ((id: string) 
   return 'that names no forgotten events (neither forgotten_event_ids nor a start and end id)';
 }
 
-/**
- * A V0 response's LiteLLM usage (docs/tokens.md "Recorded usage"): OpenAI's shape, `prompt_tokens`
- * counting every input token (cache hits and Anthropic's cache writes included), the cached ones in
- * `prompt_tokens_details.cached_tokens` (or Anthropic's `cache_read_input_tokens`).
- */
+/** A V0 response's LiteLLM usage (docs/tokens.md "Recorded usage", shared/tokens/usage.ts liteLlmTokens). */
 function v0Usage(metadata: Record<string, unknown>): CallTokens | undefined {
   const response = isPlainObject(metadata.model_response) ? metadata.model_response : undefined;
-  const u = response && isPlainObject(response.usage) ? response.usage : undefined;
-  if (!u) return undefined;
-  const details = isPlainObject(u.prompt_tokens_details) ? u.prompt_tokens_details : {};
-  return openAiTokens({ input: u.prompt_tokens, cached: details.cached_tokens ?? u.cache_read_input_tokens, cacheWrite: u.cache_creation_input_tokens, output: u.completion_tokens });
+  return response ? liteLlmTokens(response.usage) : undefined;
 }
 
 /** One V0 trajectory event (openhands/events/serialization) in the version-free shape. */
@@ -270,7 +264,8 @@ export function v1Event(e: unknown, where: string): OhEvent {
       const role = str(m.role);
       if (!role || !ROLES.includes(role)) return { id, where, type: 'unknown', why: `a MessageEvent whose llm_message role is ${JSON.stringify(m.role)}` };
       const extra = textOf(e.extended_content) ?? '';
-      return { id, where, type: 'message', message: { role: role as ChatMessage['role'], content: (textOf(m.content) ?? '') + extra, metadata: meta } };
+      const recordedAs = role === 'assistant' ? str(e.llm_response_id) : undefined;
+      return { id, where, type: 'message', message: { role: role as ChatMessage['role'], content: (textOf(m.content) ?? '') + extra, metadata: meta }, ...(recordedAs ? { recordedAs } : {}) };
     }
     case 'ActionEvent': {
       const tc = isPlainObject(e.tool_call) ? e.tool_call : {};
@@ -297,8 +292,11 @@ export function v1Event(e: unknown, where: string): OhEvent {
   }
 }
 
-/** The three inputs of a conversation's events, in order. Never throws. */
-export function buildOpenHands(events: readonly OhEvent[], model: string | null): OpenHandsIndex {
+/**
+ * The three inputs of a conversation's events, in order. Never throws. `responseUsage`: the usage
+ * V1 records apart from the events, by response id (base_state.json, source.ts `v1State`).
+ */
+export function buildOpenHands(events: readonly OhEvent[], model: string | null, responseUsage?: ReadonlyMap<string, CallTokens>): OpenHandsIndex {
   const findings: Finding[] = [];
   const view: ChatMessage[] = [];
   const messageLines: number[] = [];
@@ -340,7 +338,9 @@ export function buildOpenHands(events: readonly OhEvent[], model: string | null)
       }
       view.push(e.message);
       messageLines.push(line);
-      if (e.usage && e.message.role === 'assistant') usage.set(line, withWindow(e.usage, tableWindow(model)));
+      const byResponse = e.response ?? e.recordedAs;
+      const recorded = e.usage ?? (byResponse !== undefined ? responseUsage?.get(byResponse) : undefined);
+      if (recorded && e.message.role === 'assistant') usage.set(line, withWindow(recorded, tableWindow(model)));
       eventOf.push(e.id);
       hidden.push(false);
       return;

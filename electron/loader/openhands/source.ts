@@ -14,6 +14,8 @@ import { listWithin, readWithin } from '../common/safeRead';
 import type { OpenFile, SourceIndex } from '../common/source';
 import { type BuiltDocument, documentIndex, JsonDocumentSource } from '../common/documentSource';
 import { WholeFileSource } from '../common/wholeFileSource';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { openAiTokens } from '../../../shared/tokens/usage';
 import { buildOpenHands, type OhEvent, v0Event, v1Event } from './build';
 
 /** The model a V0 trajectory's last model response names. */
@@ -95,15 +97,33 @@ export class OpenHandsV1Source extends WholeFileSource {
     });
     const state = readWithin(join(this.folder, 'base_state.json'), this.roots, { maxBytes: MAX_V1_FILE_BYTES });
     if ('refused' in state && state.missing !== true) findings.push({ code: 'malformed_line', severity: 'error', message: `base_state.json was not read (${state.refused}); the model is not known` });
-    return documentIndex(buildOpenHands(events, 'bytes' in state ? v1Model(state.bytes) : null), this.sessionId, findings);
+    const known = 'bytes' in state ? v1State(state.bytes) : { model: null, usage: new Map<string, CallTokens>() };
+    return documentIndex(buildOpenHands(events, known.model, known.usage), this.sessionId, findings);
   }
 }
 
-/** The model `base_state.json` names (`agent.llm.model`), if it says. */
-function v1Model(bytes: Buffer): string | null {
+/**
+ * What `base_state.json` says: the model (`agent.llm.model`), and each response's recorded usage
+ * (docs/tokens.md "OpenHands"): `stats.usage_to_metrics.<llm>.token_usages[]`, one entry per
+ * response by `response_id` (LiteLLM's OpenAI shape: `prompt_tokens` counts every input token,
+ * `cache_read_tokens` a part of it, `context_window` the model's window). The SDK keeps the last 500
+ * entries: an older response has none.
+ */
+function v1State(bytes: Buffer): { model: string | null; usage: Map<string, CallTokens> } {
+  const usage = new Map<string, CallTokens>();
   const parsed = parseJson(stripBom(bytes.toString('utf8')));
-  if (!parsed.ok || !isPlainObject(parsed.value)) return null;
-  const agent = parsed.value.agent;
-  if (!isPlainObject(agent) || !isPlainObject(agent.llm)) return null;
-  return typeof agent.llm.model === 'string' ? agent.llm.model : null;
+  if (!parsed.ok || !isPlainObject(parsed.value)) return { model: null, usage };
+  const { agent, stats } = parsed.value;
+  const llm = isPlainObject(agent) && isPlainObject(agent.llm) ? agent.llm : undefined;
+  const metrics = isPlainObject(stats) && isPlainObject(stats.usage_to_metrics) ? Object.values(stats.usage_to_metrics) : [];
+  for (const m of metrics) {
+    if (!isPlainObject(m) || !Array.isArray(m.token_usages)) continue;
+    for (const u of m.token_usages) {
+      if (!isPlainObject(u) || typeof u.response_id !== 'string' || u.response_id === '') continue;
+      const window = typeof u.context_window === 'number' && Number.isSafeInteger(u.context_window) && u.context_window > 0 ? u.context_window : undefined;
+      const tokens = openAiTokens({ input: u.prompt_tokens, cached: u.cache_read_tokens, cacheWrite: u.cache_write_tokens, output: u.completion_tokens, reasoning: u.reasoning_tokens }, window);
+      if (tokens) usage.set(u.response_id, tokens);
+    }
+  }
+  return { model: llm && typeof llm.model === 'string' ? llm.model : null, usage };
 }

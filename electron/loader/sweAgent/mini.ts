@@ -15,6 +15,9 @@
  */
 import type { RunEnd } from '../../../shared/resolver/session';
 import type { ChatMessage, Finding } from '../../../shared/format/types';
+import type { CallTokens } from '../../../shared/tokens/usage';
+import { liteLlmTokens } from '../../../shared/tokens/usage';
+import { tableWindow } from '../../../shared/tokens/windows';
 import { isPlainObject } from '../common/json';
 import { messageOf } from './build';
 
@@ -25,6 +28,8 @@ export interface MiniIndex {
   findings: Finding[];
   /** How the run ended, where the file records it. */
   end?: RunEnd;
+  /** SPEC §15: each response's LiteLLM usage (2.x `extra.response.usage`), by the line of its assistant message. */
+  usage?: Map<number, CallTokens>;
 }
 
 /** The most of an exit's content `end.detail` keeps, in code points (a submission can be a whole patch). */
@@ -67,5 +72,13 @@ export function buildMini(doc: Record<string, unknown> | unknown[]): MiniIndex {
   const view = messages.map((m, i) => messageOf(m, i, findings, 'messages'));
   const info = !Array.isArray(doc) && isPlainObject(doc.info) ? doc.info : undefined;
   const end = exit ? endOf(exit) : typeof info?.exit_status === 'string' && info.exit_status !== '' ? { status: info.exit_status } : undefined;
-  return { model: Array.isArray(doc) ? null : modelOf(doc), view, messageLines: view.map((_m, i) => i + 1), findings, ...(end ? { end } : {}) };
+  const model = Array.isArray(doc) ? null : modelOf(doc);
+  // 2.x keeps each response (LiteLLM's `model_dump()`) on its assistant message; 1.x and the bare lists record none.
+  const usage = new Map<number, CallTokens>();
+  messages.forEach((m, i) => {
+    if (!isPlainObject(m) || m.role !== 'assistant' || !isPlainObject(m.extra) || !isPlainObject(m.extra.response)) return;
+    const tokens = liteLlmTokens(m.extra.response.usage, tableWindow(model));
+    if (tokens) usage.set(i + 1, tokens);
+  });
+  return { model, view, messageLines: view.map((_m, i) => i + 1), findings, ...(end ? { end } : {}), ...(usage.size > 0 ? { usage } : {}) };
 }

@@ -345,3 +345,45 @@ export function rawOpenHandsUsage(path: string): Map<number, RawUsage> {
   }
   return out;
 }
+
+/**
+ * The recorded contexts of a V1 OpenHands conversation (docs/FORMATS.md C6), from its files: each
+ * call of `rawOpenHandsCalls` (its first event's line) with the `prompt_tokens` and
+ * `context_window` of the `base_state.json` `token_usages` entry whose `response_id` is that
+ * event's `llm_response_id`.
+ */
+export function rawOpenHandsV1Usage(baseState: string): Map<number, RawUsage> {
+  const out = new Map<number, RawUsage>();
+  const dir = join(baseState, '../events');
+  const events = readdirSync(dir)
+    .filter((n) => /^event-\d+.*\.json$/.test(n))
+    .sort()
+    .map((n) => jsonDocument(join(dir, n)));
+  const state = jsonDocument(baseState);
+  const byResponse = new Map<string, Obj>();
+  const metrics = isObj(state) && isObj(state.stats) && isObj(state.stats.usage_to_metrics) ? Object.values(state.stats.usage_to_metrics) : [];
+  for (const m of metrics) if (isObj(m) && Array.isArray(m.token_usages)) for (const u of m.token_usages) if (isObj(u) && typeof u.response_id === 'string') byResponse.set(u.response_id, u);
+  for (const line of rawOpenHandsCalls(baseState) ?? []) {
+    const e = events[line - 1];
+    const u = isObj(e) ? byResponse.get(String(e.llm_response_id)) : undefined;
+    if (u && typeof u.prompt_tokens === 'number') out.set(line, { context: u.prompt_tokens, ...(typeof u.context_window === 'number' ? { window: u.context_window } : {}) });
+  }
+  return out;
+}
+
+/**
+ * The recorded contexts of a mini-swe-agent trajectory (docs/FORMATS.md C5): each assistant message
+ * of the saved state's `messages` (line = its position + 1) with the `prompt_tokens` of its
+ * `extra.response.usage` (LiteLLM's OpenAI shape: the cached tokens are a part of it). 1.x files and
+ * the bare lists record none.
+ */
+export function rawMiniUsage(path: string): Map<number, RawUsage> {
+  const out = new Map<number, RawUsage>();
+  const doc = jsonDocument(path);
+  const messages = isObj(doc) && Array.isArray(doc.messages) ? doc.messages : [];
+  messages.forEach((m: unknown, i) => {
+    const response = isObj(m) && m.role === 'assistant' && isObj(m.extra) && isObj(m.extra.response) ? m.extra.response : undefined;
+    if (response && isObj(response.usage) && typeof response.usage.prompt_tokens === 'number') out.set(i + 1, { context: response.usage.prompt_tokens });
+  });
+  return out;
+}

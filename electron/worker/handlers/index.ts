@@ -14,6 +14,7 @@ import { expand } from './expand';
 import { exportDocument } from './exportDocument';
 import { exportCall } from './exportCall';
 import type { Handlers } from './handler';
+import { hiddenTokens } from './hiddenTokens';
 import { instructions } from './instructions';
 import { log } from './log';
 import { replay, whatIf } from './replay';
@@ -46,6 +47,7 @@ export const handlers: Handlers = {
   exportCall,
   tokenMap,
   callTokens,
+  hiddenTokens,
 };
 
 /** The contract's params schema of each session method, typed per method so a parse keeps its method's type. */

@@ -13,15 +13,20 @@ import { useApp } from '../../store/storeContext';
 import { countOf, formatCount, kindLabel, verificationLabel } from '../../text/format';
 import './reductionLog.css';
 import { nameText } from '../../text/nameText';
+import { tokensNote, tokensText } from '../../text/tokens';
+import type { TokenFigures } from '../../store/tokensSlice';
+import { figuresOf, viewKey } from '../../store/tokensSlice';
 
 const ROW_HEIGHT = 32;
 const NO_STATUSES: ReadonlyMap<string, ReductionStatus> = new Map();
+const NO_FIGURES: ReadonlyMap<string, TokenFigures | null> = new Map();
 
 const COLUMNS: { id: LogColumn; label: string; numeric?: boolean }[] = [
   { id: 'id', label: 'Id' },
   { id: 'kind', label: 'Kind' },
   { id: 'index', label: 'Index', numeric: true },
   { id: 'hidden', label: 'Hidden bytes', numeric: true },
+  { id: 'tokens', label: 'Hidden tokens', numeric: true },
   { id: 'source', label: 'Source' },
   { id: 'status', label: 'Status' },
   { id: 'provenance', label: 'Provenance' },
@@ -36,7 +41,7 @@ function hiddenBytes(entry: LogEntry, status: ReductionStatus | undefined): numb
   return status?.hidden_bytes ?? entry.stated_hidden_bytes;
 }
 
-function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | undefined): string | number | undefined {
+function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | undefined, figures: TokenFigures | null | undefined): string | number | undefined {
   switch (column) {
     case 'id':
       return entry.reduction.id;
@@ -46,6 +51,8 @@ function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | u
       return entry.reduction.ptr.index;
     case 'hidden':
       return hiddenBytes(entry, status);
+    case 'tokens':
+      return figures?.hidden?.tokens;
     case 'source':
       return status?.source;
     case 'status':
@@ -58,10 +65,10 @@ function sortKey(entry: LogEntry, column: LogColumn, status: ReductionStatus | u
 const collator = new Intl.Collator('en', { numeric: true });
 
 /** `entries` in `sort` order (log order when null); unknown values last either way. */
-export function sortLog(entries: readonly LogEntry[], sort: LogSort | null, statuses: ReadonlyMap<string, ReductionStatus>): LogEntry[] {
+export function sortLog(entries: readonly LogEntry[], sort: LogSort | null, statuses: ReadonlyMap<string, ReductionStatus>, figures: ReadonlyMap<string, TokenFigures | null> = NO_FIGURES): LogEntry[] {
   if (!sort) return [...entries];
   const sign = sort.direction === 'ascending' ? 1 : -1;
-  const keyed = entries.map((entry, order) => ({ entry, order, key: sortKey(entry, sort.column, statuses.get(entry.reduction.id)) }));
+  const keyed = entries.map((entry, order) => ({ entry, order, key: sortKey(entry, sort.column, statuses.get(entry.reduction.id), figures.get(entry.reduction.id)) }));
   keyed.sort((a, b) => {
     if (a.key === undefined || b.key === undefined) return a.key === b.key ? a.order - b.order : a.key === undefined ? 1 : -1;
     const c = typeof a.key === 'number' && typeof b.key === 'number' ? a.key - b.key : collator.compare(String(a.key), String(b.key));
@@ -75,6 +82,7 @@ function LogRow({ entry }: { entry: LogEntry }) {
   const status = useApp((s) => s.statuses.get(r.id));
   const goToReduction = useApp((s) => s.goToReduction);
   const hidden = hiddenBytes(entry, status);
+  const figures = useApp((s) => figuresOf(s, r.id));
   const bad = status !== undefined && status.status !== 'verified' && status.status !== 'original_unavailable';
   return (
     <tr className={bad ? 'is-bad' : undefined}>
@@ -88,6 +96,10 @@ function LogRow({ entry }: { entry: LogEntry }) {
       </td>
       <td className="is-numeric">{isRangeKind(r.kind) && r.end !== undefined ? `${r.ptr.index}–${r.end - 1}` : r.ptr.index}</td>
       <td className="is-numeric">{hidden !== undefined ? formatCount(hidden) : '…'}</td>
+      {/* SPEC §16.1: the figure with its unit and `est.`; `—` where the file does not hold the original. */}
+      <td className="is-numeric" title={figures?.hidden ? tokensNote(figures.hidden) : undefined}>
+        {figures === undefined ? '…' : figures?.hidden ? tokensText(figures.hidden) : '—'}
+      </td>
       <td>{status?.source ?? (status ? '—' : '…')}</td>
       <td className={bad ? 'is-error' : status?.status === 'verified' ? 'is-ok' : undefined} title={status?.message}>
         {status ? verificationLabel(status) : '…'}
@@ -133,13 +145,16 @@ export function ReductionLog() {
   const loadLog = useApp((s) => s.loadLog);
   const setSort = useApp((s) => s.setLogSort);
   const requestStatuses = useApp((s) => s.requestStatuses);
+  const requestHiddenTokens = useApp((s) => s.requestHiddenTokens);
   const hasSession = useApp((s) => s.session !== null);
   // Sorting by what `verify` says needs every status (asked once); otherwise only the rows on screen ask.
   const byStatus = sort?.column === 'source' || sort?.column === 'status' || sort?.column === 'hidden';
+  const byTokens = sort?.column === 'tokens';
   const statuses = useApp((s) => (byStatus ? s.statuses : NO_STATUSES));
+  const figures = useApp((s) => (byTokens && s.hiddenTokensKey === viewKey(s) ? s.hiddenTokens : NO_FIGURES));
   const kind = useApp((s) => s.logKind);
   const shown = useMemo(() => (kind === null ? entries : entries.filter((e) => e.reduction.kind === kind)), [entries, kind]);
-  const sorted = useMemo(() => sortLog(shown, sort, statuses), [shown, sort, statuses]);
+  const sorted = useMemo(() => sortLog(shown, sort, statuses, figures), [shown, sort, statuses, figures]);
   const scrollerRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -149,6 +164,11 @@ export function ReductionLog() {
   useEffect(() => {
     if (byStatus) requestStatuses(entries.map((e) => e.reduction.id));
   }, [byStatus, entries, requestStatuses]);
+
+  // Sorting by tokens needs every figure (asked once, counted a budget at a time by the worker).
+  useEffect(() => {
+    if (byTokens) requestHiddenTokens(entries.map((e) => e.reduction.id));
+  }, [byTokens, entries, requestHiddenTokens]);
 
   const virtualizer = useVirtualizer({
     count: sorted.length,
@@ -161,8 +181,10 @@ export function ReductionLog() {
   const last = items[items.length - 1]?.index ?? -1;
 
   useEffect(() => {
-    requestStatuses(sorted.slice(first, last + 1).map((e) => e.reduction.id));
-  }, [sorted, first, last, requestStatuses]);
+    const onScreen = sorted.slice(first, last + 1).map((e) => e.reduction.id);
+    requestStatuses(onScreen);
+    requestHiddenTokens(onScreen);
+  }, [sorted, first, last, requestStatuses, requestHiddenTokens]);
 
   if (!hasSession) return <p className="panel-note">No session open.</p>;
   if (status === 'error') return <p className="panel-note is-error">{`The log could not be read: ${error?.message ?? 'unknown error'}`}</p>;

@@ -1,6 +1,6 @@
 /** The matches of the latest search, virtualized; each one goes to its reduction, expanded around the match. */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useMemo, useRef } from 'react';
+import { memo, useEffect, useMemo, useRef } from 'react';
 import type { SearchMatch } from '../../store/searchSlice';
 import { useApp } from '../../store/storeContext';
 import { kindLabel } from '../../text/format';
@@ -8,6 +8,8 @@ import { byteRangeToIndices } from '../../../shared/format/utf8Offsets';
 import { TerminalText } from '../../widgets/terminalText';
 import './searchResults.css';
 import { nameText } from '../../text/nameText';
+import { tokensNote, tokensText } from '../../text/tokens';
+import { figuresOf } from '../../store/tokensSlice';
 
 const NO_MATCHES: SearchMatch[] = [];
 
@@ -26,6 +28,8 @@ const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch })
   const goToMatch = useApp((s) => s.goToMatch);
   const runTrace = useApp((s) => s.runTrace);
   const searched = useApp((s) => s.searchResult);
+  // The tokens of the original the match is in (SPEC §16.1), once the worker has counted them.
+  const original = useApp((s) => figuresOf(s, match.reduction_id)?.original);
   const marks = useMemo(() => [byteRangeToIndices(match.snippet, match.snippet_match)] as const, [match]);
   return (
     // The button is the control; a click elsewhere on the card is the same action for a pointer.
@@ -43,6 +47,11 @@ const MatchButton = memo(function MatchButton({ match }: { match: SearchMatch })
           <span className="search-match-id">{nameText(match.reduction_id)}</span> <span className="search-match-where">at byte {match.offset} of message {match.index}</span>
         </button>
         <span className={`search-match-kind kind-${match.kind}`}>{kindLabel(match.kind)}</span>
+        {original && (
+          <span className="search-match-tokens" title={tokensNote(original)}>
+            {tokensText(original)}
+          </span>
+        )}
         {searched && (
           <button
             type="button"
@@ -73,6 +82,12 @@ export function SearchResults() {
     overscan: 6,
   });
   const items = virtualizer.getVirtualItems();
+  const requestHiddenTokens = useApp((s) => s.requestHiddenTokens);
+  const onScreen = items.map((item) => matches[item.index]?.reduction_id ?? '').join('\u0000');
+  // The figures of the results on screen, asked after they show.
+  useEffect(() => {
+    if (onScreen !== '') requestHiddenTokens([...new Set(onScreen.split('\u0000'))]);
+  }, [onScreen, requestHiddenTokens]);
   return (
     <div ref={scrollerRef} className="search-results" role="list" aria-label="Search results">
       <div className="search-results-sizer" role="none" style={{ height: virtualizer.getTotalSize() }}>

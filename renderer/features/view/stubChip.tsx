@@ -10,6 +10,8 @@ import { formatBytes, kindLabel, provenanceLabel, verificationLabel } from '../.
 import { CanonicalLink } from '../reduction/canonicalLink';
 import './stubChip.css';
 import { nameText } from '../../text/nameText';
+import { tokensText } from '../../text/tokens';
+import { figuresOf } from '../../store/tokensSlice';
 
 interface Props {
   id: string;
@@ -25,9 +27,15 @@ export function StubChip({ id, kind, stub, statedHidden }: Props) {
   const open = useApp((s) => s.openReduction?.id === id);
   const toggle = useApp((s) => s.toggleReduction);
   const requestStatuses = useApp((s) => s.requestStatuses);
+  const hiddenTokens = useApp((s) => figuresOf(s, id)?.hidden);
+  const requestHiddenTokens = useApp((s) => s.requestHiddenTokens);
   // Each chip asks for its own status while it is mounted (the store batches the asks): a row of
-  // 100,000 reductions verifies the few chips on screen, not all of them.
-  useEffect(() => requestStatuses([id]), [id, requestStatuses]);
+  // 100,000 reductions verifies the few chips on screen, not all of them. Its token figure is
+  // asked after (SPEC §15: estimates never delay the rows) and filled in when it lands.
+  useEffect(() => {
+    requestStatuses([id]);
+    requestHiddenTokens([id]);
+  }, [id, requestStatuses, requestHiddenTokens]);
   const hidden = status?.hidden_bytes ?? statedHidden;
   const hiddenText = hidden !== undefined ? `${formatBytes(hidden)} hidden` : 'size unknown';
   const state = verificationLabel(status);
@@ -44,6 +52,7 @@ export function StubChip({ id, kind, stub, statedHidden }: Props) {
     { key: 'id', text: nameText(id), className: 'stub-chip-id' },
     { key: 'kind', text: kindLabel(kind), className: 'stub-chip-kind' },
     { key: 'bytes', text: hiddenText, className: 'stub-chip-bytes' },
+    ...(hiddenTokens ? [{ key: 'tokens', text: tokensText(hiddenTokens), className: 'stub-chip-tokens' }] : []),
     // An import's `minted` names no view the user knows: the expanded region says where its bytes are.
     ...(status?.source && status.original_from === undefined ? [{ key: 'source', text: status.source, className: 'stub-chip-source' }] : []),
     ...(provenance ? [{ key: 'provenance', text: provenance, className: 'stub-chip-provenance' }] : []),

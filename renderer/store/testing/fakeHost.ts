@@ -142,6 +142,14 @@ export function fakeHost(
     searchPage: ({ query, page, page_size = 50, scope = 'hidden' }) =>
       ok<'searchPage'>({ query, mode: 'substring', case_sensitive: true, scope, page, page_size, first: page * page_size, matches: [], view_matches: [], total_matches: 0, pageable: 0, reductions_searched: 1, hidden_bytes_searched: 10 }),
     abandoned: ({ rewind }) => ok<'abandoned'>({ to: rewind * 100, line: rewind * 100 + 1, total: 2, messages: [{ index: rewind * 100, role: 'user', text: 'gone', text_bytes: 4 }] }),
+    // Every reduction hid a quarter of its bytes' worth of tokens; nothing pending.
+    hiddenTokens: ({ ids }) =>
+      ok<'hiddenTokens'>({
+        reductions: ids.map((id) => ({ id, hidden: { tokens: CONTENT_BYTES / 4, source: 'estimated' as const }, original: { tokens: CONTENT_BYTES / 4, source: 'estimated' as const } })),
+        pending: [],
+        unknown: [],
+        sampling: { above_bytes: 8 * 1024 * 1024, chunks: 64, chunk_bytes: 64 * 1024 },
+      }),
     // The host builds bundles; the fake has none unless a test answers otherwise.
     exportCall: () => ({ ok: false, error: { code: 'not_supported', message: 'no exports in the fake host' } }),
     // No estimates unless a test answers otherwise.
