@@ -227,7 +227,7 @@ function claudeTies(rec: unknown): RecordTies {
   if (!isObj(rec)) return { keys: [], kind: 'line', ids: [] };
   const keys: string[] = [];
   const ids: string[] = [];
-  let kind = str(rec.type) ?? 'record';
+  let kind = (str(rec.type) ?? 'record').slice(0, 64);
   if (kind === 'user' || kind === 'assistant') kind = 'message';
   const messageId = rec.type === 'assistant' && isObj(rec.message) ? str(rec.message.id) : undefined;
   if (messageId !== undefined) {
@@ -256,8 +256,8 @@ const CODEX_TOOL_ITEM = /^(function_call|custom_tool_call|local_shell_call|tool_
 function codexTies(rec: unknown): RecordTies {
   if (!isObj(rec)) return { keys: [], kind: 'line', ids: [] };
   const payload = isObj(rec.payload) ? rec.payload : {};
-  const type = str(rec.type) ?? 'record';
-  const itemType = str(payload.type);
+  const type = (str(rec.type) ?? 'record').slice(0, 64);
+  const itemType = str(payload.type)?.slice(0, 64);
   if (type === 'compacted' || (type === 'response_item' && itemType === 'compaction') || (type === 'event_msg' && itemType === 'context_compacted')) return { keys: [], kind: 'compaction', ids: [] };
   if (type === 'response_item' && itemType !== undefined && CODEX_TOOL_ITEM.test(itemType)) {
     const id = str(payload.call_id);
