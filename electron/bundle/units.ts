@@ -271,6 +271,7 @@ function codexTies(rec: unknown): RecordTies {
 /** Claude Code: each line's uuid and parentUuid, to re-link kept records past removed ones. */
 interface ClaudeLinks {
   uuidLine: Map<string, number>;
+  /** Each line's parent (a compact boundary's: its logical parent). */
   parentOf: (string | null | undefined)[];
 }
 
@@ -280,6 +281,8 @@ function claudeLinks(records: readonly unknown[]): ClaudeLinks {
     if (!isObj(rec)) return undefined;
     const uuid = str(rec.uuid);
     if (uuid !== undefined && !uuidLine.has(uuid)) uuidLine.set(uuid, k);
+    // A compact boundary is a root that continues through its logical parent (as the importer reads it).
+    if (rec.type === 'system' && rec.subtype === 'compact_boundary' && (rec.parentUuid === null || rec.parentUuid === undefined)) return str(rec.logicalParentUuid) ?? null;
     return rec.parentUuid === null ? null : str(rec.parentUuid);
   });
   return { uuidLine, parentOf };
