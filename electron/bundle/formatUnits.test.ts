@@ -81,7 +81,8 @@ describe('Claude Code units', () => {
         const { calls, results } = pairs(session.messages);
         expect(results).toEqual(calls);
         // Every prompt kept is still read: the kept records still make one branch.
-        const keptPrompts = rendered.split('\n').flatMap((l) => (l && JSON.parse(l).type === 'user' && typeof JSON.parse(l).message.content === 'string' && JSON.parse(l).isCompactSummary !== true ? [JSON.parse(l).message.content as string] : []));
+        const records = rendered.split('\n').flatMap((l) => (l ? [JSON.parse(l) as { type?: string; isCompactSummary?: boolean; message?: { content?: unknown } }] : []));
+        const keptPrompts = records.flatMap((r) => (r.type === 'user' && typeof r.message?.content === 'string' && r.isCompactSummary !== true ? [r.message.content] : []));
         const seen = session.messages.filter((m) => m.role === 'user').map((m) => m.content);
         for (const p of keptPrompts) expect(seen).toContain(p);
       }),
@@ -163,7 +164,7 @@ describe('Codex units', () => {
         const units = fileUnits('r.jsonl', 'codex-rollout', enc(text));
         for (const u of units.units) if (u.kind === 'compaction') expect(u.lines.length).toBe(2);
         const rendered = dec(units.render(subsetOf(units.count, keep)));
-        expect(JSON.parse(rendered.split('\n')[0] as string).type).toBe('session_meta');
+        expect((JSON.parse(rendered.split('\n')[0] as string) as { type?: string }).type).toBe('session_meta');
         const index = buildRollout(rolloutLines(rendered));
         expect(index.findings.filter((f) => f.code === 'malformed_line')).toEqual([]);
         const { calls, results } = pairs(index.view);
