@@ -31,6 +31,7 @@ import { runPolicyBench } from './policy';
 import { runHugeLineBench } from './hugeLine';
 import { runLibraryBench } from './library';
 import { runTokensBench } from './tokens';
+import { runBundleBench } from './bundle';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -67,6 +68,7 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'hugeline') return runHugeLineBench({ runs: args.runs, outDir: outDir(), log });
   // Token estimates: 100 MB of hidden text, and view --at N with estimates against without (its own generated file).
   if (group === 'tokens') return runTokensBench({ runs: args.runs, outDir: outDir(), log });
+  if (group === 'bundle') return runBundleBench({ runs: args.runs, log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {

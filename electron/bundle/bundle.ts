@@ -72,6 +72,8 @@ export interface BundleRequest {
   onProgress?: (progress: BundleProgress) => void;
   /** Milliseconds since some fixed time (tests pass their own clock); default performance.now. */
   now?: () => number;
+  /** The units of each file (default units.ts fileUnits); the benchmark passes the line-per-unit baseline. */
+  unitsOf?: typeof fileUnits;
 }
 
 /** How far a bundle's search has got: oracle calls against the cap, the best size against the start. */
@@ -198,7 +200,8 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
 
   const labelOf = (path: string): string | undefined => request.labels?.[request.paths.findIndex((p) => resolve(p) === resolve(path))];
   const names = uniqueNames(sourceFiles.map((f) => labelOf(f.path) ?? basename(f.path)));
-  const units = jointUnits(sourceFiles.map((f, k) => fileUnits(names[k] as string, f.format, f.bytes)));
+  const unitsOf = request.unitsOf ?? fileUnits;
+  const units = jointUnits(sourceFiles.map((f, k) => unitsOf(names[k] as string, f.format, f.bytes)));
   const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
   const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
   const maxItems = request.maxItems ?? MINIMIZE_MAX_ITEMS;
