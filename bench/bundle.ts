@@ -41,6 +41,11 @@ export function lineUnits(name: string, format: SessionFileFormat, bytes: Uint8A
   return { name, format, kind: 'line', count: lines.length, shapes: lines.map(() => ({})), units, render, rewrites: () => [] };
 }
 
+/** A row of a count where smaller is better, against the line baseline's. */
+function fewerThanLines(metric: string, value: number, baseline: number, unit: string, target: string, pass: boolean): BenchRow {
+  return { group: 'bundle', metric, value, unit, baseline: { name: 'one unit per line', value: baseline }, ratio: baseline / Math.max(value, 1), target, pass };
+}
+
 interface Run {
   ms: number;
   bundle: Bundle;
@@ -96,26 +101,8 @@ export async function runBundleBench(ctx: BundleBenchContext): Promise<BenchRow[
         pass: uMs < lMs,
         note: `${what}: format units ${u.oracle_calls} oracle calls (stop ${u.stop}), ${u.bytes_before} → ${u.bytes_after} bytes, ${u.units[0]?.before ?? 0} → ${u.units[0]?.after ?? 0} units; one unit per line ${l.oracle_calls} oracle calls (stop ${l.stop}), ${l.bytes_before} → ${l.bytes_after} bytes`,
       },
-      {
-        group: 'bundle',
-        metric: 'oracle calls to minimize it',
-        value: u.oracle_calls,
-        unit: 'calls',
-        baseline: { name: 'one unit per line', value: l.oracle_calls },
-        ratio: l.oracle_calls / Math.max(u.oracle_calls, 1),
-        target: 'fewer than one unit per line',
-        pass: u.oracle_calls < l.oracle_calls,
-      },
-      {
-        group: 'bundle',
-        metric: 'bundle size after minimizing',
-        value: u.bytes_after,
-        unit: 'bytes',
-        baseline: { name: 'one unit per line', value: l.bytes_after },
-        ratio: l.bytes_after / Math.max(u.bytes_after, 1),
-        target: `≤ one unit per line (source ${u.bytes_before} bytes)`,
-        pass: u.bytes_after <= l.bytes_after,
-      },
+      fewerThanLines('oracle calls to minimize it', u.oracle_calls, l.oracle_calls, 'calls', 'fewer than one unit per line', u.oracle_calls < l.oracle_calls),
+      fewerThanLines('bundle size after minimizing', u.bytes_after, l.bytes_after, 'bytes', `≤ one unit per line (source ${u.bytes_before} bytes)`, u.bytes_after <= l.bytes_after),
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
