@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { parseByteSize } from '../tools/samples/scaleGenerator';
 
-export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library', 'tokens', 'agents', 'inspect'] as const;
+export const GROUPS = ['indexing', 'import', 'memory', 'latency', 'search', 'renderer', 'calls', 'follow', 'cli', 'policy', 'hugeline', 'library', 'tokens', 'agents', 'inspect', 'bundle'] as const;
 export type Group = (typeof GROUPS)[number];
 
 /** The generator's default seed (tools/samples/sessionGenerator.ts), passed explicitly so a reused fixture can be checked against it. */

@@ -33,6 +33,7 @@ import { runLibraryBench } from './library';
 import { runTokensBench } from './tokens';
 import { AGENTS_SIZE, runAgentsBench } from './agents';
 import { runInspectEvalBench } from './inspectEval';
+import { runBundleBench } from './bundle';
 import type { Machine } from './util';
 import { buildRunners, buildWorker, describeMachine, formatBytes, warmPageCache } from './util';
 
@@ -73,6 +74,7 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'agents') return runAgentsBench({ bytes: args.sizeGiven ? args.size.bytes : AGENTS_SIZE, seed: args.seed, runs: args.runs, log });
   // `check` of a 500-sample .eval of about 1.1 GB of sample JSON against unzip + parse of every sample (its own generated file).
   if (group === 'inspect') return runInspectEvalBench({ samples: args.evalSamples, sampleBytes: args.evalSize.bytes, seed: args.seed, runs: args.runs, log });
+  if (group === 'bundle') return runBundleBench({ runs: args.runs, log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {

@@ -553,9 +553,28 @@ const partBMethods = {
 // files (the page names no path) and answers its files; the renderer packs them into one .tar.
 /** Most bytes a bundle's files may total in a reply; a larger bundle is `too_large` (make it with the CLI). */
 export const MAX_BUNDLE_BYTES = 8 * 1024 * 1024;
+/** Most kinds of cut unit a `reproBundle` reply lists (the rest are summed into the last). */
+export const MAX_BUNDLE_CUT_KINDS = 50;
+/** A bundle's search, after each oracle call (at most every few hundred milliseconds): calls against the cap, best size against the start. */
+export const bundleProgressSchema = z.object({
+  bundleId: z.string().max(100),
+  stage: z.enum(['start', 'prefix', 'ddmin', 'done']),
+  oracle_calls: int,
+  max_oracle_calls: int,
+  units_before: int,
+  units_now: int,
+  bytes_before: int,
+  bytes_now: int,
+  elapsed_ms: int,
+});
 const bundleMethods = {
   reproBundle: {
-    params: z.object({ ids: z.array(z.string().max(200)).max(50).default([]), codes: z.array(z.string().max(100)).max(50).default([]) }),
+    params: z.object({
+      ids: z.array(z.string().max(200)).max(50).default([]),
+      codes: z.array(z.string().max(100)).max(50).default([]),
+      /** Names the bundle's `bundleProgress` events and its `cancelBundle`. */
+      bundleId: z.string().max(100).optional(),
+    }),
     result: z.object({
       /** The bundle folder's name inside the archive: `repro-<code|id>`. */
       name: z.string(),
@@ -568,8 +587,16 @@ const bundleMethods = {
       oracle_calls: int,
       bytes_before: int,
       bytes_after: int,
+      /** Why the search ended (docs/bundles.md): `minimal`, or stopped early (`call_cap`, `cancelled`, `time_limit`), or `too_large`. */
+      stop: z.enum(['minimal', 'call_cap', 'too_large', 'cancelled', 'time_limit']),
+      /** Why it stopped early, in words (null: it ran to a minimal bundle). */
+      stopped_early: z.string().nullable(),
+      /** What was cut, by kind of unit (bundle.json lists each unit). */
+      cut: z.array(z.object({ kind: z.string(), units: int, bytes: int })).max(MAX_BUNDLE_CUT_KINDS),
     }),
   },
+  /** Stops the bundle `bundleId` in flight: it answers at once with the smallest bundle found so far that reproduces. */
+  cancelBundle: { params: z.object({ bundleId: z.string().max(100) }), result: z.object({ cancelled: z.boolean() }) },
 } as const;
 // ──
 // ── session documents (SPEC §16 `export --as markdown|html`; docs/export-documents.md). The worker
@@ -835,6 +862,8 @@ export const events = {
   loadProgress: z.object({ generation: int, bytesRead: int, totalBytes: int }),
   /** How far a running search has got (sent while a search takes longer than a moment). */
   searchProgress: z.object({ searchId: z.string().max(100), spans_searched: int, spans: int, hidden_bytes_searched: int }),
+  /** How far a repro bundle's search has got (`reproBundle` with a `bundleId`). */
+  bundleProgress: bundleProgressSchema,
   /** What is indexed so far of a large file (`provisional`): its first rows can be shown. */
   sessionPreview: sessionInfoSchema,
   sessionOpened: sessionInfoSchema,

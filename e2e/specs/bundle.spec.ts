@@ -113,4 +113,35 @@ test.describe('Make repro bundle', () => {
       expect(result.violations.map((v) => v.id)).toEqual([]);
     });
   });
+
+  test.describe('on a real 2 MB Claude Code session', () => {
+    const REAL = join(REPO_ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl');
+    test.use({ sessionFiles: [REAL] });
+
+    test('shows the checks made, the size and the time while it minimizes; Stop keeps the best so far, which expands the same; axe clean', async ({ inspector, inspectorApp }) => {
+      test.skip(inspectorApp.target !== 'http', 'Playwright sees downloads of a browser page; the desktop window takes the same blob download path');
+      test.setTimeout(180_000);
+      const id = cliLog([REAL]).find((r) => r.kind === 'tool_output_truncated')?.id;
+      if (!id) throw new Error('the session has no persisted output');
+      const region = await inspector.expand(id);
+      const control = region.locator('.repro-bundle');
+      await control.getByRole('button', { name: 'Make repro bundle', exact: true }).click();
+      const status = control.getByRole('status');
+      // Progress from the host: checks against the cap, bytes kept of the source's, records, seconds.
+      await expect(status).toContainText(/Minimizing: [\d,]+ of at most 2,000 checks, .* kept \([\d,]+ of [\d,]+ records\), [\d.]+ s/, { timeout: 60_000 });
+      await expect(control.getByRole('progressbar', { name: 'Checks made of the cap' })).toBeVisible();
+      const axe = await new AxeBuilder({ page: inspector.page }).include('.repro-bundle').withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+      expect(axe.violations.map((v) => v.id)).toEqual([]);
+
+      const downloading = inspector.page.waitForEvent('download');
+      await control.getByRole('button', { name: 'Stop and keep the best', exact: true }).click();
+      const download = await downloading;
+      await expect(status).toContainText('Stopped early: stopped by a cancel');
+      const bundle = await extract(download, `repro-${id}`);
+      const manifest = JSON.parse(readFileSync(join(bundle.dir, 'bundle.json'), 'utf8')) as { minimizer: { stop: string; bytes_before: number; bytes_after: number } };
+      expect(manifest.minimizer.stop).toBe('cancelled');
+      expect(manifest.minimizer.bytes_after).toBeLessThanOrEqual(manifest.minimizer.bytes_before);
+      expect(cliExpand(bundle.sessionFiles, id)).toEqual(cliExpand([REAL], id));
+    });
+  });
 });

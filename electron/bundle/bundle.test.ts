@@ -144,10 +144,10 @@ describe('a bundle of named reductions', () => {
 describe('a bundle of an imported session', () => {
   const fixture = (path: string) => join(ROOT, 'e2e/fixtures', path);
 
-  it('a Codex rollout is minimized by lines: a named id expands to the same bytes, a torn file keeps its codes', async () => {
+  it('a Codex rollout is minimized by its records: a named id expands to the same bytes, a torn file keeps its codes', async () => {
     const rollout = fixture('synthetic/codex/reinjected-context.jsonl');
     const made = await bundle(['--id', 'codex-L12-1', rollout]);
-    expect(made.manifest.minimizer.units.map((u) => u.kind)).toEqual(['line']);
+    expect(made.manifest.minimizer.units.map((u) => u.kind)).toEqual(['record_group']);
     expect((await runCli(['expand', '--id', 'codex-L12-1', ...made.files])).stdout).toBe((await runCli(['expand', '--id', 'codex-L12-1', rollout])).stdout);
     expect(bytesOf(made.files)).toBeLessThan(bytesOf([rollout]));
     const torn = fixture('synthetic/codex/torn.jsonl');

@@ -7,6 +7,11 @@
  * loader as every command: a candidate passes when `check` reports every named finding code and
  * no code the source does not show, and `expand` of every named id gives the same outcome (bytes,
  * range, total, source) as on the source. The source files are only read.
+ *
+ * The search reports its progress after each oracle call (`onProgress`) and may be stopped at any
+ * time (`shouldStop`: a cancel, `maxTimeMs`): it then ends with the smallest candidate the oracle
+ * accepted, so a stopped bundle still reproduces, and bundle.json says it was stopped and why.
+ * bundle.json lists what was cut (docs/bundles.md).
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -17,8 +22,10 @@ import { MINIMIZE_MAX_CALLS, MINIMIZE_MAX_ITEMS, minimizeRecords } from '../../s
 import type { LoadedSession } from '../loader/session';
 import { readWithin } from '../loader/common/safeRead';
 import { FileChangedError, loadSession } from '../loader/session';
-import type { BundleManifest } from './manifest';
+import type { MinimizeProgress, StopAsked } from '../../shared/links/minimize';
+import type { BundleManifest, CutReport, CutUnit, MinimizerStop } from './manifest';
 import { bundleReadme, bundleSpec } from './template';
+import type { JointUnits } from './units';
 import { fileUnits, jointUnits } from './units';
 
 /** Session bytes above this are copied whole: each oracle call rewrites and rereads them. */
@@ -57,7 +64,69 @@ export interface BundleRequest {
   maxCalls?: number;
   maxItems?: number;
   maxBytes?: number;
+  /** Stop the search after this many milliseconds, keeping the best bundle so far. */
+  maxTimeMs?: number;
+  /** Asked before each oracle call: true stops the search (a cancel), keeping the best bundle so far. */
+  cancelled?: () => boolean;
+  /** Hears the search after each oracle call (and once before the first). */
+  onProgress?: (progress: BundleProgress) => void;
+  /** Milliseconds since some fixed time (tests pass their own clock); default performance.now. */
+  now?: () => number;
+  /** The units of each file (default units.ts fileUnits); the benchmark passes the line-per-unit baseline. */
+  unitsOf?: typeof fileUnits;
 }
+
+/** How far a bundle's search has got: oracle calls against the cap, the best size against the start. */
+export interface BundleProgress {
+  stage: 'start' | 'prefix' | 'ddmin' | 'done';
+  oracle_calls: number;
+  max_oracle_calls: number;
+  /** Units (records) of the source, and of the smallest candidate accepted so far. */
+  units_before: number;
+  units_now: number;
+  bytes_before: number;
+  /** Bytes of the smallest candidate accepted so far (its units' source bytes). */
+  bytes_now: number;
+  elapsed_ms: number;
+}
+
+const STOP_MESSAGES: Record<Exclude<MinimizerStop, 'minimal'>, (m: { maxCalls: number; maxTimeMs: number | null; maxBytes: number }) => string> = {
+  call_cap: (m) => `stopped at the cap of ${m.maxCalls} oracle calls: the files are the smallest found that reproduce, not a minimal bundle`,
+  cancelled: () => 'stopped by a cancel: the files are the smallest found that reproduce, not a minimal bundle',
+  time_limit: (m) => `stopped at the time limit of ${(m.maxTimeMs ?? 0) / 1000} s: the files are the smallest found that reproduce, not a minimal bundle`,
+  too_large: (m) => `not minimized: the session is larger than ${m.maxBytes} bytes, so its files are copied whole`,
+};
+
+/** What was removed: every unit not kept, by file and kind, and the kept lines the cut rewrote. */
+export function cutReport(units: JointUnits, kept: readonly number[]): CutReport {
+  const own = units.split(kept);
+  const removed: CutUnit[] = [];
+  const rewritten: CutReport['rewritten'] = [];
+  units.files.forEach((f, k) => {
+    const keep = new Set(own[k]);
+    f.units.forEach((u, j) => {
+      if (!keep.has(j)) removed.push({ file: f.name, ...u });
+    });
+    if (f.count > 0 && keep.size < f.count) for (const r of f.rewrites(own[k] as number[])) rewritten.push({ file: f.name, ...r });
+  });
+  const kinds = new Map<string, { kind: string; units: number; bytes: number }>();
+  for (const u of removed) {
+    const entry = kinds.get(u.kind) ?? { kind: u.kind, units: 0, bytes: 0 };
+    entry.units++;
+    entry.bytes += u.bytes;
+    kinds.set(u.kind, entry);
+  }
+  return {
+    by_kind: [...kinds.values()].sort((a, b) => b.bytes - a.bytes || a.kind.localeCompare(b.kind)),
+    removed_units: removed.length,
+    removed_bytes: removed.reduce((n, u) => n + u.bytes, 0),
+    units: removed,
+    rewritten,
+  };
+}
+
+/** A turn of the event loop: a signal, a timer or a worker's message is heard between oracle calls. */
+const nextTurn = (): Promise<void> => new Promise((resolveTurn) => setImmediate(resolveTurn));
 
 export interface BundleFile {
   name: string;
@@ -131,15 +200,36 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
 
   const labelOf = (path: string): string | undefined => request.labels?.[request.paths.findIndex((p) => resolve(p) === resolve(path))];
   const names = uniqueNames(sourceFiles.map((f) => labelOf(f.path) ?? basename(f.path)));
-  const units = jointUnits(sourceFiles.map((f, k) => fileUnits(names[k] as string, f.format, f.bytes)));
+  const unitsOf = request.unitsOf ?? fileUnits;
+  const units = jointUnits(sourceFiles.map((f, k) => unitsOf(names[k] as string, f.format, f.bytes)));
   const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
   const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
   const maxItems = request.maxItems ?? MINIMIZE_MAX_ITEMS;
   const maxBytes = request.maxBytes ?? MINIMIZE_MAX_BYTES;
+  const maxTimeMs = request.maxTimeMs ?? null;
+  const now = request.now ?? (() => performance.now());
+  const started = now();
+  // Each unit's source bytes, and what every kept set holds besides (headers, fixed lines): the size of a kept set, without rendering it.
+  const unitBytes = units.files.flatMap((f) => f.units.map((u) => u.bytes));
+  const fixedBytes = bytesBefore - unitBytes.reduce((n, b) => n + b, 0);
+  const sizeOf = (kept: readonly number[]): number => {
+    // A file kept whole (no units) or a snapshot (re-serialized) is counted as its source bytes.
+    let n = fixedBytes;
+    for (const k of kept) n += unitBytes[k] ?? 0;
+    return n;
+  };
+  const progress = (stage: BundleProgress['stage'], calls: number, kept: readonly number[]): void =>
+    request.onProgress?.({ stage, oracle_calls: calls, max_oracle_calls: maxCalls, units_before: units.count, units_now: kept.length, bytes_before: bytesBefore, bytes_now: sizeOf(kept), elapsed_ms: Math.round(now() - started) });
+  const shouldStop = (): StopAsked | undefined => {
+    if (request.cancelled?.() === true) return 'cancelled';
+    if (maxTimeMs !== null && now() - started >= maxTimeMs) return 'time_limit';
+    return undefined;
+  };
 
   const scratch = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-'));
   const want = JSON.stringify(expected);
   const oracle = async (kept: readonly number[]): Promise<boolean> => {
+    await nextTurn();
     const rendered = units.render(kept);
     const paths = names.map((name, k) => {
       const path = join(scratch, name);
@@ -161,13 +251,15 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   };
 
   let result;
+  const all = Array.from({ length: units.count }, (_, k) => k);
   try {
-    const all = Array.from({ length: units.count }, (_, k) => k);
+    progress('start', 0, all);
     if (bytesBefore > maxBytes) result = { kept: all, calls: 0, steps: 0, stop: 'too_large' as const, view: null };
-    else result = await minimizeRecords(units.shapes, oracle, { maxCalls, maxItems });
+    else result = await minimizeRecords(units.shapes, oracle, { maxCalls, maxItems, shouldStop, onProgress: (p: MinimizeProgress) => progress(p.stage, p.calls, p.kept) });
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+  progress('done', result.calls, result.kept);
 
   const rendered = units.render(result.kept);
   const sessionFiles: BundleFile[] = names.map((name, k) => ({ name, bytes: rendered[k] as Uint8Array }));
@@ -187,17 +279,20 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
     expand: expected.map((o) => ({ id: o.reduction_id, total_bytes: o.total_bytes, range: o.range, source: o.source, sha256: sha256(utf8.encode(o.content)) })),
     options: { ...(request.session !== undefined ? { session: request.session } : {}), ...(request.format !== undefined ? { format: request.format } : {}) },
     minimizer: {
-      algorithm: 'view prefix, then ddmin',
+      algorithm: 'view prefix, then ddmin over format units',
       view: result.view,
       units: unitReport,
       oracle_calls: result.calls,
       max_oracle_calls: maxCalls,
       max_items: maxItems,
       max_bytes: maxBytes,
+      max_time_ms: maxTimeMs,
       accepted_steps: result.steps,
       stop: result.stop,
+      stopped_early: result.stop === 'minimal' ? null : { reason: result.stop, message: STOP_MESSAGES[result.stop]({ maxCalls, maxTimeMs, maxBytes }) },
       bytes_before: bytesBefore,
       bytes_after: sessionFiles.reduce((n, f) => n + f.bytes.length, 0),
+      cut: cutReport(units, result.kept),
     },
   };
   const sessionNames = sessionFiles.map((f) => f.name);

@@ -26,6 +26,14 @@ export function shellQuote(word: string): string {
   return `$'${replaceInvisible(word.replace(/[\\']/g, (c) => `\\${c}`), bytes)}'`;
 }
 
+/** How README names the units of each kind of file. */
+const UNIT_WORDS: Record<BundleManifest['minimizer']['units'][number]['kind'], string> = {
+  line: 'lines',
+  record_group: 'records (grouped: a tool call with its result, a compaction)',
+  snapshot_element: 'messages and reductions',
+  whole: 'kept whole',
+};
+
 function command(args: readonly string[]): string {
   return ['npx', 'session-inspector', ...args].map(shellQuote).join(' ');
 }
@@ -80,8 +88,9 @@ by default \`bin/session-inspector.cjs\` of the current directory.)
 
 ## How it was made
 
-Delta debugging (ddmin) over the files' records (${m.units.map((u) => `${codeSpan(u.name)}: ${u.before} → ${u.after} ${u.kind === 'line' ? 'lines' : u.kind === 'snapshot_element' ? 'messages and reductions' : 'kept whole'}`).join('; ')}),
+Delta debugging (ddmin) over the files' records (${m.units.map((u) => `${codeSpan(u.name)}: ${u.before} → ${u.after} ${UNIT_WORDS[u.kind]}`).join('; ')}),
 ${m.oracle_calls} oracle calls of at most ${m.max_oracle_calls} (stop: ${m.stop}); ${m.bytes_before} → ${m.bytes_after} bytes.
+${m.stopped_early ? `Stopped early: ${m.stopped_early.message}.\n` : ''}${m.cut.removed_units > 0 ? `Cut: ${m.cut.by_kind.map((k) => `${k.units} ${codeSpan(k.kind)} (${k.bytes} bytes)`).join(', ')}; \`bundle.json\` lists each (\`minimizer.cut\`).\n` : ''}
 A candidate passed when \`check\` reported every named code and no code the source lacks, and
 \`expand\` of every named id gave the source's outcome. \`bundle.json\` holds the details.
 `;

@@ -1,14 +1,25 @@
 /**
- * What the repro bundle's minimizer may remove from each session file (SPEC §12): its records.
- * Pure (bytes in, bytes out), so the units of every format are tested without a disk.
+ * What the repro bundle's minimizer may remove from each session file (SPEC §12; docs/bundles.md):
+ * its records, grouped the way the format ties them together. Pure (bytes in, bytes out), so the
+ * units of every format are tested without a disk.
  *
- * - A native sidecar and the JSONL imports (Claude Code, Codex) are lines: each unit is one line
- *   with its newline, kept in order, so a torn last line (no newline) stays last and torn. The
- *   sidecar's first line (its header: the format, the version, the policy) is never removed.
+ * - A native sidecar is lines: each unit is one line with its newline, kept in order, so a torn
+ *   last line (no newline) stays last and torn. Its first line (the header: the format, the
+ *   version, the policy) is never removed.
+ * - A Claude Code transcript and a Codex rollout are records (lines) grouped so that any kept set
+ *   is still a file of that format: a tool call with its result(s) (`tool_use`/`tool_result`,
+ *   `function_call`/`function_call_output` and their custom and shell kinds), the records of one
+ *   API response (same `message.id`), a compaction's records together (Claude Code's
+ *   `compact_boundary` and its `isCompactSummary` record; Codex's `compacted`, its
+ *   `context_compacted` event and a remote compaction's item). A Codex rollout's first
+ *   `session_meta` is never removed. In a Claude Code transcript a kept record whose `parentUuid`
+ *   names a removed one is re-linked to its nearest kept ancestor (only that value of the line
+ *   changes), so the branch Claude Code would resume still runs through the kept records.
  * - A native snapshot is its `messages` and `reductions` elements; the rest of the object is kept
  *   as it was and the file is written back pretty-printed, as the recorder writes it. A snapshot
  *   that is not a JSON object is kept whole.
- * - Any other file (a SWE-agent trajectory, one JSON document) is kept whole.
+ * - Any other file (a SWE-agent trajectory, an Inspect log, OpenHands events: one JSON document) is
+ *   kept whole.
  * Removing a record can change what the others mean (a message's view index, a reduction's
  * address): the oracle, not this module, decides whether a removal keeps the bundle faithful.
  */
@@ -16,7 +27,32 @@ import type { SessionFileFormat } from '../../shared/index';
 import type { RecordShape } from '../../shared/links/minimize';
 import { deeperThan } from '../../shared/format/jsonDepth';
 
-export type UnitKind = 'line' | 'snapshot_element' | 'whole';
+/** How a file is cut: by lines (a sidecar), by grouped records (a JSONL import), by snapshot elements, or not at all. */
+export type UnitKind = 'line' | 'record_group' | 'snapshot_element' | 'whole';
+
+/** One removable unit: what it is, where its bytes are in the source file, what it names. */
+export interface UnitInfo {
+  /** `tool_call`, `compaction`, `microcompaction`, `response`, `message`, a record's type, … */
+  kind: string;
+  /** The source lines it is made of (1-based; none for a snapshot element). */
+  lines: number[];
+  /** Its bytes in the source file, `[start, end)`, contiguous lines merged. */
+  ranges: [number, number][];
+  /** The ids it carries (tool call ids, a compaction's or record's uuid), at most MAX_UNIT_IDS. */
+  ids: string[];
+  /** Its size in bytes (the sum of its ranges; a snapshot element's JSON). */
+  bytes: number;
+}
+
+/** A line of a kept record that rendering changed (a Claude Code `parentUuid` re-linked). */
+export interface Rewrite {
+  line: number;
+  bytes_before: number;
+  bytes_after: number;
+  why: string;
+}
+
+export const MAX_UNIT_IDS = 20;
 
 export interface FileUnits {
   name: string;
@@ -26,11 +62,17 @@ export interface FileUnits {
   count: number;
   /** What each unit is (a message at a view index, a record addressing some): the minimizer's first stage. */
   shapes: RecordShape[];
+  /** What each unit is made of, for the manifest's cut list. */
+  units: UnitInfo[];
   /** The file made of the units kept (ascending indices into 0..count-1). */
   render(kept: readonly number[]): Uint8Array;
+  /** The lines of kept records whose bytes rendering changed. */
+  rewrites(kept: readonly number[]): Rewrite[];
 }
 
 const NEWLINE = 0x0a;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /** The lines of `bytes`, each with its newline; a last line without one is its own unit. */
 export function splitLines(bytes: Uint8Array): Uint8Array[] {
@@ -57,6 +99,8 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 }
 
 const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The highest view index a reduction (§3.5) addresses, if it names any. */
 function reductionNeeds(r: unknown): number | undefined {
@@ -66,32 +110,295 @@ function reductionNeeds(r: unknown): number | undefined {
   return found.length > 0 ? Math.max(...found) : undefined;
 }
 
+function parseLine(line: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(line));
+  } catch {
+    return undefined;
+  }
+}
+
 /** A native sidecar line's shape (§3.1); a line that is not a known record addresses nothing. */
 export function sidecarShape(line: Uint8Array): RecordShape {
-  let rec: unknown;
-  try {
-    rec = JSON.parse(new TextDecoder().decode(line));
-  } catch {
-    return {};
-  }
-  if (typeof rec !== 'object' || rec === null) return {};
+  const rec = parseLine(line);
+  if (!isObj(rec)) return {};
   const r = rec as { t?: unknown; i?: unknown; r?: unknown; at?: unknown; to?: unknown };
   if (r.t === 'message' && isIndex(r.i)) return { message: r.i };
   const needs = r.t === 'reduction' ? reductionNeeds(r.r) : r.t === 'model_change' && isIndex(r.at) && r.at > 0 ? r.at - 1 : r.t === 'rewind' && isIndex(r.to) && r.to > 0 ? r.to - 1 : undefined;
   return needs === undefined ? {} : { needs };
 }
 
-function lineUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, native: boolean): FileUnits {
+/** Each line's `[start, end)` in the file. */
+function lineOffsets(lines: readonly Uint8Array[]): [number, number][] {
+  let at = 0;
+  return lines.map((l) => {
+    const range: [number, number] = [at, at + l.length];
+    at += l.length;
+    return range;
+  });
+}
+
+/** The ranges of some lines (ascending), contiguous ones merged. */
+function mergedRanges(lineIndices: readonly number[], offsets: readonly [number, number][]): [number, number][] {
+  const out: [number, number][] = [];
+  for (const k of lineIndices) {
+    const [s, e] = offsets[k] as [number, number];
+    const last = out[out.length - 1];
+    if (last && last[1] === s) last[1] = e;
+    else out.push([s, e]);
+  }
+  return out;
+}
+
+/** A unit of some lines of a file (0-based indices, ascending). */
+function lineUnit(kind: string, lineIndices: number[], offsets: readonly [number, number][], ids: readonly string[]): UnitInfo {
+  const ranges = mergedRanges(lineIndices, offsets);
+  return { kind, lines: lineIndices.map((k) => k + 1), ranges, ids: [...new Set(ids)].slice(0, MAX_UNIT_IDS), bytes: ranges.reduce((n, [s, e]) => n + e - s, 0) };
+}
+
+function sidecarUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
   const lines = splitLines(bytes);
-  const fixed = native ? lines.slice(0, 1) : [];
-  const free = lines.slice(fixed.length);
-  // An imported format's lines are not read here: ddmin alone decides (no first stage).
-  const shapes = free.map((l) => (native ? sidecarShape(l) : {}));
-  return { name, format, kind: 'line', count: free.length, shapes, render: (kept) => concat([...fixed, ...kept.map((k) => free[k] as Uint8Array)]) };
+  const offsets = lineOffsets(lines);
+  const header = lines.slice(0, 1);
+  const free = lines.slice(header.length);
+  const units = free.map((l, k) => {
+    const rec = parseLine(l);
+    const t = isObj(rec) ? str(rec.t) : undefined;
+    const id = isObj(rec) && isObj(rec.r) ? str(rec.r.id) : undefined;
+    return lineUnit(t ?? 'line', [k + header.length], offsets, id !== undefined ? [id] : []);
+  });
+  return {
+    name,
+    format,
+    kind: 'line',
+    count: free.length,
+    shapes: free.map(sidecarShape),
+    units,
+    render: (kept) => concat([...header, ...kept.map((k) => free[k] as Uint8Array)]),
+    rewrites: () => [],
+  };
+}
+
+/** Union-find over line indices. */
+class Groups {
+  private readonly parent: number[];
+  constructor(n: number) {
+    this.parent = Array.from({ length: n }, (_, k) => k);
+  }
+  find(k: number): number {
+    let root = k;
+    while (this.parent[root] !== root) root = this.parent[root] as number;
+    while (this.parent[k] !== root) {
+      const next = this.parent[k] as number;
+      this.parent[k] = root;
+      k = next;
+    }
+    return root;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
+  }
+}
+
+/** What one record of a JSONL import ties it to, and what it is. */
+interface RecordTies {
+  /** Keys shared by records that must stay together (a tool call id, a response id). */
+  keys: string[];
+  /** Its kind, strongest first when grouped: see KIND_RANK. */
+  kind: string;
+  ids: string[];
+}
+
+/** A group's kind is its strongest member's. */
+const KIND_RANK = ['compaction', 'microcompaction', 'tool_call', 'response', 'message'];
+const rank = (kind: string): number => {
+  const k = KIND_RANK.indexOf(kind);
+  return k < 0 ? KIND_RANK.length : k;
+};
+
+const blocksOf = (rec: Record<string, unknown>): unknown[] => {
+  const message = rec.message;
+  return isObj(message) && Array.isArray(message.content) ? message.content : [];
+};
+
+function claudeTies(rec: unknown): RecordTies {
+  if (!isObj(rec)) return { keys: [], kind: 'line', ids: [] };
+  const keys: string[] = [];
+  const ids: string[] = [];
+  let kind = (str(rec.type) ?? 'record').slice(0, 64);
+  if (kind === 'user' || kind === 'assistant') kind = 'message';
+  const messageId = rec.type === 'assistant' && isObj(rec.message) ? str(rec.message.id) : undefined;
+  if (messageId !== undefined) {
+    keys.push(`response:${messageId}`);
+    kind = 'response';
+  }
+  for (const b of blocksOf(rec)) {
+    if (!isObj(b)) continue;
+    const id = b.type === 'tool_use' ? str(b.id) : b.type === 'tool_result' ? str(b.tool_use_id) : undefined;
+    if (id === undefined) continue;
+    keys.push(`tool:${id}`);
+    ids.push(id);
+    kind = 'tool_call';
+  }
+  if (rec.type === 'system' && rec.subtype === 'compact_boundary') kind = 'compaction';
+  if (rec.type === 'system' && rec.subtype === 'microcompact_boundary') kind = 'microcompaction';
+  if (kind === 'compaction' || kind === 'microcompaction' || ids.length === 0) {
+    const uuid = str(rec.uuid);
+    if (uuid !== undefined) ids.push(uuid);
+  }
+  return { keys, kind, ids };
+}
+
+const CODEX_TOOL_ITEM = /^(function_call|custom_tool_call|local_shell_call|tool_search_call)(_output)?$|^tool_search_output$/;
+
+function codexTies(rec: unknown): RecordTies {
+  if (!isObj(rec)) return { keys: [], kind: 'line', ids: [] };
+  const payload = isObj(rec.payload) ? rec.payload : {};
+  const type = (str(rec.type) ?? 'record').slice(0, 64);
+  const itemType = str(payload.type)?.slice(0, 64);
+  if (type === 'compacted' || (type === 'response_item' && itemType === 'compaction') || (type === 'event_msg' && itemType === 'context_compacted')) return { keys: [], kind: 'compaction', ids: [] };
+  if (type === 'response_item' && itemType !== undefined && CODEX_TOOL_ITEM.test(itemType)) {
+    const id = str(payload.call_id);
+    return id !== undefined ? { keys: [`tool:${id}`], kind: 'tool_call', ids: [id] } : { keys: [], kind: 'tool_call', ids: [] };
+  }
+  if (type === 'response_item') return { keys: [], kind: itemType === 'message' ? 'message' : (itemType ?? 'response_item'), ids: [] };
+  if (type === 'event_msg') return { keys: [], kind: 'event', ids: [] };
+  return { keys: [], kind: type, ids: [] };
+}
+
+/** Claude Code: each line's uuid and parentUuid, to re-link kept records past removed ones. */
+interface ClaudeLinks {
+  uuidLine: Map<string, number>;
+  /** Each line's parent (a compact boundary's: its logical parent). */
+  parentOf: (string | null | undefined)[];
+}
+
+function claudeLinks(records: readonly unknown[]): ClaudeLinks {
+  const uuidLine = new Map<string, number>();
+  const parentOf = records.map((rec, k) => {
+    if (!isObj(rec)) return undefined;
+    const uuid = str(rec.uuid);
+    if (uuid !== undefined && !uuidLine.has(uuid)) uuidLine.set(uuid, k);
+    // A compact boundary is a root that continues through its logical parent (as the importer reads it).
+    if (rec.type === 'system' && rec.subtype === 'compact_boundary' && (rec.parentUuid === null || rec.parentUuid === undefined)) return str(rec.logicalParentUuid) ?? null;
+    return rec.parentUuid === null ? null : str(rec.parentUuid);
+  });
+  return { uuidLine, parentOf };
+}
+
+/** The line with its `parentUuid` value replaced (the first such key, as Claude Code writes it), or undefined when not found. */
+function relinked(line: Uint8Array, from: string, to: string | null): Uint8Array | undefined {
+  const text = decoder.decode(line);
+  const pattern = new RegExp(`("parentUuid"\\s*:\\s*)${JSON.stringify(from).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
+  const match = pattern.exec(text);
+  if (!match) return undefined;
+  return encoder.encode(text.slice(0, match.index) + (match[1] as string) + JSON.stringify(to) + text.slice(match.index + match[0].length));
+}
+
+function jsonlUnits(name: string, format: 'claude-code' | 'codex-rollout', bytes: Uint8Array): FileUnits {
+  const lines = splitLines(bytes);
+  const offsets = lineOffsets(lines);
+  const records = lines.map(parseLine);
+  // A Codex rollout names its session in its first session_meta: that line stays.
+  const fixedCount = format === 'codex-rollout' && isObj(records[0]) && records[0].type === 'session_meta' ? 1 : 0;
+  const ties = records.map((r) => (format === 'claude-code' ? claudeTies(r) : codexTies(r)));
+  const groups = new Groups(lines.length);
+  const byKey = new Map<string, number>();
+  ties.forEach((t, k) => {
+    if (k < fixedCount) return;
+    for (const key of t.keys) {
+      const first = byKey.get(key);
+      if (first === undefined) byKey.set(key, k);
+      else groups.union(first, k);
+    }
+  });
+  // A compaction's records together: Claude Code's boundary and the summary after it; Codex's
+  // `compacted` and the remote item and event written beside it (within a few lines, no other compaction between).
+  for (let k = fixedCount; k < lines.length; k++) {
+    const rec = records[k];
+    if (format === 'claude-code') {
+      if (!(isObj(rec) && rec.type === 'system' && rec.subtype === 'compact_boundary')) continue;
+      for (let j = k + 1; j < lines.length; j++) {
+        const next = records[j];
+        if (isObj(next) && next.type === 'system' && next.subtype === 'compact_boundary') break;
+        if (isObj(next) && next.isCompactSummary === true) {
+          groups.union(k, j);
+          break;
+        }
+      }
+    } else if (isObj(rec) && rec.type === 'compacted') {
+      for (let j = Math.max(fixedCount, k - 3); j <= Math.min(lines.length - 1, k + 3); j++) {
+        if (j !== k && ties[j]?.kind === 'compaction' && !(isObj(records[j]) && (records[j] as Record<string, unknown>).type === 'compacted')) groups.union(k, j);
+      }
+    }
+  }
+  const members = new Map<number, number[]>();
+  for (let k = fixedCount; k < lines.length; k++) {
+    const root = groups.find(k);
+    const list = members.get(root);
+    if (list) list.push(k);
+    else members.set(root, [k]);
+  }
+  // Units in file order of their first line.
+  const unitLines = [...members.values()].sort((a, b) => (a[0] as number) - (b[0] as number));
+  const units = unitLines.map((ls) => {
+    const kind = ls.map((k) => ties[k]?.kind ?? 'line').sort((a, b) => rank(a) - rank(b))[0] as string;
+    return lineUnit(kind, ls, offsets, ls.flatMap((k) => ties[k]?.ids ?? []));
+  });
+  const links = format === 'claude-code' ? claudeLinks(records) : undefined;
+
+  /** Each line kept (fixed lines included), and the lines re-linked, for a kept set of units. */
+  const assemble = (kept: readonly number[]): { out: Uint8Array[]; rewrites: Rewrite[] } => {
+    const keptLines = new Set<number>(Array.from({ length: fixedCount }, (_, k) => k));
+    for (const u of kept) for (const k of unitLines[u] ?? []) keptLines.add(k);
+    const order = [...keptLines].sort((a, b) => a - b);
+    const rewrites: Rewrite[] = [];
+    const out = order.map((k) => {
+      const line = lines[k] as Uint8Array;
+      const parent = links?.parentOf[k];
+      if (!links || typeof parent !== 'string') return line;
+      const at = links.uuidLine.get(parent);
+      if (at === undefined || keptLines.has(at)) return line;
+      // Up the removed ancestors to the nearest kept one (null: none is kept), never looping.
+      let to: string | null = null;
+      const seen = new Set<number>();
+      let cur: number | undefined = at;
+      while (cur !== undefined && !seen.has(cur)) {
+        seen.add(cur);
+        const up: string | null | undefined = links.parentOf[cur];
+        if (typeof up !== 'string') break;
+        const upLine = links.uuidLine.get(up);
+        if (upLine === undefined) break;
+        if (keptLines.has(upLine)) {
+          to = up;
+          break;
+        }
+        cur = upLine;
+      }
+      const changed = relinked(line, parent, to);
+      if (!changed) return line;
+      rewrites.push({ line: k + 1, bytes_before: line.length, bytes_after: changed.length, why: `parentUuid re-linked to ${to === null ? 'null' : 'the nearest kept ancestor'}` });
+      return changed;
+    });
+    return { out, rewrites };
+  };
+  return {
+    name,
+    format,
+    kind: 'record_group',
+    count: units.length,
+    // An imported format's records are not read for view indices: ddmin alone decides (no first stage).
+    shapes: units.map(() => ({})),
+    units,
+    render: (kept) => concat(assemble(kept).out),
+    rewrites: (kept) => assemble(kept).rewrites,
+  };
 }
 
 function wholeUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
-  return { name, format, kind: 'whole', count: 0, shapes: [], render: () => bytes };
+  return { name, format, kind: 'whole', count: 0, shapes: [], units: [], render: () => bytes, rewrites: () => [] };
 }
 
 function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
@@ -108,6 +415,16 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
   const reductions = Array.isArray(object.reductions) ? (object.reductions as unknown[]) : undefined;
   const m = messages?.length ?? 0;
   const count = m + (reductions?.length ?? 0);
+  const element = (kind: string, v: unknown): UnitInfo => {
+    const id = isObj(v) ? str(v.id) : undefined;
+    return { kind, lines: [], ranges: [], ids: id !== undefined ? [id] : [], bytes: encoder.encode(JSON.stringify(v) ?? '').length };
+  };
+  const render = (kept: readonly number[]): Uint8Array => {
+    const out: Record<string, unknown> = { ...object };
+    if (messages) out.messages = kept.filter((k) => k < m).map((k) => messages[k]);
+    if (reductions) out.reductions = kept.filter((k) => k >= m).map((k) => reductions[k - m]);
+    return encoder.encode(JSON.stringify(out, null, 2) + '\n');
+  };
   return {
     name,
     format,
@@ -117,11 +434,14 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
       const needs = reductionNeeds(r);
       return needs === undefined ? {} : { needs };
     })],
-    render: (kept) => {
-      const out: Record<string, unknown> = { ...object };
-      if (messages) out.messages = kept.filter((k) => k < m).map((k) => messages[k]);
-      if (reductions) out.reductions = kept.filter((k) => k >= m).map((k) => reductions[k - m]);
-      return new TextEncoder().encode(JSON.stringify(out, null, 2) + '\n');
+    units: [...(messages ?? []).map((v) => element('message', v)), ...(reductions ?? []).map((v) => element('reduction', v))],
+    render,
+    // The snapshot is written again as a whole: what the removed elements do not account for is its re-serialization.
+    rewrites: (kept) => {
+      const keptSet = new Set(kept);
+      let cut = 0;
+      for (let k = 0; k < count; k++) if (!keptSet.has(k)) cut += (messages && k < m ? element('message', messages[k]) : element('reduction', reductions?.[k - m])).bytes;
+      return [{ line: 0, bytes_before: bytes.length - cut, bytes_after: render(kept).length, why: 'the snapshot is written again, pretty-printed, from the kept elements' }];
     },
   };
 }
@@ -130,10 +450,10 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
 export function fileUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): FileUnits {
   switch (format) {
     case 'supercode-sidecar':
-      return lineUnits(name, format, bytes, true);
+      return sidecarUnits(name, format, bytes);
     case 'claude-code':
     case 'codex-rollout':
-      return lineUnits(name, format, bytes, false);
+      return jsonlUnits(name, format, bytes);
     case 'supercode-snapshot':
       return snapshotUnits(name, format, bytes);
     default:
@@ -148,19 +468,23 @@ export interface JointUnits {
   shapes: RecordShape[];
   /** Each file's bytes for a kept set of joint indices (ascending). */
   render(kept: readonly number[]): Uint8Array[];
+  /** Each file's own kept indices for a kept set of joint indices. */
+  split(kept: readonly number[]): number[][];
 }
 
 export function jointUnits(files: readonly FileUnits[]): JointUnits {
   // File k's units are the joint indices [starts[k], starts[k] + files[k].count).
   const starts = files.map((_, k) => files.slice(0, k).reduce((n, f) => n + f.count, 0));
+  const split = (kept: readonly number[]): number[][] =>
+    files.map((f, k) => {
+      const start = starts[k] as number;
+      return kept.filter((j) => j >= start && j < start + f.count).map((j) => j - start);
+    });
   return {
     files,
     count: files.reduce((n, f) => n + f.count, 0),
     shapes: files.flatMap((f) => f.shapes),
-    render: (kept) =>
-      files.map((f, k) => {
-        const start = starts[k] as number;
-        return f.render(kept.filter((j) => j >= start && j < start + f.count).map((j) => j - start));
-      }),
+    render: (kept) => split(kept).map((own, k) => (files[k] as FileUnits).render(own)),
+    split,
   };
 }

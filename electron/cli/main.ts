@@ -15,6 +15,7 @@ export const processIo: CliIo = {
   stdout,
   stderr: fdWriter(2, (rest) => void processStream('stderr').write(rest)),
   stdoutBytes: stdout,
+  stderrIsTerminal: () => process.getBuiltinModule('node:tty').isatty(2),
 };
 
 export { EXIT_OK, EXIT_FINDINGS, EXIT_ERROR } from './output';
@@ -103,10 +104,14 @@ Commands:
       record (system prompt, tool schemas, max_tokens…) is left out and named on stderr;
       --with-notes prints {"request","not_recorded","source"}. Without --as: the provider the
       session's agent speaks (Claude Code: anthropic, Codex: openai-responses, others openai-chat).
-  bundle --out DIR [--id ID]... [--finding CODE]... FILE...
+  bundle --out DIR [--id ID]... [--finding CODE]... [--max-calls N] [--max-time S] [--progress] FILE...
       Write a repro bundle into DIR (new or empty): the smallest session files that still show
       the named findings and reductions (none named: every finding of check), README.md with the
       commands, bundle.spec.ts (Playwright) and bundle.json. Prints {"out","files","minimizer"}.
+      Progress (oracle calls, size) is redrawn on stderr when it is a terminal; --progress prints
+      it as JSON lines {"progress":{...}} on stderr. Ctrl-C, --max-calls (default 2000) or
+      --max-time (seconds) stop the search and write the smallest bundle found so far that still
+      reproduces; bundle.json says it was stopped early and lists what was cut.
   view --policy POLICY.json FILE...
       What if: the latest view re-projected under another reduction policy (a JSON object with
       protect_last_n_tool_results, max_tool_result_bytes, kept_prefix_bytes, dedupe and
@@ -180,7 +185,7 @@ const COMMANDS = {
   view: { at: 'value', policy: 'value', ...SOURCE_FLAGS },
   diff: { from: 'value', to: 'value', ...SOURCE_FLAGS },
   trace: { query: 'value', regex: 'switch', 'ignore-case': 'switch', ...SOURCE_FLAGS },
-  bundle: { out: 'value', id: 'list', finding: 'list', ...SOURCE_FLAGS },
+  bundle: { out: 'value', id: 'list', finding: 'list', 'max-calls': 'value', 'max-time': 'value', progress: 'switch', ...SOURCE_FLAGS },
   serve: { port: 'value', host: 'value', 'max-upload': 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   open: { port: 'value', host: 'value', link: 'value', 'no-follow': 'switch', ...SOURCE_FLAGS },
   export: { call: 'value', as: 'value', expanded: 'switch', 'with-notes': 'switch', redact: 'switch', calls: 'value', out: 'value', ...SOURCE_FLAGS },

@@ -9,6 +9,8 @@ export interface CliIo {
   stderr(s: string): void;
   /** Bytes of UTF-8 text for stdout, when the writer takes them as they are (else they go to `stdout` as text). */
   stdoutBytes?(bytes: Uint8Array): void;
+  /** Whether stderr is a terminal (a progress line is redrawn there); absent: it is not. */
+  stderrIsTerminal?(): boolean;
 }
 
 /**

@@ -168,6 +168,7 @@ describe('the session host bounds every request', () => {
       close: () => Promise.resolve(),
       request: <M extends WorkerSessionMethod>(_method: M, _params: ParsedParams<M>) => new Promise<Reply<M>>(() => undefined),
       cancelSearch: (searchId) => (cancelled.push(searchId), true),
+      cancelBundle: () => false,
       onEvent: () => () => undefined,
       dispose: () => Promise.resolve(),
     };

@@ -223,7 +223,7 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
   const unsubscribeClient = client.onEvent((event) => {
     // Only the worker's own events pass; session lifecycle events are this host's to emit.
     if (event.name === 'loadProgress' && event.payload.generation === generation) progress = event;
-    if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress') emit(event);
+    if (event.name === 'loadProgress' || event.name === 'workerRestarted' || event.name === 'searchProgress' || event.name === 'bundleProgress') emit(event);
     // A file of the session shown changed on disk: the window says so (its requests answer file_changed).
     if (event.name === 'fileChanged' && event.payload.generation === session?.generation) emit(event);
     // The session shown grew (followed): `state` and a late subscriber see it as it is now.
@@ -450,6 +450,8 @@ export function createSessionHost(options: SessionHostOptions): InspectableSessi
         }
         return { ok: true, value: { follow } };
       }
+      case 'cancelBundle':
+        return { ok: true, value: { cancelled: client.cancelBundle((params as ParsedParams<'cancelBundle'>).bundleId) } };
       case 'cancelSearch': {
         const { searchId } = params as ParsedParams<'cancelSearch'>;
         return { ok: true, value: { cancelled: client.cancelSearch(searchId) || options.library?.cancel(libraryKey(searchId)) === true } };

@@ -38,6 +38,7 @@ export const METHOD_CHANNELS = {
   librarySearch: 'si:librarySearch',
   // 
   reproBundle: 'si:reproBundle',
+  cancelBundle: 'si:cancelBundle',
   // Policy replay, the what-if view.
   replay: 'si:replay',
   whatIf: 'si:whatIf',

@@ -14,7 +14,7 @@ import type { HostError, HostEvent, ParsedParams, Reply, SessionInfo, WorkerSess
 import { hostErrorSchema, parseEvent, parseReply, workerMethods } from '../../shared/index';
 import type { OpenSource, ResolverClient } from './resolverClient';
 import type { TestHookMethod, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
-import { EPOCH_SLOT, WORKER_BUNDLE } from './protocol';
+import { BUNDLE_SLOT, EPOCH_SLOT, EPOCH_SLOTS, WORKER_BUNDLE } from './protocol';
 
 export interface ResolverClientOptions {
   /** The bundled worker; default `defaultWorkerPath()`. */
@@ -131,7 +131,7 @@ const prepared = workerReply('__prepared', z.literal(true));
 class WorkerClient implements WorkerResolverClient {
   private readonly workerPath: string;
   /** The search epoch, shared with every worker this client spawns (protocol.ts). */
-  private readonly epochBuffer = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+  private readonly epochBuffer = new SharedArrayBuffer(EPOCH_SLOTS * Int32Array.BYTES_PER_ELEMENT);
   private readonly epoch = new Int32Array(this.epochBuffer);
   private worker: Worker | undefined;
   /** The current worker has said `ready`: a worker that dies before is not restarted in a loop. */
@@ -140,6 +140,8 @@ class WorkerClient implements WorkerResolverClient {
   private readonly pending = new Map<number, Pending>();
   private readonly listeners = new Set<(event: HostEvent) => void>();
   private inFlightSearch: InFlightSearch | undefined;
+  /** The repro bundles sent and not yet answered, by bundleId. */
+  private readonly inFlightBundles = new Set<string>();
   /** What the worker holds open, to reopen after a crash. */
   private lastOpened: { paths: string[]; generation: number; source: OpenSource } | undefined;
   /** Counts opens and closes: only the reply to the latest one decides `lastOpened`. */
@@ -176,6 +178,15 @@ class WorkerClient implements WorkerResolverClient {
   request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>> {
     const parse: Parse = (raw) => parseReply(method, raw);
     // A page of a search is a search, and so is a trace (docs/trace.md): one in flight at a time, cancelled by the next.
+    if (method === 'reproBundle') {
+      // Sent with the bundle epoch of now: a cancel moves it on, and the bundle stops with its best so far.
+      const bundleId = (params as ParsedParams<'reproBundle'>).bundleId;
+      if (bundleId !== undefined) this.inFlightBundles.add(bundleId);
+      const { reply } = this.post(method, params, parse, Atomics.load(this.epoch, BUNDLE_SLOT));
+      return reply.finally(() => {
+        if (bundleId !== undefined) this.inFlightBundles.delete(bundleId);
+      }) as Promise<Reply<M>>;
+    }
     if (method !== 'search' && method !== 'searchPage' && method !== 'trace') return this.send(method, params, parse) as Promise<Reply<M>>;
 
     // A new search cancels the one in flight (which answers `cancelled`) before it is sent.
@@ -197,6 +208,12 @@ class WorkerClient implements WorkerResolverClient {
     this.inFlightSearch.markStarted(false);
     this.inFlightSearch = undefined;
     this.bumpEpoch();
+    return true;
+  }
+
+  cancelBundle(bundleId: string): boolean {
+    if (!this.inFlightBundles.has(bundleId)) return false;
+    Atomics.add(this.epoch, BUNDLE_SLOT, 1);
     return true;
   }
 

@@ -15,7 +15,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { EventPayload, HostError, WorkerSessionMethod } from '../../shared/index';
 import { WORKER_SESSION_METHODS, workerMethods } from '../../shared/index';
 import type { WorkerInit, WorkerMessage, WorkerReply, WorkerRequest } from './protocol';
-import { EPOCH_SLOT, isWorkerRequest } from './protocol';
+import { BUNDLE_SLOT, EPOCH_SLOT, isWorkerRequest } from './protocol';
 import { describeIssues, parseRequest } from './handlers/index';
 import type { RequestContext } from './handlers/handler';
 import type { SearchSignal } from './state';
@@ -123,6 +123,15 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     return DEFERRED;
   }
   if (WHOLE_SESSION.has(method)) await service.whenLoaded();
+  if (method === 'reproBundle') {
+    // Stopped (with its best so far) once the client moves the bundle epoch on from the one it was sent at.
+    const sentAt = request.epoch;
+    const context: RequestContext = {
+      ...(sentAt !== undefined && epoch.length > BUNDLE_SLOT ? { bundleCancelled: () => Atomics.load(epoch, BUNDLE_SLOT) !== sentAt } : {}),
+      onBundleProgress: (payload: EventPayload<'bundleProgress'>) => post({ event: { name: 'bundleProgress', payload } }),
+    };
+    return service.handle(parsed.method, parsed.params, context);
+  }
   return service.handle(parsed.method, parsed.params);
 }
 

@@ -10,10 +10,14 @@ export const WORKER_BUNDLE = 'worker.cjs';
 
 /** Slot of the search epoch in the shared `Int32Array`: a search started at epoch `e` is cancelled once it differs. */
 export const EPOCH_SLOT = 0;
+/** Slot of the bundle epoch: a repro bundle sent at epoch `e` stops (keeping its best so far) once it differs. */
+export const BUNDLE_SLOT = 1;
+/** Int32 slots of the shared buffer. */
+export const EPOCH_SLOTS = 2;
 
 /** `workerData` of the worker. */
 export interface WorkerInit {
-  /** Backs an `Int32Array` of one element: the search epoch. */
+  /** Backs an `Int32Array` of EPOCH_SLOTS elements: the search epoch, the bundle epoch. */
   searchEpoch: SharedArrayBuffer;
   /** Enables `__crash`, `__hang`, `__gc` and `__prepared`; set only by tests and the benchmarks. */
   testHooks: boolean;
@@ -25,7 +29,7 @@ export interface WorkerInit {
 export const TEST_HOOK_METHODS = ['__crash', '__hang', '__gc', '__prepared'] as const;
 export type TestHookMethod = (typeof TEST_HOOK_METHODS)[number];
 
-/** Host → worker. `epoch` is set on `search`: the epoch the client bumped to when it sent it. */
+/** Host → worker. `epoch` is set on `search`: the epoch the client bumped to when it sent it; on `reproBundle`: the bundle epoch when it was sent. */
 export interface WorkerRequest {
   id: number;
   method: string;

@@ -17,6 +17,8 @@ export interface ResolverClient {
   request<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>): Promise<Reply<M>>;
   /** Cancels the search `searchId` if it is in flight; true when it was. */
   cancelSearch(searchId: string): boolean;
+  /** Stops the repro bundle `bundleId` if it is in flight (it answers with its best so far); true when it was. */
+  cancelBundle(bundleId: string): boolean;
   /** `loadProgress` while opening; `workerRestarted` after a crash (the client restarts the worker and reopens the last files). */
   onEvent(listener: (event: HostEvent) => void): () => void;
   dispose(): Promise<void>;

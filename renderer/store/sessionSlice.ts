@@ -370,6 +370,9 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         case 'searchProgress':
           get().applySearchProgress(event.payload);
           return;
+        case 'bundleProgress':
+          get().applyBundleProgress(event.payload);
+          return;
         case 'sessionPreview':
           if (isNewer(event.payload, get().session)) get().applySession(event.payload);
           return;

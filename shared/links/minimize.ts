@@ -10,7 +10,10 @@
  * - the oracle is called at most `maxCalls` times (a set already answered is not asked again);
  * - the same oracle gives the same result (no randomness, no clocks);
  * - when the run ends below the cap, removing any one item of the result fails the oracle
- *   (1-minimal), unless the result is empty.
+ *   (1-minimal), unless the result is empty;
+ * - a stop asked for (`shouldStop`: a cancel, a time limit) ends the run before its next oracle
+ *   call, with the smallest set accepted so far (the best so far is never lost);
+ * - `onProgress` hears every oracle call, the calls counting up and the kept set only shrinking.
  */
 
 /** Most oracle calls one minimization may make (bundle.json reports it). */
@@ -18,9 +21,25 @@ export const MINIMIZE_MAX_CALLS = 2000;
 /** Most removable items a minimization takes: a larger input is kept whole (bundle.json says so). */
 export const MINIMIZE_MAX_ITEMS = 20_000;
 
+/** Why a search ended before it was 1-minimal, besides the call cap: a cancel or a time limit (the caller's). */
+export type StopAsked = 'cancelled' | 'time_limit';
+
+/** What the minimizer reports after each oracle call. */
+export interface MinimizeProgress {
+  /** Oracle calls made so far (this one included). */
+  calls: number;
+  /** The smallest kept set the oracle accepted so far (the whole input at first). */
+  kept: readonly number[];
+  /** `prefix`: the view-prefix search; `ddmin`: delta debugging over the records. */
+  stage: 'prefix' | 'ddmin';
+}
+
 export interface MinimizeOptions {
   maxCalls?: number;
   maxItems?: number;
+  /** Asked before each oracle call: a reason ends the run with the best set so far. */
+  shouldStop?: () => StopAsked | undefined;
+  onProgress?: (progress: MinimizeProgress) => void;
 }
 
 export interface MinimizeResult {
@@ -30,8 +49,8 @@ export interface MinimizeResult {
   calls: number;
   /** Kept sets the oracle accepted, in order: each a strict subset of the one before. */
   steps: number;
-  /** Why the search ended: `minimal` (1-minimal), `call_cap` or `too_large` (nothing removed). */
-  stop: 'minimal' | 'call_cap' | 'too_large';
+  /** Why the search ended: `minimal` (1-minimal), `call_cap`, `too_large` (nothing removed), or a stop asked for. */
+  stop: 'minimal' | 'call_cap' | 'too_large' | StopAsked;
 }
 
 export type Oracle = (kept: readonly number[]) => boolean | Promise<boolean>;
@@ -54,7 +73,7 @@ function split(items: readonly number[], n: number): number[][] {
  * per chunk; after a success it continues at the same (or, for a complement, one coarser)
  * granularity, as in the original algorithm.
  */
-export async function ddmin(count: number, oracle: Oracle, options: MinimizeOptions = {}): Promise<MinimizeResult> {
+export async function ddmin(count: number, oracle: Oracle, options: MinimizeOptions & { callsBefore?: number } = {}): Promise<MinimizeResult> {
   const maxCalls = options.maxCalls ?? MINIMIZE_MAX_CALLS;
   const maxItems = options.maxItems ?? MINIMIZE_MAX_ITEMS;
   const all = Array.from({ length: count }, (_, k) => k);
@@ -63,20 +82,27 @@ export async function ddmin(count: number, oracle: Oracle, options: MinimizeOpti
   const answered = new Map<string, boolean>();
   let calls = 0;
   let steps = 0;
-  /** The oracle's answer, or undefined when the cap forbids asking. */
+  let stop: MinimizeResult['stop'] = 'call_cap';
+  let current = all;
+  /** The oracle's answer, or undefined when the cap or a stop asked for forbids asking. */
   const ask = async (kept: readonly number[]): Promise<boolean | undefined> => {
     const key = kept.join(',');
     const known = answered.get(key);
     if (known !== undefined) return known;
     if (calls >= maxCalls) return undefined;
+    const asked = options.shouldStop?.();
+    if (asked !== undefined) {
+      stop = asked;
+      return undefined;
+    }
     calls++;
     const ok = await oracle(kept);
     answered.set(key, ok);
     if (ok) steps++;
+    options.onProgress?.({ calls: (options.callsBefore ?? 0) + calls, kept: ok ? kept : current, stage: 'ddmin' });
     return ok;
   };
 
-  let current = all;
   let n = 2;
   while (current.length >= 2) {
     const chunks = split(current, Math.min(n, current.length));
@@ -84,7 +110,7 @@ export async function ddmin(count: number, oracle: Oracle, options: MinimizeOpti
     // Subsets first (a big jump down), then complements; at n = 2 a subset is a complement.
     for (const chunk of chunks) {
       const ok = await ask(chunk);
-      if (ok === undefined) return { kept: current, calls, steps, stop: 'call_cap' };
+      if (ok === undefined) return { kept: current, calls, steps, stop };
       if (ok) {
         next = { kept: chunk, n: 2 };
         break;
@@ -94,7 +120,7 @@ export async function ddmin(count: number, oracle: Oracle, options: MinimizeOpti
       for (let k = 0; k < chunks.length; k++) {
         const complement = chunks.filter((_, j) => j !== k).flat();
         const ok = await ask(complement);
-        if (ok === undefined) return { kept: current, calls, steps, stop: 'call_cap' };
+        if (ok === undefined) return { kept: current, calls, steps, stop };
         if (ok) {
           next = { kept: complement, n: Math.max(chunks.length - 1, 2) };
           break;
@@ -111,7 +137,7 @@ export async function ddmin(count: number, oracle: Oracle, options: MinimizeOpti
   }
   if (current.length === 1) {
     const ok = await ask([]);
-    if (ok === undefined) return { kept: current, calls, steps, stop: 'call_cap' };
+    if (ok === undefined) return { kept: current, calls, steps, stop };
     if (ok) current = [];
   }
   return { kept: current, calls, steps, stop: 'minimal' };
@@ -163,22 +189,31 @@ export async function minimizeRecords(shapes: readonly RecordShape[], oracle: Or
   if (end > 0) {
     let lo = 0;
     let hi = end; // prefix(end) is the whole input, which passes
-    while (lo < hi && calls < maxCalls) {
+    let asked: StopAsked | undefined;
+    while (lo < hi && calls < maxCalls && (asked = options.shouldStop?.()) === undefined) {
       const mid = Math.floor((lo + hi) / 2);
       calls++;
       if (await oracle(prefix(mid))) {
         hi = mid;
         steps++;
       } else lo = mid + 1;
+      options.onProgress?.({ calls, kept: prefix(hi), stage: 'prefix' });
     }
     view = hi;
     kept = prefix(hi);
-    if (lo < hi) return { kept, calls, steps, stop: 'call_cap', view };
+    if (lo < hi) return { kept, calls, steps, stop: asked ?? 'call_cap', view };
   }
 
   const fixed = kept.filter((k) => shapes[k]?.message !== undefined);
   const free = kept.filter((k) => shapes[k]?.message === undefined);
   const join = (sub: readonly number[]) => [...fixed, ...sub.map((j) => free[j] as number)].sort((a, b) => a - b);
-  const second = await ddmin(free.length, (sub) => oracle(join(sub)), { maxCalls: maxCalls - calls, maxItems });
+  const onProgress = options.onProgress;
+  const second = await ddmin(free.length, (sub) => oracle(join(sub)), {
+    maxCalls: maxCalls - calls,
+    maxItems,
+    callsBefore: calls,
+    ...(options.shouldStop ? { shouldStop: options.shouldStop } : {}),
+    ...(onProgress ? { onProgress: (p: MinimizeProgress) => onProgress({ ...p, kept: join(p.kept) }) } : {}),
+  });
   return { kept: join(second.kept), calls: calls + second.calls, steps: steps + second.steps, stop: second.stop, view };
 }

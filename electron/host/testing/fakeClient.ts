@@ -64,6 +64,9 @@ export function createFakeResolverClient(options: FakeResolverClientOptions = {}
     cancelSearch() {
       return false;
     },
+    cancelBundle() {
+      return false;
+    },
     onEvent(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

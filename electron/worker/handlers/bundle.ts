@@ -1,14 +1,24 @@
 /**
  * `reproBundle` (docs/worker.md). The worker builds the bundle from the open session's own files
  * (the request names ids and codes, never a path), in the bundle module's private temporary
- * folder, and answers the files (base64) for the renderer to pack into a .tar.
+ * folder, and answers the files (base64) for the renderer to pack into a .tar. With a `bundleId`,
+ * its progress goes out as `bundleProgress` events and `cancelBundle` stops it: it then answers
+ * with the smallest bundle found so far that reproduces (docs/bundles.md).
  */
 import type { ParsedParams, Reply, SessionInfo } from '../../../shared/index';
-import { MAX_BUNDLE_BYTES, hostErrorCodeSchema } from '../../../shared/index';
+import { MAX_BUNDLE_BYTES, MAX_BUNDLE_CUT_KINDS, hostErrorCodeSchema } from '../../../shared/index';
+import type { BundleProgress } from '../../bundle/bundle';
 import { BundleError, MINIMIZE_MAX_BYTES, buildBundle } from '../../bundle/bundle';
 import { bundleCommandLine } from '../../bundle/template';
 import { fail } from '../replies';
-import type { Handler } from './handler';
+import type { Handler, RequestContext } from './handler';
+
+/** The kinds of cut unit a reply lists: the first MAX_BUNDLE_CUT_KINDS − 1, the rest summed as `other`. */
+function cutKinds(kinds: readonly { kind: string; units: number; bytes: number }[]): { kind: string; units: number; bytes: number }[] {
+  if (kinds.length <= MAX_BUNDLE_CUT_KINDS) return [...kinds];
+  const rest = kinds.slice(MAX_BUNDLE_CUT_KINDS - 1);
+  return [...kinds.slice(0, MAX_BUNDLE_CUT_KINDS - 1), { kind: 'other', units: rest.reduce((n, k) => n + k.units, 0), bytes: rest.reduce((n, k) => n + k.bytes, 0) }];
+}
 
 /** `repro-<first code or id>`, in characters every file system and shell takes. */
 export function bundleName(params: ParsedParams<'reproBundle'>): string {
@@ -20,7 +30,9 @@ export function bundleName(params: ParsedParams<'reproBundle'>): string {
  * `maxBytes` is MAX_BUNDLE_BYTES but for tests. `labels`, one per file of `info`: the names the user
  * knows the files by (an upload's label), written instead of their paths (see BundleRequest.labels).
  */
-export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'reproBundle'>, maxBytes: number = MAX_BUNDLE_BYTES, labels?: readonly string[]): Promise<Reply<'reproBundle'>> {
+export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'reproBundle'>, maxBytes: number = MAX_BUNDLE_BYTES, labels?: readonly string[], context: RequestContext = {}): Promise<Reply<'reproBundle'>> {
+  const { bundleId } = params;
+  const { onBundleProgress, bundleCancelled } = context;
   const name = bundleName(params);
   try {
     const bundle = await buildBundle({
@@ -33,6 +45,8 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
       sourceNames: 'path',
       // A session past what a download carries is copied whole, then refused as too_large: no minimizing it here.
       maxBytes: Math.min(maxBytes, MINIMIZE_MAX_BYTES),
+      ...(bundleCancelled ? { cancelled: bundleCancelled } : {}),
+      ...(bundleId !== undefined && onBundleProgress ? { onProgress: throttled((p) => onBundleProgress({ bundleId, ...p })) } : {}),
     });
     const total = bundle.files.reduce((n, f) => n + f.bytes.length, 0);
     const command = bundleCommandLine(bundle.manifest, name);
@@ -51,6 +65,9 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
         oracle_calls: m.minimizer.oracle_calls,
         bytes_before: m.minimizer.bytes_before,
         bytes_after: m.minimizer.bytes_after,
+        stop: m.minimizer.stop,
+        stopped_early: m.minimizer.stopped_early?.message ?? null,
+        cut: cutKinds(m.minimizer.cut.by_kind),
       },
     };
   } catch (e) {
@@ -62,12 +79,24 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
   }
 }
 
+/** Progress events at most every PROGRESS_EVERY_MS of the search's own clock; the first and the last always. */
+export const PROGRESS_EVERY_MS = 200;
+
+function throttled(send: (p: BundleProgress) => void): (p: BundleProgress) => void {
+  let last = -Infinity;
+  return (p) => {
+    if (p.stage !== 'start' && p.stage !== 'done' && p.elapsed_ms - last < PROGRESS_EVERY_MS) return;
+    last = p.elapsed_ms;
+    send(p);
+  };
+}
+
 /** A repro bundle of the open session's files; asynchronous, as it loads every candidate. */
-export const reproBundle: Handler<'reproBundle'> = async (request, state) => {
+export const reproBundle: Handler<'reproBundle'> = async (request, state, context) => {
   const open = state.current;
   if (!open) return fail('no_session', 'reproBundle: no session is open');
   const changed = open.session.fileChange();
   if (changed) return fail('file_changed', changed.message);
   const labels = open.info.files.map((f) => state.labels.get(f.path));
-  return reproBundleReply(open.info, request, MAX_BUNDLE_BYTES, labels.every((l) => l !== undefined) ? labels : undefined);
+  return reproBundleReply(open.info, request, MAX_BUNDLE_BYTES, labels.every((l) => l !== undefined) ? labels : undefined, context);
 };

@@ -15,6 +15,10 @@ export interface RequestContext {
   readonly onProgress?: (progress: EventPayload<'searchProgress'>) => void;
   /** A search still running after this long answers `timeout` (default DEFAULT_SEARCH_TIME_LIMIT_MS). */
   readonly timeLimitMs?: number;
+  /** A repro bundle's cancel: true stops its search, which answers with the best bundle so far. */
+  readonly bundleCancelled?: () => boolean;
+  /** Hears a repro bundle's progress (the request's `bundleId` names it). */
+  readonly onBundleProgress?: (progress: EventPayload<'bundleProgress'>) => void;
 }
 
 /** Methods answered later: a search runs in slices between other requests, a bundle loads every candidate, tokens load the tokenizer first. */

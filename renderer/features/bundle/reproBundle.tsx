@@ -1,14 +1,18 @@
 /**
- * `Make repro bundle` (SPEC §12) on a finding and on an expanded reduction. The host
- * builds the bundle; this packs its files into one ustar archive (shared/links/tar.ts) named
+ * `Make repro bundle` (SPEC §12; docs/bundles.md) on a finding and on an expanded reduction. The
+ * host builds the bundle; this packs its files into one ustar archive (shared/links/tar.ts) named
  * `repro-<code|id>.tar` and offers it as a download (a blob link: the same path in the browser and
- * in the desktop window), then shows the equivalent command line to copy.
+ * in the desktop window), then shows the equivalent command line to copy and what was cut.
+ *
+ * While the host searches, its `bundleProgress` events show the checks made against the cap, the
+ * size now against the start and the time taken; `Stop and keep the best` cancels the search, and
+ * the host answers with the smallest bundle found so far that still reproduces.
  */
 import { useState } from 'react';
 import type { ResultOf } from '../../../shared/contract';
 import { ustar } from '../../../shared/links/tar';
 import { useApp } from '../../store/storeContext';
-import { countOf, formatBytes } from '../../text/format';
+import { countOf, formatBytes, formatCount } from '../../text/format';
 import { offerDownload } from '../../widgets/offerDownload';
 import './reproBundle.css';
 
@@ -26,19 +30,36 @@ export function bundleArchive(made: Made): Uint8Array {
   return ustar([{ name: `${made.name}/` }, ...made.files.map((f) => ({ name: `${made.name}/${f.name}`, bytes: base64Bytes(f.base64) }))]);
 }
 
-type State = { status: 'idle' } | { status: 'running' } | { status: 'error'; message: string } | { status: 'done'; made: Made };
+/** `412 tool_call (600.0 KiB), 3 compaction (12.0 KiB)`: what was cut, most bytes first. */
+export function cutSummary(cut: Made['cut']): string {
+  return cut.map((k) => `${formatCount(k.units)} ${k.kind} (${formatBytes(k.bytes)})`).join(', ');
+}
+
+type State = { status: 'idle' } | { status: 'running'; bundleId: string; stopping: boolean } | { status: 'error'; message: string } | { status: 'done'; made: Made };
+
+let nextBundle = 0;
 
 export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; ids?: string[] }) {
   const make = useApp((s) => s.makeReproBundle);
+  const cancel = useApp((s) => s.cancelReproBundle);
   const [state, setState] = useState<State>({ status: 'idle' });
+  const running = state.status === 'running' ? state.bundleId : undefined;
+  const progress = useApp((s) => (running !== undefined ? s.bundleProgress[running] : undefined));
 
   async function onClick(): Promise<void> {
-    setState({ status: 'running' });
-    const reply = await make({ codes, ids });
+    const bundleId = `bundle-${Date.now().toString(36)}-${nextBundle++}`;
+    setState({ status: 'running', bundleId, stopping: false });
+    const reply = await make({ codes, ids, bundleId });
     if (reply === null) return setState({ status: 'idle' });
     if (!reply.ok) return setState({ status: 'error', message: reply.error.message });
     offerDownload(`${reply.value.name}.tar`, bundleArchive(reply.value), 'application/x-tar');
     setState({ status: 'done', made: reply.value });
+  }
+
+  function onStop(): void {
+    if (state.status !== 'running') return;
+    setState({ ...state, stopping: true });
+    void cancel(state.bundleId);
   }
 
   return (
@@ -46,12 +67,22 @@ export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; 
       <button type="button" onClick={() => void onClick()} disabled={state.status === 'running'}>
         Make repro bundle
       </button>
-      <span className="repro-bundle-note" aria-live="polite">
-        {state.status === 'running' && 'Minimizing the session…'}
+      {state.status === 'running' && (
+        <button type="button" onClick={onStop} disabled={state.stopping}>
+          Stop and keep the best
+        </button>
+      )}
+      <span className="repro-bundle-note" role="status" aria-live="polite">
+        {state.status === 'running' &&
+          (progress
+            ? `Minimizing: ${formatCount(progress.oracle_calls)} of at most ${countOf(progress.max_oracle_calls, 'check')}, ${formatBytes(progress.bytes_now)} of ${formatBytes(progress.bytes_before)} kept (${formatCount(progress.units_now)} of ${countOf(progress.units_before, 'record')}), ${(progress.elapsed_ms / 1000).toFixed(1)} s${state.stopping ? '; stopping…' : ''}`
+            : `Minimizing the session…${state.stopping ? ' stopping…' : ''}`)}
         {state.status === 'error' && <span className="is-error">{state.message}</span>}
         {state.status === 'done' &&
-          `${state.made.name}.tar: ${formatBytes(state.made.bytes_after)} of session files (from ${formatBytes(state.made.bytes_before)}), ${countOf(state.made.oracle_calls, 'check')}.`}
+          `${state.made.name}.tar: ${formatBytes(state.made.bytes_after)} of session files (from ${formatBytes(state.made.bytes_before)}), ${countOf(state.made.oracle_calls, 'check')}.${state.made.stopped_early ? ` Stopped early: ${state.made.stopped_early}.` : ''}`}
       </span>
+      {state.status === 'running' && progress && <progress className="repro-bundle-progress" max={progress.max_oracle_calls} value={progress.oracle_calls} aria-label="Checks made of the cap" />}
+      {state.status === 'done' && state.made.cut.length > 0 && <p className="repro-bundle-cut">Cut: {cutSummary(state.made.cut)}.</p>}
       {state.status === 'done' && (
         <p className="repro-bundle-command">
           The same on the command line: <code>{state.made.command}</code>

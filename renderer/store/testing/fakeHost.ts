@@ -116,6 +116,7 @@ export function fakeHost(
     search: ({ query }) =>
       ok<'search'>({ query, mode: 'substring', case_sensitive: true, matches: [], total_matches: 0, truncated: false, reductions_searched: 1, hidden_bytes_searched: 10 }),
     cancelSearch: () => ok<'cancelSearch'>({ cancelled: true }),
+    cancelBundle: () => ok<'cancelBundle'>({ cancelled: false }),
     log: () =>
       ok<'log'>({
         entries: Array.from({ length: 100 }, (_, k) => ({
