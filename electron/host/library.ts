@@ -18,6 +18,7 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { EventPayload, ResultOf } from '../../shared/index';
 import { MAX_LIBRARY_ENTRIES } from '../../shared/index';
+import { byLibraryOrder } from '../../shared/libraryOrder';
 import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry } from '../library/library';
 import { LIVE_MS, indexedEntry, listLibrary } from '../library/library';
@@ -175,6 +176,8 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
   let progress = { found: 0, indexed: 0 };
   /** What the last push said of `complete` (a listing's end is pushed even when it changed no row). */
   let lastPushedComplete = true;
+  /** The listing in flight has listed everything (it is only saving and starting the watch). */
+  let listed = true;
 
   const rootsNow = (): LibraryRoot[] => {
     const roots = [...options.roots];
@@ -220,6 +223,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       }
     };
     progress = { found: 0, indexed: 0 };
+    listed = false;
     reports = roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: isFolder(r.path), sessions: 0 }));
     pool = makePool();
     const signal = { get aborted() { return disposed; } };
@@ -229,6 +233,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
         pool,
         cache: new IndexCache(options.cacheDir),
         signal,
+        now,
         onHead: (entry) => put(entry, false),
         onEntry: (entry) => put(entry, true),
       });
@@ -238,6 +243,8 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       rows = new Map([...rows].filter(([key]) => seen.has(key)));
       // The rows were pushed as they arrived; what is left is what went, and that the listing ended.
       const removed = [...before].filter(([key]) => !rows.has(key)).map(([, r]) => ({ file: r.row.file, root: r.row.root }));
+      // Complete from here: a page told so and asking at once hears the same.
+      listed = true;
       notify([], removed);
       startWatching(roots);
     } finally {
@@ -431,13 +438,14 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     snapshot() {
       // Watched roots tell of every change; unwatched ones are walked again when the last walk is old.
       if (watching === null && now() - finishedAt >= refreshMs) start();
-      const all = [...rows.values()].sort((a, b) => (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      // The pages' own order (shared/libraryOrder.ts): what they merge from the pushes lists the same.
+      const all = [...rows.values()].sort((a, b) => byLibraryOrder(a.row, b.row));
       return {
         roots: reports,
         sessions: all.slice(0, MAX_LIBRARY_ENTRIES).map((r) => liveNow(r)),
         more: Math.max(0, all.length - MAX_LIBRARY_ENTRIES),
         samples,
-        complete: running === null,
+        complete: running === null || listed,
         progress: { ...progress },
       };
     },

@@ -5,7 +5,7 @@
  * live) and it is merged here, in the library's order whatever the order rows arrive in.
  */
 import type { EventPayload, ResultOf } from '../../shared/contract';
-import { mergeLibraryChange } from '../features/library/libraryRows';
+import { mergeLibraryChange } from '../../shared/libraryOrder';
 import type { SliceCreator } from './appState';
 
 export type LibraryListing = ResultOf<'library'>;

@@ -2,7 +2,8 @@
  * The library page's rows, pure (docs/library.md "In the app"): filtering as one types, sorting by
  * any column, the link a row opens, and the fragment the library view has of its own.
  */
-import type { EventPayload, ResultOf } from '../../../shared/contract';
+import type { ResultOf } from '../../../shared/contract';
+export { byLibraryOrder, mergeLibraryChange } from '../../../shared/libraryOrder';
 import { formatLink } from '../../../shared/links/link';
 
 export type LibraryRow = ResultOf<'library'>['sessions'][number];
@@ -65,24 +66,6 @@ export function sortRows(rows: readonly LibraryRow[], sort: Sort): LibraryRow[] 
 export function nextSort(current: Sort, key: SortKey): Sort {
   if (current.key === key) return { key, descending: !current.descending };
   return { key, descending: key !== 'format' && key !== 'title' && key !== 'project' };
-}
-
-const placeKey = (row: { file: string; root: string }): string => `${row.root}\u0000${row.file}`;
-
-/** The library's own order: newest `updated` first, equal times by root and path (a total order, so rows that arrive in any order list the same). */
-export function byLibraryOrder(a: LibraryRow, b: LibraryRow): number {
-  if (a.updated !== b.updated) return a.updated < b.updated ? 1 : -1;
-  const x = placeKey(a);
-  const y = placeKey(b);
-  return x < y ? -1 : x > y ? 1 : 0;
-}
-
-/** `rows` with a pushed change merged: rows new or changed replace theirs (by place), removed ones go; in the library's order. */
-export function mergeLibraryChange(rows: readonly LibraryRow[], change: Pick<EventPayload<'libraryChanged'>, 'sessions' | 'removed'>): LibraryRow[] {
-  const byPlace = new Map(rows.map((row) => [placeKey(row), row]));
-  for (const gone of change.removed) byPlace.delete(placeKey(gone));
-  for (const row of change.sessions) byPlace.set(placeKey(row), row);
-  return [...byPlace.values()].sort(byLibraryOrder);
 }
 
 /** What the progress count says while a listing runs (and nothing once it is complete). */
