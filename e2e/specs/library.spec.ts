@@ -35,6 +35,22 @@ interface PageGlobals {
 }
 const hash = (page: Page): Promise<string> => page.evaluate(() => (globalThis as unknown as PageGlobals).location.hash);
 
+/** The host's environment: Claude Code and Codex under `home`, no other agent's folder, the cache under `base`. */
+function libraryEnv(base: string, home: string): Record<string, string> {
+  const none = join(base, 'none');
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    INSPECT_LOG_DIR: none,
+    SWE_AGENT_TRAJECTORY_DIR: none,
+    MSWEA_GLOBAL_CONFIG_DIR: none,
+    OPENHANDS_CONVERSATIONS_DIR: none,
+    XDG_CACHE_HOME: join(base, 'cache'),
+    SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
+  };
+}
+
 test.beforeEach(({ target }) => {
   test.skip(target !== 'http', 'the library page is served by the HTTP host here; the desktop app opens its files');
 });
@@ -53,18 +69,7 @@ test.describe('the app opens on the session library', () => {
       copyFileSync(join(REAL, 'claude-code', 'cc-2.0.76-compact-boundary.jsonl'), join(project, 'compacted.jsonl'));
       copyFileSync(join(REAL, 'claude-code', 'cc-2.1.42-rewind.jsonl'), join(project, 'rewind.jsonl'));
       copyFileSync(join(REAL, 'codex', 'rollout-0.40.0-vscode-unmodified.jsonl'), join(codex, 'rollout-2025-09-25T23-12-14.jsonl'));
-      const none = join(base, 'none');
-      await use({
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        CODEX_HOME: join(home, '.codex'),
-        INSPECT_LOG_DIR: none,
-        SWE_AGENT_TRAJECTORY_DIR: none,
-        MSWEA_GLOBAL_CONFIG_DIR: none,
-        OPENHANDS_CONVERSATIONS_DIR: none,
-        XDG_CACHE_HOME: join(base, 'cache'),
-        SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
-      });
+      await use(libraryEnv(base, home));
     },
   });
 
@@ -185,18 +190,7 @@ test.describe('a large library streams into the table', () => {
         ];
         writeFileSync(join(project, `${id}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
       }
-      const none = join(base, 'none');
-      await use({
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        CODEX_HOME: join(home, '.codex'),
-        INSPECT_LOG_DIR: none,
-        SWE_AGENT_TRAJECTORY_DIR: none,
-        MSWEA_GLOBAL_CONFIG_DIR: none,
-        OPENHANDS_CONVERSATIONS_DIR: none,
-        XDG_CACHE_HOME: join(base, 'cache'),
-        SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
-      });
+      await use(libraryEnv(base, home));
     },
   });
 
