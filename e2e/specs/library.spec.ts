@@ -195,6 +195,8 @@ test.describe('a large library streams into the table', () => {
   });
 
   test('rows appear as they are listed, with a progress count in a live region; axe finds nothing to fix meanwhile', async ({ inspector }) => {
+    // 600 files indexed on one thread of a loaded two-core machine.
+    test.setTimeout(240_000);
     const page = inspector.page;
     const progress = page.locator('.library-progress');
     await expect(progress).toHaveAttribute('role', 'status');
