@@ -227,6 +227,9 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     reports = roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: isFolder(r.path), sessions: 0 }));
     pool = makePool();
     const signal = { get aborted() { return disposed; } };
+    // Watched from the listing's start: a file written after the walk passed its folder (rows reach
+    // the pages, and users act, before the listing ends) is heard, not missed until the next walk.
+    startWatching(roots);
     try {
       const listing = await listLibrary({
         roots,
@@ -246,7 +249,6 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
       // Complete from here: a page told so and asking at once hears the same.
       listed = true;
       notify([], removed);
-      startWatching(roots);
     } finally {
       pool.close();
       pool = null;
