@@ -62,7 +62,7 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'calls') return runCallsBench({ log });
   // A cold command line (fresh processes; needs no fixture).
   if (group === 'cli') return runCliBench({ runs: args.runs, log });
-  // `sessions` over 2,000 small sessions, cold and warm cache (fresh processes; its own generated folder).
+  // `sessions` over 2,000 sessions of every format, cold and warm cache (fresh processes; its own generated folder), and the host's first rows.
   if (group === 'library') return runLibraryBench({ runs: args.runs, log });
   // `view --policy` on a ~47 MB sidecar against `view` (its own generated file, needs no fixture).
   if (group === 'policy') return runPolicyBench({ seed: args.seed, runs: args.runs, outDir: outDir(), log });

@@ -51,6 +51,8 @@ export const libraryEntrySchema = z.object({
   indexed: z.boolean(),
   error: z.string().optional(),
 });
+/** A listing's progress: files found so far, and those whose counts are in. */
+const libraryProgress = z.object({ found: int, indexed: int });
 export const libraryMethods = {
   /**
    * The session library as listed so far: every root looked in (its id is its place here), the
@@ -69,6 +71,8 @@ export const libraryMethods = {
       /** No agent folder exists: the bundled samples are the library. */
       samples: z.boolean(),
       complete: z.boolean(),
+      /** The listing in flight's (else the last one's) files found so far, and those whose counts are in (from the cache or indexed). */
+      progress: libraryProgress.optional(),
     }),
   },
   /**
@@ -100,11 +104,15 @@ export const libraryMethods = {
 export const libraryEvents = {
   /**
    * The library changed while the page is open (docs/library.md "In the app"): `sessions` are rows
-   * new or changed (a file that appeared or grew, a row whose `live` ran out), `removed` the places
-   * no longer listed. Pushed on the session's event stream, as the live follow's updates are.
+   * new or changed (a file that appeared or grew, a row whose `live` ran out, or, while a listing
+   * runs, rows as they arrive: a head row first, then its counts), `removed` the places no longer
+   * listed. Pushed on the session's event stream, as the live follow's updates are.
    */
   libraryChanged: z.object({
     sessions: z.array(libraryEntrySchema).max(MAX_LIBRARY_ENTRIES),
     removed: z.array(z.object({ file: z.string(), root: z.string() })).max(MAX_LIBRARY_ENTRIES),
+    /** False while a listing runs and streams its rows as they arrive; true once none runs. Absent: unchanged. */
+    complete: z.boolean().optional(),
+    progress: libraryProgress.optional(),
   }),
 } as const;

@@ -35,6 +35,22 @@ interface PageGlobals {
 }
 const hash = (page: Page): Promise<string> => page.evaluate(() => (globalThis as unknown as PageGlobals).location.hash);
 
+/** The host's environment: Claude Code and Codex under `home`, no other agent's folder, the cache under `base`. */
+function libraryEnv(base: string, home: string): Record<string, string> {
+  const none = join(base, 'none');
+  return {
+    HOME: home,
+    CLAUDE_CONFIG_DIR: join(home, '.claude'),
+    CODEX_HOME: join(home, '.codex'),
+    INSPECT_LOG_DIR: none,
+    SWE_AGENT_TRAJECTORY_DIR: none,
+    MSWEA_GLOBAL_CONFIG_DIR: none,
+    OPENHANDS_CONVERSATIONS_DIR: none,
+    XDG_CACHE_HOME: join(base, 'cache'),
+    SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
+  };
+}
+
 test.beforeEach(({ target }) => {
   test.skip(target !== 'http', 'the library page is served by the HTTP host here; the desktop app opens its files');
 });
@@ -53,18 +69,7 @@ test.describe('the app opens on the session library', () => {
       copyFileSync(join(REAL, 'claude-code', 'cc-2.0.76-compact-boundary.jsonl'), join(project, 'compacted.jsonl'));
       copyFileSync(join(REAL, 'claude-code', 'cc-2.1.42-rewind.jsonl'), join(project, 'rewind.jsonl'));
       copyFileSync(join(REAL, 'codex', 'rollout-0.40.0-vscode-unmodified.jsonl'), join(codex, 'rollout-2025-09-25T23-12-14.jsonl'));
-      const none = join(base, 'none');
-      await use({
-        HOME: home,
-        CLAUDE_CONFIG_DIR: join(home, '.claude'),
-        CODEX_HOME: join(home, '.codex'),
-        INSPECT_LOG_DIR: none,
-        SWE_AGENT_TRAJECTORY_DIR: none,
-        MSWEA_GLOBAL_CONFIG_DIR: none,
-        OPENHANDS_CONVERSATIONS_DIR: none,
-        XDG_CACHE_HOME: join(base, 'cache'),
-        SESSION_INSPECTOR_CACHE_DIR: join(base, 'cache', 'library'),
-      });
+      await use(libraryEnv(base, home));
     },
   });
 
@@ -163,5 +168,46 @@ test.describe('the app opens on the session library', () => {
     await expect(table.locator('tbody tr')).toHaveCount(3);
     await expect(inspector.page.getByRole('status').filter({ hasText: 'indexing' })).toHaveCount(0);
     expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+test.describe('a large library streams into the table', () => {
+  const SESSIONS = 600;
+  test.use({
+    sessionFiles: [],
+    // eslint-disable-next-line no-empty-pattern
+    serveEnv: async ({}, use, testInfo) => {
+      const base = testInfo.outputPath('library-large');
+      const home = join(base, 'home');
+      for (let k = 0; k < SESSIONS; k++) {
+        const project = join(home, '.claude', 'projects', `-work-p${Math.floor(k / 50)}`);
+        if (k % 50 === 0) mkdirSync(project, { recursive: true });
+        const id = `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+        const time = new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString();
+        const lines = [
+          { type: 'user', sessionId: id, cwd: `/work/p${k % 7}`, timestamp: time, uuid: `${id}-u`, parentUuid: null, isSidechain: false, message: { role: 'user', content: `prompt of session ${k}` } },
+          { type: 'assistant', sessionId: id, cwd: `/work/p${k % 7}`, timestamp: time, uuid: `${id}-a`, parentUuid: `${id}-u`, isSidechain: false, message: { id: `msg_${k}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text: `answer ${k}` }] } },
+        ];
+        writeFileSync(join(project, `${id}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+      }
+      await use(libraryEnv(base, home));
+    },
+  });
+
+  test('rows appear as they are listed, with a progress count in a live region; axe finds nothing to fix meanwhile', async ({ inspector }) => {
+    // 600 files indexed on one thread of a loaded two-core machine.
+    test.setTimeout(240_000);
+    const page = inspector.page;
+    const progress = page.locator('.library-progress');
+    await expect(progress).toHaveAttribute('role', 'status');
+    await expect(progress).toHaveAttribute('aria-live', 'polite');
+    // While the host lists: the count says how many are indexed of those found so far.
+    await expect(progress).toHaveText(/^\d[\d,]* sessions? so far: \d+ of \d+ indexed…$/);
+    expect(await audit(inspector)).toEqual([]);
+    // Then every row, newest first, and the count says no more.
+    const rows = page.getByRole('table', { name: 'Sessions', exact: true }).locator('tbody tr');
+    await expect(progress).toHaveText(`${SESSIONS.toLocaleString('en-US')} sessions`, { timeout: 120_000 });
+    await expect(rows).toHaveCount(200);
+    await expect(rows.first().getByRole('link')).toHaveText(`prompt of session ${SESSIONS - 1}`);
   });
 });

@@ -18,6 +18,7 @@ import { lstatSync, realpathSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { EventPayload, ResultOf } from '../../shared/index';
 import { MAX_LIBRARY_ENTRIES } from '../../shared/index';
+import { byLibraryOrder } from '../../shared/libraryOrder';
 import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry } from '../library/library';
 import { LIVE_MS, indexedEntry, listLibrary } from '../library/library';
@@ -40,6 +41,10 @@ export type LibrarySearchReply = ResultOf<'librarySearch'>;
 export const LIBRARY_REFRESH_MS = 30_000;
 /** Where the roots cannot be watched, they are walked again this often (each walk reads every file's head). */
 export const LIBRARY_REWALK_MS = 10_000;
+/** The thread that indexes changed files holds them open (incremental indexing): it is not stopped for idleness while the host runs (an idle thread never holds the process open). */
+const HELD_IDLE_MS = 2 ** 31 - 1;
+/** While a listing runs, the rows that arrived are pushed to the pages this often (docs/library.md "Scale"). */
+export const STREAM_MS = 100;
 
 export interface ServedLibrary {
   /** The listing so far; starts one when none ran or the last is stale. */
@@ -59,9 +64,11 @@ export interface ServedLibrary {
   /** How a link names a listed file (its root-relative path and root id); undefined for a file the listing did not name. */
   placeOf(path: string): { path: string; root: string } | undefined;
   /**
-   * Hears every change of the listing once the first listing has finished: files that appeared,
-   * grew or went (the roots are watched; each changed file is indexed again alone), and rows whose
-   * `live` ran out. Returns the unsubscribe function.
+   * Hears every change of the listing: while a listing runs, the rows that arrived (head rows at
+   * once, then each as it is indexed) every STREAM_MS with `complete: false` and the progress, and
+   * its end (`complete: true`, the rows that went); after it, files that appeared, grew or went
+   * (the roots are watched; each changed file is indexed again alone), and rows whose `live` ran
+   * out. Returns the unsubscribe function.
    */
   subscribe(listener: (change: LibraryChange) => void): () => void;
   dispose(): void;
@@ -165,6 +172,12 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
   let finishedAt = -Infinity;
   let pool: IndexPool | null = null;
   let disposed = false;
+  /** The listing in flight's (or the last one's) files found and indexed so far. */
+  let progress = { found: 0, indexed: 0 };
+  /** What the last push said of `complete` (a listing's end is pushed even when it changed no row). */
+  let lastPushedComplete = true;
+  /** The listing in flight has listed everything (it is only saving and starting the watch). */
+  let listed = true;
 
   const rootsNow = (): LibraryRoot[] => {
     const roots = [...options.roots];
@@ -178,26 +191,64 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     const ids = new Map(roots.map((r, k) => [r.path, String(k)]));
     const seen = new Set<string>();
     const before = new Map(rows);
-    const put = (entry: LibraryEntry): void => {
+    /** Rows that arrived since the last push: the pages get them every STREAM_MS while the listing runs. */
+    let arrived = new Map<string, LibraryRow>();
+    let flushTimer: NodeJS.Timeout | undefined;
+    const flush = (): void => {
+      if (flushTimer !== undefined) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      if (disposed || arrived.size === 0) return;
+      const batch = [...arrived.values()];
+      arrived = new Map();
+      notify(batch, [], false);
+    };
+    /** Files whose head row came first (their final row is not found again). */
+    const headed = new Set<string>();
+    const put = (entry: LibraryEntry, final: boolean): void => {
+      if (final) progress.indexed++;
+      if (!final || !headed.has(entry.path)) progress.found++;
+      if (!final) headed.add(entry.path);
       const rootId = ids.get(entry.root) ?? '';
       const row = rowOf(entry, rootId);
       const key = keyOf(rootId, row.file);
-      seen.add(key);
+      if (final) seen.add(key);
+      // A head row never replaces a row already known (an earlier listing's counts stay until this one's land).
+      else if (rows.has(key)) return;
+      const was = rows.get(key);
       rows.set(key, { row, path: entry.path, rootPath: entry.root, mtimeMs: mtimeOf(entry) });
+      if (was === undefined || !sameRow(was.row, row)) arrived.set(key, row);
+      if (flushTimer === undefined) {
+        flushTimer = setTimeout(flush, STREAM_MS);
+        flushTimer.unref();
+      }
     };
+    progress = { found: 0, indexed: 0 };
+    listed = false;
     reports = roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: isFolder(r.path), sessions: 0 }));
     pool = makePool();
     const signal = { get aborted() { return disposed; } };
+    // Watched from the listing's start: a file written after the walk passed its folder (rows reach
+    // the pages, and users act, before the listing ends) is heard, not missed until the next walk.
+    startWatching(roots);
     try {
-      const listing = await listLibrary({ roots, pool, cache: new IndexCache(options.cacheDir), signal, onEntry: put });
+      const listing = await listLibrary({
+        roots,
+        pool,
+        cache: new IndexCache(options.cacheDir),
+        signal,
+        now,
+        onHead: (entry) => put(entry, false),
+        onEntry: (entry) => put(entry, true),
+      });
+      flush();
       if (disposed) return;
       reports = listing.roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: r.exists, sessions: r.sessions }));
       rows = new Map([...rows].filter(([key]) => seen.has(key)));
-      // What this listing changed since the last one, for the pages that listen.
-      const changed = [...rows].filter(([key, r]) => { const was = before.get(key); return was === undefined || !sameRow(was.row, r.row); }).map(([, r]) => r.row);
+      // The rows were pushed as they arrived; what is left is what went, and that the listing ended.
       const removed = [...before].filter(([key]) => !rows.has(key)).map(([, r]) => ({ file: r.row.file, root: r.row.root }));
-      notify(changed, removed);
-      startWatching(roots);
+      // Complete from here: a page told so and asking at once hears the same.
+      listed = true;
+      notify([], removed);
     } finally {
       pool.close();
       pool = null;
@@ -222,10 +273,12 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     return live === r.row.live ? r.row : { ...r.row, live };
   };
 
-  const notify = (changed: LibraryRow[], removed: LibraryChange['removed']): void => {
-    scheduleLiveEnd();
-    if (changed.length === 0 && removed.length === 0) return;
-    const change: LibraryChange = { sessions: changed.slice(0, MAX_LIBRARY_ENTRIES), removed: removed.slice(0, MAX_LIBRARY_ENTRIES) };
+  /** `complete`: whether no listing runs once this change is made (a streamed batch says false). */
+  const notify = (changed: LibraryRow[], removed: LibraryChange['removed'], complete = true): void => {
+    if (complete) scheduleLiveEnd();
+    if (changed.length === 0 && removed.length === 0 && complete === lastPushedComplete) return;
+    lastPushedComplete = complete;
+    const change: LibraryChange = { sessions: changed.slice(0, MAX_LIBRARY_ENTRIES), removed: removed.slice(0, MAX_LIBRARY_ENTRIES), complete, progress: { ...progress } };
     for (const listener of [...listeners]) {
       try {
         listener(change);
@@ -276,7 +329,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     } catch {
       return;
     }
-    livePool ??= makePool();
+    livePool ??= options.pool?.() ?? indexPool({ threads: 1, idleMs: HELD_IDLE_MS });
     liveCache ??= new IndexCache(options.cacheDir);
     const pool = livePool;
     const cache = liveCache;
@@ -387,13 +440,15 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
     snapshot() {
       // Watched roots tell of every change; unwatched ones are walked again when the last walk is old.
       if (watching === null && now() - finishedAt >= refreshMs) start();
-      const all = [...rows.values()].sort((a, b) => (a.row.updated < b.row.updated ? 1 : a.row.updated > b.row.updated ? -1 : a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      // The pages' own order (shared/libraryOrder.ts): what they merge from the pushes lists the same.
+      const all = [...rows.values()].sort((a, b) => byLibraryOrder(a.row, b.row));
       return {
         roots: reports,
         sessions: all.slice(0, MAX_LIBRARY_ENTRIES).map((r) => liveNow(r)),
         more: Math.max(0, all.length - MAX_LIBRARY_ENTRIES),
         samples,
-        complete: running === null,
+        complete: running === null || listed,
+        progress: { ...progress },
       };
     },
     async settled() {

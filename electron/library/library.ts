@@ -76,6 +76,13 @@ export interface LibraryOptions {
   maxMatchingSessions?: number;
   /** Called with each entry once it is final (in the order they finish). */
   onEntry?: (entry: LibraryEntry) => void;
+  /**
+   * Called at once with the head entry of each file that will be indexed (counts null, `indexed:
+   * false`; not with a query, whose entries are only those that match), before its `onEntry`: a
+   * table can show the row while the file is read. Files answered from the cache, and `heads`
+   * listings, go straight to `onEntry`.
+   */
+  onHead?: (entry: LibraryEntry) => void;
   /** Raised: the listing stops walking and indexing and returns what it has. */
   signal?: { readonly aborted: boolean };
   now?: () => number;
@@ -206,6 +213,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
       else if (cached && !options.query) finish(withCounts(entry, cached), report);
       else {
         const place = { rel: file.rel, rootId: String(rootIndex) };
+        if (!options.query) options.onHead?.(entry);
         jobs.push(
           options.pool.index({ path: file.path, root: real, place, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
             if (!reply.ok) {

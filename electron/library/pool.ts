@@ -1,20 +1,27 @@
 /**
- * The library's indexing threads: a worker_threads pool of at most the core count (the bundle of
- * ./worker.ts, dist/library.cjs), so a listing of thousands indexes off the caller's thread while
- * it streams heads. Without the bundle (a build without it) each job runs on the calling thread.
- * `close()` stops every thread at once: what is in flight answers `cancelled` (SIGINT ends a
- * listing promptly, whatever a thread is reading).
+ * The library's indexing threads (docs/library.md "Scale"): a ThreadPool
+ * (electron/loader/common/threadPool.ts) of the bundle of ./worker.ts (dist/library.cjs), sized to
+ * the machine's cores minus one (at least one), so a listing of thousands indexes off the caller's
+ * thread — which walks and reads heads — without taking every core. Jobs wait here and go to the
+ * threads a few at a time (each thread reads one file at a time, ./worker.ts), so memory stays that
+ * of a few sessions however many are queued. Without the bundle (a build without it) each job runs
+ * on the calling thread. `close()` stops every thread at once: what is in flight or queued answers
+ * `cancelled` (SIGINT ends a listing promptly, whatever a thread is reading).
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { ThreadPool } from '../loader/common/threadPool';
 import type { IndexJob, IndexReply } from './index';
 import { indexFile } from './index';
 
 export const LIBRARY_BUNDLE = 'library.cjs';
 /** A thread's heap: a session is read whole, as the resolver worker reads it. */
 const WORKER_HEAP_MB = 1024;
+/** Jobs sent to each thread ahead of its answers (the next is there when one ends); the rest wait here. */
+const AHEAD_PER_THREAD = 2;
+/** Threads stop after this long without a job (each holds a V8 heap). */
+export const LIBRARY_IDLE_MS = 10_000;
 
 /** Where the thread's bundle is: beside the running bundle, or the repository's dist/ from the sources (Vitest). */
 export function libraryBundle(): string | undefined {
@@ -24,24 +31,38 @@ export function libraryBundle(): string | undefined {
   return existsSync(script) ? script : undefined;
 }
 
+/** The indexing threads a machine of `cores` gets: one core is left to the caller (the walk, the heads, the page). */
+export function libraryThreads(cores = availableParallelism()): number {
+  return Math.max(1, cores - 1);
+}
+
 export interface IndexPool {
   index(job: IndexJob): Promise<IndexReply>;
   /** Stops the threads; jobs not yet answered answer `{ok:false}` with `cancelled`. */
   close(): void;
 }
 
-interface Pending {
+interface Queued {
   job: IndexJob;
   resolve: (reply: IndexReply) => void;
 }
 
 const CANCELLED: IndexReply = { ok: false, message: 'cancelled' };
 
-export function indexPool(options: { threads?: number; script?: string | null } = {}): IndexPool {
+export interface IndexPoolOptions {
+  /** Threads (default libraryThreads()); never more than the cores. */
+  threads?: number;
+  /** The threads' bundle; null runs every job on the calling thread. */
+  script?: string | null;
+  /** Threads stop after this long idle (default LIBRARY_IDLE_MS): a pool that holds files open for incremental indexing keeps them longer. */
+  idleMs?: number;
+}
+
+export function indexPool(options: IndexPoolOptions = {}): IndexPool {
   const script = options.script === null ? undefined : (options.script ?? libraryBundle());
-  const size = Math.max(1, Math.min(options.threads ?? availableParallelism(), availableParallelism()));
+  const size = Math.max(1, Math.min(options.threads ?? libraryThreads(), availableParallelism()));
+  let closed = false;
   if (script === undefined) {
-    let closed = false;
     const signal = {
       get aborted() {
         return closed;
@@ -52,49 +73,34 @@ export function indexPool(options: { threads?: number; script?: string | null } 
       close: () => void (closed = true),
     };
   }
-  const queue: Pending[] = [];
-  const idle: Worker[] = [];
-  const all: Worker[] = [];
-  const busy = new Map<Worker, { id: number; pending: Pending }>();
-  let nextId = 1;
-  let closed = false;
-
-  const fail = (w: Worker, message: string): void => {
-    const b = busy.get(w);
-    busy.delete(w);
-    const k = all.indexOf(w);
-    if (k >= 0) all.splice(k, 1);
-    b?.pending.resolve(closed ? CANCELLED : { ok: false, message });
-    pump();
-  };
-  const start = (): Worker => {
-    const w = new Worker(script, { resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
-    w.on('message', (m: { id: number; reply: IndexReply }) => {
-      const b = busy.get(w);
-      if (!b || b.id !== m.id) return;
-      busy.delete(w);
-      b.pending.resolve(m.reply);
-      idle.push(w);
-      pump();
-    });
-    w.on('error', (e) => fail(w, `the indexing thread failed: ${e.message}`));
-    w.on('exit', (code) => fail(w, `the indexing thread exited (${code})`));
-    all.push(w);
-    return w;
-  };
-  function pump(): void {
-    while (!closed && queue.length > 0) {
-      const w = idle.pop() ?? (all.length < size ? start() : undefined);
-      if (!w) return;
-      const pending = queue.shift() as Pending;
-      const id = nextId++;
-      busy.set(w, { id, pending });
-      w.ref();
-      w.postMessage({ ...pending.job, id });
+  const threads = new ThreadPool<IndexJob, { id: number; reply: IndexReply }>({
+    script,
+    size,
+    idleMs: options.idleMs ?? LIBRARY_IDLE_MS,
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    words: {
+      notStarted: 'no indexing thread could be started',
+      failed: (e) => `the indexing thread failed: ${e.message}`,
+      exited: (code) => `the indexing thread exited (${code})`,
+      closed: 'cancelled',
+      timedOut: (ms) => `indexing took longer than ${ms} ms`,
+    },
+  });
+  const queue: Queued[] = [];
+  let inFlight = 0;
+  const pump = (): void => {
+    while (!closed && inFlight < size * AHEAD_PER_THREAD && queue.length > 0) {
+      const { job, resolve: answer } = queue.shift() as Queued;
+      inFlight++;
+      threads.request(job).then(
+        (m) => answer(closed ? CANCELLED : m.reply),
+        (e: unknown) => answer(closed ? CANCELLED : { ok: false, message: e instanceof Error ? e.message : String(e) }),
+      ).finally(() => {
+        inFlight--;
+        pump();
+      });
     }
-    // Idle threads do not keep the process alive.
-    for (const w of idle) w.unref();
-  }
+  };
   return {
     index(job) {
       if (closed) return Promise.resolve(CANCELLED);
@@ -106,11 +112,8 @@ export function indexPool(options: { threads?: number; script?: string | null } 
     close() {
       if (closed) return;
       closed = true;
-      for (const p of queue.splice(0)) p.resolve(CANCELLED);
-      for (const [, b] of busy) b.pending.resolve(CANCELLED);
-      busy.clear();
-      for (const w of all.splice(0)) void w.terminate();
-      idle.length = 0;
+      for (const q of queue.splice(0)) q.resolve(CANCELLED);
+      threads.close();
     },
   };
 }

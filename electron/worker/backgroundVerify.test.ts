@@ -9,7 +9,7 @@ import { createContentServices } from '../loader/content/contentServices';
 import { SessionService } from './service';
 import { WARM_UP_QUERY, WARM_UP_SEARCHES, warmUpQueries } from './handlers/background';
 import { searchOptions } from './handlers/search';
-import type { SearchSignal } from './state';
+import type { SearchSignal, WarmUpBound } from './state';
 import { SearchPool } from './searchPool';
 import { loadSession } from '../loader/session';
 import { SidecarReader } from '../loader/native/sidecarReader';
@@ -242,8 +242,8 @@ describe('warm-up searches after the open', () => {
     }
   }
 
-  async function openedWith(path: string, pool: SearchPool, idleSignal?: () => SearchSignal): Promise<SessionService> {
-    const s = new SessionService({}, undefined, {}, pool, { minBytes: 0 }, idleSignal);
+  async function openedWith(path: string, pool: SearchPool, idleSignal?: () => SearchSignal, warmUp?: WarmUpBound): Promise<SessionService> {
+    const s = new SessionService({}, undefined, {}, pool, { minBytes: 0, ...(warmUp ? { warmUp } : {}) }, idleSignal);
     services.push(s);
     const reply = await s.open({ paths: [path], generation: 1, follow: false });
     if (!reply.ok) throw new Error(`open failed: ${reply.error.code}: ${reply.error.message}`);
@@ -279,11 +279,17 @@ describe('warm-up searches after the open', () => {
     const path = sidecar('warm-each.sidecar.jsonl');
     await withPool(async (pool) => {
       const signals: SearchSignal[] = [];
-      const s = await openedWith(path, pool, () => {
-        const signal = { aborted: false };
-        signals.push(signal);
-        return signal;
-      });
+      const s = await openedWith(
+        path,
+        pool,
+        () => {
+          const signal = { aborted: false };
+          signals.push(signal);
+          return signal;
+        },
+        // A budget no loaded machine spends: every warm-up runs.
+        { budgetMs: 1e9 },
+      );
       await s.whenPrepared();
       expect(signals).toHaveLength(WARM_UP_SEARCHES);
       expect(new Set(signals).size).toBe(WARM_UP_SEARCHES);
@@ -323,6 +329,59 @@ describe('warm-up searches after the open', () => {
       const found = await s.handle('search', methods.search.params.parse({ searchId: 's', query: 'needle-' }));
       await s.whenPrepared();
       expect(found.ok ? found.value : found.error).toEqual(expected);
+    });
+  });
+
+  it('stop at their time bound: none starts once the budget is spent', async () => {
+    const path = sidecar('warm-bound.sidecar.jsonl');
+    await withPool(async (pool) => {
+      // A clock that moves 400 ms each time a warm-up starts (when it takes its signal), and not otherwise.
+      let clock = 0;
+      let started = 0;
+      const s = await openedWith(
+        path,
+        pool,
+        () => {
+          started++;
+          clock += 400;
+          return { aborted: false };
+        },
+        { budgetMs: 1000, now: () => clock },
+      );
+      await s.whenPrepared();
+      // Started at 0, 400 and 800 ms; at 1,200 ms the budget is spent.
+      expect(started).toBe(3);
+      expect(WARM_UP_SEARCHES).toBeGreaterThan(3);
+    });
+  });
+
+  it('give way for good to any request: one arriving during a warm-up is answered before the warm-ups end, and none starts after it', async () => {
+    const path = sidecar('warm-request.sidecar.jsonl');
+    await withPool(async (pool) => {
+      let started = 0;
+      let prepared = false;
+      let answered: { ok: boolean; whilePreparing: boolean } | undefined;
+      const service: { s?: SessionService } = {};
+      const s = await openedWith(
+        path,
+        pool,
+        () => {
+          started++;
+          // The first warm-up has begun (it takes its signal): a request arrives now.
+          if (started === 1) {
+            const reply = service.s?.handle('log', methods.log.params.parse({}));
+            answered = { ok: reply?.ok === true, whilePreparing: !prepared };
+          }
+          return { aborted: false };
+        },
+        { budgetMs: 1e9 },
+      );
+      service.s = s;
+      await s.whenVerified();
+      await s.whenPrepared();
+      prepared = true;
+      expect(answered).toEqual({ ok: true, whilePreparing: true });
+      expect(started).toBe(1);
     });
   });
 

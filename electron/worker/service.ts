@@ -8,7 +8,6 @@
  * contract's HostErrorCode and never throws (an unexpected exception becomes `internal_error`).
  */
 import type { EventPayload, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
-import type { BackgroundOptions } from '../loader/content/backgroundVerify';
 import type { FollowLoopOptions } from '../loader/followLoop';
 import type { LoadOptions } from '../loader/session';
 import { whenPrepared, whenVerified } from './handlers/background';
@@ -20,7 +19,7 @@ import { closeSession, openSession, whenLoaded } from './handlers/open';
 import { searchAtOnce } from './handlers/search';
 import type { WorkerReply } from './protocol';
 import type { SearchPool } from './searchPool';
-import type { SearchSignal } from './state';
+import type { SearchSignal, WorkerBackgroundOptions } from './state';
 import { SessionState } from './state';
 
 export class SessionService {
@@ -32,7 +31,7 @@ export class SessionService {
     onFileChanged?: (change: EventPayload<'fileChanged'>) => void,
     follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number } = {},
     searchPool?: SearchPool,
-    background: BackgroundOptions = {},
+    background: WorkerBackgroundOptions = {},
     idleSignal?: () => SearchSignal,
     onSessionCounts?: (counts: EventPayload<'sessionCounts'>) => void,
   ) {
@@ -75,6 +74,8 @@ export class SessionService {
   handle<M extends DeferredMethod>(method: M, params: ParsedParams<M>, context?: RequestContext): Promise<Reply<M>>;
   handle<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>, context?: RequestContext): Reply<M> | Promise<Reply<M>>;
   handle<M extends WorkerSessionMethod>(method: M, params: ParsedParams<M>, context: RequestContext = {}): Reply<M> | Promise<Reply<M>> {
+    // A request is a user's: the warm-ups after an open give way to it for good (handlers/background.ts).
+    this.state.requests++;
     return handlers[method](params, this.state, context);
   }
 

@@ -82,8 +82,8 @@ export interface SessionOptions {
   readonly follow: { onUpdated?: (update: EventPayload<'sessionUpdated'>) => void; loop?: FollowLoopOptions; settleMs?: number };
   /** Raw searches over both cores (the loads' services' parallelScan unless `loadOptions.services` is given); used while a search runs in slices. */
   readonly searchPool?: SearchPool;
-  /** When the background thread starts (tests lower its least work). */
-  readonly background: BackgroundOptions;
+  /** When the background thread starts (tests lower its least work), and the warm-ups' bound (tests give a clock). */
+  readonly background: WorkerBackgroundOptions;
   /**
    * A signal raised by the next search or cancel sent (the worker's shared epoch at its value now):
    * it ends the warm-up searches after an open's preparation, on every thread, within one read
@@ -103,6 +103,16 @@ const CONTENT_METHODS: ReadonlySet<WorkerSessionMethod> = new Set(['rows', 'rowO
 /** Methods whose session call checks the files itself, before and after it reads them (LoadedSession). */
 const SESSION_GUARDED: ReadonlySet<WorkerSessionMethod> = new Set(['expand', 'search', 'check', 'replay', 'whatIf']);
 
+/** The warm-up searches' bound after an open (handlers/background.ts, docs/background-work.md). */
+export interface WarmUpBound {
+  /** Time all the warm-ups of one open may take, together (default WARM_UP_BUDGET_MS). */
+  budgetMs?: number;
+  /** The clock the budget is kept with (default performance.now). */
+  now?: () => number;
+}
+
+export type WorkerBackgroundOptions = BackgroundOptions & { warmUp?: WarmUpBound };
+
 export class SessionState {
   /** The open session, if any (a provisional one while a large file is indexed). */
   current: OpenSession | undefined;
@@ -120,6 +130,8 @@ export class SessionState {
   preparing: Promise<void> | undefined;
   /** Searches running in slices now: the preparation gives way to them. */
   searchesRunning = 0;
+  /** Requests answered so far (SessionService.handle): one arriving ends the warm-ups (docs/background-work.md). */
+  requests = 0;
   /** The background thread, started while the open's files are indexed, until it gets its work. */
   idleVerifier: IdleVerifier | undefined;
   /** The open session's pending sessions (an Inspect log's samples) being counted after the open (sessionCounts.ts). */

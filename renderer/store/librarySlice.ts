@@ -1,9 +1,11 @@
 /**
  * The session library (SPEC §14: the app opens on it when the host was started with no FILE): the
- * host's listing so far, asked again while it fills; once finished, the host pushes what changes
- * (`libraryChanged`: files that appeared, grew or went, rows no longer live) and it is merged here.
+ * host's listing so far; the host pushes what changes (`libraryChanged`: while a listing runs, rows
+ * as they arrive and its progress; after it, files that appeared, grew or went, rows no longer
+ * live) and it is merged here, in the library's order whatever the order rows arrive in.
  */
 import type { EventPayload, ResultOf } from '../../shared/contract';
+import { mergeLibraryChange } from '../../shared/libraryOrder';
 import type { SliceCreator } from './appState';
 
 export type LibraryListing = ResultOf<'library'>;
@@ -23,8 +25,6 @@ export interface LibrarySlice {
   /** Merges a change the host pushed: rows new or changed replace theirs, removed ones go. */
   applyLibraryChange: (change: EventPayload<'libraryChanged'>) => void;
 }
-
-const placeKey = (row: { file: string; root: string }): string => `${row.root}\u0000${row.file}`;
 
 let searches = 0;
 
@@ -48,13 +48,18 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (deps) => (set, ge
   applyLibraryChange(change) {
     const library = get().library;
     if (!library) return;
-    const byPlace = new Map(library.sessions.map((row) => [placeKey(row), row]));
-    for (const gone of change.removed) byPlace.delete(placeKey(gone));
-    for (const row of change.sessions) byPlace.set(placeKey(row), row);
-    const sessions = [...byPlace.values()].sort((a, b) => (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0));
+    const sessions = mergeLibraryChange(library.sessions, change);
     const perRoot = new Map<string, number>();
     for (const row of sessions) perRoot.set(row.root, (perRoot.get(row.root) ?? 0) + 1);
-    set({ library: { ...library, sessions, roots: library.roots.map((r) => ({ ...r, sessions: perRoot.get(r.id) ?? 0 })) } });
+    set({
+      library: {
+        ...library,
+        sessions,
+        roots: library.roots.map((r) => ({ ...r, sessions: perRoot.get(r.id) ?? 0 })),
+        ...(change.complete !== undefined ? { complete: change.complete } : {}),
+        ...(change.progress !== undefined ? { progress: change.progress } : {}),
+      },
+    });
   },
   async loadLibrary() {
     const reply = await deps.api.library({});

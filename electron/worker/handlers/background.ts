@@ -33,9 +33,17 @@ export const WARM_UP_SEARCHES = 6;
 /**
  * A warm-up search stops (with `timeout`, its result dropped as any) after this long: a word found
  * everywhere costs its every occurrence's check, and the warm-ups are there to run the search's
- * code, not to finish.
+ * code, not to finish. It is also the longest the pool's threads go on scanning for one after a
+ * request has ended the warm-ups (the worker's thread answers between PREPARE_SLICE_MS slices).
  */
-const WARM_UP_TIME_LIMIT_MS = 1000;
+const WARM_UP_TIME_LIMIT_MS = 250;
+
+/**
+ * All the warm-ups of one open take at most this long together (docs/background-work.md): no
+ * warm-up starts once it is spent, and each is cut to what is left of it. Before this bound the
+ * six warm-ups of a 1 GiB open kept both cores busy for about 5 s.
+ */
+export const WARM_UP_BUDGET_MS = 1000;
 
 /** The hidden text the warm-up word is taken from: the last bytes of a content (hidden for every kind a search looks at but turns_cleared). */
 const WARM_UP_SAMPLE_BYTES = 2048;
@@ -150,26 +158,37 @@ function prepareSearch(state: SessionState, open: OpenSession): void {
  * `stopped` and others deoptimized at the properties, callbacks and values that differed, and
  * compiled again while that search ran (tens of milliseconds each, on the cores it searches on).
  * Each looks for a new word, as a user's first search does. Each runs PREPARE_SLICE_MS at a time
- * and stops after WARM_UP_TIME_LIMIT_MS; they end when a search begins, the session goes, or any
- * search or cancel is sent (`idleSignal`: it stops the pool's threads within one window).
+ * and stops after WARM_UP_TIME_LIMIT_MS, and all of them after WARM_UP_BUDGET_MS together; they
+ * end when a search begins, the session goes, or any search or cancel is sent (`idleSignal`: it
+ * stops the pool's threads within one window), and none starts after any request is answered
+ * (the user is there: the cores are theirs).
  */
 async function warmUp(state: SessionState, open: OpenSession, idle: () => boolean): Promise<void> {
   if (!idle()) return;
+  const bound = state.options.background.warmUp ?? {};
+  const now = bound.now ?? ((): number => performance.now());
+  const budget = bound.budgetMs ?? WARM_UP_BUDGET_MS;
+  const started = now();
+  // Any request (rows, expand, a search…) is a user's: no warm-up starts after it.
+  const requests = state.requests;
+  const asked = (): boolean => state.requests !== requests;
   const queries = warmUpQueries(open.session);
-  // No search but the warm-up itself runs.
-  const alone = (): boolean => state.current === open && state.searchesRunning <= 1;
-  for (let run = 0; run < WARM_UP_SEARCHES && idle(); run++) {
+  // No search but the warm-up itself runs, and no request came.
+  const alone = (): boolean => state.current === open && state.searchesRunning <= 1 && !asked();
+  for (let run = 0; run < WARM_UP_SEARCHES && idle() && !asked(); run++) {
+    const left = budget - (now() - started);
+    if (left <= 0) return;
     const query = queries[run % queries.length] as string;
     // The signal a search sent now would get (a new one each, as each search sent gets its own):
     // raised by the next search or cancel sent. Without one (a host that calls the service
-    // itself), the warm-ups end when another search begins.
+    // itself), the warm-ups end when another search begins or any request comes.
     const signal: SearchSignal = state.options.idleSignal?.() ?? {
       get aborted() {
         return !alone();
       },
     };
     const params = methods.search.params.parse({ searchId: `warm-up-${run}`, query, mode: 'substring', case_sensitive: true });
-    await searchInSlices(params, state, { signal, onProgress: dropProgress[run % dropProgress.length], timeLimitMs: WARM_UP_TIME_LIMIT_MS }, PREPARE_SLICE_MS);
+    await searchInSlices(params, state, { signal, onProgress: dropProgress[run % dropProgress.length], timeLimitMs: Math.max(1, Math.min(WARM_UP_TIME_LIMIT_MS, Math.ceil(left))) }, PREPARE_SLICE_MS);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * The session library page (SPEC §14 "The app"): the `Sessions` table of every session the host
  * found, filtered as one types in `Search sessions`, sorted by any column, filled and updated live
- * while the host indexes; a row's title is a link that opens its session in this tab
+ * while the host indexes (rows appear as the host pushes them, in the library's order, with a
+ * progress count in a live region); a row's title is a link that opens its session in this tab
  * (`#file=…&root=…`). `Library` in the header comes back here (`#library`), the tab's session kept
  * open on the host. Text from session files is shown through nameText, as every name from disk.
  */
@@ -10,10 +11,10 @@ import { useApp } from '../../store/storeContext';
 import { FORMAT_LABELS, countOf, formatBytes } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import type { LibraryRow, Sort, SortKey } from './libraryRows';
-import { DEFAULT_SORT, LIBRARY_FRAGMENT, ROWS_PER_PAGE, filterRows, isLibraryFragment, nextSort, rowFragment, sortRows } from './libraryRows';
+import { DEFAULT_SORT, LIBRARY_FRAGMENT, ROWS_PER_PAGE, filterRows, isLibraryFragment, nextSort, progressText, rowFragment, sortRows } from './libraryRows';
 import './libraryPage.css';
 
-/** How often the page asks for the listing while the host's first listing fills (after it, the host pushes changes). */
+/** How often the page asks for the listing while a listing runs (the host also pushes rows as they arrive; this catches a page that missed a push). */
 const FILLING_MS = 1000;
 
 function useHash(): string {
@@ -152,8 +153,8 @@ export function LibraryPage() {
             if (e.key === 'Enter') void searchLibrary(text.trim());
           }}
         />
-        <span role="status">
-          {`${countOf(rows.length, 'session')}${text.trim() === '' ? '' : ` of ${library.sessions.length}`}${library.complete ? '' : ' so far: indexing…'}`}
+        <span role="status" aria-live="polite" className="library-progress">
+          {`${countOf(rows.length, 'session')}${text.trim() === '' ? '' : ` of ${library.sessions.length}`}${progressText(library.progress, library.complete)}`}
         </span>
       </div>
       <SearchResults />

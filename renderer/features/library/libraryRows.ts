@@ -3,6 +3,7 @@
  * any column, the link a row opens, and the fragment the library view has of its own.
  */
 import type { ResultOf } from '../../../shared/contract';
+export { byLibraryOrder, mergeLibraryChange } from '../../../shared/libraryOrder';
 import { formatLink } from '../../../shared/links/link';
 
 export type LibraryRow = ResultOf<'library'>['sessions'][number];
@@ -65,4 +66,11 @@ export function sortRows(rows: readonly LibraryRow[], sort: Sort): LibraryRow[] 
 export function nextSort(current: Sort, key: SortKey): Sort {
   if (current.key === key) return { key, descending: !current.descending };
   return { key, descending: key !== 'format' && key !== 'title' && key !== 'project' };
+}
+
+/** What the progress count says while a listing runs (and nothing once it is complete). */
+export function progressText(progress: { found: number; indexed: number } | undefined, complete: boolean): string {
+  if (complete) return '';
+  if (!progress) return ' so far: indexing…';
+  return ` so far: ${progress.indexed} of ${progress.found} indexed…`;
 }
