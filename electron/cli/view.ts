@@ -34,6 +34,20 @@ export function parseAt(flags: ReadonlyMap<string, string | true>): number | und
  * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
  * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
  */
+/**
+ * One estimator per loaded session and number of calls: its per-message counts and its calibration
+ * (a fit over every call) hold while the session has not grown, so asking `view --at N` for many N
+ * of one session fits once (docs/token-estimates.md).
+ */
+const estimators = new WeakMap<LoadedSession, { calls: number; estimates: SessionEstimates }>();
+function sessionEstimatesOf(session: LoadedSession): SessionEstimates {
+  const held = estimators.get(session);
+  if (held && held.calls === session.calls.length) return held.estimates;
+  const estimates = new SessionEstimates(session, recordedContextOf(session));
+  estimators.set(session, { calls: session.calls.length, estimates });
+  return estimates;
+}
+
 export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {
   const calls = session.calls.length;
   const input = session.callInput(at ?? null);
@@ -48,7 +62,7 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
   const entries = viewEntries(input);
   const messages = withWholeContents(entries, input.minted);
   // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
-  const estimator = estimates ? new SessionEstimates(session, recordedContext ?? recordedContextOf(session)) : undefined;
+  const estimator = estimates ? (recordedContext ? new SessionEstimates(session, recordedContext) : sessionEstimatesOf(session)) : undefined;
   const estimated = estimator?.entriesEstimate(entries, input.minted);
   const breakdown = at !== undefined ? estimator?.breakdown(at) : undefined;
   const calibration = estimator?.calibration();
