@@ -37,7 +37,9 @@ function pass(chunkSize: number, final: boolean, extra: Partial<IndexPass> = {})
   return { chunkSize, maxRecordBytes: MAX_RECORD_BYTES, read: readSync, progress: { add: () => undefined }, final, ...extra };
 }
 
-const list = (l: MessageList | undefined): (ChatMessage | undefined)[] => Array.from({ length: l?.length ?? 0 }, (_, i) => l?.at(i));
+/** A message as data: a text left in the file (docs/streaming-import.md) as the text it reads back, not the reader holding it. */
+const plainMessage = (m: ChatMessage | undefined): unknown => (m?.large ? { ...m, large: Buffer.from(m.large.read(0, m.large.length)).toString('utf8') } : m);
+const list = (l: MessageList | undefined): unknown[] => Array.from({ length: l?.length ?? 0 }, (_, i) => plainMessage(l?.at(i)));
 
 /** What a source has indexed, as plain data (its message lists read out). */
 function plain(index: SourceIndex): unknown {
@@ -233,7 +235,7 @@ describe('a large imported file opens progressively', () => {
     // Contents of a MiB or more stay in the file and are read again when measured (a compaction's
     // transcript hashes them: docs/large-lines.md); here every string is kept in memory, so what is
     // counted is the pass and detection.
-    const loaded = await loadSession([cc.path], { readSync: counting, largeStringBytes: Number.MAX_SAFE_INTEGER });
+    const loaded = await loadSession([cc.path], { readSync: counting, largeStringBytes: Number.MAX_SAFE_INTEGER, keptStringChars: Number.MAX_SAFE_INTEGER });
     if (!loaded.ok) throw new Error(loaded.error.message);
     loaded.session.close();
     // The pass reads every byte once; detection reads heads of at most 1 MiB each (native, Claude Code).
