@@ -82,6 +82,11 @@ test.describe('a SWE-agent trajectory that records no usage', () => {
     // The worker loads the tokenizer at the first estimate: seconds on a loaded machine.
     test.slow();
     await inspector.waitLoaded();
+    // A file that records no usage opens in bytes (estimates are counted only when asked for); Tokens asks.
+    const tokens = inspector.page.getByRole('button', { name: 'Tokens', exact: true });
+    await expect(inspector.page.getByRole('button', { name: 'Bytes', exact: true })).toHaveAttribute('aria-pressed', 'true');
+    await tokens.click();
+    await expect(tokens).toHaveAttribute('aria-pressed', 'true');
     const summary = inspector.page.locator('#context-map-summary');
     await expect(summary).toContainText(/the last call's context was est\. [\d,]+ tokens/, { timeout: 90_000 });
     await expect(summary).toContainText('calls estimated');

@@ -50,6 +50,12 @@ export interface ReductionEstimate {
   original: TokenEstimate | null;
 }
 
+/** An open session's estimates and, per view (the latest or a call's input), each reduction's figures (the worker's `hiddenTokens`). */
+export interface HiddenTokens {
+  estimates: SessionEstimates;
+  byView: WeakMap<MessageList, Map<string, ReductionEstimate>>;
+}
+
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
   private readonly originals = new Map<string, TokenEstimate | null>();

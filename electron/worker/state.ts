@@ -27,7 +27,7 @@ import type { FollowLoop, FollowLoopOptions } from '../loader/followLoop';
 import type { ContentServices } from '../loader/content/contentServices';
 import { createContentServices } from '../loader/content/contentServices';
 import type { LoadOptions } from '../loader/session';
-import type { HiddenTokens } from './handlers/hiddenTokens';
+import type { HiddenTokens } from '../tokens/sessionEstimates';
 import { FileChangedError } from '../loader/session';
 import type { WorkerReply } from './protocol';
 import { fail, internal, ok } from './replies';

@@ -32,7 +32,8 @@ export interface CallsSlice {
   /** The call before (-1) or after (+1) the one shown: before the latest view is call C, after call C the latest view. */
   stepCall: (delta: -1 | 1) => void;
   /** The map's unit (SPEC §15 `Tokens`/`Bytes`): the user's choice, kept for the window's life across sessions. */
-  mapUnit: MapUnit;
+  /** The unit the user chose; null until they choose: tokens where the file records usage, else bytes (ContextMap). */
+  mapUnit: MapUnit | null;
   setMapUnit: (unit: MapUnit) => void;
   /** Every call's estimates (the worker's `tokenMap`), asked for once the map has drawn. */
   tokenMapStatus: 'idle' | 'loading' | 'ready' | 'error';
@@ -98,7 +99,7 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
       return done;
     },
 
-    mapUnit: 'tokens',
+    mapUnit: null,
     setMapUnit(unit) {
       set({ mapUnit: unit });
     },

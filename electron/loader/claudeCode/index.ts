@@ -23,8 +23,7 @@ import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from 
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
-import { keepInFile } from '../content/keptString';
-import { MessageCache } from '../native/messageCache';
+import { keepInFile, keptStrings } from '../content/keptString';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
@@ -168,7 +167,7 @@ export class ClaudeCodeSource extends LineSource {
     private readonly keptChars: number = KEPT_STRING_CHARS,
   ) {
     super(file);
-    this.kept = { fd: file.fd, read: readSync, isOpen: () => this.isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
+    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes);
   }
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */

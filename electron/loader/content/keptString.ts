@@ -24,6 +24,11 @@ export interface KeptStrings {
   cache: MessageCache<Buffer>;
 }
 
+/** The kept strings of the file open as `fd`: read back through a cache of at most `cacheBytes` decoded bytes. */
+export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, cacheBytes: number): KeptStrings {
+  return { fd, read, isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
+}
+
 /** One value: its JSON text `[start, start + rawLength)` in the file (quotes included), `length` bytes of UTF-8 decoded. */
 class KeptString implements ByteSource {
   private hash: string | undefined;

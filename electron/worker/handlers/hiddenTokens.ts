@@ -6,11 +6,11 @@
  * asked after it wait that long at most. Counts are cached per open: the tokenizer and the
  * estimates are made at the first ask, never for a session nobody asks about.
  */
-import type { MessageList, Reduction } from '../../../shared/index';
+import type { Reduction } from '../../../shared/index';
 import { projectView, rowOfIndex } from '../../../shared/index';
 import { SAMPLING } from '../../../shared/hiddenTokensContract';
 import type { TokenEstimate } from '../../../shared/tokens/estimate';
-import type { ReductionEstimate } from '../../tokens/sessionEstimates';
+import type { HiddenTokens, ReductionEstimate } from '../../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../../tokens/sessionEstimates';
 import { ok } from '../replies';
 import type { CallView, OpenSession } from '../state';
@@ -24,11 +24,6 @@ export const HIDDEN_TOKENS_BUDGET_MS = 100;
 /** Rows this close together are projected in one window. */
 const ROW_GAP = 32;
 
-/** An open session's estimates and, per view (the latest or a call's input), each reduction's figures. */
-export interface HiddenTokens {
-  estimates: SessionEstimates;
-  byView: WeakMap<MessageList, Map<string, ReductionEstimate>>;
-}
 
 function hiddenTokensOf(open: OpenSession): HiddenTokens {
   return (open.hiddenTokens ??= { estimates: new SessionEstimates(open.session, recordedContextOf(open.session)), byView: new WeakMap() });

@@ -117,9 +117,15 @@ function UnitSwitch({ unit, onUnit }: { unit: MapUnit; onUnit: (unit: MapUnit) =
   );
 }
 
-/** The `Context map`: in tokens (the default) or in bytes, as the switch says. */
+/**
+ * The `Context map`: in tokens or in bytes, as the switch says. Until the user chooses, tokens where
+ * the file records usage and bytes elsewhere, so estimates (the worker's `tokenMap`, a pass over
+ * every call) are counted only when asked for (docs/tokens.md).
+ */
 export function ContextMap(props: MapProps) {
-  const unit = useApp((s) => s.mapUnit);
+  const chosen = useApp((s) => s.mapUnit);
+  const recordsUsage = useApp((s) => s.contextMap?.recorded?.context.some((v) => v !== null && v !== undefined) ?? false);
+  const unit: MapUnit = chosen ?? (recordsUsage ? 'tokens' : 'bytes');
   const setUnit = useApp((s) => s.setMapUnit);
   return (
     <div className="context-map-frame">
