@@ -124,7 +124,8 @@ function UnitSwitch({ unit, onUnit }: { unit: MapUnit; onUnit: (unit: MapUnit) =
  */
 export function ContextMap(props: MapProps) {
   const chosen = useApp((s) => s.mapUnit);
-  const recordsUsage = useApp((s) => s.contextMap?.recorded?.context.some((v) => v !== null && v !== undefined) ?? false);
+  // The `calls` reply carries `recorded` only where some call records usage (shared/tokens/summary.ts recordedColumns).
+  const recordsUsage = useApp((s) => s.contextMap?.recorded !== undefined);
   const unit: MapUnit = chosen ?? (recordsUsage ? 'tokens' : 'bytes');
   const setUnit = useApp((s) => s.setMapUnit);
   return (
