@@ -71,6 +71,11 @@ export interface InspectorOptions {
   sessionFiles: string[];
   /** Environment the HTTP host starts with, over this process's (a temporary HOME for the session library). */
   serveEnv: Record<string, string>;
+  /**
+   * A script run in the page before any of the app's own (Playwright's init script): a spec that
+   * must see a state the app passes through quickly records it from the start, never by racing it.
+   */
+  pageInitScript: string;
 }
 
 interface InspectorFixtures {
@@ -186,6 +191,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   target: ['http', { option: true }],
   sessionFiles: [[SESSION_SIDECAR], { option: true }],
   serveEnv: [{}, { option: true }],
+  pageInitScript: ['', { option: true }],
 
   _chromium: [
     async ({ playwright, launchOptions }, use) => {
@@ -206,13 +212,14 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   ],
 
   inspectorApp: [
-    async ({ target, sessionFiles, serveEnv, _chromium }, use, testInfo) => {
+    async ({ target, sessionFiles, serveEnv, pageInitScript, _chromium }, use, testInfo) => {
       if (target === 'http') {
         const server = await startServe(sessionFiles, serveEnv);
         let context: BrowserContext | undefined;
         try {
           // The context takes the project's `use` options (viewport…) like the built-in `page`.
           context = await (await _chromium()).newContext();
+          if (pageInitScript !== '') await context.addInitScript({ content: pageInitScript });
           const page = await context.newPage();
           const events = recordEvents(page);
           await page.goto(server.url);
@@ -239,6 +246,11 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           env: { ...env, XDG_CONFIG_HOME: config },
         });
         const page = await app.firstWindow();
+        if (pageInitScript !== '') {
+          // The first window loaded before the script could be added: it runs from a reload on.
+          await app.context().addInitScript({ content: pageInitScript });
+          await page.reload();
+        }
         await use({ target, page, stderr: () => '', events: recordEvents(page) });
       } finally {
         await app?.close();
