@@ -53,7 +53,16 @@ export interface ReductionEstimate {
 /** An open session's estimates and, per view (the latest or a call's input), each reduction's figures (the worker's `hiddenTokens`). */
 export interface HiddenTokens {
   estimates: SessionEstimates;
-  byView: WeakMap<MessageList, Map<string, ReductionEstimate>>;
+  /** Per view (its minted list): each reduction's figures, the text shown in place of each applied one, and the rows projected for it. */
+  byView: WeakMap<MessageList, HiddenTokensOfView>;
+}
+
+export interface HiddenTokensOfView {
+  known: Map<string, ReductionEstimate>;
+  /** The text the model was shown at a projected row, by the id of the reduction applied there. */
+  shown: Map<string, string>;
+  /** Rows already projected: a row holding 100,000 reductions is projected once, not once per ask. */
+  projected: Set<number>;
 }
 
 export class SessionEstimates {

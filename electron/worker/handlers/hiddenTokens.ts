@@ -10,7 +10,7 @@ import type { Reduction } from '../../../shared/index';
 import { projectView, rowOfIndex } from '../../../shared/index';
 import { SAMPLING } from '../../../shared/hiddenTokensContract';
 import type { TokenEstimate } from '../../../shared/tokens/estimate';
-import type { HiddenTokens, ReductionEstimate } from '../../tokens/sessionEstimates';
+import type { HiddenTokens, HiddenTokensOfView, ReductionEstimate } from '../../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../../tokens/sessionEstimates';
 import { ok } from '../replies';
 import type { CallView, OpenSession } from '../state';
@@ -30,28 +30,26 @@ function hiddenTokensOf(open: OpenSession): HiddenTokens {
 }
 
 /**
- * The text the model was shown in place of each reduction of `wanted` (the row at its first index,
- * when the reduction is the one applied there; else nothing, as `log`'s hidden_tokens_est counts
- * it), projecting only windows of nearby rows.
+ * Projects the rows of `wanted` that `of` has not projected yet, in windows of nearby rows, and
+ * keeps the text the model was shown in place of the reduction applied at each (a reduction that
+ * is not the one applied at its first index was shown nothing, as `log`'s hidden_tokens_est counts it).
  */
-function shownTexts(view: CallView, wanted: readonly Reduction[]): Map<string, string> {
-  const rowsOf = new Map<number, Reduction[]>();
+function projectRowsOf(view: CallView, wanted: readonly Reduction[], of: HiddenTokensOfView): void {
+  const todo = new Set<number>();
   for (const r of wanted) {
     const row = rowOfIndex(view.layout, r.ptr.index);
-    if (row < 0) continue;
-    rowsOf.set(row, [...(rowsOf.get(row) ?? []), r]);
+    if (row >= 0 && !of.projected.has(row)) todo.add(row);
   }
-  const rows = [...rowsOf.keys()].sort((a, b) => a - b);
-  const shown = new Map<string, string>();
+  const rows = [...todo].sort((a, b) => a - b);
   for (let k = 0; k < rows.length; ) {
     const start = rows[k] as number;
     let end = start;
     while (k < rows.length && (rows[k] as number) - end <= ROW_GAP) end = rows[k++] as number;
     for (const p of projectView(view.minted, view.log, { start, end: end + 1 }, view.layout)) {
-      for (const r of rowsOf.get(p.row) ?? []) if (p.applied === r.id) shown.set(r.id, p.text);
+      of.projected.add(p.row);
+      if (p.applied !== undefined) of.shown.set(p.applied, p.text);
     }
   }
-  return shown;
 }
 
 export const hiddenTokens: Handler<'hiddenTokens'> = (request, state) =>
@@ -61,8 +59,9 @@ export const hiddenTokens: Handler<'hiddenTokens'> = (request, state) =>
     const started = performance.now();
     const over = (): boolean => performance.now() - started > HIDDEN_TOKENS_BUDGET_MS;
     const { estimates, byView } = hiddenTokensOf(open);
-    let known = byView.get(view.minted);
-    if (!known) byView.set(view.minted, (known = new Map<string, ReductionEstimate>()));
+    let of = byView.get(view.minted);
+    if (!of) byView.set(view.minted, (of = { known: new Map<string, ReductionEstimate>(), shown: new Map<string, string>(), projected: new Set<number>() }));
+    const { known } = of;
     const byId = reductionsById(view.log);
     const unknown: string[] = [];
     const asked: Reduction[] = [];
@@ -75,14 +74,14 @@ export const hiddenTokens: Handler<'hiddenTokens'> = (request, state) =>
     // it is fitted a budget at a time too, and nothing is counted before it is complete.
     const calibrated = estimates.advanceCalibration(over);
     const missing = asked.filter((r) => !known.has(r.id));
-    const shown = calibrated && missing.length > 0 ? shownTexts(view, missing) : new Map<string, string>();
+    if (calibrated && missing.length > 0) projectRowsOf(view, missing, of);
     const reductions: { id: string; hidden: TokenEstimate | null; original: TokenEstimate | null }[] = [];
     const pending: string[] = [];
     let counted = 0;
     for (const r of asked) {
       let figures = known.get(r.id);
       if (!figures && calibrated && (counted === 0 || !over())) {
-        figures = estimates.reductionEstimate(r, shown.get(r.id) ?? '', view.minted);
+        figures = estimates.reductionEstimate(r, of.shown.get(r.id) ?? '', view.minted);
         known.set(r.id, figures);
         counted++;
       }
