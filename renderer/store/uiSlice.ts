@@ -23,6 +23,13 @@ export interface UiSlice {
    */
   selectedCall: number | null;
   setSelectedCall: (call: number | null) => void;
+  /**
+   * The `N more reductions` lists the user opened, by row (OtherReductions' key). Kept here, not in
+   * the row: a row is unmounted and mounted again as the view scrolls or its rows are fetched
+   * again, and an open list stays open through that.
+   */
+  openReductionLists: ReadonlySet<string>;
+  toggleReductionList: (key: string) => void;
 }
 
 export function effectiveTheme(state: Pick<UiSlice, 'themeChoice' | 'systemDark'>): Theme {
@@ -53,5 +60,11 @@ export const createUiSlice: SliceCreator<UiSlice> = () => (set, get) => ({
   selectedCall: null,
   setSelectedCall(call) {
     set({ selectedCall: call });
+  },
+  openReductionLists: new Set<string>(),
+  toggleReductionList(key) {
+    const open = new Set(get().openReductionLists);
+    if (!open.delete(key)) open.add(key);
+    set({ openReductionLists: open });
   },
 });

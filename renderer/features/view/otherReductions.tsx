@@ -13,6 +13,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import type { KeyboardEvent } from 'react';
 import { useEffect, useId, useRef, useState } from 'react';
 import type { ProjectedRowInfo } from '../../../shared/contract';
+import { useApp } from '../../store/storeContext';
 import { StubChip } from './stubChip';
 import './otherReductions.css';
 
@@ -39,7 +40,10 @@ interface Props {
 
 export function OtherReductions({ reductions, label, rowName }: Props) {
   const { inline, rest } = splitChips(reductions);
-  const [listOpen, setListOpen] = useState(false);
+  // Open by row and by what it lists: it stays open when the row is mounted again.
+  const listKey = `${rowName}|${rest[0]?.id ?? ''}`;
+  const listOpen = useApp((st) => st.openReductionLists.has(listKey));
+  const toggleList = useApp((st) => st.toggleReductionList);
   const listId = useId();
   const count = rest.length.toLocaleString('en-US');
   return (
@@ -57,7 +61,7 @@ export function OtherReductions({ reductions, label, rowName }: Props) {
           onClick={(e) => {
             // Not a row click: opening the list does not move the selection.
             e.stopPropagation();
-            setListOpen((o) => !o);
+            toggleList(listKey);
           }}
         >
           {/* One name, open or closed: aria-expanded says which. */}
