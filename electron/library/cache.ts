@@ -12,6 +12,9 @@
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync, chmodSync } from 'node:fs';
 import { join, sep } from 'node:path';
+import type { SessionFileFormat } from '../../shared/index';
+import { SESSION_FILE_FORMATS } from '../../shared/index';
+import type { HeadInfo } from './head';
 import type { IndexedCounts } from './index';
 
 /** Bumped whenever what the cache holds, or how counts are made, changes. */
@@ -29,6 +32,9 @@ export interface CacheKey {
 
 export interface CachedEntry extends CacheKey {
   counts: IndexedCounts;
+  /** The format sniffed and the head's entry fields: with them a warm listing does not open the file. */
+  format?: SessionFileFormat;
+  info?: HeadInfo;
 }
 
 export interface CacheContext {
@@ -68,10 +74,21 @@ function isCounts(v: unknown): v is IndexedCounts {
   return ['messages', 'calls', 'reductions', 'compactions'].every((k) => Number.isSafeInteger(c[k])) && Array.isArray(c.models) && c.models.every((m) => typeof m === 'string') && (c.sessions === undefined || Number.isSafeInteger(c.sessions)) && (c.tokens === null || Number.isSafeInteger(c.tokens)) && headOk;
 }
 
+const orNull = (v: unknown): boolean => v === null || typeof v === 'string';
+const orAbsent = (v: unknown): boolean => v === undefined || typeof v === 'string';
+
+function isHeadInfo(v: unknown): v is HeadInfo {
+  if (typeof v !== 'object' || v === null) return false;
+  const h = v as Record<string, unknown>;
+  return orNull(h.id) && orNull(h.title) && orNull(h.project) && orNull(h.started) && orNull(h.updated) && orAbsent(h.branch) && orAbsent(h.status) && Array.isArray(h.models) && h.models.every((m) => typeof m === 'string');
+}
+
 function isEntry(v: unknown): v is CachedEntry {
   if (typeof v !== 'object' || v === null) return false;
   const e = v as Record<string, unknown>;
-  return Number.isSafeInteger(e.size) && typeof e.mtimeMs === 'number' && Number.isFinite(e.mtimeMs) && Number.isSafeInteger(e.ino) && isCounts(e.counts);
+  // Format and head come together or not at all (an entry of an older listing has neither).
+  const known = e.format === undefined ? e.info === undefined : (SESSION_FILE_FORMATS as readonly unknown[]).includes(e.format) && isHeadInfo(e.info);
+  return Number.isSafeInteger(e.size) && typeof e.mtimeMs === 'number' && Number.isFinite(e.mtimeMs) && Number.isSafeInteger(e.ino) && isCounts(e.counts) && known;
 }
 
 export class IndexCache {
@@ -104,9 +121,17 @@ export class IndexCache {
     return e && sameKey(e, key) ? e.counts : undefined;
   }
 
-  set(path: string, key: CacheKey, counts: IndexedCounts): void {
+  /** The format and head's entry fields cached for `path`, when its entry is valid for `key` and holds them. */
+  known(path: string, key: CacheKey): { format: SessionFileFormat; info: HeadInfo } | undefined {
+    const e = this.entries.get(path);
+    if (!e || !sameKey(e, key) || e.format === undefined || e.info === undefined) return undefined;
     this.seen.add(path);
-    this.entries.set(path, { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino, counts });
+    return { format: e.format, info: e.info };
+  }
+
+  set(path: string, key: CacheKey, counts: IndexedCounts, head?: { format: SessionFileFormat; info: HeadInfo }): void {
+    this.seen.add(path);
+    this.entries.set(path, { size: key.size, mtimeMs: key.mtimeMs, ino: key.ino, counts, ...(head ? { format: head.format, info: head.info } : {}) });
   }
 
   /**

@@ -6,6 +6,7 @@
  * with their own roots, cache and callbacks. Entries stream out through `onEntry` as each is
  * final; the result lists them newest `updated` first.
  */
+import type { Stats } from 'node:fs';
 import { realpathSync, statSync } from 'node:fs';
 import type { SessionFormat } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
@@ -142,13 +143,14 @@ function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
 export async function indexedEntry(file: WalkedFile, root: { path: string; real: string; id: string }, options: { cache?: IndexCache; pool: IndexPool; now?: () => number }): Promise<LibraryEntry> {
   const format = SESSION_FORMAT_OF_FILE[file.format];
   const { size, mtimeMs, ino } = file.stats;
-  const entry = headEntry(headInfo(file.format, file.path, size, file.head, file.tail), file.path, root.path, format, size, mtimeMs, (options.now ?? Date.now)());
+  const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail);
+  const entry = headEntry(info, file.path, root.path, format, size, mtimeMs, (options.now ?? Date.now)());
   const key = { size, mtimeMs, ino };
   const cached = options.cache?.get(file.path, key);
   if (cached) return withCounts(entry, cached);
   const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}) });
   if (!reply.ok) return { ...entry, error: reply.message };
-  options.cache?.set(file.path, key, reply.counts);
+  options.cache?.set(file.path, key, reply.counts, { format: file.format, info });
   return withCounts(entry, reply.counts);
 }
 
@@ -201,14 +203,20 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
     if (!exists || aborted()) continue;
     walked.push(root.path);
     let sinceTurn = 0;
-    for (const file of walkRoot(root.path, count, maxEntries)) {
+    // A file the cache knows for its size, time and inode is not opened: its format and head come from the cache.
+    const known = options.cache ? (path: string, stats: Stats) => options.cache?.known(path, { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino }) : undefined;
+    for (const file of walkRoot(root.path, count, maxEntries, undefined, known)) {
       const format = SESSION_FORMAT_OF_FILE[file.format];
       if (options.format !== undefined && format !== options.format) continue;
       const { size, mtimeMs, ino } = file.stats;
-      const entry = headEntry(headInfo(file.format, file.path, size, file.head, file.tail), file.path, root.path, format, size, mtimeMs, now);
+      const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail);
+      const entry = headEntry(info, file.path, root.path, format, size, mtimeMs, now);
       if (options.since !== undefined && Date.parse(entry.updated) < options.since) continue;
       const key = { size, mtimeMs, ino };
+      const head = { format: file.format, info };
       const cached = options.cache?.get(file.path, key);
+      // An entry of an older listing learns its head now: the next listing does not open the file.
+      if (cached && !file.known) options.cache?.set(file.path, key, cached, head);
       if (options.heads) finish(entry, report);
       else if (cached && !options.query) finish(withCounts(entry, cached), report);
       else {
@@ -221,7 +229,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
               return;
             }
             if (!cached) indexedFiles++;
-            options.cache?.set(file.path, key, reply.counts);
+            options.cache?.set(file.path, key, reply.counts, head);
             const full = withCounts(entry, reply.counts);
             const matched = reply.matches && reply.matches.visible + reply.matches.hidden > 0 ? { ...full, matches: reply.matches } : full;
             finish(matched, report);

@@ -14,6 +14,9 @@
  *   is not listed, and of an OpenHands V1 conversation only `base_state.json` is listed (its
  *   `events/` folder is not entered).
  * - At most `maxEntries` directory entries are looked at in all; the walk says when it stopped there.
+ * - A file the caller already knows (`known`: the index cache holds its format and head for its
+ *   size, modification time and inode, as `lstat` gives them) is not opened at all: a warm listing
+ *   costs a `lstat` per file (docs/library.md "The cache").
  */
 import type { Dir, Stats } from 'node:fs';
 import { lstatSync, opendirSync, realpathSync } from 'node:fs';
@@ -22,6 +25,7 @@ import type { SessionFileFormat } from '../../shared/index';
 import { sniffFile } from '../listing/scan';
 import { SNIFF_HEAD_BYTES } from '../listing/sniff';
 import { isWithin, realOfDescriptor } from '../loader/common/safeRead';
+import type { HeadInfo } from './head';
 
 /** Folders below the root entered at most this deep (the root's own files are depth 1). */
 export const MAX_DEPTH = 8;
@@ -40,11 +44,18 @@ export interface WalkedFile {
   rel: string;
   format: SessionFileFormat;
   stats: Stats;
-  /** The head (valid only until the walk goes on: read it before asking for the next file). */
+  /** The head (valid only until the walk goes on: read it before asking for the next file); empty when `known`. */
   head: Buffer;
   /** The last TAIL_BYTES when the file is longer than its head. */
   tail?: Buffer;
+  /** The head's entry fields as the caller knew them: the file was not read. */
+  known?: HeadInfo;
 }
+
+/** What the caller knows of a file from an earlier listing, for the size, modification time and inode `stats` give. */
+export type KnownFile = (path: string, stats: Stats) => { format: SessionFileFormat; info: HeadInfo } | undefined;
+
+const NOTHING_READ = Buffer.alloc(0);
 
 export interface WalkCount {
   /** Directory entries looked at. */
@@ -65,7 +76,7 @@ function isCompanionFile(name: string, format: SessionFileFormat): boolean {
  * The session files under `root` (see the header), depth first in directory order. `count` is
  * updated as the walk goes (shared across roots, so one cap bounds a whole listing).
  */
-export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_MAX_ENTRIES, from?: string): Generator<WalkedFile> {
+export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_MAX_ENTRIES, from?: string, known?: KnownFile): Generator<WalkedFile> {
   let rootReal: string;
   try {
     rootReal = realpathSync(root);
@@ -112,6 +123,11 @@ export function* walkRoot(root: string, count: WalkCount, maxEntries = DEFAULT_M
           continue;
         }
         if (!stats.isFile()) continue;
+        const knew = known?.(path, stats);
+        if (knew !== undefined) {
+          if (!isCompanionFile(dirent.name, knew.format)) yield { path, rel: relative(root, path).split(sep).join('/'), format: knew.format, stats, head: NOTHING_READ, known: knew.info };
+          continue;
+        }
         const found = sniffWalked(root, path, within);
         if (found) yield found;
       }
