@@ -5,7 +5,7 @@
  * one entry a line as each session finishes, then the roots line; `--table` an aligned table for
  * people. SIGINT or SIGTERM stops the listing at once (its threads are stopped): exit 2, `cancelled`.
  */
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import type { SessionFormat } from '../../shared/index';
 import { SESSION_FORMATS } from '../../shared/index';
 import { nameText } from '../../shared/format/visibleText';
@@ -94,7 +94,8 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
   const home = homedir();
   const roots = libraryRoots(files, flags.has('no-default-roots'), processRootsContext(home));
   const cache = new IndexCache(cacheFolder({ env: process.env, home, platform: process.platform }));
-  const pool = indexPool();
+  // No page to keep a core for: once the walk ends this thread only waits, so every core indexes.
+  const pool = indexPool({ threads: availableParallelism() });
   const signal = { aborted: false };
   void untilStopped().then(() => {
     signal.aborted = true;
