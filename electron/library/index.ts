@@ -6,7 +6,7 @@
  * session's root. Runs in a library thread (./pool.ts), or on the caller's thread without one.
  */
 import { readSync, statSync } from 'node:fs';
-import type { LoadedSession, Reduction, SessionFormat } from '../../shared/index';
+import type { LoadedSession, Reduction, SessionFileFormat, SessionFormat } from '../../shared/index';
 import type { ReadSync } from '../loader/common/lines';
 import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
@@ -42,6 +42,8 @@ export interface IndexJob {
    * electron/loader/follow.ts: the indexed prefix's fingerprint unchanged, else read again whole).
    */
   hold?: boolean;
+  /** The format the walk sniffed the file as: its adapter is asked first (LoadOptions.likelyFormat). */
+  format?: SessionFileFormat;
 }
 
 /** How much of the file the indexing read: every byte read, and those before `from` (the size already indexed; 0 when read whole). */
@@ -174,7 +176,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     return { ok: true, counts: countsOf(found.session), read: found.read };
   }
   if (held.has(job.path)) release(job.path);
-  const loaded = await loadSession([job.path], { roots: [job.root], ...(signal ? { signal } : {}) });
+  const loaded = await loadSession([job.path], { roots: [job.root], ...(job.format !== undefined ? { likelyFormat: job.format } : {}), ...(signal ? { signal } : {}) });
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {

@@ -148,7 +148,7 @@ export async function indexedEntry(file: WalkedFile, root: { path: string; real:
   const key = { size, mtimeMs, ino };
   const cached = options.cache?.get(file.path, key);
   if (cached) return withCounts(entry, cached);
-  const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}) });
+  const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, format: file.format, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}) });
   if (!reply.ok) return { ...entry, error: reply.message };
   options.cache?.set(file.path, key, reply.counts, { format: file.format, info });
   return withCounts(entry, reply.counts);
@@ -223,7 +223,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
         const place = { rel: file.rel, rootId: String(rootIndex) };
         if (!options.query) options.onHead?.(entry);
         jobs.push(
-          options.pool.index({ path: file.path, root: real, place, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
+          options.pool.index({ path: file.path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
             if (!reply.ok) {
               if (reply.message !== 'cancelled' && !options.query) finish({ ...entry, error: reply.message }, report);
               return;

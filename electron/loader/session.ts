@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { basename } from 'node:path';
-import type { LoadedSession, SessionEnv, SessionFile, SessionInputs, Sha256 } from '../../shared/index';
+import type { LoadedSession, SessionEnv, SessionFile, SessionFileFormat, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
 import type { ContentServices } from './content/contentServices';
 import { createContentServices } from './content/contentServices';
@@ -69,6 +69,12 @@ export interface LoadOptions {
   session?: string;
   /** SPEC §10.2 `--format F`: read the files as this format (an adapter's name) instead of detecting it. */
   format?: string;
+  /**
+   * The format a sniff of the file's head found (the library's walk, electron/listing/sniff.ts):
+   * that format's adapter is asked first and the others after, in their order, so a file already
+   * sniffed does not pay every earlier adapter's detection. Detection still has the last word.
+   */
+  likelyFormat?: SessionFileFormat;
   /** The folders the host was given (DetectContext.roots, docs/safe-reads.md): checked at every open and reopen. */
   roots?: readonly string[];
   /** DetectContext.largeStringBytes: tests lower it to keep small strings in the file. */
@@ -172,7 +178,9 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
   const services = options.services ?? createContentServices();
   const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}) };
-  const adapters = options.format === undefined ? FORMAT_ADAPTERS : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
+  const likely = options.likelyFormat;
+  const ordered = likely === undefined ? FORMAT_ADAPTERS : [...FORMAT_ADAPTERS.filter((a) => a.formats.includes(likely)), ...FORMAT_ADAPTERS.filter((a) => !a.formats.includes(likely))];
+  const adapters = options.format === undefined ? ordered : FORMAT_ADAPTERS.filter((a) => a.name === options.format);
   if (adapters.length === 0) return { ok: false, error: { code: 'usage', message: `unknown format ${JSON.stringify(options.format)}: the formats are ${FORMAT_ADAPTERS.map((a) => a.name).join(', ')}` } };
   const opened: SessionSource[] = [];
   const closeAll = () => {
