@@ -9,6 +9,11 @@ import { z } from 'zod';
 
 const int = z.number().int().nonnegative();
 
+/** The most one `tokenMap` request counts for, in milliseconds (at least one call, so every ask makes progress). */
+export const TOKEN_MAP_SLICE_MS = 50;
+/** The most calls one `tokenMap` request counts (with TOKEN_MAP_SLICE_MS, whichever comes first). */
+export const TOKEN_MAP_SLICE_CALLS = 64;
+
 /** Most per-message figures a `callTokens` reply carries; the rest are counted in `messages_total`. */
 export const MAX_CALL_TOKEN_MESSAGES = 100_000;
 
@@ -59,10 +64,18 @@ export const tokenMapMethods = {
    * Estimates are in the file's tokens where `calibration` applies; `approximate` for a Claude
    * model, `sampled` when a large original was counted in samples. `partial`: the session was too
    * large to estimate every call; the calls from `estimated.length + 1` on have none.
+   *
+   * Each request counts for a bounded slice (TOKEN_MAP_SLICE_MS, TOKEN_MAP_SLICE_CALLS) and
+   * answers what is known so far (docs/tokens.md "How the pass runs"): while `progress` is not
+   * null the pass has more to count — first the calibration's walk over the calls that record
+   * their context (`stage: 'calibrating'`, nothing estimated yet), then every call's estimate
+   * (`stage: 'estimating'`, `done` = `estimated.length`) — and the renderer asks again while it
+   * still wants the map; a pass nobody asks for does no work. Null: complete, and kept for the open.
    */
   tokenMap: {
     params: z.object({}),
     result: z.object({
+      progress: z.object({ stage: z.enum(['calibrating', 'estimating']), done: int, calls: int }).nullable(),
       estimated: z.array(int),
       hidden: z.array(int.nullable()),
       window: z.array(int.nullable()),

@@ -13,6 +13,8 @@ import { fixture } from '../importedSession';
 /** 15 calls with recorded usage; cache reads fall at two of them, one after a persisted output was cut. */
 const CACHE_BREAKS = fixture('real/claude-code/cc-2.1.20-persisted-redacted.jsonl');
 const SWE_AGENT = fixture('real/swe-agent/sweagenttestrepo-1c2844.traj');
+/** 115 calls that record usage, 2.4 MB: the estimates' pass takes seconds, in slices of at most 64 counted calls. */
+const LONG_PASS = fixture('real/claude-code/cc-2.1.17-microcompactions-then-compact.jsonl');
 
 /** `view --at N`'s recorded tokens of the call (SPEC §15). */
 function viewTokens(file: string, call: number): { context: number; window?: number } {
@@ -93,6 +95,28 @@ test.describe('a SWE-agent trajectory that records no usage', () => {
     await expect(inspector.status).toContainText(/last call est\. [\d,]+ tokens/);
     await inspector.page.getByText('Figures per call').click();
     await expect(inspector.contextMapFigures.getByRole('row', { name: /^call 1 / })).toContainText(/est\. [\d,]+ tokens/);
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+test.describe('a long Claude Code transcript: the estimates come in slices', () => {
+  test.use({ sessionFiles: [LONG_PASS] });
+
+  test('the map says how far the estimates have got (estimating… N of M calls), then the calibrated figures; axe clean', async ({ inspector }) => {
+    // The tokenizer's load and a pass of seconds on a loaded machine.
+    test.slow();
+    await inspector.waitLoaded();
+    const calls = Number(await inspector.modelCallSlider.getAttribute('max'));
+    const tokens = inspector.page.getByRole('button', { name: 'Tokens', exact: true });
+    await expect(tokens).toHaveAttribute('aria-pressed', 'true');
+    // The pass runs in slices, each answering with how far it has got: the calibration's walk over the recorded calls first.
+    const progress = inspector.page.locator('.context-map-progress[role="status"]');
+    await expect(progress).toContainText(new RegExp(`^estimating… calibrating on the recorded usage, [\\d,]+ of ${calls} calls$`), { timeout: 60_000 });
+    // Then complete: the progress says nothing, the text alternative names the calibration fitted on this file.
+    await expect(progress).toHaveText('', { timeout: 90_000 });
+    const summary = inspector.page.locator('#context-map-summary');
+    await expect(summary).toContainText(/estimates calibrated ×[\d.]+ \(±[\d.]+ %, fitted on this file\)/);
+    await expect(summary).not.toContainText('estimating…');
     expect(await audit(inspector)).toEqual([]);
   });
 });

@@ -72,6 +72,8 @@ export class SessionEstimates {
   private readonly pairs: GrowthPair[] = [];
   private pairSteps: Generator<GrowthPair | undefined> | undefined;
   private pairsDone = false;
+  private steps = 0;
+  private counted = 0;
 
   constructor(
     private readonly session: Pick<LoadedSession, 'model' | 'modelChanges' | 'calls' | 'callInput' | 'instructionsAt' | 'log' | 'minted' | 'recorded'>,
@@ -143,6 +145,16 @@ export class SessionEstimates {
     return [...this.pairs];
   }
 
+  /** Calls the calibration's walk has counted so far (all of them once `advanceCalibration` is true; 0 where the file records no context). */
+  get calibrationSteps(): number {
+    return this.steps;
+  }
+
+  /** Of those, the calls whose input the walk counted (the ones that record their context): the walk's work. */
+  get calibrationCounted(): number {
+    return this.counted;
+  }
+
   /**
    * Fits the calibration call by call until `stop()` says to stop (checked before each call, so a
    * caller with a time budget makes progress at every turn); true once every call is counted and
@@ -155,7 +167,10 @@ export class SessionEstimates {
       if (stop()) return false;
       const step = this.pairSteps.next();
       if (step.done) this.pairsDone = true;
-      else if (step.value) this.pairs.push(step.value);
+      else {
+        this.steps++;
+        if (step.value) this.pairs.push(step.value);
+      }
     }
     return true;
   }
@@ -166,6 +181,7 @@ export class SessionEstimates {
     for (const { call } of this.session.calls) {
       const ctx = recorded(call);
       const r = ctx === undefined ? undefined : this.rawTotal(call);
+      if (r) this.counted++;
       const estimated = r ? r.raw.reduce((n, e) => n + e.tokens, 0) : undefined;
       const pair = ctx !== undefined && estimated !== undefined && previous ? { recorded: ctx - previous.recorded, estimated: estimated - previous.estimated } : undefined;
       previous = ctx !== undefined && estimated !== undefined ? { recorded: ctx, estimated } : undefined;

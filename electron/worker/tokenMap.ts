@@ -27,6 +27,8 @@ export const MAX_MAP_ENTRIES = 4_000_000;
 export interface TokenCache {
   estimates: SessionEstimates;
   map?: ResultOf<'tokenMap'>;
+  /** The map's pass while it is unfinished: the calls estimated so far. */
+  pass?: MapPass;
   /** Raw o200k tokens a reduction kept out of the input, by id; null where its original cannot be read. */
   hidden: Map<string, { tokens: number; sampled: boolean } | null>;
 }
@@ -68,41 +70,88 @@ export function modelPerCall(map: Pick<ContextMapInfo, 'calls' | 'model_switches
   return out;
 }
 
-/** `tokenMap`: every call's estimated context and hidden tokens, and the window of its model (SPEC §15). */
-export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache: TokenCache): ResultOf<'tokenMap'> {
-  if (cache.map) return cache.map;
+/** Where an unfinished `tokenMap` pass stands: the calls estimated so far (the next is `session.calls[estimated.length]`). */
+interface MapPass {
+  estimated: number[];
+  hidden: (number | null)[];
+  sampled: boolean;
+  entries: number;
+  /** Where the pass stopped before the last call: a call without an input, or too many entries (`partial`). */
+  ended?: 'no input' | 'partial';
+}
+
+/** Says when a slice of the pass ends: after `calls` calls, or once `ms` have passed — never before its first call. */
+export interface SliceBound {
+  ms: number;
+  calls: number;
+}
+
+/** The whole pass in one go (the CLI's and tests' one-pass reference). */
+export const WHOLE_PASS: SliceBound = { ms: Infinity, calls: Infinity };
+
+/** Call `call`'s calibrated estimate and hidden tokens, added to the pass; else why the pass ends there. */
+function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, call: number): MapPass['ended'] {
+  const input = session.callInput(call);
+  if (!input) return 'no input';
+  pass.entries += input.minted.length;
+  if (pass.entries > MAX_MAP_ENTRIES) return 'partial';
   const { estimates } = cache;
-  const calibration = estimates.calibration() ?? null;
-  const estimated: number[] = [];
-  const hidden: (number | null)[] = [];
-  let sampled = false;
-  let entries = 0;
-  let partial = false;
-  for (const { call } of session.calls) {
-    const input = session.callInput(call);
-    if (!input) break;
-    entries += input.minted.length;
-    if (entries > MAX_MAP_ENTRIES) {
-      partial = true;
+  const calibration = estimates.calibration();
+  const est = estimates.entriesEstimate(viewEntries(input), input.minted);
+  pass.sampled ||= est.total.sampled === true;
+  pass.estimated.push(est.total.tokens);
+  let h: number | null = 0;
+  for (const r of input.log) {
+    const raw = statedHiddenBytes(r) === 0 ? { tokens: 0, sampled: false } : hiddenRaw(cache, session, r);
+    if (raw === null) {
+      h = null;
       break;
     }
-    const est = estimates.entriesEstimate(viewEntries(input), input.minted);
-    sampled ||= est.total.sampled === true;
-    estimated.push(est.total.tokens);
-    let h: number | null = 0;
-    for (const r of input.log) {
-      const raw = statedHiddenBytes(r) === 0 ? { tokens: 0, sampled: false } : hiddenRaw(cache, session, r);
-      if (raw === null) {
-        h = null;
-        break;
-      }
-      sampled ||= raw.sampled;
-      h += raw.tokens;
-    }
-    hidden.push(h === null ? null : calibrated(h, calibration ?? undefined));
+    pass.sampled ||= raw.sampled;
+    h += raw.tokens;
   }
+  pass.hidden.push(h === null ? null : calibrated(h, calibration));
+  return undefined;
+}
+
+/**
+ * `tokenMap`: every call's estimated context and hidden tokens, and the window of its model (SPEC
+ * §15), counted a slice at a time (docs/tokens.md "How the pass runs"). One call counts for a
+ * slice of at most `bound` — the calibration's walk first, then the calls' estimates in order —
+ * and answers what is known, with `progress` while more is left; the next call goes on where it
+ * stopped. The per-message estimates are cached (SessionEstimates), the finished map kept.
+ */
+export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache: TokenCache, bound: SliceBound = WHOLE_PASS): ResultOf<'tokenMap'> {
+  if (cache.map) return cache.map;
+  const { estimates } = cache;
+  const started = performance.now();
+  const calls = session.calls.length;
   const window = modelPerCall(map, session.model).map((m) => tableWindow(m) ?? null);
-  cache.map = { estimated, hidden, window, calibration, approximate: estimates.approximate, sampled, partial };
+  const base = { window, approximate: estimates.approximate };
+  // The walk's calls bound counts the calls it counted (those that record their context); the rest cost a look each.
+  const stepsBefore = estimates.calibrationSteps;
+  const countedBefore = estimates.calibrationCounted;
+  const calibrating = !estimates.advanceCalibration(
+    () => estimates.calibrationSteps > stepsBefore && (estimates.calibrationCounted - countedBefore >= bound.calls || performance.now() - started > bound.ms),
+  );
+  if (calibrating) {
+    return { ...base, estimated: [], hidden: [], calibration: null, sampled: false, partial: false, progress: { stage: 'calibrating', done: estimates.calibrationSteps, calls } };
+  }
+  const pass = (cache.pass ??= { estimated: [], hidden: [], sampled: false, entries: 0 });
+  let counted = 0;
+  while (pass.ended === undefined && pass.estimated.length < calls) {
+    // A slice that has counted for its calibration's walk still counts one call: every ask makes progress.
+    if (counted > 0 && (counted >= bound.calls || performance.now() - started > bound.ms)) break;
+    const call = session.calls[pass.estimated.length]?.call;
+    pass.ended = call === undefined ? 'no input' : estimateCall(session, cache, pass, call);
+    counted++;
+  }
+  const calibration = estimates.calibration() ?? null;
+  const done = pass.ended !== undefined || pass.estimated.length >= calls;
+  const reply = { ...base, estimated: [...pass.estimated], hidden: [...pass.hidden], calibration, sampled: pass.sampled, partial: pass.ended === 'partial' };
+  if (!done) return { ...reply, progress: { stage: 'estimating', done: pass.estimated.length, calls } };
+  cache.map = { ...reply, progress: null };
+  cache.pass = undefined;
   return cache.map;
 }
 

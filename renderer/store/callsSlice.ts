@@ -35,10 +35,16 @@ export interface CallsSlice {
   /** The unit the user chose; null until they choose: tokens where the file records usage, else bytes (ContextMap). */
   mapUnit: MapUnit | null;
   setMapUnit: (unit: MapUnit) => void;
-  /** Every call's estimates (the worker's `tokenMap`), asked for once the map has drawn. */
+  /**
+   * Every call's estimates (the worker's `tokenMap`), asked for once the map in tokens has drawn:
+   * a slice per request, asked again while the reply says there is more (`progress`) and the map
+   * still wants it; `tokenMap` holds what is known so far (docs/tokens.md "How the pass runs").
+   */
   tokenMapStatus: 'idle' | 'loading' | 'ready' | 'error';
   tokenMap: TokenMapInfo | null;
   loadTokenMap: () => Promise<void>;
+  /** The map in tokens is no longer shown (the unit switched to bytes): no further slice is asked for; `loadTokenMap` goes on. */
+  stopTokenMap: () => void;
   /** One call's tokens (the worker's `callTokens`): per-message estimates, breakdown, calibration. */
   callTokens: ResultOf<'callTokens'> | null;
   loadCallTokens: (call: number) => Promise<void>;
@@ -51,7 +57,8 @@ export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' |
 
 export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) => {
   let mapPending: { epoch: number; done: Promise<void> } | null = null;
-  let tokensPending: { epoch: number; done: Promise<void> } | null = null;
+  /** The map's pass being asked for, slice after slice; `wanted` false once the map in tokens goes. */
+  let tokensPending: { epoch: number; done: Promise<void>; wanted: boolean } | null = null;
   /** The call whose tokens were asked for last (the last one asked wins). */
   let callTokensAsked: { epoch: number; call: number } | null = null;
   /** The one choice in flight (its epoch), if any. */
@@ -107,15 +114,33 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
     loadTokenMap() {
       const { epoch, session, contextMapStatus, tokenMapStatus } = get();
       if (tokenMapStatus === 'ready' || contextMapStatus !== 'ready' || !session || session.stopped || session.provisional) return Promise.resolve();
-      if (tokensPending?.epoch === epoch) return tokensPending.done;
+      if (tokensPending?.epoch === epoch) {
+        tokensPending.wanted = true;
+        return tokensPending.done;
+      }
       set({ tokenMapStatus: 'loading' });
-      const done = deps.api.tokenMap({}).then((reply) => {
-        if (get().epoch !== epoch) return;
-        tokensPending = null;
-        set(reply.ok ? { tokenMapStatus: 'ready', tokenMap: reply.value } : { tokenMapStatus: 'error' });
-      });
-      tokensPending = { epoch, done };
-      return done;
+      const asking = { epoch, wanted: true, done: Promise.resolve() };
+      asking.done = (async () => {
+        // A slice per request: the worker answers other requests between two of them.
+        for (;;) {
+          const reply = await deps.api.tokenMap({});
+          // Another session (or the same one reopened): its own pass is asked for by its own map.
+          if (get().epoch !== epoch) return;
+          const more = reply.ok && reply.value.progress !== null;
+          if (!reply.ok) set({ tokenMapStatus: 'error' });
+          else set({ tokenMapStatus: more ? 'loading' : 'ready', tokenMap: reply.value });
+          if (!more || !asking.wanted) break;
+        }
+        // Stopped while unfinished: the next loadTokenMap goes on where the worker stopped.
+        if (get().tokenMapStatus === 'loading') set({ tokenMapStatus: 'idle' });
+        if (tokensPending === asking) tokensPending = null;
+      })();
+      tokensPending = asking;
+      return asking.done;
+    },
+
+    stopTokenMap() {
+      if (tokensPending) tokensPending.wanted = false;
     },
 
     async loadCallTokens(call) {

@@ -4,7 +4,7 @@ import type { ContextMapInfo } from '../../../shared/contract';
 import { sessionInfo } from '../../store/testing/fakeHost';
 import { contextPart, statusParts } from '../frame/statusParts';
 import type { TokenCall, TokenMapInfo } from './contextMapTokens';
-import { breakCauseText, callSegments, contextStatusText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
+import { breakCauseText, callSegments, contextStatusText, estimatingText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
 
 /** A map of `n` calls; `recorded[k]` null where call k+1 records no usage. */
 function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo> = {}): ContextMapInfo {
@@ -37,7 +37,7 @@ function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo
 }
 
 function tokenMapOf(estimated: number[], extra: Partial<TokenMapInfo> = {}): TokenMapInfo {
-  return { estimated, hidden: estimated.map((e) => e % 7), window: estimated.map(() => 128_000), calibration: null, approximate: false, sampled: false, partial: false, ...extra };
+  return { estimated, hidden: estimated.map((e) => e % 7), window: estimated.map(() => 128_000), calibration: null, approximate: false, sampled: false, partial: false, progress: null, ...extra };
 }
 
 const tokenCall = fc.record({
@@ -162,5 +162,13 @@ describe('tokenSummary', () => {
   it('words a cache break’s cause', () => {
     expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: null })).toBe('no earlier message changed (the cache expired)');
     expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: { reduction: 'cc-persisted-x', message_index: 7 } })).toBe('reduction cc-persisted-x rewrote message 7');
+  });
+});
+
+describe('estimatingText', () => {
+  it('says how far the pass has got: nothing yet, the calibration’s walk, then N of M calls', () => {
+    expect(estimatingText(null)).toBe('estimating…');
+    expect(estimatingText(tokenMapOf([], { progress: { stage: 'calibrating', done: 40, calls: 1200 } }))).toBe('estimating… calibrating on the recorded usage, 40 of 1,200 calls');
+    expect(estimatingText(tokenMapOf([1, 2, 3], { progress: { stage: 'estimating', done: 3, calls: 1200 } }))).toBe('estimating… 3 of 1,200 calls');
   });
 });

@@ -115,6 +115,18 @@ export function contextStatusText(c: TokenCall | undefined): string {
   return c.window === null || c.window <= 0 ? tokens : `${tokens} / ${formatCount(c.window)} (${windowShare(c.context, c.window)} %)`;
 }
 
+/**
+ * How far the worker's pass has got while it runs (docs/tokens.md "How the pass runs"):
+ * `estimating… N of M calls`, naming the calibration's walk over the recorded calls while that
+ * comes first; `estimating…` alone before the first slice answers.
+ */
+export function estimatingText(tokens: TokenMapInfo | null): string {
+  const progress = tokens?.progress;
+  if (!progress) return 'estimating…';
+  const of = `${formatCount(progress.done)} of ${countOf(progress.calls, 'call')}`;
+  return progress.stage === 'calibrating' ? `estimating… calibrating on the recorded usage, ${of}` : `estimating… ${of}`;
+}
+
 /** What a cache break's cause says, in words. */
 export function breakCauseText(b: CacheBreakInfo): string {
   if (b.cause === null) return 'no earlier message changed (the cache expired)';

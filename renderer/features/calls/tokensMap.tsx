@@ -12,7 +12,8 @@
  * of cache breaks, each a button to the call.
  *
  * The recorded figures come with the `calls` reply; the estimates (`tokenMap`) are asked for once
- * the map has drawn, and the shown call's breakdown (`callTokens`) when a call is shown.
+ * the map has drawn, a slice at a time, and drawn as they come (`estimating… N of M calls` until
+ * the last), and the shown call's breakdown (`callTokens`) when a call is shown.
  */
 import { useEffect, useMemo } from 'react';
 import { countOf, formatCount } from '../../text/format';
@@ -20,7 +21,7 @@ import { useApp } from '../../store/storeContext';
 import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, callAtX } from './contextMapModel';
 import type { TokenBucket, TokenCall } from './contextMapTokens';
-import { breakCauseText, compactionText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
+import { breakCauseText, compactionText, estimatingText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
 import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
 const LEGEND: [string, string][] = [
@@ -65,14 +66,18 @@ function chartPaths(buckets: readonly TokenBucket[]) {
 /** One figure of the table: the tokens with `est.` for an estimate, '–' for none. */
 const figure = (n: number | null, source: TokenCall['source']): string => (n === null ? '–' : tokensText(n, source));
 
-/** What the call's context was made of (SPEC §15 context breakdown), from `callTokens`. */
-function Breakdown({ call }: { call: number }) {
+/**
+ * What the call's context was made of (SPEC §15 context breakdown), from `callTokens`: asked once
+ * the map's pass has ended (`ready`), since its calibration is the pass's own walk over every call,
+ * which one `callTokens` request would otherwise do at once while the worker's other requests wait.
+ */
+function Breakdown({ call, ready }: { call: number; ready: boolean }) {
   const tokens = useApp((s) => s.callTokens);
   const load = useApp((s) => s.loadCallTokens);
   useEffect(() => {
-    void load(call);
-  }, [call, load]);
-  if (tokens?.call !== call) return null;
+    if (ready) void load(call);
+  }, [call, load, ready]);
+  if (!ready || tokens?.call !== call) return null;
   const b = tokens.breakdown;
   const parts: [string, number][] = [
     ['system', b.system],
@@ -97,12 +102,15 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
   const tokenMap = useApp((s) => s.tokenMap);
   const status = useApp((s) => s.tokenMapStatus);
   const loadTokenMap = useApp((s) => s.loadTokenMap);
+  const stopTokenMap = useApp((s) => s.stopTokenMap);
   const showCall = useApp((s) => s.showCall);
   const goToIndex = useApp((s) => s.goToIndex);
   // After the map has drawn (an effect runs after paint): estimates never hold up the first rows.
   useEffect(() => {
     void loadTokenMap();
   }, [map, loadTokenMap]);
+  // The map in tokens gone (the unit switched to bytes, the session closed): no further slice is asked for.
+  useEffect(() => stopTokenMap, [stopTokenMap]);
   const calls = useMemo(() => tokenCalls(map, tokenMap), [map, tokenMap]);
   const buckets = useMemo(() => tokenBuckets(calls, map, MAP_BUCKETS), [calls, map]);
   const paths = useMemo(() => chartPaths(buckets), [buckets]);
@@ -151,7 +159,11 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
         {shownCall !== null && <line className="context-map-shown" x1={xOf(shownCall)} x2={xOf(shownCall)} y1={0} y2={HEIGHT + MARKS} vectorEffect="non-scaling-stroke" />}
       </svg>
       <MapKey legend={LEGEND} summary={summary} />
-      <Breakdown call={shownCall ?? map.calls} />
+      {/* What is known shows as it comes; the rest is marked pending, in words. */}
+      <p className="context-map-note context-map-progress" role="status">
+        {pending ? estimatingText(tokenMap) : ''}
+      </p>
+      <Breakdown call={shownCall ?? map.calls} ready={status === 'ready'} />
       {breaks.length > 0 && (
         <ul className="context-map-breaks" aria-label="Cache breaks">
           {breaks.map((b) => (

@@ -1,0 +1,171 @@
+/**
+ * The map's pass in slices (docs/tokens.md "How the pass runs"): a `tokenMap` request counts for
+ * one bounded slice and answers what is known with `progress`, so the worker answers a request
+ * sent meanwhile before the pass ends; the sliced map equals the one-pass map; a pass nobody asks
+ * for any more counts nothing, and what it counted stays cached.
+ */
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it, vi } from 'vitest';
+import type { ResultOf } from '../../shared/index';
+import { TOKEN_MAP_SLICE_CALLS, parseReply } from '../../shared/index';
+import { writeElidedOutputs } from '../../tools/testing/files';
+import { loadSession } from '../loader/session';
+import { createResolverClient } from './client';
+import type { SessionService } from './service';
+import { params, serviceFixture, value } from './testing/serviceTests';
+import { WHOLE_PASS, tokenCache, tokenMapReply } from './tokenMap';
+
+const ROOT = join(import.meta.dirname, '../..');
+const REAL = join(ROOT, 'e2e/fixtures/real');
+const { tmp, opened } = serviceFixture('session-inspector-token-slices-');
+
+type TokenMap = ResultOf<'tokenMap'>;
+
+/** Enough calls that the pass needs several slices whatever the machine's speed (the calls bound alone splits it). */
+const MANY_CALLS = 4 * TOKEN_MAP_SLICE_CALLS + 7;
+
+/** Calls of the per-message estimator (the tokenizer's counts, electron/tokens/counter.ts) in this file. */
+const counted = vi.hoisted(() => ({ calls: 0 }));
+vi.mock('../tokens/counter', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../tokens/counter')>();
+  return {
+    ...real,
+    countText: (...a: Parameters<typeof real.countText>) => (counted.calls++, real.countText(...a)),
+    estimateText: (...a: Parameters<typeof real.estimateText>) => (counted.calls++, real.estimateText(...a)),
+    estimateSource: (...a: Parameters<typeof real.estimateSource>) => (counted.calls++, real.estimateSource(...a)),
+  };
+});
+
+/** Asks until the pass is complete, as the renderer does; every reply valid under the contract. */
+async function askAll(s: SessionService): Promise<TokenMap[]> {
+  const replies: TokenMap[] = [];
+  for (;;) {
+    expect(replies.length).toBeLessThan(10_000);
+    const reply = value(parseReply('tokenMap', await s.handle('tokenMap', {})));
+    replies.push(reply);
+    if (reply.progress === null) return replies;
+  }
+}
+
+describe('tokenMap in slices', () => {
+  it('the real worker answers a slider move (rows of a call) and a go-to (rowOfIndex) sent after tokenMap before the pass ends', async () => {
+    const path = writeElidedOutputs(tmp.path('many-calls.sidecar.jsonl'), MANY_CALLS, 4_000);
+    const c = createResolverClient();
+    try {
+      value(await c.open([path], 1));
+      const calls = value(await c.request('calls', {})).calls;
+      expect(calls).toBe(MANY_CALLS);
+      const order: string[] = [];
+      const say = (what: string) => (reply: { ok: boolean; value?: unknown }) => {
+        const progress = reply.ok ? (reply.value as TokenMap).progress : undefined;
+        order.push(what === 'tokenMap' ? `tokenMap ${progress === null || progress === undefined ? 'complete' : 'pending'}` : what);
+      };
+      // Sent at once, in this order: the pass first, then what a user does meanwhile.
+      const first = c.request('tokenMap', {}).then(say('tokenMap'));
+      const rows = c.request('rows', params('rows', { start: 0, end: 20, call: 5 })).then(say('rows'));
+      const expand = c.request('rowOfIndex', params('rowOfIndex', { index: 3 })).then(say('rowOfIndex'));
+      await Promise.all([first, rows, expand]);
+      for (let turn = 0; order.at(-1) !== 'tokenMap complete'; turn++) {
+        expect(turn).toBeLessThan(10_000);
+        say('tokenMap')(await c.request('tokenMap', {}));
+      }
+      // The first slice answered first (it was sent first), then the user's requests, long before the pass ended.
+      expect(order.slice(0, 3)).toEqual(['tokenMap pending', 'rows', 'rowOfIndex']);
+      expect(order.filter((o) => o === 'tokenMap pending').length).toBeGreaterThanOrEqual(Math.floor(MANY_CALLS / TOKEN_MAP_SLICE_CALLS));
+    } finally {
+      await c.dispose();
+    }
+  });
+
+  it('the sliced map equals the one-pass map, whatever the slice (real files of every format that has calls, and a generated one)', async () => {
+    const files = [
+      join(REAL, 'claude-code/cc-2.1.20-persisted-redacted.jsonl'),
+      join(REAL, 'claude-code/cc-2.1.17-persisted-bash.jsonl'),
+      join(REAL, 'codex/rollout-0.118-exec-parallel-calls-ENTIRE.jsonl'),
+      join(REAL, 'swe-agent/sweagenttestrepo-1c2844.traj'),
+      writeElidedOutputs(tmp.path('sliced.sidecar.jsonl'), 90, 500),
+    ];
+    for (const file of files) {
+      const s = await opened([file]);
+      const map = value(s.handle('calls', {}));
+      const loaded = await loadSession([file]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      try {
+        const { session } = loaded;
+        const whole = tokenMapReply(session, map, tokenCache(session), WHOLE_PASS);
+        expect(whole.progress, file).toBeNull();
+        expect(whole.estimated.length, file).toBe(map.calls);
+        fc.assert(
+          fc.property(fc.integer({ min: 1, max: 9 }), fc.constantFrom(0, Infinity), (calls, ms) => {
+            const cache = tokenCache(session);
+            const replies: TokenMap[] = [];
+            for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
+              expect(replies.length).toBeLessThan(10_000);
+              reply = tokenMapReply(session, map, cache, { calls, ms });
+              replies.push(reply);
+            }
+            expect(replies.at(-1), file).toEqual(whole);
+            // Sliced as bounded: never more than `calls` calls estimated in one reply, and it took several.
+            expect(replies.length, file).toBeGreaterThanOrEqual(Math.ceil(map.calls / calls));
+            for (let k = 1; k < replies.length; k++) expect((replies[k]?.estimated.length ?? 0) - (replies[k - 1]?.estimated.length ?? 0)).toBeLessThanOrEqual(calls);
+            // What each pending reply shows is a prefix of the complete map.
+            for (const r of replies) expect([r.estimated, r.hidden]).toEqual([whole.estimated.slice(0, r.estimated.length), whole.hidden.slice(0, r.hidden.length)]);
+          }),
+          { numRuns: 4 },
+        );
+      } finally {
+        loaded.session.close();
+      }
+    }
+  });
+
+  it('a pass nobody asks for any more counts nothing: the per-message estimator is not called after the last ask, and what was counted stays cached', async () => {
+    const path = writeElidedOutputs(tmp.path('stopped.sidecar.jsonl'), MANY_CALLS, 2_000);
+    // The one-pass count of the same session: what the sliced pass must not exceed (nothing counted twice).
+    const reference = await opened([path]);
+    const start = counted.calls;
+    await askAll(reference);
+    const onePass = counted.calls - start;
+    reference.close();
+
+    const s = await opened([path]);
+    const before = counted.calls;
+    const first = value(parseReply('tokenMap', await s.handle('tokenMap', {})));
+    expect(first.progress).not.toBeNull();
+    const afterFirst = counted.calls;
+    expect(afterFirst).toBeGreaterThan(before);
+    // The map in tokens is gone (the unit switched to bytes): the app goes on with other requests, and the event loop turns.
+    value(s.handle('rows', params('rows', { start: 0, end: 50, call: 3 })));
+    value(s.handle('calls', {}));
+    value(s.handle('log', {}));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    expect(counted.calls).toBe(afterFirst);
+    // Asked again, it goes on where it stopped: no message is counted twice, the map is complete.
+    const complete = (await askAll(s)).at(-1);
+    expect(complete?.estimated).toHaveLength(MANY_CALLS);
+    expect(counted.calls - before).toBe(onePass);
+    // A second request is answered from the kept map: nothing is counted.
+    const done = counted.calls;
+    expect(value(await s.handle('tokenMap', {}))).toEqual(complete);
+    expect(counted.calls).toBe(done);
+  });
+
+  it('a closed session, or another one opened, ends the pass: what the old open counted is not counted on', async () => {
+    const s = await opened([writeElidedOutputs(tmp.path('closed.sidecar.jsonl'), MANY_CALLS, 2_000)]);
+    expect(value(await s.handle('tokenMap', {})).progress).not.toBeNull();
+    const before = counted.calls;
+    value(await s.open({ paths: [join(ROOT, 'samples/demo.sidecar.jsonl')], generation: 2 }));
+    // The new session's map starts from nothing; nothing of the old pass runs meanwhile.
+    const fresh = value(await s.handle('tokenMap', {}));
+    expect(fresh.estimated.length).toBeLessThanOrEqual(TOKEN_MAP_SLICE_CALLS);
+    const demoCalls = value(s.handle('calls', {})).calls;
+    expect(fresh.progress === null ? fresh.estimated.length : fresh.progress.calls).toBe(demoCalls);
+    expect(counted.calls).toBeGreaterThan(before);
+    s.close();
+    const after = counted.calls;
+    const closed = await s.handle('tokenMap', {});
+    expect(closed.ok ? 'answered' : closed.error.code).toBe('no_session');
+    expect(counted.calls).toBe(after);
+  });
+});

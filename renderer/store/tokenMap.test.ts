@@ -1,0 +1,104 @@
+/**
+ * The store's map in tokens (docs/tokens.md "How the pass runs"): the worker's `tokenMap` counts a
+ * slice per request, so the store asks again while a reply says there is more, shows what is known
+ * after each reply, and stops asking once the map in tokens is gone or another session is open;
+ * asked again later, it goes on.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ContextMapInfo, Reply } from '../../shared/contract';
+import type { AppStoreOptions } from './store';
+import { createAppStore } from './store';
+import { fakeHost, sessionInfo, settle } from './testing/fakeHost';
+
+const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
+const CALLS = 10;
+const MAP: ContextMapInfo = {
+  calls: CALLS,
+  index: Array.from({ length: CALLS }, (_, k) => 2 * k + 1),
+  given: Array.from({ length: CALLS }, (_, k) => 100 * k),
+  hidden: Array.from({ length: CALLS }, () => 0),
+  minted: Array.from({ length: CALLS }, () => 0),
+  rewinds: [],
+  model_switches: [],
+  minted_after_last: 0,
+  unplaced: 0,
+  ended: 0,
+};
+
+/** A host whose pass estimates `perSlice` calls per request (call N: N × 1,000 tokens), `progress` until the last. */
+function slicedHost(perSlice: number) {
+  const host = fakeHost();
+  host.answer('calls', () => ({ ok: true, value: MAP }));
+  let done = 0;
+  host.answer('tokenMap', (): Reply<'tokenMap'> => {
+    done = Math.min(CALLS, done + perSlice);
+    const estimated = Array.from({ length: done }, (_, k) => (k + 1) * 1000);
+    return {
+      ok: true,
+      value: {
+        estimated,
+        hidden: estimated.map(() => 0),
+        window: MAP.index.map(() => 128_000),
+        calibration: null,
+        approximate: false,
+        sampled: false,
+        partial: false,
+        progress: done < CALLS ? { stage: 'estimating', done, calls: CALLS } : null,
+      },
+    };
+  });
+  return host;
+}
+
+async function withMap(perSlice: number) {
+  const host = slicedHost(perSlice);
+  const store = createAppStore(host.api, { timing: NO_DELAY });
+  store.getState().start();
+  await settle();
+  await store.getState().loadContextMap();
+  return { store, host };
+}
+
+describe('the map in tokens, asked slice after slice', () => {
+  it('asks again while the reply says there is more, showing what is known after each reply, until complete', async () => {
+    const { store, host } = await withMap(3);
+    const seen: number[] = [];
+    const off = store.subscribe((s) => {
+      const n = s.tokenMap?.estimated.length;
+      if (n !== undefined && seen.at(-1) !== n) seen.push(n);
+    });
+    await store.getState().loadTokenMap();
+    off();
+    expect(seen).toEqual([3, 6, 9, 10]);
+    expect(host.callsOf('tokenMap')).toHaveLength(4);
+    expect(store.getState().tokenMapStatus).toBe('ready');
+    expect(store.getState().tokenMap?.progress).toBeNull();
+    // Complete: never asked again.
+    await store.getState().loadTokenMap();
+    expect(host.callsOf('tokenMap')).toHaveLength(4);
+  });
+
+  it('stops asking once the map in tokens is gone, keeps what it had, and goes on when asked again', async () => {
+    const { store, host } = await withMap(1);
+    const loading = store.getState().loadTokenMap();
+    store.getState().stopTokenMap();
+    await loading;
+    await settle();
+    expect(host.callsOf('tokenMap')).toHaveLength(1);
+    expect(store.getState().tokenMap?.estimated).toEqual([1000]);
+    expect(store.getState().tokenMapStatus).toBe('idle');
+    await store.getState().loadTokenMap();
+    expect(host.callsOf('tokenMap')).toHaveLength(CALLS);
+    expect(store.getState().tokenMapStatus).toBe('ready');
+  });
+
+  it('stops asking for a session that is no longer open', async () => {
+    const { store, host } = await withMap(1);
+    const loading = store.getState().loadTokenMap();
+    host.emit({ name: 'sessionOpened', payload: sessionInfo({ generation: 2 }) });
+    await loading;
+    await settle();
+    expect(host.callsOf('tokenMap')).toHaveLength(1);
+    expect(store.getState().tokenMap).toBeNull();
+  });
+});
