@@ -201,7 +201,7 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   const labelOf = (path: string): string | undefined => request.labels?.[request.paths.findIndex((p) => resolve(p) === resolve(path))];
   const names = uniqueNames(sourceFiles.map((f) => labelOf(f.path) ?? basename(f.path)));
   const unitsOf = request.unitsOf ?? fileUnits;
-  const units = jointUnits(sourceFiles.map((f, k) => unitsOf(names[k] as string, f.format, f.bytes)));
+  const units = jointUnits(sourceFiles.map((f, k) => unitsOf(names[k] as string, f.format, f.bytes, request.session)));
   const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
   const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
   const maxItems = request.maxItems ?? MINIMIZE_MAX_ITEMS;

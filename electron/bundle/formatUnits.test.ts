@@ -1,14 +1,17 @@
 /**
- * The units of the foreign JSONL formats (electron/bundle/units.ts; docs/bundles.md): any kept set
- * of units is still a file of its format — it parses, every tool call keeps its result and every
- * result its call, and (Claude Code) every kept prompt is still on the branch the importer reads.
- * Over generated transcripts (fast-check) and over real files.
+ * The units of the foreign formats (electron/bundle/units.ts; docs/bundles.md): any kept set of
+ * units is still a file of its format — it parses, every tool call keeps its result and every
+ * result its call, and (Claude Code) every kept prompt is still on the branch the importer reads;
+ * (SWE-agent, mini-swe-agent, OpenHands, Inspect) it loads with our loader as that format with no
+ * finding the source lacks. Over generated transcripts (fast-check) and over real files.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../shared/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage, SessionFileFormat } from '../../shared/index';
+import { loadSession } from '../loader/session';
+import { tempDir } from '../../tools/testing/files';
 import { importClaudeCode } from '../loader/claudeCode/importer';
 import { splitClaudeLines } from '../loader/claudeCode/index';
 import type { RolloutLine } from '../loader/codex/build';
@@ -187,4 +190,82 @@ describe('Codex units', () => {
       { numRuns: 40 },
     );
   });
+});
+
+// ── JSON document formats: SWE-agent, mini-swe-agent, OpenHands V0, Inspect .json ──
+
+interface Loaded {
+  format: string | undefined;
+  view: ChatMessage[];
+  codes: string[];
+  log: { id: string; kind: string; stub: string }[];
+}
+
+const scratch = tempDir('session-inspector-format-units-');
+afterAll(() => scratch.cleanup());
+let written = 0;
+
+/** A file's bytes as the loader reads them from disk: its file format, view, finding codes and reductions. */
+async function loadBytes(name: string, bytes: Uint8Array, session?: string): Promise<Loaded> {
+  const dir = scratch.path(`c${written++}`);
+  mkdirSync(dir);
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  const r = await loadSession([path], session !== undefined ? { session } : {});
+  if (!r.ok) throw new Error(`${name} does not load: ${r.error.message}`);
+  try {
+    const s = r.session;
+    const view = Array.from({ length: s.minted.length }, (_, k) => s.minted.at(k) as ChatMessage);
+    return { format: s.files[0]?.format, view, codes: [...new Set(s.check().findings.map((f) => f.code))].sort(), log: s.log.map((x) => ({ id: x.id, kind: x.kind, stub: x.stub })) };
+  } finally {
+    r.session.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const DOCUMENTS: { format: SessionFileFormat; path: string }[] = [
+  { format: 'swe-agent-traj', path: 'swe-agent/marshmallow-1867-function-calling-replace-from-source.traj' },
+  { format: 'swe-agent-traj', path: 'swe-agent/sweagenttestrepo-1c2844.traj' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/sqlfluff-2419-2.2.7-submitted.traj.json' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/github_issue.traj.json' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/pvlib-1606-2.2.7-error-exit.traj.json' },
+  { format: 'openhands-v0', path: 'openhands/basic_gui_mode.json' },
+  { format: 'openhands-v0', path: 'openhands/wrong_initial_state.json' },
+  { format: 'inspect-json', path: 'inspect/2025-05-12T20-28-26-04-00_security-guide.json' },
+];
+
+describe.each(DOCUMENTS)('$format units of $path', ({ format, path }) => {
+  const bytes = new Uint8Array(readFileSync(join(REAL, path)));
+  const name = path.split('/').pop() as string;
+  let whole: Loaded;
+  beforeAll(async () => {
+    whole = await loadBytes(name, bytes);
+  });
+
+  it('the file has units, and all of them kept is the same session', async () => {
+    const units = fileUnits(name, format, bytes);
+    expect(units.count).toBeGreaterThan(1);
+    const all = await loadBytes(name, units.render(Array.from({ length: units.count }, (_, k) => k)));
+    expect(all).toEqual(whole);
+  });
+
+  it('any kept set of units loads as a file of its format with no new finding, keeps every tool call with its result, and keeps the elisions of the kept steps (fast-check)', async () => {
+    const units = fileUnits(name, format, bytes);
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 64 }), async (keep) => {
+        const got = await loadBytes(name, units.render(subsetOf(units.count, keep)));
+        expect(got.format).toBe(format);
+        for (const c of got.codes) expect(whole.codes).toContain(c);
+        const { calls, results } = pairs(got.view);
+        const source = pairs(whole.view);
+        for (const r of results) expect(calls).toContain(r);
+        for (const c of calls) if (source.results.includes(c)) expect(results).toContain(c);
+        // A reduction still read is one of the source's (same kind, same stub): the elision settings and inputs stay in step.
+        for (const r of got.log) expect(whole.log.map((w) => `${w.kind}\u0000${w.stub}`)).toContain(`${r.kind}\u0000${r.stub}`);
+        // Nothing kept is lost: the view holds as many tool results as the kept units carry.
+        expect(got.view.length).toBeLessThanOrEqual(whole.view.length);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 });
