@@ -164,6 +164,51 @@ describe('a bundle of an imported session', () => {
   }, 60_000);
 });
 
+/** A real file with one record planted that our loader warns about (`unknown_record`), so the bundle has a finding to keep. */
+type Planted = { path: string; format: string; plant: (doc: unknown) => void };
+const robot = (m: unknown): void => {
+  (m as { role: string }).role = 'robot';
+};
+const lastOf = (list: unknown): unknown => (list as unknown[])[(list as unknown[]).length - 1];
+const PLANTED: Planted[] = [
+  { path: 'swe-agent/marshmallow-1867-function-calling-replace-from-source.traj', format: 'swe-agent-traj', plant: (d) => robot(((d as { history: unknown[] }).history)[9]) },
+  { path: 'mini-swe-agent/sqlfluff-2419-2.2.7-submitted.traj.json', format: 'mini-swe-agent-traj', plant: (d) => robot(((d as { messages: unknown[] }).messages)[41]) },
+  { path: 'openhands/basic_gui_mode.json', format: 'openhands-v0', plant: (d) => (d as unknown[]).splice(9, 0, { id: 9999, timestamp: '2025-01-01T00:00:00', source: 'agent', planted: true }) },
+  { path: 'inspect/2025-05-12T20-28-26-04-00_security-guide.json', format: 'inspect-json', plant: (d) => robot(lastOf((((d as { samples: { id: unknown; messages: unknown[] }[] }).samples).find((x) => x.id === 1) ?? { messages: [] }).messages)) },
+];
+
+describe('a bundle of a real file of each JSON document format is minimized by its records', () => {
+  it.each(PLANTED)('$format ($path): smaller, same findings, and the cut list sums to the bytes removed', async ({ path, format, plant }) => {
+    const doc = JSON.parse(readFileSync(join(ROOT, 'e2e/fixtures/real', path), 'utf8')) as unknown;
+    plant(doc);
+    const [source] = writeFiles({ [path.split('/').pop() as string]: JSON.stringify(doc, null, 2) + '\n' }) as [string];
+    const sourceCodes = await codes([source]);
+    expect(sourceCodes).toContain('unknown_record');
+    const made = await bundle([source]);
+    expect(made.manifest.files.map((f) => f.format)).toEqual([format]);
+    expect(new Set(await codes(made.files))).toEqual(new Set(sourceCodes));
+    const [unit] = made.manifest.minimizer.units;
+    expect(unit?.kind).toBe('document_part');
+    expect(unit?.after).toBeLessThan(unit?.before ?? 0);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([source]));
+    const { cut, bytes_before, bytes_after } = made.manifest.minimizer;
+    expect(cut.removed_units).toBe((unit?.before ?? 0) - (unit?.after ?? 0));
+    expect(cut.by_kind.reduce((n, k) => n + k.bytes, 0)).toBe(cut.removed_bytes);
+    expect(bytes_before - cut.removed_bytes - cut.rewritten.reduce((n, r) => n + r.bytes_before - r.bytes_after, 0)).toBe(bytes_after);
+    expect(bytes_after).toBe(bytesOf(made.files));
+    expect(made.manifest.minimizer.stopped_early).toBeNull();
+  }, 120_000);
+
+  it('an elision of a SWE-agent trajectory named by id expands to the same bytes from the bundle', async () => {
+    const traj = join(ROOT, 'e2e/fixtures/real/swe-agent/marshmallow-1867-function-calling-replace-from-source.traj');
+    // The trajectory's last elision: step 12's input gives history[17] as a placeholder.
+    const id = 'swe-step12-m17';
+    const made = await bundle(['--id', id, traj]);
+    expect((await runCli(['expand', '--id', id, ...made.files])).stdout).toBe((await runCli(['expand', '--id', id, traj])).stdout);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([traj]));
+  }, 120_000);
+});
+
 describe('a bundle of a reduction whose id is Markdown', () => {
   /** The README's structure as a CommonMark parser (raw HTML recognized) reads it. */
   function structure(readme: string) {
