@@ -18,6 +18,7 @@ import { generateSession, sidecarText, snapshotText } from '../../tools/samples/
 import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../../tools/testing/badCorpus';
 import { tempDir } from '../../tools/testing/files';
 import type { BundleManifest } from './manifest';
+import { packEntry, readArchive, writeZip } from './evalArchive';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tmp = tempDir('session-inspector-bundle-test-');
@@ -197,6 +198,34 @@ describe('a bundle of a real file of each JSON document format is minimized by i
     expect(bytes_before - cut.removed_bytes - cut.rewritten.reduce((n, r) => n + r.bytes_before - r.bytes_after, 0)).toBe(bytes_after);
     expect(bytes_after).toBe(bytesOf(made.files));
     expect(made.manifest.minimizer.stopped_early).toBeNull();
+  }, 120_000);
+
+  it('an Inspect .eval archive: the other samples are dropped, the sample is cut by its records, the summaries name only the samples kept', async () => {
+    const entries = await readArchive(join(ROOT, 'e2e/fixtures/real/inspect/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval'));
+    if (!entries) throw new Error('the real archive does not read');
+    const planted = entries.map((e) => {
+      if (e.name !== 'samples/1_epoch_1.json') return packEntry(e);
+      const sample = JSON.parse(new TextDecoder().decode(e.bytes)) as { messages: { role: string }[] };
+      (sample.messages.at(-1) as { role: string }).role = 'robot';
+      return packEntry({ name: e.name, bytes: new TextEncoder().encode(JSON.stringify(sample)) });
+    });
+    const dir = tmp.path(`src-${serial++}`);
+    mkdirSync(dir);
+    const source = join(dir, 'popularity.eval');
+    writeFileSync(source, writeZip(planted));
+    const sourceCodes = await codes([source]);
+    expect(sourceCodes).toContain('unknown_record');
+    const made = await bundle([source]);
+    expect(new Set(await codes(made.files))).toEqual(new Set(sourceCodes));
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([source]));
+    const { cut, bytes_before, bytes_after } = made.manifest.minimizer;
+    expect(cut.by_kind.find((k) => k.kind === 'sample')?.units).toBe(9);
+    expect(bytes_before - cut.removed_bytes - cut.rewritten.reduce((n, r) => n + r.bytes_before - r.bytes_after, 0)).toBe(bytes_after);
+    const kept = (await readArchive(made.files[0] as string)) ?? [];
+    expect(kept.filter((e) => e.name.startsWith('samples/')).map((e) => e.name)).toEqual(['samples/1_epoch_1.json']);
+    for (const e of kept.filter((x) => /^(summaries\.json|_journal\/summaries\/)/.test(x.name))) {
+      expect((JSON.parse(new TextDecoder().decode(e.bytes)) as { id: unknown }[]).map((r) => r.id)).toEqual([1]);
+    }
   }, 120_000);
 
   it('an elision of a SWE-agent trajectory named by id expands to the same bytes from the bundle', async () => {

@@ -16,7 +16,9 @@ import { importClaudeCode } from '../loader/claudeCode/importer';
 import { splitClaudeLines } from '../loader/claudeCode/index';
 import type { RolloutLine } from '../loader/codex/build';
 import { buildRollout } from '../loader/codex/build';
+import type { FileUnits } from './units';
 import { fileUnits } from './units';
+import { readArchive } from './evalArchive';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -199,6 +201,23 @@ interface Loaded {
   view: ChatMessage[];
   codes: string[];
   log: { id: string; kind: string; stub: string }[];
+  /** The sessions the file lists (an Inspect log's samples). */
+  sessions: string[];
+  /** An archive's sample entries, and the samples its summaries name. */
+  entries: string[];
+  summarized: string[];
+}
+
+/** An archive's sample entries (as session ids) and the samples its summaries name. */
+async function archiveSamples(path: string): Promise<{ entries: string[]; summarized: string[] }> {
+  const entries = await readArchive(path);
+  if (!entries) return { entries: [], summarized: [] };
+  const ids = entries.flatMap((e) => /^samples\/(.+)_epoch_(\d+)\.json$/.exec(e.name)?.slice(1, 3).join('_epoch_') ?? []);
+  const summarized = entries
+    .filter((e) => /^(summaries\.json|_journal\/summaries\/[^/]+\.json)$/.test(e.name))
+    .flatMap((e) => JSON.parse(dec(e.bytes)) as { id: string | number; epoch?: number }[])
+    .map((r) => `${r.id}_epoch_${r.epoch ?? 1}`);
+  return { entries: ids, summarized };
 }
 
 const scratch = tempDir('session-inspector-format-units-');
@@ -216,7 +235,8 @@ async function loadBytes(name: string, bytes: Uint8Array, session?: string): Pro
   try {
     const s = r.session;
     const view = Array.from({ length: s.minted.length }, (_, k) => s.minted.at(k) as ChatMessage);
-    return { format: s.files[0]?.format, view, codes: [...new Set(s.check().findings.map((f) => f.code))].sort(), log: s.log.map((x) => ({ id: x.id, kind: x.kind, stub: x.stub })) };
+    const archive = s.files[0]?.format === 'inspect-eval' ? await archiveSamples(path) : { entries: [], summarized: [] };
+    return { format: s.files[0]?.format, view, codes: [...new Set(s.check().findings.map((f) => f.code))].sort(), log: s.log.map((x) => ({ id: x.id, kind: x.kind, stub: x.stub })), sessions: (s.sessions ?? []).map((x) => x.id), ...archive };
   } finally {
     r.session.close();
     rmSync(dir, { recursive: true, force: true });
@@ -232,25 +252,32 @@ const DOCUMENTS: { format: SessionFileFormat; path: string }[] = [
   { format: 'openhands-v0', path: 'openhands/basic_gui_mode.json' },
   { format: 'openhands-v0', path: 'openhands/wrong_initial_state.json' },
   { format: 'inspect-json', path: 'inspect/2025-05-12T20-28-26-04-00_security-guide.json' },
+  { format: 'inspect-eval', path: 'inspect/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval' },
+  { format: 'inspect-eval', path: 'inspect/log_message_deduplication.eval' },
 ];
+
+/** A real file's units; an archive's entries read as the bundle reads them. */
+async function unitsOfReal(name: string, format: SessionFileFormat, path: string, bytes: Uint8Array): Promise<FileUnits> {
+  return fileUnits(name, format, bytes, format === 'inspect-eval' ? { entries: (await readArchive(path)) ?? [] } : {});
+}
 
 describe.each(DOCUMENTS)('$format units of $path', ({ format, path }) => {
   const bytes = new Uint8Array(readFileSync(join(REAL, path)));
   const name = path.split('/').pop() as string;
   let whole: Loaded;
+  let units: FileUnits;
   beforeAll(async () => {
     whole = await loadBytes(name, bytes);
+    units = await unitsOfReal(name, format, join(REAL, path), bytes);
   });
 
   it('the file has units, and all of them kept is the same session', async () => {
-    const units = fileUnits(name, format, bytes);
     expect(units.count).toBeGreaterThan(1);
     const all = await loadBytes(name, units.render(Array.from({ length: units.count }, (_, k) => k)));
     expect(all).toEqual(whole);
   });
 
   it('any kept set of units loads as a file of its format with no new finding, keeps every tool call with its result, and keeps the elisions of the kept steps (fast-check)', async () => {
-    const units = fileUnits(name, format, bytes);
     await fc.assert(
       fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 64 }), async (keep) => {
         const got = await loadBytes(name, units.render(subsetOf(units.count, keep)));
@@ -262,8 +289,10 @@ describe.each(DOCUMENTS)('$format units of $path', ({ format, path }) => {
         for (const c of calls) if (source.results.includes(c)) expect(results).toContain(c);
         // A reduction still read is one of the source's (same kind, same stub): the elision settings and inputs stay in step.
         for (const r of got.log) expect(whole.log.map((w) => `${w.kind}\u0000${w.stub}`)).toContain(`${r.kind}\u0000${r.stub}`);
-        // Nothing kept is lost: the view holds as many tool results as the kept units carry.
         expect(got.view.length).toBeLessThanOrEqual(whole.view.length);
+        // A log's samples listed are the source's, and its summaries name only samples it holds.
+        for (const id of got.sessions) expect(whole.sessions).toContain(id);
+        for (const id of got.summarized) expect(got.entries).toContain(id);
       }),
       { numRuns: 25 },
     );

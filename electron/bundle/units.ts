@@ -28,6 +28,8 @@ import type { RecordShape } from '../../shared/links/minimize';
 import { deeperThan } from '../../shared/format/jsonDepth';
 import { sampleSessionId } from '../loader/inspect/build';
 import { bySessionId } from '../loader/inspect/source';
+import type { ArchiveEntry, PackedEntry } from './evalArchive';
+import { packEntry, writeZip } from './evalArchive';
 
 /** How a file is cut: by lines (a sidecar), by grouped records (a JSONL import), by snapshot elements, or not at all. */
 export type UnitKind = 'line' | 'record_group' | 'snapshot_element' | 'document_part' | 'whole';
@@ -425,20 +427,25 @@ interface DocumentPart {
   kind: string;
   ids: string[];
   values: unknown[];
+  /** Its size when it is no JSON value of the document (an archive's entry): else its values' JSON. */
+  bytes?: number;
 }
 
 const jsonBytes = (v: unknown): number => encoder.encode(JSON.stringify(v) ?? '').length;
 
-/**
- * The units of one JSON document: `parts` removable, `build` makes the document of the kept ones,
- * written with the source's indent (and a final newline where it had one). The document is written
- * again as a whole, so what the removed parts' own JSON does not account for is one rewrite.
- */
-function documentUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, parts: readonly DocumentPart[], build: (kept: ReadonlySet<number>) => unknown, shapes?: RecordShape[]): FileUnits {
+/** How a JSON document is written again: with the source's indent, and a final newline where it had one. */
+function jsonWriter(bytes: Uint8Array): (value: unknown) => Uint8Array {
   const indent = indentOf(bytes);
   const newline = bytes[bytes.length - 1] === NEWLINE ? '\n' : '';
-  const units: UnitInfo[] = parts.map((p) => ({ kind: p.kind, lines: [], ranges: [], ids: [...new Set(p.ids)].slice(0, MAX_UNIT_IDS), bytes: p.values.reduce<number>((n, v) => n + jsonBytes(v), 0) }));
-  const render = (kept: readonly number[]): Uint8Array => encoder.encode(JSON.stringify(build(new Set(kept)), null, indent) + newline);
+  return (value) => encoder.encode(JSON.stringify(value, null, indent) + newline);
+}
+
+/**
+ * The units of one document: `parts` removable, `render` writes the document of the kept ones. It
+ * is written again as a whole, so what the removed parts' own bytes do not account for is one rewrite.
+ */
+function documentUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, parts: readonly DocumentPart[], render: (kept: ReadonlySet<number>) => Uint8Array, shapes?: RecordShape[]): FileUnits {
+  const units: UnitInfo[] = parts.map((p) => ({ kind: p.kind, lines: [], ranges: [], ids: [...new Set(p.ids)].slice(0, MAX_UNIT_IDS), bytes: p.bytes ?? p.values.reduce<number>((n, v) => n + jsonBytes(v), 0) }));
   return {
     name,
     format,
@@ -446,11 +453,11 @@ function documentUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
     count: parts.length,
     shapes: shapes ?? parts.map(() => ({})),
     units,
-    render,
+    render: (kept) => render(new Set(kept)),
     rewrites: (kept) => {
       const keptSet = new Set(kept);
       const cut = units.reduce((n, u, k) => (keptSet.has(k) ? n : n + u.bytes), 0);
-      return [{ line: 0, bytes_before: bytes.length - cut, bytes_after: render(kept).length, why: 'the document is written again from the kept parts' }];
+      return [{ line: 0, bytes_before: bytes.length - cut, bytes_after: render(keptSet).length, why: 'the document is written again from the kept parts' }];
     },
   };
 }
@@ -467,7 +474,8 @@ function snapshotUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
     const needs = reductionNeeds(r);
     return needs === undefined ? {} : { needs };
   })];
-  const units = documentUnits(name, format, bytes, parts, (kept) => ({
+  const write = jsonWriter(bytes);
+  const units = documentUnits(name, format, bytes, parts, (kept) => write({
     ...value,
     ...(Array.isArray(value.messages) ? { messages: messages.filter((_, k) => kept.has(k)) } : {}),
     ...(Array.isArray(value.reductions) ? { reductions: reductions.filter((_, k) => kept.has(m + k)) } : {}),
@@ -522,6 +530,7 @@ function sweAgentUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
   for (let k = turns.length; k < steps.length; k++) parts.push({ kind: 'step', ids: [], values: [steps[k]] });
   const turnOf = new Map<number, number>();
   turns.forEach((t, k) => t.forEach((i) => turnOf.set(i, k)));
+  const write = jsonWriter(bytes);
   return documentUnits(name, format, bytes, parts, (kept) => {
     const keptMessage = (i: number): boolean => {
       const k = turnOf.get(i);
@@ -534,7 +543,7 @@ function sweAgentUnits(name: string, format: SessionFileFormat, bytes: Uint8Arra
       if (!isObj(s)) return [s];
       return [{ ...s, ...('query' in s ? { query: trimInput(s.query) } : {}), ...('messages' in s ? { messages: trimInput(s.messages) } : {}) }];
     });
-    return { ...doc, ...(Array.isArray(doc.trajectory) ? { trajectory } : {}), history: history.filter((_, i) => keptMessage(i)) };
+    return write({ ...doc, ...(Array.isArray(doc.trajectory) ? { trajectory } : {}), history: history.filter((_, i) => keptMessage(i)) });
   });
 }
 
@@ -549,10 +558,11 @@ function miniUnits(name: string, format: SessionFileFormat, bytes: Uint8Array): 
   const last = messages[messages.length - 1];
   const turns = chatTurns(messages, isObj(last) && last.role === 'exit' ? messages.length - 1 : messages.length);
   const dropped = (kept: ReadonlySet<number>): Set<number> => new Set(turns.flatMap((t, k) => (kept.has(k) ? [] : t)));
+  const write = jsonWriter(bytes);
   return documentUnits(name, format, bytes, turns.map((t) => turnPart(messages, t)), (kept) => {
     const out = dropped(kept);
     const list = messages.filter((_, i) => !out.has(i));
-    return Array.isArray(doc) ? list : { ...(doc as Record<string, unknown>), messages: list };
+    return write(Array.isArray(doc) ? list : { ...(doc as Record<string, unknown>), messages: list });
   });
 }
 
@@ -622,9 +632,10 @@ function openHandsUnits(name: string, format: SessionFileFormat, bytes: Uint8Arr
     });
     return { kind: kinds.sort((a, b) => rank(a) - rank(b))[0] as string, ids, values: g.map((i) => events[i]) };
   });
+  const write = jsonWriter(bytes);
   return documentUnits(name, format, bytes, parts, (kept) => {
     const out = new Set(groups.flatMap((g, k) => (kept.has(k) ? [] : g)));
-    return events.filter((_, i) => !out.has(i));
+    return write(events.filter((_, i) => !out.has(i)));
   });
 }
 
@@ -668,14 +679,42 @@ function inspectSampleParts(sample: Record<string, unknown>): { parts: DocumentP
     const ids = g.flatMap((i) => (i < m ? chatToolIds(messages[i]) : []));
     return { kind: ids.length > 0 ? 'tool_call' : hasModel || g.some((i) => i < m) ? 'response' : 'event', ids, values: g.map(valueOf) };
   });
+  const eventsData = isObj(sample.events_data) ? sample.events_data : undefined;
+  const pool: unknown[] = Array.isArray(eventsData?.messages) ? (eventsData.messages as unknown[]) : Array.isArray(sample.message_pool) ? (sample.message_pool as unknown[]) : [];
+  const messageId = (v: unknown): string | undefined => (isObj(v) && typeof v.id === 'string' ? v.id : undefined);
+  /** A kept model event given none of the removed messages: out of its `input`, and of the pool ranges its `input_refs` name. */
+  const withoutRemoved = (e: unknown, removed: ReadonlySet<string>): unknown => {
+    if (removed.size === 0 || !isObj(e) || e.event !== 'model') return e;
+    const gone = (v: unknown): boolean => {
+      const id = messageId(v);
+      return id !== undefined && removed.has(id);
+    };
+    const out: Record<string, unknown> = { ...e };
+    if (Array.isArray(e.input)) out.input = e.input.filter((v) => !gone(v));
+    if (Array.isArray(e.input_refs)) {
+      const ranges: [number, number][] = [];
+      for (const r of e.input_refs) {
+        if (!Array.isArray(r) || !Number.isInteger(r[0]) || !Number.isInteger(r[1])) return e;
+        for (let i = r[0] as number; i < (r[1] as number) && i < pool.length; i++) {
+          if (gone(pool[i])) continue;
+          const last = ranges[ranges.length - 1];
+          if (last && last[1] === i) last[1] = i + 1;
+          else ranges.push([i, i + 1]);
+        }
+      }
+      out.input_refs = ranges;
+    }
+    return out;
+  };
   return {
     parts,
     build: (kept) => {
       const out = new Set(groups.flatMap((g, k) => (kept(k) ? [] : g)));
+      const removed = new Set(messages.flatMap((v, i) => (out.has(i) ? (messageId(v) ?? []) : [])));
       return {
         ...sample,
         ...(Array.isArray(sample.messages) ? { messages: messages.filter((_, i) => !out.has(i)) } : {}),
-        ...(Array.isArray(sample.events) ? { events: events.filter((_, i) => !out.has(m + i)) } : {}),
+        ...(Array.isArray(sample.events) ? { events: events.flatMap((e, i) => (out.has(m + i) ? [] : [withoutRemoved(e, removed)])) } : {}),
       };
     },
   };
@@ -697,14 +736,76 @@ function inspectJsonUnits(name: string, format: SessionFileFormat, bytes: Uint8A
   const sampleId = (s: unknown): string[] => (isObj(s) ? [sampleSessionId(s) ?? ''].filter((x) => x !== '') : []);
   const parts: DocumentPart[] = [...others.map((k) => ({ kind: 'sample', ids: sampleId(samples[k]), values: [samples[k]] })), ...(own?.parts ?? [])];
   const o = others.length;
+  const write = jsonWriter(bytes);
   return documentUnits(name, format, bytes, parts, (kept) => {
     const keptOthers = new Set(others.filter((_, j) => kept.has(j)));
-    return { ...doc, samples: samples.flatMap((s, k) => (k === chosen && own ? [own.build((p) => kept.has(o + p))] : keptOthers.has(k) ? [s] : [])) };
+    return write({ ...doc, samples: samples.flatMap((s, k) => (k === chosen && own ? [own.build((p) => kept.has(o + p))] : keptOthers.has(k) ? [s] : [])) });
+  });
+}
+
+
+const SAMPLE_ENTRY = /^samples\/(.+)_epoch_(\d+)\.json$/;
+const SUMMARY_ENTRY = /^(summaries\.json|_journal\/summaries\/[^/]+\.json)$/;
+/** The most entries a zip without zip64 lists. */
+const MAX_ZIP_ENTRIES = 0xffff;
+
+/**
+ * An Inspect `.eval` archive, its entries read (evalArchive.ts): the other samples' entries first,
+ * one unit each, then the parts of the sample the bundle is about (inspectSampleParts), whose entry
+ * is written again. The summaries (`summaries.json`, `_journal/summaries/*.json`) keep only the
+ * kept samples' rows, so they name no sample the archive lacks; the header, the journal's start and
+ * `reductions.json` stay. An archive whose entries were not all read, or whose sample is not a JSON
+ * object, is kept whole.
+ */
+function evalUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, entries: readonly ArchiveEntry[] | undefined, session: string | undefined): FileUnits {
+  if (!entries || entries.length > MAX_ZIP_ENTRIES) return wholeUnits(name, format, bytes);
+  const ids = entries.map((e) => {
+    const m = SAMPLE_ENTRY.exec(e.name);
+    return m ? `${m[1] as string}_epoch_${m[2] as string}` : undefined;
+  });
+  const order = ids.flatMap((id, k) => (id !== undefined ? [{ id, k }] : [])).sort((a, b) => bySessionId(a.id, b.id));
+  const chosen = (session !== undefined ? order.find((x) => x.id === session) : order[0])?.k;
+  const chosenDoc = chosen !== undefined ? parseDocument((entries[chosen] as ArchiveEntry).bytes) : undefined;
+  if (chosen === undefined || !isObj(chosenDoc)) return wholeUnits(name, format, bytes);
+  const own = inspectSampleParts(chosenDoc);
+  const others = order.filter((x) => x.k !== chosen).map((x) => x.k).sort((a, b) => a - b);
+  const parts: DocumentPart[] = [...others.map((k) => ({ kind: 'sample', ids: [ids[k] as string], values: [], bytes: (entries[k] as ArchiveEntry).bytes.length })), ...own.parts];
+  const o = others.length;
+  const packed = new Map<number, PackedEntry>();
+  const pack = (k: number): PackedEntry => {
+    let got = packed.get(k);
+    if (!got) packed.set(k, (got = packEntry(entries[k] as ArchiveEntry)));
+    return got;
+  };
+  const sampleWriter = jsonWriter((entries[chosen] as ArchiveEntry).bytes);
+  const summaries = entries.map((e) => (SUMMARY_ENTRY.test(e.name) ? parseDocument(e.bytes) : undefined));
+  return documentUnits(name, format, bytes, parts, (kept) => {
+    const keptIds = new Set([ids[chosen] as string, ...others.filter((_, j) => kept.has(j)).map((k) => ids[k] as string)]);
+    const out = entries.flatMap((e, k): PackedEntry[] => {
+      if (k === chosen) return [packEntry({ name: e.name, bytes: sampleWriter(own.build((p) => kept.has(o + p))) })];
+      if (ids[k] !== undefined) return keptIds.has(ids[k]) ? [pack(k)] : [];
+      const list = summaries[k];
+      if (Array.isArray(list)) {
+        const rows = list.filter((s) => {
+          const id = isObj(s) ? sampleSessionId(s) : undefined;
+          return id === undefined || keptIds.has(id);
+        });
+        if (rows.length !== list.length) return [packEntry({ name: e.name, bytes: jsonWriter(e.bytes)(rows) })];
+      }
+      return [pack(k)];
+    });
+    return writeZip(out);
   });
 }
 
 /** The units of one session file, by the format the loader read it as. */
-export function fileUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, session?: string): FileUnits {
+/** What some formats' units need besides the bytes: the session the bundle is about (Inspect), an archive's entries (evalArchive.ts). */
+export interface UnitOptions {
+  session?: string;
+  entries?: readonly ArchiveEntry[];
+}
+
+export function fileUnits(name: string, format: SessionFileFormat, bytes: Uint8Array, options: UnitOptions = {}): FileUnits {
   switch (format) {
     case 'supercode-sidecar':
       return sidecarUnits(name, format, bytes);
@@ -720,7 +821,9 @@ export function fileUnits(name: string, format: SessionFileFormat, bytes: Uint8A
     case 'openhands-v0':
       return openHandsUnits(name, format, bytes);
     case 'inspect-json':
-      return inspectJsonUnits(name, format, bytes, session);
+      return inspectJsonUnits(name, format, bytes, options.session);
+    case 'inspect-eval':
+      return evalUnits(name, format, bytes, options.entries, options.session);
     default:
       return wholeUnits(name, format, bytes);
   }
