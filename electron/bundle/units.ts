@@ -16,10 +16,14 @@
  *   names a removed one is re-linked to its nearest kept ancestor (only that value of the line
  *   changes), so the branch Claude Code would resume still runs through the kept records.
  * - A native snapshot is its `messages` and `reductions` elements; the rest of the object is kept
- *   as it was and the file is written back pretty-printed, as the recorder writes it. A snapshot
+ *   as it was and the file is written back with its own indent (the recorder's is 2). A snapshot
  *   that is not a JSON object is kept whole.
- * - Any other file (a SWE-agent trajectory, an Inspect log, OpenHands events: one JSON document) is
- *   kept whole.
+ * - A SWE-agent trajectory, a mini-swe-agent trajectory, OpenHands V0 events and an Inspect log
+ *   (`.json`, or `.eval` with its entries read by evalArchive.ts) are their records grouped the way
+ *   the agent ties them (a step with its observation, a tool call with its result, a condensation
+ *   with what it forgets, a model event with its tool events, another sample), the rest of the
+ *   document kept; the document is written again from the kept parts (docs/bundles.md "Units per
+ *   format"). Any other file (an OpenHands V1 folder's) is kept whole.
  * Removing a record can change what the others mean (a message's view index, a reduction's
  * address): the oracle, not this module, decides whether a removal keeps the bundle faithful.
  */
