@@ -18,6 +18,7 @@ import { generateSession, sidecarText, snapshotText } from '../../tools/samples/
 import { BAD_CORPUS_DIR, MARKDOWN_ID } from '../../tools/testing/badCorpus';
 import { tempDir } from '../../tools/testing/files';
 import type { BundleManifest } from './manifest';
+import { packEntry, readArchive, writeZip } from './evalArchive';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tmp = tempDir('session-inspector-bundle-test-');
@@ -162,6 +163,79 @@ describe('a bundle of an imported session', () => {
     expect(made.manifest.minimizer.units).toEqual([{ name: 'torn.traj', kind: 'whole', before: 0, after: 0 }]);
     expect(readFileSync(made.files[0] as string)).toEqual(readFileSync(traj));
   }, 60_000);
+});
+
+/** A real file with one record planted that our loader warns about (`unknown_record`), so the bundle has a finding to keep. */
+type Planted = { path: string; format: string; plant: (doc: unknown) => void };
+const robot = (m: unknown): void => {
+  (m as { role: string }).role = 'robot';
+};
+const lastOf = (list: unknown): unknown => (list as unknown[])[(list as unknown[]).length - 1];
+const PLANTED: Planted[] = [
+  { path: 'swe-agent/marshmallow-1867-function-calling-replace-from-source.traj', format: 'swe-agent-traj', plant: (d) => robot(((d as { history: unknown[] }).history)[9]) },
+  { path: 'mini-swe-agent/sqlfluff-2419-2.2.7-submitted.traj.json', format: 'mini-swe-agent-traj', plant: (d) => robot(((d as { messages: unknown[] }).messages)[41]) },
+  { path: 'openhands/basic_gui_mode.json', format: 'openhands-v0', plant: (d) => (d as unknown[]).splice(9, 0, { id: 9999, timestamp: '2025-01-01T00:00:00', source: 'agent', planted: true }) },
+  { path: 'inspect/2025-05-12T20-28-26-04-00_security-guide.json', format: 'inspect-json', plant: (d) => robot(lastOf((((d as { samples: { id: unknown; messages: unknown[] }[] }).samples).find((x) => x.id === 1) ?? { messages: [] }).messages)) },
+];
+
+describe('a bundle of a real file of each JSON document format is minimized by its records', () => {
+  it.each(PLANTED)('$format ($path): smaller, same findings, and the cut list sums to the bytes removed', async ({ path, format, plant }) => {
+    const doc = JSON.parse(readFileSync(join(ROOT, 'e2e/fixtures/real', path), 'utf8')) as unknown;
+    plant(doc);
+    const [source] = writeFiles({ [path.split('/').pop() as string]: JSON.stringify(doc, null, 2) + '\n' }) as [string];
+    const sourceCodes = await codes([source]);
+    expect(sourceCodes).toContain('unknown_record');
+    const made = await bundle([source]);
+    expect(made.manifest.files.map((f) => f.format)).toEqual([format]);
+    expect(new Set(await codes(made.files))).toEqual(new Set(sourceCodes));
+    const [unit] = made.manifest.minimizer.units;
+    expect(unit?.kind).toBe('document_part');
+    expect(unit?.after).toBeLessThan(unit?.before ?? 0);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([source]));
+    const { cut, bytes_before, bytes_after } = made.manifest.minimizer;
+    expect(cut.removed_units).toBe((unit?.before ?? 0) - (unit?.after ?? 0));
+    expect(cut.by_kind.reduce((n, k) => n + k.bytes, 0)).toBe(cut.removed_bytes);
+    expect(bytes_before - cut.removed_bytes - cut.rewritten.reduce((n, r) => n + r.bytes_before - r.bytes_after, 0)).toBe(bytes_after);
+    expect(bytes_after).toBe(bytesOf(made.files));
+    expect(made.manifest.minimizer.stopped_early).toBeNull();
+  }, 120_000);
+
+  it('an Inspect .eval archive: the other samples are dropped, the sample is cut by its records, the summaries name only the samples kept', async () => {
+    const entries = await readArchive(join(ROOT, 'e2e/fixtures/real/inspect/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval'));
+    if (!entries) throw new Error('the real archive does not read');
+    const planted = entries.map((e) => {
+      if (e.name !== 'samples/1_epoch_1.json') return packEntry(e);
+      const sample = JSON.parse(new TextDecoder().decode(e.bytes)) as { messages: { role: string }[] };
+      (sample.messages.at(-1) as { role: string }).role = 'robot';
+      return packEntry({ name: e.name, bytes: new TextEncoder().encode(JSON.stringify(sample)) });
+    });
+    const dir = tmp.path(`src-${serial++}`);
+    mkdirSync(dir);
+    const source = join(dir, 'popularity.eval');
+    writeFileSync(source, writeZip(planted));
+    const sourceCodes = await codes([source]);
+    expect(sourceCodes).toContain('unknown_record');
+    const made = await bundle([source]);
+    expect(new Set(await codes(made.files))).toEqual(new Set(sourceCodes));
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([source]));
+    const { cut, bytes_before, bytes_after } = made.manifest.minimizer;
+    expect(cut.by_kind.find((k) => k.kind === 'sample')?.units).toBe(9);
+    expect(bytes_before - cut.removed_bytes - cut.rewritten.reduce((n, r) => n + r.bytes_before - r.bytes_after, 0)).toBe(bytes_after);
+    const kept = (await readArchive(made.files[0] as string)) ?? [];
+    expect(kept.filter((e) => e.name.startsWith('samples/')).map((e) => e.name)).toEqual(['samples/1_epoch_1.json']);
+    for (const e of kept.filter((x) => /^(summaries\.json|_journal\/summaries\/)/.test(x.name))) {
+      expect((JSON.parse(new TextDecoder().decode(e.bytes)) as { id: unknown }[]).map((r) => r.id)).toEqual([1]);
+    }
+  }, 120_000);
+
+  it('an elision of a SWE-agent trajectory named by id expands to the same bytes from the bundle', async () => {
+    const traj = join(ROOT, 'e2e/fixtures/real/swe-agent/marshmallow-1867-function-calling-replace-from-source.traj');
+    // The trajectory's last elision: step 12's input gives history[17] as a placeholder.
+    const id = 'swe-step12-m17';
+    const made = await bundle(['--id', id, traj]);
+    expect((await runCli(['expand', '--id', id, ...made.files])).stdout).toBe((await runCli(['expand', '--id', id, traj])).stdout);
+    expect(bytesOf(made.files)).toBeLessThan(bytesOf([traj]));
+  }, 120_000);
 });
 
 describe('a bundle of a reduction whose id is Markdown', () => {

@@ -27,6 +27,8 @@ import type { BundleManifest, CutReport, CutUnit, MinimizerStop } from './manife
 import { bundleReadme, bundleSpec } from './template';
 import type { JointUnits } from './units';
 import { fileUnits, jointUnits } from './units';
+import type { ArchiveEntry } from './evalArchive';
+import { readArchive } from './evalArchive';
 
 /** Session bytes above this are copied whole: each oracle call rewrites and rereads them. */
 export const MINIMIZE_MAX_BYTES = 16 * 1024 * 1024;
@@ -201,11 +203,33 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
   const labelOf = (path: string): string | undefined => request.labels?.[request.paths.findIndex((p) => resolve(p) === resolve(path))];
   const names = uniqueNames(sourceFiles.map((f) => labelOf(f.path) ?? basename(f.path)));
   const unitsOf = request.unitsOf ?? fileUnits;
-  const units = jointUnits(sourceFiles.map((f, k) => unitsOf(names[k] as string, f.format, f.bytes)));
+  const maxBytes = request.maxBytes ?? MINIMIZE_MAX_BYTES;
+  const scratch = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-'));
+  let units: JointUnits;
+  try {
+    units = jointUnits(
+      await Promise.all(
+        sourceFiles.map(async (f, k) => {
+          const name = names[k] as string;
+          // An archive's entries are read from the bytes already read (a private copy), never from the source again.
+          let entries: ArchiveEntry[] | undefined;
+          if (f.format === 'inspect-eval' && f.bytes.length <= maxBytes) {
+            const copy = join(scratch, `archive-${k}`);
+            writeFileSync(copy, f.bytes, { flag: 'wx' });
+            entries = await readArchive(copy);
+            rmSync(copy, { force: true });
+          }
+          return unitsOf(name, f.format, f.bytes, { ...(request.session !== undefined ? { session: request.session } : {}), ...(entries ? { entries } : {}) });
+        }),
+      ),
+    );
+  } catch (e) {
+    rmSync(scratch, { recursive: true, force: true });
+    throw e;
+  }
   const bytesBefore = sourceFiles.reduce((n, f) => n + f.bytes.length, 0);
   const maxCalls = request.maxCalls ?? MINIMIZE_MAX_CALLS;
   const maxItems = request.maxItems ?? MINIMIZE_MAX_ITEMS;
-  const maxBytes = request.maxBytes ?? MINIMIZE_MAX_BYTES;
   const maxTimeMs = request.maxTimeMs ?? null;
   const now = request.now ?? (() => performance.now());
   const started = now();
@@ -226,7 +250,6 @@ export async function buildBundle(request: BundleRequest): Promise<Bundle> {
     return undefined;
   };
 
-  const scratch = mkdtempSync(join(tmpdir(), 'session-inspector-bundle-'));
   const want = JSON.stringify(expected);
   const oracle = async (kept: readonly number[]): Promise<boolean> => {
     await nextTurn();

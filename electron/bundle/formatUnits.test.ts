@@ -1,19 +1,24 @@
 /**
- * The units of the foreign JSONL formats (electron/bundle/units.ts; docs/bundles.md): any kept set
- * of units is still a file of its format — it parses, every tool call keeps its result and every
- * result its call, and (Claude Code) every kept prompt is still on the branch the importer reads.
- * Over generated transcripts (fast-check) and over real files.
+ * The units of the foreign formats (electron/bundle/units.ts; docs/bundles.md): any kept set of
+ * units is still a file of its format — it parses, every tool call keeps its result and every
+ * result its call, and (Claude Code) every kept prompt is still on the branch the importer reads;
+ * (SWE-agent, mini-swe-agent, OpenHands, Inspect) it loads with our loader as that format with no
+ * finding the source lacks. Over generated transcripts (fast-check) and over real files.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../../shared/index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChatMessage, SessionFileFormat } from '../../shared/index';
+import { loadSession } from '../loader/session';
+import { tempDir } from '../../tools/testing/files';
 import { importClaudeCode } from '../loader/claudeCode/importer';
 import { splitClaudeLines } from '../loader/claudeCode/index';
 import type { RolloutLine } from '../loader/codex/build';
 import { buildRollout } from '../loader/codex/build';
+import type { FileUnits } from './units';
 import { fileUnits } from './units';
+import { readArchive } from './evalArchive';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -187,4 +192,109 @@ describe('Codex units', () => {
       { numRuns: 40 },
     );
   });
+});
+
+// ── JSON document formats: SWE-agent, mini-swe-agent, OpenHands V0, Inspect .json ──
+
+interface Loaded {
+  format: string | undefined;
+  view: ChatMessage[];
+  codes: string[];
+  log: { id: string; kind: string; stub: string }[];
+  /** The sessions the file lists (an Inspect log's samples). */
+  sessions: string[];
+  /** An archive's sample entries, and the samples its summaries name. */
+  entries: string[];
+  summarized: string[];
+}
+
+/** An archive's sample entries (as session ids) and the samples its summaries name. */
+async function archiveSamples(path: string): Promise<{ entries: string[]; summarized: string[] }> {
+  const entries = await readArchive(path);
+  if (!entries) return { entries: [], summarized: [] };
+  const ids = entries.flatMap((e) => /^samples\/(.+)_epoch_(\d+)\.json$/.exec(e.name)?.slice(1, 3).join('_epoch_') ?? []);
+  const summarized = entries
+    .filter((e) => /^(summaries\.json|_journal\/summaries\/[^/]+\.json)$/.test(e.name))
+    .flatMap((e) => JSON.parse(dec(e.bytes)) as { id: string | number; epoch?: number }[])
+    .map((r) => `${r.id}_epoch_${r.epoch ?? 1}`);
+  return { entries: ids, summarized };
+}
+
+const scratch = tempDir('session-inspector-format-units-');
+afterAll(() => scratch.cleanup());
+let written = 0;
+
+/** A file's bytes as the loader reads them from disk: its file format, view, finding codes and reductions. */
+async function loadBytes(name: string, bytes: Uint8Array, session?: string): Promise<Loaded> {
+  const dir = scratch.path(`c${written++}`);
+  mkdirSync(dir);
+  const path = join(dir, name);
+  writeFileSync(path, bytes);
+  const r = await loadSession([path], session !== undefined ? { session } : {});
+  if (!r.ok) throw new Error(`${name} does not load: ${r.error.message}`);
+  try {
+    const s = r.session;
+    const view = Array.from({ length: s.minted.length }, (_, k) => s.minted.at(k) as ChatMessage);
+    const archive = s.files[0]?.format === 'inspect-eval' ? await archiveSamples(path) : { entries: [], summarized: [] };
+    return { format: s.files[0]?.format, view, codes: [...new Set(s.check().findings.map((f) => f.code))].sort(), log: s.log.map((x) => ({ id: x.id, kind: x.kind, stub: x.stub })), sessions: (s.sessions ?? []).map((x) => x.id), ...archive };
+  } finally {
+    r.session.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const DOCUMENTS: { format: SessionFileFormat; path: string }[] = [
+  { format: 'swe-agent-traj', path: 'swe-agent/marshmallow-1867-function-calling-replace-from-source.traj' },
+  { format: 'swe-agent-traj', path: 'swe-agent/sweagenttestrepo-1c2844.traj' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/sqlfluff-2419-2.2.7-submitted.traj.json' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/github_issue.traj.json' },
+  { format: 'mini-swe-agent-traj', path: 'mini-swe-agent/pvlib-1606-2.2.7-error-exit.traj.json' },
+  { format: 'openhands-v0', path: 'openhands/basic_gui_mode.json' },
+  { format: 'openhands-v0', path: 'openhands/wrong_initial_state.json' },
+  { format: 'inspect-json', path: 'inspect/2025-05-12T20-28-26-04-00_security-guide.json' },
+  { format: 'inspect-eval', path: 'inspect/2025-02-11T15-18-04-05-00_popularity_mj7khqpMM4GBCfVQozKgzB.eval' },
+  { format: 'inspect-eval', path: 'inspect/log_message_deduplication.eval' },
+];
+
+/** A real file's units; an archive's entries read as the bundle reads them. */
+async function unitsOfReal(name: string, format: SessionFileFormat, path: string, bytes: Uint8Array): Promise<FileUnits> {
+  return fileUnits(name, format, bytes, format === 'inspect-eval' ? { entries: (await readArchive(path)) ?? [] } : {});
+}
+
+describe.each(DOCUMENTS)('$format units of $path', ({ format, path }) => {
+  const bytes = new Uint8Array(readFileSync(join(REAL, path)));
+  const name = path.split('/').pop() as string;
+  let whole: Loaded;
+  let units: FileUnits;
+  beforeAll(async () => {
+    whole = await loadBytes(name, bytes);
+    units = await unitsOfReal(name, format, join(REAL, path), bytes);
+  });
+
+  it('the file has units, and all of them kept is the same session', async () => {
+    expect(units.count).toBeGreaterThan(1);
+    const all = await loadBytes(name, units.render(Array.from({ length: units.count }, (_, k) => k)));
+    expect(all).toEqual(whole);
+  });
+
+  it('any kept set of units loads as a file of its format with no new finding, keeps every tool call with its result, and keeps the elisions of the kept steps (fast-check)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 64 }), async (keep) => {
+        const got = await loadBytes(name, units.render(subsetOf(units.count, keep)));
+        expect(got.format).toBe(format);
+        for (const c of got.codes) expect(whole.codes).toContain(c);
+        const { calls, results } = pairs(got.view);
+        const source = pairs(whole.view);
+        for (const r of results) expect(calls).toContain(r);
+        for (const c of calls) if (source.results.includes(c)) expect(results).toContain(c);
+        // A reduction still read is one of the source's (same kind, same stub): the elision settings and inputs stay in step.
+        for (const r of got.log) expect(whole.log.map((w) => `${w.kind}\u0000${w.stub}`)).toContain(`${r.kind}\u0000${r.stub}`);
+        expect(got.view.length).toBeLessThanOrEqual(whole.view.length);
+        // A log's samples listed are the source's, and its summaries name only samples it holds.
+        for (const id of got.sessions) expect(whole.sessions).toContain(id);
+        for (const id of got.summarized) expect(got.entries).toContain(id);
+      }),
+      { numRuns: 25 },
+    );
+  }, 120_000);
 });

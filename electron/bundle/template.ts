@@ -31,6 +31,7 @@ const UNIT_WORDS: Record<BundleManifest['minimizer']['units'][number]['kind'], s
   line: 'lines',
   record_group: 'records (grouped: a tool call with its result, a compaction)',
   snapshot_element: 'messages and reductions',
+  document_part: 'parts of the document (a step with its observation, a tool call with its result, a condensation with what it forgets, another sample)',
   whole: 'kept whole',
 };
 

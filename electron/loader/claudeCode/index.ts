@@ -39,10 +39,27 @@ export function isClaudeRecord(value: unknown): boolean {
   return typeof value.uuid === 'string' || typeof value.sessionId === 'string' || typeof value.leafUuid === 'string' || typeof value.messageId === 'string';
 }
 
+/** The most lines of a file's head that detection reads (looksLikeClaudeCode). */
+const DETECT_LINES = 20;
+
+/**
+ * The text of `head` up to and including its `lines`-th newline (all of it when it has fewer):
+ * what looksLikeClaudeCode reads of it, without decoding the rest of a 1 MiB head (a repro
+ * bundle's oracle loads a file hundreds of times; docs/bundles.md "Figures").
+ */
+export function headLines(head: Buffer, lines: number): string {
+  let at = -1;
+  for (let k = 0; k < lines; k++) {
+    at = head.indexOf(0x0a, at + 1);
+    if (at < 0) return head.toString('utf8');
+  }
+  return head.subarray(0, at + 1).toString('utf8');
+}
+
 /** Claims a file whose first parseable line (in its first MB) is a Claude Code record. */
 export function looksLikeClaudeCode(head: string): boolean {
   const lines = head.split('\n');
-  for (let i = 0; i < lines.length && i < 20; i++) {
+  for (let i = 0; i < lines.length && i < DETECT_LINES; i++) {
     const t = lines[i]!.trim();
     if (t === '') continue;
     try {
@@ -250,7 +267,7 @@ export const claudeCodeFormat: FormatAdapter = {
   detect(file, context) {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
-    if (!looksLikeClaudeCode(head.toString('utf8'))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
+    if (!looksLikeClaudeCode(headLines(head, DETECT_LINES))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
     if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);

@@ -10,6 +10,7 @@ import { closeSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:f
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { crc32 } from '../zip';
+import { centralHeader, endRecord, localHeader } from '../../../bundle/evalArchive';
 
 export const INSPECT_SYNTHETIC_DIR = join(import.meta.dirname, '../../../../e2e/fixtures/synthetic/inspect');
 
@@ -65,47 +66,6 @@ export function zstdWindowFrame(data: Buffer, windowDescriptor: number): Buffer 
   head.writeUInt8(windowDescriptor, 5);
   head.writeUIntLE(1 | (data.length << 3), 6, 3); // the last block, raw
   return Buffer.concat([head, data]);
-}
-
-/** A local file header (30 bytes; the name follows). */
-function localHeader(method: number, crc: number, compressed: number, size: number, nameLength: number): Buffer {
-  const h = Buffer.alloc(30);
-  h.writeUInt32LE(0x04034b50, 0);
-  h.writeUInt16LE(20, 4);
-  h.writeUInt16LE(0x800, 6); // UTF-8 names
-  h.writeUInt16LE(method, 8);
-  h.writeUInt32LE(crc, 14);
-  h.writeUInt32LE(compressed, 18);
-  h.writeUInt32LE(size, 22);
-  h.writeUInt16LE(nameLength, 26);
-  return h;
-}
-
-/** A central directory header (46 bytes; the name follows) for the entry whose local header is at `offset`. */
-function centralHeader(method: number, crc: number, compressed: number, size: number, nameLength: number, offset: number): Buffer {
-  const h = Buffer.alloc(46);
-  h.writeUInt32LE(0x02014b50, 0);
-  h.writeUInt16LE(20, 4);
-  h.writeUInt16LE(20, 6);
-  h.writeUInt16LE(0x800, 8);
-  h.writeUInt16LE(method, 10);
-  h.writeUInt32LE(crc, 16);
-  h.writeUInt32LE(compressed, 20);
-  h.writeUInt32LE(size, 24);
-  h.writeUInt16LE(nameLength, 28);
-  h.writeUInt32LE(offset, 42);
-  return h;
-}
-
-/** The end of central directory record. */
-function endRecord(count: number, cdLength: number, cdStart: number): Buffer {
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(count, 8);
-  end.writeUInt16LE(count, 10);
-  end.writeUInt32LE(cdLength, 12);
-  end.writeUInt32LE(cdStart, 16);
-  return end;
 }
 
 /** Where an entry's data lies in a written archive. */
