@@ -16,7 +16,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron, expect, test as base } from '@playwright/test';
-import type { Browser, BrowserContext, ElectronApplication, Page } from '@playwright/test';
+import type { Browser, BrowserContext, ConsoleMessage, Dialog, ElectronApplication, Frame, Page } from '@playwright/test';
 import { generatedFile } from '../tools/testing/generatedCache';
 import { InspectorPage } from './inspectorPage';
 import { CLI, electronBinary, REPO_ROOT, SESSION_SIDECAR } from './paths';
@@ -48,20 +48,33 @@ export interface PageEvents {
   navigations: string[];
 }
 
-function recordEvents(page: Page): PageEvents {
+/** Records the page's events into a fresh `PageEvents` until `stop` (a reused page outlives its test). */
+function recordEvents(page: Page): { events: PageEvents; stop: () => void } {
   const events: PageEvents = { pageErrors: [], consoleErrors: [], dialogs: [], navigations: [] };
-  page.on('pageerror', (error) => events.pageErrors.push(`${error.name}: ${error.message}`));
-  page.on('console', (message) => {
+  const onPageError = (error: Error): void => {
+    events.pageErrors.push(`${error.name}: ${error.message}`);
+  };
+  const onConsole = (message: ConsoleMessage): void => {
     if (message.type() === 'error') events.consoleErrors.push(message.text());
-  });
-  page.on('dialog', (dialog) => {
+  };
+  const onDialog = (dialog: Dialog): void => {
     events.dialogs.push(`${dialog.type()}: ${dialog.message()}`);
     void dialog.dismiss().catch(() => undefined);
-  });
-  page.on('framenavigated', (frame) => {
+  };
+  const onFrameNavigated = (frame: Frame): void => {
     if (frame === page.mainFrame()) events.navigations.push(frame.url());
-  });
-  return events;
+  };
+  page.on('pageerror', onPageError);
+  page.on('console', onConsole);
+  page.on('dialog', onDialog);
+  page.on('framenavigated', onFrameNavigated);
+  const stop = (): void => {
+    page.off('pageerror', onPageError);
+    page.off('console', onConsole);
+    page.off('dialog', onDialog);
+    page.off('framenavigated', onFrameNavigated);
+  };
+  return { events, stop };
 }
 
 export interface InspectorOptions {
@@ -76,6 +89,16 @@ export interface InspectorOptions {
    * must see a state the app passes through quickly records it from the start, never by racing it.
    */
   pageInitScript: string;
+  /**
+   * Over HTTP, drive the worker's one Chromium page instead of a new context and page per test
+   * (default false). Each test still gets its own host (so its own origin: its own port, storage
+   * and `si-static-<port>` cookie) and its own recorded events; the page is navigated to
+   * `about:blank` after each test (closing the event stream before the host stops), and thrown
+   * away after a failed one. For specs whose tests neither resize the page nor use its context
+   * (downloads, permissions, history across tests): a new context and page cost about 0.7 s of CPU
+   * and 1.5–2 s of wall time a test on the two-core machine (docs/testing.md).
+   */
+  reusePage: boolean;
 }
 
 interface InspectorFixtures {
@@ -92,6 +115,8 @@ interface WorkerFixtures {
    * Electron project. Traces and failure screenshots still cover its contexts.
    */
   _chromium: () => Promise<Browser>;
+  /** The page `reusePage` tests drive, made on first use; `discard` closes it (the next use makes another). */
+  _sharedPage: { page: () => Promise<Page>; discard: () => Promise<void> };
 }
 
 export const LISTENING_PREFIX = 'Session Inspector listening on ';
@@ -192,12 +217,32 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   sessionFiles: [[SESSION_SIDECAR], { option: true }],
   serveEnv: [{}, { option: true }],
   pageInitScript: ['', { option: true }],
+  reusePage: [false, { option: true }],
 
   _chromium: [
     async ({ playwright, launchOptions }, use) => {
       let browser: Promise<Browser> | undefined;
       await use(() => (browser ??= playwright.chromium.launch(launchOptions)));
       if (browser) await (await browser).close();
+    },
+    { scope: 'worker' },
+  ],
+
+  _sharedPage: [
+    async ({ _chromium }, use) => {
+      let context: Promise<BrowserContext> | undefined;
+      let page: Promise<Page> | undefined;
+      const discard = async (): Promise<void> => {
+        const closing = context;
+        context = undefined;
+        page = undefined;
+        if (closing) await (await closing).close();
+      };
+      await use({
+        page: () => (page ??= (context ??= _chromium().then((browser) => browser.newContext())).then((c) => c.newPage())),
+        discard,
+      });
+      await discard();
     },
     { scope: 'worker' },
   ],
@@ -212,20 +257,34 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   ],
 
   inspectorApp: [
-    async ({ target, sessionFiles, serveEnv, pageInitScript, _chromium }, use, testInfo) => {
+    async ({ target, sessionFiles, serveEnv, pageInitScript, reusePage, _chromium, _sharedPage }, use, testInfo) => {
       if (target === 'http') {
         const server = await startServe(sessionFiles, serveEnv);
         let context: BrowserContext | undefined;
+        let page: Page | undefined;
+        let stopRecording = (): void => undefined;
         try {
-          // The context takes the project's `use` options (viewport…) like the built-in `page`.
-          context = await (await _chromium()).newContext();
-          if (pageInitScript !== '') await context.addInitScript({ content: pageInitScript });
-          const page = await context.newPage();
-          const events = recordEvents(page);
+          // A page given an init script is not shared: the script would run in every later test's page.
+          if (reusePage && pageInitScript === '') {
+            page = await _sharedPage.page();
+          } else {
+            // The context takes the project's `use` options (viewport…) like the built-in `page`.
+            context = await (await _chromium()).newContext();
+            if (pageInitScript !== '') await context.addInitScript({ content: pageInitScript });
+            page = await context.newPage();
+          }
+          const recording = recordEvents(page);
+          stopRecording = recording.stop;
           await page.goto(server.url);
-          await use({ target, page, url: server.url, stderr: server.stderr, events });
+          await use({ target, page, url: server.url, stderr: server.stderr, events: recording.events });
         } finally {
-          await context?.close();
+          stopRecording();
+          if (context) await context.close();
+          else if (reusePage) {
+            // Leave the app before its host stops; a page a failed test leaves is not trusted again.
+            const left = page !== undefined && testInfo.status === testInfo.expectedStatus && (await page.goto('about:blank').then(() => true, () => false));
+            if (!left) await _sharedPage.discard();
+          }
           await server.stop();
           if (testInfo.status !== testInfo.expectedStatus && server.stderr()) await testInfo.attach('serve stderr', { body: server.stderr(), contentType: 'text/plain' });
         }
@@ -251,7 +310,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           await app.context().addInitScript({ content: pageInitScript });
           await page.reload();
         }
-        await use({ target, page, stderr: () => '', events: recordEvents(page) });
+        await use({ target, page, stderr: () => '', events: recordEvents(page).events });
       } finally {
         await app?.close();
         rmSync(config, { recursive: true, force: true });

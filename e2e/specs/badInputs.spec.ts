@@ -59,6 +59,10 @@ async function expectAlert(inspector: InspectorPage, files: string[]): Promise<v
   await expect(inspector.progress).toBeHidden();
 }
 
+// Each test opens its own file in its own host; they share the worker's page (fixtures.ts, reusePage):
+// a new context and page per test was about a third of a small input's test.
+test.use({ reusePage: true });
+
 /** How long making one generated input may take, outside any test's time (80 MB, on a loaded machine). */
 const MAKE_TIMEOUT_MS = 5 * 60_000;
 

@@ -11,6 +11,9 @@ import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { fixture } from '../importedSession';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const TWO_COMPACTIONS = fixture('real/claude-code/cc-2.1.14-two-compactions.jsonl');
 
 /** From the raw records: how many compact_boundary records, and the first isCompactSummary text. */

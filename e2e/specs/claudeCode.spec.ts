@@ -11,6 +11,9 @@ import { cliCheck, cliLog, cliView } from '../cli';
 import { expect, test } from '../fixtures';
 import { cliExpandError, expectFormat, firstCompaction, fixture, walkCompaction } from '../importedSession';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const COMPACTION = fixture('real/claude-code/cc-2.0.76-compact-boundary.jsonl');
 const SUBAGENT = fixture('real/claude-code/cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl');
 const PERSISTED = fixture('real/claude-code/cc-2.1.91-persisted-output.jsonl');

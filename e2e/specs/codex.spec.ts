@@ -12,6 +12,9 @@ import { cliCheck } from '../cli';
 import { expect, test } from '../fixtures';
 import { expectFormat, fixture, walkCompaction } from '../importedSession';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const COMPACTED = fixture('synthetic/codex/local-compaction.jsonl');
 const REAL = fixture('real/codex/rollout-0.40.0-vscode-unmodified.jsonl');
 const PARALLEL = fixture('real/codex/rollout-0.118-exec-parallel-calls-ENTIRE.jsonl');

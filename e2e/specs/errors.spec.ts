@@ -5,6 +5,9 @@ import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { REPO_ROOT, sample } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const readme = join(REPO_ROOT, 'README.md');
 const demo = sample('demo.sidecar.jsonl');
 

@@ -13,6 +13,9 @@ import { SESSION_SIDECAR, sample } from '../paths';
 import type { InspectorPage } from '../inspectorPage';
 import { liveLog } from '../sessionData';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const DEMO = sample('demo.sidecar.jsonl');
 const bytesOf = (text: string) => new TextEncoder().encode(text);
 const textOf = (bytes: Uint8Array) => new TextDecoder().decode(bytes);

@@ -3,6 +3,9 @@ import { cliCheck } from '../cli';
 import { expect, test } from '../fixtures';
 import { sample } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 interface BrokenSample {
   code: string;
   severity: 'error' | 'warning';

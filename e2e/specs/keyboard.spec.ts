@@ -3,6 +3,9 @@ import type { InspectorPage } from '../inspectorPage';
 import { SESSION_SIDECAR } from '../paths';
 import { liveLog, stubbedReductions } from '../sessionData';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 /** The stubs of the projected view, top to bottom: what `n`/`N` step through. */
 const stubs = stubbedReductions(liveLog(SESSION_SIDECAR));
 const stubIndices = stubs.map((r) => r.ptr.index);

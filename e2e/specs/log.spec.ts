@@ -3,6 +3,9 @@ import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR } from '../paths';
 import { liveLog } from '../sessionData';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 test.describe('the reduction log', () => {
   test('lists every live reduction', async ({ inspector }) => {
     const { reductions } = cliCheck([SESSION_SIDECAR]).summary;

@@ -8,6 +8,9 @@ import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { sample } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 test.describe('the §9 demo', () => {
   test.use({ sessionFiles: [sample('demo.sidecar.jsonl')] });
 

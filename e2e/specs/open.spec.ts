@@ -3,6 +3,9 @@ import { cliCheck } from '../cli';
 import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 test.describe('opening a session', () => {
   test('lists the projected view, names the file and finishes loading', async ({ inspector }) => {
     await inspector.waitLoaded();

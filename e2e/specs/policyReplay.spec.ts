@@ -12,6 +12,9 @@ import { runCli } from '../cli';
 import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 function cliJson<T>(args: string[]): T {
   const run = runCli(args);
   return JSON.parse(run.stdout) as T;

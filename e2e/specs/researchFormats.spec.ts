@@ -15,6 +15,9 @@ import { cliCheck, cliExpand, cliLog, runCli } from '../cli';
 import { expect, test } from '../fixtures';
 import { expectFormat, fixture, searchHiddenWord } from '../importedSession';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const SWE = fixture('real/swe-agent/marshmallow-1867-function-calling-replace-from-source.traj');
 const OPENHANDS = fixture('synthetic/openhands/v0-condensed.json');
 const OPENHANDS_V1 = fixture('synthetic/openhands/v1-conversation/base_state.json');

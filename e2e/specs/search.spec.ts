@@ -6,6 +6,9 @@ import type { InspectorPage, SearchOptions } from '../inspectorPage';
 import { SESSION_SIDECAR } from '../paths';
 import { duplicatesWithVisibleCanonical, liveLog } from '../sessionData';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const FILES = [SESSION_SIDECAR];
 
 /** A commit hash of the git log that r4 truncated: written once in the whole sidecar, past the kept prefix. */

@@ -4,6 +4,9 @@ import type { InspectorPage } from '../inspectorPage';
 import { SESSION_SIDECAR } from '../paths';
 import { displaysVerbatim, liveLog, multiByteOffsets, stubbedReductions, utf8 } from '../sessionData';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const FILES = [SESSION_SIDECAR];
 
 /** A truncated output with a chip, shown verbatim, with multi-byte characters in its hidden span. */

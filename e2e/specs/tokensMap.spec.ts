@@ -10,6 +10,9 @@ import { cliCheck, runCli } from '../cli';
 import { expect, test } from '../fixtures';
 import { fixture } from '../importedSession';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 /** 15 calls with recorded usage; cache reads fall at two of them, one after a persisted output was cut. */
 const CACHE_BREAKS = fixture('real/claude-code/cc-2.1.20-persisted-redacted.jsonl');
 const SWE_AGENT = fixture('real/swe-agent/sweagenttestrepo-1c2844.traj');

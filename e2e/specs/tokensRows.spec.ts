@@ -8,6 +8,9 @@ import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 const FILES = [SESSION_SIDECAR];
 /** A commit hash of the git log one truncation hid: one match, in hidden content only. */
 const HIDDEN_ONLY = 'a2b53e1dcf28a041449fa5b2017c234846c3eb0f';

@@ -8,6 +8,9 @@ import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { SESSION_SIDECAR } from '../paths';
 
+// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
+test.use({ reusePage: true });
+
 /** A commit hash of the git log that r4 truncated: written once in the whole sidecar, past the kept prefix. */
 const HIDDEN_ONLY = 'a2b53e1dcf28a041449fa5b2017c234846c3eb0f';
 
