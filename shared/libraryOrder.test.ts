@@ -23,7 +23,7 @@ function listing(files: number, steps: number[]): Reply[] {
     const found = Math.min(files, at + 1);
     const indexed = Math.min(found, t === states.length - 1 ? found : at);
     const sessions = Array.from({ length: found }, (_, k) => row(k, k < indexed)).sort(byLibraryOrder);
-    return { roots: [{ id: '0', path: '/h', agent: 'claude-code', exists: true, sessions: found }], sessions, more: 0, samples: false, complete: false, progress: { found, indexed } };
+    return { roots: [{ id: '0', path: '/h', agent: 'claude-code', exists: true, sessions: found }], sessions, more: 0, samples: false, complete: false, progress: { found, indexed, listing: 1 } };
   });
 }
 
@@ -60,11 +60,15 @@ describe('mergeLibraryReply', () => {
     );
   });
 
-  it('a complete reply is taken as it is (its rows, its counts), and a new listing after it starts again', () => {
+  it('a complete reply of the listing ends it; a late unfinished reply of it, or one of an earlier listing, is dropped; a later listing starts again', () => {
     const running = listing(5, [2, 3])[1] as Reply;
-    const done: Reply = { ...running, sessions: [row(0, true)], complete: true, progress: { found: 1, indexed: 1 } };
+    const done: Reply = { ...running, sessions: [row(0, true)], complete: true, progress: { found: 1, indexed: 1, listing: 1 } };
     expect(mergeLibraryReply(running, done)).toEqual(done);
-    const again: Reply = { ...running, sessions: [], progress: { found: 0, indexed: 0 } };
-    expect(mergeLibraryReply(done, again)).toEqual(again);
+    // Asked before the end was pushed, answered after it.
+    expect(mergeLibraryReply(done, running)).toBe(done);
+    const next: Reply = { ...running, sessions: [], progress: { found: 0, indexed: 0, listing: 2 } };
+    expect(mergeLibraryReply(done, next)).toEqual(next);
+    // An answer about listing 1 after listing 2 started.
+    expect(mergeLibraryReply(next, done)).toBe(next);
   });
 });

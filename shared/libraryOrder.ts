@@ -29,20 +29,25 @@ export function mergeLibraryChange(rows: readonly LibraryRow[], change: Pick<Eve
 
 
 /**
- * A `library` reply taken over what the page holds. While one listing runs the page both asks
- * (`library`) and hears (`libraryChanged`), so a reply made before a push can arrive after it:
- * within that listing (both incomplete) nothing the page already heard goes back — progress counts
- * only go up, a row heard is kept (a running listing removes rows only at its end, which is
- * pushed), and a row whose counts are in is not replaced by its head row. Otherwise the reply is
- * taken as it is (a new listing starts its counts again).
+ * A `library` reply taken over what the page holds. The page both asks (`library`) and hears
+ * (`libraryChanged`), so a reply made before a push can arrive after it. Listings are numbered
+ * (`progress.listing`): a reply about an earlier listing than the one held is dropped, and so is an
+ * unfinished reply about the listing the page already heard end. Within one running listing
+ * nothing the page heard goes back: progress counts only go up, a row heard is kept (a running
+ * listing removes rows only at its end, which is pushed), and a row whose counts are in is not
+ * replaced by its head row. A reply about a later listing is taken as it is.
  */
 export function mergeLibraryReply(held: LibraryReply | null, reply: LibraryReply): LibraryReply {
-  if (!held || held.complete || reply.complete) return reply;
+  const heldListing = held?.progress?.listing;
+  const replyListing = reply.progress?.listing;
+  if (!held || heldListing === undefined || replyListing === undefined || replyListing > heldListing) return reply;
+  if (replyListing < heldListing || (held.complete && !reply.complete)) return held;
+  if (reply.complete) return reply;
   const byPlace = new Map(reply.sessions.map((row) => [placeKey(row), row]));
   for (const row of held.sessions) {
     const now = byPlace.get(placeKey(row));
     if (!now || (row.indexed && !now.indexed)) byPlace.set(placeKey(row), row);
   }
-  const progress = held.progress && reply.progress ? { found: Math.max(held.progress.found, reply.progress.found), indexed: Math.max(held.progress.indexed, reply.progress.indexed) } : reply.progress;
-  return { ...reply, sessions: [...byPlace.values()].sort(byLibraryOrder).slice(0, MAX_LIBRARY_ENTRIES), ...(progress ? { progress } : {}) };
+  const progress = { found: Math.max(held.progress?.found ?? 0, reply.progress?.found ?? 0), indexed: Math.max(held.progress?.indexed ?? 0, reply.progress?.indexed ?? 0), listing: replyListing };
+  return { ...reply, sessions: [...byPlace.values()].sort(byLibraryOrder).slice(0, MAX_LIBRARY_ENTRIES), progress };
 }
