@@ -51,8 +51,12 @@ export const libraryEntrySchema = z.object({
   indexed: z.boolean(),
   error: z.string().optional(),
 });
-/** A listing's progress: files found so far, and those whose counts are in. */
-const libraryProgress = z.object({ found: int, indexed: int });
+/**
+ * A listing's progress: files found so far, and those whose counts are in; `listing` numbers the
+ * host's listings (a later one has a larger number), so a page tells a late answer about one
+ * listing from the start of the next.
+ */
+const libraryProgress = z.object({ found: int, indexed: int, listing: int.optional() });
 export const libraryMethods = {
   /**
    * The session library as listed so far: every root looked in (its id is its place here), the

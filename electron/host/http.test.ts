@@ -414,6 +414,33 @@ describe('the event stream', () => {
     expect(listeners).toBe(0);
   });
 
+  it('an event sent to a stream that has ended is dropped: the host never writes after the end (the process would die of it)', async () => {
+    const s = await start();
+    const listeners: ((event: HostEvent) => void)[] = [];
+    const onEvent = s.host.onEvent.bind(s.host);
+    s.host.onEvent = (listener) => {
+      listeners.push(listener);
+      return onEvent(listener);
+    };
+    const stream = await openEventStream(s.port, `/api/events?token=${s.token}`);
+    expect(await stream.comments(1)).toEqual(['connected']);
+    expect(listeners).toHaveLength(1);
+    const errors: unknown[] = [];
+    const onUncaught = (e: unknown): void => void errors.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      // The host stops (its streams end) while a listing still pushes: the push comes after the end.
+      const closed = s.http.close();
+      for (const listener of listeners) listener({ name: 'libraryChanged', payload: { sessions: [], removed: [], complete: false, progress: { found: 1, indexed: 0 } } });
+      await closed;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      stream.close();
+    }
+    expect(errors).toEqual([]);
+  });
+
   it('close() ends open streams and resolves', async () => {
     const s = await start();
     const stream = await openEventStream(s.port, `/api/events?token=${s.token}`);

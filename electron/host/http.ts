@@ -412,7 +412,12 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
     // The first comment tells the client the subscription is live: events from here on reach it.
     res.write(': connected\n\n');
-    const send = (event: HostEvent): void => void res.write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
+    // A stream ends (its tab went, the host stops, its session closed) before every listener is
+    // gone: what comes after is dropped, never written after the end (an unheard error would end the process).
+    const write = (text: string): void => {
+      if (!res.writableEnded && !res.destroyed) res.write(text);
+    };
+    const send = (event: HostEvent): void => write(`data: ${JSON.stringify({ name: event.name, payload: event.payload })}\n\n`);
     const session = sessionOf(handle);
     if ('closed' in session) {
       // The tab learns its session is gone (and starts again from its link), rather than reconnecting for ever.
@@ -429,7 +434,7 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     // What happened before this stream connected (an open that finished or failed between the
     // page's `state` request and now) would otherwise be missed: replay where the host stands.
     for (const event of session.host.current()) send(event);
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), heartbeatMs);
+    const heartbeat = setInterval(() => write(': heartbeat\n\n'), heartbeatMs);
     heartbeat.unref();
     let cleaned = false;
     const cleanUp = (): void => {
@@ -443,6 +448,8 @@ export async function startHttpHost(options: HttpHostOptions): Promise<HttpHost>
     };
     req.on('close', cleanUp);
     res.on('close', cleanUp);
+    // A socket error ends this stream only.
+    res.on('error', cleanUp);
   }
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {

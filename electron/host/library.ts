@@ -173,7 +173,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
   let pool: IndexPool | null = null;
   let disposed = false;
   /** The listing in flight's (or the last one's) files found and indexed so far. */
-  let progress = { found: 0, indexed: 0 };
+  let progress: { found: number; indexed: number; listing: number } = { found: 0, indexed: 0, listing: 0 };
   /** What the last push said of `complete` (a listing's end is pushed even when it changed no row). */
   let lastPushedComplete = true;
   /** The listing in flight has listed everything (it is only saving and starting the watch). */
@@ -222,7 +222,8 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
         flushTimer.unref();
       }
     };
-    progress = { found: 0, indexed: 0 };
+    // Each listing is numbered: a page tells a late answer of this one from the start of the next.
+    progress = { found: 0, indexed: 0, listing: progress.listing + 1 };
     listed = false;
     reports = roots.map((r, k) => ({ id: String(k), path: r.path, agent: r.agent, exists: isFolder(r.path), sessions: 0 }));
     pool = makePool();

@@ -5,7 +5,7 @@
  * live) and it is merged here, in the library's order whatever the order rows arrive in.
  */
 import type { EventPayload, ResultOf } from '../../shared/contract';
-import { mergeLibraryChange } from '../../shared/libraryOrder';
+import { mergeLibraryChange, mergeLibraryReply } from '../../shared/libraryOrder';
 import type { SliceCreator } from './appState';
 
 export type LibraryListing = ResultOf<'library'>;
@@ -63,7 +63,7 @@ export const createLibrarySlice: SliceCreator<LibrarySlice> = (deps) => (set, ge
   },
   async loadLibrary() {
     const reply = await deps.api.library({});
-    if (reply.ok) return set({ library: reply.value });
+    if (reply.ok) return set({ library: mergeLibraryReply(get().library, reply.value) });
     if (reply.error.code !== 'not_supported') get().pushAlert(reply.error.message, 'The library is listed again in a moment.');
   },
 });
