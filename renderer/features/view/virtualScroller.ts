@@ -12,11 +12,18 @@
  *   any list: a scaled list takes them over. It takes Home and End too: the browser's own scroll to
  *   an end of a 15M px scroller can stop a pixel short (Chromium's Home, under load, ends at
  *   scrollTop 1), which would leave row 0 cut; a command lands on the end exactly.
- * - The rendered rows sit in a window as tall as the viewport that sticks to the viewport's top
- *   (`position: sticky`, `overflow: clip`), so nothing is ever laid out millions of pixels down and
- *   the rows never add to the scroll height; the rows' `translateY` inside it puts the first
- *   rendered row where the anchor says. The sizer's height, the window's height and that transform
- *   are set here, never by React: a scroll that does not change the rendered rows costs no render.
+ * - The rendered rows sit in a window as tall as the viewport; the rows' `translateY` inside it
+ *   puts the first rendered row where the anchor says. While the list is scaled, the window sticks
+ *   to the viewport's top (`position: sticky`, `overflow: clip`), so nothing is ever laid out
+ *   millions of pixels down and the rows never add to the scroll height. While it is not (one to
+ *   one), the window sits in the sizer where the scrollbar was when it was placed and does not
+ *   clip (the sizer does): a scroll the browser makes by itself — `scrollIntoView`, a focus, a
+ *   find — moves the rendered rows with it at once, as in any page, and the scroll event that
+ *   follows re-places them where they already are. Stuck to the top, they stayed put until that
+ *   event: an element scrolled into view was still out of it for a moment, and a click aimed at it
+ *   then landed on whatever came under the pointer once the rows moved (docs/testing.md,
+ *   "Fourth pass"). The sizer's height, the window's place and height and that transform are set
+ *   here, never by React: a scroll that does not change the rendered rows costs no render.
  *
  * Markup it expects: `scroller` (overflow-y: auto) > `sizer` > `window` (position: sticky; top: 0;
  * overflow: clip) > `rows` > the row elements, each carrying `data-row`.
@@ -45,7 +52,7 @@ export interface ScrollerElements {
   scroller: HTMLElement;
   /** Its content: as tall as the list, or MAX_SCROLL_PX. */
   sizer: HTMLElement;
-  /** The viewport-tall window stuck to the scroller's top. */
+  /** The viewport-tall window: stuck to the scroller's top while scaled, else where the scrollbar was when placed. */
   window: HTMLElement;
   /** The rows' container inside the window. */
   rows: HTMLElement;
@@ -326,7 +333,17 @@ export class VirtualScroller {
     } else if (command) {
       this.writePhysical(Math.round(toPhysical(this.offset, extents)));
     }
-    elements.window.style.height = `${this.viewport}px`;
+    const { style } = elements.window;
+    style.height = `${this.viewport}px`;
+    if (isScaled(extents)) {
+      style.position = '';
+      style.overflow = '';
+      style.transform = '';
+    } else {
+      style.position = 'relative';
+      style.overflow = 'visible';
+      style.transform = `translateY(${this.physical}px)`;
+    }
     elements.rows.style.transform = `translateY(${this.heights.offsetOf(this.renderedStart) - this.offset}px)`;
   }
 
