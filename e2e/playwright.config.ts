@@ -42,7 +42,9 @@ export default defineConfig<InspectorOptions>({
   expect: { timeout: 10_000 },
   reporter: [['list'], ['html', { outputFolder: join(REPO_ROOT, 'playwright-report'), open: 'never' }]],
   use: {
-    trace: 'retain-on-failure',
+    // Recording a trace of every test to keep only the failed ones' cost 20–25 % of a small test's
+    // time (docs/testing.md); a failed test's retry on CI is traced, and `--trace on` traces all.
+    trace: 'on-first-retry',
     screenshot: 'only-on-failure',
   },
   projects: [
