@@ -315,14 +315,20 @@ export function ReductionRegion({ id }: { id: string }) {
   }, [outcomes, shownStart, shownEnd, highlight, hits, ranged]);
   const copied = (): string => outcomes.map((o) => o.content).join('');
 
-  // Scroll the highlighted match into sight once per navigation.
+  // Scroll the highlighted match into sight once per navigation. The navigation counts as done when
+  // the frame's scroll runs, not when it is asked for: a render before that frame cancels it, and
+  // the next render asks again (marking it done first lost the scroll whenever the region rendered
+  // twice in one frame — the match then stayed out of sight below the reduction's top).
   const markRef = useRef<HTMLElement | null>(null);
   const scrolledSeq = useRef(0);
   useEffect(() => {
     if (!highlight || highlight.seq === scrolledSeq.current || !markRef.current) return;
-    scrolledSeq.current = highlight.seq;
+    const { seq } = highlight;
     const el = markRef.current;
-    const frame = requestAnimationFrame(() => el.scrollIntoView({ block: 'center', inline: 'nearest' }));
+    const frame = requestAnimationFrame(() => {
+      scrolledSeq.current = seq;
+      el.scrollIntoView({ block: 'center', inline: 'nearest' });
+    });
     return () => cancelAnimationFrame(frame);
   });
 
