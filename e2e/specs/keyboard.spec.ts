@@ -89,20 +89,37 @@ test.describe('keyboard', () => {
   });
 });
 
+/** The few DOM members the page function below uses (the specs are typed without the DOM's lib). */
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+}
+interface Row {
+  getBoundingClientRect(): Box;
+  scrollIntoView(options: { block: 'center' }): void;
+  contains(other: unknown): boolean;
+}
+interface Scroller {
+  getBoundingClientRect(): Box;
+  querySelectorAll(selector: string): Iterable<Row>;
+}
+
 test.describe('the browser’s own scrolls', () => {
   // Focus, find and automation (Playwright's click) scroll a row into view with the browser's own
   // scroll and read its box at once: the rows must be there before the list hears of the scroll.
   test('a row scrolled into view by the browser is in view and under the pointer at once', async ({ inspector }) => {
     await inspector.waitLoaded();
-    const result = await inspector.view.evaluate((scroller) => {
+    const result = await inspector.view.evaluate((scroller: Scroller) => {
+      const doc = (globalThis as unknown as { document: { elementFromPoint(x: number, y: number): unknown } }).document;
       const view = scroller.getBoundingClientRect();
-      const below = [...scroller.querySelectorAll<HTMLElement>('[data-row]')].find((row) => row.getBoundingClientRect().top >= view.bottom);
+      const below = [...scroller.querySelectorAll('[data-row]')].find((row) => row.getBoundingClientRect().top >= view.bottom);
       if (!below) return null;
       const before = below.getBoundingClientRect().top;
       below.scrollIntoView({ block: 'center' });
       const box = below.getBoundingClientRect();
       const middle = (box.top + box.bottom) / 2;
-      const hit = document.elementFromPoint(box.left + 4, Math.max(view.top, Math.min(view.bottom - 1, middle)));
+      const hit = doc.elementFromPoint(box.left + 4, Math.max(view.top, Math.min(view.bottom - 1, middle)));
       return { before, top: box.top, inView: box.top < view.bottom && box.bottom > view.top, hit: hit !== null && below.contains(hit) };
     });
     // The sample's first screen leaves rendered rows below the view.
