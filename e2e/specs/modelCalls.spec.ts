@@ -54,6 +54,8 @@ test.describe('the §9 demo', () => {
 
   test('[ and ] step through the calls, ] after the last returns to the latest view', async ({ inspector }) => {
     await inspector.waitLoaded();
+    // The keys step through the calls once they are known: the slider shows then.
+    await expect(inspector.modelCallSlider).toBeVisible();
     await inspector.view.focus();
     await inspector.page.keyboard.press('[');
     await expect(inspector.status).toContainText('call 2 of 2');

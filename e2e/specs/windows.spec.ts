@@ -85,6 +85,9 @@ function contentSize(page: Page, id: string): Promise<{ chars: number; textNodes
  * window is on its way) or changes the range, so it is never repeated: enabled is read first.
  */
 async function clickForNewWindow(inspector: InspectorPage, button: Locator): Promise<ShownRange> {
+  // The window shown before the click, once there is one: a region just opened may still be on its
+  // way to its first window, which is not the new window the click asks for.
+  await inspector.readShownRange(ID);
   const before = (await inspector.shownRange(ID).textContent()) ?? '';
   await expect(async () => {
     if ((await button.isEnabled()) && (await inspector.shownRange(ID).textContent()) === before) await button.click();
