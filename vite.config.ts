@@ -6,6 +6,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const repoRoot = import.meta.dirname;
 
+/** Where the unit tests live; a test file is `*.test.ts` (`*.test.tsx` in the renderer). */
+const TEST_DIRS = ['shared', 'electron', 'renderer', 'tools'];
+const TEST_GLOBS = TEST_DIRS.map((dir) => `${dir}/**/*.test.${dir === 'renderer' ? '{ts,tsx}' : 'ts'}`);
 const TEST_FILE = /\.test\.tsx?$/;
 /** A test file that replaces a module, a function of one, a global or an environment variable. */
 const REPLACES = /\bvi\.(mock|doMock|unmock|spyOn|stubGlobal|stubEnv|hoisted)\(/;
@@ -13,21 +16,25 @@ const REPLACES = /\bvi\.(mock|doMock|unmock|spyOn|stubGlobal|stubEnv|hoisted)\(/
 /**
  * The unit test files that must run isolated (each in a fresh module graph): those that replace
  * what other files import (docs/testing.md, "Unit tests share their modules"). Every other file
- * runs in a process that keeps the modules earlier files imported.
+ * runs in a process that keeps the modules earlier files imported. The walk does not enter
+ * `node_modules` (tools/electronegativity has its own: 14,000 entries, 150 ms at every config load).
  */
 function isolatedTestFiles(): string[] {
   const files: string[] = [];
-  for (const top of ['shared', 'electron', 'renderer', 'tools']) {
-    for (const entry of readdirSync(join(repoRoot, top), { recursive: true, encoding: 'utf8' })) {
-      if (!TEST_FILE.test(entry) || entry.split(/[\\/]/).includes('node_modules')) continue;
-      const path = join(top, entry);
-      if (REPLACES.test(readFileSync(join(repoRoot, path), 'utf8'))) files.push(path.split('\\').join('/'));
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(repoRoot, dir), { withFileTypes: true })) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (entry.name !== 'node_modules') walk(path);
+      } else if (TEST_FILE.test(entry.name) && REPLACES.test(readFileSync(join(repoRoot, path), 'utf8'))) {
+        files.push(path);
+      }
     }
-  }
+  };
+  for (const dir of TEST_DIRS) walk(dir);
   return files;
 }
 const isolated = isolatedTestFiles();
-const TEST_GLOBS = ['shared/**/*.test.ts', 'electron/**/*.test.ts', 'renderer/**/*.test.{ts,tsx}', 'tools/**/*.test.ts'];
 
 export default defineConfig({
   // `vite build` bundles the renderer (renderer/index.html); scripts/build.mjs runs it after the Node bundles.
@@ -49,7 +56,7 @@ export default defineConfig({
     // Vitest runs from the repository root, not the renderer's.
     root: repoRoot,
     // Two projects, one pool: a fresh module graph per file cost 154 s of imports in a 381 s run
-    // (240 files re-importing the loaders, React and the SDK types); kept between files, 33 s
+    // (each of the 240 files importing its modules again); kept between files, 23–33 s
     // (docs/testing.md). Files that replace modules or globals keep their own graph.
     projects: [
       { extends: true, test: { name: 'shared', include: TEST_GLOBS, exclude: [...configDefaults.exclude, ...isolated], isolate: false } },
