@@ -180,9 +180,11 @@ describe('VirtualScroller', () => {
     expect(big.list.scaled).toBe(true);
     expect(big.window.style.position).toBe('');
     expect(big.window.style.transform).toBe('');
+    expect(big.window.style.overflow).toBe('');
     const small = setup(50);
     expect(small.list.scaled).toBe(false);
     expect(small.window.style.position).toBe('relative');
+    expect(small.window.style.overflow).toBe('visible');
     small.scrollTo(600);
     expect(small.window.style.transform).toBe(`translateY(${small.scroller.scrollTop}px)`);
   });
