@@ -68,9 +68,11 @@ export const tokenMapMethods = {
    * Each request counts for a bounded slice (TOKEN_MAP_SLICE_MS, TOKEN_MAP_SLICE_CALLS) and
    * answers what is known so far (docs/tokens.md "How the pass runs"): while `progress` is not
    * null the pass has more to count — first the calibration's walk over the calls that record
-   * their context (`stage: 'calibrating'`, nothing estimated yet), then every call's estimate
-   * (`stage: 'estimating'`, `done` = `estimated.length`) — and the renderer asks again while it
-   * still wants the map; a pass nobody asks for does no work. Null: complete, and kept for the open.
+   * their context (`stage: 'calibrating'`, nothing estimated yet; `calls` the calls it walks: all of
+   * them, or an evenly spaced sample of a long session, docs/token-estimates.md "Long sessions"),
+   * then every call's estimate (`stage: 'estimating'`, `done` = `estimated.length`) — and the
+   * renderer asks again while it still wants the map; a pass nobody asks for does no work. Null:
+   * complete, and kept for the open.
    */
   tokenMap: {
     params: z.object({}),

@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LogReportEntry, ViewEntry } from '../../shared/index';
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
@@ -18,7 +19,10 @@ import { CODE_CACHE_ENV } from '../cli/chunkLoader';
 import { runCli } from '../cli/testing/runCli';
 import { loadSession } from '../loader/session';
 import { countText } from './counter';
-import { SessionEstimates } from './sessionEstimates';
+import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
+import type { LoadedSession } from '../loader/session';
+import { viewEntries } from '../../shared/calls/calls';
+import { MAX_CALIBRATION_STEPS, SessionEstimates, calibrationStepCalls } from './sessionEstimates';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -166,6 +170,101 @@ describe('calibration against the usage real Claude Code files record', () => {
       }
     });
   }
+});
+
+/** The raw o200k total of call N's input, entry by entry: what each growth pair is the difference of. */
+function rawInputTotal(est: SessionEstimates, session: LoadedSession, call: number): number {
+  const input = session.callInput(call)!;
+  return viewEntries(input).reduce((n, e) => n + est.entryRaw(e, input.minted).tokens, 0);
+}
+
+/** The context a Claude Code file records at each call, by call number (from the raw records). */
+function recordedByCall(session: LoadedSession, path: string): (call: number) => number | undefined {
+  const contexts = rawContextByLine(path);
+  return (call) => {
+    const line = session.calls[call - 1]?.line;
+    return line === undefined ? undefined : contexts.get(line);
+  };
+}
+
+describe('the calibration walk', () => {
+  it('each pair is the difference of the two calls’ raw totals (real file, every call walked)', async () => {
+    // 115 calls: fewer than the walk's bound, so every call is a step.
+    const path = join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl');
+    const loaded = await loadSession([path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      const recorded = recordedByCall(session, path);
+      const est = new SessionEstimates(session, recorded);
+      const expected: { recorded: number; estimated: number }[] = [];
+      for (let call = 2; call <= session.calls.length; call++) {
+        const a = recorded(call - 1);
+        const b = recorded(call);
+        if (a === undefined || b === undefined) continue;
+        expected.push({ recorded: b - a, estimated: rawInputTotal(est, session, call) - rawInputTotal(est, session, call - 1) });
+      }
+      expect(expected.length).toBeGreaterThan(100);
+      expect(session.calls.length).toBeLessThanOrEqual(MAX_CALIBRATION_STEPS + 1);
+      expect(est.growthPairs()).toEqual(expected);
+      expect(est.calibrationTotal).toBe(session.calls.length);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('a session of more calls than the walk takes is fitted on evenly spaced steps, each a call and the one before it', async () => {
+    const tmp = tempDir('session-inspector-calibration-');
+    try {
+      const made = generateClaudeTranscript(tmp.dir, { bytes: 6_000_000, seed: 7, outputScale: 0.25, compactEvery: 2_000_000 });
+      const loaded = await loadSession([made.path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const session = loaded.session;
+      try {
+        const calls = session.calls.length;
+        expect(calls).toBeGreaterThan(MAX_CALIBRATION_STEPS + 1);
+        const recorded = recordedByCall(session, made.path);
+        const est = new SessionEstimates(session, recorded);
+        const steps = calibrationStepCalls(calls);
+        expect(est.calibrationTotal).toBe(MAX_CALIBRATION_STEPS);
+        const expected: { recorded: number; estimated: number }[] = [];
+        for (const at of steps) {
+          const [a, b] = [session.calls[at - 1]!.call, session.calls[at]!.call];
+          const ra = recorded(a);
+          const rb = recorded(b);
+          if (ra === undefined || rb === undefined) continue;
+          expected.push({ recorded: rb - ra, estimated: rawInputTotal(est, session, b) - rawInputTotal(est, session, a) });
+        }
+        expect(expected.length).toBeGreaterThan(MAX_CALIBRATION_STEPS / 2);
+        const fresh = new SessionEstimates(session, recorded);
+        expect(fresh.growthPairs()).toEqual(expected);
+        // At most two inputs counted per step, not one per call of the session.
+        expect(fresh.calibrationCounted).toBeLessThanOrEqual(2 * MAX_CALIBRATION_STEPS);
+        expect(fresh.calibration()?.source).toBe('file');
+      } finally {
+        session.close();
+      }
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('the steps: every call up to the bound, else that many, increasing, from the second call to near the last', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 200_000 }), fc.integer({ min: 1, max: 300 }), (calls, bound) => {
+        const steps = calibrationStepCalls(calls, bound);
+        if (calls <= bound + 1) {
+          expect(steps).toEqual(Array.from({ length: calls }, (_, k) => k));
+          return;
+        }
+        expect(steps).toHaveLength(bound);
+        expect(steps[0]).toBe(1);
+        for (let k = 1; k < steps.length; k++) expect(steps[k]!).toBeGreaterThan(steps[k - 1]!);
+        expect(steps.at(-1)!).toBeLessThan(calls);
+        expect(steps.at(-1)!).toBeGreaterThanOrEqual(calls - Math.ceil(calls / bound) - 1);
+      }),
+    );
+  });
 });
 
 describe.skipIf(!existsSync(join(ROOT, 'dist/cli.cjs')))('the tokenizer loads only where a command estimates (built bundle)', () => {

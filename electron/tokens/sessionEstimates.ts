@@ -65,6 +65,22 @@ export interface HiddenTokensOfView {
   projected: Set<number>;
 }
 
+/** The most call-to-call steps the calibration's walk counts (docs/token-estimates.md "Long sessions"). */
+export const MAX_CALIBRATION_STEPS = 128;
+
+/**
+ * The indexes (into the session's calls) of the walk's steps, in order: every call of a session of
+ * at most MAX_CALIBRATION_STEPS + 1 calls; else `steps` evenly spaced calls from the second on,
+ * each closing a pair with the call before it.
+ */
+export function calibrationStepCalls(calls: number, steps: number = MAX_CALIBRATION_STEPS): number[] {
+  if (calls <= steps + 1) return Array.from({ length: calls }, (_, k) => k);
+  return Array.from({ length: steps }, (_, k) => 1 + Math.floor((k * (calls - 1)) / steps));
+}
+
+/** An entry's cache key: its view index and the reductions applied to it (see the file's head). */
+const entryKey = (entry: ViewEntry): string => `${entry.index}|${entry.reductions.join(',')}`;
+
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
   private readonly originals = new Map<string, TokenEstimate | null>();
@@ -87,7 +103,7 @@ export class SessionEstimates {
 
   /** The o200k estimate of one entry of an input (content and tool calls), cached per message. */
   entryRaw(entry: ViewEntry, view: MessageList): TokenEstimate {
-    const key = `${entry.index}|${entry.reductions.join(',')}`;
+    const key = entryKey(entry);
     const known = this.raw.get(key);
     if (known) return known;
     const source = inSource(entry, view);
@@ -150,6 +166,11 @@ export class SessionEstimates {
     return this.steps;
   }
 
+  /** The steps the walk takes in all: every call, or MAX_CALIBRATION_STEPS of a longer session. */
+  get calibrationTotal(): number {
+    return this.recordedContext ? calibrationStepCalls(this.session.calls.length).length : 0;
+  }
+
   /** Of those, the calls whose input the walk counted (the ones that record their context): the walk's work. */
   get calibrationCounted(): number {
     return this.counted;
@@ -175,18 +196,48 @@ export class SessionEstimates {
     return true;
   }
 
-  /** One step per call: the pair it closes with the call before, if both record their context. */
+  /**
+   * The walk's steps: a step per call, each the pair it closes with the call before if both record
+   * their context. A session of more than MAX_CALIBRATION_STEPS + 1 calls is fitted on that many
+   * evenly spaced steps (each still a call and the call before it): a median over them is the same
+   * fit within its error, and the walk stays bounded on a session of 100,000 calls
+   * (docs/token-estimates.md "Long sessions").
+   */
   private *growthSteps(recorded: RecordedContext): Generator<GrowthPair | undefined> {
-    let previous: { recorded: number; estimated: number } | undefined;
-    for (const { call } of this.session.calls) {
-      const ctx = recorded(call);
-      const r = ctx === undefined ? undefined : this.rawTotal(call);
-      if (r) this.counted++;
-      const estimated = r ? r.raw.reduce((n, e) => n + e.tokens, 0) : undefined;
-      const pair = ctx !== undefined && estimated !== undefined && previous ? { recorded: ctx - previous.recorded, estimated: estimated - previous.estimated } : undefined;
-      previous = ctx !== undefined && estimated !== undefined ? { recorded: ctx, estimated } : undefined;
+    const { calls } = this.session;
+    let previous: { call: number; recorded: number; entries: Map<string, ViewEntry>; view: MessageList } | undefined;
+    for (const at of calibrationStepCalls(calls.length)) {
+      const call = calls[at]!.call;
+      const before = at > 0 ? calls[at - 1]!.call : undefined;
+      if (before !== undefined && previous?.call !== before) previous = this.countedInput(before, recorded);
+      const current = this.countedInput(call, recorded);
+      // The estimated growth is what input N+1 holds that input N does not, less the reverse (an entry reduced in between):
+      // the same as the difference of the two totals, without counting the entries both hold.
+      const pair =
+        current && previous
+          ? { recorded: current.recorded - previous.recorded, estimated: this.rawSum(current, previous) - this.rawSum(previous, current) }
+          : undefined;
+      previous = current;
       yield pair;
     }
+  }
+
+  /** Call N's recorded context and its input's entries by cache key; undefined where the file records no context for it or it has no input. */
+  private countedInput(call: number, recorded: RecordedContext): { call: number; recorded: number; entries: Map<string, ViewEntry>; view: MessageList } | undefined {
+    const ctx = recorded(call);
+    const input = ctx === undefined ? undefined : this.session.callInput(call);
+    if (ctx === undefined || !input) return undefined;
+    this.counted++;
+    const entries = new Map<string, ViewEntry>();
+    for (const e of viewEntries(input)) entries.set(entryKey(e), e);
+    return { call, recorded: ctx, entries, view: input.minted };
+  }
+
+  /** The raw estimate of the entries of `of` that `without` does not hold. */
+  private rawSum(of: { entries: Map<string, ViewEntry>; view: MessageList }, without: { entries: Map<string, ViewEntry> }): number {
+    let n = 0;
+    for (const [key, e] of of.entries) if (!without.entries.has(key)) n += this.entryRaw(e, of.view).tokens;
+    return n;
   }
 
   /**

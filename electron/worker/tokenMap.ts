@@ -135,7 +135,7 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
     () => estimates.calibrationSteps > stepsBefore && (estimates.calibrationCounted - countedBefore >= bound.calls || performance.now() - started > bound.ms),
   );
   if (calibrating) {
-    return { ...base, estimated: [], hidden: [], calibration: null, sampled: false, partial: false, progress: { stage: 'calibrating', done: estimates.calibrationSteps, calls } };
+    return { ...base, estimated: [], hidden: [], calibration: null, sampled: false, partial: false, progress: { stage: 'calibrating', done: estimates.calibrationSteps, calls: estimates.calibrationTotal } };
   }
   const pass = (cache.pass ??= { estimated: [], hidden: [], sampled: false, entries: 0 });
   let counted = 0;
