@@ -64,6 +64,10 @@ describe('model call properties (§11)', () => {
           const restored = new Set(d.restored.map((x) => x.reduction_id));
           const kept = a.log.filter((r) => !restored.has(r.id) || b.log.includes(r));
           expect(new Set([...kept.map((r) => r.id), ...d.reduced.map((x) => x.reduction_id)])).toEqual(new Set(b.log.map((r) => r.id)));
+          // Exactly the records one log holds and the other does not (the diff compares only what follows their shared start).
+          const ids = (rs: readonly { id: string }[]): string[] => rs.map((r) => r.id).sort();
+          expect(d.reduced.map((x) => x.reduction_id).sort()).toEqual(ids(b.log.filter((r) => !a.log.includes(r))));
+          expect(d.restored.map((x) => x.reduction_id).sort()).toEqual(ids(a.log.filter((r) => !b.log.includes(r))));
           expect(d.added.map((m) => m.index)).toEqual(Array.from({ length: Math.max(0, b.minted.length - a.minted.length) }, (_, k) => a.minted.length + k));
         }
       }),

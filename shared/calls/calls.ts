@@ -200,14 +200,22 @@ const byIndex = <T extends { index: number }>(a: T, b: T): number => a.index - b
  * reductions. `endedBy` says why a reduction left the log, for those that came back.
  */
 export function diffCallInputs(a: CallInput, b: CallInput, endedBy?: (r: Reduction) => 'inverted' | 'rewound' | undefined): CallDiff {
-  const inA = new Set(a.log);
-  const inB = new Set(b.log);
+  // Two calls' logs mostly share their start (a log only grows between calls until one ends a
+  // reduction): only what follows the shared start is compared as sets, so a session's cache
+  // breaks cost the logs' changes, not their lengths. A log holds each record once.
+  const most = Math.min(a.log.length, b.log.length);
+  let shared = 0;
+  while (shared < most && a.log[shared] === b.log[shared]) shared++;
+  const tailA = a.log.slice(shared);
+  const tailB = b.log.slice(shared);
+  const inA = new Set(tailA);
+  const inB = new Set(tailB);
   const added: DiffMessage[] = [];
   const removed: DiffMessage[] = [];
   for (let i = a.minted.length; i < b.minted.length; i++) added.push(diffMessage(b.minted, i));
   for (let i = b.minted.length; i < a.minted.length; i++) removed.push(diffMessage(a.minted, i));
-  const reduced = b.log.filter((r) => !inA.has(r)).map((r) => diffReduction(r, b));
-  const restored = a.log.filter((r) => !inB.has(r)).map((r) => diffReduction(r, a, endedBy?.(r)));
+  const reduced = tailB.filter((r) => !inA.has(r)).map((r) => diffReduction(r, b));
+  const restored = tailA.filter((r) => !inB.has(r)).map((r) => diffReduction(r, a, endedBy?.(r)));
   return { added, removed, reduced: reduced.sort(byIndex), restored: restored.sort(byIndex) };
 }
 
