@@ -12,7 +12,7 @@
  */
 import { addressedRange, canonicalFullyVisible, statedHiddenBytes } from '../resolver/original';
 import { contentSource } from '../format/bytes';
-import { projectView, type ProjectedRow } from '../resolver/project';
+import { projectView, readOnUse, type ProjectedRow } from '../resolver/project';
 import type { MessageList, Reduction, ReductionKind, Role, ToolCall } from '../format/types';
 import { ContentUnavailableError } from '../format/types';
 
@@ -258,13 +258,17 @@ export function viewEntries(input: CallInput): ViewEntry[] {
 }
 
 function entryOf(row: ProjectedRow, ids: string[]): ViewEntry {
-  return {
+  const entry: ViewEntry = {
     index: row.index,
     // projectView gives a range's row and a hole's no role.
     role: row.role ?? null,
-    content: row.text,
+    content: '',
     ...(row.tool_call_id !== undefined ? { tool_call_id: row.tool_call_id } : {}),
     ...(row.tool_calls !== undefined ? { tool_calls: row.tool_calls } : {}),
     reductions: ids,
   };
+  // A row whose text is read on use (a content left in its file) gives an entry read on use.
+  if (Object.getOwnPropertyDescriptor(row, 'text')?.get) readOnUse(entry, 'content', () => row.text);
+  else entry.content = row.text;
+  return entry;
 }

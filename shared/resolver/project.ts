@@ -183,9 +183,29 @@ export function projectView(
       rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, applied: applied.id, ...(summary ? { compaction: projectedCompaction(applied, summary) } : {}) });
       continue;
     }
-    rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: visibleText(msg, applied), reductions, ...(applied ? { applied: applied.id } : {}) });
+    const shown: ProjectedRow = { row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, ...(applied ? { applied: applied.id } : {}) };
+    // A content left in its file is read when the row's text is asked for, not for every row of
+    // every call's view (docs/streaming-import.md).
+    if (!applied && msg.large !== undefined) readOnUse(shown, 'text', () => msg.content);
+    else shown.text = visibleText(msg, applied);
+    rows.push(shown);
   }
   return rows;
+}
+
+/**
+ * `obj[key]` read through `get` at each use, in its place among the object's fields (enumerable,
+ * so JSON and a copy see it); setting it makes it a plain value again.
+ */
+export function readOnUse<T extends object>(obj: T, key: keyof T & string, get: () => unknown): T {
+  return Object.defineProperty(obj, key, {
+    enumerable: true,
+    configurable: true,
+    get,
+    set(value: unknown) {
+      Object.defineProperty(obj, key, { value, writable: true, enumerable: true, configurable: true });
+    },
+  });
 }
 
 function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call_id' | 'tool_calls' | 'name'> {

@@ -22,7 +22,7 @@ import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
-import { contentFields, cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString } from '../content/largeStrings';
+import { cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString, withContent } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { anthropicTokens, compactionTokens, tokenCount } from '../../../shared/tokens/usage';
@@ -566,7 +566,7 @@ function buildView(
     if (!found || !inSet.has(found.rec) || emittedTools.has(id)) return;
     emittedTools.add(id);
     const { text, parts } = toolResultContent(found.block);
-    const msg: ChatMessage = { role: 'tool', ...contentFields(text), tool_call_id: id, ...(parts ? { content_parts: parts } : {}) };
+    const msg: ChatMessage = withContent({ role: 'tool' as const }, text, { tool_call_id: id, ...(parts ? { content_parts: parts } : {}) });
     if (found.block.is_error === true) msg.metadata = { is_error: true };
     toolIndex.set(id, messages.length);
     messages.push(msg);
@@ -626,7 +626,7 @@ function buildView(
           else other.push(plainPart(b));
         }
       }
-      const msg: ChatMessage = { role: 'assistant', ...contentFields(joinTexts(texts, '\n')) };
+      const msg: ChatMessage = withContent({ role: 'assistant' as const }, joinTexts(texts, '\n'));
       if (calls.length > 0) msg.tool_calls = calls;
       if (other.length > 0) msg.content_parts = other;
       if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
@@ -662,7 +662,7 @@ function buildView(
       else parts.push(plainPart(b));
     }
     if (texts.length > 0 || parts.length > 0) {
-      const msg: ChatMessage = { role: 'user', ...contentFields(joinTexts(texts, '\n')) };
+      const msg: ChatMessage = withContent({ role: 'user' as const }, joinTexts(texts, '\n'));
       if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: textString(t) })), ...parts];
       messages.push(msg);
       messageLines.push(r.__line);
@@ -707,7 +707,7 @@ function buildView(
     const base = { id, kind: 'tool_output_truncated' as const, kept_bytes: 0, stub: p.stub, minted_at: messages.length, provenance: 'recorded' as const, origin: { line: p.rec.__line } };
     if (original !== undefined) {
       const { large: _stub, content: _text, ...fields } = m;
-      messages[p.index] = { ...fields, ...contentFields(original) };
+      messages[p.index] = withContent(fields, original);
       const from = fromFile !== undefined ? `the tool-results file ${name ?? ''}` : `the record's toolUseResult copy (line ${p.rec.__line})`;
       reductions.push({ ...base, ptr: { index: p.index, ...measureText(original) }, hash_origin: 'import', original_from: from });
     } else {

@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
-import { answers, cutValueLoad, largeContents } from '../testing/largeAnswers';
+import { answers, cutValueLoad, heldPreviews, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
 import { generateClaudeTranscript } from './testing/generate';
@@ -178,5 +178,7 @@ describe('message texts left in the file once their line is parsed (docs/streami
     writeFileSync(path, b.text());
     expect(await largeContents(path, {})).toBe(1);
     expect(await largeContents(path, IN_MEMORY)).toBe(0);
+    // Nor is its preview: the message's content is read from the file when asked for.
+    expect(await heldPreviews(path, {})).toBe(0);
   });
 });

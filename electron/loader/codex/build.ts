@@ -45,7 +45,7 @@ import type { ModelChange } from '../../../shared/calls/timeline';
 import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction } from '../../../shared/format/types';
 import { utf8Length } from '../../../shared/format/utf8';
 import type { CutValue, LargeText, Text } from '../content/largeStrings';
-import { contentFields, cutValueMessage, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString } from '../content/largeStrings';
+import { cutValueMessage, isEmptyText, isLargeText, joinTexts, measureText, measureTranscript, messageText, textIncludes, textString, withContent, withFields } from '../content/largeStrings';
 import { isPlainObject } from '../common/json';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { compactionTokens, openAiTokens, tokenCount } from '../../../shared/tokens/usage';
@@ -265,7 +265,7 @@ function contentOf(content: unknown): { text: Text; parts: ContentPart[] } {
 }
 
 function withParts(msg: ChatMessage, parts: ContentPart[]): ChatMessage {
-  return parts.length > 0 ? { ...msg, content_parts: parts } : msg;
+  return parts.length > 0 ? withFields(msg, { content_parts: parts }) : msg;
 }
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -275,10 +275,10 @@ function outputMessage(payload: Record<string, unknown>, line: number, findings:
   const out = payload.output;
   const base = { role: 'tool' as const, tool_call_id: str(payload.call_id) };
   const whole = txt(out);
-  if (whole !== undefined) return { ...base, ...contentFields(whole) };
+  if (whole !== undefined) return withContent(base, whole);
   if (Array.isArray(out)) {
     const { text, parts } = contentOf(out);
-    return withParts({ ...base, ...contentFields(text) }, parts);
+    return withParts(withContent(base, text), parts);
   }
   findings.push({ code: 'unknown_record', severity: 'warning', line, message: `line ${line}: ${String(payload.type)} has an output that is neither a string nor an array of content items; shown as its JSON` });
   return { ...base, content: JSON.stringify(out) ?? '' };
@@ -291,9 +291,12 @@ function messageOf(payload: Record<string, unknown>, line: number, findings: Fin
       const { text, parts } = contentOf(payload.content);
       const role = str(payload.role);
       const phase = typeof payload.phase === 'string' ? { codex_phase: payload.phase } : {};
-      if (role === 'user' || role === 'assistant') return withParts({ role, ...contentFields(text), ...(phase.codex_phase ? { metadata: phase } : {}) }, parts);
+      if (role === 'user' || role === 'assistant') {
+        const head: Pick<ChatMessage, 'role'> = { role };
+        return withParts(withContent(head, text, phase.codex_phase ? { metadata: phase } : {}), parts);
+      }
       // Developer (and any other) instructions are system-level text the model was given.
-      return withParts({ role: 'system', ...contentFields(text), metadata: { codex_role: role, ...phase } }, parts);
+      return withParts(withContent({ role: 'system' as const }, text, { metadata: { codex_role: role, ...phase } }), parts);
     }
     case 'function_call':
       return { role: 'assistant', content: '', tool_calls: [{ id: str(payload.call_id), name: str(payload.name), arguments: typeof payload.arguments === 'string' ? payload.arguments : (JSON.stringify(payload.arguments) ?? '') }] };
@@ -383,8 +386,8 @@ function responseMessage(items: readonly Record<string, unknown>[], line: number
     ...(sealed.length > 0 ? { encrypted_reasoning: sealed.length === 1 ? sealed[0] : sealed } : {}),
   };
   const one = said.length === 1 ? said[0] : undefined;
-  if (one) return Object.keys(reasoning).length > 0 ? { ...one, metadata: { ...one.metadata, ...reasoning } } : one;
-  const msg: ChatMessage = { role: 'assistant', ...contentFields(joinTexts(said.map(messageText).filter((t) => !isEmptyText(t)), '\n')) };
+  if (one) return Object.keys(reasoning).length > 0 ? withFields(one, { metadata: { ...one.metadata, ...reasoning } }) : one;
+  const msg: ChatMessage = withContent({ role: 'assistant' as const }, joinTexts(said.map(messageText).filter((t) => !isEmptyText(t)), '\n'));
   const calls = said.flatMap((m) => m.tool_calls ?? []);
   if (calls.length > 0) msg.tool_calls = calls;
   const parts = said.flatMap((m) => m.content_parts ?? []);

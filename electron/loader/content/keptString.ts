@@ -9,6 +9,7 @@
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
 import { isWellFormed } from '../../../shared/format/utf8';
+import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
@@ -29,7 +30,19 @@ export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, c
   return { fd, read, isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
 }
 
-/** One value: its JSON text `[start, start + rawLength)` in the file (quotes included), `length` bytes of UTF-8 decoded. */
+/**
+ * The UTF-16 units of a kept value's start held in memory when its JSON text has escapes: what an
+ * importer asks of most texts is whether they begin with a tag (`<persisted-output>`), answered
+ * without reading the value back (docs/streaming-import.md).
+ */
+export const KEPT_HEAD_CHARS = 32;
+
+/**
+ * One value: its JSON text `[start, start + rawLength)` in the file (quotes included), `length`
+ * bytes of UTF-8 decoded. A value written without escapes (`rawLength === length + 2`, "plain") is
+ * its own bytes between the quotes: any range of it is read from the file as is. Another keeps its
+ * first characters (`head`) and is read back and decoded whole for the rest.
+ */
 class KeptString implements ByteSource {
   private hash: string | undefined;
 
@@ -38,6 +51,7 @@ class KeptString implements ByteSource {
     private readonly start: number,
     private readonly rawLength: number,
     readonly length: number,
+    private readonly head: Buffer | undefined,
   ) {}
 
   get sha256(): string {
@@ -45,35 +59,65 @@ class KeptString implements ByteSource {
     return this.hash;
   }
 
-  read(start: number, end: number): Uint8Array {
-    const from = Math.max(0, Math.min(start, this.length));
-    return this.bytes().subarray(from, Math.max(from, Math.min(end, this.length)));
+  private get plain(): boolean {
+    return this.rawLength === this.length + 2;
   }
 
-  /** The value's UTF-8, from the cache or read and decoded now. */
+  read(start: number, end: number): Uint8Array {
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    if (this.head && to <= this.head.length) return this.head.subarray(from, to);
+    if (this.plain && to - from < this.length) {
+      const cached = this.kept.cache.get(String(this.start));
+      return cached ? cached.subarray(from, to) : this.readFile(this.start + 1 + from, to - from);
+    }
+    return this.bytes().subarray(from, to);
+  }
+
+  /** `n` bytes of the file from `at`. */
+  private readFile(at: number, n: number): Buffer {
+    const { fd, read, isOpen } = this.kept;
+    if (!isOpen()) throw new ContentUnavailableError('the session is closed');
+    const raw = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const got = read(fd, raw, filled, n - filled, at + filled);
+      if (got <= 0) throw new ContentUnavailableError('the file is shorter than when it was indexed');
+      filled += got;
+    }
+    return raw;
+  }
+
+  /** The value's UTF-8, from the cache or read (and, where escaped, decoded) now. */
   private bytes(): Buffer {
-    const { fd, read, isOpen, cache } = this.kept;
+    const { cache } = this.kept;
     const cached = cache.get(String(this.start));
     if (cached !== undefined) return cached;
-    if (!isOpen()) throw new ContentUnavailableError('the session is closed');
-    const raw = Buffer.allocUnsafe(this.rawLength);
-    let filled = 0;
-    while (filled < raw.length) {
-      const n = read(fd, raw, filled, raw.length - filled, this.start + filled);
-      if (n <= 0) throw new ContentUnavailableError('the file is shorter than when it was indexed');
-      filled += n;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(raw.toString('utf8'));
-    } catch {
-      value = undefined;
-    }
-    const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : undefined;
+    const raw = this.readFile(this.start, this.rawLength);
+    const bytes = this.plain ? plainValue(raw) : decodedValue(raw);
     if (bytes?.length !== this.length) throw new ContentUnavailableError('the content changed since it was indexed');
     cache.set(String(this.start), bytes, bytes.length);
     return bytes;
   }
+}
+
+/** A JSON string without escapes: its bytes between the quotes, when they are still one (quoted, no quote or backslash inside, UTF-8). */
+function plainValue(raw: Buffer): Buffer | undefined {
+  const last = raw.length - 1;
+  if (raw[0] !== 0x22 || raw[last] !== 0x22 || raw.indexOf(0x22, 1) !== last || raw.indexOf(0x5c) >= 0) return undefined;
+  const body = raw.subarray(1, last);
+  return isUtf8(body) ? body : undefined;
+}
+
+/** A JSON string's value as UTF-8, undefined when the bytes are no JSON string. */
+function decodedValue(raw: Buffer): Buffer | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return typeof value === 'string' ? Buffer.from(value, 'utf8') : undefined;
 }
 
 /**
@@ -86,5 +130,13 @@ export function keepInFile(kept: KeptStrings, value: string, minChars: number, l
   const raw = Buffer.from(JSON.stringify(value), 'utf8');
   const at = line.indexOf(raw);
   if (at < 0) return undefined;
-  return sourceText(new KeptString(kept, lineOffset + at, raw.length, Buffer.byteLength(value, 'utf8')));
+  const length = Buffer.byteLength(value, 'utf8');
+  const plain = raw.length === length + 2;
+  return sourceText(new KeptString(kept, lineOffset + at, raw.length, length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
+}
+
+/** The first KEPT_HEAD_CHARS UTF-16 units of `value`, not cutting a surrogate pair. */
+function headChars(value: string): string {
+  const cut = value.charCodeAt(KEPT_HEAD_CHARS - 1);
+  return value.slice(0, cut >= 0xd800 && cut <= 0xdbff ? KEPT_HEAD_CHARS - 1 : KEPT_HEAD_CHARS);
 }

@@ -430,6 +430,25 @@ export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends
   return out;
 }
 
+/** `message` with `tail`'s fields set: its content getter (withContent) kept as a getter, not run. */
+export function withFields<M extends object, R extends object>(message: M, tail: R): M & R {
+  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(message)) as M & R;
+  return Object.assign(out, tail);
+}
+
+/**
+ * `head`'s fields, then `t`'s content fields (contentFields), then `tail`'s: a message built with
+ * its content left in the file. Not a spread: spreading contentFields' object runs its `content`
+ * getter and keeps a preview of up to LARGE_PREVIEW_BYTES in every message built so
+ * (docs/streaming-import.md).
+ */
+export function withContent<M extends object, R extends object = Record<never, never>>(head: M, t: Text, tail?: R): M & { content: string; large?: ByteSource } & R {
+  const out = { ...head } as M & { content: string; large?: ByteSource } & R;
+  Object.defineProperties(out, Object.getOwnPropertyDescriptors(contentFields(t)));
+  if (tail) Object.assign(out, tail);
+  return out;
+}
+
 /** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */
 export function contentFields(t: Text): { content: string; large?: ByteSource } {
   if (typeof t === 'string') return { content: t };

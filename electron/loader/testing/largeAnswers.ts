@@ -70,6 +70,11 @@ export async function largeContents(path: string, options: LoadOptions): Promise
   return (await viewOf(path, options)).filter((m) => m?.large !== undefined).length;
 }
 
+/** How many of `path`'s view messages left in the file hold their content's preview as a value (not read on use). */
+export async function heldPreviews(path: string, options: LoadOptions): Promise<number> {
+  return (await viewOf(path, options)).filter((m) => m?.large !== undefined && Object.getOwnPropertyDescriptor(m, 'content')?.get === undefined).length;
+}
+
 /**
  * Loads `path` (64 KiB chunks) through a read that records every read, watching `Buffer.concat`
  * meanwhile, and hands `use` the session and its view: the reads and the concatenations of a MiB

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { ReadSync } from '../common/lines';
+import { KEPT_HEAD_CHARS, keepInFile, keptStrings } from './keptString';
+
+/** A file held in memory whose reads are counted (bytes asked for). */
+function countedFile(bytes: Buffer): { read: ReadSync; readBytes: () => number } {
+  let total = 0;
+  const read: ReadSync = (_fd, buffer, offset, length, position) => {
+    const n = Math.max(0, Math.min(length, bytes.length - position));
+    bytes.copy(buffer, offset, position, position + n);
+    total += n;
+    return n;
+  };
+  return { read, readBytes: () => total };
+}
+
+/** Text with what makes a kept value hard: escapes, multi-byte and astral characters; or plain ASCII and multi-byte text (no escapes). */
+const valueArb = fc.oneof(
+  fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', '\t', 'é', '€', '😀', '/'), minLength: 1, maxLength: 300 }),
+  fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '€', '😀', '/', '<', '>'), minLength: 1, maxLength: 300 }),
+);
+
+/** `value` as a record's message text on a line that starts `prefixBytes` into a file. */
+function fileWith(value: string, prefixBytes: number): { file: Buffer; line: Buffer; lineOffset: number } {
+  const line = Buffer.from(`${JSON.stringify({ type: 'user', message: { content: value } })}\n`, 'utf8');
+  const file = Buffer.concat([Buffer.alloc(prefixBytes, 0x20), line]);
+  return { file, line, lineOffset: prefixBytes };
+}
+
+describe('a text kept in its file', () => {
+  it('reads back every range, its head, its start and its hash as the value itself', () => {
+    fc.assert(
+      fc.property(valueArb, fc.nat(64), fc.nat(), fc.nat(), fc.string({ maxLength: 40 }), (value, prefixBytes, a, b, other) => {
+        const { file, line, lineOffset } = fileWith(value, prefixBytes);
+        const f = countedFile(file);
+        const kept = keptStrings(0, f.read, () => true, 1024);
+        const text = keepInFile(kept, value, 1, line, lineOffset);
+        if (!text) throw new Error('not kept');
+        const bytes = Buffer.from(value, 'utf8');
+        expect(text.source.length).toBe(bytes.length);
+        const from = a % (bytes.length + 1);
+        const to = from + (b % (bytes.length - from + 1));
+        expect(Buffer.from(text.source.read(from, to)).equals(bytes.subarray(from, to))).toBe(true);
+        for (const prefix of [value.slice(0, 5), value.slice(0, 40), other]) expect(text.startsWith(prefix)).toBe(value.startsWith(prefix));
+        expect(text.text()).toBe(value);
+        expect(text.source.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('answers whether it starts with a short tag without reading the file, and reads only the range asked of a value written without escapes', () => {
+    const tag = '<persisted-output>';
+    expect(tag.length).toBeLessThanOrEqual(KEPT_HEAD_CHARS);
+    const escaped = `${tag}\nOutput too large (2.1MB). Full output saved to: /tmp/x.txt\n${'line of output\n'.repeat(400)}`;
+    const plain = `${tag} ${'word '.repeat(2000)}`;
+    for (const value of [escaped, plain]) {
+      const { file, line, lineOffset } = fileWith(value, 10);
+      const f = countedFile(file);
+      const text = keepInFile(keptStrings(0, f.read, () => true, 1 << 20), value, 1, line, lineOffset)!;
+      expect(text.startsWith(tag)).toBe(true);
+      expect(text.startsWith('<persisted-output> ')).toBe(value === plain);
+      expect(text.startsWith('Output')).toBe(false);
+      if (value === escaped) expect(f.readBytes()).toBe(0);
+      // Each question reads its prefix only (about 40 bytes for the three), not the 10 KB value.
+      else expect(f.readBytes()).toBeLessThanOrEqual(64);
+    }
+    // A range in the middle of a plain value: that range's bytes and no more.
+    const { file, line, lineOffset } = fileWith(plain, 0);
+    const f = countedFile(file);
+    const text = keepInFile(keptStrings(0, f.read, () => true, 1 << 20), plain, 1, line, lineOffset)!;
+    expect(Buffer.from(text.source.read(5000, 5100)).toString('utf8')).toBe(plain.slice(5000, 5100));
+    expect(f.readBytes()).toBe(100);
+  });
+
+  it('says the content changed when the file no longer holds the value there', () => {
+    for (const value of ['plain words '.repeat(50), 'escaped\n'.repeat(50)]) {
+      const { file, line, lineOffset } = fileWith(value, 0);
+      const f = countedFile(file);
+      const text = keepInFile(keptStrings(0, f.read, () => true, 1 << 20), value, 1, line, lineOffset)!;
+      file.fill(0x5c, lineOffset + line.indexOf('"content":') + 12, lineOffset + line.indexOf('"content":') + 14);
+      expect(() => text.text()).toThrow(/changed/);
+    }
+  });
+});
