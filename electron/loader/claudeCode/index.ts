@@ -223,7 +223,8 @@ export class ClaudeCodeSource extends LineSource {
     // Its long message texts stay in the file, read back when asked for (keptString.ts).
     const rec = this.parsed.records.length > before ? this.parsed.records[before] : undefined;
     this.kept.read = pass.read;
-    if (rec && lineBytes) keepContentOut(rec, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, bytes.offset));
+    const lineText = taken.utf8 ? taken.text : undefined;
+    if (rec && lineBytes) keepContentOut(rec, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, bytes.offset, lineText));
   }
 
   /**

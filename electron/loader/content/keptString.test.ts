@@ -22,21 +22,22 @@ const valueArb = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '€', '😀', '/', '<', '>'), minLength: 1, maxLength: 300 }),
 );
 
-/** `value` as a record's message text on a line that starts `prefixBytes` into a file. */
-function fileWith(value: string, prefixBytes: number): { file: Buffer; line: Buffer; lineOffset: number } {
-  const line = Buffer.from(`${JSON.stringify({ type: 'user', message: { content: value } })}\n`, 'utf8');
+/** `value` as a record's message text on a line that starts `prefixBytes` into a file, after a field holding `before`. */
+function fileWith(value: string, prefixBytes: number, before = ''): { file: Buffer; line: Buffer; lineOffset: number } {
+  const line = Buffer.from(`${JSON.stringify({ type: 'user', title: before, message: { content: value } })}\n`, 'utf8');
   const file = Buffer.concat([Buffer.alloc(prefixBytes, 0x20), line]);
   return { file, line, lineOffset: prefixBytes };
 }
 
 describe('a text kept in its file', () => {
-  it('reads back every range, its head, its start and its hash as the value itself', () => {
+  it('reads back every range, its head, its start and its hash as the value itself, found in the line’s bytes or its text', () => {
     fc.assert(
-      fc.property(valueArb, fc.nat(64), fc.nat(), fc.nat(), fc.string({ maxLength: 40 }), (value, prefixBytes, a, b, other) => {
-        const { file, line, lineOffset } = fileWith(value, prefixBytes);
+      fc.property(valueArb, fc.nat(64), fc.nat(), fc.nat(), fc.string({ maxLength: 40 }), valueArb, fc.boolean(), (value, prefixBytes, a, b, other, before, decoded) => {
+        const { file, line, lineOffset } = fileWith(value, prefixBytes, before);
         const f = countedFile(file);
         const kept = keptStrings(0, f.read, () => true, 1024);
-        const text = keepInFile(kept, value, 1, line, lineOffset);
+        // Found in the line's bytes, or in its decoded text (a valid UTF-8 line): the same place.
+        const text = keepInFile(kept, value, 1, line, lineOffset, decoded ? line.toString('utf8') : undefined);
         if (!text) throw new Error('not kept');
         const bytes = Buffer.from(value, 'utf8');
         expect(text.source.length).toBe(bytes.length);

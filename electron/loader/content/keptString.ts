@@ -123,16 +123,29 @@ function decodedValue(raw: Buffer): Buffer | undefined {
 /**
  * `value` (a string of the record on the line whose bytes are `line`, at file offset `lineOffset`)
  * as a text kept in the file, or undefined when it is shorter than `minChars`, not well-formed, or
- * not written in the line as JSON.stringify writes it.
+ * not written in the line as JSON.stringify writes it. `lineText`, the line decoded, is given when
+ * its bytes are valid UTF-8 (so each character of it is its own bytes): the value's JSON text is
+ * then found in it and its byte offset counted, without encoding the value.
  */
-export function keepInFile(kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number): LargeText | undefined {
+export function keepInFile(kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number, lineText?: string): LargeText | undefined {
   if (value.length < minChars || !isWellFormed(value)) return undefined;
-  const raw = Buffer.from(JSON.stringify(value), 'utf8');
-  const at = line.indexOf(raw);
-  if (at < 0) return undefined;
+  const json = JSON.stringify(value);
+  let at: number;
+  let rawLength: number;
+  if (lineText !== undefined) {
+    const found = lineText.indexOf(json);
+    if (found < 0) return undefined;
+    at = found === 0 ? 0 : Buffer.byteLength(lineText.slice(0, found), 'utf8');
+    rawLength = Buffer.byteLength(json, 'utf8');
+  } else {
+    const raw = Buffer.from(json, 'utf8');
+    at = line.indexOf(raw);
+    if (at < 0) return undefined;
+    rawLength = raw.length;
+  }
   const length = Buffer.byteLength(value, 'utf8');
-  const plain = raw.length === length + 2;
-  return sourceText(new KeptString(kept, lineOffset + at, raw.length, length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
+  const plain = rawLength === length + 2;
+  return sourceText(new KeptString(kept, lineOffset + at, rawLength, length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
 }
 
 /** The first KEPT_HEAD_CHARS UTF-16 units of `value`, not cutting a surrogate pair. */
