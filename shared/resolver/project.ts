@@ -120,6 +120,68 @@ export function rowOfIndex(layout: ProjectionLayout, index: number): number {
   return lo;
 }
 
+/** A reduction touching a row, where it first does: its first view index in the row, its place in the log. */
+interface Touch {
+  r: Reduction;
+  at: number;
+  pos: number;
+}
+
+/**
+ * The reductions touching view indexes `[index, rowEnd)`, for rows asked in ascending order: in
+ * order of the first index each touches there, then log order, each once. A per-message reduction
+ * touches its index; a range every index of it inside the view. Ranges are kept as ranges (a
+ * compaction over 60,000 messages is one entry, not one per message): listing each message's
+ * reductions made every projection of a long compacted session cost its whole range twice.
+ */
+function touchingIndex(log: readonly Reduction[], viewLength: number): (index: number, rowEnd: number) => Reduction[] {
+  const single = new Map<number, Touch[]>();
+  const ranges: (Touch & { end: number })[] = [];
+  log.forEach((r, pos) => {
+    if (isRangeKind(r.kind)) {
+      const s = r.ptr.index;
+      // As a walk over the integers from `s` below `end`: a fractional start touches no message.
+      const end = Math.min(Math.ceil(r.end ?? s), viewLength);
+      if (Number.isInteger(s) && end > Math.max(s, 0)) ranges.push({ r, at: Math.max(s, 0), pos, end });
+      return;
+    }
+    const i = r.ptr.index;
+    if (!Number.isInteger(i) || i < 0 || i >= viewLength) return;
+    const list = single.get(i) ?? [];
+    list.push({ r, at: i, pos });
+    single.set(i, list);
+  });
+  const indexes = [...single.keys()].sort((a, b) => a - b);
+  ranges.sort((a, b) => a.at - b.at);
+  let next = 0;
+  let active: (Touch & { end: number })[] = [];
+  return (index, rowEnd) => {
+    while (next < ranges.length && (ranges[next] as Touch).at < rowEnd) active.push(ranges[next++] as Touch & { end: number });
+    active = active.filter((t) => t.end > index);
+    const found: Touch[] = [];
+    for (const t of active) found.push(t.at >= index ? t : { r: t.r, at: index, pos: t.pos });
+    let lo = 0;
+    let hi = indexes.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((indexes[mid] as number) < index) lo = mid + 1;
+      else hi = mid;
+    }
+    for (let k = lo; k < indexes.length && (indexes[k] as number) < rowEnd; k++) found.push(...(single.get(indexes[k] as number) as Touch[]));
+    if (found.length > 1) found.sort((a, b) => a.at - b.at || a.pos - b.pos);
+    // A set beside the list: a row can be touched by 100,000 reductions (a linear `includes` per
+    // reduction made that quadratic).
+    const touching: Reduction[] = [];
+    const seen = new Set<Reduction>();
+    for (const { r } of found) {
+      if (seen.has(r)) continue;
+      seen.add(r);
+      touching.push(r);
+    }
+    return touching;
+  };
+}
+
 /**
  * Display rows `[window.start, window.end)` of the projected view (all rows by default). Each row
  * shows what the model saw; a reduction addressing a message is applied in log order (the first one
@@ -131,15 +193,7 @@ export function projectView(
   window?: { start: number; end: number },
   layout: ProjectionLayout = projectionLayout(minted.length, log),
 ): ProjectedRow[] {
-  const byIndex = new Map<number, Reduction[]>();
-  for (const r of log) {
-    const [s, e] = isRangeKind(r.kind) ? [r.ptr.index, r.end ?? r.ptr.index] : [r.ptr.index, r.ptr.index + 1];
-    for (let i = s; i < e && i < minted.length; i++) {
-      const list = byIndex.get(i) ?? [];
-      list.push(r);
-      byIndex.set(i, list);
-    }
-  }
+  const touches = touchingIndex(log, minted.length);
   const start = Math.max(0, window?.start ?? 0);
   const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
   const rows: ProjectedRow[] = [];
@@ -147,17 +201,7 @@ export function projectView(
   for (let row = start; row < end; row++) {
     const index = layout.rowStarts[row] ?? 0;
     const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
-    // A set beside the list: a row can be touched by 100,000 reductions, and a linear `includes`
-    // per reduction made that quadratic (seconds of the worker per `rows` request).
-    const touching: Reduction[] = [];
-    const seen = new Set<Reduction>();
-    for (let i = index; i < rowEnd; i++) {
-      for (const r of byIndex.get(i) ?? []) {
-        if (seen.has(r)) continue;
-        seen.add(r);
-        touching.push(r);
-      }
-    }
+    const touching = touches(index, rowEnd);
     const reductions = touching.map((r) => ({ id: r.id, kind: r.kind }));
     const cleared = touching.find((r) => isRangeKind(r.kind) && r.ptr.index <= index && index < (r.end ?? index));
     if (cleared) {
