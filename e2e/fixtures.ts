@@ -282,7 +282,14 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           if (context) await context.close();
           else if (reusePage) {
             // Leave the app before its host stops; a page a failed test leaves is not trusted again.
-            const left = page !== undefined && testInfo.status === testInfo.expectedStatus && (await page.goto('about:blank').then(() => true, () => false));
+            // Its tab's session handle goes too: a later host can be given the same port (the same
+            // origin, so the same sessionStorage), and the page would present it a handle it never
+            // made ("This tab's session is no longer open", an alert more; docs/testing.md).
+            const left =
+              page !== undefined &&
+              testInfo.status === testInfo.expectedStatus &&
+              (await page.evaluate(() => (globalThis as unknown as { sessionStorage: { clear(): void } }).sessionStorage.clear()).then(() => true, () => false)) &&
+              (await page.goto('about:blank').then(() => true, () => false));
             if (!left) await _sharedPage.discard();
           }
           await server.stop();
