@@ -26,6 +26,7 @@ import { addressedRange, statedHiddenBytes } from '../resolver/original';
 import type { ModelChange } from './timeline';
 import type { MessageList } from '../format/types';
 import { ContentUnavailableError, isRangeKind } from '../format/types';
+import { lowerBound } from '../format/sorted';
 import { utf8Length } from '../format/utf8';
 
 export interface ContextMap {
@@ -198,18 +199,6 @@ class UncoveredSums {
     this.hidden[node] = (this.least[l] === least ? (this.hidden[l] ?? 0) : 0) + (this.least[r] === least ? (this.hidden[r] ?? 0) : 0);
     this.removed[node] = (this.least[l] === least ? (this.removed[l] ?? 0) : 0) + (this.least[r] === least ? (this.removed[r] ?? 0) : 0);
   }
-}
-
-/** The first position in the sorted `values` at or after `x`. */
-function lowerBound(values: readonly number[], x: number): number {
-  let lo = 0;
-  let hi = values.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((values[mid] as number) < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 export function contextMap(timeline: CallTimeline, minted: MessageList, modelChanges: readonly ModelChange[] = [], rewindRecords: readonly { line: number; to: number }[] = []): ContextMap {

@@ -4,6 +4,7 @@ import { contentPrefixSource, floorSourceBoundary } from '../format/bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from '../format/types';
 import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
+import { lowerBound } from '../format/sorted';
 import { utf8Decode } from '../format/utf8';
 
 /** Where the projected view's rows start: one row per view message, one per cleared range. */
@@ -160,14 +161,7 @@ function touchingIndex(log: readonly Reduction[], viewLength: number): (index: n
     active = active.filter((t) => t.end > index);
     const found: Touch[] = [];
     for (const t of active) found.push(t.at >= index ? t : { r: t.r, at: index, pos: t.pos });
-    let lo = 0;
-    let hi = indexes.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if ((indexes[mid] as number) < index) lo = mid + 1;
-      else hi = mid;
-    }
-    for (let k = lo; k < indexes.length && (indexes[k] as number) < rowEnd; k++) found.push(...(single.get(indexes[k] as number) as Touch[]));
+    for (let k = lowerBound(indexes, index); k < indexes.length && (indexes[k] as number) < rowEnd; k++) found.push(...(single.get(indexes[k] as number) as Touch[]));
     if (found.length > 1) found.sort((a, b) => a.at - b.at || a.pos - b.pos);
     // A set beside the list: a row can be touched by 100,000 reductions (a linear `includes` per
     // reduction made that quadratic).
