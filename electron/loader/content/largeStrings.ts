@@ -430,23 +430,25 @@ export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends
   return out;
 }
 
-/** `message` with `tail`'s fields set: its content getter (withContent) kept as a getter, not run. */
-export function withFields<M extends object, R extends object>(message: M, tail: R): M & R {
-  const out = Object.defineProperties({}, Object.getOwnPropertyDescriptors(message)) as M & R;
-  return Object.assign(out, tail);
+/**
+ * The fields of `parts`, in order, each copied as it is defined: a getter stays a getter, not run.
+ * An object spread runs contentFields' `content` getter and keeps a preview of up to
+ * LARGE_PREVIEW_BYTES in every message built so (docs/streaming-import.md).
+ */
+function copyFields(...parts: object[]): object {
+  const out = {};
+  for (const part of parts) Object.defineProperties(out, Object.getOwnPropertyDescriptors(part));
+  return out;
 }
 
-/**
- * `head`'s fields, then `t`'s content fields (contentFields), then `tail`'s: a message built with
- * its content left in the file. Not a spread: spreading contentFields' object runs its `content`
- * getter and keeps a preview of up to LARGE_PREVIEW_BYTES in every message built so
- * (docs/streaming-import.md).
- */
+/** `message` with `tail`'s fields set, its content getter (withContent) kept as a getter. */
+export function withFields<M extends object, R extends object>(message: M, tail: R): M & R {
+  return copyFields(message, tail) as M & R;
+}
+
+/** `head`'s fields, then `t`'s content fields (contentFields), then `tail`'s: a message built with its content left in the file. */
 export function withContent<M extends object, R extends object = Record<never, never>>(head: M, t: Text, tail?: R): M & { content: string; large?: ByteSource } & R {
-  const out = { ...head } as M & { content: string; large?: ByteSource } & R;
-  Object.defineProperties(out, Object.getOwnPropertyDescriptors(contentFields(t)));
-  if (tail) Object.assign(out, tail);
-  return out;
+  return copyFields(head, contentFields(t), tail ?? {}) as M & { content: string; large?: ByteSource } & R;
 }
 
 /** A message's content fields for `t`: `content`, or `large` with `content` its first bytes (decoded on each use, never kept). */
