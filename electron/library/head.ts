@@ -7,6 +7,7 @@
 import { basename } from 'node:path';
 import type { SessionFileFormat } from '../../shared/index';
 import { sketchJson } from '../listing/sketch';
+import { jsonValueOf } from '../loader/common/json';
 
 /** Titles are one line of at most this many characters. */
 export const TITLE_MAX_CHARS = 120;
@@ -56,12 +57,9 @@ function records(bytes: Buffer | undefined, part: 'head' | 'tail', whole: boolea
   const out: Json[] = [];
   for (const line of lines) {
     if (line.trim() === '') continue;
-    try {
-      const v = JSON.parse(line) as unknown;
-      if (isObject(v)) out.push(v);
-    } catch {
-      // A malformed line gives nothing here; indexing reports it.
-    }
+    // A malformed line gives nothing here; indexing reports it.
+    const v = jsonValueOf(line)?.value;
+    if (isObject(v)) out.push(v);
   }
   return out;
 }

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { detectedFileFormat, filesUnder, tempDir } from '../../tools/testing/files';
 import { formatByHead } from './scan';
+import type { SketchLimits } from './sketch';
 import { sketchJson } from './sketch';
 import { SNIFF_HEAD_BYTES } from './sniff';
 
@@ -65,6 +66,28 @@ describe('sketchJson', () => {
         expect(head.error).toBeUndefined();
         if (at < text.length) expect(head.complete && text.slice(at).trim() !== '').toBe(false);
       }),
+    );
+  });
+
+  it('sketches a whole document as its parsed value cut to the limits, escapes and any characters included', () => {
+    /** The sketch's contract on a complete document, from JSON.parse: containers empty below maxDepth, maxItems items, maxString characters. */
+    const cut = (v: unknown, limits: SketchLimits, depth = 0): unknown => {
+      if (Array.isArray(v)) return depth >= limits.maxDepth ? [] : v.slice(0, limits.maxItems).map((x) => cut(x, limits, depth + 1));
+      if (v !== null && typeof v === 'object') {
+        const out: Record<string, unknown> = {};
+        if (depth >= limits.maxDepth) return out;
+        for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: cut(x, limits, depth + 1), enumerable: true, writable: true, configurable: true });
+        return out;
+      }
+      return typeof v === 'string' ? v.slice(0, limits.maxString) : v;
+    };
+    const limits = fc.record({ maxDepth: fc.integer({ min: 0, max: 5 }), maxItems: fc.integer({ min: 0, max: 4 }), maxString: fc.integer({ min: 0, max: 12 }) });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), limits, fc.boolean(), (value, lim, pretty) => {
+        const text = JSON.stringify(value, null, pretty ? 2 : undefined);
+        expect(sketchJson(text, { whole: true, limits: lim })).toEqual({ value: cut(JSON.parse(text), lim), complete: true, trailing: false });
+      }),
+      { numRuns: 500 },
     );
   });
 

@@ -16,7 +16,7 @@ import { isClaudeRecord } from '../loader/claudeCode/index';
 import { isRolloutRecord } from '../loader/codex/index';
 import { EVAL_ENTRY, JSON_HEAD, isInspectLog } from '../loader/inspect/index';
 import { firstEntryName } from '../loader/inspect/zip';
-import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, stripBom } from '../loader/common/json';
+import { MAX_SNAPSHOT_BYTES, firstNonSpaceByte, isPlainObject, jsonValueOf, stripBom } from '../loader/common/json';
 import { SIDECAR_RECORD_HEAD } from '../loader/native/recordHead';
 import { MAX_V1_FILE_BYTES, V0_HEAD, isV0Trajectory, v1FileKind } from '../loader/openhands/index';
 import { v1EventFiles } from '../loader/openhands/source';
@@ -59,12 +59,7 @@ function firstLine(text: string, whole: boolean): string | undefined {
 }
 
 function parsed(line: string | undefined): { value: unknown } | undefined {
-  if (line === undefined) return undefined;
-  try {
-    return { value: JSON.parse(line) as unknown };
-  } catch {
-    return undefined;
-  }
+  return line === undefined ? undefined : jsonValueOf(line);
 }
 
 /** `claims` on a sketch that is JSON so far; undefined when it does not claim it yet and more may follow. */

@@ -10,6 +10,7 @@ import { readSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import type { Finding } from '../../../shared/index';
 import { arrayList } from '../../../shared/index';
+import { jsonValueOf } from '../common/json';
 import { readExactly } from '../common/lines';
 import { unreadable } from '../common/openFile';
 import type { TakenLine } from '../common/lineSource';
@@ -62,12 +63,9 @@ export function looksLikeClaudeCode(head: string): boolean {
   for (let i = 0; i < lines.length && i < DETECT_LINES; i++) {
     const t = lines[i]!.trim();
     if (t === '') continue;
-    try {
-      return isClaudeRecord(JSON.parse(t));
-    } catch {
-      if (i === lines.length - 1) return false; // cut by the head: undecided, not ours
-      continue;
-    }
+    const record = jsonValueOf(t);
+    if (record) return isClaudeRecord(record.value);
+    if (i === lines.length - 1) return false; // cut by the head: undecided, not ours
   }
   return false;
 }

@@ -25,6 +25,51 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   }
 }
 
+const isJsonSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/**
+ * False when `text` cannot be one JSON value: its first and last characters (past JSON's white
+ * space) do not pair as a value's must (`{…}`, `[…]`, `"…"`, `t…e`, `f…e`, `n…l`, a number from `-`
+ * or a digit to a digit). True says only that it may be. Detection tries line after line of a
+ * pretty-printed document as a record (`  "trajectory": [`): each failed JSON.parse throws, and
+ * thousands of throws cost more than the parsing (docs/library.md "Scale").
+ */
+export function mayBeJson(text: string): boolean {
+  let a = 0;
+  let b = text.length - 1;
+  while (a <= b && isJsonSpace(text.charCodeAt(a))) a++;
+  while (b >= a && isJsonSpace(text.charCodeAt(b))) b--;
+  if (a > b) return false;
+  const first = text.charCodeAt(a);
+  const last = text.charCodeAt(b);
+  switch (first) {
+    case 0x7b: // {
+      return last === 0x7d;
+    case 0x5b: // [
+      return last === 0x5d;
+    case 0x22: // "
+      return last === 0x22 && b > a;
+    case 0x74: // t
+    case 0x66: // f
+      return last === 0x65;
+    case 0x6e: // n
+      return last === 0x6c;
+    default:
+      return (first === 0x2d || isDigit(first)) && isDigit(last);
+  }
+}
+
+/** The value of `text` when it is one JSON value, else undefined (a text that cannot be one is not handed to JSON.parse). */
+export function jsonValueOf(text: string): { value: unknown } | undefined {
+  if (!mayBeJson(text)) return undefined;
+  try {
+    return { value: JSON.parse(text) as unknown };
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `parseJson` for a value an importer keeps: arrays and objects nested deeper than MAX_JSON_DEPTH
  * are replaced by DEEP_MARKER (shared/format/jsonDepth.ts) and `cut` says where, for a finding.
