@@ -18,7 +18,7 @@
  * (entries whose local header or data overlap another's are not read); a zstd frame's header is
  * checked before a decoder allocates anything for it (zstdFrames.ts).
  */
-import { read } from 'node:fs';
+import { read, readSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
@@ -52,13 +52,21 @@ export interface ZipCaps {
    * archive's own size, and at least `maxTotalBytes`: a real log's JSON compresses some 5–20×.
    */
   maxCountedRatio: number;
+  /**
+   * An archive of at most this many bytes is read whole in one read, and an entry that inflates to
+   * at most this many is inflated on the calling thread: a library of thousands of small `.eval`
+   * files otherwise waits on dozens of thread-pool round trips per file, each longer than the work
+   * it does (docs/library.md "Scale"). Larger ones are read by ranges and inflated off the thread.
+   * Either way reads the same bytes and gives the same answers (0 reads every archive by ranges).
+   */
+  smallArchiveBytes: number;
 }
 
 /**
  * The default caps. 100,000 entries: a log of 10,000 samples run for 5 epochs lists some 50,000
  * (one per sample and epoch, plus the journal); a zip without zip64 holds at most 65,535.
  */
-export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024, maxEntries: 100_000, maxCountedRatio: 100 };
+export const DEFAULT_ZIP_CAPS: ZipCaps = { maxEntryBytes: 512 * 1024 * 1024, maxRatio: 200, ratioFloorBytes: 64 * 1024 * 1024, maxTotalBytes: 1024 * 1024 * 1024, maxEntries: 100_000, maxCountedRatio: 100, smallArchiveBytes: 1024 * 1024 };
 
 /** Compression methods by number, for findings (Inspect AI writes deflate, and zstd since 2025). */
 const METHOD_NAMES: Record<number, string> = { 0: 'stored', 8: 'deflate', 9: 'deflate64', 12: 'bzip2', 14: 'lzma', 93: 'zstd', 95: 'xz' };
@@ -107,8 +115,11 @@ const makeFdReader = () =>
     constructor(
       private readonly fd: number,
       private readonly counter: ZipCounter | undefined,
+      /** A small archive's bytes, all of it, read once (`wholeArchive`): every read is served from them. */
+      private readonly whole?: Buffer,
     ) {
       super();
+      if (whole) this.ahead = { start: 0, bytes: whole };
     }
 
     /** The bytes of the last small read and those after it: yauzl reads the central directory 46 bytes and a name at a time. */
@@ -136,7 +147,8 @@ const makeFdReader = () =>
 
     /** The `length` bytes at `start`, in one read (an entry's compressed data: inflated in one call). */
     readRange(start: number, length: number): Promise<Buffer> {
-      const { fd, counter } = this;
+      const { fd, counter, whole } = this;
+      if (whole) return start + length <= whole.length ? Promise.resolve(Buffer.from(whole.subarray(start, start + length))) : Promise.reject(new Error(`unexpected end of file at byte ${Math.max(start, whole.length)}`));
       const bytes = Buffer.allocUnsafe(length);
       return new Promise((resolve, reject) => {
         const more = (filled: number): void => {
@@ -184,12 +196,33 @@ const READ_AHEAD_BYTES = 16 * 1024;
 
 let fdReaderClass: ReturnType<typeof makeFdReader> | undefined;
 
-function newFdReader(fd: number, counter: ZipCounter | undefined): InstanceType<ReturnType<typeof makeFdReader>> {
+function newFdReader(fd: number, counter: ZipCounter | undefined, whole?: Buffer): InstanceType<ReturnType<typeof makeFdReader>> {
   fdReaderClass ??= makeFdReader();
-  return new fdReaderClass(fd, counter);
+  return new fdReaderClass(fd, counter, whole);
+}
+
+/** The whole of a small archive (ZipCaps.smallArchiveBytes), or undefined when it is larger or cannot be read so (the ranged reads then say why). */
+function wholeArchive(fd: number, size: number, counter: ZipCounter | undefined, caps: ZipCaps): Buffer | undefined {
+  if (size > caps.smallArchiveBytes) return undefined;
+  const bytes = Buffer.allocUnsafe(size);
+  let filled = 0;
+  try {
+    while (filled < size) {
+      const got = readSync(fd, bytes, filled, size - filled, filled);
+      if (got === 0) return undefined;
+      filled += got;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    if (counter) counter.bytesRead += filled;
+  }
+  return bytes;
 }
 
 const inflateRawAsync = (raw: Buffer, options: zlib.ZlibOptions): Promise<Buffer> => new Promise((resolve, reject) => zlib.inflateRaw(raw, options, (err, out) => (err ? reject(err) : resolve(out))));
+/** A small entry is inflated at once; a larger one on the thread pool (ZipCaps.smallArchiveBytes). */
+const inflateRaw = (raw: Buffer, stated: number, caps: ZipCaps): Promise<Buffer> | Buffer => (stated <= caps.smallArchiveBytes ? zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, stated) }) : inflateRawAsync(raw, { maxOutputLength: Math.max(1, stated) }));
 
 const finding = (message: string): Finding => ({ code: 'malformed_line', severity: 'error', message });
 
@@ -203,7 +236,7 @@ const finding = (message: string): Finding => ({ code: 'malformed_line', severit
  */
 export async function listZip(fd: number, size: number, counter?: ZipCounter, caps: ZipCaps = DEFAULT_ZIP_CAPS): Promise<OpenedZip | { error: string }> {
   let zip: ZipFile;
-  const reader = newFdReader(fd, counter);
+  const reader = newFdReader(fd, counter, wholeArchive(fd, size, counter, caps));
   try {
     zip = await new Promise<ZipFile>((resolve, reject) => {
       // decodeStrings off: a bad name must not stop the listing (yauzl's own check is then asked per name).
@@ -413,7 +446,7 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   } else if (method === 8) {
     try {
       // One call, never more than the stated size: a stream that would inflate past it fails.
-      bytes = await inflateRawAsync(raw, { maxOutputLength: Math.max(1, stated) });
+      bytes = await inflateRaw(raw, stated, caps);
     } catch (err) {
       const past = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
       return { error: past ? `archive entry ${e.name} is damaged: too many bytes: it inflates past the ${stated} its directory declares; it is not read` : `archive entry ${e.name} is damaged: ${(err as Error).message}` };
