@@ -35,6 +35,8 @@ export interface BenchArgs {
   runs: number;
   /** An existing sidecar to measure instead of the generated fixture (its manifest beside it, if any). */
   fixture?: string;
+  /** The search group's sizes, each its own generated fixture and rows (`--search-sizes`); without it, the search group measures the fixture. */
+  searchSizes?: { label: string; bytes: number }[];
   strict: boolean;
 }
 
@@ -47,6 +49,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --only LIST      comma-separated groups to run: ${GROUPS.join(',')} (default: all)
   --runs N         runs per measurement; medians are reported (default ${DEFAULT_RUNS})
   --fixture PATH   measure this sidecar instead of generating one (PATH's <stem>.manifest.json is used when present)
+  --search-sizes L the search group at each size of the comma-separated list (e.g. 64MiB,256MiB,1GiB), one
+                   generated fixture and one set of rows per size, in this one run
   --strict         exit 1 when a target fails (default: exit 0 and print FAIL)
 `;
 
@@ -68,6 +72,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
         only: { type: 'string' },
         runs: { type: 'string' },
         fixture: { type: 'string' },
+        'search-sizes': { type: 'string' },
         strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -96,6 +101,17 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
   if (!Number.isInteger(runs) || runs < 1 || runs > 100) throw new UsageError(`--runs must be a whole number from 1 to 100, got ${JSON.stringify(values.runs)}`);
   const seed = values.seed === undefined ? BENCH_SEED : Number(values.seed);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) throw new UsageError(`--seed must be an unsigned 32-bit integer, got ${JSON.stringify(values.seed)}`);
+  let searchSizes: { label: string; bytes: number }[] | undefined;
+  if (values['search-sizes'] !== undefined) {
+    if (values.fixture !== undefined) throw new UsageError('--search-sizes generates a fixture per size: it cannot be given with --fixture');
+    searchSizes = [];
+    for (const part of values['search-sizes'].split(',').map((p) => p.trim()).filter((p) => p.length > 0)) {
+      const b = parseByteSize(part);
+      if (b === undefined) throw new UsageError(`--search-sizes must list sizes such as 64MiB,256MiB,1GiB, got ${JSON.stringify(part)}`);
+      searchSizes.push({ label: part, bytes: b });
+    }
+    if (searchSizes.length === 0) throw new UsageError('--search-sizes needs at least one size');
+  }
   return {
     size: { label, bytes },
     sizeGiven: values.size !== undefined,
@@ -106,6 +122,7 @@ export function parseBenchArgs(argv: readonly string[]): BenchArgs | 'help' {
     groups: groups as Group[],
     runs,
     ...(values.fixture !== undefined ? { fixture: values.fixture } : {}),
+    ...(searchSizes ? { searchSizes } : {}),
     strict: values.strict ?? false,
   };
 }

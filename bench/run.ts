@@ -56,6 +56,17 @@ function failedRow(group: Group, e: unknown): BenchRow {
   return { group, metric: 'did not run to completion', value: Number.NaN, unit: '', target: 'runs', pass: false, note: message };
 }
 
+async function runSearchAtSizes(args: BenchArgs, sizes: readonly { label: string; bytes: number }[]): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const size of sizes) {
+    const fixture = ensureFixture({ ...args, size }, log);
+    log(`search at ${formatBytes(fixture.bytes)}: warming the page cache: reading ${fixture.sidecar} once`);
+    warmPageCache(fixture.sidecar);
+    for (const row of await runSearchBench({ fixture, runs: args.runs, log })) rows.push({ ...row, metric: `at ${formatBytes(fixture.bytes)}: ${row.metric}` });
+  }
+  return rows;
+}
+
 async function runGroup(group: Group, ctx: BenchContext | undefined, args: BenchArgs): Promise<BenchRow[]> {
   if (group === 'renderer') return runRendererBench({ log });
   // The model call slider and the Context map at 1,000,000 messages and 100,000 calls.
@@ -76,6 +87,8 @@ async function runGroup(group: Group, ctx: BenchContext | undefined, args: Bench
   if (group === 'inspect') return runInspectEvalBench({ samples: args.evalSamples, sampleBytes: args.evalSize.bytes, seed: args.seed, runs: args.runs, log });
   if (group === 'bundle') return runBundleBench({ runs: args.runs, log });
   if (group === 'import') return runImportBench({ bytes: args.importSize.bytes, seed: args.seed, runs: args.runs, outDir: outDir(), log });
+  // The search group at each size asked for: a fixture of that size each, its rows named by it.
+  if (group === 'search' && args.searchSizes) return runSearchAtSizes(args, args.searchSizes);
   if (!ctx) throw new Error(`${group} needs the fixture`);
   switch (group) {
     case 'indexing':
@@ -109,7 +122,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const machine = describeMachine();
 
   let ctx: BenchContext | undefined;
-  if (args.groups.some((g) => FIXTURE_GROUPS.includes(g))) {
+  // With --search-sizes the search group makes its own fixtures (one per size).
+  const fixtureGroups = args.groups.filter((g) => FIXTURE_GROUPS.includes(g) && !(g === 'search' && args.searchSizes));
+  if (fixtureGroups.length > 0) {
     let fixture: Fixture;
     try {
       fixture = ensureFixture(args, log);
@@ -123,6 +138,10 @@ async function main(argv: readonly string[]): Promise<number> {
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
+  } else if (args.groups.includes('search')) {
+    log('bundling the runners (bench/out/runners) and the worker (dist/worker.cjs)');
+    await buildRunners();
+    buildWorker();
   } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline') || args.groups.includes('tokens') || args.groups.includes('agents') || args.groups.includes('inspect')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
