@@ -43,6 +43,23 @@ describe('titles', () => {
     );
   });
 
+  it('are the text’s white space runs made one space, trimmed, cut to 119 characters and `…` when longer (any text, any length)', () => {
+    const model = (text: string): string | null => {
+      const line = text.replace(/\s+/g, ' ').trim();
+      if (line === '') return null;
+      const chars = Array.from(line);
+      return chars.length <= TITLE_MAX_CHARS ? line : `${chars.slice(0, TITLE_MAX_CHARS - 1).join('')}…`;
+    };
+    const piece = fc.oneof(fc.string({ unit: 'binary', maxLength: 30 }), fc.constantFrom(' ', '\n\t ', '\u00a0', '\u2028', '\ufeff', '\ud83d\ude00', '\ud83d', 'x'.repeat(119), 'y'.repeat(121)));
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(oneLine(text)).toBe(model(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('of a Codex session from the IDE are the request, not the editor context', () => {
     const b = lines({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'c', cwd: '/w' } }, { timestamp: '2026-01-01T00:00:01Z', type: 'event_msg', payload: { type: 'user_message', message: '# Context from my IDE setup:\n\n## Active file: a.ts\n\n## My request for Codex:\nrename the helper\n' } });
     expect(headInfo('codex-rollout', 'r.jsonl', b.length, b).title).toBe('rename the helper');

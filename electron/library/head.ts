@@ -33,12 +33,36 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' && v !== '' ? v : undefined;
 }
 
-/** One line of at most TITLE_MAX_CHARS characters (white space runs made one space; cut with `…`). */
+/** Runs of white space and runs of anything else, in turn. */
+const WORDS = /\s+|\S+/g;
+
+/**
+ * One line of at most TITLE_MAX_CHARS characters (white space runs made one space, trimmed; cut
+ * with `…`). Reads the text only as far as the title goes: a first prompt may be megabytes.
+ */
 export function oneLine(text: string): string | null {
-  const line = text.replace(/\s+/g, ' ').trim();
-  if (line === '') return null;
-  const chars = Array.from(line);
-  return chars.length <= TITLE_MAX_CHARS ? line : `${chars.slice(0, TITLE_MAX_CHARS - 1).join('')}…`;
+  const kept: string[] = [];
+  let chars = 0;
+  let space = false;
+  WORDS.lastIndex = 0;
+  for (let m = WORDS.exec(text); m !== null; m = WORDS.exec(text)) {
+    const word = m[0];
+    if (/\s/.test(word.charAt(0))) {
+      space = kept.length > 0;
+      continue;
+    }
+    if (space) {
+      kept.push(' ');
+      chars++;
+      space = false;
+    }
+    // Characters as Array.from counts them (code points); one past the limit says the line is cut.
+    for (const ch of word) {
+      kept.push(ch);
+      if (++chars > TITLE_MAX_CHARS) return `${kept.slice(0, TITLE_MAX_CHARS - 1).join('')}…`;
+    }
+  }
+  return chars === 0 ? null : kept.join('');
 }
 
 /** A timestamp as an ISO string, or undefined when it is none. */

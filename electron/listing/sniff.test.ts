@@ -10,7 +10,7 @@ import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { detectedFileFormat, filesUnder, tempDir } from '../../tools/testing/files';
 import { formatByHead } from './scan';
 import type { SketchLimits } from './sketch';
-import { sketchJson } from './sketch';
+import { sketchByScan, sketchJson } from './sketch';
 import { SNIFF_HEAD_BYTES } from './sniff';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -69,7 +69,7 @@ describe('sketchJson', () => {
     );
   });
 
-  it('sketches a whole document as its parsed value cut to the limits, escapes and any characters included', () => {
+  it('scans a whole document into its parsed value cut to the limits, escapes and any characters included', () => {
     /** The sketch's contract on a complete document, from JSON.parse: containers empty below maxDepth, maxItems items, maxString characters. */
     const cut = (v: unknown, limits: SketchLimits, depth = 0): unknown => {
       if (Array.isArray(v)) return depth >= limits.maxDepth ? [] : v.slice(0, limits.maxItems).map((x) => cut(x, limits, depth + 1));
@@ -85,10 +85,26 @@ describe('sketchJson', () => {
     fc.assert(
       fc.property(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), limits, fc.boolean(), (value, lim, pretty) => {
         const text = JSON.stringify(value, null, pretty ? 2 : undefined);
-        expect(sketchJson(text, { whole: true, limits: lim })).toEqual({ value: cut(JSON.parse(text), lim), complete: true, trailing: false });
+        expect(sketchByScan(text, { whole: true, limits: lim })).toEqual({ value: cut(JSON.parse(text), lim), complete: true, trailing: false });
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('gives a whole file the scan’s sketch, through JSON.parse where the file is one document: any JSON, cut, padded or followed by more', () => {
+    const limits = fc.record({ maxDepth: fc.integer({ min: 0, max: 5 }), maxItems: fc.integer({ min: 0, max: 4 }), maxString: fc.integer({ min: 0, max: 12 }) });
+    const text = fc.tuple(fc.jsonValue({ maxDepth: 4, stringUnit: 'binary' }), fc.boolean(), fc.constantFrom('', ' \n', ' x', '{}', '\u00a0', ']'), fc.option(fc.nat(), { nil: undefined })).map(([v, pretty, after, cut]) => {
+      const t = JSON.stringify(v, null, pretty ? 2 : undefined) + after;
+      return cut === undefined ? t : t.slice(0, cut % (t.length + 1));
+    });
+    fc.assert(
+      fc.property(text, limits, fc.boolean(), (t, lim, whole) => {
+        expect(sketchJson(t, { whole, limits: lim })).toEqual(sketchByScan(t, { whole, limits: lim }));
+      }),
+      { numRuns: 1000 },
+    );
+    expect(sketchJson('{"__proto__": {"polluted": 1}, "a": [1, 2]}', { whole: true }).value).toEqual(sketchByScan('{"__proto__": {"polluted": 1}, "a": [1, 2]}', { whole: true }).value);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });
 
   it('reads past deep nesting without recursion, and says a head is not JSON', () => {
