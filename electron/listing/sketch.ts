@@ -44,6 +44,7 @@ function put(target: Record<string, unknown>, key: string, value: unknown): void
 }
 
 /** A run of string characters that need no decoding: up to a quote, a backslash or a control character. */
+// eslint-disable-next-line no-control-regex -- a control character ends a JSON string's plain run (it is an error there)
 const PLAIN_RUN = /[^"\\\u0000-\u001f]*/y;
 /** The rest of a head that could all be one number cut by its end (`-`, `1.`, `2e`). */
 const NUMBER_TO_END = /[\d.eE+-]*$/y;
