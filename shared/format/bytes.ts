@@ -13,6 +13,11 @@ export function memorySource(bytes: Uint8Array): ByteSource & { readonly bytes: 
   return { bytes, length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
 }
 
+/** True when `source` holds its bytes in memory (a `memorySource`): its `bytes` are a byte array, not merely a member of that name. */
+export function isMemorySource(source: ByteSource): source is ByteSource & { readonly bytes: Uint8Array } {
+  return 'bytes' in source && source.bytes instanceof Uint8Array;
+}
+
 /** The content bytes of a message: its large source, or the UTF-8 of `content`. */
 export function contentSource(msg: ChatMessage): ByteSource {
   return msg.large ?? memorySource(utf8Encode(msg.content));
@@ -61,7 +66,7 @@ export function concatSources(parts: readonly ByteSource[]): ByteSource {
 /** SHA-256 hex of a source: known ahead, or hashed piece by piece. */
 export function sourceSha256(source: ByteSource, sha256: Sha256): string {
   if (source.sha256 !== undefined) return source.sha256;
-  return sha256('bytes' in source && source.bytes instanceof Uint8Array ? [source.bytes] : sourceChunks(source));
+  return sha256(isMemorySource(source) ? [source.bytes] : sourceChunks(source));
 }
 
 /** `floorCharBoundary` over a source: reads at most four bytes. */

@@ -5,7 +5,7 @@ import type { ResolveOptions } from './original';
 import { hashHex, isCapNoticeBearingPrefix, recordedSupersedes, resolveOriginal } from './original';
 import type { Finding, FindingCode, MessageList, Reduction } from '../format/types';
 import { FINDING_SEVERITY, isRangeKind } from '../format/types';
-import { contentSource, isSourceBoundary, sourceIncludes, sourceSha256, sourcesEqual } from '../format/bytes';
+import { contentSource, isMemorySource, isSourceBoundary, sourceIncludes, sourceSha256, sourcesEqual } from '../format/bytes';
 import { ContentUnavailableError } from '../format/types';
 import { utf8Encode } from '../format/utf8';
 
@@ -83,7 +83,7 @@ export function checkIntegrity(input: IntegrityInput, options: ResolveOptions = 
         add('hash_mismatch', `reduction ${r.id}: ptr.bytes is ${r.ptr.bytes} but the hashed minted bytes are ${original.mintedLength}`, k, at);
       }
       for (const m of native ? original.messages : []) {
-        if ('bytes' in m.bytes ? m.content.includes(REDUCTION_SENTINEL) : sourceIncludes(m.bytes, SENTINEL_BYTES)) {
+        if (isMemorySource(m.bytes) ? m.content.includes(REDUCTION_SENTINEL) : sourceIncludes(m.bytes, SENTINEL_BYTES)) {
           add('sentinel_in_original', `reduction ${r.id}: the original content of view index ${m.index} contains ${REDUCTION_SENTINEL}, so a reduction was minted over a stub`, k, { reduction_id: r.id, index: m.index });
         }
       }

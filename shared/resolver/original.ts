@@ -4,7 +4,7 @@
  * so expand, search, inversion and the integrity check can never disagree about which bytes a
  * reduction stands for.
  */
-import { concatSources, contentSource, floorSourceBoundary, memorySource, sourceSha256, sourceStartsWith } from '../format/bytes';
+import { concatSources, contentSource, floorSourceBoundary, isMemorySource, memorySource, sourceSha256, sourceStartsWith } from '../format/bytes';
 import { CAP_NOTICE_MARKER } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
@@ -131,7 +131,7 @@ const NEWLINE = memorySource(utf8Encode('\n'));
 function transcriptSource(messages: readonly ResolvedMessage[]): ByteSource {
   const parts: ByteSource[] = [];
   for (const m of messages) parts.push(memorySource(utf8Encode(transcriptHeader(m.minted))), m.bytes, NEWLINE);
-  if (!parts.every((p) => 'bytes' in p)) return concatSources(parts);
+  if (!parts.every(isMemorySource)) return concatSources(parts);
   let n = 0;
   for (const p of parts) n += p.length;
   const out = new Uint8Array(n);

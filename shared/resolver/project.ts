@@ -1,6 +1,6 @@
 /** §5.4 projectView (display rows of what the model saw) and invertOne (a preview of splicing one reduction back). */
 import type { ResolveOptions } from './original';
-import { contentPrefixSource, floorSourceBoundary } from '../format/bytes';
+import { contentPrefixSource, floorSourceBoundary, isMemorySource } from '../format/bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from '../format/types';
 import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
@@ -291,7 +291,7 @@ export function invertOne(
   for (let i = 0; i < view.length; i++) out.push(view.at(i) as ChatMessage);
   for (const m of resolved.value.messages) {
     const { large: _large, ...fields } = m.minted;
-    out[m.index] = 'bytes' in m.bytes ? { ...fields, content: m.content } : { ...fields, content: m.content, large: m.bytes };
+    out[m.index] = isMemorySource(m.bytes) ? { ...fields, content: m.content } : { ...fields, content: m.content, large: m.bytes };
   }
   return ok({ view: out, log: log.filter((x) => x !== r) });
 }

@@ -8,6 +8,7 @@ import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } fr
 import type { MessageList, Reduction, Result } from '../format/types';
 import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
 import type { LoadedUnit, SearchUnit } from './types';
+import { isMemorySource } from '../format/bytes';
 
 /**
  * What a search does once per session state, done ahead: each unit resolved, its content
@@ -107,7 +108,7 @@ function searchUnits(
     const bytes = resolved.value.bytes;
     const span = hiddenSpan(r, bytes, log);
     if (!span) return null;
-    return 'bytes' in bytes ? { content: resolved.value.messages[0]?.content ?? '', bytes: bytes.length, span } : { source: bytes, span };
+    return isMemorySource(bytes) ? { content: resolved.value.messages[0]?.content ?? '', bytes: bytes.length, span } : { source: bytes, span };
   };
 
   for (const r of log) {
@@ -142,7 +143,7 @@ function searchUnits(
           });
           const attribute = (offset: number, length: number) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c;
           const span: [number, number] = [0, m.bytes.length];
-          return 'bytes' in m.bytes
+          return isMemorySource(m.bytes)
             ? { content: m.content, bytes: m.bytes.length, span, attribute, searched: owners.length }
             : { source: m.bytes, span, attribute, searched: owners.length };
         },

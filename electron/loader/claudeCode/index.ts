@@ -24,14 +24,10 @@ import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from 
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
-import { keepInFile, keptStrings } from '../content/keptString';
+import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keepInFile, keptStrings } from '../content/keptString';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
-/** A message text this long or longer (UTF-16 units) is left in the file once its line is parsed, read back when asked for. */
-export const KEPT_STRING_CHARS = 4096;
-/** The default budget of the texts read back, when the context gives none. */
-const KEPT_CACHE_BYTES = 32 * 1024 * 1024;
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when `value` (a parsed line) is a Claude Code record. */

@@ -168,6 +168,17 @@ describe('message texts left in the file once their line is parsed (docs/streami
     }
   }, 600_000);
 
+  it('a kept output longer than its 64 KiB preview is searched, restored and checked whole, inside a compacted and a cleared range', async () => {
+    const big = `${'log line — é 😀 "quoted" needle\n'.repeat(6000)}the last needle`;
+    expect(Buffer.byteLength(big)).toBeGreaterThan(2 * 64 * 1024);
+    const path = tmp.path('kept-past-preview.jsonl');
+    writeFileSync(path, transcriptOf([{ prompt: 'show the log', thinking: undefined, said: 'reading it', calls: [{ command: 'cat log', result: big, isError: false, persisted: undefined }], microcompact: true, compact: 'the log was shown' }]));
+    const kept = await answers(path, { ...WHOLE, cacheBytes: 4096 }, ['needle', 'the last needle']);
+    expect(kept).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['needle', 'the last needle']));
+    // Every occurrence is counted, the one past the preview included.
+    expect((kept as Record<string, { out: { total_matches: number } }>)['search the last needle']?.out.total_matches).toBeGreaterThan(0);
+  }, 120_000);
+
   it('a tool output of 100 KB is not held once its line is parsed: its message reads it from the file', async () => {
     const path = tmp.path('kept-output.jsonl');
     const b = new SessionBuilder();

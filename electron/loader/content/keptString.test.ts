@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadSync } from '../common/lines';
+import { isMemorySource, memorySource } from '../../../shared/format/bytes';
 import { KEPT_HEAD_CHARS, keepInFile, keptStrings } from './keptString';
 
 /** A file held in memory whose reads are counted (bytes asked for). */
@@ -74,6 +75,15 @@ describe('a text kept in its file', () => {
     const text = keepInFile(keptStrings(0, f.read, () => true, 1 << 20), plain, 1, line, lineOffset)!;
     expect(Buffer.from(text.source.read(5000, 5100)).toString('utf8')).toBe(plain.slice(5000, 5100));
     expect(f.readBytes()).toBe(100);
+  });
+
+  it('is never taken for a source held in memory (the resolver reads a memory source\u2019s `content`, a kept one\u2019s bytes)', () => {
+    for (const value of ['plain words '.repeat(50), 'escaped\n'.repeat(50)]) {
+      const { file, line, lineOffset } = fileWith(value, 3);
+      const text = keepInFile(keptStrings(0, countedFile(file).read, () => true, 1 << 20), value, 1, line, lineOffset)!;
+      expect(isMemorySource(text.source)).toBe(false);
+      expect(isMemorySource(memorySource(Buffer.from(value)))).toBe(true);
+    }
   });
 
   it('says the content changed when the file no longer holds the value there', () => {

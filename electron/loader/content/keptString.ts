@@ -36,6 +36,10 @@ export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, c
  * without reading the value back (docs/streaming-import.md).
  */
 export const KEPT_HEAD_CHARS = 32;
+/** A message text this long or longer (UTF-16 units) is left in the file once its line is parsed, read back when asked for (the Claude Code and Codex sources). */
+export const KEPT_STRING_CHARS = 4096;
+/** The default budget of the texts read back, when the context gives none. */
+export const KEPT_CACHE_BYTES = 32 * 1024 * 1024;
 
 /**
  * One value: its JSON text `[start, start + rawLength)` in the file (quotes included), `length`
@@ -55,7 +59,7 @@ class KeptString implements ByteSource {
   ) {}
 
   get sha256(): string {
-    this.hash ??= createHash('sha256').update(this.bytes()).digest('hex');
+    this.hash ??= createHash('sha256').update(this.wholeValue()).digest('hex');
     return this.hash;
   }
 
@@ -71,7 +75,7 @@ class KeptString implements ByteSource {
       const cached = this.kept.cache.get(String(this.start));
       return cached ? cached.subarray(from, to) : this.readFile(this.start + 1 + from, to - from);
     }
-    return this.bytes().subarray(from, to);
+    return this.wholeValue().subarray(from, to);
   }
 
   /** `n` bytes of the file from `at`. */
@@ -88,8 +92,11 @@ class KeptString implements ByteSource {
     return raw;
   }
 
-  /** The value's UTF-8, from the cache or read (and, where escaped, decoded) now. */
-  private bytes(): Buffer {
+  /**
+   * The value's UTF-8, from the cache or read (and, where escaped, decoded) now. Not named `bytes`:
+   * a source with a `bytes` member is taken for one held in memory (`isMemorySource`).
+   */
+  private wholeValue(): Buffer {
     const { cache } = this.kept;
     const cached = cache.get(String(this.start));
     if (cached !== undefined) return cached;
