@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
-import { answers, cutValueLoad, largeContents, loadWatchingReads } from '../testing/largeAnswers';
+import { answers, cutValueLoad, heldPreviews, largeContents, loadWatchingReads } from '../testing/largeAnswers';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
 const tmp = tempDir('session-inspector-codex-large-lines-');
@@ -19,7 +19,9 @@ afterAll(() => tmp.cleanup());
 
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/codex');
 /** The whole-line path: no string is long enough to stay in the file. */
-const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
+const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER, keptStringChars: Number.MAX_SAFE_INTEGER };
+/** Lines read whole, and their long texts left in the file once parsed (docs/streaming-import.md). */
+const PARSED: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
 
 /** Text with what a JSON writer escapes, multi-byte characters and the needles. */
 const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x', 'x'.repeat(40));
@@ -84,6 +86,41 @@ function rolloutOf(turns: readonly Turn[]): string {
   item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'done ✓' }] });
   return `${lines.join('\n')}\n`;
 }
+
+describe('texts left in the file once their line is parsed (docs/streaming-import.md)', () => {
+  it('a rollout gives the same answers with its texts read back from the file as kept in memory (generated)', async () => {
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, chars) => {
+        const path = tmp.path(`kept${k++}.jsonl`);
+        writeFileSync(path, rolloutOf(turns));
+        const needles = ['needle', 'é😀', '"\\', 'tokens truncated'];
+        expect(await answers(path, { ...PARSED, keptStringChars: chars, cacheBytes: 64 }, needles)).toEqual(await answers(path, WHOLE, needles));
+      }),
+      { numRuns: 20 },
+    );
+  }, 600_000);
+
+  it('real rollouts and the synthetic fixtures give the same answers, texts kept', async () => {
+    const compaction = tmp.path('kept-remote-compaction.jsonl');
+    writeFileSync(compaction, gunzipSync(readFileSync(join(REAL, 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
+    const real = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
+    const synthetic = readdirSync(CODEX_SYNTHETIC_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CODEX_SYNTHETIC_DIR, f));
+    for (const path of [...real, compaction, ...synthetic]) {
+      expect(await largeContents(path, { ...PARSED, keptStringChars: 16 }), path).toBeGreaterThan(0);
+      expect(await answers(path, { ...PARSED, keptStringChars: 16, cacheBytes: 4096 }, ['error', 'the']), path).toEqual(await answers(path, WHOLE, ['error', 'the']));
+    }
+  }, 600_000);
+
+  it('a tool output of 100 KB is not held once its line is parsed: its message reads it from the file, no preview held', async () => {
+    const path = tmp.path('kept-output.jsonl');
+    const output = `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`;
+    writeFileSync(path, rolloutOf([{ prompt: 'show the log', developer: undefined, reasoning: undefined, said: 'short answer', calls: [{ custom: false, command: 'cat log', output, aggregated: 'short' }], compact: undefined }]));
+    expect(await largeContents(path, PARSED)).toBe(1);
+    expect(await largeContents(path, WHOLE)).toBe(0);
+    expect(await heldPreviews(path, PARSED)).toBe(0);
+  });
+});
 
 describe('large string values of a Codex rollout read from the file', () => {
   it('a rollout gives the same answers with its strings kept in the file as read whole (generated)', async () => {

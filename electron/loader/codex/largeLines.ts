@@ -5,7 +5,7 @@
  * anything in an `event_msg` but its type (the UI's copy of the items, which the view never reads:
  * build.ts). Anywhere else a value is read whole.
  */
-import type { LargeStrings } from '../content/largeStrings';
+import type { LargeStrings, LargeText } from '../content/largeStrings';
 import { isPlainObject } from '../common/json';
 import { OUTPUT_TYPES, TEXT_PART_TYPES } from './build';
 
@@ -35,6 +35,32 @@ export function untypedStrings(value: unknown): string[] {
     }
   }
   return out;
+}
+
+/**
+ * Leaves the long texts of a parsed record in the file (docs/streaming-import.md): each string
+ * where a large value may stay (as keepRolloutStrings places them; in an `event_msg`, its payload's
+ * own strings but its type) is offered to `keep`, which answers its kept text or undefined (too
+ * short, or not found as written in the line).
+ */
+export function keepRolloutTexts(value: unknown, keep: (text: string) => LargeText | undefined): void {
+  if (!isPlainObject(value)) return;
+  const swap = (o: Record<string, unknown>, k: string): void => {
+    const v = o[k];
+    const t = typeof v === 'string' ? keep(v) : undefined;
+    if (t) o[k] = t;
+  };
+  if (value.type === 'event_msg') {
+    if (isPlainObject(value.payload)) for (const k of Object.keys(value.payload)) if (k !== 'type') swap(value.payload, k);
+    return;
+  }
+  for (const item of value.type === 'response_item' || value.type === 'compacted' ? itemsOf(value) : []) {
+    const key = item.type === 'message' ? 'content' : OUTPUT_TYPES.includes(String(item.type)) ? 'output' : undefined;
+    if (key === undefined) continue;
+    swap(item, key);
+    const v = item[key];
+    if (Array.isArray(v)) for (const part of v as unknown[]) if (isPlainObject(part) && TEXT_PART_TYPES.includes(String(part.type))) swap(part, 'text');
+  }
 }
 
 /** Puts the LargeText of each token where a large value may stay (its record's types now known). */

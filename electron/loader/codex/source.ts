@@ -5,6 +5,7 @@
  * rollout is read once: the view holds the messages themselves, so nothing is read back afterwards
  * but the large string values a long line keeps in the file (docs/large-lines.md).
  */
+import { readSync } from 'node:fs';
 import { arrayList } from '../../../shared/resolver/session';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
@@ -15,7 +16,9 @@ import type { IndexPass, OpenFile, SourceIndex } from '../common/source';
 import { parseCappedJson, stripBom } from '../common/json';
 import type { RolloutLine } from './build';
 import { buildRollout } from './build';
-import { keepRolloutStrings, untypedStrings } from './largeLines';
+import { keepRolloutStrings, keepRolloutTexts, untypedStrings } from './largeLines';
+import type { KeptStrings } from '../content/keptString';
+import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keepInFile, keptStrings } from '../content/keptString';
 
 export class RolloutSource extends LineSource {
   readonly format = 'codex-rollout' as const;
@@ -30,9 +33,17 @@ export class RolloutSource extends LineSource {
     private readonly services: ContentServices = createContentServices(),
     /** A value outside a message's text longer than this is cut, not read whole (docs/large-lines.md). */
     private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
+    /** Budget of the cache of message texts read back from the file, in bytes (DetectContext.cacheBytes). */
+    cacheBytes: number = KEPT_CACHE_BYTES,
+    /** A message text or tool output this many characters long or longer stays in the file once its line is parsed (docs/streaming-import.md). */
+    private readonly keptChars: number = KEPT_STRING_CHARS,
   ) {
     super(file);
+    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes);
   }
+
+  /** The texts left in the file, read back through a byte-budgeted cache. */
+  private readonly kept: KeptStrings;
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
   protected override takesByRange(): boolean {
@@ -47,6 +58,8 @@ export class RolloutSource extends LineSource {
       this.lines.push({ line, error: 'the line was not read: the file shrank while it was being read' });
       return;
     }
+    // The line's bytes, before taking its text lets them go: a kept text is found in them.
+    const lineBytes = raw.bytes;
     const taken = takeLineText(raw);
     if (!taken) {
       this.lines.push({ line, error: `record of ${length} bytes is longer than the limit of ${pass.maxRecordBytes}` });
@@ -55,8 +68,17 @@ export class RolloutSource extends LineSource {
     const text = stripBom(taken.text);
     if (text.trim().length === 0) return;
     const parsed = parseCappedJson(text);
-    if (parsed.ok) this.lines.push({ line, value: parsed.value, ...(taken.utf8 ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
-    else this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn ? { torn: true } : {}) });
+    if (!parsed.ok) {
+      this.lines.push({ line, error: `not JSON (${parsed.reason})`, ...(torn ? { torn: true } : {}) });
+      return;
+    }
+    // Its long texts stay in the file, read back when asked for (keptString.ts).
+    if (lineBytes) {
+      this.kept.read = pass.read;
+      const lineText = taken.utf8 ? taken.text : undefined;
+      keepRolloutTexts(parsed.value, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, raw.offset, lineText));
+    }
+    this.lines.push({ line, value: parsed.value, ...(taken.utf8 ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
   }
 
   /**
