@@ -19,6 +19,8 @@ test('the audit gives AxeBuilder’s results on the sample with a search shown, 
   await inspector.waitLoaded();
   await inspector.search('error');
   await expect(inspector.results.getByRole('button').first()).toBeVisible();
+  // The page must be done changing: every match counted (`Every match` fills in after the results).
+  await expect(inspector.page.getByRole('status', { name: 'Match position', exact: true })).toHaveText(/^\d[\d,]* match(es)?$/);
   const first = outcomes(await axeResults(inspector.page));
   const again = outcomes(await axeResults(inspector.page));
   const builder = outcomes(await new AxeBuilder({ page: inspector.page }).withTags(AXE_TAGS).analyze());
