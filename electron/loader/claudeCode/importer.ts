@@ -355,7 +355,8 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
 /**
  * Each string of a parsed record's message where a message's text may be that `keep` answers a text
  * for is replaced by that text: a value a streaming reader leaves in the file (keptString.ts,
- * docs/streaming-import.md). The persisted-output copy a `toolUseResult` keeps stays as parsed.
+ * docs/streaming-import.md). So are the strings of a `toolUseResult` a persisted output's original
+ * may be read from (`persistedParts`).
  */
 export function keepContentOut(record: Record<string, unknown>, keep: (value: string) => LargeText | undefined): void {
   const swap = (o: Record<string, unknown>, k: string): void => {
@@ -364,6 +365,8 @@ export function keepContentOut(record: Record<string, unknown>, keep: (value: st
     if (t) o[k] = t;
   };
   contentSlots(record, swap);
+  const tur = record.toolUseResult;
+  if (isObj(tur)) for (const k of ['stdout', 'stderr', 'content'] as const) swap(tur, k);
 }
 
 /** True when a user record's content holds a tool result that starts `<persisted-output>`. */

@@ -13,6 +13,7 @@ import type { LoadOptions } from '../session';
 import { answers, cutValueLoad, heldPreviews, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
+import { keepContentOut } from './importer';
 import { generateClaudeTranscript } from './testing/generate';
 
 const tmp = tempDir('session-inspector-large-lines-');
@@ -178,6 +179,16 @@ describe('message texts left in the file once their line is parsed (docs/streami
     // Every occurrence is counted, the one past the preview included.
     expect((kept as Record<string, { out: { total_matches: number } }>)['search the last needle']?.out.total_matches).toBeGreaterThan(0);
   }, 120_000);
+
+  it('offers the persisted-output copy of a toolUseResult to be kept, as every message text', () => {
+    const offered: string[] = [];
+    const record = { type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'the stub' }] }, toolUseResult: { stdout: 'the whole output', stderr: 'its errors', content: 'what Grep found', persistedOutputSize: 16 } };
+    keepContentOut(record, (value) => {
+      offered.push(value);
+      return undefined;
+    });
+    expect(offered.sort()).toEqual(['its errors', 'the stub', 'the whole output', 'what Grep found']);
+  });
 
   it('a tool output of 100 KB is not held once its line is parsed: its message reads it from the file', async () => {
     const path = tmp.path('kept-output.jsonl');
