@@ -87,26 +87,37 @@ function rolloutOf(turns: readonly Turn[]): string {
   return `${lines.join('\n')}\n`;
 }
 
+const NEEDLES = ['needle', 'é😀', '"\\', 'tokens truncated'];
+
+/** fast-check: generated rollouts give, loaded with `options(n)` for n from 1 to 24, the answers they give read whole and in memory. */
+async function answersAsWhole(name: string, options: (n: number) => LoadOptions): Promise<void> {
+  let k = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, n) => {
+      const path = tmp.path(`${name}${k++}.jsonl`);
+      writeFileSync(path, rolloutOf(turns));
+      expect(await answers(path, options(n), NEEDLES)).toEqual(await answers(path, WHOLE, NEEDLES));
+    }),
+    { numRuns: 20 },
+  );
+}
+
+/** Every real rollout (the compressed one written out as `name`) and every synthetic fixture. */
+function realAndSynthetic(name: string): string[] {
+  const compaction = tmp.path(name);
+  writeFileSync(compaction, gunzipSync(readFileSync(join(REAL, 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
+  const real = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
+  const synthetic = readdirSync(CODEX_SYNTHETIC_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CODEX_SYNTHETIC_DIR, f));
+  return [...real, compaction, ...synthetic];
+}
+
 describe('texts left in the file once their line is parsed (docs/streaming-import.md)', () => {
   it('a rollout gives the same answers with its texts read back from the file as kept in memory (generated)', async () => {
-    let k = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, chars) => {
-        const path = tmp.path(`kept${k++}.jsonl`);
-        writeFileSync(path, rolloutOf(turns));
-        const needles = ['needle', 'é😀', '"\\', 'tokens truncated'];
-        expect(await answers(path, { ...PARSED, keptStringChars: chars, cacheBytes: 64 }, needles)).toEqual(await answers(path, WHOLE, needles));
-      }),
-      { numRuns: 20 },
-    );
+    await answersAsWhole('kept', (chars) => ({ ...PARSED, keptStringChars: chars, cacheBytes: 64 }));
   }, 600_000);
 
   it('real rollouts and the synthetic fixtures give the same answers, texts kept', async () => {
-    const compaction = tmp.path('kept-remote-compaction.jsonl');
-    writeFileSync(compaction, gunzipSync(readFileSync(join(REAL, 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
-    const real = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
-    const synthetic = readdirSync(CODEX_SYNTHETIC_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CODEX_SYNTHETIC_DIR, f));
-    for (const path of [...real, compaction, ...synthetic]) {
+    for (const path of realAndSynthetic('kept-remote-compaction.jsonl')) {
       expect(await largeContents(path, { ...PARSED, keptStringChars: 16 }), path).toBeGreaterThan(0);
       expect(await answers(path, { ...PARSED, keptStringChars: 16, cacheBytes: 4096 }, ['error', 'the']), path).toEqual(await answers(path, WHOLE, ['error', 'the']));
     }
@@ -124,16 +135,7 @@ describe('texts left in the file once their line is parsed (docs/streaming-impor
 
 describe('large string values of a Codex rollout read from the file', () => {
   it('a rollout gives the same answers with its strings kept in the file as read whole (generated)', async () => {
-    let k = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(turn, { minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 24 }), async (turns, threshold) => {
-        const path = tmp.path(`g${k++}.jsonl`);
-        writeFileSync(path, rolloutOf(turns));
-        const needles = ['needle', 'é😀', '"\\', 'tokens truncated'];
-        expect(await answers(path, { largeStringBytes: threshold }, needles)).toEqual(await answers(path, WHOLE, needles));
-      }),
-      { numRuns: 20 },
-    );
+    await answersAsWhole('g', (threshold) => ({ largeStringBytes: threshold }));
   }, 600_000);
 
   it('a line of tens of MB is never read whole: its long output stays in the file and reads back as the file\u2019s bytes', async () => {
@@ -174,11 +176,7 @@ describe('large string values of a Codex rollout read from the file', () => {
   }, 120_000);
 
   it('real rollouts and the synthetic fixtures give the same answers', async () => {
-    const compaction = tmp.path('remote-compaction.jsonl');
-    writeFileSync(compaction, gunzipSync(readFileSync(join(REAL, 'rollout-0.118-remote-compaction-subagent-ENTIRE.jsonl.gz'))));
-    const real = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).map((f) => join(REAL, f));
-    const synthetic = readdirSync(CODEX_SYNTHETIC_DIR).filter((f) => f.endsWith('.jsonl')).map((f) => join(CODEX_SYNTHETIC_DIR, f));
-    for (const path of [...real, compaction, ...synthetic]) {
+    for (const path of realAndSynthetic('remote-compaction.jsonl')) {
       expect(await largeContents(path, { largeStringBytes: 16 }), path).toBeGreaterThan(0);
       expect(await answers(path, { largeStringBytes: 16 }, ['error', 'the']), path).toEqual(await answers(path, WHOLE, ['error', 'the']));
     }

@@ -38,6 +38,21 @@ export function untypedStrings(value: unknown): string[] {
 }
 
 /**
+ * Where a response item's text may be in a `response_item` or `compacted` record: a message's
+ * `content`, a tool output's `output`, then the text parts of either when it is an array. A
+ * compaction's own payload is no item: its `message` (the summary, a stub) is read whole.
+ */
+function itemTextSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, key: string) => void): void {
+  for (const item of value.type === 'response_item' || value.type === 'compacted' ? itemsOf(value) : []) {
+    const key = item.type === 'message' ? 'content' : OUTPUT_TYPES.includes(String(item.type)) ? 'output' : undefined;
+    if (key === undefined) continue;
+    at(item, key);
+    const v = item[key];
+    if (Array.isArray(v)) for (const part of v as unknown[]) if (isPlainObject(part) && TEXT_PART_TYPES.includes(String(part.type))) at(part, 'text');
+  }
+}
+
+/**
  * Leaves the long texts of a parsed record in the file (docs/streaming-import.md): each string
  * where a large value may stay (as keepRolloutStrings places them; in an `event_msg`, its payload's
  * own strings but its type) is offered to `keep`, which answers its kept text or undefined (too
@@ -54,13 +69,7 @@ export function keepRolloutTexts(value: unknown, keep: (text: string) => LargeTe
     if (isPlainObject(value.payload)) for (const k of Object.keys(value.payload)) if (k !== 'type') swap(value.payload, k);
     return;
   }
-  for (const item of value.type === 'response_item' || value.type === 'compacted' ? itemsOf(value) : []) {
-    const key = item.type === 'message' ? 'content' : OUTPUT_TYPES.includes(String(item.type)) ? 'output' : undefined;
-    if (key === undefined) continue;
-    swap(item, key);
-    const v = item[key];
-    if (Array.isArray(v)) for (const part of v as unknown[]) if (isPlainObject(part) && TEXT_PART_TYPES.includes(String(part.type))) swap(part, 'text');
-  }
+  itemTextSlots(value, swap);
 }
 
 /** Puts the LargeText of each token where a large value may stay (its record's types now known). */
@@ -74,12 +83,5 @@ export function keepRolloutStrings(value: unknown, large: LargeStrings): void {
     }
     return;
   }
-  // A compaction's own payload is no item: its `message` (the summary, a stub) is read whole.
-  for (const item of value.type === 'response_item' || value.type === 'compacted' ? itemsOf(value) : []) {
-    const key = item.type === 'message' ? 'content' : OUTPUT_TYPES.includes(String(item.type)) ? 'output' : undefined;
-    if (key === undefined) continue;
-    large.keep(item, key);
-    const v = item[key];
-    if (Array.isArray(v)) for (const part of v as unknown[]) if (isPlainObject(part) && TEXT_PART_TYPES.includes(String(part.type))) large.keep(part, 'text');
-  }
+  itemTextSlots(value, (o, key) => large.keep(o, key));
 }
