@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
-import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, unescapeInto } from './jsonString';
+import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, stringValueBytes, unescapeInto } from './jsonString';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { Utf8Check, hashBody, scanMessageRecord } from './rawRecord';
@@ -198,6 +198,59 @@ describe('the WebAssembly walker', () => {
   it('leaves the decoding to its caller when it walks in JavaScript', () => {
     const story = walkStory(canonicalBody('a\nb'), [64], { walker: null, checkpointBytes: 64, sink: () => undefined });
     expect(story).toMatchObject({ decoding: false, decoded: 3 });
+  });
+});
+
+describe('stringValueBytes', () => {
+  /** What it must equal: JSON.parse of the decoded text, as UTF-8 when it is a string. */
+  const reference = (raw: Buffer): Buffer | undefined => {
+    try {
+      const v: unknown = JSON.parse(raw.toString('utf8'));
+      return typeof v === 'string' ? Buffer.from(v, 'utf8') : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  /** Literals as JSON.stringify writes them, as other writers do, damaged, or bytes around a quote. */
+  const literalArb = fc.oneof(
+    contentArb.map((t) => Buffer.from(JSON.stringify(t), 'utf8')),
+    fc.tuple(contentArb, fc.array(fc.nat(), { minLength: 1, maxLength: 20 })).map(([t, choices]) => {
+      let k = 0;
+      return Buffer.from(`"${looseBody(t, (n) => (choices[k++ % choices.length] as number) % n)}"`, 'utf8');
+    }),
+    fc.tuple(contentArb, fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 3 })).map(([t, at, bytes]) => {
+      const lit = Buffer.from(JSON.stringify(t), 'utf8');
+      const k = at % lit.length;
+      return Buffer.concat([lit.subarray(0, k), Buffer.from(bytes), lit.subarray(k)]);
+    }),
+    fc.array(fc.constantFrom(0x22, 0x5c, 0x75, 0x30, 0x64, 0x38, 0x6e, 0x09, 0x0a, 0x01, 0x20, 0x41, 0xc3, 0xa9, 0xff, 0xf0, 0x9f), { maxLength: 40 }).map((b) => Buffer.from([0x22, ...b, 0x22])),
+    fc.uint8Array({ maxLength: 12 }).map((b) => Buffer.from(b)),
+  );
+
+  it.each([
+    ['the WebAssembly walker', undefined],
+    ['the JavaScript walk', null],
+  ] as const)('reads any bytes as JSON.parse reads them, at any alignment, through %s', (_name, walker) => {
+    fc.assert(
+      fc.property(literalArb, fc.integer({ min: 0, max: 7 }), (raw, shift) => {
+        // At every byte offset in a larger buffer: the control-byte test reads four bytes at a time.
+        const placed = Buffer.alloc(raw.length + shift + 3, 0x01).subarray(shift, shift + raw.length);
+        raw.copy(placed);
+        expect(stringValueBytes(placed, walker)).toEqual(reference(raw));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('reads a long literal whole, past the walker\'s first pieces and a raw control byte anywhere', () => {
+    const text = 'line\ttab "quoted" é 😀 \u001b[0m\n'.repeat(5000);
+    const raw = Buffer.from(JSON.stringify(text), 'utf8');
+    expect(stringValueBytes(raw)).toEqual(Buffer.from(text, 'utf8'));
+    for (const at of [1, 2, 3, 4, 5, raw.length >> 1, raw.length - 5, raw.length - 2]) {
+      const bad = Buffer.from(raw);
+      bad[at] = 0x09;
+      expect(stringValueBytes(bad)).toBeUndefined();
+    }
   });
 });
 

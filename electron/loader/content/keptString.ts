@@ -15,6 +15,7 @@ import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
 import type { LargeText } from './largeStrings';
 import { sourceText } from './largeStrings';
+import { stringValueBytes } from './jsonString';
 
 /** What the kept strings of one file share: the file, whether it is still open, and the cache of values read back. */
 export interface KeptStrings {
@@ -101,7 +102,7 @@ class KeptString implements ByteSource {
     const cached = cache.get(String(this.start));
     if (cached !== undefined) return cached;
     const raw = this.readFile(this.start, this.rawLength);
-    const bytes = this.plain ? plainValue(raw) : decodedValue(raw);
+    const bytes = this.plain ? plainValue(raw) : stringValueBytes(raw);
     if (bytes?.length !== this.length) throw new ContentUnavailableError('the content changed since it was indexed');
     cache.set(String(this.start), bytes, bytes.length);
     return bytes;
@@ -114,17 +115,6 @@ function plainValue(raw: Buffer): Buffer | undefined {
   if (raw[0] !== 0x22 || raw[last] !== 0x22 || raw.indexOf(0x22, 1) !== last || raw.indexOf(0x5c) >= 0) return undefined;
   const body = raw.subarray(1, last);
   return isUtf8(body) ? body : undefined;
-}
-
-/** A JSON string's value as UTF-8, undefined when the bytes are no JSON string. */
-function decodedValue(raw: Buffer): Buffer | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(raw.toString('utf8'));
-  } catch {
-    return undefined;
-  }
-  return typeof value === 'string' ? Buffer.from(value, 'utf8') : undefined;
 }
 
 /**
