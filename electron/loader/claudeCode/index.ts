@@ -24,7 +24,7 @@ import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from 
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
-import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keepInFile, keptStrings } from '../content/keptString';
+import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
@@ -217,8 +217,7 @@ export class ClaudeCodeSource extends LineSource {
     // Its long message texts stay in the file, read back when asked for (keptString.ts).
     const rec = this.parsed.records.length > before ? this.parsed.records[before] : undefined;
     this.kept.read = pass.read;
-    const lineText = taken.utf8 ? taken.text : undefined;
-    if (rec && lineBytes) keepContentOut(rec, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, bytes.offset, lineText));
+    if (rec && lineBytes) keepContentOut(rec, lineKeeper(this.kept, this.keptChars, lineBytes, bytes.offset));
   }
 
   /**

@@ -18,7 +18,7 @@ import type { RolloutLine } from './build';
 import { buildRollout } from './build';
 import { keepRolloutStrings, keepRolloutTexts, untypedStrings } from './largeLines';
 import type { KeptStrings } from '../content/keptString';
-import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keepInFile, keptStrings } from '../content/keptString';
+import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keptStrings, lineKeeper } from '../content/keptString';
 
 export class RolloutSource extends LineSource {
   readonly format = 'codex-rollout' as const;
@@ -75,8 +75,7 @@ export class RolloutSource extends LineSource {
     // Its long texts stay in the file, read back when asked for (keptString.ts).
     if (lineBytes) {
       this.kept.read = pass.read;
-      const lineText = taken.utf8 ? taken.text : undefined;
-      keepRolloutTexts(parsed.value, (value) => keepInFile(this.kept, value, this.keptChars, lineBytes, raw.offset, lineText));
+      keepRolloutTexts(parsed.value, lineKeeper(this.kept, this.keptChars, lineBytes, raw.offset));
     }
     this.lines.push({ line, value: parsed.value, ...(taken.utf8 ? {} : { notUtf8: true as const }), ...(parsed.cut ? { deep: parsed.cut } : {}) });
   }

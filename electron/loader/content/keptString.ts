@@ -15,7 +15,7 @@ import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
 import type { LargeText } from './largeStrings';
 import { sourceText } from './largeStrings';
-import { stringValueBytes } from './jsonString';
+import { JsonStringError, JsonStringWalk, stringValueBytes } from './jsonString';
 
 /** What the kept strings of one file share: the file, whether it is still open, and the cache of values read back. */
 export interface KeptStrings {
@@ -120,29 +120,80 @@ function plainValue(raw: Buffer): Buffer | undefined {
 /**
  * `value` (a string of the record on the line whose bytes are `line`, at file offset `lineOffset`)
  * as a text kept in the file, or undefined when it is shorter than `minChars`, not well-formed, or
- * not written in the line as JSON.stringify writes it. `lineText`, the line decoded, is given when
- * its bytes are valid UTF-8 (so each character of it is its own bytes): the value's JSON text is
- * then found in it and its byte offset counted, without encoding the value.
+ * not written in the line as JSON.stringify writes it: `lineKeeper`'s answer for one value.
  */
-export function keepInFile(kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number, lineText?: string): LargeText | undefined {
-  if (value.length < minChars || !isWellFormed(value)) return undefined;
-  const json = JSON.stringify(value);
-  let at: number;
-  let rawLength: number;
-  if (lineText !== undefined) {
-    const found = lineText.indexOf(json);
-    if (found < 0) return undefined;
-    at = found === 0 ? 0 : Buffer.byteLength(lineText.slice(0, found), 'utf8');
-    rawLength = Buffer.byteLength(json, 'utf8');
-  } else {
-    const raw = Buffer.from(json, 'utf8');
-    at = line.indexOf(raw);
-    if (at < 0) return undefined;
-    rawLength = raw.length;
+export function keepInFile(kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number): LargeText | undefined {
+  return lineKeeper(kept, minChars, line, lineOffset)(value);
+}
+
+/**
+ * What keeps the strings of one line (bytes `line`, at file offset `lineOffset`) in the file, as
+ * `keepInFile` says. A value is kept at the first string literal of the line (in the order written,
+ * keys among them) that is the value as JSON.stringify writes it: the line's long literals are
+ * found once, at the first value asked, and one of the value's UTF-8 length and canonical escapes
+ * is compared byte for byte, where a JSON.stringify of each value and a search for it in the
+ * line's text took most of the time texts were kept in (docs/streaming-import.md).
+ */
+export function lineKeeper(kept: KeptStrings, minChars: number, line: Buffer, lineOffset: number): (value: string) => LargeText | undefined {
+  let literals: Literal[] | undefined;
+  return (value) => {
+    if (value.length < minChars || !isWellFormed(value)) return undefined;
+    literals ??= longLiterals(line, minChars + 2);
+    if (literals.length === 0) return undefined;
+    const bytes = Buffer.from(value, 'utf8');
+    for (const lit of literals) {
+      if (lit.decoded !== bytes.length || !lit.canonical) continue;
+      const raw = line.subarray(lit.start, lit.start + lit.raw);
+      const plain = lit.raw === bytes.length + 2;
+      if (!(plain ? bytes.equals(raw.subarray(1, -1)) : stringValueBytes(raw)?.equals(bytes) === true)) continue;
+      return sourceText(new KeptString(kept, lineOffset + lit.start, lit.raw, bytes.length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
+    }
+    return undefined;
+  };
+}
+
+/** A string literal of a line: its opening quote's index, its length with both quotes, its content's UTF-8 length, and whether it is written as JSON.stringify writes it. */
+interface Literal {
+  start: number;
+  raw: number;
+  decoded: number;
+  canonical: boolean;
+}
+
+/**
+ * The string literals of `line` (a JSON record's bytes) of at least `minRaw` bytes with their
+ * quotes, in order. A literal without a backslash ends at the next quote; one with escapes is
+ * walked to its end (the WebAssembly walker: jsonString.ts). A line that is no JSON gives the
+ * literals found before where it stops being read.
+ */
+function longLiterals(line: Buffer, minRaw: number): Literal[] {
+  const literals: Literal[] = [];
+  let pos = 0;
+  let backslash = -1;
+  for (;;) {
+    const open = line.indexOf(0x22, pos);
+    if (open < 0) break;
+    const close = line.indexOf(0x22, open + 1);
+    if (close < 0) break;
+    if (backslash < open) backslash = line.indexOf(0x5c, open + 1);
+    if (backslash < 0 || backslash > close) {
+      if (close + 1 - open >= minRaw) literals.push({ start: open, raw: close + 1 - open, decoded: close - open - 1, canonical: true });
+      pos = close + 1;
+      continue;
+    }
+    const walk = new JsonStringWalk();
+    let end: { close: number } | { resume: number };
+    try {
+      end = walk.feed(line, open + 1, line.length, 0, true);
+    } catch (e) {
+      if (e instanceof JsonStringError) break;
+      throw e;
+    }
+    if (!('close' in end)) break;
+    if (end.close + 1 - open >= minRaw) literals.push({ start: open, raw: end.close + 1 - open, decoded: walk.decoded, canonical: walk.canonical });
+    pos = end.close + 1;
   }
-  const length = Buffer.byteLength(value, 'utf8');
-  const plain = rawLength === length + 2;
-  return sourceText(new KeptString(kept, lineOffset + at, rawLength, length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
+  return literals;
 }
 
 /** The first KEPT_HEAD_CHARS UTF-16 units of `value`, not cutting a surrogate pair. */
