@@ -77,7 +77,7 @@ describe('a text kept in its file', () => {
           return `${key}:${nested ? `[1,{"x":${val}},null]` : val}`;
         });
         const lineText = `{${parts.join(',')}}`;
-        expect(() => JSON.parse(lineText)).not.toThrow();
+        expect(() => void JSON.parse(lineText)).not.toThrow();
         const line = Buffer.from(lineText + ending, 'utf8');
         const lineOffset = 7;
         const file = Buffer.concat([Buffer.alloc(lineOffset, 0x20), line]);
