@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concatSources, memorySource } from './bytes';
+import { concatSources, isMemorySource, memorySource, textSource } from './bytes';
+import { utf8Encode } from './utf8';
 
 describe('concatSources', () => {
   it('reads any range of the parts one after another as the bytes joined, empty parts among them', () => {
@@ -15,6 +16,23 @@ describe('concatSources', () => {
         expect([...source.read(start, end)]).toEqual([...joined.subarray(start, end)]);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('textSource', () => {
+  it('reads any range of a text as its UTF-8, and is not taken for bytes held in memory', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '\ud800', '\n') }), fc.nat(), fc.nat(), (text, a, b) => {
+        const bytes = utf8Encode(text);
+        const source = textSource(text);
+        expect(source.length).toBe(bytes.length);
+        const start = a % (bytes.length + 1);
+        const end = start + (b % (bytes.length - start + 1));
+        expect([...source.read(start, end)]).toEqual([...bytes.subarray(start, end)]);
+        expect(isMemorySource(source)).toBe(false);
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -3,7 +3,7 @@
  * the resolver treats a 200 MB tool output like any other without ever holding it whole.
  */
 import type { ByteSource, ChatMessage, Sha256 } from './types';
-import { bytesEqual, bytesIndexOf, floorCharBoundary, utf8Encode } from './utf8';
+import { bytesEqual, bytesIndexOf, floorCharBoundary, utf8Encode, utf8Length } from './utf8';
 
 /** Bytes read per step when a source is walked whole (hashing, comparing, scanning). */
 export const SOURCE_CHUNK_BYTES = 1024 * 1024;
@@ -21,6 +21,20 @@ export function isMemorySource(source: ByteSource): source is ByteSource & { rea
 /** The content bytes of a message: its large source, or the UTF-8 of `content`. */
 export function contentSource(msg: ChatMessage): ByteSource {
   return msg.large ?? memorySource(utf8Encode(msg.content));
+}
+
+/**
+ * The UTF-8 of `text`, encoded at each read and not held: for the messages of a range of tens of
+ * thousands, whose encoded copies held at once were some 230 MB beside their strings while a
+ * compaction's original was checked (docs/streaming-import.md). Not a memory source.
+ */
+export function textSource(text: string): ByteSource {
+  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end) };
+}
+
+/** `contentSource(msg)`, a content held in memory encoded only when read (`textSource`). */
+export function encodedOnReadSource(msg: ChatMessage): ByteSource {
+  return msg.large ?? textSource(msg.content);
 }
 
 /**

@@ -4,7 +4,7 @@
  * so expand, search, inversion and the integrity check can never disagree about which bytes a
  * reduction stands for.
  */
-import { concatSources, contentSource, floorSourceBoundary, isMemorySource, memorySource, sourceSha256, sourceStartsWith } from '../format/bytes';
+import { concatSources, contentSource, encodedOnReadSource, floorSourceBoundary, isMemorySource, memorySource, sourceSha256, sourceStartsWith } from '../format/bytes';
 import { CAP_NOTICE_MARKER } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
@@ -113,11 +113,11 @@ class LargeResolvedMessage implements ResolvedMessage {
  * minted copy too large to hold in memory is never a capped copy (caps keep a short prefix), so it
  * is never upgraded.
  */
-export function resolveMessage(index: number, minted: ChatMessage, recorded: MessageList | undefined): ResolvedMessage {
-  const mintedBytes = contentSource(minted);
+export function resolveMessage(index: number, minted: ChatMessage, recorded: MessageList | undefined, sourceOf: (m: ChatMessage) => ByteSource = contentSource): ResolvedMessage {
+  const mintedBytes = sourceOf(minted);
   const rec = recorded?.at(index);
   if (rec !== undefined && rec !== minted && minted.large === undefined && (rec.large !== undefined || rec.content !== minted.content)) {
-    const recBytes = contentSource(rec);
+    const recBytes = sourceOf(rec);
     if (recordedSupersedes(minted, mintedBytes.read(0, mintedBytes.length), rec, recBytes)) {
       return resolvedMessage(index, minted, rec, recBytes, 'recorded');
     }
@@ -252,14 +252,16 @@ export function withContent<T>(r: Reduction, body: () => Result<T>): Result<T> {
 function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions): Result<ResolvedOriginal> {
   const [start, end] = addressedRange(r);
   const mintedMessages: ResolvedMessage[] = [];
+  const range = isRangeKind(r.kind);
+  // A range's contents held in memory are encoded when read, not all at once (textSource).
+  const sourceOf = range ? encodedOnReadSource : contentSource;
   // Each message is read once: a list backed by a file can lose a message between two reads (the
   // file shrank), and the bytes hashed must be the bytes returned.
   for (let i = start; i < end; i++) {
     const m = minted.at(i);
     if (m === undefined) return err(unreadableAddress(r, i));
-    mintedMessages.push(resolvedMessage(i, m, m, contentSource(m), 'minted'));
+    mintedMessages.push(resolvedMessage(i, m, m, sourceOf(m), 'minted'));
   }
-  const range = isRangeKind(r.kind);
   const mintedBytes = range ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
   const actual = sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
   const expected = hashHex(r.ptr.hash);
@@ -271,7 +273,7 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
       index: start,
     });
   }
-  const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded));
+  const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded, sourceOf));
   const upgraded = messages.some((m) => m.source === 'recorded');
   const bytes = range ? (upgraded ? transcriptSource(messages) : mintedBytes) : (messages[0]?.bytes ?? mintedBytes);
   return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength: mintedBytes.length });
