@@ -22,6 +22,7 @@ import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
+import type { TranscriptMemo } from '../content/largeStrings';
 import { cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString, withContent } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 import type { CallTokens } from '../../../shared/tokens/usage';
@@ -91,6 +92,8 @@ export interface ImportOptions {
   session?: string;
   /** Reads a `tool-results/` file by its base name; undefined when it is not there, `refused` when it was not read (safeRead.ts). */
   toolResult?: (name: string) => string | { refused: string } | undefined;
+  /** Kept by the source across builds of its growing file: the compactions' transcripts are hashed on from where the last build left them (`TranscriptMemo`). */
+  transcripts?: TranscriptMemo;
 }
 
 type Rec = Record<string, unknown> & { __line: number };
@@ -126,13 +129,28 @@ function messageId(r: Rec): string | undefined {
 }
 
 /** The content of a tool_result block as text and parts (a string, or a list of blocks). */
+/**
+ * A tool result's blocks as one text, by the record's block list: a followed file is built again
+ * at each append, and the same joined text (the same source) lets the build after it see the
+ * message unchanged (`TranscriptMemo`) instead of hashing every compaction's transcript again.
+ */
+const joinedResults = new WeakMap<unknown[], { text: Text; parts?: ContentPart[] }>();
+
 function toolResultContent(block: Record<string, unknown>): { text: Text; parts?: ContentPart[] } {
   const c = txt(block.content);
   if (c !== undefined) return { text: c };
   if (!Array.isArray(block.content)) return { text: '' };
+  const known = joinedResults.get(block.content);
+  if (known) return known;
+  const joined = joinBlocks(block.content);
+  joinedResults.set(block.content, joined);
+  return joined;
+}
+
+function joinBlocks(blocks: unknown[]): { text: Text; parts?: ContentPart[] } {
   const texts: Text[] = [];
   const parts: ContentPart[] = [];
-  for (const b of block.content as unknown[]) {
+  for (const b of blocks) {
     if (!isObj(b)) continue;
     const t = b.type === 'text' ? txt(b.text) : undefined;
     if (t !== undefined) texts.push(t);
@@ -484,19 +502,21 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   const inSession = (r: Rec): boolean => (sideRoot ? r.isSidechain === true && rootOf(r) === sideRoot : r.isSidechain !== true);
 
   const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options);
+  // The other views are only counted: they leave the memo to the view it remembers.
+  const { transcripts: _viewMemo, ...countOptions } = options;
 
   const mainSessionId = subagentId ?? records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
   const title = [...records].reverse().map((r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined)).find((t) => t !== undefined);
   const sessions: ClaudeSessionInfo[] = [{ id: mainSessionId, ...(title !== undefined ? { title } : {}), messages: sideRoot ? 0 : built.messages.length }];
   for (const root of sideRoots) {
-    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, options).messages.length;
+    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, countOptions).messages.length;
     const prompt = blocksOf(root).find((b) => isObj(b) && b.type === 'text');
     const full = isObj(prompt) ? txt(prompt.text) : undefined;
     // 80 UTF-16 units are at most 320 bytes of UTF-8.
     const t = isLargeText(full) ? full.head(320) : full;
     sessions.push({ id: sideId(root), ...(t !== undefined ? { title: t.slice(0, 80) } : {}), messages: count });
   }
-  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, options).messages.length };
+  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, countOptions).messages.length };
 
   // A tool-results file not read (safeRead.ts) is a finding of the session shown.
   if (built.refused.length > 0) findings.push(...built.refused);
@@ -737,7 +757,7 @@ function buildView(
   const summaries: Reduction[] = [];
   // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
   // the same bytes, without building one string of them all; every compaction's in one pass.
-  const measured = measureTranscriptPrefixes(messages, compactions.filter((c) => c.at > 0).map((c) => c.at));
+  const measured = measureTranscriptPrefixes(messages, compactions.filter((c) => c.at > 0).map((c) => c.at), options.transcripts);
   for (const c of compactions) {
     if (c.at === 0) continue;
     const { hash, bytes } = measured[summaries.length]!;

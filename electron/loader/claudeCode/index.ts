@@ -17,7 +17,7 @@ import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
-import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLine, scanTakenLine } from '../content/largeStrings';
 import type { Refused } from '../common/safeRead';
 import { readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
@@ -102,13 +102,13 @@ const textOf = (read: string | Refused | undefined): string | undefined => (type
  * Every companion (tool-results, subagents and their meta files) is read only inside `roots` (the
  * host's, else the session file's folder: docs/safe-reads.md); one refused is a finding.
  */
-export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string, roots: readonly string[] = sessionFolderRoots(path)): ImportedSession | undefined {
+export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string, roots: readonly string[] = sessionFolderRoots(path), transcripts?: TranscriptMemo): ImportedSession | undefined {
   const dir = toolResultsDir(path);
   const toolResult = (name: string): string | Refused | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readCompanion(join(dir, name), roots));
   const found = subagentFiles(path, text, roots);
   const subagents = found.files;
   const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
-  const main = buildClaudeSession(typeof text === 'string' ? parseClaudeLines(splitClaudeLines(text)) : text, { toolResult, ...(session !== undefined && !sub ? { session } : {}) });
+  const main = buildClaudeSession(typeof text === 'string' ? parseClaudeLines(splitClaudeLines(text)) : text, { toolResult, ...(session !== undefined && !sub ? { session } : {}), ...(transcripts ? { transcripts } : {}) });
   if (session !== undefined && session !== '' && !sub && !main.sessions.some((s) => s.id === session)) return undefined;
   const listed = [...main.sessions];
   const refusals: Finding[] = found.refused.map((r) => companionFinding(path, r.path, r.refused));
@@ -157,6 +157,8 @@ export class ClaudeCodeSource extends LineSource {
   /** A finding per line that is not valid UTF-8 (it reads with U+FFFD). */
   private readonly nonUtf8: Finding[] = [];
   private cached: SourceIndex | undefined;
+  /** The compactions' transcripts as the last build hashed them (a followed file is built again at each append). */
+  private readonly transcripts = new TranscriptMemo();
   /** The file its kept message texts are read back from, and their cache. */
   private readonly kept: KeptStrings;
 
@@ -234,7 +236,7 @@ export class ClaudeCodeSource extends LineSource {
 
   indexed(): SourceIndex {
     if (this.cached) return this.cached;
-    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots)!;
+    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
     this.cached = {
       snapshot: {

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/index';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptOf } from '../../../shared/resolver/original';
-import { isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes } from './largeStrings';
+import { TranscriptMemo, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes } from './largeStrings';
 
 /** Strings of ASCII, multi-byte characters and pairs (no lone surrogate: a value read from UTF-8 holds none). */
 const chars = fc.constantFrom('a', 'b', 'ab', 'é', '😀', '✓', '\n', '"');
@@ -63,6 +63,42 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
         expect(measureTranscript(messages)).toEqual(whole(ms));
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('measures each build of a changing view with a memo as without one (appends, changed or replaced messages, cuts, returns, new ends)', () => {
+    /** How the next build's view differs from the last: messages appended, one changed, one rebuilt with the same text, or a cut. */
+    const change = fc.oneof(
+      fc.record({ append: fc.array(message, { minLength: 1, maxLength: 4 }) }),
+      fc.record({ set: fc.nat(), to: message }),
+      fc.record({ rebuild: fc.nat() }),
+      fc.record({ cut: fc.nat() }),
+      fc.record({ back: fc.constant(true) }),
+    );
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 10 }), fc.array(fc.tuple(change, fc.array(fc.nat(), { maxLength: 5 })), { minLength: 1, maxLength: 6 }), (first, builds) => {
+        const memo = new TranscriptMemo();
+        let ms = first;
+        let before = first;
+        const measure = (picks: number[]) => {
+          const ends = picks.map((p) => p % (ms.length + 1)).sort((a, b) => a - b);
+          const messages = ms.map((m) => m.msg);
+          expect(measureTranscriptPrefixes(messages, ends, memo)).toEqual(measureTranscriptPrefixes(messages, ends));
+        };
+        measure([ms.length]);
+        for (const [c, picks] of builds) {
+          const last = ms;
+          // `back`: the view of the build before the last again (a branch left, then returned to).
+          if ('back' in c) ms = before;
+          else if ('append' in c) ms = [...ms, ...c.append];
+          else if ('set' in c && ms.length > 0) ms = ms.map((m, k) => (k === c.set % ms.length ? c.to : m));
+          else if ('rebuild' in c && ms.length > 0) ms = ms.map((m, k) => (k === c.rebuild % ms.length ? { text: m.text, msg: m.msg.large ? { ...m.msg, large: memorySource(utf8Encode(m.text)) } : { ...m.msg } } : m));
+          else if ('cut' in c) ms = ms.slice(0, c.cut % (ms.length + 1));
+          measure(picks);
+          before = last;
+        }
+      }),
+      { numRuns: 500 },
     );
   });
 });

@@ -7,6 +7,7 @@
  * (fileContent.ts). docs/large-lines.md.
  */
 import { isUtf8 } from 'node:buffer';
+import type { Hash } from 'node:crypto';
 import { createHash, randomUUID } from 'node:crypto';
 import type { ByteSource, ChatMessage } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
@@ -398,21 +399,83 @@ export function measureTranscript(messages: readonly ChatMessage[]): { hash: str
   return measureTranscriptPrefixes(messages, [messages.length])[0]!;
 }
 
+/** One message of a measured transcript as its piece is written: role, tool call id, content (a string, or its large source). */
+interface TranscriptKey {
+  role: string;
+  id: string | undefined;
+  body: string | ByteSource;
+}
+
+/** A transcript's running hash and length after its first `at` messages, and the pointer hash there. */
+interface TranscriptState {
+  at: number;
+  hash: Hash;
+  bytes: number;
+  ptr: string;
+}
+
+const keyOf = (m: ChatMessage): TranscriptKey => ({ role: m.role, id: m.tool_call_id, body: m.large ?? m.content });
+// A large message's `content` is a getter that reads the file: only its source is compared.
+const sameKey = (k: TranscriptKey, m: ChatMessage): boolean => k.role === m.role && k.id === m.tool_call_id && k.body === (m.large ?? m.content);
+
+/**
+ * What `measureTranscriptPrefixes` keeps between builds of one growing view (a followed session is
+ * built again at each append): the messages it measured and the hash state at each end. A build
+ * resumes from the last state whose messages are the same (compared, never assumed: an append may
+ * move the live branch), so an append no longer hashes every compaction's transcript again.
+ */
+export class TranscriptMemo {
+  keys: TranscriptKey[] = [];
+  states: TranscriptState[] = [];
+}
+
 /**
  * `measureTranscript(messages.slice(0, end))` for each of `ends` (ascending), in one pass over the
  * messages: a transcript of a prefix is a prefix of the transcript, so each end's hash is a copy of
  * the running one. A session's compactions each measure all the view before them: measured apart,
- * their cost grew with their count times the file.
+ * their cost grew with their count times the file. With `memo` (kept by the caller across builds
+ * of the same view), the pass starts from the last remembered end whose messages, and every end
+ * before it, are as they were.
  */
-export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends: readonly number[]): { hash: string; bytes: number }[] {
-  const hash = createHash('sha256');
-  let bytes = 0;
+export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends: readonly number[], memo?: TranscriptMemo): { hash: string; bytes: number }[] {
   const out: { hash: string; bytes: number }[] = [];
   let k = 0;
+  let start = 0;
+  let hash = createHash('sha256');
+  let bytes = 0;
+  const kept: TranscriptState[] = [];
+  if (memo) {
+    // How many of the first messages are the ones measured last time.
+    const limit = Math.min(memo.keys.length, messages.length);
+    let same = 0;
+    while (same < limit && sameKey(memo.keys[same]!, messages[same]!)) same++;
+    // The last state within them such that every end up to it is a remembered state too.
+    const byAt = new Map(memo.states.map((st) => [st.at, st]));
+    let from: TranscriptState | undefined;
+    let e = 0;
+    for (const st of memo.states) {
+      if (st.at > same) break;
+      while (e < ends.length && ends[e]! <= st.at && byAt.has(ends[e]!)) e++;
+      if (e < ends.length && ends[e]! <= st.at) break;
+      from = st;
+    }
+    if (from) {
+      for (; k < ends.length && ends[k]! <= from.at; k++) out.push({ hash: byAt.get(ends[k]!)!.ptr, bytes: byAt.get(ends[k]!)!.bytes });
+      for (const st of memo.states) if (st.at <= from.at) kept.push(st);
+      start = from.at;
+      hash = from.hash.copy();
+      bytes = from.bytes;
+    }
+  }
   const settle = (at: number): void => {
-    for (; k < ends.length && ends[k]! <= at; k++) out.push({ hash: ptrHash(hash.copy().digest('hex')), bytes });
+    for (; k < ends.length && ends[k]! <= at; k++) {
+      const ptr = ptrHash(hash.copy().digest('hex'));
+      out.push({ hash: ptr, bytes });
+      if (memo && ends[k] === at) kept.push({ at, hash: hash.copy(), bytes, ptr });
+    }
   };
-  for (let i = 0; i < messages.length; i++) {
+  let i = start;
+  for (; i < messages.length; i++) {
     settle(i);
     if (k === ends.length) break;
     const m = messages[i]!;
@@ -427,6 +490,12 @@ export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends
     }
   }
   settle(Number.POSITIVE_INFINITY);
+  if (memo) {
+    // The messages measured: those remembered up to where this pass started, then the ones it hashed.
+    memo.keys.length = Math.min(memo.keys.length, start);
+    for (let j = memo.keys.length; j < i; j++) memo.keys.push(keyOf(messages[j]!));
+    memo.states = kept;
+  }
   return out;
 }
 
