@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/index';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptOf } from '../../../shared/resolver/original';
-import { TranscriptMemo, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes } from './largeStrings';
+import { TranscriptMemo, contentFields, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes, withContent, withFields } from './largeStrings';
 
 /** Strings of ASCII, multi-byte characters and pairs (no lone surrogate: a value read from UTF-8 holds none). */
 const chars = fc.constantFrom('a', 'b', 'ab', 'é', '😀', '✓', '\n', '"');
@@ -97,6 +97,42 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
           measure(picks);
           before = last;
         }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('messages built with their content left in the file', () => {
+  /** What building must give: every part's own properties copied as defined, in order (a getter stays a getter). */
+  const reference = (...parts: object[]): object => {
+    const out = {};
+    for (const part of parts) Object.defineProperties(out, Object.getOwnPropertyDescriptors(part));
+    return out;
+  };
+  const describeOf = (o: object) =>
+    Reflect.ownKeys(o).map((k) => {
+      const d = Object.getOwnPropertyDescriptor(o, k)!;
+      // A getter as a getter (each build makes its own function): never run here.
+      return d.get ? { k, getter: true, enumerable: d.enumerable, configurable: d.configurable } : { k, ...d };
+    });
+  const fields = fc.dictionary(fc.constantFrom('role', 'content', 'tool_call_id', 'metadata', 'name', 'large'), fc.oneof(fc.string({ maxLength: 4 }), fc.integer()), { maxKeys: 4 });
+
+  it('copies each part as it is defined, in order, and never runs a large content\'s getter', () => {
+    fc.assert(
+      fc.property(fields, fc.oneof(str, str.map((x) => ({ big: x }))), fields, fields, (head, content, tail, later) => {
+        let reads = 0;
+        const counted = (x: string) => {
+          const bytes = utf8Encode(x);
+          return { length: bytes.length, read: (a: number, b: number) => (reads++, bytes.subarray(a, b)) };
+        };
+        const t = typeof content === 'string' ? content : messageText({ role: 'tool', content: '', large: counted(content.big) });
+        const built = withContent(head, t, tail);
+        const again = withFields(built, later);
+        expect(reads).toBe(0);
+        expect(describeOf(built)).toEqual(describeOf(reference(head, contentFields(t), tail)));
+        expect(describeOf(again)).toEqual(describeOf(reference(built, later)));
+        expect(reads).toBe(0);
       }),
       { numRuns: 500 },
     );
