@@ -128,7 +128,6 @@ function messageId(r: Rec): string | undefined {
   return isObj(r.message) ? str(r.message.id) : undefined;
 }
 
-/** The content of a tool_result block as text and parts (a string, or a list of blocks). */
 /**
  * A tool result's blocks as one text, by the record's block list: a followed file is built again
  * at each append, and the same joined text (the same source) lets the build after it see the
@@ -136,6 +135,7 @@ function messageId(r: Rec): string | undefined {
  */
 const joinedResults = new WeakMap<unknown[], { text: Text; parts?: ContentPart[] }>();
 
+/** The content of a tool_result block as text and parts (a string, or a list of blocks, joined once per list). */
 function toolResultContent(block: Record<string, unknown>): { text: Text; parts?: ContentPart[] } {
   const c = txt(block.content);
   if (c !== undefined) return { text: c };

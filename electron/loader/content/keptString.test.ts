@@ -3,7 +3,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadSync } from '../common/lines';
 import { isMemorySource, memorySource } from '../../../shared/format/bytes';
-import { KEPT_HEAD_CHARS, keepInFile, keptStrings } from './keptString';
+import { KEPT_HEAD_CHARS, keptStrings, lineKeeper } from './keptString';
+import type { KeptStrings } from './keptString';
+
+/** `value` kept in the file as `lineKeeper` of its line keeps it. */
+const keepInFile = (kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number) => lineKeeper(kept, minChars, line, lineOffset)(value);
 
 /** A file held in memory whose reads are counted (bytes asked for). */
 function countedFile(bytes: Buffer): { read: ReadSync; readBytes: () => number } {

@@ -118,21 +118,14 @@ function plainValue(raw: Buffer): Buffer | undefined {
 }
 
 /**
- * `value` (a string of the record on the line whose bytes are `line`, at file offset `lineOffset`)
- * as a text kept in the file, or undefined when it is shorter than `minChars`, not well-formed, or
- * not written in the line as JSON.stringify writes it: `lineKeeper`'s answer for one value.
- */
-export function keepInFile(kept: KeptStrings, value: string, minChars: number, line: Buffer, lineOffset: number): LargeText | undefined {
-  return lineKeeper(kept, minChars, line, lineOffset)(value);
-}
-
-/**
- * What keeps the strings of one line (bytes `line`, at file offset `lineOffset`) in the file, as
- * `keepInFile` says. A value is kept at the first string literal of the line (in the order written,
- * keys among them) that is the value as JSON.stringify writes it: the line's long literals are
- * found once, at the first value asked, and one of the value's UTF-8 length and canonical escapes
- * is compared byte for byte, where a JSON.stringify of each value and a search for it in the
- * line's text took most of the time texts were kept in (docs/streaming-import.md).
+ * What keeps the strings of one line (bytes `line`, at file offset `lineOffset`) in the file: for
+ * each `value` (a string of the record parsed from that line), its text kept at the first string
+ * literal of the line (in the order written, keys among them) that is the value as JSON.stringify
+ * writes it; undefined when it is shorter than `minChars`, not well-formed, or not so written. The
+ * line's long literals are found once, at the first value asked, and those of the value's UTF-8
+ * length and canonical escapes are compared byte for byte, where a JSON.stringify of each value
+ * and a search for it in the line's text took most of the time texts were kept in
+ * (docs/streaming-import.md).
  */
 export function lineKeeper(kept: KeptStrings, minChars: number, line: Buffer, lineOffset: number): (value: string) => LargeText | undefined {
   let literals: Literal[] | undefined;
