@@ -86,7 +86,8 @@ export function replayedCalls<M>(timeline: { view: readonly ({ value: M; line: n
 export function liveFromTimeline(minted: MessageList, lineAt: (index: number) => number | undefined, log: readonly Reduction[], fromOf: (r: Reduction, k: number) => number | undefined): CallTimeline {
   return {
     calls: callsOf(minted.length, (i) => minted.at(i)?.role, lineAt),
-    spans: log.map((reduction, k) => ({ reduction, from: fromOf(reduction, k) ?? Number.NEGATIVE_INFINITY })),
+    // Frozen: nothing changes these spans after, so `callLog` may index them (see `LogIndex`).
+    spans: Object.freeze(log.map((reduction, k) => ({ reduction, from: fromOf(reduction, k) ?? Number.NEGATIVE_INFINITY }))),
   };
 }
 
@@ -103,19 +104,127 @@ export function liveAt(spans: readonly ReductionSpan[], line: number): Reduction
   return log;
 }
 
+/**
+ * What a frozen spans array allows a call's log to be read from without visiting every span. An
+ * importer's and a snapshot's spans fall into a few runs, each of spans that never ended logged in
+ * the order of their lines (Claude Code: the cleared tool results, then the truncated ones; older
+ * compactions that ended come first, one run each): a run's part live at a line is then a prefix,
+ * found by binary search. `maxIndex[k]` is the highest `ptr.index` from span k's run start to k, so
+ * a call whose index lies past it keeps the whole prefix unfiltered.
+ */
+interface LogIndex {
+  reductions: readonly Reduction[];
+  /** Each run's first span; a span that ended is a run of its own. */
+  runs: Uint32Array;
+  from: Float64Array;
+  /** `+Infinity` for a span still live. */
+  to: Float64Array;
+  maxIndex: Float64Array;
+}
+
+const logIndexes = new WeakMap<readonly ReductionSpan[], LogIndex>();
+
+function logIndexOf(spans: readonly ReductionSpan[]): LogIndex | undefined {
+  if (!Object.isFrozen(spans)) return undefined;
+  let index = logIndexes.get(spans);
+  if (index) return index;
+  const from = Float64Array.from(spans, (s) => s.from);
+  const to = Float64Array.from(spans, (s) => s.to ?? Number.POSITIVE_INFINITY);
+  const maxIndex = new Float64Array(spans.length);
+  const runs: number[] = [];
+  spans.forEach((s, k) => {
+    const joins = k > 0 && to[k] === Number.POSITIVE_INFINITY && to[k - 1] === Number.POSITIVE_INFINITY && (from[k - 1] as number) <= s.from;
+    if (!joins) runs.push(k);
+    maxIndex[k] = joins ? Math.max(maxIndex[k - 1] as number, s.reduction.ptr.index) : s.reduction.ptr.index;
+  });
+  index = { reductions: spans.map((s) => s.reduction), runs: Uint32Array.from(runs), from, to, maxIndex };
+  logIndexes.set(spans, index);
+  return index;
+}
+
+/**
+ * The log of `call`'s input: the reductions live at its line, in log order, less those that address
+ * a message past the input (a live reduction of no known line, or a record that pointed past the
+ * view — the call was given nothing there to hide).
+ */
+export function callLog(timeline: CallTimeline, call: ModelCall): Reduction[] {
+  const addressed = (r: Reduction): boolean => r.ptr.index < call.index;
+  const index = logIndexOf(timeline.spans);
+  if (!index) return liveAt(timeline.spans, call.line).filter(addressed);
+  const { reductions, runs, from, to, maxIndex } = index;
+  let log: Reduction[] = [];
+  for (let k = 0; k < runs.length; k++) {
+    const start = runs[k] as number;
+    // The run's spans logged at or before the call's line: `[start, end)`.
+    const end = runEnd(from, start, k + 1 < runs.length ? (runs[k + 1] as number) : reductions.length, call.line);
+    if (end === start || !(call.line < (to[start] as number))) continue;
+    const part = reductions.slice(start, end);
+    log = log.concat((maxIndex[end - 1] as number) < call.index ? part : part.filter(addressed));
+  }
+  return log;
+}
+
+/** The end of `[start, hi)`'s prefix of spans logged at or before `line` (a run's spans are in line order). */
+function runEnd(from: Float64Array, start: number, hi: number, line: number): number {
+  let end = start;
+  while (end < hi) {
+    const mid = (end + hi) >>> 1;
+    if ((from[mid] as number) <= line) end = mid + 1;
+    else hi = mid;
+  }
+  return end;
+}
+
+/**
+ * What the logs of two calls' inputs do not share: `reduced`, the reductions `b`'s log holds and
+ * `a`'s not; `restored`, the reverse; each in log order — the sets `diffCallInputs` compares, found
+ * from an indexed timeline without making either log (between two calls, each run of spans
+ * changes by the spans logged between their lines).
+ */
+export function logChanges(timeline: CallTimeline, a: ModelCall, b: ModelCall): { reduced: Reduction[]; restored: Reduction[] } {
+  const index = logIndexOf(timeline.spans);
+  if (!index) {
+    const logA = callLog(timeline, a);
+    const logB = callLog(timeline, b);
+    const inA = new Set(logA);
+    const inB = new Set(logB);
+    return { reduced: logB.filter((r) => !inA.has(r)), restored: logA.filter((r) => !inB.has(r)) };
+  }
+  const { reductions, runs, from, to, maxIndex } = index;
+  const reduced: Reduction[] = [];
+  const restored: Reduction[] = [];
+  const least = Math.min(a.index, b.index);
+  for (let k = 0; k < runs.length; k++) {
+    const start = runs[k] as number;
+    const next = k + 1 < runs.length ? (runs[k + 1] as number) : reductions.length;
+    // Each input holds the run's `[start, end)` (less what addresses a message past it).
+    const endA = a.line < (to[start] as number) ? runEnd(from, start, next, a.line) : start;
+    const endB = b.line < (to[start] as number) ? runEnd(from, start, next, b.line) : start;
+    const lo = Math.min(endA, endB);
+    const hi = Math.max(endA, endB);
+    // Below `lo` both hold each span unless its index leaves it out of one: looked at only when an
+    // index there reaches an input's end.
+    const first = lo > start && !((maxIndex[lo - 1] as number) < least) ? start : lo;
+    for (let s = first; s < hi; s++) {
+      const r = reductions[s] as Reduction;
+      const inA = s < endA && r.ptr.index < a.index;
+      const inB = s < endB && r.ptr.index < b.index;
+      if (inB && !inA) reduced.push(r);
+      else if (inA && !inB) restored.push(r);
+    }
+  }
+  return { reduced, restored };
+}
+
 /** The view's first `length` messages. */
 export function prefixList(minted: MessageList, length: number): MessageList {
   const n = Math.max(0, Math.min(length, minted.length));
   return { length: n, at: (i) => (i < n ? minted.at(i) : undefined) };
 }
 
-/**
- * The input of `call` (one of `timeline.calls`) over the session's minted view. A live reduction
- * that addresses a message past the input (one of no known line, or a record that pointed past the
- * view) is left out: the call was given nothing there to hide.
- */
+/** The input of `call` (one of `timeline.calls`) over the session's minted view (its log: `callLog`). */
 export function callInput(timeline: CallTimeline, minted: MessageList, call: ModelCall): CallInput {
-  return { minted: prefixList(minted, call.index), log: liveAt(timeline.spans, call.line).filter((r) => r.ptr.index < call.index) };
+  return { minted: prefixList(minted, call.index), log: callLog(timeline, call) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -210,13 +319,48 @@ export function diffCallInputs(a: CallInput, b: CallInput, endedBy?: (r: Reducti
   const tailB = b.log.slice(shared);
   const inA = new Set(tailA);
   const inB = new Set(tailB);
+  return diffOf(
+    a,
+    b,
+    tailB.filter((r) => !inA.has(r)),
+    tailA.filter((r) => !inB.has(r)),
+    endedBy,
+  );
+}
+
+/**
+ * `diffCallInputs` of two calls of one timeline, their logs compared through `logChanges`: each
+ * log is made only when a duplicate that left or came back needs it (whether its canonical is
+ * visible), so a session's cache breaks cost the spans logged between calls, not the logs' lengths.
+ */
+export function diffOfCalls(timeline: CallTimeline, minted: MessageList, a: ModelCall, b: ModelCall, endedBy?: (r: Reduction) => 'inverted' | 'rewound' | undefined): CallDiff {
+  const { reduced, restored } = logChanges(timeline, a, b);
+  return diffOf(lazyInput(timeline, minted, a), lazyInput(timeline, minted, b), reduced, restored, endedBy);
+}
+
+/** `callInput`, its log made when first read. */
+function lazyInput(timeline: CallTimeline, minted: MessageList, call: ModelCall): CallInput {
+  let log: Reduction[] | undefined;
+  return {
+    minted: prefixList(minted, call.index),
+    get log() {
+      return (log ??= callLog(timeline, call));
+    },
+  };
+}
+
+/** The diff of `a` and `b` whose logs differ by `reduced` (in `b` only) and `restored` (in `a` only). */
+function diffOf(a: CallInput, b: CallInput, reduced: readonly Reduction[], restored: readonly Reduction[], endedBy?: (r: Reduction) => 'inverted' | 'rewound' | undefined): CallDiff {
   const added: DiffMessage[] = [];
   const removed: DiffMessage[] = [];
   for (let i = a.minted.length; i < b.minted.length; i++) added.push(diffMessage(b.minted, i));
   for (let i = b.minted.length; i < a.minted.length; i++) removed.push(diffMessage(a.minted, i));
-  const reduced = tailB.filter((r) => !inA.has(r)).map((r) => diffReduction(r, b));
-  const restored = tailA.filter((r) => !inB.has(r)).map((r) => diffReduction(r, a, endedBy?.(r)));
-  return { added, removed, reduced: reduced.sort(byIndex), restored: restored.sort(byIndex) };
+  return {
+    added,
+    removed,
+    reduced: reduced.map((r) => diffReduction(r, b)).sort(byIndex),
+    restored: restored.map((r) => diffReduction(r, a, endedBy?.(r))).sort(byIndex),
+  };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ import type { MessageList, Reduction, ReductionKind, Result, SearchMode } from '
 import { err, isRangeKind, ok } from '../format/types';
 import { utf8Length } from '../format/utf8';
 import type { CallTimeline, ModelCall, ReductionSpan } from './calls';
-import { liveAt } from './calls';
+import { callLog } from './calls';
 
 /** Occurrences listed at most by default; every match is still counted (`total_matches`). */
 export const TRACE_MAX_OCCURRENCES = 200;
@@ -129,7 +129,7 @@ function callPosition(timeline: CallTimeline, call: ModelCall): Position {
     call: call.call,
     length: call.index,
     live: (s) => s.from <= call.line && (s.to === undefined || call.line < s.to) && s.reduction.ptr.index < call.index,
-    log: () => (log ??= liveAt(timeline.spans, call.line).filter((r) => r.ptr.index < call.index)),
+    log: () => (log ??= callLog(timeline, call)),
   };
 }
 

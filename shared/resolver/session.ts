@@ -435,7 +435,8 @@ function callTimelineOf({ records, snapshot }: SessionInputs, minted: MessageLis
     if (!snapshot.ended || snapshot.ended.length === 0) return live;
     // Ended spans first, in the order they ended: an input's log lists the older compaction first.
     const ended = snapshot.ended.map(({ reduction, to }) => ({ reduction, from: fromOf(reduction) ?? Number.NEGATIVE_INFINITY, to }));
-    return { calls: live.calls, spans: [...ended, ...live.spans] };
+    // Frozen as liveFromTimeline's: `callLog` may index them.
+    return { calls: live.calls, spans: Object.freeze([...ended, ...live.spans]) };
   }
   return snapshot ? snapshotTimeline(minted, log) : NO_CALLS;
 }

@@ -3,9 +3,9 @@
  * `tokens` and `cache_breaks`, and the `--max-context` gate. Pure: it reads the calls, their
  * recorded usage and their inputs (shared/calls/calls.ts), never the files.
  */
-import type { CallDiff, CallInput, CallTimeline, ModelCall } from '../calls/calls';
-import { diffCallInputs } from '../calls/calls';
-import type { Finding, Reduction } from '../format/types';
+import type { CallDiff, CallTimeline, ModelCall } from '../calls/calls';
+import { diffOfCalls } from '../calls/calls';
+import type { Finding, MessageList, Reduction } from '../format/types';
 import { formatLink } from '../links/link';
 import type { CallTokens } from './usage';
 import { isCacheBreak } from './usage';
@@ -41,8 +41,9 @@ export interface CacheBreak {
 /** What the summary reads of a session. */
 export interface UsageSource {
   readonly callTimeline: CallTimeline;
+  /** The view the calls' inputs are prefixes of. */
+  readonly minted: MessageList;
   callTokens(call: number | null): CallTokens | undefined;
-  callInput(call: number | null): CallInput | undefined;
 }
 
 /** The first call whose line is at or after `line` (where a reduction logged there is first live). */
@@ -110,9 +111,7 @@ export function cacheBreaks(session: UsageSource): CacheBreak[] {
     const prev = session.callTokens(n - 1);
     const cur = session.callTokens(n);
     if (!prev || !cur || !isCacheBreak(prev.cache_read, cur.cache_read)) continue;
-    const a = session.callInput(n - 1);
-    const b = session.callInput(n);
-    const cause = a && b ? firstChange(diffCallInputs(a, b)) : null;
+    const cause = firstChange(diffOfCalls(session.callTimeline, session.minted, calls[k - 1] as ModelCall, calls[k] as ModelCall));
     out.push({ call: n, tokens_rewritten: prev.cache_read - cur.cache_read, cause });
   }
   return out;
