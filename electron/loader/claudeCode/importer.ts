@@ -129,35 +129,62 @@ function messageId(r: Rec): string | undefined {
 }
 
 /**
- * A tool result's blocks as one text, by the record's block list: a followed file is built again
- * at each append, and the same joined text (the same source) lets the build after it see the
- * message unchanged (`TranscriptMemo`) instead of hashing every compaction's transcript again.
+ * A tool result's blocks as one text, by the record's block list, with the texts it was joined
+ * from: a followed file is built again at each append, and the same joined text (the same source)
+ * lets the build after it see the message unchanged (`TranscriptMemo`) instead of hashing every
+ * compaction's transcript again. A join is used again only while its blocks hold the same texts: a
+ * join made before a streaming reader left the blocks' texts in the file would hold them in memory
+ * (docs/streaming-import.md).
  */
-const joinedResults = new WeakMap<unknown[], { text: Text; parts?: ContentPart[] }>();
+const joinedResults = new WeakMap<unknown[], { texts: Text[]; joined: { text: Text; parts?: ContentPart[] } }>();
 
 /** The content of a tool_result block as text and parts (a string, or a list of blocks, joined once per list). */
 function toolResultContent(block: Record<string, unknown>): { text: Text; parts?: ContentPart[] } {
   const c = txt(block.content);
   if (c !== undefined) return { text: c };
   if (!Array.isArray(block.content)) return { text: '' };
+  const texts = blockTexts(block.content);
   const known = joinedResults.get(block.content);
-  if (known) return known;
-  const joined = joinBlocks(block.content);
-  joinedResults.set(block.content, joined);
+  if (known && known.texts.length === texts.length && known.texts.every((t, k) => t === texts[k])) return known.joined;
+  const joined = joinBlocks(block.content, texts);
+  joinedResults.set(block.content, { texts, joined });
   return joined;
 }
 
-function joinBlocks(blocks: unknown[]): { text: Text; parts?: ContentPart[] } {
+/** The texts of a block list's text blocks, in order. */
+function blockTexts(blocks: unknown[]): Text[] {
   const texts: Text[] = [];
-  const parts: ContentPart[] = [];
   for (const b of blocks) {
-    if (!isObj(b)) continue;
-    const t = b.type === 'text' ? txt(b.text) : undefined;
+    const t = isObj(b) && b.type === 'text' ? txt(b.text) : undefined;
     if (t !== undefined) texts.push(t);
-    parts.push(plainPart(b));
   }
+  return texts;
+}
+
+function joinBlocks(blocks: unknown[], texts: Text[]): { text: Text; parts?: ContentPart[] } {
+  const parts: ContentPart[] = [];
+  for (const b of blocks) if (isObj(b)) parts.push(plainPart(b));
   const onlyText = parts.every((p) => p.type === 'text');
   return onlyText ? { text: joinTexts(texts, '\n') } : { text: joinTexts(texts, '\n'), parts };
+}
+
+/**
+ * Whether a tool_result block's content, as `toolResultContent` joins it, starts with `prefix`:
+ * joining only the in-memory texts the prefix reaches into (asked of every line as it is parsed,
+ * before its long texts are left in the file).
+ */
+function toolResultStartsWith(block: Record<string, unknown>, prefix: string): boolean {
+  const c = txt(block.content);
+  if (c !== undefined) return startsWithText(c, prefix);
+  if (!Array.isArray(block.content)) return prefix.length === 0;
+  const texts: Text[] = [];
+  let chars = 0;
+  for (const t of blockTexts(block.content)) {
+    texts.push(t);
+    // The join through a string of these reaches `chars - 1` characters at least.
+    if (typeof t === 'string' && (chars += t.length + 1) > prefix.length) break;
+  }
+  return startsWithText(joinTexts(texts, '\n'), prefix);
 }
 
 /** A block as a content part: a large text in it read whole (parts are plain data). */
@@ -391,7 +418,7 @@ export function keepContentOut(record: Record<string, unknown>, keep: (value: st
 function holdsPersistedOutput(value: Record<string, unknown>): boolean {
   const content = isObj(value.message) ? value.message.content : undefined;
   if (!Array.isArray(content)) return false;
-  return content.some((b) => isObj(b) && b.type === 'tool_result' && startsWithText(toolResultContent(b).text, PERSISTED_OPEN));
+  return content.some((b) => isObj(b) && b.type === 'tool_result' && toolResultStartsWith(b, PERSISTED_OPEN));
 }
 
 /** The fields of a `toolUseResult` a persisted output's original may be read from (Bash's `stdout` and `stderr`, Grep's `content`). */

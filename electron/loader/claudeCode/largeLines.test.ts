@@ -203,4 +203,20 @@ describe('message texts left in the file once their line is parsed (docs/streami
     // Nor is its preview: the message's content is read from the file when asked for.
     expect(await heldPreviews(path, {})).toBe(0);
   });
+
+  it('nor is one in a list of text blocks (a subagent\'s answer) of a line asked as it is parsed whether it holds a persisted output', async () => {
+    const path = tmp.path('kept-blocks.jsonl');
+    const b = new SessionBuilder();
+    b.user('ask the agent');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'agent')]);
+    const answer = `${'an answer — é 😀 "quoted"\n'.repeat(4000)}the end`;
+    const blocks = [{ type: 'text', text: answer }, { type: 'text', text: 'agentId: abc1234 (for resuming)' }];
+    // A toolUseResult: what has the line asked, as it is parsed, whether its result is a persisted output's stub.
+    b.result('toolu_1', blocks, call, { toolUseResult: { stdout: answer, stderr: '', interrupted: false, isImage: false } });
+    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
+    writeFileSync(path, b.text());
+    expect(await largeContents(path, {})).toBe(1);
+    expect(await largeContents(path, IN_MEMORY)).toBe(0);
+    expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, IN_MEMORY, ['the end', 'agentId']));
+  });
 });
