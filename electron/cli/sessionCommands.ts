@@ -6,7 +6,7 @@
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
 import { byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { FileChangedError, loadSession, nodeSha256 } from '../loader/session';
+import { FileChangedError, ONE_SHOT_CACHE_BYTES, loadSession, nodeSha256 } from '../loader/session';
 import { checkWithReplay } from '../loader/replay';
 import { runCheckFollow } from './checkFollow';
 import { CliError, usageError } from './errors';
@@ -99,6 +99,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: untilStopped() }, io);
   }
   const loaded = await loadSession(files, {
+    cacheBytes: ONE_SHOT_CACHE_BYTES,
     ...loadOptions,
     ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
     ...(typeof format === 'string' ? { format } : {}),

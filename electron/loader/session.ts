@@ -33,6 +33,13 @@ export const nodeSha256: Sha256 = (chunks) => {
 };
 
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
+/**
+ * The budget of the message cache of a command that reads a session once and exits (all but
+ * `serve`, `open` and `check --follow`, which keep the app's): a pass reads each text left in the
+ * file once or twice, so the app's 64 MiB cache was filled and seldom hit — 60 MB of `check`'s peak
+ * on the bench's 537 MB Claude Code session, for no time saved (docs/streaming-import.md).
+ */
+export const ONE_SHOT_CACHE_BYTES = 8 * 1024 * 1024;
 /** A record longer than this is not decoded into one string (V8 strings stop near 512 MB). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 /** A file this large gets a preview (LoadOptions.onPreview) while it is indexed. */
