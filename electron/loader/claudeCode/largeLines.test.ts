@@ -7,7 +7,7 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
 import { answers, cutValueLoad, heldPreviews, largeContents } from '../testing/largeAnswers';
@@ -199,9 +199,35 @@ describe('message texts left in the file once their line is parsed (docs/streami
     b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
     writeFileSync(path, b.text());
     expect(await largeContents(path, {})).toBe(1);
-    expect(await largeContents(path, IN_MEMORY)).toBe(0);
+    expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
     // Nor is its preview: the message's content is read from the file when asked for.
     expect(await heldPreviews(path, {})).toBe(0);
+  });
+
+  it('a line holding a tool output of 100 KB is parsed without it: the output is never decoded, only scanned (LARGE_STRING_BYTES)', async () => {
+    const path = tmp.path('unread-output.jsonl');
+    const b = new SessionBuilder();
+    b.user('show the log');
+    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+    const output = `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`;
+    b.result('toolu_1', output, call, { toolUseResult: { stdout: output, stderr: '', interrupted: false, isImage: false } });
+    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
+    writeFileSync(path, b.text());
+    const parsed: number[] = [];
+    const parse = JSON.parse;
+    const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
+      parsed.push(text.length);
+      return parse(text, reviver) as unknown;
+    });
+    try {
+      expect(await largeContents(path, {})).toBe(1);
+    } finally {
+      spy.mockRestore();
+    }
+    // Every line was parsed (four records), none with the output in it.
+    expect(parsed.length).toBeGreaterThanOrEqual(4);
+    expect(Math.max(...parsed)).toBeLessThan(output.length);
+    expect(await answers(path, {}, ['the end', 'log line'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['the end', 'log line']));
   });
 
   it('nor is one in a list of text blocks (a subagent\'s answer) of a line asked as it is parsed whether it holds a persisted output', async () => {
@@ -209,14 +235,15 @@ describe('message texts left in the file once their line is parsed (docs/streami
     const b = new SessionBuilder();
     b.user('ask the agent');
     const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'agent')]);
-    const answer = `${'an answer — é 😀 "quoted"\n'.repeat(4000)}the end`;
+    // Under LARGE_STRING_BYTES raw: not left unread by the long-line path, but found in the parsed line.
+    const answer = `${'an answer — é 😀 "quoted"\n'.repeat(1500)}the end`;
     const blocks = [{ type: 'text', text: answer }, { type: 'text', text: 'agentId: abc1234 (for resuming)' }];
     // A toolUseResult: what has the line asked, as it is parsed, whether its result is a persisted output's stub.
     b.result('toolu_1', blocks, call, { toolUseResult: { stdout: answer, stderr: '', interrupted: false, isImage: false } });
     b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
     writeFileSync(path, b.text());
     expect(await largeContents(path, {})).toBe(1);
-    expect(await largeContents(path, IN_MEMORY)).toBe(0);
-    expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, IN_MEMORY, ['the end', 'agentId']));
+    expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
+    expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['the end', 'agentId']));
   });
 });

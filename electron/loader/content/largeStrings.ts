@@ -24,7 +24,7 @@ import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
 import { JsonStringError, JsonStringWalk } from './jsonString';
 
 /** A string value at least this many raw bytes long is kept in the file (default; sources take an option). */
-export const LARGE_STRING_BYTES = 1024 * 1024;
+export const LARGE_STRING_BYTES = 64 * 1024;
 
 /** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
 export const LARGE_PREVIEW_BYTES = 64 * 1024;
