@@ -21,7 +21,9 @@ import { loadSession } from '../loader/session';
 import { countText } from './counter';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import type { LoadedSession } from '../loader/session';
-import { viewEntries } from '../../shared/calls/calls';
+import { callInput, callsOf, viewEntries } from '../../shared/calls/calls';
+import type { CallTimeline, ReductionSpan } from '../../shared/calls/calls';
+import type { ChatMessage, MessageList, Reduction, ReductionKind } from '../../shared/format/types';
 import { MAX_CALIBRATION_STEPS, SessionEstimates, calibrationStepCalls } from './sessionEstimates';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -247,6 +249,70 @@ describe('the calibration walk', () => {
     } finally {
       tmp.cleanup();
     }
+  });
+
+  it('each pair is the difference of the two calls’ raw totals whatever changed between them (generated timelines: ranges, compactions of several runs, reductions that end, live from any line)', () => {
+    const reductionArb = fc.record({
+      kind: fc.constantFrom<ReductionKind>('tool_output_elided', 'tool_output_truncated', 'turns_cleared', 'summarized', 'summarized', 'duplicate_output'),
+      index: fc.nat({ max: 24 }),
+      span: fc.integer({ min: 1, max: 4 }),
+      group: fc.constantFrom(undefined, 'g1', 'g2'),
+      from: fc.integer({ min: -1, max: 50 }),
+      to: fc.option(fc.integer({ min: 0, max: 60 }), { nil: undefined, freq: 3 }),
+    });
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 25 }), fc.array(reductionArb, { maxLength: 10 }), fc.boolean(), (n, drawn, frozen) => {
+        // Message i is at line 2i + 1, so a reduction's line falls between two messages or on one.
+        const messages: ChatMessage[] = Array.from({ length: n }, (_, i) => ({ role: i % 3 === 1 ? 'assistant' : i % 3 === 2 ? 'tool' : 'user', content: `message ${i} `.repeat(1 + (i % 4)) }));
+        const minted: MessageList = { length: n, at: (i) => messages[i] };
+        const log: Reduction[] = drawn.map((d, k) => ({
+          id: `r${k}`,
+          kind: d.kind,
+          ptr: { index: Math.min(d.index, n - 1), hash: null, bytes: 10 },
+          stub: `stub ${k}`,
+          minted_at: 0,
+          ...(d.kind === 'turns_cleared' || d.kind === 'summarized' ? { end: Math.min(n, Math.min(d.index, n - 1) + d.span) } : {}),
+          ...(d.kind === 'summarized' && d.group ? { group: d.group } : {}),
+          ...(d.kind === 'tool_output_truncated' ? { kept_bytes: 0 } : {}),
+          ...(d.kind === 'duplicate_output' ? { canonical: { index: (d.index + 1) % n, hash: 'sha256:0' } } : {}),
+        }));
+        const spans: ReductionSpan[] = log.map((reduction, k) => ({ reduction, from: (drawn[k] as { from: number }).from, ...(drawn[k]?.to !== undefined ? { to: drawn[k].to } : {}) }));
+        const calls = callsOf(n, (i) => messages[i]?.role, (i) => 2 * i + 1);
+        const timeline: CallTimeline = { calls, spans: frozen ? Object.freeze(spans) : spans };
+        const session = {
+          model: 'gpt-5',
+          modelChanges: [],
+          calls,
+          callTimeline: timeline,
+          callInput: (call: number | null) => (call === null ? { minted, log } : calls[call - 1] ? callInput(timeline, minted, calls[call - 1]!) : undefined),
+          instructionsAt: () => [],
+          log,
+          minted,
+          recorded: undefined,
+        } as unknown as LoadedSession;
+        const est = new SessionEstimates(session, (call) => 100 * call);
+        const total = (call: number): number => rawInputTotal(est, session, call);
+        const steps = calibrationStepCalls(calls.length).filter((at) => at > 0);
+        const expected = steps.map((at) => ({ recorded: 100, estimated: total(calls[at]!.call) - total(calls[at - 1]!.call) }));
+        // And the entries counted are those one input holds and the other does not, by key (view index and reductions).
+        const key = (e: ViewEntry): string => `${e.index}|${e.reductions.join(',')}`;
+        const keysOf = (call: number): Set<string> => new Set(viewEntries(session.callInput(call)!).map(key));
+        const differing = steps.flatMap((at) => {
+          const [ka, kb] = [keysOf(calls[at - 1]!.call), keysOf(calls[at]!.call)];
+          return [...[...kb].filter((k) => !ka.has(k)), ...[...ka].filter((k) => !kb.has(k))];
+        });
+        const fresh = new SessionEstimates(session, (call) => 100 * call);
+        const counted: string[] = [];
+        const entryRaw = fresh.entryRaw.bind(fresh);
+        fresh.entryRaw = (e, view) => {
+          counted.push(key(e));
+          return entryRaw(e, view);
+        };
+        expect(fresh.growthPairs()).toEqual(expected);
+        expect(counted.sort()).toEqual(differing.sort());
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('the steps: every call up to the bound, else that many, increasing, from the second call to near the last', () => {

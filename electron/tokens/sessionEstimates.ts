@@ -9,11 +9,11 @@
  * names one text, whichever call's input it appears in.
  */
 import type { MessageList, Reduction } from '../../shared/format/types';
-import type { ViewEntry } from '../../shared/calls/calls';
-import { viewEntries } from '../../shared/calls/calls';
+import type { CallInput, ModelCall, ViewEntry } from '../../shared/calls/calls';
+import { logChanges, rowStartAt, viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
 import { projectView } from '../../shared/resolver/project';
-import { resolveOriginal } from '../../shared/resolver/original';
+import { addressedRange, resolveOriginal } from '../../shared/resolver/original';
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
 import { contextBreakdown } from '../../shared/tokens/breakdown';
 import type { Calibration, GrowthPair } from '../../shared/tokens/calibration';
@@ -81,6 +81,13 @@ export function calibrationStepCalls(calls: number, steps: number = MAX_CALIBRAT
 /** An entry's cache key: its view index and the reductions applied to it (see the file's head). */
 const entryKey = (entry: ViewEntry): string => `${entry.index}|${entry.reductions.join(',')}`;
 
+/** Entries by cache key. */
+function keyed(entries: readonly ViewEntry[]): Map<string, ViewEntry> {
+  const out = new Map<string, ViewEntry>();
+  for (const e of entries) out.set(entryKey(e), e);
+  return out;
+}
+
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
   private readonly originals = new Map<string, TokenEstimate | null>();
@@ -92,7 +99,7 @@ export class SessionEstimates {
   private counted = 0;
 
   constructor(
-    private readonly session: Pick<LoadedSession, 'model' | 'modelChanges' | 'calls' | 'callInput' | 'instructionsAt' | 'log' | 'minted' | 'recorded'>,
+    private readonly session: Pick<LoadedSession, 'model' | 'modelChanges' | 'calls' | 'callTimeline' | 'callInput' | 'instructionsAt' | 'log' | 'minted' | 'recorded'>,
     private readonly recordedContext?: RecordedContext,
   ) {}
 
@@ -205,32 +212,51 @@ export class SessionEstimates {
    */
   private *growthSteps(recorded: RecordedContext): Generator<GrowthPair | undefined> {
     const { calls } = this.session;
-    let previous: { call: number; recorded: number; entries: Map<string, ViewEntry>; view: MessageList } | undefined;
     for (const at of calibrationStepCalls(calls.length)) {
-      const call = calls[at]!.call;
-      const before = at > 0 ? calls[at - 1]!.call : undefined;
-      if (before !== undefined && previous?.call !== before) previous = this.countedInput(before, recorded);
-      const current = this.countedInput(call, recorded);
+      const b = calls[at]!;
+      const a = at > 0 ? calls[at - 1]! : undefined;
+      const ra = a && recorded(a.call);
+      const rb = recorded(b.call);
+      const inputA = ra === undefined ? undefined : this.session.callInput(a!.call);
+      const inputB = rb === undefined ? undefined : this.session.callInput(b.call);
+      if (ra === undefined || rb === undefined || !inputA || !inputB) {
+        yield undefined;
+        continue;
+      }
+      this.counted += 2;
       // The estimated growth is what input N+1 holds that input N does not, less the reverse (an entry reduced in between):
-      // the same as the difference of the two totals, without counting the entries both hold.
-      const pair =
-        current && previous
-          ? { recorded: current.recorded - previous.recorded, estimated: this.rawSum(current, previous) - this.rawSum(previous, current) }
-          : undefined;
-      previous = current;
-      yield pair;
+      // the same as the difference of the two totals, without counting the entries both hold. Both hold the same rows
+      // before the first message that changed between them: only the rows from there on are projected.
+      const from = this.sharedRowsEnd(a!, b, inputA, inputB);
+      const previous = { entries: keyed(viewEntries(inputA, from)), view: inputA.minted };
+      const current = { entries: keyed(viewEntries(inputB, from)), view: inputB.minted };
+      yield { recorded: rb - ra, estimated: this.rawSum(current, previous) - this.rawSum(previous, current) };
     }
   }
 
-  /** Call N's recorded context and its input's entries by cache key; undefined where the file records no context for it or it has no input. */
-  private countedInput(call: number, recorded: RecordedContext): { call: number; recorded: number; entries: Map<string, ViewEntry>; view: MessageList } | undefined {
-    const ctx = recorded(call);
-    const input = ctx === undefined ? undefined : this.session.callInput(call);
-    if (ctx === undefined || !input) return undefined;
-    this.counted++;
-    const entries = new Map<string, ViewEntry>();
-    for (const e of viewEntries(input)) entries.set(entryKey(e), e);
-    return { call, recorded: ctx, entries, view: input.minted };
+  /**
+   * A view index before which two calls' inputs project the same rows with the same entries: at or
+   * before the first index one holds and the other does not, or a reduction of one and not the other
+   * addresses; where both start a row; and before no compaction with a run at or after it (a
+   * compaction's entry, at its first run, lists the reductions of all its runs).
+   */
+  private sharedRowsEnd(a: ModelCall, b: ModelCall, inputA: CallInput, inputB: CallInput): number {
+    const { reduced, restored } = logChanges(this.session.callTimeline, a, b);
+    let end = Math.min(inputA.minted.length, inputB.minted.length);
+    for (const r of [...reduced, ...restored]) end = Math.min(end, addressedRange(r)[0]);
+    // Each compaction's first and last run.
+    const groups = new Map<string, [number, number]>();
+    for (const r of [...inputA.log, ...inputB.log]) {
+      if (r.group === undefined) continue;
+      const [first, last] = groups.get(r.group) ?? [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY];
+      groups.set(r.group, [Math.min(first, r.ptr.index), Math.max(last, r.ptr.index)]);
+    }
+    for (;;) {
+      let next = Math.min(rowStartAt(inputA, end), rowStartAt(inputB, end));
+      for (const [first, last] of groups.values()) if (first < next && next <= last) next = first;
+      if (next === end) return end;
+      end = next;
+    }
   }
 
   /** The raw estimate of the entries of `of` that `without` does not hold. */
