@@ -321,8 +321,24 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     for (const c of large.cut) findings.push({ code: 'value_too_large', severity: 'warning', line: l.line, message: cutValueMessage(l.line, c) });
   }
   // Only what is read is kept (a new object of those fields: smaller than the parsed one with the rest deleted).
-  records.push(whatIsRead(value, l.line));
+  const rec = whatIsRead(value, l.line);
+  shareRepeated(rec, records[records.length - 1]);
+  records.push(rec);
   return true;
+}
+
+/**
+ * Values a record repeats from the record before it held as that record's strings: the session
+ * id every record carries, the model of an assistant's response, and a parent's uuid (the parent
+ * is most often the record before). Equal strings parsed apart are copies: some 20 MB of them over the bench's 537 MB
+ * session (a heap snapshot at `check`'s output; docs/streaming-import.md).
+ */
+function shareRepeated(rec: Rec, before: Rec | undefined): void {
+  if (!before) return;
+  if (rec.sessionId === before.sessionId) rec.sessionId = before.sessionId;
+  if (rec.parentUuid === before.uuid) rec.parentUuid = before.uuid;
+  // An assistant's response is written a record per block, each naming the model.
+  if (isObj(rec.message) && isObj(before.message) && typeof rec.message.model === 'string' && rec.message.model === before.message.model) rec.message.model = before.message.model;
 }
 
 /** The fields of a record the session is built from (buildClaudeSession, attachments.ts, subagents.ts); the rest are dropped once the line is checked. */
