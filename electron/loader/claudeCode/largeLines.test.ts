@@ -122,6 +122,23 @@ describe('large string values read from the file', () => {
     }
   }, 600_000);
 
+  it('a long value holding a raw control character or a lone surrogate escape gets the whole line\'s answer (not left in the file)', async () => {
+    for (const [name, raw] of [
+      ['tab', '\t'],
+      ['lone surrogate', '\\ud800'],
+    ] as const) {
+      const path = tmp.path(`raw-${name.replace(' ', '-')}.jsonl`);
+      const b = new SessionBuilder();
+      b.user('show the log');
+      const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+      b.result('toolu_1', `${'log line\n'.repeat(20_000)}MARK the end`, call);
+      b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
+      // The output written with one raw character JSON.stringify would have escaped (a tab), or a lone surrogate's escape.
+      writeFileSync(path, b.text().replace('MARK', raw));
+      expect(await answers(path, {}, ['the end'])).toEqual(await answers(path, WHOLE, ['the end']));
+    }
+  });
+
   it('a tool call input longer than the cap is not read whole: cut to its preview and said; the rest is the whole-line path', async () => {
     const path = tmp.path('huge-input.jsonl');
     const big = `${'input — é 😀 '.repeat(200_000)}the end`;

@@ -469,7 +469,7 @@ export function decodedLength(buf: Buffer, from: number, end: number): number {
  * True when `bytes` hold a byte below 0x20 (a raw control character, which a JSON string may not
  * hold): four bytes at a time where they are aligned.
  */
-function hasControlByte(bytes: Buffer): boolean {
+export function hasControlByte(bytes: Uint8Array): boolean {
   const n = bytes.length;
   let i = 0;
   const head = Math.min(n, (4 - ((bytes.byteOffset + i) & 3)) & 3);

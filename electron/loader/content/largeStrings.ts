@@ -21,7 +21,7 @@ import { readExactly } from '../common/lines';
 import type { TakenLine } from '../common/lineSource';
 import type { RawContent } from './rawRecord';
 import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
-import { JsonStringError, JsonStringWalk } from './jsonString';
+import { JsonStringError, JsonStringWalk, hasControlByte } from './jsonString';
 
 /** A string value at least this many raw bytes long is kept in the file (default; sources take an option). */
 export const LARGE_STRING_BYTES = 64 * 1024;
@@ -219,18 +219,19 @@ function plainBody(options: LineScanOptions, from: number, to: number, windowByt
   return utf8.finish();
 }
 
-/** Whether `piece` holds `\u` and a hex digit pair D8–DF (either case), the start of a surrogate escape. */
-function hasSurrogateEscape(piece: Uint8Array): boolean {
-  for (let i = piece.indexOf(0x5c); i !== -1 && i + 3 < piece.length; i = piece.indexOf(0x5c, i + 1)) {
-    if (piece[i + 1] !== 0x75 || ((piece[i + 2] as number) | 0x20) !== 0x64) continue;
+const U_ESCAPE = Buffer.from('\\u', 'latin1');
+
+/**
+ * Whether `piece` holds `\u` and a hex digit pair D8–DF (either case), the start of a surrogate
+ * escape (or `\\u` so: a false alarm only reads the line whole). Found by the two bytes at once:
+ * a search stopping at every backslash returned to JavaScript at each `\n` of a tool output.
+ */
+function hasSurrogateEscape(piece: Buffer): boolean {
+  for (let i = piece.indexOf(U_ESCAPE); i !== -1 && i + 3 < piece.length; i = piece.indexOf(U_ESCAPE, i + 1)) {
+    if (((piece[i + 2] as number) | 0x20) !== 0x64) continue;
     const d = (piece[i + 3] as number) | 0x20;
     if ((d >= 0x38 && d <= 0x39) || (d >= 0x61 && d <= 0x66)) return true;
   }
-  return false;
-}
-
-function hasControlByte(piece: Uint8Array): boolean {
-  for (let i = 0; i < piece.length; i++) if ((piece[i] as number) < 0x20) return true;
   return false;
 }
 
