@@ -18,7 +18,7 @@ export type { MintOptions } from './resolver/mint';
 export { mintReductions } from './resolver/mint';
 export { filterReasoningArtifacts, countReasoningArtifacts, hasReasoningArtifacts } from './resolver/reasoning';
 export type { ModelCall, ReductionSpan, CallTimeline, CallInput, CallDiff, DiffMessage, DiffReduction, ViewEntry } from './calls/calls';
-export { callsOf, replayedCalls, liveFromTimeline, snapshotTimeline, liveAt, prefixList, callLog, callInput, diffCallInputs, inputHiddenBytes, viewEntries, NO_CALLS } from './calls/calls';
+export { callsOf, replayedCalls, liveFromTimeline, snapshotTimeline, liveAt, prefixList, callInput, diffCallInputs, inputHiddenBytes, viewEntries, NO_CALLS } from './calls/calls';
 export type { CallsDiff, CallsDiffOptions, CallSide, ChangedMessages, DiffedMessage, BetweenEvent, DiffCompaction, DiffHunk, TextDiff } from './calls/callsDiff';
 export { diffCalls, compactionCalls, givenBytes, lineDiff, DIFF_TEXT_MAX_BYTES, DIFF_TEXT_MAX_LINES, DIFF_TOTAL_MAX_BYTES, COMPACTION_SUMMARY_MAX_BYTES } from './calls/callsDiff';
 export type { Timeline, TimelineRecord, TimelineMessage, Located, ModelChange, Rewind, SharedTimeline } from './calls/timeline';

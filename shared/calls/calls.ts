@@ -12,7 +12,7 @@
  */
 import { addressedRange, canonicalFullyVisible, statedHiddenBytes } from '../resolver/original';
 import { contentSource } from '../format/bytes';
-import { projectView, projectionLayout, readOnUse, type ProjectedRow, type ProjectionLayout } from '../resolver/project';
+import { projectView, projectionLayout, readOnUse, rowOfIndex, type ProjectedRow } from '../resolver/project';
 import type { MessageList, Reduction, ReductionKind, Role, ToolCall } from '../format/types';
 import { ContentUnavailableError } from '../format/types';
 
@@ -381,13 +381,14 @@ export interface ViewEntry {
  * The entries of an input: one per projected row, content exactly as the model was given it. The
  * later runs of a compaction (`group`) showed the model nothing of their own — it saw the summary
  * once, at the first run — so they are no entry; their ids join the summary's entry. With `from`,
- * only the rows starting at view index `from` or after.
+ * only the rows from the one that holds view index `from`.
  */
 export function viewEntries(input: CallInput, from = 0): ViewEntry[] {
   const layout = projectionLayout(input.minted.length, input.log);
-  // The rows from `from` on (`rowStartAt`): a later run of a compaction whose summary lies before
-  // them is then an entry of its own.
-  const rows = projectView(input.minted, input.log, { start: firstRowFrom(layout, from), end: layout.rowCount }, layout);
+  // The rows from the one holding `from` on (none past the view): a later run of a compaction whose
+  // summary lies before them is then an entry of its own.
+  const first = rowOfIndex(layout, from);
+  const rows = projectView(input.minted, input.log, { start: first < 0 ? layout.rowCount : first, end: layout.rowCount }, layout);
   const entries: ViewEntry[] = [];
   const summaryEntry = new Map<string, ViewEntry>();
   for (const row of rows) {
@@ -405,24 +406,11 @@ export function viewEntries(input: CallInput, from = 0): ViewEntry[] {
   return entries;
 }
 
-/** The first row of `layout` starting at or after view index `from`. */
-function firstRowFrom(layout: ProjectionLayout, from: number): number {
-  let lo = 0;
-  let hi = layout.rowCount;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((layout.rowStarts[mid] as number) < from) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /** The first view index of the row of `input`'s projection that holds view index `index` (its length for an index past the view). */
 export function rowStartAt(input: CallInput, index: number): number {
   const layout = projectionLayout(input.minted.length, input.log);
-  if (index >= layout.viewLength) return layout.viewLength;
-  const row = firstRowFrom(layout, index + 1) - 1;
-  return row < 0 ? 0 : (layout.rowStarts[row] as number);
+  const row = rowOfIndex(layout, index);
+  return row < 0 ? layout.viewLength : (layout.rowStarts[row] as number);
 }
 
 function entryOf(row: ProjectedRow, ids: string[]): ViewEntry {
