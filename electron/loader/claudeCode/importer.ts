@@ -330,8 +330,8 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
 /**
  * Values a record repeats from the record before it held as that record's strings: the session
  * id every record carries, the model of an assistant's response, and a parent's uuid (the parent
- * is most often the record before). Equal strings parsed apart are copies: some 20 MB of them over the bench's 537 MB
- * session (a heap snapshot at `check`'s output; docs/streaming-import.md).
+ * is most often the record before). Equal strings parsed apart are copies: some 20 MB of them over
+ * the bench's 537 MB session (a heap snapshot at `check`'s output; docs/streaming-import.md).
  */
 function shareRepeated(rec: Rec, before: Rec | undefined): void {
   if (!before) return;

@@ -23,6 +23,21 @@ const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code')
 /** The whole-line path: no string is long enough to stay in the file. */
 const WHOLE: LoadOptions = { largeStringBytes: Number.MAX_SAFE_INTEGER };
 
+/**
+ * A session of one tool call whose result is `content` (`more` on the result's record) and a short
+ * answer after it, written as `name` (through `rewrite`, for bytes no JSON writer makes); its path.
+ */
+function oneResult(name: string, content: unknown, more: Rec = {}, rewrite = (text: string): string => text): string {
+  const path = tmp.path(name);
+  const b = new SessionBuilder();
+  b.user('show the log');
+  const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
+  b.result('toolu_1', content, call, more);
+  b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
+  writeFileSync(path, rewrite(b.text()));
+  return path;
+}
+
 /** Text with what a JSON writer escapes, multi-byte characters and the needles. */
 const piece = fc.constantFrom('a', 'b', 'needle', 'NEEDLE', ' ', '\n', '"', '\\', '/', 'é', '😀', '\t', '<', '\u0001', 'x'.repeat(40));
 const text = fc.array(piece, { maxLength: 24 }).map((a) => a.join(''));
@@ -127,14 +142,8 @@ describe('large string values read from the file', () => {
       ['tab', '\t'],
       ['lone surrogate', '\\ud800'],
     ] as const) {
-      const path = tmp.path(`raw-${name.replace(' ', '-')}.jsonl`);
-      const b = new SessionBuilder();
-      b.user('show the log');
-      const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
-      b.result('toolu_1', `${'log line\n'.repeat(20_000)}MARK the end`, call);
-      b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
       // The output written with one raw character JSON.stringify would have escaped (a tab), or a lone surrogate's escape.
-      writeFileSync(path, b.text().replace('MARK', raw));
+      const path = oneResult(`raw-${name.replace(' ', '-')}.jsonl`, `${'log line\n'.repeat(20_000)}MARK the end`, {}, (text) => text.replace('MARK', raw));
       expect(await answers(path, {}, ['the end'])).toEqual(await answers(path, WHOLE, ['the end']));
     }
   });
@@ -208,13 +217,7 @@ describe('message texts left in the file once their line is parsed (docs/streami
   });
 
   it('a tool output of 100 KB is not held once its line is parsed: its message reads it from the file', async () => {
-    const path = tmp.path('kept-output.jsonl');
-    const b = new SessionBuilder();
-    b.user('show the log');
-    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
-    b.result('toolu_1', `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`, call);
-    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
-    writeFileSync(path, b.text());
+    const path = oneResult('kept-output.jsonl', `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`);
     expect(await largeContents(path, {})).toBe(1);
     expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
     // Nor is its preview: the message's content is read from the file when asked for.
@@ -222,14 +225,8 @@ describe('message texts left in the file once their line is parsed (docs/streami
   });
 
   it('a line holding a tool output of 100 KB is parsed without it: the output is never decoded, only scanned (LARGE_STRING_BYTES)', async () => {
-    const path = tmp.path('unread-output.jsonl');
-    const b = new SessionBuilder();
-    b.user('show the log');
-    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'cat log')]);
     const output = `${'log line — é 😀 "quoted"\n'.repeat(4000)}the end`;
-    b.result('toolu_1', output, call, { toolUseResult: { stdout: output, stderr: '', interrupted: false, isImage: false } });
-    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
-    writeFileSync(path, b.text());
+    const path = oneResult('unread-output.jsonl', output, { toolUseResult: { stdout: output, stderr: '', interrupted: false, isImage: false } });
     const parsed: number[] = [];
     const parse = JSON.parse;
     const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: (this: unknown, key: string, value: unknown) => unknown) => {
@@ -248,17 +245,11 @@ describe('message texts left in the file once their line is parsed (docs/streami
   });
 
   it('nor is one in a list of text blocks (a subagent\'s answer) of a line asked as it is parsed whether it holds a persisted output', async () => {
-    const path = tmp.path('kept-blocks.jsonl');
-    const b = new SessionBuilder();
-    b.user('ask the agent');
-    const [call] = b.assistant('msg_1', [toolUse('toolu_1', 'agent')]);
     // Under LARGE_STRING_BYTES raw: not left unread by the long-line path, but found in the parsed line.
     const answer = `${'an answer — é 😀 "quoted"\n'.repeat(1500)}the end`;
     const blocks = [{ type: 'text', text: answer }, { type: 'text', text: 'agentId: abc1234 (for resuming)' }];
     // A toolUseResult: what has the line asked, as it is parsed, whether its result is a persisted output's stub.
-    b.result('toolu_1', blocks, call, { toolUseResult: { stdout: answer, stderr: '', interrupted: false, isImage: false } });
-    b.assistant('msg_2', [{ type: 'text', text: 'short answer' }]);
-    writeFileSync(path, b.text());
+    const path = oneResult('kept-blocks.jsonl', blocks, { toolUseResult: { stdout: answer, stderr: '', interrupted: false, isImage: false } });
     expect(await largeContents(path, {})).toBe(1);
     expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
     expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['the end', 'agentId']));
