@@ -185,6 +185,25 @@ describe('a synthetic transcript with every record type', () => {
     expect(out.reductions[0]).toMatchObject({ ptr: { index: 0 }, end: 1, stub: 'summary' });
   });
 
+  it('an inline sidechain is not the main view: its records are skipped by the leaf and by a boundary with no logical parent', () => {
+    const b = new SessionBuilder();
+    b.user('one', null);
+    b.assistant('m1', [{ type: 'text', text: 'main answer' }]);
+    // An inline sidechain, written between the main conversation's records.
+    const side = b.user('side prompt', null, { isSidechain: true });
+    const [sideAnswer] = b.assistant('s1', [{ type: 'text', text: 'side answer' }], side, { isSidechain: true });
+    // No logical parent in the file: the chain goes on from the last main message before the boundary.
+    const boundary = b.add({ type: 'system', subtype: 'compact_boundary', logicalParentUuid: 'not-in-file', compactMetadata: { trigger: 'auto', preTokens: 5 } }, null);
+    b.user('summary', boundary, { isCompactSummary: true });
+    b.assistant('m2', [{ type: 'text', text: 'after' }]);
+    // The file ends with a sidechain record: the main view still ends with the main conversation's last message.
+    b.user('side again', sideAnswer, { isSidechain: true });
+    const out = importClaudeCode(splitClaudeLines(b.text()));
+    expect(out.messages.map((m) => m.content)).toEqual(['one', 'main answer', 'after']);
+    expect(out.reductions.map((r) => [r.kind, r.ptr.index, r.end])).toEqual([['summarized', 0, 2]]);
+    expect(out.sessions?.map((x) => x.messages)).toEqual([3, 3]);
+  });
+
   it('property: any line cut at any byte gives findings, never a throw', () => {
     const text = readFileSync(join(REAL, 'cc-2.1.42-rewind.jsonl'), 'utf8');
     const lines = text.split('\n');

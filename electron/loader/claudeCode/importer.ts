@@ -212,18 +212,22 @@ function recordDamage(v: Record<string, unknown>): string | undefined {
 /**
  * Records whose `parentUuid` links loop (Claude Code never writes one): one finding per record of a
  * loop whose parent is not earlier in the file — the link that closes it. Walks are cut at a loop.
+ * From `from`, only the walks from records[from..] are made, a walk ending at an earlier record:
+ * right when no earlier record's parent is one of the later ones (RecordIndex.relinked), since a
+ * loop through an earlier record then holds earlier records only, and those were walked before.
  */
-function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>): Finding[] {
+function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
   const out: Finding[] = [];
   const state = new Map<Rec, 'walking' | 'done'>();
+  const later = from > 0 ? new Set(records.slice(from)) : undefined;
   const parentOf = (r: Rec): Rec | undefined => {
     const p = str(r.parentUuid);
     return p !== undefined ? byUuid.get(p) : undefined;
   };
-  for (const start of records) {
+  for (let k = from; k < records.length; k++) {
     const path: Rec[] = [];
-    let cur: Rec | undefined = start;
-    while (cur && !state.has(cur)) {
+    let cur: Rec | undefined = records[k];
+    while (cur && !state.has(cur) && (later === undefined || later.has(cur))) {
       state.set(cur, 'walking');
       path.push(cur);
       cur = parentOf(cur);
@@ -491,32 +495,67 @@ export function importClaudeCode(lines: readonly ClaudeLine[], options: ImportOp
   return buildClaudeSession(parseClaudeLines(lines), options);
 }
 
-/** The session of parsed lines (see the file's header); `parsed` is left as it was. */
-export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOptions = {}): ImportedSession {
-  const findings = [...parsed.findings];
-  let records = parsed.records;
-  // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
-  const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
-  const subagentId = subagentFile ? records.map((r) => str(r.agentId)).find((s) => s !== undefined) : undefined;
-  // Copies: the parsed records are shared with later builds.
-  if (subagentFile) records = records.map((r) => ({ ...r, isSidechain: false }));
-
-  const byUuid = new Map<string, Rec>();
-  for (const r of records) {
-    const u = str(r.uuid);
-    if (u !== undefined) byUuid.set(u, r);
+/** The first value `f` gives that is not undefined, over `records` in order (from the last with `fromEnd`), without a copy of them. */
+function firstValue<T>(records: readonly Rec[], f: (r: Rec) => T | undefined, fromEnd = false): T | undefined {
+  for (let k = 0; k < records.length; k++) {
+    const v = f(records[fromEnd ? records.length - 1 - k : k]!);
+    if (v !== undefined) return v;
   }
-  findings.push(...parentCycles(records, byUuid));
-  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  const byMessageId = new Map<string, Rec[]>();
-  const resultByToolId = new Map<string, ToolResultAt>();
-  for (const r of records) {
+  return undefined;
+}
+
+/**
+ * What a build looks records up by: a record by its uuid (the last record of a uuid), an assistant
+ * response's records by `m:` or `s:` (main or sidechain) and its message id, in file order, and a
+ * tool result by its call's id (the first result of an id).
+ */
+interface RecordIndex {
+  byUuid: Map<string, Rec>;
+  byMessageId: Map<string, Rec[]>;
+  resultByToolId: Map<string, ToolResultAt>;
+  /** The records indexed: the array's first `count`, the last of them `last`. */
+  count: number;
+  last: Rec | undefined;
+  /** Parents named by indexed records and not (yet) found among them. */
+  wanted: Set<string>;
+  /** Since `loops` was made, a record took an earlier record's uuid, or is the parent an earlier record wanted. */
+  relinked: boolean;
+  /** parentCycles over the first `count` records, when made. */
+  loops?: { count: number; findings: Finding[] };
+}
+
+/**
+ * The index of each parsed records array built more than once, extended by the records appended
+ * since: a followed file is built again at each append, and indexing every record again was a third
+ * of a look at a large session (docs/streaming-import.md "Building the view"). An array built once
+ * has none kept (null: built once), so a command that reads a session once holds no index past its
+ * build. Records are only ever appended to a parsed array (parseClaudeLine); an array that is not
+ * its index's prefix any more is indexed again whole.
+ */
+const recordIndexes = new WeakMap<readonly Rec[], RecordIndex | null>();
+
+function emptyIndex(): RecordIndex {
+  return { byUuid: new Map(), byMessageId: new Map(), resultByToolId: new Map(), count: 0, last: undefined, wanted: new Set(), relinked: false };
+}
+
+function indexFrom(records: readonly Rec[], index: RecordIndex): RecordIndex {
+  const { byUuid, byMessageId, resultByToolId } = index;
+  for (let k = index.count; k < records.length; k++) {
+    const r = records[k]!;
+    const u = str(r.uuid);
+    if (u !== undefined) {
+      if (byUuid.has(u) || index.wanted.delete(u)) index.relinked = true;
+      byUuid.set(u, r);
+    }
+    const p = str(r.parentUuid);
+    if (p !== undefined && !byUuid.has(p)) index.wanted.add(p);
     if (!isMessage(r)) continue;
     const mid = r.type === 'assistant' ? messageId(r) : undefined;
     if (mid !== undefined) {
-      const list = byMessageId.get(`${r.isSidechain === true ? 's' : 'm'}:${mid}`) ?? [];
-      list.push(r);
-      byMessageId.set(`${r.isSidechain === true ? 's' : 'm'}:${mid}`, list);
+      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid}`;
+      const list = byMessageId.get(key);
+      if (list) list.push(r);
+      else byMessageId.set(key, [r]);
     }
     if (r.type === 'user') {
       blocksOf(r).forEach((b, at) => {
@@ -524,6 +563,51 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
       });
     }
   }
+  index.count = records.length;
+  index.last = records[records.length - 1];
+  return index;
+}
+
+/** The index of `records`; `kept`: remembered for the array's next build from its second on (not for copies made for one build). */
+function recordIndex(records: readonly Rec[], kept: boolean): RecordIndex {
+  if (!kept) return indexFrom(records, emptyIndex());
+  const known = recordIndexes.get(records);
+  if (known === undefined) {
+    recordIndexes.set(records, null);
+    return indexFrom(records, emptyIndex());
+  }
+  if (known === null || known.count > records.length || (known.count > 0 && records[known.count - 1] !== known.last)) {
+    const fresh = emptyIndex();
+    recordIndexes.set(records, fresh);
+    return indexFrom(records, fresh);
+  }
+  return indexFrom(records, known);
+}
+
+/** parentCycles of `records` through their index: only over the records indexed since, when no earlier record was relinked. */
+function loopsOf(records: readonly Rec[], index: RecordIndex): Finding[] {
+  const known = index.loops;
+  if (known && !index.relinked && known.count <= records.length) known.findings.push(...parentCycles(records, index.byUuid, known.count));
+  else index.loops = { count: 0, findings: parentCycles(records, index.byUuid) };
+  index.loops!.count = records.length;
+  index.relinked = false;
+  return index.loops!.findings;
+}
+
+/** The session of parsed lines (see the file's header); `parsed` is left as it was. */
+export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOptions = {}): ImportedSession {
+  const findings = [...parsed.findings];
+  let records = parsed.records;
+  // A subagent's own file (every record `isSidechain`) is its main conversation, named by its agentId.
+  const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
+  const subagentId = subagentFile ? firstValue(records, (r) => str(r.agentId)) : undefined;
+  // Copies: the parsed records are shared with later builds.
+  if (subagentFile) records = records.map((r) => ({ ...r, isSidechain: false }));
+
+  const index = recordIndex(records, !subagentFile);
+  const { byUuid, byMessageId, resultByToolId } = index;
+  findings.push(...loopsOf(records, index));
+  findings.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
 
   // Sessions: the main conversation and one per sidechain root (inline sidechains).
   const sideRoots = records.filter((r) => r.isSidechain === true && isMessage(r) && (r.parentUuid === null || r.parentUuid === undefined || !byUuid.has(str(r.parentUuid) ?? '')));
@@ -542,24 +626,25 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   };
   const wanted = options.session ?? '';
   const sideRoot = wanted === '' ? undefined : sideRoots.find((r) => sideId(r) === wanted);
-  const inSession = (r: Rec): boolean => (sideRoot ? r.isSidechain === true && rootOf(r) === sideRoot : r.isSidechain !== true);
+  const inMain = (r: Rec): boolean => r.isSidechain !== true;
+  const sidechainOf = (root: Rec): ViewRecords => held(records.filter((r) => r.isSidechain === true && rootOf(r) === root));
 
-  const built = buildView(records.filter(inSession), byUuid, byMessageId, resultByToolId, options);
+  const built = buildView(sideRoot ? sidechainOf(sideRoot) : { records, holds: inMain }, byUuid, byMessageId, resultByToolId, options);
   // The other views are only counted: they leave the memo to the view it remembers.
   const { transcripts: _viewMemo, ...countOptions } = options;
 
-  const mainSessionId = subagentId ?? records.map((r) => str(r.sessionId)).find((s) => s !== undefined) ?? '';
-  const title = [...records].reverse().map((r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined)).find((t) => t !== undefined);
+  const mainSessionId = subagentId ?? firstValue(records, (r) => str(r.sessionId)) ?? '';
+  const title = firstValue(records, (r) => (r.type === 'summary' ? str(r.summary) : r.type === 'ai-title' || r.type === 'custom-title' ? (str(r.aiTitle) ?? str(r.customTitle) ?? str(r.title)) : undefined), true);
   const sessions: ClaudeSessionInfo[] = [{ id: mainSessionId, ...(title !== undefined ? { title } : {}), messages: sideRoot ? 0 : built.messages.length }];
   for (const root of sideRoots) {
-    const count = sideRoot === root ? built.messages.length : buildView(records.filter((r) => r.isSidechain === true && rootOf(r) === root), byUuid, byMessageId, resultByToolId, countOptions).messages.length;
+    const count = sideRoot === root ? built.messages.length : buildView(sidechainOf(root), byUuid, byMessageId, resultByToolId, countOptions).messages.length;
     const prompt = blocksOf(root).find((b) => isObj(b) && b.type === 'text');
     const full = isObj(prompt) ? txt(prompt.text) : undefined;
     // 80 UTF-16 units are at most 320 bytes of UTF-8.
     const t = isLargeText(full) ? full.head(320) : full;
     sessions.push({ id: sideId(root), ...(t !== undefined ? { title: t.slice(0, 80) } : {}), messages: count });
   }
-  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView(records.filter((r) => r.isSidechain !== true), byUuid, byMessageId, resultByToolId, countOptions).messages.length };
+  if (sideRoot) sessions[0] = { ...sessions[0]!, messages: buildView({ records, holds: inMain }, byUuid, byMessageId, resultByToolId, countOptions).messages.length };
 
   // A tool-results file not read (safeRead.ts) is a finding of the session shown.
   if (built.refused.length > 0) findings.push(...built.refused);
@@ -578,15 +663,29 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   };
 }
 
+/**
+ * The records of one view: `records` in file order, those of them `holds` says are the view's. For
+ * the main conversation the file's own array and a field's test, where a filtered copy and a set of
+ * it cost a look at a large session more than its walk (docs/streaming-import.md "Building the view").
+ */
+interface ViewRecords {
+  records: readonly Rec[];
+  holds: (r: Rec) => boolean;
+}
+
+function held(records: Rec[]): ViewRecords {
+  const set = new Set(records);
+  return { records, holds: (r) => set.has(r) };
+}
+
 function buildView(
-  records: Rec[],
+  { records, holds: inView }: ViewRecords,
   byUuid: Map<string, Rec>,
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
 ): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[]; usage: Map<number, CallTokens> } {
-  const inSet = new Set(records);
-  const leaf = [...records].reverse().find(isMessage);
+  const leaf = firstValue(records, (r) => (isMessage(r) && inView(r) ? r : undefined), true);
   if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [], usage: new Map() };
 
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
@@ -598,13 +697,20 @@ function buildView(
     chain.push(cur);
     const p = str(cur.parentUuid);
     let next: Rec | undefined = p !== undefined ? byUuid.get(p) : undefined;
-    if (next && !inSet.has(next)) next = undefined;
+    if (next && !inView(next)) next = undefined;
     if (!next && cur.type === 'system' && cur.subtype === 'compact_boundary') {
       const lp = str(cur.logicalParentUuid);
       next = lp !== undefined ? byUuid.get(lp) : undefined;
-      if (!next || !inSet.has(next)) {
-        const at = records.indexOf(cur);
-        next = records.slice(0, at).reverse().find(isMessage);
+      if (!next || !inView(next)) {
+        const at: number = records.indexOf(cur);
+        next = undefined;
+        for (let k = at - 1; k >= 0; k--) {
+          const before = records[k]!;
+          if (isMessage(before) && inView(before)) {
+            next = before;
+            break;
+          }
+        }
       }
     }
     cur = next;
@@ -629,7 +735,7 @@ function buildView(
 
   const pushTool = (id: string): void => {
     const found = resultByToolId.get(id);
-    if (!found || !inSet.has(found.rec) || emittedTools.has(id)) return;
+    if (!found || !inView(found.rec) || emittedTools.has(id)) return;
     emittedTools.add(id);
     const { text, parts } = toolResultContent(found.block);
     const msg: ChatMessage = withContent({ role: 'tool' as const }, text, { tool_call_id: id, ...(parts ? { content_parts: parts } : {}) });
@@ -672,7 +778,7 @@ function buildView(
       const mid = messageId(r);
       const key = `${r.isSidechain === true ? 's' : 'm'}:${mid ?? ''}`;
       if (mid !== undefined && doneMessageIds.has(key)) continue;
-      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inSet.has(x)) : [r];
+      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inView(x)) : [r];
       if (mid !== undefined) doneMessageIds.add(key);
       const texts: Text[] = [];
       const thinking: string[] = [];

@@ -49,7 +49,7 @@ export interface DetectContext {
    * bounds its companions (docs/safe-reads.md).
    */
   roots?: readonly string[];
-  /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 1 MiB). */
+  /** A string value of an imported record this many raw bytes long or longer stays in the file (docs/large-lines.md; default 64 KiB). */
   largeStringBytes?: number;
   /**
    * A message text of a parsed line this many UTF-16 units long or longer is left in the file and read
