@@ -522,6 +522,8 @@ interface RecordIndex {
   relinked: boolean;
   /** parentCycles over the first `count` records, when made. */
   loops?: { count: number; findings: Finding[] };
+  /** The main view's pass kept for the next build (buildView), when this index is kept. */
+  view?: ViewMemo;
 }
 
 /**
@@ -544,7 +546,10 @@ function indexFrom(records: readonly Rec[], index: RecordIndex): RecordIndex {
     const r = records[k]!;
     const u = str(r.uuid);
     if (u !== undefined) {
-      if (byUuid.has(u) || index.wanted.delete(u)) index.relinked = true;
+      if (byUuid.has(u) || index.wanted.delete(u)) {
+        index.relinked = true;
+        if (index.view) index.view.relinked = true;
+      }
       byUuid.set(u, r);
     }
     const p = str(r.parentUuid);
@@ -577,7 +582,7 @@ function recordIndex(records: readonly Rec[], kept: boolean): RecordIndex {
     return indexFrom(records, emptyIndex());
   }
   if (known === null || known.count > records.length || (known.count > 0 && records[known.count - 1] !== known.last)) {
-    const fresh = emptyIndex();
+    const fresh: RecordIndex = { ...emptyIndex(), view: { relinked: false } };
     recordIndexes.set(records, fresh);
     return indexFrom(records, fresh);
   }
@@ -629,7 +634,8 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   const inMain = (r: Rec): boolean => r.isSidechain !== true;
   const sidechainOf = (root: Rec): ViewRecords => held(records.filter((r) => r.isSidechain === true && rootOf(r) === root));
 
-  const built = buildView(sideRoot ? sidechainOf(sideRoot) : { records, holds: inMain }, byUuid, byMessageId, resultByToolId, options);
+  // The main view's pass is kept for the next build of these records (a followed file's): a sidechain's is not.
+  const built = sideRoot ? buildView(sidechainOf(sideRoot), byUuid, byMessageId, resultByToolId, options) : buildView({ records, holds: inMain }, byUuid, byMessageId, resultByToolId, options, index.view);
   // The other views are only counted: they leave the memo to the view it remembers.
   const { transcripts: _viewMemo, ...countOptions } = options;
 
@@ -678,23 +684,256 @@ function held(records: Rec[]): ViewRecords {
   return { records, holds: (r) => set.has(r) };
 }
 
+/**
+ * The pass over chain[from, to) of a view (buildView), onto `s`: each record's messages, the tool
+ * results after their call, and what the post-pass needs (compactions, cleared and persisted
+ * outputs, instructions, usage).
+ */
+function passOver(s: PassState, { chain, inView, byMessageId, resultByToolId }: { chain: readonly Rec[]; inView: (r: Rec) => boolean; byMessageId: Map<string, Rec[]>; resultByToolId: Map<string, ToolResultAt> }, from: number, to: number): void {
+  const pushTool = (id: string): void => {
+    const found = resultByToolId.get(id);
+    if (!found || !inView(found.rec) || s.emittedTools.has(id)) return;
+    s.emittedTools.add(id);
+    const { text, parts } = toolResultContent(found.block);
+    const msg: ChatMessage = withContent({ role: 'tool' as const }, text, { tool_call_id: id, ...(parts ? { content_parts: parts } : {}) });
+    if (found.block.is_error === true) msg.metadata = { is_error: true };
+    s.toolIndex.set(id, s.messages.length);
+    s.messages.push(msg);
+    s.messageLines.push(found.rec.__line);
+    if (startsWithText(text, PERSISTED_OPEN)) s.persisted.push({ index: s.messages.length - 1, rec: found.rec, stub: textString(text) });
+  };
+
+  for (let i = from; i < to; i++) {
+    const r = chain[i]!;
+    const attachment = attachmentOf(r);
+    if (attachment) {
+      // Given as context after the messages before it, until a compaction summarizes it away.
+      const given = givenAttachment(attachment);
+      if (given !== false) {
+        const kind = str(attachment.type);
+        s.instructions.push({ source: 'claude_code_attachment', ...(kind !== undefined ? { kind } : {}), placement: 'user_message', index: s.messages.length, line: r.__line, text: attachmentText(attachment), ...(given === 'unconfirmed' ? { unconfirmed: true as const } : {}) });
+      }
+      continue;
+    }
+    if (r.type === 'system' && r.subtype === 'compact_boundary') {
+      for (const ins of s.instructions) ins.to ??= r.__line;
+      const next = chain[i + 1];
+      if (next && next.isCompactSummary === true && isMessage(next)) {
+        const text = blocksOf(next).map((b) => (isObj(b) && txt(b.text) !== undefined ? textString(b.text as Text) : '')).join('');
+        s.compactions.push({ boundary: r, summary: text, at: s.messages.length });
+        i++;
+      }
+      continue;
+    }
+    if (r.type === 'system' && r.subtype === 'microcompact_boundary' && isObj(r.microcompactMetadata)) {
+      const ids = r.microcompactMetadata.compactedToolIds;
+      if (Array.isArray(ids)) s.cleared.push({ ids: ids.filter((x): x is string => typeof x === 'string'), rec: r, at: s.messages.length });
+      continue;
+    }
+    if (!isMessage(r)) continue;
+    if (r.type === 'assistant') {
+      const mid = messageId(r);
+      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid ?? ''}`;
+      if (mid !== undefined && s.doneMessageIds.has(key)) continue;
+      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inView(x)) : [r];
+      if (mid !== undefined) s.doneMessageIds.add(key);
+      const texts: Text[] = [];
+      const thinking: string[] = [];
+      const signatures: string[] = [];
+      const calls: ToolCall[] = [];
+      const other: ContentPart[] = [];
+      for (const p of parts) {
+        if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== SYNTHETIC_MODEL) s.model = p.message.model;
+        for (const b of blocksOf(p)) {
+          if (!isObj(b)) continue;
+          const t = b.type === 'text' ? txt(b.text) : undefined;
+          if (t !== undefined) texts.push(t);
+          else if (b.type === 'thinking') {
+            thinking.push(str(b.thinking) ?? '');
+            if (typeof b.signature === 'string') signatures.push(b.signature);
+          } else if (b.type === 'tool_use' && typeof b.id === 'string') {
+            calls.push({ id: b.id, name: str(b.name) ?? '', arguments: JSON.stringify(b.input ?? {}) });
+            s.calls.add(b.id);
+          } else other.push(plainPart(b));
+        }
+      }
+      const msg: ChatMessage = withContent({ role: 'assistant' as const }, joinTexts(texts, '\n'));
+      if (calls.length > 0) msg.tool_calls = calls;
+      if (other.length > 0) msg.content_parts = other;
+      if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
+      s.messages.push(msg);
+      // Claude Code writes some assistant s.messages itself (`model: "<synthetic>"`, no `requestId`):
+      // "No response requested." after a local command, an API error. Given to later calls, but no
+      // call returned them (docs/formats/claude-code.md, "Model calls").
+      const synthetic = parts.every((p) => isObj(p.message) && p.message.model === SYNTHETIC_MODEL);
+      s.messageLines.push(synthetic ? undefined : r.__line);
+      const tokens = synthetic ? undefined : callUsage(parts);
+      if (tokens) s.usage.set(r.__line, tokens);
+      // The results in the order the file holds them, which is the order the model was given them
+      // (docs/formats/claude-code.md, "Parallel tool calls"), not the order of the calls.
+      const results = calls.flatMap((c) => {
+        const found = resultByToolId.get(c.id);
+        return found ? [{ id: c.id, found }] : [];
+      });
+      results.sort((a, b) => a.found.rec.__line - b.found.rec.__line || a.found.at - b.found.at);
+      for (const { id } of results) pushTool(id);
+      continue;
+    }
+    // A user record: tool results (already placed after their call, or orphans), text and images.
+    const texts: Text[] = [];
+    const parts: ContentPart[] = [];
+    for (const b of blocksOf(r)) {
+      if (!isObj(b)) continue;
+      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
+        if (!s.emittedTools.has(b.tool_use_id)) pushTool(b.tool_use_id);
+        continue;
+      }
+      const t = b.type === 'text' ? txt(b.text) : undefined;
+      if (t !== undefined) texts.push(t);
+      else parts.push(plainPart(b));
+    }
+    if (texts.length > 0 || parts.length > 0) {
+      const msg: ChatMessage = withContent({ role: 'user' as const }, joinTexts(texts, '\n'));
+      if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: textString(t) })), ...parts];
+      s.messages.push(msg);
+      s.messageLines.push(r.__line);
+    }
+  }
+
+}
+
+/** What the pass over a view's chain has made by a point of it (buildView). */
+interface PassState {
+  messages: ChatMessage[];
+  /** Each message's line; none for a message no model call returned (a `<synthetic>` one): no call. */
+  messageLines: (number | undefined)[];
+  emittedTools: Set<string>;
+  doneMessageIds: Set<string>;
+  /** The ids of the tool calls of the assistant messages passed. */
+  calls: Set<string>;
+  toolIndex: Map<string, number>;
+  model: string;
+  /** Every compaction on the chain, in order: each summarizes all the view before it (`at`). */
+  compactions: { boundary: Rec; summary: string; at: number }[];
+  persisted: { index: number; rec: Rec; stub: string }[];
+  cleared: { ids: string[]; rec: Rec; at: number }[];
+  instructions: Instruction[];
+  usage: Map<number, CallTokens>;
+}
+
+function emptyPass(): PassState {
+  return { messages: [], messageLines: [], emittedTools: new Set(), doneMessageIds: new Set(), calls: new Set(), toolIndex: new Map(), model: '', compactions: [], persisted: [], cleared: [], instructions: [], usage: new Map() };
+}
+
+/** A copy the pass can go on with, leaving `s` as it is (its messages and records are never changed, so they are shared; an instruction is: copied). */
+function copyPass(s: PassState): PassState {
+  return {
+    messages: [...s.messages],
+    messageLines: [...s.messageLines],
+    emittedTools: new Set(s.emittedTools),
+    doneMessageIds: new Set(s.doneMessageIds),
+    calls: new Set(s.calls),
+    toolIndex: new Map(s.toolIndex),
+    model: s.model,
+    compactions: [...s.compactions],
+    persisted: [...s.persisted],
+    cleared: [...s.cleared],
+    instructions: s.instructions.map((i) => ({ ...i })),
+    usage: new Map(s.usage),
+  };
+}
+
+/**
+ * The main view's pass as it stood at the start of its chain's last assistant message (`at`), kept
+ * for the next build of the same records (docs/streaming-import.md "Building the view"): `chain`
+ * the chain it was made over, `count` the records then.
+ */
+interface ViewResume {
+  chain: readonly Rec[];
+  at: number;
+  count: number;
+  pass: PassState;
+}
+
+/** The message key of an assistant record (its session side and message id), as byMessageId holds it. */
+function messageKey(r: Rec): string | undefined {
+  const mid = messageId(r);
+  return mid === undefined ? undefined : `${r.isSidechain === true ? 's' : 'm'}:${mid}`;
+}
+
+/**
+ * Where a later build may take the pass up: the start of the chain's last assistant message (its
+ * first record of the run of records of one response), never right after a compact boundary
+ * (whose summary is the record after it). 0: nowhere worth it.
+ */
+function resumePoint(chain: readonly Rec[]): number {
+  let k = chain.length - 1;
+  while (k >= 0 && !(chain[k]!.type === 'assistant' && isMessage(chain[k]!))) k--;
+  if (k <= 0) return 0;
+  const key = messageKey(chain[k]!);
+  while (k > 0 && key !== undefined && chain[k - 1]!.type === 'assistant' && messageKey(chain[k - 1]!) === key) k--;
+  while (k > 0 && chain[k - 1]!.type === 'system' && chain[k - 1]!.subtype === 'compact_boundary') k--;
+  return k;
+}
+
+/**
+ * Whether a pass kept at `resume.at` is the pass a build from the start would have there, over the
+ * records now: none appended since adds a record to a response passed before it (a part of the
+ * same message) or answers a call passed before it that had no result there. The chain's prefix
+ * and the records' links are checked by the caller.
+ */
+function resumable(records: readonly Rec[], resume: ViewResume): boolean {
+  const { pass } = resume;
+  for (let k = resume.count; k < records.length; k++) {
+    const r = records[k]!;
+    if (!isMessage(r)) continue;
+    if (r.type === 'assistant') {
+      const key = messageKey(r);
+      if (key !== undefined && pass.doneMessageIds.has(key)) return false;
+      continue;
+    }
+    for (const b of blocksOf(r)) {
+      if (isObj(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string' && pass.calls.has(b.tool_use_id) && !pass.emittedTools.has(b.tool_use_id)) return false;
+    }
+  }
+  return true;
+}
+
+/** What the main view's build may resume from, and where it keeps its next resume point. */
+interface ViewMemo {
+  resume?: ViewResume;
+  /** Since `resume` was kept, a record took an earlier record's uuid, or is the parent an earlier record named and did not find. */
+  relinked: boolean;
+}
+
 function buildView(
   { records, holds: inView }: ViewRecords,
   byUuid: Map<string, Rec>,
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
+  memo?: ViewMemo,
 ): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[]; usage: Map<number, CallTokens> } {
   const leaf = firstValue(records, (r) => (isMessage(r) && inView(r) ? r : undefined), true);
+  const kept = memo?.resume;
+  if (memo) memo.resume = undefined;
   if (!leaf) return { messages: [], reductions: [], model: '', messageLines: [], ended: [], refused: [], instructions: [], usage: new Map() };
 
-  // Walk back from the leaf; a compact boundary continues through logicalParentUuid.
-  const chain: Rec[] = [];
+  // Walk back from the leaf; a compact boundary continues through logicalParentUuid. With a pass
+  // kept, the walk stops where it meets the kept chain's prefix: unless a record was relinked,
+  // the rest of the walk is that prefix.
+  const meets = kept && !memo.relinked && kept.at > 0 && resumable(records, kept) ? kept.chain[kept.at - 1] : undefined;
+  const walked: Rec[] = [];
   const seen = new Set<Rec>();
+  let met = false;
   let cur: Rec | undefined = leaf;
   while (cur && !seen.has(cur)) {
+    if (cur === meets) {
+      met = true;
+      break;
+    }
     seen.add(cur);
-    chain.push(cur);
+    walked.push(cur);
     const p = str(cur.parentUuid);
     let next: Rec | undefined = p !== undefined ? byUuid.get(p) : undefined;
     if (next && !inView(next)) next = undefined;
@@ -715,131 +954,34 @@ function buildView(
     }
     cur = next;
   }
-  chain.reverse();
+  walked.reverse();
+  // Not a spread of the prefix into unshift: a chain of 100,000 records is more arguments than a call takes.
+  const chain = met ? kept!.chain.slice(0, kept!.at).concat(walked) : walked;
 
-  const messages: ChatMessage[] = [];
-  /** Each message's line; none for a message no model call returned (a `<synthetic>` one): no call. */
-  const messageLines: (number | undefined)[] = [];
+  const context = { chain, inView, byMessageId, resultByToolId };
+  // A walk cut by a loop of parents (a damaged file) is where it entered the loop: one from another
+  // leaf may be cut elsewhere, so no pass is kept over it.
+  const at = memo && (met || cur === undefined) ? resumePoint(chain) : 0;
+  let work: PassState;
+  if (met && at >= kept!.at) {
+    // The kept pass goes on to the next resume point and is kept there; this build goes on with a copy.
+    passOver(kept!.pass, context, kept!.at, at);
+    work = copyPass(kept!.pass);
+    memo!.resume = { chain, at, count: records.length, pass: kept!.pass };
+  } else if (at > 0) {
+    const pass = emptyPass();
+    passOver(pass, context, 0, at);
+    work = copyPass(pass);
+    memo!.resume = { chain, at, count: records.length, pass };
+  } else {
+    work = emptyPass();
+  }
+  if (memo) memo.relinked = false;
+  passOver(work, context, memo?.resume ? at : 0, chain.length);
+  const { messages, messageLines, toolIndex, persisted, cleared, compactions, instructions, usage } = work;
+  const model = work.model;
   const reductions: Reduction[] = [];
   const refused: Finding[] = [];
-  const emittedTools = new Set<string>();
-  const doneMessageIds = new Set<string>();
-  const toolIndex = new Map<string, number>();
-  let model = '';
-  /** Every compaction on the chain, in order: each summarizes all the view before it (`at`). */
-  const compactions: { boundary: Rec; summary: string; at: number }[] = [];
-  const persisted: { index: number; rec: Rec; stub: string }[] = [];
-  const cleared: { ids: string[]; rec: Rec; at: number }[] = [];
-  const instructions: Instruction[] = [];
-  const usage = new Map<number, CallTokens>();
-
-  const pushTool = (id: string): void => {
-    const found = resultByToolId.get(id);
-    if (!found || !inView(found.rec) || emittedTools.has(id)) return;
-    emittedTools.add(id);
-    const { text, parts } = toolResultContent(found.block);
-    const msg: ChatMessage = withContent({ role: 'tool' as const }, text, { tool_call_id: id, ...(parts ? { content_parts: parts } : {}) });
-    if (found.block.is_error === true) msg.metadata = { is_error: true };
-    toolIndex.set(id, messages.length);
-    messages.push(msg);
-    messageLines.push(found.rec.__line);
-    if (startsWithText(text, PERSISTED_OPEN)) persisted.push({ index: messages.length - 1, rec: found.rec, stub: textString(text) });
-  };
-
-  for (let i = 0; i < chain.length; i++) {
-    const r = chain[i]!;
-    const attachment = attachmentOf(r);
-    if (attachment) {
-      // Given as context after the messages before it, until a compaction summarizes it away.
-      const given = givenAttachment(attachment);
-      if (given !== false) {
-        const kind = str(attachment.type);
-        instructions.push({ source: 'claude_code_attachment', ...(kind !== undefined ? { kind } : {}), placement: 'user_message', index: messages.length, line: r.__line, text: attachmentText(attachment), ...(given === 'unconfirmed' ? { unconfirmed: true as const } : {}) });
-      }
-      continue;
-    }
-    if (r.type === 'system' && r.subtype === 'compact_boundary') {
-      for (const ins of instructions) ins.to ??= r.__line;
-      const next = chain[i + 1];
-      if (next && next.isCompactSummary === true && isMessage(next)) {
-        const text = blocksOf(next).map((b) => (isObj(b) && txt(b.text) !== undefined ? textString(b.text as Text) : '')).join('');
-        compactions.push({ boundary: r, summary: text, at: messages.length });
-        i++;
-      }
-      continue;
-    }
-    if (r.type === 'system' && r.subtype === 'microcompact_boundary' && isObj(r.microcompactMetadata)) {
-      const ids = r.microcompactMetadata.compactedToolIds;
-      if (Array.isArray(ids)) cleared.push({ ids: ids.filter((x): x is string => typeof x === 'string'), rec: r, at: messages.length });
-      continue;
-    }
-    if (!isMessage(r)) continue;
-    if (r.type === 'assistant') {
-      const mid = messageId(r);
-      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid ?? ''}`;
-      if (mid !== undefined && doneMessageIds.has(key)) continue;
-      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inView(x)) : [r];
-      if (mid !== undefined) doneMessageIds.add(key);
-      const texts: Text[] = [];
-      const thinking: string[] = [];
-      const signatures: string[] = [];
-      const calls: ToolCall[] = [];
-      const other: ContentPart[] = [];
-      for (const p of parts) {
-        if (isObj(p.message) && typeof p.message.model === 'string' && p.message.model !== SYNTHETIC_MODEL) model = p.message.model;
-        for (const b of blocksOf(p)) {
-          if (!isObj(b)) continue;
-          const t = b.type === 'text' ? txt(b.text) : undefined;
-          if (t !== undefined) texts.push(t);
-          else if (b.type === 'thinking') {
-            thinking.push(str(b.thinking) ?? '');
-            if (typeof b.signature === 'string') signatures.push(b.signature);
-          } else if (b.type === 'tool_use' && typeof b.id === 'string') calls.push({ id: b.id, name: str(b.name) ?? '', arguments: JSON.stringify(b.input ?? {}) });
-          else other.push(plainPart(b));
-        }
-      }
-      const msg: ChatMessage = withContent({ role: 'assistant' as const }, joinTexts(texts, '\n'));
-      if (calls.length > 0) msg.tool_calls = calls;
-      if (other.length > 0) msg.content_parts = other;
-      if (thinking.length > 0) msg.metadata = { thinking: thinking.join('\n'), ...(signatures.length > 0 ? { thinking_signature: signatures.join('\n') } : {}) };
-      messages.push(msg);
-      // Claude Code writes some assistant messages itself (`model: "<synthetic>"`, no `requestId`):
-      // "No response requested." after a local command, an API error. Given to later calls, but no
-      // call returned them (docs/formats/claude-code.md, "Model calls").
-      const synthetic = parts.every((p) => isObj(p.message) && p.message.model === SYNTHETIC_MODEL);
-      messageLines.push(synthetic ? undefined : r.__line);
-      const tokens = synthetic ? undefined : callUsage(parts);
-      if (tokens) usage.set(r.__line, tokens);
-      // The results in the order the file holds them, which is the order the model was given them
-      // (docs/formats/claude-code.md, "Parallel tool calls"), not the order of the calls.
-      const results = calls.flatMap((c) => {
-        const found = resultByToolId.get(c.id);
-        return found ? [{ id: c.id, found }] : [];
-      });
-      results.sort((a, b) => a.found.rec.__line - b.found.rec.__line || a.found.at - b.found.at);
-      for (const { id } of results) pushTool(id);
-      continue;
-    }
-    // A user record: tool results (already placed after their call, or orphans), text and images.
-    const texts: Text[] = [];
-    const parts: ContentPart[] = [];
-    for (const b of blocksOf(r)) {
-      if (!isObj(b)) continue;
-      if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        if (!emittedTools.has(b.tool_use_id)) pushTool(b.tool_use_id);
-        continue;
-      }
-      const t = b.type === 'text' ? txt(b.text) : undefined;
-      if (t !== undefined) texts.push(t);
-      else parts.push(plainPart(b));
-    }
-    if (texts.length > 0 || parts.length > 0) {
-      const msg: ChatMessage = withContent({ role: 'user' as const }, joinTexts(texts, '\n'));
-      if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: textString(t) })), ...parts];
-      messages.push(msg);
-      messageLines.push(r.__line);
-    }
-  }
 
   // A cleared result stays cleared at the calls before a later compaction (and under it after).
   const clearedIds = new Set<string>();
