@@ -134,7 +134,7 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     log('bundling the runners (bench/out/runners) and the worker (dist/worker.cjs)');
     await buildRunners();
-    if (args.groups.includes('memory') || args.groups.includes('latency') || args.groups.includes('follow') || args.groups.includes('search')) buildWorker();
+    if (args.groups.includes('memory') || args.groups.includes('latency') || args.groups.includes('follow') || args.groups.includes('search') || args.groups.includes('agents')) buildWorker();
     log(`warming the page cache: reading ${fixture.sidecar} once`);
     warmPageCache(fixture.sidecar);
     ctx = { fixture, runs: args.runs, log };
@@ -145,6 +145,8 @@ async function main(argv: readonly string[]): Promise<number> {
   } else if (args.groups.includes('import') || args.groups.includes('policy') || args.groups.includes('hugeline') || args.groups.includes('tokens') || args.groups.includes('agents') || args.groups.includes('inspect')) {
     log('bundling the runners (bench/out/runners)');
     await buildRunners();
+    // The agents group follows its session through the worker.
+    if (args.groups.includes('agents')) buildWorker();
   }
 
   const rows: BenchRow[] = [];
