@@ -221,8 +221,15 @@ function wholeArchive(fd: number, size: number, counter: ZipCounter | undefined,
 }
 
 const inflateRawAsync = (raw: Buffer, options: zlib.ZlibOptions): Promise<Buffer> => new Promise((resolve, reject) => zlib.inflateRaw(raw, options, (err, out) => (err ? reject(err) : resolve(out))));
-/** A small entry is inflated at once; a larger one on the thread pool (ZipCaps.smallArchiveBytes). */
-const inflateRaw = (raw: Buffer, stated: number, caps: ZipCaps): Promise<Buffer> | Buffer => (stated <= caps.smallArchiveBytes ? zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, stated) }) : inflateRawAsync(raw, { maxOutputLength: Math.max(1, stated) }));
+/**
+ * An entry stating at most this many bytes is inflated at once on the calling thread; a larger one
+ * on the thread pool. By the entry's size, not by how its archive was read (whole or by ranges,
+ * ZipCaps.smallArchiveBytes): the two inflaters can name a damaged stream's fault differently (one
+ * that runs past its stated size and ends early: "unexpected end of file" at once, "too many bytes"
+ * on the pool), and an entry gets one answer whichever way its archive is read.
+ */
+const SYNC_INFLATE_BYTES = 1024 * 1024;
+const inflateRaw = (raw: Buffer, stated: number): Promise<Buffer> | Buffer => (stated <= SYNC_INFLATE_BYTES ? zlib.inflateRawSync(raw, { maxOutputLength: Math.max(1, stated) }) : inflateRawAsync(raw, { maxOutputLength: Math.max(1, stated) }));
 
 const finding = (message: string): Finding => ({ code: 'malformed_line', severity: 'error', message });
 
@@ -446,7 +453,7 @@ export async function readZipEntry(opened: OpenedZip, e: ZipEntry, caps: ZipCaps
   } else if (method === 8) {
     try {
       // One call, never more than the stated size: a stream that would inflate past it fails.
-      bytes = await inflateRaw(raw, stated, caps);
+      bytes = await inflateRaw(raw, stated);
     } catch (err) {
       const past = (err as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
       return { error: past ? `archive entry ${e.name} is damaged: too many bytes: it inflates past the ${stated} its directory declares; it is not read` : `archive entry ${e.name} is damaged: ${(err as Error).message}` };
