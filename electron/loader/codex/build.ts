@@ -419,7 +419,22 @@ function isHumanPrompt(m: ChatMessage): boolean {
   return m.role === 'user' && !/^\s*(<|# AGENTS\.md|# Context from my IDE|# Files mentioned)/.test(m.content);
 }
 
-export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
+/** A compaction run's transcript as a build measured it: the view range it covered, its hash and length. */
+export interface MeasuredRun {
+  index: number;
+  end: number;
+  hash: string;
+  bytes: number;
+}
+
+/**
+ * `measured`: each compaction run's transcript by the run's reduction id, kept by a source across
+ * builds of its rollout as lines are appended (a followed file is built again at each look). A
+ * run's messages are made from the lines before its compaction's only, and those lines never change
+ * while lines are appended (a rewritten file is opened again: electron/loader/follow.ts), so a run
+ * of the same id over the same range is not hashed again (docs/streaming-import.md "Building the view").
+ */
+export function buildRollout(lines: readonly RolloutLine[], measured?: Map<string, MeasuredRun>): RolloutIndex {
   const entries: Entry[] = [];
   const log: Reduction[] = [];
   const logLines: number[] = [];
@@ -593,11 +608,13 @@ export function buildRollout(lines: readonly RolloutLine[]): RolloutIndex {
       }
       let end = i;
       while (end < before && !(entries[end] as Entry).hidden && !kept.has(end)) end++;
-      const range = entries.slice(i, end).map((x) => x.msg);
-      const { hash, bytes } = measureTranscript(range);
       run++;
+      const id = `codex-L${line}-${run}`;
+      const known = measured?.get(id);
+      const { hash, bytes } = known && known.index === i && known.end === end ? known : measureTranscript(entries.slice(i, end).map((x) => x.msg));
+      measured?.set(id, { index: i, end, hash, bytes });
       log.push({
-        id: `codex-L${line}-${run}`,
+        id,
         kind: 'summarized',
         ptr: { index: i, hash, bytes },
         end,

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../../../shared/index';
 import { tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
-import type { RolloutLine } from './build';
+import type { MeasuredRun, RolloutLine } from './build';
 import { BYTES_PER_TOKEN, buildRollout, toolTruncation } from './build';
 import { CODEX_SYNTHETIC_DIR } from './testing/synthetic';
 
@@ -89,6 +89,23 @@ describe('Codex importer properties', () => {
         const prefix = first.view.length - (pending ? 1 : 0);
         expect(all.view.slice(0, prefix).map((m: ChatMessage) => m.content)).toEqual(first.view.slice(0, prefix).map((m) => m.content));
         expect(all.log.slice(0, first.log.length)).toEqual(first.log);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('building again as lines are appended, with the compactions measured before, equals building afresh at each end', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: files.length - 1 }), fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), (f, cutChoices) => {
+        const lines = parsed((texts[f] as string).split('\n').filter((l) => l.length > 0));
+        const ends = [...new Set([...cutChoices.map((c) => c % (lines.length + 1)), lines.length])].sort((a, b) => a - b);
+        const measured = new Map<string, MeasuredRun>();
+        for (const end of ends) {
+          const again = buildRollout(lines.slice(0, end), measured);
+          const fresh = buildRollout(lines.slice(0, end));
+          expect(again.log).toEqual(fresh.log);
+          expect(again.view.map((m: ChatMessage) => [m.role, m.content])).toEqual(fresh.view.map((m) => [m.role, m.content]));
+        }
       }),
       { numRuns: 300 },
     );

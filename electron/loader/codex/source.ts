@@ -14,7 +14,7 @@ import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { IndexPass, OpenFile, SourceIndex } from '../common/source';
 import { parseCappedJson, stripBom } from '../common/json';
-import type { RolloutLine } from './build';
+import type { MeasuredRun, RolloutLine } from './build';
 import { buildRollout } from './build';
 import { keepRolloutStrings, keepRolloutTexts, untypedStrings } from './largeLines';
 import type { KeptStrings } from '../content/keptString';
@@ -24,6 +24,9 @@ export class RolloutSource extends LineSource {
   readonly format = 'codex-rollout' as const;
   private readonly lines: RolloutLine[] = [];
   private cached: SourceIndex | undefined;
+  /** The builds made, and each compaction run's transcript as measured, once built twice (buildRollout). */
+  private builds = 0;
+  private measured: Map<string, MeasuredRun> | undefined;
 
   constructor(
     file: OpenFile,
@@ -103,7 +106,11 @@ export class RolloutSource extends LineSource {
 
   indexed(): SourceIndex {
     if (this.cached) return this.cached;
-    const built = buildRollout(this.lines);
+    // From its second build on (a followed rollout's), its compactions' transcripts are remembered:
+    // a command that builds once keeps none (docs/streaming-import.md "Building the view").
+    this.builds++;
+    if (this.builds > 1) this.measured ??= new Map();
+    const built = buildRollout(this.lines, this.measured);
     const view = arrayList(built.view);
     const system = built.system;
     this.cached = {
