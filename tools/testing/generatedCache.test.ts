@@ -42,6 +42,20 @@ describe('a generated file', () => {
     expect(readFileSync(path, 'utf8')).toBe('whole');
   });
 
+  it('made by two at once, the file the first put in place stays: a reader that opened it is never given another', () => {
+    let first: { ino: number; path: string } | undefined;
+    const path = generatedFile('k', 'c.jsonl', (partial) => {
+      writeFileSync(partial, 'same bytes');
+      // Another worker asks meanwhile, makes it and puts it in place first (and a test opens it).
+      const made = generatedFile('k', 'c.jsonl', (p) => writeFileSync(p, 'same bytes'), tmp.dir);
+      first = { ino: statSync(made).ino, path: made };
+    }, tmp.dir);
+    expect(path).toBe(first?.path);
+    expect(statSync(path).ino).toBe(first?.ino);
+    expect(readFileSync(path, 'utf8')).toBe('same bytes');
+    expect(readdirSync(join(path, '..'))).toEqual(['c.jsonl']);
+  });
+
   it('keys tell apart makers of files with the same name', () => {
     const a = generatedBytes('spec-a', 'x.jsonl', () => 'a', tmp.dir);
     const b = generatedBytes('spec-b', 'x.jsonl', () => 'b', tmp.dir);

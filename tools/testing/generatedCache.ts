@@ -9,12 +9,13 @@
  * where <version> is the digest of every source the makers can read (tools/, shared/, electron/ and
  * e2e/; e2e/fixtures/ and node_modules/ left out), so an edit of any maker makes a new
  * folder and nothing stale is ever reused, and <key> tells apart makers that give files the same
- * name. A file is written under a name of its own and renamed into place: a reader sees the whole
- * file or none, and two processes making it at once both end with the same complete file. Made
+ * name. A file is written under a name of its own and linked into place: a reader sees the whole
+ * file or none, and of two processes making it at once the first puts it in place and the second
+ * uses that one (its own is removed). Made
  * files are read-only, and tests only read them.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 
@@ -67,11 +68,29 @@ export function generatedFile(key: string, name: string, make: (path: string) =>
   try {
     make(partial);
     chmodSync(partial, 0o444);
-    renameSync(partial, path);
+    putInPlace(partial, path);
   } finally {
     rmSync(partial, { force: true });
   }
   return path;
+}
+
+/**
+ * Puts a made file at `path` unless another process put its own there first: a hard link is made
+ * whole or not at all and never replaces a file, where a rename would replace one a test may have
+ * open (the app's file guard then says, rightly, that its file was replaced: two Playwright workers
+ * starting one spec's two tests made its sidecar at once, docs/testing.md "Eighth pass"). Where
+ * hard links cannot be made, a rename.
+ */
+function putInPlace(partial: string, path: string): void {
+  try {
+    linkSync(partial, path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return;
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'EXDEV' || code === 'EMLINK') renameSync(partial, path);
+    else throw e;
+  }
 }
 
 /** `generatedFile` for a maker that returns the bytes. */
