@@ -180,6 +180,20 @@ describe('a transcript built again as lines are appended', () => {
     expect(buildClaudeSession(parsed).messages.length).toBe(n + 2);
   });
 
+  it('a chain cut by a loop of parents is not taken up: a new leaf enters the loop elsewhere', () => {
+    const user = (uuid: string, parentUuid: string) => ({ type: 'user', uuid, parentUuid, message: { role: 'user', content: `asked ${uuid}` } });
+    const answer = (uuid: string, parentUuid: string, id: string) => ({ type: 'assistant', uuid, parentUuid, message: { id, model: 'claude-x', content: [{ type: 'text', text: `said ${uuid}` }] } });
+    // a → c → b → a loops; d answers c; then e answers a.
+    const lines = [user('a', 'c'), answer('b', 'a', 'm1'), user('c', 'b'), answer('d', 'c', 'm2'), answer('e', 'a', 'm3')].map((r, k): ClaudeLine => ({ line: k + 1, text: JSON.stringify(r) }));
+    const parsed: ParsedClaudeLines = { records: [], findings: [] };
+    for (const l of lines.slice(0, 4)) parseClaudeLine(l, parsed);
+    // Twice: the records' index, and the pass with it, are kept from the second build on.
+    buildClaudeSession(parsed);
+    buildClaudeSession(parsed);
+    parseClaudeLine(lines[4]!, parsed);
+    expect(plain(buildClaudeSession(parsed))).toEqual(plain(buildClaudeSession(parseClaudeLines(lines))));
+  });
+
   it('a loop closed by a record appended later is found, as a fresh build finds it', () => {
     const first: ClaudeLine = { line: 1, text: JSON.stringify({ type: 'user', uuid: 'a', parentUuid: 'b', message: { role: 'user', content: 'one' } }) };
     const second: ClaudeLine = { line: 2, text: JSON.stringify({ type: 'user', uuid: 'b', parentUuid: 'a', message: { role: 'user', content: 'two' } }) };

@@ -213,7 +213,7 @@ function recordDamage(v: Record<string, unknown>): string | undefined {
  * Records whose `parentUuid` links loop (Claude Code never writes one): one finding per record of a
  * loop whose parent is not earlier in the file — the link that closes it. Walks are cut at a loop.
  * From `from`, only the walks from records[from..] are made, a walk ending at an earlier record:
- * right when no earlier record's parent is one of the later ones (RecordIndex.relinked), since a
+ * right when no earlier record's parent is one of the later ones (RecordIndex.relinks), since a
  * loop through an earlier record then holds earlier records only, and those were walked before.
  */
 function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
@@ -518,12 +518,17 @@ interface RecordIndex {
   last: Rec | undefined;
   /** Parents named by indexed records and not (yet) found among them. */
   wanted: Set<string>;
-  /** Since `loops` was made, a record took an earlier record's uuid, or is the parent an earlier record wanted. */
-  relinked: boolean;
-  /** parentCycles over the first `count` records, when made. */
-  loops?: { count: number; findings: Finding[] };
-  /** The main view's pass kept for the next build (buildView), when this index is kept. */
-  view?: ViewMemo;
+  /**
+   * Records that took an earlier record's uuid, or are the parent an earlier record named and did
+   * not find: what is kept over the records before one (`loops`, `resume`) holds only while none came.
+   */
+  relinks: number;
+  /** parentCycles over the first `count` records, when made, and `relinks` then. */
+  loops?: { count: number; findings: Finding[]; relinks: number };
+  /** Remembered for the array's next build (recordIndex): only then is the main view's pass kept. */
+  kept: boolean;
+  /** The main view's pass kept for the next build (buildView). */
+  resume?: ViewResume;
 }
 
 /**
@@ -537,7 +542,7 @@ interface RecordIndex {
 const recordIndexes = new WeakMap<readonly Rec[], RecordIndex | null>();
 
 function emptyIndex(): RecordIndex {
-  return { byUuid: new Map(), byMessageId: new Map(), resultByToolId: new Map(), count: 0, last: undefined, wanted: new Set(), relinked: false };
+  return { byUuid: new Map(), byMessageId: new Map(), resultByToolId: new Map(), count: 0, last: undefined, wanted: new Set(), relinks: 0, kept: false };
 }
 
 function indexFrom(records: readonly Rec[], index: RecordIndex): RecordIndex {
@@ -546,18 +551,14 @@ function indexFrom(records: readonly Rec[], index: RecordIndex): RecordIndex {
     const r = records[k]!;
     const u = str(r.uuid);
     if (u !== undefined) {
-      if (byUuid.has(u) || index.wanted.delete(u)) {
-        index.relinked = true;
-        if (index.view) index.view.relinked = true;
-      }
+      if (byUuid.has(u) || index.wanted.delete(u)) index.relinks++;
       byUuid.set(u, r);
     }
     const p = str(r.parentUuid);
     if (p !== undefined && !byUuid.has(p)) index.wanted.add(p);
     if (!isMessage(r)) continue;
-    const mid = r.type === 'assistant' ? messageId(r) : undefined;
-    if (mid !== undefined) {
-      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid}`;
+    const key = r.type === 'assistant' ? messageKey(r) : undefined;
+    if (key !== undefined) {
       const list = byMessageId.get(key);
       if (list) list.push(r);
       else byMessageId.set(key, [r]);
@@ -582,7 +583,7 @@ function recordIndex(records: readonly Rec[], kept: boolean): RecordIndex {
     return indexFrom(records, emptyIndex());
   }
   if (known === null || known.count > records.length || (known.count > 0 && records[known.count - 1] !== known.last)) {
-    const fresh: RecordIndex = { ...emptyIndex(), view: { relinked: false } };
+    const fresh: RecordIndex = { ...emptyIndex(), kept: true };
     recordIndexes.set(records, fresh);
     return indexFrom(records, fresh);
   }
@@ -591,12 +592,11 @@ function recordIndex(records: readonly Rec[], kept: boolean): RecordIndex {
 
 /** parentCycles of `records` through their index: only over the records indexed since, when no earlier record was relinked. */
 function loopsOf(records: readonly Rec[], index: RecordIndex): Finding[] {
-  const known = index.loops;
-  if (known && !index.relinked && known.count <= records.length) known.findings.push(...parentCycles(records, index.byUuid, known.count));
-  else index.loops = { count: 0, findings: parentCycles(records, index.byUuid) };
-  index.loops!.count = records.length;
-  index.relinked = false;
-  return index.loops!.findings;
+  let loops = index.loops;
+  if (loops && loops.relinks === index.relinks) loops.findings.push(...parentCycles(records, index.byUuid, loops.count));
+  else loops = index.loops = { count: 0, findings: parentCycles(records, index.byUuid), relinks: index.relinks };
+  loops.count = records.length;
+  return loops.findings;
 }
 
 /** The session of parsed lines (see the file's header); `parsed` is left as it was. */
@@ -635,7 +635,7 @@ export function buildClaudeSession(parsed: ParsedClaudeLines, options: ImportOpt
   const sidechainOf = (root: Rec): ViewRecords => held(records.filter((r) => r.isSidechain === true && rootOf(r) === root));
 
   // The main view's pass is kept for the next build of these records (a followed file's): a sidechain's is not.
-  const built = sideRoot ? buildView(sidechainOf(sideRoot), byUuid, byMessageId, resultByToolId, options) : buildView({ records, holds: inMain }, byUuid, byMessageId, resultByToolId, options, index.view);
+  const built = sideRoot ? buildView(sidechainOf(sideRoot), byUuid, byMessageId, resultByToolId, options) : buildView({ records, holds: inMain }, byUuid, byMessageId, resultByToolId, options, index.kept ? index : undefined);
   // The other views are only counted: they leave the memo to the view it remembers.
   const { transcripts: _viewMemo, ...countOptions } = options;
 
@@ -732,11 +732,10 @@ function passOver(s: PassState, { chain, inView, byMessageId, resultByToolId }: 
     }
     if (!isMessage(r)) continue;
     if (r.type === 'assistant') {
-      const mid = messageId(r);
-      const key = `${r.isSidechain === true ? 's' : 'm'}:${mid ?? ''}`;
-      if (mid !== undefined && s.doneMessageIds.has(key)) continue;
-      const parts = mid !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inView(x)) : [r];
-      if (mid !== undefined) s.doneMessageIds.add(key);
+      const key = messageKey(r);
+      if (key !== undefined && s.doneMessageIds.has(key)) continue;
+      const parts = key !== undefined ? (byMessageId.get(key) ?? [r]).filter((x) => inView(x)) : [r];
+      if (key !== undefined) s.doneMessageIds.add(key);
       const texts: Text[] = [];
       const thinking: string[] = [];
       const signatures: string[] = [];
@@ -853,6 +852,8 @@ interface ViewResume {
   at: number;
   count: number;
   pass: PassState;
+  /** RecordIndex.relinks then. */
+  relinks: number;
 }
 
 /** The message key of an assistant record (its session side and message id), as byMessageId holds it. */
@@ -899,20 +900,14 @@ function resumable(records: readonly Rec[], resume: ViewResume): boolean {
   return true;
 }
 
-/** What the main view's build may resume from, and where it keeps its next resume point. */
-interface ViewMemo {
-  resume?: ViewResume;
-  /** Since `resume` was kept, a record took an earlier record's uuid, or is the parent an earlier record named and did not find. */
-  relinked: boolean;
-}
-
 function buildView(
   { records, holds: inView }: ViewRecords,
   byUuid: Map<string, Rec>,
   byMessageId: Map<string, Rec[]>,
   resultByToolId: Map<string, ToolResultAt>,
   options: ImportOptions,
-  memo?: ViewMemo,
+  /** The records' kept index: the main view's pass is taken up from it and kept in it. */
+  memo?: RecordIndex,
 ): { messages: ChatMessage[]; reductions: Reduction[]; model: string; messageLines: (number | undefined)[]; ended: { reduction: Reduction; to: number }[]; refused: Finding[]; instructions: Instruction[]; usage: Map<number, CallTokens> } {
   const leaf = firstValue(records, (r) => (isMessage(r) && inView(r) ? r : undefined), true);
   const kept = memo?.resume;
@@ -922,7 +917,7 @@ function buildView(
   // Walk back from the leaf; a compact boundary continues through logicalParentUuid. With a pass
   // kept, the walk stops where it meets the kept chain's prefix: unless a record was relinked,
   // the rest of the walk is that prefix.
-  const meets = kept && !memo.relinked && kept.at > 0 && resumable(records, kept) ? kept.chain[kept.at - 1] : undefined;
+  const meets = kept && kept.relinks === memo.relinks && kept.at > 0 && resumable(records, kept) ? kept.chain[kept.at - 1] : undefined;
   const walked: Rec[] = [];
   const seen = new Set<Rec>();
   let met = false;
@@ -962,21 +957,16 @@ function buildView(
   // A walk cut by a loop of parents (a damaged file) is where it entered the loop: one from another
   // leaf may be cut elsewhere, so no pass is kept over it.
   const at = memo && (met || cur === undefined) ? resumePoint(chain) : 0;
-  let work: PassState;
-  if (met && at >= kept!.at) {
-    // The kept pass goes on to the next resume point and is kept there; this build goes on with a copy.
-    passOver(kept!.pass, context, kept!.at, at);
-    work = copyPass(kept!.pass);
-    memo!.resume = { chain, at, count: records.length, pass: kept!.pass };
-  } else if (at > 0) {
-    const pass = emptyPass();
-    passOver(pass, context, 0, at);
+  let work = emptyPass();
+  if (memo && at > 0) {
+    // The kept pass (when the walk met it and the new point is not before it) or a new one goes on
+    // to the resume point and is kept there; this build goes on with a copy.
+    const resumed = met && at >= kept!.at;
+    const pass = resumed ? kept!.pass : work;
+    passOver(pass, context, resumed ? kept!.at : 0, at);
+    memo.resume = { chain, at, count: records.length, pass, relinks: memo.relinks };
     work = copyPass(pass);
-    memo!.resume = { chain, at, count: records.length, pass };
-  } else {
-    work = emptyPass();
   }
-  if (memo) memo.relinked = false;
   passOver(work, context, memo?.resume ? at : 0, chain.length);
   const { messages, messageLines, toolIndex, persisted, cleared, compactions, instructions, usage } = work;
   const model = work.model;
