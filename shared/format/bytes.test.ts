@@ -20,6 +20,27 @@ describe('concatSources', () => {
   });
 });
 
+describe('concatSources over texts', () => {
+  it('reads any range of texts and bytes one after another as their UTF-8 joined, a text read whole written in place', () => {
+    const unit = fc.constantFrom('a', 'é', '€', '😀', '\ud800', '\udc00', '\n');
+    const partArb = fc.oneof(
+      fc.string({ unit, maxLength: 6 }).map((text) => ({ bytes: utf8Encode(text), source: textSource(text) })),
+      fc.uint8Array({ maxLength: 6 }).map((bytes) => ({ bytes, source: memorySource(bytes) })),
+    );
+    fc.assert(
+      fc.property(fc.array(partArb, { maxLength: 10 }), fc.nat(), fc.nat(), (parts, a, b) => {
+        const joined = Uint8Array.from(parts.flatMap((p) => [...p.bytes]));
+        const source = concatSources(parts.map((p) => p.source));
+        expect(source.length).toBe(joined.length);
+        const start = a % (joined.length + 1);
+        const end = start + (b % (joined.length - start + 1));
+        expect([...source.read(start, end)]).toEqual([...joined.subarray(start, end)]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 describe('textSource', () => {
   it('reads any range of a text as its UTF-8, and is not taken for bytes held in memory', () => {
     fc.assert(
@@ -31,6 +52,10 @@ describe('textSource', () => {
         const end = start + (b % (bytes.length - start + 1));
         expect([...source.read(start, end)]).toEqual([...bytes.subarray(start, end)]);
         expect(isMemorySource(source)).toBe(false);
+        // Written in place: its bytes from `at`, the bytes around them untouched.
+        const target = new Uint8Array(bytes.length + 4).fill(7);
+        source.writeInto?.(target, 2);
+        expect([...target]).toEqual([7, 7, ...bytes, 7, 7]);
       }),
       { numRuns: 500 },
     );

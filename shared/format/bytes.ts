@@ -3,7 +3,7 @@
  * the resolver treats a 200 MB tool output like any other without ever holding it whole.
  */
 import type { ByteSource, ChatMessage, Sha256 } from './types';
-import { bytesEqual, bytesIndexOf, floorCharBoundary, utf8Encode, utf8Length } from './utf8';
+import { bytesEqual, bytesIndexOf, floorCharBoundary, utf8Encode, utf8EncodeInto, utf8Length } from './utf8';
 
 /** Bytes read per step when a source is walked whole (hashing, comparing, scanning). */
 export const SOURCE_CHUNK_BYTES = 1024 * 1024;
@@ -29,7 +29,7 @@ export function contentSource(msg: ChatMessage): ByteSource {
  * compaction's original was checked (docs/streaming-import.md). Not a memory source.
  */
 export function textSource(text: string): ByteSource {
-  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end) };
+  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end), writeInto: (target, at) => utf8EncodeInto(text, target, at) };
 }
 
 /** `contentSource(msg)`, a content held in memory encoded only when read (`textSource`). */
@@ -80,7 +80,9 @@ export function concatSources(parts: readonly ByteSource[]): ByteSource {
         const s = starts[k] as number;
         const from = Math.max(start, s);
         const to = Math.min(end, s + p.length);
-        if (from < to) out.set(p.read(from - s, to - s), from - start);
+        // A part read whole is written in place (a text encoded there, not into an array of its own).
+        if (from === s && to === s + p.length && p.writeInto) p.writeInto(out, from - start);
+        else if (from < to) out.set(p.read(from - s, to - s), from - start);
       }
       return out;
     },

@@ -42,6 +42,12 @@ export interface ByteSource {
   read(start: number, end: number): Uint8Array;
   /** SHA-256 (hex) of all the bytes, when known without reading them. */
   readonly sha256?: string;
+  /**
+   * Writes all the bytes into `target` from `at` (it has room for them), when the source can do so
+   * without an array of its own, as a text is encoded in place (optional). A source read
+   * whole as part of a larger one (a transcript hashed a window at a time) is written so.
+   */
+  writeInto?(target: Uint8Array, at: number): void;
   /** `floorCharBoundary` at `offset`, when the source can answer it without a read (optional). */
   floorBoundary?(offset: number): number;
   /**

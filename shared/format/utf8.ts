@@ -10,6 +10,11 @@ export function utf8Encode(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
+/** Writes the UTF-8 of `text` into `target` from `at`, which has room for all of it (`utf8Length(text)` bytes). */
+export function utf8EncodeInto(text: string, target: Uint8Array, at: number): void {
+  encoder.encodeInto(text, target.subarray(at));
+}
+
 export function utf8Decode(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }

@@ -4,7 +4,7 @@
  * so expand, search, inversion and the integrity check can never disagree about which bytes a
  * reduction stands for.
  */
-import { concatSources, contentSource, encodedOnReadSource, floorSourceBoundary, isMemorySource, memorySource, sourceSha256, sourceStartsWith } from '../format/bytes';
+import { concatSources, contentSource, encodedOnReadSource, floorSourceBoundary, memorySource, sourceSha256, sourceStartsWith, textSource } from '../format/bytes';
 import { CAP_NOTICE_MARKER } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
@@ -127,20 +127,14 @@ export function resolveMessage(index: number, minted: ChatMessage, recorded: Mes
 
 const NEWLINE = memorySource(utf8Encode('\n'));
 
-/** The transcript of §3.5 over resolved messages, as one source (in memory unless a message is large). */
+/**
+ * The transcript of §3.5 over resolved messages, as one source: each piece read where it is (a
+ * content held in memory is encoded when read, into the window read, not into an array of its own).
+ */
 function transcriptSource(messages: readonly ResolvedMessage[]): ByteSource {
   const parts: ByteSource[] = [];
-  for (const m of messages) parts.push(memorySource(utf8Encode(transcriptHeader(m.minted))), m.bytes, NEWLINE);
-  if (!parts.every(isMemorySource)) return concatSources(parts);
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p.read(0, p.length), o);
-    o += p.length;
-  }
-  return memorySource(out);
+  for (const m of messages) parts.push(textSource(transcriptHeader(m.minted)), m.bytes, NEWLINE);
+  return concatSources(parts);
 }
 
 /** The `<hex>` of a `sha256:<hex>` pointer hash, lowercased; undefined when it has another form. */
@@ -273,7 +267,8 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
       index: start,
     });
   }
-  const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded, sourceOf));
+  // The minted bytes as hashed (a content's length is counted once).
+  const messages = mintedMessages.map((m) => resolveMessage(m.index, m.minted, recorded, (msg) => (msg === m.minted ? m.bytes : sourceOf(msg))));
   const upgraded = messages.some((m) => m.source === 'recorded');
   const bytes = range ? (upgraded ? transcriptSource(messages) : mintedBytes) : (messages[0]?.bytes ?? mintedBytes);
   return ok({ reduction: r, messages, bytes, source: upgraded ? 'recorded' : 'minted', mintedLength: mintedBytes.length });

@@ -66,6 +66,20 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
     );
   });
 
+  it('measures the same through a window of any size, whatever characters it cuts (lone surrogates as U+FFFD)', () => {
+    const text = fc.array(fc.constantFrom('a', 'é', '✓', '😀', '\ud800', '\udfff', '\n'), { maxLength: 12 }).map((a) => a.join(''));
+    const withLone = fc
+      .record({ role: fc.constantFrom('user', 'tool'), content: text, big: fc.boolean() })
+      .map(({ role, content, big }) => ({ text: content, msg: (big ? { role, content: '', large: memorySource(utf8Encode(content)) } : { role, content }) }));
+    fc.assert(
+      fc.property(fc.array(withLone, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), fc.integer({ min: 4, max: 12 }), (ms, picks, window) => {
+        const ends = picks.map((p) => p % (ms.length + 1)).sort((a, b) => a - b);
+        expect(measureTranscriptPrefixes(ms.map((m) => m.msg), ends, undefined, window)).toEqual(ends.map((end) => whole(ms.slice(0, end))));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('measures each build of a changing view with a memo as without one (appends, changed or replaced messages, cuts, returns, new ends)', () => {
     /** How the next build's view differs from the last: messages appended, one changed, one rebuilt with the same text, or a cut. */
     const change = fc.oneof(

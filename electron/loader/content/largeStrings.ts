@@ -400,6 +400,57 @@ export function measureTranscript(messages: readonly ChatMessage[]): { hash: str
   return measureTranscriptPrefixes(messages, [messages.length])[0]!;
 }
 
+/** Bytes gathered before they are hashed: texts are encoded into it, not each into a string's own bytes. */
+const HASH_WINDOW_BYTES = 1024 * 1024;
+const encoder = new TextEncoder();
+
+/**
+ * A SHA-256 fed texts and sources through one window: a transcript of 60,000 messages is three
+ * pieces a message, and hashing each piece by itself (a string encoded into bytes of its own, a
+ * call into the hash) cost more than the hashing.
+ */
+class WindowedHash {
+  private readonly window: Buffer;
+  private used = 0;
+  bytes: number;
+
+  /** `windowBytes` of at least 4 (a character's most). */
+  constructor(
+    readonly hash: Hash,
+    bytes: number,
+    windowBytes: number,
+  ) {
+    this.bytes = bytes;
+    this.window = Buffer.allocUnsafe(windowBytes);
+  }
+
+  text(text: string): void {
+    let rest = text;
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, this.window.subarray(this.used));
+      this.used += written;
+      this.bytes += written;
+      if (read === rest.length) return;
+      // The window is full (a character that does not fit is written into the next one).
+      this.flush();
+      rest = rest.slice(read);
+    }
+  }
+
+  source(source: ByteSource): void {
+    this.flush();
+    for (const chunk of sourceChunks(source)) this.hash.update(chunk);
+    this.bytes += source.length;
+  }
+
+  /** The hash of every byte given so far (the window hashed first). */
+  flush(): Hash {
+    if (this.used > 0) this.hash.update(this.window.subarray(0, this.used));
+    this.used = 0;
+    return this.hash;
+  }
+}
+
 /** One message of a measured transcript as its piece is written: role, tool call id, content (a string, or its large source). */
 interface TranscriptKey {
   role: string;
@@ -436,9 +487,14 @@ export class TranscriptMemo {
  * the running one. A session's compactions each measure all the view before them: measured apart,
  * their cost grew with their count times the file. With `memo` (kept by the caller across builds
  * of the same view), the pass starts from the last remembered end whose messages, and every end
- * before it, are as they were.
+ * before it, are as they were. Texts are hashed through a window of `windowBytes`.
  */
-export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends: readonly number[], memo?: TranscriptMemo): { hash: string; bytes: number }[] {
+export function measureTranscriptPrefixes(
+  messages: readonly ChatMessage[],
+  ends: readonly number[],
+  memo?: TranscriptMemo,
+  windowBytes = HASH_WINDOW_BYTES,
+): { hash: string; bytes: number }[] {
   const out: { hash: string; bytes: number }[] = [];
   let k = 0;
   let start = 0;
@@ -468,11 +524,12 @@ export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends
       bytes = from.bytes;
     }
   }
+  const into = new WindowedHash(hash, bytes, windowBytes);
   const settle = (at: number): void => {
     for (; k < ends.length && ends[k]! <= at; k++) {
-      const ptr = ptrHash(hash.copy().digest('hex'));
-      out.push({ hash: ptr, bytes });
-      if (memo && ends[k] === at) kept.push({ at, hash: hash.copy(), bytes, ptr });
+      const ptr = ptrHash(into.flush().copy().digest('hex'));
+      out.push({ hash: ptr, bytes: into.bytes });
+      if (memo && ends[k] === at) kept.push({ at, hash: into.hash.copy(), bytes: into.bytes, ptr });
     }
   };
   let i = start;
@@ -480,15 +537,10 @@ export function measureTranscriptPrefixes(messages: readonly ChatMessage[], ends
     settle(i);
     if (k === ends.length) break;
     const m = messages[i]!;
-    for (const piece of [transcriptHeader(m), m.large ?? m.content, '\n']) {
-      if (typeof piece === 'string') {
-        hash.update(piece, 'utf8');
-        bytes += Buffer.byteLength(piece, 'utf8');
-        continue;
-      }
-      for (const chunk of sourceChunks(piece)) hash.update(chunk);
-      bytes += piece.length;
-    }
+    into.text(transcriptHeader(m));
+    if (m.large) into.source(m.large);
+    else into.text(m.content);
+    into.text('\n');
   }
   settle(Number.POSITIVE_INFINITY);
   if (memo) {
