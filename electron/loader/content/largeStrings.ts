@@ -414,14 +414,14 @@ class WindowedHash {
   private used = 0;
   bytes: number;
 
-  /** `windowBytes` of at least 4 (a character's most). */
   constructor(
     readonly hash: Hash,
     bytes: number,
     windowBytes: number,
   ) {
     this.bytes = bytes;
-    this.window = Buffer.allocUnsafe(windowBytes);
+    // At least a character's most (four bytes), or a character could never be written.
+    this.window = Buffer.allocUnsafe(Math.max(4, windowBytes));
   }
 
   text(text: string): void {
