@@ -91,7 +91,7 @@ export interface ImportOptions {
   /** The session to build ('' or undefined: the main conversation). */
   session?: string;
   /** Reads a `tool-results/` file by its base name; undefined when it is not there, `refused` when it was not read (safeRead.ts). */
-  toolResult?: (name: string) => string | { refused: string } | undefined;
+  toolResult?: (name: string) => Text | { refused: string } | undefined;
   /** Kept by the source across builds of its growing file: the compactions' transcripts are hashed on from where the last build left them (`TranscriptMemo`). */
   transcripts?: TranscriptMemo;
 }
@@ -1003,7 +1003,8 @@ function buildView(
     const read = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
     const tur = p.rec.toolUseResult;
     // The `tool-results/` file first; else the copy the record itself keeps, when it is the whole output.
-    const fromFile = typeof read === 'string' ? read : undefined;
+    const refusedRead = read !== undefined && typeof read === 'object' && 'refused' in read ? read : undefined;
+    const fromFile = read !== undefined && refusedRead === undefined ? (read as Text) : undefined;
     const fromRecord = fromFile === undefined ? persistedOriginal(tur, p.stub) : undefined;
     const original: Text | undefined = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;
@@ -1019,8 +1020,8 @@ function buildView(
       const why =
         fromRecord && 'why' in fromRecord
           ? fromRecord.why
-          : typeof read === 'object'
-            ? `its tool-results file (${name ?? ''}) was not read: ${read.refused}`
+          : refusedRead
+            ? `its tool-results file (${name ?? ''}) was not read: ${refusedRead.refused}`
             : name === undefined
               ? undefined
               : `its tool-results file (${name}) is not beside the session`;
@@ -1028,7 +1029,7 @@ function buildView(
       const approx = stated === null ? /Output too large \(([\d.]+)(KB|MB)\)/.exec(p.stub) : null;
       const size = approx ? { bytes: Math.round(Number(approx[1]) * (approx[2] === 'MB' ? 1024 * 1024 : 1024)), stated_size: `${approx[1]}${approx[2]}, as the stub says` } : { bytes: stated };
       reductions.push({ ...base, ptr: { index: p.index, hash: null, bytes: size.bytes }, ...('stated_size' in size ? { stated_size: size.stated_size } : {}), ...(why !== undefined ? { unavailable_why: why } : {}) });
-      if (typeof read === 'object') refused.push({ code: 'malformed_line', severity: 'error', line: p.rec.__line, reduction_id: id, message: `tool-results/${name ?? ''} (line ${p.rec.__line}) was not read: ${read.refused}; the original of ${id} is unavailable` });
+      if (refusedRead) refused.push({ code: 'malformed_line', severity: 'error', line: p.rec.__line, reduction_id: id, message: `tool-results/${name ?? ''} (line ${p.rec.__line}) was not read: ${refusedRead.refused}; the original of ${id} is unavailable` });
     }
   }
   // After the persisted outputs' originals are in place: a summary's original is their transcript.

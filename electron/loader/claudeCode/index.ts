@@ -12,14 +12,16 @@ import type { Finding } from '../../../shared/index';
 import { arrayList } from '../../../shared/index';
 import { jsonValueOf } from '../common/json';
 import { readExactly } from '../common/lines';
-import { unreadable } from '../common/openFile';
+import { safeClose, unreadable } from '../common/openFile';
 import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
-import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import type { LargeText, Text } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLine, scanTakenLine, sourceText } from '../content/largeStrings';
+import { companionSource } from '../content/companionFile';
 import type { Refused } from '../common/safeRead';
-import { readWithin, sessionFolderRoots } from '../common/safeRead';
+import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
@@ -96,15 +98,48 @@ function readCompanion(path: string, roots: readonly string[]): string | Refused
 const textOf = (read: string | Refused | undefined): string | undefined => (typeof read === 'string' ? read : undefined);
 
 /**
+ * A `tool-results/` file as the original of a persisted output: read whole once (as a companion is,
+ * to know it is there, bounded and valid UTF-8), then, from KEPT_STRING_CHARS bytes on, read back
+ * from its file when asked instead of held (companionFile.ts); shorter, or not valid UTF-8 (its
+ * string then has U+FFFD for each bad sequence, as before), its string.
+ */
+function toolResultText(path: string, roots: readonly string[], readBack?: Map<string, LargeText>): Text | Refused | undefined {
+  // A followed session is built again at each append: a file read back by an earlier build, as long
+  // as it was, is the same text (its bytes are checked when read), so the compactions' transcripts
+  // measured over it are taken up, not hashed again (TranscriptMemo compares texts by identity).
+  const known = readBack?.get(path);
+  if (known !== undefined) {
+    const opened = openWithin(path, roots);
+    if (!('refused' in opened)) {
+      safeClose(opened.fd);
+      if (opened.size === known.source.length) return known;
+    }
+  }
+  const read = readWithin(path, roots);
+  if (!('bytes' in read)) return read.missing === true ? undefined : read;
+  if (read.bytes.length < KEPT_STRING_CHARS || !isUtf8(read.bytes)) return read.bytes.toString('utf8');
+  const text = sourceText(companionSource(path, roots, read.bytes.length));
+  readBack?.set(path, text);
+  return text;
+}
+
+/**
  * Imports the transcript `text` (or its lines parsed so far) of the file at `path`, and lists the sessions it holds: its own
  * (main and inline sidechains) and its subagent files. `session` picks one: an inline sidechain's
  * id, or a subagent's id (its file is then imported instead). Undefined when no session has that id.
  * Every companion (tool-results, subagents and their meta files) is read only inside `roots` (the
  * host's, else the session file's folder: docs/safe-reads.md); one refused is a finding.
  */
-export function importClaudeFile(path: string, text: string | ParsedClaudeLines, session?: string, roots: readonly string[] = sessionFolderRoots(path), transcripts?: TranscriptMemo): ImportedSession | undefined {
+export function importClaudeFile(
+  path: string,
+  text: string | ParsedClaudeLines,
+  session?: string,
+  roots: readonly string[] = sessionFolderRoots(path),
+  transcripts?: TranscriptMemo,
+  readBack?: Map<string, LargeText>,
+): ImportedSession | undefined {
   const dir = toolResultsDir(path);
-  const toolResult = (name: string): string | Refused | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : readCompanion(join(dir, name), roots));
+  const toolResult = (name: string): Text | Refused | undefined => (name.includes('/') || name.includes('\\') || name === '..' || name === '.' ? undefined : toolResultText(join(dir, name), roots, readBack));
   const found = subagentFiles(path, text, roots);
   const subagents = found.files;
   const sub = session !== undefined && session !== '' ? subagents.find((a) => a.id === session) : undefined;
@@ -159,6 +194,8 @@ export class ClaudeCodeSource extends LineSource {
   private cached: SourceIndex | undefined;
   /** The compactions' transcripts as the last build hashed them (a followed file is built again at each append). */
   private readonly transcripts = new TranscriptMemo();
+  /** The `tool-results/` files read back by range, by path, as the builds found them (toolResultText). */
+  private readonly readBack = new Map<string, LargeText>();
   /** The file its kept message texts are read back from, and their cache. */
   private readonly kept: KeptStrings;
 
@@ -236,7 +273,7 @@ export class ClaudeCodeSource extends LineSource {
 
   indexed(): SourceIndex {
     if (this.cached) return this.cached;
-    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts)!;
+    const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts, this.readBack) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts, this.readBack)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
     this.cached = {
       snapshot: {

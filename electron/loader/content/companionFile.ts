@@ -1,0 +1,41 @@
+/**
+ * A file found beside a session (a Claude Code `tool-results/` output) read back by range when asked,
+ * instead of held whole as a string for the session's life (docs/streaming-import.md). Each read
+ * opens the file as it was first read (`openWithin`, electron/loader/common/safeRead.ts: inside the
+ * roots, never through a last link, non-blocking, a regular file) and finds it as long as it was,
+ * else the content can no longer be read. Its hash is never known ahead: whoever verifies it hashes
+ * what it reads, so a file rewritten since is a hash mismatch, never served as verified.
+ */
+import { readSync } from 'node:fs';
+import { basename } from 'node:path';
+import type { ByteSource } from '../../../shared/index';
+import { ContentUnavailableError } from '../../../shared/index';
+import { safeClose } from '../common/openFile';
+import { openWithin } from '../common/safeRead';
+
+/** The source of the `length` bytes of the file at `path`, read within `roots` at each read. */
+export function companionSource(path: string, roots: readonly string[], length: number): ByteSource {
+  const name = basename(path);
+  return {
+    length,
+    read(start, end) {
+      const from = Math.max(0, Math.min(start, length));
+      const to = Math.max(from, Math.min(end, length));
+      const opened = openWithin(path, roots);
+      if ('refused' in opened) throw new ContentUnavailableError(`${name} can no longer be read: ${opened.refused}`);
+      try {
+        if (opened.size !== length) throw new ContentUnavailableError(`${name} is ${opened.size} bytes now, not the ${length} it was when read`);
+        const out = Buffer.allocUnsafe(to - from);
+        let filled = 0;
+        while (filled < out.length) {
+          const n = readSync(opened.fd, out, filled, out.length - filled, from + filled);
+          if (n <= 0) throw new ContentUnavailableError(`${name} is shorter than when it was read`);
+          filled += n;
+        }
+        return out;
+      } finally {
+        safeClose(opened.fd);
+      }
+    },
+  };
+}
