@@ -29,7 +29,7 @@ export function contentSource(msg: ChatMessage): ByteSource {
  * compaction's original was checked (docs/streaming-import.md). Not a memory source.
  */
 export function textSource(text: string): ByteSource {
-  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end), writeInto: (target, at) => utf8EncodeInto(text, target, at) };
+  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end), writeInto: (target, at) => void utf8EncodeInto(text, target, at) };
 }
 
 /** `contentSource(msg)`, a content held in memory encoded only when read (`textSource`). */

@@ -10,9 +10,12 @@ export function utf8Encode(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** Writes the UTF-8 of `text` into `target` from `at`, which has room for all of it (`utf8Length(text)` bytes). */
-export function utf8EncodeInto(text: string, target: Uint8Array, at: number): void {
-  encoder.encodeInto(text, target.subarray(at));
+/**
+ * Writes the UTF-8 of `text` into `target` from `at`, as much as fits (never part of a character):
+ * the UTF-16 units taken (`read`) and the bytes written.
+ */
+export function utf8EncodeInto(text: string, target: Uint8Array, at: number): { read: number; written: number } {
+  return encoder.encodeInto(text, target.subarray(at));
 }
 
 export function utf8Decode(bytes: Uint8Array): string {

@@ -1003,8 +1003,8 @@ function buildView(
     const read = name !== undefined && name !== '' ? options.toolResult?.(name) : undefined;
     const tur = p.rec.toolUseResult;
     // The `tool-results/` file first; else the copy the record itself keeps, when it is the whole output.
-    const refusedRead = read !== undefined && typeof read === 'object' && 'refused' in read ? read : undefined;
-    const fromFile = read !== undefined && refusedRead === undefined ? (read as Text) : undefined;
+    const refusedRead = typeof read === 'object' && 'refused' in read ? read : undefined;
+    const fromFile = refusedRead === undefined ? (read as Text | undefined) : undefined;
     const fromRecord = fromFile === undefined ? persistedOriginal(tur, p.stub) : undefined;
     const original: Text | undefined = fromFile ?? (fromRecord && 'text' in fromRecord ? fromRecord.text : undefined);
     const stated = isObj(tur) && typeof tur.persistedOutputSize === 'number' ? tur.persistedOutputSize : null;

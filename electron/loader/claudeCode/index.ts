@@ -90,8 +90,14 @@ export function toolResultsDir(path: string): string {
  * undefined when it is not there, else its text or why it was not read.
  */
 function readCompanion(path: string, roots: readonly string[]): string | Refused | undefined {
+  const read = companionBytes(path, roots);
+  return Buffer.isBuffer(read) ? read.toString('utf8') : read;
+}
+
+/** A companion file's bytes (readWithin); undefined when it is not there, else why it was not read. */
+function companionBytes(path: string, roots: readonly string[]): Buffer | Refused | undefined {
   const read = readWithin(path, roots);
-  if ('bytes' in read) return read.bytes.toString('utf8');
+  if ('bytes' in read) return read.bytes;
   return read.missing === true ? undefined : read;
 }
 
@@ -115,10 +121,10 @@ function toolResultText(path: string, roots: readonly string[], readBack?: Map<s
       if (opened.size === known.source.length) return known;
     }
   }
-  const read = readWithin(path, roots);
-  if (!('bytes' in read)) return read.missing === true ? undefined : read;
-  if (read.bytes.length < KEPT_STRING_CHARS || !isUtf8(read.bytes)) return read.bytes.toString('utf8');
-  const text = sourceText(companionSource(path, roots, read.bytes.length));
+  const bytes = companionBytes(path, roots);
+  if (!Buffer.isBuffer(bytes)) return bytes;
+  if (bytes.length < KEPT_STRING_CHARS || !isUtf8(bytes)) return bytes.toString('utf8');
+  const text = sourceText(companionSource(path, roots, bytes.length));
   readBack?.set(path, text);
   return text;
 }

@@ -6,10 +6,10 @@
  * else the content can no longer be read. Its hash is never known ahead: whoever verifies it hashes
  * what it reads, so a file rewritten since is a hash mismatch, never served as verified.
  */
-import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
+import { readExactly } from '../common/lines';
 import { safeClose } from '../common/openFile';
 import { openWithin } from '../common/safeRead';
 
@@ -25,13 +25,8 @@ export function companionSource(path: string, roots: readonly string[], length: 
       if ('refused' in opened) throw new ContentUnavailableError(`${name} can no longer be read: ${opened.refused}`);
       try {
         if (opened.size !== length) throw new ContentUnavailableError(`${name} is ${opened.size} bytes now, not the ${length} it was when read`);
-        const out = Buffer.allocUnsafe(to - from);
-        let filled = 0;
-        while (filled < out.length) {
-          const n = readSync(opened.fd, out, filled, out.length - filled, from + filled);
-          if (n <= 0) throw new ContentUnavailableError(`${name} is shorter than when it was read`);
-          filled += n;
-        }
+        const out = readExactly(opened.fd, from, to - from);
+        if (!out) throw new ContentUnavailableError(`${name} is shorter than when it was read`);
         return out;
       } finally {
         safeClose(opened.fd);

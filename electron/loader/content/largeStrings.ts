@@ -12,6 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { ByteSource, ChatMessage } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
 import { sourceChunks } from '../../../shared/format/bytes';
+import { utf8EncodeInto } from '../../../shared/format/utf8';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptHeader } from '../../../shared/resolver/original';
 import type { ContentServices } from './contentServices';
@@ -402,7 +403,6 @@ export function measureTranscript(messages: readonly ChatMessage[]): { hash: str
 
 /** Bytes gathered before they are hashed: texts are encoded into it, not each into a string's own bytes. */
 const HASH_WINDOW_BYTES = 1024 * 1024;
-const encoder = new TextEncoder();
 
 /**
  * A SHA-256 fed texts and sources through one window: a transcript of 60,000 messages is three
@@ -427,7 +427,7 @@ class WindowedHash {
   text(text: string): void {
     let rest = text;
     for (;;) {
-      const { read, written } = encoder.encodeInto(rest, this.window.subarray(this.used));
+      const { read, written } = utf8EncodeInto(rest, this.window, this.used);
       this.used += written;
       this.bytes += written;
       if (read === rest.length) return;
