@@ -24,7 +24,7 @@
  * Model switches are not replayed: reasoning artifacts are never read by the pass (it reads roles,
  * content and image parts only).
  */
-import { sourceChunks } from '../format/bytes';
+import { sourceWindows } from '../format/bytes';
 import { stubText } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import { mintReductions } from '../resolver/mint';
@@ -163,7 +163,7 @@ class ContentClasses {
   }
 
   private hashOf(m: Content): string | undefined {
-    if (m.source !== undefined) return m.source.sha256 ?? this.sha256(sourceChunks(m.source));
+    if (m.source !== undefined) return m.source.sha256 ?? this.sha256(sourceWindows(m.source));
     return isWellFormed(m.text) ? this.sha256([utf8Encode(m.text)]) : undefined;
   }
 

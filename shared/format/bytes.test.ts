@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { concatSources, isMemorySource, memorySource, textSource } from './bytes';
-import { utf8Encode } from './utf8';
+import type { ByteSource } from './types';
+import { SOURCE_CHUNK_BYTES, concatSources, isMemorySource, memorySource, sourceWindows, textSource } from './bytes';
+import { bytesEqual, utf8Encode } from './utf8';
 
 describe('concatSources', () => {
   it('reads any range of the parts one after another as the bytes joined, empty parts among them', () => {
@@ -59,5 +60,71 @@ describe('textSource', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+/** A source of `bytes` that only writes into arrays (`readInto`): a `read` would throw. */
+function writingSource(bytes: Uint8Array): ByteSource {
+  return {
+    length: bytes.length,
+    read: () => {
+      throw new Error('read where readInto was asked');
+    },
+    readInto: (start, end, target, at) => target.set(bytes.subarray(start, end), at),
+  };
+}
+
+describe('reading into an array (readInto)', () => {
+  it('writes any range of texts, bytes and writing parts joined into an array at an offset, leaving the bytes around it, and reads them through readInto', () => {
+    const unit = fc.constantFrom('a', 'é', '€', '😀', '\ud800', '\n');
+    const partArb = fc.oneof(
+      fc.string({ unit, maxLength: 6 }).map((text) => ({ bytes: utf8Encode(text), source: textSource(text) })),
+      fc.uint8Array({ maxLength: 6 }).map((bytes) => ({ bytes, source: memorySource(bytes) })),
+      fc.uint8Array({ maxLength: 6 }).map((bytes) => ({ bytes, source: writingSource(bytes) })),
+    );
+    fc.assert(
+      fc.property(fc.array(partArb, { maxLength: 10 }), fc.nat(), fc.nat(), fc.nat(5), (parts, a, b, at) => {
+        const joined = Uint8Array.from(parts.flatMap((p) => [...p.bytes]));
+        const source = concatSources(parts.map((p) => p.source));
+        const start = a % (joined.length + 1);
+        const end = start + (b % (joined.length - start + 1));
+        const target = new Uint8Array(end - start + 2 * at).fill(7);
+        source.readInto?.(start, end, target, at);
+        expect([...target]).toEqual([...new Array<number>(at).fill(7), ...joined.subarray(start, end), ...new Array<number>(at).fill(7)]);
+        expect([...source.read(start, end)]).toEqual([...joined.subarray(start, end)]);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('walks a source a window at a time through one reused window, the same bytes as its reads, a memory source in views of its own bytes', () => {
+    const size = 2 * SOURCE_CHUNK_BYTES + 12345;
+    const bytes = new Uint8Array(size);
+    for (let i = 0; i < size; i++) bytes[i] = (i * 31 + (i >> 11)) & 0xff;
+    for (const [start, end] of [
+      [0, size],
+      [5, size - 7],
+      [SOURCE_CHUNK_BYTES - 1, SOURCE_CHUNK_BYTES + 2],
+      [9, 9],
+    ] as const) {
+      const windows: { buffer: ArrayBufferLike; copy: Uint8Array }[] = [];
+      for (const w of sourceWindows(concatSources([writingSource(bytes.subarray(0, 1000)), writingSource(bytes.subarray(1000))]), start, end)) {
+        expect(w.length).toBeLessThanOrEqual(SOURCE_CHUNK_BYTES);
+        windows.push({ buffer: w.buffer, copy: w.slice() });
+      }
+      const walked = new Uint8Array(windows.reduce((n, w) => n + w.copy.length, 0));
+      windows.reduce((at, w) => (walked.set(w.copy, at), at + w.copy.length), 0);
+      expect(bytesEqual(walked, bytes.subarray(start, end))).toBe(true);
+      expect(new Set(windows.map((w) => w.buffer)).size).toBe(Math.min(1, windows.length));
+      // A source in memory: views of its bytes, no window.
+      for (const w of sourceWindows(memorySource(bytes), start, end)) expect(w.buffer).toBe(bytes.buffer);
+    }
+    // A walk inside another takes a window of its own.
+    const outer = sourceWindows(writingSource(bytes));
+    const first = outer.next().value as Uint8Array;
+    const kept = [...first.subarray(0, 64)];
+    for (const inner of sourceWindows(writingSource(new Uint8Array(SOURCE_CHUNK_BYTES).fill(1)))) expect(inner.buffer).not.toBe(first.buffer);
+    expect([...first.subarray(0, 64)]).toEqual(kept);
+    outer.return(undefined);
   });
 });

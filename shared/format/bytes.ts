@@ -10,7 +10,7 @@ export const SOURCE_CHUNK_BYTES = 1024 * 1024;
 
 /** Bytes already in memory. */
 export function memorySource(bytes: Uint8Array): ByteSource & { readonly bytes: Uint8Array } {
-  return { bytes, length: bytes.length, read: (start, end) => bytes.subarray(start, end) };
+  return { bytes, length: bytes.length, read: (start, end) => bytes.subarray(start, end), readInto: (start, end, target, at) => target.set(bytes.subarray(start, end), at) };
 }
 
 /** True when `source` holds its bytes in memory (a `memorySource`): its `bytes` are a byte array, not merely a member of that name. */
@@ -54,6 +54,49 @@ export function* sourceChunks(source: ByteSource, start = 0, end = source.length
   for (let at = start; at < end; at += size) yield source.read(at, Math.min(end, at + size));
 }
 
+/**
+ * Bytes `[start, end)` of `source` written into `target` from `at`: by the source's own `readInto`,
+ * else in place when the range is the whole source and it can be written so (`writeInto`), else
+ * copied from a read.
+ */
+export function readSourceInto(source: ByteSource, start: number, end: number, target: Uint8Array, at: number): void {
+  if (end <= start) return;
+  if (source.readInto) source.readInto(start, end, target, at);
+  else if (start === 0 && end === source.length && source.writeInto) source.writeInto(target, at);
+  else target.set(source.read(start, end), at);
+}
+
+/** Windows `sourceWindows` lends, free for the next walk (a walk inside another takes its own). */
+const freeWindows: Uint8Array[] = [];
+/** Windows kept free at most: walks nest a few deep (a hash inside a read of a joined source). */
+const FREE_WINDOWS_KEPT = 4;
+
+/**
+ * `[start, end)` of a source in pieces of at most SOURCE_CHUNK_BYTES, each a view of one window
+ * the next piece is read into: for a walk that takes each piece before asking for the next and
+ * keeps none (a hash, a count). The integrity check of a long session hashes hundreds of megabytes
+ * of contents; read into new arrays, they were garbage outside the JS heap that the collector let
+ * pile up to tens of megabytes before freeing (docs/streaming-import.md). A source held in memory
+ * is walked in views of its own bytes.
+ */
+export function* sourceWindows(source: ByteSource, start = 0, end = source.length): Generator<Uint8Array> {
+  if (end <= start) return;
+  if (isMemorySource(source)) {
+    yield* sourceChunks(source, start, end);
+    return;
+  }
+  const window = freeWindows.pop() ?? new Uint8Array(SOURCE_CHUNK_BYTES);
+  try {
+    for (let at = start; at < end; at += SOURCE_CHUNK_BYTES) {
+      const to = Math.min(end, at + SOURCE_CHUNK_BYTES);
+      readSourceInto(source, at, to, window, 0);
+      yield window.subarray(0, to - at);
+    }
+  } finally {
+    if (freeWindows.length < FREE_WINDOWS_KEPT) freeWindows.push(window);
+  }
+}
+
 /** The parts one after another, as one source. */
 export function concatSources(parts: readonly ByteSource[]): ByteSource {
   const starts: number[] = [];
@@ -62,37 +105,40 @@ export function concatSources(parts: readonly ByteSource[]): ByteSource {
     starts.push(length);
     length += p.length;
   }
+  const readInto = (start: number, end: number, target: Uint8Array, at: number): void => {
+    // From the last part starting at or before `start` (a transcript of 60,000 messages is read
+    // a MiB at a time: visiting every part at each read cost more than the reads).
+    let lo = 0;
+    let hi = parts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if ((starts[mid] as number) <= start) lo = mid;
+      else hi = mid - 1;
+    }
+    for (let k = lo; k < parts.length && (starts[k] as number) < end; k++) {
+      const p = parts[k] as ByteSource;
+      const s = starts[k] as number;
+      const from = Math.max(start, s);
+      const to = Math.min(end, s + p.length);
+      // Each part written in place (a text encoded there, a file's bytes read there), not into an array of its own.
+      readSourceInto(p, from - s, to - s, target, at + from - start);
+    }
+  };
   return {
     length,
     read(start, end) {
       const out = new Uint8Array(Math.max(0, end - start));
-      // From the last part starting at or before `start` (a transcript of 60,000 messages is read
-      // a MiB at a time: visiting every part at each read cost more than the reads).
-      let lo = 0;
-      let hi = parts.length - 1;
-      while (lo < hi) {
-        const mid = (lo + hi + 1) >> 1;
-        if ((starts[mid] as number) <= start) lo = mid;
-        else hi = mid - 1;
-      }
-      for (let k = lo; k < parts.length && (starts[k] as number) < end; k++) {
-        const p = parts[k] as ByteSource;
-        const s = starts[k] as number;
-        const from = Math.max(start, s);
-        const to = Math.min(end, s + p.length);
-        // A part read whole is written in place (a text encoded there, not into an array of its own).
-        if (from === s && to === s + p.length && p.writeInto) p.writeInto(out, from - start);
-        else if (from < to) out.set(p.read(from - s, to - s), from - start);
-      }
+      readInto(start, end, out, 0);
       return out;
     },
+    readInto,
   };
 }
 
 /** SHA-256 hex of a source: known ahead, or hashed piece by piece. */
 export function sourceSha256(source: ByteSource, sha256: Sha256): string {
   if (source.sha256 !== undefined) return source.sha256;
-  return sha256(isMemorySource(source) ? [source.bytes] : sourceChunks(source));
+  return sha256(isMemorySource(source) ? [source.bytes] : sourceWindows(source));
 }
 
 /** `floorCharBoundary` over a source: reads at most four bytes. */

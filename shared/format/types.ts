@@ -48,6 +48,12 @@ export interface ByteSource {
    * whole as part of a larger one (a transcript hashed a window at a time) is written so.
    */
   writeInto?(target: Uint8Array, at: number): void;
+  /**
+   * Writes bytes `[start, end)` (as `read` bounds them) into `target` from `at` (it has room for
+   * them), without an array of its own (optional): a source hashed a window at a time is read into
+   * one reused window (`sourceWindows`), not into a new array at each step.
+   */
+  readInto?(start: number, end: number, target: Uint8Array, at: number): void;
   /** `floorCharBoundary` at `offset`, when the source can answer it without a read (optional). */
   floorBoundary?(offset: number): number;
   /**
@@ -398,7 +404,11 @@ export interface MessageList {
   contentBytes?(index: number): number | undefined;
 }
 
-/** SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native digest. */
+/**
+ * SHA-256 over the concatenation of `chunks`, as lowercase hex. Injected so hosts can use a native
+ * digest. Each chunk is taken before the next is asked for and not kept: it may be a view of a
+ * window the next one is read into (`sourceWindows`).
+ */
 export type Sha256 = (chunks: Iterable<Uint8Array>) => string;
 
 /** A sidecar record with its place in the file, as policy replay reads it (docs/policy-replay.md). */

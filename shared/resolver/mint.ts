@@ -14,7 +14,7 @@
  * Messages already addressed by a live reduction in `log` are left alone; new ids continue `log`'s.
  */
 import { stubText } from '../format/constants';
-import { floorSourceBoundary, sourceChunks } from '../format/bytes';
+import { floorSourceBoundary, sourceWindows } from '../format/bytes';
 import { ptrHash, sha256Hex } from '../format/hash';
 import { transcriptOf } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, ReductionPolicy, Sha256 } from '../format/types';
@@ -75,7 +75,7 @@ export function mintReductions(
   const whole = (msg: ChatMessage, bytes?: Uint8Array): { hash: string; bytes: number } => {
     const known = bytes === undefined ? (options.contentSha256?.(msg) ?? msg.large?.sha256) : undefined;
     if (known !== undefined) return { hash: ptrHash(known), bytes: contentBytes(msg) };
-    if (msg.large && bytes === undefined) return { hash: hash(sourceChunks(msg.large)), bytes: msg.large.length };
+    if (msg.large && bytes === undefined) return { hash: hash(sourceWindows(msg.large)), bytes: msg.large.length };
     const encoded = bytes ?? utf8Encode(msg.content);
     return { hash: hash([encoded]), bytes: encoded.length };
   };

@@ -45,6 +45,12 @@ describe('a tool-results original read back from its file', () => {
     expect(m.large).toBeDefined();
     expect(isMemorySource(m.large!)).toBe(false);
     expect(r.ptr.bytes).toBe(Buffer.byteLength(PERSISTED_FULL));
+    // Any range written into an array at an offset (as a hash reads it, a window at a time).
+    const full = Buffer.from(PERSISTED_FULL);
+    const target = Buffer.alloc(full.length, 0xee);
+    m.large!.readInto?.(100, full.length - 50, target, 30);
+    expect(target.subarray(30, 30 + full.length - 150).equals(full.subarray(100, full.length - 50))).toBe(true);
+    expect(target.subarray(0, 30).every((x) => x === 0xee) && target.subarray(full.length - 120).every((x) => x === 0xee)).toBe(true);
     const e = s.expand(r.id);
     expect(e.ok && e.value.content).toBe(PERSISTED_FULL);
     // (The scenario's own warnings aside: an unknown record type, a cut last line.)

@@ -16,21 +16,29 @@ import { openWithin } from '../common/safeRead';
 /** The source of the `length` bytes of the file at `path`, read within `roots` at each read. */
 export function companionSource(path: string, roots: readonly string[], length: number): ByteSource {
   const name = basename(path);
+  const readInto = (start: number, end: number, target: Uint8Array, at: number): void => {
+    const from = Math.max(0, Math.min(start, length));
+    const to = Math.max(from, Math.min(end, length));
+    const opened = openWithin(path, roots);
+    if ('refused' in opened) throw new ContentUnavailableError(`${name} can no longer be read: ${opened.refused}`);
+    try {
+      if (opened.size !== length) throw new ContentUnavailableError(`${name} is ${opened.size} bytes now, not the ${length} it was when read`);
+      if (!readExactly(opened.fd, from, to - from, undefined, Buffer.from(target.buffer, target.byteOffset + at, to - from))) {
+        throw new ContentUnavailableError(`${name} is shorter than when it was read`);
+      }
+    } finally {
+      safeClose(opened.fd);
+    }
+  };
   return {
     length,
     read(start, end) {
       const from = Math.max(0, Math.min(start, length));
       const to = Math.max(from, Math.min(end, length));
-      const opened = openWithin(path, roots);
-      if ('refused' in opened) throw new ContentUnavailableError(`${name} can no longer be read: ${opened.refused}`);
-      try {
-        if (opened.size !== length) throw new ContentUnavailableError(`${name} is ${opened.size} bytes now, not the ${length} it was when read`);
-        const out = readExactly(opened.fd, from, to - from);
-        if (!out) throw new ContentUnavailableError(`${name} is shorter than when it was read`);
-        return out;
-      } finally {
-        safeClose(opened.fd);
-      }
+      const out = Buffer.allocUnsafe(to - from);
+      readInto(from, to, out, 0);
+      return out;
     },
+    readInto,
   };
 }

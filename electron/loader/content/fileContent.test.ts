@@ -66,6 +66,10 @@ describe('FileContent', () => {
           const a = bytes.length === 0 ? 0 : x % (bytes.length + 1);
           const b = a + (bytes.length === 0 ? 0 : y % (bytes.length - a + 1));
           expect(Buffer.from(source.read(a, b))).toEqual(bytes.subarray(a, b));
+          // Written into an array at an offset, the bytes around untouched.
+          const target = Buffer.alloc(b - a + 6, 0xee);
+          source.readInto?.(a, b, target, 3);
+          expect(target).toEqual(Buffer.concat([Buffer.alloc(3, 0xee), bytes.subarray(a, b), Buffer.alloc(3, 0xee)]));
           // Searches over char-boundary spans, as the resolver asks for them.
           const start = [...text.slice(0, x % (text.length + 1))].length === 0 ? 0 : Buffer.byteLength(text.slice(0, x % (text.length + 1)));
           const startOk = !/[\udc00-\udfff]/.test(text.charAt(x % (text.length + 1)));
@@ -92,6 +96,11 @@ describe('FileContent', () => {
         [777_777, 2_900_001],
       ] as const) {
         expect(Buffer.from(source.read(a, b)).equals(bytes.subarray(a, b))).toBe(true);
+        // Written into an array at an offset (a range past the end read as far as the end).
+        const n = Math.min(b, bytes.length) - a;
+        const target = Buffer.alloc(n + 10, 0xee);
+        source.readInto?.(a, b, target, 5);
+        expect(target.equals(Buffer.concat([Buffer.alloc(5, 0xee), bytes.subarray(a, b), Buffer.alloc(5, 0xee)]))).toBe(true);
       }
       expect(found(source, 'NEEDLE', 0, bytes.length)).toEqual(naive(bytes, Buffer.from('NEEDLE'), 0, bytes.length));
       expect(found(source, '"é"\\', 1_000_000, 2_000_000)).toEqual(naive(bytes, Buffer.from('"é"\\'), 1_000_000, 2_000_000));

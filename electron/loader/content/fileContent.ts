@@ -243,11 +243,18 @@ export class FileContent implements ByteSource {
   }
 
   read(start: number, end: number): Uint8Array {
-    this.check();
     const from = Math.max(0, Math.min(start, this.length));
     const to = Math.max(from, Math.min(end, this.length));
     const result = Buffer.allocUnsafe(to - from);
-    if (to === from) return result;
+    this.readInto(from, to, result, 0);
+    return result;
+  }
+
+  readInto(start: number, end: number, result: Uint8Array, at: number): void {
+    this.check();
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    if (to === from) return;
     let { raw: rawPos, decoded } = this.checkpoint(from, true);
     const raw = this.services.scratch.get('read-raw', WINDOW_BYTES);
     const out = this.services.scratch.get('read-out', WINDOW_BYTES);
@@ -257,7 +264,7 @@ export class FileContent implements ByteSource {
       const a = Math.max(from, decoded);
       const b = Math.min(to, decoded + piece.length);
       if (a < b) {
-        result.set(piece.subarray(a - decoded, b - decoded), a - from);
+        result.set(piece.subarray(a - decoded, b - decoded), at + a - from);
         filled += b - a;
       }
       decoded += piece.length;
@@ -289,7 +296,6 @@ export class FileContent implements ByteSource {
       throw e;
     }
     if (filled !== to - from) throw unavailable('the content changed since it was indexed');
-    return result;
   }
 
   /** The raw body offset of decoded offset `target` (a character boundary). */

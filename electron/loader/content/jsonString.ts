@@ -508,9 +508,32 @@ function parsedStringBytes(raw: Buffer): Buffer | undefined {
  * `WalkOptions` (tests walk in JavaScript with null).
  */
 export function stringValueBytes(raw: Buffer, walker?: WasmWalker | null): Buffer | undefined {
+  if (!walkable(raw)) return parsedStringBytes(raw);
+  const out = Buffer.allocUnsafe(raw.length - 2);
+  const n = walkStringInto(raw, out, walker);
+  return n === undefined ? undefined : out.subarray(0, n);
+}
+
+/**
+ * `stringValueBytes` written into `out` (room for `raw.length - 2` bytes or more) instead of a new
+ * array: how many bytes, or undefined when `raw` is not one string or (decoded by `JSON.parse`)
+ * its bytes do not fit.
+ */
+export function stringValueInto(raw: Buffer, out: Buffer, walker?: WasmWalker | null): number | undefined {
+  if (walkable(raw)) return walkStringInto(raw, out, walker);
+  const parsed = parsedStringBytes(raw);
+  return parsed === undefined || parsed.length > out.length ? undefined : parsed.copy(out, 0);
+}
+
+/** A literal the string walk decodes: quoted, valid UTF-8, no raw control byte (else `JSON.parse` reads it). */
+function walkable(raw: Buffer): boolean {
   const last = raw.length - 1;
-  if (last < 1 || raw[0] !== QUOTE || raw[last] !== QUOTE || !isUtf8(raw) || hasControlByte(raw)) return parsedStringBytes(raw);
-  const out = Buffer.allocUnsafe(last - 1);
+  return last >= 1 && raw[0] === QUOTE && raw[last] === QUOTE && isUtf8(raw) && !hasControlByte(raw);
+}
+
+/** The walk of a `walkable` literal into `out` (room for its body): the bytes written, or undefined when it is not one string. */
+function walkStringInto(raw: Buffer, out: Buffer, walker: WasmWalker | null | undefined): number | undefined {
+  const last = raw.length - 1;
   let written = 0;
   const walk = new JsonStringWalk({ sink: (piece) => void (written += piece.copy(out, written)), ...(walker !== undefined ? { walker } : {}) });
   let closed: { close: number } | { resume: number };
@@ -521,6 +544,6 @@ export function stringValueBytes(raw: Buffer, walker?: WasmWalker | null): Buffe
     throw e;
   }
   if (!('close' in closed) || closed.close !== last) return undefined;
-  if (walk.decoding) return out.subarray(0, written);
-  return out.subarray(0, unescapeInto(raw, 1, last, out, 0, true).written);
+  if (walk.decoding) return written;
+  return unescapeInto(raw, 1, last, out, 0, true).written;
 }

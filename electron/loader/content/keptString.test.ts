@@ -142,6 +142,32 @@ describe('a text kept in its file', () => {
     }
   });
 
+  it('writes any range into an array at an offset as it reads it, and hashes or writes its whole value without caching it', () => {
+    fc.assert(
+      fc.property(valueArb, fc.nat(64), fc.nat(), fc.nat(), fc.nat(16), (value, prefixBytes, a, b, at) => {
+        const { file, line, lineOffset } = fileWith(value, prefixBytes);
+        const kept = keptStrings(0, countedFile(file).read, () => true, 1 << 20);
+        const text = keepInFile(kept, value, 1, line, lineOffset);
+        if (!text?.source.readInto) throw new Error('not kept, or no readInto');
+        const bytes = Buffer.from(value, 'utf8');
+        // Whole first, from a cold cache: written, hashed, and nothing left cached.
+        const whole = Buffer.alloc(bytes.length + 2 * at, 0xee);
+        text.source.readInto(0, bytes.length, whole, at);
+        expect(whole.subarray(at, at + bytes.length).equals(bytes)).toBe(true);
+        expect(whole.subarray(0, at).every((x) => x === 0xee) && whole.subarray(at + bytes.length).every((x) => x === 0xee)).toBe(true);
+        expect(text.source.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+        expect(kept.cache.size).toBe(0);
+        const from = a % (bytes.length + 1);
+        const to = from + (b % (bytes.length - from + 1));
+        const target = Buffer.alloc(to - from + 2 * at, 0xee);
+        text.source.readInto(from, to, target, at);
+        expect(target.subarray(at, at + to - from).equals(bytes.subarray(from, to))).toBe(true);
+        expect(target.subarray(0, at).every((x) => x === 0xee) && target.subarray(at + to - from).every((x) => x === 0xee)).toBe(true);
+      }),
+      { numRuns: 600 },
+    );
+  });
+
   it('says the content changed when the file no longer holds the value there', () => {
     for (const value of ['plain words '.repeat(50), 'escaped\n'.repeat(50)]) {
       const { file, line, lineOffset } = fileWith(value, 0);
@@ -149,6 +175,7 @@ describe('a text kept in its file', () => {
       const text = keepInFile(keptStrings(0, f.read, () => true, 1 << 20), value, 1, line, lineOffset)!;
       file.fill(0x5c, lineOffset + line.indexOf('"content":') + 12, lineOffset + line.indexOf('"content":') + 14);
       expect(() => text.text()).toThrow(/changed/);
+      expect(() => text.source.readInto?.(0, text.source.length, Buffer.alloc(text.source.length), 0)).toThrow(/changed/);
     }
   });
 });

@@ -15,7 +15,7 @@ import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
 import type { LargeText } from './largeStrings';
 import { sourceText } from './largeStrings';
-import { JsonStringError, JsonStringWalk, stringValueBytes } from './jsonString';
+import { JsonStringError, JsonStringWalk, stringValueBytes, stringValueInto } from './jsonString';
 
 /** What the kept strings of one file share: the file, whether it is still open, and the cache of values read back. */
 export interface KeptStrings {
@@ -60,7 +60,7 @@ class KeptString implements ByteSource {
   ) {}
 
   get sha256(): string {
-    this.hash ??= createHash('sha256').update(this.wholeValue()).digest('hex');
+    this.hash ??= createHash('sha256').update(this.passingWhole()).digest('hex');
     return this.hash;
   }
 
@@ -79,11 +79,50 @@ class KeptString implements ByteSource {
     return this.wholeValue().subarray(from, to);
   }
 
-  /** `n` bytes of the file from `at`. */
-  private readFile(at: number, n: number): Buffer {
+  /** As `read`, into `target`; the whole value as `passingWhole` reads it. */
+  readInto(start: number, end: number, target: Uint8Array, at: number): void {
+    const from = Math.max(0, Math.min(start, this.length));
+    const to = Math.max(from, Math.min(end, this.length));
+    if (to === from) return;
+    if (this.head && to <= this.head.length) target.set(this.head.subarray(from, to), at);
+    else if (to - from === this.length) target.set(this.passingWhole(), at);
+    else {
+      const cached = this.kept.cache.get(String(this.start));
+      if (cached) target.set(cached.subarray(from, to), at);
+      else if (this.plain) this.readFile(this.start + 1 + from, to - from, Buffer.from(target.buffer, target.byteOffset + at, to - from));
+      else target.set(this.wholeValue().subarray(from, to), at);
+    }
+  }
+
+  /**
+   * The value's UTF-8 for one use (a view the next such read may overwrite): from the cache, else
+   * read back and decoded through windows kept for the purpose and not cached, where `wholeValue`
+   * makes arrays of its own and caches them. A hash walks each value once: the integrity check of a
+   * long session hashes tens of thousands, and their arrays were garbage outside the JS heap
+   * (docs/streaming-import.md). A value longer than the windows goes through `wholeValue`.
+   */
+  private passingWhole(): Buffer {
+    const cached = this.kept.cache.get(String(this.start));
+    if (cached !== undefined) return cached;
+    if (this.rawLength > READ_BACK_WINDOW_BYTES) return this.wholeValue();
+    readBackRaw = windowOf(readBackRaw, this.rawLength);
+    const raw = this.readFile(this.start, this.rawLength, readBackRaw);
+    let bytes: Buffer | undefined;
+    if (this.plain) bytes = plainValue(raw);
+    else {
+      readBackDecoded = windowOf(readBackDecoded, this.rawLength);
+      const n = stringValueInto(raw, readBackDecoded);
+      bytes = n === undefined ? undefined : readBackDecoded.subarray(0, n);
+    }
+    if (bytes?.length !== this.length) throw new ContentUnavailableError('the content changed since it was indexed');
+    return bytes;
+  }
+
+  /** `n` bytes of the file from `at`, into `into` when given (room for them) else a new array. */
+  private readFile(at: number, n: number, into?: Buffer): Buffer {
     const { fd, read, isOpen } = this.kept;
     if (!isOpen()) throw new ContentUnavailableError('the session is closed');
-    const raw = Buffer.allocUnsafe(n);
+    const raw = into ? into.subarray(0, n) : Buffer.allocUnsafe(n);
     let filled = 0;
     while (filled < n) {
       const got = read(fd, raw, filled, n - filled, at + filled);
@@ -107,6 +146,17 @@ class KeptString implements ByteSource {
     cache.set(String(this.start), bytes, bytes.length);
     return bytes;
   }
+}
+
+/** A value whose JSON text is longer is read back into arrays of its own by `readInto`, not through the windows kept. */
+const READ_BACK_WINDOW_BYTES = 4 * 1024 * 1024;
+/** The windows `readInto` reads a value's JSON text into and decodes it into (grown to the longest read, at most READ_BACK_WINDOW_BYTES). */
+let readBackRaw: Buffer = Buffer.alloc(0);
+let readBackDecoded: Buffer = Buffer.alloc(0);
+
+/** `window` when it has room for `n` bytes, else a new one that has. */
+function windowOf(window: Buffer, n: number): Buffer {
+  return window.length >= n ? window : Buffer.allocUnsafe(Math.max(n, Math.min(READ_BACK_WINDOW_BYTES, window.length * 2)));
 }
 
 /** A JSON string without escapes: its bytes between the quotes, when they are still one (quoted, no quote or backslash inside, UTF-8). */

@@ -11,7 +11,7 @@ import type { Hash } from 'node:crypto';
 import { createHash, randomUUID } from 'node:crypto';
 import type { ByteSource, ChatMessage } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
-import { sourceChunks } from '../../../shared/format/bytes';
+import { sourceChunks, sourceWindows } from '../../../shared/format/bytes';
 import { utf8EncodeInto } from '../../../shared/format/utf8';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptHeader } from '../../../shared/resolver/original';
@@ -290,7 +290,7 @@ export abstract class LargeText {
   /** The value's `length` as a JS string: UTF-16 units. */
   utf16Length(): number {
     let n = 0;
-    for (const chunk of sourceChunks(this.source)) {
+    for (const chunk of sourceWindows(this.source)) {
       for (let i = 0; i < chunk.length; i++) {
         const b = chunk[i] as number;
         if ((b & 0xc0) !== 0x80) n += b >= 0xf0 ? 2 : 1;
@@ -389,7 +389,7 @@ export function measureText(t: Text): { hash: string; bytes: number } {
 export function measureSource(source: ByteSource): { hash: string; bytes: number } {
   if (source.sha256 !== undefined) return { hash: ptrHash(source.sha256), bytes: source.length };
   const h = createHash('sha256');
-  for (const chunk of sourceChunks(source)) h.update(chunk);
+  for (const chunk of sourceWindows(source)) h.update(chunk);
   return { hash: ptrHash(h.digest('hex')), bytes: source.length };
 }
 
@@ -439,7 +439,7 @@ class WindowedHash {
 
   source(source: ByteSource): void {
     this.flush();
-    for (const chunk of sourceChunks(source)) this.hash.update(chunk);
+    for (const chunk of sourceWindows(source)) this.hash.update(chunk);
     this.bytes += source.length;
   }
 
