@@ -134,9 +134,14 @@ export abstract class LineSource implements SessionSource {
       const bytes = readExactly(this.file.fd, offset, total, pass.read);
       return bytes ? { bytes, offset } : null;
     };
+    // Every chunk is read into one array: a line is a view of it only while `take` has it (which
+    // keeps none of its bytes), and the piece of a line that runs on is copied out. A new array a
+    // chunk was 537 MB of garbage outside the JS heap for the bench's session, and every one
+    // fresh pages for the kernel to map (docs/streaming-import.md).
+    const chunkArray = Buffer.allocUnsafe(Math.max(0, Math.min(end - readAt, Math.max(pass.chunkSize, 1))));
     reading: while (readAt < end) {
       const want = Math.min(end - readAt, Math.max(pass.chunkSize, 1));
-      const chunk = readExactly(this.file.fd, readAt, want, pass.read);
+      const chunk = readExactly(this.file.fd, readAt, want, pass.read, chunkArray);
       if (!chunk) {
         shrank = true; // what was read stays indexed
         break;
@@ -157,7 +162,7 @@ export abstract class LineSource implements SessionSource {
       if (start < chunk.length && !byRange) {
         const rest = chunk.subarray(start);
         if (piecesLength + rest.length <= this.inMemoryLineBytes) {
-          pieces.push(rest);
+          pieces.push(Buffer.from(rest));
           piecesLength += rest.length;
         } else {
           pieces = [];
