@@ -154,6 +154,17 @@ const READ_BACK_WINDOW_BYTES = 4 * 1024 * 1024;
 let readBackRaw: Buffer = Buffer.alloc(0);
 let readBackDecoded: Buffer = Buffer.alloc(0);
 
+/** The window a value `lineKeeper` compares is encoded into. */
+let keptValueWindow: Buffer = Buffer.alloc(0);
+
+/** True when the JSON string literal `raw` decodes to `bytes` (decoded in the window `readInto` decodes in, when it fits). */
+function decodedEquals(raw: Buffer, bytes: Buffer): boolean {
+  if (raw.length > READ_BACK_WINDOW_BYTES) return stringValueBytes(raw)?.equals(bytes) === true;
+  readBackDecoded = windowOf(readBackDecoded, raw.length);
+  const n = stringValueInto(raw, readBackDecoded);
+  return n !== undefined && readBackDecoded.subarray(0, n).equals(bytes);
+}
+
 /** `window` when it has room for `n` bytes, else a new one that has. */
 function windowOf(window: Buffer, n: number): Buffer {
   return window.length >= n ? window : Buffer.allocUnsafe(Math.max(n, Math.min(READ_BACK_WINDOW_BYTES, window.length * 2)));
@@ -183,12 +194,18 @@ export function lineKeeper(kept: KeptStrings, minChars: number, line: Buffer, li
     if (value.length < minChars || !isWellFormed(value)) return undefined;
     literals ??= longLiterals(line, minChars + 2);
     if (literals.length === 0) return undefined;
-    const bytes = Buffer.from(value, 'utf8');
+    // Encoded and compared in windows kept for the purpose (a value of up to READ_BACK_WINDOW_BYTES):
+    // arrays of their own were 200 MB of garbage outside the JS heap on the bench's session.
+    let bytes: Buffer;
+    if (3 * value.length <= READ_BACK_WINDOW_BYTES) {
+      keptValueWindow = windowOf(keptValueWindow, 3 * value.length);
+      bytes = keptValueWindow.subarray(0, keptValueWindow.write(value, 0, 'utf8'));
+    } else bytes = Buffer.from(value, 'utf8');
     for (const lit of literals) {
       if (lit.decoded !== bytes.length || !lit.canonical) continue;
       const raw = line.subarray(lit.start, lit.start + lit.raw);
       const plain = lit.raw === bytes.length + 2;
-      if (!(plain ? bytes.equals(raw.subarray(1, -1)) : stringValueBytes(raw)?.equals(bytes) === true)) continue;
+      if (!(plain ? bytes.equals(raw.subarray(1, -1)) : decodedEquals(raw, bytes))) continue;
       return sourceText(new KeptString(kept, lineOffset + lit.start, lit.raw, bytes.length, plain ? undefined : Buffer.from(headChars(value), 'utf8')));
     }
     return undefined;
