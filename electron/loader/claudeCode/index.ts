@@ -19,14 +19,14 @@ import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
 import type { LargeText, Text } from '../content/largeStrings';
 import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLine, scanTakenLine, sourceText } from '../content/largeStrings';
-import { companionSource } from '../content/companionFile';
+import { COMPANION_READ_BACK_BYTES, companionSource } from '../content/companionFile';
 import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
-import { KEPT_CACHE_BYTES, KEPT_STRING_CHARS, keptStrings, lineKeeper } from '../content/keptString';
+import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
 
 const DETECT_BYTES = 1024 * 1024;
@@ -105,7 +105,7 @@ const textOf = (read: string | Refused | undefined): string | undefined => (type
 
 /**
  * A `tool-results/` file as the original of a persisted output: read whole once (as a companion is,
- * to know it is there, bounded and valid UTF-8), then, from KEPT_STRING_CHARS bytes on, read back
+ * to know it is there, bounded and valid UTF-8), then, from COMPANION_READ_BACK_BYTES on, read back
  * from its file when asked instead of held (companionFile.ts); shorter, or not valid UTF-8 (its
  * string then has U+FFFD for each bad sequence, as before), its string.
  */
@@ -123,7 +123,7 @@ function toolResultText(path: string, roots: readonly string[], readBack?: Map<s
   }
   const bytes = companionBytes(path, roots);
   if (!Buffer.isBuffer(bytes)) return bytes;
-  if (bytes.length < KEPT_STRING_CHARS || !isUtf8(bytes)) return bytes.toString('utf8');
+  if (bytes.length < COMPANION_READ_BACK_BYTES || !isUtf8(bytes)) return bytes.toString('utf8');
   const text = sourceText(companionSource(path, roots, bytes.length));
   readBack?.set(path, text);
   return text;
@@ -220,7 +220,7 @@ export class ClaudeCodeSource extends LineSource {
     /** Budget of the cache of message texts read back from the file, in bytes (DetectContext.cacheBytes). */
     cacheBytes: number = KEPT_CACHE_BYTES,
     /** A message text this many characters long or longer stays in the file once its line is parsed (docs/streaming-import.md). */
-    private readonly keptChars: number = KEPT_STRING_CHARS,
+    private readonly keptChars: number = CLAUDE_KEPT_STRING_CHARS,
   ) {
     super(file);
     this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes);

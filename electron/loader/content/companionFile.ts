@@ -13,6 +13,9 @@ import { readExactly } from '../common/lines';
 import { safeClose } from '../common/openFile';
 import { openWithin } from '../common/safeRead';
 
+/** A companion file this long or longer is read back when asked rather than held (each read opens it again). */
+export const COMPANION_READ_BACK_BYTES = 4096;
+
 /** The source of the `length` bytes of the file at `path`, read within `roots` at each read. */
 export function companionSource(path: string, roots: readonly string[], length: number): ByteSource {
   const name = basename(path);
