@@ -55,7 +55,7 @@ describe('textSource', () => {
         expect(isMemorySource(source)).toBe(false);
         // Written in place: its bytes from `at`, the bytes around them untouched.
         const target = new Uint8Array(bytes.length + 4).fill(7);
-        source.writeInto?.(target, 2);
+        source.readInto?.(0, bytes.length, target, 2);
         expect([...target]).toEqual([7, 7, ...bytes, 7, 7]);
       }),
       { numRuns: 500 },

@@ -29,7 +29,9 @@ export function contentSource(msg: ChatMessage): ByteSource {
  * compaction's original was checked (docs/streaming-import.md). Not a memory source.
  */
 export function textSource(text: string): ByteSource {
-  return { length: utf8Length(text), read: (start, end) => utf8Encode(text).subarray(start, end), writeInto: (target, at) => void utf8EncodeInto(text, target, at) };
+  const length = utf8Length(text);
+  const read = (start: number, end: number): Uint8Array => utf8Encode(text).subarray(start, end);
+  return { length, read, readInto: (start, end, target, at) => (start <= 0 && end >= length ? void utf8EncodeInto(text, target, at) : target.set(read(start, end), at)) };
 }
 
 /** `contentSource(msg)`, a content held in memory encoded only when read (`textSource`). */
@@ -54,15 +56,10 @@ export function* sourceChunks(source: ByteSource, start = 0, end = source.length
   for (let at = start; at < end; at += size) yield source.read(at, Math.min(end, at + size));
 }
 
-/**
- * Bytes `[start, end)` of `source` written into `target` from `at`: by the source's own `readInto`,
- * else in place when the range is the whole source and it can be written so (`writeInto`), else
- * copied from a read.
- */
+/** Bytes `[start, end)` of `source` written into `target` from `at`: by the source's own `readInto`, else copied from a read. */
 export function readSourceInto(source: ByteSource, start: number, end: number, target: Uint8Array, at: number): void {
   if (end <= start) return;
   if (source.readInto) source.readInto(start, end, target, at);
-  else if (start === 0 && end === source.length && source.writeInto) source.writeInto(target, at);
   else target.set(source.read(start, end), at);
 }
 

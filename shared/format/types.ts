@@ -43,15 +43,10 @@ export interface ByteSource {
   /** SHA-256 (hex) of all the bytes, when known without reading them. */
   readonly sha256?: string;
   /**
-   * Writes all the bytes into `target` from `at` (it has room for them), when the source can do so
-   * without an array of its own, as a text is encoded in place (optional). A source read
-   * whole as part of a larger one (a transcript hashed a window at a time) is written so.
-   */
-  writeInto?(target: Uint8Array, at: number): void;
-  /**
    * Writes bytes `[start, end)` (as `read` bounds them) into `target` from `at` (it has room for
-   * them), without an array of its own (optional): a source hashed a window at a time is read into
-   * one reused window (`sourceWindows`), not into a new array at each step.
+   * them), without an array of its own where it can (optional; a text is encoded in place when read
+   * whole): a source hashed a window at a time is read into one reused window (`sourceWindows`),
+   * and a part of a joined one into the joined read's array, not into a new array at each step.
    */
   readInto?(start: number, end: number, target: Uint8Array, at: number): void;
   /** `floorCharBoundary` at `offset`, when the source can answer it without a read (optional). */
