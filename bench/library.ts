@@ -7,16 +7,17 @@
  * whole JSON document, every JSON entry of an `.eval` archive inflated) — the measure the targets
  * were set against — and opening each file and reading its first 64 KiB. Cold = an empty index
  * cache (every file indexed whole, on the indexing threads); warm = the cache the cold run left.
- * Also reported: `--heads`, and the HTTP host's library (electron/host/library.ts) in this
- * process: how long until its first rows reach a page, against its whole cold listing. Runs
- * alternate, medians. Targets: cold ≤ 2× each baseline, warm ≤ 0.3× cold.
+ * Also reported: `--heads`, a Claude Code 2.0.x project folder of 500 sessions with 1,000 agent
+ * files beside them (cold, against reading and parsing its files), and the HTTP host's library
+ * (electron/host/library.ts) in this process: how long until its first rows reach a page, against
+ * its whole cold listing. Runs alternate, medians. Targets: cold ≤ 2× each baseline, warm ≤ 0.3× cold.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveLibrary } from '../electron/host/library';
-import { writeMixedLibrary } from '../electron/library/testing/generated';
+import { writeAgentFolder, writeMixedLibrary } from '../electron/library/testing/generated';
 import { GENERATED_ROOT, makersVersion } from '../tools/testing/generatedCache';
 import { outDir } from './fixtures';
 import type { BenchRow } from './report';
@@ -24,6 +25,9 @@ import { median } from './report';
 import { repoRoot } from './util';
 
 export const LIBRARY_SESSIONS = 2000;
+/** The 2.0.x project folder: sessions, and agent files beside each (docs/library.md "2.0.x agent files, read once per folder"). */
+export const AGENT_FOLDER_SESSIONS = 500;
+export const AGENT_FOLDER_AGENTS_EACH = 2;
 export const COLD_TARGET = 2;
 export const WARM_TARGET = 0.3;
 const BIN = join(repoRoot, 'bin', 'session-inspector.cjs');
@@ -59,21 +63,28 @@ const READ_AND_PARSE = walker(`const b = fs.readFileSync(p);
 /** Opening each file and reading its first 64 KiB. */
 const HEAD_64K = walker(`const fd = fs.openSync(p, 'r'); fs.readSync(fd, buf, 0, 65536, 0); fs.closeSync(fd)`);
 
-/** The generated library: made once per version of its makers, under the OS temp folder. */
-export function mixedLibrary(log: (line: string) => void): string {
-  const dir = join(GENERATED_ROOT, makersVersion(), `library-mixed-${LIBRARY_SESSIONS}`);
+/** A folder `name` under the OS temp folder, written by `write` once per version of its makers. */
+function generatedFolder(name: string, log: (line: string) => void, write: (dir: string) => void): string {
+  const dir = join(GENERATED_ROOT, makersVersion(), name);
   if (existsSync(join(dir, '.complete'))) return dir;
-  log(`library: writing ${LIBRARY_SESSIONS} sessions of every format into ${dir}`);
+  log(`library: writing ${dir}`);
   const partial = `${dir}.${process.pid}.partial`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
-  writeMixedLibrary(partial, LIBRARY_SESSIONS, repoRoot);
+  write(partial);
   // The marker is empty: not a session (never listed), and the baselines skip it (a dot file).
   writeFileSync(join(partial, '.complete'), '');
   rmSync(dir, { recursive: true, force: true });
   renameSync(partial, dir);
   return dir;
 }
+
+/** The generated library of every format. */
+export const mixedLibrary = (log: (line: string) => void): string => generatedFolder(`library-mixed-${LIBRARY_SESSIONS}`, log, (dir) => writeMixedLibrary(dir, LIBRARY_SESSIONS, repoRoot));
+
+/** One Claude Code 2.0.x project folder of small sessions with agent files beside them. */
+export const agentFolder = (log: (line: string) => void): string =>
+  generatedFolder(`library-agents-${AGENT_FOLDER_SESSIONS}x${AGENT_FOLDER_AGENTS_EACH}`, log, (dir) => writeAgentFolder(join(dir, '-work-project'), AGENT_FOLDER_SESSIONS, AGENT_FOLDER_AGENTS_EACH));
 
 function timeOnce(args: string[], env: NodeJS.ProcessEnv): { ms: number; stdout: string } {
   const started = process.hrtime.bigint();
@@ -114,6 +125,7 @@ export async function runLibraryBench({ runs, log }: LibraryBenchOptions): Promi
   log('library: building dist/cli.cjs, its chunks and dist/library.cjs');
   execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'cli', 'library'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   const dir = mixedLibrary(log);
+  const agents = agentFolder(log);
   const cache = join(outDir(), 'library-cache');
   const env = { ...process.env, SESSION_INSPECTOR_CACHE_DIR: cache, HOME: join(outDir(), 'library-home') };
   const sessions = [BIN, 'sessions', dir, '--no-default-roots'];
@@ -133,6 +145,8 @@ export async function runLibraryBench({ runs, log }: LibraryBenchOptions): Promi
   const heads: number[] = [];
   const first: number[] = [];
   const hostAll: number[] = [];
+  const agentsParse: number[] = [];
+  const agentsCold: number[] = [];
   for (let round = 0; round < rounds; round++) {
     parse.push(timeOnce(['-e', READ_AND_PARSE, dir], env).ms);
     head.push(timeOnce(['-e', HEAD_64K, dir], env).ms);
@@ -149,11 +163,17 @@ export async function runLibraryBench({ runs, log }: LibraryBenchOptions): Promi
     if (h.rows !== LIBRARY_SESSIONS) throw new Error(`the host listed ${h.rows} sessions`);
     first.push(h.first);
     hostAll.push(h.complete);
+    agentsParse.push(timeOnce(['-e', READ_AND_PARSE, agents], env).ms);
+    rmSync(cache, { recursive: true, force: true });
+    const a = timeOnce([BIN, 'sessions', agents, '--no-default-roots'], env);
+    const all = (JSON.parse(a.stdout) as { sessions: { sessions?: number }[] }).sessions;
+    if (all.length !== AGENT_FOLDER_SESSIONS || all.some((x) => x.sessions !== AGENT_FOLDER_AGENTS_EACH + 1)) throw new Error(`the 2.0.x folder listed ${all.length} sessions, not ${AGENT_FOLDER_SESSIONS} each with ${AGENT_FOLDER_AGENTS_EACH} agents`);
+    agentsCold.push(a.ms);
   }
-  const [p, b, c, w, hd, f, ha] = [parse, head, cold, warm, heads, first, hostAll].map((t) => median(t)) as [number, number, number, number, number, number, number];
+  const [p, b, c, w, hd, f, ha, ap, ac] = [parse, head, cold, warm, heads, first, hostAll, agentsParse, agentsCold].map((t) => median(t)) as [number, number, number, number, number, number, number, number, number];
   const each = (t: number[]): string => t.map((x) => x.toFixed(0)).join(', ');
   log(`library: medians of ${rounds}: read+parse ${p.toFixed(0)} ms, open+64 KiB ${b.toFixed(0)} ms, cold ${c.toFixed(0)} ms, warm ${w.toFixed(0)} ms, --heads ${hd.toFixed(0)} ms, host first rows ${f.toFixed(0)} ms of ${ha.toFixed(0)} ms`);
-  log(`library: each round: read+parse [${each(parse)}], open+64 KiB [${each(head)}], cold [${each(cold)}], warm [${each(warm)}]`);
+  log(`library: each round: read+parse [${each(parse)}], open+64 KiB [${each(head)}], cold [${each(cold)}], warm [${each(warm)}], 2.0.x folder read+parse [${each(agentsParse)}] cold [${each(agentsCold)}]`);
   const parsed = { name: 'read + parse each file', value: p };
   const headBase = { name: 'open + read 64 KiB each', value: b };
   const mixed = `${LIBRARY_SESSIONS} sessions of every format`;
@@ -162,6 +182,7 @@ export async function runLibraryBench({ runs, log }: LibraryBenchOptions): Promi
     { group: 'library', metric: `sessions, ${mixed}, cold cache, vs opening each file and reading 64 KiB`, value: c, unit: 'ms', baseline: headBase, ratio: b / c, target: `cold ≤ ${COLD_TARGET}× baseline`, pass: c <= COLD_TARGET * b, note: `cold / open+64 KiB = ${(c / b).toFixed(2)}×` },
     { group: 'library', metric: `sessions, ${mixed}, warm cache`, value: w, unit: 'ms', baseline: { name: 'cold', value: c }, ratio: c / w, target: `warm ≤ ${WARM_TARGET}× cold`, pass: w <= WARM_TARGET * c, note: `warm / cold = ${(w / c).toFixed(2)}×, warm / read+parse = ${(w / p).toFixed(2)}×` },
     { group: 'library', metric: `sessions --heads, ${mixed}`, value: hd, unit: 'ms', baseline: parsed, ratio: p / hd, note: `--heads / read+parse = ${(hd / p).toFixed(2)}×` },
+    { group: 'library', metric: `sessions, one Claude Code 2.0.x project folder (${AGENT_FOLDER_SESSIONS} sessions, ${(AGENT_FOLDER_SESSIONS * AGENT_FOLDER_AGENTS_EACH).toLocaleString('en-US')} agent files beside them), cold cache`, value: ac, unit: 'ms', baseline: { name: 'read + parse each file', value: ap }, ratio: ap / ac, note: `cold / read+parse = ${(ac / ap).toFixed(2)}×; each agent file's head read once for the folder, not once per session (docs/library.md)` },
     { group: 'library', metric: `host library, ${mixed}, cold cache: first rows pushed to the pages`, value: f, unit: 'ms', baseline: { name: 'the whole cold listing', value: ha }, ratio: ha / f, note: `first rows / whole listing = ${(f / ha).toFixed(3)}×; in the bench's process (electron/host/library.ts)` },
   ];
 }

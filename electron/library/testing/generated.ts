@@ -2,9 +2,12 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 
+/** The id of small session `k`. */
+export const smallSessionId = (k: number): string => `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+
 /** The lines of one small session: `turns` user prompts each answered once. */
 export function smallSession(k: number, turns = 2): string {
-  const id = `00000000-0000-4000-8000-${String(k).padStart(12, '0')}`;
+  const id = smallSessionId(k);
   const lines: unknown[] = [];
   let parent: string | null = null;
   for (let t = 0; t < turns; t++) {
@@ -16,6 +19,31 @@ export function smallSession(k: number, turns = 2): string {
     parent = a;
   }
   return `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
+}
+
+/** The lines of a Claude Code 2.0.x agent file of small session `k` (docs/FORMATS.md §1.9): a sidechain prompt and its answer, naming the session. */
+export function smallAgent(k: number, agentId: string): string {
+  const id = smallSessionId(k);
+  const time = new Date(Date.UTC(2026, 0, 1) + k * 60_000).toISOString();
+  const envelope = { sessionId: id, agentId, isSidechain: true, cwd: `/work/project-${k % 7}`, timestamp: time };
+  return [
+    { type: 'user', ...envelope, uuid: `${agentId}-u`, parentUuid: null, message: { role: 'user', content: `search the code for the callers of session ${k}'s function` } },
+    { type: 'assistant', ...envelope, uuid: `${agentId}-a`, parentUuid: `${agentId}-u`, message: { id: `msg_${agentId}`, role: 'assistant', model: 'claude-test-1', content: [{ type: 'text', text: `three callers, in ${agentId}` }] } },
+  ]
+    .map((l) => `${JSON.stringify(l)}\n`)
+    .join('');
+}
+
+/** One Claude Code 2.0.x project folder `dir`: `sessions` small sessions, each with `agentsEach` agent files beside them. */
+export function writeAgentFolder(dir: string, sessions: number, agentsEach: number): void {
+  mkdirSync(dir, { recursive: true });
+  for (let k = 0; k < sessions; k++) {
+    writeFileSync(join(dir, `${smallSessionId(k)}.jsonl`), smallSession(k));
+    for (let a = 0; a < agentsEach; a++) {
+      const agentId = (k * agentsEach + a).toString(16).padStart(8, '0');
+      writeFileSync(join(dir, `agent-${agentId}.jsonl`), smallAgent(k, agentId));
+    }
+  }
 }
 
 /** `count` small sessions under `dir`, in project folders of 50; returns their paths. */

@@ -11,7 +11,8 @@ import type { LoadOptions } from '../session';
 import { loadSession } from '../session';
 import { runCli } from '../../cli/testing/runCli';
 import { sessionFolderRoots } from '../common/safeRead';
-import { HEAD_BYTES, MAX_BESIDE, headSessionId, subagentFiles } from './subagents';
+import { HEAD_BYTES, MAX_BESIDE, headSessionId } from './besideAgents';
+import { subagentFiles } from './subagents';
 import { SESSION_ID } from './testing/build';
 import { BESIDE_ID, FOREIGN_ID, OTHER_SESSION, PLAIN_ID, WORKFLOW, agentText, writeSubagentLayouts } from './testing/subagents';
 

@@ -8,31 +8,20 @@
  *   subagent's id is part of one file name and so never holds a `/`: the two cannot collide.
  * - 2.0.x: `<dir>/agent-<hex>.jsonl` beside the session file, in a project folder that holds the
  *   agents of every session. Only those whose records name this session's `sessionId` belong to it:
- *   the head of each candidate (HEAD_BYTES) is read to check, for at most MAX_BESIDE candidates.
+ *   the head of each candidate (HEAD_BYTES) is read to check, for at most MAX_BESIDE candidates,
+ *   once per state of the folder (./besideAgents.ts).
  */
-import { closeSync, readSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { listWithin, openWithin } from '../common/safeRead';
+import { listWithin } from '../common/safeRead';
+import type { RefusedCompanion, SubagentFile } from './besideAgents';
+import { BesideAgents, headSessionId } from './besideAgents';
 
-export interface SubagentFile {
-  /** The session id `--session` takes. */
-  id: string;
-  path: string;
-}
-
-/** Bytes read from the head of a 2.0.x candidate: the envelope (with `sessionId`) precedes the message. */
-export const HEAD_BYTES = 4096;
-/** 2.0.x candidates looked at, at most (so at most MAX_BESIDE × HEAD_BYTES bytes read to list them). */
-export const MAX_BESIDE = 2048;
+export type { RefusedCompanion, SubagentFile } from './besideAgents';
 
 const AGENT_FILE = /^agent-([^/\\]+)\.jsonl$/;
-const BESIDE_FILE = /^agent-([0-9a-f]{6,40})\.jsonl$/i;
 
-/** A companion file or folder that was not read (safeRead.ts), and why. */
-export interface RefusedCompanion {
-  path: string;
-  refused: string;
-}
+/** The 2.0.x agents of the folders looked into, kept while their folder stays as it was (./besideAgents.ts). */
+const beside = new BesideAgents();
 
 const byId = (a: SubagentFile, b: SubagentFile): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -49,42 +38,6 @@ function agentsIn(dir: string, prefix: string, roots: readonly string[], refused
     .map((n) => AGENT_FILE.exec(n))
     .filter((m): m is RegExpExecArray => m !== null)
     .map((m) => ({ id: `${prefix}${m[1]!}`, path: join(dir, m[0]) }));
-}
-
-/** The first `HEAD_BYTES` of a file as text (safeRead.ts: a regular file inside `roots`, non-blocking), or why not. */
-function head(path: string, roots: readonly string[]): string | { refused: string; missing?: true } {
-  const opened = openWithin(path, roots);
-  if ('refused' in opened) return opened;
-  try {
-    const buf = Buffer.alloc(Math.min(HEAD_BYTES, opened.size));
-    const n = readSync(opened.fd, buf, 0, buf.length, 0);
-    return buf.subarray(0, n).toString('utf8');
-  } catch (e) {
-    return { refused: (e as Error).message };
-  } finally {
-    try {
-      closeSync(opened.fd);
-    } catch {
-      // Closing a descriptor opened for reading cannot lose anything.
-    }
-  }
-}
-
-/**
- * The `sessionId` a Claude Code file's head names: the first whole line's, else (a first line longer
- * than the head) the first `"sessionId":"…"` of the envelope. Undefined when there is none.
- */
-export function headSessionId(text: string): string | undefined {
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length - 1 && i < 20; i++) {
-    try {
-      const v: unknown = JSON.parse(lines[i]!);
-      if (typeof v === 'object' && v !== null && typeof (v as { sessionId?: unknown }).sessionId === 'string') return (v as { sessionId: string }).sessionId;
-    } catch {
-      continue;
-    }
-  }
-  return /^\{[^\n]*?"sessionId":"([^"\\\n]*)"/.exec(lines[0] ?? '')?.[1];
 }
 
 /** The session id of a transcript's text: the first record's that names one (the whole text is not parsed). */
@@ -120,22 +73,7 @@ export function subagentFiles(path: string, text: string | { readonly records: r
   found.push(...workflows.flatMap((wf) => agentsIn(join(sub, 'workflows', wf), `workflows/${wf}/`, roots, refused)).sort(byId));
   // A 2.0.x agent file opened on its own is not the parent of its siblings.
   const sessionId = AGENT_FILE.test(basename(path)) ? undefined : typeof text === 'string' ? transcriptSessionId(text) : parsedSessionId(text.records);
-  if (sessionId !== undefined && sessionId !== '') {
-    const candidates = list(dirname(path), roots, refused)
-      .filter((n) => BESIDE_FILE.test(n))
-      .sort()
-      .slice(0, MAX_BESIDE);
-    const beside: SubagentFile[] = [];
-    for (const n of candidates) {
-      const h = head(join(dirname(path), n), roots);
-      if (typeof h !== 'string') {
-        if (h.missing !== true) refused.push({ path: join(dirname(path), n), refused: h.refused });
-        continue;
-      }
-      if (headSessionId(h) === sessionId) beside.push({ id: BESIDE_FILE.exec(n)![1]!, path: join(dirname(path), n) });
-    }
-    found.push(...beside);
-  }
+  if (sessionId !== undefined && sessionId !== '') found.push(...beside.of(dirname(path), sessionId, roots, refused));
   const seen = new Set<string>();
   return { files: found.filter((a) => !seen.has(a.id) && seen.add(a.id)), refused };
 }

@@ -165,10 +165,10 @@ export function readWithin(path: string, roots: readonly string[] | undefined, o
 }
 
 /**
- * The names in a companion folder, when the folder resolves inside the roots; `missing` when there
- * is no such folder (the usual case: nothing to list), else why it was not listed.
+ * A companion folder, when it resolves inside the roots: its real path and its stats (taken before
+ * anything in it is read); `missing` when there is no such folder, else why it is not looked into.
  */
-export function listWithin(dir: string, roots: readonly string[]): { names: string[] } | { missing: true } | Refused {
+export function folderWithin(dir: string, roots: readonly string[]): { real: string; stats: Stats } | { missing: true } | Refused {
   let real: string;
   try {
     real = realpathSync(dir);
@@ -179,9 +179,27 @@ export function listWithin(dir: string, roots: readonly string[]): { names: stri
   }
   if (!isWithin(real, roots)) return { refused: 'it resolves outside the folder it was found in: not followed' };
   try {
-    if (!statSync(real).isDirectory()) return { missing: true };
+    const stats = statSync(real);
+    return stats.isDirectory() ? { real, stats } : { missing: true };
+  } catch (e) {
+    return { refused: osReason(e) };
+  }
+}
+
+/** The names in a folder whose real path `folderWithin` gave, or why they cannot be listed. */
+export function namesIn(real: string): { names: string[] } | Refused {
+  try {
     return { names: readdirSync(real) };
   } catch (e) {
     return { refused: osReason(e) };
   }
+}
+
+/**
+ * The names in a companion folder, when the folder resolves inside the roots; `missing` when there
+ * is no such folder (the usual case: nothing to list), else why it was not listed.
+ */
+export function listWithin(dir: string, roots: readonly string[]): { names: string[] } | { missing: true } | Refused {
+  const folder = folderWithin(dir, roots);
+  return 'real' in folder ? namesIn(folder.real) : folder;
 }
