@@ -16,7 +16,7 @@ import { inspectFormat, inspectReadOptions } from './index';
 import { loadEvalLog } from './source';
 import { CUT_MARK, CUT_RAW_BYTES, INSPECT_SYNTHETIC_DIR, REMOVED, SUMMARY_TEXT, evalOf, inspectSynthetic, overlappingZip, syntheticSamples, writeEvalWithHole, zipOf, zstdFrame, zstdWindowFrame } from './testing/synthetic';
 import type { ZipCaps, ZipCounter } from './zip';
-import { DEFAULT_ZIP_CAPS, listZip, readZipEntry } from './zip';
+import { DEFAULT_ZIP_CAPS, inflateRaw, listZip, readZipEntry } from './zip';
 import { ZSTD_WINDOW_FLOOR, windowSize, zstdFrames } from './zstdFrames';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -646,17 +646,69 @@ describe('detection', () => {
   });
 });
 
+describe('an entry inflated on the thread pool', () => {
+  it('in one trip answers as node:zlib inflating it 16 KiB at a time does: the same bytes, or the same error (damaged, cut short, its size lied about)', async () => {
+    const { deflateRawSync, inflateRaw: zlibInflateRaw } = await import('node:zlib');
+    const WORDS = ['sample', 'tool', 'café', 'output', '{"role":"user"}', '\n', '42', 'naïve', 'données', 'assistant'];
+    const text = (size: number, seed: number): Buffer => {
+      const parts: string[] = [];
+      let n = 0;
+      let x = seed >>> 0;
+      while (n < size) {
+        x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+        const w = WORDS[x % WORDS.length]!;
+        parts.push(w, ' ');
+        n += Buffer.byteLength(w) + 1;
+      }
+      return Buffer.from(parts.join(''), 'utf8');
+    };
+    const settle = async (inflate: () => Promise<Buffer> | Buffer): Promise<{ sha256: string } | { code: unknown; message: string }> => {
+      try {
+        return { sha256: createHash('sha256').update(await inflate()).digest('hex') };
+      } catch (e) {
+        return { code: (e as { code?: unknown }).code, message: (e as Error).message };
+      }
+    };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1024 * 1024 + 1, max: 3 * 1024 * 1024 }),
+        fc.integer(),
+        fc.option(fc.record({ at: fc.nat(), byte: fc.integer({ min: 0, max: 255 }), cut: fc.boolean() }), { nil: undefined, freq: 2 }),
+        fc.option(fc.integer({ min: -4096, max: 4096 }), { nil: undefined, freq: 2 }),
+        async (size, seed, harm, lie) => {
+          const data = text(size, seed);
+          let raw = deflateRawSync(data);
+          if (harm) {
+            const at = harm.at % raw.length;
+            raw = harm.cut ? raw.subarray(0, at) : Buffer.from(raw);
+            if (!harm.cut) raw[at] = harm.byte;
+          }
+          // Stated over 1 MiB: the entries inflated on the pool.
+          const stated = Math.max(1024 * 1024 + 1, data.length + (lie ?? 0));
+          const ours = await settle(() => inflateRaw(raw, stated));
+          const theirs = await settle(() => new Promise<Buffer>((resolve, reject) => zlibInflateRaw(raw, { maxOutputLength: stated }, (err, out) => (err ? reject(err) : resolve(out)))));
+          expect(ours).toEqual(theirs);
+          if (!harm && lie === undefined) expect(ours).toEqual({ sha256: createHash('sha256').update(data).digest('hex') });
+        },
+      ),
+      { numRuns: 20 },
+    );
+  });
+});
+
 describe('zip checksum', () => {
-  it('crc32 (slicing by 8) equals the CRC-32 node:zlib writes into a gzip trailer, whole and resumed at any split', async () => {
+  it("crc32, node:zlib's or slicing by 8, equals the CRC-32 node:zlib writes into a gzip trailer, whole and resumed at any split", async () => {
     const { gzipSync } = await import('node:zlib');
     const { randomBytes } = await import('node:crypto');
-    const { crc32 } = await import('./zip');
+    const { crc32: chosen, slicedCrc32 } = await import('./zip');
     for (const n of [0, 1, 7, 8, 9, 15, 16, 17, 4099]) {
       const b = randomBytes(n);
       const g = gzipSync(b);
       const want = g.readUInt32LE(g.length - 8);
-      expect(crc32(b), `${n} bytes`).toBe(want);
-      for (const cut of [0, 1, Math.floor(n / 3), n]) if (cut <= n) expect(crc32(b.subarray(cut), crc32(b.subarray(0, cut)))).toBe(want);
+      for (const [name, crc32] of [['crc32', chosen], ['slicedCrc32', slicedCrc32]] as const) {
+        expect(crc32(b), `${name}, ${n} bytes`).toBe(want);
+        for (const cut of [0, 1, Math.floor(n / 3), n]) if (cut <= n) expect(crc32(b.subarray(cut), crc32(b.subarray(0, cut))), `${name}, ${n} bytes cut at ${cut}`).toBe(want);
+      }
     }
   });
 });
