@@ -391,11 +391,15 @@ const makeCrcTables = (): Int32Array => {
   return t;
 };
 
-/** node:zlib's CRC-32, where this Node has it (20.15 and 22.2 on): about four times `slicedCrc32` (docs/formats/inspect.md "Counting every sample"). */
-const zlibCrc32 = (zlib as unknown as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+/**
+ * node:zlib's CRC-32, where this Node has it (20.15 and 22.2 on): about four times `slicedCrc32`
+ * (docs/formats/inspect.md "Counting every sample"). Asked at the first check, so zlib loads only then.
+ */
+let zlibCrc32: ((data: Uint8Array, value?: number) => number) | null | undefined;
 
 /** CRC-32 (the zip one) of `buf` continuing from `crc` (start with 0): node:zlib's where there is one, else `slicedCrc32`. */
 export function crc32(buf: Uint8Array, crc = 0): number {
+  zlibCrc32 ??= (zlib as unknown as { crc32?: (data: Uint8Array, value?: number) => number }).crc32 ?? null;
   return zlibCrc32 ? zlibCrc32(buf, crc) : slicedCrc32(buf, crc);
 }
 
