@@ -16,8 +16,6 @@ import { listWithin } from '../common/safeRead';
 import type { RefusedCompanion, SubagentFile } from './besideAgents';
 import { BesideAgents, headSessionId } from './besideAgents';
 
-export type { RefusedCompanion, SubagentFile } from './besideAgents';
-
 const AGENT_FILE = /^agent-([^/\\]+)\.jsonl$/;
 
 /** The 2.0.x agents of the folders looked into, kept while their folder stays as it was (./besideAgents.ts). */
