@@ -206,12 +206,44 @@ describe('over the HTTP host', () => {
       method: 'POST',
       headers: { 'Content-Type': 'application/octet-stream', [TOKEN_HEADER]: 't0k3n', [UPLOAD_NAME_HEADER]: 'a%20b%2F%C3%A9.sidecar.jsonl' },
       body: file,
+      signal: expect.any(AbortSignal) as AbortSignal,
     });
     // A refusal keeps its contract error; an answer without JSON is internal_error.
     g.fetch.mockResolvedValueOnce(jsonResponse(413, { ok: false, error: { code: 'invalid_request', message: 'too large' } }));
     expect(await openDroppedFile(file)).toEqual({ ok: false, error: { code: 'invalid_request', message: 'too large' } });
     g.fetch.mockResolvedValueOnce(new Response('Forbidden', { status: 403 }));
     expect(await openDroppedFile(file)).toMatchObject({ ok: false, error: { code: 'internal_error', message: expect.stringContaining('403') as string } });
+  });
+});
+
+describe('uploads one after another over the HTTP host', () => {
+  it('a file dropped while another uploads aborts that upload and is sent once it settled: the file dropped last reaches the host last', async () => {
+    const g = httpGlobals();
+    createBridge();
+    g.location.search = '';
+    const sent: { name: string; abortedWhenNextSent?: boolean }[] = [];
+    g.fetch.mockImplementation((_url, init) => {
+      const name = decodeURIComponent((init.headers as Record<string, string>)[UPLOAD_NAME_HEADER] ?? '');
+      const previous = sent.at(-1);
+      if (previous) previous.abortedWhenNextSent = signals.at(-1)?.aborted;
+      sent.push({ name });
+      signals.push(init.signal as AbortSignal);
+      // The first upload is still on its way when the second file is dropped: it ends only when aborted.
+      if (name === 'first.sidecar.jsonl') return new Promise<Response>((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+      return Promise.resolve(jsonResponse(200, { ok: true, value: INFO }));
+    });
+    const signals: AbortSignal[] = [];
+    const first = openDroppedFile(new File(['a'.repeat(1000)], 'first.sidecar.jsonl'));
+    await vi.waitFor(() => expect(g.fetch).toHaveBeenCalledTimes(1));
+    const second = openDroppedFile(new File(['b'], 'second.sidecar.jsonl'));
+    expect(await first).toEqual({ ok: false, error: { code: 'cancelled', message: 'uploading first.sidecar.jsonl was superseded by a file dropped after it' } });
+    expect(await second).toEqual({ ok: true, value: INFO });
+    expect(sent).toEqual([{ name: 'first.sidecar.jsonl', abortedWhenNextSent: true }, { name: 'second.sidecar.jsonl' }]);
+    // Three dropped at once: only the last is sent, the others answer that they were superseded.
+    sent.length = 0;
+    const replies = await Promise.all(['x', 'y', 'z'].map((n) => openDroppedFile(new File([n], `${n}.sidecar.jsonl`))));
+    expect(replies.map((r) => (r.ok ? 'opened' : r.error.code))).toEqual(['cancelled', 'cancelled', 'opened']);
+    expect(sent.map((s) => s.name)).toEqual(['z.sidecar.jsonl']);
   });
 });
 

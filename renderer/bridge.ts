@@ -229,29 +229,61 @@ async function tabHeader(): Promise<Record<string, string>> {
 }
 
 /**
+ * The upload in flight, if any. A file dropped while another uploads aborts that upload and is sent
+ * once it has settled, so the file dropped last is the last the host receives: the host orders
+ * uploads as they arrive (a later one supersedes), and two sent at once on two connections can
+ * arrive in either order (docs/sessions-and-links.md "Uploads").
+ */
+let uploadInFlight: { abort: AbortController; settled: Promise<void> } | undefined;
+
+function superseded(file: File): { ok: false; error: { code: 'cancelled'; message: string } } {
+  return { ok: false, error: { code: 'cancelled', message: `uploading ${file.name} was superseded by a file dropped after it` } };
+}
+
+/**
  * Sends a file's bytes to the HTTP host (`POST /api/upload`), which keeps them in a
  * private temporary file and opens it; the reply is `openFile`'s. The browser declares the length.
  */
 async function uploadFile(file: File): Promise<Reply<'openFile'>> {
+  const previous = uploadInFlight;
+  const abort = new AbortController();
+  let settle = (): void => undefined;
+  const mine = { abort, settled: new Promise<void>((resolve) => (settle = resolve)) };
+  uploadInFlight = mine;
+  try {
+    if (previous) {
+      previous.abort.abort();
+      await previous.settled;
+    }
+    // Another file was dropped while this one waited: that one is sent instead.
+    if (abort.signal.aborted) return superseded(file);
+    return await sendUpload(file, abort.signal);
+  } finally {
+    settle();
+    if (uploadInFlight === mine) uploadInFlight = undefined;
+  }
+}
+
+async function sendUpload(file: File, signal: AbortSignal): Promise<Reply<'openFile'>> {
+  const headers = {
+    'Content-Type': 'application/octet-stream',
+    [TOKEN_HEADER]: httpToken ?? readToken(),
+    [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name),
+    ...(await tabHeader()),
+  };
+  // A file dropped while the tab's handle was awaited: this one is not sent at all.
+  if (signal.aborted) return superseded(file);
   let response: Response;
   try {
-    response = await fetch(UPLOAD_PATH, {
-      method: 'POST',
-      headers: {
-        'Content-Type': 'application/octet-stream',
-        [TOKEN_HEADER]: httpToken ?? readToken(),
-        [UPLOAD_NAME_HEADER]: encodeURIComponent(file.name),
-        ...(await tabHeader()),
-      },
-      body: file,
-    });
+    response = await fetch(UPLOAD_PATH, { method: 'POST', headers, body: file, signal });
   } catch (e) {
-    return failed(`uploading ${file.name} failed: ${messageOf(e)}`);
+    return signal.aborted ? superseded(file) : failed(`uploading ${file.name} failed: ${messageOf(e)}`);
   }
   let body: unknown;
   try {
     body = await response.json();
   } catch {
+    if (signal.aborted) return superseded(file);
     return failed(`the Session Inspector host answered the upload of ${file.name} with HTTP ${response.status} and no JSON reply`);
   }
   const reply = parseReply('openFile', body);

@@ -41,6 +41,27 @@ describe('openFiles', () => {
     expect(store.getState().offeredFiles).toEqual(files);
   });
 
+  it('a file dropped while another uploads: the first answers superseded, no alert, and the second stays shown as uploading until it is opened', async () => {
+    const host = fakeHost(null);
+    const uploads = new Map([
+      ['first.sidecar.jsonl', deferred<Reply<'openFile'>>()],
+      ['second.sidecar.jsonl', deferred<Reply<'openFile'>>()],
+    ]);
+    const { store } = await started(host, { openDropped: (f) => uploads.get(f.name)!.promise });
+    const first = store.getState().openFiles([file('first.sidecar.jsonl')]);
+    await settle();
+    const second = store.getState().openFiles([file('second.sidecar.jsonl')]);
+    await settle();
+    uploads.get('first.sidecar.jsonl')!.resolve({ ok: false, error: { code: 'cancelled', message: 'uploading first.sidecar.jsonl was superseded by a file dropped after it' } });
+    await first;
+    expect(store.getState().uploading).toBe('second.sidecar.jsonl');
+    expect(store.getState().alerts).toEqual([]);
+    uploads.get('second.sidecar.jsonl')!.resolve({ ok: true, value: sessionInfo({ generation: 2 }) });
+    await second;
+    expect(store.getState().uploading).toBeNull();
+    expect(store.getState().session?.generation).toBe(2);
+  });
+
   it('shows a refused upload as an alert, and the upload is no longer shown as running', async () => {
     const { store } = await started(undefined, { openDropped: () => Promise.resolve({ ok: false, error: { code: 'invalid_request', message: 'the file is larger than the upload limit of 10 bytes' } }) });
     await store.getState().openFiles([file('big.sidecar.jsonl')]);

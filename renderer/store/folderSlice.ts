@@ -51,11 +51,13 @@ export const createFolderSlice: SliceCreator<FolderSlice> = (deps) => (set, get)
       if (files.length === 0) return;
       if (files.length > 1) return get().pushAlert(`${files.length} files were given at once; nothing was opened.`, ONE_FILE_AT_A_TIME_HINT);
       const file = files[0] as File;
-      set({ uploading: get().host === 'http' ? file.name : null });
+      const uploading = get().host === 'http' ? file.name : null;
+      set({ uploading });
       try {
         await get().openDropped(file);
       } finally {
-        set({ uploading: null });
+        // A file dropped meanwhile (which supersedes this one) is still being uploaded: its name stays.
+        if (get().uploading === uploading) set({ uploading: null });
       }
       await refreshOffered();
     },
