@@ -39,7 +39,7 @@ export const MAX_BESIDE = 2048;
 /** A folder modified less than this before it was listed is listed again at the next lookup. */
 export const RACY_MS = 2000;
 /** Folders whose agents are kept, at most. */
-export const MEMO_FOLDERS = 16;
+const MEMO_FOLDERS = 16;
 
 const BESIDE_FILE = /^agent-([0-9a-f]{6,40})\.jsonl$/i;
 
@@ -92,9 +92,8 @@ interface Candidate {
 
 interface Kept {
   key: string;
-  mtimeMs: number;
-  /** Date.now() just before the folder was listed. */
-  listedAt: number;
+  /** The folder's mtime was RACY_MS or more before it was listed: what the listing found can be used again while the key holds. */
+  settled: boolean;
   /** The first MAX_BESIDE candidates, in name order. */
   candidates: Candidate[];
 }
@@ -105,11 +104,7 @@ const keyOf = (real: string, stats: Stats, roots: readonly string[]): string => 
 export class BesideAgents {
   private readonly kept = new Map<string, Kept>();
 
-  constructor(
-    private readonly head: HeadReader = readHead,
-    private readonly now: () => number = Date.now,
-    private readonly folders = MEMO_FOLDERS,
-  ) {}
+  constructor(private readonly head: HeadReader = readHead) {}
 
   /**
    * The agent files in `dir` whose head names `sessionId`, in name order; candidates and a folder
@@ -123,8 +118,8 @@ export class BesideAgents {
     }
     const key = keyOf(folder.real, folder.stats, roots);
     let entry = this.kept.get(dir);
-    if (entry === undefined || entry.key !== key || entry.listedAt - entry.mtimeMs < RACY_MS) {
-      const listedAt = this.now();
+    if (entry === undefined || entry.key !== key || !entry.settled) {
+      const settled = Date.now() - folder.stats.mtimeMs >= RACY_MS;
       const listed = namesIn(folder.real);
       if ('refused' in listed) {
         refused.push({ path: dir, refused: listed.refused });
@@ -135,11 +130,11 @@ export class BesideAgents {
         .filter((n) => BESIDE_FILE.test(n))
         .sort()
         .slice(0, MAX_BESIDE);
-      entry = { key, mtimeMs: folder.stats.mtimeMs, listedAt, candidates: names.map((n) => ({ id: BESIDE_FILE.exec(n)![1]!, path: join(dir, n) })) };
+      entry = { key, settled, candidates: names.map((n) => ({ id: BESIDE_FILE.exec(n)![1]!, path: join(dir, n) })) };
     }
     this.kept.delete(dir);
     this.kept.set(dir, entry);
-    while (this.kept.size > this.folders) this.kept.delete(this.kept.keys().next().value as string);
+    while (this.kept.size > MEMO_FOLDERS) this.kept.delete(this.kept.keys().next().value as string);
     const found: SubagentFile[] = [];
     for (const c of entry.candidates) {
       if (c.session === undefined) {
