@@ -10,12 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { RefusedCompanion, SubagentFile } from './besideAgents';
 import { BesideAgents, RACY_MS, readHead } from './besideAgents';
-import { agentText } from './testing/subagents';
+import { smallAgent, smallSessionId, writeAgentFolder } from '../../library/testing/generated';
 
 const tmp = tempDir('session-inspector-beside-');
 afterAll(() => tmp.cleanup());
 
-const sessionIdOf = (k: number): string => `${String(k).padStart(8, '0')}-1111-4222-8333-444444444444`;
 const agentName = (n: number): string => `agent-${n.toString(16).padStart(8, '0')}.jsonl`;
 
 /** A head reader that counts the heads it reads. */
@@ -36,19 +35,10 @@ const age = (dir: string, secondsAgo: number): void => {
   utimesSync(dir, t, t);
 };
 
+/** A 2.0.x project folder of `sessions` small sessions with `agentsEach` agents each (the bench's); each session's agent ids. */
 function writeFolder(dir: string, sessions: number, agentsEach: number): Map<string, string[]> {
-  mkdirSync(dir, { recursive: true });
-  const expected = new Map<string, string[]>();
-  for (let k = 0; k < sessions; k++) {
-    const ids: string[] = [];
-    for (let a = 0; a < agentsEach; a++) {
-      const n = k * agentsEach + a;
-      writeFileSync(join(dir, agentName(n)), agentText(sessionIdOf(k), n.toString(16).padStart(8, '0'), `prompt ${n}`, 'answer'));
-      ids.push(n.toString(16).padStart(8, '0'));
-    }
-    expected.set(sessionIdOf(k), ids);
-  }
-  return expected;
+  writeAgentFolder(dir, sessions, agentsEach);
+  return new Map(Array.from({ length: sessions }, (_, k) => [smallSessionId(k), Array.from({ length: agentsEach }, (_, a) => (k * agentsEach + a).toString(16).padStart(8, '0'))]));
 }
 
 describe("a project folder's 2.0.x agents", () => {
@@ -87,10 +77,10 @@ describe("a project folder's 2.0.x agents", () => {
     age(dir, 3600);
     const heads = counting();
     const beside = new BesideAgents(heads.read);
-    expect(beside.of(dir, sessionIdOf(0), [dir], []).map((a) => a.id)).toEqual(['00000000']);
+    expect(beside.of(dir, smallSessionId(0), [dir], []).map((a) => a.id)).toEqual(['00000000']);
     // Appending to a file leaves its folder's mtime as it was.
-    appendFileSync(late, agentText(sessionIdOf(0), '000000ff', 'late prompt', 'answer'));
-    expect(beside.of(dir, sessionIdOf(0), [dir], []).map((a) => a.id)).toEqual(['00000000', '000000ff']);
+    appendFileSync(late, smallAgent(0, '000000ff'));
+    expect(beside.of(dir, smallSessionId(0), [dir], []).map((a) => a.id)).toEqual(['00000000', '000000ff']);
     expect(heads.count()).toBe(3);
   });
 
@@ -121,8 +111,8 @@ describe("a project folder's 2.0.x agents", () => {
           for (let k = 0; k < 3; k++) {
             const kept: RefusedCompanion[] = [];
             const fresh: RefusedCompanion[] = [];
-            const got: SubagentFile[] = beside.of(dir, sessionIdOf(k), [dir], kept);
-            expect(got).toEqual(new BesideAgents().of(dir, sessionIdOf(k), [dir], fresh));
+            const got: SubagentFile[] = beside.of(dir, smallSessionId(k), [dir], kept);
+            expect(got).toEqual(new BesideAgents().of(dir, smallSessionId(k), [dir], fresh));
             expect(kept).toEqual(fresh);
           }
         };
@@ -130,7 +120,7 @@ describe("a project folder's 2.0.x agents", () => {
         for (const o of ops) {
           if (o.kind === 'add') {
             const n = next++;
-            writeFileSync(join(dir, agentName(n)), agentText(sessionIdOf(o.session), n.toString(16).padStart(8, '0'), 'p', 'a'));
+            writeFileSync(join(dir, agentName(n)), smallAgent(o.session, n.toString(16).padStart(8, '0')));
             present.push(agentName(n));
           } else if (o.kind === 'remove' && present.length > 0) {
             const [name] = present.splice(o.pick % present.length, 1);
@@ -141,7 +131,7 @@ describe("a project folder's 2.0.x agents", () => {
             empty.push(name);
           } else if (o.kind === 'fill' && empty.length > 0) {
             const [name] = empty.splice(o.pick % empty.length, 1);
-            appendFileSync(join(dir, name!), agentText(sessionIdOf(o.session), name!.slice(6, 14), 'p', 'a'));
+            appendFileSync(join(dir, name!), smallAgent(o.session, name!.slice(6, 14)));
             present.push(name!);
           } else if (o.kind === 'age') {
             age(dir, 3600 + ages++);
