@@ -62,6 +62,23 @@ describe('openFiles', () => {
     expect(store.getState().session?.generation).toBe(2);
   });
 
+  it('a file of the same name dropped while the first uploads stays shown as uploading until it is opened', async () => {
+    const host = fakeHost(null);
+    const uploads = [deferred<Reply<'openFile'>>(), deferred<Reply<'openFile'>>()];
+    let sent = 0;
+    const { store } = await started(host, { openDropped: () => uploads[sent++]!.promise });
+    const first = store.getState().openFiles([file('same.sidecar.jsonl')]);
+    await settle();
+    const second = store.getState().openFiles([file('same.sidecar.jsonl')]);
+    await settle();
+    uploads[0]!.resolve({ ok: false, error: { code: 'cancelled', message: 'uploading same.sidecar.jsonl was superseded by a file dropped after it' } });
+    await first;
+    expect(store.getState().uploading).toBe('same.sidecar.jsonl');
+    uploads[1]!.resolve({ ok: true, value: sessionInfo({ generation: 2 }) });
+    await second;
+    expect(store.getState().uploading).toBeNull();
+  });
+
   it('shows a refused upload as an alert, and the upload is no longer shown as running', async () => {
     const { store } = await started(undefined, { openDropped: () => Promise.resolve({ ok: false, error: { code: 'invalid_request', message: 'the file is larger than the upload limit of 10 bytes' } }) });
     await store.getState().openFiles([file('big.sidecar.jsonl')]);

@@ -32,6 +32,8 @@ export const createFolderSlice: SliceCreator<FolderSlice> = (deps) => (set, get)
     if (state.ok) set({ offeredFiles: state.value.files });
   };
 
+  /** Files given to `openFiles` so far: the last one's upload is the one the status names. */
+  let given = 0;
   return {
     folder: null,
     uploading: null,
@@ -51,13 +53,13 @@ export const createFolderSlice: SliceCreator<FolderSlice> = (deps) => (set, get)
       if (files.length === 0) return;
       if (files.length > 1) return get().pushAlert(`${files.length} files were given at once; nothing was opened.`, ONE_FILE_AT_A_TIME_HINT);
       const file = files[0] as File;
-      const uploading = get().host === 'http' ? file.name : null;
-      set({ uploading });
+      const mine = ++given;
+      set({ uploading: get().host === 'http' ? file.name : null });
       try {
         await get().openDropped(file);
       } finally {
-        // A file dropped meanwhile (which supersedes this one) is still being uploaded: its name stays.
-        if (get().uploading === uploading) set({ uploading: null });
+        // A file dropped meanwhile (which supersedes this one, whatever its name) is still being uploaded: its name stays.
+        if (given === mine) set({ uploading: null });
       }
       await refreshOffered();
     },
