@@ -11,7 +11,8 @@
  * 2.0.x project folder of 500 sessions with 1,000 agent files beside them (cold, against reading
  * and parsing its files), and the HTTP host's library (electron/host/library.ts) in this process:
  * how long until its first rows reach a page, against its whole cold listing, and until every
- * session has a row (its counts still filling). Runs alternate, medians. Targets: cold ≤ 2× each baseline, warm ≤ 0.3× cold.
+ * session has a row (its counts still filling). Runs alternate, medians. Targets: cold ≤ 2× each
+ * baseline, warm ≤ 0.3× cold.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -166,7 +167,9 @@ export async function runLibraryBench({ runs, log }: LibraryBenchOptions): Promi
     warm.push(w.ms);
     // Heads from the files, not from the cache the warm run left.
     rmSync(cache, { recursive: true, force: true });
-    heads.push(timeOnce([...sessions, '--heads'], env).ms);
+    const hs = timeOnce([...sessions, '--heads'], env);
+    if (listed(hs.stdout).count !== LIBRARY_SESSIONS) throw new Error(`the --heads listing listed ${listed(hs.stdout).count} sessions`);
+    heads.push(hs.ms);
     const h = await hostFirstRows(dir);
     if (h.rows !== LIBRARY_SESSIONS) throw new Error(`the host listed ${h.rows} sessions`);
     first.push(h.first);
