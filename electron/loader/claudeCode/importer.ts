@@ -295,8 +295,10 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     );
     return true;
   }
-  // Only where a message's text may be do tokens stay (for now): the rest is read whole.
-  if (large) large.materialize(value, new Set(contentTokens(value)));
+  // Only where a message's text may be do tokens stay (for now): the rest is read whole. But a
+  // compaction's summary is read whole now (every build of a followed session reads it: kept in the
+  // file, its file was read again at each append), and `toolUseResult` is pruned first (below).
+  if (large) large.materialize(value, isObj(value) && value.isCompactSummary === true ? undefined : new Set(contentTokens(value)), 'toolUseResult');
   if (!isObj(value) || typeof value.type !== 'string') {
     findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: `line ${l.line} is not a Claude Code record (an object with a string "type")` });
     return true;

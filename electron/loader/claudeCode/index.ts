@@ -274,7 +274,11 @@ export class ClaudeCodeSource extends LineSource {
     const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes);
     if (!scan) return false;
     if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
-    return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, scan.large);
+    try {
+      return parseClaudeLine({ line, text: scan.rest, ...(torn ? { torn: true } : {}) }, this.parsed, scan.large);
+    } finally {
+      scan.large.release();
+    }
   }
 
   indexed(): SourceIndex {

@@ -95,11 +95,15 @@ export class RolloutSource extends LineSource {
     if (!parsed.ok) return false;
     const { value, cut } = parsed;
     const large = scan.large;
-    // The types are strings again before the record is looked at.
-    large.materialize(value, new Set(untypedStrings(value)));
-    keepRolloutStrings(value, large);
-    // Anywhere else a value must be a string: read whole.
-    large.materialize(value);
+    try {
+      // The types are strings again before the record is looked at.
+      large.materialize(value, new Set(untypedStrings(value)));
+      keepRolloutStrings(value, large);
+      // Anywhere else a value must be a string: read whole.
+      large.materialize(value);
+    } finally {
+      large.release();
+    }
     this.lines.push({ line, value, ...(scan.utf8 ? {} : { notUtf8: true as const }), ...(cut ? { deep: cut } : {}), ...(large.cut.length > 0 ? { cut: large.cut } : {}) });
     return true;
   }

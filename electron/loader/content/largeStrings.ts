@@ -24,8 +24,14 @@ import type { RawContent } from './rawRecord';
 import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
 import { JsonStringError, JsonStringWalk, hasControlByte } from './jsonString';
 
-/** A string value at least this many raw bytes long is kept in the file (default; sources take an option). */
-export const LARGE_STRING_BYTES = 64 * 1024;
+/**
+ * A line at least this long is scanned for its long string values first, and a value at least this
+ * many raw bytes long is kept in the file (default; sources take an option). 4 KiB, not the preview's
+ * 64 KiB: a tool output of a few KiB was decoded, parsed and then found again in its line's bytes to
+ * be left in the file; scanned, it is walked once. `check` of the bench's 537 MB session took 7–10%
+ * less, the same output byte for byte (docs/streaming-import.md "Lines of 4 KiB or more").
+ */
+export const LARGE_STRING_BYTES = 4 * 1024;
 
 /** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
 export const LARGE_PREVIEW_BYTES = 64 * 1024;
@@ -70,6 +76,8 @@ export interface LineScan {
   large: RawContent[];
   /** The rest's bytes are valid UTF-8 (the large bodies are). */
   utf8: boolean;
+  /** Per large string, its first characters (bodyHead) when the line's bytes were in memory. */
+  heads?: string[];
 }
 
 export interface LineScanOptions {
@@ -121,7 +129,37 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
   }
   if (!piece(at, end)) return undefined;
   const rest = Buffer.concat(pieces);
-  return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest) };
+  const inMemory = options.bytes;
+  const heads = inMemory ? found.map((f) => bodyHead(inMemory.subarray(f.bodyStart - options.offset, f.close - options.offset))) : undefined;
+  return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest), ...(heads ? { heads } : {}) };
+}
+
+/** UTF-16 units of a large value's start kept in memory (as a kept text's: KEPT_HEAD_CHARS in keptString.ts). */
+const HEAD_CHARS = 32;
+/** Raw bytes of a body decoded for its head: enough for HEAD_CHARS characters unless they are mostly escapes. */
+const HEAD_RAW_BYTES = 128;
+
+/**
+ * The first characters of a string value from its raw JSON body (checked by `plainBody`: valid
+ * UTF-8, no raw control byte, no surrogate escape), at most HEAD_CHARS UTF-16 units: what a reader
+ * asks of most long values is whether they begin with a tag (`<persisted-output>`), answered
+ * without reading the value back from the file (at each build of a followed session). Decoded by
+ * `JSON.parse` from a prefix cut before an escape or a character that does not fit whole.
+ */
+function bodyHead(body: Buffer): string {
+  const limit = Math.min(body.length, HEAD_RAW_BYTES);
+  let cut = 0;
+  while (cut < limit) {
+    const b = body[cut] as number;
+    const size = b === 0x5c ? (body[cut + 1] === 0x75 ? 6 : 2) : b < 0x80 ? 1 : b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    if (cut + size > limit) break;
+    cut += size;
+  }
+  const head = JSON.parse(`"${body.toString('utf8', 0, cut)}"`) as string;
+  if (head.length <= HEAD_CHARS) return head;
+  // Not cutting a pair (only a four-byte character makes one: a body holds no surrogate escape).
+  const last = head.charCodeAt(HEAD_CHARS - 1);
+  return head.slice(0, last >= 0xd800 && last <= 0xdbff ? HEAD_CHARS - 1 : HEAD_CHARS);
 }
 
 /**
@@ -302,8 +340,18 @@ export abstract class LargeText {
 
 /** A large string value read from the file. */
 class FileText extends LargeText {
-  constructor(readonly source: FileContent) {
+  constructor(
+    readonly source: FileContent,
+    /** Its first characters, when the line was in memory as it was scanned (bodyHead). */
+    private readonly start?: string,
+  ) {
     super();
+  }
+
+  override startsWith(prefix: string): boolean {
+    // A head shorter than the prefix cannot tell (a value is longer than any head).
+    if (this.start !== undefined && prefix.length <= this.start.length) return this.start.startsWith(prefix);
+    return super.startsWith(prefix);
   }
 }
 
@@ -608,16 +656,30 @@ export class LargeStrings {
   /** The values `materialize` cut, in the order it met them. */
   readonly cut: CutValue[] = [];
 
+  /** The scanned line's bytes while its record is parsed (`release` lets them go): a value read whole is decoded from them. */
+  private line: { bytes: Buffer; offset: number } | undefined;
+
   constructor(
     fd: number,
     read: ReadSync,
-    large: readonly RawContent[],
+    private readonly large: readonly RawContent[],
     isOpen: () => boolean,
     services: ContentServices,
     /** A value longer than this many bytes is cut, not read whole (MAX_WHOLE_VALUE_BYTES). */
     private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
+    /** What the line scan kept of it in memory: each value's first characters, and its bytes (see `line`). */
+    inMemory?: { heads: readonly string[]; bytes: Buffer; offset: number },
   ) {
-    this.texts = large.map((raw) => new FileText(new FileContent(fd, read, raw, isOpen, services)));
+    this.texts = large.map((raw, k) => new FileText(new FileContent(fd, read, raw, isOpen, services), inMemory?.heads[k]));
+    if (inMemory) this.line = { bytes: inMemory.bytes, offset: inMemory.offset };
+  }
+
+  /**
+   * The record is parsed: the line's bytes are not looked at again (a line handed over in the pass's
+   * chunk is a view of an array the next chunk is read into).
+   */
+  release(): void {
+    this.line = undefined;
   }
 
   /** Puts the LargeText its token stands for at `o[k]`, when it holds one. */
@@ -649,15 +711,17 @@ export class LargeStrings {
   /**
    * Replaces, without recursion, every token left in `value` by its string read whole; but for the
    * tokens in `spare` (a record's short fields — its type, its ids — are strings again, whatever the
-   * threshold, before the record is looked at).
+   * threshold, before the record is looked at), and those under `value[skip]`.
    */
-  materialize(value: unknown, spare?: ReadonlySet<string>): void {
+  materialize(value: unknown, spare?: ReadonlySet<string>, skip?: string): void {
     const stack: [unknown, string][] = [[value, '']];
     while (stack.length > 0) {
       const [v, path] = stack.pop()!;
       if (typeof v !== 'object' || v === null || v instanceof LargeText) continue;
       const entries: [string | number, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
       for (const [k, x] of entries) {
+        // A top-level field its reader prunes first is not read yet (`skip`).
+        if (path === '' && k === skip) continue;
         const at = typeof k === 'number' ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
         const t = spare?.has(x as string) === true ? undefined : this.of(x);
         if (t) (v as Record<string | number, unknown>)[k] = this.whole(t, at);
@@ -669,7 +733,18 @@ export class LargeStrings {
   /** `t` as a string: read whole, or its first LARGE_PREVIEW_BYTES when it is longer than the cap (kept in `cut`). */
   private whole(t: LargeText, path: string): string {
     const bytes = t.source.length;
-    if (bytes <= this.wholeValueBytes) return t.text();
+    if (bytes <= this.wholeValueBytes) {
+      // While the line is in memory the value is decoded from its literal there, not read back
+      // from the file: the same string (its body was checked by plainBody), and a followed file's
+      // appended bytes are read once.
+      const k = this.texts.indexOf(t as FileText);
+      const raw = k >= 0 ? this.large[k] : undefined;
+      if (this.line && raw) {
+        const at = raw.start - 1 - this.line.offset;
+        return JSON.parse(this.line.bytes.toString('utf8', at, at + raw.rawLength + 2)) as string;
+      }
+      return t.text();
+    }
     this.cut.push({ path, bytes });
     return t.head(LARGE_PREVIEW_BYTES);
   }
@@ -692,7 +767,8 @@ export function scanTakenLine(
 ): { rest: string; utf8: boolean; large: LargeStrings } | undefined {
   const scan = scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes });
   if (!scan) return undefined;
-  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services, wholeValueBytes) };
+  const inMemory = scan.heads && taken.bytes ? { heads: scan.heads, bytes: taken.bytes, offset: taken.offset } : undefined;
+  return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services, wholeValueBytes, inMemory) };
 }
 
 /** A line handed over by range (`byRange`) read into its holder now; false when the file shrank. */
