@@ -184,6 +184,8 @@ const FIRST_PIECE_BYTES = 256;
 export class JsonStringWalk {
   decoded = 0;
   canonical = true;
+  /** A surrogate's escape was met (`\uD800`–`\uDFFF`, a pair's or a lone one). */
+  surrogates = false;
   /** Flat pairs: raw offset, decoded offset; both at a position outside any escape. */
   readonly checkpoints: number[] = [];
   /** With a sink: true while every byte decoded so far went to it. */
@@ -270,6 +272,7 @@ export class JsonStringWalk {
           return { resume: at };
         }
         if (!esc.canonical) this.canonical = false;
+        if (esc.raw === 12 || esc.cp === -1) this.surrogates = true;
         this.decoded += utf8Bytes(esc.cp);
         if (write) written += writeCodePoint(out, written, esc.cp);
         if (stop + esc.raw < n) {
@@ -323,6 +326,7 @@ export class JsonStringWalk {
         const esc = readEscape(buf, bs, end, final);
         if (!esc) return { resume: bs };
         if (!esc.canonical) this.canonical = false;
+        if (esc.raw === 12 || esc.cp === -1) this.surrogates = true;
         this.decoded += utf8Bytes(esc.cp);
         pos = bs + esc.raw;
       }

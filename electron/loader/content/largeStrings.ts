@@ -110,7 +110,9 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
     throw e;
   }
   if (found.length === 0) return undefined;
-  for (const f of found) if (!plainBody(options, f.bodyStart, f.close, windowBytes)) return undefined;
+  // A surrogate's escape (met by the walk): JSON.parse keeps a lone one as a lone surrogate, which a
+  // value read from the file's UTF-8 cannot hold, so such a body is read whole.
+  for (const f of found) if (f.walk.surrogates || !plainBody(options, f.bodyStart, f.close, windowBytes)) return undefined;
   const pieces: Buffer[] = [];
   let at = options.offset;
   const piece = (from: number, to: number): boolean => {
@@ -202,7 +204,7 @@ function walkRecord(win: Window, offset: number, end: number, minRaw: number, fo
     let v = c;
     if (object) {
       if (c !== 0x22) return false;
-      pos = readShortString(win, pos, end).close + 1;
+      pos = keyEnd(win, pos, end) + 1;
       skipWs();
       if (win.byte(pos) !== 0x3a /* : */) return false;
       pos++;
@@ -235,43 +237,39 @@ function walkRecord(win: Window, offset: number, end: number, minRaw: number, fo
 }
 
 /**
+ * The closing quote of the key whose opening quote is at `quote`: the next quote when the window
+ * holds it and no backslash comes before it (a key is short, and most have no escape), else the
+ * walk's. Nothing of the key is checked here: it stays in the rest, which `JSON.parse` reads.
+ */
+function keyEnd(win: Window, quote: number, end: number): number {
+  if (win.cover(quote)) {
+    const at = quote - win.base;
+    const stop = Math.min(win.buf.length, end - win.base);
+    const close = win.buf.indexOf(0x22, at + 1);
+    if (close !== -1 && close < stop) {
+      const backslash = win.buf.indexOf(0x5c, at + 1);
+      if (backslash === -1 || backslash > close) return win.base + close;
+    }
+  }
+  return readShortString(win, quote, end).close;
+}
+
+/**
  * True when the body `[from, to)` is valid UTF-8 without a raw control character (JSON.parse refuses
- * those) and without a surrogate escape (`\uD800`–`\uDFFF`): JSON.parse keeps a lone one as a
- * lone surrogate, which a value read from the file's UTF-8 cannot hold, so such a body is read whole.
+ * those); a surrogate's escape the walk met is the caller's to check.
  */
 function plainBody(options: LineScanOptions, from: number, to: number, windowBytes: number): boolean {
   const utf8 = new Utf8Check();
   const buf = options.bytes ? undefined : Buffer.allocUnsafe(Math.min(windowBytes, to - from));
-  /** The last bytes of the piece before, for an escape cut by the piece's end. */
-  let tail = Buffer.alloc(0);
   for (let at = from; at < to; ) {
     const n = Math.min(windowBytes, to - at);
     const piece = options.bytes ? options.bytes.subarray(at - options.offset, at - options.offset + n) : readExactly(options.fd, at, n, options.read, buf);
     if (!piece) return false;
     if (hasControlByte(piece)) return false;
-    const joined = Buffer.concat([tail, piece.subarray(0, Math.min(piece.length, 4))]);
-    if (hasSurrogateEscape(joined) || hasSurrogateEscape(piece)) return false;
-    tail = Buffer.from(piece.subarray(Math.max(0, piece.length - 4)));
     utf8.push(piece);
     at += n;
   }
   return utf8.finish();
-}
-
-const U_ESCAPE = Buffer.from('\\u', 'latin1');
-
-/**
- * Whether `piece` holds `\u` and a hex digit pair D8–DF (either case), the start of a surrogate
- * escape (or `\\u` so: a false alarm only reads the line whole). Found by the two bytes at once:
- * a search stopping at every backslash returned to JavaScript at each `\n` of a tool output.
- */
-function hasSurrogateEscape(piece: Buffer): boolean {
-  for (let i = piece.indexOf(U_ESCAPE); i !== -1 && i + 3 < piece.length; i = piece.indexOf(U_ESCAPE, i + 1)) {
-    if (((piece[i + 2] as number) | 0x20) !== 0x64) continue;
-    const d = (piece[i + 3] as number) | 0x20;
-    if ((d >= 0x38 && d <= 0x39) || (d >= 0x61 && d <= 0x66)) return true;
-  }
-  return false;
 }
 
 /**

@@ -96,6 +96,43 @@ describe('a line scanned in memory', () => {
     );
   });
 
+  it('cuts out no value written with a surrogate\'s escape (a lone one, or a pair written escaped), and any other', () => {
+    fc.assert(
+      fc.property(value, fc.constantFrom('\uD800', '\uDC00', 'x\uDBFF', null), fc.boolean(), (v, lone, pair) => {
+        const long = v.repeat(Math.ceil(200 / v.length));
+        // JSON.stringify escapes a lone surrogate and writes a pair as is; a pair escaped is hand-written.
+        const text = lone === null ? long : `${long}${lone}`;
+        const line = JSON.stringify({ type: 'user', text }).replace('😀', pair ? '\\ud83d\\ude00' : '😀');
+        const record = JSON.parse(line) as { text: string };
+        const escapedPair = pair && long.includes('😀');
+        const path = join(dir, `line-${n++}.jsonl`);
+        writeFileSync(path, `${line}\n`);
+        const fd = openSync(path, 'r');
+        try {
+          const bytes = Buffer.from(line, 'utf8');
+          const scan = scanTakenLine(fd, readSync, { bytes, offset: 0 }, bytes.length, 64, () => true, createContentServices());
+          if (lone !== null || escapedPair) expect(scan).toBeUndefined();
+          else {
+            const kept = scan?.large.of((JSON.parse(scan.rest) as { text: string }).text);
+            expect(kept?.text()).toBe(record.text);
+          }
+        } finally {
+          closeSync(fd);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('cuts out a value holding a backslash and a u as text (no escape of a surrogate)', () => {
+    const { scan, close } = scanned({ type: 'user', text: `${'a'.repeat(100)}\\ud800 is written so` }, 64);
+    try {
+      expect(scan.large.of((JSON.parse(scan.rest) as { text: string }).text)?.text()).toBe(`${'a'.repeat(100)}\\ud800 is written so`);
+    } finally {
+      close();
+    }
+  });
+
   it('leaves the values under the field it is told to skip as they are', () => {
     const { scan, close } = scanned({ type: 'user', toolUseResult: { originalFile: 'x'.repeat(500) }, note: 'y'.repeat(500) }, 64);
     try {
