@@ -1,7 +1,7 @@
 /** The depth walks of shared/format/jsonDepth.ts: exact at the limit, iterative at any depth, cuts in place and says where. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEEP_MARKER, MAX_JSON_DEPTH, capDepth, deeperThan, depthCutMessage } from './jsonDepth';
+import { DEEP_MARKER, MAX_JSON_DEPTH, capDepth, capParsedDepth, deeperThan, depthCutMessage } from './jsonDepth';
 
 const nested = (depth: number): unknown => JSON.parse(`${'['.repeat(depth)}0${']'.repeat(depth)}`);
 
@@ -28,6 +28,25 @@ describe('deeperThan', () => {
 
   it('walks 300,000 levels without a stack', () => {
     expect(deeperThan(nested(300_000))).toBe(true);
+  });
+});
+
+describe('capParsedDepth', () => {
+  it('cuts what capDepth cuts, the text\'s length aside (deep texts as short as they can be written)', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 12 }), fc.nat({ max: 14 }), fc.jsonValue({ maxDepth: 3 }), fc.constantFrom('[', '{"k":'), (limit, depth, leaf, open) => {
+        const close = open === '[' ? ']' : '}';
+        const text = `${open.repeat(depth)}${JSON.stringify(leaf)}${close.repeat(depth)}`;
+        const expected = capDepth(JSON.parse(text), limit);
+        expect(capParsedDepth(JSON.parse(text), text.length, limit)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('walks a text long enough to nest past the limit', () => {
+    const text = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
+    expect(capParsedDepth(JSON.parse(text), text.length)?.count).toBe(1);
   });
 });
 

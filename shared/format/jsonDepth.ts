@@ -102,6 +102,16 @@ export function capDepth(value: unknown, limit: number = MAX_JSON_DEPTH): DepthC
   return cut;
 }
 
+/**
+ * `capDepth` of a value `JSON.parse` read from a text `textLength` UTF-16 units long. A text shorter
+ * than 2 × (limit + 1) cannot nest deeper than `limit` (each level opens and closes in it), so its
+ * value is not walked: the walk of every record of a long session was some 2% of `check`'s time
+ * (docs/deep-json.md).
+ */
+export function capParsedDepth(value: unknown, textLength: number, limit: number = MAX_JSON_DEPTH): DepthCut | undefined {
+  return textLength < 2 * (limit + 1) ? undefined : capDepth(value, limit);
+}
+
 /** The words of a finding for a value `capDepth` cut: `${where} is nested deeper than N levels …`. */
 export function depthCutMessage(where: string, cut: DepthCut): string {
   const at = cut.paths.length > 0 ? ` (at ${cut.paths.slice(0, 3).join(', ')}${cut.count > 3 ? ` and ${cut.count - 3} more` : ''})` : '';

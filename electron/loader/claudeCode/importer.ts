@@ -18,7 +18,7 @@
  * - `attachment` records on the live branch that Claude Code sends (attachments.ts) are
  *   instructions, not messages: given after the messages before them, until the next compaction.
  */
-import { capDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
+import { capParsedDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
@@ -308,7 +308,7 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     return true;
   }
   // Too deep to stringify or clone: cut, said, and kept (its uuid may carry the chain).
-  const cut = capDepth(value);
+  const cut = capParsedDepth(value, l.text.length);
   if (cut) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: depthCutMessage(`line ${l.line}`, cut) });
   // A damaged record is said and still kept: its uuid may carry the chain.
   const damage = recordDamage(value);

@@ -1,6 +1,6 @@
 /** Small helpers over JSON text, shared by every format's detection and parsing. */
 import type { DepthCut } from '../../../shared/format/jsonDepth';
-import { capDepth } from '../../../shared/format/jsonDepth';
+import { capParsedDepth } from '../../../shared/format/jsonDepth';
 
 export function firstNonSpaceByte(bytes: Buffer): number | undefined {
   let i = 0;
@@ -77,7 +77,7 @@ export function jsonValueOf(text: string): { value: unknown } | undefined {
 export function parseCappedJson(text: string): { ok: true; value: unknown; cut?: DepthCut } | { ok: false; reason: string } {
   const parsed = parseJson(text);
   if (!parsed.ok) return parsed;
-  const cut = capDepth(parsed.value);
+  const cut = capParsedDepth(parsed.value, text.length);
   return cut ? { ok: true, value: parsed.value, cut } : parsed;
 }
 
