@@ -132,7 +132,7 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
   if (!piece(at, end)) return undefined;
   const rest = Buffer.concat(pieces);
   const inMemory = options.bytes;
-  const heads = inMemory ? found.map((f) => bodyHead(inMemory.subarray(f.bodyStart - options.offset, f.close - options.offset))) : undefined;
+  const heads = inMemory ? found.map((f) => bodyHead(inMemory.subarray(f.bodyStart - options.offset, f.close - options.offset)) ?? '') : undefined;
   return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest), ...(heads ? { heads } : {}) };
 }
 
@@ -148,7 +148,7 @@ const HEAD_RAW_BYTES = 128;
  * without reading the value back from the file (at each build of a followed session). Decoded by
  * `JSON.parse` from a prefix cut before an escape or a character that does not fit whole.
  */
-function bodyHead(body: Buffer): string {
+function bodyHead(body: Buffer): string | undefined {
   const limit = Math.min(body.length, HEAD_RAW_BYTES);
   let cut = 0;
   while (cut < limit) {
@@ -157,7 +157,13 @@ function bodyHead(body: Buffer): string {
     if (cut + size > limit) break;
     cut += size;
   }
-  const head = JSON.parse(`"${body.toString('utf8', 0, cut)}"`) as string;
+  let head: string;
+  try {
+    head = JSON.parse(`"${body.toString('utf8', 0, cut)}"`) as string;
+  } catch {
+    // Not reached for a body the walk and plainBody passed; no head then (a read answers).
+    return undefined;
+  }
   if (head.length <= HEAD_CHARS) return head;
   // Not cutting a pair (only a four-byte character makes one: a body holds no surrogate escape).
   const last = head.charCodeAt(HEAD_CHARS - 1);
@@ -739,7 +745,11 @@ export class LargeStrings {
       const raw = k >= 0 ? this.large[k] : undefined;
       if (this.line && raw) {
         const at = raw.start - 1 - this.line.offset;
-        return JSON.parse(this.line.bytes.toString('utf8', at, at + raw.rawLength + 2)) as string;
+        try {
+          return JSON.parse(this.line.bytes.toString('utf8', at, at + raw.rawLength + 2)) as string;
+        } catch {
+          // Not reached for a body the scan passed: read from the file then, as without the line.
+        }
       }
       return t.text();
     }
