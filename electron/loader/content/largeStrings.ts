@@ -252,10 +252,9 @@ function keyEnd(win: Window, quote: number, end: number): number {
     const at = quote - win.base;
     const stop = Math.min(win.buf.length, end - win.base);
     const close = win.buf.indexOf(0x22, at + 1);
-    if (close !== -1 && close < stop) {
-      const backslash = win.buf.indexOf(0x5c, at + 1);
-      if (backslash === -1 || backslash > close) return win.base + close;
-    }
+    // The backslash looked for within the key only: a search on to the next one could run over a
+    // long value's every byte, once per key before it.
+    if (close !== -1 && close < stop && win.buf.subarray(at + 1, close).indexOf(0x5c) === -1) return win.base + close;
   }
   return readShortString(win, quote, end).close;
 }

@@ -133,6 +133,19 @@ describe('a line scanned in memory', () => {
     }
   });
 
+  it('reads past keys written with escapes (a quote, a backslash) to the values after them', () => {
+    const record = { 'k"1': 'a'.repeat(100), 'k\\2': { 'k\\"3': 'b'.repeat(100) }, plain: 'c'.repeat(100) };
+    const { scan, close } = scanned(record, 64);
+    try {
+      const rest = JSON.parse(scan.rest) as Record<string, unknown>;
+      expect(Object.keys(rest)).toEqual(Object.keys(record));
+      scan.large.materialize(rest);
+      expect(rest).toEqual(record);
+    } finally {
+      close();
+    }
+  });
+
   it('leaves the values under the field it is told to skip as they are', () => {
     const { scan, close } = scanned({ type: 'user', toolUseResult: { originalFile: 'x'.repeat(500) }, note: 'y'.repeat(500) }, 64);
     try {
