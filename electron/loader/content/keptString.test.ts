@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ReadSync } from '../common/lines';
 import { isMemorySource, memorySource } from '../../../shared/format/bytes';
-import { KEPT_HEAD_CHARS, keptStrings, lineKeeper } from './keptString';
+import { keptStrings, lineKeeper } from './keptString';
+import { KEPT_HEAD_CHARS } from './largeStrings';
 import type { KeptStrings } from './keptString';
 
 /** `value` kept in the file as `lineKeeper` of its line keeps it. */

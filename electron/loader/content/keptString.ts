@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
 import type { LargeText } from './largeStrings';
-import { sourceText } from './largeStrings';
+import { headChars, sourceText } from './largeStrings';
 import { JsonStringError, JsonStringWalk, stringValueBytes, stringValueInto } from './jsonString';
 
 /** What the kept strings of one file share: the file, whether it is still open, and the cache of values read back. */
@@ -31,12 +31,6 @@ export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, c
   return { fd, read, isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
 }
 
-/**
- * The UTF-16 units of a kept value's start held in memory when its JSON text has escapes: what an
- * importer asks of most texts is whether they begin with a tag (`<persisted-output>`), answered
- * without reading the value back (docs/streaming-import.md).
- */
-export const KEPT_HEAD_CHARS = 32;
 /** A message text this long or longer (UTF-16 units) is left in the file once its line is parsed, read back when asked for (the Codex source). */
 export const KEPT_STRING_CHARS = 4096;
 /**
@@ -260,10 +254,4 @@ function longLiterals(line: Buffer, minRaw: number): Literal[] {
     pos = end.close + 1;
   }
   return literals;
-}
-
-/** The first KEPT_HEAD_CHARS UTF-16 units of `value`, not cutting a surrogate pair. */
-function headChars(value: string): string {
-  const cut = value.charCodeAt(KEPT_HEAD_CHARS - 1);
-  return value.slice(0, cut >= 0xd800 && cut <= 0xdbff ? KEPT_HEAD_CHARS - 1 : KEPT_HEAD_CHARS);
 }

@@ -77,7 +77,7 @@ export interface LineScan {
   /** The rest's bytes are valid UTF-8 (the large bodies are). */
   utf8: boolean;
   /** Per large string, its first characters (bodyHead) when the line's bytes were in memory. */
-  heads?: string[];
+  heads?: (string | undefined)[];
 }
 
 export interface LineScanOptions {
@@ -132,18 +132,29 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
   if (!piece(at, end)) return undefined;
   const rest = Buffer.concat(pieces);
   const inMemory = options.bytes;
-  const heads = inMemory ? found.map((f) => bodyHead(inMemory.subarray(f.bodyStart - options.offset, f.close - options.offset)) ?? '') : undefined;
+  const heads = inMemory ? found.map((f) => bodyHead(inMemory.subarray(f.bodyStart - options.offset, f.close - options.offset))) : undefined;
   return { rest: rest.toString('utf8'), large, utf8: isUtf8(rest), ...(heads ? { heads } : {}) };
 }
 
-/** UTF-16 units of a large value's start kept in memory (as a kept text's: KEPT_HEAD_CHARS in keptString.ts). */
-const HEAD_CHARS = 32;
-/** Raw bytes of a body decoded for its head: enough for HEAD_CHARS characters unless they are mostly escapes. */
+/**
+ * The UTF-16 units of a long value's start held in memory (a kept text's with escapes, keptString.ts;
+ * a large value scanned in memory, `bodyHead`): what an importer asks of most texts is whether they
+ * begin with a tag (`<persisted-output>`), answered without reading the value back
+ * (docs/streaming-import.md).
+ */
+export const KEPT_HEAD_CHARS = 32;
+/** Raw bytes of a body decoded for its head: enough for KEPT_HEAD_CHARS characters unless they are mostly escapes. */
 const HEAD_RAW_BYTES = 128;
+
+/** The first KEPT_HEAD_CHARS UTF-16 units of `value`, not cutting a surrogate pair. */
+export function headChars(value: string): string {
+  const cut = value.charCodeAt(KEPT_HEAD_CHARS - 1);
+  return value.slice(0, cut >= 0xd800 && cut <= 0xdbff ? KEPT_HEAD_CHARS - 1 : KEPT_HEAD_CHARS);
+}
 
 /**
  * The first characters of a string value from its raw JSON body (checked by `plainBody`: valid
- * UTF-8, no raw control byte, no surrogate escape), at most HEAD_CHARS UTF-16 units: what a reader
+ * UTF-8, no raw control byte, no surrogate escape), at most KEPT_HEAD_CHARS UTF-16 units: what a reader
  * asks of most long values is whether they begin with a tag (`<persisted-output>`), answered
  * without reading the value back from the file (at each build of a followed session). Decoded by
  * `JSON.parse` from a prefix cut before an escape or a character that does not fit whole.
@@ -157,17 +168,12 @@ function bodyHead(body: Buffer): string | undefined {
     if (cut + size > limit) break;
     cut += size;
   }
-  let head: string;
   try {
-    head = JSON.parse(`"${body.toString('utf8', 0, cut)}"`) as string;
+    return headChars(JSON.parse(`"${body.toString('utf8', 0, cut)}"`) as string);
   } catch {
     // Not reached for a body the walk and plainBody passed; no head then (a read answers).
     return undefined;
   }
-  if (head.length <= HEAD_CHARS) return head;
-  // Not cutting a pair (only a four-byte character makes one: a body holds no surrogate escape).
-  const last = head.charCodeAt(HEAD_CHARS - 1);
-  return head.slice(0, last >= 0xd800 && last <= 0xdbff ? HEAD_CHARS - 1 : HEAD_CHARS);
 }
 
 /**
@@ -671,7 +677,7 @@ export class LargeStrings {
     /** A value longer than this many bytes is cut, not read whole (MAX_WHOLE_VALUE_BYTES). */
     private readonly wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
     /** What the line scan kept of it in memory: each value's first characters, and its bytes (see `line`). */
-    inMemory?: { heads: readonly string[]; bytes: Buffer; offset: number },
+    inMemory?: { heads: readonly (string | undefined)[]; bytes: Buffer; offset: number },
   ) {
     this.texts = large.map((raw, k) => new FileText(new FileContent(fd, read, raw, isOpen, services), inMemory?.heads[k]));
     if (inMemory) this.line = { bytes: inMemory.bytes, offset: inMemory.offset };
@@ -707,8 +713,15 @@ export class LargeStrings {
 
   /** The LargeText a token string stands for; undefined for any other value. */
   of(value: unknown): LargeText | undefined {
+    const k = this.numberOf(value);
+    return k === undefined ? undefined : this.texts[k];
+  }
+
+  /** The number of the large value a token string stands for; undefined for any other value. */
+  private numberOf(value: unknown): number | undefined {
     if (typeof value !== 'string' || !value.startsWith(tokenOf().prefix)) return undefined;
-    return this.texts[Number(value.slice(tokenOf().prefix.length))];
+    const k = Number(value.slice(tokenOf().prefix.length));
+    return this.texts[k] === undefined ? undefined : k;
   }
 
   /**
@@ -726,23 +739,23 @@ export class LargeStrings {
         // A top-level field its reader prunes first is not read yet (`skip`).
         if (path === '' && k === skip) continue;
         const at = typeof k === 'number' ? `${path}[${k}]` : path === '' ? k : `${path}.${k}`;
-        const t = spare?.has(x as string) === true ? undefined : this.of(x);
-        if (t) (v as Record<string | number, unknown>)[k] = this.whole(t, at);
+        const n = spare?.has(x as string) === true ? undefined : this.numberOf(x);
+        if (n !== undefined) (v as Record<string | number, unknown>)[k] = this.whole(n, at);
         else if (typeof x === 'object' && x !== null) stack.push([x, at]);
       }
     }
   }
 
   /** `t` as a string: read whole, or its first LARGE_PREVIEW_BYTES when it is longer than the cap (kept in `cut`). */
-  private whole(t: LargeText, path: string): string {
+  private whole(n: number, path: string): string {
+    const t = this.texts[n] as FileText;
     const bytes = t.source.length;
     if (bytes <= this.wholeValueBytes) {
       // While the line is in memory the value is decoded from its literal there, not read back
       // from the file: the same string (its body was checked by plainBody), and a followed file's
       // appended bytes are read once.
-      const k = this.texts.indexOf(t as FileText);
-      const raw = k >= 0 ? this.large[k] : undefined;
-      if (this.line && raw) {
+      const raw = this.large[n] as RawContent;
+      if (this.line) {
         const at = raw.start - 1 - this.line.offset;
         try {
           return JSON.parse(this.line.bytes.toString('utf8', at, at + raw.rawLength + 2)) as string;
