@@ -222,6 +222,7 @@ describe('uploads one after another over the HTTP host', () => {
     createBridge();
     g.location.search = '';
     const sent: { name: string; abortedWhenNextSent?: boolean }[] = [];
+    const signals: AbortSignal[] = [];
     g.fetch.mockImplementation((_url, init) => {
       const name = decodeURIComponent((init.headers as Record<string, string>)[UPLOAD_NAME_HEADER] ?? '');
       const previous = sent.at(-1);
@@ -232,7 +233,6 @@ describe('uploads one after another over the HTTP host', () => {
       if (name === 'first.sidecar.jsonl') return new Promise<Response>((_resolve, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
       return Promise.resolve(jsonResponse(200, { ok: true, value: INFO }));
     });
-    const signals: AbortSignal[] = [];
     const first = openDroppedFile(new File(['a'.repeat(1000)], 'first.sidecar.jsonl'));
     await vi.waitFor(() => expect(g.fetch).toHaveBeenCalledTimes(1));
     const second = openDroppedFile(new File(['b'], 'second.sidecar.jsonl'));
