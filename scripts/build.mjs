@@ -13,6 +13,8 @@
 //                    resolver worker by its search pool (electron/worker/searchPool.ts);
 //   dist/verifyThread.cjs the background verifier's thread (electron/loader/content/verifyThread.ts),
 //                    spawned beside the resolver worker (electron/loader/content/backgroundVerify.ts);
+//   dist/countThread.cjs a counting thread (electron/tokens/countThread.ts), spawned beside the
+//                    command line by `view` of a large session (electron/tokens/textCounter.ts);
 //   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
 //                    bundle that serves a folder (electron/listing/thread.ts);
 //   dist/library.cjs a session library's indexing thread (electron/library/worker.ts), spawned
@@ -268,6 +270,11 @@ const bundles = {
     entry: 'electron/loader/content/verifyThread.ts',
     outfile: 'dist/verifyThread.cjs',
     about: 'verifyThread.ts is the background verifier\'s thread: the resolver worker starts it beside the bundle (electron/loader/content/backgroundVerify.ts)',
+  },
+  countThread: {
+    entry: 'electron/tokens/countThread.ts',
+    outfile: 'dist/countThread.cjs',
+    about: 'countThread.ts is a counting thread: the command line starts it beside the bundle to count a large view\'s tokens on two cores (electron/tokens/textCounter.ts)',
   },
   listing: {
     entry: 'electron/listing/worker.ts',

@@ -3,6 +3,7 @@
  * loads this module only when one of them runs (scripts/build.mjs bundles it as dist/cli-session.cjs),
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
+import { statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
 import { byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
@@ -15,8 +16,9 @@ import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
+import { startTextCounter } from '../tokens/textCounter';
 import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
-import { parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
+import { countViewAhead, parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
 
 export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff' | 'trace';
@@ -60,6 +62,28 @@ function refuseStopped(session: LoadedSession): void {
   if (!session.stopped) return;
   const finding = session.loadFindings.find((f) => f.code === 'unsupported_version');
   throw new CliError('unsupported_version', finding?.message ?? 'a file has a format version newer than this build supports');
+}
+
+/**
+ * Session files of at least this many bytes in all have `view`'s counting shared with a counting
+ * thread (docs/token-estimates.md "Counting on two threads"). A smaller session holds less text to
+ * count than that: at most about a second of the counter's time (some 8 MB/s on the bench's
+ * session), often far less, where a thread's start and its copy of the encoding cost the same each time.
+ */
+export const COUNT_AHEAD_MIN_BYTES = 8 * 1024 * 1024;
+
+/** The bytes of the regular files among `paths` (stat only: nothing is opened). */
+function filesBytes(paths: readonly string[]): number {
+  let bytes = 0;
+  for (const path of paths) {
+    try {
+      const stats = statSync(path, { throwIfNoEntry: false });
+      if (stats?.isFile()) bytes += stats.size;
+    } catch {
+      // Not to be counted: the load says why it cannot be read.
+    }
+  }
+  return bytes;
 }
 
 /** Runs one session command; resolves to its exit status (errors are thrown as CliError). */
@@ -111,6 +135,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
     return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: untilStopped() }, io);
   }
+  // SPEC §15: `view` counts every message of the input. A large session's counting is shared with a
+  // thread started now, so its encoding loads while the session is read (docs/token-estimates.md
+  // "Counting on two threads").
+  const counter = command === 'view' && policy === undefined && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
   const loaded = await loadSession(files, {
     cacheBytes: ONE_SHOT_CACHE_BYTES,
     ...loadOptions,
@@ -119,7 +147,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     // check reports every session the file holds with its messages counted (an Inspect log's samples).
     ...(command === 'check' ? { countSessions: true } : {}),
   });
-  if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
+  if (!loaded.ok) {
+    counter?.close();
+    throw new CliError(loaded.error.code, loaded.error.message);
+  }
   const session = loaded.session;
   try {
     switch (command) {
@@ -159,6 +190,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
       }
       case 'view':
         refuseStopped(session);
+        if (counter) await countViewAhead(session, at, counter);
         // In pieces: a view whose outputs are kept whole is about the size of the session.
         writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
@@ -188,8 +220,11 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         const failing = flags.has('strict') ? findings : findings.filter((f) => f.severity === 'error');
         return failing.length > 0 ? EXIT_FINDINGS : EXIT_OK;
       }
+      default:
+        throw new Error(`no such session command: ${String(command satisfies never)}`);
     }
   } finally {
     session.close();
+    counter?.close();
   }
 }

@@ -19,6 +19,7 @@ import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import type { RecordedContext } from '../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
+import type { TextCounter } from '../tokens/textCounter';
 import { CliError, usageError } from './errors';
 import { RawJson } from './output';
 
@@ -46,6 +47,16 @@ function sessionEstimatesOf(session: LoadedSession): SessionEstimates {
   const estimates = new SessionEstimates(session, recordedContextOf(session));
   estimators.set(session, { calls: session.calls.length, estimates });
   return estimates;
+}
+
+/**
+ * Counts ahead, on `counter`'s thread as well as this one, what `viewOutput(session, at)` counts
+ * (SessionEstimates.countAhead): the input's every message, and the calibration's walk.
+ */
+export async function countViewAhead(session: LoadedSession, at: number | undefined, counter: TextCounter): Promise<void> {
+  const input = session.callInput(at ?? null);
+  if (!input) return;
+  await sessionEstimatesOf(session).countAhead(viewEntries(input), input.minted, counter);
 }
 
 export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {

@@ -35,8 +35,24 @@ const READ_BYTES = 1024 * 1024;
 
 const isContinuation = (b: number | undefined) => b !== undefined && (b & 0xc0) === 0x80;
 
-/** Tokens of the UTF-8 bytes `[start, end)` of `source`, read in READ_BYTES blocks; a character cut at `start` is skipped. */
-function countRange(source: ByteSource, start: number, end: number): { tokens: number; bytes: number } {
+/**
+ * What an estimate counts, before it is counted: texts whose counts (`countText`) add up, and the
+ * estimate their sum makes. An estimate is its plan counted here (`countPlan`), or its texts counted
+ * elsewhere (a counting thread: electron/tokens/textCounter.ts) and their sum handed to `estimate`:
+ * the same texts, so the same answer.
+ */
+export interface CountPlan {
+  /** The texts to count, in order; taken once (a source's are read and decoded as they are taken). */
+  readonly texts: Iterable<string>;
+  /** The estimate made of the texts' counts, summed; asked once every text has been taken. */
+  estimate(counted: number): TokenEstimate;
+}
+
+/**
+ * The UTF-8 bytes `[start, end)` of `source` decoded in READ_BYTES blocks, one text per block; a
+ * character cut at `start` is skipped. Adds the bytes the texts decode to `decoded.bytes`.
+ */
+function* rangeTexts(source: ByteSource, start: number, end: number, decoded: { bytes: number }): Generator<string> {
   const decoder = new TextDecoder('utf-8');
   let at = start;
   if (at > 0) {
@@ -45,37 +61,51 @@ function countRange(source: ByteSource, start: number, end: number): { tokens: n
     while (skip < head.length && isContinuation(head[skip])) skip++;
     at += skip;
   }
-  let tokens = 0;
-  const from = at;
+  decoded.bytes += end - at;
   while (at < end) {
     const next = Math.min(end, at + READ_BYTES);
-    tokens += countText(decoder.decode(source.read(at, next), { stream: next < end }));
+    yield decoder.decode(source.read(at, next), { stream: next < end });
     at = next;
   }
-  return { tokens, bytes: end - from };
 }
 
 /**
- * The estimate of a byte source of any size in bounded memory (one READ_BYTES block at a time) and
+ * The plan of a byte source of any size, in bounded memory (one READ_BYTES block at a time) and
  * bounded time: at most SAMPLE_ABOVE_BYTES counted whole, above that SAMPLE_CHUNKS evenly spaced
  * chunks counted and scaled to the length, and said so (`sampled`).
  */
-export function estimateSource(source: ByteSource, marks: { approximate?: boolean } = {}, plan = samplePlan(source.length)): TokenEstimate {
-  let tokens = 0;
-  let bytes = 0;
-  for (const [start, end] of plan.ranges) {
-    const r = countRange(source, start, end);
-    tokens += r.tokens;
-    bytes += r.bytes;
+export function sourcePlan(source: ByteSource, marks: { approximate?: boolean } = {}, plan = samplePlan(source.length)): CountPlan {
+  const decoded = { bytes: 0 };
+  function* texts(): Generator<string> {
+    for (const [start, end] of plan.ranges) yield* rangeTexts(source, start, end, decoded);
   }
-  return tokenEstimate(plan.sampled ? scaleSample(tokens, bytes, source.length) : tokens, { ...marks, sampled: plan.sampled });
+  return {
+    texts: texts(),
+    estimate: (counted) => tokenEstimate(plan.sampled ? scaleSample(counted, decoded.bytes, source.length) : counted, { ...marks, sampled: plan.sampled }),
+  };
 }
 
-/** The estimate of a string; a string longer than the sampling threshold is sampled as its UTF-8 bytes are. */
-export function estimateText(text: string, marks: { approximate?: boolean } = {}): TokenEstimate {
+/** The plan of a string; a string longer than the sampling threshold is sampled as its UTF-8 bytes are. */
+export function textPlan(text: string, marks: { approximate?: boolean } = {}): CountPlan {
   // A string's UTF-8 length is at most 3 × its UTF-16 length: shorter than the threshold in units / 3, it is counted whole.
-  const plan = samplePlan(text.length * 3);
-  if (!plan.sampled) return tokenEstimate(countText(text), marks);
+  if (!samplePlan(text.length * 3).sampled) return { texts: [text], estimate: (counted) => tokenEstimate(counted, marks) };
   const bytes = Buffer.from(text, 'utf8');
-  return estimateSource({ length: bytes.length, read: (s, e) => bytes.subarray(s, e) }, marks);
+  return sourcePlan({ length: bytes.length, read: (s, e) => bytes.subarray(s, e) }, marks);
+}
+
+/** A plan counted on this thread. */
+export function countPlan(plan: CountPlan): TokenEstimate {
+  let counted = 0;
+  for (const text of plan.texts) counted += countText(text);
+  return plan.estimate(counted);
+}
+
+/** The estimate of a byte source (`sourcePlan`) counted here. */
+export function estimateSource(source: ByteSource, marks: { approximate?: boolean } = {}, plan = samplePlan(source.length)): TokenEstimate {
+  return countPlan(sourcePlan(source, marks, plan));
+}
+
+/** The estimate of a string (`textPlan`) counted here. */
+export function estimateText(text: string, marks: { approximate?: boolean } = {}): TokenEstimate {
+  return countPlan(textPlan(text, marks));
 }

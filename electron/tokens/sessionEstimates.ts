@@ -22,7 +22,9 @@ import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { isClaudeModel, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
 import { nodeSha256 } from '../loader/session';
-import { countText, estimateSource, estimateText } from './counter';
+import type { CountPlan } from './counter';
+import type { TextCounter } from './textCounter';
+import { countPlan, countText, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
 
 /** The context the file records for call N (1-based), where it records one (SPEC §15 recorded usage). */
 export type RecordedContext = (call: number) => number | undefined;
@@ -81,6 +83,42 @@ export function calibrationStepCalls(calls: number, steps: number = MAX_CALIBRAT
 /** An entry's cache key: its view index and the reductions applied to it (see the file's head). */
 const entryKey = (entry: ViewEntry): string => `${entry.index}|${entry.reductions.join(',')}`;
 
+/** What one entry's estimate counts (SessionEstimates.entryPlan). */
+interface EntryPlan {
+  content: CountPlan;
+  /** Counted whole, never sampled. */
+  others: string[];
+}
+
+/** An entry's estimate: its content's, and the count of the rest; sampled when its content was. */
+function entryEstimate(content: TokenEstimate, others: number): TokenEstimate {
+  return tokenEstimate(content.tokens + others, { sampled: content.sampled === true });
+}
+
+/** Text handed to a counting thread at once (UTF-16 units): some 30 ms of its counting at 8 MB/s. */
+const AHEAD_CHARS = 256 * 1024;
+/**
+ * Batches handed to the counting thread and not yet answered, at most. This thread also reads and
+ * decodes the counter's share, walks the calibration's steps and collects the session's garbage,
+ * so the counter is kept further ahead than two batches: on the bench's 537 MB session it then
+ * counted 6.8–7.5 M characters against 6.1–6.7 M with two, and the whole took 0.56–0.70 of its time
+ * on one thread (docs/token-estimates.md "Counting on two threads").
+ */
+const AHEAD_BATCHES = 4;
+
+/** An input's entries by cache key, with its view. */
+interface KeyedEntries {
+  entries: Map<string, ViewEntry>;
+  view: MessageList;
+}
+
+/** A step of the calibration's walk (SessionEstimates.stepAt). */
+interface Step {
+  recorded: number;
+  previous: KeyedEntries;
+  current: KeyedEntries;
+}
+
 /** Entries by cache key. */
 function keyed(entries: readonly ViewEntry[]): Map<string, ViewEntry> {
   const out = new Map<string, ViewEntry>();
@@ -96,6 +134,8 @@ export class SessionEstimates {
   private pairSteps: Generator<GrowthPair | undefined> | undefined;
   private pairsDone = false;
   private steps = 0;
+  /** Steps `calibrationEntries` found ahead of the walk, by call index, for the walk to take (each once). */
+  private readonly stepsAhead = new Map<number, Step | undefined>();
   private counted = 0;
 
   constructor(
@@ -113,13 +153,26 @@ export class SessionEstimates {
     const key = entryKey(entry);
     const known = this.raw.get(key);
     if (known) return known;
-    const source = inSource(entry, view);
-    const content = source ? estimateSource(source) : estimateText(entry.content);
-    let calls = 0;
-    for (const c of entry.tool_calls ?? []) calls += countText(c.name) + countText(c.arguments);
-    const estimate = tokenEstimate(content.tokens + calls + this.thinkingOf(entry, view), { sampled: content.sampled === true });
+    const { content, others } = this.entryPlan(entry, view);
+    let counted = 0;
+    for (const text of others) counted += countText(text);
+    const estimate = entryEstimate(countPlan(content), counted);
     this.raw.set(key, estimate);
     return estimate;
+  }
+
+  /**
+   * What an entry's estimate counts: its content (read from its source when the file holds it,
+   * sampled above the threshold), and whole, each tool call's name and arguments and the thinking
+   * its record keeps.
+   */
+  private entryPlan(entry: ViewEntry, view: MessageList): EntryPlan {
+    const source = inSource(entry, view);
+    const others: string[] = [];
+    for (const c of entry.tool_calls ?? []) others.push(c.name, c.arguments);
+    const thinking = this.thinkingOf(entry, view);
+    if (thinking !== undefined) others.push(thinking);
+    return { content: source ? sourcePlan(source) : textPlan(entry.content), others };
   }
 
   /**
@@ -128,10 +181,97 @@ export class SessionEstimates {
    * context, and counting it brings the estimate of the real files' growth from 20 % to 9 % median
    * error (docs/token-estimates.md). A reduced message shows its stub only.
    */
-  private thinkingOf(entry: ViewEntry, view: MessageList): number {
-    if (entry.reductions.length > 0 || entry.role !== 'assistant') return 0;
+  private thinkingOf(entry: ViewEntry, view: MessageList): string | undefined {
+    if (entry.reductions.length > 0 || entry.role !== 'assistant') return undefined;
     const thinking = view.at(entry.index)?.metadata?.thinking;
-    return typeof thinking === 'string' ? countText(thinking) : 0;
+    return typeof thinking === 'string' ? thinking : undefined;
+  }
+
+  /**
+   * Counts ahead, on this thread and `counter`'s, what `entriesEstimate(entries, view)`, a
+   * `breakdown` of the same input and the calibration will count: each entry not yet known, and
+   * those of the calibration's walk. Their answers are then the cache's, the same as if counted where
+   * asked (the same texts, counted by the same function: docs/token-estimates.md "Counting on two
+   * threads"). The work is shared as it goes: this thread takes entries from the start of the list,
+   * and hands the counter entries from its end, AHEAD_CHARS of text at a time and at most
+   * AHEAD_BATCHES batches ahead, until they meet. A batch the counter does not answer, and whatever
+   * a failed read left, is counted where it is asked, as without a counter.
+   */
+  async countAhead(entries: readonly ViewEntry[], view: MessageList, counter: TextCounter): Promise<void> {
+    // This thread takes jobs from `front` on; the counter is handed jobs popped from the end.
+    const jobs: { key: string; entry: ViewEntry; view: MessageList }[] = [];
+    let front = 0;
+    const seen = new Set<string>();
+    const add = (entry: ViewEntry, of: MessageList): void => {
+      const key = entryKey(entry);
+      if (this.raw.has(key) || seen.has(key)) return;
+      seen.add(key);
+      jobs.push({ key, entry, view: of });
+    };
+    let ahead = 0;
+    const inFlight = new Set<Promise<void>>();
+    const handOut = (): void => {
+      const batch: { key: string; plan: EntryPlan; contentTexts: number }[] = [];
+      const texts: string[] = [];
+      let chars = 0;
+      while (jobs.length > front && chars < AHEAD_CHARS) {
+        const job = jobs.pop()!;
+        const plan = this.entryPlan(job.entry, job.view);
+        let contentTexts = 0;
+        for (const text of plan.content.texts) {
+          texts.push(text);
+          chars += text.length;
+          contentTexts++;
+        }
+        for (const text of plan.others) {
+          texts.push(text);
+          chars += text.length;
+        }
+        batch.push({ key: job.key, plan, contentTexts });
+      }
+      ahead += chars;
+      const settled = counter
+        .count(texts)
+        .then(
+          (counts) => {
+            let k = 0;
+            for (const { key, plan, contentTexts } of batch) {
+              let content = 0;
+              for (const end = k + contentTexts; k < end; k++) content += counts[k] ?? 0;
+              let others = 0;
+              for (const end = k + plan.others.length; k < end; k++) others += counts[k] ?? 0;
+              this.raw.set(key, entryEstimate(plan.content.estimate(content), others));
+            }
+          },
+          () => undefined,
+        )
+        .finally(() => {
+          ahead -= chars;
+          inFlight.delete(settled);
+        });
+      inFlight.add(settled);
+    };
+    const keepAhead = (): void => {
+      while (ahead < AHEAD_BATCHES * AHEAD_CHARS && jobs.length > front) handOut();
+    };
+    try {
+      for (const entry of entries) add(entry, view);
+      // The counter starts on the input's entries while this thread walks the calibration's steps.
+      keepAhead();
+      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+      while (jobs.length > front) {
+        keepAhead();
+        if (jobs.length > front) {
+          const job = jobs[front++]!;
+          this.entryRaw(job.entry, job.view);
+        }
+        // The counter's answers arrive between turns of the event loop.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      }
+    } catch {
+      // A read that failed (the file changed, say) fails again where the estimate is asked, and is reported there.
+    }
+    await Promise.all(inFlight);
   }
 
   /** The estimate in the file's tokens: calibrated, and marked approximate for a Claude model. */
@@ -211,26 +351,54 @@ export class SessionEstimates {
    * (docs/token-estimates.md "Long sessions").
    */
   private *growthSteps(recorded: RecordedContext): Generator<GrowthPair | undefined> {
-    const { calls } = this.session;
-    for (const at of calibrationStepCalls(calls.length)) {
-      const b = calls[at]!;
-      const a = at > 0 ? calls[at - 1]! : undefined;
-      const ra = a && recorded(a.call);
-      const rb = recorded(b.call);
-      const inputA = ra === undefined ? undefined : this.session.callInput(a!.call);
-      const inputB = rb === undefined ? undefined : this.session.callInput(b.call);
-      if (ra === undefined || rb === undefined || !inputA || !inputB) {
+    for (const at of calibrationStepCalls(this.session.calls.length)) {
+      const step = this.stepsAhead.has(at) ? this.stepsAhead.get(at) : this.stepAt(at, recorded);
+      this.stepsAhead.delete(at);
+      if (!step) {
         yield undefined;
         continue;
       }
       this.counted += 2;
-      // The estimated growth is what input N+1 holds that input N does not, less the reverse (an entry reduced in between):
-      // the same as the difference of the two totals, without counting the entries both hold. Both hold the same rows
-      // before the first message that changed between them: only the rows from there on are projected.
-      const from = this.sharedRowsEnd(a!, b, inputA, inputB);
-      const previous = { entries: keyed(viewEntries(inputA, from)), view: inputA.minted };
-      const current = { entries: keyed(viewEntries(inputB, from)), view: inputB.minted };
-      yield { recorded: rb - ra, estimated: this.rawSum(current, previous) - this.rawSum(previous, current) };
+      yield { recorded: step.recorded, estimated: this.rawSum(step.current, step.previous) - this.rawSum(step.previous, step.current) };
+    }
+  }
+
+  /**
+   * The calibration's step at the call of index `at`: the growth of the context the file records
+   * from the call before, and the two inputs' entries from the first row that differs between them
+   * on; undefined where either call records no context.
+   */
+  private stepAt(at: number, recorded: RecordedContext): Step | undefined {
+    const { calls } = this.session;
+    const b = calls[at]!;
+    const a = at > 0 ? calls[at - 1]! : undefined;
+    const ra = a && recorded(a.call);
+    const rb = recorded(b.call);
+    const inputA = ra === undefined ? undefined : this.session.callInput(a!.call);
+    const inputB = rb === undefined ? undefined : this.session.callInput(b.call);
+    if (ra === undefined || rb === undefined || !inputA || !inputB) return undefined;
+    // The estimated growth is what input N+1 holds that input N does not, less the reverse (an entry reduced in between):
+    // the same as the difference of the two totals, without counting the entries both hold. Both hold the same rows
+    // before the first message that changed between them: only the rows from there on are projected.
+    const from = this.sharedRowsEnd(a!, b, inputA, inputB);
+    return {
+      recorded: rb - ra,
+      previous: { entries: keyed(viewEntries(inputA, from)), view: inputA.minted },
+      current: { entries: keyed(viewEntries(inputB, from)), view: inputB.minted },
+    };
+  }
+
+  /** The entries the calibration's walk counts that it has not counted yet, each with its input's view (for `countAhead`). */
+  private *calibrationEntries(): Generator<{ entry: ViewEntry; view: MessageList }> {
+    const recorded = this.recordedContext;
+    if (!recorded || this.pairsDone) return;
+    for (const at of calibrationStepCalls(this.session.calls.length).slice(this.steps)) {
+      const step = this.stepAt(at, recorded);
+      this.stepsAhead.set(at, step);
+      if (!step) continue;
+      for (const [one, other] of [[step.current, step.previous], [step.previous, step.current]] as const) {
+        for (const [key, entry] of one.entries) if (!other.entries.has(key)) yield { entry, view: one.view };
+      }
     }
   }
 
@@ -260,7 +428,7 @@ export class SessionEstimates {
   }
 
   /** The raw estimate of the entries of `of` that `without` does not hold. */
-  private rawSum(of: { entries: Map<string, ViewEntry>; view: MessageList }, without: { entries: Map<string, ViewEntry> }): number {
+  private rawSum(of: KeyedEntries, without: KeyedEntries): number {
     let n = 0;
     for (const [key, e] of of.entries) if (!without.entries.has(key)) n += this.entryRaw(e, of.view).tokens;
     return n;

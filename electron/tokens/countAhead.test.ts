@@ -1,0 +1,252 @@
+/**
+ * Counting ahead on two threads (SessionEstimates.countAhead, textCounter.ts, countThread.ts;
+ * docs/token-estimates.md "Counting on two threads"): every figure counted ahead is the one counted
+ * where it is asked, what the counting thread answers is what is used, and a counter that fails
+ * changes nothing. The thread is the real bundle (dist/countThread.cjs, built by the unit tests'
+ * global setup).
+ */
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { ViewEntry } from '../../shared/calls/calls';
+import { viewEntries } from '../../shared/calls/calls';
+import type { ChatMessage, MessageList } from '../../shared/format/types';
+import { arrayList } from '../../shared/resolver/session';
+import { statSync } from 'node:fs';
+import { tempDir } from '../../tools/testing/files';
+import { COUNT_AHEAD_MIN_BYTES } from '../cli/sessionCommands';
+import { runCli } from '../cli/testing/runCli';
+import { viewOutput } from '../cli/view';
+import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
+import { loadSession } from '../loader/session';
+import { countText } from './counter';
+import { SessionEstimates, recordedContextOf } from './sessionEstimates';
+import type { TextCounter } from './textCounter';
+import { COUNT_THREAD_BUNDLE, countersStarted, startTextCounter } from './textCounter';
+import { agentText } from './testing/agentText';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
+
+const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+afterAll(() => started?.close());
+
+function threadCounter(): TextCounter {
+  if (!started) throw new Error(`no counting thread: dist/${COUNT_THREAD_BUNDLE} is built by the unit tests' global setup`);
+  return started;
+}
+
+/** A counter that tells how much it was asked to count, answering as `inner` does. */
+function watched(inner: TextCounter): TextCounter & { texts: number } {
+  const w = {
+    texts: 0,
+    count(texts: string[]) {
+      w.texts += texts.length;
+      return inner.count(texts);
+    },
+    close: () => inner.close(),
+  };
+  return w;
+}
+
+/** A session shape of one input: what SessionEstimates reads of a session when no context is recorded. */
+function oneInput(view: MessageList): ConstructorParameters<typeof SessionEstimates>[0] {
+  return {
+    model: 'gpt-5',
+    modelChanges: [],
+    calls: [],
+    callTimeline: { calls: [], spans: [] },
+    callInput: () => undefined,
+    instructionsAt: () => [],
+    log: [],
+    minted: view,
+    recorded: view,
+  };
+}
+
+const text = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 300 }), fc.string({ unit: 'binary', maxLength: 200 }), fc.constantFrom('', 'ok', '<|endoftext|>', '漢字'.repeat(300)));
+
+/** Messages, some with their content in a byte source (a file's), tool calls and thinking; and the entries of an input over them. */
+const inputs = fc
+  .array(
+    fc.record({
+      role: fc.constantFrom<'user' | 'assistant' | 'tool'>('user', 'assistant', 'tool'),
+      content: text,
+      inSource: fc.boolean(),
+      calls: fc.array(fc.record({ name: text, arguments: text }), { maxLength: 3 }),
+      thinking: fc.option(text, { nil: undefined }),
+      reduced: fc.boolean(),
+    }),
+    { minLength: 1, maxLength: 40 },
+  )
+  .map((specs) => {
+    const messages: ChatMessage[] = specs.map((s, k) => {
+      const bytes = new TextEncoder().encode(s.content);
+      return {
+        role: s.role,
+        content: s.inSource ? s.content.slice(0, 8) : s.content,
+        ...(s.inSource ? { large: { length: bytes.length, read: (a: number, b: number) => bytes.subarray(a, b) } } : {}),
+        ...(s.thinking !== undefined ? { metadata: { thinking: s.thinking } } : {}),
+        ...(s.calls.length > 0 ? { tool_calls: s.calls.map((c, j) => ({ id: `call-${k}-${j}`, name: c.name, arguments: c.arguments })) } : {}),
+      };
+    });
+    const entries: ViewEntry[] = specs.map((s, k) => ({
+      index: k,
+      role: s.role,
+      content: s.reduced ? `[reduced ${k}]` : (messages[k] as ChatMessage).content,
+      ...(s.calls.length > 0 ? { tool_calls: (messages[k] as ChatMessage).tool_calls } : {}),
+      reductions: s.reduced ? [`r${k}`] : [],
+    }));
+    return { view: arrayList(messages), entries };
+  });
+
+describe('countAhead: what is counted on two threads is what is counted on one', () => {
+  it('any input (contents in memory and in sources, tool calls, thinking, reduced entries): the same estimates, and the thread counted a share', async () => {
+    await fc.assert(
+      fc.asyncProperty(inputs, async ({ view, entries }) => {
+        const one = new SessionEstimates(oneInput(view));
+        const expected = one.entriesEstimate(entries, view);
+        const counter = watched(threadCounter());
+        const two = new SessionEstimates(oneInput(view));
+        await two.countAhead(entries, view, counter);
+        expect(counter.texts).toBeGreaterThan(0);
+        expect(two.entriesEstimate(entries, view)).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('what the thread answers is what the estimates hold (a counter that answers one more per text shows in the figures)', async () => {
+    const { view, entries } = fc.sample(inputs, { numRuns: 1, seed: 42 })[0] as { view: MessageList; entries: ViewEntry[] };
+    const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
+    const real = threadCounter();
+    const lying: TextCounter & { texts: number } = {
+      texts: 0,
+      async count(texts) {
+        lying.texts += texts.length;
+        return (await real.count(texts)).map((n) => n + 1);
+      },
+      close: () => undefined,
+    };
+    const estimates = new SessionEstimates(oneInput(view));
+    await estimates.countAhead(entries, view, lying);
+    expect(lying.texts).toBeGreaterThan(0);
+    expect(estimates.entriesEstimate(entries, view).total.tokens).toBe(plain.total.tokens + lying.texts);
+  });
+
+  it('a counter that fails, or is closed, changes nothing: what it did not answer is counted where asked', async () => {
+    const { view, entries } = fc.sample(inputs, { numRuns: 1, seed: 7 })[0] as { view: MessageList; entries: ViewEntry[] };
+    const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
+    const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
+    const estimates = new SessionEstimates(oneInput(view));
+    await estimates.countAhead(entries, view, failing);
+    expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
+    const closed = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+    if (!closed) throw new Error('no counting thread');
+    closed.close();
+    const again = new SessionEstimates(oneInput(view));
+    await again.countAhead(entries, view, closed);
+    expect(again.entriesEstimate(entries, view)).toEqual(plain);
+  });
+
+  it('a content sampled above the threshold is scaled alone, its tool calls and thinking counted whole, as on one thread', async () => {
+    const big = new TextEncoder().encode(agentText(9 * 1024 * 1024, 3));
+    const message: ChatMessage = {
+      role: 'assistant',
+      content: 'head',
+      large: { length: big.length, read: (a, b) => big.subarray(a, b) },
+      metadata: { thinking: 'Let me look at the failing test first.' },
+      tool_calls: [{ id: 'c1', name: 'Bash', arguments: '{"command":"npm test"}' }],
+    };
+    const view = arrayList([message, { role: 'user', content: 'go on' }]);
+    const entries: ViewEntry[] = [
+      { index: 0, role: 'assistant', content: 'head', tool_calls: message.tool_calls, reductions: [] },
+      { index: 1, role: 'user', content: 'go on', reductions: [] },
+    ];
+    const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
+    expect(plain.messages[0]?.sampled).toBe(true);
+    const estimates = new SessionEstimates(oneInput(view));
+    await estimates.countAhead(entries, view, threadCounter());
+    expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
+  });
+
+  it('real Claude Code files, at their first, middle and last calls: the same estimates, breakdown and calibration', async () => {
+    for (const name of ['cc-2.1.17-persisted-bash.jsonl', 'cc-2.1.14-two-compactions.jsonl']) {
+      const loaded = await loadSession([join(CC, name)]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const session = loaded.session;
+      try {
+        const recorded = recordedContextOf(session);
+        const n = session.calls.length;
+        for (const at of [1, Math.ceil(n / 2), n]) {
+          const input = session.callInput(at);
+          if (!input) throw new Error(`${name}: no input at call ${at}`);
+          const entries = viewEntries(input);
+          const one = new SessionEstimates(session, recorded);
+          const expected = { estimate: one.entriesEstimate(entries, input.minted), breakdown: one.breakdown(at), calibration: one.calibration(), pairs: one.growthPairs() };
+          const counter = watched(threadCounter());
+          const two = new SessionEstimates(session, recorded);
+          await two.countAhead(entries, input.minted, counter);
+          expect(counter.texts, `${name} at ${at}`).toBeGreaterThan(0);
+          expect({ estimate: two.entriesEstimate(entries, input.minted), breakdown: two.breakdown(at), calibration: two.calibration(), pairs: two.growthPairs() }, `${name} at ${at}`).toEqual(expected);
+          expect(two.calibrationCounted).toBe(one.calibrationCounted);
+        }
+      } finally {
+        session.close();
+      }
+    }
+  });
+
+  it('after counting ahead, the input’s estimates and the calibration read nothing more from the file (a real file whose contents are kept in it)', async () => {
+    const name = 'cc-2.1.14-two-compactions.jsonl';
+    const loaded = await loadSession([join(CC, name)], { largeStringBytes: 512 });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    const at = Math.ceil(session.calls.length / 2);
+    const input = session.callInput(at);
+    if (!input) throw new Error(`${name}: no input at call ${at}`);
+    const entries = viewEntries(input);
+    const recorded = recordedContextOf(session);
+    const one = new SessionEstimates(session, recorded);
+    const expected = { estimate: one.entriesEstimate(entries, input.minted), pairs: one.growthPairs() };
+    expect(entries.some((e) => e.reductions.length === 0 && input.minted.at(e.index)?.large !== undefined)).toBe(true);
+    const two = new SessionEstimates(session, recorded);
+    await two.countAhead(entries, input.minted, threadCounter());
+    // Its files closed: a content still to be counted could not be read.
+    session.close();
+    expect({ estimate: two.entriesEstimate(entries, input.minted), pairs: two.growthPairs() }).toEqual(expected);
+  });
+
+  it('the thread counts each text as countText does here', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(text, { maxLength: 20 }), async (texts) => {
+        expect(await threadCounter().count(texts)).toEqual(texts.map(countText));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('`view --at N` of a session over the threshold counts on a thread, and prints what a view counted on one thread does', async () => {
+    const tmp = tempDir('session-inspector-count-ahead-');
+    try {
+      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 11, outputScale: 0.25, compactEvery: 3_000_000 });
+      expect(statSync(made.path).size).toBeGreaterThanOrEqual(COUNT_AHEAD_MIN_BYTES);
+      const loaded = await loadSession([made.path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const at = Math.ceil(loaded.session.calls.length / 2);
+      let expected: string;
+      try {
+        expected = JSON.stringify(viewOutput(loaded.session, at));
+      } finally {
+        loaded.session.close();
+      }
+      const before = countersStarted();
+      const r = await runCli(['view', '--at', String(at), made.path]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(countersStarted()).toBe(before + 1);
+      expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+});

@@ -1,0 +1,19 @@
+/**
+ * A counting thread (textCounter.ts), bundled to dist/countThread.cjs: answers each request with the
+ * o200k count (`countText`, the same function the asking thread counts with) of each of its texts.
+ * The encoding loads when the thread starts, so a thread started before its texts are known (while
+ * the session is read) has it ready. Reads nothing, writes nothing.
+ */
+import { parentPort } from 'node:worker_threads';
+import { countText } from './counter';
+import type { CountReply, CountRequest } from './textCounter';
+
+const port = parentPort;
+if (!port) throw new Error('countThread.ts runs as a counting thread (electron/tokens/textCounter.ts)');
+
+// Loads the encoding (its ranks: hundreds of milliseconds) before the first request comes.
+countText('warm');
+
+port.on('message', ({ id, texts }: CountRequest & { id: number }) => {
+  port.postMessage({ id, counts: texts.map(countText) } satisfies CountReply);
+});

@@ -1,0 +1,66 @@
+/**
+ * A thread that counts texts with the o200k counter (countThread.ts), so that a command's counting
+ * runs on both cores: the asking thread reads and decodes what is to be counted, counts some of it
+ * and hands the rest to this one (SessionEstimates.countAhead, docs/token-estimates.md "Counting
+ * on two threads"). Started before the texts are known (while the session is read), so its encoding
+ * is loaded by the time they are. Undefined where no thread starts (no bundle beside this one):
+ * then everything is counted where it is asked, as before.
+ */
+import { threadBundle } from '../loader/common/threadBundle';
+import { ThreadPool } from '../loader/common/threadPool';
+
+/** The thread's bundle (countThread.ts), beside the bundle running this code (threadBundle.ts). */
+export const COUNT_THREAD_BUNDLE = 'countThread.cjs';
+/** The thread stops after this long without a request (it holds the encoding: some 60 MB). */
+const IDLE_MS = 10_000;
+
+export interface CountRequest {
+  texts: string[];
+}
+
+export interface CountReply {
+  id: number;
+  /** `countText` of each text, in order. */
+  counts: number[];
+}
+
+export interface TextCounter {
+  /** The count of each text, counted on the thread; rejected when the thread fails or is closed. */
+  count(texts: string[]): Promise<number[]>;
+  /** Stops the thread; counts not yet answered are rejected. */
+  close(): void;
+}
+
+let started = 0;
+
+/** Tests: how many counting threads this process has asked for. */
+export function countersStarted(): number {
+  return started;
+}
+
+/** Starts a counting thread (`script`: its bundle, default dist/countThread.cjs); undefined without one. */
+export function startTextCounter(options: { script?: string } = {}): TextCounter | undefined {
+  const script = options.script ?? threadBundle(COUNT_THREAD_BUNDLE);
+  if (script === undefined) return undefined;
+  const pool = new ThreadPool<CountRequest, CountReply>({
+    script,
+    size: 1,
+    idleMs: IDLE_MS,
+    maxFailures: 1,
+    words: {
+      notStarted: 'the counting thread could not be started',
+      failed: (e) => `the counting thread failed: ${e.message}`,
+      exited: (code) => `the counting thread exited (code ${code})`,
+      closed: 'the counting thread was closed',
+      timedOut: (ms) => `the counting thread did not answer within ${ms} ms`,
+    },
+  });
+  started++;
+  const counter: TextCounter = {
+    count: async (texts) => (await pool.request({ texts }, texts.length)).counts,
+    close: () => pool.close(),
+  };
+  // Starts the thread now: it loads its encoding while the caller reads the session.
+  counter.count([]).catch(() => undefined);
+  return counter;
+}
