@@ -65,10 +65,11 @@ function refuseStopped(session: LoadedSession): void {
 }
 
 /**
- * Session files of at least this many bytes in all have `view`'s counting shared with a counting
- * thread (docs/token-estimates.md "Counting on two threads"). A smaller session holds less text to
- * count than that: at most about a second of the counter's time (some 8 MB/s on the bench's
- * session), often far less, where a thread's start and its copy of the encoding cost the same each time.
+ * Session files of at least this many bytes in all have the counting of `view` and `log` shared
+ * with a counting thread (docs/token-estimates.md "Counting on two threads"). A smaller session
+ * holds less text to count than that (its companions' large originals aside, which are sampled):
+ * at most about a second of the counter's time (some 8 MB/s on the bench's session), often far
+ * less, where a thread's start and its copy of the encoding cost the same each time.
  */
 export const COUNT_AHEAD_MIN_BYTES = 8 * 1024 * 1024;
 
@@ -135,10 +136,11 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
     return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: untilStopped() }, io);
   }
-  // SPEC §15: `view` counts every message of the input. A large session's counting is shared with a
-  // thread started now, so its encoding loads while the session is read (docs/token-estimates.md
-  // "Counting on two threads").
-  const counter = command === 'view' && policy === undefined && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
+  // SPEC §15: `view` counts every message of the input, `log` every reduction's original. A large
+  // session's counting is shared with a thread started now, so its encoding loads while the session
+  // is read (docs/token-estimates.md "Counting on two threads").
+  const counts = (command === 'view' && policy === undefined) || command === 'log';
+  const counter = counts && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
   const loaded = await loadSession(files, {
     cacheBytes: ONE_SHOT_CACHE_BYTES,
     ...loadOptions,
@@ -170,6 +172,8 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
       }
       case 'log': {
         refuseStopped(session);
+        const estimates = new SessionEstimates(session, recordedContextOf(session));
+        if (counter) await estimates.countHiddenAhead(counter);
         // Read between two looks at the files: a report over bytes read around a change would be wrong.
         const before = session.fileChange();
         if (before) throw new CliError('file_changed', before.message);
@@ -177,7 +181,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         try {
           const report = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
           // SPEC §15: what each reduction hid, in estimated tokens (the tokenizer loads here).
-          const hidden = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates();
+          const hidden = estimates.hiddenEstimates();
           reductions = report.map((r, k) => ({ ...r, hidden_tokens_est: hidden[k]?.hidden ?? null }));
         } catch (e) {
           if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);

@@ -1,5 +1,5 @@
 /**
- * Counting ahead on two threads (SessionEstimates.countAhead, textCounter.ts, countThread.ts;
+ * Counting ahead on two threads (SessionEstimates.countAhead and countHiddenAhead, textCounter.ts, countThread.ts;
  * docs/token-estimates.md "Counting on two threads"): every figure counted ahead is the one counted
  * where it is asked, what the counting thread answers is what is used, and a counter that fails
  * changes nothing. The thread is the real bundle (dist/countThread.cjs, built by the unit tests'
@@ -27,6 +27,7 @@ import { agentText } from './testing/agentText';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
+const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
 
 const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
 afterAll(() => started?.close());
@@ -245,6 +246,79 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       expect(r.code, r.stderr).toBe(0);
       expect(countersStarted()).toBe(before + 1);
       expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('`log`’s hidden estimates counted ahead are those counted on one thread (real Claude Code and Codex files, the demo)', async () => {
+    const files = [join(CC, 'cc-2.1.17-persisted-bash.jsonl'), join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(ROOT, 'e2e/fixtures/real/codex/rollout-0.139-review-cut-output-ENTIRE.jsonl'), DEMO];
+    for (const path of files) {
+      const loaded = await loadSession([path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const session = loaded.session;
+      try {
+        expect(session.log.length, path).toBeGreaterThan(0);
+        const expected = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates();
+        const counter = watched(threadCounter());
+        const two = new SessionEstimates(session, recordedContextOf(session));
+        await two.countHiddenAhead(counter);
+        expect(counter.texts, path).toBeGreaterThan(0);
+        expect(two.hiddenEstimates(), path).toEqual(expected);
+      } finally {
+        session.close();
+      }
+    }
+  });
+
+  it('an original counted on the thread is what its estimate holds (a counter that answers one more per text), and a failing counter changes nothing', async () => {
+    const loaded = await loadSession([DEMO]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      const originals = (e: SessionEstimates) => session.log.map((r) => e.reductionEstimate(r, '').original?.tokens ?? 0).reduce((a, b) => a + b, 0);
+      const plain = originals(new SessionEstimates(session));
+      const real = threadCounter();
+      const lying: TextCounter & { texts: number } = {
+        texts: 0,
+        async count(texts) {
+          lying.texts += texts.length;
+          return (await real.count(texts)).map((n) => n + 1);
+        },
+        close: () => undefined,
+      };
+      const told = new SessionEstimates(session);
+      await told.countHiddenAhead(lying);
+      expect(lying.texts).toBeGreaterThan(0);
+      expect(originals(told)).toBe(plain + lying.texts);
+      const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
+      const untold = new SessionEstimates(session);
+      await untold.countHiddenAhead(failing);
+      expect(untold.hiddenEstimates()).toEqual(new SessionEstimates(session).hiddenEstimates());
+    } finally {
+      session.close();
+    }
+  });
+
+  it('`log` of a session over the threshold counts on a thread, and its hidden estimates are those counted on one', async () => {
+    const tmp = tempDir('session-inspector-count-ahead-');
+    try {
+      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 12, outputScale: 0.25, compactEvery: 3_000_000 });
+      const loaded = await loadSession([made.path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      let expected: unknown[];
+      try {
+        const session = loaded.session;
+        expected = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates().map((h) => h.hidden);
+      } finally {
+        loaded.session.close();
+      }
+      expect(expected.length).toBeGreaterThan(0);
+      const before = countersStarted();
+      const r = await runCli(['log', made.path]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(countersStarted()).toBe(before + 1);
+      expect((JSON.parse(r.stdout) as { reductions: { hidden_tokens_est: unknown }[] }).reductions.map((x) => x.hidden_tokens_est)).toEqual(expected);
     } finally {
       tmp.cleanup();
     }

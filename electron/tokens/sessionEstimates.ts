@@ -112,6 +112,17 @@ interface KeyedEntries {
   view: MessageList;
 }
 
+/** A reduction's original's cache key: the record, which names one original for the session's life. */
+const originalKey = (r: Reduction): string => `${r.id}|${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
+
+/** One estimate counted ahead (SessionEstimates.shareCounting). */
+interface AheadJob {
+  /** Counts it on this thread, into its cache. */
+  here(): void;
+  /** What the counter is to count for it, and where its estimate goes; undefined when there is nothing to count (it is then known). */
+  plan(): (EntryPlan & { done(estimate: TokenEstimate): void }) | undefined;
+}
+
 /** A step of the calibration's walk (SessionEstimates.stepAt). */
 interface Step {
   recorded: number;
@@ -190,57 +201,114 @@ export class SessionEstimates {
   /**
    * Counts ahead, on this thread and `counter`'s, what `entriesEstimate(entries, view)`, a
    * `breakdown` of the same input and the calibration will count: each entry not yet known, and
-   * those of the calibration's walk. Their answers are then the cache's, the same as if counted where
-   * asked (the same texts, counted by the same function: docs/token-estimates.md "Counting on two
-   * threads"). The work is shared as it goes: this thread takes entries from the start of the list,
-   * and hands the counter entries from its end, AHEAD_CHARS of text at a time and at most
-   * AHEAD_BATCHES batches ahead, until they meet. A batch the counter does not answer, and whatever
-   * a failed read left, is counted where it is asked, as without a counter.
+   * those of the calibration's walk (`shareCounting`). Their answers are then the cache's, the same
+   * as if counted where asked (the same texts, counted by the same function: docs/token-estimates.md
+   * "Counting on two threads").
    */
   async countAhead(entries: readonly ViewEntry[], view: MessageList, counter: TextCounter): Promise<void> {
-    // This thread takes jobs from `front` on; the counter is handed jobs popped from the end.
-    const jobs: { key: string; entry: ViewEntry; view: MessageList }[] = [];
-    let front = 0;
+    const jobs: AheadJob[] = [];
+    const add = this.entryJobs(jobs);
+    for (const entry of entries) add(entry, view);
+    await this.shareCounting(jobs, counter, () => {
+      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+    });
+  }
+
+  /** Adds to `jobs` an entry's estimate to count ahead, unless it is known or already there. */
+  private entryJobs(jobs: AheadJob[]): (entry: ViewEntry, view: MessageList) => void {
     const seen = new Set<string>();
-    const add = (entry: ViewEntry, of: MessageList): void => {
+    return (entry, view) => {
       const key = entryKey(entry);
       if (this.raw.has(key) || seen.has(key)) return;
       seen.add(key);
-      jobs.push({ key, entry, view: of });
+      jobs.push({
+        here: () => this.entryRaw(entry, view),
+        plan: () => ({ ...this.entryPlan(entry, view), done: (estimate) => this.raw.set(key, estimate) }),
+      });
     };
+  }
+
+  /**
+   * Counts ahead, on this thread and `counter`'s, what `hiddenEstimates` will count: the original of
+   * each reduction of the live log not yet known (read and verified here, counted there or here),
+   * and the calibration's walk (`shareCounting`).
+   */
+  async countHiddenAhead(counter: TextCounter): Promise<void> {
+    const { log, minted } = this.session;
+    const jobs: AheadJob[] = [];
+    const seen = new Set<string>();
+    for (const r of log) {
+      const key = originalKey(r);
+      if (this.originals.has(key) || seen.has(key)) continue;
+      seen.add(key);
+      jobs.push({
+        here: () => this.originalRaw(r, minted),
+        plan: () => {
+          const original = resolveOriginal(r, minted, this.session.recorded, { sha256: nodeSha256 });
+          if (!original.ok) {
+            this.originals.set(key, null);
+            return undefined;
+          }
+          return { content: sourcePlan(original.value.bytes), others: [], done: (estimate) => this.originals.set(key, estimate) };
+        },
+      });
+    }
+    const add = this.entryJobs(jobs);
+    await this.shareCounting(jobs, counter, () => {
+      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+    });
+  }
+
+  /**
+   * Shares `jobs` between this thread and `counter`'s: this thread does them from the start of the
+   * list (`here`), and hands the counter the texts of jobs taken from its end (`plan`), AHEAD_CHARS
+   * at a time and at most AHEAD_BATCHES batches ahead, until they meet. `more` adds jobs once the
+   * counter has its first batches (the calibration's, whose walk takes this thread a while). A batch
+   * the counter does not answer, and a job whose texts could not be read, is left to be done where
+   * it is asked, as without a counter; a job that fails here ends the sharing (it fails again
+   * where it is asked, and is reported there).
+   */
+  private async shareCounting(jobs: AheadJob[], counter: TextCounter, more: () => void): Promise<void> {
+    let front = 0;
     let ahead = 0;
     const inFlight = new Set<Promise<void>>();
     const handOut = (): void => {
-      const batch: { key: string; plan: EntryPlan; contentTexts: number }[] = [];
+      const batch: { plan: NonNullable<ReturnType<AheadJob['plan']>>; contentTexts: number }[] = [];
       const texts: string[] = [];
       let chars = 0;
       while (jobs.length > front && chars < AHEAD_CHARS) {
         const job = jobs.pop()!;
-        const plan = this.entryPlan(job.entry, job.view);
-        let contentTexts = 0;
-        for (const text of plan.content.texts) {
+        const taken: string[] = [];
+        let plan: ReturnType<AheadJob['plan']>;
+        try {
+          plan = job.plan();
+          if (plan) for (const text of plan.content.texts) taken.push(text);
+        } catch {
+          // Unreadable here: done where it is asked, which reports why.
+          continue;
+        }
+        if (!plan) continue;
+        const contentTexts = taken.length;
+        taken.push(...plan.others);
+        for (const text of taken) {
           texts.push(text);
           chars += text.length;
-          contentTexts++;
         }
-        for (const text of plan.others) {
-          texts.push(text);
-          chars += text.length;
-        }
-        batch.push({ key: job.key, plan, contentTexts });
+        batch.push({ plan, contentTexts });
       }
+      if (batch.length === 0) return;
       ahead += chars;
       const settled = counter
         .count(texts)
         .then(
           (counts) => {
             let k = 0;
-            for (const { key, plan, contentTexts } of batch) {
+            for (const { plan, contentTexts } of batch) {
               let content = 0;
               for (const end = k + contentTexts; k < end; k++) content += counts[k] ?? 0;
               let others = 0;
               for (const end = k + plan.others.length; k < end; k++) others += counts[k] ?? 0;
-              this.raw.set(key, entryEstimate(plan.content.estimate(content), others));
+              plan.done(entryEstimate(plan.content.estimate(content), others));
             }
           },
           () => undefined,
@@ -255,21 +323,17 @@ export class SessionEstimates {
       while (ahead < AHEAD_BATCHES * AHEAD_CHARS && jobs.length > front) handOut();
     };
     try {
-      for (const entry of entries) add(entry, view);
-      // The counter starts on the input's entries while this thread walks the calibration's steps.
+      // The counter starts on the jobs known while this thread finds the rest.
       keepAhead();
-      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+      more();
       while (jobs.length > front) {
         keepAhead();
-        if (jobs.length > front) {
-          const job = jobs[front++]!;
-          this.entryRaw(job.entry, job.view);
-        }
+        if (jobs.length > front) jobs[front++]!.here();
         // The counter's answers arrive between turns of the event loop.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
     } catch {
-      // A read that failed (the file changed, say) fails again where the estimate is asked, and is reported there.
+      // Done here, a job failed (the file changed, say): it fails again where it is asked, and is reported there.
     }
     await Promise.all(inFlight);
   }
@@ -483,7 +547,7 @@ export class SessionEstimates {
 
   /** The raw o200k estimate of reduction `r`'s original, null when it cannot be read. */
   private originalRaw(r: Reduction, minted: MessageList): TokenEstimate | null {
-    const key = `${r.id}|${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
+    const key = originalKey(r);
     const known = this.originals.get(key);
     if (known !== undefined) return known;
     let estimate: TokenEstimate | null = null;
