@@ -145,6 +145,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const closed = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
     if (!closed) throw new Error('no counting thread');
     closed.close();
+    await expect(closed.count(['counted?'])).rejects.toThrow(/closed/);
     const again = new SessionEstimates(oneInput(view));
     await again.countAhead(entries, view, closed);
     expect(again.entriesEstimate(entries, view)).toEqual(plain);

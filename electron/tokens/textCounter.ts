@@ -27,7 +27,7 @@ export interface CountReply {
 export interface TextCounter {
   /** The count of each text, counted on the thread; rejected when the thread fails or is closed. */
   count(texts: string[]): Promise<number[]>;
-  /** Stops the thread; counts not yet answered are rejected. */
+  /** Stops the thread; counts not yet answered are rejected, and so is every count asked after. */
   close(): void;
 }
 
@@ -56,9 +56,17 @@ export function startTextCounter(options: { script?: string } = {}): TextCounter
     },
   });
   started++;
+  let closed = false;
   const counter: TextCounter = {
-    count: async (texts) => (await pool.request({ texts }, texts.length)).counts,
-    close: () => pool.close(),
+    // A closed pool would start a thread again for the next request: a closed counter counts nothing.
+    count: async (texts) => {
+      if (closed) throw new Error('the counting thread was closed');
+      return (await pool.request({ texts }, texts.length)).counts;
+    },
+    close: () => {
+      closed = true;
+      pool.close();
+    },
   };
   // Starts the thread now: it loads its encoding while the caller reads the session.
   counter.count([]).catch(() => undefined);
