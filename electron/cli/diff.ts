@@ -12,7 +12,8 @@
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import { diffTokens } from '../tokens/diffTokens';
+import { countDiffAhead, diffTokens } from '../tokens/diffTokens';
+import type { TextCounter } from '../tokens/textCounter';
 import { CliError, usageError } from './errors';
 
 /** `--from N` / `--to M`, both required, checked before any file is read. */
@@ -31,8 +32,11 @@ function withTokens<T extends object, E>(list: readonly T[], estimates: readonly
   return list.map((x, k) => (estimates && k < estimates.length ? { ...x, tokens_est: estimates[k] as E } : x));
 }
 
-/** The JSON `diff` prints, or a usage error naming the valid range. */
-export function diffOutput(session: LoadedSession, from: number, to: number): unknown {
+/**
+ * The JSON `diff` prints, or a usage error naming the valid range. With `counter`, the tokens are
+ * counted on its thread as well as this one (docs/token-estimates.md "Counting on two threads").
+ */
+export async function diffOutput(session: LoadedSession, from: number, to: number, counter?: TextCounter): Promise<unknown> {
   const calls = session.calls.length;
   const bad = [from, to].find((c) => c > calls);
   if (bad !== undefined) throw usageError(calls === 0 ? `the session has no model calls (no assistant message) to compare` : `call ${bad} is out of range: the session's model calls are 1 to ${calls}`);
@@ -42,6 +46,7 @@ export function diffOutput(session: LoadedSession, from: number, to: number): un
   let counted;
   try {
     diff = session.callsDiff(from, to);
+    if (diff && counter) await countDiffAhead(session, diff, counter);
     // SPEC §16: tokens each way (the tokenizer loads here, on the first count).
     counted = diff && diffTokens(session, diff);
   } catch (e) {

@@ -65,8 +65,8 @@ function refuseStopped(session: LoadedSession): void {
 }
 
 /**
- * Session files of at least this many bytes in all have the counting of `view` and `log` shared
- * with a counting thread (docs/token-estimates.md "Counting on two threads"). A smaller session
+ * Session files of at least this many bytes in all have the counting of `view`, `log` and `diff`
+ * shared with a counting thread (docs/token-estimates.md "Counting on two threads"). A smaller session
  * holds less text to count than that (its companions' large originals aside, which are sampled):
  * at most about a second of the counter's time (some 8 MB/s on the bench's session), often far
  * less, where a thread's start and its copy of the encoding cost the same each time.
@@ -136,10 +136,11 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     const source = { ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) };
     return runCheckFollow(files, source, { strict: flags.has('strict'), untilStopped: untilStopped() }, io);
   }
-  // SPEC §15: `view` counts every message of the input, `log` every reduction's original. A large
-  // session's counting is shared with a thread started now, so its encoding loads while the session
-  // is read (docs/token-estimates.md "Counting on two threads").
-  const counts = (command === 'view' && policy === undefined) || command === 'log';
+  // SPEC §15: `view` counts every message of the input, `log` every reduction's original, `diff`
+  // what changed between two inputs. A large session's counting is shared with a thread started
+  // now, so its encoding loads while the session is read (docs/token-estimates.md "Counting on two
+  // threads").
+  const counts = (command === 'view' && policy === undefined) || command === 'log' || command === 'diff';
   const counter = counts && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
   const loaded = await loadSession(files, {
     cacheBytes: ONE_SHOT_CACHE_BYTES,
@@ -200,7 +201,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         return EXIT_OK;
       case 'diff':
         refuseStopped(session);
-        writeJson(diffOutput(session, between?.from ?? 1, between?.to ?? 1), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
+        writeJson(await diffOutput(session, between?.from ?? 1, between?.to ?? 1, counter), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
       case 'trace':
         refuseStopped(session);

@@ -56,7 +56,7 @@ function sessionEstimatesOf(session: LoadedSession): SessionEstimates {
 export async function countViewAhead(session: LoadedSession, at: number | undefined, counter: TextCounter): Promise<void> {
   const input = session.callInput(at ?? null);
   if (!input) return;
-  await sessionEstimatesOf(session).countAhead(viewEntries(input), input.minted, counter);
+  await sessionEstimatesOf(session).countAhead([{ entries: viewEntries(input), view: input.minted }], counter);
 }
 
 export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {

@@ -1,5 +1,6 @@
 /**
- * Counting ahead on two threads (SessionEstimates.countAhead and countHiddenAhead, textCounter.ts, countThread.ts;
+ * Counting ahead on two threads (SessionEstimates.countAhead and countHiddenAhead, countDiffAhead,
+ * textCounter.ts, countThread.ts;
  * docs/token-estimates.md "Counting on two threads"): every figure counted ahead is the one counted
  * where it is asked, what the counting thread answers is what is used, and a counter that fails
  * changes nothing. The thread is the real bundle (dist/countThread.cjs, built by the unit tests'
@@ -7,7 +8,7 @@
  */
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ViewEntry } from '../../shared/calls/calls';
 import { viewEntries } from '../../shared/calls/calls';
 import type { ChatMessage, MessageList } from '../../shared/format/types';
@@ -16,10 +17,12 @@ import { statSync } from 'node:fs';
 import { tempDir } from '../../tools/testing/files';
 import { COUNT_AHEAD_MIN_BYTES } from '../cli/sessionCommands';
 import { runCli } from '../cli/testing/runCli';
+import { diffOutput } from '../cli/diff';
 import { viewOutput } from '../cli/view';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import { loadSession } from '../loader/session';
 import { countText } from './counter';
+import { countDiffAhead, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
 import { COUNT_THREAD_BUNDLE, countersStarted, startTextCounter } from './textCounter';
@@ -109,7 +112,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
         const expected = one.entriesEstimate(entries, view);
         const counter = watched(threadCounter());
         const two = new SessionEstimates(oneInput(view));
-        await two.countAhead(entries, view, counter);
+        await two.countAhead([{ entries: entries, view: view }], counter);
         expect(counter.texts).toBeGreaterThan(0);
         expect(two.entriesEstimate(entries, view)).toEqual(expected);
       }),
@@ -130,7 +133,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       close: () => undefined,
     };
     const estimates = new SessionEstimates(oneInput(view));
-    await estimates.countAhead(entries, view, lying);
+    await estimates.countAhead([{ entries: entries, view: view }], lying);
     expect(lying.texts).toBeGreaterThan(0);
     expect(estimates.entriesEstimate(entries, view).total.tokens).toBe(plain.total.tokens + lying.texts);
   });
@@ -140,14 +143,14 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
     const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
     const estimates = new SessionEstimates(oneInput(view));
-    await estimates.countAhead(entries, view, failing);
+    await estimates.countAhead([{ entries: entries, view: view }], failing);
     expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
     const closed = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
     if (!closed) throw new Error('no counting thread');
     closed.close();
     await expect(closed.count(['counted?'])).rejects.toThrow(/closed/);
     const again = new SessionEstimates(oneInput(view));
-    await again.countAhead(entries, view, closed);
+    await again.countAhead([{ entries: entries, view: view }], closed);
     expect(again.entriesEstimate(entries, view)).toEqual(plain);
   });
 
@@ -168,7 +171,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
     expect(plain.messages[0]?.sampled).toBe(true);
     const estimates = new SessionEstimates(oneInput(view));
-    await estimates.countAhead(entries, view, threadCounter());
+    await estimates.countAhead([{ entries: entries, view: view }], threadCounter());
     expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
   });
 
@@ -188,7 +191,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
           const expected = { estimate: one.entriesEstimate(entries, input.minted), breakdown: one.breakdown(at), calibration: one.calibration(), pairs: one.growthPairs() };
           const counter = watched(threadCounter());
           const two = new SessionEstimates(session, recorded);
-          await two.countAhead(entries, input.minted, counter);
+          await two.countAhead([{ entries: entries, view: input.minted }], counter);
           expect(counter.texts, `${name} at ${at}`).toBeGreaterThan(0);
           expect({ estimate: two.entriesEstimate(entries, input.minted), breakdown: two.breakdown(at), calibration: two.calibration(), pairs: two.growthPairs() }, `${name} at ${at}`).toEqual(expected);
           expect(two.calibrationCounted).toBe(one.calibrationCounted);
@@ -213,7 +216,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const expected = { estimate: one.entriesEstimate(entries, input.minted), pairs: one.growthPairs() };
     expect(entries.some((e) => e.reductions.length === 0 && input.minted.at(e.index)?.large !== undefined)).toBe(true);
     const two = new SessionEstimates(session, recorded);
-    await two.countAhead(entries, input.minted, threadCounter());
+    await two.countAhead([{ entries: entries, view: input.minted }], threadCounter());
     // Its files closed: a content still to be counted could not be read.
     session.close();
     expect({ estimate: two.entriesEstimate(entries, input.minted), pairs: two.growthPairs() }).toEqual(expected);
@@ -320,6 +323,73 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       expect(r.code, r.stderr).toBe(0);
       expect(countersStarted()).toBe(before + 1);
       expect((JSON.parse(r.stdout) as { reductions: { hidden_tokens_est: unknown }[] }).reductions.map((x) => x.hidden_tokens_est)).toEqual(expected);
+    } finally {
+      tmp.cleanup();
+    }
+  });
+
+  it('`diff`’s tokens counted ahead are those counted on one thread (real Claude Code and Codex files, pairs of calls near and far)', async () => {
+    // Contents of 512 bytes or more kept in the file: once it is closed, a content still to be counted could not be read.
+    const load = async (path: string) => {
+      const loaded = await loadSession([path], { largeStringBytes: 512 });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      return loaded.session;
+    };
+    for (const path of [join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(CC, 'cc-2.1.17-persisted-bash.jsonl'), join(ROOT, 'e2e/fixtures/real/codex/rollout-0.139-review-cut-output-ENTIRE.jsonl')]) {
+      const one = await load(path);
+      try {
+        const n = one.calls.length;
+        for (const [from, to] of [[1, n], [Math.max(1, n - 1), n], [Math.ceil(n / 2), Math.ceil(n / 2) + 1]] as const) {
+          const diff = one.callsDiff(from, to);
+          if (!diff) throw new Error(`${path}: no diff of ${from} and ${to}`);
+          const expected = diffTokens(one, diff);
+          // A session of its own: the estimates are cached per session.
+          const two = await load(path);
+          const ahead = two.callsDiff(from, to);
+          if (!ahead) throw new Error(`${path}: no diff of ${from} and ${to}`);
+          const counter = watched(threadCounter());
+          const handed = vi.spyOn(SessionEstimates.prototype, 'countAhead');
+          await countDiffAhead(two, ahead, counter);
+          const inputs = handed.mock.calls.flatMap(([given]) => given);
+          handed.mockRestore();
+          two.close();
+          expect(counter.texts, `${path} ${from}→${to}`).toBeGreaterThan(0);
+          const asked = vi.spyOn(SessionEstimates.prototype, 'entriesEstimate');
+          try {
+            expect(diffTokens(two, ahead), `${path} ${from}→${to}`).toEqual(expected);
+            // Every entry the diff estimates was handed ahead (by the estimates' cache key: its view index and reductions).
+            const key = (e: ViewEntry) => `${e.index}|${e.reductions.join(',')}`;
+            const handedKeys = new Set(inputs.flatMap((i) => i.entries.map(key)));
+            for (const [entries] of asked.mock.calls) for (const entry of entries) expect(handedKeys.has(key(entry)), `${path} ${from}→${to}: entry ${key(entry)}`).toBe(true);
+          } finally {
+            asked.mockRestore();
+          }
+        }
+      } finally {
+        one.close();
+      }
+    }
+  });
+
+  it('`diff` of a session over the threshold counts on a thread, and prints what a diff counted on one thread does', async () => {
+    const tmp = tempDir('session-inspector-count-ahead-');
+    try {
+      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 13, outputScale: 0.25, compactEvery: 3_000_000 });
+      const loaded = await loadSession([made.path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const to = loaded.session.calls.length;
+      const from = Math.ceil(to / 3);
+      let expected: string;
+      try {
+        expected = JSON.stringify(await diffOutput(loaded.session, from, to));
+      } finally {
+        loaded.session.close();
+      }
+      const before = countersStarted();
+      const r = await runCli(['diff', '--from', String(from), '--to', String(to), made.path]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(countersStarted()).toBe(before + 1);
+      expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
     } finally {
       tmp.cleanup();
     }

@@ -13,6 +13,7 @@ import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { sumEstimates } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
+import type { TextCounter } from './textCounter';
 
 /** One estimator per open session: its per-message cache and calibration serve every diff of it. */
 const estimators = new WeakMap<LoadedSession, SessionEstimates>();
@@ -38,9 +39,17 @@ export interface DiffTokenDetail {
   changed: { from: number; to: number }[];
 }
 
-/** The tokens of `diff` (from `session.callsDiff`), each way and per entry. Reads the messages it counts. */
-export function diffTokens(session: LoadedSession, diff: CallsDiff): DiffTokenDetail | undefined {
-  const estimates = sessionEstimates(session);
+/** What a diff counts: each end's input, its added and dropped entries, and each changed run's entries at each end. */
+interface DiffEntries {
+  from: Side;
+  to: Side;
+  added: (ViewEntry | undefined)[];
+  dropped: (ViewEntry | undefined)[];
+  runsFrom: ViewEntry[][];
+  runsTo: ViewEntry[][];
+}
+
+function diffEntries(session: LoadedSession, diff: CallsDiff): DiffEntries | undefined {
   const sideOf = (call: number | null): Side | undefined => {
     const input = session.callInput(call);
     return input ? { input, entries: viewEntries(input) } : undefined;
@@ -48,30 +57,64 @@ export function diffTokens(session: LoadedSession, diff: CallsDiff): DiffTokenDe
   const from = sideOf(diff.from);
   const to = sideOf(diff.to);
   if (!from || !to) return undefined;
-  const approximate = estimates.approximate;
-  const one = (side: Side, entry: ViewEntry | undefined): TokenEstimate => estimates.entriesEstimate(entry ? [entry] : [], side.input.minted).total;
-  const context = (call: number | null, side: Side): ContextFigure => {
-    const recorded = call === null ? undefined : session.callTokens(call)?.context;
-    return recorded !== undefined ? { tokens: recorded, source: 'recorded' } : estimates.entriesEstimate(side.entries, side.input.minted).total;
-  };
   const fromAt = byIndex(from.entries);
   const toAt = byIndex(to.entries);
-  const added = diff.added.map((m) => one(to, toAt.get(m.index)));
-  const dropped = diff.dropped.map((m) => one(from, fromAt.get(m.index)));
   // Runs are in view order, as are entries: one walk per side.
-  const inRuns = (side: Side): TokenEstimate[] => {
-    const out: TokenEstimate[] = [];
+  const inRuns = (side: Side): ViewEntry[][] => {
+    const out: ViewEntry[][] = [];
     let k = 0;
     for (const run of diff.changed) {
       while (k < side.entries.length && (side.entries[k] as ViewEntry).index < run.index) k++;
       const picked: ViewEntry[] = [];
       for (let j = k; j < side.entries.length && (side.entries[j] as ViewEntry).index < run.end; j++) picked.push(side.entries[j] as ViewEntry);
-      out.push(estimates.entriesEstimate(picked, side.input.minted).total);
+      out.push(picked);
     }
     return out;
   };
-  const runsFrom = inRuns(from);
-  const runsTo = inRuns(to);
+  return {
+    from,
+    to,
+    added: diff.added.map((m) => toAt.get(m.index)),
+    dropped: diff.dropped.map((m) => fromAt.get(m.index)),
+    runsFrom: inRuns(from),
+    runsTo: inRuns(to),
+  };
+}
+
+/** The context the file records for a call, where it records one (else the diff estimates the call's input). */
+const recordedContext = (session: LoadedSession, call: number | null): number | undefined => (call === null ? undefined : session.callTokens(call)?.context);
+
+/**
+ * Counts ahead, on this thread and `counter`'s, what `diffTokens(session, diff)` will count
+ * (SessionEstimates.countAhead: docs/token-estimates.md "Counting on two threads").
+ */
+export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, counter: TextCounter): Promise<void> {
+  const d = diffEntries(session, diff);
+  if (!d) return;
+  const defined = (list: readonly (ViewEntry | undefined)[]): ViewEntry[] => list.filter((e): e is ViewEntry => e !== undefined);
+  const side = (s: Side, call: number | null, own: readonly (ViewEntry | undefined)[], runs: readonly ViewEntry[][]) => ({
+    entries: recordedContext(session, call) === undefined ? s.entries : [...defined(own), ...runs.flat()],
+    view: s.input.minted,
+  });
+  await sessionEstimates(session).countAhead([side(d.to, diff.to, d.added, d.runsTo), side(d.from, diff.from, d.dropped, d.runsFrom)], counter);
+}
+
+/** The tokens of `diff` (from `session.callsDiff`), each way and per entry. Reads the messages it counts. */
+export function diffTokens(session: LoadedSession, diff: CallsDiff): DiffTokenDetail | undefined {
+  const estimates = sessionEstimates(session);
+  const d = diffEntries(session, diff);
+  if (!d) return undefined;
+  const { from, to } = d;
+  const approximate = estimates.approximate;
+  const one = (side: Side, entry: ViewEntry | undefined): TokenEstimate => estimates.entriesEstimate(entry ? [entry] : [], side.input.minted).total;
+  const context = (call: number | null, side: Side): ContextFigure => {
+    const recorded = recordedContext(session, call);
+    return recorded !== undefined ? { tokens: recorded, source: 'recorded' } : estimates.entriesEstimate(side.entries, side.input.minted).total;
+  };
+  const added = d.added.map((e) => one(to, e));
+  const dropped = d.dropped.map((e) => one(from, e));
+  const runsFrom = d.runsFrom.map((picked) => estimates.entriesEstimate(picked, from.input.minted).total);
+  const runsTo = d.runsTo.map((picked) => estimates.entriesEstimate(picked, to.input.minted).total);
   const changed = diff.changed.map((_c, k) => ({ from: runsFrom[k] as TokenEstimate, to: runsTo[k] as TokenEstimate }));
   const sum = (list: readonly TokenEstimate[]): TokenEstimate => sumEstimates(list, { approximate });
   const runs = (which: 'reduced' | 'restored') => {

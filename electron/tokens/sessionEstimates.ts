@@ -199,16 +199,16 @@ export class SessionEstimates {
   }
 
   /**
-   * Counts ahead, on this thread and `counter`'s, what `entriesEstimate(entries, view)`, a
-   * `breakdown` of the same input and the calibration will count: each entry not yet known, and
-   * those of the calibration's walk (`shareCounting`). Their answers are then the cache's, the same
+   * Counts ahead, on this thread and `counter`'s, what `entriesEstimate(entries, view)` of each of
+   * `inputs`, a `breakdown` of the same input and the calibration will count: each entry not yet
+   * known, and those of the calibration's walk (`shareCounting`). Their answers are then the cache's, the same
    * as if counted where asked (the same texts, counted by the same function: docs/token-estimates.md
    * "Counting on two threads").
    */
-  async countAhead(entries: readonly ViewEntry[], view: MessageList, counter: TextCounter): Promise<void> {
+  async countAhead(inputs: readonly { entries: readonly ViewEntry[]; view: MessageList }[], counter: TextCounter): Promise<void> {
     const jobs: AheadJob[] = [];
     const add = this.entryJobs(jobs);
-    for (const entry of entries) add(entry, view);
+    for (const { entries, view } of inputs) for (const entry of entries) add(entry, view);
     await this.shareCounting(jobs, counter, () => {
       for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
     });
