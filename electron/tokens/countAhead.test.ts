@@ -33,7 +33,18 @@ const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
 
 const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
-afterAll(() => started?.close());
+const tmp = tempDir('session-inspector-count-ahead-');
+afterAll(() => {
+  started?.close();
+  tmp.cleanup();
+});
+
+let generated: string | undefined;
+/** A generated Claude Code session just over the threshold (written once, for the command line's tests). */
+function overThreshold(): string {
+  generated ??= generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 11, outputScale: 0.25, compactEvery: 3_000_000 }).path;
+  return generated;
+}
 
 function threadCounter(): TextCounter {
   if (!started) throw new Error(`no counting thread: dist/${COUNT_THREAD_BUNDLE} is built by the unit tests' global setup`);
@@ -86,10 +97,13 @@ const inputs = fc
   .map((specs) => {
     const messages: ChatMessage[] = specs.map((s, k) => {
       const bytes = new TextEncoder().encode(s.content);
+      // A source holds a content of some bytes (an importer keeps only long ones in the file): an
+      // empty one has no text to count, and the thread would be handed nothing.
+      const inSource = s.inSource && bytes.length > 0;
       return {
         role: s.role,
-        content: s.inSource ? s.content.slice(0, 8) : s.content,
-        ...(s.inSource ? { large: { length: bytes.length, read: (a: number, b: number) => bytes.subarray(a, b) } } : {}),
+        content: inSource ? s.content.slice(0, 8) : s.content,
+        ...(inSource ? { large: { length: bytes.length, read: (a: number, b: number) => bytes.subarray(a, b) } } : {}),
         ...(s.thinking !== undefined ? { metadata: { thinking: s.thinking } } : {}),
         ...(s.calls.length > 0 ? { tool_calls: s.calls.map((c, j) => ({ id: `call-${k}-${j}`, name: c.name, arguments: c.arguments })) } : {}),
       };
@@ -232,9 +246,8 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`view --at N` of a session over the threshold counts on a thread, and prints what a view counted on one thread does', async () => {
-    const tmp = tempDir('session-inspector-count-ahead-');
-    try {
-      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 11, outputScale: 0.25, compactEvery: 3_000_000 });
+    const made = { path: overThreshold() };
+    {
       expect(statSync(made.path).size).toBeGreaterThanOrEqual(COUNT_AHEAD_MIN_BYTES);
       const loaded = await loadSession([made.path]);
       if (!loaded.ok) throw new Error(loaded.error.message);
@@ -250,8 +263,6 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       expect(r.code, r.stderr).toBe(0);
       expect(countersStarted()).toBe(before + 1);
       expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
-    } finally {
-      tmp.cleanup();
     }
   });
 
@@ -305,9 +316,8 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`log` of a session over the threshold counts on a thread, and its hidden estimates are those counted on one', async () => {
-    const tmp = tempDir('session-inspector-count-ahead-');
-    try {
-      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 12, outputScale: 0.25, compactEvery: 3_000_000 });
+    const made = { path: overThreshold() };
+    {
       const loaded = await loadSession([made.path]);
       if (!loaded.ok) throw new Error(loaded.error.message);
       let expected: unknown[];
@@ -323,8 +333,6 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       expect(r.code, r.stderr).toBe(0);
       expect(countersStarted()).toBe(before + 1);
       expect((JSON.parse(r.stdout) as { reductions: { hidden_tokens_est: unknown }[] }).reductions.map((x) => x.hidden_tokens_est)).toEqual(expected);
-    } finally {
-      tmp.cleanup();
     }
   });
 
@@ -372,9 +380,8 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`diff` of a session over the threshold counts on a thread, and prints what a diff counted on one thread does', async () => {
-    const tmp = tempDir('session-inspector-count-ahead-');
-    try {
-      const made = generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 13, outputScale: 0.25, compactEvery: 3_000_000 });
+    const made = { path: overThreshold() };
+    {
       const loaded = await loadSession([made.path]);
       if (!loaded.ok) throw new Error(loaded.error.message);
       const to = loaded.session.calls.length;
@@ -390,8 +397,6 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       expect(r.code, r.stderr).toBe(0);
       expect(countersStarted()).toBe(before + 1);
       expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
-    } finally {
-      tmp.cleanup();
     }
   });
 });
