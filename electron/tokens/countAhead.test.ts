@@ -20,6 +20,7 @@ import { runCli } from '../cli/testing/runCli';
 import { diffOutput } from '../cli/diff';
 import { viewOutput } from '../cli/view';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
+import type { LoadedSession } from '../loader/session';
 import { loadSession } from '../loader/session';
 import { countText } from './counter';
 import { countDiffAhead, diffTokens } from './diffTokens';
@@ -62,6 +63,44 @@ function watched(inner: TextCounter): TextCounter & { texts: number } {
     close: () => inner.close(),
   };
   return w;
+}
+
+/** A counter that answers as `inner` does, plus one for each text: what it answered shows in the figures. */
+function oneMore(inner: TextCounter): TextCounter & { texts: number } {
+  const w = {
+    texts: 0,
+    async count(texts: string[]) {
+      w.texts += texts.length;
+      return (await inner.count(texts)).map((n) => n + 1);
+    },
+    close: () => undefined,
+  };
+  return w;
+}
+
+/**
+ * Runs `args` (the command, then its flags) of the command line on a generated session over the
+ * threshold: it must start a counting thread and exit 0. Returns its output and what `oneThread`
+ * makes of the same session loaded here, counted on this thread alone.
+ */
+async function overThresholdCli<T>(args: (path: string, session: LoadedSession) => string[], oneThread: (session: LoadedSession) => T | Promise<T>): Promise<{ stdout: string; expected: T }> {
+  const path = overThreshold();
+  expect(statSync(path).size).toBeGreaterThanOrEqual(COUNT_AHEAD_MIN_BYTES);
+  const loaded = await loadSession([path]);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  let argv: string[];
+  let expected: T;
+  try {
+    argv = args(path, loaded.session);
+    expected = await oneThread(loaded.session);
+  } finally {
+    loaded.session.close();
+  }
+  const before = countersStarted();
+  const r = await runCli(argv);
+  expect(r.code, r.stderr).toBe(0);
+  expect(countersStarted()).toBe(before + 1);
+  return { stdout: r.stdout, expected };
 }
 
 /** A session shape of one input: what SessionEstimates reads of a session when no context is recorded. */
@@ -137,15 +176,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   it('what the thread answers is what the estimates hold (a counter that answers one more per text shows in the figures)', async () => {
     const { view, entries } = fc.sample(inputs, { numRuns: 1, seed: 42 })[0] as { view: MessageList; entries: ViewEntry[] };
     const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
-    const real = threadCounter();
-    const lying: TextCounter & { texts: number } = {
-      texts: 0,
-      async count(texts) {
-        lying.texts += texts.length;
-        return (await real.count(texts)).map((n) => n + 1);
-      },
-      close: () => undefined,
-    };
+    const lying = oneMore(threadCounter());
     const estimates = new SessionEstimates(oneInput(view));
     await estimates.countAhead([{ entries: entries, view: view }], lying);
     expect(lying.texts).toBeGreaterThan(0);
@@ -246,24 +277,12 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`view --at N` of a session over the threshold counts on a thread, and prints what a view counted on one thread does', async () => {
-    const made = { path: overThreshold() };
-    {
-      expect(statSync(made.path).size).toBeGreaterThanOrEqual(COUNT_AHEAD_MIN_BYTES);
-      const loaded = await loadSession([made.path]);
-      if (!loaded.ok) throw new Error(loaded.error.message);
-      const at = Math.ceil(loaded.session.calls.length / 2);
-      let expected: string;
-      try {
-        expected = JSON.stringify(viewOutput(loaded.session, at));
-      } finally {
-        loaded.session.close();
-      }
-      const before = countersStarted();
-      const r = await runCli(['view', '--at', String(at), made.path]);
-      expect(r.code, r.stderr).toBe(0);
-      expect(countersStarted()).toBe(before + 1);
-      expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
-    }
+    const at = (session: LoadedSession) => String(Math.ceil(session.calls.length / 2));
+    const { stdout, expected } = await overThresholdCli(
+      (path, session) => ['view', '--at', at(session), path],
+      (session) => JSON.stringify(viewOutput(session, Number(at(session)))),
+    );
+    expect(JSON.stringify(JSON.parse(stdout))).toBe(expected);
   });
 
   it('`log`’s hidden estimates counted ahead are those counted on one thread (real Claude Code and Codex files, the demo)', async () => {
@@ -293,15 +312,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     try {
       const originals = (e: SessionEstimates) => session.log.map((r) => e.reductionEstimate(r, '').original?.tokens ?? 0).reduce((a, b) => a + b, 0);
       const plain = originals(new SessionEstimates(session));
-      const real = threadCounter();
-      const lying: TextCounter & { texts: number } = {
-        texts: 0,
-        async count(texts) {
-          lying.texts += texts.length;
-          return (await real.count(texts)).map((n) => n + 1);
-        },
-        close: () => undefined,
-      };
+      const lying = oneMore(threadCounter());
       const told = new SessionEstimates(session);
       await told.countHiddenAhead(lying);
       expect(lying.texts).toBeGreaterThan(0);
@@ -316,24 +327,12 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`log` of a session over the threshold counts on a thread, and its hidden estimates are those counted on one', async () => {
-    const made = { path: overThreshold() };
-    {
-      const loaded = await loadSession([made.path]);
-      if (!loaded.ok) throw new Error(loaded.error.message);
-      let expected: unknown[];
-      try {
-        const session = loaded.session;
-        expected = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates().map((h) => h.hidden);
-      } finally {
-        loaded.session.close();
-      }
-      expect(expected.length).toBeGreaterThan(0);
-      const before = countersStarted();
-      const r = await runCli(['log', made.path]);
-      expect(r.code, r.stderr).toBe(0);
-      expect(countersStarted()).toBe(before + 1);
-      expect((JSON.parse(r.stdout) as { reductions: { hidden_tokens_est: unknown }[] }).reductions.map((x) => x.hidden_tokens_est)).toEqual(expected);
-    }
+    const { stdout, expected } = await overThresholdCli(
+      (path) => ['log', path],
+      (session) => new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates().map((h) => h.hidden),
+    );
+    expect(expected.length).toBeGreaterThan(0);
+    expect((JSON.parse(stdout) as { reductions: { hidden_tokens_est: unknown }[] }).reductions.map((x) => x.hidden_tokens_est)).toEqual(expected);
   });
 
   it('`diff`’s tokens counted ahead are those counted on one thread (real Claude Code and Codex files, pairs of calls near and far)', async () => {
@@ -380,23 +379,11 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   });
 
   it('`diff` of a session over the threshold counts on a thread, and prints what a diff counted on one thread does', async () => {
-    const made = { path: overThreshold() };
-    {
-      const loaded = await loadSession([made.path]);
-      if (!loaded.ok) throw new Error(loaded.error.message);
-      const to = loaded.session.calls.length;
-      const from = Math.ceil(to / 3);
-      let expected: string;
-      try {
-        expected = JSON.stringify(await diffOutput(loaded.session, from, to));
-      } finally {
-        loaded.session.close();
-      }
-      const before = countersStarted();
-      const r = await runCli(['diff', '--from', String(from), '--to', String(to), made.path]);
-      expect(r.code, r.stderr).toBe(0);
-      expect(countersStarted()).toBe(before + 1);
-      expect(JSON.stringify(JSON.parse(r.stdout))).toBe(expected);
-    }
+    const ends = (session: LoadedSession) => [Math.ceil(session.calls.length / 3), session.calls.length] as const;
+    const { stdout, expected } = await overThresholdCli(
+      (path, session) => ['diff', '--from', String(ends(session)[0]), '--to', String(ends(session)[1]), path],
+      async (session) => JSON.stringify(await diffOutput(session, ...ends(session))),
+    );
+    expect(JSON.stringify(JSON.parse(stdout))).toBe(expected);
   });
 });
