@@ -11,7 +11,7 @@ import { ThreadPool } from '../loader/common/threadPool';
 
 /** The thread's bundle (countThread.ts), beside the bundle running this code (threadBundle.ts). */
 export const COUNT_THREAD_BUNDLE = 'countThread.cjs';
-/** The thread stops after this long without a request (it holds the encoding: some 60 MB). */
+/** The thread stops after this long without a request (it holds a heap and its own copy of the encoding). */
 const IDLE_MS = 10_000;
 
 export interface CountRequest {
