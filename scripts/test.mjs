@@ -1,18 +1,20 @@
-// `npm test`: every check of the repository, in two lanes that run side by side on the two cores
-// of a CI machine (docs/testing.md has the measurements this plan comes from):
+// `npm test`: every check of the repository (docs/testing.md "How `npm test` runs" has the
+// measurements this plan comes from). Its stages run in phases, one after another; a phase's lanes
+// run side by side, and each lane runs its stages in order:
 //
-//   lane e2e:    the Playwright suite (npm run test:e2e), the longest stage by far;
-//   lane checks: build (only what is stale, scripts/buildStamp.mjs), lint, typecheck,
-//                test:security, then the unit tests (npm run test:unit).
+//   4 cores or more, one phase:  [build, e2e]  beside  [build, lint, typecheck, security, unit]
+//   2 or 3 cores, two phases:    [lint]  beside  [build, typecheck, security, unit];  then [e2e]
+//   SESSION_INSPECTOR_TEST_SERIAL=1:  one lane, every stage one after another (to time each alone)
 //
-// The e2e lane starts after the build (it drives dist/), the checks lane goes on meanwhile. Every
-// stage runs whatever another one gave: a failed lint does not stop the unit tests. A stage that
-// needs the build does not run when the build failed. Each line a stage prints is prefixed with its
-// name; the summary at the end gives each stage's time and outcome, and the exit code is 1 when any
-// stage failed. The lanes run side by side only on a machine of 4 cores or more: on 2 cores they
-// fought for them (a whole run took 1,995 s in two lanes against 1,849 s one stage after
-// another, docs/testing.md), so there the stages run one after another, as they also do with
-// SESSION_INSPECTOR_TEST_SERIAL=1 (to measure each alone).
+// On 2 cores the Playwright suite keeps both cores busy and runs alone: beside the rest, every stage
+// slowed (a whole run took 1,995 s in two lanes against 1,849 s one stage after another). Lint and
+// each `tsc -p` keep about one core busy, the unit tests two less their gaps: lint beside typecheck
+// and the unit tests took 351 s where the same stages took 390 s one after another (2026-12-05).
+//
+// The build is shared (it runs once, whichever lane asks first). Every stage runs whatever another
+// one gave: a failed lint does not stop the unit tests. A stage that needs the build does not run
+// when the build failed. Each line a stage prints is prefixed with its name; the summary at the end
+// gives each stage's time and outcome, and the exit code is 1 when any stage failed.
 import { spawn } from 'node:child_process';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -31,8 +33,13 @@ const STAGES = {
   e2e: { command: [npm, 'run', '--silent', 'test:e2e'], needs: ['build'] },
 };
 
-const serial = process.env.SESSION_INSPECTOR_TEST_SERIAL === '1' || availableParallelism() < 4;
-const LANES = serial ? [['build', 'lint', 'typecheck', 'security', 'unit', 'e2e']] : [['build', 'e2e'], ['build', 'lint', 'typecheck', 'security', 'unit']];
+const serial = process.env.SESSION_INSPECTOR_TEST_SERIAL === '1';
+/** Phases, one after another; a phase's lanes side by side; a lane's stages in order. */
+const PHASES = serial
+  ? [[['build', 'lint', 'typecheck', 'security', 'unit', 'e2e']]]
+  : availableParallelism() >= 4
+    ? [[['build', 'e2e'], ['build', 'lint', 'typecheck', 'security', 'unit']]]
+    : [[['lint'], ['build', 'typecheck', 'security', 'unit']], [['e2e']]];
 
 /** name → a promise of { ok, seconds, skipped } (each stage runs once, whichever lane asks first). */
 const runs = new Map();
@@ -89,13 +96,16 @@ function stage(name) {
 }
 
 const started = performance.now();
-await Promise.all(
-  LANES.map(async (lane) => {
-    for (const name of lane) await stage(name);
-  }),
-);
+for (const lanes of PHASES) {
+  await Promise.all(
+    lanes.map(async (lane) => {
+      for (const name of lane) await stage(name);
+    }),
+  );
+}
 
 const results = await Promise.all(Object.keys(STAGES).map(async (name) => [name, await stage(name)]));
-console.log(`\nnpm test, ${serial ? 'stages one after another' : 'lanes side by side'}: ${((performance.now() - started) / 1000).toFixed(1)} s`);
+const plan = PHASES.map((lanes) => lanes.map((lane) => lane.join(' → ')).join(' beside ')).join(', then ');
+console.log(`\nnpm test (${plan}): ${((performance.now() - started) / 1000).toFixed(1)} s`);
 for (const [name, r] of results) console.log(`  ${name.padEnd(10)} ${r.skipped ? 'not run' : r.ok ? 'passed ' : 'FAILED '} ${r.seconds.toFixed(1).padStart(7)} s`);
 process.exitCode = results.every(([, r]) => r.ok) ? 0 : 1;
