@@ -8,8 +8,9 @@
 //
 // On 2 cores the Playwright suite keeps both cores busy and runs alone: beside the rest, every stage
 // slowed (a whole run took 1,995 s in two lanes against 1,849 s one stage after another). Lint and
-// each `tsc -p` keep about one core busy, the unit tests two less their gaps: lint beside typecheck
-// and the unit tests took 351 s where the same stages took 390 s one after another (2026-12-05).
+// each `tsc -p` run mostly on one thread, the unit tests on two less their gaps: lint beside
+// typecheck, security and the unit tests took 351 s where the same stages took 390 s one after
+// another (2026-12-05).
 //
 // The build is shared (it runs once, whichever lane asks first). Every stage runs whatever another
 // one gave: a failed lint does not stop the unit tests. A stage that needs the build does not run
