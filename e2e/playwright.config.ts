@@ -3,7 +3,6 @@
  * the desktop app (`electron`, skipped where no Electron binary exists), plus the QA example
  * (`examples`). `npm run test:e2e` names the projects it runs.
  */
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineConfig } from '@playwright/test';
 import type { InspectorOptions } from './fixtures';
@@ -14,8 +13,8 @@ const CI = Boolean(process.env.CI);
 const chromium = {
   target: 'http' as const,
   launchOptions: {
-    // Debian's Chromium where it is installed; Playwright's own Chromium on other machines.
-    ...(existsSync(SYSTEM_CHROMIUM) ? { executablePath: SYSTEM_CHROMIUM } : {}),
+    // Debian's Chromium where it is installed (paths.ts); Playwright's own Chromium on other machines.
+    ...(SYSTEM_CHROMIUM ? { executablePath: SYSTEM_CHROMIUM } : {}),
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   },
 };
