@@ -99,6 +99,16 @@ export interface InspectorOptions {
    * and 1.5–2 s of wall time a test on the two-core machine (docs/testing.md).
    */
   reusePage: boolean;
+  /**
+   * Over HTTP, one host for every test of the worker that sets this with the same `sessionFiles` and
+   * `serveEnv` (default false), driven through a page of its own that stays on the host between those
+   * tests, its tab's session included. For tests that each open a file of a served folder through a
+   * link (`#file=…`, docs/sessions-and-links.md), as a user goes from one session of a folder to the
+   * next: a test then pays for neither a host's start, nor its resolver worker's (the tokenizer it
+   * loads), nor a page load (docs/testing.md). Each test still records its own events. After a failed
+   * test the host and its page are thrown away; the next test starts another. Ignored in Electron.
+   */
+  shareHost: boolean;
 }
 
 interface InspectorFixtures {
@@ -117,6 +127,15 @@ interface WorkerFixtures {
   _chromium: () => Promise<Browser>;
   /** The page `reusePage` tests drive, made on first use; `discard` closes it (the next use makes another). */
   _sharedPage: { page: () => Promise<Page>; discard: () => Promise<void> };
+  /** The hosts `shareHost` tests drive, each with its page, started on first use; `discard` stops one. */
+  _sharedHosts: { get: (files: readonly string[], env: Record<string, string>) => Promise<SharedHost>; discard: (host: SharedHost) => Promise<void> };
+}
+
+/** A host kept for the worker's `shareHost` tests, and the page that stays on it. */
+interface SharedHost {
+  server: ServeProcess;
+  context: BrowserContext;
+  page: Page;
 }
 
 export const LISTENING_PREFIX = 'Session Inspector listening on ';
@@ -218,6 +237,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   serveEnv: [{}, { option: true }],
   pageInitScript: ['', { option: true }],
   reusePage: [false, { option: true }],
+  shareHost: [false, { option: true }],
 
   _chromium: [
     async ({ playwright, launchOptions }, use) => {
@@ -247,6 +267,50 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
     { scope: 'worker' },
   ],
 
+  _sharedHosts: [
+    async ({ _chromium }, use) => {
+      const hosts = new Map<string, Promise<SharedHost>>();
+      const stop = async (host: SharedHost): Promise<void> => {
+        await host.context.close().catch(() => undefined);
+        await host.server.stop();
+      };
+      const start = async (files: readonly string[], env: Record<string, string>): Promise<SharedHost> => {
+        const server = await startServe(files, env);
+        try {
+          const context = await (await _chromium()).newContext();
+          const page = await context.newPage();
+          await page.goto(server.url);
+          return { server, context, page };
+        } catch (e) {
+          await server.stop();
+          throw e;
+        }
+      };
+      await use({
+        get: (files, env) => {
+          const key = JSON.stringify([files, env]);
+          let host = hosts.get(key);
+          if (!host) {
+            host = start(files, env);
+            hosts.set(key, host);
+            // A host that did not start is not kept: the next test tries again.
+            host.catch(() => hosts.delete(key));
+          }
+          return host;
+        },
+        discard: async (host) => {
+          for (const [key, kept] of hosts) if ((await kept.catch(() => undefined)) === host) hosts.delete(key);
+          await stop(host);
+        },
+      });
+      for (const host of hosts.values()) {
+        const started = await host.catch(() => undefined);
+        if (started) await stop(started);
+      }
+    },
+    { scope: 'worker' },
+  ],
+
   // Runs before any other fixture of the test, so a skipped Electron test starts nothing.
   _electronGate: [
     async ({ target }, use, testInfo) => {
@@ -257,7 +321,21 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
   ],
 
   inspectorApp: [
-    async ({ target, sessionFiles, serveEnv, pageInitScript, reusePage, _chromium, _sharedPage }, use, testInfo) => {
+    async ({ target, sessionFiles, serveEnv, pageInitScript, reusePage, shareHost, _chromium, _sharedPage, _sharedHosts }, use, testInfo) => {
+      if (target === 'http' && shareHost) {
+        const host = await _sharedHosts.get(sessionFiles, serveEnv);
+        const recording = recordEvents(host.page);
+        try {
+          await use({ target, page: host.page, url: host.server.url, stderr: host.server.stderr, events: recording.events });
+        } finally {
+          recording.stop();
+          if (testInfo.status !== testInfo.expectedStatus) {
+            if (host.server.stderr()) await testInfo.attach('serve stderr', { body: host.server.stderr(), contentType: 'text/plain' });
+            await _sharedHosts.discard(host);
+          }
+        }
+        return;
+      }
       if (target === 'http') {
         const server = await startServe(sessionFiles, serveEnv);
         let context: BrowserContext | undefined;

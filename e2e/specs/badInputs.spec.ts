@@ -1,9 +1,14 @@
 /**
  * The corpus of bad inputs (e2e/fixtures/bad/, its README says what each breaks) opened in the
- * app with `serve <file>`, plus a directory and a path that does not exist: each shows its
- * findings (the codes `check` prints) or an alert with the error the command line gives, expands
- * what verifies and says why the rest does not, stays usable (the shortcuts dialog opens and
- * closes), and throws nothing uncaught.
+ * app, plus a directory and a path that does not exist: each shows its findings (the codes `check`
+ * prints) or an alert with the error the command line gives, expands what verifies and says why the
+ * rest does not, stays usable (the shortcuts dialog opens and closes), and throws nothing uncaught.
+ *
+ * Over HTTP, a file the folder's listing holds is opened as a user goes from one session of a folder
+ * to the next: `serve e2e/fixtures/bad`, one host and page for the worker's tests, each test
+ * opening its file by a link (`#file=NAME`). A file the listing leaves out (it is no session: the
+ * alerts), a generated one (outside the folder), and every file in the desktop app are opened with
+ * `serve <file>` (the app's arguments) in a host of their own.
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +38,19 @@ interface BadInput {
 const IMPORTED = /^(cc|codex|inspect)-/;
 
 const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;
+
+/** The page's globals this spec writes (the e2e project compiles without the DOM library). */
+interface PageGlobals {
+  location: { hash: string };
+}
+
+/** Opens `name`, a file of the folder the host serves, by a link, and waits until the app names it. */
+async function openByLink(inspector: InspectorPage, name: string): Promise<void> {
+  await inspector.page.evaluate((fragment) => {
+    (globalThis as unknown as PageGlobals).location.hash = fragment;
+  }, `#file=${encodeURIComponent(name)}`);
+  await expect(inspector.status).toContainText(name);
+}
 
 /** Text an expanded reduction of a corpus file must show (how the UI renders its odd bytes). */
 const SHOWN: Record<string, { id: string; text: string }> = {
@@ -77,10 +95,14 @@ for (const input of manifest) {
         badInputPath(input.name);
       });
     }
+    // A file of the folder that opens (no alert), over HTTP: opened by a link in the worker's host of the folder.
+    const byLink = (target: string): boolean => target === 'http' && input.generated !== true && input.error === null;
     test.use({
-      // eslint-disable-next-line no-empty-pattern
-      sessionFiles: async ({}, use) => {
-        await use([input.generated ? badInputPath(input.name) : join(BAD, input.name)]);
+      shareHost: async ({ target }, use) => {
+        await use(byLink(target));
+      },
+      sessionFiles: async ({ target }, use) => {
+        await use([byLink(target) ? BAD : input.generated ? badInputPath(input.name) : join(BAD, input.name)]);
       },
     });
 
@@ -88,6 +110,7 @@ for (const input of manifest) {
     test(`shows ${outcome}`, async ({ inspector, inspectorApp, sessionFiles }) => {
       test.info().annotations.push({ type: 'input', description: input.what });
       if (input.generated) test.slow();
+      if (byLink(inspectorApp.target)) await openByLink(inspector, input.name);
       if (input.error) {
         await expectAlert(inspector, sessionFiles);
         await expectUsable(inspector, inspectorApp);
