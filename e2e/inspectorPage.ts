@@ -408,6 +408,18 @@ export class InspectorPage {
   }
 
   /**
+   * Opens `name`, a session file of the folder the host serves (`serve DIR`), by a link that names it
+   * (`#file=NAME`, docs/sessions-and-links.md) given to the page as a user pastes one, and waits until
+   * the status names it.
+   */
+  async openLinkedFile(name: string): Promise<void> {
+    await this.page.evaluate((fragment) => {
+      (globalThis as unknown as { location: { hash: string } }).location.hash = fragment;
+    }, `#file=${encodeURIComponent(name)}`);
+    await expect(this.status).toContainText(name);
+  }
+
+  /**
    * Selects a side-panel tab. Clicked again until it is selected: the host opens its files while the
    * page loads, and the progress bar leaving can shift the layout under a click in flight.
    */

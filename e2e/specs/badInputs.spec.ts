@@ -39,19 +39,6 @@ const IMPORTED = /^(cc|codex|inspect)-/;
 
 const manifest = (JSON.parse(readFileSync(join(BAD, 'manifest.json'), 'utf8')) as { files: BadInput[] }).files;
 
-/** The page's globals this spec writes (the e2e project compiles without the DOM library). */
-interface PageGlobals {
-  location: { hash: string };
-}
-
-/** Opens `name`, a file of the folder the host serves, by a link, and waits until the app names it. */
-async function openByLink(inspector: InspectorPage, name: string): Promise<void> {
-  await inspector.page.evaluate((fragment) => {
-    (globalThis as unknown as PageGlobals).location.hash = fragment;
-  }, `#file=${encodeURIComponent(name)}`);
-  await expect(inspector.status).toContainText(name);
-}
-
 /** Text an expanded reduction of a corpus file must show (how the UI renders its odd bytes). */
 const SHOWN: Record<string, { id: string; text: string }> = {
   'nul-bytes.sidecar.jsonl': { id: 'r1', text: '␀␀segfault: core dumped␀␀' },
@@ -110,7 +97,7 @@ for (const input of manifest) {
     test(`shows ${outcome}`, async ({ inspector, inspectorApp, sessionFiles }) => {
       test.info().annotations.push({ type: 'input', description: input.what });
       if (input.generated) test.slow();
-      if (byLink(inspectorApp.target)) await openByLink(inspector, input.name);
+      if (byLink(inspectorApp.target)) await inspector.openLinkedFile(input.name);
       if (input.error) {
         await expectAlert(inspector, sessionFiles);
         await expectUsable(inspector, inspectorApp);

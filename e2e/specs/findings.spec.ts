@@ -3,8 +3,18 @@ import { cliCheck } from '../cli';
 import { expect, test } from '../fixtures';
 import { sample } from '../paths';
 
-// Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
-test.use({ reusePage: true });
+/**
+ * Over HTTP, the samples open as a user goes from one session of a folder to the next: one
+ * `serve samples/broken` for the worker's tests, each opening its sample by a link (`#file=NAME`,
+ * the pair's snapshot for a pair: its sidecar is opened beside it); fixtures.ts, shareHost. In the
+ * desktop app each test opens its files as the app's arguments.
+ */
+const BROKEN = sample('broken');
+test.use({
+  shareHost: async ({ target }, use) => {
+    await use(target === 'http');
+  },
+});
 
 interface BrokenSample {
   code: string;
@@ -20,9 +30,14 @@ for (const planted of manifest.samples) {
   const files = planted.files.map((name) => sample(`broken/${name}`));
 
   test.describe(`${planted.code} (${planted.files.join(' + ')})`, () => {
-    test.use({ sessionFiles: files });
+    test.use({
+      sessionFiles: async ({ target }, use) => {
+        await use(target === 'http' ? [BROKEN] : files);
+      },
+    });
 
-    test(`the Findings region lists ${planted.code}`, async ({ inspector }) => {
+    test(`the Findings region lists ${planted.code}`, async ({ inspector, inspectorApp }) => {
+      if (inspectorApp.target === 'http') await inspector.openLinkedFile(planted.files[0] ?? '');
       const report = cliCheck(files);
       expect(report.findings.map((f) => f.code), planted.defect).toContain(planted.code);
 
