@@ -133,6 +133,8 @@ interface WorkerFixtures {
 
 /** A host kept for the worker's `shareHost` tests, and the page that stays on it. */
 interface SharedHost {
+  /** What the worker keeps it under: its files and environment. */
+  key: string;
   server: ServeProcess;
   context: BrowserContext;
   page: Page;
@@ -274,13 +276,13 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
         await host.context.close().catch(() => undefined);
         await host.server.stop();
       };
-      const start = async (files: readonly string[], env: Record<string, string>): Promise<SharedHost> => {
+      const start = async (key: string, files: readonly string[], env: Record<string, string>): Promise<SharedHost> => {
         const server = await startServe(files, env);
         try {
           const context = await (await _chromium()).newContext();
           const page = await context.newPage();
           await page.goto(server.url);
-          return { server, context, page };
+          return { key, server, context, page };
         } catch (e) {
           await server.stop();
           throw e;
@@ -291,7 +293,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           const key = JSON.stringify([files, env]);
           let host = hosts.get(key);
           if (!host) {
-            host = start(files, env);
+            host = start(key, files, env);
             hosts.set(key, host);
             // A host that did not start is not kept: the next test tries again.
             host.catch(() => hosts.delete(key));
@@ -299,7 +301,7 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
           return host;
         },
         discard: async (host) => {
-          for (const [key, kept] of hosts) if ((await kept.catch(() => undefined)) === host) hosts.delete(key);
+          hosts.delete(host.key);
           await stop(host);
         },
       });
