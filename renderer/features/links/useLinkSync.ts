@@ -85,9 +85,13 @@ export function useLinkSync(store: AppStore): void {
       });
     };
 
-    const onHashChange = (): void => {
-      if (isLibraryFragment(location.hash)) return;
-      pending = location.hash;
+    // The fragment navigated to is the event's, not `location.hash`: a write of the state's own
+    // fragment (replaceState, above) can land between the navigation and this event, and
+    // `location.hash` would then name the old place, dropping the link (seen in e2e runs).
+    const onHashChange = (event: HashChangeEvent): void => {
+      const hash = new URL(event.newURL).hash;
+      if (isLibraryFragment(hash)) return;
+      pending = hash;
       go();
     };
     const unsubscribe = store.subscribe(() => {
