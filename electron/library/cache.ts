@@ -140,11 +140,11 @@ export class IndexCache {
    */
   save(walkedRoots: readonly string[]): string | undefined {
     if (this.folder === undefined) return undefined;
-    const entries: Record<string, CachedEntry> = {};
-    for (const [path, e] of this.entries) {
-      const underWalked = walkedRoots.some((r) => path.startsWith(r.endsWith(sep) ? r : r + sep));
-      if (!underWalked || this.seen.has(path)) entries[path] = e;
-    }
+    // Built as own properties (fromEntries): a plain `{}` assigned the path `__proto__` would set its
+    // prototype instead, and the entry would not be written (found by the cache's property test).
+    const entries = Object.fromEntries(
+      [...this.entries].filter(([path]) => !walkedRoots.some((r) => path.startsWith(r.endsWith(sep) ? r : r + sep)) || this.seen.has(path)),
+    );
     const text = JSON.stringify({ version: CACHE_VERSION, entries });
     const target = join(this.folder, CACHE_FILE);
     const temp = join(this.folder, `.${CACHE_FILE}.${process.pid}.${Date.now()}.tmp`);

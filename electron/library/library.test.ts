@@ -96,6 +96,17 @@ describe('the index cache', () => {
     );
   });
 
+  it('round-trips a path named like an Object.prototype property (__proto__, constructor)', () => {
+    const c: IndexedCounts = { messages: 1, calls: 2, reductions: 3, compactions: 0, tokens: null, models: ['m'] };
+    const k = { size: 10, mtimeMs: 5, ino: 7 };
+    const dir = join(base, 'cache-proto');
+    const cache = new IndexCache(dir);
+    for (const path of ['__proto__', 'constructor', 'toString']) cache.set(path, k, c);
+    expect(cache.save([])).toBeUndefined();
+    const read = new IndexCache(dir);
+    for (const path of ['__proto__', 'constructor', 'toString']) expect(read.get(path, k), path).toEqual(c);
+  });
+
   it('lives in the OS cache folder, or where SESSION_INSPECTOR_CACHE_DIR says', () => {
     expect(cacheFolder({ env: {}, home: '/h', platform: 'linux' })).toBe('/h/.cache/session-inspector/library');
     expect(cacheFolder({ env: { XDG_CACHE_HOME: '/x' }, home: '/h', platform: 'linux' })).toBe('/x/session-inspector/library');
