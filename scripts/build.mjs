@@ -287,6 +287,10 @@ const bundles = {
     entry: 'electron/library/worker.ts',
     outfile: 'dist/library.cjs',
     about: 'worker.ts is a session library indexing thread: the library starts it beside the bundle (electron/library/pool.ts)',
+    // Every thread pays its bundle's start: the schemas it never uses are left out, and the packages
+    // only some files need (zod to word an invalid record, re2js for a query, yauzl and fzstd for an
+    // Inspect archive, diff) are required from the command line's chunks when first used.
+    plugins: [sharedIsPure, pureSchemas, lazyModulesOf(LAZY_PACKAGES.filter((name) => name !== TOKENIZER), false)],
   },
   main: {
     entry: 'electron/main/main.ts',

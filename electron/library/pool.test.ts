@@ -1,8 +1,10 @@
 /** The library's indexing threads (docs/library.md "Scale"): cores minus one, at least one; many jobs queued answer each; close cancels what waits. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IndexJob } from './index';
+import { indexFile } from './index';
 import { indexPool, libraryBundle, libraryThreads } from './pool';
 import { writeSmallSessions } from './testing/generated';
 
@@ -30,6 +32,45 @@ describe('the library pool', () => {
       expect(await Promise.all(waiting)).toEqual(paths.map(() => ({ ok: false, message: 'cancelled' })));
     } finally {
       pool.close();
+    }
+  });
+});
+
+const ROOT = resolve(__dirname, '../..');
+
+describe.skipIf(!existsSync(join(ROOT, 'dist/library.cjs')))('the built thread requires the packages only some files need from their own chunks (scripts/build.mjs)', () => {
+  it('holds none of their code, and answers what the sources answer on an archive, a zstd archive, an invalid record and a regex query', async () => {
+    // The pool below runs this bundle.
+    expect(dirname(libraryBundle() ?? '')).toBe(join(ROOT, 'dist'));
+    const text = readFileSync(join(ROOT, 'dist/library.cjs'), 'utf8');
+    // re2js's engine class and zod's error class are in their chunks, not in the thread's bundle.
+    expect(readFileSync(join(ROOT, 'dist/cli-lib-re2js.cjs'), 'utf8')).toContain('class RE2JS');
+    expect(text).not.toContain('class RE2JS');
+    expect(text).not.toContain('ZodError');
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'library-lazy-')));
+    try {
+      const demo = join(ROOT, 'samples/demo.sidecar.jsonl');
+      const invalid = join(base, 'invalid.sidecar.jsonl');
+      // A reduction record without the kept bytes its kind needs: zod words the finding.
+      writeFileSync(invalid, readFileSync(demo, 'utf8').replace('"kept_bytes":15,', ''));
+      for (const name of ['zstd.eval', 'stored.eval', 'bad-crc.eval']) copyFileSync(join(ROOT, 'e2e/fixtures/synthetic/inspect', name), join(base, name));
+      copyFileSync(demo, join(base, 'demo.sidecar.jsonl'));
+      const job = (name: string, query?: IndexJob['query']): IndexJob => ({ path: join(base, name), root: base, place: { rel: name, rootId: '0' }, ...(query ? { query } : {}) });
+      const jobs = [job('zstd.eval'), job('stored.eval'), job('bad-crc.eval'), job('invalid.sidecar.jsonl'), job('demo.sidecar.jsonl', { query: 'got \\d', regex: true, ignoreCase: false })];
+      const pool = indexPool({ threads: 1 });
+      try {
+        const threaded = await Promise.all(jobs.map((j) => pool.index(j)));
+        const here = await Promise.all(jobs.map((j) => indexFile(j)));
+        expect(threaded).toEqual(here);
+        // Each answered something real: counts of the archives' samples, the query's matches.
+        expect(threaded.filter((r) => r.ok && r.counts.messages > 0).length).toBeGreaterThanOrEqual(3);
+        const searched = threaded[4];
+        expect(searched?.ok === true ? (searched.matches?.hidden ?? 0) + (searched.matches?.visible ?? 0) : 0).toBeGreaterThan(0);
+      } finally {
+        pool.close();
+      }
+    } finally {
+      rmSync(base, { recursive: true, force: true });
     }
   });
 });
