@@ -14,7 +14,7 @@
  * Nothing here throws for a file's sake: what cannot be read is a refusal, with a sentence why.
  */
 import type { Stats } from 'node:fs';
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readlinkSync, readSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, sep } from 'node:path';
 import { osReason } from './osError';
 
@@ -171,6 +171,9 @@ export function readWithin(path: string, roots: readonly string[] | undefined, o
 export function folderWithin(dir: string, roots: readonly string[]): { real: string; stats: Stats } | { missing: true } | Refused {
   let real: string;
   try {
+    // The usual case, no such folder, answered by one lstat without an error thrown (realpath
+    // looks at every component of the path and throws).
+    if (lstatSync(dir, { throwIfNoEntry: false }) === undefined) return { missing: true };
     real = realpathSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
