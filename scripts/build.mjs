@@ -289,7 +289,8 @@ const bundles = {
     about: 'worker.ts is a session library indexing thread: the library starts it beside the bundle (electron/library/pool.ts)',
     // Every thread pays its bundle's start: the schemas it never uses are left out, and the packages
     // only some files need (zod to word an invalid record, re2js for a query, yauzl and fzstd for an
-    // Inspect archive, diff) are required from the command line's chunks when first used.
+    // Inspect archive, diff) are required from the command line's chunks when first used
+    // (dist/cli-lib-*.cjs, written with the `cli` bundle, as the resolver worker's tokenizer is).
     plugins: [sharedIsPure, pureSchemas, lazyModulesOf(LAZY_PACKAGES.filter((name) => name !== TOKENIZER), false)],
   },
   main: {
