@@ -228,10 +228,21 @@ const lazyModulesOf = (modules, viaChunkLoader) => ({
 
 const lazyModules = lazyModulesOf([...LAZY_PACKAGES, ...LAZY_BUILTINS], true);
 
+/** The package chunks of `names` (each package's ES module build, alone, as CommonJS): a bundle that requires them builds them too, so it can be built alone. */
+const libChunksOf = (names) => names.map((name) => ({ entry: fileURLToPath(import.meta.resolve(name)), outfile: `dist/${libChunk(name)}`, about: `${name}, loaded when first used`, plugins: [zodEnglishOnly] }));
+/**
+ * The packages the resolver worker requires only when a request needs them (the tokenizer for an
+ * estimate, re2js for a regex, yauzl and fzstd for an Inspect archive, jsdiff for a diff of calls),
+ * and those the library's threads do (the same but the tokenizer, and zod, which only words an
+ * invalid record there: the worker validates every request with it).
+ */
+const WORKER_LAZY = [TOKENIZER, 're2js', 'yauzl', 'fzstd', 'diff'];
+const LIBRARY_LAZY = ['zod', 're2js', 'yauzl', 'fzstd', 'diff'];
+
 const CLI_PLUGINS = [cliChunks, zodEnglishOnly, sharedIsPure, pureSchemas, lazyModules];
 
 /** The lazily loaded packages' own chunks: each package's ES module build, alone, as CommonJS. */
-const LIB_CHUNKS = LAZY_PACKAGES.map((name) => ({ entry: fileURLToPath(import.meta.resolve(name)), outfile: `dist/${libChunk(name)}`, about: `${name}, loaded by the command line when first used`, plugins: [zodEnglishOnly] }));
+const LIB_CHUNKS = libChunksOf(LAZY_PACKAGES);
 
 /**
  * The global `performance` of the command chunks, replaced by electron/cli/performanceNow.ts (its
@@ -252,9 +263,10 @@ const bundles = {
     entry: 'electron/worker/entry.ts',
     outfile: 'dist/worker.cjs',
     about: 'entry.ts is the resolver worker: it answers requests from electron/worker/client.ts on parentPort',
-    // The tokenizer's encoding is required from its own chunk at the first count (hiddenTokens), never at start.
-    plugins: [lazyModulesOf([TOKENIZER], false)],
-    chunks: LIB_CHUNKS.filter((c) => c.outfile === `dist/${libChunk(TOKENIZER)}`),
+    // The tokenizer's encoding is required from its own chunk at the first count (hiddenTokens), never
+    // at start, and the other packages a request may not need at its first use (WORKER_LAZY).
+    plugins: [lazyModulesOf(WORKER_LAZY, false)],
+    chunks: libChunksOf(WORKER_LAZY),
   },
   indexPool: {
     entry: 'electron/loader/native/indexPoolWorker.ts',
@@ -288,10 +300,9 @@ const bundles = {
     outfile: 'dist/library.cjs',
     about: 'worker.ts is a session library indexing thread: the library starts it beside the bundle (electron/library/pool.ts)',
     // Every thread pays its bundle's start: the schemas it never uses are left out, and the packages
-    // only some files need (zod to word an invalid record, re2js for a query, yauzl and fzstd for an
-    // Inspect archive, diff) are required from the command line's chunks when first used
-    // (dist/cli-lib-*.cjs, written with the `cli` bundle, as the resolver worker's tokenizer is).
-    plugins: [sharedIsPure, pureSchemas, lazyModulesOf(LAZY_PACKAGES.filter((name) => name !== TOKENIZER), false)],
+    // only some files need (LIBRARY_LAZY) are required from their own chunks when first used.
+    plugins: [sharedIsPure, pureSchemas, lazyModulesOf(LIBRARY_LAZY, false)],
+    chunks: libChunksOf(LIBRARY_LAZY),
   },
   main: {
     entry: 'electron/main/main.ts',
@@ -319,6 +330,8 @@ for (const name of names) {
 // Hashed before anything is built: an edit made during the build makes the next check miss.
 const digest = inputsDigest(repoRoot);
 
+/** The chunks this build has written (a package's chunk is shared: LIB_CHUNKS, libChunksOf). */
+const written = new Set();
 for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Object.keys(bundles)) {
   const { plugins = [], chunks = [] } = bundles[name];
   const outputs = [bundles[name], ...chunks].flatMap((c) => [c.outfile, `${c.outfile}.map`]);
@@ -328,6 +341,9 @@ for (const name of names.length > 0 ? names.filter((n) => n !== RENDERER) : Obje
   }
   clearStamp(repoRoot, name);
   for (const chunk of [bundles[name], ...chunks]) {
+    // A package's chunk that several bundles require is written once per build.
+    if (chunks.includes(chunk) && written.has(chunk.outfile)) continue;
+    written.add(chunk.outfile);
     await bundle(chunk.entry, chunk.outfile, chunk.about, chunk.plugins ?? plugins, chunk.inject ? CLI_INJECT : []);
     if (chunk.inject) await checkPerformanceUse(chunk.outfile);
     if (chunks.includes(chunk)) await signChunk(chunk.outfile);
