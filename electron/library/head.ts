@@ -72,10 +72,10 @@ function isoTime(v: unknown): string | undefined {
   return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
 }
 
-/** The complete lines of a head (`whole`: the head is the file) or of a tail (its first line may be cut). */
-function records(bytes: Buffer | undefined, part: 'head' | 'tail', whole: boolean): Json[] {
+/** The complete lines of a head (`whole`: the head is the file) or of a tail (its first line may be cut); `text` is `bytes` decoded, when the caller has it. */
+function records(bytes: Buffer | undefined, part: 'head' | 'tail', whole: boolean, text?: string): Json[] {
   if (!bytes) return [];
-  const lines = bytes.toString('utf8').split('\n');
+  const lines = (text ?? bytes.toString('utf8')).split('\n');
   if (part === 'tail') lines.shift();
   if (!whole) lines.pop();
   const out: Json[] = [];
@@ -186,8 +186,8 @@ function firstUser(c: Collector, messages: unknown): void {
   for (const m of messages) if (isObject(m) && m.role === 'user') c.firstPrompt(contentText(m.content));
 }
 
-function documentOf(head: Buffer, whole: boolean): unknown {
-  return sketchJson(head.toString('utf8').replace(/^\uFEFF/, '').trimStart(), { whole, limits: { maxDepth: 6, maxItems: 16, maxString: 4096 } }).value;
+function documentOf(head: Buffer, whole: boolean, text?: string): unknown {
+  return sketchJson((text ?? head.toString('utf8')).replace(/^\uFEFF/, '').trimStart(), { whole, limits: { maxDepth: 6, maxItems: 16, maxString: 4096 } }).value;
 }
 
 /** Inspect's file name `{created}_{task}_{id}.eval`: the task. */
@@ -258,30 +258,31 @@ function sidecar(c: Collector, lines: Json[]): void {
 
 /**
  * The head's entry fields of the file `path` of format `format`, `size` bytes long, whose first
- * bytes are `head` and last bytes `tail` (absent when the head is the whole file).
+ * bytes are `head` and last bytes `tail` (absent when the head is the whole file). `headText` is
+ * `head` decoded as UTF-8 when the caller has it (the walk's sniff decoded it): not decoded again.
  */
-export function headInfo(format: SessionFileFormat, path: string, size: number, head: Buffer, tail?: Buffer): HeadInfo {
+export function headInfo(format: SessionFileFormat, path: string, size: number, head: Buffer, tail?: Buffer, headText?: string): HeadInfo {
   const c = new Collector();
   const whole = head.length >= size;
   const name = basename(path);
   switch (format) {
     case 'claude-code':
-      claudeCode(c, records(head, 'head', whole));
+      claudeCode(c, records(head, 'head', whole, headText));
       claudeCode(c, records(tail, 'tail', true));
       break;
     case 'codex-rollout':
-      codex(c, records(head, 'head', whole));
+      codex(c, records(head, 'head', whole, headText));
       codex(c, records(tail, 'tail', true));
       break;
     case 'supercode-sidecar':
-      sidecar(c, records(head, 'head', whole));
+      sidecar(c, records(head, 'head', whole, headText));
       sidecar(c, records(tail, 'tail', true));
       break;
     case 'inspect-eval':
       c.title(1, inspectTaskOfName(name));
       break;
     default:
-      jsonDocument(c, format, documentOf(head, whole));
+      jsonDocument(c, format, documentOf(head, whole, headText));
   }
   const info = c.info();
   if (info.title === null && format === 'inspect-json') info.title = oneLine(inspectTaskOfName(name) ?? '');

@@ -210,3 +210,28 @@ describe('walking a root', () => {
     expect(found.length).toBeLessThan(20);
   });
 });
+
+describe('heads', () => {
+  it('decode each file once: the sniff hands its text to the head fields (docs/library.md "Scale")', async () => {
+    const root = join(base, 'decoded-once');
+    mkdirSync(root);
+    const paths = writeSmallSessions(root, 12);
+    const sizes = new Set(paths.map((p) => readFileSync(p).length));
+    const proto = Buffer.prototype as unknown as { toString: (this: Buffer, ...args: unknown[]) => string };
+    const real = proto.toString;
+    let decodes = 0;
+    // Every decode of a buffer as long as a listed file: these files are smaller than a head, so each is one.
+    proto.toString = function (this: Buffer, ...args: unknown[]): string {
+      if ((args[0] === 'utf8' || args[0] === undefined) && sizes.has(this.length)) decodes++;
+      return real.apply(this, args);
+    };
+    let listed: LibraryListing;
+    try {
+      listed = await list(root, undefined, { heads: true });
+    } finally {
+      proto.toString = real;
+    }
+    expect(listed.sessions.map((s) => s.title).sort()).toEqual(paths.map((_, k) => `prompt 0 of session ${k}: list the files`).sort());
+    expect(decodes).toBe(paths.length);
+  });
+});

@@ -143,7 +143,7 @@ function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
 export async function indexedEntry(file: WalkedFile, root: { path: string; real: string; id: string }, options: { cache?: IndexCache; pool: IndexPool; now?: () => number }): Promise<LibraryEntry> {
   const format = SESSION_FORMAT_OF_FILE[file.format];
   const { size, mtimeMs, ino } = file.stats;
-  const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail);
+  const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail, file.headText);
   const entry = headEntry(info, file.path, root.path, format, size, mtimeMs, (options.now ?? Date.now)());
   const key = { size, mtimeMs, ino };
   const cached = options.cache?.get(file.path, key);
@@ -209,7 +209,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
       const format = SESSION_FORMAT_OF_FILE[file.format];
       if (options.format !== undefined && format !== options.format) continue;
       const { size, mtimeMs, ino } = file.stats;
-      const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail);
+      const info = file.known ?? headInfo(file.format, file.path, size, file.head, file.tail, file.headText);
       const entry = headEntry(info, file.path, root.path, format, size, mtimeMs, now);
       if (options.since !== undefined && Date.parse(entry.updated) < options.since) continue;
       const key = { size, mtimeMs, ino };
@@ -221,15 +221,17 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
       else if (cached && !options.query) finish(withCounts(entry, cached), report);
       else {
         const place = { rel: file.rel, rootId: String(rootIndex) };
+        // The answer's closure keeps the path, not the walked file (its head's text and tail stay behind).
+        const path = file.path;
         if (!options.query) options.onHead?.(entry);
         jobs.push(
-          options.pool.index({ path: file.path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
+          options.pool.index({ path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
             if (!reply.ok) {
               if (reply.message !== 'cancelled' && !options.query) finish({ ...entry, error: reply.message }, report);
               return;
             }
             if (!cached) indexedFiles++;
-            options.cache?.set(file.path, key, reply.counts, head);
+            options.cache?.set(path, key, reply.counts, head);
             const full = withCounts(entry, reply.counts);
             const matched = reply.matches && reply.matches.visible + reply.matches.hidden > 0 ? { ...full, matches: reply.matches } : full;
             finish(matched, report);

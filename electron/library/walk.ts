@@ -46,6 +46,8 @@ export interface WalkedFile {
   stats: Stats;
   /** The head (valid only until the walk goes on: read it before asking for the next file); empty when `known`. */
   head: Buffer;
+  /** The head decoded as UTF-8, when the sniff decoded it. */
+  headText?: string;
   /** The last TAIL_BYTES when the file is longer than its head. */
   tail?: Buffer;
   /** The head's entry fields as the caller knew them: the file was not read. */
@@ -156,7 +158,7 @@ function sniffWalked(root: string, path: string, within: readonly string[]): Wal
     },
   });
   if (!found || isCompanionFile(basename(path), found.format)) return undefined;
-  return { path, rel: relative(root, path).split(sep).join('/'), format: found.format, stats: found.stats, head: found.head, ...(found.tail ? { tail: found.tail } : {}) };
+  return { path, rel: relative(root, path).split(sep).join('/'), format: found.format, stats: found.stats, head: found.head, ...(found.headText !== undefined ? { headText: found.headText } : {}), ...(found.tail ? { tail: found.tail } : {}) };
 }
 
 /**

@@ -50,6 +50,8 @@ export interface SniffedFile {
   format: SessionFileFormat;
   stats: Stats;
   head: Buffer;
+  /** The head decoded as UTF-8, when the sniff decoded it (an `.eval` archive's is not). */
+  headText?: string;
   /** The file's last `tailBytes` (a copy), when asked for and the file is longer than its head. */
   tail?: Buffer;
 }
@@ -73,10 +75,14 @@ export function sniffFile(path: string, options: { tailBytes?: number; check?: (
     if (!stats.isFile()) return null;
     if (options.check && !options.check(fd, stats)) return null;
     let head = headOf(fd, Math.min(stats.size, SNIFF_HEAD_BYTES));
-    let found = sniffHead(head, stats.size, path);
+    // Decoded once, when the sniff needs the text, and handed on with the head (the library's head fields read it again).
+    let headText: string | undefined;
+    const decode = (): string => (headText ??= head.toString('utf8'));
+    let found = sniffHead(head, stats.size, path, decode);
     if (found === undefined && head.length < stats.size) {
       head = headOf(fd, Math.min(stats.size, SNIFF_MAX_BYTES));
-      found = sniffHead(head, stats.size, path);
+      headText = undefined;
+      found = sniffHead(head, stats.size, path, decode);
     }
     if (!found) return null;
     const tailBytes = options.tailBytes ?? 0;
@@ -92,7 +98,7 @@ export function sniffFile(path: string, options: { tailBytes?: number; check?: (
       }
       tail = tail.subarray(0, filled);
     }
-    return { format: found, stats, head, ...(tail ? { tail } : {}) };
+    return { format: found, stats, head, ...(headText !== undefined ? { headText } : {}), ...(tail ? { tail } : {}) };
   } catch {
     return null;
   } finally {

@@ -70,12 +70,15 @@ function judge(sketch: Sketch, claims: (v: unknown) => Sniffed): Sniffed {
   return sketch.complete ? null : undefined;
 }
 
-/** The format of the file whose head is `head` (`size` bytes in all, at `path`); see the header. */
-export function sniffHead(head: Buffer, size: number, path: string): Sniffed {
+/**
+ * The format of the file whose head is `head` (`size` bytes in all, at `path`); see the header.
+ * `decode` gives the head as UTF-8 text (the caller may keep what it gave, to decode the head once).
+ */
+export function sniffHead(head: Buffer, size: number, path: string, decode: () => string = () => head.toString('utf8')): Sniffed {
   const whole = head.length >= size;
   const entry = firstEntryName(head);
   if (entry !== undefined) return EVAL_ENTRY.test(entry) ? 'inspect-eval' : null;
-  const text = stripBom(head.toString('utf8'));
+  const text = stripBom(decode());
   const opening = text.trimStart();
   const first = firstNonSpaceByte(head);
   let sketched: Sketch | undefined;
