@@ -32,10 +32,6 @@ export function parseAt(flags: ReadonlyMap<string, string | true>): number | und
 }
 
 /**
- * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
- * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
- */
-/**
  * One estimator per loaded session and number of calls: its per-message counts and its calibration
  * (a fit over every call) hold while the session has not grown, so asking `view --at N` for many N
  * of one session fits once (docs/token-estimates.md).
@@ -59,6 +55,10 @@ export async function countViewAhead(session: LoadedSession, at: number | undefi
   await sessionEstimatesOf(session).countAhead([{ entries: viewEntries(input), view: input.minted }], counter);
 }
 
+/**
+ * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
+ * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
+ */
 export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {
   const calls = session.calls.length;
   const input = session.callInput(at ?? null);
@@ -139,8 +139,11 @@ export function readPolicyFlag(flags: ReadonlyMap<string, string | true>): Reduc
   return parsed.data;
 }
 
-/** `view --policy`: the latest view under `policy` (the §11 shape), with the policy and the diff against the recorded log. */
-export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): unknown {
+/**
+ * `view --policy`: the latest view under `policy` (the §11 shape), with the policy and the diff
+ * against the recorded log. `estimates: false` leaves out the token estimates, as viewOutput's does.
+ */
+export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy, { estimates = true }: { estimates?: boolean } = {}): unknown {
   let outcome;
   try {
     outcome = whatIfSession(session, policy);
@@ -152,7 +155,7 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
   const view = arrayList(outcome.value.view);
   const messages = withWholeContents(outcome.value.messages, view);
   // SPEC §15: the what-if view's estimates, in a cache of their own (its reductions are the policy's, not the file's).
-  const estimated = new SessionEstimates(session, recordedContextOf(session)).entriesEstimate(outcome.value.messages, view);
+  const estimated = estimates ? new SessionEstimates(session, recordedContextOf(session)).entriesEstimate(outcome.value.messages, view) : undefined;
   // The contents were read after the replay's own last look at the files.
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);
@@ -161,8 +164,8 @@ export function whatIfOutput(session: LoadedSession, policy: ReductionPolicy): u
     format: file ? SESSION_FORMAT_OF_FILE[file.format] : 'supercode',
     call: null,
     calls: session.calls.length,
-    messages: messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })),
-    tokens_est: estimated.total,
+    messages: estimated ? messages.map((m, k) => ({ ...m, tokens_est: estimated.messages[k]?.tokens ?? 0 })) : messages,
+    ...(estimated ? { tokens_est: estimated.total } : {}),
     policy,
     diff: outcome.value.diff,
   };

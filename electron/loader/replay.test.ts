@@ -9,7 +9,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LocatedRecord, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
 import { replayPolicy, utf8Decode, utf8Length, viewEntries, whatIf } from '../../shared/index';
 import { isWellFormed } from '../../shared/format/utf8';
-import { json } from '../cli/output';
+import { json, writeJson } from '../cli/output';
+import { viewOutput, whatIfOutput } from '../cli/view';
 import { runCli } from '../cli/testing/runCli';
 import { assistant, tool, user } from '../../shared/testing/builders';
 import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '../../tools/samples/policyMutants';
@@ -83,8 +84,24 @@ function withoutEstimates(stdout: string): unknown {
   return { ...rest, messages: messages.map(({ tokens_est: _m, ...m }) => m) };
 }
 
+/**
+ * What `view --policy` and `view` print for the session at `path`: through the command line, or
+ * (`printed: 'output'`) the same documents built and written in-process without their token
+ * estimates, which the comparisons leave out anyway and which cost seconds on a content of a MiB
+ * (docs/token-estimates.md, "Pathological text").
+ */
+async function printedViews(path: string, session: LoadedSession, policy: ReductionPolicy, printed: 'cli' | 'output'): Promise<{ whatIf: string; view: string }> {
+  if (printed === 'cli') return { whatIf: (await runCli(['view', '--policy', writePolicy(policy), path])).stdout, view: (await runCli(['view', path])).stdout };
+  const written = (value: unknown) => {
+    let text = '';
+    writeJson(value, (t) => (text += t), (b) => (text += Buffer.from(b).toString('utf8')));
+    return text;
+  };
+  return { whatIf: written(whatIfOutput(session, policy, { estimates: false })), view: written(viewOutput(session, undefined, undefined, { estimates: false })) };
+}
+
 /** Writes `records`, opens them, and compares what replay is given and gives with the oracle's. */
-async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy, spelling: Spelling = 'canonical'): Promise<{ indexed: LocatedRecord[]; whole: LocatedRecord[] }> {
+async function sameAsReadAgain(records: readonly SidecarRecord[], policy: ReductionPolicy, spelling: Spelling = 'canonical', printed: 'cli' | 'output' = 'cli'): Promise<{ indexed: LocatedRecord[]; whole: LocatedRecord[] }> {
   const path = tmp.path(`oracle-${run++}.sidecar.jsonl`);
   writeFileSync(path, spell(sidecarText(records), spelling));
   const session = await open(path);
@@ -99,19 +116,18 @@ async function sameAsReadAgain(records: readonly SidecarRecord[], policy: Reduct
     const outcome = whatIfSession(session, policy);
     expect(outcome.ok && { ok: true, value: whatIfReadWhole(outcome.value) }).toEqual({ ok: true, value: whatIf(readAgain, policy, { sha256: nodeSha256 }) });
     // `view --policy` prints the same bytes as the what-if of the records read again.
-    const printed = await runCli(['view', '--policy', writePolicy(policy), path]);
+    const views = await printedViews(path, session, policy, printed);
     const expected = whatIf(readAgain, policy, { sha256: nodeSha256 });
     // Its token estimates (SPEC §15, electron/tokens/estimates.test.ts) aside, field by field.
-    expect(withoutEstimates(printed.stdout)).toEqual(JSON.parse(json({ format: 'supercode', call: null, calls: session.calls.length, messages: expected.messages, policy, diff: expected.diff })));
+    expect(withoutEstimates(views.whatIf)).toEqual(JSON.parse(json({ format: 'supercode', call: null, calls: session.calls.length, messages: expected.messages, policy, diff: expected.diff })));
     // `view` prints a content kept in the file as its decoded bytes written by JSON.stringify.
-    const viewed = await runCli(['view', path]);
     const input = session.callInput(null);
     if (input) {
       const messages = viewEntries(input).map((e) => {
         const large = e.reductions.length === 0 ? input.minted.at(e.index)?.large : undefined;
         return large ? { ...e, content: utf8Decode(large.read(0, large.length)) } : e;
       });
-      expect(withoutEstimates(viewed.stdout)).toEqual(JSON.parse(json({ format: 'supercode', call: null, calls: session.calls.length, messages })));
+      expect(withoutEstimates(views.view)).toEqual(JSON.parse(json({ format: 'supercode', call: null, calls: session.calls.length, messages })));
     }
     return { indexed, whole: recordsReadWhole(indexed) };
   } finally {
@@ -147,7 +163,7 @@ describe('policy replay over the open session', () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 0, max: 5000 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }), policyArb, async (seed, piece, policy) => {
         const huge = piece.repeat(Math.ceil((HASH_AT_INDEX_BYTES + 1000) / piece.length));
-        const { indexed, whole } = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 });
+        const { indexed, whole } = await sameAsReadAgain(withTurns(generateSession({ seed, messages: 60 }).records, [huge, 'between', huge]), { ...policy, max_tool_result_bytes: policy.max_tool_result_bytes * 200 }, 'canonical', 'output');
         const hashed = indexed.filter((l) => l.contentSha256 !== undefined);
         expect(whole.filter((_, k) => indexed[k]?.contentSha256 !== undefined).map((l) => l.record.t === 'message' && l.record.msg.content === huge)).toEqual([true, true]);
         // Kept in the file unless it holds a lone surrogate (JSON.parse keeps one; no UTF-8 does).
