@@ -10,6 +10,7 @@
  * both themes.
  */
 import type { ViewEntry } from '../../shared/calls/calls';
+import type { TraceResult } from '../../shared/calls/trace';
 import { audit } from '../axe';
 import { cliCheck, cliExpand, cliLog, runCli } from '../cli';
 import { expect, test } from '../fixtures';
@@ -22,6 +23,13 @@ const SWE = fixture('real/swe-agent/marshmallow-1867-function-calling-replace-fr
 const OPENHANDS = fixture('synthetic/openhands/v0-condensed.json');
 const OPENHANDS_V1 = fixture('synthetic/openhands/v1-conversation/base_state.json');
 
+/** `trace --query Q FILE` (docs/trace.md): each match, and the call that first no longer saw it. */
+function cliTrace(file: string, query: string): TraceResult {
+  const run = runCli(['trace', '--query', query, file]);
+  if (run.status !== 0) throw new Error(`trace ${file} exited ${run.status}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as TraceResult;
+}
+
 /** `view [--at N] FILE` (SPEC §11). */
 function cliView(file: string, at?: number): { call: number | null; calls: number; messages: ViewEntry[] } {
   const run = runCli(['view', ...(at === undefined ? [] : ['--at', String(at)]), file]);
@@ -33,7 +41,7 @@ test.describe('a real SWE-agent trajectory', () => {
   test.use({ sessionFiles: [SWE] });
 
   test('says it is SWE-agent; a derived elision expands to the history text, hashed at import; the Model call slider shows what view --at N prints', async ({ inspector }) => {
-    // One `view --at N` run per call up to the first given the elision: each a CLI process.
+    // Five CLI processes give the expected values.
     test.slow();
     await inspector.waitLoaded();
     await expectFormat(inspector, 'SWE-agent');
@@ -51,14 +59,17 @@ test.describe('a real SWE-agent trajectory', () => {
     expect(await audit(inspector)).toEqual([]);
     await inspector.collapse(elision.id);
 
-    // The first call given the elision: its row count and the stub are what view --at N prints.
-    const { calls } = cliView(SWE);
-    const views: ReturnType<typeof cliView>[] = [];
-    for (let k = 1; k <= calls && !views.at(-1)?.messages.some((m) => m.reductions.includes(elision.id)); k++) views.push(cliView(SWE, k));
-    const n = views.length;
-    const at = views[n - 1];
+    // The first call given the elision, as `trace` names it for a line of the original: its row
+    // count and the stub are what view --at N prints, and the call before it was given the original.
+    const firstLine = whole.content.split('\n')[0] ?? '';
+    const hiding = cliTrace(SWE, firstLine).occurrences.find((o) => o.hidden_by?.reduction === elision.id)?.hidden_by;
+    if (!hiding) throw new Error(`trace of ${JSON.stringify(firstLine)} in ${SWE} names no call hiding it by ${elision.id}`);
+    const n = hiding.call;
     expect(n).toBeGreaterThan(1);
-    if (!at?.messages.some((m) => m.reductions.includes(elision.id))) throw new Error(`no call of ${SWE} is given ${elision.id}`);
+    const before = cliView(SWE, n - 1);
+    const at = cliView(SWE, n);
+    const { calls } = at;
+    if (!at.messages.some((m) => m.reductions.includes(elision.id))) throw new Error(`call ${n} of ${SWE} is not given ${elision.id}`);
     await inspector.showCall(n);
     await expect(inspector.status).toContainText(`call ${n} of ${calls}`);
     await expect(inspector.status).toContainText(`${at.messages.length} rows`);
@@ -70,11 +81,10 @@ test.describe('a real SWE-agent trajectory', () => {
     await expect(inspector.stubChip(elision.id)).toBeVisible();
 
     // The call before it was given the observation whole: no stub, the original's first line.
-    const before = views[n - 2];
     await inspector.modelCallSlider.press('ArrowLeft');
     await expect(inspector.status).toContainText(`call ${n - 1} of ${calls}`);
-    await expect(inspector.status).toContainText(`${before?.messages.length} rows`);
-    expect(before?.messages.find((m) => m.index === elision.ptr.index)?.content).toBe(whole.content);
+    await expect(inspector.status).toContainText(`${before.messages.length} rows`);
+    expect(before.messages.find((m) => m.index === elision.ptr.index)?.content).toBe(whole.content);
     await inspector.scrollUntilVisible(inspector.view, inspector.row(elision.ptr.index), -600);
     await expect(inspector.row(elision.ptr.index)).toContainText(whole.content.split('\n')[0] ?? '');
     await expect(inspector.stubChip(elision.id)).toHaveCount(0);

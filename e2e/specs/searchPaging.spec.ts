@@ -1,11 +1,12 @@
 /**
- * Search past the agent's bounds. A generated session hides exactly 115
- * occurrences of a word — eleven in each of ten elided outputs, five past the kept prefix of a
+ * Search past the agent's bounds. A generated session hides exactly 65
+ * occurrences of a word — six in each of ten elided outputs, five past the kept prefix of a
  * truncated one — and shows it three times to the model (the user's message, two in the kept
- * prefix). The agent's result stops at 50; `Every match` pages through all 115 (`1 of 115` …
- * `115 of 115`, then wraps to `1 of 115`), opening each match's reduction with every hit of it
- * marked; `Search in` switches to what the model saw; the log filters by kind. The sidecar is
- * written at test time, once per worker, into a temporary folder.
+ * prefix). The agent's result stops at 50 (one page of matches, SEARCH_PAGE_SIZE); `Every match`
+ * pages through all 65 (`1 of 65` … `65 of 65`, past the page's end, then wraps to `1 of 65`),
+ * opening each match's reduction with every hit of it marked; `Search in` switches to what the
+ * model saw; the log filters by kind. The sidecar is written at test time, once per worker, into a
+ * temporary folder.
  */
 import { writeFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
@@ -19,7 +20,7 @@ import { matchName } from '../inspectorPage';
 
 const WORD = 'zephyr';
 const ELIDED = 10;
-const PER_OUTPUT = 11;
+const PER_OUTPUT = 6;
 /** Occurrences in the truncated output's kept prefix (seen by the model) and past it (hidden). */
 const KEPT_HITS = 2;
 const CUT_HITS = 5;
@@ -67,12 +68,12 @@ const scope = (page: Page, name: 'Hidden content' | 'What the model saw'): Locat
   page.getByRole('radiogroup', { name: 'Search in', exact: true }).getByRole('radio', { name, exact: true });
 
 test.describe('paging through every match', () => {
-  test('1 of 115 … 115 of 115, each match opened in its reduction with its hits marked, then wraps', async ({ inspector, inspectorApp, writtenSidecar }) => {
-    // 115 steps, each a navigation: a busy machine needs more than the default.
+  test(`1 of ${TOTAL} … ${TOTAL} of ${TOTAL}, each match opened in its reduction with its hits marked, then wraps`, async ({ inspector, inspectorApp, writtenSidecar }) => {
+    // A step per match, each a navigation: a busy machine needs more than the default.
     test.setTimeout(240_000);
     const { page } = inspectorApp;
     const agent = cliSearch([writtenSidecar], WORD);
-    expect(agent.total_matches, 'the generated session hides exactly 115').toBe(TOTAL);
+    expect(agent.total_matches, `the generated session hides exactly ${TOTAL}`).toBe(TOTAL);
     expect(agent.truncated, 'more than the agent sees').toBe(true);
 
     await inspector.waitLoaded();
@@ -87,7 +88,7 @@ test.describe('paging through every match', () => {
     for (let n = 1; n <= TOTAL; n++) {
       if (n > 1) await nextMatch(page).click();
       await expect(position(page)).toHaveText(`${n} of ${TOTAL}`);
-      // Matches come in order: eleven in each elided output, then five in the truncated one.
+      // Matches come in order: six in each elided output, then five in the truncated one.
       const k = Math.min(ELIDED, Math.floor((n - 1) / PER_OUTPUT));
       const id = `r${k + 1}`;
       // At the first match of each reduction (and at the page boundary, 50): its region, every hit marked.
