@@ -6,10 +6,12 @@
 import { readFileSync, readSync } from 'node:fs';
 import { vi } from 'vitest';
 import type { ChatMessage, Finding, MessageList } from '../../../shared/index';
+import { writeJson } from '../../cli/output';
 import { runCli } from '../../cli/testing/runCli';
+import { viewOutput } from '../../cli/view';
 import { SessionService } from '../../worker/service';
 import type { ReadSync } from '../common/lines';
-import { loadSession } from '../session';
+import { ONE_SHOT_CACHE_BYTES, loadSession } from '../session';
 import type { LoadOptions } from '../session';
 
 const json = (s: string): unknown => JSON.parse(s) as unknown;
@@ -26,9 +28,25 @@ export async function answers(path: string, options: LoadOptions, needles: reado
   out.log = log;
   out.view = await cli('view', path);
   const calls = (out.view as { out: { calls?: number } | null }).out?.calls ?? 0;
-  for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = await cli('view', '--at', String(n), path);
+  // `view --at N` for the first calls, as the command builds and writes it, and `expand` of every
+  // reduction, as it prints the outcome, of one load: each run of the command would read the file
+  // again, and count its tokens again for a view (most of this function's time). `check`, `log`,
+  // `view` and `search` above and below run the command whole.
   const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
-  for (const id of ids) out[`expand ${id}`] = await cli('expand', '--id', id, path);
+  if (calls > 0 || ids.length > 0) {
+    const loaded = await loadSession([path], { cacheBytes: ONE_SHOT_CACHE_BYTES, ...options });
+    if (!loaded.ok) throw new Error(`${path} opened for view but not again: ${loaded.error.message}`);
+    try {
+      for (let n = 1; n <= Math.min(calls, 6); n++) {
+        let text = '';
+        writeJson(viewOutput(loaded.session, n), (t) => (text += t), (b) => (text += Buffer.from(b).toString('utf8')));
+        out[`view --at ${n}`] = json(text);
+      }
+      for (const id of ids) out[`expand ${id}`] = json(JSON.stringify(loaded.session.expand(id)));
+    } finally {
+      loaded.session.close();
+    }
+  }
   for (const q of needles) {
     out[`search ${q}`] = await cli('search', '--query', q, path);
     out[`search -i ${q}`] = await cli('search', '--query', q, '--ignore-case', path);
