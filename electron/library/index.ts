@@ -57,6 +57,12 @@ export type IndexReply = { ok: true; counts: IndexedCounts; matches?: SessionMat
 
 /** The session formats whose files only grow by appended records (SessionSource.appends): a held file is indexed on from where it stopped. */
 export const APPENDING_FORMATS: ReadonlySet<SessionFormat> = new Set<SessionFormat>(['supercode', 'claude-code', 'codex']);
+/**
+ * A file indexed once (not held) of at most this many bytes is read with its strings in memory
+ * (LoadOptions.inMemoryUpToBytes): nothing is asked of it but its counts, and the thread holds one
+ * file at a time. Above it, and for a held file that may grow, the loader's bounds hold.
+ */
+export const INDEX_IN_MEMORY_BYTES = 8 * 1024 * 1024;
 /** Files held open for incremental indexing, per thread, at most (the least recently indexed is closed first). */
 export const MAX_HELD = 8;
 
@@ -176,7 +182,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     return { ok: true, counts: countsOf(found.session), read: found.read };
   }
   if (held.has(job.path)) release(job.path);
-  const loaded = await loadSession([job.path], { roots: [job.root], ...(job.format !== undefined ? { likelyFormat: job.format } : {}), ...(signal ? { signal } : {}) });
+  const loaded = await loadSession([job.path], { roots: [job.root], inMemoryUpToBytes: INDEX_IN_MEMORY_BYTES, ...(job.format !== undefined ? { likelyFormat: job.format } : {}), ...(signal ? { signal } : {}) });
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {

@@ -23,10 +23,11 @@ export function detectSource(path: string, context: DetectContext, adapters: rea
   const opened = openReadOnly(path, context.roots);
   if (isLoadError(opened)) return { error: opened };
   const file = opened;
+  const forFile = context.inMemoryUpToBytes !== undefined && file.size <= context.inMemoryUpToBytes ? { ...context, largeStringBytes: Number.MAX_SAFE_INTEGER, keptStringChars: Number.MAX_SAFE_INTEGER } : context;
   let first: LoadError | undefined;
   try {
     for (const adapter of adapters) {
-      const found = adapter.detect(file, context);
+      const found = adapter.detect(file, forFile);
       if (found.ok) return { source: found.source };
       // A file of this adapter's format that cannot be opened is not another format's: its error is the answer.
       if (found.error.code !== 'unrecognized_file') {

@@ -90,6 +90,8 @@ export interface LoadOptions {
   keptStringChars?: number;
   /** DetectContext.wholeValueBytes: tests lower it to cut small values. */
   wholeValueBytes?: number;
+  /** DetectContext.inMemoryUpToBytes: a file this small or smaller is read with its strings in memory. */
+  inMemoryUpToBytes?: number;
   /**
    * Count every session the files list as pending before answering (`check`: an Inspect log's
    * samples, one at a time). Without it the session's `countSessions` counts them when asked.
@@ -184,7 +186,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
   const services = options.services ?? createContentServices();
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}) };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}) };
   const likely = options.likelyFormat;
   const ordered = likely === undefined ? FORMAT_ADAPTERS : [...FORMAT_ADAPTERS.filter((a) => a.formats.includes(likely)), ...FORMAT_ADAPTERS.filter((a) => !a.formats.includes(likely))];
   const adapters = options.format === undefined ? ordered : FORMAT_ADAPTERS.filter((a) => a.name === options.format);

@@ -59,6 +59,13 @@ export interface DetectContext {
   /** A large value outside a message's text longer than this is cut, not read whole (docs/large-lines.md; default 16 MiB). */
   wholeValueBytes?: number;
   /**
+   * A file of at most this many bytes is read with its strings in memory: `largeStringBytes` and
+   * `keptStringChars` are set aside for it, so no line is scanned for long strings and no text is
+   * left in the file. For a one-shot read of a small file that only counts it (the library's index,
+   * docs/library.md "Scale"): the same answers, less work; memory is the file's.
+   */
+  inMemoryUpToBytes?: number;
+  /**
    * What the sources' contents use besides their file (contentServices.ts): loadSession always
    * passes the load's; a source detected without them (tests) gets fresh ones of its own.
    */
