@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LocatedRecord, ReductionPolicy, SidecarHeader, SidecarRecord } from '../../shared/index';
 import { replayPolicy, utf8Decode, utf8Length, viewEntries, whatIf } from '../../shared/index';
 import { isWellFormed } from '../../shared/format/utf8';
-import { json, writeJson } from '../cli/output';
+import { json } from '../cli/output';
 import { viewOutput, whatIfOutput } from '../cli/view';
-import { runCli } from '../cli/testing/runCli';
+import { printedJson, runCli } from '../cli/testing/runCli';
 import { assistant, tool, user } from '../../shared/testing/builders';
 import { withKeptBytesChanged, withReductionAdded, withReductionRemoved } from '../../tools/samples/policyMutants';
 import { generateSession, sidecarText } from '../../tools/samples/sessionGenerator';
@@ -92,12 +92,7 @@ function withoutEstimates(stdout: string): unknown {
  */
 async function printedViews(path: string, session: LoadedSession, policy: ReductionPolicy, printed: 'cli' | 'output'): Promise<{ whatIf: string; view: string }> {
   if (printed === 'cli') return { whatIf: (await runCli(['view', '--policy', writePolicy(policy), path])).stdout, view: (await runCli(['view', path])).stdout };
-  const written = (value: unknown) => {
-    let text = '';
-    writeJson(value, (t) => (text += t), (b) => (text += Buffer.from(b).toString('utf8')));
-    return text;
-  };
-  return { whatIf: written(whatIfOutput(session, policy, { estimates: false })), view: written(viewOutput(session, undefined, undefined, { estimates: false })) };
+  return { whatIf: printedJson(whatIfOutput(session, policy, { estimates: false })), view: printedJson(viewOutput(session, undefined, undefined, { estimates: false })) };
 }
 
 /** Writes `records`, opens them, and compares what replay is given and gives with the oracle's. */

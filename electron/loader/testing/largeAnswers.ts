@@ -6,8 +6,7 @@
 import { readFileSync, readSync } from 'node:fs';
 import { vi } from 'vitest';
 import type { ChatMessage, Finding, MessageList } from '../../../shared/index';
-import { writeJson } from '../../cli/output';
-import { runCli } from '../../cli/testing/runCli';
+import { printedJson, runCli } from '../../cli/testing/runCli';
 import { viewOutput } from '../../cli/view';
 import { SessionService } from '../../worker/service';
 import type { ReadSync } from '../common/lines';
@@ -35,13 +34,9 @@ export async function answers(path: string, options: LoadOptions, needles: reado
   const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
   if (calls > 0 || ids.length > 0) {
     const loaded = await loadSession([path], { cacheBytes: ONE_SHOT_CACHE_BYTES, ...options });
-    if (!loaded.ok) throw new Error(`${path} opened for view but not again: ${loaded.error.message}`);
+    if (!loaded.ok) throw new Error(`${path} opened for the commands but not again: ${loaded.error.message}`);
     try {
-      for (let n = 1; n <= Math.min(calls, 6); n++) {
-        let text = '';
-        writeJson(viewOutput(loaded.session, n), (t) => (text += t), (b) => (text += Buffer.from(b).toString('utf8')));
-        out[`view --at ${n}`] = json(text);
-      }
+      for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = json(printedJson(viewOutput(loaded.session, n)));
       for (const id of ids) out[`expand ${id}`] = json(JSON.stringify(loaded.session.expand(id)));
     } finally {
       loaded.session.close();
