@@ -59,6 +59,27 @@ describe('splitLines', () => {
     );
   });
 
+  it('reads a pass that ends within one chunk into a buffer no larger than the pass, with the same lines', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('{"a":1}', 'bc', '', ' ', '\r', '\n'), { maxLength: 40 }), fc.nat(), fc.nat(), fc.integer({ min: 1, max: 1 << 20 }), (parts, from, to, chunkSize) => {
+        const bytes = Buffer.from(parts.join(''), 'utf8');
+        const [a, b] = [from % (bytes.length + 1), to % (bytes.length + 1)].sort((x, y) => x - y) as [number, number];
+        // A pass starts at a line's first byte.
+        const start = a === 0 ? 0 : bytes.lastIndexOf(0x0a, a - 1) + 1;
+        let largest = 0;
+        const inner = memoryReader(bytes);
+        const read: ReadSync = (fd, buffer, offset, length, position) => {
+          largest = Math.max(largest, buffer.length);
+          return inner(fd, buffer, offset, length, position);
+        };
+        const seen = [...splitLines(-1, { readSync: read, start, end: b, chunkSize })].map((l) => ({ offset: l.offset, text: l.bytes?.toString('utf8') }));
+        expect(largest).toBeLessThanOrEqual(Math.min(chunkSize, Math.max(0, b - start)));
+        const whole = [...splitLines(-1, { readSync: memoryReader(bytes.subarray(0, b)), start, chunkSize: 1 << 20 })].map((l) => ({ offset: l.offset, text: l.bytes?.toString('utf8') }));
+        expect(seen).toEqual(whole);
+      }),
+    );
+  });
+
   it('yields each line with its number, byte offset, length and termination', () => {
     expect(split('{"a":1}\n{"b":22}\n')).toEqual([
       { number: 1, offset: 0, length: 7, terminated: true, text: '{"a":1}' },

@@ -79,7 +79,9 @@ export function* splitLines(fd: number, options: SplitOptions = {}): Generator<S
   const maxLineBytes = options.maxLineBytes ?? Number.POSITIVE_INFINITY;
   const keepBelow = options.keepBytesBelow ?? Number.POSITIVE_INFINITY;
   const read = options.readSync ?? readSync;
-  const buffer = Buffer.allocUnsafe(chunkSize);
+  // A pass that ends within one chunk reads into a buffer of its size: a small file's pass (a
+  // library indexes thousands) does not take a megabyte from the allocator to read a kilobyte.
+  const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, (options.end ?? Number.POSITIVE_INFINITY) - (options.start ?? 0))));
 
   let position = options.start ?? 0;
   let lineNumber = (options.firstLine ?? 1) - 1;
