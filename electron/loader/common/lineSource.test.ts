@@ -1,7 +1,8 @@
 /**
  * The imported formats' line pass (lineSource.ts): a line that runs on past the chunk it starts in
- * is read by range (never kept in pieces and concatenated; a Claude Code line past a MiB is scanned
- * window by window and its long strings left in the file: docs/large-lines.md), and the
+ * is kept in pieces up to 4 MiB, then read again in one buffer, or by range past 16 MiB (a Claude
+ * Code line past a MiB is scanned window by window and its long strings left in the file:
+ * docs/large-lines.md), and the
  * importer's result does not depend on the read size or the record limit's place — long lines,
  * non-ASCII ones (offsets are UTF-8 bytes), CRLF endings, a line that is not UTF-8 and a torn last
  * line included.
@@ -13,7 +14,7 @@ import type { ChatMessage, MessageList } from '../../../shared/index';
 import { tempDir } from '../../../tools/testing/files';
 import { importClaudeFile } from '../claudeCode/index';
 import { detectSource } from '../detect';
-import { LineSource } from './lineSource';
+import { IN_MEMORY_LINE_BYTES, LINE_PIECES_BYTES, LineSource } from './lineSource';
 import { loadWatchingReads } from '../testing/largeAnswers';
 
 const tmp = tempDir();
@@ -43,13 +44,14 @@ function transcript(outputs: readonly string[], eol: readonly string[] = []): { 
 }
 
 /** One final pass over the file with these read sizes and limits: the session's messages and findings. */
-async function indexWith(path: string, chunkSize: number, maxRecordBytes: number, inMemoryLineBytes: number): Promise<{ messages: unknown; findings: unknown }> {
+async function indexWith(path: string, chunkSize: number, maxRecordBytes: number, inMemoryLineBytes: number, piecesBytes = inMemoryLineBytes): Promise<{ messages: unknown; findings: unknown }> {
   const d = detectSource(path, { read: readSync, maxRecordBytes, cacheBytes: 1 << 20 });
   if ('error' in d) throw new Error(d.error.message);
   const source = d.source;
   if (!(source instanceof LineSource)) throw new Error('expected an imported file');
   try {
     source.inMemoryLineBytes = inMemoryLineBytes;
+    source.piecesBytes = piecesBytes;
     await source.indexTo(source.file.size, { chunkSize, maxRecordBytes, read: readSync, progress: { add: () => undefined }, final: true });
     const snapshot = source.indexed().snapshot;
     return { messages: list(snapshot?.messages ?? { length: 0, at: () => undefined }), findings: snapshot?.findings };
@@ -72,7 +74,8 @@ describe('the line pass of imported files', () => {
         fc.integer({ min: 1, max: 5000 }),
         fc.integer({ min: 50, max: 3000 }),
         fc.integer({ min: 0, max: 3000 }),
-        async (outputs, eol, torn, broken, chunkSize, limit, threshold) => {
+        fc.integer({ min: 0, max: 3000 }),
+        async (outputs, eol, torn, broken, chunkSize, limit, threshold, kept) => {
           const { text } = transcript(outputs, eol);
           let bytes = Buffer.from(torn ? text.replace(/\r?\n$/, '') : text);
           // A byte that is not UTF-8 inside a string of the second line.
@@ -82,17 +85,38 @@ describe('the line pass of imported files', () => {
           }
           const path = tmp.path('t.jsonl');
           writeFileSync(path, bytes);
-          // Read in chunks of a few bytes, lines kept in pieces or read by range from a few bytes on,
-          // against one read of a MiB, with the same record limit anywhere.
+          // Read in chunks of a few bytes, lines kept in pieces (or let go and read again in one
+          // buffer) or read by range from a few bytes on, against one read of a MiB, with the same
+          // record limit anywhere.
           const expected = await indexWith(path, 1 << 20, limit, 16 << 20);
-          expect(await indexWith(path, chunkSize, limit, threshold)).toEqual(expected);
+          expect(await indexWith(path, chunkSize, limit, threshold, kept)).toEqual(expected);
           // Without a limit that cuts, the pass gives what the importer makes of the whole text.
-          const whole = await indexWith(path, chunkSize, 1 << 30, threshold);
+          const whole = await indexWith(path, chunkSize, 1 << 30, threshold, kept);
           expect(whole.messages).toEqual(importClaudeFile(path, bytes.toString('utf8'))?.messages);
         },
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('a line of a few MB that runs past its chunk is read again in one buffer, not put together from pieces', async () => {
+    const big = 'compiled src/ledger/post.ts in 12 ms — café ✓\n'.repeat(Math.ceil(6_000_000 / 48));
+    const { lines, text } = transcript(['short', big, 'after']);
+    const path = tmp.path('few-mb.jsonl');
+    writeFileSync(path, text);
+    const longLine = lines.findIndex((l) => l.length > 1_000_000);
+    const start = Buffer.byteLength(lines.slice(0, longLine).join('\n')) + 1;
+    const length = Buffer.byteLength(lines[longLine] as string);
+    expect(length).toBeGreaterThan(LINE_PIECES_BYTES);
+    expect(length).toBeLessThan(IN_MEMORY_LINE_BYTES);
+    const { reads, bigConcats, value } = await loadWatchingReads(path, (_, view) => {
+      const message = view.find((m) => m?.role === 'tool' && (m.large !== undefined || (m.content?.length ?? 0) > 1_000_000));
+      return message?.large ? Buffer.from(message.large.read(0, message.large.length)).toString('utf8') : message?.content;
+    });
+    // Its pieces were let go past LINE_PIECES_BYTES; the line was read once more, whole, where it starts.
+    expect(bigConcats).toEqual([]);
+    expect(reads).toContainEqual({ position: start, length });
+    expect(value).toBe(big);
   });
 
   it('a line of tens of MB is never read whole: its long string stays in the file and reads back as the file\u2019s bytes', async () => {

@@ -43,6 +43,8 @@ const YIELD_MS = 16;
 const LF = 0x0a;
 /** See `LineSource.inMemoryLineBytes`. */
 export const IN_MEMORY_LINE_BYTES = 16 * 1024 * 1024;
+/** See `LineSource.piecesBytes`. */
+export const LINE_PIECES_BYTES = 4 * 1024 * 1024;
 
 export abstract class LineSource implements SessionSource {
   abstract readonly format: SessionSource['format'];
@@ -61,6 +63,14 @@ export abstract class LineSource implements SessionSource {
    * Tests lower it.
    */
   inMemoryLineBytes = IN_MEMORY_LINE_BYTES;
+  /**
+   * A line that runs past its chunk is kept in pieces up to this many bytes (at most
+   * `inMemoryLineBytes`); a longer one is only scanned for its end, then read again in one buffer
+   * of its size, or by range past `inMemoryLineBytes`. Its pieces were kept up to 16 MiB, which
+   * set a 250 MB line's peak; a line of 4–16 MiB is read twice instead (docs/large-lines.md).
+   * Tests lower it.
+   */
+  piecesBytes = LINE_PIECES_BYTES;
 
   constructor(readonly file: OpenFile) {}
 
@@ -106,13 +116,15 @@ export abstract class LineSource implements SessionSource {
     if (pass.signal?.aborted) throw new LoadCancelled('the load was cancelled');
 
     // A line that ends in the chunk it starts in is handed over as a view of that chunk; one that
-    // runs on is kept in pieces up to `inMemoryLineBytes`, past that only scanned for its end and
-    // then read by range into one buffer of its exact size (pieces and their concatenation were
-    // twice a 250 MB line in buffers); one over the limit is never read whole.
+    // runs on is kept in pieces up to `piecesBytes`, past that only scanned for its end and then
+    // read again into one buffer of its exact size (pieces and their concatenation were twice a
+    // 250 MB line in buffers), or by range past `inMemoryLineBytes`; one over the limit is never
+    // read whole.
     let readAt = this.offset;
     let pieces: Buffer[] = [];
     let piecesLength = 0;
-    let byRange = false;
+    /** The current line ran past `piecesBytes`: its pieces were let go. */
+    let dropped = false;
     let shrank = false;
     // The bytes travel in the holder alone (no local keeps them): `take` empties it.
     const finish = (line: TakenLine, total: number, torn: boolean) => {
@@ -122,15 +134,15 @@ export abstract class LineSource implements SessionSource {
       pass.progress.add(consumed);
       pieces = [];
       piecesLength = 0;
-      byRange = false;
+      dropped = false;
     };
     /** The current line `[this.offset, lineEnd)` whose last piece is `last`; null when the file shrank. */
     const whole = (last: Buffer, lineEnd: number): TakenLine | null => {
       const total = lineEnd - this.offset;
       const offset = this.offset;
       if (total > pass.maxRecordBytes) return { bytes: undefined, offset };
-      if (!byRange) return { bytes: pieces.length === 0 ? last : Buffer.concat([...pieces, last], total), offset };
-      if (this.takesByRange(total)) return { bytes: undefined, offset, byRange: true };
+      if (!dropped) return { bytes: pieces.length === 0 ? last : Buffer.concat([...pieces, last], total), offset };
+      if (total > this.inMemoryLineBytes && this.takesByRange(total)) return { bytes: undefined, offset, byRange: true };
       const bytes = readExactly(this.file.fd, offset, total, pass.read);
       return bytes ? { bytes, offset } : null;
     };
@@ -159,14 +171,14 @@ export abstract class LineSource implements SessionSource {
         start = nl + 1;
         if (due()) await pause();
       }
-      if (start < chunk.length && !byRange) {
+      if (start < chunk.length && !dropped) {
         const rest = chunk.subarray(start);
-        if (piecesLength + rest.length <= this.inMemoryLineBytes) {
+        if (piecesLength + rest.length <= Math.min(this.piecesBytes, this.inMemoryLineBytes)) {
           pieces.push(Buffer.from(rest));
           piecesLength += rest.length;
         } else {
           pieces = [];
-          byRange = true;
+          dropped = true;
         }
       }
       if (due()) await pause();
