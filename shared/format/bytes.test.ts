@@ -127,4 +127,23 @@ describe('reading into an array (readInto)', () => {
     expect([...first.subarray(0, 64)]).toEqual(kept);
     outer.return(undefined);
   });
+
+  it('walks a source in windows of any size through one window of that size, the same bytes as its reads', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), fc.nat(), fc.integer({ min: 1, max: 40 }), (bytes, a, b, size) => {
+        const [start, end] = [a % (bytes.length + 1), b % (bytes.length + 1)].sort((x, y) => x - y) as [number, number];
+        for (const source of [writingSource(bytes), memorySource(bytes)]) {
+          const windows: { buffer: ArrayBufferLike; copy: Uint8Array }[] = [];
+          for (const w of sourceWindows(source, start, end, size)) {
+            expect(w.length).toBeLessThanOrEqual(size);
+            windows.push({ buffer: w.buffer, copy: w.slice() });
+          }
+          const walked = new Uint8Array(windows.reduce((n, w) => n + w.copy.length, 0));
+          windows.reduce((at, w) => (walked.set(w.copy, at), at + w.copy.length), 0);
+          expect(bytesEqual(walked, bytes.subarray(start, end))).toBe(true);
+          expect(new Set(windows.map((w) => w.buffer)).size).toBe(Math.min(1, windows.length));
+        }
+      }),
+    );
+  });
 });

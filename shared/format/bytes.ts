@@ -69,28 +69,30 @@ const freeWindows: Uint8Array[] = [];
 const FREE_WINDOWS_KEPT = 4;
 
 /**
- * `[start, end)` of a source in pieces of at most SOURCE_CHUNK_BYTES, each a view of one window
+ * `[start, end)` of a source in pieces of at most `size` (SOURCE_CHUNK_BYTES), each a view of one window
  * the next piece is read into: for a walk that takes each piece before asking for the next and
  * keeps none (a hash, a count). The integrity check of a long session hashes hundreds of megabytes
  * of contents; read into new arrays, they were garbage outside the JS heap that the collector let
  * pile up to tens of megabytes before freeing (docs/streaming-import.md). A source held in memory
  * is walked in views of its own bytes.
  */
-export function* sourceWindows(source: ByteSource, start = 0, end = source.length): Generator<Uint8Array> {
+export function* sourceWindows(source: ByteSource, start = 0, end = source.length, size = SOURCE_CHUNK_BYTES): Generator<Uint8Array> {
   if (end <= start) return;
   if (isMemorySource(source)) {
-    yield* sourceChunks(source, start, end);
+    yield* sourceChunks(source, start, end, size);
     return;
   }
-  const window = freeWindows.pop() ?? new Uint8Array(SOURCE_CHUNK_BYTES);
+  // Windows of another size (tests cut texts at a few bytes) are the walk's own, not kept.
+  const pooled = size === SOURCE_CHUNK_BYTES;
+  const window = (pooled ? freeWindows.pop() : undefined) ?? new Uint8Array(size);
   try {
-    for (let at = start; at < end; at += SOURCE_CHUNK_BYTES) {
-      const to = Math.min(end, at + SOURCE_CHUNK_BYTES);
+    for (let at = start; at < end; at += size) {
+      const to = Math.min(end, at + size);
       readSourceInto(source, at, to, window, 0);
       yield window.subarray(0, to - at);
     }
   } finally {
-    if (freeWindows.length < FREE_WINDOWS_KEPT) freeWindows.push(window);
+    if (pooled && freeWindows.length < FREE_WINDOWS_KEPT) freeWindows.push(window);
   }
 }
 

@@ -1,6 +1,8 @@
 /** What a large text kept out of memory answers a window at a time, against the same string in memory (docs/large-lines.md). */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { SOURCE_CHUNK_BYTES } from '../../../shared/format/bytes';
+import type { ByteSource } from '../../../shared/index';
 import { memorySource, utf8Encode } from '../../../shared/index';
 import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/index';
@@ -29,6 +31,32 @@ describe('a large text read a window at a time', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('a text in the file is read through one reused window, never an array a window: a search, its pieces and the whole', () => {
+    const s = `${'0123456789é😀'.repeat(Math.ceil((3 * SOURCE_CHUNK_BYTES) / 16))}needle`;
+    const bytes = utf8Encode(s);
+    const targets = new Set<Uint8Array>();
+    let arrays = 0;
+    const source: ByteSource = {
+      length: bytes.length,
+      read: (start, end) => {
+        arrays++;
+        return bytes.slice(start, end);
+      },
+      readInto: (start, end, target, at) => {
+        targets.add(target);
+        target.set(bytes.subarray(start, end), at);
+      },
+    };
+    const t = messageText({ role: 'tool', content: '', large: source });
+    if (!isLargeText(t)) throw new Error('not large');
+    expect(textIncludes(t, 'needle')).toBe(true);
+    expect(textIncludes(t, 'needles')).toBe(false);
+    expect([...t.pieces()].join('')).toBe(s);
+    expect(t.text()).toBe(s);
+    expect(arrays).toBe(0);
+    expect(targets.size).toBe(1);
   });
 
   it('a needle with a lone surrogate is in no text read from UTF-8', () => {

@@ -11,7 +11,7 @@ import type { Hash } from 'node:crypto';
 import { createHash, randomUUID } from 'node:crypto';
 import type { ByteSource, ChatMessage } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
-import { sourceChunks, sourceWindows } from '../../../shared/format/bytes';
+import { sourceWindows } from '../../../shared/format/bytes';
 import { utf8EncodeInto } from '../../../shared/format/utf8';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptHeader } from '../../../shared/resolver/original';
@@ -295,7 +295,7 @@ export abstract class LargeText {
   text(): string {
     const parts: string[] = [];
     const decoder = new TextDecoder('utf-8');
-    for (const chunk of sourceChunks(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
+    for (const chunk of sourceWindows(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
     parts.push(decoder.decode());
     return parts.join('');
   }
@@ -326,7 +326,7 @@ export abstract class LargeText {
   /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
   *pieces(windowBytes?: number): Generator<string> {
     const decoder = new TextDecoder('utf-8');
-    for (const chunk of sourceChunks(this.source, 0, this.source.length, windowBytes)) {
+    for (const chunk of sourceWindows(this.source, 0, this.source.length, windowBytes)) {
       const piece = decoder.decode(chunk, { stream: true });
       if (piece !== '') yield piece;
     }
@@ -427,7 +427,7 @@ export function textIncludes(t: Text, needle: string, windowBytes?: number): boo
   // Each window, then the bytes across its start (the last bytes before it and its first).
   const keep = want.length - 1;
   let tail = Buffer.alloc(0);
-  for (const chunk of sourceChunks(t.source, 0, t.source.length, windowBytes)) {
+  for (const chunk of sourceWindows(t.source, 0, t.source.length, windowBytes)) {
     const window = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
     if (window.includes(want) || Buffer.concat([tail, window.subarray(0, keep)]).includes(want)) return true;
     const joined = window.length >= keep ? window : Buffer.concat([tail, window]);
