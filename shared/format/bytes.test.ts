@@ -4,6 +4,20 @@ import type { ByteSource } from './types';
 import { SOURCE_CHUNK_BYTES, concatSources, isMemorySource, memorySource, sourceWindows, textSource } from './bytes';
 import { bytesEqual, utf8Encode } from './utf8';
 
+/** A walk's windows, each copied as it comes (a window is reused for the next): their bytes joined, how many windows and how many distinct buffers; none longer than `size`. */
+function walkWindows(walk: Iterable<Uint8Array>, size: number): { walked: Uint8Array; windows: number; buffers: number } {
+  const copies: Uint8Array[] = [];
+  const buffers = new Set<ArrayBufferLike>();
+  for (const w of walk) {
+    expect(w.length).toBeLessThanOrEqual(size);
+    buffers.add(w.buffer);
+    copies.push(w.slice());
+  }
+  const walked = new Uint8Array(copies.reduce((n, c) => n + c.length, 0));
+  copies.reduce((at, c) => (walked.set(c, at), at + c.length), 0);
+  return { walked, windows: copies.length, buffers: buffers.size };
+}
+
 describe('concatSources', () => {
   it('reads any range of the parts one after another as the bytes joined, empty parts among them', () => {
     const partsArb = fc.array(fc.uint8Array({ maxLength: 9 }), { maxLength: 12 });
@@ -107,15 +121,9 @@ describe('reading into an array (readInto)', () => {
       [SOURCE_CHUNK_BYTES - 1, SOURCE_CHUNK_BYTES + 2],
       [9, 9],
     ] as const) {
-      const windows: { buffer: ArrayBufferLike; copy: Uint8Array }[] = [];
-      for (const w of sourceWindows(concatSources([writingSource(bytes.subarray(0, 1000)), writingSource(bytes.subarray(1000))]), start, end)) {
-        expect(w.length).toBeLessThanOrEqual(SOURCE_CHUNK_BYTES);
-        windows.push({ buffer: w.buffer, copy: w.slice() });
-      }
-      const walked = new Uint8Array(windows.reduce((n, w) => n + w.copy.length, 0));
-      windows.reduce((at, w) => (walked.set(w.copy, at), at + w.copy.length), 0);
+      const { walked, buffers, windows } = walkWindows(sourceWindows(concatSources([writingSource(bytes.subarray(0, 1000)), writingSource(bytes.subarray(1000))]), start, end), SOURCE_CHUNK_BYTES);
       expect(bytesEqual(walked, bytes.subarray(start, end))).toBe(true);
-      expect(new Set(windows.map((w) => w.buffer)).size).toBe(Math.min(1, windows.length));
+      expect(buffers).toBe(Math.min(1, windows));
       // A source in memory: views of its bytes, no window.
       for (const w of sourceWindows(memorySource(bytes), start, end)) expect(w.buffer).toBe(bytes.buffer);
     }
@@ -133,15 +141,9 @@ describe('reading into an array (readInto)', () => {
       fc.property(fc.uint8Array({ maxLength: 200 }), fc.nat(), fc.nat(), fc.integer({ min: 1, max: 40 }), (bytes, a, b, size) => {
         const [start, end] = [a % (bytes.length + 1), b % (bytes.length + 1)].sort((x, y) => x - y) as [number, number];
         for (const source of [writingSource(bytes), memorySource(bytes)]) {
-          const windows: { buffer: ArrayBufferLike; copy: Uint8Array }[] = [];
-          for (const w of sourceWindows(source, start, end, size)) {
-            expect(w.length).toBeLessThanOrEqual(size);
-            windows.push({ buffer: w.buffer, copy: w.slice() });
-          }
-          const walked = new Uint8Array(windows.reduce((n, w) => n + w.copy.length, 0));
-          windows.reduce((at, w) => (walked.set(w.copy, at), at + w.copy.length), 0);
+          const { walked, buffers, windows } = walkWindows(sourceWindows(source, start, end, size), size);
           expect(bytesEqual(walked, bytes.subarray(start, end))).toBe(true);
-          expect(new Set(windows.map((w) => w.buffer)).size).toBe(Math.min(1, windows.length));
+          expect(buffers).toBe(Math.min(1, windows));
         }
       }),
     );

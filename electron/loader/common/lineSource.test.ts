@@ -43,6 +43,15 @@ function transcript(outputs: readonly string[], eol: readonly string[] = []): { 
   return { lines, text: lines.map((l, k) => `${l}${eol[k % Math.max(1, eol.length)] ?? '\n'}`).join('') };
 }
 
+/** A transcript written to `name` whose one long line's tool result is `big`: its path, and that line's offset and length in bytes. */
+function longLineTranscript(name: string, big: string): { path: string; start: number; length: number } {
+  const { lines, text } = transcript(['short', big, 'after']);
+  const path = tmp.path(name);
+  writeFileSync(path, text);
+  const longLine = lines.findIndex((l) => l.length > 1_000_000);
+  return { path, start: Buffer.byteLength(lines.slice(0, longLine).join('\n')) + 1, length: Buffer.byteLength(lines[longLine] as string) };
+}
+
 /** One final pass over the file with these read sizes and limits: the session's messages and findings. */
 async function indexWith(path: string, chunkSize: number, maxRecordBytes: number, inMemoryLineBytes: number, piecesBytes = inMemoryLineBytes): Promise<{ messages: unknown; findings: unknown }> {
   const d = detectSource(path, { read: readSync, maxRecordBytes, cacheBytes: 1 << 20 });
@@ -101,12 +110,7 @@ describe('the line pass of imported files', () => {
 
   it('a line of a few MB that runs past its chunk is read again in one buffer, not put together from pieces', async () => {
     const big = 'compiled src/ledger/post.ts in 12 ms — café ✓\n'.repeat(Math.ceil(6_000_000 / 48));
-    const { lines, text } = transcript(['short', big, 'after']);
-    const path = tmp.path('few-mb.jsonl');
-    writeFileSync(path, text);
-    const longLine = lines.findIndex((l) => l.length > 1_000_000);
-    const start = Buffer.byteLength(lines.slice(0, longLine).join('\n')) + 1;
-    const length = Buffer.byteLength(lines[longLine] as string);
+    const { path, start, length } = longLineTranscript('few-mb.jsonl', big);
     expect(length).toBeGreaterThan(LINE_PIECES_BYTES);
     expect(length).toBeLessThan(IN_MEMORY_LINE_BYTES);
     const { reads, bigConcats, value } = await loadWatchingReads(path, (_, view) => {
@@ -123,12 +127,7 @@ describe('the line pass of imported files', () => {
     // About 24 MB of UTF-8 (non-ASCII and escapes throughout), generated here, never committed.
     const unit = 'src/ledger/post.ts:120:7 error TS2345: "amount" — not assignable\n\tat café ✓ 😀\n';
     const big = unit.repeat(Math.ceil(24_000_000 / Buffer.byteLength(unit)));
-    const { lines, text } = transcript(['short', big, 'after']);
-    const path = tmp.path('long.jsonl');
-    writeFileSync(path, text);
-    const longLine = lines.findIndex((l) => l.length > 1_000_000);
-    const start = Buffer.byteLength(lines.slice(0, longLine).join('\n')) + 1;
-    const length = Buffer.byteLength(lines[longLine] as string);
+    const { path, start, length } = longLineTranscript('long.jsonl', big);
 
     // The content's bytes are read while the session is open.
     const { reads, bigConcats, value } = await loadWatchingReads(path, (_, view) => {
