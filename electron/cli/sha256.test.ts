@@ -74,6 +74,21 @@ describe('createHash (the command line)', () => {
     );
   });
 
+  it('once one of its hashes has gone to node:crypto, the hashes made after it are node:crypto’s own, with the same digests', () => {
+    const make = coldCreateHash(100);
+    const small = make('sha256').update('abc');
+    expect(small).not.toBeInstanceOf(nodeCrypto.Hash);
+    const large = make('sha256').update('x'.repeat(500));
+    const after = make('sha256');
+    expect(after).toBeInstanceOf(nodeCrypto.Hash);
+    expect(after.update('abc').digest('hex')).toBe(small.digest('hex'));
+    expect(large.digest('hex')).toBe(nodeCrypto.createHash('sha256').update('x'.repeat(500)).digest('hex'));
+    // A budget spent in JavaScript alone does not load node:crypto for the next hash: it goes there on its first bytes.
+    const spent = coldCreateHash(3);
+    spent('sha256').update('abc').digest();
+    expect(spent('sha256')).not.toBeInstanceOf(nodeCrypto.Hash);
+  });
+
   it('any other algorithm, or options, is node:crypto itself', () => {
     expect(createHash('sha1')).toBeInstanceOf(nodeCrypto.Hash);
     expect(createHash('sha256', {})).toBeInstanceOf(nodeCrypto.Hash);

@@ -143,19 +143,27 @@ export interface ColdHash {
 /** The bytes one createHash (coldCreateHash) has left to hash in JavaScript, over all its hashes. */
 interface Budget {
   bytes: number;
+  /**
+   * One of its hashes has loaded node:crypto (it was handed more than was left, or text in another
+   * encoding): the hashes made after it are node:crypto's own. Made cold, each was a JavaScript
+   * hash's state and a wrapper around node's, for nothing: 100,000 small contents hashed took
+   * 0.13 s more (docs/streaming-import.md "Lines that do not parse").
+   */
+  native: boolean;
 }
 
 class ColdSha256 implements ColdHash {
   constructor(private readonly budget: Budget) {}
 
-  private js = new JsSha256();
+  /** Made when the first bytes are hashed in JavaScript. */
+  private js: JsSha256 | undefined;
   /** Copies of what `js` has taken, for node's hash should the budget run out. */
   private taken: Uint8Array[] = [];
   private native: Hash | undefined;
 
   copy(): ColdSha256 {
     const c = new ColdSha256(this.budget);
-    c.js = this.js.clone();
+    c.js = this.js?.clone();
     c.taken = [...this.taken];
     c.native = this.native?.copy();
     return c;
@@ -165,6 +173,7 @@ class ColdSha256 implements ColdHash {
     const bytes = bytesOf(data, encoding);
     if (this.native === undefined && (bytes === undefined || bytes.length > this.budget.bytes)) {
       this.native = nodeCrypto().createHash('sha256');
+      this.budget.native = true;
       for (const chunk of this.taken) this.native.update(chunk);
       this.taken = [];
     }
@@ -175,7 +184,7 @@ class ColdSha256 implements ColdHash {
       return this;
     }
     this.budget.bytes -= bytes.length;
-    this.js.update(bytes);
+    (this.js ??= new JsSha256()).update(bytes);
     // A copy: the caller may reuse its buffer (Buffer#slice would be a view).
     this.taken.push(new Uint8Array(bytes));
     return this;
@@ -184,16 +193,19 @@ class ColdSha256 implements ColdHash {
   digest(): Buffer;
   digest(encoding: BinaryToTextEncoding): string;
   digest(encoding?: BinaryToTextEncoding): Buffer | string {
-    const digest = this.native !== undefined ? this.native.digest() : Buffer.from(this.js.digest());
+    const digest = this.native !== undefined ? this.native.digest() : Buffer.from((this.js ?? new JsSha256()).digest());
     this.taken = [];
     return encoding === undefined ? digest : digest.toString(encoding);
   }
 }
 
-/** A createHash whose SHA-256 hashes are computed in JavaScript until they have taken `budget` bytes between them; anything else is Node's. */
+/**
+ * A createHash whose SHA-256 hashes are computed in JavaScript until they have taken `budget` bytes
+ * between them, or one of them needed node:crypto; anything else is Node's.
+ */
 export function coldCreateHash(budget = JS_HASH_BUDGET): (algorithm: string, options?: object) => ColdHash | Hash {
-  const left: Budget = { bytes: budget };
-  return (algorithm, options) => (algorithm === 'sha256' && options === undefined ? new ColdSha256(left) : nodeCrypto().createHash(algorithm, options));
+  const left: Budget = { bytes: budget, native: false };
+  return (algorithm, options) => (algorithm === 'sha256' && options === undefined && !left.native ? new ColdSha256(left) : nodeCrypto().createHash(algorithm, options));
 }
 
 /** node:crypto's createHash for the process: its first JS_HASH_BUDGET bytes of SHA-256 in JavaScript (see above). */

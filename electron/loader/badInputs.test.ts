@@ -105,7 +105,8 @@ async function readEvery(path: string, expected: BadInputExpectation): Promise<v
   if (expected.finding_lines) expect(report.findings.map((f) => f.line ?? null)).toEqual(expected.finding_lines);
   expect(report.summary.errors > 0 ? 1 : 0).toBe(expected.check_exit);
   if (expected.messages !== undefined) expect(session.minted.length).toBe(expected.messages);
-  for (const f of report.findings) expect(f.message.length).toBeGreaterThan(0);
+  // Every finding says something (one assertion over all: 100,000 of them, one `expect` each, took seconds).
+  expect(report.findings.filter((f) => f.message.length === 0)).toEqual([]);
 
   if (session.stopped) {
     // Nothing past the newer version was read: no log to expand.

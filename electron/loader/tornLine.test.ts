@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { projectView } from '../../shared/index';
 import { makeHeader, messageRecord, tempDir } from '../../tools/testing/files';
 import { TORN_INDEX, TORN_MESSAGES, tornLog, tornSidecarText, tornView } from '../../tools/testing/tornSession';
@@ -130,5 +130,28 @@ describe('property: a record torn anywhere, anywhere in the file', () => {
       ),
       { numRuns: 150 },
     );
+  });
+});
+
+describe('lines that do not parse', () => {
+  it('a line with no record start after its first character is parsed once, not again for a record after a tear', async () => {
+    const garbage = Array.from({ length: 200 }, (_, k) => `not json ${k}: {"t": "message"}`);
+    const lines = [JSON.stringify(makeHeader()), JSON.stringify(messageRecord(0, { role: 'user', content: 'before' })), ...garbage, JSON.stringify(messageRecord(1, { role: 'user', content: 'after' }))];
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const session = await load(lines.join('\n') + '\n');
+      try {
+        const garbageParses = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.startsWith('not json ')).length;
+        // Each garbage line once (its own parse); a second parse per line looked for a record after a tear that cannot be there.
+        expect(garbageParses).toBe(garbage.length);
+        expect(session.minted.length).toBe(2);
+        expect(session.loadFindings.map((f) => `${f.code}@${f.line}`)).toEqual(garbage.map((_, k) => `malformed_line@${k + 3}`));
+        expect(session.loadFindings[0]?.message).toMatch(/^line 3 is not JSON: /);
+      } finally {
+        session.close();
+      }
+    } finally {
+      parse.mockRestore();
+    }
   });
 });

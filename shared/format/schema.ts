@@ -8,6 +8,7 @@ import type { ChatMessage, Finding, Reduction, SidecarRecord } from './types';
 import { REDUCTION_KINDS } from './types';
 import { fastChatMessage, fastReduction, fastSidecarRecord } from './fastRecords';
 import { MAX_JSON_DEPTH, deeperThan } from './jsonDepth';
+import { jsonParse } from './jsonParse';
 
 /**
  * A JSON value's text. JSON.stringify recurses, so a value nested deeper than the stack (JSON.parse
@@ -177,7 +178,7 @@ export type LineParse =
 export function parseSidecarLine(text: string, line: number, terminated = true): LineParse {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = jsonParse(text);
   } catch (e) {
     if (!terminated) {
       return { ok: false, finding: { code: 'truncated_last_line', severity: 'warning', message: `line ${line} is the last line, has no newline and does not parse: the writer stopped mid-append`, line } };

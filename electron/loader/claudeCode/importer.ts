@@ -19,6 +19,7 @@
  *   instructions, not messages: given after the messages before them, until the next compaction.
  */
 import { capParsedDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
+import { jsonParse } from '../../../shared/format/jsonParse';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
@@ -285,7 +286,7 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
   if (l.text.trim() === '') return true;
   let value: unknown;
   try {
-    value = JSON.parse(l.text);
+    value = jsonParse(l.text);
   } catch (e) {
     if (large) return false;
     findings.push(

@@ -1,6 +1,7 @@
 /** Small helpers over JSON text, shared by every format's detection and parsing. */
 import type { DepthCut } from '../../../shared/format/jsonDepth';
 import { capParsedDepth } from '../../../shared/format/jsonDepth';
+import { jsonParse } from '../../../shared/format/jsonParse';
 
 export function firstNonSpaceByte(bytes: Buffer): number | undefined {
   let i = 0;
@@ -19,7 +20,7 @@ export function stripBom(text: string): string {
 
 export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; reason: string } {
   try {
-    return { ok: true, value: JSON.parse(text) as unknown };
+    return { ok: true, value: jsonParse(text) };
   } catch (e) {
     return { ok: false, reason: (e as Error).message };
   }
@@ -64,7 +65,7 @@ export function mayBeJson(text: string): boolean {
 export function jsonValueOf(text: string): { value: unknown } | undefined {
   if (!mayBeJson(text)) return undefined;
   try {
-    return { value: JSON.parse(text) as unknown };
+    return { value: jsonParse(text) };
   } catch {
     return undefined;
   }

@@ -491,8 +491,10 @@ const MAX_RECOVERY_TRIES = 8;
  * inside the fragment would leave the fragment's tail or the next record's start unparsed.
  */
 function recordAfterTornRecord(text: string, line: SplitLine): { at: number; record: SidecarRecord; line: SplitLine; bytes: Buffer; finding: Finding } | undefined {
-  // Offsets in the text are byte offsets only when no bytes were replaced in decoding.
-  if (!line.bytes || !isUtf8(line.bytes) || parseJson(text).ok) return undefined;
+  // No record starts after the line's first character: nothing to recover, and no second parse
+  // of a line that did not parse (a file of garbage lines: docs/streaming-import.md "Lines that do
+  // not parse"). Offsets in the text are byte offsets only when no bytes were replaced in decoding.
+  if (text.indexOf(RECORD_START, 1) === -1 || !line.bytes || !isUtf8(line.bytes) || parseJson(text).ok) return undefined;
   let from = 1;
   for (let tries = 0; tries < MAX_RECOVERY_TRIES; tries++) {
     const at = text.indexOf(RECORD_START, from);
