@@ -1,6 +1,6 @@
 /** The row requests over an open session: `rows`, `rowOfIndex`, `rowText` and `expand`'s slices (handlers/rows.ts, handlers/expand.ts). */
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ChatMessage } from '../../shared/index';
 import { MAX_SLICE_BYTES, ROW_TEXT_MAX_BYTES, methods, utf8Length } from '../../shared/index';
 import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
@@ -89,6 +89,20 @@ describe('SessionService.rows: tool-call arguments', () => {
     expect(methods.rows.result.safeParse(reply).success).toBe(true);
     // 84 MB of arguments are written, indexed and cut: seconds here, longer on a loaded machine.
   }, 120_000);
+
+  it('a page of rows reads and parses each of its messages once, more than the message cache holds', async () => {
+    const s = await session();
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const reply = value(s.handle('rows', params('rows', { start: 0, end: 7 })));
+      expect(reply.rows).toHaveLength(7);
+      // Six records of 8 MB or more (five of one call, one of five): 80 MB, over the 64 MiB cache.
+      const records = parse.mock.calls.filter(([text]) => typeof text === 'string' && text.length > ARGS_BYTES);
+      expect(records).toHaveLength(6);
+    } finally {
+      parse.mockRestore();
+    }
+  });
 
   it('rowText pages through the whole arguments of one tool call', async () => {
     const s = await session();

@@ -3,7 +3,7 @@
  * view or a call's input (handlers/calls.ts). Every reply is bounded: a row's text is cut to
  * ROW_TEXT_MAX_BYTES and `rowText` pages through the rest.
  */
-import type { ByteSource, LoadedSession, ProjectedRow, ProjectedRowInfo, Reduction } from '../../../shared/index';
+import type { ByteSource, ChatMessage, MessageList, ProjectedRow, ProjectedRowInfo, Reduction } from '../../../shared/index';
 import { ROW_TEXT_MAX_BYTES, floorCharBoundary, memorySource, projectView, rowOfIndex as rowOfViewIndex, snapByteRange, stubPosition, utf8Decode, utf8Encode, utf8Length } from '../../../shared/index';
 import { fail, ok } from '../replies';
 import { callView } from './calls';
@@ -35,9 +35,27 @@ export function reductionsById(log: readonly Reduction[]): Map<string, Reduction
 }
 
 /** The content of a row that shows one whole message read from the file (not reduced), else undefined. */
-function rowSource(session: LoadedSession, row: ProjectedRow): ByteSource | undefined {
+function rowSource(minted: MessageList, row: ProjectedRow): ByteSource | undefined {
   if (row.applied !== undefined || row.end !== row.index + 1 || row.missing) return undefined;
-  return session.minted.at(row.index)?.large;
+  return minted.at(row.index)?.large;
+}
+
+/**
+ * `list` for one request: each message read once. A page of rows reads each of its messages to
+ * project them, then again for the content it shows; a message of tens of MB (a tool call's
+ * arguments) was read from the file and parsed twice when the session's message cache could not
+ * keep the page (docs/worker.md "Rows").
+ */
+function readOnce(list: MessageList): MessageList {
+  const read = new Map<number, ChatMessage | undefined>();
+  return {
+    length: list.length,
+    at(index) {
+      if (!read.has(index)) read.set(index, list.at(index));
+      return read.get(index);
+    },
+    ...(list.contentBytes ? { contentBytes: (index: number) => list.contentBytes?.(index) } : {}),
+  };
 }
 
 /**
@@ -68,13 +86,15 @@ export const rows: Handler<'rows'> = (request, state) =>
     const view = callView(open, request.call);
     if ('ok' in view) return view;
     const { layout } = view;
-    const projected = projectView(view.minted, view.log, { start: request.start, end: request.end }, layout);
+    const minted = readOnce(session.minted);
+    // The latest view's messages are the session's: read once for both uses.
+    const projected = projectView(view.minted === session.minted ? minted : view.minted, view.log, { start: request.start, end: request.end }, layout);
     return ok({
       rowCount: layout.rowCount,
       rows: projected.map((row) => {
         const info = rowInfo(row, session.log);
         // A content read from the file shows its preview; the row says how long it really is.
-        const large = rowSource(session, row);
+        const large = rowSource(minted, row);
         return large ? { ...info, text_bytes: large.length } : info;
       }),
     });
@@ -105,9 +125,10 @@ export const rowText: Handler<'rowText'> = (request, state) =>
     const last = open.lastRowText;
     let bytes = last?.row === request.row && last.toolCall === request.tool_call && last.call === call ? last.bytes : undefined;
     if (!bytes) {
-      const [row] = projectView(view.minted, view.log, { start: request.row, end: request.row + 1 }, layout);
+      const minted = readOnce(session.minted);
+      const [row] = projectView(view.minted === session.minted ? minted : view.minted, view.log, { start: request.row, end: request.row + 1 }, layout);
       if (request.tool_call === undefined) {
-        bytes = (row && rowSource(session, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
+        bytes = (row && rowSource(minted, row)) ?? memorySource(utf8Encode(row?.text ?? ''));
       } else {
         const toolCall = row?.tool_calls?.[request.tool_call];
         if (!toolCall) {
