@@ -426,11 +426,15 @@ describe('loadSession: reading back and progress', () => {
     const s = await load([DEMO], { readSync: read, cacheBytes: 100 });
     calls.length = 0;
     expect(s.minted.at(2)).toEqual(demoView[2]);
-    expect(s.minted.at(2)).toEqual(demoView[2]);
+    // A small one fits: read once.
+    expect(s.minted.at(0)).toEqual(demoView[0]);
+    expect(s.minted.at(0)).toEqual(demoView[0]);
     expect(calls).toHaveLength(2);
-    // A small one fits.
-    s.minted.at(0);
-    s.minted.at(0);
+    // The large one was not kept: read again.
+    expect(s.minted.at(2)).toEqual(demoView[2]);
+    expect(calls).toHaveLength(3);
+    // Asked for again at once, it is the message the reader read last (kept until the next read).
+    expect(s.minted.at(2)).toEqual(demoView[2]);
     expect(calls).toHaveLength(3);
   });
 

@@ -42,6 +42,13 @@ export interface MessageHandle {
 export class SidecarReader {
   private closed = false;
   private scratch = Buffer.alloc(0);
+  /**
+   * The message read last, by its cache key: asked for again at once, it is not read again, kept by
+   * the cache or not. `check` compares each message of the view with the history's copy of the same
+   * record; one the cache cannot keep (tens of MB of tool-call arguments) was read and parsed twice
+   * (docs/worker.md "Rows: each message read once").
+   */
+  private last: { key: string; msg: ChatMessage } | undefined;
 
   constructor(
     private readonly fd: number,
@@ -57,6 +64,7 @@ export class SidecarReader {
     const key = cap ? `${handle.line}:cap` : `${handle.line}`;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
+    if (this.last?.key === key) return this.last.msg;
     let msg: ChatMessage | undefined;
     if (cap) {
       const full = this.message(handle);
@@ -66,7 +74,10 @@ export class SidecarReader {
     }
     // Charged by the record's length, not only its content: tool_calls arguments can be large too.
     const cost = cap ? Buffer.byteLength(msg?.content ?? '', 'utf8') : handle.content ? handle.length - handle.content.rawLength + 256 : Math.max(handle.length, handle.contentBytes);
-    if (msg !== undefined) this.cache.set(key, msg, cost);
+    if (msg !== undefined) {
+      this.cache.set(key, msg, cost);
+      this.last = { key, msg };
+    }
     return msg;
   }
 
@@ -208,6 +219,7 @@ export class SidecarReader {
   close(): void {
     this.closed = true;
     this.scratch = Buffer.alloc(0);
+    this.last = undefined;
     this.cache.clear();
   }
 }

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { IndexedRecords, MessageList } from '../../../shared/index';
 import { makeSession, resolveSession } from '../../../shared/index';
-import { tempDir } from '../../../tools/testing/files';
+import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../../tools/testing/files';
+import type { ReadSync } from '../common/lines';
+import { loadSession } from '../session';
 import { tornSidecarText } from '../../../tools/testing/tornSession';
 import { isLoadError, openReadOnly } from '../common/openFile';
 import type { IndexPass } from '../common/source';
@@ -115,6 +117,38 @@ describe('a sidecar indexed in passes', () => {
       expect(shown(source.indexed().records).view.length).toBeGreaterThan(earlyShown.view.length);
     } finally {
       source.close();
+    }
+  });
+});
+
+describe('a message the cache cannot keep', () => {
+  it('is read once when the view and the history ask for it one after the other (check)', async () => {
+    // Three records of 300 KB of tool-call arguments each (read whole: arguments are not kept in
+    // the file), and a message cache of 64 KiB, which keeps none of them.
+    const args = (k: number) => JSON.stringify({ k, data: 'x'.repeat(300_000) });
+    const path = writeSidecar(tmp.path('large-calls.sidecar.jsonl'), [
+      makeHeader(),
+      messageRecord(0, { role: 'user', content: 'write them' }),
+      ...[1, 2, 3].map((i) => messageRecord(i, { role: 'assistant', content: '', tool_calls: [{ id: `c${i}`, name: 'write', arguments: args(i) }] })),
+    ]);
+    const reads: number[] = [];
+    const counting: ReadSync = (fd, buffer, offset, length, position) => {
+      reads.push(position);
+      return readSync(fd, buffer, offset, length, position);
+    };
+    const loaded = await loadSession([path], { readSync: counting, cacheBytes: 64 * 1024 });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      const lines = readFileSync(path, 'utf8').split('\n');
+      const offsets = lines.slice(0, -1).map((_, k) => Buffer.byteLength(lines.slice(0, k).join('\n')) + (k > 0 ? 1 : 0));
+      reads.length = 0;
+      const report = session.check();
+      expect(report.findings).toEqual([]);
+      // Each large record read back once (its offset read), not once for the view and again for the history.
+      for (const line of [2, 3, 4]) expect(reads.filter((at) => at === offsets[line]), `line ${line + 1}`).toHaveLength(1);
+    } finally {
+      session.close();
     }
   });
 });

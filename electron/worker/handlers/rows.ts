@@ -44,7 +44,7 @@ function rowSource(minted: MessageList, row: ProjectedRow): ByteSource | undefin
  * `list` for one request: each message read once. A page of rows reads each of its messages to
  * project them, then again for the content it shows; a message of tens of MB (a tool call's
  * arguments) was read from the file and parsed twice when the session's message cache could not
- * keep the page (docs/worker.md "Rows").
+ * keep the page (docs/worker.md "Rows: each message read once").
  */
 function readOnce(list: MessageList): MessageList {
   const read = new Map<number, ChatMessage | undefined>();
