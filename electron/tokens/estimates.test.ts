@@ -24,7 +24,7 @@ import type { LoadedSession } from '../loader/session';
 import { callInput, callsOf, viewEntries } from '../../shared/calls/calls';
 import type { CallTimeline, ReductionSpan } from '../../shared/calls/calls';
 import type { ChatMessage, MessageList, Reduction, ReductionKind } from '../../shared/format/types';
-import { MAX_CALIBRATION_STEPS, SessionEstimates, calibrationStepCalls } from './sessionEstimates';
+import { MAX_CALIBRATION_STEPS, SessionEstimates, calibrationStepCalls, recordedContextOf } from './sessionEstimates';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -103,6 +103,33 @@ describe('log: hidden_tokens_est', () => {
       const original = JSON.parse((await runCli(['expand', '--id', r.id, DEMO])).stdout) as { content: string };
       const shown = latest.messages.find((m) => m.reductions.includes(r.id));
       expect(r.hidden_tokens_est).toEqual({ tokens: Math.max(0, countText(original.content) - countText(shown?.content ?? '')), source: 'estimated' });
+    }
+  });
+
+  it('records that name the same original (kind, place, hash) read it once, each with the estimate counted alone', async () => {
+    const loaded = await loadSession([DEMO]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      const [first] = session.log.filter((r) => r.ptr.hash !== null && r.kind !== 'turns_cleared' && r.kind !== 'summarized');
+      if (!first) throw new Error('the demo has no reduction of one content');
+      let reads = 0;
+      const minted: MessageList = {
+        length: session.minted.length,
+        at: (i) => {
+          if (i === first.ptr.index) reads++;
+          return session.minted.at(i);
+        },
+      };
+      const alone = new SessionEstimates(session, recordedContextOf(session)).reductionEstimate(first, '');
+      expect(alone.original?.tokens).toBeGreaterThan(0);
+      // The same reduction under 50 ids, as the log of a message reduced again and again holds it.
+      const est = new SessionEstimates(session, recordedContextOf(session));
+      for (let k = 0; k < 50; k++) expect(est.reductionEstimate({ ...first, id: `again-${k}` }, '', minted)).toEqual(alone);
+      // Resolving an original reads its message once: one original, not one per record.
+      expect(reads).toBe(1);
+    } finally {
+      session.close();
     }
   });
 

@@ -112,8 +112,13 @@ interface KeyedEntries {
   view: MessageList;
 }
 
-/** A reduction's original's cache key: the record, which names one original for the session's life. */
-const originalKey = (r: Reduction): string => `${r.id}|${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
+/**
+ * A reduction's original's cache key: what names the original — its kind, where it is, and its
+ * hash — not the record's id. Records that name the same original share its count (100,000
+ * reductions of one message were 100,000 originals read, verified and counted, one per id;
+ * docs/token-estimates.md "One count per original").
+ */
+const originalKey = (r: Reduction): string => `${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
 
 /** One estimate counted ahead (SessionEstimates.shareCounting). */
 interface AheadJob {
