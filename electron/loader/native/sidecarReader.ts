@@ -20,6 +20,14 @@ const SCRATCH_BYTES = 16 * 1024 * 1024;
 /** A content read from the file keeps this much of its start as text, for display. */
 export const PREVIEW_BYTES = 64 * 1024;
 
+/**
+ * A record read back whole is read with the bytes after it, up to this many: a walk in file order
+ * (a view's, an estimate's, the check's) reads the next records from them, not one read each
+ * (docs/worker.md "Rows: each message read once"). A record longer than a quarter of it is read
+ * alone. Never past what the index covers.
+ */
+export const READ_AHEAD_BYTES = 64 * 1024;
+
 /** What the indexing pass keeps of a message record: where it is, never its content. */
 export interface MessageHandle {
   line: number;
@@ -50,12 +58,17 @@ export class SidecarReader {
    */
   private last: { key: string; msg: ChatMessage } | undefined;
 
+  /** The bytes read ahead, from file offset `start`: the last records read and those after them. */
+  private ahead = { start: 0, length: 0, bytes: Buffer.alloc(0) };
+
   constructor(
     private readonly fd: number,
     private readonly read: ReadSync,
     private readonly cache: MessageCache<ChatMessage>,
     /** The load's services, which every content read here uses (contentServices.ts). */
     private readonly services: ContentServices,
+    /** Where the index ends: no read goes past it (the file may be growing). */
+    private readonly indexedEnd: () => number = () => Number.MAX_SAFE_INTEGER,
   ) {}
 
   /** The record's `msg`, validated; with `cap`, the capped copy history held. */
@@ -202,9 +215,28 @@ export class SidecarReader {
     return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed, this.services));
   }
 
+  /** A record's bytes, valid until the next read here: from the bytes read ahead when they hold them, else read with the bytes after them. */
+  private recordBytes(offset: number, length: number): Buffer | undefined {
+    const a = this.ahead;
+    if (offset >= a.start && offset + length <= a.start + a.length) return a.bytes.subarray(offset - a.start, offset - a.start + length);
+    const want = Math.min(READ_AHEAD_BYTES, this.indexedEnd() - offset);
+    if (length > READ_AHEAD_BYTES / 4 || want <= length) return readExactly(this.fd, offset, length, this.read);
+    if (a.bytes.length === 0) a.bytes = Buffer.allocUnsafe(READ_AHEAD_BYTES);
+    a.length = 0;
+    let filled = 0;
+    while (filled < want) {
+      const n = this.read(this.fd, a.bytes, filled, want - filled, offset + filled);
+      if (n <= 0) break;
+      filled += n;
+    }
+    a.start = offset;
+    a.length = filled;
+    return filled >= length ? a.bytes.subarray(0, length) : undefined;
+  }
+
   private readRecord(handle: MessageHandle): ChatMessage | undefined {
     try {
-      const bytes = readExactly(this.fd, handle.offset, handle.length, this.read);
+      const bytes = this.recordBytes(handle.offset, handle.length);
       if (!bytes) return undefined;
       const value = JSON.parse(bytes.toString('utf8')) as unknown;
       if (!isPlainObject(value)) return undefined;
@@ -219,6 +251,7 @@ export class SidecarReader {
   close(): void {
     this.closed = true;
     this.scratch = Buffer.alloc(0);
+    this.ahead = { start: 0, length: 0, bytes: Buffer.alloc(0) };
     this.last = undefined;
     this.cache.clear();
   }

@@ -9,6 +9,7 @@ import { loadSession } from '../session';
 import { tornSidecarText } from '../../../tools/testing/tornSession';
 import { isLoadError, openReadOnly } from '../common/openFile';
 import type { IndexPass } from '../common/source';
+import { READ_AHEAD_BYTES } from './sidecarReader';
 import { SidecarSource } from './sidecarSource';
 
 const SAMPLES = join(import.meta.dirname, '../../../samples');
@@ -147,6 +148,34 @@ describe('a message the cache cannot keep', () => {
       expect(report.findings).toEqual([]);
       // Each large record read back once (its offset read), not once for the view and again for the history.
       for (const line of [2, 3, 4]) expect(reads.filter((at) => at === offsets[line]), `line ${line + 1}`).toHaveLength(1);
+    } finally {
+      session.close();
+    }
+  });
+});
+
+describe('records read back in file order', () => {
+  it('come from one read of the bytes ahead, never past what was indexed', async () => {
+    const path = writeSidecar(tmp.path('many-small.sidecar.jsonl'), [makeHeader(), ...Array.from({ length: 2000 }, (_, i) => messageRecord(i, { role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i} ${'x'.repeat(i % 97)}` }))]);
+    const indexedSize = readFileSync(path).length;
+    const reads: [number, number][] = [];
+    const counting: ReadSync = (fd, buffer, offset, length, position) => {
+      const n = readSync(fd, buffer, offset, length, position);
+      reads.push([position, position + n]);
+      return n;
+    };
+    // A cache of 1 KiB keeps none of the walk: every message is read back.
+    const loaded = await loadSession([path], { readSync: counting, cacheBytes: 1024 });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      // The file grows after its index: the reads back stay within the indexed bytes.
+      appendFileSync(path, `${JSON.stringify(messageRecord(2000, { role: 'user', content: 'appended' }))}\n`);
+      reads.length = 0;
+      for (let i = 0; i < 2000; i++) expect(session.minted.at(i)?.content).toBe(`message ${i} ${'x'.repeat(i % 97)}`);
+      // About one read per READ_AHEAD_BYTES of records, not one per record.
+      expect(reads.length).toBeLessThanOrEqual(Math.ceil(indexedSize / READ_AHEAD_BYTES) + 2);
+      expect(Math.max(...reads.map(([, end]) => end))).toBeLessThanOrEqual(indexedSize);
     } finally {
       session.close();
     }

@@ -29,7 +29,8 @@ export class SidecarSource implements SessionSource {
     services: ContentServices = createContentServices(),
   ) {
     this.indexer = new SidecarIndexer(file, { scratch: services.scratch });
-    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services);
+    const indexer = this.indexer;
+    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services, () => indexer.stop.offset);
   }
 
   indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
