@@ -22,9 +22,10 @@ export const PREVIEW_BYTES = 64 * 1024;
 
 /**
  * A record read back whole is read with the bytes after it, up to this many: a walk in file order
- * (a view's, an estimate's, the check's) reads the next records from them, not one read each
- * (docs/worker.md "Rows: each message read once"). A record longer than a quarter of it is read
- * alone. Never past what the index covers.
+ * (a view's, an estimate's, the check's) reads the next records from them, not one read each; a
+ * walk backwards (the estimates counted ahead) gets the bytes before it (docs/worker.md "Rows:
+ * each message read once"). A record longer than a quarter of it is read alone. Never past what
+ * the index covers.
  */
 export const READ_AHEAD_BYTES = 64 * 1024;
 
@@ -215,23 +216,29 @@ export class SidecarReader {
     return (handle.source ??= new FileContent(this.fd, this.read, content, () => !this.closed, this.services));
   }
 
-  /** A record's bytes, valid until the next read here: from the bytes read ahead when they hold them, else read with the bytes after them. */
+  /**
+   * A record's bytes, valid until the next read here: from the bytes read ahead when they hold
+   * them, else read with the bytes after them, or before them when the walk goes backwards.
+   */
   private recordBytes(offset: number, length: number): Buffer | undefined {
     const a = this.ahead;
     if (offset >= a.start && offset + length <= a.start + a.length) return a.bytes.subarray(offset - a.start, offset - a.start + length);
-    const want = Math.min(READ_AHEAD_BYTES, this.indexedEnd() - offset);
-    if (length > READ_AHEAD_BYTES / 4 || want <= length) return readExactly(this.fd, offset, length, this.read);
+    if (length > READ_AHEAD_BYTES / 4) return readExactly(this.fd, offset, length, this.read);
+    // A walk backwards (a record before the bytes read last) gets the bytes before the record.
+    const start = a.length > 0 && offset < a.start ? Math.max(0, offset + length - READ_AHEAD_BYTES) : offset;
+    const want = Math.min(READ_AHEAD_BYTES, this.indexedEnd() - start);
+    if (want < offset + length - start) return readExactly(this.fd, offset, length, this.read);
     if (a.bytes.length === 0) a.bytes = Buffer.allocUnsafe(READ_AHEAD_BYTES);
     a.length = 0;
     let filled = 0;
     while (filled < want) {
-      const n = this.read(this.fd, a.bytes, filled, want - filled, offset + filled);
+      const n = this.read(this.fd, a.bytes, filled, want - filled, start + filled);
       if (n <= 0) break;
       filled += n;
     }
-    a.start = offset;
+    a.start = start;
     a.length = filled;
-    return filled >= length ? a.bytes.subarray(0, length) : undefined;
+    return offset + length <= start + filled ? a.bytes.subarray(offset - start, offset - start + length) : undefined;
   }
 
   private readRecord(handle: MessageHandle): ChatMessage | undefined {

@@ -155,7 +155,7 @@ describe('a message the cache cannot keep', () => {
 });
 
 describe('records read back in file order', () => {
-  it('come from one read of the bytes ahead, never past what was indexed', async () => {
+  it('come from one read of the bytes ahead (or behind, walked backwards), never past what was indexed', async () => {
     const path = writeSidecar(tmp.path('many-small.sidecar.jsonl'), [makeHeader(), ...Array.from({ length: 2000 }, (_, i) => messageRecord(i, { role: i % 2 === 0 ? 'user' : 'assistant', content: `message ${i} ${'x'.repeat(i % 97)}` }))]);
     const indexedSize = readFileSync(path).length;
     const reads: [number, number][] = [];
@@ -175,6 +175,10 @@ describe('records read back in file order', () => {
       for (let i = 0; i < 2000; i++) expect(session.minted.at(i)?.content).toBe(`message ${i} ${'x'.repeat(i % 97)}`);
       // About one read per READ_AHEAD_BYTES of records, not one per record.
       expect(reads.length).toBeLessThanOrEqual(Math.ceil(indexedSize / READ_AHEAD_BYTES) + 2);
+      // Backwards (the estimates counted ahead walk so) the same.
+      const forwards = reads.length;
+      for (let i = 1999; i >= 0; i--) expect(session.minted.at(i)?.content).toBe(`message ${i} ${'x'.repeat(i % 97)}`);
+      expect(reads.length - forwards).toBeLessThanOrEqual(Math.ceil(indexedSize / READ_AHEAD_BYTES) + 2);
       expect(Math.max(...reads.map(([, end]) => end))).toBeLessThanOrEqual(indexedSize);
     } finally {
       session.close();
