@@ -29,8 +29,7 @@ export class SidecarSource implements SessionSource {
     services: ContentServices = createContentServices(),
   ) {
     this.indexer = new SidecarIndexer(file, { scratch: services.scratch });
-    const indexer = this.indexer;
-    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services, () => indexer.stop.offset);
+    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services, () => this.indexer.stop.offset);
   }
 
   indexTo(end: number, pass: IndexPass): Promise<IndexStop> {
