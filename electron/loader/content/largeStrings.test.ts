@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/index';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptOf } from '../../../shared/resolver/original';
-import { TranscriptMemo, contentFields, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes, withContent, withFields } from './largeStrings';
+import { HASH_WINDOW_FIRST_BYTES, TranscriptMemo, contentFields, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes, withContent, withFields } from './largeStrings';
 
 /** Strings of ASCII, multi-byte characters and pairs (no lone surrogate: a value read from UTF-8 holds none). */
 const chars = fc.constantFrom('a', 'b', 'ab', 'é', '😀', '✓', '\n', '"');
@@ -106,6 +106,38 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('measures the same as its window grows past its first size (texts of up to 1.5 MiB, cut anywhere)', () => {
+    // Long texts of few distinct characters, so a transcript crosses each of the window's sizes.
+    const long = fc
+      .record({ unit: fc.constantFrom('a', 'é', '😀', 'ab✓'), times: fc.integer({ min: 0, max: 400_000 }), role: fc.constantFrom('user', 'tool'), big: fc.boolean() })
+      .map(({ unit, times, role, big }) => {
+        const content = unit.repeat(times);
+        return { text: content, msg: (big ? { role, content: '', large: memorySource(utf8Encode(content)) } : { role, content }) };
+      });
+    fc.assert(
+      fc.property(fc.array(fc.oneof(long, message), { minLength: 1, maxLength: 5 }), (ms) => {
+        expect(measureTranscriptPrefixes(ms.map((m) => m.msg), [0, ms.length - 1, ms.length])).toEqual([0, ms.length - 1, ms.length].map((end) => whole(ms.slice(0, end))));
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('a small transcript is hashed through a window of its first size, not its most', () => {
+    const sizes: number[] = [];
+    const original = Object.getOwnPropertyDescriptor(Buffer, 'allocUnsafe')!;
+    const allocUnsafe = Buffer.allocUnsafe.bind(Buffer);
+    // Replaced for this synchronous call only, and put back before anything else runs.
+    Buffer.allocUnsafe = (size: number) => (sizes.push(size), allocUnsafe(size));
+    let small: { hash: string; bytes: number };
+    try {
+      small = measureTranscript([{ role: 'user', content: 'hello' }, { role: 'assistant', content: 'hi' }]);
+    } finally {
+      Object.defineProperty(Buffer, 'allocUnsafe', original);
+    }
+    expect(small).toEqual(whole([{ text: 'hello', msg: { role: 'user', content: 'hello' } }, { text: 'hi', msg: { role: 'assistant', content: 'hi' } }]));
+    expect(Math.max(0, ...sizes)).toBe(HASH_WINDOW_FIRST_BYTES);
   });
 
   it('measures each build of a changing view with a memo as without one (appends, changed or replaced messages, cuts, returns, new ends)', () => {

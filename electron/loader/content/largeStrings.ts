@@ -460,6 +460,13 @@ export function measureTranscript(messages: readonly ChatMessage[]): { hash: str
 
 /** Bytes gathered before they are hashed: texts are encoded into it, not each into a string's own bytes. */
 const HASH_WINDOW_BYTES = 1024 * 1024;
+/**
+ * The window's first size: it grows fourfold each time it fills, up to its most. A small
+ * session's transcripts are a few KiB, and a window of its most allocated for each (every Claude
+ * Code session measures its view at its build) cost a listing of 334 small Claude Code sessions
+ * about a tenth of their indexing (docs/library.md "Scale").
+ */
+export const HASH_WINDOW_FIRST_BYTES = 16 * 1024;
 
 /**
  * A SHA-256 fed texts and sources through one window: a transcript of 60,000 messages is three
@@ -467,9 +474,11 @@ const HASH_WINDOW_BYTES = 1024 * 1024;
  * call into the hash) cost more than the hashing.
  */
 class WindowedHash {
-  private readonly window: Buffer;
+  private window: Buffer;
   private used = 0;
   bytes: number;
+  // At least a character's most (four bytes), or a character could never be written.
+  private readonly most: number;
 
   constructor(
     readonly hash: Hash,
@@ -477,8 +486,8 @@ class WindowedHash {
     windowBytes: number,
   ) {
     this.bytes = bytes;
-    // At least a character's most (four bytes), or a character could never be written.
-    this.window = Buffer.allocUnsafe(Math.max(4, windowBytes));
+    this.most = Math.max(4, windowBytes);
+    this.window = Buffer.allocUnsafe(Math.min(this.most, HASH_WINDOW_FIRST_BYTES));
   }
 
   text(text: string): void {
@@ -490,6 +499,7 @@ class WindowedHash {
       if (read === rest.length) return;
       // The window is full (a character that does not fit is written into the next one).
       this.flush();
+      if (this.window.length < this.most) this.window = Buffer.allocUnsafe(Math.min(this.most, this.window.length * 4));
       rest = rest.slice(read);
     }
   }
