@@ -4,7 +4,7 @@
  * build reads. The caller closes it.
  */
 import type { LoadOptions, LoadedSession } from '../loader/session';
-import { ONE_SHOT_CACHE_BYTES, loadSession } from '../loader/session';
+import { ONE_SHOT_CACHE, loadSession } from '../loader/session';
 import { CliError, usageError } from './errors';
 
 export async function openExportSession(files: readonly string[], flags: ReadonlyMap<string, string | true>, loadOptions: LoadOptions): Promise<LoadedSession> {
@@ -12,7 +12,7 @@ export async function openExportSession(files: readonly string[], flags: Readonl
   if (files.length > 2) throw usageError(`export takes one or two files (a sidecar and/or a session snapshot), not ${files.length}`);
   const sessionId = flags.get('session');
   const format = flags.get('format');
-  const loaded = await loadSession([...files], { cacheBytes: ONE_SHOT_CACHE_BYTES, ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) });
+  const loaded = await loadSession([...files], { ...ONE_SHOT_CACHE, ...loadOptions, ...(typeof sessionId === 'string' ? { session: sessionId } : {}), ...(typeof format === 'string' ? { format } : {}) });
   if (!loaded.ok) throw new CliError(loaded.error.code, loaded.error.message);
   const session = loaded.session;
   if (session.stopped) {

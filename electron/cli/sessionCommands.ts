@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
 import { byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { FileChangedError, ONE_SHOT_CACHE_BYTES, loadSession, nodeSha256 } from '../loader/session';
+import { FileChangedError, ONE_SHOT_CACHE, loadSession, nodeSha256 } from '../loader/session';
 import { checkWithReplay } from '../loader/replay';
 import { runCheckFollow } from './checkFollow';
 import { CliError, usageError } from './errors';
@@ -143,7 +143,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
   const counts = (command === 'view' && policy === undefined) || command === 'log' || command === 'diff';
   const counter = counts && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
   const loaded = await loadSession(files, {
-    cacheBytes: ONE_SHOT_CACHE_BYTES,
+    ...ONE_SHOT_CACHE,
     ...loadOptions,
     ...(typeof sessionId === 'string' ? { session: sessionId } : {}),
     ...(typeof format === 'string' ? { format } : {}),

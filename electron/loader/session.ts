@@ -18,6 +18,7 @@ import { unreadable } from './common/openFile';
 import { isSystemError, osReason } from './common/osError';
 import { FileGuard } from './common/fileGuard';
 import type { DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
+import type { CachePolicy } from './native/messageCache';
 import { LoadCancelled } from './common/source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
@@ -40,6 +41,13 @@ export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
  * on the bench's 537 MB Claude Code session, for no time saved (docs/streaming-import.md).
  */
 export const ONE_SHOT_CACHE_BYTES = 8 * 1024 * 1024;
+/**
+ * The message cache of a one-shot command: ONE_SHOT_CACHE_BYTES, keeping the messages it read
+ * first (messageCache.ts `first-kept`): its walks are in file order and repeat, and a
+ * least-recently-used cache smaller than a walk kept none of what the next walk read (docs/worker.md
+ * "One-shot caches keep what they read first").
+ */
+export const ONE_SHOT_CACHE: Pick<LoadOptions, 'cacheBytes' | 'cachePolicy'> = { cacheBytes: ONE_SHOT_CACHE_BYTES, cachePolicy: 'first-kept' };
 /** A record longer than this is not decoded into one string (V8 strings stop near 512 MB). */
 export const MAX_RECORD_BYTES = 256 * 1024 * 1024;
 /** A file this large gets a preview (LoadOptions.onPreview) while it is indexed. */
@@ -66,6 +74,8 @@ export interface LoadOptions {
   signal?: { readonly aborted: boolean };
   /** Budget of the message cache, in content bytes (default 64 MiB). */
   cacheBytes?: number;
+  /** How the message cache takes an entry once full (default least-recently-used; the one-shot commands': ONE_SHOT_CACHE). */
+  cachePolicy?: CachePolicy;
   /** Read buffer size of the indexing pass (default 1 MiB). */
   chunkSize?: number;
   /** Records longer than this become `malformed_line` findings (default 256 MiB). */
@@ -186,7 +196,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
   const services = options.services ?? createContentServices();
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}) };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.cachePolicy !== undefined ? { cachePolicy: options.cachePolicy } : {}), services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}) };
   const likely = options.likelyFormat;
   const ordered = likely === undefined ? FORMAT_ADAPTERS : [...FORMAT_ADAPTERS.filter((a) => a.formats.includes(likely)), ...FORMAT_ADAPTERS.filter((a) => !a.formats.includes(likely))];
   const adapters = options.format === undefined ? ordered : FORMAT_ADAPTERS.filter((a) => a.name === options.format);

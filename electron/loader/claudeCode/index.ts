@@ -22,7 +22,7 @@ import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLin
 import { COMPANION_READ_BACK_BYTES, companionSource } from '../content/companionFile';
 import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
-import type { FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
+import type { CachePolicy, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
 import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
@@ -221,9 +221,11 @@ export class ClaudeCodeSource extends LineSource {
     cacheBytes: number = KEPT_CACHE_BYTES,
     /** A message text this many characters long or longer stays in the file once its line is parsed (docs/streaming-import.md). */
     private readonly keptChars: number = CLAUDE_KEPT_STRING_CHARS,
+    /** How that cache takes a text once full (DetectContext.cachePolicy). */
+    cachePolicy?: CachePolicy,
   ) {
     super(file);
-    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes);
+    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes, cachePolicy);
   }
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
@@ -311,7 +313,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(headLines(head, DETECT_LINES))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars, context.cachePolicy) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

@@ -31,7 +31,7 @@ export const codexFormat: FormatAdapter = {
     if (nl < 0 && head.length < file.size) return unrecognized('its first line is too long to be a rollout record');
     const parsed = parseJson(nl < 0 ? text : text.slice(0, nl));
     if (!parsed.ok || !isRolloutRecord(parsed.value)) return unrecognized('its first line is not a rollout record ({"timestamp","type","payload"})');
-    return { ok: true, source: new RolloutSource(file, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars) };
+    return { ok: true, source: new RolloutSource(file, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars, context.cachePolicy) };
   },
   assemble(opened) {
     if (opened.length > 1) return { error: { code: 'usage', message: `${opened.length} Codex rollouts given (${opened.map((s) => s.file.path).join(', ')}): a rollout is one session; pass one` } };

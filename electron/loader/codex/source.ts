@@ -12,7 +12,7 @@ import { createContentServices } from '../content/contentServices';
 import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
 import type { TakenLine } from '../common/lineSource';
 import { LineSource, takeLineText } from '../common/lineSource';
-import type { IndexPass, OpenFile, SourceIndex } from '../common/source';
+import type { CachePolicy, IndexPass, OpenFile, SourceIndex } from '../common/source';
 import { parseCappedJson, stripBom } from '../common/json';
 import type { MeasuredRun, RolloutLine } from './build';
 import { buildRollout } from './build';
@@ -40,9 +40,11 @@ export class RolloutSource extends LineSource {
     cacheBytes: number = KEPT_CACHE_BYTES,
     /** A message text or tool output this many characters long or longer stays in the file once its line is parsed (docs/streaming-import.md). */
     private readonly keptChars: number = KEPT_STRING_CHARS,
+    /** How that cache takes a text once full (DetectContext.cachePolicy). */
+    cachePolicy?: CachePolicy,
   ) {
     super(file);
-    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes);
+    this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes, cachePolicy);
   }
 
   /** The texts left in the file, read back through a byte-budgeted cache. */

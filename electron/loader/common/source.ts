@@ -8,6 +8,10 @@ import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from
 import type { ContentServices } from '../content/contentServices';
 import type { ReadSync } from './lines';
 import type { FileGuard } from './fileGuard';
+import type { CachePolicy } from '../native/messageCache';
+
+/** How a source's cache takes an entry once full: the formats' sources name it from here. */
+export type { CachePolicy };
 
 /** A session file opened for reading (openFile.ts openReadOnly): read-only, non-blocking, a regular file. */
 export interface OpenFile {
@@ -40,6 +44,8 @@ export interface DetectContext {
   maxRecordBytes: number;
   /** Budget of the source's message cache, in content bytes. */
   cacheBytes: number;
+  /** How the source's message cache takes an entry once full (LoadOptions.cachePolicy; default least-recently-used). */
+  cachePolicy?: CachePolicy;
   /** SPEC §10.1 `--session ID`: the session to open in a file that holds several (default: the main one). */
   session?: string;
   /**

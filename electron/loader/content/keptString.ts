@@ -13,6 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { ReadSync } from '../common/lines';
 import { MessageCache } from '../native/messageCache';
+import type { CachePolicy } from '../native/messageCache';
 import type { LargeText } from './largeStrings';
 import { headChars, sourceText } from './largeStrings';
 import { JsonStringError, JsonStringWalk, stringValueBytes, stringValueInto } from './jsonString';
@@ -27,8 +28,8 @@ export interface KeptStrings {
 }
 
 /** The kept strings of the file open as `fd`: read back through a cache of at most `cacheBytes` decoded bytes. */
-export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, cacheBytes: number): KeptStrings {
-  return { fd, read, isOpen, cache: new MessageCache<Buffer>(cacheBytes) };
+export function keptStrings(fd: number, read: ReadSync, isOpen: () => boolean, cacheBytes: number, cachePolicy?: CachePolicy): KeptStrings {
+  return { fd, read, isOpen, cache: new MessageCache<Buffer>(cacheBytes, cachePolicy) };
 }
 
 /** A message text this long or longer (UTF-16 units) is left in the file once its line is parsed, read back when asked for (the Codex source). */

@@ -16,7 +16,7 @@ export const nativeFormat: FormatAdapter = {
   detect(file, context) {
     const found = detectNative(file, context);
     if ('error' in found) return { ok: false, error: found.error };
-    if (found.format === 'supercode-sidecar') return { ok: true, source: new SidecarSource(file, context.read, context.cacheBytes, context.services) };
+    if (found.format === 'supercode-sidecar') return { ok: true, source: new SidecarSource(file, context.read, context.cacheBytes, context.services, context.cachePolicy) };
     return { ok: true, source: new SnapshotSource(file, found.value, found.invalidUtf8 === true) };
   },
   assemble: assembleNative,

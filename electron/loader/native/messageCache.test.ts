@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MessageCache } from './messageCache';
 
@@ -45,5 +46,48 @@ describe('MessageCache', () => {
     expect(cache.size).toBeGreaterThanOrEqual(900);
     for (let i = 20_000 - 900; i < 20_000; i++) expect(cache.get(`k${i}`)).toBe(i);
     expect(cache.get('k0')).toBeUndefined();
+  });
+
+  it('first-kept: keeps what it took while there was room, evicts nothing, and takes nothing once full', () => {
+    const cache = new MessageCache<string>(10, 'first-kept');
+    cache.set('a', 'A', 4);
+    cache.set('b', 'B', 4);
+    expect(cache.get('a')).toBe('A');
+    expect(cache.set('c', 'C', 4)).toBe(false);
+    expect(cache.get('c')).toBeUndefined();
+    expect(cache.set('d', 'D', 2)).toBe(true);
+    expect([cache.get('a'), cache.get('b'), cache.get('d')]).toEqual(['A', 'B', 'D']);
+    expect(cache.usedBytes).toBe(10);
+    // An entry replaced under its key is charged anew.
+    expect(cache.set('b', 'B2', 1)).toBe(true);
+    expect(cache.usedBytes).toBe(7);
+  });
+
+  it('first-kept: walks in order find exactly the entries the first walk left room for, within the budget', () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 40 }), { minLength: 1, maxLength: 200 }), fc.integer({ min: 1, max: 400 }), fc.integer({ min: 2, max: 4 }), (sizes, budget, walks) => {
+        const cache = new MessageCache<number>(budget, 'first-kept');
+        // What the first walk leaves room for: each entry in order while it still fits.
+        const expected = new Set<number>();
+        let used = 0;
+        sizes.forEach((size, k) => {
+          const cost = Math.max(1, size);
+          if (used + cost <= budget) {
+            expected.add(k);
+            used += cost;
+          }
+        });
+        for (let w = 0; w < walks; w++) {
+          const hits = new Set<number>();
+          sizes.forEach((size, k) => {
+            if (cache.get(`k${k}`) === k) hits.add(k);
+            else cache.set(`k${k}`, k, size);
+            expect(cache.usedBytes).toBeLessThanOrEqual(budget);
+          });
+          expect([...hits]).toEqual(w === 0 ? [] : [...expected]);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

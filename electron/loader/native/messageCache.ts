@@ -1,14 +1,29 @@
 /**
- * A least-recently-used cache budgeted in bytes (the content bytes of the messages it holds, not
- * entries), so a few huge tool outputs cannot crowd out memory while many small ones stay cached.
- * An entry larger than the whole budget is never stored: the caller still returns it.
+ * How a full cache takes a new entry. `least-recently-used` (the worker's, whose reads follow a
+ * page around the session) evicts the entries read longest ago. `first-kept` (the one-shot
+ * commands', docs/worker.md "One-shot caches keep what they read first") evicts nothing: once
+ * full, a new entry is not kept. A one-shot command walks the session in file order, several
+ * times; a least-recently-used cache smaller than a walk evicts every message before the next walk
+ * reaches it again, and so keeps nothing it is asked for, at the cost of an insert and an eviction
+ * per read.
+ */
+export type CachePolicy = 'least-recently-used' | 'first-kept';
+
+/**
+ * A cache budgeted in bytes (the content bytes of the messages it holds, not entries), so a few
+ * huge tool outputs cannot crowd out memory while many small ones stay cached, least recently
+ * used first out unless its policy is `first-kept`. An entry larger than the whole budget is
+ * never stored: the caller still returns it.
  */
 export class MessageCache<V> {
   /** Map iteration order is insertion order: the first key is the least recently used. */
   private readonly entries = new Map<string, { value: V; bytes: number }>();
   private used = 0;
 
-  constructor(readonly budgetBytes: number) {}
+  constructor(
+    readonly budgetBytes: number,
+    readonly policy: CachePolicy = 'least-recently-used',
+  ) {}
 
   get size(): number {
     return this.entries.size;
@@ -21,8 +36,10 @@ export class MessageCache<V> {
   get(key: string): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    if (this.policy === 'least-recently-used') {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
     return entry.value;
   }
 
@@ -36,6 +53,7 @@ export class MessageCache<V> {
     // An empty message still costs an entry; charge it one byte so the count stays bounded too.
     const cost = Math.max(1, bytes);
     if (cost > this.budgetBytes) return false;
+    if (this.used + cost > this.budgetBytes && this.policy === 'first-kept') return false;
     if (this.used + cost > this.budgetBytes) {
       // Evict down to 90% of the budget in one pass: a Map iterator starts at its first slot and
       // walks over every slot deleted since the table was last compacted, so evicting one entry per

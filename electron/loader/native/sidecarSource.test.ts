@@ -5,7 +5,7 @@ import type { IndexedRecords, MessageList } from '../../../shared/index';
 import { makeSession, resolveSession } from '../../../shared/index';
 import { makeHeader, messageRecord, tempDir, writeSidecar } from '../../../tools/testing/files';
 import type { ReadSync } from '../common/lines';
-import { loadSession } from '../session';
+import { ONE_SHOT_CACHE, loadSession } from '../session';
 import { tornSidecarText } from '../../../tools/testing/tornSession';
 import { isLoadError, openReadOnly } from '../common/openFile';
 import type { IndexPass } from '../common/source';
@@ -183,5 +183,34 @@ describe('records read back in file order', () => {
     } finally {
       session.close();
     }
+  });
+});
+
+describe('a one-shot command\'s cache', () => {
+  it('keeps the messages a walk read first: a second walk in file order finds them, where a least-recently-used cache kept none', async () => {
+    const text = (i: number) => `message ${i} ${'y'.repeat(200 + (i % 50))}`;
+    const path = writeSidecar(tmp.path('walked-twice.sidecar.jsonl'), [makeHeader(), ...Array.from({ length: 2000 }, (_, i) => messageRecord(i, { role: i % 2 === 0 ? 'user' : 'assistant', content: text(i) }))]);
+    // A budget of about a quarter of the messages' records.
+    const cacheBytes = Math.floor(readFileSync(path).length / 4);
+    const kept = async (options: Parameters<typeof loadSession>[1]) => {
+      const loaded = await loadSession([path], options);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const session = loaded.session;
+      try {
+        const first = Array.from({ length: 2000 }, (_, i) => session.minted.at(i));
+        const again = Array.from({ length: 2000 }, (_, i) => session.minted.at(i));
+        again.forEach((m, i) => expect(m?.content).toBe(text(i)));
+        // A message the cache kept is the same object; one read again is a new one.
+        return again.map((m, i) => (m === first[i] ? i : -1)).filter((i) => i >= 0);
+      } finally {
+        session.close();
+      }
+    };
+    const firstKept = await kept({ ...ONE_SHOT_CACHE, cacheBytes });
+    expect(firstKept.length).toBeGreaterThan(300);
+    expect(firstKept.length).toBeLessThan(600);
+    // The first messages, in order, with no gap.
+    expect(firstKept).toEqual(Array.from({ length: firstKept.length }, (_, i) => i));
+    expect(await kept({ cacheBytes })).toEqual([]);
   });
 });

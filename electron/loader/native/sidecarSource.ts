@@ -6,6 +6,7 @@ import { createContentServices } from '../content/contentServices';
 import type { FileContent, FileContentList } from '../content/fileContent';
 import type { ReadSync } from '../common/lines';
 import { MessageCache } from './messageCache';
+import type { CachePolicy } from './messageCache';
 import { safeClose } from '../common/openFile';
 import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from '../common/source';
 import type { LocatedTimelineRecord } from './sidecarIndex';
@@ -27,9 +28,11 @@ export class SidecarSource implements SessionSource {
     cacheBytes: number,
     /** The load's services (DetectContext.services); fresh ones when none are given. */
     services: ContentServices = createContentServices(),
+    /** How the message cache takes a message once full (DetectContext.cachePolicy). */
+    cachePolicy?: CachePolicy,
   ) {
     this.indexer = new SidecarIndexer(file, { scratch: services.scratch });
-    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes), services, () => this.indexer.stop.offset);
+    this.reader = new SidecarReader(file.fd, read, new MessageCache<ChatMessage>(cacheBytes, cachePolicy), services, () => this.indexer.stop.offset);
   }
 
   indexTo(end: number, pass: IndexPass): Promise<IndexStop> {

@@ -10,7 +10,7 @@ import { printedJson, runCli } from '../../cli/testing/runCli';
 import { viewOutput } from '../../cli/view';
 import { SessionService } from '../../worker/service';
 import type { ReadSync } from '../common/lines';
-import { ONE_SHOT_CACHE_BYTES, loadSession } from '../session';
+import { ONE_SHOT_CACHE, loadSession } from '../session';
 import type { LoadOptions } from '../session';
 
 const json = (s: string): unknown => JSON.parse(s) as unknown;
@@ -33,7 +33,7 @@ export async function answers(path: string, options: LoadOptions, needles: reado
   // `view` and `search` above and below run the command whole.
   const ids = ((log as { out: { reductions?: { id: string }[] } | null }).out?.reductions ?? []).map((r) => r.id);
   if (calls > 0 || ids.length > 0) {
-    const loaded = await loadSession([path], { cacheBytes: ONE_SHOT_CACHE_BYTES, ...options });
+    const loaded = await loadSession([path], { ...ONE_SHOT_CACHE, ...options });
     if (!loaded.ok) throw new Error(`${path} opened for the commands but not again: ${loaded.error.message}`);
     try {
       for (let n = 1; n <= Math.min(calls, 6); n++) out[`view --at ${n}`] = json(printedJson(viewOutput(loaded.session, n)));
