@@ -74,7 +74,7 @@ class KeptString implements ByteSource {
     const to = Math.max(from, Math.min(end, this.length));
     if (this.head && to <= this.head.length) return this.head.subarray(from, to);
     if (this.plain && to - from < this.length) {
-      const cached = this.kept.cache.get(String(this.start));
+      const cached = this.kept.cache.get(this.start);
       return cached ? cached.subarray(from, to) : this.readFile(this.start + 1 + from, to - from);
     }
     return this.wholeValue().subarray(from, to);
@@ -88,7 +88,7 @@ class KeptString implements ByteSource {
     if (this.head && to <= this.head.length) target.set(this.head.subarray(from, to), at);
     else if (to - from === this.length) target.set(this.passingWhole(), at);
     else {
-      const cached = this.kept.cache.get(String(this.start));
+      const cached = this.kept.cache.get(this.start);
       if (cached) target.set(cached.subarray(from, to), at);
       else if (this.plain) this.readFile(this.start + 1 + from, to - from, Buffer.from(target.buffer, target.byteOffset + at, to - from));
       else target.set(this.wholeValue().subarray(from, to), at);
@@ -103,7 +103,7 @@ class KeptString implements ByteSource {
    * (docs/streaming-import.md). A value longer than the windows goes through `wholeValue`.
    */
   private passingWhole(): Buffer {
-    const cached = this.kept.cache.get(String(this.start));
+    const cached = this.kept.cache.get(this.start);
     if (cached !== undefined) return cached;
     if (this.rawLength > READ_BACK_WINDOW_BYTES) return this.wholeValue();
     readBackRaw = windowOf(readBackRaw, this.rawLength);
@@ -139,12 +139,12 @@ class KeptString implements ByteSource {
    */
   private wholeValue(): Buffer {
     const { cache } = this.kept;
-    const cached = cache.get(String(this.start));
+    const cached = cache.get(this.start);
     if (cached !== undefined) return cached;
     const raw = this.readFile(this.start, this.rawLength);
     const bytes = this.plain ? plainValue(raw) : stringValueBytes(raw);
     if (bytes?.length !== this.length) throw new ContentUnavailableError('the content changed since it was indexed');
-    cache.set(String(this.start), bytes, bytes.length);
+    cache.set(this.start, bytes, bytes.length);
     return bytes;
   }
 }

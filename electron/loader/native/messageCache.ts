@@ -10,6 +10,13 @@
 export type CachePolicy = 'least-recently-used' | 'first-kept';
 
 /**
+ * An entry's key. A number where one names the entry (a record's line, a text's offset): a string
+ * made for each read was hashed for each lookup, some 0.8 s of `view`'s 13 s on the e2e suite's
+ * scale session (docs/worker.md "One-shot caches keep what they read first").
+ */
+export type CacheKey = number | string;
+
+/**
  * A cache budgeted in bytes (the content bytes of the messages it holds, not entries), so a few
  * huge tool outputs cannot crowd out memory while many small ones stay cached, least recently
  * used first out unless its policy is `first-kept`. An entry larger than the whole budget is
@@ -17,7 +24,7 @@ export type CachePolicy = 'least-recently-used' | 'first-kept';
  */
 export class MessageCache<V> {
   /** Map iteration order is insertion order: the first key is the least recently used. */
-  private readonly entries = new Map<string, { value: V; bytes: number }>();
+  private readonly entries = new Map<CacheKey, { value: V; bytes: number }>();
   private used = 0;
 
   constructor(
@@ -33,7 +40,7 @@ export class MessageCache<V> {
     return this.used;
   }
 
-  get(key: string): V | undefined {
+  get(key: CacheKey): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     if (this.policy === 'least-recently-used') {
@@ -44,7 +51,7 @@ export class MessageCache<V> {
   }
 
   /** Stores `value`, charging `bytes` to the budget; returns false when it is too large to keep. */
-  set(key: string, value: V, bytes: number): boolean {
+  set(key: CacheKey, value: V, bytes: number): boolean {
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);

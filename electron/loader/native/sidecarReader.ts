@@ -57,7 +57,7 @@ export class SidecarReader {
    * record; one the cache cannot keep (tens of MB of tool-call arguments) was read and parsed twice
    * (docs/worker.md "Rows: each message read once").
    */
-  private last: { key: string; msg: ChatMessage } | undefined;
+  private last: { key: number; msg: ChatMessage } | undefined;
 
   /** The bytes read ahead, from file offset `start`: the last records read and those after them. */
   private ahead = { start: 0, length: 0, bytes: Buffer.alloc(0) };
@@ -75,7 +75,8 @@ export class SidecarReader {
   /** The record's `msg`, validated; with `cap`, the capped copy history held. */
   message(handle: MessageHandle, cap?: Cap): ChatMessage | undefined {
     if (this.closed) return undefined;
-    const key = cap ? `${handle.line}:cap` : `${handle.line}`;
+    // By line; the capped copy history held under the line's negative (a number: no string made and hashed per read).
+    const key = cap ? -1 - handle.line : handle.line;
     const cached = this.cache.get(key);
     if (cached !== undefined) return cached;
     if (this.last?.key === key) return this.last.msg;
