@@ -17,8 +17,7 @@ import type { ReadSync } from './common/lines';
 import { unreadable } from './common/openFile';
 import { isSystemError, osReason } from './common/osError';
 import { FileGuard } from './common/fileGuard';
-import type { DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
-import type { CachePolicy } from './native/messageCache';
+import type { CachePolicy, DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
 import { LoadCancelled } from './common/source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
