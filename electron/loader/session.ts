@@ -39,7 +39,7 @@ export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
  * file once or twice, so the app's 64 MiB cache was filled and seldom hit — 60 MB of `check`'s peak
  * on the bench's 537 MB Claude Code session, for no time saved (docs/streaming-import.md).
  */
-export const ONE_SHOT_CACHE_BYTES = 8 * 1024 * 1024;
+const ONE_SHOT_CACHE_BYTES = 8 * 1024 * 1024;
 /**
  * The message cache of a one-shot command: ONE_SHOT_CACHE_BYTES, keeping the messages it read
  * first (messageCache.ts `first-kept`): its walks are in file order and repeat, and a

@@ -5,30 +5,30 @@ import { MessageCache } from './messageCache';
 describe('MessageCache', () => {
   it('evicts the least recently used entries until the new one fits the byte budget', () => {
     const cache = new MessageCache<string>(10);
-    cache.set('a', 'A', 4);
-    cache.set('b', 'B', 4);
-    expect(cache.get('a')).toBe('A'); // a is now the most recent
-    cache.set('c', 'C', 4);
-    expect(cache.get('b')).toBeUndefined();
-    expect(cache.get('a')).toBe('A');
-    expect(cache.get('c')).toBe('C');
+    cache.set(1, 'A', 4);
+    cache.set(2, 'B', 4);
+    expect(cache.get(1)).toBe('A'); // a is now the most recent
+    cache.set(3, 'C', 4);
+    expect(cache.get(2)).toBeUndefined();
+    expect(cache.get(1)).toBe('A');
+    expect(cache.get(3)).toBe('C');
     expect(cache.usedBytes).toBe(8);
   });
 
   it('never stores an entry larger than the whole budget, and keeps the others', () => {
     const cache = new MessageCache<string>(10);
-    cache.set('a', 'A', 4);
-    expect(cache.set('huge', 'H', 11)).toBe(false);
-    expect(cache.get('huge')).toBeUndefined();
-    expect(cache.get('a')).toBe('A');
+    cache.set(1, 'A', 4);
+    expect(cache.set(99, 'H', 11)).toBe(false);
+    expect(cache.get(99)).toBeUndefined();
+    expect(cache.get(1)).toBe('A');
   });
 
   it('replaces an entry under the same key and charges empty values one byte', () => {
     const cache = new MessageCache<string>(10);
-    cache.set('a', 'A', 6);
-    cache.set('a', 'A2', 2);
-    cache.set('e', '', 0);
-    expect(cache.get('a')).toBe('A2');
+    cache.set(1, 'A', 6);
+    cache.set(1, 'A2', 2);
+    cache.set(5, '', 0);
+    expect(cache.get(1)).toBe('A2');
     expect(cache.usedBytes).toBe(3);
     expect(cache.size).toBe(2);
     cache.clear();
@@ -39,27 +39,27 @@ describe('MessageCache', () => {
   it('evicts in batches down to 90% of the budget, keeping the most recent entries', () => {
     const cache = new MessageCache<number>(1000);
     for (let i = 0; i < 20_000; i++) {
-      cache.set(`k${i}`, i, 1);
+      cache.set(i, i, 1);
       expect(cache.usedBytes).toBeLessThanOrEqual(1000);
     }
     // Right after a batch the newest 900 remain; at most 1000 are kept at any time.
     expect(cache.size).toBeGreaterThanOrEqual(900);
-    for (let i = 20_000 - 900; i < 20_000; i++) expect(cache.get(`k${i}`)).toBe(i);
-    expect(cache.get('k0')).toBeUndefined();
+    for (let i = 20_000 - 900; i < 20_000; i++) expect(cache.get(i)).toBe(i);
+    expect(cache.get(0)).toBeUndefined();
   });
 
   it('first-kept: keeps what it took while there was room, evicts nothing, and takes nothing once full', () => {
     const cache = new MessageCache<string>(10, 'first-kept');
-    cache.set('a', 'A', 4);
-    cache.set('b', 'B', 4);
-    expect(cache.get('a')).toBe('A');
-    expect(cache.set('c', 'C', 4)).toBe(false);
-    expect(cache.get('c')).toBeUndefined();
-    expect(cache.set('d', 'D', 2)).toBe(true);
-    expect([cache.get('a'), cache.get('b'), cache.get('d')]).toEqual(['A', 'B', 'D']);
+    cache.set(1, 'A', 4);
+    cache.set(2, 'B', 4);
+    expect(cache.get(1)).toBe('A');
+    expect(cache.set(3, 'C', 4)).toBe(false);
+    expect(cache.get(3)).toBeUndefined();
+    expect(cache.set(4, 'D', 2)).toBe(true);
+    expect([cache.get(1), cache.get(2), cache.get(4)]).toEqual(['A', 'B', 'D']);
     expect(cache.usedBytes).toBe(10);
     // An entry replaced under its key is charged anew.
-    expect(cache.set('b', 'B2', 1)).toBe(true);
+    expect(cache.set(2, 'B2', 1)).toBe(true);
     expect(cache.usedBytes).toBe(7);
   });
 
@@ -80,8 +80,8 @@ describe('MessageCache', () => {
         for (let w = 0; w < walks; w++) {
           const hits = new Set<number>();
           sizes.forEach((size, k) => {
-            if (cache.get(`k${k}`) === k) hits.add(k);
-            else cache.set(`k${k}`, k, size);
+            if (cache.get(k) === k) hits.add(k);
+            else cache.set(k, k, size);
             expect(cache.usedBytes).toBeLessThanOrEqual(budget);
           });
           expect([...hits]).toEqual(w === 0 ? [] : [...expected]);

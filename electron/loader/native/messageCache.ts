@@ -10,21 +10,19 @@
 export type CachePolicy = 'least-recently-used' | 'first-kept';
 
 /**
- * An entry's key. A number where one names the entry (a record's line, a text's offset): a string
- * made for each read was hashed for each lookup, some 0.8 s of `view`'s 13 s on the e2e suite's
- * scale session (docs/worker.md "One-shot caches keep what they read first").
- */
-export type CacheKey = number | string;
-
-/**
  * A cache budgeted in bytes (the content bytes of the messages it holds, not entries), so a few
  * huge tool outputs cannot crowd out memory while many small ones stay cached, least recently
  * used first out unless its policy is `first-kept`. An entry larger than the whole budget is
  * never stored: the caller still returns it.
  */
 export class MessageCache<V> {
-  /** Map iteration order is insertion order: the first key is the least recently used. */
-  private readonly entries = new Map<CacheKey, { value: V; bytes: number }>();
+  /**
+   * Keyed by a number that names the entry (a record's line, a text's offset): a string made at
+   * each read was hashed at each lookup, some 0.8 s of `view`'s 13 s on the e2e suite's scale
+   * session (docs/worker.md "One-shot caches keep what they read first"). Map iteration order is
+   * insertion order: the first key is the least recently used, or the first taken.
+   */
+  private readonly entries = new Map<number, { value: V; bytes: number }>();
   private used = 0;
 
   constructor(
@@ -40,7 +38,7 @@ export class MessageCache<V> {
     return this.used;
   }
 
-  get(key: CacheKey): V | undefined {
+  get(key: number): V | undefined {
     const entry = this.entries.get(key);
     if (entry === undefined) return undefined;
     if (this.policy === 'least-recently-used') {
@@ -51,7 +49,7 @@ export class MessageCache<V> {
   }
 
   /** Stores `value`, charging `bytes` to the budget; returns false when it is too large to keep. */
-  set(key: CacheKey, value: V, bytes: number): boolean {
+  set(key: number, value: V, bytes: number): boolean {
     const old = this.entries.get(key);
     if (old !== undefined) {
       this.entries.delete(key);
