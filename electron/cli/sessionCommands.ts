@@ -18,7 +18,7 @@ import { untilSignal } from './signals';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { startTextCounter } from '../tokens/textCounter';
 import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
-import { countViewAhead, parseAt, readPolicyFlag, viewOutput, whatIfOutput } from './view';
+import { countViewAhead, parseAt, prepareView, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
 
 export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff' | 'trace';
@@ -193,12 +193,14 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         io.stdout(json({ reductions }));
         return EXIT_OK;
       }
-      case 'view':
+      case 'view': {
         refuseStopped(session);
-        if (counter) await countViewAhead(session, at, counter);
+        const prepared = prepareView(session, at);
+        if (counter && prepared) await countViewAhead(session, prepared, counter);
         // In pieces: a view whose outputs are kept whole is about the size of the session.
-        writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
+        writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at, undefined, { prepared }), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
+      }
       case 'diff':
         refuseStopped(session);
         writeJson(await diffOutput(session, between?.from ?? 1, between?.to ?? 1, counter), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));

@@ -5,7 +5,10 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ExpandOutcome, LogReportEntry, ViewEntry } from '../../shared/index';
 import { CODEX_SYNTHETIC_DIR } from '../loader/codex/testing/synthetic';
 import { makeHeader, tempDir, writeSidecar } from '../../tools/testing/files';
+import type { LoadedSession } from '../loader/session';
+import { loadSession } from '../loader/session';
 import { runCli } from './testing/runCli';
+import { prepareView, viewOutput } from './view';
 
 const ROOT = join(import.meta.dirname, '../..');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
@@ -166,5 +169,53 @@ describe('view: the instructions given outside the messages', () => {
   it('a session that records none prints no "instructions" (the §9 demo\'s output is unchanged)', async () => {
     const r = await runCli(['view', DEMO]);
     expect(Object.keys(JSON.parse(r.stdout) as object)).toEqual(['format', 'call', 'calls', 'messages', 'tokens_est']);
+  });
+});
+
+describe('view: the view made once for the count ahead and the output', () => {
+  /** The session, counting the inputs asked of it. */
+  async function counted(path: string): Promise<{ session: LoadedSession; asked: () => number }> {
+    const loaded = await loadSession([path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    let asked = 0;
+    const session = new Proxy(loaded.session, {
+      get(target, key, receiver) {
+        const value: unknown = Reflect.get(target, key, receiver);
+        if (key !== 'callInput' || typeof value !== 'function') return value;
+        return (call: number | null) => {
+          asked++;
+          return (value as LoadedSession['callInput']).call(target, call);
+        };
+      },
+    });
+    return { session, asked: () => asked };
+  }
+
+  it('given the prepared view of its call, the output asks for no input again and is the output made without it', async () => {
+    for (const path of [DEMO, COMPACTED, CODEX_LOCAL]) {
+      const { session, asked } = await counted(path);
+      for (const at of [undefined, 1, session.calls.length]) {
+        // Made without first: the session's calibration (every call's input) is fitted once, here.
+        const expected = JSON.stringify(viewOutput(session, at));
+        let before = asked();
+        expect(JSON.stringify(viewOutput(session, at)), `${path} at ${at}`).toBe(expected);
+        expect(asked() - before, `${path} at ${at}: inputs asked without`).toBeGreaterThan(0);
+        const prepared = prepareView(session, at);
+        expect(prepared, `${path} at ${at}`).toBeDefined();
+        before = asked();
+        expect(JSON.stringify(viewOutput(session, at, undefined, { prepared })), `${path} at ${at}`).toBe(expected);
+        expect(asked() - before, `${path} at ${at}: inputs asked with the prepared view`).toBe(0);
+      }
+    }
+  });
+
+  it('a view prepared for another call is not used: the output is that of the call asked', async () => {
+    const { session } = await counted(COMPACTED);
+    const last = session.calls.length;
+    expect(last).toBeGreaterThan(1);
+    const printed = JSON.stringify(viewOutput(session, 1, undefined, { prepared: prepareView(session, last) }));
+    expect(printed).toBe(JSON.stringify(viewOutput(session, 1)));
+    expect(printed).not.toBe(JSON.stringify(viewOutput(session, last)));
+    expect(prepareView(session, last + 1)).toBeUndefined();
   });
 });

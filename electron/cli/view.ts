@@ -9,7 +9,7 @@
  * "text","unconfirmed"?}]` in file order. With `--at N`, `"tokens"` is the usage the file recorded
  * for call N (SPEC §15, shared/tokens/usage.ts CallTokens), or null where it records none.
  */
-import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
+import type { CallInput, MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
 import { zodSchemas } from '../../shared/format/schema';
 import { FileContent } from '../loader/content/fileContent';
@@ -46,22 +46,44 @@ function sessionEstimatesOf(session: LoadedSession): SessionEstimates {
 }
 
 /**
- * Counts ahead, on `counter`'s thread as well as this one, what `viewOutput(session, at)` counts
- * (SessionEstimates.countAhead): the input's every message, and the calibration's walk.
+ * A call's input and its view's entries, made once for `view`: its count ahead and its output both
+ * walk them. Made twice, the projection of the scale session's 300,000 messages was a tenth of
+ * `view`'s CPU time (docs/worker.md §7).
  */
-export async function countViewAhead(session: LoadedSession, at: number | undefined, counter: TextCounter): Promise<void> {
+export interface PreparedView {
+  readonly at: number | undefined;
+  readonly input: CallInput;
+  readonly entries: ViewEntry[];
+}
+
+/** The view of call `at` (the latest without), undefined when `at` is no call of the session. */
+export function prepareView(session: LoadedSession, at: number | undefined): PreparedView | undefined {
   const input = session.callInput(at ?? null);
-  if (!input) return;
-  await sessionEstimatesOf(session).countAhead([{ entries: viewEntries(input), view: input.minted }], counter);
+  return input ? { at, input, entries: viewEntries(input) } : undefined;
+}
+
+/**
+ * Counts ahead, on `counter`'s thread as well as this one, what `viewOutput(session, view.at)`
+ * counts (SessionEstimates.countAhead): the input's every message, and the calibration's walk.
+ */
+export async function countViewAhead(session: LoadedSession, view: PreparedView, counter: TextCounter): Promise<void> {
+  await sessionEstimatesOf(session).countAhead([{ entries: view.entries, view: view.input.minted }], counter);
 }
 
 /**
  * The JSON `view` prints, or a usage error naming the valid range when `at` is no call of the session.
- * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts).
+ * `estimates: false` leaves out the token estimates (the benchmark's baseline, bench/tokens.ts);
+ * `prepared`, the same call's view made before (prepareView), is used instead of making it again.
  */
-export function viewOutput(session: LoadedSession, at: number | undefined, recordedContext?: RecordedContext, { estimates = true }: { estimates?: boolean } = {}): unknown {
+export function viewOutput(
+  session: LoadedSession,
+  at: number | undefined,
+  recordedContext?: RecordedContext,
+  { estimates = true, prepared }: { estimates?: boolean; prepared?: PreparedView } = {},
+): unknown {
   const calls = session.calls.length;
-  const input = session.callInput(at ?? null);
+  const made = prepared?.at === at ? prepared : undefined;
+  const input = made?.input ?? session.callInput(at ?? null);
   if (!input) {
     throw usageError(calls === 0 ? `--at ${at}: the session has no model calls (no assistant message); leave out --at for the latest view` : `--at ${at} is out of range: the session's model calls are 1 to ${calls}`);
   }
@@ -69,13 +91,14 @@ export function viewOutput(session: LoadedSession, at: number | undefined, recor
   const file = session.files[0];
   const before = session.fileChange();
   if (before) throw new CliError('file_changed', before.message);
-  // A content kept in the file shows its first bytes in a row: the model was given all of it.
-  const entries = viewEntries(input);
+  // A content kept in the file shows its first bytes in a row: the model was given all of it. Made
+  // before the look above, `prepared` is still checked by the look after (a change is for good).
+  const entries = made?.entries ?? viewEntries(input);
   const messages = withWholeContents(entries, input.minted);
   // SPEC §15: every message's estimate (the tokenizer loads here, on the first count), and at a call its breakdown.
   const estimator = estimates ? (recordedContext ? new SessionEstimates(session, recordedContext) : sessionEstimatesOf(session)) : undefined;
   const estimated = estimator?.entriesEstimate(entries, input.minted);
-  const breakdown = at !== undefined ? estimator?.breakdown(at) : undefined;
+  const breakdown = at !== undefined ? estimator?.breakdown(at, { input, entries }) : undefined;
   const calibration = estimator?.calibration();
   const after = session.fileChange();
   if (after) throw new CliError('file_changed', after.message);

@@ -34,6 +34,12 @@ export function recordedContextOf(session: Pick<LoadedSession, 'callTokens'>): R
   return (call) => session.callTokens(call)?.context;
 }
 
+/** A call's input and its view's entries, made by the caller (electron/cli/view.ts PreparedView). */
+export interface GivenView {
+  readonly input: CallInput;
+  readonly entries: readonly ViewEntry[];
+}
+
 export interface CallEstimate {
   /** Per entry of the call's input, in order: in the file's tokens where calibrated. */
   messages: TokenEstimate[];
@@ -348,10 +354,10 @@ export class SessionEstimates {
     return tokenEstimate(calibrated(raw.tokens, this.calibration()), { approximate: this.approximate, sampled: raw.sampled === true });
   }
 
-  private rawTotal(call: number | null): { entries: ViewEntry[]; raw: TokenEstimate[]; input: NonNullable<ReturnType<LoadedSession['callInput']>> } | undefined {
-    const input = this.session.callInput(call);
+  private rawTotal(call: number | null, given?: GivenView): { entries: readonly ViewEntry[]; raw: TokenEstimate[]; input: CallInput } | undefined {
+    const input = given?.input ?? this.session.callInput(call);
     if (!input) return undefined;
-    const entries = viewEntries(input);
+    const entries = given?.entries ?? viewEntries(input);
     return { entries, raw: entries.map((e) => this.entryRaw(e, input.minted)), input };
   }
 
@@ -513,9 +519,12 @@ export class SessionEstimates {
     return this.calibrationMemo ?? undefined;
   }
 
-  /** SPEC §15 context breakdown at call N (null: the latest view). */
-  breakdown(call: number | null): ContextBreakdown | undefined {
-    const r = this.rawTotal(call);
+  /**
+   * SPEC §15 context breakdown at call N (null: the latest view). `given`: call N's input and its
+   * view's entries where the caller has made them (`view`: docs/worker.md §7).
+   */
+  breakdown(call: number | null, given?: GivenView): ContextBreakdown | undefined {
+    const r = this.rawTotal(call, given);
     if (!r) return undefined;
     const kinds = new Map(r.input.log.map((x) => [x.id, x.kind]));
     const messages = r.entries.map((e, k) => ({ role: e.role, summary: e.reductions.some((id) => kinds.get(id) === 'summarized'), tokens: this.presented(r.raw[k] as TokenEstimate).tokens }));
