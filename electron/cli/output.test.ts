@@ -90,6 +90,24 @@ describe('writeJson', () => {
     );
   });
 
+  it('writes exactly json(value) where long strings make it walk some objects and write others whole (fast-check)', () => {
+    // Over writeJson's JSON_WHOLE_UNITS (128 Ki): an object holding one is walked, its siblings written whole.
+    const long = fc.tuple(fc.constantFrom('x', 'é', '"', '\\n', '😀'), fc.integer({ min: 0, max: 9 })).map(([c, n]) => `${c.repeat(140_000)}${n}`);
+    const leaf = fc.oneof({ weight: 4, arbitrary: fc.jsonValue({ maxDepth: 2 }) }, { weight: 1, arbitrary: long }, { weight: 1, arbitrary: fc.constant(undefined) });
+    const { tree } = fc.letrec<{ tree: unknown }>((tie) => ({
+      tree: fc.oneof({ depthSize: 'small', withCrossShrink: true }, leaf, fc.array(tie('tree'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tie('tree'), { maxKeys: 4 })),
+    }));
+    fc.assert(
+      // What the commands print is an object (or a list): never undefined at the top.
+      fc.property(fc.oneof(fc.array(tree, { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 4 }), tree, { maxKeys: 4 })), (value) => {
+        const pieces: string[] = [];
+        writeJson(value, (text) => pieces.push(text));
+        expect(pieces.join('')).toBe(json(value));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('a view of tens of MB is written in pieces of about a MiB, never as one string', () => {
     const messages = Array.from({ length: 40 }, (_, index) => ({ index, role: 'tool', content: `${'é'.repeat(500_000)}${index}`, reductions: [] }));
     const value = { format: 'supercode', call: null, calls: 40, messages, policy: { dedupe: true }, diff: { counts: {} } };
