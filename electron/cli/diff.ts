@@ -12,7 +12,7 @@
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import { countDiffAhead, diffTokens } from '../tokens/diffTokens';
+import { countDiffAhead, diffEntries, diffTokens } from '../tokens/diffTokens';
 import type { TextCounter } from '../tokens/textCounter';
 import { CliError, usageError } from './errors';
 
@@ -46,9 +46,11 @@ export async function diffOutput(session: LoadedSession, from: number, to: numbe
   let counted;
   try {
     diff = session.callsDiff(from, to);
-    if (diff && counter) await countDiffAhead(session, diff, counter);
+    // Both ends' views, made once for the count ahead and the count (docs/worker.md §7).
+    const entries = diff && diffEntries(session, diff);
+    if (diff && entries && counter) await countDiffAhead(session, diff, entries, counter);
     // SPEC §16: tokens each way (the tokenizer loads here, on the first count).
-    counted = diff && diffTokens(session, diff);
+    counted = diff && entries && diffTokens(session, diff, entries);
   } catch (e) {
     if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
     throw e;

@@ -23,7 +23,7 @@ import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate'
 import type { LoadedSession } from '../loader/session';
 import { loadSession } from '../loader/session';
 import { countText } from './counter';
-import { countDiffAhead, diffTokens } from './diffTokens';
+import { countDiffAhead, diffEntries, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
 import { COUNT_THREAD_BUNDLE, countersStarted, startTextCounter } from './textCounter';
@@ -356,13 +356,17 @@ describe('countAhead: what is counted on two threads is what is counted on one',
           if (!ahead) throw new Error(`${path}: no diff of ${from} and ${to}`);
           const counter = watched(threadCounter());
           const handed = vi.spyOn(SessionEstimates.prototype, 'countAhead');
-          await countDiffAhead(two, ahead, counter);
+          const made = diffEntries(two, ahead);
+          if (!made) throw new Error(`${path}: no entries of the diff of ${from} and ${to}`);
+          await countDiffAhead(two, ahead, made, counter);
           const inputs = handed.mock.calls.flatMap(([given]) => given);
           handed.mockRestore();
           two.close();
           expect(counter.texts, `${path} ${from}→${to}`).toBeGreaterThan(0);
           const asked = vi.spyOn(SessionEstimates.prototype, 'entriesEstimate');
           try {
+            // As `diff` counts: with the entries the count ahead was given, and without (made again).
+            expect(diffTokens(two, ahead, made), `${path} ${from}→${to}`).toEqual(expected);
             expect(diffTokens(two, ahead), `${path} ${from}→${to}`).toEqual(expected);
             // Every entry the diff estimates was handed ahead (by the estimates' cache key: its view index and reductions).
             const key = (e: ViewEntry) => `${e.index}|${e.reductions.join(',')}`;

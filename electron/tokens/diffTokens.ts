@@ -39,8 +39,12 @@ export interface DiffTokenDetail {
   changed: { from: number; to: number }[];
 }
 
-/** What a diff counts: each end's input, its added and dropped entries, and each changed run's entries at each end. */
-interface DiffEntries {
+/**
+ * What a diff counts: each end's input, its added and dropped entries, and each changed run's
+ * entries at each end. Made once where a diff is counted ahead and then counted (`diff`: both
+ * ends' views are projected to make it; docs/worker.md §7).
+ */
+export interface DiffEntries {
   from: Side;
   to: Side;
   added: (ViewEntry | undefined)[];
@@ -49,7 +53,8 @@ interface DiffEntries {
   runsTo: ViewEntry[][];
 }
 
-function diffEntries(session: LoadedSession, diff: CallsDiff): DiffEntries | undefined {
+/** What `diff` counts, or undefined when either end is no call of `session`. */
+export function diffEntries(session: LoadedSession, diff: CallsDiff): DiffEntries | undefined {
   const sideOf = (call: number | null): Side | undefined => {
     const input = session.callInput(call);
     return input ? { input, entries: viewEntries(input) } : undefined;
@@ -85,12 +90,11 @@ function diffEntries(session: LoadedSession, diff: CallsDiff): DiffEntries | und
 const recordedContext = (session: LoadedSession, call: number | null): number | undefined => (call === null ? undefined : session.callTokens(call)?.context);
 
 /**
- * Counts ahead, on this thread and `counter`'s, what `diffTokens(session, diff)` will count
- * (SessionEstimates.countAhead: docs/token-estimates.md "Counting on two threads").
+ * Counts ahead, on this thread and `counter`'s, what `diffTokens(session, diff, d)` will count
+ * (SessionEstimates.countAhead: docs/token-estimates.md "Counting on two threads"); `d` is
+ * `diffEntries(session, diff)`.
  */
-export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, counter: TextCounter): Promise<void> {
-  const d = diffEntries(session, diff);
-  if (!d) return;
+export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, d: DiffEntries, counter: TextCounter): Promise<void> {
   const defined = (list: readonly (ViewEntry | undefined)[]): ViewEntry[] => list.filter((e): e is ViewEntry => e !== undefined);
   const side = (s: Side, call: number | null, own: readonly (ViewEntry | undefined)[], runs: readonly ViewEntry[][]) => ({
     entries: recordedContext(session, call) === undefined ? s.entries : [...defined(own), ...runs.flat()],
@@ -99,10 +103,13 @@ export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, co
   await sessionEstimates(session).countAhead([side(d.to, diff.to, d.added, d.runsTo), side(d.from, diff.from, d.dropped, d.runsFrom)], counter);
 }
 
-/** The tokens of `diff` (from `session.callsDiff`), each way and per entry. Reads the messages it counts. */
-export function diffTokens(session: LoadedSession, diff: CallsDiff): DiffTokenDetail | undefined {
+/**
+ * The tokens of `diff` (from `session.callsDiff`), each way and per entry. Reads the messages it
+ * counts. `made`: `diffEntries(session, diff)` where the caller has made it.
+ */
+export function diffTokens(session: LoadedSession, diff: CallsDiff, made?: DiffEntries): DiffTokenDetail | undefined {
   const estimates = sessionEstimates(session);
-  const d = diffEntries(session, diff);
+  const d = made ?? diffEntries(session, diff);
   if (!d) return undefined;
   const { from, to } = d;
   const approximate = estimates.approximate;
