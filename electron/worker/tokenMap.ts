@@ -158,9 +158,11 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
 /** `callTokens`: call N's recorded usage, per-message estimates, breakdown and calibration; undefined when N is no call. */
 export function callTokensReply(session: LoadedSession, call: number, cache: TokenCache): ResultOf<'callTokens'> | undefined {
   const input = session.callInput(call);
-  const breakdown = cache.estimates.breakdown(call);
-  if (!input || !breakdown) return undefined;
+  if (!input) return undefined;
+  // The call's view, made once for its breakdown and its estimates (docs/worker.md §7).
   const entries = viewEntries(input);
+  const breakdown = cache.estimates.breakdown(call, { input, entries });
+  if (!breakdown) return undefined;
   const est = cache.estimates.entriesEstimate(entries, input.minted);
   const recorded = session.callTokens(call);
   return {
