@@ -12,7 +12,7 @@ import type { MessageList, Reduction } from '../../shared/format/types';
 import type { CallInput, ModelCall, ViewEntry } from '../../shared/calls/calls';
 import { logChanges, rowStartAt, viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
-import { projectView } from '../../shared/resolver/project';
+import { projectRows, projectionLayout, rowsTouched } from '../../shared/resolver/project';
 import { addressedRange, resolveOriginal } from '../../shared/resolver/original';
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
 import { contextBreakdown } from '../../shared/tokens/breakdown';
@@ -542,7 +542,9 @@ export class SessionEstimates {
   hiddenEstimates(): HiddenEstimate[] {
     const { log, minted } = this.session;
     const shown = new Map<string, string>();
-    for (const row of projectView(minted, log)) if (row.applied !== undefined && !shown.has(row.applied)) shown.set(row.applied, row.text);
+    // Only the rows a reduction touches can show one in its place (docs/worker.md §7).
+    const layout = projectionLayout(minted.length, log);
+    for (const row of projectRows(minted, log, rowsTouched(log, layout), layout)) if (row.applied !== undefined && !shown.has(row.applied)) shown.set(row.applied, row.text);
     return log.map((r: Reduction) => ({ id: r.id, hidden: this.reductionEstimate(r, shown.get(r.id) ?? '', minted).hidden }));
   }
 

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import type { Reduction, ReductionKind } from '../format/types';
 import { isRangeKind } from '../format/types';
 import { arrayList } from './session';
-import { projectView, projectionLayout } from './project';
+import type { ProjectedRow } from './project';
+import { projectRows, projectView, projectionLayout, rowsTouched } from './project';
 
 /** The reference: every view index's reductions listed one by one (a range at each of its indexes), read row by row. */
 function touchingByIndex(log: readonly Reduction[], viewLength: number, index: number, rowEnd: number): string[] {
@@ -52,5 +53,52 @@ describe('projectView: the reductions touching each row', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+/** A row as JSON shows it (its text read, as a lazily read text is at use). */
+const plainRow = (row: ProjectedRow): unknown => JSON.parse(JSON.stringify(row));
+
+describe('projectRows and rowsTouched', () => {
+  const logArb = fc.tuple(fc.integer({ min: 0, max: 12 }), fc.array(shapeArb, { maxLength: 14 }), fc.boolean()).map(([viewLength, shapes, repeat]) => {
+    const made = shapes.map(reductionOf);
+    return { viewLength, log: repeat && made.length > 2 ? [...made, made[1] as Reduction] : made };
+  });
+
+  it('any increasing rows are exactly those rows of projectView, for any log (fast-check)', () => {
+    fc.assert(
+      fc.property(logArb, fc.array(fc.boolean(), { maxLength: 16 }), ({ viewLength, log }, picks) => {
+        const minted = arrayList(Array.from({ length: viewLength }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+        const layout = projectionLayout(viewLength, log);
+        const all = projectView(minted, log, undefined, layout);
+        // Rows past the view are left out.
+        const rows = picks.map((p, row) => (p ? row : -1)).filter((row) => row >= 0);
+        expect(projectRows(minted, log, rows, layout).map(plainRow)).toEqual(all.filter((r) => rows.includes(r.row)).map(plainRow));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('rowsTouched holds every row that shows a reduction or is touched by one, in order (fast-check)', () => {
+    fc.assert(
+      fc.property(logArb, ({ viewLength, log }) => {
+        const minted = arrayList(Array.from({ length: viewLength }, (_, i) => ({ role: 'user' as const, content: `m${i}` })));
+        const layout = projectionLayout(viewLength, log);
+        const touched = rowsTouched(log, layout);
+        expect(touched).toEqual([...touched].sort((a, b) => a - b));
+        expect(new Set(touched).size).toBe(touched.length);
+        const needed = projectView(minted, log, undefined, layout).filter((r) => r.applied !== undefined || r.reductions.length > 0).map((r) => r.row);
+        for (const row of needed) expect(touched).toContain(row);
+        // And none beyond: a row it names is one a reduction touches.
+        const shown = new Set(needed);
+        for (const row of touched) expect(shown.has(row), `row ${row}`).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('rows asked out of order are refused (the index of what touches each row walks forward)', () => {
+    const minted = arrayList([{ role: 'user' as const, content: 'a' }, { role: 'user' as const, content: 'b' }]);
+    expect(() => projectRows(minted, [], [1, 0])).toThrow(/rows must increase/);
   });
 });

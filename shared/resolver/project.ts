@@ -187,12 +187,59 @@ export function projectView(
   window?: { start: number; end: number },
   layout: ProjectionLayout = projectionLayout(minted.length, log),
 ): ProjectedRow[] {
-  const touches = touchingIndex(log, minted.length);
+  const one = rowProjector(minted, log, layout);
   const start = Math.max(0, window?.start ?? 0);
   const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
   const rows: ProjectedRow[] = [];
+  for (let row = start; row < end; row++) rows.push(one(row));
+  return rows;
+}
+
+/**
+ * Rows `rows` (row numbers, increasing; those past the view left out) of the projected view, each
+ * exactly as projectView gives it: what reads a few rows of a long view reads only those
+ * (docs/worker.md §7).
+ */
+export function projectRows(minted: MessageList, log: readonly Reduction[], rows: Iterable<number>, layout: ProjectionLayout = projectionLayout(minted.length, log)): ProjectedRow[] {
+  const one = rowProjector(minted, log, layout);
+  const out: ProjectedRow[] = [];
+  let last = -1;
+  for (const row of rows) {
+    if (!(row > last)) throw new RangeError(`projectRows: rows must increase (${row} after ${last})`);
+    last = row;
+    if (row < layout.rowCount) out.push(one(row));
+  }
+  return out;
+}
+
+/**
+ * The rows (increasing) that a reduction of `log` touches: where it can be applied. A row no
+ * reduction touches shows its message as it is.
+ */
+export function rowsTouched(log: readonly Reduction[], layout: ProjectionLayout): number[] {
+  const rows = new Set<number>();
+  for (const r of log) {
+    const s = r.ptr.index;
+    if (!Number.isInteger(s)) continue;
+    // As touchingIndex reads an address: a range from its start (at least 0) below its end, a message at its index.
+    const [from, to] = isRangeKind(r.kind) ? [Math.max(s, 0), Math.min(Math.ceil(r.end ?? s), layout.viewLength)] : [s, Math.min(s + 1, layout.viewLength)];
+    if (from < 0 || to <= from) continue;
+    const first = rowOfIndex(layout, from);
+    const last = rowOfIndex(layout, to - 1);
+    if (first < 0 || last < 0) continue;
+    for (let row = first; row <= last; row++) rows.add(row);
+  }
+  return [...rows].sort((a, b) => a - b);
+}
+
+/**
+ * One row of the projected view at a time, asked in increasing order (the index of what touches
+ * each row walks forward).
+ */
+function rowProjector(minted: MessageList, log: readonly Reduction[], layout: ProjectionLayout): (row: number) => ProjectedRow {
+  const touches = touchingIndex(log, minted.length);
   let summaries: Map<string, Reduction> | undefined;
-  for (let row = start; row < end; row++) {
+  return (row) => {
     const index = layout.rowStarts[row] ?? 0;
     const rowEnd = layout.rowStarts[row + 1] ?? layout.viewLength;
     const touching = touches(index, rowEnd);
@@ -202,33 +249,26 @@ export function projectView(
       const summary = cleared.group !== undefined ? (summaries ??= compactionSummaries(log)).get(cleared.group) : undefined;
       if (cleared.kind === 'summarized' && cleared.group !== undefined && summary) {
         const text = summary === cleared ? cleared.stub : '';
-        rows.push({ row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: projectedCompaction(cleared, summary) });
-      } else {
-        rows.push({ row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id });
+        return { row, index, end: rowEnd, text, reductions, applied: cleared.id, compaction: projectedCompaction(cleared, summary) };
       }
-      continue;
+      return { row, index, end: rowEnd, text: cleared.stub, reductions, applied: cleared.id };
     }
     const msg = minted.at(index);
-    if (!msg) {
-      rows.push({ row, index, end: rowEnd, text: '', reductions, missing: true });
-      continue;
-    }
+    if (!msg) return { row, index, end: rowEnd, text: '', reductions, missing: true };
     const applied = touching[0];
     // A message a compaction moved after the context it re-injected: the model saw nothing here
     // (its stub is the compaction's, shown at the summary's row).
     if (applied?.kind === 'duplicate_output' && applied.group !== undefined) {
       const summary = (summaries ??= compactionSummaries(log)).get(applied.group);
-      rows.push({ row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, applied: applied.id, ...(summary ? { compaction: projectedCompaction(applied, summary) } : {}) });
-      continue;
+      return { row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, applied: applied.id, ...(summary ? { compaction: projectedCompaction(applied, summary) } : {}) };
     }
     const shown: ProjectedRow = { row, index, end: rowEnd, ...messageFields(msg), text: '', reductions, ...(applied ? { applied: applied.id } : {}) };
     // A content left in its file is read when the row's text is asked for, not for every row of
     // every call's view (docs/streaming-import.md).
     if (!applied && msg.large !== undefined) readOnUse(shown, 'text', () => msg.content);
     else shown.text = visibleText(msg, applied);
-    rows.push(shown);
-  }
-  return rows;
+    return shown;
+  };
 }
 
 /**
