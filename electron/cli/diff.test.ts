@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ViewEntry } from '../../shared/index';
+import { givenBytes, viewEntries } from '../../shared/index';
+import { loadSession } from '../loader/session';
+import { diffSides } from '../tokens/diffTokens';
 import { writeSynthetic } from '../loader/claudeCode/testing/build';
 import { tempDir } from '../../tools/testing/files';
 import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
@@ -216,5 +219,37 @@ describe('diff usage', () => {
     const r = await runCli(['diff', '--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('diff --from N --to M FILE...');
+  });
+});
+
+describe('diff: each end projected once for its bytes and its entries', () => {
+  const FILES = [
+    REAL,
+    join(ROOT, 'e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl'),
+    join(ROOT, 'e2e/fixtures/real/codex/rollout-0.139-review-cut-output-ENTIRE.jsonl'),
+    join(ROOT, 'samples/demo.sidecar.jsonl'),
+  ];
+
+  it('the bytes of each end are givenBytes of its input, and its entries are viewEntries of it', async () => {
+    for (const path of FILES) {
+      const loaded = await loadSession([path]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const { session } = loaded;
+      const n = session.calls.length;
+      expect(n, path).toBeGreaterThan(1);
+      for (const [from, to] of [[1, n], [Math.ceil(n / 2), n], [1, null]] as const) {
+        const sides = diffSides(session, from, to);
+        if (!sides) throw new Error(`${path}: no sides of ${from} and ${to}`);
+        for (const [side, call] of [[sides.from, from], [sides.to, to]] as const) {
+          const input = session.callInput(call);
+          if (!input) throw new Error(`${path}: no input of ${call}`);
+          expect(side.bytes, `${path} call ${call}`).toBe(givenBytes(input));
+          expect(side.bytes, `${path} call ${call}`).toBeGreaterThan(0);
+          expect(JSON.stringify(side.entries)).toBe(JSON.stringify(viewEntries(input)));
+        }
+      }
+      expect(diffSides(session, 1, n + 1)).toBeUndefined();
+      session.close();
+    }
   });
 });

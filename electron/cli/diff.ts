@@ -12,7 +12,7 @@
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import { countDiffAhead, diffEntries, diffTokens } from '../tokens/diffTokens';
+import { countDiffAhead, diffEntries, diffSides, diffTokens } from '../tokens/diffTokens';
 import type { TextCounter } from '../tokens/textCounter';
 import { CliError, usageError } from './errors';
 
@@ -45,9 +45,10 @@ export async function diffOutput(session: LoadedSession, from: number, to: numbe
   let diff;
   let counted;
   try {
-    diff = session.callsDiff(from, to);
-    // Both ends' views, made once for the count ahead and the count (docs/worker.md §7).
-    const entries = diff && diffEntries(session, diff);
+    // Both ends' views, each projected once for its bytes, the count ahead and the count (docs/worker.md §7).
+    const sides = diffSides(session, from, to);
+    diff = session.callsDiff(from, to, undefined, sides && ((call) => (call === from ? sides.from.bytes : call === to ? sides.to.bytes : undefined)));
+    const entries = diff && sides && diffEntries(session, diff, sides);
     if (diff && entries && counter) await countDiffAhead(session, diff, entries, counter);
     // SPEC §16: tokens each way (the tokenizer loads here, on the first count).
     counted = diff && entries && diffTokens(session, diff, entries);

@@ -5,9 +5,10 @@
  * estimated (per message, with the session's estimates: calibrated to the file where it records
  * usage, approximate for a Claude model). The CLI and the worker count with this one function.
  */
-import type { ViewEntry } from '../../shared/calls/calls';
+import type { CallInput, ViewEntry } from '../../shared/calls/calls';
 import { viewEntries } from '../../shared/calls/calls';
 import type { CallsDiff } from '../../shared/calls/callsDiff';
+import { rowBytes } from '../../shared/calls/callsDiff';
 import type { ContextFigure, DiffTokens } from '../../shared/tokens/diffTokens';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { sumEstimates } from '../../shared/tokens/estimate';
@@ -24,9 +25,31 @@ export function sessionEstimates(session: LoadedSession): SessionEstimates {
   return e;
 }
 
-interface Side {
-  input: NonNullable<ReturnType<LoadedSession['callInput']>>;
+/** One end of a diff: its input, its view's entries, and the bytes it was given (givenBytes's count, from the same rows). */
+export interface DiffSide {
+  input: CallInput;
   entries: ViewEntry[];
+  bytes: number;
+}
+
+/**
+ * Both ends of a diff of calls `from` and `to` (null: the latest view), each projected once for
+ * its entries and its bytes; undefined when either is no call of `session`. `diff` hands the
+ * bytes to `callsDiff` (its `given`) and the sides to `diffEntries` (docs/worker.md §7).
+ */
+export function diffSides(session: LoadedSession, from: number | null, to: number | null): { from: DiffSide; to: DiffSide } | undefined {
+  const sideOf = (call: number | null): DiffSide | undefined => {
+    const input = session.callInput(call);
+    if (!input) return undefined;
+    let bytes = 0;
+    const entries = viewEntries(input, 0, (row) => {
+      bytes += rowBytes(row, input.minted) ?? 0;
+    });
+    return { input, entries, bytes };
+  };
+  const a = sideOf(from);
+  const b = a && sideOf(to);
+  return a && b ? { from: a, to: b } : undefined;
 }
 
 const byIndex = (entries: readonly ViewEntry[]): Map<number, ViewEntry> => new Map(entries.map((e) => [e.index, e]));
@@ -45,27 +68,25 @@ export interface DiffTokenDetail {
  * ends' views are projected to make it; docs/worker.md §7).
  */
 export interface DiffEntries {
-  from: Side;
-  to: Side;
+  from: DiffSide;
+  to: DiffSide;
   added: (ViewEntry | undefined)[];
   dropped: (ViewEntry | undefined)[];
   runsFrom: ViewEntry[][];
   runsTo: ViewEntry[][];
 }
 
-/** What `diff` counts, or undefined when either end is no call of `session`. */
-export function diffEntries(session: LoadedSession, diff: CallsDiff): DiffEntries | undefined {
-  const sideOf = (call: number | null): Side | undefined => {
-    const input = session.callInput(call);
-    return input ? { input, entries: viewEntries(input) } : undefined;
-  };
-  const from = sideOf(diff.from);
-  const to = sideOf(diff.to);
-  if (!from || !to) return undefined;
+/**
+ * What `diff` counts, or undefined when either end is no call of `session`. `sides`: both ends as
+ * `diffSides(session, diff.from, diff.to)` gives them, where the caller has made them.
+ */
+export function diffEntries(session: LoadedSession, diff: CallsDiff, sides = diffSides(session, diff.from, diff.to)): DiffEntries | undefined {
+  if (!sides) return undefined;
+  const { from, to } = sides;
   const fromAt = byIndex(from.entries);
   const toAt = byIndex(to.entries);
   // Runs are in view order, as are entries: one walk per side.
-  const inRuns = (side: Side): ViewEntry[][] => {
+  const inRuns = (side: DiffSide): ViewEntry[][] => {
     const out: ViewEntry[][] = [];
     let k = 0;
     for (const run of diff.changed) {
@@ -96,7 +117,7 @@ const recordedContext = (session: LoadedSession, call: number | null): number | 
  */
 export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, d: DiffEntries, counter: TextCounter): Promise<void> {
   const defined = (list: readonly (ViewEntry | undefined)[]): ViewEntry[] => list.filter((e): e is ViewEntry => e !== undefined);
-  const side = (s: Side, call: number | null, own: readonly (ViewEntry | undefined)[], runs: readonly ViewEntry[][]) => ({
+  const side = (s: DiffSide, call: number | null, own: readonly (ViewEntry | undefined)[], runs: readonly ViewEntry[][]) => ({
     entries: recordedContext(session, call) === undefined ? s.entries : [...defined(own), ...runs.flat()],
     view: s.input.minted,
   });
@@ -113,8 +134,8 @@ export function diffTokens(session: LoadedSession, diff: CallsDiff, made?: DiffE
   if (!d) return undefined;
   const { from, to } = d;
   const approximate = estimates.approximate;
-  const one = (side: Side, entry: ViewEntry | undefined): TokenEstimate => estimates.entriesEstimate(entry ? [entry] : [], side.input.minted).total;
-  const context = (call: number | null, side: Side): ContextFigure => {
+  const one = (side: DiffSide, entry: ViewEntry | undefined): TokenEstimate => estimates.entriesEstimate(entry ? [entry] : [], side.input.minted).total;
+  const context = (call: number | null, side: DiffSide): ContextFigure => {
     const recorded = recordedContext(session, call);
     return recorded !== undefined ? { tokens: recorded, source: 'recorded' } : estimates.entriesEstimate(side.entries, side.input.minted).total;
   };

@@ -381,9 +381,10 @@ export interface ViewEntry {
  * The entries of an input: one per projected row, content exactly as the model was given it. The
  * later runs of a compaction (`group`) showed the model nothing of their own — it saw the summary
  * once, at the first run — so they are no entry; their ids join the summary's entry. With `from`,
- * only the rows from the one that holds view index `from`.
+ * only the rows from the one that holds view index `from`. `eachRow` sees every projected row
+ * the entries are made from, in order (a caller that also counts the rows' bytes: `givenBytes`).
  */
-export function viewEntries(input: CallInput, from = 0): ViewEntry[] {
+export function viewEntries(input: CallInput, from = 0, eachRow?: (row: ProjectedRow) => void): ViewEntry[] {
   const layout = projectionLayout(input.minted.length, input.log);
   // The rows from the one holding `from` on (none past the view): a later run of a compaction whose
   // summary lies before them is then an entry of its own.
@@ -392,6 +393,7 @@ export function viewEntries(input: CallInput, from = 0): ViewEntry[] {
   const entries: ViewEntry[] = [];
   const summaryEntry = new Map<string, ViewEntry>();
   for (const row of rows) {
+    eachRow?.(row);
     const ids = row.reductions.map((r) => r.id);
     // The summary's run has the group's lowest index, so its entry comes first.
     const summary = row.compaction && row.compaction.summary !== row.applied ? summaryEntry.get(row.compaction.summary) : undefined;

@@ -160,7 +160,7 @@ function messageBytes(list: MessageList, i: number): number | null {
 }
 
 /** A row's bytes as the model was given them: a message shown whole is its content (kept on disk, maybe), else the row's text. */
-function rowBytes(row: ProjectedRow, list: MessageList): number | null {
+export function rowBytes(row: ProjectedRow, list: MessageList): number | null {
   if (row.reductions.length === 0 && row.end - row.index === 1 && !row.missing) return messageBytes(list, row.index);
   return utf8Length(row.text);
 }
