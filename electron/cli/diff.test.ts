@@ -238,7 +238,11 @@ describe('diff: each end projected once for its bytes and its entries', () => {
       const n = session.calls.length;
       expect(n, path).toBeGreaterThan(1);
       for (const [from, to] of [[1, n], [Math.ceil(n / 2), n], [1, null]] as const) {
-        const sides = diffSides(session, from, to);
+        const sides = diffSides(session, from, to, true);
+        // Without bytes asked, the same entries and no bytes counted (the worker's diff has the context map's).
+        const plain = diffSides(session, from, to);
+        expect(plain?.from.bytes).toBeUndefined();
+        expect(JSON.stringify(plain?.to.entries)).toBe(JSON.stringify(sides?.to.entries));
         if (!sides) throw new Error(`${path}: no sides of ${from} and ${to}`);
         for (const [side, call] of [[sides.from, from], [sides.to, to]] as const) {
           const input = session.callInput(call);

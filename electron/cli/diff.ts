@@ -46,7 +46,7 @@ export async function diffOutput(session: LoadedSession, from: number, to: numbe
   let counted;
   try {
     // Both ends' views, each projected once for its bytes, the count ahead and the count (docs/worker.md §7).
-    const sides = diffSides(session, from, to);
+    const sides = diffSides(session, from, to, true);
     diff = session.callsDiff(from, to, undefined, sides && ((call) => (call === from ? sides.from.bytes : call === to ? sides.to.bytes : undefined)));
     const entries = diff && sides && diffEntries(session, diff, sides);
     if (diff && entries && counter) await countDiffAhead(session, diff, entries, counter);

@@ -9,7 +9,7 @@
  * "text","unconfirmed"?}]` in file order. With `--at N`, `"tokens"` is the usage the file recorded
  * for call N (SPEC §15, shared/tokens/usage.ts CallTokens), or null where it records none.
  */
-import type { CallInput, MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
+import type { MessageList, ReductionPolicy, ViewEntry } from '../../shared/index';
 import { SESSION_FORMAT_OF_FILE, arrayList, inSource, utf8Decode, viewEntries } from '../../shared/index';
 import { zodSchemas } from '../../shared/format/schema';
 import { FileContent } from '../loader/content/fileContent';
@@ -17,7 +17,7 @@ import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import type { RecordedContext } from '../tokens/sessionEstimates';
+import type { GivenView, RecordedContext } from '../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import type { TextCounter } from '../tokens/textCounter';
 import { CliError, usageError } from './errors';
@@ -50,10 +50,8 @@ function sessionEstimatesOf(session: LoadedSession): SessionEstimates {
  * walk them. Made twice, the projection of the scale session's 300,000 messages was a tenth of
  * `view`'s CPU time (docs/worker.md §7).
  */
-export interface PreparedView {
+export interface PreparedView extends GivenView {
   readonly at: number | undefined;
-  readonly input: CallInput;
-  readonly entries: ViewEntry[];
 }
 
 /** The view of call `at` (the latest without), undefined when `at` is no call of the session. */
@@ -123,7 +121,7 @@ export function viewOutput(
  * file as it is when the file holds it as JSON.stringify writes it (FileContent's `jsonText`),
  * else decoded. Read between two looks at the files (the callers').
  */
-function withWholeContents(entries: ViewEntry[], view: MessageList): (Omit<ViewEntry, 'content'> & { content: string | RawJson })[] {
+function withWholeContents(entries: readonly ViewEntry[], view: MessageList): (Omit<ViewEntry, 'content'> & { content: string | RawJson })[] {
   return entries.map((e) => {
     const source = inSource(e, view);
     if (!source) return e;

@@ -5,7 +5,7 @@
  * estimated (per message, with the session's estimates: calibrated to the file where it records
  * usage, approximate for a Claude model). The CLI and the worker count with this one function.
  */
-import type { CallInput, ViewEntry } from '../../shared/calls/calls';
+import type { ViewEntry } from '../../shared/calls/calls';
 import { viewEntries } from '../../shared/calls/calls';
 import type { CallsDiff } from '../../shared/calls/callsDiff';
 import { rowBytes } from '../../shared/calls/callsDiff';
@@ -13,6 +13,7 @@ import type { ContextFigure, DiffTokens } from '../../shared/tokens/diffTokens';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { sumEstimates } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
+import type { GivenView } from './sessionEstimates';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
 
@@ -25,22 +26,23 @@ export function sessionEstimates(session: LoadedSession): SessionEstimates {
   return e;
 }
 
-/** One end of a diff: its input, its view's entries, and the bytes it was given (givenBytes's count, from the same rows). */
-export interface DiffSide {
-  input: CallInput;
-  entries: ViewEntry[];
-  bytes: number;
+/** One end of a diff: its input and its view's entries, with the bytes it was given where asked (givenBytes's count, from the same rows). */
+export interface DiffSide extends GivenView {
+  bytes?: number;
 }
 
 /**
- * Both ends of a diff of calls `from` and `to` (null: the latest view), each projected once for
- * its entries and its bytes; undefined when either is no call of `session`. `diff` hands the
- * bytes to `callsDiff` (its `given`) and the sides to `diffEntries` (docs/worker.md §7).
+ * Both ends of a diff of calls `from` and `to` (null: the latest view), each projected once;
+ * undefined when either is no call of `session`. With `withBytes`, each end's given bytes are
+ * counted from the rows its entries are made from: `diff` hands them to `callsDiff` (its `given`)
+ * and the sides to `diffEntries` (docs/worker.md §7). Without, no row's bytes are counted (the
+ * worker's diff has the context map's).
  */
-export function diffSides(session: LoadedSession, from: number | null, to: number | null): { from: DiffSide; to: DiffSide } | undefined {
+export function diffSides(session: LoadedSession, from: number | null, to: number | null, withBytes = false): { from: DiffSide; to: DiffSide } | undefined {
   const sideOf = (call: number | null): DiffSide | undefined => {
     const input = session.callInput(call);
     if (!input) return undefined;
+    if (!withBytes) return { input, entries: viewEntries(input) };
     let bytes = 0;
     const entries = viewEntries(input, 0, (row) => {
       bytes += rowBytes(row, input.minted) ?? 0;
