@@ -135,22 +135,31 @@ interface Touch {
  * compaction over 60,000 messages is one entry, not one per message): listing each message's
  * reductions made every projection of a long compacted session cost its whole range twice.
  */
+/**
+ * The view indices `[from, to)` a reduction touches in a view of `viewLength` messages, undefined
+ * for none: a range from its start (at least 0) below its end, as a walk over the integers (a
+ * fractional start touches no message); any other kind, the message at its index.
+ */
+function touchedSpan(r: Reduction, viewLength: number): { from: number; to: number } | undefined {
+  const s = r.ptr.index;
+  if (!Number.isInteger(s)) return undefined;
+  const span = isRangeKind(r.kind) ? { from: Math.max(s, 0), to: Math.min(Math.ceil(r.end ?? s), viewLength) } : { from: s, to: Math.min(s + 1, viewLength) };
+  return span.from >= 0 && span.to > span.from ? span : undefined;
+}
+
 function touchingIndex(log: readonly Reduction[], viewLength: number): (index: number, rowEnd: number) => Reduction[] {
   const single = new Map<number, Touch[]>();
   const ranges: (Touch & { end: number })[] = [];
   log.forEach((r, pos) => {
+    const span = touchedSpan(r, viewLength);
+    if (!span) return;
     if (isRangeKind(r.kind)) {
-      const s = r.ptr.index;
-      // As a walk over the integers from `s` below `end`: a fractional start touches no message.
-      const end = Math.min(Math.ceil(r.end ?? s), viewLength);
-      if (Number.isInteger(s) && end > Math.max(s, 0)) ranges.push({ r, at: Math.max(s, 0), pos, end });
+      ranges.push({ r, at: span.from, pos, end: span.to });
       return;
     }
-    const i = r.ptr.index;
-    if (!Number.isInteger(i) || i < 0 || i >= viewLength) return;
-    const list = single.get(i) ?? [];
-    list.push({ r, at: i, pos });
-    single.set(i, list);
+    const list = single.get(span.from) ?? [];
+    list.push({ r, at: span.from, pos });
+    single.set(span.from, list);
   });
   const indexes = [...single.keys()].sort((a, b) => a - b);
   ranges.sort((a, b) => a.at - b.at);
@@ -219,13 +228,10 @@ export function projectRows(minted: MessageList, log: readonly Reduction[], rows
 export function rowsTouched(log: readonly Reduction[], layout: ProjectionLayout): number[] {
   const rows = new Set<number>();
   for (const r of log) {
-    const s = r.ptr.index;
-    if (!Number.isInteger(s)) continue;
-    // As touchingIndex reads an address: a range from its start (at least 0) below its end, a message at its index.
-    const [from, to] = isRangeKind(r.kind) ? [Math.max(s, 0), Math.min(Math.ceil(r.end ?? s), layout.viewLength)] : [s, Math.min(s + 1, layout.viewLength)];
-    if (from < 0 || to <= from) continue;
-    const first = rowOfIndex(layout, from);
-    const last = rowOfIndex(layout, to - 1);
+    const span = touchedSpan(r, layout.viewLength);
+    if (!span) continue;
+    const first = rowOfIndex(layout, span.from);
+    const last = rowOfIndex(layout, span.to - 1);
     if (first < 0 || last < 0) continue;
     for (let row = first; row <= last; row++) rows.add(row);
   }
