@@ -17,13 +17,20 @@ export const TOKEN_MAP_SLICE_CALLS = 64;
 /** Most per-message figures a `callTokens` reply carries; the rest are counted in `messages_total`. */
 export const MAX_CALL_TOKEN_MESSAGES = 100_000;
 
-/** How estimates relate to the file's tokens (shared/tokens/calibration.ts Calibration). */
-export const calibrationSchema = z.object({
-  factor: z.number().positive(),
+/** A file's own fit (shared/tokens/calibration.ts Fit). */
+const fitSchema = z.object({
+  /** Rounded to 3 decimals: a refused fit's may round to 0. */
+  factor: z.number().nonnegative(),
   /** Median absolute percentage error, as a fraction (0.094 = 9.4 %). */
   error: z.number().nonnegative(),
   calls: int,
-  source: z.enum(['file', 'default']),
+});
+/** How estimates relate to the file's tokens (shared/tokens/calibration.ts Calibration). */
+export const calibrationSchema = fitSchema.extend({
+  factor: z.number().positive(),
+  source: z.enum(['file', 'default', 'none']),
+  /** The file's own fit, refused as implausible: the estimates use the factor above instead. */
+  refused: fitSchema.optional(),
 });
 
 /** A token estimate (shared/tokens/estimate.ts TokenEstimate). */

@@ -74,8 +74,9 @@ Commands:
       each message's content exactly as the model saw it, stubs in place. Token estimates
       (o200k_base; docs/token-estimates.md): tokens_est per message (a number) and for the view
       ({tokens,source:"estimated",approximate?,sampled?}: approximate for Claude models, sampled
-      when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source}
-      when one applies, and with --at context_breakdown {system,user,assistant,tool_results,
+      when a part above 8 MiB was counted in chunks), calibration {factor,error,calls,source,
+      refused?} when one applies (refused: the file's own fit, not used because its usage does
+      not follow its messages), and with --at context_breakdown {system,user,assistant,tool_results,
       summaries,other,in_file,recorded?,not_in_file?}. With --at, "tokens" is
       the usage the file recorded for that call ({input, cache_read, cache_write, output,
       reasoning?, context, window?, source:"recorded"}; input counts cache reads and writes),

@@ -13,15 +13,25 @@ export interface GrowthPair {
   estimated: number;
 }
 
-export interface Calibration {
+/** A factor with its error, and over how many steps it was fitted. */
+export interface Fit {
   /** Multiply an estimate by this to get the file's own tokens. */
   factor: number;
   /** Median absolute percentage error of the calibrated estimate over the pairs used (0.1 = 10 %). */
   error: number;
   /** How many call-to-call steps it was fitted on. */
   calls: number;
-  /** `file`: fitted on this file's own records; `default`: the measured default (too few steps in the file). */
-  source: 'file' | 'default';
+}
+
+export interface Calibration extends Fit {
+  /**
+   * `file`: fitted on this file's own records; `default`: the measured default for Claude models
+   * (too few steps in the file, or its fit refused); `none`: no factor (factor 1) — a model with no
+   * default whose file's fit was refused.
+   */
+  source: 'file' | 'default' | 'none';
+  /** The file's own fit when it was refused as implausible (`plausibleFit`); the estimates use the fallback instead. */
+  refused?: Fit;
 }
 
 /**
@@ -39,6 +49,25 @@ export const MIN_CALIBRATION_CALLS = 5;
  * the median error of that one factor applied to each of those files with the others' fit.
  */
 export const CLAUDE_DEFAULT: Calibration = { factor: 1.3, error: 0.105, calls: 325, source: 'default' };
+
+/**
+ * The factors a fit may have: an o200k count times this is the file's own count of the same text.
+ * The tokenizers measured give 2.8–4.0 bytes per token on the same real files, and the real files'
+ * own fits lie between ×1.21 and ×2.34 (docs/token-estimates.md): no text tokenizer counts a quarter
+ * or four times what o200k counts. A file whose growth says so records usage that does not follow
+ * its messages (its usage was written by something else, or much of what it sent is not in it).
+ */
+export const PLAUSIBLE_FACTOR = { min: 0.25, max: 4 } as const;
+/**
+ * The most a fit may miss by (median absolute percentage error): the real files' fits miss by
+ * 8.9–16.6 %; above a half, most steps are off by more than half of what they recorded.
+ */
+export const MAX_FIT_ERROR = 0.5;
+
+/** Whether a file's own fit is used: its factor within PLAUSIBLE_FACTOR and its error at most MAX_FIT_ERROR. */
+export function plausibleFit(fit: Fit): boolean {
+  return fit.factor >= PLAUSIBLE_FACTOR.min && fit.factor <= PLAUSIBLE_FACTOR.max && fit.error <= MAX_FIT_ERROR;
+}
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b);
@@ -58,13 +87,18 @@ export function calibrationError(pairs: readonly GrowthPair[], factor: number): 
 
 /**
  * The calibration of a file from its call-to-call pairs, or `fallback` (undefined: none) when
- * fewer than MIN_CALIBRATION_CALLS of them are usable.
+ * fewer than MIN_CALIBRATION_CALLS of them are usable. A fit that is not plausible (`plausibleFit`)
+ * is not used: the fallback is, carrying the fit as `refused`; with no fallback, factor 1
+ * (`source: "none"`, its error that of the raw estimates over the same steps).
  */
 export function calibrate(pairs: readonly GrowthPair[], fallback?: Calibration): Calibration | undefined {
   const usable = usablePairs(pairs);
   if (usable.length < MIN_CALIBRATION_CALLS) return fallback;
   const factor = median(usable.map((p) => p.recorded / p.estimated));
-  return { factor: round(factor, 3), error: round(calibrationError(usable, factor), 3), calls: usable.length, source: 'file' };
+  const fit: Fit = { factor: round(factor, 3), error: round(calibrationError(usable, factor), 3), calls: usable.length };
+  if (plausibleFit(fit)) return { ...fit, source: 'file' };
+  const instead: Calibration = fallback ?? { factor: 1, error: round(calibrationError(usable, 1), 3), calls: usable.length, source: 'none' };
+  return { ...instead, refused: fit };
 }
 
 /** An estimate in the file's own tokens. */

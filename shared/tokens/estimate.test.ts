@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contextBreakdown } from './breakdown';
-import { CLAUDE_DEFAULT, MIN_CALIBRATION_CALLS, calibrate, calibrationError } from './calibration';
+import { CLAUDE_DEFAULT, MAX_FIT_ERROR, MIN_CALIBRATION_CALLS, PLAUSIBLE_FACTOR, calibrate, calibrationError, plausibleFit } from './calibration';
 import { countingPieces, isClaudeModel, samplePlan, scaleSample, sumEstimates, tokenEstimate } from './estimate';
 
 const isHigh = (c: number) => c >= 0xd800 && c <= 0xdbff;
@@ -88,24 +88,37 @@ describe('estimates', () => {
 
 describe('calibrate', () => {
   const pair = fc.record({ recorded: fc.integer({ min: 201, max: 100_000 }), estimated: fc.integer({ min: 1, max: 100_000 }) });
-  it('the factor is the median ratio; the error is the median error of the factor; fewer usable steps than the minimum give the fallback', () => {
+  it('the factor is the median ratio; the error is the median error of the factor; fewer usable steps than the minimum give the fallback; an implausible fit is refused for the fallback', () => {
     fc.assert(
-      fc.property(fc.array(pair, { maxLength: 40 }), (pairs) => {
-        const c = calibrate(pairs, CLAUDE_DEFAULT);
+      fc.property(fc.array(pair, { maxLength: 40 }), fc.boolean(), (pairs, withDefault) => {
+        const fallback = withDefault ? CLAUDE_DEFAULT : undefined;
+        const c = calibrate(pairs, fallback);
         if (pairs.length < MIN_CALIBRATION_CALLS) {
-          expect(c).toBe(CLAUDE_DEFAULT);
+          expect(c).toBe(fallback);
           return;
         }
         const ratios = pairs.map((p) => p.recorded / p.estimated).sort((a, b) => a - b);
-        expect(c?.source).toBe('file');
-        expect(c?.calls).toBe(pairs.length);
-        expect(c!.factor).toBeGreaterThanOrEqual((ratios[0] as number) - 0.001);
-        expect(c!.factor).toBeLessThanOrEqual((ratios.at(-1) as number) + 0.001);
+        const fit = c?.refused ?? c;
+        expect(fit?.calls).toBe(pairs.length);
+        expect(fit!.factor).toBeGreaterThanOrEqual((ratios[0] as number) - 0.001);
+        expect(fit!.factor).toBeLessThanOrEqual((ratios.at(-1) as number) + 0.001);
         // Both figures are rounded to 3 decimals; the error moves with the factor by at most estimated/recorded per unit.
         const slope = Math.max(...pairs.map((p) => p.estimated / p.recorded));
-        expect(Math.abs(c!.error - calibrationError(pairs, c!.factor))).toBeLessThanOrEqual(0.0005 + 0.0005 * slope + 1e-9);
+        expect(Math.abs(fit!.error - calibrationError(pairs, fit!.factor))).toBeLessThanOrEqual(0.0005 + 0.0005 * slope + 1e-9);
+        // Used when plausible, else refused: the fallback's figures, or factor 1 with the raw estimates' error.
+        expect(c?.source === 'file').toBe(plausibleFit(fit!));
+        if (c?.source === 'file') expect(c.refused).toBeUndefined();
+        else if (fallback) expect(c).toEqual({ ...fallback, refused: fit });
+        else expect(c).toEqual({ factor: 1, error: Math.round(calibrationError(pairs, 1) * 1000) / 1000, calls: pairs.length, source: 'none', refused: fit });
       }),
     );
+  });
+
+  it('a fit is plausible only with its factor between a quarter and four and its error at most a half', () => {
+    const at = (factor: number, error: number) => plausibleFit({ factor, error, calls: MIN_CALIBRATION_CALLS });
+    expect([at(0.25, 0), at(1.3, 0.105), at(2.34, 0.166), at(4, 0.5)]).toEqual([true, true, true, true]);
+    expect([at(0.249, 0), at(4.001, 0), at(1.3, 0.501), at(51.26, 0.745)]).toEqual([false, false, false, false]);
+    expect([PLAUSIBLE_FACTOR.min, PLAUSIBLE_FACTOR.max, MAX_FIT_ERROR]).toEqual([0.25, 4, 0.5]);
   });
 
   it('a file whose growth is an exact multiple of the estimate calibrates to that multiple with no error', () => {

@@ -4,7 +4,7 @@ import type { ContextMapInfo } from '../../../shared/contract';
 import { sessionInfo } from '../../store/testing/fakeHost';
 import { contextPart, statusParts } from '../frame/statusParts';
 import type { TokenCall, TokenMapInfo } from './contextMapTokens';
-import { breakCauseText, callSegments, contextStatusText, estimatingText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
+import { breakCauseText, calibrationText, callSegments, notInFileText, contextStatusText, estimatingText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
 
 /** A map of `n` calls; `recorded[k]` null where call k+1 records no usage. */
 function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo> = {}): ContextMapInfo {
@@ -157,6 +157,27 @@ describe('tokenSummary', () => {
     const tokens = tokenMapOf([1000, 2000], { window: [null, null], calibration: { factor: 1.3, error: 0.105, calls: 325, source: 'default' }, approximate: true });
     const text = tokenSummary(map, tokenCalls(map, tokens), tokens, false);
     expect(text).toMatch(/^Context map in tokens of 2 model calls: the last call's context was est\. 2,000 tokens; the window is unknown; at most est\. 2,000 tokens at call 2; 0 calls recorded, 2 calls estimated; estimates calibrated ×1\.30 \(±10\.5 %, the default for Claude models\); estimates approximate/);
+  });
+
+  it('says a refused fit with its figures, beside the default it used or no factor at all', () => {
+    const refused = { factor: 51.26, error: 0.745, calls: 69 };
+    expect(calibrationText({ factor: 1.3, error: 0.105, calls: 325, source: 'default', refused })).toBe(
+      "estimates calibrated ×1.30 (±10.5 %, the default for Claude models); this file's own fit (×51.26, ±74.5 % over 69 steps) was refused: its recorded usage does not follow its messages",
+    );
+    expect(calibrationText({ factor: 1, error: 0.98, calls: 69, source: 'none', refused })).toBe(
+      "estimates not calibrated; this file's own fit (×51.26, ±74.5 % over 69 steps) was refused: its recorded usage does not follow its messages",
+    );
+    expect(calibrationText({ factor: 1.29, error: 0.092, calls: 135, source: 'file' })).toBe('estimates calibrated ×1.29 (±9.2 %, fitted on this file)');
+    // The map's text alternative carries it.
+    const map = mapOf(null, { calls: 2 });
+    const tokens = tokenMapOf([1000, 2000], { calibration: { factor: 1.3, error: 0.105, calls: 325, source: 'default', refused } });
+    expect(tokenSummary(map, tokenCalls(map, tokens), tokens, false)).toContain('the default for Claude models); this file\'s own fit (×51.26');
+  });
+
+  it('words what the file does not hold, and estimates that exceed the recorded context', () => {
+    expect(notInFileText(12_345)).toBe('not in the file (sent, not recorded) 12,345');
+    expect(notInFileText(0)).toBe('not in the file (sent, not recorded) 0');
+    expect(notInFileText(-4_538_489)).toBe('the estimates exceed the recorded context by 4,538,489');
   });
 
   it('words a cache break’s cause', () => {

@@ -168,7 +168,7 @@ export function tokenSummary(map: ContextMapInfo, calls: readonly TokenCall[], t
   const recorded = calls.filter((c) => c.source === 'recorded').length;
   const estimated = calls.filter((c) => c.source === 'estimated').length;
   parts.push(recorded === map.calls ? 'every call recorded by the file' : `${countOf(recorded, 'call')} recorded, ${countOf(estimated, 'call')} estimated${pending ? ' (estimating…)' : ''}`);
-  if (tokens?.calibration) parts.push(`estimates calibrated ×${tokens.calibration.factor.toFixed(2)} (±${Math.round(tokens.calibration.error * 1000) / 10} %, ${tokens.calibration.source === 'file' ? 'fitted on this file' : 'the default for Claude models'})`);
+  if (tokens?.calibration) parts.push(calibrationText(tokens.calibration));
   if (tokens?.approximate) parts.push('estimates approximate (no offline tokenizer exists for Claude models)');
   const cached = last.cached;
   if (last.source === 'recorded') parts.push(`the last call read ${countOf(cached, 'token')} from the cache`);
@@ -180,4 +180,30 @@ export function tokenSummary(map: ContextMapInfo, calls: readonly TokenCall[], t
   parts.push(map.model_switches.length === 0 ? 'no model switches' : map.model_switches.map((s) => switchText(s, calls)).join('; '));
   if (tokens?.partial) parts.push('the session is too large to estimate every call: the later calls have no estimate');
   return `${parts.join('; ')}.`;
+}
+
+export type CalibrationFigures = NonNullable<TokenMapInfo['calibration']>;
+
+function percent(error: number): string {
+  return `±${Math.round(error * 1000) / 10} %`;
+}
+
+/**
+ * How the estimates were scaled (docs/token-estimates.md "Calibration"), and a refused fit with
+ * its figures, so a user sees why a file's own usage was not used.
+ */
+export function calibrationText(c: CalibrationFigures): string {
+  const refused = c.refused
+    ? `; this file's own fit (×${c.refused.factor.toFixed(2)}, ${percent(c.refused.error)} over ${countOf(c.refused.calls, 'step')}) was refused: its recorded usage does not follow its messages`
+    : '';
+  if (c.source === 'none') return `estimates not calibrated${refused}`;
+  return `estimates calibrated ×${c.factor.toFixed(2)} (${percent(c.error)}, ${c.source === 'file' ? 'fitted on this file' : 'the default for Claude models'})${refused}`;
+}
+
+/**
+ * The recorded context less the estimate of what the file holds: what the agent sent and did not
+ * record, or, where the estimates overshoot (`not_in_file` below 0), by how much they exceed it.
+ */
+export function notInFileText(notInFile: number): string {
+  return notInFile >= 0 ? `not in the file (sent, not recorded) ${formatCount(notInFile)}` : `the estimates exceed the recorded context by ${formatCount(-notInFile)}`;
 }

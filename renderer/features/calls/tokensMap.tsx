@@ -21,7 +21,7 @@ import { useApp } from '../../store/storeContext';
 import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, callAtX } from './contextMapModel';
 import type { TokenBucket, TokenCall } from './contextMapTokens';
-import { breakCauseText, compactionText, estimatingText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
+import { breakCauseText, calibrationText, compactionText, notInFileText, estimatingText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
 import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
 const LEGEND: [string, string][] = [
@@ -93,7 +93,7 @@ function Breakdown({ call, ready }: { call: number; ready: boolean }) {
       {`Call ${formatCount(call)}, est. in the file: ${parts
         .filter(([, n]) => n > 0)
         .map(([name, n]) => `${name} ${formatCount(n)}`)
-        .join(', ')}${b.not_in_file !== undefined ? `; not in the file (sent, not recorded) ${formatCount(b.not_in_file)}` : ''}${cal ? ` — estimates ×${cal.factor.toFixed(2)}, ±${Math.round(cal.error * 1000) / 10} %` : ''}${b.approximate ? ', approximate' : ''}.`}
+        .join(', ')}${b.not_in_file !== undefined ? `; ${notInFileText(b.not_in_file)}` : ''}${cal ? ` — ${calibrationText(cal)}` : ''}${b.approximate ? ', approximate' : ''}.`}
     </p>
   );
 }
