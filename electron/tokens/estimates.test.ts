@@ -5,7 +5,7 @@
  * and the command line loading the tokenizer only where it estimates.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -230,6 +230,27 @@ describe('a fit the file\'s usage does not support', () => {
       }
     });
   }
+
+  it('no real file of any format that records usage has its own fit refused', async () => {
+    const REAL = join(ROOT, 'e2e/fixtures/real');
+    const files = readdirSync(REAL, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.(jsonl|json|traj|eval)$/.test(f) && !f.includes('tool-results'))
+      .map((f) => join(REAL, f));
+    let fitted = 0;
+    for (const file of files) {
+      const loaded = await loadSession([file]);
+      if (!loaded.ok) continue;
+      try {
+        const c = new SessionEstimates(loaded.session, recordedContextOf(loaded.session)).calibration();
+        expect(c?.refused, file).toBeUndefined();
+        if (c?.source === 'file') fitted++;
+      } finally {
+        loaded.session.close();
+      }
+    }
+    // Claude Code, Codex and mini-swe-agent files fit on their own usage.
+    expect(fitted).toBeGreaterThanOrEqual(10);
+  });
 
   it('view prints the default it used and the fit it refused; its estimates are those of the same file without usage', async () => {
     const tmp = tempDir('session-inspector-refused-fit-');
