@@ -66,7 +66,8 @@ const breakdownSchema = z.object({
 export const tokenMapMethods = {
   /**
    * Every call's estimate, columnar like the `calls` reply (call N at `[N - 1]`): `estimated` the
-   * input's messages, `hidden` the tokens its live reductions kept out (null where no original can
+   * input's messages (null where the file records the call's context: the map shows the recorded
+   * figure there, so the input is not estimated), `hidden` the tokens its live reductions kept out (null where no original can
    * be read), `window` the window of the model answering it by the shipped table (null: unknown).
    * Estimates are in the file's tokens where `calibration` applies; `approximate` for a Claude
    * model, `sampled` when a large original was counted in samples. `partial`: the session was too
@@ -85,7 +86,7 @@ export const tokenMapMethods = {
     params: z.object({}),
     result: z.object({
       progress: z.object({ stage: z.enum(['calibrating', 'estimating']), done: int, calls: int }).nullable(),
-      estimated: z.array(int),
+      estimated: z.array(int.nullable()),
       hidden: z.array(int.nullable()),
       window: z.array(int.nullable()),
       calibration: calibrationSchema.nullable(),

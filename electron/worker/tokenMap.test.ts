@@ -87,7 +87,7 @@ describe('calls: the recorded columns and the cache breaks, as the file records 
 });
 
 describe('tokenMap', () => {
-  it('a real Claude Code file: an estimate per call, approximate, calibrated on the file, the window of its model, hidden tokens unknown where the originals are not in the file', async () => {
+  it('a real Claude Code file: no estimate where the call records its context, approximate, calibrated on the file, the window of its model, hidden tokens unknown where the originals are not in the file', async () => {
     const s = await opened(CC);
     const map = value(s.handle('calls', methods.calls.params.parse({})));
     const reply = await wholeMap(s);
@@ -96,8 +96,12 @@ describe('tokenMap', () => {
     expect(reply.approximate).toBe(true);
     expect(reply.calibration?.factor).toBeGreaterThan(1);
     expect(reply.window.every((w) => w === 200_000)).toBe(true);
-    // Inputs only grow between calls here (no compaction): so do their estimates.
-    for (let k = 1; k < reply.estimated.length; k++) expect(reply.estimated[k]).toBeGreaterThanOrEqual(reply.estimated[k - 1] ?? 0);
+    // The map draws the recorded context where there is one: the input is estimated only where there is none.
+    reply.estimated.forEach((e, k) => expect([k + 1, e === null]).toEqual([k + 1, (map.recorded?.context[k] ?? null) !== null]));
+    expect(reply.estimated.some((e) => e === null)).toBe(true);
+    // The calls that record none (sidechains, synthetic turns) are estimated, and inputs only grow here (no compaction).
+    const estimated = reply.estimated.filter((e): e is number => e !== null);
+    for (let k = 1; k < estimated.length; k++) expect(estimated[k]).toBeGreaterThanOrEqual(estimated[k - 1] ?? 0);
     // The persisted output's original is not in this file: hidden tokens are unknown (null) where bytes are hidden, never 0.
     reply.hidden.forEach((h, k) => expect([k + 1, h]).toEqual([k + 1, (map.hidden[k] ?? 0) > 0 ? null : 0]));
     expect(map.hidden.some((h) => h > 0)).toBe(true);
@@ -119,7 +123,7 @@ describe('tokenMap', () => {
     const reply = await wholeMap(s);
     expect(map.recorded).toBeUndefined();
     expect(reply.estimated).toHaveLength(map.calls);
-    expect(reply.estimated.every((t) => t > 0)).toBe(true);
+    expect(reply.estimated.every((t) => t !== null && t > 0)).toBe(true);
     expect(reply.calibration).toBeNull();
   });
 });

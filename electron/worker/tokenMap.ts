@@ -72,7 +72,8 @@ export function modelPerCall(map: Pick<ContextMapInfo, 'calls' | 'model_switches
 
 /** Where an unfinished `tokenMap` pass stands: the calls estimated so far (the next is `session.calls[estimated.length]`). */
 interface MapPass {
-  estimated: number[];
+  /** Null where the call's context is recorded (not estimated). */
+  estimated: (number | null)[];
   hidden: (number | null)[];
   sampled: boolean;
   entries: number;
@@ -89,17 +90,25 @@ export interface SliceBound {
 /** The whole pass in one go (the CLI's and tests' one-pass reference). */
 export const WHOLE_PASS: SliceBound = { ms: Infinity, calls: Infinity };
 
-/** Call `call`'s calibrated estimate and hidden tokens, added to the pass; else why the pass ends there. */
-function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, call: number): MapPass['ended'] {
+/**
+ * Call `call`'s calibrated estimate and hidden tokens, added to the pass; else why the pass ends
+ * there. A call whose context the file records (`recorded`) is not estimated: the map draws the
+ * recorded figure (renderer/features/calls/contextMapTokens.ts tokenCalls), and estimating every
+ * input walks O(calls × messages) (docs/tokens.md "How the pass runs", "Only what the map draws").
+ */
+function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, call: number, recorded: boolean): MapPass['ended'] {
   const input = session.callInput(call);
   if (!input) return 'no input';
-  pass.entries += input.minted.length;
-  if (pass.entries > MAX_MAP_ENTRIES) return 'partial';
   const { estimates } = cache;
   const calibration = estimates.calibration();
-  const est = estimates.entriesEstimate(viewEntries(input), input.minted);
-  pass.sampled ||= est.total.sampled === true;
-  pass.estimated.push(est.total.tokens);
+  if (recorded) pass.estimated.push(null);
+  else {
+    pass.entries += input.minted.length;
+    if (pass.entries > MAX_MAP_ENTRIES) return 'partial';
+    const est = estimates.entriesEstimate(viewEntries(input), input.minted);
+    pass.sampled ||= est.total.sampled === true;
+    pass.estimated.push(est.total.tokens);
+  }
   let h: number | null = 0;
   for (const r of input.log) {
     const raw = statedHiddenBytes(r) === 0 ? { tokens: 0, sampled: false } : hiddenRaw(cache, session, r);
@@ -142,8 +151,9 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
   while (pass.ended === undefined && pass.estimated.length < calls) {
     // A slice that has counted for its calibration's walk still counts one call: every ask makes progress.
     if (counted > 0 && (counted >= bound.calls || performance.now() - started > bound.ms)) break;
-    const call = session.calls[pass.estimated.length]?.call;
-    pass.ended = call === undefined ? 'no input' : estimateCall(session, cache, pass, call);
+    const k = pass.estimated.length;
+    const call = session.calls[k]?.call;
+    pass.ended = call === undefined ? 'no input' : estimateCall(session, cache, pass, call, (map.recorded?.context[k] ?? null) !== null);
     counted++;
   }
   const calibration = estimates.calibration() ?? null;
