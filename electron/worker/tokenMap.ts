@@ -14,7 +14,8 @@ import { calibrated } from '../../shared/tokens/calibration';
 import { tableWindow } from '../../shared/tokens/windows';
 import type { LoadedSession } from '../loader/session';
 import { nodeSha256 } from '../loader/session';
-import { estimateSource } from '../tokens/counter';
+import type { CountPlan } from '../tokens/counter';
+import { countText, sourcePlan } from '../tokens/counter';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 
 /**
@@ -31,30 +32,56 @@ export interface TokenCache {
   pass?: MapPass;
   /** Raw o200k tokens a reduction kept out of the input, by id; null where its original cannot be read. */
   hidden: Map<string, { tokens: number; sampled: boolean } | null>;
+  /** Each call's window by the shipped table (the map's `window`). */
+  window?: (number | null)[];
 }
 
 export function tokenCache(session: LoadedSession): TokenCache {
   return { estimates: new SessionEstimates(session, recordedContextOf(session)), hidden: new Map() };
 }
 
+/** A reduction's original being counted across slices: its plan, the texts still to take and what was counted so far. */
+interface HiddenCounting {
+  id: string;
+  plan: CountPlan;
+  texts: Iterator<string>;
+  counted: number;
+  /** The original's stated hidden bytes, and its length: the share of it the figure takes. */
+  stated: number;
+  length: number;
+}
+
 /**
  * The tokens a reduction kept out of the input: the estimate of its original scaled by the share
  * of it the file states as hidden (a truncation's kept prefix was shown), as the bytes map counts
- * the stated hidden bytes (shared/calls/contextMap.ts). Cached by id.
+ * the stated hidden bytes (shared/calls/contextMap.ts); into `cache.hidden` by id, null where the
+ * original cannot be read. Counted a text (a 1 MiB block) at a time while `due` allows: false when
+ * it stopped before the end, and `pass.counting` holds where, for the next slice to go on from
+ * (an original of up to 8 MiB is counted whole: some seconds on a busy machine).
  */
-function hiddenRaw(cache: TokenCache, session: LoadedSession, r: Reduction): { tokens: number; sampled: boolean } | null {
-  const known = cache.hidden.get(r.id);
-  if (known !== undefined) return known;
-  let out: { tokens: number; sampled: boolean } | null = null;
-  const stated = statedHiddenBytes(r);
-  const original = stated === null ? undefined : resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
-  if (original?.ok && stated !== null) {
-    const bytes = original.value.bytes;
-    const whole = estimateSource(bytes);
-    out = { tokens: bytes.length === 0 ? 0 : Math.round((whole.tokens * Math.min(stated, bytes.length)) / bytes.length), sampled: whole.sampled === true };
+function countHidden(cache: TokenCache, session: LoadedSession, pass: MapPass, r: Reduction, due: () => boolean): boolean {
+  if (cache.hidden.has(r.id)) return true;
+  let c = pass.counting?.id === r.id ? pass.counting : undefined;
+  if (!c) {
+    const stated = statedHiddenBytes(r);
+    const original = stated === null ? undefined : resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+    if (!original?.ok || stated === null) {
+      cache.hidden.set(r.id, null);
+      return true;
+    }
+    const plan = sourcePlan(original.value.bytes);
+    c = pass.counting = { id: r.id, plan, texts: plan.texts[Symbol.iterator](), counted: 0, stated, length: original.value.bytes.length };
   }
-  cache.hidden.set(r.id, out);
-  return out;
+  for (;;) {
+    if (due()) return false;
+    const next = c.texts.next();
+    if (next.done === true) break;
+    c.counted += countText(next.value);
+  }
+  const whole = c.plan.estimate(c.counted);
+  cache.hidden.set(r.id, { tokens: c.length === 0 ? 0 : Math.round((whole.tokens * Math.min(c.stated, c.length)) / c.length), sampled: whole.sampled === true });
+  pass.counting = undefined;
+  return true;
 }
 
 /** The model answering each call: the latest switch at or before it, else the first switch's `from`, else the session's. */
@@ -79,6 +106,8 @@ interface MapPass {
   entries: number;
   /** Where the pass stopped before the last call: a call without an input, or too many entries (`partial`). */
   ended?: 'no input' | 'partial';
+  /** The original a slice stopped counting in (countHidden). */
+  counting?: HiddenCounting;
 }
 
 /** Says when a slice of the pass ends: after `calls` calls, or once `ms` have passed — never before its first call. */
@@ -92,34 +121,40 @@ export const WHOLE_PASS: SliceBound = { ms: Infinity, calls: Infinity };
 
 /**
  * Call `call`'s calibrated estimate and hidden tokens, added to the pass; else why the pass ends
- * there. A call whose context the file records (`recorded`) is not estimated: the map draws the
- * recorded figure (renderer/features/calls/contextMapTokens.ts tokenCalls), and estimating every
- * input walks O(calls × messages) (docs/tokens.md "How the pass runs", "Only what the map draws").
+ * there, or `later` when `due` stopped the counting of an original (the next slice takes the call
+ * again: what it counted is cached, and the original goes on where it stopped). A call whose
+ * context the file records (`recorded`) is not estimated: the map draws the recorded figure
+ * (renderer/features/calls/contextMapTokens.ts tokenCalls), and estimating every input walks
+ * O(calls × messages) (docs/tokens.md "How the pass runs", "Only what the map draws").
  */
-function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, call: number, recorded: boolean): MapPass['ended'] {
+function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, call: number, recorded: boolean, due: () => boolean): MapPass['ended'] | 'later' {
   const input = session.callInput(call);
   if (!input) return 'no input';
   const { estimates } = cache;
-  const calibration = estimates.calibration();
-  if (recorded) pass.estimated.push(null);
-  else {
-    pass.entries += input.minted.length;
-    if (pass.entries > MAX_MAP_ENTRIES) return 'partial';
-    const est = estimates.entriesEstimate(viewEntries(input), input.minted);
-    pass.sampled ||= est.total.sampled === true;
-    pass.estimated.push(est.total.tokens);
-  }
   let h: number | null = 0;
+  let sampled = false;
   for (const r of input.log) {
-    const raw = statedHiddenBytes(r) === 0 ? { tokens: 0, sampled: false } : hiddenRaw(cache, session, r);
-    if (raw === null) {
+    if (statedHiddenBytes(r) === 0) continue;
+    if (!countHidden(cache, session, pass, r, due)) return 'later';
+    const raw = cache.hidden.get(r.id);
+    if (!raw) {
       h = null;
       break;
     }
-    pass.sampled ||= raw.sampled;
+    sampled ||= raw.sampled;
     h += raw.tokens;
   }
-  pass.hidden.push(h === null ? null : calibrated(h, calibration));
+  let estimated: number | null = null;
+  if (!recorded) {
+    if (pass.entries + input.minted.length > MAX_MAP_ENTRIES) return 'partial';
+    pass.entries += input.minted.length;
+    const est = estimates.entriesEstimate(viewEntries(input), input.minted);
+    sampled ||= est.total.sampled === true;
+    estimated = est.total.tokens;
+  }
+  pass.sampled ||= sampled;
+  pass.estimated.push(estimated);
+  pass.hidden.push(h === null ? null : calibrated(h, estimates.calibration()));
   return undefined;
 }
 
@@ -135,7 +170,8 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
   const { estimates } = cache;
   const started = performance.now();
   const calls = session.calls.length;
-  const window = modelPerCall(map, session.model).map((m) => tableWindow(m) ?? null);
+  // The same for every slice of the open: made once (on a session of 29,445 calls, a few ms of every ask).
+  const window = (cache.window ??= modelPerCall(map, session.model).map((m) => tableWindow(m) ?? null));
   const base = { window, approximate: estimates.approximate };
   // The walk's calls bound counts the calls it counted (those that record their context); the rest cost a look each.
   const stepsBefore = estimates.calibrationSteps;
@@ -148,13 +184,24 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
   }
   const pass = (cache.pass ??= { estimated: [], hidden: [], sampled: false, entries: 0 });
   let counted = 0;
+  // Whether this slice has done any work (a call, a text of an original): the first is always done, so every ask makes progress.
+  let worked = false;
+  const due = () => {
+    const over = worked && performance.now() - started > bound.ms;
+    worked = true;
+    return over;
+  };
   while (pass.ended === undefined && pass.estimated.length < calls) {
-    // A slice that has counted for its calibration's walk still counts one call: every ask makes progress.
-    if (counted > 0 && (counted >= bound.calls || performance.now() - started > bound.ms)) break;
+    if (worked && (counted >= bound.calls || performance.now() - started > bound.ms)) break;
     const k = pass.estimated.length;
     const call = session.calls[k]?.call;
-    pass.ended = call === undefined ? 'no input' : estimateCall(session, cache, pass, call, (map.recorded?.context[k] ?? null) !== null);
-    counted++;
+    const recorded = (map.recorded?.context[k] ?? null) !== null;
+    const ended = call === undefined ? 'no input' : estimateCall(session, cache, pass, call, recorded, due);
+    if (ended === 'later') break;
+    pass.ended = ended;
+    // The calls bound counts the calls whose input was estimated; a recorded call costs its hidden tokens, which the time bound holds (each ask's reply costs a few ms to send).
+    if (!recorded) counted++;
+    worked = true;
   }
   const calibration = estimates.calibration() ?? null;
   const done = pass.ended !== undefined || pass.estimated.length >= calls;

@@ -118,9 +118,11 @@ export function sessionOpener(): {
 /**
  * A sidecar of `outputs` tool outputs of `outputBytes` bytes each (lowercase words and newlines,
  * no capital letter), every one elided: `r0`, `r1`… Each output is read from the file by range
- * when opened, as a large tool output is.
+ * when opened, as a large tool output is. The reductions are recorded after the last call (live in
+ * the latest view only), or with `live`, each right after its output, with one more call at the
+ * end: every later call's input carries it.
  */
-export function writeElidedOutputs(path: string, outputs: number, outputBytes: number): string {
+export function writeElidedOutputs(path: string, outputs: number, outputBytes: number, options: { live?: boolean } = {}): string {
   const records: object[] = [makeHeader({ session_id: 's-elided' }), messageRecord(0, { role: 'user', content: 'read every log' })];
   const reductions: Reduction[] = [];
   const line = 'alpha beta gamma delta log line step 17 ok\n';
@@ -137,6 +139,11 @@ export function writeElidedOutputs(path: string, outputs: number, outputBytes: n
       stub: stubText(id, 'tool_output_elided', outputBytes),
       minted_at: index + 1,
     });
+    if (options.live) records.push(reductionRecord(reductions.pop() as Reduction));
+  }
+  if (options.live) {
+    const last = 2 + 2 * outputs;
+    records.push(messageRecord(last - 1, { role: 'user', content: 'go on' }), messageRecord(last, { role: 'assistant', content: 'done' }));
   }
   return writeSidecar(path, [...records, ...reductions.map(reductionRecord)]);
 }
