@@ -17,6 +17,7 @@ import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from '../cli/chunkLoader';
 import { runCli } from '../cli/testing/runCli';
+import { editedClaudeCodeUsage, scaledContext } from '../loader/testing/rawCalls';
 import { loadSession } from '../loader/session';
 import { countText } from './counter';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
@@ -255,29 +256,10 @@ describe('a fit the file\'s usage does not support', () => {
   it('view prints the default it used and the fit it refused; its estimates are those of the same file without usage', async () => {
     const tmp = tempDir('session-inspector-refused-fit-');
     try {
-      const lines = readFileSync(join(CC, CALIBRATED[2]!), 'utf8').split('\n');
-      const rewrite = (edit: (u: Record<string, number>) => Record<string, number> | undefined) =>
-        lines
-          .map((line) => {
-            if (line.trim() === '') return line;
-            const rec = JSON.parse(line) as { message?: { usage?: Record<string, number> } };
-            const u = rec.message?.usage;
-            if (!u || typeof u !== 'object') return line;
-            const next = edit(u);
-            if (next === undefined) delete rec.message!.usage;
-            else rec.message!.usage = next;
-            return JSON.stringify(rec);
-          })
-          .join('\n');
       const far = join(tmp.dir, 'far.jsonl');
       const bare = join(tmp.dir, 'bare.jsonl');
-      const scale = (u: Record<string, number>) => {
-        const out = { ...u };
-        for (const key of ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens']) if (typeof out[key] === 'number') out[key] = 60 * out[key];
-        return out;
-      };
-      writeFileSync(far, rewrite(scale));
-      writeFileSync(bare, rewrite(() => undefined));
+      writeFileSync(far, editedClaudeCodeUsage(join(CC, CALIBRATED[2]!), scaledContext(60)));
+      writeFileSync(bare, editedClaudeCodeUsage(join(CC, CALIBRATED[2]!), () => undefined));
       const [a, b] = [await viewOf([far]), await viewOf([bare])];
       const { refused, ...used } = a.calibration ?? {};
       expect(used).toEqual(CLAUDE_DEFAULT);

@@ -3,12 +3,13 @@
  * columns and cache breaks against the real Claude Code file's own records (read with plain
  * JSON.parse, not through the importer), and the worker's `tokenMap` and `callTokens` replies.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Method, ResultOf } from '../../shared/index';
 import { methods, parseReply } from '../../shared/index';
-import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
+import { editedClaudeCodeUsage, rawClaudeCodeCalls, rawClaudeCodeUsage, scaledContext } from '../loader/testing/rawCalls';
+import { tempDir } from '../../tools/testing/files';
 import { modelPerCall } from './tokenMap';
 import type { SessionService } from './service';
 import { openedServices } from './testing/services';
@@ -125,6 +126,24 @@ describe('tokenMap', () => {
     expect(reply.estimated).toHaveLength(map.calls);
     expect(reply.estimated.every((t) => t !== null && t > 0)).toBe(true);
     expect(reply.calibration).toBeNull();
+  });
+});
+
+describe('a calibration the file does not support', () => {
+  it('a real Claude Code file whose usage is scaled ×60: the map and a call say the default they used and the fit they refused, valid under the contract', async () => {
+    const tmp = tempDir('session-inspector-refused-');
+    try {
+      const path = tmp.path('scaled.jsonl');
+      writeFileSync(path, editedClaudeCodeUsage(join(REAL, 'claude-code/cc-2.1.14-two-compactions.jsonl'), scaledContext(60)));
+      const s = await opened(path);
+      const map = await wholeMap(s);
+      expect(map.calibration).toMatchObject({ factor: 1.3, source: 'default' });
+      expect(map.calibration?.refused?.factor).toBeGreaterThan(4);
+      const call = checked('callTokens', await s.handle('callTokens', { call: 2 }));
+      expect(call.calibration).toEqual(map.calibration);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
 

@@ -387,3 +387,31 @@ export function rawMiniUsage(path: string): Map<number, RawUsage> {
   });
   return out;
 }
+
+/**
+ * A Claude Code file's text with each record's `message.usage` edited: `edit` gets a copy and
+ * returns the usage to write, or undefined to leave it out. Lines that are not records are kept.
+ */
+export function editedClaudeCodeUsage(path: string, edit: (usage: Record<string, number>) => Record<string, number> | undefined): string {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .map((line) => {
+      if (line.trim() === '') return line;
+      const rec = JSON.parse(line) as { message?: { usage?: Record<string, number> } };
+      const u = rec.message?.usage;
+      if (!u || typeof u !== 'object') return line;
+      const next = edit({ ...u });
+      if (next === undefined) delete rec.message!.usage;
+      else rec.message!.usage = next;
+      return JSON.stringify(rec);
+    })
+    .join('\n');
+}
+
+/** The usage with its context's parts (input, cache read, cache write) times `factor`. */
+export function scaledContext(factor: number): (usage: Record<string, number>) => Record<string, number> {
+  return (usage) => {
+    for (const key of ['input_tokens', 'cache_read_input_tokens', 'cache_creation_input_tokens']) if (typeof usage[key] === 'number') usage[key] = factor * usage[key];
+    return usage;
+  };
+}
