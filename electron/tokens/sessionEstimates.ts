@@ -148,9 +148,16 @@ function keyed(entries: readonly ViewEntry[]): Map<string, ViewEntry> {
   return out;
 }
 
+/** An original's raw o200k estimate and its length in bytes. */
+export interface KnownOriginal {
+  estimate: TokenEstimate;
+  bytes: number;
+}
+
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
-  private readonly originals = new Map<string, TokenEstimate | null>();
+  /** By `originalKey`; null where the original cannot be read. */
+  private readonly originals = new Map<string, KnownOriginal | null>();
   private calibrationMemo: Calibration | null | undefined;
   private readonly pairs: GrowthPair[] = [];
   private pairSteps: Generator<GrowthPair | undefined> | undefined;
@@ -260,7 +267,8 @@ export class SessionEstimates {
             this.originals.set(key, null);
             return undefined;
           }
-          return { content: sourcePlan(original.value.bytes), others: [], done: (estimate) => this.originals.set(key, estimate) };
+          const bytes = original.value.bytes.length;
+          return { content: sourcePlan(original.value.bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes }) };
         },
       });
     }
@@ -565,17 +573,31 @@ export class SessionEstimates {
   private originalRaw(r: Reduction, minted: MessageList): TokenEstimate | null {
     const key = originalKey(r);
     const known = this.originals.get(key);
-    if (known !== undefined) return known;
-    let estimate: TokenEstimate | null = null;
+    if (known !== undefined) return known?.estimate ?? null;
+    let out: KnownOriginal | null = null;
     const original = resolveOriginal(r, minted, this.session.recorded, { sha256: nodeSha256 });
     if (original.ok) {
       try {
-        estimate = estimateSource(original.value.bytes);
+        out = { estimate: estimateSource(original.value.bytes), bytes: original.value.bytes.length };
       } catch {
-        estimate = null;
+        out = null;
       }
     }
-    this.originals.set(key, estimate);
-    return estimate;
+    this.originals.set(key, out);
+    return out?.estimate ?? null;
+  }
+
+  /**
+   * Reduction `r`'s original as counted so far in this session, by any of its records (null: it
+   * cannot be read); undefined when it has not been counted. The app's map in tokens and its
+   * reductions' figures share one estimator per open, so an original is counted once for both.
+   */
+  knownOriginal(r: Reduction): KnownOriginal | null | undefined {
+    return this.originals.get(originalKey(r));
+  }
+
+  /** Keeps an original counted elsewhere: the map's pass counts one across its slices (electron/worker/tokenMap.ts countHidden). */
+  rememberOriginal(r: Reduction, known: KnownOriginal | null): void {
+    this.originals.set(originalKey(r), known);
   }
 }

@@ -16,7 +16,8 @@ import type { LoadedSession } from '../loader/session';
 import { nodeSha256 } from '../loader/session';
 import type { CountPlan } from '../tokens/counter';
 import { countText, sourcePlan } from '../tokens/counter';
-import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
+import type { KnownOriginal, SessionEstimates } from '../tokens/sessionEstimates';
+import { sessionEstimates } from '../tokens/diffTokens';
 
 /**
  * Entries of call inputs the map estimates at most (the sum over calls of each input's length):
@@ -36,8 +37,13 @@ export interface TokenCache {
   window?: (number | null)[];
 }
 
-export function tokenCache(session: LoadedSession): TokenCache {
-  return { estimates: new SessionEstimates(session, recordedContextOf(session)), hidden: new Map() };
+/**
+ * The map's cache of an open, on the session's one estimator (electron/tokens/diffTokens.ts
+ * sessionEstimates), which the reductions' figures (handlers/hiddenTokens.ts), diffs and export
+ * documents use too: the calibration and every original are counted once for all of them.
+ */
+export function tokenCache(session: LoadedSession, estimates: SessionEstimates = sessionEstimates(session)): TokenCache {
+  return { estimates, hidden: new Map() };
 }
 
 /** A reduction's original being counted across slices: its plan, the texts still to take and what was counted so far. */
@@ -46,9 +52,14 @@ interface HiddenCounting {
   plan: CountPlan;
   texts: Iterator<string>;
   counted: number;
-  /** The original's stated hidden bytes, and its length: the share of it the figure takes. */
-  stated: number;
+  /** The original's length in bytes. */
   length: number;
+}
+
+/** The share of an original's estimate its reduction hid: the stated hidden bytes over the original's length. */
+function hiddenShare(known: KnownOriginal | null, stated: number): { tokens: number; sampled: boolean } | null {
+  if (!known) return null;
+  return { tokens: known.bytes === 0 ? 0 : Math.round((known.estimate.tokens * Math.min(stated, known.bytes)) / known.bytes), sampled: known.estimate.sampled === true };
 }
 
 /**
@@ -61,16 +72,27 @@ interface HiddenCounting {
  */
 function countHidden(cache: TokenCache, session: LoadedSession, pass: MapPass, r: Reduction, due: () => boolean): boolean {
   if (cache.hidden.has(r.id)) return true;
+  const stated = statedHiddenBytes(r);
+  if (stated === null) {
+    cache.hidden.set(r.id, null);
+    return true;
+  }
+  const { estimates } = cache;
+  const known = estimates.knownOriginal(r);
+  if (known !== undefined) {
+    cache.hidden.set(r.id, hiddenShare(known, stated));
+    return true;
+  }
   let c = pass.counting?.id === r.id ? pass.counting : undefined;
   if (!c) {
-    const stated = statedHiddenBytes(r);
-    const original = stated === null ? undefined : resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
-    if (!original?.ok || stated === null) {
+    const original = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+    if (!original.ok) {
+      estimates.rememberOriginal(r, null);
       cache.hidden.set(r.id, null);
       return true;
     }
     const plan = sourcePlan(original.value.bytes);
-    c = pass.counting = { id: r.id, plan, texts: plan.texts[Symbol.iterator](), counted: 0, stated, length: original.value.bytes.length };
+    c = pass.counting = { id: r.id, plan, texts: plan.texts[Symbol.iterator](), counted: 0, length: original.value.bytes.length };
   }
   for (;;) {
     if (due()) return false;
@@ -78,8 +100,9 @@ function countHidden(cache: TokenCache, session: LoadedSession, pass: MapPass, r
     if (next.done === true) break;
     c.counted += countText(next.value);
   }
-  const whole = c.plan.estimate(c.counted);
-  cache.hidden.set(r.id, { tokens: c.length === 0 ? 0 : Math.round((whole.tokens * Math.min(c.stated, c.length)) / c.length), sampled: whole.sampled === true });
+  const counted: KnownOriginal = { estimate: c.plan.estimate(c.counted), bytes: c.length };
+  estimates.rememberOriginal(r, counted);
+  cache.hidden.set(r.id, hiddenShare(counted, stated));
   pass.counting = undefined;
   return true;
 }

@@ -10,7 +10,9 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ResultOf } from '../../shared/index';
 import { TOKEN_MAP_SLICE_CALLS, parseReply } from '../../shared/index';
 import { writeElidedOutputs } from '../../tools/testing/files';
+import type { LoadedSession } from '../loader/session';
 import { loadSession } from '../loader/session';
+import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { createResolverClient } from './client';
 import type { SessionService } from './service';
 import { params, serviceFixture, value } from './testing/serviceTests';
@@ -36,6 +38,9 @@ vi.mock('../tokens/counter', async (importOriginal) => {
     estimateSource: (...a: Parameters<typeof real.estimateSource>) => (counted.calls++, real.estimateSource(...a)),
   };
 });
+
+/** A map cache on an estimator of its own: nothing counted before (the worker's share one per session). */
+const freshCache = (session: LoadedSession) => tokenCache(session, new SessionEstimates(session, recordedContextOf(session)));
 
 /** Asks until the pass is complete, as the renderer does; every reply valid under the contract. */
 async function askAll(s: SessionService): Promise<TokenMap[]> {
@@ -93,12 +98,12 @@ describe('tokenMap in slices', () => {
       if (!loaded.ok) throw new Error(loaded.error.message);
       try {
         const { session } = loaded;
-        const whole = tokenMapReply(session, map, tokenCache(session), WHOLE_PASS);
+        const whole = tokenMapReply(session, map, freshCache(session), WHOLE_PASS);
         expect(whole.progress, file).toBeNull();
         expect(whole.estimated.length, file).toBe(map.calls);
         fc.assert(
           fc.property(fc.integer({ min: 1, max: 9 }), fc.constantFrom(0, Infinity), (calls, ms) => {
-            const cache = tokenCache(session);
+            const cache = freshCache(session);
             const replies: TokenMap[] = [];
             for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
               expect(replies.length).toBeLessThan(10_000);
@@ -132,9 +137,9 @@ describe('tokenMap in slices', () => {
     try {
       const { session } = loaded;
       const before = counted.calls;
-      const whole = tokenMapReply(session, map, tokenCache(session), WHOLE_PASS);
+      const whole = tokenMapReply(session, map, freshCache(session), WHOLE_PASS);
       const onePass = counted.calls - before;
-      const cache = tokenCache(session);
+      const cache = freshCache(session);
       const replies: TokenMap[] = [];
       const from = counted.calls;
       for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
@@ -155,6 +160,21 @@ describe('tokenMap in slices', () => {
     } finally {
       loaded.session.close();
     }
+  });
+
+  it('one estimator per open: the reductions the map counted are not counted again for their own figures (chips, log rows)', async () => {
+    const file = writeElidedOutputs(tmp.path('shared-originals.sidecar.jsonl'), 3, 20_000, { live: true });
+    const s = await opened([file]);
+    const replies = await askAll(s);
+    expect(replies.at(-1)?.hidden.some((h) => (h ?? 0) > 0)).toBe(true);
+    const ids = ['r0', 'r1', 'r2'];
+    const before = counted.calls;
+    const figures = value(parseReply('hiddenTokens', await s.handle('hiddenTokens', { ids })));
+    expect(figures.pending).toEqual([]);
+    expect(figures.reductions.map((r) => r.id)).toEqual(ids);
+    expect(figures.reductions.every((r) => (r.original?.tokens ?? 0) > 0)).toBe(true);
+    // Only what the model was shown in each one's place is counted: each original was counted by the map.
+    expect(counted.calls - before).toBe(ids.length);
   });
 
   it('a pass nobody asks for any more counts nothing: the per-message estimator is not called after the last ask, and what was counted stays cached', async () => {

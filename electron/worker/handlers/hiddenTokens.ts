@@ -11,7 +11,7 @@ import { projectView, rowOfIndex } from '../../../shared/index';
 import { SAMPLING } from '../../../shared/hiddenTokensContract';
 import type { TokenEstimate } from '../../../shared/tokens/estimate';
 import type { HiddenTokens, HiddenTokensOfView, ReductionEstimate } from '../../tokens/sessionEstimates';
-import { SessionEstimates, recordedContextOf } from '../../tokens/sessionEstimates';
+import { sessionEstimates } from '../../tokens/diffTokens';
 import { ok } from '../replies';
 import type { CallView, OpenSession } from '../state';
 import { callView } from './calls';
@@ -25,8 +25,9 @@ export const HIDDEN_TOKENS_BUDGET_MS = 100;
 const ROW_GAP = 32;
 
 
+/** The open's reductions' figures, on the session's one estimator (the map's too: electron/worker/tokenMap.ts tokenCache). */
 function hiddenTokensOf(open: OpenSession): HiddenTokens {
-  return (open.hiddenTokens ??= { estimates: new SessionEstimates(open.session, recordedContextOf(open.session)), byView: new WeakMap() });
+  return (open.hiddenTokens ??= { estimates: sessionEstimates(open.session), byView: new WeakMap() });
 }
 
 /**
