@@ -169,7 +169,7 @@ describe('tokenMap in slices', () => {
     expect(replies.at(-1)?.hidden.some((h) => (h ?? 0) > 0)).toBe(true);
     const ids = ['r0', 'r1', 'r2'];
     const before = counted.calls;
-    const figures = value(parseReply('hiddenTokens', await s.handle('hiddenTokens', { ids })));
+    const figures = value(parseReply('hiddenTokens', s.handle('hiddenTokens', { ids })));
     expect(figures.pending).toEqual([]);
     expect(figures.reductions.map((r) => r.id)).toEqual(ids);
     expect(figures.reductions.every((r) => (r.original?.tokens ?? 0) > 0)).toBe(true);
