@@ -14,17 +14,8 @@ import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { sumEstimates } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
 import type { GivenView } from './sessionEstimates';
-import { SessionEstimates, recordedContextOf } from './sessionEstimates';
+import { sessionEstimates } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
-
-/** One estimator per open session: its per-message cache and calibration serve every diff of it. */
-const estimators = new WeakMap<LoadedSession, SessionEstimates>();
-
-export function sessionEstimates(session: LoadedSession): SessionEstimates {
-  let e = estimators.get(session);
-  if (!e) estimators.set(session, (e = new SessionEstimates(session, recordedContextOf(session))));
-  return e;
-}
 
 /** One end of a diff: its input and its view's entries, with the bytes it was given where asked (givenBytes's count, from the same rows). */
 export interface DiffSide extends GivenView {

@@ -7,7 +7,7 @@
 import type { DocumentSource } from '../../shared/export/document';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
-import { sessionEstimates } from './diffTokens';
+import { sessionEstimates } from './sessionEstimates';
 
 export function documentSourceWithTokens(session: LoadedSession): DocumentSource {
   const estimates = sessionEstimates(session);

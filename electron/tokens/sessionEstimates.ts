@@ -601,3 +601,16 @@ export class SessionEstimates {
     this.originals.set(originalKey(r), known);
   }
 }
+
+/**
+ * One estimator per open session: its per-message cache, its originals and its calibration serve
+ * every diff and export document of it, and in the worker the map in tokens and the reductions'
+ * figures (docs/tokens.md "One estimator per open").
+ */
+const estimators = new WeakMap<LoadedSession, SessionEstimates>();
+
+export function sessionEstimates(session: LoadedSession): SessionEstimates {
+  let e = estimators.get(session);
+  if (!e) estimators.set(session, (e = new SessionEstimates(session, recordedContextOf(session))));
+  return e;
+}

@@ -17,7 +17,7 @@ import { nodeSha256 } from '../loader/session';
 import type { CountPlan } from '../tokens/counter';
 import { countText, sourcePlan } from '../tokens/counter';
 import type { KnownOriginal, SessionEstimates } from '../tokens/sessionEstimates';
-import { sessionEstimates } from '../tokens/diffTokens';
+import { sessionEstimates } from '../tokens/sessionEstimates';
 
 /**
  * Entries of call inputs the map estimates at most (the sum over calls of each input's length):
@@ -38,7 +38,7 @@ export interface TokenCache {
 }
 
 /**
- * The map's cache of an open, on the session's one estimator (electron/tokens/diffTokens.ts
+ * The map's cache of an open, on the session's one estimator (electron/tokens/sessionEstimates.ts
  * sessionEstimates), which the reductions' figures (handlers/hiddenTokens.ts), diffs and export
  * documents use too: the calibration and every original are counted once for all of them.
  */

@@ -11,7 +11,7 @@ import { projectView, rowOfIndex } from '../../../shared/index';
 import { SAMPLING } from '../../../shared/hiddenTokensContract';
 import type { TokenEstimate } from '../../../shared/tokens/estimate';
 import type { HiddenTokens, HiddenTokensOfView, ReductionEstimate } from '../../tokens/sessionEstimates';
-import { sessionEstimates } from '../../tokens/diffTokens';
+import { sessionEstimates } from '../../tokens/sessionEstimates';
 import { ok } from '../replies';
 import type { CallView, OpenSession } from '../state';
 import { callView } from './calls';
