@@ -53,14 +53,14 @@ export const CLAUDE_DEFAULT: Calibration = { factor: 1.3, error: 0.105, calls: 3
 /**
  * The factors a fit may have: an o200k count times this is the file's own count of the same text.
  * The tokenizers measured give 2.8–4.0 bytes per token on the same real files, and the real files'
- * own fits lie between ×1.21 and ×2.34 (docs/token-estimates.md): no text tokenizer counts a quarter
- * or four times what o200k counts. A file whose growth says so records usage that does not follow
+ * own fits lie between ×1.05 and ×1.77 (×2.34 for Opus 4.7 on 4 steps: docs/token-estimates.md): no
+ * text tokenizer counts a quarter or four times what o200k counts. A file whose growth says so records usage that does not follow
  * its messages (its usage was written by something else, or much of what it sent is not in it).
  */
 export const PLAUSIBLE_FACTOR = { min: 0.25, max: 4 } as const;
 /**
  * The most a fit may miss by (median absolute percentage error): the real files' fits miss by
- * 8.9–16.6 %; above a half, most steps are off by more than half of what they recorded.
+ * 3–12.5 %; above a half, most steps are off by more than half of what they recorded.
  */
 export const MAX_FIT_ERROR = 0.5;
 
