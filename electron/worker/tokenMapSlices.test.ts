@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import type { ResultOf } from '../../shared/index';
+import type { ContextMapInfo, ResultOf } from '../../shared/index';
 import { TOKEN_MAP_SLICE_CALLS, parseReply } from '../../shared/index';
 import { writeElidedOutputs } from '../../tools/testing/files';
 import type { LoadedSession } from '../loader/session';
@@ -16,6 +16,7 @@ import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates'
 import { createResolverClient } from './client';
 import type { SessionService } from './service';
 import { params, serviceFixture, value } from './testing/serviceTests';
+import type { SliceBound, TokenCache } from './tokenMap';
 import { WHOLE_PASS, tokenCache, tokenMapReply } from './tokenMap';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -41,6 +42,17 @@ vi.mock('../tokens/counter', async (importOriginal) => {
 
 /** A map cache on an estimator of its own: nothing counted before (the worker's share one per session). */
 const freshCache = (session: LoadedSession) => tokenCache(session, new SessionEstimates(session, recordedContextOf(session)));
+
+/** The pass in slices of `bound` over one cache, every reply until the complete one. */
+function slicedPass(session: LoadedSession, map: ContextMapInfo, cache: TokenCache, bound: SliceBound): TokenMap[] {
+  const replies: TokenMap[] = [];
+  for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
+    expect(replies.length).toBeLessThan(10_000);
+    reply = tokenMapReply(session, map, cache, bound);
+    replies.push(reply);
+  }
+  return replies;
+}
 
 /** Asks until the pass is complete, as the renderer does; every reply valid under the contract. */
 async function askAll(s: SessionService): Promise<TokenMap[]> {
@@ -103,13 +115,7 @@ describe('tokenMap in slices', () => {
         expect(whole.estimated.length, file).toBe(map.calls);
         fc.assert(
           fc.property(fc.integer({ min: 1, max: 9 }), fc.constantFrom(0, Infinity), (calls, ms) => {
-            const cache = freshCache(session);
-            const replies: TokenMap[] = [];
-            for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
-              expect(replies.length).toBeLessThan(10_000);
-              reply = tokenMapReply(session, map, cache, { calls, ms });
-              replies.push(reply);
-            }
+            const replies = slicedPass(session, map, freshCache(session), { calls, ms });
             expect(replies.at(-1), file).toEqual(whole);
             // Sliced as bounded: never more than `calls` calls estimated in one reply (a call the file records the context of is not estimated), and it took several.
             const estimatedIn = (r: TokenMap | undefined) => (r?.estimated ?? []).filter((e) => e !== null).length;
@@ -139,14 +145,8 @@ describe('tokenMap in slices', () => {
       const before = counted.calls;
       const whole = tokenMapReply(session, map, freshCache(session), WHOLE_PASS);
       const onePass = counted.calls - before;
-      const cache = freshCache(session);
-      const replies: TokenMap[] = [];
       const from = counted.calls;
-      for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
-        expect(replies.length).toBeLessThan(10_000);
-        reply = tokenMapReply(session, map, cache, { calls: Infinity, ms: 0 });
-        replies.push(reply);
-      }
+      const replies = slicedPass(session, map, freshCache(session), { calls: Infinity, ms: 0 });
       expect(replies.at(-1)).toEqual(whole);
       expect(whole.hidden.some((h) => (h ?? 0) > 0)).toBe(true);
       // Nothing counted twice, nothing left out.

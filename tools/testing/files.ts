@@ -132,14 +132,15 @@ export function writeElidedOutputs(path: string, outputs: number, outputBytes: n
     records.push(messageRecord(index - 1, { role: 'assistant', content: '', tool_calls: [{ id: `call_${k}`, name: 'shell', arguments: '{"cmd":"cat log"}' }] }));
     records.push(messageRecord(index, { role: 'tool', tool_call_id: `call_${k}`, content }));
     const id = `r${k}`;
-    reductions.push({
+    const r: Reduction = {
       id,
       kind: 'tool_output_elided',
       ptr: { index, hash: ptrHash(sha256Hex([utf8Encode(content)])), bytes: outputBytes },
       stub: stubText(id, 'tool_output_elided', outputBytes),
       minted_at: index + 1,
-    });
-    if (options.live) records.push(reductionRecord(reductions.pop() as Reduction));
+    };
+    if (options.live) records.push(reductionRecord(r));
+    else reductions.push(r);
   }
   if (options.live) {
     const last = 2 + 2 * outputs;
