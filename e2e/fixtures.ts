@@ -413,27 +413,32 @@ export const test = base.extend<InspectorFixtures & InspectorOptions, WorkerFixt
 
 export { expect };
 
-/**
- * `test` whose session is one sidecar too large to commit, written by `write` as
- * `<stem>.sidecar.jsonl` once for every worker and run that uses the same makers (under the OS temp
- * folder, tools/testing/generatedCache.ts): `stem` names the spec's file, unique among the specs.
- */
-/** How long writing a spec's large sidecar may take (worker-scoped, outside any test's time). */
+/** How long writing a spec's generated session may take (worker-scoped, outside any test's time). */
 const WRITE_TIMEOUT_MS = 5 * 60_000;
 
-export function testWithWrittenSidecar(stem: string, write: (path: string) => void) {
-  return test.extend<object, { writtenSidecar: string }>({
-    writtenSidecar: [
+/**
+ * `test` whose session is one file too large (or too particular) to commit, written by `write` as
+ * `name` once for every worker and run that uses the same makers (under the OS temp folder,
+ * tools/testing/generatedCache.ts): `stem` names the spec's file, unique among the specs.
+ */
+export function testWithWrittenFile(stem: string, name: string, write: (path: string) => void) {
+  return test.extend<object, { writtenFile: string }>({
+    writtenFile: [
       // Playwright reads the fixtures a fixture needs from this pattern: this one needs none.
       // eslint-disable-next-line no-empty-pattern
       async ({}, use) => {
-        await use(generatedFile(`e2e-${stem}`, `${stem}.sidecar.jsonl`, write));
+        await use(generatedFile(`e2e-${stem}`, name, write));
       },
       // Its own time, not the first test's: making the file takes tens of seconds on a loaded machine.
       { scope: 'worker', timeout: WRITE_TIMEOUT_MS },
     ],
-    sessionFiles: async ({ writtenSidecar }, use) => {
-      await use([writtenSidecar]);
+    sessionFiles: async ({ writtenFile }, use) => {
+      await use([writtenFile]);
     },
   });
+}
+
+/** testWithWrittenFile for a native sidecar, written as `<stem>.sidecar.jsonl`. */
+export function testWithWrittenSidecar(stem: string, write: (path: string) => void) {
+  return testWithWrittenFile(stem, `${stem}.sidecar.jsonl`, write);
 }

@@ -68,11 +68,11 @@ const scope = (page: Page, name: 'Hidden content' | 'What the model saw'): Locat
   page.getByRole('radiogroup', { name: 'Search in', exact: true }).getByRole('radio', { name, exact: true });
 
 test.describe('paging through every match', () => {
-  test(`1 of ${TOTAL} … ${TOTAL} of ${TOTAL}, each match opened in its reduction with its hits marked, then wraps`, async ({ inspector, inspectorApp, writtenSidecar }) => {
+  test(`1 of ${TOTAL} … ${TOTAL} of ${TOTAL}, each match opened in its reduction with its hits marked, then wraps`, async ({ inspector, inspectorApp, writtenFile }) => {
     // A step per match, each a navigation: a busy machine needs more than the default.
     test.setTimeout(240_000);
     const { page } = inspectorApp;
-    const agent = cliSearch([writtenSidecar], WORD);
+    const agent = cliSearch([writtenFile], WORD);
     expect(agent.total_matches, `the generated session hides exactly ${TOTAL}`).toBe(TOTAL);
     expect(agent.truncated, 'more than the agent sees').toBe(true);
 
@@ -136,9 +136,9 @@ test.describe('paging through every match', () => {
     expect(violations).toEqual([]);
   });
 
-  test('the log filters by kind, each kind with its count', async ({ inspector, inspectorApp, writtenSidecar }) => {
+  test('the log filters by kind, each kind with its count', async ({ inspector, inspectorApp, writtenFile }) => {
     const { page } = inspectorApp;
-    const entries = cliLog([writtenSidecar]);
+    const entries = cliLog([writtenFile]);
     const count = (kind: string) => entries.filter((e) => e.kind === kind).length;
     expect(entries).toHaveLength(ELIDED + 1);
     await inspector.waitLoaded();

@@ -7,7 +7,8 @@
  */
 import { audit } from '../axe';
 import { cliCheck, runCli } from '../cli';
-import { expect, test } from '../fixtures';
+import { writeFileSync } from 'node:fs';
+import { expect, test, testWithWrittenFile } from '../fixtures';
 import { fixture } from '../importedSession';
 
 // Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
@@ -120,6 +121,75 @@ test.describe('a long Claude Code transcript: the estimates come in slices', () 
     const summary = inspector.page.locator('#context-map-summary');
     await expect(summary).toContainText(/estimates calibrated ×[\d.]+ \(±[\d.]+ %, fitted on this file\)/);
     await expect(summary).not.toContainText('estimating…');
+    expect(await audit(inspector)).toEqual([]);
+  });
+});
+
+/** Calls of the written session: more than the chart's buckets (600), so some bucket holds several breaks. */
+const MANY_CALLS = 1_400;
+
+/**
+ * A Claude Code session of MANY_CALLS prompts and answers whose cache reads fall at every other
+ * call (from 40,000 to 30,000 tokens and more: a cache break each time), as a session whose cache
+ * expires at every pause records them.
+ */
+function writeManyBreaks(path: string): void {
+  const lines: string[] = [];
+  let parent: string | null = null;
+  let n = 0;
+  const add = (fields: Record<string, unknown>): void => {
+    n++;
+    const uuid = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+    lines.push(JSON.stringify({ parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/work/demo', sessionId: '21111111-2222-4333-8444-555555555555', version: '2.1.17', ...fields, uuid, timestamp: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString() }));
+    parent = uuid;
+  };
+  for (let call = 1; call <= MANY_CALLS; call++) {
+    add({ type: 'user', message: { role: 'user', content: `Question ${call}: what changed?` } });
+    const cacheRead = (call % 2 === 1 ? 40_000 : 30_000) + 7 * call;
+    const usage = { input_tokens: 100, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: 500 + (call % 97) * 30, output_tokens: 20 };
+    add({ type: 'assistant', requestId: `req_${call}`, message: { id: `msg_${call}`, model: 'claude-sonnet-4-5', role: 'assistant', type: 'message', content: [{ type: 'text', text: `Answer ${call}.` }], stop_reason: 'end_turn', usage } });
+  }
+  writeFileSync(path, `${lines.join('\n')}\n`);
+}
+
+const manyBreaks = testWithWrittenFile('tokens-map-breaks', 'many-breaks.jsonl', writeManyBreaks);
+
+manyBreaks.describe('a long session whose cache falls at every other call', () => {
+  manyBreaks('the chart marks each bucket holding breaks once, the list shows them a hundred at a time, the text alternative counts them and names the largest; axe clean', async ({ inspector, writtenFile }) => {
+    // A CLI run, a session of 1,400 calls and an audit: longer than one step on a loaded machine.
+    manyBreaks.slow();
+    await inspector.waitLoaded();
+    const page = inspector.page;
+    const breaks = cliCheck([writtenFile]).summary.cache_breaks ?? [];
+    expect(breaks.length).toBe(MANY_CALLS / 2);
+    await expect(page.getByRole('button', { name: 'Tokens', exact: true })).toHaveAttribute('aria-pressed', 'true');
+
+    // One mark per bucket holding breaks, at its first break, counting them all between them.
+    const marks = inspector.contextMap.locator('[data-mark="cache-break"]');
+    await expect(marks.first()).toBeAttached();
+    const marked = await marks.evaluateAll((els: { getAttribute(name: string): string | null }[]) => els.map((e) => ({ call: Number(e.getAttribute('data-call')), count: Number(e.getAttribute('data-breaks')) })));
+    expect(marked.length).toBeLessThan(breaks.length);
+    expect(marked.reduce((sum, m) => sum + m.count, 0)).toBe(breaks.length);
+    const calls = new Set(breaks.map((b) => b.call));
+    expect(marked.every((m) => calls.has(m.call))).toBe(true);
+
+    // The list: the first hundred in call order, a hundred more at each ask.
+    const list = page.getByRole('list', { name: 'Cache breaks' });
+    const items = list.getByRole('listitem');
+    await expect(items).toHaveCount(100);
+    await expect(items.last()).toContainText(`Cache break at call ${count(breaks[99]?.call ?? 0)}: ${count(breaks[99]?.tokens_rewritten ?? 0)} tokens rewritten`);
+    await page.getByRole('button', { name: `Show 100 more cache breaks (${count(breaks.length - 100)} not shown)`, exact: true }).click();
+    await expect(items).toHaveCount(200);
+    await expect(items.last()).toContainText(`Cache break at call ${count(breaks[199]?.call ?? 0)}:`);
+
+    // The text alternative: how many, and the five that rewrote the most (the earlier among equals), in call order.
+    const largest = breaks
+      .map((b, k) => ({ b, k }))
+      .sort((x, y) => y.b.tokens_rewritten - x.b.tokens_rewritten || x.k - y.k)
+      .slice(0, 5)
+      .sort((x, y) => x.k - y.k)
+      .map(({ b }) => `call ${count(b.call)}, ${count(b.tokens_rewritten)} tokens rewritten`);
+    await expect(page.locator('#context-map-summary')).toContainText(`${count(breaks.length)} cache breaks (the 5 largest: ${largest.join('; ')})`);
     expect(await audit(inspector)).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@ import type { ContextMapInfo } from '../../../shared/contract';
 import { sessionInfo } from '../../store/testing/fakeHost';
 import { contextPart, statusParts } from '../frame/statusParts';
 import type { TokenCall, TokenMapInfo } from './contextMapTokens';
-import { breakCauseText, calibrationText, callSegments, notInFileText, contextStatusText, estimatingText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
+import type { CacheBreakInfo } from './contextMapTokens';
+import { BREAKS_NAMED, breakCauseText, breakMarks, breaksText, bucketBreaksText, calibrationText, callSegments, largestBreaks, notInFileText, contextStatusText, estimatingText, tokenBuckets, tokenCalls, tokenSummary } from './contextMapTokens';
 
 /** A map of `n` calls; `recorded[k]` null where call k+1 records no usage. */
 function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo> = {}): ContextMapInfo {
@@ -183,6 +184,58 @@ describe('tokenSummary', () => {
   it('words a cache break’s cause', () => {
     expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: null })).toBe('no earlier message changed (the cache expired)');
     expect(breakCauseText({ call: 2, tokens_rewritten: 2000, cause: { reduction: 'cc-persisted-x', message_index: 7 } })).toBe('reduction cc-persisted-x rewrote message 7');
+  });
+});
+
+describe('many cache breaks', () => {
+  /** Breaks at distinct calls of 1..calls, in call order, with any tokens rewritten (ties included). */
+  const breaksArb = (calls: number) =>
+    fc
+      .uniqueArray(fc.record({ call: fc.integer({ min: 1, max: calls }), tokens_rewritten: fc.integer({ min: 1, max: 40 }).map((n) => n * 1024) }), { selector: (b) => b.call, maxLength: 300 })
+      .map((bs) => bs.sort((a, b) => a.call - b.call).map((b): CacheBreakInfo => ({ ...b, cause: null })));
+
+  it('the largest are those no other break exceeds, the earlier among equals, in call order', () => {
+    fc.assert(
+      fc.property(breaksArb(2000), fc.integer({ min: 1, max: 8 }), (breaks, named) => {
+        const top = largestBreaks(breaks, named);
+        expect(top).toHaveLength(Math.min(named, breaks.length));
+        expect(top.map((b) => b.call)).toEqual([...top.map((b) => b.call)].sort((a, b) => a - b));
+        const left = breaks.filter((b) => !top.includes(b));
+        for (const t of top) for (const o of left) expect(o.tokens_rewritten < t.tokens_rewritten || (o.tokens_rewritten === t.tokens_rewritten && o.call > t.call)).toBe(true);
+      }),
+    );
+  });
+
+  it('the text alternative names every break when few, else counts them and names the largest; a figures row likewise', () => {
+    fc.assert(
+      fc.property(breaksArb(2000), (breaks) => {
+        const text = breaksText(breaks);
+        const named = text.match(/call [\d,]+, [\d,]+ tokens? rewritten/g) ?? [];
+        expect(named).toHaveLength(Math.min(BREAKS_NAMED, breaks.length));
+        expect(text.startsWith(breaks.length === 0 ? 'no cache breaks' : `${breaks.length.toLocaleString('en-US')} cache break`)).toBe(true);
+        for (const b of largestBreaks(breaks)) expect(text).toContain(`call ${b.call.toLocaleString('en-US')}, ${b.tokens_rewritten.toLocaleString('en-US')} tokens rewritten`);
+        const row = bucketBreaksText(breaks);
+        expect(row).toHaveLength(breaks.length <= BREAKS_NAMED ? breaks.length : 1);
+      }),
+    );
+    const many = Array.from({ length: 13_231 }, (_, k): CacheBreakInfo => ({ call: k + 2, tokens_rewritten: k === 7000 ? 90_000 : 2048, cause: null }));
+    expect(breaksText(many)).toBe('13,231 cache breaks (the 5 largest: call 2, 2,048 tokens rewritten; call 3, 2,048 tokens rewritten; call 4, 2,048 tokens rewritten; call 5, 2,048 tokens rewritten; call 7,002, 90,000 tokens rewritten)');
+    expect(bucketBreaksText(many)).toEqual(['13,231 cache breaks, the largest at call 7,002: 90,000 tokens rewritten']);
+  });
+
+  it('the chart marks each bucket holding breaks once, at its first break, with how many it stands for; at most one mark per bucket', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 3000 }).chain((calls) => fc.tuple(fc.constant(calls), breaksArb(calls))), fc.integer({ min: 1, max: 600 }), ([calls, breaks], maxBuckets) => {
+        const buckets = tokenBuckets(tokenCalls(mapOf(Array.from({ length: calls }, () => 1000)), null), { cache_breaks: breaks }, maxBuckets);
+        const marks = breakMarks(buckets);
+        expect(marks.length).toBeLessThanOrEqual(buckets.length);
+        expect(marks.reduce((n, m) => n + m.count, 0)).toBe(breaks.length);
+        for (const m of marks) expect(breaks.some((b) => b.call === m.call)).toBe(true);
+        // One break per bucket (as many buckets as calls): a mark per break, at its call.
+        if (buckets.length === calls) expect(marks.map((m) => m.call)).toEqual(breaks.map((b) => b.call));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -133,6 +133,62 @@ export function breakCauseText(b: CacheBreakInfo): string {
   return b.cause.reduction !== undefined ? `reduction ${nameText(b.cause.reduction)} rewrote message ${formatCount(b.cause.message_index)}` : `message ${formatCount(b.cause.message_index)} changed`;
 }
 
+/**
+ * How many cache breaks a text names one by one: the text alternative and a figures row name at
+ * most this many (the largest), and count the rest. A long session whose cache expired at every
+ * pause holds thousands, and a sentence listing each is read by no one (docs/tokens.md "In the app").
+ */
+export const BREAKS_NAMED = 5;
+
+/** How many cache breaks the map's list shows at first, and adds at each `Show … more`. */
+export const BREAK_ROWS = 100;
+
+/** The breaks' `BREAKS_NAMED` largest by tokens rewritten (the earlier first among equal ones), in call order. */
+export function largestBreaks(breaks: readonly CacheBreakInfo[], named: number = BREAKS_NAMED): CacheBreakInfo[] {
+  if (breaks.length <= named) return [...breaks];
+  // One pass keeping the largest so far (the map redraws as each estimate comes: no sort of thousands each time).
+  const top: number[] = [];
+  const rewritten = (k: number): number => (breaks[k] as CacheBreakInfo).tokens_rewritten;
+  for (let k = 0; k < breaks.length; k++) {
+    // After every kept one as large (the earlier first among equals).
+    let at = top.length;
+    while (at > 0 && rewritten(top[at - 1] as number) < rewritten(k)) at--;
+    if (at >= named) continue;
+    top.splice(at, 0, k);
+    if (top.length > named) top.pop();
+  }
+  return top.sort((a, b) => a - b).map((k) => breaks[k] as CacheBreakInfo);
+}
+
+/** One break in a sentence: `call 3, 75,000 tokens rewritten`. */
+function breakText(b: CacheBreakInfo): string {
+  return `call ${formatCount(b.call)}, ${countOf(b.tokens_rewritten, 'token')} rewritten`;
+}
+
+/** The text alternative's cache breaks: each one when few, else the count and the largest. */
+export function breaksText(breaks: readonly CacheBreakInfo[]): string {
+  if (breaks.length === 0) return 'no cache breaks';
+  const named = largestBreaks(breaks).map(breakText).join('; ');
+  return breaks.length <= BREAKS_NAMED ? `${countOf(breaks.length, 'cache break')} (${named})` : `${countOf(breaks.length, 'cache break')} (the ${BREAKS_NAMED} largest: ${named})`;
+}
+
+/** A figures row's cache breaks (the calls of one bucket): each one when few, else the count and the largest. */
+export function bucketBreaksText(breaks: readonly CacheBreakInfo[]): string[] {
+  if (breaks.length <= BREAKS_NAMED) return breaks.map((br) => `cache break at call ${formatCount(br.call)}: ${countOf(br.tokens_rewritten, 'token')} rewritten`);
+  const [top] = largestBreaks(breaks, 1);
+  return [`${countOf(breaks.length, 'cache break')}, the largest at call ${formatCount(top?.call ?? 0)}: ${countOf(top?.tokens_rewritten ?? 0, 'token')} rewritten`];
+}
+
+/** The chart's cache-break marks: one per bucket holding any, at its first break's call, with how many it stands for. */
+export function breakMarks(buckets: readonly Pick<TokenBucket, 'breaks'>[]): { call: number; count: number }[] {
+  const out: { call: number; count: number }[] = [];
+  for (const b of buckets) {
+    const first = b.breaks[0];
+    if (first) out.push({ call: first.call, count: b.breaks.length });
+  }
+  return out;
+}
+
 /** A compaction's before → after in tokens. */
 export function compactionText(c: CompactionTokens): string {
   const side = (n: number | null): string => (n === null ? '?' : formatCount(n));
@@ -174,7 +230,7 @@ export function tokenSummary(map: ContextMapInfo, calls: readonly TokenCall[], t
   if (last.source === 'recorded') parts.push(`the last call read ${countOf(cached, 'token')} from the cache`);
   if (last.hidden !== null) parts.push(`est. ${countOf(last.hidden, 'token')} hidden at the last call`);
   const breaks = map.cache_breaks ?? [];
-  parts.push(breaks.length === 0 ? 'no cache breaks' : `${countOf(breaks.length, 'cache break')} (${breaks.map((b) => `call ${formatCount(b.call)}, ${countOf(b.tokens_rewritten, 'token')} rewritten`).join('; ')})`);
+  parts.push(breaksText(breaks));
   const compactions = map.compaction_tokens ?? [];
   if (compactions.length > 0) parts.push(compactions.map(compactionText).join('; '));
   parts.push(map.model_switches.length === 0 ? 'no model switches' : map.model_switches.map((s) => switchText(s, calls)).join('; '));

@@ -15,13 +15,14 @@
  * the map has drawn, a slice at a time, and drawn as they come (`estimating… N of M calls` until
  * the last), and the shown call's breakdown (`callTokens`) when a call is shown.
  */
-import { useEffect, useMemo } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import { countOf, formatCount } from '../../text/format';
 import { useApp } from '../../store/storeContext';
 import type { MapProps } from './contextMapModel';
 import { FIGURE_ROWS, HEIGHT, MAP_BUCKETS, MARKS, callAtX } from './contextMapModel';
 import type { TokenBucket, TokenCall } from './contextMapTokens';
-import { breakCauseText, calibrationText, compactionText, notInFileText, estimatingText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
+import type { CacheBreakInfo } from './contextMapTokens';
+import { BREAK_ROWS, breakCauseText, breakMarks, bucketBreaksText, calibrationText, compactionText, notInFileText, estimatingText, switchText, tokenBuckets, tokenCalls, tokenSummary, tokensText } from './contextMapTokens';
 import { FiguresTable, MapKey, callsLabel } from './mapKey';
 
 const LEGEND: [string, string][] = [
@@ -98,13 +99,49 @@ function Breakdown({ call, ready }: { call: number; ready: boolean }) {
   );
 }
 
+const NO_BREAKS: CacheBreakInfo[] = [];
+
+/**
+ * The cache breaks, each a button to its call (and to the message that changed): the first
+ * BREAK_ROWS in call order, then as many more at each `Show … more`. Its own component, kept
+ * while the estimates' replies redraw the chart: the breaks come with the `calls` reply and do not
+ * change with them (docs/tokens.md "In the app").
+ */
+const BreakList = memo(function BreakList({ breaks }: { breaks: readonly CacheBreakInfo[] }) {
+  const showCall = useApp((s) => s.showCall);
+  const goToIndex = useApp((s) => s.goToIndex);
+  const [shown, setShown] = useState(BREAK_ROWS);
+  const goToBreak = async (b: CacheBreakInfo): Promise<void> => {
+    await showCall(b.call);
+    if (b.cause) await goToIndex(b.cause.message_index, b.cause.reduction !== undefined ? { reductionId: b.cause.reduction } : {});
+  };
+  const rest = breaks.length - shown;
+  return (
+    <>
+      <ul className="context-map-breaks" aria-label="Cache breaks">
+        {breaks.slice(0, shown).map((b) => (
+          <li key={b.call}>
+            <button type="button" className="context-map-break-go" onClick={() => void goToBreak(b)}>
+              {`Cache break at call ${formatCount(b.call)}`}
+            </button>
+            {`: ${countOf(b.tokens_rewritten, 'token')} rewritten; ${breakCauseText(b)}`}
+          </li>
+        ))}
+      </ul>
+      {rest > 0 && (
+        <button type="button" className="context-map-breaks-more" onClick={() => setShown(shown + BREAK_ROWS)}>
+          {`Show ${formatCount(Math.min(BREAK_ROWS, rest))} more cache breaks (${formatCount(rest)} not shown)`}
+        </button>
+      )}
+    </>
+  );
+});
+
 export function TokensMap({ map, shownCall, onSelect }: MapProps) {
   const tokenMap = useApp((s) => s.tokenMap);
   const status = useApp((s) => s.tokenMapStatus);
   const loadTokenMap = useApp((s) => s.loadTokenMap);
   const stopTokenMap = useApp((s) => s.stopTokenMap);
-  const showCall = useApp((s) => s.showCall);
-  const goToIndex = useApp((s) => s.goToIndex);
   // After the map has drawn (an effect runs after paint): estimates never hold up the first rows.
   useEffect(() => {
     void loadTokenMap();
@@ -119,12 +156,8 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
   const figureBuckets = useMemo(() => tokenBuckets(calls, map, Math.min(map.calls, FIGURE_ROWS)), [calls, map]);
   const width = Math.max(1, buckets.length);
   const xOf = (call: number): number => ((call - 0.5) / map.calls) * width;
-  const breaks = map.cache_breaks ?? [];
-
-  const goToBreak = async (b: (typeof breaks)[number]): Promise<void> => {
-    await showCall(b.call);
-    if (b.cause) await goToIndex(b.cause.message_index, b.cause.reduction !== undefined ? { reductionId: b.cause.reduction } : {});
-  };
+  const breaks = map.cache_breaks ?? NO_BREAKS;
+  const marks = useMemo(() => breakMarks(buckets), [buckets]);
 
   return (
     <div className="context-map context-map-tokens">
@@ -151,7 +184,9 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
         <path className="context-map-estimated" d={paths.estimated} fill="url(#context-map-hatch)" vectorEffect="non-scaling-stroke" />
         <path className="context-map-hidden-tokens" d={paths.hidden} />
         <path className="context-map-window" d={paths.window} vectorEffect="non-scaling-stroke" data-mark="window" />
-        {buckets.flatMap((b) => b.breaks.map((br) => <rect key={`b${br.call}`} className="context-map-break" data-mark="cache-break" data-call={br.call} x={xOf(br.call) - 0.5} y={HEIGHT + 1} width={1} height={MARKS / 3} />))}
+        {marks.map((m) => (
+          <rect key={`b${m.call}`} className="context-map-break" data-mark="cache-break" data-call={m.call} data-breaks={m.count} x={xOf(m.call) - 0.5} y={HEIGHT + 1} width={1} height={MARKS / 3} />
+        ))}
         <path className="context-map-compaction" d={paths.compactions} data-mark="compactions" />
         {map.model_switches.map((s) => (
           <rect key={`m${s.call}`} className="context-map-switch" data-mark="model-switch" data-call={s.call} x={xOf(s.call) - 0.5} y={HEIGHT + (2 * MARKS) / 3 + 1} width={1} height={MARKS / 3 - 1} />
@@ -164,18 +199,7 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
         {pending ? estimatingText(tokenMap) : ''}
       </p>
       <Breakdown call={shownCall ?? map.calls} ready={status === 'ready'} />
-      {breaks.length > 0 && (
-        <ul className="context-map-breaks" aria-label="Cache breaks">
-          {breaks.map((b) => (
-            <li key={b.call}>
-              <button type="button" className="context-map-break-go" onClick={() => void goToBreak(b)}>
-                {`Cache break at call ${formatCount(b.call)}`}
-              </button>
-              {`: ${countOf(b.tokens_rewritten, 'token')} rewritten; ${breakCauseText(b)}`}
-            </li>
-          ))}
-        </ul>
-      )}
+      {breaks.length > 0 && <BreakList breaks={breaks} />}
       <FiguresTable columns={['Calls', 'Context (tokens)', 'Cache read', 'Hidden (est.)', 'Window', 'Events']} grouped={map.calls > FIGURE_ROWS}>
         {figureBuckets.map((b) => (
           <tr key={b.first}>
@@ -186,7 +210,7 @@ export function TokensMap({ map, shownCall, onSelect }: MapProps) {
             <td>{b.window === null ? 'unknown' : formatCount(b.window)}</td>
             <td>
               {[
-                ...b.breaks.map((br) => `cache break at call ${formatCount(br.call)}: ${countOf(br.tokens_rewritten, 'token')} rewritten`),
+                ...bucketBreaksText(b.breaks),
                 ...b.compactions.map(compactionText),
                 ...map.model_switches.filter((s) => s.call >= b.first && s.call <= b.last).map((s) => switchText(s, calls)),
               ].join('; ')}
