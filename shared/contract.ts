@@ -25,7 +25,8 @@ export type { SessionFileFormat, SessionFormat } from './fileFormats';
 export { FILE_FORMAT_EXTENSIONS, SESSION_FILE_FORMATS, SESSION_FORMATS, SESSION_FORMAT_OF_FILE } from './fileFormats';
 export { MAX_FOLDER_ENTRIES, MAX_LIBRARY_ENTRIES, folderEntrySchema, libraryEntrySchema } from './listingContract';
 export { MAX_EXPORT_CALL_BYTES } from './exportCallContract';
-export { MAX_CALL_TOKEN_MESSAGES, TOKEN_MAP_SLICE_CALLS, TOKEN_MAP_SLICE_MS } from './tokenMapContract';
+export { MAX_CALL_TOKEN_MESSAGES, TOKEN_MAP_SLICE_CALLS, TOKEN_MAP_SLICE_MS, knownOf, mergeTokenMap } from './tokenMapContract';
+export type { TokenMapFigures, TokenMapKnown, TokenMapReply } from './tokenMapContract';
 export { MAX_HIDDEN_TOKENS_IDS, SAMPLING } from './hiddenTokensContract';
 export { API_ROOT, EVENTS_PATH, HANDLE_PATH, SESSION_HEADER, SESSION_PARAM, TOKEN_HEADER, TOKEN_PARAM, UPLOAD_NAME_HEADER, UPLOAD_PATH } from './httpProtocol';
 

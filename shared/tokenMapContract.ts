@@ -63,9 +63,56 @@ const breakdownSchema = z.object({
   not_in_file: z.number().int().optional(),
 });
 
+/** What an asker of `tokenMap` holds from an earlier reply of the same pass: its `pass`, and how many calls its `estimated` holds. */
+const knownSchema = z.object({ pass: int, calls: int });
+export type TokenMapKnown = z.output<typeof knownSchema>;
+
+const tokenMapResult = z.object({
+  /** Names the pass (one per open): sent back in `known`, it says what the asker holds. */
+  pass: int,
+  /** `estimated` and `hidden` hold the calls from `from + 1` on; the asker keeps its first `from` (0: every call known so far). */
+  from: int,
+  progress: z.object({ stage: z.enum(['calibrating', 'estimating']), done: int, calls: int }).nullable(),
+  estimated: z.array(int.nullable()),
+  hidden: z.array(int.nullable()),
+  /** Every call's; null when the asker holds a reply of this pass (`known`): they are the same for the whole open. */
+  window: z.array(int.nullable()).nullable(),
+  calibration: calibrationSchema.nullable(),
+  approximate: z.boolean(),
+  sampled: z.boolean(),
+  partial: z.boolean(),
+});
+
+/** A `tokenMap` reply as sent: only what the asker lacked. */
+export type TokenMapReply = z.output<typeof tokenMapResult>;
+/** Every call known so far, merged from a pass's replies (mergeTokenMap): what the map draws. */
+export type TokenMapFigures = Omit<TokenMapReply, 'from' | 'window'> & { window: (number | null)[] };
+
+/**
+ * The figures after `reply`, given those held from the same pass's earlier replies (`held`, null
+ * for none); undefined when the reply builds on figures not held (another pass's, or fewer calls),
+ * which an asker that sent `known` from `held` never gets.
+ */
+export function mergeTokenMap(held: TokenMapFigures | null, reply: TokenMapReply): TokenMapFigures | undefined {
+  const { from, window, ...rest } = reply;
+  if (from === 0 && window !== null) return { ...rest, window };
+  if (!held || held.pass !== reply.pass || held.estimated.length < from || held.hidden.length < from) return undefined;
+  return {
+    ...rest,
+    estimated: from === held.estimated.length ? held.estimated.concat(reply.estimated) : held.estimated.slice(0, from).concat(reply.estimated),
+    hidden: from === held.hidden.length ? held.hidden.concat(reply.hidden) : held.hidden.slice(0, from).concat(reply.hidden),
+    window: window ?? held.window,
+  };
+}
+
+/** `known` for the next ask after `held`: what it holds, so the reply carries only what is new. */
+export function knownOf(held: TokenMapFigures | null): TokenMapKnown | undefined {
+  return held ? { pass: held.pass, calls: held.estimated.length } : undefined;
+}
+
 export const tokenMapMethods = {
   /**
-   * Every call's estimate, columnar like the `calls` reply (call N at `[N - 1]`): `estimated` the
+   * Every call's estimate, columnar like the `calls` reply (call N at `[N - 1]`, from `from`): `estimated` the
    * input's messages (null where the file records the call's context: the map shows the recorded
    * figure there, so the input is not estimated), `hidden` the tokens its live reductions kept out (null where no original can
    * be read), `window` the window of the model answering it by the shipped table (null: unknown).
@@ -78,22 +125,17 @@ export const tokenMapMethods = {
    * null the pass has more to count — first the calibration's walk over the calls that record
    * their context (`stage: 'calibrating'`, nothing estimated yet; `calls` the calls it walks: all of
    * them, or an evenly spaced sample of a long session, docs/token-estimates.md "Long sessions"),
-   * then every call's estimate (`stage: 'estimating'`, `done` = `estimated.length`) — and the
+   * then every call's estimate (`stage: 'estimating'`, `done` = the calls estimated) — and the
    * renderer asks again while it still wants the map; a pass nobody asks for does no work. Null:
    * complete, and kept for the open.
+   *
+   * With `known` (what the asker holds of this `pass`) the reply carries only the calls after
+   * those it holds, and no `window`: a reply's size no longer grows with the session at every ask
+   * (mergeTokenMap puts them together). Without it, or for another pass, everything.
    */
   tokenMap: {
-    params: z.object({}),
-    result: z.object({
-      progress: z.object({ stage: z.enum(['calibrating', 'estimating']), done: int, calls: int }).nullable(),
-      estimated: z.array(int.nullable()),
-      hidden: z.array(int.nullable()),
-      window: z.array(int.nullable()),
-      calibration: calibrationSchema.nullable(),
-      approximate: z.boolean(),
-      sampled: z.boolean(),
-      partial: z.boolean(),
-    }),
+    params: z.object({ known: knownSchema.optional() }),
+    result: tokenMapResult,
   },
   /**
    * Call `call`'s tokens: the recorded usage (null where the file records none), the estimate of

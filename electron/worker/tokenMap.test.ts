@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Method, ResultOf } from '../../shared/index';
-import { methods, parseReply } from '../../shared/index';
+import type { Method, ResultOf, TokenMapFigures } from '../../shared/index';
+import { knownOf, mergeTokenMap, methods, parseReply } from '../../shared/index';
 import { editedClaudeCodeUsage, rawClaudeCodeCalls, rawClaudeCodeUsage, scaledContext } from '../loader/testing/rawCalls';
 import { tempDir } from '../../tools/testing/files';
 import { modelPerCall } from './tokenMap';
@@ -28,11 +28,17 @@ function value<T>(reply: { ok: true; value: T } | { ok: false; error: { code: st
 }
 
 /** The whole map, asked slice after slice as the renderer does, every reply valid under the contract. */
-async function wholeMap(s: SessionService): Promise<ResultOf<'tokenMap'>> {
+async function wholeMap(s: SessionService): Promise<TokenMapFigures> {
+  let held: TokenMapFigures | null = null;
   for (let turn = 0; ; turn++) {
     expect(turn).toBeLessThan(10_000);
-    const reply = checked('tokenMap', await s.handle('tokenMap', {}));
-    if (reply.progress === null) return reply;
+    // As the app asks: with what it holds, merging what is new.
+    const known = knownOf(held);
+    const reply = checked('tokenMap', await s.handle('tokenMap', known ? { known } : {}));
+    const merged: TokenMapFigures | undefined = mergeTokenMap(held, reply);
+    if (!merged) throw new Error(`a reply from call ${reply.from + 1} of pass ${reply.pass} does not follow the ${held?.estimated.length ?? 0} calls held of pass ${held?.pass ?? 'none'}`);
+    held = merged;
+    if (held.progress === null) return held;
   }
 }
 
@@ -106,8 +112,11 @@ describe('tokenMap', () => {
     // The persisted output's original is not in this file: hidden tokens are unknown (null) where bytes are hidden, never 0.
     reply.hidden.forEach((h, k) => expect([k + 1, h]).toEqual([k + 1, (map.hidden[k] ?? 0) > 0 ? null : 0]));
     expect(map.hidden.some((h) => h > 0)).toBe(true);
-    // Asked again: the same object's figures (kept for the open).
-    expect(value(await s.handle('tokenMap', {}))).toEqual(reply);
+    // Asked again: the same figures (kept for the open), whole to an asker holding none, nothing new to one holding them all.
+    expect(mergeTokenMap(null, checked('tokenMap', await s.handle('tokenMap', {})))).toEqual(reply);
+    const again = checked('tokenMap', await s.handle('tokenMap', { known: { pass: reply.pass, calls: reply.estimated.length } }));
+    expect([again.from, again.estimated, again.hidden, again.window]).toEqual([reply.estimated.length, [], [], null]);
+    expect(mergeTokenMap(reply, again)).toEqual(reply);
   });
 
   it('a real Claude Code file holding its originals: hidden tokens exactly where hidden bytes are', async () => {

@@ -7,6 +7,7 @@
  */
 import type { ContextMapInfo, ResultOf } from '../../shared/index';
 import { viewEntries } from '../../shared/calls/calls';
+import type { TokenMapFigures, TokenMapKnown } from '../../shared/tokenMapContract';
 import { MAX_CALL_TOKEN_MESSAGES } from '../../shared/tokenMapContract';
 import { resolveOriginal, statedHiddenBytes } from '../../shared/resolver/original';
 import type { Reduction } from '../../shared/format/types';
@@ -27,8 +28,11 @@ export const MAX_MAP_ENTRIES = 4_000_000;
 
 /** What is kept per open (OpenSession.tokens): the estimator with its per-message cache, the map once made, each reduction's hidden tokens. */
 export interface TokenCache {
+  /** Names this open's pass in its replies (`pass`): unique in the worker's life, so an asker's `known` from another open is told apart. */
+  readonly id: number;
   estimates: SessionEstimates;
-  map?: ResultOf<'tokenMap'>;
+  /** The complete map, every call's (sent from where each asker's figures end: tokenMapReply). */
+  map?: TokenMapFigures;
   /** The map's pass while it is unfinished: the calls estimated so far. */
   pass?: MapPass;
   /** Raw o200k tokens a reduction kept out of the input, by id; null where its original cannot be read. */
@@ -43,7 +47,21 @@ export interface TokenCache {
  * documents use too: the calibration and every original are counted once for all of them.
  */
 export function tokenCache(session: LoadedSession, estimates: SessionEstimates = sessionEstimates(session)): TokenCache {
-  return { estimates, hidden: new Map() };
+  return { id: ++passes, estimates, hidden: new Map() };
+}
+
+/** The last TokenCache.id given. */
+let passes = 0;
+
+/**
+ * A reply of the pass with every call known so far (`figures`), for an asker holding `known`: the
+ * calls after those it holds of this pass (all of them for another pass, or none held), and the
+ * windows only to an asker that holds none of this pass (docs/tokens.md "How the pass runs").
+ */
+function sentTo(cache: TokenCache, figures: TokenMapFigures, known: TokenMapKnown | undefined): ResultOf<'tokenMap'> {
+  const ours = known !== undefined && known.pass === cache.id;
+  const from = ours ? Math.min(known.calls, figures.estimated.length) : 0;
+  return { ...figures, from, estimated: figures.estimated.slice(from), hidden: figures.hidden.slice(from), window: ours ? null : figures.window };
 }
 
 /** A reduction's original being counted across slices: its plan, the texts still to take and what was counted so far. */
@@ -188,14 +206,14 @@ function estimateCall(session: LoadedSession, cache: TokenCache, pass: MapPass, 
  * and answers what is known, with `progress` while more is left; the next call goes on where it
  * stopped. The per-message estimates are cached (SessionEstimates), the finished map kept.
  */
-export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache: TokenCache, bound: SliceBound = WHOLE_PASS): ResultOf<'tokenMap'> {
-  if (cache.map) return cache.map;
+export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache: TokenCache, bound: SliceBound = WHOLE_PASS, known?: TokenMapKnown): ResultOf<'tokenMap'> {
+  if (cache.map) return sentTo(cache, cache.map, known);
   const { estimates } = cache;
   const started = performance.now();
   const calls = session.calls.length;
   // The same for every slice of the open: made once (on a session of 29,445 calls, a few ms of every ask).
   const window = (cache.window ??= modelPerCall(map, session.model).map((m) => tableWindow(m) ?? null));
-  const base = { window, approximate: estimates.approximate };
+  const base = { pass: cache.id, window, approximate: estimates.approximate };
   // The walk's calls bound counts the calls it counted (those that record their context); the rest cost a look each.
   const stepsBefore = estimates.calibrationSteps;
   const countedBefore = estimates.calibrationCounted;
@@ -203,7 +221,7 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
     () => estimates.calibrationSteps > stepsBefore && (estimates.calibrationCounted - countedBefore >= bound.calls || performance.now() - started > bound.ms),
   );
   if (calibrating) {
-    return { ...base, estimated: [], hidden: [], calibration: null, sampled: false, partial: false, progress: { stage: 'calibrating', done: estimates.calibrationSteps, calls: estimates.calibrationTotal } };
+    return sentTo(cache, { ...base, estimated: [], hidden: [], calibration: null, sampled: false, partial: false, progress: { stage: 'calibrating', done: estimates.calibrationSteps, calls: estimates.calibrationTotal } }, known);
   }
   const pass = (cache.pass ??= { estimated: [], hidden: [], sampled: false, entries: 0 });
   let counted = 0;
@@ -228,11 +246,12 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
   }
   const calibration = estimates.calibration() ?? null;
   const done = pass.ended !== undefined || pass.estimated.length >= calls;
-  const reply = { ...base, estimated: [...pass.estimated], hidden: [...pass.hidden], calibration, sampled: pass.sampled, partial: pass.ended === 'partial' };
-  if (!done) return { ...reply, progress: { stage: 'estimating', done: pass.estimated.length, calls } };
-  cache.map = { ...reply, progress: null };
+  // The pass's own arrays: sentTo copies the part an asker lacks.
+  const figures = { ...base, estimated: pass.estimated, hidden: pass.hidden, calibration, sampled: pass.sampled, partial: pass.ended === 'partial' };
+  if (!done) return sentTo(cache, { ...figures, progress: { stage: 'estimating', done: pass.estimated.length, calls } }, known);
+  cache.map = { ...figures, progress: null };
   cache.pass = undefined;
-  return cache.map;
+  return sentTo(cache, cache.map, known);
 }
 
 /** `callTokens`: call N's recorded usage, per-message estimates, breakdown and calibration; undefined when N is no call. */

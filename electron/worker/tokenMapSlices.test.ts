@@ -7,8 +7,8 @@
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import type { ContextMapInfo, ResultOf } from '../../shared/index';
-import { TOKEN_MAP_SLICE_CALLS, parseReply } from '../../shared/index';
+import type { ContextMapInfo, ResultOf, TokenMapFigures } from '../../shared/index';
+import { TOKEN_MAP_SLICE_CALLS, knownOf, mergeTokenMap, parseReply } from '../../shared/index';
 import { writeElidedOutputs } from '../../tools/testing/files';
 import type { LoadedSession } from '../loader/session';
 import { loadSession } from '../loader/session';
@@ -23,7 +23,25 @@ const ROOT = join(import.meta.dirname, '../..');
 const REAL = join(ROOT, 'e2e/fixtures/real');
 const { tmp, opened } = serviceFixture('session-inspector-token-slices-');
 
-type TokenMap = ResultOf<'tokenMap'>;
+/** What the app holds after each reply: every call known so far (mergeTokenMap), its pass left out (each cache has its own). */
+type TokenMap = Omit<TokenMapFigures, 'pass'>;
+
+/** The figures a reply adds to those held, as the app merges them; fails where a reply does not follow what was held. */
+function merged(held: TokenMapFigures | null, reply: ResultOf<'tokenMap'>): TokenMapFigures {
+  const known = knownOf(held);
+  // Only what the asker lacked: the calls after those it holds, and no windows once it has them.
+  expect(reply.from).toBe(known && known.pass === reply.pass ? known.calls : 0);
+  if (known?.pass === reply.pass) expect(reply.window).toBeNull();
+  const figures = mergeTokenMap(held, reply);
+  if (!figures) throw new Error(`a reply from call ${reply.from + 1} does not follow the ${held?.estimated.length ?? 0} calls held`);
+  return figures;
+}
+
+/** The map of one reply asked with nothing held (the whole map so far). */
+function whole(reply: ResultOf<'tokenMap'>): TokenMap {
+  const { pass: _pass, ...figures } = merged(null, reply);
+  return figures;
+}
 
 /** Enough calls that the pass needs several slices whatever the machine's speed (the calls bound alone splits it). */
 const MANY_CALLS = 4 * TOKEN_MAP_SLICE_CALLS + 7;
@@ -43,25 +61,30 @@ vi.mock('../tokens/counter', async (importOriginal) => {
 /** A map cache on an estimator of its own: nothing counted before (the worker's share one per session). */
 const freshCache = (session: LoadedSession) => tokenCache(session, new SessionEstimates(session, recordedContextOf(session)));
 
-/** The pass in slices of `bound` over one cache, every reply until the complete one. */
+/** The pass in slices of `bound` over one cache, asked as the app asks (with what it holds): the figures after every reply until the complete one. */
 function slicedPass(session: LoadedSession, map: ContextMapInfo, cache: TokenCache, bound: SliceBound): TokenMap[] {
-  const replies: TokenMap[] = [];
-  for (let reply: TokenMap | undefined; reply?.progress !== null; ) {
-    expect(replies.length).toBeLessThan(10_000);
-    reply = tokenMapReply(session, map, cache, bound);
-    replies.push(reply);
+  const out: TokenMap[] = [];
+  let held: TokenMapFigures | null = null;
+  while (held?.progress !== null) {
+    expect(out.length).toBeLessThan(10_000);
+    held = merged(held, tokenMapReply(session, map, cache, bound, knownOf(held)));
+    const { pass: _pass, ...figures } = held;
+    out.push(figures);
   }
-  return replies;
+  return out;
 }
 
 /** Asks until the pass is complete, as the renderer does; every reply valid under the contract. */
 async function askAll(s: SessionService): Promise<TokenMap[]> {
-  const replies: TokenMap[] = [];
+  const out: TokenMap[] = [];
+  let held: TokenMapFigures | null = null;
   for (;;) {
-    expect(replies.length).toBeLessThan(10_000);
-    const reply = value(parseReply('tokenMap', await s.handle('tokenMap', {})));
-    replies.push(reply);
-    if (reply.progress === null) return replies;
+    expect(out.length).toBeLessThan(10_000);
+    const known = knownOf(held);
+    held = merged(held, value(parseReply('tokenMap', await s.handle('tokenMap', known ? { known } : {}))));
+    const { pass: _pass, ...figures } = held;
+    out.push(figures);
+    if (held.progress === null) return out;
   }
 }
 
@@ -110,19 +133,19 @@ describe('tokenMap in slices', () => {
       if (!loaded.ok) throw new Error(loaded.error.message);
       try {
         const { session } = loaded;
-        const whole = tokenMapReply(session, map, freshCache(session), WHOLE_PASS);
-        expect(whole.progress, file).toBeNull();
-        expect(whole.estimated.length, file).toBe(map.calls);
+        const onePass = whole(tokenMapReply(session, map, freshCache(session), WHOLE_PASS));
+        expect(onePass.progress, file).toBeNull();
+        expect(onePass.estimated.length, file).toBe(map.calls);
         fc.assert(
           fc.property(fc.integer({ min: 1, max: 9 }), fc.constantFrom(0, Infinity), (calls, ms) => {
             const replies = slicedPass(session, map, freshCache(session), { calls, ms });
-            expect(replies.at(-1), file).toEqual(whole);
+            expect(replies.at(-1), file).toEqual(onePass);
             // Sliced as bounded: never more than `calls` calls estimated in one reply (a call the file records the context of is not estimated), and it took several.
             const estimatedIn = (r: TokenMap | undefined) => (r?.estimated ?? []).filter((e) => e !== null).length;
-            expect(replies.length, file).toBeGreaterThanOrEqual(Math.ceil(estimatedIn(whole) / calls));
+            expect(replies.length, file).toBeGreaterThanOrEqual(Math.ceil(estimatedIn(onePass) / calls));
             for (let k = 1; k < replies.length; k++) expect(estimatedIn(replies[k]) - estimatedIn(replies[k - 1])).toBeLessThanOrEqual(calls);
             // What each pending reply shows is a prefix of the complete map.
-            for (const r of replies) expect([r.estimated, r.hidden]).toEqual([whole.estimated.slice(0, r.estimated.length), whole.hidden.slice(0, r.hidden.length)]);
+            for (const r of replies) expect([r.estimated, r.hidden]).toEqual([onePass.estimated.slice(0, r.estimated.length), onePass.hidden.slice(0, r.hidden.length)]);
           }),
           { numRuns: 4 },
         );
@@ -143,12 +166,12 @@ describe('tokenMap in slices', () => {
     try {
       const { session } = loaded;
       const before = counted.calls;
-      const whole = tokenMapReply(session, map, freshCache(session), WHOLE_PASS);
+      const onePassMap = whole(tokenMapReply(session, map, freshCache(session), WHOLE_PASS));
       const onePass = counted.calls - before;
       const from = counted.calls;
       const replies = slicedPass(session, map, freshCache(session), { calls: Infinity, ms: 0 });
-      expect(replies.at(-1)).toEqual(whole);
-      expect(whole.hidden.some((h) => (h ?? 0) > 0)).toBe(true);
+      expect(replies.at(-1)).toEqual(onePassMap);
+      expect(onePassMap.hidden.some((h) => (h ?? 0) > 0)).toBe(true);
       // Nothing counted twice, nothing left out.
       expect(counted.calls - from).toBe(onePass);
       // Each original is counted in ceil(BYTES / 1 MiB) texts, each in a slice of its own: the calls waited over several slices each.
@@ -204,17 +227,21 @@ describe('tokenMap in slices', () => {
     expect(counted.calls - before).toBe(onePass);
     // A second request is answered from the kept map: nothing is counted.
     const done = counted.calls;
-    expect(value(await s.handle('tokenMap', {}))).toEqual(complete);
+    expect(whole(value(parseReply('tokenMap', await s.handle('tokenMap', {}))))).toEqual(complete);
     expect(counted.calls).toBe(done);
   });
 
   it('a closed session, or another one opened, ends the pass: what the old open counted is not counted on', async () => {
     const s = await opened([writeElidedOutputs(tmp.path('closed.sidecar.jsonl'), MANY_CALLS, 2_000)]);
-    expect(value(await s.handle('tokenMap', {})).progress).not.toBeNull();
+    const old = value(parseReply('tokenMap', await s.handle('tokenMap', {})));
+    expect(old.progress).not.toBeNull();
     const before = counted.calls;
     value(await s.open({ paths: [join(ROOT, 'samples/demo.sidecar.jsonl')], generation: 2 }));
-    // The new session's map starts from nothing; nothing of the old pass runs meanwhile.
-    const fresh = value(await s.handle('tokenMap', {}));
+    // The new session's map starts from nothing; nothing of the old pass runs meanwhile. An ask
+    // holding the old pass's figures (sent before the new open was heard of) is answered whole.
+    const fresh = value(parseReply('tokenMap', await s.handle('tokenMap', { known: { pass: old.pass, calls: old.estimated.length } })));
+    expect(fresh.pass).not.toBe(old.pass);
+    expect([fresh.from, fresh.window?.length]).toEqual([0, value(s.handle('calls', {})).calls]);
     expect(fresh.estimated.length).toBeLessThanOrEqual(TOKEN_MAP_SLICE_CALLS);
     const demoCalls = value(s.handle('calls', {})).calls;
     expect(fresh.progress === null ? fresh.estimated.length : fresh.progress.calls).toBe(demoCalls);

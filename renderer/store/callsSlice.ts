@@ -11,6 +11,7 @@
  * check `shownCall` as well as the epoch.
  */
 import type { ContextMapInfo, HostError, ResultOf } from '../../shared/contract';
+import { knownOf, mergeTokenMap } from '../../shared/contract';
 import type { MapUnit, TokenMapInfo } from '../features/calls/contextMapTokens';
 import type { AppState, SliceCreator } from './appState';
 import { callParams } from './callParams';
@@ -123,12 +124,28 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
       asking.done = (async () => {
         // A slice per request: the worker answers other requests between two of them.
         for (;;) {
-          const reply = await deps.api.tokenMap({});
+          // What it holds goes with the ask: the reply carries only the calls after those (docs/tokens.md "How the pass runs").
+          const held = get().tokenMap;
+          const known = knownOf(held);
+          const reply = await deps.api.tokenMap(known ? { known } : {});
           // Another session (or the same one reopened): its own pass is asked for by its own map.
           if (get().epoch !== epoch) return;
-          const more = reply.ok && reply.value.progress !== null;
-          if (!reply.ok) set({ tokenMapStatus: 'error' });
-          else set({ tokenMapStatus: more ? 'loading' : 'ready', tokenMap: reply.value });
+          if (!reply.ok) {
+            set({ tokenMapStatus: 'error' });
+            break;
+          }
+          // Built on figures this store no longer holds (not reached while one loop asks at a time): asked again whole, once.
+          const figures = mergeTokenMap(get().tokenMap, reply.value);
+          if (!figures) {
+            if (get().tokenMap === null) {
+              set({ tokenMapStatus: 'error' });
+              break;
+            }
+            set({ tokenMap: null });
+            continue;
+          }
+          const more = figures.progress !== null;
+          set({ tokenMapStatus: more ? 'loading' : 'ready', tokenMap: figures });
           if (!more || !asking.wanted) break;
         }
         // Stopped while unfinished: the next loadTokenMap goes on where the worker stopped.

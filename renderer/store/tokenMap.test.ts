@@ -12,6 +12,7 @@ import { fakeHost, sessionInfo, settle } from './testing/fakeHost';
 
 const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
 const CALLS = 10;
+const PASS = 7;
 const MAP: ContextMapInfo = {
   calls: CALLS,
   index: Array.from({ length: CALLS }, (_, k) => 2 * k + 1),
@@ -30,15 +31,19 @@ function slicedHost(perSlice: number) {
   const host = fakeHost();
   host.answer('calls', () => ({ ok: true, value: MAP }));
   let done = 0;
-  host.answer('tokenMap', (): Reply<'tokenMap'> => {
+  host.answer('tokenMap', (params): Reply<'tokenMap'> => {
     done = Math.min(CALLS, done + perSlice);
-    const estimated = Array.from({ length: done }, (_, k) => (k + 1) * 1000);
+    // As the worker answers: only the calls after those the asker holds of this pass, and the windows once.
+    const from = params.known?.pass === PASS ? Math.min(params.known.calls, done) : 0;
+    const estimated = Array.from({ length: done }, (_, k) => (k + 1) * 1000).slice(from);
     return {
       ok: true,
       value: {
+        pass: PASS,
+        from,
         estimated,
         hidden: estimated.map(() => 0),
-        window: MAP.index.map(() => 128_000),
+        window: from > 0 || params.known?.pass === PASS ? null : MAP.index.map(() => 128_000),
         calibration: null,
         approximate: false,
         sampled: false,
@@ -71,6 +76,10 @@ describe('the map in tokens, asked slice after slice', () => {
     off();
     expect(seen).toEqual([3, 6, 9, 10]);
     expect(host.callsOf('tokenMap')).toHaveLength(4);
+    // Each ask says what the store holds; each reply carried only what was new, and the merge is every call's.
+    expect(host.callsOf('tokenMap').map((p) => p.known)).toEqual([undefined, { pass: PASS, calls: 3 }, { pass: PASS, calls: 6 }, { pass: PASS, calls: 9 }]);
+    expect(store.getState().tokenMap?.estimated).toEqual(Array.from({ length: CALLS }, (_, k) => (k + 1) * 1000));
+    expect(store.getState().tokenMap?.window).toEqual(MAP.index.map(() => 128_000));
     expect(store.getState().tokenMapStatus).toBe('ready');
     expect(store.getState().tokenMap?.progress).toBeNull();
     // Complete: never asked again.

@@ -2,7 +2,8 @@
  * The context map in tokens (SPEC §15, docs/tokens.md "In the app"): `tokenMap` and `callTokens`.
  * Their work is in ../tokenMap.ts, imported on the first request so that opening a session never
  * loads the tokenizer; the estimates are kept for the open (OpenSession.tokens). `tokenMap` counts
- * a slice per request (its `progress` says there is more), never the whole session at once.
+ * a slice per request (its `progress` says there is more), never the whole session at once, and
+ * sends an asker only the calls it lacks (`known`).
  */
 import type { Reply } from '../../../shared/index';
 import { TOKEN_MAP_SLICE_CALLS, TOKEN_MAP_SLICE_MS } from '../../../shared/index';
@@ -25,9 +26,9 @@ async function withTokens<M extends 'tokenMap' | 'callTokens'>(state: Parameters
  * TOKEN_MAP_SLICE_MS (one call at least), so a request sent meanwhile waits one slice at most, and
  * says with `progress` that there is more; the pass goes on only when asked again.
  */
-export const tokenMap: Handler<'tokenMap'> = (_request, state) =>
+export const tokenMap: Handler<'tokenMap'> = (request, state) =>
   withTokens(state, 'tokenMap', (open, m) =>
-    ok(m.tokenMapReply(open.session, contextMapOf(open), (open.tokens ??= m.tokenCache(open.session)), { ms: TOKEN_MAP_SLICE_MS, calls: TOKEN_MAP_SLICE_CALLS })),
+    ok(m.tokenMapReply(open.session, contextMapOf(open), (open.tokens ??= m.tokenCache(open.session)), { ms: TOKEN_MAP_SLICE_MS, calls: TOKEN_MAP_SLICE_CALLS }, request.known)),
   );
 
 export const callTokens: Handler<'callTokens'> = (request, state) =>

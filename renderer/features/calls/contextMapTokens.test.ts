@@ -38,7 +38,7 @@ function mapOf(recorded: (number | null)[] | null, extra: Partial<ContextMapInfo
 }
 
 function tokenMapOf(estimated: number[], extra: Partial<TokenMapInfo> = {}): TokenMapInfo {
-  return { estimated, hidden: estimated.map((e) => e % 7), window: estimated.map(() => 128_000), calibration: null, approximate: false, sampled: false, partial: false, progress: null, ...extra };
+  return { pass: 1, estimated, hidden: estimated.map((e) => e % 7), window: estimated.map(() => 128_000), calibration: null, approximate: false, sampled: false, partial: false, progress: null, ...extra };
 }
 
 const tokenCall = fc.record({

@@ -5,12 +5,13 @@
  * the chart; the chart's text alternative; and the status bar's `<tokens> / <window> (<pct>)`.
  * Pure, so every figure is tested without a DOM.
  */
-import type { ContextMapInfo, ResultOf } from '../../../shared/contract';
+import type { ContextMapInfo, TokenMapFigures } from '../../../shared/contract';
 import { countOf, formatCount } from '../../text/format';
 import { nameText } from '../../text/nameText';
 
 export type MapUnit = 'tokens' | 'bytes';
-export type TokenMapInfo = ResultOf<'tokenMap'>;
+/** Every call's estimates known so far, merged from the worker's `tokenMap` replies (shared/tokenMapContract.ts mergeTokenMap). */
+export type TokenMapInfo = TokenMapFigures;
 export type CacheBreakInfo = NonNullable<ContextMapInfo['cache_breaks']>[number];
 export type CompactionTokens = NonNullable<ContextMapInfo['compaction_tokens']>[number];
 
