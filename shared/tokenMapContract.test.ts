@@ -64,6 +64,9 @@ describe('mergeTokenMap', () => {
     expect(mergeTokenMap({ ...held, pass: 2 }, next)).toBeUndefined();
     expect(mergeTokenMap(null, next)).toBeUndefined();
     expect(mergeTokenMap({ ...held, estimated: [10], hidden: [0] }, next)).toBeUndefined();
+    // An asker that said it held more than the pass has (its `known` ahead of the worker's) keeps only the first `from`.
+    const behind = replyTo({ ...held, estimated: [10], hidden: [0] }, 1, [10, 20], [0, 2], [5, 5, 5, 5], false);
+    expect(mergeTokenMap({ ...held, estimated: [10, null, 99], hidden: [0, 1, 9] }, behind)).toMatchObject({ estimated: [10, 20], hidden: [0, 2] });
     const whole = replyTo(null, 3, [1, 2], [0, 0], [5, 5, 5, 5], true);
     expect(mergeTokenMap(held, whole)).toEqual({ pass: 3, progress: null, estimated: [1, 2], hidden: [0, 0], window: [5, 5, 5, 5], calibration: null, approximate: false, sampled: false, partial: false });
   });
