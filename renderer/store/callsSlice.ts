@@ -56,7 +56,22 @@ export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' |
   return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null, tokenMapStatus: 'idle', tokenMap: null, callTokens: null };
 }
 
-export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) => {
+/** A search the user asked for is running or fetching a page (searchSlice.ts): the map's pass waits for it. */
+function searching(s: AppState): boolean {
+  return s.searchStatus === 'running' || s.searchPaging?.status === 'loading';
+}
+
+export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get, store) => {
+  /** Resolves once no search runs. */
+  const searchOver = (): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const off = store.subscribe((s) => {
+        if (searching(s)) return;
+        off();
+        resolve();
+      });
+    });
+
   let mapPending: { epoch: number; done: Promise<void> } | null = null;
   /** The map's pass being asked for, slice after slice; `wanted` false once the map in tokens goes. */
   let tokensPending: { epoch: number; done: Promise<void>; wanted: boolean } | null = null;
@@ -124,7 +139,13 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get) =
       asking.done = (async () => {
         // A slice per request: the worker answers other requests between two of them.
         for (;;) {
-          // What it holds goes with the ask: the reply carries only the calls after those (docs/tokens.md "How the pass runs").
+          // A search the user asked for goes first: each of its slices would otherwise wait on one of the pass's (docs/tokens.md "How the pass runs").
+          if (searching(get())) {
+            await searchOver();
+            if (get().epoch !== epoch) return;
+            if (!asking.wanted) break;
+          }
+          // What it holds goes with the ask: the reply carries only the calls after those.
           const held = get().tokenMap;
           const known = knownOf(held);
           const reply = await deps.api.tokenMap(known ? { known } : {});

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ContextMapInfo, Reply } from '../../shared/contract';
 import type { AppStoreOptions } from './store';
 import { createAppStore } from './store';
-import { fakeHost, sessionInfo, settle } from './testing/fakeHost';
+import { deferred, fakeHost, sessionInfo, settle } from './testing/fakeHost';
 
 const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
 const CALLS = 10;
@@ -99,6 +99,27 @@ describe('the map in tokens, asked slice after slice', () => {
     await store.getState().loadTokenMap();
     expect(host.callsOf('tokenMap')).toHaveLength(CALLS);
     expect(store.getState().tokenMapStatus).toBe('ready');
+  });
+
+  it('waits while a search the user asked for runs, and goes on where it was once the search is over', async () => {
+    const { store, host } = await withMap(1);
+    const search = deferred<Reply<'search'>>();
+    host.answer('search', () => search.promise);
+    store.setState({ searchQuery: 'needle' });
+    const searching = store.getState().runSearch();
+    expect(store.getState().searchStatus).toBe('running');
+    const loading = store.getState().loadTokenMap();
+    await settle();
+    // No ask while the search runs: the worker would answer one of the pass's slices between each two of the search's.
+    expect(host.callsOf('tokenMap')).toHaveLength(0);
+    expect(store.getState().tokenMapStatus).toBe('loading');
+    search.resolve({ ok: true, value: { matches: [], total_matches: 0, truncated: false, reductions_searched: 1, reductions_unavailable: 0, hidden_bytes_searched: 10 } } as unknown as Reply<'search'>);
+    await searching;
+    await loading;
+    expect(host.callsOf('tokenMap')).toHaveLength(CALLS);
+    expect(store.getState().tokenMapStatus).toBe('ready');
+    // The search's page was asked for before the pass went on.
+    expect(host.callsOf('searchPage')).toHaveLength(1);
   });
 
   it('stops asking for a session that is no longer open', async () => {
