@@ -4,11 +4,13 @@
  * worker, the HTTP host and the command line all load through here; it knows no format. Files are
  * opened read-only and never written.
  */
+import type { Hash } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { readSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { LoadedSession, SessionEnv, SessionFile, SessionFileFormat, SessionInputs, Sha256 } from '../../shared/index';
 import { makeSession, resolveSession } from '../../shared/index';
+import type { RunningSha256 } from '../../shared/resolver/transcriptHashes';
 import type { ContentServices } from './content/contentServices';
 import { createContentServices } from './content/contentServices';
 import { FORMAT_ADAPTERS, detectSource } from './detect';
@@ -31,6 +33,15 @@ export const nodeSha256: Sha256 = (chunks) => {
   for (const c of chunks) h.update(c);
   return h.digest('hex');
 };
+
+/** A SHA-256 fed in pieces and copied (shared/resolver/transcriptHashes.ts), through node:crypto. */
+export function nodeRunningSha256(hash: Hash = createHash('sha256')): RunningSha256 {
+  return {
+    update: (bytes) => void hash.update(bytes),
+    copy: () => nodeRunningSha256(hash.copy()),
+    digestHex: () => hash.digest('hex'),
+  };
+}
 
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 /**

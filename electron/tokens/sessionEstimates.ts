@@ -21,7 +21,8 @@ import { CLAUDE_DEFAULT, calibrate, calibrated } from '../../shared/tokens/calib
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { isClaudeModel, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
-import { nodeSha256 } from '../loader/session';
+import { nodeRunningSha256, nodeSha256 } from '../loader/session';
+import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
 import type { CountPlan } from './counter';
 import type { TextCounter } from './textCounter';
 import { countPlan, countText, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
@@ -166,6 +167,12 @@ export class SessionEstimates {
   /** Steps `calibrationEntries` found ahead of the walk, by call index, for the walk to take (each once). */
   private readonly stepsAhead = new Map<number, Step | undefined>();
   private counted = 0;
+  /**
+   * How originals are resolved for their counts: with the transcript hashes kept between resolves,
+   * so the nested compactions' originals are each hashed from where the last ended (docs/tokens.md
+   * "How the pass runs"). The map's pass (electron/worker/tokenMap.ts) resolves with it too.
+   */
+  readonly resolveOptions = { sha256: nodeSha256, transcripts: new TranscriptHashes(() => nodeRunningSha256()) };
 
   constructor(
     private readonly session: Pick<LoadedSession, 'model' | 'modelChanges' | 'calls' | 'callTimeline' | 'callInput' | 'instructionsAt' | 'log' | 'minted' | 'recorded'>,
@@ -262,7 +269,7 @@ export class SessionEstimates {
       jobs.push({
         here: () => this.originalRaw(r, minted),
         plan: () => {
-          const original = resolveOriginal(r, minted, this.session.recorded, { sha256: nodeSha256 });
+          const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
           if (!original.ok) {
             this.originals.set(key, null);
             return undefined;
@@ -575,7 +582,7 @@ export class SessionEstimates {
     const known = this.originals.get(key);
     if (known !== undefined) return known?.estimate ?? null;
     let out: KnownOriginal | null = null;
-    const original = resolveOriginal(r, minted, this.session.recorded, { sha256: nodeSha256 });
+    const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
     if (original.ok) {
       try {
         out = { estimate: estimateSource(original.value.bytes), bytes: original.value.bytes.length };

@@ -14,7 +14,6 @@ import type { Reduction } from '../../shared/format/types';
 import { calibrated } from '../../shared/tokens/calibration';
 import { tableWindow } from '../../shared/tokens/windows';
 import type { LoadedSession } from '../loader/session';
-import { nodeSha256 } from '../loader/session';
 import type { CountPlan } from '../tokens/counter';
 import { countText, sourcePlan } from '../tokens/counter';
 import type { KnownOriginal, SessionEstimates } from '../tokens/sessionEstimates';
@@ -103,7 +102,7 @@ function countHidden(cache: TokenCache, session: LoadedSession, pass: MapPass, r
   }
   let c = pass.counting?.id === r.id ? pass.counting : undefined;
   if (!c) {
-    const original = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+    const original = resolveOriginal(r, session.minted, session.recorded, estimates.resolveOptions);
     if (!original.ok) {
       estimates.rememberOriginal(r, null);
       cache.hidden.set(r.id, null);

@@ -10,10 +10,13 @@ import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
 import { ContentUnavailableError, err, isRangeKind, ok } from '../format/types';
 import { bytesLastIndexOf, utf8Encode } from '../format/utf8';
+import type { TranscriptHashes } from './transcriptHashes';
 
 export interface ResolveOptions {
   /** SHA-256 used to verify `ptr.hash`; defaults to a portable implementation. */
   sha256?: Sha256;
+  /** Transcript hashes kept between resolves of one list (transcriptHashes.ts): a range's hash is taken on from the last one of the same start. */
+  transcripts?: TranscriptHashes;
 }
 
 const CAP_MARKER_BYTES = utf8Encode(CAP_NOTICE_MARKER);
@@ -257,8 +260,10 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
     mintedMessages.push(resolvedMessage(i, m, m, sourceOf(m), 'minted'));
   }
   const mintedBytes = range ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
-  const actual = sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
   const expected = hashHex(r.ptr.hash);
+  // A range's transcript taken on from a kept hash of the same messages; hashed whole when none reaches it, and again before a mismatch is reported.
+  const kept = range ? options.transcripts?.hash(start, mintedMessages.map((m) => m.minted), (from) => transcriptSource(mintedMessages.slice(from))) : undefined;
+  const actual = kept !== undefined && kept === expected ? kept : sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
   if (expected !== actual) {
     return err({
       code: 'hash_mismatch',
