@@ -64,14 +64,19 @@ export function hashContentBody(fd: number, read: ReadSync, createHash: typeof C
       pos += n;
       continue;
     }
-    // Cut before an escape the window's end may split: at the start of the last run of backslashes
-    // among the last 12 bytes (a run of backslashes always starts outside any escape).
+    // Cut before an escape the window's end may split. The last run of backslashes starts outside
+    // any escape (no escape holds a backslash but `\\`, whose first is one too): its pairs are
+    // whole escapes, and an odd one's last backslash starts one more, of 2 bytes or 6 (`\u`),
+    // which is cut off when its bytes may run past the window. (Cutting before the whole run, a
+    // window that began with the run gave the body up to the general decoder.)
     let cut = n;
     if (!final) {
       const tail = raw.lastIndexOf(BACKSLASH, n - 1);
       if (tail !== -1 && tail >= n - 12) {
-        cut = tail;
-        while (cut > 0 && raw[cut - 1] === BACKSLASH) cut--;
+        let first = tail;
+        while (first > 0 && raw[first - 1] === BACKSLASH) first--;
+        const needs = tail + 1 < n && raw[tail + 1] === 0x75 ? 6 : 2;
+        if ((tail - first) % 2 === 0 && tail + needs > n) cut = tail;
       }
       if (cut === 0) return undefined;
     }
