@@ -74,6 +74,18 @@ function slicedPass(session: LoadedSession, map: ContextMapInfo, cache: TokenCac
   return out;
 }
 
+/** `body` over `file`'s map (the worker's `calls` reply) and the same file loaded in this process, closed after. */
+async function withLoaded<T>(file: string, body: (session: LoadedSession, map: ContextMapInfo) => T): Promise<T> {
+  const map = value((await opened([file])).handle('calls', {}));
+  const loaded = await loadSession([file]);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  try {
+    return body(loaded.session, map);
+  } finally {
+    loaded.session.close();
+  }
+}
+
 /** Asks until the pass is complete, as the renderer does; every reply valid under the contract. */
 async function askAll(s: SessionService): Promise<TokenMap[]> {
   const out: TokenMap[] = [];
@@ -127,12 +139,7 @@ describe('tokenMap in slices', () => {
       writeElidedOutputs(tmp.path('sliced.sidecar.jsonl'), 90, 500),
     ];
     for (const file of files) {
-      const s = await opened([file]);
-      const map = value(s.handle('calls', {}));
-      const loaded = await loadSession([file]);
-      if (!loaded.ok) throw new Error(loaded.error.message);
-      try {
-        const { session } = loaded;
+      await withLoaded(file, (session, map) => {
         const onePass = whole(tokenMapReply(session, map, freshCache(session), WHOLE_PASS));
         expect(onePass.progress, file).toBeNull();
         expect(onePass.estimated.length, file).toBe(map.calls);
@@ -149,9 +156,7 @@ describe('tokenMap in slices', () => {
           }),
           { numRuns: 4 },
         );
-      } finally {
-        loaded.session.close();
-      }
+      });
     }
   });
 
@@ -159,12 +164,7 @@ describe('tokenMap in slices', () => {
     const OUTPUTS = 3;
     const BYTES = 2_500_000;
     const file = writeElidedOutputs(tmp.path('large-originals.sidecar.jsonl'), OUTPUTS, BYTES, { live: true });
-    const s = await opened([file]);
-    const map = value(s.handle('calls', {}));
-    const loaded = await loadSession([file]);
-    if (!loaded.ok) throw new Error(loaded.error.message);
-    try {
-      const { session } = loaded;
+    await withLoaded(file, (session, map) => {
       const before = counted.calls;
       const onePassMap = whole(tokenMapReply(session, map, freshCache(session), WHOLE_PASS));
       const onePass = counted.calls - before;
@@ -180,9 +180,7 @@ describe('tokenMap in slices', () => {
       expect(estimating.length).toBeGreaterThanOrEqual(texts - OUTPUTS);
       const stalled = estimating.filter((r, k) => k > 0 && r.estimated.length === estimating[k - 1]?.estimated.length);
       expect(stalled.length).toBeGreaterThanOrEqual(OUTPUTS);
-    } finally {
-      loaded.session.close();
-    }
+    });
   });
 
   it('one estimator per open: the reductions the map counted are not counted again for their own figures (chips, log rows)', async () => {
