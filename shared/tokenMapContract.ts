@@ -99,8 +99,8 @@ export function mergeTokenMap(held: TokenMapFigures | null, reply: TokenMapReply
   if (!held || held.pass !== reply.pass || held.estimated.length < from || held.hidden.length < from) return undefined;
   return {
     ...rest,
-    estimated: from === held.estimated.length ? held.estimated.concat(reply.estimated) : held.estimated.slice(0, from).concat(reply.estimated),
-    hidden: from === held.hidden.length ? held.hidden.concat(reply.hidden) : held.hidden.slice(0, from).concat(reply.hidden),
+    estimated: held.estimated.slice(0, from).concat(reply.estimated),
+    hidden: held.hidden.slice(0, from).concat(reply.hidden),
     window: window ?? held.window,
   };
 }
