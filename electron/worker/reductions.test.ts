@@ -196,6 +196,55 @@ describe('SessionService searchPage (every match, a page at a time)', () => {
     expect(stubs.view_matches).toHaveLength(5);
   });
 
+  /** A signal never raised that counts its reads: a pass reads it at every step, a page taken from a kept pass at most once. */
+  function countingSignal(): { aborted: boolean; reads: number } {
+    const signal = {
+      reads: 0,
+      get aborted() {
+        signal.reads++;
+        return false;
+      },
+    };
+    return signal;
+  }
+
+  it("the search's one pass answers the agent's bounds exactly and the human view's first page with no second pass", async () => {
+    const s = await opened([paged(115)]);
+    const page = (searchId: string, page: number) => {
+      const signal = countingSignal();
+      return s.handle('searchPage', params('searchPage', { searchId, query: 'needle', page }), { signal }).then((reply) => ({ page: value(reply), reads: signal.reads }));
+    };
+    // The page as its own pass gives it: no search of this query kept.
+    value(await s.handle('search', params('search', { searchId: 'other', query: 'elsewhere' })));
+    const own = await page('own', 0);
+    expect(own.reads).toBeGreaterThan(1);
+    for (const bounds of [{}, { max_matches: 7 }, { max_result_bytes: 2000 }, { max_matches: 80, max_result_bytes: 100_000 }]) {
+      const asked = params('search', { searchId: 'a', query: 'needle', ...bounds });
+      const agent = value(await s.handle('search', asked));
+      // The same result as the search run with those bounds (not kept): the agent sees no difference.
+      expect(agent).toEqual(value(s.searchAtOnce(asked)));
+      const first = await page('p0', 0);
+      expect(first.page).toEqual(own.page);
+      expect(first.reads).toBeLessThanOrEqual(1);
+    }
+    // Page 2 reaches match 100: past what the pass kept (80 at most), so it is a pass of its own.
+    const third = await page('p2', 2);
+    expect(third.reads).toBeGreaterThan(1);
+    expect(third.page).toMatchObject({ first: 100, total_matches: 115 });
+    expect(third.page.matches).toHaveLength(15);
+  });
+
+  it('a page is never taken from a search of another query, case or session', async () => {
+    const s = await opened([paged(115)]);
+    value(await s.handle('search', params('search', { searchId: 'a', query: 'needle' })));
+    const other = value(await s.handle('searchPage', params('searchPage', { searchId: 'b', query: 'needle', case_sensitive: false, page: 0 })));
+    expect(other).toMatchObject({ total_matches: 115, case_sensitive: false });
+    expect(value(await s.handle('searchPage', params('searchPage', { searchId: 'c', query: 'line 0', page: 0 }))).total_matches).toBeLessThan(115);
+    // Another session opened: its own matches, not the kept ones.
+    await s.open({ paths: [paged(20)], generation: 2 });
+    expect(value(await s.handle('searchPage', params('searchPage', { searchId: 'd', query: 'needle', page: 0 }))).total_matches).toBe(20);
+  });
+
   it('answers cancelled when its signal is raised, and invalid_query for a bad pattern', async () => {
     const s = await opened([paged(20)]);
     expect(await s.handle('searchPage', params('searchPage', { searchId: 'c', query: 'needle', page: 0 }), { signal: { aborted: true } })).toMatchObject({ ok: false, error: { code: 'cancelled' } });

@@ -15,6 +15,7 @@ import type {
   ReductionKind,
   Reply,
   SessionInfo,
+  SidecarSearchResult,
   WorkerSessionMethod,
 } from '../../shared/index';
 import { REDUCTION_KINDS, projectionLayout } from '../../shared/index';
@@ -70,6 +71,18 @@ export interface OpenSession {
   tokens?: TokenCache;
   /** The token estimates asked for in this open (handlers/hiddenTokens.ts), made at the first ask: no ask, no tokenizer. */
   hiddenTokens?: HiddenTokens;
+  /** The last search's pass over this open, before its bounds: the human view's first pages come from it (handlers/search.ts). */
+  lastSearch?: KeptSearch;
+}
+
+/** A search's pass kept with what names it: matches are the same for the same query, mode, case and snippet bound. */
+export interface KeptSearch {
+  query: string;
+  mode: 'substring' | 'regex';
+  case_sensitive: boolean;
+  snippet_max_bytes: number;
+  /** Its first matches (at least SEARCH_PAGE_SIZE, shared/search/searchPage.ts), their bytes unbounded. */
+  result: SidecarSearchResult;
 }
 
 /** What a worker's sessions are opened and watched with; tests give their own. */

@@ -68,6 +68,18 @@ export function* sidecarSearchSteps(
   return fitResult(query, result, kept, options);
 }
 
+/**
+ * `result` bounded as the same search run with narrower bounds answers: its first `max_matches`
+ * matches, as many of them as fit whole in `max_result_bytes`. A pass keeps the first matches in
+ * one order and fits them to the bytes bound last (`fitResult`), so a result kept with a larger
+ * `max_matches` and bytes bound holds every narrower one. The app's search keeps the human view's
+ * first page in the same pass (docs/search.md "One pass for both").
+ */
+export function fitSearchResult(result: SidecarSearchResult, options: Pick<SearchOptions, 'max_matches' | 'max_result_bytes'>): Result<SidecarSearchResult> {
+  const maxMatches = Math.max(0, Math.floor(options.max_matches ?? MAX_MATCHES));
+  return fitResult(result.query, { ...result, matches: [], truncated: false }, result.matches.slice(0, maxMatches), options);
+}
+
 /** A search's result over matches of type `M`: §5.3's without its hidden-content-only fields. */
 export type TextSearchResult<M> = Omit<SidecarSearchResult, 'matches' | 'reductions_unavailable'> & { matches: M[] };
 

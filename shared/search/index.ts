@@ -7,5 +7,5 @@
 export type { SearchOptions } from './types';
 export { SEARCH_STEP_WORK, matchLengthBounds } from './matcher';
 export type { MessageMatch, SearchText, TextSearchResult } from './engine';
-export { messageSearchSteps, sidecarSearch, sidecarSearchSteps, textSearchSteps } from './engine';
+export { fitSearchResult, messageSearchSteps, sidecarSearch, sidecarSearchSteps, textSearchSteps } from './engine';
 export { searchPreparationSteps } from './units';

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_MATCHES } from '../format/constants';
 import { projectView, projectionLayout } from '../resolver/project';
-import { sidecarSearch } from '.';
-import { MAX_PAGED_MATCHES, MAX_PAGE_PASS_BYTES, pageSearchOptions, searchPageOf } from './searchPage';
+import { fitSearchResult, sidecarSearch } from '.';
+import { MAX_PAGED_MATCHES, MAX_PAGE_PASS_BYTES, pageFrom, pageSearchOptions, searchPageOf } from './searchPage';
 import { makeReduction, tool, user } from '../testing/builders';
 import type { ChatMessage, Reduction, SearchMode } from '../format/types';
 import { utf8Decode, utf8Encode } from '../format/utf8';
@@ -106,6 +106,49 @@ describe('searchPage: every match, a page at a time', () => {
       { numRuns: 200 },
     );
     expect(compared).toBeGreaterThan(0);
+  });
+
+  it("a page taken from any search that kept the page's matches is the page pass's, field for field; else none is taken", () => {
+    let taken = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(session, query, fc.integer({ min: 1, max: 7 }), fc.nat(3), fc.integer({ min: 0, max: 12 }), fc.integer({ min: 400, max: 4000 }), ({ view, log }, q, pageSize, page, maxMatches, maxBytes) => {
+        const options = { mode: q.mode, case_sensitive: q.case_sensitive };
+        // A search with any bounds of its own (the agent's, or one kept for the pages).
+        const kept = okValue(sidecarSearch(log, q.text, view, undefined, { ...options, max_matches: maxMatches, max_result_bytes: maxBytes }));
+        const pass = searchPageOf(okValue(sidecarSearch(log, q.text, view, undefined, { ...options, ...pageSearchOptions(page, pageSize) })), page, pageSize);
+        const got = pageFrom(kept, page, pageSize);
+        if (kept.matches.length >= Math.min(kept.total_matches, (page + 1) * pageSize)) {
+          taken++;
+          expect(got).toEqual(pass);
+        } else {
+          refused++;
+          expect(got).toBeUndefined();
+        }
+        // A search within its bounds gives every page.
+        if (!kept.truncated) expect(got).toBeDefined();
+      }),
+      { numRuns: 300 },
+    );
+    expect(taken).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(0);
+  });
+
+  it('a search kept with wider bounds, fitted to narrower ones, is the search run with them, field for field', () => {
+    let cut = 0;
+    fc.assert(
+      fc.property(session, query, fc.integer({ min: 0, max: 12 }), fc.nat(40), fc.integer({ min: 1, max: 6000 }), ({ view, log }, q, maxMatches, more, maxBytes) => {
+        const options = { mode: q.mode, case_sensitive: q.case_sensitive };
+        const wide = okValue(sidecarSearch(log, q.text, view, undefined, { ...options, max_matches: maxMatches + more, max_result_bytes: MAX_PAGE_PASS_BYTES }));
+        const narrow = sidecarSearch(log, q.text, view, undefined, { ...options, max_matches: maxMatches, max_result_bytes: maxBytes });
+        const fitted = fitSearchResult(wide, { max_matches: maxMatches, max_result_bytes: maxBytes });
+        // The same result, or the same refusal (a bound too small for the result's own fields).
+        expect(fitted).toEqual(narrow);
+        if (narrow.ok && narrow.value.matches.length < Math.min(maxMatches, narrow.value.total_matches)) cut++;
+      }),
+      { numRuns: 300 },
+    );
+    expect(cut).toBeGreaterThan(0);
   });
 
   it('asks the pass for no more matches than the end of the page, and never past MAX_PAGED_MATCHES', () => {

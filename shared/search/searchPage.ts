@@ -67,3 +67,15 @@ export function searchPageOf<M>(result: Omit<SidecarSearchResult, 'matches'> & {
     ...(result.reductions_unavailable !== undefined ? { reductions_unavailable: result.reductions_unavailable } : {}),
   };
 }
+
+/**
+ * Page `page` of `pageSize` taken from a result already at hand for the same query and snippet
+ * bound (a search kept with any bounds), or undefined when it kept too few matches to tell it. A
+ * pass keeps a prefix of every match, in one order: when the result holds the matches up to the
+ * page's end (or all of them, if fewer), the page's own pass would find the same matches, counts
+ * and prefix (docs/search.md "One pass for both").
+ */
+export function pageFrom<M>(result: Omit<SidecarSearchResult, 'matches'> & { matches: M[] }, page: number, pageSize: number): SearchPage<M> | undefined {
+  if (result.matches.length < Math.min(result.total_matches, pageSearchOptions(page, pageSize).max_matches)) return undefined;
+  return searchPageOf(result, page, pageSize);
+}

@@ -3,12 +3,13 @@
  * requests, with cancellation, progress and a time limit; `searchAtOnce` runs the same search in
  * one go for an in-process caller with no event loop to share.
  */
-import type { EventPayload, HostError, HostErrorCode, LoadedSession, ParsedParams, Reply, ResultOf, SearchOptions, SidecarSearchResult } from '../../../shared/index';
+import type { EventPayload, HostError, HostErrorCode, LoadedSession, ParsedParams, Reply, Result, ResultOf, SearchOptions, SessionError, SidecarSearchResult } from '../../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, isRangeKind, transcriptOffset } from '../../../shared/index';
-import { pageSearchOptions, searchPageOf } from '../../../shared/search/searchPage';
+import { fitSearchResult } from '../../../shared/search/index';
+import { MAX_PAGE_PASS_BYTES, SEARCH_PAGE_SIZE, pageFrom, pageSearchOptions, searchPageOf } from '../../../shared/search/searchPage';
 import { viewSearchSteps } from '../../../shared/search/viewSearch';
 import { fail, hostError, internal, ok } from '../replies';
-import type { OpenSession, SearchSignal, SessionState } from '../state';
+import type { KeptSearch, OpenSession, SearchSignal, SessionState } from '../state';
 import { callView } from './calls';
 import type { Handler, RequestContext } from './handler';
 import { reductionsById } from './rows';
@@ -99,7 +100,28 @@ export function searchInSlices(request: ParsedParams<'search'>, state: SessionSt
   const open = state.current;
   // No session, or one not read: the search in one run answers why at once.
   if (!open || open.session.stopped) return Promise.resolve(searchAtOnce(request, state, context));
-  return inSlices(state, open, request, (options) => open.session.searchSteps(request.query, options), (value) => placeMatches(open.session, value), context, sliceMs);
+  return inSlices(state, open, request, (options) => keptSearchSteps(open, request, options), (value) => placeMatches(open.session, value), context, sliceMs);
+}
+
+/**
+ * The search's pass, run keeping at least the human view's first page of matches with no bound on
+ * their bytes, and that result kept on the open (`OpenSession.lastSearch`) before it is fitted to
+ * the asked bounds. The app asks for that page right after the agent's result, and it is answered
+ * from what was kept instead of a second pass over the hidden content (docs/search.md "One pass
+ * for both"). A pass's work does not depend on its bounds: only how many snippets it makes.
+ */
+function* keptSearchSteps(open: OpenSession, request: ParsedParams<'search'>, options: SearchOptions): Generator<void, Result<SidecarSearchResult, SessionError>> {
+  const bounds = { max_matches: options.max_matches, max_result_bytes: options.max_result_bytes };
+  const pass = yield* open.session.searchSteps(request.query, { ...options, max_matches: Math.max(bounds.max_matches ?? MAX_MATCHES, SEARCH_PAGE_SIZE), max_result_bytes: MAX_PAGE_PASS_BYTES });
+  if (!pass.ok) return pass;
+  open.lastSearch = { query: request.query, mode: options.mode ?? 'substring', case_sensitive: options.case_sensitive ?? true, snippet_max_bytes: options.snippet_max_bytes ?? SNIPPET_MAX_BYTES, result: pass.value };
+  return fitSearchResult(pass.value, bounds);
+}
+
+/** Page `request.page` of the search kept on the open, when it was of the same query and holds the page. */
+function keptPage(kept: KeptSearch | undefined, request: ParsedParams<'searchPage'>): SidecarSearchResult | undefined {
+  if (!kept || kept.query !== request.query || kept.mode !== request.mode || kept.case_sensitive !== request.case_sensitive || kept.snippet_max_bytes !== SNIPPET_MAX_BYTES) return undefined;
+  return pageFrom(kept.result, request.page, request.page_size) ? kept.result : undefined;
 }
 
 export const search: Handler<'search'> = (request, state, context) => searchInSlices(request, state, context);
@@ -132,6 +154,9 @@ export const searchPage: Handler<'searchPage'> = async (request, state, context)
       context,
     );
   }
+  // The search just run holds this page: no second pass (a page asked after a cancel still answers cancelled).
+  const kept = context.signal?.aborted === true ? undefined : keptPage(open.lastSearch, request);
+  if (kept) return ok({ ...searchPageOf(placeMatches(open.session, kept), request.page, request.page_size), scope: 'hidden' as const, view_matches: [] });
   return inSlices(
     state,
     open,
