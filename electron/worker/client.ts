@@ -50,6 +50,8 @@ export const DEFAULT_REQUEST_TIMEOUTS: RequestTimeouts = {
   search: 240_000,
   searchPage: 240_000,
   trace: 240_000,
+  // Counted in slices that wait while a search runs (handlers/tokens.ts).
+  callTokens: 240_000,
   check: 600_000,
   // A repro bundle loads and checks up to MINIMIZE_MAX_CALLS candidates (its bytes capped).
   reproBundle: 600_000,

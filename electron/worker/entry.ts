@@ -3,7 +3,8 @@
  * (SessionService) and answers `{ id, method, params }` with `{ id, reply }`, one request at a time
  * in arrival order. A search does not hold that queue: it runs in slices of a few milliseconds
  * (handlers/search.ts), and requests that come meanwhile are answered between slices;
- * its reply comes when it ends. An open of a large sidecar holds the queue only until its preview:
+ * its reply comes when it ends. A call's token counting (`callTokens`, handlers/tokens.ts) runs so
+ * too. An open of a large sidecar holds the queue only until its preview:
  * rows, expansions and the log then answer over the records read so far, while search and check
  * wait for the whole session.
  *
@@ -119,6 +120,15 @@ async function answer(request: WorkerRequest): Promise<WorkerReply<unknown> | ty
     void searching.then(
       (reply) => send(request, reply),
       (e: unknown) => send(request, { ok: false, error: { code: 'internal_error', message: `the search failed unexpectedly: ${e instanceof Error ? e.message : String(e)}` } }),
+    );
+    return DEFERRED;
+  }
+  if (method === 'callTokens') {
+    // Counted in slices out of the queue (handlers/tokens.ts): the requests after it are answered meanwhile.
+    const counting = service.whenLoaded().then(() => service.handle(parsed.method, parsed.params));
+    void counting.then(
+      (reply) => send(request, reply),
+      (e: unknown) => send(request, { ok: false, error: { code: 'internal_error', message: `callTokens failed unexpectedly: ${e instanceof Error ? e.message : String(e)}` } }),
     );
     return DEFERRED;
   }

@@ -141,8 +141,29 @@ export class SessionState {
   verifyRunning = false;
   /** Settles when the search preparation has ended. */
   preparing: Promise<void> | undefined;
-  /** Searches running in slices now: the preparation gives way to them. */
+  /** Searches running in slices now: the preparation and a call's token counting give way to them. */
   searchesRunning = 0;
+  /** Waiting for the searches running to end (`whenNoSearch`). */
+  private searchWaiters: (() => void)[] = [];
+
+  /** A search in slices begins (handlers/search.ts inSlices). */
+  searchBegan(): void {
+    this.searchesRunning++;
+  }
+
+  /** A search in slices ended: those waiting for no search to run go on once none does. */
+  searchEnded(): void {
+    this.searchesRunning--;
+    if (this.searchesRunning > 0) return;
+    const waiting = this.searchWaiters;
+    this.searchWaiters = [];
+    for (const go of waiting) go();
+  }
+
+  /** Resolves once no search runs in slices (at once when none does). */
+  whenNoSearch(): Promise<void> {
+    return this.searchesRunning === 0 ? Promise.resolve() : new Promise<void>((go) => this.searchWaiters.push(go));
+  }
   /** Requests answered so far (SessionService.handle): one arriving ends the warm-ups (docs/background-work.md). */
   requests = 0;
   /** The background thread, started while the open's files are indexed, until it gets its work. */

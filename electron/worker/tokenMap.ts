@@ -16,7 +16,7 @@ import { tableWindow } from '../../shared/tokens/windows';
 import type { LoadedSession } from '../loader/session';
 import type { CountPlan } from '../tokens/counter';
 import { countText, sourcePlan } from '../tokens/counter';
-import type { KnownOriginal, SessionEstimates } from '../tokens/sessionEstimates';
+import type { GivenView, KnownOriginal, SessionEstimates } from '../tokens/sessionEstimates';
 import { sessionEstimates } from '../tokens/sessionEstimates';
 
 /**
@@ -253,12 +253,37 @@ export function tokenMapReply(session: LoadedSession, map: ContextMapInfo, cache
   return sentTo(cache, cache.map, known);
 }
 
-/** `callTokens`: call N's recorded usage, per-message estimates, breakdown and calibration; undefined when N is no call. */
-export function callTokensReply(session: LoadedSession, call: number, cache: TokenCache): ResultOf<'callTokens'> | undefined {
+/**
+ * `callTokens`' counting, a step at a time: the calibration's walk (done already once the map's
+ * pass has ended), then each message of call N's view counted into the estimates' cache. Its
+ * result is the reply (`callTokensReply` over the view made here), undefined when N is no call. The
+ * handler runs it in slices, giving way to a search (docs/tokens.md "The breakdown in slices").
+ */
+export function* callTokensSteps(session: LoadedSession, call: number, cache: TokenCache): Generator<void, ResultOf<'callTokens'> | undefined> {
   const input = session.callInput(call);
   if (!input) return undefined;
-  // The call's view, made once for its breakdown and its estimates (docs/worker.md §7).
+  const { estimates } = cache;
+  let walked = 0;
+  // One call of the walk a step: `advanceCalibration` asks before each whether to stop.
+  while (!estimates.advanceCalibration(() => walked++ > 0)) {
+    walked = 0;
+    yield;
+  }
+  // The call's view, made once for its counting, its breakdown and its estimates (docs/worker.md §7).
   const entries = viewEntries(input);
+  for (const entry of entries) {
+    estimates.entryRaw(entry, input.minted);
+    yield;
+  }
+  return callTokensReply(session, call, cache, { input, entries });
+}
+
+/** `callTokens`: call N's recorded usage, per-message estimates, breakdown and calibration; undefined when N is no call. */
+export function callTokensReply(session: LoadedSession, call: number, cache: TokenCache, given?: GivenView): ResultOf<'callTokens'> | undefined {
+  const input = given?.input ?? session.callInput(call);
+  if (!input) return undefined;
+  // The call's view, made once for its breakdown and its estimates (docs/worker.md §7).
+  const entries = given?.entries ?? viewEntries(input);
   const breakdown = cache.estimates.breakdown(call, { input, entries });
   if (!breakdown) return undefined;
   const est = cache.estimates.entriesEstimate(entries, input.minted);

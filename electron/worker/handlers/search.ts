@@ -200,7 +200,7 @@ export async function inSlices<R, T>(
   // memory the first search's peak does not need.
   const pool = state.options.searchPool;
   const pooled = pool?.begin(signal?.shared, !state.verifyRunning);
-  state.searchesRunning++;
+  state.searchBegan();
   try {
     const steps = makeSteps(searchOptions(params, watched, onProgress, (p) => (progress = p)));
     for (;;) {
@@ -222,7 +222,7 @@ export async function inSlices<R, T>(
   } catch (e) {
     return internal(e);
   } finally {
-    state.searchesRunning--;
+    state.searchEnded();
     pool?.end(pooled);
   }
 }

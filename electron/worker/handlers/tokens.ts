@@ -31,9 +31,38 @@ export const tokenMap: Handler<'tokenMap'> = (request, state) =>
     ok(m.tokenMapReply(open.session, contextMapOf(open), (open.tokens ??= m.tokenCache(open.session)), { ms: TOKEN_MAP_SLICE_MS, calls: TOKEN_MAP_SLICE_CALLS }, request.known)),
   );
 
-export const callTokens: Handler<'callTokens'> = (request, state) =>
-  withTokens(state, 'callTokens', (open, m) => {
-    const value = m.callTokensReply(open.session, request.call, (open.tokens ??= m.tokenCache(open.session)));
-    const calls = open.session.calls.length;
-    return value ? ok(value) : fail('invalid_request', `call ${request.call} is no model call of this session: it has ${calls === 0 ? 'none' : `calls 1 to ${calls}`}`);
-  });
+/** A call's token counting holds the worker this long at a time. */
+export const CALL_TOKENS_SLICE_MS = 20;
+/** What a slice of the counting answers while there is more to count (never sent). */
+const COUNTING: Reply<'callTokens'> = fail('cancelled', 'callTokens: still counting');
+
+/**
+ * Call N's tokens (SPEC §15). Counting a call's view the map's pass did not count takes seconds on a
+ * large session (6,511 messages, 2.9 s of the tokenizer, at the last call of the bench's 537 MB
+ * session), so it runs out of the worker's queue in slices of CALL_TOKENS_SLICE_MS: requests sent
+ * meanwhile are answered between two slices, and no slice starts while a search runs
+ * (docs/tokens.md "The breakdown in slices"). The reply is made once every message is counted, in
+ * one slice, checked as every session request is (`withSession`); it answers `cancelled` when the
+ * session was closed or replaced meanwhile.
+ */
+export const callTokens: Handler<'callTokens'> = async (request, state) => {
+  const module = await (loading ??= import('../tokenMap'));
+  const open = state.current;
+  // No session, or one not read: withSession answers why.
+  if (!open || open.session.stopped) return state.withSession('callTokens', () => fail('not_supported', 'callTokens needs a session whose content is read'));
+  const steps = module.callTokensSteps(open.session, request.call, (open.tokens ??= module.tokenCache(open.session)));
+  for (;;) {
+    await state.whenNoSearch();
+    if (state.current !== open) return fail('cancelled', 'callTokens: the session was closed or replaced while its tokens were counted');
+    const sliceEnd = performance.now() + CALL_TOKENS_SLICE_MS;
+    const reply: Reply<'callTokens'> = state.withSession('callTokens', (): Reply<'callTokens'> => {
+      let step = steps.next();
+      while (!step.done && performance.now() < sliceEnd) step = steps.next();
+      if (!step.done) return COUNTING;
+      const calls = open.session.calls.length;
+      return step.value ? ok(step.value) : fail('invalid_request', `call ${request.call} is no model call of this session: it has ${calls === 0 ? 'none' : `calls 1 to ${calls}`}`);
+    });
+    if (reply !== COUNTING) return reply;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+};

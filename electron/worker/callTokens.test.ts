@@ -1,0 +1,86 @@
+/**
+ * A call's tokens counted in slices (docs/tokens.md "The breakdown in slices"): `callTokens` counts
+ * the messages of the call's view a step at a time, out of the worker's queue, giving way to a
+ * search; its reply is the one counted in one go.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseReply } from '../../shared/index';
+import { writeElidedOutputs } from '../../tools/testing/files';
+import { loadSession } from '../loader/session';
+import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
+import { createResolverClient } from './client';
+import { params, serviceFixture, value } from './testing/serviceTests';
+import { callTokensReply, callTokensSteps, tokenCache } from './tokenMap';
+
+const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
+const { tmp } = serviceFixture('session-inspector-call-tokens-');
+
+/**
+ * A session whose last call saw 39 tool outputs of 125 KB whole (its reductions come after every
+ * message): counting that call's view is some 5 MB for the tokenizer, many slices on any machine.
+ */
+const heavyLastCall = (): string => writeElidedOutputs(tmp.path('heavy-last-call.sidecar.jsonl'), 40, 125_000);
+
+describe('callTokens in slices', () => {
+  it("counted a step a message, to the reply counted in one go (real files of every format that has calls, and a generated one)", async () => {
+    const files = [
+      join(REAL, 'claude-code/cc-2.1.20-persisted-redacted.jsonl'),
+      join(REAL, 'codex/rollout-0.118-exec-parallel-calls-ENTIRE.jsonl'),
+      join(REAL, 'swe-agent/sweagenttestrepo-1c2844.traj'),
+      heavyLastCall(),
+    ];
+    for (const file of files) {
+      const loaded = await loadSession([file]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      const session = loaded.session;
+      try {
+        const fresh = () => tokenCache(session, new SessionEstimates(session, recordedContextOf(session)));
+        const calls = session.calls.length;
+        expect(calls, file).toBeGreaterThan(0);
+        for (const call of new Set([1, Math.ceil(calls / 2), calls])) {
+          const oneGo = callTokensReply(session, call, fresh());
+          const steps = callTokensSteps(session, call, fresh());
+          let yielded = 0;
+          let step = steps.next();
+          for (; !step.done; step = steps.next()) yielded++;
+          expect(step.value, `${file} call ${call}`).toEqual(oneGo);
+          // At least a step for each message of the view: no message's count is split, none is done with another.
+          expect(yielded).toBeGreaterThanOrEqual(oneGo?.messages_total ?? Number.POSITIVE_INFINITY);
+        }
+        expect(callTokensSteps(session, calls + 1, fresh()).next()).toEqual({ done: true, value: undefined });
+      } finally {
+        session.close();
+      }
+    }
+  });
+
+  it('the real worker answers rows and a search sent after callTokens before it, and callTokens with the figures counted in one go', async () => {
+    const file = heavyLastCall();
+    const c = createResolverClient();
+    try {
+      value(await c.open([file], 1));
+      const calls = value(await c.request('calls', {})).calls;
+      const order: string[] = [];
+      // Sent at once, in this order: the breakdown of the last call, then what a user does meanwhile.
+      const counting = c.request('callTokens', { call: calls }).then((reply) => (order.push('callTokens'), reply));
+      const rows = c.request('rows', params('rows', { start: 0, end: 20, call: 2 })).then((reply) => (order.push('rows'), reply));
+      const search = c.request('search', params('search', { searchId: 's', query: 'no such text' })).then((reply) => (order.push('search'), reply));
+      const [tokens] = await Promise.all([counting, rows, search]);
+      expect(order).toEqual(['rows', 'search', 'callTokens']);
+      const loaded = await loadSession([file]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      try {
+        const session = loaded.session;
+        expect(value(parseReply('callTokens', tokens))).toEqual(callTokensReply(session, calls, tokenCache(session, new SessionEstimates(session, recordedContextOf(session)))));
+      } finally {
+        loaded.session.close();
+      }
+      // Another call, and a call that is none: answered as before.
+      expect(value(await c.request('callTokens', { call: 1 })).call).toBe(1);
+      expect(await c.request('callTokens', { call: calls + 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
+    } finally {
+      await c.dispose();
+    }
+  });
+});
