@@ -3,18 +3,20 @@
  * the messages of the call's view a step at a time, out of the worker's queue, giving way to a
  * search; its reply is the one counted in one go.
  */
+import { appendFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseReply } from '../../shared/index';
-import { writeElidedOutputs } from '../../tools/testing/files';
+import { messageRecord, writeElidedOutputs } from '../../tools/testing/files';
 import { loadSession } from '../loader/session';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { createResolverClient } from './client';
+import { SessionService } from './service';
 import { params, serviceFixture, value } from './testing/serviceTests';
 import { callTokensReply, callTokensSteps, tokenCache } from './tokenMap';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
-const { tmp } = serviceFixture('session-inspector-call-tokens-');
+const { tmp, opened } = serviceFixture('session-inspector-call-tokens-');
 
 /**
  * A session whose last call saw 39 tool outputs of 125 KB whole (its reductions come after every
@@ -81,6 +83,43 @@ describe('callTokens in slices', () => {
       expect(await c.request('callTokens', { call: calls + 1 })).toMatchObject({ ok: false, error: { code: 'invalid_request' } });
     } finally {
       await c.dispose();
+    }
+  });
+
+  it('a session closed while a call is counted answers cancelled; one followed and updated meanwhile is counted on, to the figures of the view it began with', async () => {
+    const file = heavyLastCall();
+    const closed = await opened([file]);
+    const calls = value(closed.handle('calls', {})).calls;
+    const closing = closed.handle('callTokens', params('callTokens', { call: calls }));
+    // Its first slice runs before the event loop turns: closed after it, while there is more to count.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    closed.close();
+    expect(await closing).toMatchObject({ ok: false, error: { code: 'cancelled' } });
+
+    // The file as the count began, to compare with; then the followed copy grows while it counts.
+    const before = tmp.path('before-growth.sidecar.jsonl');
+    copyFileSync(file, before);
+    let updated = false;
+    const followed = new SessionService({}, undefined, { onUpdated: () => (updated = true), loop: { pollMs: 600_000 } });
+    try {
+      value(await followed.open({ paths: [file], generation: 1 }));
+      const counting = followed.handle('callTokens', params('callTokens', { call: calls })).then((reply) => ({ reply, updatedFirst: updated }));
+      appendFileSync(file, `${JSON.stringify(messageRecord(81, { role: 'user', content: 'and the next log' }))}\n`);
+      await followed.followNow();
+      expect(updated).toBe(true);
+      const { reply, updatedFirst } = await counting;
+      // The update came while the call was counted, and the count went on.
+      expect(updatedFirst).toBe(true);
+      const loaded = await loadSession([before]);
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      try {
+        const session = loaded.session;
+        expect(value(reply)).toEqual(callTokensReply(session, calls, tokenCache(session, new SessionEstimates(session, recordedContextOf(session)))));
+      } finally {
+        loaded.session.close();
+      }
+    } finally {
+      followed.close();
     }
   });
 });

@@ -43,7 +43,7 @@ const COUNTING: Reply<'callTokens'> = fail('cancelled', 'callTokens: still count
  * meanwhile are answered between two slices, and no slice starts while a search runs
  * (docs/tokens.md "The breakdown in slices"). The reply is made once every message is counted, in
  * one slice, checked as every session request is (`withSession`); it answers `cancelled` when the
- * session was closed or replaced meanwhile.
+ * session was closed or another opened meanwhile.
  */
 export const callTokens: Handler<'callTokens'> = async (request, state) => {
   const module = await (loading ??= import('../tokenMap'));
@@ -53,7 +53,8 @@ export const callTokens: Handler<'callTokens'> = async (request, state) => {
   const steps = module.callTokensSteps(open.session, request.call, (open.tokens ??= module.tokenCache(open.session)));
   for (;;) {
     await state.whenNoSearch();
-    if (state.current !== open) return fail('cancelled', 'callTokens: the session was closed or replaced while its tokens were counted');
+    // A followed session's update is the same open: the counting goes on over the view it started with.
+    if (state.current?.token !== open.token) return fail('cancelled', 'callTokens: the session was closed or replaced while its tokens were counted');
     const sliceEnd = performance.now() + CALL_TOKENS_SLICE_MS;
     const reply: Reply<'callTokens'> = state.withSession('callTokens', (): Reply<'callTokens'> => {
       let step = steps.next();
