@@ -3,10 +3,12 @@
  * runs"): the HTTP host (`serve FILE`) and its page in Chromium, from the page's first `tokenMap`
  * reply to the one that says the pass is complete, with the replies' count and bytes. What it
  * measures is everything between the worker's slices and the drawn map: the host, the replies'
- * JSON, their validation and merge in the page, and each redraw. Reported, no target.
+ * JSON, their validation and merge in the page, and each redraw. Then, the map complete, two
+ * searches with no match typed in the page (docs/search.md), from `Enter` to the count shown.
+ * Reported, no target.
  */
 import { chromium } from '@playwright/test';
-import type { Browser } from '@playwright/test';
+import type { Browser, Page } from '@playwright/test';
 import { API_ROOT } from '../shared/index';
 import { LOAD_TIMEOUT_MS, chromiumLaunchOptions, startServe } from './rendererSupport';
 
@@ -18,6 +20,32 @@ export interface MapInTokens {
   replies: number;
   /** The replies' bodies, in bytes. */
   bytes: number;
+  /** Once the map is complete, from `Enter` in the search box to its count shown: the first search, then a second (no match either). */
+  searchesMs: number[];
+}
+
+/** Texts found nowhere in the session: a search's whole pass, and nothing kept from one for the other. */
+const NO_MATCH = ['zq-no-such-text-1', 'zq-no-such-text-2'];
+
+/** The page's document, as far as `searchShown` reads it (the bench is compiled without the DOM's types). */
+type PageDocument = { querySelector(selector: string): { textContent: string | null } | null };
+
+/** In the page: the search's count and every match's count are shown (neither still searching nor counting). */
+function searchShown(): boolean {
+  const doc = (globalThis as unknown as { document: PageDocument }).document;
+  const position = doc.querySelector('output[aria-label="Match position"]')?.textContent ?? '';
+  const summary = doc.querySelector('.search-summary')?.textContent ?? '';
+  return position !== '' && !position.startsWith('Counting') && summary !== '' && !summary.startsWith('Searching');
+}
+
+/** Runs `query` in the page's search box; the time from `Enter` until its count and every match's are shown. */
+async function searched(page: Page, query: string): Promise<number> {
+  const input = page.getByRole('searchbox', { name: 'Search hidden content' });
+  await input.fill(query);
+  const started = performance.now();
+  await input.press('Enter');
+  await page.waitForFunction(searchShown, undefined, { timeout: LOAD_TIMEOUT_MS, polling: 10 });
+  return performance.now() - started;
 }
 
 const TOKEN_MAP_PATH = `${API_ROOT}/tokenMap`;
@@ -55,7 +83,9 @@ export async function mapInTokens(file: string): Promise<MapInTokens> {
     const opened = performance.now();
     await page.goto(host.url);
     await complete;
-    return { firstMs: first - opened, passMs: last - first, replies, bytes };
+    const searchesMs: number[] = [];
+    for (const query of NO_MATCH) searchesMs.push(await searched(page, query));
+    return { firstMs: first - opened, passMs: last - first, replies, bytes, searchesMs };
   } finally {
     await browser?.close();
     await host.stop();
