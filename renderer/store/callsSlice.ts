@@ -17,6 +17,7 @@ import type { AppState, SliceCreator } from './appState';
 import { callParams } from './callParams';
 import { freshReductions } from './reductionsSlice';
 import { freshRows } from './rowsSlice';
+import { searchOver, searching } from './searching';
 
 export interface CallsSlice {
   contextMapStatus: 'idle' | 'loading' | 'ready' | 'error';
@@ -56,22 +57,7 @@ export function freshCalls(): Pick<AppState, 'contextMapStatus' | 'contextMap' |
   return { contextMapStatus: 'idle', contextMap: null, contextMapError: null, shownCall: null, pendingCall: undefined, selectedCall: null, tokenMapStatus: 'idle', tokenMap: null, callTokens: null };
 }
 
-/** A search the user asked for is running or fetching a page (searchSlice.ts): the map's pass waits for it. */
-function searching(s: AppState): boolean {
-  return s.searchStatus === 'running' || s.searchPaging?.status === 'loading';
-}
-
 export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get, store) => {
-  /** Resolves once no search runs. */
-  const searchOver = (): Promise<void> =>
-    new Promise<void>((resolve) => {
-      const off = store.subscribe((s) => {
-        if (searching(s)) return;
-        off();
-        resolve();
-      });
-    });
-
   let mapPending: { epoch: number; done: Promise<void> } | null = null;
   /** The map's pass being asked for, slice after slice; `wanted` false once the map in tokens goes. */
   let tokensPending: { epoch: number; done: Promise<void>; wanted: boolean } | null = null;
@@ -141,7 +127,7 @@ export const createCallsSlice: SliceCreator<CallsSlice> = (deps) => (set, get, s
         for (;;) {
           // A search the user asked for goes first: each of its slices would otherwise wait on one of the pass's (docs/tokens.md "How the pass runs").
           if (searching(get())) {
-            await searchOver();
+            await searchOver(store);
             if (get().epoch !== epoch) return;
             if (!asking.wanted) break;
           }

@@ -8,7 +8,7 @@ import type { ContextMapInfo, Params, Reply } from '../../shared/contract';
 import { tokensText } from '../text/tokens';
 import type { AppStoreOptions } from './store';
 import { createAppStore } from './store';
-import { fakeHost, settle } from './testing/fakeHost';
+import { deferred, fakeHost, settle } from './testing/fakeHost';
 import { figuresOf } from './tokensSlice';
 
 const NO_DELAY: AppStoreOptions['timing'] = { searchDebounceMs: 0, rangeDebounceMs: 0, verifyBatchMs: 0 };
@@ -51,6 +51,24 @@ describe('tokens slice', () => {
     store.getState().requestHiddenTokens(['r1', 'gone']);
     await settle();
     expect(host.callsOf('hiddenTokens')).toHaveLength(3);
+  });
+
+  it('asks nothing while a search the user asked for runs, then every figure once it is over', async () => {
+    const { store, host } = await started();
+    const search = deferred<Reply<'search'>>();
+    host.answer('search', () => search.promise);
+    store.setState({ searchQuery: 'needle' });
+    const searching = store.getState().runSearch();
+    expect(store.getState().searchStatus).toBe('running');
+    store.getState().requestHiddenTokens(['r1', 'r2']);
+    await settle(20);
+    // Each ask would hold the worker between two of the search's slices.
+    expect(host.callsOf('hiddenTokens')).toHaveLength(0);
+    search.resolve({ ok: true, value: { query: 'needle', mode: 'substring', case_sensitive: true, matches: [], total_matches: 0, truncated: false, reductions_searched: 1, hidden_bytes_searched: 10 } });
+    await searching;
+    await settle(20);
+    expect(host.callsOf('hiddenTokens').map((p) => p.ids)).toEqual([['r1', 'r2'], ['r2']]);
+    expect(figuresOf(store.getState(), 'r2')?.hidden).toEqual(estimate(20));
   });
 
   it("a call's figures are asked with its call, and the latest view's are not shown there", async () => {

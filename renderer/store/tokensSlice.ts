@@ -10,6 +10,7 @@ import type { ResultOf } from '../../shared/contract';
 import { MAX_HIDDEN_TOKENS_IDS } from '../../shared/contract';
 import type { AppState, SliceCreator } from './appState';
 import { callParams } from './callParams';
+import { searchOver, searching } from './searching';
 
 export type TokenFigures = ResultOf<'hiddenTokens'>['reductions'][number];
 
@@ -32,14 +33,14 @@ export function figuresOf(state: AppState, id: string): TokenFigures | null | un
   return state.hiddenTokensKey === viewKey(state) ? state.hiddenTokens.get(id) : undefined;
 }
 
-export const createTokensSlice: SliceCreator<TokensSlice> = (deps) => (set, get) => {
-  let book = { key: '', call: null as number | null, queued: new Set<string>(), asked: new Set<string>(), inFlight: false };
+export const createTokensSlice: SliceCreator<TokensSlice> = (deps) => (set, get, store) => {
+  let book = { key: '', call: null as number | null, queued: new Set<string>(), asked: new Set<string>(), inFlight: false, waiting: false };
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const current = (): typeof book => {
     const key = viewKey(get());
     if (book.key !== key) {
-      book = { key, call: get().shownCall, queued: new Set(), asked: new Set(), inFlight: false };
+      book = { key, call: get().shownCall, queued: new Set(), asked: new Set(), inFlight: false, waiting: false };
       set({ hiddenTokens: new Map(), hiddenTokensKey: key });
     }
     return book;
@@ -49,7 +50,17 @@ export const createTokensSlice: SliceCreator<TokensSlice> = (deps) => (set, get)
   const flush = (): void => {
     timer = undefined;
     const b = current();
-    if (b.inFlight || b.queued.size === 0) return;
+    if (b.inFlight || b.waiting || b.queued.size === 0) return;
+    // A search the user asked for goes first: the worker would answer an ask (a budget of counting,
+    // a compaction's original at least) between each two of its slices (docs/tokens.md "How the pass runs").
+    if (searching(get())) {
+      b.waiting = true;
+      void searchOver(store).then(() => {
+        b.waiting = false;
+        flush();
+      });
+      return;
+    }
     const batch = [...b.queued].slice(0, MAX_HIDDEN_TOKENS_IDS);
     for (const id of batch) b.queued.delete(id);
     b.inFlight = true;
