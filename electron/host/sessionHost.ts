@@ -23,6 +23,9 @@ export const DEFAULT_HOST_TIMEOUTS: HostTimeouts = {
   openFile: 660_000,
   search: 270_000,
   searchPage: 270_000,
+  trace: 270_000,
+  // Counted in slices that wait while a search runs (electron/worker/handlers/tokens.ts).
+  callTokens: 270_000,
   check: 660_000,
   // A bundle loads and checks up to MINIMIZE_MAX_CALLS candidates of the session.
   reproBundle: 660_000,
