@@ -5,7 +5,7 @@
  */
 import { appendFileSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { parseReply } from '../../shared/index';
 import { messageRecord, writeElidedOutputs } from '../../tools/testing/files';
 import { loadSession } from '../loader/session';
@@ -16,6 +16,17 @@ import { params, serviceFixture, value } from './testing/serviceTests';
 import { callTokensReply, callTokensSteps, tokenCache } from './tokenMap';
 
 const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
+
+/** Calls of the per-message estimator (the tokenizer's counts, electron/tokens/counter.ts) in this file. */
+const counted = vi.hoisted(() => ({ calls: 0 }));
+vi.mock('../tokens/counter', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../tokens/counter')>();
+  return {
+    ...real,
+    countText: (...a: Parameters<typeof real.countText>) => (counted.calls++, real.countText(...a)),
+    countPlan: (...a: Parameters<typeof real.countPlan>) => (counted.calls++, real.countPlan(...a)),
+  };
+});
 const { tmp, opened } = serviceFixture('session-inspector-call-tokens-');
 
 /**
@@ -121,5 +132,30 @@ describe('callTokens in slices', () => {
     } finally {
       followed.close();
     }
+  });
+
+  it('counts nothing while a search runs, and goes on once it is over', async () => {
+    const s = await opened([heavyLastCall()]);
+    const calls = value(s.handle('calls', {})).calls;
+    // What the tokenizer had counted at each look of the search at its signal, once the count was asked.
+    let asked = false;
+    const seen: number[] = [];
+    const signal = {
+      get aborted() {
+        if (asked) seen.push(counted.calls);
+        return false;
+      },
+    };
+    // A regex every word begins to match: its pass over the 5 MB hidden takes several slices.
+    const searching = s.handle('search', params('search', { searchId: 's', query: '[a-z]+ such text', mode: 'regex' }), { signal });
+    const before = counted.calls;
+    const tokens = s.handle('callTokens', params('callTokens', { call: calls }));
+    asked = true;
+    value(await searching);
+    // The search ran on after the count was asked, and nothing was counted meanwhile.
+    expect(seen.length).toBeGreaterThan(1);
+    expect(new Set(seen)).toEqual(new Set([before]));
+    expect(value(await tokens).messages_total).toBeGreaterThan(40);
+    expect(counted.calls).toBeGreaterThan(before);
   });
 });
