@@ -19,14 +19,7 @@ const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
 
 /** Calls of the per-message estimator (the tokenizer's counts, electron/tokens/counter.ts) in this file. */
 const counted = vi.hoisted(() => ({ calls: 0 }));
-vi.mock('../tokens/counter', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../tokens/counter')>();
-  return {
-    ...real,
-    countText: (...a: Parameters<typeof real.countText>) => (counted.calls++, real.countText(...a)),
-    countPlan: (...a: Parameters<typeof real.countPlan>) => (counted.calls++, real.countPlan(...a)),
-  };
-});
+vi.mock('../tokens/counter', async (importOriginal) => (await import('../tokens/testing/countedCounter')).countedCounter(await importOriginal(), counted));
 const { tmp, opened } = serviceFixture('session-inspector-call-tokens-');
 
 /**

@@ -48,15 +48,7 @@ const MANY_CALLS = 4 * TOKEN_MAP_SLICE_CALLS + 7;
 
 /** Calls of the per-message estimator (the tokenizer's counts, electron/tokens/counter.ts) in this file. */
 const counted = vi.hoisted(() => ({ calls: 0 }));
-vi.mock('../tokens/counter', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../tokens/counter')>();
-  return {
-    ...real,
-    countText: (...a: Parameters<typeof real.countText>) => (counted.calls++, real.countText(...a)),
-    estimateText: (...a: Parameters<typeof real.estimateText>) => (counted.calls++, real.estimateText(...a)),
-    estimateSource: (...a: Parameters<typeof real.estimateSource>) => (counted.calls++, real.estimateSource(...a)),
-  };
-});
+vi.mock('../tokens/counter', async (importOriginal) => (await import('../tokens/testing/countedCounter')).countedCounter(await importOriginal(), counted));
 
 /** A map cache on an estimator of its own: nothing counted before (the worker's share one per session). */
 const freshCache = (session: LoadedSession) => tokenCache(session, new SessionEstimates(session, recordedContextOf(session)));
