@@ -6,10 +6,11 @@
 import type { EventPayload, HostError, HostErrorCode, LoadedSession, ParsedParams, Reply, Result, ResultOf, SearchOptions, SessionError, SidecarSearchResult } from '../../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, isRangeKind, transcriptOffset } from '../../../shared/index';
 import { fitSearchResult } from '../../../shared/search/index';
+import type { SearchPage } from '../../../shared/search/searchPage';
 import { MAX_PAGE_PASS_BYTES, SEARCH_PAGE_SIZE, pageFrom, pageSearchOptions, searchPageOf } from '../../../shared/search/searchPage';
 import { viewSearchSteps } from '../../../shared/search/viewSearch';
 import { fail, hostError, internal, ok } from '../replies';
-import type { KeptSearch, OpenSession, SearchSignal, SessionState } from '../state';
+import type { OpenSession, SearchSignal, SessionState } from '../state';
 import { callView } from './calls';
 import type { Handler, RequestContext } from './handler';
 import { reductionsById } from './rows';
@@ -118,10 +119,11 @@ function* keptSearchSteps(open: OpenSession, request: ParsedParams<'search'>, op
   return fitSearchResult(pass.value, bounds);
 }
 
-/** Page `request.page` of the search kept on the open, when it was of the same query and holds the page. */
-function keptPage(kept: KeptSearch | undefined, request: ParsedParams<'searchPage'>): SidecarSearchResult | undefined {
+/** Page `request.page` from the search kept on the open, when it was of the same query and holds the page. */
+function keptPage(open: OpenSession, request: ParsedParams<'searchPage'>): SearchPage<ResultOf<'search'>['matches'][number]> | undefined {
+  const kept = open.lastSearch;
   if (!kept || kept.query !== request.query || kept.mode !== request.mode || kept.case_sensitive !== request.case_sensitive || kept.snippet_max_bytes !== SNIPPET_MAX_BYTES) return undefined;
-  return pageFrom(kept.result, request.page, request.page_size) ? kept.result : undefined;
+  return pageFrom(placeMatches(open.session, kept.result), request.page, request.page_size);
 }
 
 export const search: Handler<'search'> = (request, state, context) => searchInSlices(request, state, context);
@@ -155,8 +157,8 @@ export const searchPage: Handler<'searchPage'> = async (request, state, context)
     );
   }
   // The search just run holds this page: no second pass (a page asked after a cancel still answers cancelled).
-  const kept = context.signal?.aborted === true ? undefined : keptPage(open.lastSearch, request);
-  if (kept) return ok({ ...searchPageOf(placeMatches(open.session, kept), request.page, request.page_size), scope: 'hidden' as const, view_matches: [] });
+  const kept = context.signal?.aborted === true ? undefined : keptPage(open, request);
+  if (kept) return ok({ ...kept, scope: 'hidden' as const, view_matches: [] });
   return inSlices(
     state,
     open,
