@@ -40,6 +40,7 @@ export async function buildRunners(): Promise<void> {
       { in: join(repoRoot, 'electron', 'loader', 'native', 'indexPoolWorker.ts'), out: 'indexPool' },
       { in: join(repoRoot, 'electron', 'worker', 'scanThread.ts'), out: 'scanThread' },
       { in: join(repoRoot, 'electron', 'loader', 'content', 'verifyThread.ts'), out: 'verifyThread' },
+      { in: join(repoRoot, 'electron', 'loader', 'content', 'scanAheadThread.ts'), out: 'scanAheadThread' },
     ],
     outdir: runnersOut,
     outExtension: { '.js': '.cjs' },
@@ -55,7 +56,7 @@ export async function buildRunners(): Promise<void> {
 
 /** Builds dist/worker.cjs from the current sources (as the unit tests' global setup does). */
 export function buildWorker(): void {
-  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
+  execFileSync(process.execPath, [join(repoRoot, 'scripts', 'build.mjs'), 'worker', 'indexPool', 'scanThread', 'verifyThread', 'scanAheadThread'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
   if (!existsSync(workerBundle)) throw new Error(`scripts/build.mjs worker did not write ${workerBundle}`);
 }
 

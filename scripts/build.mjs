@@ -13,6 +13,8 @@
 //                    resolver worker by its search pool (electron/worker/searchPool.ts);
 //   dist/verifyThread.cjs the background verifier's thread (electron/loader/content/verifyThread.ts),
 //                    spawned beside the resolver worker (electron/loader/content/backgroundVerify.ts);
+//   dist/scanAheadThread.cjs a transcript pass's scan-ahead thread (electron/loader/content/scanAheadThread.ts),
+//                    spawned beside the bundle that indexes a large transcript (electron/loader/content/scanAhead.ts);
 //   dist/countThread.cjs a counting thread (electron/tokens/countThread.ts), spawned beside the
 //                    command line by `view` of a large session (electron/tokens/textCounter.ts);
 //   dist/listing.cjs a folder listing's thread (electron/listing/worker.ts), spawned beside the
@@ -287,6 +289,13 @@ const bundles = {
     entry: 'electron/loader/content/verifyThread.ts',
     outfile: 'dist/verifyThread.cjs',
     about: 'verifyThread.ts is the background verifier\'s thread: the resolver worker starts it beside the bundle (electron/loader/content/backgroundVerify.ts)',
+  },
+  scanAheadThread: {
+    entry: 'electron/loader/content/scanAheadThread.ts',
+    outfile: 'dist/scanAheadThread.cjs',
+    about: 'scanAheadThread.ts is a transcript pass\'s scan-ahead thread: the loader starts it beside the bundle that indexes (electron/loader/content/scanAhead.ts)',
+    // It scans lines, with none of the contract's schemas: a small bundle starts fast.
+    plugins: [sharedIsPure, pureSchemas],
   },
   countThread: {
     entry: 'electron/tokens/countThread.ts',

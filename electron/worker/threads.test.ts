@@ -6,6 +6,7 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { VERIFY_THREAD_BUNDLE } from '../loader/content/backgroundVerify';
+import { SCAN_AHEAD_BUNDLE } from '../loader/content/scanAhead';
 import { threadBundle } from '../loader/common/threadBundle';
 import { SCAN_THREAD_BUNDLE } from './scanProtocol';
 
@@ -45,6 +46,7 @@ describe('no hidden channels between the loader and the worker', () => {
     for (const [bundle, entry] of [
       [SCAN_THREAD_BUNDLE, 'electron/worker/scanThread.ts'],
       [VERIFY_THREAD_BUNDLE, 'electron/loader/content/verifyThread.ts'],
+      [SCAN_AHEAD_BUNDLE, 'electron/loader/content/scanAheadThread.ts'],
     ] as const) {
       expect(build).toContain(`entry: '${entry}'`);
       expect(build).toContain(`outfile: 'dist/${bundle}'`);

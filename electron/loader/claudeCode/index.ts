@@ -13,7 +13,7 @@ import { arrayList } from '../../../shared/index';
 import { jsonValueOf } from '../common/json';
 import { readExactly } from '../common/lines';
 import { safeClose, unreadable } from '../common/openFile';
-import type { TakenLine } from '../common/lineSource';
+import type { TakenLine } from '../common/takenLine';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
@@ -233,6 +233,11 @@ export class ClaudeCodeSource extends LineSource {
     return true;
   }
 
+  /** Its lines of `largeStringBytes` or more are scanned for their large values (`takeLarge`). */
+  protected override scansLines(): { lowBytes: number; minRawBytes: number } {
+    return { lowBytes: this.largeStringBytes, minRawBytes: this.largeStringBytes };
+  }
+
   /** A transcript imported whole at detection (`--session`) is read again on any change (SPEC §13). */
   override get appends(): boolean {
     return this.preloaded === undefined;
@@ -273,7 +278,7 @@ export class ClaudeCodeSource extends LineSource {
    * (it is then read whole, for the answer the whole line gets).
    */
   private takeLarge(line: number, taken: TakenLine, length: number, torn: boolean, pass: IndexPass): boolean {
-    const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes);
+    const scan = scanTakenLine(this.file.fd, pass.read, taken, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes, this.scannedAhead(taken.offset, length));
     if (!scan) return false;
     if (!scan.utf8) this.nonUtf8.push({ code: 'malformed_line', severity: 'error', line, message: `${basename(this.file.path)} line ${line} holds bytes that are not valid UTF-8; they read as U+FFFD` });
     try {

@@ -10,7 +10,7 @@ import { arrayList } from '../../../shared/resolver/session';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
 import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
-import type { TakenLine } from '../common/lineSource';
+import type { TakenLine } from '../common/takenLine';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { CachePolicy, IndexPass, OpenFile, SourceIndex } from '../common/source';
 import { parseCappedJson, stripBom } from '../common/json';
@@ -55,6 +55,11 @@ export class RolloutSource extends LineSource {
     return true;
   }
 
+  /** Its lines of `largeStringBytes` or more are scanned for their large values (`takeLarge`). */
+  protected override scansLines(): { lowBytes: number; minRawBytes: number } {
+    return { lowBytes: this.largeStringBytes, minRawBytes: this.largeStringBytes };
+  }
+
   /** One line, kept parsed (a record longer than the limit, or not JSON, is kept as its error). */
   protected take(line: number, raw: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
@@ -91,7 +96,7 @@ export class RolloutSource extends LineSource {
    * has none or is not one well-formed record (it is then read whole, for the answer it gets).
    */
   private takeLarge(line: number, raw: TakenLine, length: number, pass: IndexPass): boolean {
-    const scan = scanTakenLine(this.file.fd, pass.read, raw, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes);
+    const scan = scanTakenLine(this.file.fd, pass.read, raw, length, this.largeStringBytes, () => this.isOpen, this.services, this.wholeValueBytes, this.scannedAhead(raw.offset, length));
     if (!scan) return false;
     const parsed = parseCappedJson(scan.rest);
     if (!parsed.ok) return false;

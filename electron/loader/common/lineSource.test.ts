@@ -8,6 +8,7 @@
  * line included.
  */
 import { readFileSync, readSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, MessageList } from '../../../shared/index';
@@ -16,6 +17,7 @@ import { importClaudeFile } from '../claudeCode/index';
 import { detectSource } from '../detect';
 import { IN_MEMORY_LINE_BYTES, LINE_PIECES_BYTES, LineSource } from './lineSource';
 import { loadWatchingReads } from '../testing/largeAnswers';
+import { LARGE_STRING_BYTES } from '../content/largeStrings';
 
 const tmp = tempDir();
 afterAll(() => tmp.cleanup());
@@ -53,7 +55,16 @@ function longLineTranscript(name: string, big: string): { path: string; start: n
 }
 
 /** One final pass over the file with these read sizes and limits: the session's messages and findings. */
-async function indexWith(path: string, chunkSize: number, maxRecordBytes: number, inMemoryLineBytes: number, piecesBytes = inMemoryLineBytes): Promise<{ messages: unknown; findings: unknown }> {
+async function indexWith(
+  path: string,
+  chunkSize: number,
+  maxRecordBytes: number,
+  inMemoryLineBytes: number,
+  piecesBytes = inMemoryLineBytes,
+  scannedAhead = false,
+  /** Each message's large content as the text it reads back, not the object that reads it (its file's descriptor is the source's own). */
+  readBack = false,
+): Promise<{ messages: unknown; findings: unknown; scannedAheadLines: number }> {
   const d = detectSource(path, { read: readSync, maxRecordBytes, cacheBytes: 1 << 20 });
   if ('error' in d) throw new Error(d.error.message);
   const source = d.source;
@@ -61,12 +72,30 @@ async function indexWith(path: string, chunkSize: number, maxRecordBytes: number
   try {
     source.inMemoryLineBytes = inMemoryLineBytes;
     source.piecesBytes = piecesBytes;
+    // Its long lines scanned on the scan-ahead thread, each waited for (scanAhead.ts).
+    if (scannedAhead) {
+      source.scanAheadMinBytes = 0;
+      source.waitsForScans = true;
+    }
     await source.indexTo(source.file.size, { chunkSize, maxRecordBytes, read: readSync, progress: { add: () => undefined }, final: true });
     const snapshot = source.indexed().snapshot;
-    return { messages: list(snapshot?.messages ?? { length: 0, at: () => undefined }), findings: snapshot?.findings };
+    const messages = list(snapshot?.messages ?? { length: 0, at: () => undefined });
+    const read = (m: ChatMessage | undefined) => (m?.large ? { ...m, large: Buffer.from(m.large.read(0, m.large.length)).toString('utf8') } : m);
+    return { messages: readBack ? messages.map(read) : messages, findings: snapshot?.findings, scannedAheadLines: source.scannedAheadLines };
   } finally {
     source.close();
   }
+}
+
+/** The lines of LARGE_STRING_BYTES or more (a `\r` before the `\n` counted): those a Claude Code pass scans. */
+function longLines(bytes: Buffer): number {
+  let n = 0;
+  let start = 0;
+  for (let nl = bytes.indexOf(0x0a); nl !== -1; nl = bytes.indexOf(0x0a, start)) {
+    if (nl - start >= LARGE_STRING_BYTES) n++;
+    start = nl + 1;
+  }
+  return n;
 }
 
 const PIECES = ['a', 'é', '中', '😀', '"', '\\', '\n', '\t', 'x'.repeat(50)];
@@ -102,10 +131,76 @@ describe('the line pass of imported files', () => {
           // Without a limit that cuts, the pass gives what the importer makes of the whole text.
           const whole = await indexWith(path, chunkSize, 1 << 30, threshold, kept);
           expect(whole.messages).toEqual(importClaudeFile(path, bytes.toString('utf8'))?.messages);
+          // The same with every long line scanned on the scan-ahead thread: each scan taken from it.
+          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, kept, true);
+          expect({ ...ahead, scannedAheadLines: 0 }).toEqual(whole);
+          expect(ahead.scannedAheadLines).toBe(longLines(bytes));
         },
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('a pass with its long lines scanned on the scan-ahead thread gives the same session, each scan taken from the thread (fast-check)', async () => {
+    // Outputs of 4–40 KB with escapes and non-ASCII, some lines past the chunk, some past the in-memory bound (read by range).
+    const longOutput = fc.array(fc.constantFrom(...PIECES, 'y'.repeat(900)), { minLength: 60, maxLength: 500 }).map((p) => p.join(''));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(outputArb, longOutput), { minLength: 1, maxLength: 12 }),
+        fc.array(fc.constantFrom('\n', '\r\n'), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 512, max: 70_000 }),
+        fc.integer({ min: 4096, max: 40_000 }),
+        async (outputs, eol, chunkSize, threshold) => {
+          const { text } = transcript(outputs, eol);
+          const path = tmp.path('ahead.jsonl');
+          writeFileSync(path, text);
+          const here = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, false, true);
+          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, true, true);
+          expect(ahead.messages).toEqual(here.messages);
+          expect(ahead.findings).toEqual(here.findings);
+          expect(here.scannedAheadLines).toBe(0);
+          expect(ahead.scannedAheadLines).toBe(longLines(Buffer.from(text)));
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+
+  it('real Claude Code transcripts and Codex rollouts read with their long lines scanned ahead give the same session', async () => {
+    const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real');
+    const files = ['claude-code/cc-2.1.17-microcompactions-then-compact.jsonl', 'claude-code/cc-2.1.91-persisted-output.jsonl', 'codex/rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl', 'codex/rollout-0.118-exec-parallel-calls-ENTIRE.jsonl'];
+    // Values of 512 bytes or more stay in the file: most lines are scanned.
+    const LOW = 512;
+    const index = async (path: string, ahead: boolean) => {
+      const d = detectSource(path, { read: readSync, maxRecordBytes: 1 << 30, cacheBytes: 1 << 20, largeStringBytes: LOW });
+      if ('error' in d) throw new Error(d.error.message);
+      const source = d.source;
+      if (!(source instanceof LineSource)) throw new Error('expected an imported file');
+      try {
+        if (ahead) {
+          source.scanAheadMinBytes = 0;
+          source.waitsForScans = true;
+        }
+        await source.indexTo(source.file.size, { chunkSize: 64 * 1024, maxRecordBytes: 1 << 30, read: readSync, progress: { add: () => undefined }, final: true });
+        const snapshot = source.indexed().snapshot;
+        const messages = list(snapshot?.messages ?? { length: 0, at: () => undefined }).map((m) => (m?.large ? { ...m, large: Buffer.from(m.large.read(0, m.large.length)).toString('utf8') } : m));
+        return { messages, reductions: snapshot?.reductions, findings: snapshot?.findings, scanned: source.scannedAheadLines };
+      } finally {
+        source.close();
+      }
+    };
+    for (const file of files) {
+      const path = join(REAL, file);
+      const here = await index(path, false);
+      const ahead = await index(path, true);
+      expect(ahead.messages, file).toEqual(here.messages);
+      expect(ahead.reductions, file).toEqual(here.reductions);
+      expect(ahead.findings, file).toEqual(here.findings);
+      // Every line ended by its newline (a last line without one the pass scans itself).
+      const long = readFileSync(path, 'utf8').split('\n').slice(0, -1).filter((l) => Buffer.byteLength(l) >= LOW).length;
+      expect(ahead.scanned, file).toBe(long);
+      expect(long, file).toBeGreaterThan(20);
+    }
   });
 
   it('a line of a few MB that runs past its chunk is read again in one buffer, not put together from pieces', async () => {

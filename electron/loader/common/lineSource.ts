@@ -7,22 +7,15 @@
  * newline only by a `final` pass, so two passes take the same lines as one.
  */
 import { isUtf8 } from 'node:buffer';
+import { readSync } from 'node:fs';
+import type { LineScan } from '../content/largeStrings';
+import { SCAN_AHEAD_MIN_BYTES, ScanAhead } from '../content/scanAhead';
 import { readExactly } from './lines';
+import type { TakenLine } from './takenLine';
 import { safeClose } from './openFile';
 import type { IndexPass, IndexStop, OpenFile, SessionSource, SourceIndex } from './source';
 import { LoadCancelled, PREVIEW_AFTER_BYTES } from './source';
 
-/** A line's bytes, handed to `take` in a holder that `takeLineText` empties. */
-export interface TakenLine {
-  bytes: Buffer | undefined;
-  /** File offset of the line's first byte. */
-  offset: number;
-  /**
-   * The line is within the limit but its bytes were not read (it is longer than `inMemoryLineBytes`
-   * and the source said `takesByRange`): the source reads it itself, by range.
-   */
-  byRange?: boolean;
-}
 
 /**
  * The line's text (UTF-8, a `\r` before the `\n` dropped) and whether its bytes were valid UTF-8;
@@ -71,6 +64,10 @@ export abstract class LineSource implements SessionSource {
    * Tests lower it.
    */
   piecesBytes = LINE_PIECES_BYTES;
+  /** A pass over this many bytes or more has its long lines scanned ahead on a thread (`scansLines`). Tests lower it. */
+  scanAheadMinBytes = SCAN_AHEAD_MIN_BYTES;
+  /** Tests set it: a pass waits for its thread's scan of every long line (ScanAheadOptions.patient). */
+  waitsForScans = false;
 
   constructor(readonly file: OpenFile) {}
 
@@ -85,6 +82,28 @@ export abstract class LineSource implements SessionSource {
    */
   protected takesByRange(_length: number): boolean {
     return false;
+  }
+
+  /**
+   * The long lines this source scans for their large values (`take`, largeStrings.ts `scanLine`):
+   * a line of `lowBytes` up to the pass's `maxRecordBytes`, scanned with `minRawBytes`. A pass over
+   * SCAN_AHEAD_MIN_BYTES or more has them scanned ahead on a thread (`scannedAhead`). None by default.
+   */
+  protected scansLines(): { lowBytes: number; minRawBytes: number } | undefined {
+    return undefined;
+  }
+
+  /** The running pass's scan-ahead thread, while it runs. */
+  private ahead: ScanAhead | undefined;
+  /** Lines whose scan the last passes took from their scan-ahead thread (tests). */
+  scannedAheadLines = 0;
+
+  /**
+   * The scan of the long line `[offset, offset + length)` made ahead on the pass's thread (null: it
+   * holds no large value); undefined when there is none: `take` scans it itself.
+   */
+  protected scannedAhead(offset: number, length: number): LineScan | null | undefined {
+    return this.ahead?.take(offset, length);
   }
 
   /**
@@ -114,7 +133,26 @@ export abstract class LineSource implements SessionSource {
       sliceStart = performance.now();
     };
     if (pass.signal?.aborted) throw new LoadCancelled('the load was cancelled');
+    // A read injected by a test (counting, failing) is one the thread would not make.
+    const scans = end - this.offset >= this.scanAheadMinBytes && pass.read === readSync ? this.scansLines() : undefined;
+    if (scans) {
+      this.ahead = ScanAhead.start({ fd: this.file.fd, start: this.offset, end, lowBytes: scans.lowBytes, highBytes: pass.maxRecordBytes, inMemoryLineBytes: this.inMemoryLineBytes, minRawBytes: scans.minRawBytes, chunkBytes: Math.max(pass.chunkSize, 1), patient: this.waitsForScans });
+    }
+    try {
+      return await this.indexLines(end, pass, due, pause);
+    } finally {
+      this.stopAhead();
+    }
+  }
 
+  private stopAhead(): void {
+    if (!this.ahead) return;
+    this.ahead.stop();
+    this.scannedAheadLines += this.ahead.taken;
+    this.ahead = undefined;
+  }
+
+  private async indexLines(end: number, pass: IndexPass, due: () => boolean, pause: () => Promise<void>): Promise<IndexStop> {
     // A line that ends in the chunk it starts in is handed over as a view of that chunk; one that
     // runs on is kept in pieces up to `piecesBytes`, past that only scanned for its end and then
     // read again into one buffer of its exact size (pieces and their concatenation were twice a
@@ -194,6 +232,8 @@ export abstract class LineSource implements SessionSource {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    // Its thread reads the file: it is out of any read before the file is closed.
+    this.stopAhead();
     safeClose(this.file.fd);
   }
 }

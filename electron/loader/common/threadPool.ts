@@ -7,7 +7,7 @@
  * (content/backgroundVerify.ts) share memory with their threads and wait on it (Atomics) rather than
  * on messages, so they use `startThread` alone.
  */
-import type { ResourceLimits } from 'node:worker_threads';
+import type { ResourceLimits, TransferListItem } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
 
 export interface ThreadOptions {
@@ -15,6 +15,8 @@ export interface ThreadOptions {
   resourceLimits?: ResourceLimits;
   /** Whether the thread may hold the process open while it runs (default false: it is unref'd). */
   keepAlive?: boolean;
+  /** What `workerData` hands over rather than copies (a MessagePort). */
+  transferList?: TransferListItem[];
 }
 
 /** Starts a thread running the bundle `script`; undefined when Node refuses to start it. */
@@ -24,6 +26,7 @@ export function startThread(script: string, options: ThreadOptions = {}): Worker
     worker = new Worker(script, {
       ...(options.workerData !== undefined ? { workerData: options.workerData } : {}),
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
+      ...(options.transferList ? { transferList: options.transferList } : {}),
     });
   } catch {
     return undefined;

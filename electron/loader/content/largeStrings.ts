@@ -19,7 +19,7 @@ import type { ContentServices } from './contentServices';
 import { FileContent } from './fileContent';
 import type { ReadSync } from '../common/lines';
 import { readExactly } from '../common/lines';
-import type { TakenLine } from '../common/lineSource';
+import type { TakenLine } from '../common/takenLine';
 import type { RawContent } from './rawRecord';
 import { Utf8Check, Window, readShortString, walkString } from './rawRecord';
 import { JsonStringError, JsonStringWalk, hasControlByte } from './jsonString';
@@ -67,6 +67,14 @@ function tokenOf(): { prefix: string; json: Buffer } {
   return token;
 }
 
+/**
+ * The JSON body of this process's token (what `scanLine` writes where a large value was): a scan
+ * made on another thread (scanAhead.ts) is given it, so the rest it hands back reads as one made here.
+ */
+export function largeStringTokenJson(): Buffer {
+  return tokenOf().json;
+}
+
 const WS = new Set([0x20, 0x09, 0x0a, 0x0d]);
 
 export interface LineScan {
@@ -91,6 +99,8 @@ export interface LineScanOptions {
   /** A string value whose raw body is at least this long is cut out. */
   minRawBytes: number;
   windowBytes?: number;
+  /** The token's JSON body to write (largeStringTokenJson of the thread that parses the rest); this thread's by default. */
+  tokenJson?: Buffer;
 }
 
 /**
@@ -125,7 +135,7 @@ export function scanLine(options: LineScanOptions): LineScan | undefined {
   const large: RawContent[] = [];
   for (const f of found) {
     if (!piece(at, f.bodyStart)) return undefined;
-    pieces.push(tokenOf().json, Buffer.from(String(large.length), 'ascii'));
+    pieces.push(options.tokenJson ?? tokenOf().json, Buffer.from(String(large.length), 'ascii'));
     large.push({ start: f.bodyStart, rawLength: f.close - f.bodyStart, length: f.walk.decoded, canonical: f.walk.canonical, checkpoints: f.walk.checkpoints });
     at = f.close;
   }
@@ -784,6 +794,7 @@ export class LargeStrings {
  * The line `taken` (`length` bytes, in memory or handed over by range) scanned for its large string
  * values (scanLine): the rest of its record, whether that is valid UTF-8, and the large values as
  * LargeStrings reading from `fd`. Undefined when it holds none, or is not one well-formed record.
+ * `ahead`: the line's scan made on the scan-ahead thread, when it made one.
  */
 export function scanTakenLine(
   fd: number,
@@ -794,8 +805,10 @@ export function scanTakenLine(
   isOpen: () => boolean,
   services: ContentServices,
   wholeValueBytes: number = MAX_WHOLE_VALUE_BYTES,
+  ahead?: LineScan | null,
 ): { rest: string; utf8: boolean; large: LargeStrings } | undefined {
-  const scan = scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes });
+  // The scan made ahead on another thread (scanAhead.ts): null when it found the line holds none.
+  const scan = ahead === undefined ? scanLine({ fd, read, offset: taken.offset, length, ...(taken.bytes ? { bytes: taken.bytes } : {}), minRawBytes }) : (ahead ?? undefined);
   if (!scan) return undefined;
   const inMemory = scan.heads && taken.bytes ? { heads: scan.heads, bytes: taken.bytes, offset: taken.offset } : undefined;
   return { rest: scan.rest, utf8: scan.utf8, large: new LargeStrings(fd, read, scan.large, isOpen, services, wholeValueBytes, inMemory) };
