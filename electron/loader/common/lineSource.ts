@@ -4,7 +4,8 @@
  * format's `take`; the pass yields to the event loop every few milliseconds, and once at
  * PREVIEW_AFTER_BYTES when it owes a preview (the first pause from there offers it; every pause
  * honours cancellation). Resumable: a line is taken once, whole, and a last line without its
- * newline only by a `final` pass, so two passes take the same lines as one.
+ * newline only by a `final` pass, so two passes take the same lines as one. A long pass has its
+ * source's long lines scanned ahead on a thread (`scansLines`, content/scanAhead.ts).
  */
 import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
