@@ -61,7 +61,8 @@ async function indexWith(
   maxRecordBytes: number,
   inMemoryLineBytes: number,
   piecesBytes = inMemoryLineBytes,
-  scannedAhead = false,
+  /** Its long lines scanned on the scan-ahead thread, started after the pass scanned this many itself; undefined: none. */
+  aheadAfter: number | undefined = undefined,
   /** Each message's large content as the text it reads back, not the object that reads it (its file's descriptor is the source's own). */
   readBack = false,
 ): Promise<{ messages: unknown; findings: unknown; scannedAheadLines: number }> {
@@ -73,8 +74,9 @@ async function indexWith(
     source.inMemoryLineBytes = inMemoryLineBytes;
     source.piecesBytes = piecesBytes;
     // Its long lines scanned on the scan-ahead thread, each waited for (scanAhead.ts).
-    if (scannedAhead) {
+    if (aheadAfter !== undefined) {
       source.scanAheadMinBytes = 0;
+      source.scanAheadAfterLines = aheadAfter;
       source.waitsForScans = true;
     }
     await source.indexTo(source.file.size, { chunkSize, maxRecordBytes, read: readSync, progress: { add: () => undefined }, final: true });
@@ -132,7 +134,7 @@ describe('the line pass of imported files', () => {
           const whole = await indexWith(path, chunkSize, 1 << 30, threshold, kept);
           expect(whole.messages).toEqual(importClaudeFile(path, bytes.toString('utf8'))?.messages);
           // The same with every long line scanned on the scan-ahead thread: each scan taken from it.
-          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, kept, true);
+          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, kept, 0);
           expect({ ...ahead, scannedAheadLines: 0 }).toEqual(whole);
           expect(ahead.scannedAheadLines).toBe(longLines(bytes));
         },
@@ -150,16 +152,18 @@ describe('the line pass of imported files', () => {
         fc.array(fc.constantFrom('\n', '\r\n'), { minLength: 1, maxLength: 3 }),
         fc.integer({ min: 512, max: 70_000 }),
         fc.integer({ min: 4096, max: 40_000 }),
-        async (outputs, eol, chunkSize, threshold) => {
+        fc.integer({ min: 0, max: 3 }),
+        async (outputs, eol, chunkSize, threshold, after) => {
           const { text } = transcript(outputs, eol);
           const path = tmp.path('ahead.jsonl');
           writeFileSync(path, text);
-          const here = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, false, true);
-          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, true, true);
+          const here = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, undefined, true);
+          // The thread started with the pass, or once the pass scanned `after` long lines itself (from the next line, mid-read).
+          const ahead = await indexWith(path, chunkSize, 1 << 30, threshold, threshold, after, true);
           expect(ahead.messages).toEqual(here.messages);
           expect(ahead.findings).toEqual(here.findings);
           expect(here.scannedAheadLines).toBe(0);
-          expect(ahead.scannedAheadLines).toBe(longLines(Buffer.from(text)));
+          expect(ahead.scannedAheadLines).toBe(Math.max(0, longLines(Buffer.from(text)) - after));
         },
       ),
       { numRuns: 25 },
@@ -179,6 +183,7 @@ describe('the line pass of imported files', () => {
       try {
         if (ahead) {
           source.scanAheadMinBytes = 0;
+          source.scanAheadAfterLines = 0;
           source.waitsForScans = true;
         }
         await source.indexTo(source.file.size, { chunkSize: 64 * 1024, maxRecordBytes: 1 << 30, read: readSync, progress: { add: () => undefined }, final: true });

@@ -10,7 +10,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readSync } from 'node:fs';
 import type { LineScan } from '../content/largeStrings';
-import { SCAN_AHEAD_MIN_BYTES, ScanAhead } from '../content/scanAhead';
+import { SCAN_AHEAD_AFTER_LINES, SCAN_AHEAD_MIN_BYTES, ScanAhead } from '../content/scanAhead';
 import { readExactly } from './lines';
 import type { TakenLine } from './takenLine';
 import { safeClose } from './openFile';
@@ -67,6 +67,12 @@ export abstract class LineSource implements SessionSource {
   piecesBytes = LINE_PIECES_BYTES;
   /** A pass over this many bytes or more has its long lines scanned ahead on a thread (`scansLines`). Tests lower it. */
   scanAheadMinBytes = SCAN_AHEAD_MIN_BYTES;
+  /**
+   * The pass scans this many long lines itself before it starts the thread: a file of a few huge
+   * lines (one of 250 MB) would pay a thread's memory for nothing, the pass waiting for each scan.
+   * Tests lower it (0: the thread starts with the pass).
+   */
+  scanAheadAfterLines = SCAN_AHEAD_AFTER_LINES;
   /** Tests set it: a pass waits for its thread's scan of every long line (ScanAheadOptions.patient). */
   waitsForScans = false;
 
@@ -96,6 +102,8 @@ export abstract class LineSource implements SessionSource {
 
   /** The running pass's scan-ahead thread, while it runs. */
   private ahead: ScanAhead | undefined;
+  /** What the running pass's thread would scan, until it starts. */
+  private aheadPlan: { lowBytes: number; minRawBytes: number; end: number; grid: number; chunkBytes: number; highBytes: number; scannedHere: number } | undefined;
   /** Lines whose scan the last passes took from their scan-ahead thread (tests). */
   scannedAheadLines = 0;
 
@@ -104,7 +112,10 @@ export abstract class LineSource implements SessionSource {
    * holds no large value); undefined when there is none: `take` scans it itself.
    */
   protected scannedAhead(offset: number, length: number): LineScan | null | undefined {
-    return this.ahead?.take(offset, length);
+    if (this.ahead) return this.ahead.take(offset, length);
+    // The thread starts once the pass has scanned `scanAheadAfterLines` long lines itself, from the next line.
+    if (this.aheadPlan && ++this.aheadPlan.scannedHere >= this.scanAheadAfterLines) this.startAhead(offset + length + 1);
+    return undefined;
   }
 
   /**
@@ -136,14 +147,22 @@ export abstract class LineSource implements SessionSource {
     if (pass.signal?.aborted) throw new LoadCancelled('the load was cancelled');
     // A read injected by a test (counting, failing) is one the thread would not make.
     const scans = end - this.offset >= this.scanAheadMinBytes && pass.read === readSync ? this.scansLines() : undefined;
-    if (scans) {
-      this.ahead = ScanAhead.start({ fd: this.file.fd, start: this.offset, end, lowBytes: scans.lowBytes, highBytes: pass.maxRecordBytes, inMemoryLineBytes: this.inMemoryLineBytes, minRawBytes: scans.minRawBytes, chunkBytes: Math.max(pass.chunkSize, 1), patient: this.waitsForScans });
-    }
+    this.aheadPlan = scans ? { ...scans, end, grid: this.offset, chunkBytes: Math.max(pass.chunkSize, 1), highBytes: pass.maxRecordBytes, scannedHere: 0 } : undefined;
+    if (this.scanAheadAfterLines === 0) this.startAhead(this.offset);
     try {
       return await this.indexLines(end, pass, due, pause);
     } finally {
+      this.aheadPlan = undefined;
       this.stopAhead();
     }
+  }
+
+  /** The running pass's thread, once started from the line at `start` (its reads on the pass's chunk grid, so a line is in one read for both). */
+  private startAhead(start: number): void {
+    const plan = this.aheadPlan;
+    if (!plan || this.ahead || plan.end - start < this.scanAheadMinBytes) return;
+    this.aheadPlan = undefined;
+    this.ahead = ScanAhead.start({ fd: this.file.fd, start, grid: plan.grid, end: plan.end, lowBytes: plan.lowBytes, highBytes: plan.highBytes, inMemoryLineBytes: this.inMemoryLineBytes, minRawBytes: plan.minRawBytes, chunkBytes: plan.chunkBytes, patient: this.waitsForScans });
   }
 
   private stopAhead(): void {

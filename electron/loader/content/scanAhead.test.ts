@@ -40,16 +40,19 @@ const line = fc.oneof(
 );
 
 /** Scans each line of `lo` bytes or more, ahead on the thread, taking `pick` of them in order; checks each against the pass's own scan. */
-function scanEach(bytes: Buffer, options: { lo: number; inMemory: number; chunk: number; patient: boolean; pick: (k: number) => boolean }): { taken: number; asked: number } {
+function scanEach(bytes: Buffer, options: { lo: number; inMemory: number; chunk: number; patient: boolean; pick: (k: number) => boolean; from: number }): { taken: number; asked: number } {
   const path = tmp.path('lines.jsonl');
   writeFileSync(path, bytes);
   const fd = openSync(path, 'r');
-  const ahead = ScanAhead.start({ fd, start: 0, end: bytes.length, lowBytes: options.lo, highBytes: 1 << 30, inMemoryLineBytes: options.inMemory, minRawBytes: options.lo, chunkBytes: options.chunk, patient: options.patient });
+  // Started at a line within the pass's reads, as a pass starts it once it has scanned a few long lines itself.
+  const lines = linesOf(bytes);
+  const start = lines[Math.min(options.from, lines.length - 1)]?.offset ?? 0;
+  const ahead = ScanAhead.start({ fd, start, grid: 0, end: bytes.length, lowBytes: options.lo, highBytes: 1 << 30, inMemoryLineBytes: options.inMemory, minRawBytes: options.lo, chunkBytes: options.chunk, patient: options.patient });
   if (!ahead) throw new Error('the scan-ahead thread did not start (is dist/scanAheadThread.cjs built?)');
   let taken = 0;
   let asked = 0;
   try {
-    const long = linesOf(bytes).filter((l) => l.length >= options.lo);
+    const long = lines.filter((l) => l.length >= options.lo && l.offset >= start);
     long.forEach((l, k) => {
       if (!options.pick(k)) return;
       asked++;
@@ -83,15 +86,25 @@ describe('long lines scanned ahead on a thread', () => {
         fc.integer({ min: 32, max: 5000 }),
         fc.boolean(),
         fc.integer({ min: 1, max: 3 }),
-        (records, lo, inMemory, chunk, patient, every) => {
+        fc.nat(10),
+        (records, lo, inMemory, chunk, patient, every, from) => {
           const bytes = Buffer.from(records.map(([r, crlf]) => `${r}${crlf ? '\r\n' : '\n'}`).join(''));
-          const { taken, asked } = scanEach(bytes, { lo, inMemory, chunk, patient, pick: (k) => k % every === 0 });
+          const { taken, asked } = scanEach(bytes, { lo, inMemory, chunk, patient, pick: (k) => k % every === 0, from });
           // A pass that waits takes every line it asks for from the thread, even one that skips lines.
           if (patient) expect(taken).toBe(asked);
         },
       ),
       { numRuns: 40 },
     );
+  });
+
+  it('started mid-read, reads on the pass’s grid: a line across the pass’s read boundary is read by range by both', () => {
+    // Lines of about 700 bytes read 1,000 at a time: started at the second line, the thread's first
+    // read ends at 1,000 as the pass's does, and the lines across a boundary are read by range.
+    const bytes = Buffer.from(Array.from({ length: 12 }, (_, k) => `${JSON.stringify({ k, value: `${'v'.repeat(640)} ✓` })}\n`).join(''));
+    const { taken, asked } = scanEach(bytes, { lo: 100, inMemory: 16, chunk: 1000, patient: true, pick: () => true, from: 1 });
+    expect(asked).toBe(11);
+    expect(taken).toBe(11);
   });
 
   it('stops out of any read of the file; then the pass scans every line itself', () => {

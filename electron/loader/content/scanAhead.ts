@@ -30,6 +30,8 @@ import { CONTROL_SLOTS, ENDED, PASS_AT, POSITION_SLOTS, POSTED, READING, RECEIVE
 export const SCAN_AHEAD_BUNDLE = 'scanAheadThread.cjs';
 /** A pass over fewer bytes scans its lines itself: a thread's start (its bundle, its heap) costs more than it saves. */
 export const SCAN_AHEAD_MIN_BYTES = 32 * 1024 * 1024;
+/** Long lines a pass scans itself before it starts the thread (LineSource.scanAheadAfterLines). */
+export const SCAN_AHEAD_AFTER_LINES = 64;
 /** Scans posted and not yet taken at most. */
 const AHEAD_LINES = 256;
 /** The thread, waiting for the pass to receive, is woken each time it has received this many more. */
@@ -43,7 +45,10 @@ const STOP_WAIT_MS = 5000;
 
 export interface ScanAheadOptions {
   fd: number;
+  /** The first byte of a line: where the thread starts. */
   start: number;
+  /** Where the pass's reads began (at or before `start`): the thread's reads end where the pass's do, every `chunkBytes` from here. */
+  grid?: number;
   end: number;
   lowBytes: number;
   highBytes: number;
@@ -96,6 +101,7 @@ export class ScanAhead {
     const data: ScanAheadData = {
       fd: options.fd,
       start: options.start,
+      grid: options.grid ?? options.start,
       end: options.end,
       lowBytes: options.lowBytes,
       highBytes: options.highBytes,

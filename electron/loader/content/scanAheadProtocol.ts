@@ -31,6 +31,8 @@ export interface ScanAheadData {
   /** The pass's range: the first byte of a line, and where the pass stops reading. */
   start: number;
   end: number;
+  /** Where the pass's reads began: the thread's reads end on the same grid of `chunkBytes`, so a line lies in one read for both or for neither. */
+  grid: number;
   /** A line of `lowBytes` to `highBytes` bytes (its `\n` left out) is scanned. */
   lowBytes: number;
   highBytes: number;

@@ -68,11 +68,13 @@ function scanOne(offset: number, length: number, chunkBytes: Buffer | undefined)
 }
 
 function run(): void {
-  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(data.chunkBytes, data.end - data.start)));
+  const buffer = Buffer.allocUnsafe(Math.max(1, Math.min(data.chunkBytes, data.end - data.grid)));
   let readAt = data.start;
   let lineStart = data.start;
   while (readAt < data.end) {
-    const want = Math.min(data.end - readAt, buffer.length);
+    // Up to the pass's next read boundary: the first read may start within one of the pass's reads.
+    const boundary = data.grid + (Math.floor((readAt - data.grid) / data.chunkBytes) + 1) * data.chunkBytes;
+    const want = Math.min(data.end, boundary) - readAt;
     const chunk = readExactly(data.fd, readAt, want, read, buffer);
     if (!chunk) return;
     const chunkAt = readAt;
