@@ -3,9 +3,10 @@
  * ahead"). An indexing pass over a transcript (LineSource.indexTo) scans each line of 4 KiB or
  * more for its large values (largeStrings.ts `scanLine`) before it parses the rest: on the bench's
  * 537 MB Claude Code session about half a second of `check`'s one busy core, while the other
- * waited. A pass over enough bytes now starts a thread (scanAheadThread.ts) that reads the same
- * range on its own, finds the same lines and scans the long ones with the same function, posting
- * each scan; the pass takes a line's scan from it when it gets there (`take`).
+ * waited. A pass over enough bytes, once it has scanned SCAN_AHEAD_AFTER_LINES long lines itself,
+ * now starts a thread (scanAheadThread.ts) that reads the rest of the range on its own (its reads
+ * ending where the pass's do), finds the same lines and scans the long ones with the same function,
+ * posting each scan; the pass takes a line's scan from it when it gets there (`take`).
  *
  * The answer is the pass's own either way: the thread scans the bytes the pass would, with its
  * token; a line the thread has not posted is scanned by the pass itself as before, and one it is
