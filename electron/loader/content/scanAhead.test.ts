@@ -113,7 +113,7 @@ describe('long lines scanned ahead on a thread', () => {
     const path = tmp.path('stop.jsonl');
     writeFileSync(path, bytes);
     const fd = openSync(path, 'r');
-    const ahead = ScanAhead.start({ fd, start: 0, end: bytes.length, lowBytes: 4096, highBytes: 1 << 30, inMemoryLineBytes: 1 << 20, minRawBytes: 4096, chunkBytes: 64 * 1024, patient: true });
+    const ahead = ScanAhead.start({ fd, start: 0, grid: 0, end: bytes.length, lowBytes: 4096, highBytes: 1 << 30, inMemoryLineBytes: 1 << 20, minRawBytes: 4096, chunkBytes: 64 * 1024, patient: true });
     if (!ahead) throw new Error('the scan-ahead thread did not start');
     const lines = linesOf(bytes);
     try {

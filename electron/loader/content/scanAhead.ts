@@ -49,7 +49,7 @@ export interface ScanAheadOptions {
   /** The first byte of a line: where the thread starts. */
   start: number;
   /** Where the pass's reads began (at or before `start`): the thread's reads end where the pass's do, every `chunkBytes` from here. */
-  grid?: number;
+  grid: number;
   end: number;
   lowBytes: number;
   highBytes: number;
@@ -102,7 +102,7 @@ export class ScanAhead {
     const data: ScanAheadData = {
       fd: options.fd,
       start: options.start,
-      grid: options.grid ?? options.start,
+      grid: options.grid,
       end: options.end,
       lowBytes: options.lowBytes,
       highBytes: options.highBytes,

@@ -6,7 +6,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { LineScan } from './largeStrings';
 
-/** Int32 slots of `control`. */
+// Int32 slots of `control`.
 /** Set by the pass: the thread stops before its next read. */
 export const STOP = 0;
 /** Lines the thread has posted (it notifies here after each). */
@@ -19,7 +19,7 @@ export const READING = 3;
 export const ENDED = 4;
 export const CONTROL_SLOTS = 5;
 
-/** Float64 slots of `positions` (file offsets pass 2^31). */
+// Float64 slots of `positions` (file offsets pass 2^31).
 /** The offset up to which the pass has taken its lines: the thread skips a line that starts before it. */
 export const PASS_AT = 0;
 /** The offset of the line the thread is scanning, or -1. */
