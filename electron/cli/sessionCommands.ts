@@ -17,6 +17,7 @@ import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { startTextCounter } from '../tokens/textCounter';
+import { ContentsCountedAhead } from '../tokens/countWhileBuilding';
 import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
 import { countViewAhead, parseAt, prepareView, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
@@ -142,6 +143,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
   // threads").
   const counts = (command === 'view' && policy === undefined) || command === 'log' || command === 'diff';
   const counter = counts && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
+  // `view` knows its call before the session is read: the contents its input likely shows are
+  // counted on that thread while the session is built (docs/token-estimates.md "Counted while the
+  // session is built").
+  const built = counter && command === 'view' ? new ContentsCountedAhead(at ?? null, counter) : undefined;
   const loaded = await loadSession(files, {
     ...ONE_SHOT_CACHE,
     ...loadOptions,
@@ -149,6 +154,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     ...(typeof format === 'string' ? { format } : {}),
     // check reports every session the file holds with its messages counted (an Inspect log's samples).
     ...(command === 'check' ? { countSessions: true } : {}),
+    ...(built ? { countWhileBuilding: built } : {}),
   });
   if (!loaded.ok) {
     counter?.close();
@@ -196,7 +202,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
       case 'view': {
         refuseStopped(session);
         const prepared = prepareView(session, at);
-        if (counter && prepared) await countViewAhead(session, prepared, counter);
+        if (counter && prepared) await countViewAhead(session, prepared, counter, built);
         // In pieces: a view whose outputs are kept whole is about the size of the session.
         writeJson(policy ? whatIfOutput(session, policy) : viewOutput(session, at, undefined, { prepared }), (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;

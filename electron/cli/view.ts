@@ -20,6 +20,7 @@ import { FileChangedError } from '../loader/session';
 import type { GivenView, RecordedContext } from '../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import type { TextCounter } from '../tokens/textCounter';
+import type { ContentsCountedAhead } from '../tokens/countWhileBuilding';
 import { CliError, usageError } from './errors';
 import { RawJson } from './output';
 
@@ -62,10 +63,11 @@ export function prepareView(session: LoadedSession, at: number | undefined): Pre
 
 /**
  * Counts ahead, on `counter`'s thread as well as this one, what `viewOutput(session, view.at)`
- * counts (SessionEstimates.countAhead): the input's every message, and the calibration's walk.
+ * counts (SessionEstimates.countAhead): the input's every message, and the calibration's walk;
+ * `built`, the contents handed to the thread while the session was built, taken from there.
  */
-export async function countViewAhead(session: LoadedSession, view: PreparedView, counter: TextCounter): Promise<void> {
-  await sessionEstimatesOf(session).countAhead([{ entries: view.entries, view: view.input.minted }], counter);
+export async function countViewAhead(session: LoadedSession, view: PreparedView, counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
+  await sessionEstimatesOf(session).countAhead([{ entries: view.entries, view: view.input.minted }], counter, built);
 }
 
 /**

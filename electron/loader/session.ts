@@ -19,7 +19,7 @@ import type { ReadSync } from './common/lines';
 import { unreadable } from './common/openFile';
 import { isSystemError, osReason } from './common/osError';
 import { FileGuard } from './common/fileGuard';
-import type { CachePolicy, DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
+import type { CachePolicy, CountWhileBuilding, DetectContext, FormatAdapter, IndexPass, IndexStop, LoadError, Progress, SessionSource } from './common/source';
 import { LoadCancelled } from './common/source';
 
 export type { FileChange, LoadedSession, SessionError } from '../../shared/index';
@@ -123,6 +123,12 @@ export interface LoadOptions {
    * without them a load makes fresh ones that it shares with nobody.
    */
   services?: ContentServices;
+  /**
+   * What the command will count once the session is built (`view`): a Claude Code source offers
+   * the contents it guesses that input shows after its pass, before its build
+   * (docs/token-estimates.md "Counted while the session is built").
+   */
+  countWhileBuilding?: CountWhileBuilding;
 }
 
 /** The sources' SessionSource.countSessions as one (SessionEnv.countSessions), or nothing when none counts. */
@@ -206,7 +212,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
   const services = options.services ?? createContentServices();
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.cachePolicy !== undefined ? { cachePolicy: options.cachePolicy } : {}), services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}) };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.cachePolicy !== undefined ? { cachePolicy: options.cachePolicy } : {}), services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}), ...(options.countWhileBuilding ? { countWhileBuilding: options.countWhileBuilding } : {}) };
   const likely = options.likelyFormat;
   const ordered = likely === undefined ? FORMAT_ADAPTERS : [...FORMAT_ADAPTERS.filter((a) => a.formats.includes(likely)), ...FORMAT_ADAPTERS.filter((a) => !a.formats.includes(likely))];
   const adapters = options.format === undefined ? ordered : FORMAT_ADAPTERS.filter((a) => a.name === options.format);

@@ -60,6 +60,10 @@ function watched(inner: TextCounter): TextCounter & { texts: number } {
       w.texts += texts.length;
       return inner.count(texts);
     },
+    countUnlessTaken(texts: string[], claim: Int32Array) {
+      w.texts += texts.length;
+      return inner.countUnlessTaken(texts, claim);
+    },
     close: () => inner.close(),
   };
   return w;
@@ -72,6 +76,10 @@ function oneMore(inner: TextCounter): TextCounter & { texts: number } {
     async count(texts: string[]) {
       w.texts += texts.length;
       return (await inner.count(texts)).map((n) => n + 1);
+    },
+    async countUnlessTaken(texts: string[], claim: Int32Array) {
+      w.texts += texts.length;
+      return (await inner.countUnlessTaken(texts, claim))?.map((n) => n + 1);
     },
     close: () => undefined,
   };
@@ -186,7 +194,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
   it('a counter that fails, or is closed, changes nothing: what it did not answer is counted where asked', async () => {
     const { view, entries } = fc.sample(inputs, { numRuns: 1, seed: 7 })[0] as { view: MessageList; entries: ViewEntry[] };
     const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
-    const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
+    const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), countUnlessTaken: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
     const estimates = new SessionEstimates(oneInput(view));
     await estimates.countAhead([{ entries: entries, view: view }], failing);
     expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
@@ -317,7 +325,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       await told.countHiddenAhead(lying);
       expect(lying.texts).toBeGreaterThan(0);
       expect(originals(told)).toBe(plain + lying.texts);
-      const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
+      const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), countUnlessTaken: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };
       const untold = new SessionEstimates(session);
       await untold.countHiddenAhead(failing);
       expect(untold.hiddenEstimates()).toEqual(new SessionEstimates(session).hiddenEstimates());

@@ -7,6 +7,7 @@
 import { parentPort } from 'node:worker_threads';
 import { countText } from './counter';
 import type { CountReply, CountRequest } from './textCounter';
+import { CLAIMED_BY_THREAD, CLAIM_FREE } from './textCounter';
 
 const port = parentPort;
 if (!port) throw new Error('countThread.ts runs as a counting thread (electron/tokens/textCounter.ts)');
@@ -14,6 +15,11 @@ if (!port) throw new Error('countThread.ts runs as a counting thread (electron/t
 // Loads the encoding (its ranks: hundreds of milliseconds) before the first request comes.
 countText('warm');
 
-port.on('message', ({ id, texts }: CountRequest & { id: number }) => {
+port.on('message', ({ id, texts, claim }: CountRequest & { id: number }) => {
+  // Texts the asking thread took back (counted there) are not counted twice.
+  if (claim && Atomics.compareExchange(claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) !== CLAIM_FREE) {
+    port.postMessage({ id, counts: null } satisfies CountReply);
+    return;
+  }
   port.postMessage({ id, counts: texts.map(countText) } satisfies CountReply);
 });

@@ -8,7 +8,7 @@
  * appends), and the text the model was shown there is fixed by the reductions applied: so a key
  * names one text, whichever call's input it appears in.
  */
-import type { MessageList, Reduction } from '../../shared/format/types';
+import type { ByteSource, MessageList, Reduction } from '../../shared/format/types';
 import type { CallInput, ModelCall, ViewEntry } from '../../shared/calls/calls';
 import { logChanges, rowStartAt, viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
@@ -25,6 +25,7 @@ import { nodeRunningSha256, nodeSha256 } from '../loader/session';
 import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
 import type { CountPlan } from './counter';
 import type { TextCounter } from './textCounter';
+import type { ContentsCountedAhead } from './countWhileBuilding';
 import { countPlan, countText, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
 
 /** The context the file records for call N (1-based), where it records one (SPEC §15 recorded usage). */
@@ -167,6 +168,8 @@ export class SessionEstimates {
   /** Steps `calibrationEntries` found ahead of the walk, by call index, for the walk to take (each once). */
   private readonly stepsAhead = new Map<number, Step | undefined>();
   private counted = 0;
+  /** Contents counted while the session was built (`countAhead`): their estimates stand for theirs. */
+  private countedWhileBuilding: ContentsCountedAhead | undefined;
   /**
    * How originals are resolved for their counts: with the transcript hashes kept between resolves,
    * so the nested compactions' originals are each hashed from where the last ended (docs/tokens.md
@@ -208,7 +211,8 @@ export class SessionEstimates {
     for (const c of entry.tool_calls ?? []) others.push(c.name, c.arguments);
     const thinking = this.thinkingOf(entry, view);
     if (thinking !== undefined) others.push(thinking);
-    return { content: source ? sourcePlan(source) : textPlan(entry.content), others };
+    const known = source ? this.countedWhileBuilding?.estimate(source) : undefined;
+    return { content: known ? { texts: [], estimate: () => known } : source ? sourcePlan(source) : textPlan(entry.content), others };
   }
 
   /**
@@ -230,13 +234,31 @@ export class SessionEstimates {
    * as if counted where asked (the same texts, counted by the same function: docs/token-estimates.md
    * "Counting on two threads").
    */
-  async countAhead(inputs: readonly { entries: readonly ViewEntry[]; view: MessageList }[], counter: TextCounter): Promise<void> {
+  async countAhead(inputs: readonly { entries: readonly ViewEntry[]; view: MessageList }[], counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
+    // Contents offered while the session was built: their estimates are taken from there, and
+    // what the thread has not begun is taken back by this one (countWhileBuilding.ts).
+    if (built) {
+      this.countedWhileBuilding = built;
+      const asked = new Set<ByteSource>();
+      for (const { entries, view } of inputs) {
+        for (const entry of entries) {
+          const source = inSource(entry, view);
+          if (source) asked.add(source);
+        }
+      }
+      built.want(asked);
+    }
     const jobs: AheadJob[] = [];
     const add = this.entryJobs(jobs);
     for (const { entries, view } of inputs) for (const entry of entries) add(entry, view);
-    await this.shareCounting(jobs, counter, () => {
-      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
-    });
+    await this.shareCounting(
+      jobs,
+      counter,
+      () => {
+        for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+      },
+      built,
+    );
   }
 
   /** Adds to `jobs` an entry's estimate to count ahead, unless it is known or already there. */
@@ -245,6 +267,9 @@ export class SessionEstimates {
     return (entry, view) => {
       const key = entryKey(entry);
       if (this.raw.has(key) || seen.has(key)) return;
+      // Its content is on the counting thread already, or taken back by shareCounting.
+      const source = this.countedWhileBuilding && inSource(entry, view);
+      if (source && this.countedWhileBuilding?.pending(source)) return;
       seen.add(key);
       jobs.push({
         here: () => this.entryRaw(entry, view),
@@ -294,7 +319,7 @@ export class SessionEstimates {
    * it is asked, as without a counter; a job that fails here ends the sharing (it fails again
    * where it is asked, and is reported there).
    */
-  private async shareCounting(jobs: AheadJob[], counter: TextCounter, more: () => void): Promise<void> {
+  private async shareCounting(jobs: AheadJob[], counter: TextCounter, more: () => void, built?: ContentsCountedAhead): Promise<void> {
     let front = 0;
     let ahead = 0;
     const inFlight = new Set<Promise<void>>();
@@ -352,9 +377,13 @@ export class SessionEstimates {
       // The counter starts on the jobs known while this thread finds the rest.
       keepAhead();
       more();
-      while (jobs.length > front) {
+      for (;;) {
         keepAhead();
-        if (jobs.length > front) jobs[front++]!.here();
+        // What was handed over while the session was built and the thread has not begun comes first.
+        if (!built?.countOneHere()) {
+          if (jobs.length <= front) break;
+          jobs[front++]!.here();
+        }
         // The counter's answers arrive between turns of the event loop.
         await new Promise<void>((resolve) => setImmediate(resolve));
       }
@@ -362,6 +391,7 @@ export class SessionEstimates {
       // Done here, a job failed (the file changed, say): it fails again where it is asked, and is reported there.
     }
     await Promise.all(inFlight);
+    await built?.settled();
   }
 
   /** The estimate in the file's tokens: calibrated, and marked approximate for a Claude model. */

@@ -16,17 +16,34 @@ const IDLE_MS = 10_000;
 
 export interface CountRequest {
   texts: string[];
+  /**
+   * A slot of shared memory whose 0 the thread swaps for CLAIMED_BY_THREAD before it counts; found
+   * taken (the asking thread counted the texts itself: TAKEN_HERE), it answers `counts: null`.
+   */
+  claim?: Int32Array;
 }
 
 export interface CountReply {
   id: number;
-  /** `countText` of each text, in order. */
-  counts: number[];
+  /** `countText` of each text, in order; null for a request whose claim was taken. */
+  counts: number[] | null;
 }
+
+/** A request's claim, free (CountRequest.claim). */
+export const CLAIM_FREE = 0;
+/** A request's claim, taken by the counting thread: it counts the texts. */
+export const CLAIMED_BY_THREAD = 1;
+/** A request's claim, taken by the asking thread: the counting thread skips the texts. */
+export const TAKEN_HERE = 2;
 
 export interface TextCounter {
   /** The count of each text, counted on the thread; rejected when the thread fails or is closed. */
   count(texts: string[]): Promise<number[]>;
+  /**
+   * The count of each text, unless the asking thread takes `claim` first (swapping CLAIM_FREE for
+   * TAKEN_HERE) before the thread comes to them: then undefined. Rejected as `count` is.
+   */
+  countUnlessTaken(texts: string[], claim: Int32Array): Promise<number[] | undefined>;
   /** Stops the thread; counts not yet answered are rejected, and so is every count asked after. */
   close(): void;
 }
@@ -61,7 +78,13 @@ export function startTextCounter(options: { script?: string } = {}): TextCounter
     // A closed pool would start a thread again for the next request: a closed counter counts nothing.
     count: async (texts) => {
       if (closed) throw new Error('the counting thread was closed');
-      return (await pool.request({ texts }, texts.length)).counts;
+      const { counts } = await pool.request({ texts }, texts.length);
+      if (!counts) throw new Error('the counting thread skipped a request it was not told it could skip');
+      return counts;
+    },
+    countUnlessTaken: async (texts, claim) => {
+      if (closed) throw new Error('the counting thread was closed');
+      return (await pool.request({ texts, claim }, texts.length)).counts ?? undefined;
     },
     close: () => {
       closed = true;

@@ -21,7 +21,7 @@
 import { capParsedDepth, depthCutMessage } from '../../../shared/format/jsonDepth';
 import { jsonParse } from '../../../shared/format/jsonParse';
 import type { Instruction } from '../../../shared/resolver/instructions';
-import type { ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
+import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
 import type { TranscriptMemo } from '../content/largeStrings';
 import { cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString, withContent } from '../content/largeStrings';
@@ -418,6 +418,48 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
     at(b, 'content');
     if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') at(x, 'text');
   }
+}
+
+/**
+ * The sources of the message texts kept in the file (LargeText) that call `call`'s input most
+ * likely shows, newest first, until `maxBytes` of them: those of the main conversation's records
+ * after the last compaction boundary before the call's first assistant record (file order; to the
+ * file's end for `null`, the latest view). A guess made before the session is built, so that a
+ * command counts them while it is (docs/token-estimates.md "Counted while the session is built"):
+ * calls are numbered as the build numbers a conversation without branches (each main-chain
+ * assistant message id a call, `<synthetic>` ones not), and a source the input does not show is
+ * simply never asked for.
+ */
+export function largeContentsBeforeCall(records: readonly Rec[], call: number | null, maxBytes: number): ByteSource[] {
+  let start = 0;
+  let end = records.length;
+  const calls = new Set<string>();
+  for (let i = 0; i < records.length; i++) {
+    const r = records[i]!;
+    if (r.isSidechain === true) continue;
+    if (r.type === 'system' && r.subtype === 'compact_boundary') start = i + 1;
+    if (r.type !== 'assistant' || !isObj(r.message) || r.message.model === SYNTHETIC_MODEL) continue;
+    const key = messageKey(r);
+    if (key === undefined || calls.has(key)) continue;
+    calls.add(key);
+    if (calls.size === call) {
+      end = i;
+      break;
+    }
+  }
+  const sources: ByteSource[] = [];
+  let bytes = 0;
+  for (let i = end - 1; i >= start && bytes < maxBytes; i--) {
+    const r = records[i]!;
+    if (r.isSidechain === true) continue;
+    contentSlots(r, (o, k) => {
+      const v = o[k];
+      if (!isLargeText(v)) return;
+      sources.push(v.source);
+      bytes += v.source.length;
+    });
+  }
+  return sources;
 }
 
 /**

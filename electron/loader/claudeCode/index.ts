@@ -22,9 +22,9 @@ import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLin
 import { COMPANION_READ_BACK_BYTES, companionSource } from '../content/companionFile';
 import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
-import type { CachePolicy, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
+import type { CachePolicy, CountWhileBuilding, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, largeContentsBeforeCall, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
 import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
@@ -223,6 +223,8 @@ export class ClaudeCodeSource extends LineSource {
     private readonly keptChars: number = CLAUDE_KEPT_STRING_CHARS,
     /** How that cache takes a text once full (DetectContext.cachePolicy). */
     cachePolicy?: CachePolicy,
+    /** Told, before the first build, the contents the input it counts likely shows (DetectContext.countWhileBuilding). */
+    private countWhileBuilding?: CountWhileBuilding,
   ) {
     super(file);
     this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes, cachePolicy);
@@ -290,6 +292,12 @@ export class ClaudeCodeSource extends LineSource {
 
   indexed(): SourceIndex {
     if (this.cached) return this.cached;
+    if (this.countWhileBuilding && !this.preloaded) {
+      // Once, at the first build: counted on another thread while this one builds.
+      const told = this.countWhileBuilding;
+      this.countWhileBuilding = undefined;
+      told.offer(largeContentsBeforeCall(this.parsed.records, told.call, told.maxBytes));
+    }
     const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts, this.readBack) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts, this.readBack)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
     this.cached = {
@@ -318,7 +326,7 @@ export const claudeCodeFormat: FormatAdapter = {
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read);
     if (!head) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };
     if (!looksLikeClaudeCode(headLines(head, DETECT_LINES))) return { ok: false, error: { code: 'unrecognized_file', message: `${file.path} is not a Claude Code transcript` } };
-    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars, context.cachePolicy) };
+    if (context.session === undefined) return { ok: true, source: new ClaudeCodeSource(file, undefined, undefined, context.roots, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars, context.cachePolicy, context.countWhileBuilding) };
     // A session asked for by id: the file is read now, so an id it does not hold is an error.
     const whole = readExactly(file.fd, 0, file.size, context.read);
     if (!whole) return { ok: false, error: unreadable(file.path, 'the file shrank while it was being read') };

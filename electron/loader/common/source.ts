@@ -4,7 +4,7 @@
  * (resumably, for live tailing) and reads it back by byte range behind the lists it hands over.
  * loadSession wires detect → index → resolveSession and knows no format.
  */
-import type { Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../../shared/index';
+import type { ByteSource, Finding, IndexedRecords, IndexedSnapshot, SessionFileFormat } from '../../../shared/index';
 import type { ContentServices } from '../content/contentServices';
 import type { ReadSync } from './lines';
 import type { FileGuard } from './fileGuard';
@@ -36,6 +36,21 @@ export interface Progress {
 
 /** Thrown by an indexing pass whose load was cancelled; loadSession answers `cancelled`. */
 export class LoadCancelled extends Error {}
+
+/**
+ * What a command will count once the session is built, told before it is read: a source whose
+ * format can guess which of its contents that call's input shows offers them, once, after its pass
+ * and before its build, and the command counts them on another thread meanwhile
+ * (docs/token-estimates.md "Counted while the session is built").
+ */
+export interface CountWhileBuilding {
+  /** The call whose input will be counted (1-based; null: the latest view). */
+  readonly call: number | null;
+  /** Offer contents of at most about this many bytes: the newest first, then stop once past it. */
+  readonly maxBytes: number;
+  /** The contents the source guesses that input shows, newest first (a guess: any may not be asked for). */
+  offer(sources: readonly ByteSource[]): void;
+}
 
 /** What detection may use besides the file. */
 export interface DetectContext {
@@ -76,6 +91,8 @@ export interface DetectContext {
    * passes the load's; a source detected without them (tests) gets fresh ones of its own.
    */
   services?: ContentServices;
+  /** LoadOptions.countWhileBuilding. */
+  countWhileBuilding?: CountWhileBuilding;
 }
 
 /**

@@ -1,0 +1,222 @@
+/**
+ * Contents counted while the session is built (countWhileBuilding.ts, the Claude Code source's
+ * guess `largeContentsBeforeCall`; docs/token-estimates.md "Counted while the session is built"):
+ * each estimate is the one counted where it is asked, taken from the side that claimed its batch,
+ * and the guess offers what the input asks for.
+ */
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { viewEntries } from '../../shared/calls/calls';
+import { inSource } from '../../shared/calls/whatIf';
+import { memorySource } from '../../shared/format/bytes';
+import type { ByteSource } from '../../shared/format/types';
+import { tempDir } from '../../tools/testing/files';
+import { countViewAhead, prepareView, viewOutput } from '../cli/view';
+import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
+import type { LoadedSession } from '../loader/session';
+import { loadSession } from '../loader/session';
+import { countText, estimateSource, sourcePlan } from './counter';
+import { ContentsCountedAhead } from './countWhileBuilding';
+import type { TextCounter } from './textCounter';
+import { CLAIMED_BY_THREAD, CLAIM_FREE, COUNT_THREAD_BUNDLE, TAKEN_HERE, startTextCounter } from './textCounter';
+import { agentText } from './testing/agentText';
+
+const ROOT = join(import.meta.dirname, '../..');
+const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
+
+const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+const tmp = tempDir('session-inspector-count-while-building-');
+afterAll(() => {
+  started?.close();
+  tmp.cleanup();
+});
+
+function threadCounter(): TextCounter {
+  if (!started) throw new Error(`no counting thread: dist/${COUNT_THREAD_BUNDLE} is built by the unit tests' global setup`);
+  return started;
+}
+
+/** Added by the stand-in thread to each count it answers: an estimate it made shows it. */
+const THREAD_MARK = 1000;
+
+/**
+ * A stand-in for the counting thread that counts a request only when the test says (`step`), with
+ * the real thread's rule for a claim: it swaps a free claim for its own, and skips a taken one.
+ * `requests` lists every request in the order posted, and whether it counted it.
+ */
+function steppedThread(): TextCounter & { step(): boolean; requests: { texts: string[]; counted?: boolean }[] } {
+  const queue: { texts: string[]; claim: Int32Array; resolve: (counts: number[] | undefined) => void; request: { texts: string[]; counted?: boolean } }[] = [];
+  const requests: { texts: string[]; counted?: boolean }[] = [];
+  return {
+    requests,
+    count: () => Promise.reject(new Error('not used')),
+    countUnlessTaken: (texts, claim) =>
+      new Promise((resolve) => {
+        const request = { texts };
+        requests.push(request);
+        queue.push({ texts, claim, resolve, request });
+      }),
+    close: () => undefined,
+    step() {
+      const next = queue.shift();
+      if (!next) return false;
+      next.request.counted = Atomics.compareExchange(next.claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) === CLAIM_FREE;
+      next.resolve(next.request.counted ? next.texts.map((t) => countText(t) + THREAD_MARK) : undefined);
+      return true;
+    },
+  };
+}
+
+const text = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }), fc.constantFrom('漢字'.repeat(200), agentText(300_000, 5)));
+
+describe('contents counted while the session is built', () => {
+  it('the thread counts a request whose claim is free, taking it, and skips one taken here', async () => {
+    const free = new Int32Array(new SharedArrayBuffer(4));
+    expect(await threadCounter().countUnlessTaken(['one two', 'three'], free)).toEqual([countText('one two'), countText('three')]);
+    expect(Atomics.load(free, 0)).toBe(CLAIMED_BY_THREAD);
+    const taken = new Int32Array(new SharedArrayBuffer(4));
+    Atomics.store(taken, 0, TAKEN_HERE);
+    expect(await threadCounter().countUnlessTaken(['one two'], taken)).toBeUndefined();
+    expect(Atomics.load(taken, 0)).toBe(TAKEN_HERE);
+  });
+
+  it('any offer, any wanted sources, any order of the two threads: each wanted estimate is the source’s own, from the side that claimed its batch', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ text, wanted: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.constantFrom('thread', 'here'), { maxLength: 40 }),
+        fc.boolean(),
+        async (specs, schedule, threadFirst) => {
+          const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
+          const thread = steppedThread();
+          const built = new ContentsCountedAhead(null, thread);
+          built.offer(sources);
+          // The thread may begin before the input is known.
+          if (threadFirst) thread.step();
+          const wanted = new Set(sources.filter((_, k) => specs[k]?.wanted));
+          built.want(wanted);
+          for (const who of schedule) {
+            if (who === 'thread') thread.step();
+            else built.countOneHere();
+          }
+          while (thread.step());
+          await built.settled();
+          // Which request holds each source's texts: the requests hold every source's, in order.
+          let request = 0;
+          let used = 0;
+          const holdsWanted = new Set<number>();
+          for (const [k, source] of sources.entries()) {
+            const texts = [...sourcePlan(source).texts].length;
+            while (used === (thread.requests[request]?.texts.length ?? 0) && request < thread.requests.length) {
+              request++;
+              used = 0;
+            }
+            const byThread = thread.requests[request]?.counted === true;
+            if (specs[k]?.wanted) holdsWanted.add(request);
+            used += texts;
+            expect(built.pending(source)).toBe(false);
+            const own = estimateSource(source);
+            const estimate = built.estimate(source);
+            if (!specs[k]?.wanted) {
+              // Dropped or left, unless the thread had begun its batch before the input was known.
+              expect(estimate, `source ${k}`).toEqual(byThread ? { ...own, tokens: own.tokens + THREAD_MARK * texts } : undefined);
+              continue;
+            }
+            expect(estimate, `source ${k}`).toEqual(byThread ? { ...own, tokens: own.tokens + THREAD_MARK * texts } : own);
+          }
+          // A batch of none of the wanted sources, not begun when the input was known, is dropped.
+          thread.requests.forEach((r, j) => {
+            if (r.counted && !(threadFirst && j === 0)) expect(holdsWanted.has(j), `request ${j}`).toBe(true);
+          });
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  /** Loads `path` with texts of 256 characters or more left in the file, telling `call` to the source; returns what it offered. */
+  async function offeredAt(path: string, call: number | null, maxBytes = Number.POSITIVE_INFINITY): Promise<{ session: LoadedSession; offered: readonly ByteSource[] }> {
+    let offered: readonly ByteSource[] | undefined;
+    const loaded = await loadSession([path], { largeStringBytes: 512, keptStringChars: 256, countWhileBuilding: { call, maxBytes, offer: (sources) => (offered = sources) } });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    if (!offered) throw new Error(`${path}: nothing was offered before the build`);
+    return { session: loaded.session, offered };
+  }
+
+  /** The sources call `call`'s input reads its shown contents from. */
+  function askedAt(session: LoadedSession, call: number | null): ByteSource[] {
+    const input = session.callInput(call);
+    if (!input) throw new Error(`no input at call ${call}`);
+    return viewEntries(input).flatMap((e) => inSource(e, input.minted) ?? []);
+  }
+
+  it('a Claude Code transcript offers the contents the call’s input shows, newest first, within the bytes asked', async () => {
+    const generated = generateClaudeTranscript(tmp.dir, { bytes: 3_000_000, seed: 3, outputScale: 0.25, compactEvery: 700_000 });
+    const files = [generated.path, join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl'), join(CC, 'cc-2.1.17-persisted-bash.jsonl')];
+    expect(generated.compactions).toBeGreaterThan(2);
+    for (const path of files) {
+      const first = await offeredAt(path, null);
+      const n = first.session.calls.length;
+      first.session.close();
+      for (const call of [1, Math.ceil(n / 2), n, null]) {
+        const { session, offered } = await offeredAt(path, call);
+        try {
+          const asked = askedAt(session, call);
+          const hits = asked.filter((a) => offered.includes(a));
+          // The generated session has persisted outputs, read from their own files: not its records' texts.
+          expect(hits.length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(asked.length * 0.9));
+          // Newest first: the asked ones appear in the offer in the opposite order of the view.
+          const order = hits.map((a) => offered.indexOf(a));
+          expect(order, `${path} at ${call}`).toEqual([...order].sort((x, y) => y - x));
+          expect(new Set(offered).size).toBe(offered.length);
+          // What came before the call's last compaction is not offered: the rest is what microcompactions cleared since.
+          expect(offered.length, `${path} at ${call}`).toBeLessThanOrEqual(Math.ceil(asked.length * 1.5) + 2);
+        } finally {
+          session.close();
+        }
+      }
+      // Within the bytes asked: the offer stops at the first source past them.
+      const { session, offered: all } = await offeredAt(path, null);
+      session.close();
+      const total = all.reduce((n, s) => n + s.length, 0);
+      if (all.length < 2) continue;
+      const maxBytes = Math.floor(total / 2);
+      const { session: again, offered: some } = await offeredAt(path, null, maxBytes);
+      again.close();
+      expect(some.length).toBeLessThan(all.length);
+      expect(some.reduce((n, s) => n + s.length, 0) - (some.at(-1)?.length ?? 0)).toBeLessThan(maxBytes);
+      expect(some.reduce((n, s) => n + s.length, 0)).toBeGreaterThanOrEqual(maxBytes);
+    }
+  });
+
+  it('`view --at N` with contents counted while the session was built prints what a view counted on one thread does', async () => {
+    const path = generateClaudeTranscript(tmp.dir, { bytes: 2_000_000, seed: 8, outputScale: 0.25, compactEvery: 600_000 }).path;
+    const options = { largeStringBytes: 512, keptStringChars: 256 };
+    const plain = await loadSession([path], options);
+    if (!plain.ok) throw new Error(plain.error.message);
+    const n = plain.session.calls.length;
+    try {
+      for (const call of [Math.ceil(n / 2), n]) {
+        const expected = JSON.stringify(viewOutput(plain.session, call));
+        const built = new ContentsCountedAhead(call, threadCounter());
+        const loaded = await loadSession([path], { ...options, countWhileBuilding: built });
+        if (!loaded.ok) throw new Error(loaded.error.message);
+        const session = loaded.session;
+        try {
+          const prepared = prepareView(session, call);
+          if (!prepared) throw new Error(`no input at call ${call}`);
+          await countViewAhead(session, prepared, threadCounter(), built);
+          // Most of what the input reads from the file was counted while it was built.
+          const asked = askedAt(session, call);
+          expect(asked.filter((s) => built.estimate(s) !== undefined).length, `call ${call}`).toBeGreaterThan(asked.length / 2);
+          expect(JSON.stringify(viewOutput(session, call, undefined, { prepared })), `call ${call}`).toBe(expected);
+        } finally {
+          session.close();
+        }
+      }
+    } finally {
+      plain.session.close();
+    }
+  });
+});

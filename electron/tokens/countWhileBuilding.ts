@@ -1,0 +1,166 @@
+/**
+ * Contents counted on the counting thread while the session is built (docs/token-estimates.md
+ * "Counted while the session is built"). `view` knows the call it prints before it reads the
+ * session; a format that can tell which of its contents that call's input likely shows offers them
+ * after its pass and before its build (LoadOptions.countWhileBuilding), and they go to the counting
+ * thread at once, which sat idle while the session was read. Once built, the session's estimator
+ * (SessionEstimates.countAhead) takes each answer in place of counting that content, and takes back
+ * the batches the thread has not begun (their claim: CountRequest.claim) to count them itself.
+ *
+ * A guess costs nothing when wrong: a content the input does not show is never asked for, and a
+ * content asked for and not offered is counted as before. An estimate is the one `sourcePlan` makes
+ * of the same source, counted by the same function, so it is the same wherever it was counted.
+ */
+import type { ByteSource } from '../../shared/format/types';
+import type { TokenEstimate } from '../../shared/tokens/estimate';
+import type { CountWhileBuilding } from '../loader/common/source';
+import type { CountPlan } from './counter';
+import { countText, sourcePlan } from './counter';
+import type { TextCounter } from './textCounter';
+import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
+
+/**
+ * Contents offered at most, in bytes: about what the counting thread counts while the bench's 537 MB
+ * session is built (some 8 MB/s), and what this thread reads and decodes to hand over in one go.
+ */
+export const COUNT_WHILE_BUILDING_BYTES = 32 * 1024 * 1024;
+/** Characters per batch handed to the thread: a batch is what either thread takes at once. */
+const BATCH_CHARS = 256 * 1024;
+
+interface Batch {
+  readonly sources: ByteSource[];
+  /** Each source's plan, to make its estimate of its summed counts (a sampled plan scales by what it decoded). */
+  readonly plans: CountPlan[];
+  /** How many of the batch's texts are each source's, in order. */
+  readonly textCounts: number[];
+  readonly claim: Int32Array;
+  /** Settled once the thread answered, skipped it, or failed. */
+  done: Promise<void>;
+}
+
+export class ContentsCountedAhead implements CountWhileBuilding {
+  private readonly batches: Batch[] = [];
+  private readonly pendingBy = new Map<ByteSource, Batch>();
+  private readonly estimates = new Map<ByteSource, TokenEstimate>();
+  /** Batches this thread may still take back, newest last. */
+  private takeable: Batch[] = [];
+  /** The sources the input asks for, once known (`want`): the others are not counted. */
+  private wanted: Set<ByteSource> | undefined;
+
+  constructor(
+    readonly call: number | null,
+    private readonly counter: TextCounter,
+    readonly maxBytes: number = COUNT_WHILE_BUILDING_BYTES,
+  ) {}
+
+  /** Plans each source here (read and decoded) and hands their texts to the thread, a batch at a time. */
+  offer(sources: readonly ByteSource[]): void {
+    let batch = { sources: [] as ByteSource[], plans: [] as CountPlan[], textCounts: [] as number[], texts: [] as string[], chars: 0 };
+    const post = (): void => {
+      if (batch.sources.length === 0) return;
+      const claim = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+      const posted: Batch = { sources: batch.sources, plans: batch.plans, textCounts: batch.textCounts, claim, done: Promise.resolve() };
+      posted.done = this.counter.countUnlessTaken(batch.texts, claim).then(
+        (counts) => {
+          if (counts) this.settle(posted, counts);
+        },
+        () => this.release(posted),
+      );
+      this.batches.push(posted);
+      this.takeable.push(posted);
+      for (const s of posted.sources) this.pendingBy.set(s, posted);
+      batch = { sources: [], plans: [], textCounts: [], texts: [], chars: 0 };
+    };
+    for (const source of sources) {
+      if (this.pendingBy.has(source) || this.estimates.has(source)) continue;
+      const plan = sourcePlan(source);
+      const texts: string[] = [];
+      try {
+        for (const text of plan.texts) texts.push(text);
+      } catch {
+        // Unreadable here: counted where it is asked, which reports why.
+        continue;
+      }
+      batch.sources.push(source);
+      batch.plans.push(plan);
+      batch.textCounts.push(texts.length);
+      for (const text of texts) {
+        batch.texts.push(text);
+        batch.chars += text.length;
+      }
+      if (batch.chars >= BATCH_CHARS) post();
+    }
+    post();
+  }
+
+  /** The source's estimate, once counted on either thread; undefined before, and for a source never offered. */
+  estimate(source: ByteSource): TokenEstimate | undefined {
+    return this.estimates.get(source);
+  }
+
+  /** True while the source is offered and not yet counted (the thread has it, or this thread may take it back). */
+  pending(source: ByteSource): boolean {
+    return this.pendingBy.has(source);
+  }
+
+  /**
+   * The sources the built input asks for: a batch of none of them that the thread has not begun is
+   * taken back and dropped, and a batch taken back counts only those (the guess was wrong for the rest).
+   */
+  want(sources: ReadonlySet<ByteSource>): void {
+    this.wanted = new Set(sources);
+    const kept: Batch[] = [];
+    for (const batch of this.takeable) {
+      if (batch.sources.some((s) => sources.has(s)) || Atomics.compareExchange(batch.claim, 0, CLAIM_FREE, TAKEN_HERE) !== CLAIM_FREE) kept.push(batch);
+      else this.release(batch);
+    }
+    this.takeable = kept;
+  }
+
+  /**
+   * Takes back the last batch the thread has not begun and counts it here: false when there is
+   * none left (the thread began or answered each). The sources are read again (their texts are not
+   * held here while the thread has them).
+   */
+  countOneHere(): boolean {
+    for (;;) {
+      const batch = this.takeable.pop();
+      if (!batch) return false;
+      if (Atomics.compareExchange(batch.claim, 0, CLAIM_FREE, TAKEN_HERE) !== CLAIM_FREE) continue;
+      for (const source of batch.sources) {
+        if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
+        try {
+          const plan = sourcePlan(source);
+          let sum = 0;
+          for (const text of plan.texts) sum += countText(text);
+          this.estimates.set(source, plan.estimate(sum));
+        } catch {
+          // Unreadable now: left to be counted where it is asked, which reports why.
+        }
+      }
+      this.release(batch);
+      return true;
+    }
+  }
+
+  /** Every batch answered, taken back or failed. */
+  async settled(): Promise<void> {
+    await Promise.all(this.batches.map((b) => b.done));
+  }
+
+  /** Each source's estimate from the batch's counts, in order. */
+  private settle(batch: Batch, counts: readonly number[]): void {
+    let k = 0;
+    batch.sources.forEach((source, j) => {
+      let sum = 0;
+      for (const end = k + (batch.textCounts[j] as number); k < end; k++) sum += counts[k] ?? 0;
+      if (this.pendingBy.get(source) === batch) this.estimates.set(source, (batch.plans[j] as CountPlan).estimate(sum));
+    });
+    this.release(batch);
+  }
+
+  /** The batch's sources are no longer pending (counted, or left to be counted where asked). */
+  private release(batch: Batch): void {
+    for (const s of batch.sources) if (this.pendingBy.get(s) === batch) this.pendingBy.delete(s);
+  }
+}
