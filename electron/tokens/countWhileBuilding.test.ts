@@ -164,7 +164,7 @@ describe('contents counted while the session is built', () => {
         try {
           const asked = askedAt(session, call);
           const hits = asked.filter((a) => offered.includes(a));
-          // The generated session has persisted outputs, read from their own files: not its records' texts.
+          // A result held as several text blocks is read through a source joined by the build: not offered.
           expect(hits.length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(asked.length * 0.9));
           // Newest first: the asked ones appear in the offer in the opposite order of the view.
           const order = hits.map((a) => offered.indexOf(a));
