@@ -56,6 +56,24 @@ describe('projectView: the reductions touching each row', () => {
   });
 });
 
+describe('projectionLayout', () => {
+  it('asked again for the same log and view length is the layout made the first time; a log that grew, or another view length, gets its own (fast-check)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 12 }), fc.array(shapeArb, { maxLength: 14 }), shapeArb, fc.integer({ min: 0, max: 12 }), (viewLength, shapes, more, otherLength) => {
+        const log = shapes.map(reductionOf);
+        const first = projectionLayout(viewLength, log);
+        expect(projectionLayout(viewLength, log)).toBe(first);
+        // A copy of the log is laid out afresh: the same layout.
+        expect(projectionLayout(viewLength, [...log])).toEqual(first);
+        expect(projectionLayout(otherLength, log)).toEqual(projectionLayout(otherLength, [...log]));
+        log.push(reductionOf(more, log.length));
+        expect(projectionLayout(viewLength, log)).toEqual(projectionLayout(viewLength, [...log]));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
 /** A row as JSON shows it (its text read, as a lazily read text is at use). */
 const plainRow = (row: ProjectedRow): unknown => JSON.parse(JSON.stringify(row));
 

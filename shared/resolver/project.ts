@@ -76,6 +76,22 @@ export function compactionSummaries(log: readonly Reduction[]): Map<string, Redu
  * one row each; ranges that overlap are merged into one row.
  */
 export function projectionLayout(viewLength: number, log: readonly Reduction[]): ProjectionLayout {
+  // Once per log and view length: a call's input is projected, and its rows looked up, many times
+  // (the calibration's walk asks each step's two inputs for a row start again and again).
+  const known = layoutsByLog.get(log);
+  if (known && known.viewLength === viewLength && known.logLength === log.length) return known.layout;
+  const layout = layOut(viewLength, log);
+  layoutsByLog.set(log, { viewLength, logLength: log.length, layout });
+  return layout;
+}
+
+/**
+ * Layouts made, by log array: a log is not changed once made (a followed session's grows, and its
+ * length then differs), as `addressesOf` in original.ts also relies on.
+ */
+const layoutsByLog = new WeakMap<readonly Reduction[], { viewLength: number; logLength: number; layout: ProjectionLayout }>();
+
+function layOut(viewLength: number, log: readonly Reduction[]): ProjectionLayout {
   const ranges = log
     .filter((r) => isRangeKind(r.kind))
     .map((r) => [r.ptr.index, Math.min(r.end ?? r.ptr.index, viewLength)] as const)
@@ -147,12 +163,13 @@ function touchedSpan(r: Reduction, viewLength: number): { from: number; to: numb
   return span.from >= 0 && span.to > span.from ? span : undefined;
 }
 
-function touchingIndex(log: readonly Reduction[], viewLength: number): (index: number, rowEnd: number) => Reduction[] {
+function touchingIndex(log: readonly Reduction[], viewLength: number, from: number): (index: number, rowEnd: number) => Reduction[] {
   const single = new Map<number, Touch[]>();
   const ranges: (Touch & { end: number })[] = [];
   log.forEach((r, pos) => {
     const span = touchedSpan(r, viewLength);
-    if (!span) return;
+    // Rows are asked from view index `from` on: what ends before it touches none of them.
+    if (!span || span.to <= from) return;
     if (isRangeKind(r.kind)) {
       ranges.push({ r, at: span.from, pos, end: span.to });
       return;
@@ -196,9 +213,9 @@ export function projectView(
   window?: { start: number; end: number },
   layout: ProjectionLayout = projectionLayout(minted.length, log),
 ): ProjectedRow[] {
-  const one = rowProjector(minted, log, layout);
   const start = Math.max(0, window?.start ?? 0);
   const end = Math.min(layout.rowCount, window?.end ?? layout.rowCount);
+  const one = rowProjector(minted, log, layout, start < end ? (layout.rowStarts[start] ?? 0) : layout.viewLength);
   const rows: ProjectedRow[] = [];
   for (let row = start; row < end; row++) rows.push(one(row));
   return rows;
@@ -242,8 +259,8 @@ export function rowsTouched(log: readonly Reduction[], layout: ProjectionLayout)
  * One row of the projected view at a time, asked in increasing order (the index of what touches
  * each row walks forward).
  */
-function rowProjector(minted: MessageList, log: readonly Reduction[], layout: ProjectionLayout): (row: number) => ProjectedRow {
-  const touches = touchingIndex(log, minted.length);
+function rowProjector(minted: MessageList, log: readonly Reduction[], layout: ProjectionLayout, from = 0): (row: number) => ProjectedRow {
+  const touches = touchingIndex(log, minted.length, from);
   let summaries: Map<string, Reduction> | undefined;
   return (row) => {
     const index = layout.rowStarts[row] ?? 0;
