@@ -176,6 +176,10 @@ describe('contents counted while the session is built', () => {
           session.close();
         }
       }
+      // A call past the file's offers nothing (the command answers that it is out of range).
+      const past = await offeredAt(path, n + 1);
+      past.session.close();
+      expect(past.offered, `${path} at ${n + 1}`).toEqual([]);
       // Within the bytes asked: the offer stops at the first source past them.
       const { session, offered: all } = await offeredAt(path, null);
       session.close();

@@ -428,7 +428,7 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
  * command counts them while it is (docs/token-estimates.md "Counted while the session is built"):
  * calls are numbered as the build numbers a conversation without branches (each main-chain
  * assistant message id a call, `<synthetic>` ones not), and a source the input does not show is
- * simply never asked for.
+ * simply never asked for. None for a call the file does not reach.
  */
 export function largeContentsBeforeCall(records: readonly Rec[], call: number | null, maxBytes: number): ByteSource[] {
   let start = 0;
@@ -447,6 +447,8 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
       break;
     }
   }
+  // A call past the file's (the command answers that it is out of range): nothing to count.
+  if (call !== null && calls.size < call) return [];
   const sources: ByteSource[] = [];
   let bytes = 0;
   for (let i = end - 1; i >= start && bytes < maxBytes; i--) {
