@@ -143,10 +143,10 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
   // threads").
   const counts = (command === 'view' && policy === undefined) || command === 'log' || command === 'diff';
   const counter = counts && filesBytes(files) >= COUNT_AHEAD_MIN_BYTES ? startTextCounter() : undefined;
-  // `view` knows its call before the session is read: the contents its input likely shows are
-  // counted on that thread while the session is built (docs/token-estimates.md "Counted while the
-  // session is built").
-  const built = counter && command === 'view' ? new ContentsCountedAhead(at ?? null, counter) : undefined;
+  // `view` knows its call before the session is read, and `log` that it counts the originals: the
+  // contents those likely are are counted on that thread while the session is built
+  // (docs/token-estimates.md "Counted while the session is built").
+  const built = counter && command !== 'diff' ? new ContentsCountedAhead(command === 'log' ? 'hidden' : { input: at ?? null }, counter) : undefined;
   const loaded = await loadSession(files, {
     ...ONE_SHOT_CACHE,
     ...loadOptions,
@@ -180,7 +180,7 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
       case 'log': {
         refuseStopped(session);
         const estimates = new SessionEstimates(session, recordedContextOf(session));
-        if (counter) await estimates.countHiddenAhead(counter);
+        if (counter) await estimates.countHiddenAhead(counter, built);
         // Read between two looks at the files: a report over bytes read around a change would be wrong.
         const before = session.fileChange();
         if (before) throw new CliError('file_changed', before.message);

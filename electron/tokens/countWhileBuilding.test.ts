@@ -9,13 +9,15 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
-import { memorySource } from '../../shared/format/bytes';
+import { isMemorySource, memorySource } from '../../shared/format/bytes';
 import type { ByteSource } from '../../shared/format/types';
 import { tempDir } from '../../tools/testing/files';
 import { countViewAhead, prepareView, viewOutput } from '../cli/view';
+import { resolveOriginal } from '../../shared/resolver/original';
+import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import type { LoadedSession } from '../loader/session';
-import { loadSession } from '../loader/session';
+import { loadSession, nodeSha256 } from '../loader/session';
 import { countText, estimateSource, sourcePlan } from './counter';
 import { ContentsCountedAhead } from './countWhileBuilding';
 import type { TextCounter } from './textCounter';
@@ -90,7 +92,7 @@ describe('contents counted while the session is built', () => {
         async (specs, schedule, threadFirst) => {
           const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
           const thread = steppedThread();
-          const built = new ContentsCountedAhead(null, thread);
+          const built = new ContentsCountedAhead({ input: null }, thread);
           built.offer(sources);
           // The thread may begin before the input is known.
           if (threadFirst) thread.step();
@@ -138,7 +140,7 @@ describe('contents counted while the session is built', () => {
   /** Loads `path` with texts of 256 characters or more left in the file, telling `call` to the source; returns what it offered. */
   async function offeredAt(path: string, call: number | null, maxBytes = Number.POSITIVE_INFINITY): Promise<{ session: LoadedSession; offered: readonly ByteSource[] }> {
     let offered: readonly ByteSource[] | undefined;
-    const loaded = await loadSession([path], { largeStringBytes: 512, keptStringChars: 256, countWhileBuilding: { call, maxBytes, offer: (sources) => (offered = sources) } });
+    const loaded = await loadSession([path], { largeStringBytes: 512, keptStringChars: 256, countWhileBuilding: { wants: { input: call }, maxBytes, offer: (sources) => (offered = sources) } });
     if (!loaded.ok) throw new Error(loaded.error.message);
     if (!offered) throw new Error(`${path}: nothing was offered before the build`);
     return { session: loaded.session, offered };
@@ -203,7 +205,7 @@ describe('contents counted while the session is built', () => {
     try {
       for (const call of [Math.ceil(n / 2), n]) {
         const expected = JSON.stringify(viewOutput(plain.session, call));
-        const built = new ContentsCountedAhead(call, threadCounter());
+        const built = new ContentsCountedAhead({ input: call }, threadCounter());
         const loaded = await loadSession([path], { ...options, countWhileBuilding: built });
         if (!loaded.ok) throw new Error(loaded.error.message);
         const session = loaded.session;
@@ -221,6 +223,37 @@ describe('contents counted while the session is built', () => {
       }
     } finally {
       plain.session.close();
+    }
+  });
+
+  it('for `log`, a Claude Code transcript offers the originals of what its microcompactions cleared, and the hidden estimates are those counted on one thread', async () => {
+    const path = join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl');
+    const options = { largeStringBytes: 512, keptStringChars: 256 };
+    const plain = await loadSession([path], options);
+    if (!plain.ok) throw new Error(plain.error.message);
+    const expected = JSON.stringify(new SessionEstimates(plain.session, recordedContextOf(plain.session)).hiddenEstimates());
+    plain.session.close();
+    let offered: readonly ByteSource[] = [];
+    const built = new ContentsCountedAhead('hidden', threadCounter());
+    const loaded = await loadSession([path], { ...options, countWhileBuilding: { wants: built.wants, maxBytes: built.maxBytes, offer: (sources) => built.offer((offered = sources)) } });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      // Each offered source is the original of a cleared output, and each such original kept in the file is offered.
+      const elided = session.log.filter((r) => r.kind === 'tool_output_elided');
+      const originals = elided.flatMap((r) => {
+        const original = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+        return original.ok ? [original.value.bytes] : [];
+      });
+      const inFile = originals.filter((o) => !isMemorySource(o));
+      expect(inFile.length).toBeGreaterThan(10);
+      expect(new Set(offered)).toEqual(new Set(inFile));
+      const estimates = new SessionEstimates(session, recordedContextOf(session));
+      await estimates.countHiddenAhead(threadCounter(), built);
+      expect(inFile.every((o) => built.estimate(o) !== undefined)).toBe(true);
+      expect(JSON.stringify(estimates.hiddenEstimates())).toBe(expected);
+    } finally {
+      session.close();
     }
   });
 });

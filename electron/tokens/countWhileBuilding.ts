@@ -1,11 +1,12 @@
 /**
  * Contents counted on the counting thread while the session is built (docs/token-estimates.md
  * "Counted while the session is built"). `view` knows the call it prints before it reads the
- * session; a format that can tell which of its contents that call's input likely shows offers them
- * after its pass and before its build (LoadOptions.countWhileBuilding), and they go to the counting
- * thread at once, which sat idle while the session was read. Once built, the session's estimator
- * (SessionEstimates.countAhead) takes each answer in place of counting that content, and takes back
- * the batches the thread has not begun (their claim: CountRequest.claim) to count them itself.
+ * session, and `log` that it counts every reduction's original; a format that can tell which of its
+ * contents those are offers them after its pass and before its build (LoadOptions.countWhileBuilding),
+ * and they go to the counting thread at once, which sat idle while the session was read. Once
+ * built, the session's estimator (SessionEstimates.countAhead, countHiddenAhead) takes each answer
+ * in place of counting that content, and takes back the batches the thread has not begun (their
+ * claim: CountRequest.claim) to count them itself.
  *
  * A guess costs nothing when wrong: a content the input does not show is never asked for, and a
  * content asked for and not offered is counted as before. An estimate is the one `sourcePlan` makes
@@ -48,7 +49,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
   private wanted: Set<ByteSource> | undefined;
 
   constructor(
-    readonly call: number | null,
+    readonly wants: CountWhileBuilding['wants'],
     private readonly counter: TextCounter,
     readonly maxBytes: number = COUNT_WHILE_BUILDING_BYTES,
   ) {}

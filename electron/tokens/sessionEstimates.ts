@@ -283,31 +283,59 @@ export class SessionEstimates {
    * each reduction of the live log not yet known (read and verified here, counted there or here),
    * and the calibration's walk (`shareCounting`).
    */
-  async countHiddenAhead(counter: TextCounter): Promise<void> {
+  async countHiddenAhead(counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
     const { log, minted } = this.session;
+    // Originals offered while the session was built (countWhileBuilding.ts): each is still read and
+    // verified here, and its estimate taken from there once answered.
+    if (built) this.countedWhileBuilding = built;
+    const waiting: { key: string; source: ByteSource }[] = [];
     const jobs: AheadJob[] = [];
     const seen = new Set<string>();
     for (const r of log) {
       const key = originalKey(r);
       if (this.originals.has(key) || seen.has(key)) continue;
       seen.add(key);
+      /** The original read and verified, unless it cannot be (null, kept), or its count is on the thread (left waiting). */
+      const resolved = (): { bytes: ByteSource } | undefined => {
+        const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
+        if (!original.ok) {
+          this.originals.set(key, null);
+          return undefined;
+        }
+        const bytes = original.value.bytes;
+        if (!built?.pending(bytes)) return { bytes };
+        waiting.push({ key, source: bytes });
+        return undefined;
+      };
       jobs.push({
-        here: () => this.originalRaw(r, minted),
+        here: () => {
+          const original = resolved();
+          if (original) this.originals.set(key, { estimate: built?.estimate(original.bytes) ?? estimateSource(original.bytes), bytes: original.bytes.length });
+        },
         plan: () => {
-          const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
-          if (!original.ok) {
-            this.originals.set(key, null);
-            return undefined;
-          }
-          const bytes = original.value.bytes.length;
-          return { content: sourcePlan(original.value.bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes }) };
+          const original = resolved();
+          if (!original) return undefined;
+          const { bytes } = original;
+          const known = built?.estimate(bytes);
+          return { content: known ? { texts: [], estimate: () => known } : sourcePlan(bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes: bytes.length }) };
         },
       });
     }
     const add = this.entryJobs(jobs);
-    await this.shareCounting(jobs, counter, () => {
-      for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
-    });
+    await this.shareCounting(
+      jobs,
+      counter,
+      () => {
+        for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+      },
+      built,
+    );
+    // Counted on either thread by now (shareCounting waited for the offered batches); one whose
+    // batch failed is counted where it is asked.
+    for (const { key, source } of waiting) {
+      const estimate = built?.estimate(source);
+      if (estimate) this.originals.set(key, { estimate, bytes: source.length });
+    }
   }
 
   /**
@@ -615,7 +643,7 @@ export class SessionEstimates {
     const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
     if (original.ok) {
       try {
-        out = { estimate: estimateSource(original.value.bytes), bytes: original.value.bytes.length };
+        out = { estimate: this.countedWhileBuilding?.estimate(original.value.bytes) ?? estimateSource(original.value.bytes), bytes: original.value.bytes.length };
       } catch {
         out = null;
       }

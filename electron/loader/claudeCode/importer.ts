@@ -465,6 +465,33 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
 }
 
 /**
+ * The sources of the tool results kept in the file that the main conversation's microcompactions
+ * cleared (each `microcompact_boundary`'s `compactedToolIds`), newest first, until `maxBytes` of
+ * them: the originals `log` counts for those reductions, guessed before the session is built
+ * (docs/token-estimates.md "Counted while the session is built").
+ */
+export function largeContentsCleared(records: readonly Rec[], maxBytes: number): ByteSource[] {
+  const cleared = new Set<string>();
+  for (const r of records) {
+    if (r.isSidechain === true || r.type !== 'system' || r.subtype !== 'microcompact_boundary' || !isObj(r.microcompactMetadata)) continue;
+    const ids = r.microcompactMetadata.compactedToolIds;
+    if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') cleared.add(id);
+  }
+  const sources: ByteSource[] = [];
+  let bytes = 0;
+  for (let i = records.length - 1; i >= 0 && bytes < maxBytes && cleared.size > 0; i--) {
+    const r = records[i]!;
+    if (r.isSidechain === true || r.type !== 'user' || !isObj(r.message) || !Array.isArray(r.message.content)) continue;
+    for (const b of r.message.content as unknown[]) {
+      if (!isObj(b) || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string' || !cleared.has(b.tool_use_id) || !isLargeText(b.content)) continue;
+      sources.push(b.content.source);
+      bytes += b.content.source.length;
+    }
+  }
+  return sources;
+}
+
+/**
  * Each string of a parsed record's message where a message's text may be that `keep` answers a text
  * for is replaced by that text: a value a streaming reader leaves in the file (keptString.ts,
  * docs/streaming-import.md). So are the strings of a `toolUseResult` a persisted output's original

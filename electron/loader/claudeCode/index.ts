@@ -24,7 +24,7 @@ import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { CachePolicy, CountWhileBuilding, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, largeContentsBeforeCall, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
 import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
@@ -223,7 +223,7 @@ export class ClaudeCodeSource extends LineSource {
     private readonly keptChars: number = CLAUDE_KEPT_STRING_CHARS,
     /** How that cache takes a text once full (DetectContext.cachePolicy). */
     cachePolicy?: CachePolicy,
-    /** Told, before the first build, the contents the input it counts likely shows (DetectContext.countWhileBuilding). */
+    /** Told, before the first build, what the command will count (DetectContext.countWhileBuilding). */
     private countWhileBuilding?: CountWhileBuilding,
   ) {
     super(file);
@@ -296,7 +296,8 @@ export class ClaudeCodeSource extends LineSource {
       // Once, at the first build: counted on another thread while this one builds.
       const told = this.countWhileBuilding;
       this.countWhileBuilding = undefined;
-      told.offer(largeContentsBeforeCall(this.parsed.records, told.call, told.maxBytes));
+      const { records } = this.parsed;
+      told.offer(told.wants === 'hidden' ? largeContentsCleared(records, told.maxBytes) : largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
     }
     const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts, this.readBack) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts, this.readBack)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));

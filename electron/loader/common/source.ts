@@ -44,11 +44,11 @@ export class LoadCancelled extends Error {}
  * (docs/token-estimates.md "Counted while the session is built").
  */
 export interface CountWhileBuilding {
-  /** The call whose input will be counted (1-based; null: the latest view). */
-  readonly call: number | null;
+  /** What the command will count: call `input`'s input (1-based; null: the latest view), or every reduction's original (`hidden`). */
+  readonly wants: { readonly input: number | null } | 'hidden';
   /** Offer contents of at most about this many bytes: the newest first, then stop once past it. */
   readonly maxBytes: number;
-  /** The contents the source guesses that input shows, newest first (a guess: any may not be asked for). */
+  /** The contents the source guesses it will count, newest first (a guess: any may not be asked for). */
   offer(sources: readonly ByteSource[]): void;
 }
 
