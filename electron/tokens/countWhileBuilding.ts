@@ -21,8 +21,9 @@ import type { TextCounter } from './textCounter';
 import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 
 /**
- * Contents offered at most, in bytes: about what the counting thread counts while the bench's 537 MB
- * session is built (some 8 MB/s), and what this thread reads and decodes to hand over in one go.
+ * Contents offered at most, in bytes: more than the counting thread counts while the bench's 537 MB
+ * session is built (some 8 MB/s for one to two seconds; what it has not begun is taken back), and a
+ * bound on what this thread reads and decodes to hand over in one go.
  */
 export const COUNT_WHILE_BUILDING_BYTES = 32 * 1024 * 1024;
 /** Characters per batch handed to the thread: a batch is what either thread takes at once. */
@@ -43,7 +44,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
   private readonly batches: Batch[] = [];
   private readonly pendingBy = new Map<ByteSource, Batch>();
   private readonly estimates = new Map<ByteSource, TokenEstimate>();
-  /** Batches this thread may still take back, newest last. */
+  /** Batches this thread may still take back, in the order posted: the last is taken back first. */
   private takeable: Batch[] = [];
   /** The sources the input asks for, once known (`want`): the others are not counted. */
   private wanted: Set<ByteSource> | undefined;
