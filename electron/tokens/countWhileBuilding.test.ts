@@ -155,7 +155,9 @@ describe('contents counted while the session is built', () => {
 
   it('a Claude Code transcript offers the contents the call’s input shows, newest first, within the bytes asked', async () => {
     const generated = generateClaudeTranscript(tmp.dir, { bytes: 3_000_000, seed: 3, outputScale: 0.25, compactEvery: 700_000 });
-    const files = [generated.path, join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl'), join(CC, 'cc-2.1.17-persisted-bash.jsonl')];
+    // A subagent's own file (every record a sidechain) is read as its main conversation, as the build reads it.
+    const subagent = join(CC, 'cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl');
+    const files = [generated.path, join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl'), join(CC, 'cc-2.1.17-persisted-bash.jsonl'), subagent];
     expect(generated.compactions).toBeGreaterThan(2);
     for (const path of files) {
       const first = await offeredAt(path, null);

@@ -421,6 +421,15 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
 }
 
 /**
+ * Whether a record is off the main conversation, as the build reads it: a sidechain's, but for a
+ * subagent's own file (every message record a sidechain), which is its main conversation.
+ */
+function asideOfMain(records: readonly Rec[]): (r: Rec) => boolean {
+  const subagentFile = records.length > 0 && !records.some((r) => isMessage(r) && r.isSidechain !== true);
+  return subagentFile ? () => false : (r) => r.isSidechain === true;
+}
+
+/**
  * The sources of the message texts kept in the file (LargeText) that call `call`'s input most
  * likely shows, newest first, until `maxBytes` of them: those of the main conversation's records
  * after the last compaction boundary before the call's first assistant record (file order; to the
@@ -431,12 +440,13 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
  * simply never asked for. None for a call the file does not reach.
  */
 export function largeContentsBeforeCall(records: readonly Rec[], call: number | null, maxBytes: number): ByteSource[] {
+  const aside = asideOfMain(records);
   let start = 0;
   let end = records.length;
   const calls = new Set<string>();
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
-    if (r.isSidechain === true) continue;
+    if (aside(r)) continue;
     if (r.type === 'system' && r.subtype === 'compact_boundary') start = i + 1;
     if (r.type !== 'assistant' || !isObj(r.message) || r.message.model === SYNTHETIC_MODEL) continue;
     const key = messageKey(r);
@@ -453,7 +463,7 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
   let bytes = 0;
   for (let i = end - 1; i >= start && bytes < maxBytes; i--) {
     const r = records[i]!;
-    if (r.isSidechain === true) continue;
+    if (aside(r)) continue;
     contentSlots(r, (o, k) => {
       const v = o[k];
       if (!isLargeText(v)) return;
@@ -471,9 +481,10 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
  * (docs/token-estimates.md "Counted while the session is built").
  */
 export function largeContentsCleared(records: readonly Rec[], maxBytes: number): ByteSource[] {
+  const aside = asideOfMain(records);
   const cleared = new Set<string>();
   for (const r of records) {
-    if (r.isSidechain === true || r.type !== 'system' || r.subtype !== 'microcompact_boundary' || !isObj(r.microcompactMetadata)) continue;
+    if (aside(r) || r.type !== 'system' || r.subtype !== 'microcompact_boundary' || !isObj(r.microcompactMetadata)) continue;
     const ids = r.microcompactMetadata.compactedToolIds;
     if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') cleared.add(id);
   }
@@ -481,7 +492,7 @@ export function largeContentsCleared(records: readonly Rec[], maxBytes: number):
   let bytes = 0;
   for (let i = records.length - 1; i >= 0 && bytes < maxBytes && cleared.size > 0; i--) {
     const r = records[i]!;
-    if (r.isSidechain === true || r.type !== 'user' || !isObj(r.message) || !Array.isArray(r.message.content)) continue;
+    if (aside(r) || r.type !== 'user' || !isObj(r.message) || !Array.isArray(r.message.content)) continue;
     for (const b of r.message.content as unknown[]) {
       if (!isObj(b) || b.type !== 'tool_result' || typeof b.tool_use_id !== 'string' || !cleared.has(b.tool_use_id) || !isLargeText(b.content)) continue;
       sources.push(b.content.source);
