@@ -250,6 +250,9 @@ describe('contents counted while the session is built', () => {
       const inFile = originals.filter((o) => !isMemorySource(o));
       expect(inFile.length).toBeGreaterThan(10);
       expect(new Set(offered)).toEqual(new Set(inFile));
+      // The same objects, not only equal ones: an estimate is found by its source.
+      expect(offered.length).toBe(new Set(inFile).size);
+      expect(inFile.every((o) => offered.includes(o))).toBe(true);
       const estimates = new SessionEstimates(session, recordedContextOf(session));
       await estimates.countHiddenAhead(threadCounter(), built);
       expect(inFile.every((o) => built.estimate(o) !== undefined)).toBe(true);

@@ -211,8 +211,18 @@ export class SessionEstimates {
     for (const c of entry.tool_calls ?? []) others.push(c.name, c.arguments);
     const thinking = this.thinkingOf(entry, view);
     if (thinking !== undefined) others.push(thinking);
-    const known = source ? this.countedWhileBuilding?.estimate(source) : undefined;
-    return { content: known ? { texts: [], estimate: () => known } : source ? sourcePlan(source) : textPlan(entry.content), others };
+    return { content: source ? this.sourcePlanOf(source) : textPlan(entry.content), others };
+  }
+
+  /** A source's plan: its estimate counted while the session was built, once answered, else its texts to count. */
+  private sourcePlanOf(source: ByteSource): CountPlan {
+    const known = this.countedWhileBuilding?.estimate(source);
+    return known ? { texts: [], estimate: () => known } : sourcePlan(source);
+  }
+
+  /** A source's estimate: the one counted while the session was built, once answered, else counted here. */
+  private sourceEstimate(source: ByteSource): TokenEstimate {
+    return this.countedWhileBuilding?.estimate(source) ?? estimateSource(source);
   }
 
   /**
@@ -251,11 +261,16 @@ export class SessionEstimates {
     const jobs: AheadJob[] = [];
     const add = this.entryJobs(jobs);
     for (const { entries, view } of inputs) for (const entry of entries) add(entry, view);
-    await this.shareCounting(
+    await this.shareWithWalk(jobs, add, counter, built);
+  }
+
+  /** `shareCounting` of `jobs`, to which `add` (`entryJobs`) then adds the calibration's walk's entries (`calibrationEntries`). */
+  private shareWithWalk(jobs: AheadJob[], add: (entry: ViewEntry, view: MessageList) => void, counter: TextCounter, built: ContentsCountedAhead | undefined): Promise<void> {
+    return this.shareCounting(
       jobs,
       counter,
       () => {
-        for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
+        for (const { entry, view } of this.calibrationEntries()) add(entry, view);
       },
       built,
     );
@@ -310,26 +325,17 @@ export class SessionEstimates {
       jobs.push({
         here: () => {
           const original = resolved();
-          if (original) this.originals.set(key, { estimate: built?.estimate(original.bytes) ?? estimateSource(original.bytes), bytes: original.bytes.length });
+          if (original) this.originals.set(key, { estimate: this.sourceEstimate(original.bytes), bytes: original.bytes.length });
         },
         plan: () => {
           const original = resolved();
           if (!original) return undefined;
           const { bytes } = original;
-          const known = built?.estimate(bytes);
-          return { content: known ? { texts: [], estimate: () => known } : sourcePlan(bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes: bytes.length }) };
+          return { content: this.sourcePlanOf(bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes: bytes.length }) };
         },
       });
     }
-    const add = this.entryJobs(jobs);
-    await this.shareCounting(
-      jobs,
-      counter,
-      () => {
-        for (const { entry, view: of } of this.calibrationEntries()) add(entry, of);
-      },
-      built,
-    );
+    await this.shareWithWalk(jobs, this.entryJobs(jobs), counter, built);
     // Counted on either thread by now (shareCounting waited for the offered batches); one whose
     // batch failed is counted where it is asked.
     for (const { key, source } of waiting) {
@@ -643,7 +649,7 @@ export class SessionEstimates {
     const original = resolveOriginal(r, minted, this.session.recorded, this.resolveOptions);
     if (original.ok) {
       try {
-        out = { estimate: this.countedWhileBuilding?.estimate(original.value.bytes) ?? estimateSource(original.value.bytes), bytes: original.value.bytes.length };
+        out = { estimate: this.sourceEstimate(original.value.bytes), bytes: original.value.bytes.length };
       } catch {
         out = null;
       }
