@@ -7,7 +7,7 @@ import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import type { ChatMessage, MessageList } from '../../shared/index';
+import type { ChatMessage, MessageList, Reduction } from '../../shared/index';
 import { tempDir, writeSidecar } from '../../tools/testing/files';
 import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import { detectSource } from './detect';
@@ -40,12 +40,23 @@ function pass(chunkSize: number, final: boolean, extra: Partial<IndexPass> = {})
 /** A message as data: a text left in the file (docs/streaming-import.md) as the text it reads back, not the reader holding it. */
 const plainMessage = (m: ChatMessage | undefined): unknown => (m?.large ? { ...m, large: Buffer.from(m.large.read(0, m.large.length)).toString('utf8') } : m);
 const list = (l: MessageList | undefined): unknown[] => Array.from({ length: l?.length ?? 0 }, (_, i) => plainMessage(l?.at(i)));
+/** A reduction as data, read while its session is open: a compaction's hash is made when first read (docs/streaming-import.md "Hashes made when read"). */
+const plainReduction = (r: Reduction): unknown => ({ ...r, ptr: { ...r.ptr } });
 
 /** What a source has indexed, as plain data (its message lists read out). */
 function plain(index: SourceIndex): unknown {
   const { snapshot, records } = index;
   return {
-    ...(snapshot ? { snapshot: { ...snapshot, messages: list(snapshot.messages) } } : {}),
+    ...(snapshot
+      ? {
+          snapshot: {
+            ...snapshot,
+            messages: list(snapshot.messages),
+            reductions: snapshot.reductions?.map(plainReduction),
+            ended: snapshot.ended?.map((e) => ({ ...e, reduction: plainReduction(e.reduction) })),
+          },
+        }
+      : {}),
     ...(records ? { records: { ...records, view: list(records.view), recorded: list(records.recorded), system: records.system() } } : {}),
     stopped: index.stopped,
   };

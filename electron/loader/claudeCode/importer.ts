@@ -24,7 +24,7 @@ import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
 import type { TranscriptMemo } from '../content/largeStrings';
-import { cutValueMessage, isLargeText, joinTexts, measureSource, measureText, measureTranscriptPrefixes, textString, withContent } from '../content/largeStrings';
+import { cutValueMessage, isLargeText, joinTexts, lazyHashPtr, measureSource, measureText, measureTranscriptPrefixes, textString, transcriptPrefixLengths, withContent } from '../content/largeStrings';
 import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { anthropicTokens, compactionTokens, tokenCount } from '../../../shared/tokens/usage';
@@ -1124,15 +1124,22 @@ function buildView(
   const summaries: Reduction[] = [];
   // The §3.5 transcript of the dropped messages (transcriptOf), hashed and measured piece by piece:
   // the same bytes, without building one string of them all; every compaction's in one pass.
-  const measured = measureTranscriptPrefixes(messages, compactions.filter((c) => c.at > 0).map((c) => c.at), options.transcripts);
+  // Their lengths now; their hashes when first read (lazyHashPtr), all in one pass, over the
+  // messages as they are here.
+  const ends = compactions.filter((c) => c.at > 0).map((c) => c.at);
+  const lengths = transcriptPrefixLengths(messages, ends);
+  const measuredMessages = messages.slice(0, ends[ends.length - 1] ?? 0);
+  const transcripts = options.transcripts;
+  let hashes: string[] | undefined;
+  const hashOf = (k: number) => (): string => (hashes ??= measureTranscriptPrefixes(measuredMessages, ends, transcripts).map((m) => m.hash))[k]!;
   for (const c of compactions) {
     if (c.at === 0) continue;
-    const { hash, bytes } = measured[summaries.length]!;
+    const k = summaries.length;
     const id = `cc-compact-L${c.boundary.__line}`;
     summaries.push({
       id,
       kind: 'summarized',
-      ptr: { index: 0, hash, bytes },
+      ptr: lazyHashPtr(0, lengths[k]!, hashOf(k)),
       end: c.at,
       stub: c.summary,
       minted_at: c.at,

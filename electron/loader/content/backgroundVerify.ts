@@ -100,9 +100,10 @@ function listBodies(session: LoadedSession): Body[] {
   const list = minted as typeof minted & FileContentList;
   const seen = new Map<object, { index: number; body: Body }>();
   for (const r of log) {
-    // Ranges are hashed over their transcript, not content by content; a duplicate whose
+    // Ranges are hashed over their transcript, not content by content (and a compaction's is
+    // made only when read: its kind is asked first); a duplicate whose
     // canonical is shown is not searched (shared/search.ts `searchUnits`).
-    if (r.ptr.hash === null || isRangeKind(r.kind)) continue;
+    if (isRangeKind(r.kind) || r.ptr.hash === null) continue;
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
     const b = list.fileContent(r.ptr.index)?.body();
     if (!b) continue;

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { ChatMessage } from '../../../shared/index';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptOf } from '../../../shared/resolver/original';
-import { HASH_WINDOW_FIRST_BYTES, TranscriptMemo, contentFields, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes, withContent, withFields } from './largeStrings';
+import { HASH_WINDOW_FIRST_BYTES, TranscriptMemo, contentFields, isLargeText, measureTranscript, measureTranscriptPrefixes, messageText, textIncludes, transcriptPrefixLengths, withContent, withFields } from './largeStrings';
 
 /** Strings of ASCII, multi-byte characters and pairs (no lone surrogate: a value read from UTF-8 holds none). */
 const chars = fc.constantFrom('a', 'b', 'ab', 'é', '😀', '✓', '\n', '"');
@@ -89,6 +89,7 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
         const messages = ms.map((m) => m.msg);
         expect(measureTranscriptPrefixes(messages, ends)).toEqual(ends.map((end) => whole(ms.slice(0, end))));
         expect(measureTranscript(messages)).toEqual(whole(ms));
+        expect(transcriptPrefixLengths(messages, ends)).toEqual(ends.map((end) => whole(ms.slice(0, end)).bytes));
       }),
       { numRuns: 300 },
     );
@@ -103,6 +104,8 @@ describe('the transcripts of a view\'s prefixes, measured in one pass', () => {
       fc.property(fc.array(withLone, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 4 }), fc.integer({ min: 1, max: 12 }), (ms, picks, window) => {
         const ends = picks.map((p) => p % (ms.length + 1)).sort((a, b) => a - b);
         expect(measureTranscriptPrefixes(ms.map((m) => m.msg), ends, undefined, window)).toEqual(ends.map((end) => whole(ms.slice(0, end))));
+        // The lengths a compaction's pointer is built with, its hash left to its first read.
+        expect(transcriptPrefixLengths(ms.map((m) => m.msg), ends)).toEqual(ends.map((end) => whole(ms.slice(0, end)).bytes));
       }),
       { numRuns: 500 },
     );

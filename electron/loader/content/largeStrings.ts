@@ -630,6 +630,43 @@ export function measureTranscriptPrefixes(
 }
 
 /**
+ * The lengths `measureTranscriptPrefixes` gives for `ends` (ascending), without reading or hashing:
+ * a large content's source knows its length. What a compaction's pointer says of its size at the
+ * build, while its hash waits until something reads it (`lazyHashPtr`).
+ */
+export function transcriptPrefixLengths(messages: readonly ChatMessage[], ends: readonly number[]): number[] {
+  const out: number[] = [];
+  let bytes = 0;
+  let i = 0;
+  for (const end of ends) {
+    for (const stop = Math.min(end, messages.length); i < stop; i++) {
+      const m = messages[i]!;
+      // A large message's `content` is a getter that reads the file: its source holds the length.
+      bytes += Buffer.byteLength(transcriptHeader(m), 'utf8') + (m.large ? m.large.length : Buffer.byteLength(m.content, 'utf8')) + 1;
+    }
+    out.push(bytes);
+  }
+  return out;
+}
+
+/**
+ * A pointer whose hash is made when it is first read, then kept (an own, enumerable field, so JSON
+ * and structured clones carry it as any other). `view`, `trace` and `export` never read a
+ * compaction's hash, and hashing its transcript reads most of a long session's file again
+ * (docs/streaming-import.md "Hashes made when read"). Like any content of the session, it cannot
+ * be made once the session is closed: `hash` throws ContentUnavailableError then.
+ */
+export function lazyHashPtr(index: number, bytes: number, hash: () => string): { index: number; hash: string; bytes: number } {
+  const ptr = { index, hash: '', bytes };
+  const settle = (value: string): string => {
+    Object.defineProperty(ptr, 'hash', { value, enumerable: true, writable: true, configurable: true });
+    return value;
+  };
+  Object.defineProperty(ptr, 'hash', { enumerable: true, configurable: true, get: () => settle(hash()), set: settle });
+  return ptr;
+}
+
+/**
  * The fields of `parts`, in order, each copied as it is defined: a getter stays a getter, not run.
  * An object spread runs contentFields' `content` getter and keeps a preview of up to
  * LARGE_PREVIEW_BYTES in every message built so (docs/streaming-import.md).

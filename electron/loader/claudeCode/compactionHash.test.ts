@@ -1,0 +1,79 @@
+/**
+ * A compaction's transcript hash is made when something first reads it, not at the build
+ * (docs/streaming-import.md "Hashes made when read").
+ */
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ContentUnavailableError } from '../../../shared/index';
+import type { Reduction } from '../../../shared/index';
+import { resolveOriginal } from '../../../shared/resolver/original';
+import { tempDir } from '../../../tools/testing/files';
+import { prepareView, viewOutput } from '../../cli/view';
+import { lazyHashPtr } from '../content/largeStrings';
+import { loadSession } from '../session';
+import { generateClaudeTranscript } from './testing/generate';
+
+const tmp = tempDir();
+afterAll(() => tmp.cleanup());
+
+/** Whether `r`'s hash is still to be made (an accessor, not a value). */
+const unmade = (r: Reduction): boolean => Object.getOwnPropertyDescriptor(r.ptr, 'hash')?.get !== undefined;
+
+describe("a compaction's transcript hash, made when first read", () => {
+  it('is made once, on its first read, and then is an own value that JSON and clones carry in its place', () => {
+    fc.assert(
+      fc.property(fc.nat(), fc.nat(), fc.string({ unit: fc.constantFrom(...'0123456789abcdef'), minLength: 64, maxLength: 64 }), fc.boolean(), (index, bytes, hex, assignFirst) => {
+        let made = 0;
+        const ptr = lazyHashPtr(index, bytes, () => {
+          made++;
+          return `sha256:${hex}`;
+        });
+        expect(made).toBe(0);
+        if (assignFirst) {
+          // A value set before any read replaces the one to be made, which is then never made.
+          ptr.hash = 'sha256:set';
+          expect(ptr.hash).toBe('sha256:set');
+          expect(made).toBe(0);
+          return;
+        }
+        expect(JSON.stringify(ptr)).toBe(JSON.stringify({ index, hash: `sha256:${hex}`, bytes }));
+        expect(structuredClone(ptr)).toEqual({ index, hash: `sha256:${hex}`, bytes });
+        expect({ ...ptr }).toEqual({ index, hash: `sha256:${hex}`, bytes });
+        expect(made).toBe(1);
+        expect(Object.getOwnPropertyDescriptor(ptr, 'hash')).toEqual({ value: `sha256:${hex}`, enumerable: true, writable: true, configurable: true });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('`view` leaves every compaction of a session unhashed; each, read, is its verified transcript, kept past the close, and one never read cannot be made then', async () => {
+    const path = generateClaudeTranscript(tmp.dir, { bytes: 2_000_000, seed: 12, outputScale: 0.25, compactEvery: 500_000 }).path;
+    const options = { largeStringBytes: 512, keptStringChars: 256 };
+    const read = await loadSession([path], options);
+    const unread = await loadSession([path], options);
+    if (!read.ok || !unread.ok) throw new Error('expected the session to load');
+    const summarized = (log: readonly Reduction[]) => log.filter((r) => r.kind === 'summarized');
+    expect(summarized(read.session.log)).toHaveLength(1);
+    try {
+      const session = read.session;
+      for (const call of [1, Math.ceil(session.calls.length / 2), session.calls.length]) {
+        const prepared = prepareView(session, call);
+        if (!prepared) throw new Error(`no input at call ${call}`);
+        expect(viewOutput(session, call, undefined, { prepared }).call).toBe(call);
+      }
+      expect(summarized(session.log).every(unmade)).toBe(true);
+      for (const r of summarized(session.log)) {
+        // The resolver hashes the transcript it builds itself and compares it with the pointer's.
+        const original = resolveOriginal(r, session.minted, session.recorded);
+        expect(original.ok, r.id).toBe(true);
+        expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+        expect(unmade(r)).toBe(false);
+      }
+    } finally {
+      read.session.close();
+      unread.session.close();
+    }
+    for (const r of summarized(read.session.log)) expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    for (const r of summarized(unread.session.log)) expect(() => r.ptr.hash).toThrow(ContentUnavailableError);
+  });
+});
