@@ -59,7 +59,7 @@ describe("a compaction's transcript hash, made when first read", () => {
       for (const call of [1, Math.ceil(session.calls.length / 2), session.calls.length]) {
         const prepared = prepareView(session, call);
         if (!prepared) throw new Error(`no input at call ${call}`);
-        expect(viewOutput(session, call, undefined, { prepared }).call).toBe(call);
+        expect((viewOutput(session, call, undefined, { prepared }) as { call: number }).call).toBe(call);
       }
       expect(summarized(session.log).every(unmade)).toBe(true);
       for (const r of summarized(session.log)) {
