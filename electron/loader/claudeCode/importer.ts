@@ -405,8 +405,11 @@ function keepLargeContent(value: Record<string, unknown>, large: LargeStrings): 
   contentSlots(value, (o, k) => keepLarge(o, k, large));
 }
 
-/** Calls `at(o, k)` for each place of a record where a message's text may be: the places a Text may stand (keepLargeContent). */
-function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, k: string) => void): void {
+/**
+ * Calls `at(o, k)` for each place of a record where a message's text may be: the places a Text may
+ * stand (keepLargeContent). A tool result `skip` answers true for is passed over whole.
+ */
+function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, k: string) => void, skip?: (result: Record<string, unknown>) => boolean): void {
   const m = value.message;
   if ((value.type !== 'user' && value.type !== 'assistant') || !isObj(m)) return;
   at(m, 'content');
@@ -414,7 +417,7 @@ function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unk
   for (const b of m.content as unknown[]) {
     if (!isObj(b)) continue;
     if (b.type === 'text') at(b, 'text');
-    if (b.type !== 'tool_result') continue;
+    if (b.type !== 'tool_result' || skip?.(b) === true) continue;
     at(b, 'content');
     if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') at(x, 'text');
   }
@@ -433,7 +436,8 @@ function asideOfMain(records: readonly Rec[]): (r: Rec) => boolean {
  * The sources of the message texts kept in the file (LargeText) that call `call`'s input most
  * likely shows, newest first, until `maxBytes` of them: those of the main conversation's records
  * after the last compaction boundary before the call's first assistant record (file order; to the
- * file's end for `null`, the latest view). A guess made before the session is built, so that a
+ * file's end for `null`, the latest view), but for the tool results a microcompaction cleared
+ * before then (the input shows their stubs). A guess made before the session is built, so that a
  * command counts them while it is (docs/token-estimates.md "Counted while the session is built"):
  * calls are numbered as the build numbers a conversation without branches (each main-chain
  * assistant message id a call, `<synthetic>` ones not), and a source the input does not show is
@@ -444,10 +448,13 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
   let start = 0;
   let end = records.length;
   const calls = new Set<string>();
+  // Tool results a microcompaction cleared before the call: the input shows their stubs.
+  const cleared = new Set<string>();
   for (let i = 0; i < records.length; i++) {
     const r = records[i]!;
     if (aside(r)) continue;
     if (r.type === 'system' && r.subtype === 'compact_boundary') start = i + 1;
+    if (r.type === 'system' && r.subtype === 'microcompact_boundary') clearedBy(r, cleared);
     if (r.type !== 'assistant' || !isObj(r.message) || r.message.model === SYNTHETIC_MODEL) continue;
     const key = messageKey(r);
     if (key === undefined || calls.has(key)) continue;
@@ -464,14 +471,24 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
   for (let i = end - 1; i >= start && bytes < maxBytes; i--) {
     const r = records[i]!;
     if (aside(r)) continue;
-    contentSlots(r, (o, k) => {
-      const v = o[k];
-      if (!isLargeText(v)) return;
-      sources.push(v.source);
-      bytes += v.source.length;
-    });
+    contentSlots(
+      r,
+      (o, k) => {
+        const v = o[k];
+        if (!isLargeText(v)) return;
+        sources.push(v.source);
+        bytes += v.source.length;
+      },
+      (result) => typeof result.tool_use_id === 'string' && cleared.has(result.tool_use_id),
+    );
   }
   return sources;
+}
+
+/** Adds the tool call ids a `microcompact_boundary` record cleared (`compactedToolIds`) to `into`. */
+function clearedBy(r: Rec, into: Set<string>): void {
+  const ids = isObj(r.microcompactMetadata) ? r.microcompactMetadata.compactedToolIds : undefined;
+  if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') into.add(id);
 }
 
 /**
@@ -483,11 +500,7 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
 export function largeContentsCleared(records: readonly Rec[], maxBytes: number): ByteSource[] {
   const aside = asideOfMain(records);
   const cleared = new Set<string>();
-  for (const r of records) {
-    if (aside(r) || r.type !== 'system' || r.subtype !== 'microcompact_boundary' || !isObj(r.microcompactMetadata)) continue;
-    const ids = r.microcompactMetadata.compactedToolIds;
-    if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') cleared.add(id);
-  }
+  for (const r of records) if (!aside(r) && r.type === 'system' && r.subtype === 'microcompact_boundary') clearedBy(r, cleared);
   const sources: ByteSource[] = [];
   let bytes = 0;
   for (let i = records.length - 1; i >= 0 && bytes < maxBytes && cleared.size > 0; i--) {
