@@ -4,6 +4,7 @@
  * each estimate is the one counted where it is asked, taken from the side that claimed its batch,
  * and the guess offers what the input asks for.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -204,6 +205,34 @@ describe('contents counted while the session is built', () => {
       expect(some.reduce((n, s) => n + s.length, 0) - (some.at(-1)?.length ?? 0)).toBeLessThan(maxBytes);
       expect(some.reduce((n, s) => n + s.length, 0)).toBeGreaterThanOrEqual(maxBytes);
     }
+  });
+
+  it('a call’s input is offered as soon as the pass meets the call, before the rest of the file is read; the latest view’s after the pass', async () => {
+    const path = generateClaudeTranscript(tmp.dir, { bytes: 4_000_000, seed: 5, outputScale: 0.25, compactEvery: 1_000_000 }).path;
+    const size = statSync(path).size;
+    const first = await offeredAt(path, null);
+    const n = first.session.calls.length;
+    first.session.close();
+    const readWhenOffered = async (call: number | null): Promise<{ read: number; offered: number }> => {
+      let read = 0;
+      let when: { read: number; offered: number } | undefined;
+      const loaded = await loadSession([path], {
+        largeStringBytes: 512,
+        keptStringChars: 256,
+        chunkSize: 64 * 1024,
+        onProgress: (p) => (read = p.bytesRead),
+        countWhileBuilding: { wants: { input: call }, maxBytes: Number.POSITIVE_INFINITY, offer: (sources) => (when = { read, offered: sources.length }) },
+      });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      loaded.session.close();
+      if (!when) throw new Error(`nothing offered at ${call}`);
+      return when;
+    };
+    const early = await readWhenOffered(Math.ceil(n / 4));
+    expect(early.offered).toBeGreaterThan(0);
+    expect(early.read).toBeLessThan(size / 2);
+    // The latest view's input is known only at the file's end (progress is told at most every MiB).
+    expect((await readWhenOffered(null)).read).toBeGreaterThan(size - 1024 * 1024);
   });
 
   it('`view --at N` with contents counted while the session was built prints what a view counted on one thread does', async () => {

@@ -145,6 +145,13 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     }
   }
 
+  /** How many batches the thread has not begun (and this thread may take back with `countOneHere`). */
+  unbegun(): number {
+    let n = 0;
+    for (const batch of this.takeable) if (Atomics.load(batch.claim, 0) === CLAIM_FREE) n++;
+    return n;
+  }
+
   /** Every batch answered, taken back or failed. */
   async settled(): Promise<void> {
     await Promise.all(this.batches.map((b) => b.done));

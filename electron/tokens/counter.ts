@@ -13,10 +13,24 @@ import { countingPieces, samplePlan, scaleSample, tokenEstimate } from '../../sh
 /** Special-token text (`<|endoftext|>`) in a session is text the model read, counted as such. */
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
+/** Whether this thread has counted with the tokenizer yet (`counterLoadedHere`). */
+let counted = false;
+
+/**
+ * Whether this thread has loaded the tokenizer: its first count does, some 150–200 ms in the command
+ * line's bundle (the encoding's chunk required and its ranks built), so a thread that need not count
+ * may leave the last few counts to another that has (SessionEstimates.shareCounting).
+ */
+export function counterLoadedHere(): boolean {
+  return counted;
+}
+
 /** The o200k count of one piece; a piece the tokenizer cannot take counts as its UTF-8 bytes / 4 (never throws). */
 function countPiece(piece: string): number {
   try {
-    return countTokens(piece, AS_TEXT);
+    const n = countTokens(piece, AS_TEXT);
+    counted = true;
+    return n;
   } catch {
     return Math.ceil(Buffer.byteLength(piece) / 4);
   }

@@ -26,7 +26,7 @@ import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
 import type { CountPlan } from './counter';
 import type { TextCounter } from './textCounter';
 import type { ContentsCountedAhead } from './countWhileBuilding';
-import { countPlan, countText, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
+import { countPlan, countText, counterLoadedHere, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
 
 /** The context the file records for call N (1-based), where it records one (SPEC §15 recorded usage). */
 export type RecordedContext = (call: number) => number | undefined;
@@ -113,6 +113,14 @@ const AHEAD_CHARS = 256 * 1024;
  * on one thread (docs/token-estimates.md "Counting on two threads").
  */
 const AHEAD_BATCHES = 4;
+/**
+ * What `shareCounting` leaves to the counting thread when this one has not loaded the tokenizer:
+ * loading it here (150–200 ms in the command line's bundle: `counterLoadedHere`) takes about as
+ * long as the thread takes to count half a million characters (at 2.5–8 MB/s): so many more of
+ * the jobs' characters, and at most two offered batches it has not begun (docs/token-estimates.md
+ * "Counting on two threads").
+ */
+const LEFT_TO_THE_THREAD = { chars: 2 * 1024 * 1024, batches: 2 };
 
 /** An input's entries by cache key, with its view. */
 interface KeyedEntries {
@@ -158,6 +166,8 @@ export interface KnownOriginal {
 
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
+  /** By `entryKey`: the summed counts of an entry's texts besides its content (`othersOf`), counted ahead while its content was on the counting thread. */
+  private readonly othersCounted = new Map<string, number>();
   /** By `originalKey`; null where the original cannot be read. */
   private readonly originals = new Map<string, KnownOriginal | null>();
   private calibrationMemo: Calibration | null | undefined;
@@ -193,8 +203,11 @@ export class SessionEstimates {
     const known = this.raw.get(key);
     if (known) return known;
     const { content, others } = this.entryPlan(entry, view);
-    let counted = 0;
-    for (const text of others) counted += countText(text);
+    let counted = this.othersCounted.get(key);
+    if (counted === undefined) {
+      counted = 0;
+      for (const text of others) counted += countText(text);
+    }
     const estimate = entryEstimate(countPlan(content), counted);
     this.raw.set(key, estimate);
     return estimate;
@@ -207,11 +220,16 @@ export class SessionEstimates {
    */
   private entryPlan(entry: ViewEntry, view: MessageList): EntryPlan {
     const source = inSource(entry, view);
+    return { content: source ? this.sourcePlanOf(source) : textPlan(entry.content), others: this.othersOf(entry, view) };
+  }
+
+  /** An entry's texts besides its content: each tool call's name and arguments, and the thinking its record keeps. */
+  private othersOf(entry: ViewEntry, view: MessageList): string[] {
     const others: string[] = [];
     for (const c of entry.tool_calls ?? []) others.push(c.name, c.arguments);
     const thinking = this.thinkingOf(entry, view);
     if (thinking !== undefined) others.push(thinking);
-    return { content: source ? this.sourcePlanOf(source) : textPlan(entry.content), others };
+    return others;
   }
 
   /** A source's plan: its estimate counted while the session was built, once answered, else its texts to count. */
@@ -282,9 +300,20 @@ export class SessionEstimates {
     return (entry, view) => {
       const key = entryKey(entry);
       if (this.raw.has(key) || seen.has(key)) return;
-      // Its content is on the counting thread already, or taken back by shareCounting.
+      // Its content is on the counting thread already, or taken back by shareCounting: what it
+      // calls and thinks is counted ahead here or there too, so that no count is left for later.
       const source = this.countedWhileBuilding && inSource(entry, view);
-      if (source && this.countedWhileBuilding?.pending(source)) return;
+      if (source && this.countedWhileBuilding?.pending(source)) {
+        const others = this.othersOf(entry, view);
+        if (others.length === 0 || this.othersCounted.has(key)) return;
+        seen.add(key);
+        const done = (counted: number): void => void this.othersCounted.set(key, counted);
+        jobs.push({
+          here: () => done(others.reduce((n, text) => n + countText(text), 0)),
+          plan: () => ({ content: { texts: [], estimate: (sum) => tokenEstimate(sum) }, others, done: (estimate) => done(estimate.tokens) }),
+        });
+        return;
+      }
       seen.add(key);
       jobs.push({
         here: () => this.entryRaw(entry, view),
@@ -413,6 +442,14 @@ export class SessionEstimates {
       more();
       for (;;) {
         keepAhead();
+        // Little left, and this thread has not loaded the tokenizer: the counting thread, which has,
+        // counts the rest sooner than this one could load it. Handed out up to a bound: past it,
+        // this thread loads it and shares the rest.
+        if (!counterLoadedHere() && (built?.unbegun() ?? 0) <= LEFT_TO_THE_THREAD.batches) {
+          const bound = ahead + LEFT_TO_THE_THREAD.chars;
+          while (jobs.length > front && ahead < bound) handOut();
+          if (jobs.length <= front) break;
+        }
         // What was handed over while the session was built and the thread has not begun comes first.
         if (!built?.countOneHere()) {
           if (jobs.length <= front) break;

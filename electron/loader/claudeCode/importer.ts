@@ -455,8 +455,7 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
     if (aside(r)) continue;
     if (r.type === 'system' && r.subtype === 'compact_boundary') start = i + 1;
     if (r.type === 'system' && r.subtype === 'microcompact_boundary') clearedBy(r, cleared);
-    if (r.type !== 'assistant' || !isObj(r.message) || r.message.model === SYNTHETIC_MODEL) continue;
-    const key = messageKey(r);
+    const key = callKeyOf(r);
     if (key === undefined || calls.has(key)) continue;
     calls.add(key);
     if (calls.size === call) {
@@ -483,6 +482,16 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
     );
   }
   return sources;
+}
+
+/**
+ * What numbers a record's call in `largeContentsBeforeCall`, as the build numbers a conversation
+ * without branches: an assistant record's message id (its response's records share it), none for a
+ * `<synthetic>` one or another record.
+ */
+export function callKeyOf(r: Rec): string | undefined {
+  if (r.type !== 'assistant' || !isObj(r.message) || r.message.model === SYNTHETIC_MODEL) return undefined;
+  return messageKey(r);
 }
 
 /** Adds the tool call ids a `microcompact_boundary` record cleared (`compactedToolIds`) to `into`. */

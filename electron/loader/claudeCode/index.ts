@@ -24,7 +24,7 @@ import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { CachePolicy, CountWhileBuilding, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { KNOWN_TYPES, buildClaudeSession, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { KNOWN_TYPES, buildClaudeSession, callKeyOf, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
 import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
@@ -198,6 +198,8 @@ export class ClaudeCodeSource extends LineSource {
   /** A finding per line that is not valid UTF-8 (it reads with U+FFFD). */
   private readonly nonUtf8: Finding[] = [];
   private cached: SourceIndex | undefined;
+  /** The main conversation's calls the pass has met while a call's input waits to be offered (`offerAtCall`). */
+  private readonly callsMet = new Set<string>();
   /** The compactions' transcripts as the last build hashed them (a followed file is built again at each append). */
   private readonly transcripts = new TranscriptMemo();
   /** The `tool-results/` files read back by range, by path, as the builds found them (toolResultText). */
@@ -252,6 +254,36 @@ export class ClaudeCodeSource extends LineSource {
   }
 
   protected take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
+    const before = this.parsed.records.length;
+    this.takeLine(line, bytes, length, torn, pass);
+    if (this.countWhileBuilding && this.parsed.records.length > before) this.offerAtCall(before);
+  }
+
+  /**
+   * Offers the contents of the input `countWhileBuilding` asks for (a call's, by number) as soon as
+   * the pass meets that call's first record: what the guess reads (`largeContentsBeforeCall`) all
+   * lies before it, so the thread counts it while the rest of the file is read and the session
+   * built (docs/token-estimates.md "Counted while the session is built"). The latest view, `log`'s
+   * originals and a subagent's own file (every record a sidechain) are offered after the pass.
+   */
+  private offerAtCall(from: number): void {
+    const told = this.countWhileBuilding;
+    if (!told || told.wants === 'hidden' || told.wants.input === null || this.preloaded) return;
+    const { records } = this.parsed;
+    for (let k = from; k < records.length; k++) {
+      const r = records[k]!;
+      const key = r.isSidechain === true ? undefined : callKeyOf(r);
+      if (key === undefined) continue;
+      this.callsMet.add(key);
+      if (this.callsMet.size === told.wants.input) {
+        this.countWhileBuilding = undefined;
+        told.offer(largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
+        return;
+      }
+    }
+  }
+
+  private takeLine(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     this.cached = undefined;
     if (length <= pass.maxRecordBytes && length >= this.largeStringBytes && this.takeLarge(line, bytes, length, torn, pass)) return;
     if (!readTakenLine(this.file.fd, pass.read, bytes, length)) {
