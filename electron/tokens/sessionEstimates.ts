@@ -114,11 +114,12 @@ const AHEAD_CHARS = 256 * 1024;
  */
 const AHEAD_BATCHES = 4;
 /**
- * What `shareCounting` leaves to the counting thread when this one has not loaded the tokenizer:
- * loading it here (150–200 ms in the command line's bundle: `counterLoadedHere`) takes about as
- * long as the thread takes to count half a million characters (at 2.5–8 MB/s): so many more of
- * the jobs' characters, and at most two offered batches it has not begun (docs/token-estimates.md
- * "Counting on two threads").
+ * What `shareCounting` leaves to the counting thread when this one has not loaded the tokenizer
+ * (150–200 ms here the first time: `counterLoadedHere`): up to so many more of the jobs'
+ * characters, while at most so many offered batches are unbegun. `view --at` of the bench's 537 MB
+ * session had some 1 M characters of small entries left after its walk: loading the tokenizer for
+ * them and waiting took about 300 ms, leaving them to the thread 105–145 ms
+ * (docs/token-estimates.md "Counted while the session is built").
  */
 const LEFT_TO_THE_THREAD = { chars: 2 * 1024 * 1024, batches: 2 };
 
