@@ -9,6 +9,7 @@
  * names one text, whichever call's input it appears in.
  */
 import type { ByteSource, MessageList, Reduction } from '../../shared/format/types';
+import { HASH_ON_READ } from '../../shared/format/types';
 import type { CallInput, ModelCall, ViewEntry } from '../../shared/calls/calls';
 import { logChanges, rowStartAt, viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
@@ -135,7 +136,14 @@ interface KeyedEntries {
  * reductions of one message were 100,000 originals read, verified and counted, one per id;
  * docs/token-estimates.md "One count per original").
  */
-const originalKey = (r: Reduction): string => `${r.kind}|${r.ptr.index}|${r.end ?? ''}|${r.ptr.hash ?? ''}|${r.ptr.bytes ?? ''}`;
+const originalKey = (r: Reduction): string => `${r.kind}|${r.ptr.index}|${r.end ?? ''}|${hashKey(r)}|${r.ptr.bytes ?? ''}`;
+
+/**
+ * The hash part of `originalKey`, without making a hash made when first read (HASH_ON_READ: a
+ * compaction's transcript, which the resolve that counts it hashes anyway): its reduction's id
+ * stands for it, the same before and after it is made.
+ */
+const hashKey = (r: Reduction): string => (HASH_ON_READ in r.ptr ? `id:${r.id}` : (r.ptr.hash ?? ''));
 
 /** One estimate counted ahead (SessionEstimates.shareCounting). */
 interface AheadJob {

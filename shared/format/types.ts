@@ -89,6 +89,26 @@ export interface ByteSource {
 /** The bytes behind a ByteSource can no longer be read (the file shrank or changed). */
 export class ContentUnavailableError extends Error {}
 
+/**
+ * Carried (not enumerable) by a pointer whose hash an importer makes only when it is first read
+ * (electron/loader/content/largeStrings.ts `lazyHashPtr`): whether it is made yet, and how the
+ * first reader of the bytes it names may give it their hash instead of having it made apart
+ * (shared/resolver/original.ts `resolveOriginal`; docs/streaming-import.md "Hashes made when read").
+ */
+export const HASH_ON_READ: unique symbol = Symbol('ptr.hash made when first read');
+
+export interface HashOnRead {
+  made(): boolean;
+  /** Sets the hash, `sha256:<hex>`, when it is not made yet. */
+  settle(hash: string): void;
+}
+
+/** The pointer's HashOnRead while its hash is still to be made; undefined otherwise. */
+export function hashToBeMade(ptr: Reduction['ptr']): HashOnRead | undefined {
+  const onRead = (ptr as { [HASH_ON_READ]?: HashOnRead })[HASH_ON_READ];
+  return onRead && !onRead.made() ? onRead : undefined;
+}
+
 /** §3.4 */
 export interface ReductionPolicy {
   protect_last_n_tool_results: number;

@@ -8,7 +8,7 @@ import { concatSources, contentSource, encodedOnReadSource, floorSourceBoundary,
 import { CAP_NOTICE_MARKER } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
-import { ContentUnavailableError, err, isRangeKind, ok } from '../format/types';
+import { ContentUnavailableError, err, hashToBeMade, isRangeKind, ok } from '../format/types';
 import { bytesLastIndexOf, utf8Encode } from '../format/utf8';
 import type { TranscriptHashes } from './transcriptHashes';
 
@@ -229,7 +229,8 @@ export function resolveOriginal(
   const rangeError = checkRange(r, minted);
   if (rangeError) return err(rangeError);
   // The address is checked first: a bad address is the file's error whether or not it holds the original.
-  if (r.ptr.hash === null) return err(originalUnavailable(r));
+  // A hash still to be made is made here, from the bytes this resolve reads (resolveInRange).
+  if (hashToBeMade(r.ptr) === undefined && r.ptr.hash === null) return err(originalUnavailable(r));
   return withContent(r, () => resolveInRange(r, minted, recorded, options));
 }
 
@@ -260,11 +261,15 @@ function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList
     mintedMessages.push(resolvedMessage(i, m, m, sourceOf(m), 'minted'));
   }
   const mintedBytes = range ? transcriptSource(mintedMessages) : (mintedMessages[0]?.bytes ?? memorySource(new Uint8Array()));
-  const expected = hashHex(r.ptr.hash);
+  // A hash an importer makes only when first read, and not made yet, is these bytes' own: given
+  // here, so that they are not hashed twice (once apart to make it, once to verify it).
+  const toBeMade = hashToBeMade(r.ptr);
+  const expected = toBeMade ? undefined : hashHex(r.ptr.hash);
   // A range's transcript taken on from a kept hash of the same messages; hashed whole when none reaches it, and again before a mismatch is reported.
   const kept = range ? options.transcripts?.hash(start, mintedMessages.map((m) => m.minted), (from) => transcriptSource(mintedMessages.slice(from))) : undefined;
-  const actual = kept !== undefined && kept === expected ? kept : sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
-  if (expected !== actual) {
+  const actual = kept !== undefined && (toBeMade !== undefined || kept === expected) ? kept : sourceSha256(mintedBytes, options.sha256 ?? sha256Hex);
+  if (toBeMade) toBeMade.settle(`sha256:${actual}`);
+  else if (expected !== actual) {
     return err({
       code: 'hash_mismatch',
       message: `reduction ${r.id}: ptr.hash is ${r.ptr.hash} but the minted bytes at ${range ? `[${start}, ${end})` : `index ${start}`} hash to sha256:${actual}`,

@@ -46,34 +46,46 @@ describe("a compaction's transcript hash, made when first read", () => {
     );
   });
 
-  it('`view` leaves every compaction of a session unhashed; each, read, is its verified transcript, kept past the close, and one never read cannot be made then', async () => {
+  it('`view` leaves every compaction of a session unhashed; resolved, each is given its transcript’s hash, the importer’s own; kept past the close, and one never read cannot be made then', async () => {
     const path = generateClaudeTranscript(tmp.dir, { bytes: 2_000_000, seed: 12, outputScale: 0.25, compactEvery: 500_000 }).path;
     const options = { largeStringBytes: 512, keptStringChars: 256 };
-    const read = await loadSession([path], options);
-    const unread = await loadSession([path], options);
-    if (!read.ok || !unread.ok) throw new Error('expected the session to load');
+    const [resolved, read, unread] = await Promise.all([loadSession([path], options), loadSession([path], options), loadSession([path], options)]);
+    if (!resolved.ok || !read.ok || !unread.ok) throw new Error('expected the session to load');
     const summarized = (log: readonly Reduction[]) => log.filter((r) => r.kind === 'summarized');
-    expect(summarized(read.session.log)).toHaveLength(1);
+    expect(summarized(resolved.session.log)).toHaveLength(1);
     try {
-      const session = read.session;
+      const session = resolved.session;
       for (const call of [1, Math.ceil(session.calls.length / 2), session.calls.length]) {
         const prepared = prepareView(session, call);
         if (!prepared) throw new Error(`no input at call ${call}`);
         expect((viewOutput(session, call, undefined, { prepared }) as { call: number }).call).toBe(call);
       }
       expect(summarized(session.log).every(unmade)).toBe(true);
-      for (const r of summarized(session.log)) {
-        // The resolver hashes the transcript it builds itself and compares it with the pointer's.
+      const byImporter = summarized(read.session.log).map((r) => r.ptr.hash);
+      for (const [k, r] of summarized(session.log).entries()) {
+        // The resolver hashes the transcript it builds itself, and gives the pointer that hash.
         const original = resolveOriginal(r, session.minted, session.recorded);
         expect(original.ok, r.id).toBe(true);
-        expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
         expect(unmade(r)).toBe(false);
+        expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+        // The same hash the importer makes from its own measure of the transcript.
+        expect(r.ptr.hash).toBe(byImporter[k]);
+        // A pointer whose hash is already made is verified against the bytes, as any other.
+        const made = { ...r, ptr: lazyHashPtr(r.ptr.index, r.ptr.bytes ?? 0, () => `sha256:${'0'.repeat(64)}`) };
+        expect(made.ptr.hash).toBe(`sha256:${'0'.repeat(64)}`);
+        const mismatch = resolveOriginal(made, session.minted, session.recorded);
+        expect(mismatch.ok ? undefined : mismatch.error.code).toBe('hash_mismatch');
+        // One not made is given the bytes' hash: what it would have made is never asked.
+        const given = { ...r, ptr: lazyHashPtr(r.ptr.index, r.ptr.bytes ?? 0, () => `sha256:${'0'.repeat(64)}`) };
+        expect(resolveOriginal(given, session.minted, session.recorded).ok).toBe(true);
+        expect(given.ptr.hash).toBe(r.ptr.hash);
       }
     } finally {
+      resolved.session.close();
       read.session.close();
       unread.session.close();
     }
-    for (const r of summarized(read.session.log)) expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+    for (const r of summarized(resolved.session.log)) expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     for (const r of summarized(unread.session.log)) expect(() => r.ptr.hash).toThrow(ContentUnavailableError);
   });
 });

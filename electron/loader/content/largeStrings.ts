@@ -11,6 +11,8 @@ import type { Hash } from 'node:crypto';
 import { createHash, randomUUID } from 'node:crypto';
 import type { ByteSource, ChatMessage } from '../../../shared/index';
 import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySource, utf8Encode } from '../../../shared/index';
+import type { HashOnRead } from '../../../shared/format/types';
+import { HASH_ON_READ } from '../../../shared/format/types';
 import { sourceWindows } from '../../../shared/format/bytes';
 import { utf8EncodeInto } from '../../../shared/format/utf8';
 import { ptrHash } from '../../../shared/format/hash';
@@ -658,11 +660,21 @@ export function transcriptPrefixLengths(messages: readonly ChatMessage[], ends: 
  */
 export function lazyHashPtr(index: number, bytes: number, hash: () => string): { index: number; hash: string; bytes: number } {
   const ptr = { index, hash: '', bytes };
+  let made = false;
   const settle = (value: string): string => {
+    made = true;
     Object.defineProperty(ptr, 'hash', { value, enumerable: true, writable: true, configurable: true });
     return value;
   };
   Object.defineProperty(ptr, 'hash', { enumerable: true, configurable: true, get: () => settle(hash()), set: settle });
+  // The resolver, reading the transcript to verify it, gives it its hash instead (HASH_ON_READ).
+  const onRead: HashOnRead = {
+    made: () => made,
+    settle: (value) => {
+      if (!made) settle(value);
+    },
+  };
+  Object.defineProperty(ptr, HASH_ON_READ, { value: onRead, enumerable: false });
   return ptr;
 }
 
