@@ -655,8 +655,9 @@ export function transcriptPrefixLengths(messages: readonly ChatMessage[], ends: 
  * A pointer whose hash is made when it is first read, then kept (an own, enumerable field, so JSON
  * and structured clones carry it as any other). `view`, `trace` and `export` never read a
  * compaction's hash, and hashing its transcript reads most of a long session's file again
- * (docs/streaming-import.md "Hashes made when read"). Like any content of the session, it cannot
- * be made once the session is closed: `hash` throws ContentUnavailableError then.
+ * (docs/streaming-import.md "Hashes made when read"). A resolve that reads those bytes first gives
+ * it their hash instead (HASH_ON_READ), so they are not hashed twice. Like any content of the
+ * session, it cannot be made once the session is closed: `hash` throws ContentUnavailableError then.
  */
 export function lazyHashPtr(index: number, bytes: number, hash: () => string): { index: number; hash: string; bytes: number } {
   const ptr = { index, hash: '', bytes };
