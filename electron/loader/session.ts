@@ -124,8 +124,8 @@ export interface LoadOptions {
    */
   services?: ContentServices;
   /**
-   * What the command will count once the session is built (`view`): a Claude Code source offers
-   * the contents it guesses that input shows after its pass, before its build
+   * What the command will count once the session is built (`view`, `log`): a Claude Code source
+   * offers the contents it guesses that input shows as soon as it knows them, before its build
    * (docs/token-estimates.md "Counted while the session is built").
    */
   countWhileBuilding?: CountWhileBuilding;

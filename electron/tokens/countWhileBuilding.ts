@@ -2,8 +2,9 @@
  * Contents counted on the counting thread while the session is built (docs/token-estimates.md
  * "Counted while the session is built"). `view` knows the call it prints before it reads the
  * session, and `log` that it counts every reduction's original; a format that can tell which of its
- * contents those are offers them after its pass and before its build (LoadOptions.countWhileBuilding),
- * and they go to the counting thread at once, which sat idle while the session was read. Once
+ * contents those are offers them as soon as it knows them, in or after its pass and before its build
+ * (LoadOptions.countWhileBuilding), and they go to the counting thread at once, which sat idle
+ * while the session was read. Once
  * built, the session's estimator (SessionEstimates.countAhead, countHiddenAhead) takes each answer
  * in place of counting that content, and takes back the batches the thread has not begun (their
  * claim: CountRequest.claim) to count them itself.
@@ -16,7 +17,7 @@ import type { ByteSource } from '../../shared/format/types';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import type { CountWhileBuilding } from '../loader/common/source';
 import type { CountPlan } from './counter';
-import { countText, sourcePlan } from './counter';
+import { estimateSource, sourcePlan } from './counter';
 import type { TextCounter } from './textCounter';
 import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 
@@ -132,10 +133,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
       for (const source of batch.sources) {
         if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
         try {
-          const plan = sourcePlan(source);
-          let sum = 0;
-          for (const text of plan.texts) sum += countText(text);
-          this.estimates.set(source, plan.estimate(sum));
+          this.estimates.set(source, estimateSource(source));
         } catch {
           // Unreadable now: left to be counted where it is asked, which reports why.
         }

@@ -39,8 +39,9 @@ export class LoadCancelled extends Error {}
 
 /**
  * What a command will count once the session is built, told before it is read: a source whose
- * format can guess which of its contents that call's input shows offers them, once, after its pass
- * and before its build, and the command counts them on another thread meanwhile
+ * format can guess which of its contents that call's input shows offers them, once, as soon as it
+ * knows them (in or after its pass) and before its build, and the command counts them on another
+ * thread meanwhile
  * (docs/token-estimates.md "Counted while the session is built").
  */
 export interface CountWhileBuilding {
