@@ -26,17 +26,19 @@ import { countText } from './counter';
 import { countDiffAhead, diffEntries, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
-import { COUNT_THREAD_BUNDLE, countersStarted, startTextCounter } from './textCounter';
+import { countersStarted, startTextCounter } from './textCounter';
+import { COUNT_THREAD_SCRIPT, realCountingThread } from './testing/countingThread';
 import { agentText } from './testing/agentText';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
 const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
 
-const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+const thread = realCountingThread();
+const threadCounter = thread.counter;
 const tmp = tempDir('session-inspector-count-ahead-');
 afterAll(() => {
-  started?.close();
+  thread.close();
   tmp.cleanup();
 });
 
@@ -45,11 +47,6 @@ let generated: string | undefined;
 function overThreshold(): string {
   generated ??= generateClaudeTranscript(tmp.dir, { bytes: COUNT_AHEAD_MIN_BYTES + 512 * 1024, seed: 11, outputScale: 0.25, compactEvery: 3_000_000 }).path;
   return generated;
-}
-
-function threadCounter(): TextCounter {
-  if (!started) throw new Error(`no counting thread: dist/${COUNT_THREAD_BUNDLE} is built by the unit tests' global setup`);
-  return started;
 }
 
 /** A counter that tells how much it was asked to count, answering as `inner` does. */
@@ -198,7 +195,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const estimates = new SessionEstimates(oneInput(view));
     await estimates.countAhead([{ entries: entries, view: view }], failing);
     expect(estimates.entriesEstimate(entries, view)).toEqual(plain);
-    const closed = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+    const closed = startTextCounter({ script: COUNT_THREAD_SCRIPT });
     if (!closed) throw new Error('no counting thread');
     closed.close();
     await expect(closed.count(['counted?'])).rejects.toThrow(/closed/);

@@ -23,23 +23,20 @@ import { loadSession, nodeSha256 } from '../loader/session';
 import { countText, estimateSource, sourcePlan } from './counter';
 import { ContentsCountedAhead } from './countWhileBuilding';
 import type { TextCounter } from './textCounter';
-import { CLAIMED_BY_THREAD, CLAIM_FREE, COUNT_THREAD_BUNDLE, TAKEN_HERE, startTextCounter } from './textCounter';
+import { CLAIMED_BY_THREAD, CLAIM_FREE, TAKEN_HERE } from './textCounter';
+import { realCountingThread } from './testing/countingThread';
 import { agentText } from './testing/agentText';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CC = join(ROOT, 'e2e/fixtures/real/claude-code');
 
-const started = startTextCounter({ script: join(ROOT, 'dist', COUNT_THREAD_BUNDLE) });
+const thread = realCountingThread();
+const threadCounter = thread.counter;
 const tmp = tempDir('session-inspector-count-while-building-');
 afterAll(() => {
-  started?.close();
+  thread.close();
   tmp.cleanup();
 });
-
-function threadCounter(): TextCounter {
-  if (!started) throw new Error(`no counting thread: dist/${COUNT_THREAD_BUNDLE} is built by the unit tests' global setup`);
-  return started;
-}
 
 /** Added by the stand-in thread to each count it answers: an estimate it made shows it. */
 const THREAD_MARK = 1000;
