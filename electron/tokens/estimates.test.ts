@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { LogReportEntry, ViewEntry } from '../../shared/index';
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
 import type { Calibration } from '../../shared/tokens/calibration';
-import { CLAUDE_DEFAULT, MIN_CALIBRATION_CALLS, PLAUSIBLE_FACTOR, calibrate, calibrationError, usablePairs } from '../../shared/tokens/calibration';
+import { CLAUDE_DEFAULT, MIN_CALIBRATION_CALLS, MIN_GROWTH_TOKENS, PLAUSIBLE_FACTOR, calibrate, calibrationError, usablePairs } from '../../shared/tokens/calibration';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from '../cli/chunkLoader';
@@ -303,7 +303,8 @@ describe('the calibration walk', () => {
       for (let call = 2; call <= session.calls.length; call++) {
         const a = recorded(call - 1);
         const b = recorded(call);
-        if (a === undefined || b === undefined) continue;
+        // A growth the fit leaves out whatever its estimate is not estimated.
+        if (a === undefined || b === undefined || b - a <= MIN_GROWTH_TOKENS) continue;
         expected.push({ recorded: b - a, estimated: rawInputTotal(est, session, call) - rawInputTotal(est, session, call - 1) });
       }
       expect(expected.length).toBeGreaterThan(100);
@@ -330,14 +331,21 @@ describe('the calibration walk', () => {
         const steps = calibrationStepCalls(calls);
         expect(est.calibrationTotal).toBe(MAX_CALIBRATION_STEPS);
         const expected: { recorded: number; estimated: number }[] = [];
+        // Every recorded step estimated, those the fit leaves out too.
+        const every: { recorded: number; estimated: number }[] = [];
         for (const at of steps) {
           const [a, b] = [session.calls[at - 1]!.call, session.calls[at]!.call];
           const ra = recorded(a);
           const rb = recorded(b);
           if (ra === undefined || rb === undefined) continue;
-          expected.push({ recorded: rb - ra, estimated: rawInputTotal(est, session, b) - rawInputTotal(est, session, a) });
+          const pair = { recorded: rb - ra, estimated: rawInputTotal(est, session, b) - rawInputTotal(est, session, a) };
+          every.push(pair);
+          if (rb - ra > MIN_GROWTH_TOKENS) expected.push(pair);
         }
         expect(expected.length).toBeGreaterThan(MAX_CALIBRATION_STEPS / 2);
+        // Steps the walk leaves unestimated are there (a compaction's drop among them), and the fit is the same without them.
+        expect(every.some((p) => p.recorded < 0)).toBe(true);
+        expect(calibrate(expected, CLAUDE_DEFAULT)).toEqual(calibrate(every, CLAUDE_DEFAULT));
         const fresh = new SessionEstimates(session, recorded);
         expect(fresh.growthPairs()).toEqual(expected);
         // At most two inputs counted per step, not one per call of the session.
@@ -391,10 +399,10 @@ describe('the calibration walk', () => {
           minted,
           recorded: undefined,
         } as unknown as LoadedSession;
-        const est = new SessionEstimates(session, (call) => 100 * call);
+        const est = new SessionEstimates(session, (call) => 1000 * call);
         const total = (call: number): number => rawInputTotal(est, session, call);
         const steps = calibrationStepCalls(calls.length).filter((at) => at > 0);
-        const expected = steps.map((at) => ({ recorded: 100, estimated: total(calls[at]!.call) - total(calls[at - 1]!.call) }));
+        const expected = steps.map((at) => ({ recorded: 1000, estimated: total(calls[at]!.call) - total(calls[at - 1]!.call) }));
         // And the entries counted are those one input holds and the other does not, by key (view index and reductions).
         const key = (e: ViewEntry): string => `${e.index}|${e.reductions.join(',')}`;
         const keysOf = (call: number): Set<string> => new Set(viewEntries(session.callInput(call)!).map(key));
@@ -402,7 +410,7 @@ describe('the calibration walk', () => {
           const [ka, kb] = [keysOf(calls[at - 1]!.call), keysOf(calls[at]!.call)];
           return [...[...kb].filter((k) => !ka.has(k)), ...[...ka].filter((k) => !kb.has(k))];
         });
-        const fresh = new SessionEstimates(session, (call) => 100 * call);
+        const fresh = new SessionEstimates(session, (call) => 1000 * call);
         const counted: string[] = [];
         const entryRaw = fresh.entryRaw.bind(fresh);
         fresh.entryRaw = (e, view) => {

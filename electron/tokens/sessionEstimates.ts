@@ -18,7 +18,7 @@ import { addressedRange, resolveOriginal } from '../../shared/resolver/original'
 import type { ContextBreakdown } from '../../shared/tokens/breakdown';
 import { contextBreakdown } from '../../shared/tokens/breakdown';
 import type { Calibration, GrowthPair } from '../../shared/tokens/calibration';
-import { CLAUDE_DEFAULT, calibrate, calibrated } from '../../shared/tokens/calibration';
+import { CLAUDE_DEFAULT, MIN_GROWTH_TOKENS, calibrate, calibrated } from '../../shared/tokens/calibration';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { isClaudeModel, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
@@ -566,7 +566,8 @@ export class SessionEstimates {
   /**
    * The calibration's step at the call of index `at`: the growth of the context the file records
    * from the call before, and the two inputs' entries from the first row that differs between them
-   * on; undefined where either call records no context.
+   * on; undefined where either call records no context, or the growth it records is one the fit
+   * leaves out (MIN_GROWTH_TOKENS or less).
    */
   private stepAt(at: number, recorded: RecordedContext): Step | undefined {
     const { calls } = this.session;
@@ -574,9 +575,13 @@ export class SessionEstimates {
     const a = at > 0 ? calls[at - 1]! : undefined;
     const ra = a && recorded(a.call);
     const rb = recorded(b.call);
-    const inputA = ra === undefined ? undefined : this.session.callInput(a!.call);
-    const inputB = rb === undefined ? undefined : this.session.callInput(b.call);
-    if (ra === undefined || rb === undefined || !inputA || !inputB) return undefined;
+    // A step whose recorded growth the fit leaves out whatever its estimate (a compaction's drop,
+    // a few tokens: usablePairs) is not estimated: across a compaction that would count the whole
+    // view before it (docs/token-estimates.md "Long sessions").
+    if (ra === undefined || rb === undefined || rb - ra <= MIN_GROWTH_TOKENS) return undefined;
+    const inputA = this.session.callInput(a!.call);
+    const inputB = this.session.callInput(b.call);
+    if (!inputA || !inputB) return undefined;
     // The estimated growth is what input N+1 holds that input N does not, less the reverse (an entry reduced in between):
     // the same as the difference of the two totals, without counting the entries both hold. Both hold the same rows
     // before the first message that changed between them: only the rows from there on are projected.
