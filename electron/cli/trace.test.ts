@@ -8,6 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GateFinding, MustSeeSummary } from '../../shared/calls/mustSee';
 import type { TraceResult } from '../../shared/calls/trace';
+import { trace } from '../../shared/calls/trace';
+import type { Sha256 } from '../../shared/format/types';
+import { resolveOriginal } from '../../shared/resolver/original';
+import { loadSession, nodeSha256 } from '../loader/session';
 import { runCli } from './testing/runCli';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -168,6 +172,34 @@ describe('trace on a Claude Code compaction', () => {
     expect(o?.hidden_by).toEqual({ reduction: `cc-compact-L${boundaryLine}`, kind: 'summarized', call: firstAfter });
     expect(o?.bytes_at?.original).toEqual({ verified: true, source: 'minted' });
     expect(out.calls).toBe(claudeCallLines.length);
+  });
+
+  it('a word the compaction hides many times: its original read and verified once, and each range holds the word', async () => {
+    const loaded = await loadSession([CLAUDE]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const { session } = loaded;
+    try {
+      let hashed = 0;
+      const sha256: Sha256 = (chunks) => {
+        hashed++;
+        return nodeSha256(chunks);
+      };
+      const traced = trace({ timeline: session.callTimeline, minted: session.minted, ...(session.recorded ? { recorded: session.recorded } : {}), log: session.log }, 'the', { sha256 });
+      if (!traced.ok) throw new Error(traced.error.message);
+      const hidden = traced.value.occurrences.flatMap((o) => (o.bytes_at?.original.verified === true && o.bytes_at.range ? [o.bytes_at] : []));
+      expect(hidden.length).toBeGreaterThan(20);
+      const reductions = new Set(hidden.map((b) => b.reduction));
+      expect(hashed).toBeLessThanOrEqual(reductions.size);
+      for (const at of hidden) {
+        const r = session.log.find((x) => x.id === at.reduction)!;
+        const original = resolveOriginal(r, session.minted, session.recorded, { sha256: nodeSha256 });
+        if (!original.ok) throw new Error(original.error.message);
+        const [start, end] = at.range!;
+        expect(Buffer.from(original.value.bytes.read(start, end)).toString('utf8')).toBe('the');
+      }
+    } finally {
+      session.close();
+    }
   });
 
   it('a text after the boundary stays visible to the last call: hidden_by null', async () => {

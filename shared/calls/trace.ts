@@ -166,22 +166,43 @@ function hiderAt(spans: readonly ReductionSpan[], m: MessageMatch, at: Position)
   return null;
 }
 
-/** Where the bytes of a match hidden by `r` are, read from its original once per reduction. */
-function bytesAt(r: Reduction, m: MessageMatch, session: TraceSession, options: ResolveOptions): TraceBytesAt {
-  const resolved = resolveOriginal(r, session.minted, session.recorded, options);
+/** A reduction's original as a trace resolved it, and where each message of a range's transcript starts (made when first asked). */
+interface TracedOriginal {
+  resolved: ReturnType<typeof resolveOriginal>;
+  starts?: Map<number, number>;
+  /** The transcript's length: where a match of a message it does not hold is placed. */
+  end?: number;
+}
+
+/**
+ * Where the bytes of a match hidden by `r` are, read from its original once per reduction (`known`,
+ * one trace's): the occurrences of a common word are most often hidden by the same compaction, whose
+ * original is the transcript of everything before it (docs/trace.md "Where the bytes are").
+ */
+function bytesAt(r: Reduction, m: MessageMatch, session: TraceSession, options: ResolveOptions, known: Map<Reduction, TracedOriginal>): TraceBytesAt {
+  let traced = known.get(r);
+  if (!traced) {
+    traced = { resolved: resolveOriginal(r, session.minted, session.recorded, options) };
+    known.set(r, traced);
+  }
+  const { resolved } = traced;
   if (!resolved.ok) return { reduction: r.id, kind: r.kind, range: null, original: { verified: false, error: resolved.error.code, message: resolved.error.message } };
   let start = m.offset;
   if (isRangeKind(r.kind)) {
-    // The transcript of §3.5: per message `⟨role[ id]⟩\n` + content + `\n`.
-    start = 0;
-    for (const msg of resolved.value.messages) {
-      start += utf8Length(transcriptHeader(msg.minted));
-      if (msg.index === m.index) {
-        start += m.offset;
-        break;
+    // The transcript of §3.5: per message `⟨role[ id]⟩\n` + content + `\n`; a match starts after its message's header.
+    if (!traced.starts) {
+      const starts = new Map<number, number>();
+      let at = 0;
+      for (const msg of resolved.value.messages) {
+        at += utf8Length(transcriptHeader(msg.minted));
+        if (!starts.has(msg.index)) starts.set(msg.index, at);
+        at += msg.bytes.length + 1;
       }
-      start += msg.bytes.length + 1;
+      traced.starts = starts;
+      traced.end = at;
     }
+    const found = traced.starts.get(m.index);
+    start = found === undefined ? (traced.end as number) : found + m.offset;
   }
   return { reduction: r.id, kind: r.kind, range: [start, start + m.length], original: { verified: true, source: resolved.value.source } };
 }
@@ -220,6 +241,7 @@ export function* traceSteps(session: TraceSession, query: string, options: Trace
   const latest = latestPosition(session);
   const at = options.at != null && options.at >= 1 && options.at <= C ? options.at : null;
   const originals = options.sha256 ? { sha256: options.sha256 } : {};
+  const known = new Map<Reduction, TracedOriginal>();
 
   const occurrences: TraceOccurrence[] = [];
   for (const m of found.value.matches) {
@@ -267,7 +289,7 @@ export function* traceSteps(session: TraceSession, query: string, options: Trace
       snippet_match: m.snippet_match,
       visible_now: latestHider === null,
       hidings,
-      bytes_at: inInput && hiderThere !== null ? bytesAt(hiderThere, m, session, originals) : null,
+      bytes_at: inInput && hiderThere !== null ? bytesAt(hiderThere, m, session, originals, known) : null,
       at: { call: at, in_input: inInput, visible: inInput && hiderThere === null },
     });
     yield;
