@@ -43,6 +43,9 @@ export function nodeRunningSha256(hash: Hash = createHash('sha256')): RunningSha
   };
 }
 
+/** What a session made here hashes with (SessionEnv): node:crypto, whole and in pieces. */
+const NODE_HASHES = { sha256: nodeSha256, runningSha256: (): RunningSha256 => nodeRunningSha256() };
+
 export const DEFAULT_CACHE_BYTES = 64 * 1024 * 1024;
 /**
  * The budget of the message cache of a command that reads a session once and exits (all but
@@ -186,9 +189,9 @@ export async function loadLive(paths: string[], options: LoadOptions = {}): Prom
 export function resolveLive(live: LiveSources, close: () => void, pathless = false): LoadedSession {
   const inputs = inputsOf(live.sources, live.stops);
   inputs.files.sort((a, b) => order(live.paths, a.path) - order(live.paths, b.path));
-  if (inputs.stopped) return makeSession(resolveSession(inputs), { sha256: nodeSha256, close });
+  if (inputs.stopped) return makeSession(resolveSession(inputs), { ...NODE_HASHES, close });
   const watches = live.sources.flatMap((s, k) => (s.readsAfterIndexing ? [new FileGuard(s.file.path, s.file.fd, { prefix: live.stops[k]?.offset ?? 0, pathless })] : []));
-  return makeSession(resolveSession(inputs), { sha256: nodeSha256, watches, close, ...countingOf(live.sources) });
+  return makeSession(resolveSession(inputs), { ...NODE_HASHES, watches, close, ...countingOf(live.sources) });
 }
 
 /** A followed file's `bytes` are those indexed (a torn tail waiting is not yet part of the session); a fresh open indexes all. */
@@ -289,7 +292,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
       // parsed whole (a snapshot) never does.
       const preview =
         options.onPreview && sources.length === 1 && source.file.size >= PREVIEW_MIN_BYTES
-          ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { sha256: nodeSha256, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))
+          ? () => options.onPreview?.(makeSession(resolveSession({ files: [fileOf(source)], ...source.indexed() }), { ...NODE_HASHES, watches: source.readsAfterIndexing ? [source.file.guard] : [] }))
           : undefined;
       stops.push(await source.indexTo(source.file.size, { ...pass, ...(preview ? { onFirstPause: preview } : {}) }));
       if (options.countSessions) await source.countSessions?.(() => undefined, options.signal ?? { aborted: false });
@@ -305,7 +308,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
 
     if (inputs.stopped && !keep) {
       closeAll();
-      return { ok: true, session: makeSession(resolveSession(inputs), { sha256: nodeSha256 }) };
+      return { ok: true, session: makeSession(resolveSession(inputs), NODE_HASHES) };
     }
     if (keep) {
       const { chunkSize, read: readBack } = pass;
@@ -316,7 +319,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
       return { ok: true, session, live };
     }
     const watched = opened.filter((s) => s.readsAfterIndexing);
-    const session = makeSession(resolveSession(inputs), { sha256: nodeSha256, watches: watched.map((s) => s.file.guard), close: closeAll, ...countingOf(sources) });
+    const session = makeSession(resolveSession(inputs), { ...NODE_HASHES, watches: watched.map((s) => s.file.guard), close: closeAll, ...countingOf(sources) });
     // An importer that holds several sessions refuses an unknown id at detection; this refuses it
     // for every format, so `--session` never silently opens another session than the one named.
     const notHeld = sessionNotHeld(session, options.session);

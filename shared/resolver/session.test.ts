@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { tool, user, makeReduction } from '../testing/builders';
 import type { FileWatch, IndexedRecords, IndexedSnapshot } from './session';
 import { FileChangedError, LIGHT_CHECK_STEPS, arrayList, makeSession, resolveSession } from './session';
-import type { ChatMessage, SidecarHeader } from '../format/types';
+import type { ChatMessage, Sha256, SidecarHeader } from '../format/types';
+import { sha256Hex } from '../format/hash';
+import { utf8Encode } from '../format/utf8';
+import type { RunningSha256 } from './transcriptHashes';
 
 const view: ChatMessage[] = [user('run the tests'), tool('PASS 1\nPASS 2\n'.repeat(20), 'c1'), tool('FAIL 3\n'.repeat(10), 'c2')];
 const r1 = makeReduction(view, { id: 'r1', kind: 'tool_output_elided', index: 1 });
@@ -131,5 +134,42 @@ describe('makeSession', () => {
     s.close();
     s.close();
     expect(closes).toBe(1);
+  });
+});
+
+describe('a session’s nested compactions (SessionEnv.runningSha256)', () => {
+  // Eight compactions over one view, each summarizing everything before its end: the transcript of each is the last one's and more.
+  const long: ChatMessage[] = Array.from({ length: 80 }, (_, i) => (i % 2 === 0 ? user(`prompt ${i} `.repeat(20)) : tool(`output ${i}\n`.repeat(30), `c${i}`)));
+  const nested = Array.from({ length: 8 }, (_, k) => makeReduction(long, { id: `s${k}`, kind: 'summarized', index: 0, end: 10 * (k + 1), group: `g${k}` }));
+  const model = resolveSession({ files: [], records: records({ view: arrayList(long), recorded: arrayList(long), log: nested, logLines: nested.map((_, k) => 200 + k) }) });
+  /** The §3.5 transcript's length: per message `⟨role[ id]⟩\n` + content + `\n`. */
+  const transcriptBytes = (end: number): number => long.slice(0, end).reduce((n, m) => n + utf8Encode(`⟨${m.role}${m.tool_call_id ? ` ${m.tool_call_id}` : ''}⟩\n${m.content}\n`).length, 0);
+
+  it('hashes each byte of the transcripts once across the expands, and expands as a session without it does', () => {
+    const fed = { running: 0, whole: 0 };
+    /** A running hash over the portable SHA-256 that counts what it is fed. */
+    const counting = (kept: Uint8Array[] = []): RunningSha256 => ({
+      update: (bytes) => {
+        fed.running += bytes.length;
+        kept.push(Uint8Array.from(bytes));
+      },
+      copy: () => counting([...kept]),
+      digestHex: () => sha256Hex(kept),
+    });
+    const sha256: Sha256 = (chunks) => {
+      const all = [...chunks];
+      for (const c of all) fed.whole += c.length;
+      return sha256Hex(all);
+    };
+    const kept = makeSession(model, { sha256, runningSha256: () => counting() });
+    const plain = makeSession(model, { sha256: (chunks) => sha256Hex([...chunks]) });
+    for (const r of nested) {
+      const a = kept.expand(r.id);
+      expect(a.ok).toBe(true);
+      expect(a).toEqual(plain.expand(r.id));
+    }
+    // The longest transcript once through the running hashes; no transcript hashed whole.
+    expect(fed.running).toBe(transcriptBytes(80));
+    expect(fed.whole).toBe(0);
   });
 });

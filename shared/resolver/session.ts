@@ -16,6 +16,8 @@ import { expandReduction } from './expand';
 import type { ExpandStory } from './story';
 import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
+import type { RunningSha256 } from './transcriptHashes';
+import { TranscriptHashes } from './transcriptHashes';
 import type { Instruction } from './instructions';
 import { instructionsAt } from './instructions';
 import type { SearchOptions } from '../search';
@@ -444,6 +446,13 @@ function callTimelineOf({ records, snapshot }: SessionInputs, minted: MessageLis
 export interface SessionEnv {
   /** The hash of expand, search and check (default: the portable one). */
   sha256?: Sha256;
+  /**
+   * A SHA-256 fed in pieces: with it, the transcripts of the session's ranges are hashed through
+   * `TranscriptHashes` kept for the session's life, so the originals of compactions that nest
+   * (each the transcript of the view before it) are hashed from where the last one ended, not
+   * each from its start (docs/export-documents.md "Compactions hashed once").
+   */
+  runningSha256?: () => RunningSha256;
   /** The files read after loading; any change makes every later read `file_changed`. */
   watches?: readonly FileWatch[];
   /** Releases the files; called once. */
@@ -458,7 +467,7 @@ export const LIGHT_CHECK_STEPS = 32;
 
 export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSession {
   const { minted, recorded, log, logLines, callTimeline } = model;
-  const hash = env.sha256 ? { sha256: env.sha256 } : {};
+  const hash = { ...(env.sha256 ? { sha256: env.sha256 } : {}), ...(env.runningSha256 ? { transcripts: new TranscriptHashes(env.runningSha256) } : {}) };
   const watches = env.watches ?? [];
   let closed = false;
   let changed: FileChange | undefined;
