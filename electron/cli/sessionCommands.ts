@@ -167,7 +167,9 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         refuseStopped(session);
         const outcome = session.expand(id, range);
         if (!outcome.ok) throw new CliError(outcome.error.code, outcome.error.message);
-        io.stdout(json(outcome.value));
+        // In pieces: a compaction's whole original is the transcript of the view before it, some
+        // 100 MB in a long session, and its JSON text would be one more string of that size.
+        writeJson(outcome.value, (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
         return EXIT_OK;
       }
       case 'search': {
