@@ -20,7 +20,7 @@
  *   hiding is the match coming back (a reduction inverted, a rewind, a compaction ended).
  * The core reads no clock: it yields after each occurrence and looks at `signal` there.
  */
-import type { ResolveOptions } from '../resolver/original';
+import type { ResolveOptions, ResolvedMessage } from '../resolver/original';
 import { addressedRange, canonicalFullyVisible, resolveOriginal, transcriptHeader } from '../resolver/original';
 import { messageSearchSteps } from '../search/engine';
 import type { MessageMatch } from '../search/engine';
@@ -166,12 +166,28 @@ function hiderAt(spans: readonly ReductionSpan[], m: MessageMatch, at: Position)
   return null;
 }
 
-/** A reduction's original as a trace resolved it, and where each message of a range's transcript starts (made when first asked). */
+/** A reduction's original as a trace resolved it, and, for a range, where its transcript's messages start (laid out when first asked). */
 interface TracedOriginal {
   resolved: ReturnType<typeof resolveOriginal>;
-  starts?: Map<number, number>;
-  /** The transcript's length: where a match of a message it does not hold is placed. */
-  end?: number;
+  layout?: TranscriptLayout;
+}
+
+/** Where each message's content starts in a range's §3.5 transcript (after its header), and the transcript's length. */
+interface TranscriptLayout {
+  starts: Map<number, number>;
+  end: number;
+}
+
+/** The transcript of §3.5: per message `⟨role[ id]⟩\n` + content + `\n`. */
+function transcriptLayout(messages: readonly ResolvedMessage[]): TranscriptLayout {
+  const starts = new Map<number, number>();
+  let end = 0;
+  for (const msg of messages) {
+    end += utf8Length(transcriptHeader(msg.minted));
+    if (!starts.has(msg.index)) starts.set(msg.index, end);
+    end += msg.bytes.length + 1;
+  }
+  return { starts, end };
 }
 
 /**
@@ -189,20 +205,10 @@ function bytesAt(r: Reduction, m: MessageMatch, session: TraceSession, options: 
   if (!resolved.ok) return { reduction: r.id, kind: r.kind, range: null, original: { verified: false, error: resolved.error.code, message: resolved.error.message } };
   let start = m.offset;
   if (isRangeKind(r.kind)) {
-    // The transcript of §3.5: per message `⟨role[ id]⟩\n` + content + `\n`; a match starts after its message's header.
-    if (!traced.starts) {
-      const starts = new Map<number, number>();
-      let at = 0;
-      for (const msg of resolved.value.messages) {
-        at += utf8Length(transcriptHeader(msg.minted));
-        if (!starts.has(msg.index)) starts.set(msg.index, at);
-        at += msg.bytes.length + 1;
-      }
-      traced.starts = starts;
-      traced.end = at;
-    }
-    const found = traced.starts.get(m.index);
-    start = found === undefined ? (traced.end as number) : found + m.offset;
+    // A match of a message the transcript does not hold is placed at its end.
+    const { starts, end } = (traced.layout ??= transcriptLayout(resolved.value.messages));
+    const found = starts.get(m.index);
+    start = found === undefined ? end : found + m.offset;
   }
   return { reduction: r.id, kind: r.kind, range: [start, start + m.length], original: { verified: true, source: resolved.value.source } };
 }

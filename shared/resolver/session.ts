@@ -470,6 +470,8 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
   const hash = env.sha256 ? { sha256: env.sha256 } : {};
   // Expands only: check and search resolve each reduction of the log once, and a kept run costs
   // them memory (30 MB more at `check`'s peak on the bench's 537 MB session) for no hash saved.
+  // Kept apart from the token estimates' own (SessionEstimates.resolveOptions): one shared by both
+  // made a document's export slower, not faster (docs/export-documents.md "Compactions hashed once").
   const expandHash = env.runningSha256 ? { ...hash, transcripts: new TranscriptHashes(env.runningSha256) } : hash;
   const watches = env.watches ?? [];
   let closed = false;

@@ -366,7 +366,6 @@ function only(o: Record<string, unknown>, fields: ReadonlySet<string>): Record<s
   return out;
 }
 
-
 /**
  * A checked record as kept: only what a view reads (not its envelope — cwd, version, timestamps — nor
  * a hook's progress data…), so a long session holds per record only what a call needs.
