@@ -3,7 +3,7 @@
  * parser (parse5) and every element and attribute walked; the Markdown is rendered by a CommonMark
  * parser (markdown-it, raw HTML on) and the result walked the same way.
  */
-import { readFileSync, statSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { parse } from 'parse5';
@@ -14,6 +14,8 @@ import { hasSecret } from '../../shared/export/redact';
 import { ALL_PLANTED, PLANTED_SECRETS } from '../../shared/export/testing/secrets';
 import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
 import { rawClaudeCodeCalls, rawClaudeCodeUsage } from '../loader/testing/rawCalls';
+import { rewriteInPlace } from '../../tools/testing/changingFile';
+import { main } from './main';
 import { runCli } from './testing/runCli';
 
 const COMPACTION = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.0.76-compact-boundary.jsonl');
@@ -271,5 +273,90 @@ describe('export --out', () => {
     }
     expect(readFileSync(planted.path)).toEqual(before);
     expect(statSync(link).isFile()).toBe(true);
+  });
+});
+
+/** A session whose document is several MiB: 80 messages of 60,000 characters (under the cap, so none is cut), each its own text. */
+function severalMiB(): string {
+  const records: object[] = [makeHeader()];
+  for (let i = 0; i < 80; i++) {
+    const line = `message ${i}: the build log of step ${i}, line after line\n`;
+    records.push(messageRecord(i, { role: i % 2 === 0 ? 'user' : 'assistant', content: line.repeat(Math.ceil(60_000 / line.length)).slice(0, 60_000) }));
+  }
+  return writeSidecar(tmp.path(`several-mib-${records.length}.sidecar.jsonl`), records);
+}
+
+/** Runs the command line with each write to stdout kept apart; `onWrite` runs after each. */
+async function runPieces(argv: string[], onWrite: (k: number) => void = () => undefined): Promise<{ code: number; pieces: string[] }> {
+  const pieces: string[] = [];
+  const code = await main(argv, {
+    stdout: (s) => {
+      pieces.push(s);
+      onWrite(pieces.length);
+    },
+    stderr: () => undefined,
+  });
+  return { code, pieces };
+}
+
+describe('a document of several MiB', () => {
+  it('goes out as it is made, about a MiB a write, and the same to stdout and to --out', async () => {
+    const path = severalMiB();
+    const { code, pieces } = await runPieces(['export', '--as', 'markdown', path]);
+    expect(code).toBe(0);
+    const text = pieces.join('');
+    expect(text.length).toBeGreaterThan(4_500_000);
+    // Never the whole document in one write: each but the last is a MiB gathered, and less than two.
+    expect(pieces.length).toBeGreaterThanOrEqual(4);
+    for (const piece of pieces.slice(0, -1)) {
+      expect(piece.length).toBeGreaterThanOrEqual(1 << 20);
+      expect(piece.length).toBeLessThan(2 << 20);
+    }
+    expect(text.split('\n').filter((l) => l.startsWith('## Call '))).toHaveLength(40);
+    expect(text.endsWith('\n')).toBe(true);
+    expect(text.endsWith('\n\n')).toBe(false);
+    const out = tmp.path('several-mib.md');
+    expect((await runCli(['export', '--as', 'markdown', '--out', out, path])).code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(text);
+  });
+
+  it('a file changed while it is written: exit 2 with file_changed, and nothing written after the change', async () => {
+    const path = severalMiB();
+    const size = statSync(path).size;
+    const { code, pieces } = await runPieces(['export', '--as', 'html', path], (k) => {
+      if (k === 1) rewriteInPlace(path, Math.floor(size * 0.8), 64);
+    });
+    expect(code).toBe(2);
+    // The first MiB, then the error: the next MiB was made after the change and is not written.
+    expect(pieces).toHaveLength(2);
+    expect(pieces[0]?.length).toBeGreaterThanOrEqual(1 << 20);
+    expect(JSON.parse(pieces[1] ?? '')).toMatchObject({ error: { code: 'file_changed' } });
+  });
+
+  it('a file changed where the first MiB reads it: file_changed, not an error of ours, and nothing written', async () => {
+    const path = severalMiB();
+    const r = await runCli(['export', '--as', 'markdown', path], {
+      onProgress: ({ bytesRead, totalBytes }) => {
+        if (bytesRead === totalBytes) rewriteInPlace(path, Math.floor(totalBytes / 10), 64);
+      },
+    });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'file_changed' } });
+  });
+
+  it('--out: a file changed before the document is done leaves no file and no temporary file', async () => {
+    const path = severalMiB();
+    const dir = tmp.path('changed-out');
+    const out = join(dir, 'doc.md');
+    mkdirSync(dir);
+    const r = await runCli(['export', '--as', 'markdown', '--out', out, path], {
+      onProgress: ({ bytesRead, totalBytes }) => {
+        if (bytesRead === totalBytes) rewriteInPlace(path, Math.floor(totalBytes / 2), 64);
+      },
+    });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { code: 'file_changed' } });
+    expect(existsSync(out)).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
   });
 });

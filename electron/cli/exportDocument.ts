@@ -4,14 +4,15 @@
  * names it, never over a file of the session (the same file by any path or link is refused) and
  * never into anything but a regular file (a FIFO would hang the export). With `--redact`, how many
  * secrets of each kind were replaced goes to stderr: a sentence, then `{"redacted":{kind:n},"total":n}`.
- * docs/export-documents.md says what the documents hold.
+ * docs/export-documents.md says what the documents hold, and how they are written as they are
+ * made ("Written as it is made": a MiB at a time, each after the files are looked at).
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { CallRangeError } from '../../shared/export/document';
-import { writeSessionDocument, type DocumentFormat } from '../../shared/export/sessionDocument';
+import { writeSessionDocumentPieces, type DocumentFormat } from '../../shared/export/sessionDocument';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError, usageError } from './errors';
@@ -45,11 +46,13 @@ function identities(paths: readonly string[]): Set<string> {
 }
 
 /**
- * Writes `text` to `out`: refused when `out` is one of `sessionPaths` (by any name) or exists as
- * anything but a regular file; written to a fresh file beside `out` and renamed over it, so a link
- * at `out` is replaced, never written through.
+ * Writes what `produce` hands its `write` to `out`, as it is made: refused when `out` is one of
+ * `sessionPaths` (by any name) or exists as anything but a regular file; written to a fresh file
+ * beside `out` and renamed over it once `produce` returns, so a link at `out` is replaced, never
+ * written through, and `out` never holds half a document (an error in `produce` removes the fresh
+ * file and is thrown as it is).
  */
-export function writeOut(out: string, text: string, sessionPaths: readonly string[]): void {
+export function writeOut(out: string, sessionPaths: readonly string[], produce: (write: (text: string) => void) => void): void {
   const target = resolve(out);
   let existing;
   try {
@@ -62,20 +65,39 @@ export function writeOut(out: string, text: string, sessionPaths: readonly strin
     if (!existing.isFile()) throw usageError(`--out ${out} exists and is not a regular file`);
   }
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const cannotWrite = (e: unknown) => new CliError('unreadable_file', `cannot write ${out}: ${(e as Error).message}`);
   let fd: number | undefined;
   try {
-    fd = openSync(temp, 'wx', 0o644);
-    writeSync(fd, text);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(temp, target);
+    try {
+      fd = openSync(temp, 'wx', 0o644);
+    } catch (e) {
+      throw cannotWrite(e);
+    }
+    const opened = fd;
+    produce((text) => {
+      try {
+        writeSync(opened, text);
+      } catch (e) {
+        throw cannotWrite(e);
+      }
+    });
+    try {
+      fsyncSync(opened);
+      closeSync(opened);
+      fd = undefined;
+      renameSync(temp, target);
+    } catch (e) {
+      throw cannotWrite(e);
+    }
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
-    throw new CliError('unreadable_file', `cannot write ${out}: ${(e as Error).message}`);
+    throw e;
   }
 }
+
+/** Text handed on per write: pieces (a section each) gathered to about this many UTF-16 units. */
+const WRITE_UNITS = 1 << 20;
 
 /** One sentence and one JSON line for stderr: what redaction replaced. */
 export function redactionReport(counts: Readonly<Record<string, number>>): string {
@@ -93,27 +115,49 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
   const session = await openExportSession(files, flags, loadOptions);
   try {
     const first = session.files[0];
-    let written;
-    try {
-      written = writeSessionDocument(documentSourceWithTokens(session), {
-        as,
-        redact: flags.has('redact'),
-        format: first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode',
-        files: session.files.map((f) => basename(f.path)),
-        title: session.sessions?.[0]?.title ?? null,
-        ...(range ? { range } : {}),
+    const request = {
+      as,
+      redact: flags.has('redact'),
+      format: first ? SESSION_FORMAT_OF_FILE[first.format] : 'supercode',
+      files: session.files.map((f) => basename(f.path)),
+      title: session.sessions?.[0]?.title ?? null,
+      ...(range ? { range } : {}),
+    };
+    /** Writes the document as it is made, a MiB at a time; each MiB only when the files are still as they were opened, so no byte of a changed file goes out. */
+    const produce = (write: (text: string) => void) => {
+      let gathered = '';
+      const hand = () => {
+        const changed = session.fileChange();
+        if (changed) throw new CliError('file_changed', changed.message);
+        write(gathered);
+        gathered = '';
+      };
+      let redacted;
+      try {
+        redacted = writeSessionDocumentPieces(documentSourceWithTokens(session), request, (piece) => {
+          gathered += piece;
+          if (gathered.length >= WRITE_UNITS) hand();
+        }).redacted;
+      } catch (e) {
+        if (e instanceof CallRangeError) throw usageError(e.message);
+        if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
+        // Bytes read after a change may not parse: that is the change, not an error of ours.
+        const changed = session.fileChange();
+        if (changed) throw new CliError('file_changed', changed.message);
+        throw e;
+      }
+      hand();
+      return redacted;
+    };
+    let redacted = {};
+    if (typeof out === 'string') {
+      writeOut(out, [...files, ...session.files.map((f) => f.path)], (write) => {
+        redacted = produce(write);
       });
-    } catch (e) {
-      if (e instanceof CallRangeError) throw usageError(e.message);
-      if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
-      throw e;
+    } else {
+      redacted = produce((text) => io.stdout(text));
     }
-    const changed = session.fileChange();
-    if (changed) throw new CliError('file_changed', changed.message);
-    const text = written.text;
-    if (typeof out === 'string') writeOut(out, text, [...files, ...session.files.map((f) => f.path)]);
-    else io.stdout(text);
-    if (flags.has('redact')) io.stderr(redactionReport(written.redacted));
+    if (flags.has('redact')) io.stderr(redactionReport(redacted));
     return EXIT_OK;
   } finally {
     session.close();

@@ -110,7 +110,8 @@ export interface DocSection {
   response?: DocMessage;
 }
 
-export interface SessionDocument {
+/** What a document says before its sections. */
+export interface DocumentHead {
   title: DocText | null;
   format: string;
   files: DocText[];
@@ -118,9 +119,12 @@ export interface SessionDocument {
   calls: number;
   /** The calls the document covers, inclusive; null when it covers none. */
   range: [number, number] | null;
-  sections: DocSection[];
   capBytes: number;
   redacted: boolean;
+}
+
+export interface SessionDocument extends DocumentHead {
+  sections: DocSection[];
 }
 
 export interface DocumentOptions {
@@ -135,6 +139,19 @@ export interface DocumentOptions {
   capBytes?: number;
 }
 
+/** What a document is handed to as it is made (writeDocument): its head, then each section; either answering false stops it. */
+export interface DocumentVisitor {
+  head(head: DocumentHead): boolean | void;
+  section(section: DocSection): boolean | void;
+}
+
+/** A document's text made as the document is (markdown.ts, html.ts): `end` after the last section. */
+export interface DocumentWriter {
+  head(head: DocumentHead): void;
+  section(section: DocSection): void;
+  end(): void;
+}
+
 /** Why a `--calls` range is not one of the session's. */
 export class CallRangeError extends Error {}
 
@@ -146,12 +163,17 @@ class Texts {
     readonly cap: number,
   ) {}
 
-  /** `head` (the first bytes of a text of `bytes` bytes, or all of it) transformed, then cut at the cap. */
-  of(head: string, bytes: number = utf8Length(head)): DocText {
+  /**
+   * `head` (the first bytes of a text of `bytes` bytes, or all of it) transformed, then cut at the
+   * cap. Untransformed, the head's size is its encoding's, not counted again.
+   */
+  of(head: string, bytes?: number): DocText {
     const text = this.transform(head);
     const encoded = utf8Encode(text);
-    if (encoded.length <= this.cap && utf8Length(head) >= bytes) return { text, bytes, cut: false };
-    return { text: utf8Decode(encoded.subarray(0, floorCharBoundary(encoded, Math.min(this.cap, encoded.length)))), bytes, cut: true };
+    const headBytes = text === head ? encoded.length : utf8Length(head);
+    const whole = bytes ?? headBytes;
+    if (encoded.length <= this.cap && headBytes >= whole) return { text, bytes: whole, cut: false };
+    return { text: utf8Decode(encoded.subarray(0, floorCharBoundary(encoded, Math.min(this.cap, encoded.length)))), bytes: whole, cut: true };
   }
 
   /** A text held as a byte source, read only to the cap and its margin. */
@@ -190,13 +212,43 @@ function toolNames(minted: MessageList, end: number): Map<string, string> {
   return names;
 }
 
+/** The whole document at once: its sections collected (a short session's, a test's). */
 export function buildDocument(source: DocumentSource, options: DocumentOptions): SessionDocument {
+  let made: DocumentHead | undefined;
+  const sections: DocSection[] = [];
+  writeDocument(source, options, {
+    head: (head) => {
+      made = head;
+    },
+    section: (section) => {
+      sections.push(section);
+    },
+  });
+  return { ...(made as DocumentHead), sections };
+}
+
+/**
+ * The document handed to `visitor` as it is made: its head, then one section at a time, so a long
+ * session's is never held whole. Returns false when the visitor stopped it. Throws
+ * CallRangeError for a range that is none of the session's, before anything is handed over.
+ */
+export function writeDocument(source: DocumentSource, options: DocumentOptions, visitor: DocumentVisitor): boolean {
   const texts = new Texts(options.transform ?? ((t) => t), options.capBytes ?? DOCUMENT_TEXT_CAP_BYTES);
   const calls = source.calls;
   const range = checkRange(options.range, calls.length);
+  const going = visitor.head({
+    title: options.title ? texts.name(options.title) : null,
+    format: options.format,
+    files: options.files.map((f) => texts.name(f)),
+    calls: calls.length,
+    range,
+    capBytes: texts.cap,
+    redacted: options.redacted ?? false,
+  });
+  if (going === false) return false;
+  const hand = (section: DocSection): boolean => visitor.section(section) !== false;
   const latest = source.callInput(null) ?? EMPTY_INPUT;
   const names = toolNames(source.minted, latest.minted.length);
-  const sections: DocSection[] = [];
   const message = (entry: ViewEntry, input: CallInput): DocMessage => entryMessage(entry, input, texts, names);
   if (range) {
     let previous = range[0] > 1 ? (source.callInput(range[0] - 1) ?? EMPTY_INPUT) : EMPTY_INPUT;
@@ -206,7 +258,7 @@ export function buildDocument(source: DocumentSource, options: DocumentOptions):
       const after = n > 1 ? (calls[n - 2] as ModelCall).index : -1;
       const tokens = source.callTokens?.(n)?.context ?? null;
       const estimate = tokens === null ? source.contextEstimate?.(n) : undefined;
-      sections.push({ ...changes(source, texts, previous, input, n, after, message), tokens, tokens_est: estimate ?? null, call: n, response: responseOf(source.minted, call.index, texts) });
+      if (!hand({ ...changes(source, texts, previous, input, n, after, message), tokens, tokens_est: estimate ?? null, call: n, response: responseOf(source.minted, call.index, texts) })) return false;
       previous = input;
     }
   }
@@ -214,18 +266,9 @@ export function buildDocument(source: DocumentSource, options: DocumentOptions):
     const last = calls[calls.length - 1];
     const previous = last ? (source.callInput(last.call) ?? EMPTY_INPUT) : EMPTY_INPUT;
     const section = { ...changes(source, texts, previous, latest, null, last ? last.index : -1, message), tokens: null, tokens_est: null, call: null };
-    if (section.messages.length > 0 || section.reduced.length > 0 || section.restored.length > 0) sections.push(section);
+    if (section.messages.length > 0 || section.reduced.length > 0 || section.restored.length > 0) return hand(section);
   }
-  return {
-    title: options.title ? texts.name(options.title) : null,
-    format: options.format,
-    files: options.files.map((f) => texts.name(f)),
-    calls: calls.length,
-    range,
-    sections,
-    capBytes: texts.cap,
-    redacted: options.redacted ?? false,
-  };
+  return true;
 }
 
 /** What input `input` holds that `previous` did not: reductions applied and lifted, messages past `after`. */
@@ -348,7 +391,7 @@ export function sectionTitle(s: DocSection): string {
 }
 
 /** The lines of the document's preamble that are not session content. */
-export function aboutWords(doc: SessionDocument): string[] {
+export function aboutWords(doc: DocumentHead): string[] {
   const covered = doc.range ? (doc.range[0] === 1 && doc.range[1] === doc.calls ? 'all of them' : `calls ${doc.range[0]} to ${doc.range[1]}`) : 'none';
   return [
     `Model calls: ${groupDigits(doc.calls)} (this document: ${covered}).`,

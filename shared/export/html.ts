@@ -8,7 +8,7 @@
  */
 import { htmlText } from '../links/markdown';
 import { nameText, replaceInvisible, visibleSymbol } from '../format/visibleText';
-import type { DocMessage, DocReduction, DocSection, DocText, SessionDocument } from './document';
+import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
 import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
 
 /** The policy of the document's `<meta>`: nothing may load or run; only its own inline style applies. */
@@ -75,28 +75,44 @@ function sectionHtml(s: DocSection, capBytes: number): string {
   return `<section class="call" id="${id}">\n${parts.join('\n')}\n</section>`;
 }
 
+/** The document as HTML, whole. */
 export function documentHtml(doc: SessionDocument): string {
-  const title = `Session export${doc.title ? `: ${nameText(doc.title.text)}` : ''}`;
-  const about = [`<li>Format: ${name(doc.format)}</li>`, ...doc.files.map((f) => `<li>File: ${name(f.text)}</li>`), ...aboutWords(doc).map((w) => `<li>${htmlText(w)}</li>`)];
-  return [
-    '<!DOCTYPE html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${htmlText(DOCUMENT_CSP)}">`,
-    '<meta name="referrer" content="no-referrer">',
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>${htmlText(title)}</title>`,
-    `<style>${STYLE}</style>`,
-    '</head>',
-    '<body>',
-    '<main>',
-    `<h1>${htmlText(title)}</h1>`,
-    `<ul>${about.join('')}</ul>`,
-    ...doc.sections.map((s) => sectionHtml(s, doc.capBytes)),
-    '</main>',
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+  const pieces: string[] = [];
+  const writer = htmlWriter((piece) => pieces.push(piece));
+  writer.head(doc);
+  for (const s of doc.sections) writer.section(s);
+  writer.end();
+  return pieces.join('');
+}
+
+/** The document as HTML handed to `write` a piece at a time: the head, one piece per section, the end. Joined, they are `documentHtml`'s text. */
+export function htmlWriter(write: (piece: string) => void): DocumentWriter {
+  let capBytes = 0;
+  return {
+    head: (head) => {
+      capBytes = head.capBytes;
+      const title = `Session export${head.title ? `: ${nameText(head.title.text)}` : ''}`;
+      const about = [`<li>Format: ${name(head.format)}</li>`, ...head.files.map((f) => `<li>File: ${name(f.text)}</li>`), ...aboutWords(head).map((w) => `<li>${htmlText(w)}</li>`)];
+      write(
+        [
+          '<!DOCTYPE html>',
+          '<html lang="en">',
+          '<head>',
+          '<meta charset="utf-8">',
+          `<meta http-equiv="Content-Security-Policy" content="${htmlText(DOCUMENT_CSP)}">`,
+          '<meta name="referrer" content="no-referrer">',
+          '<meta name="viewport" content="width=device-width, initial-scale=1">',
+          `<title>${htmlText(title)}</title>`,
+          `<style>${STYLE}</style>`,
+          '</head>',
+          '<body>',
+          '<main>',
+          `<h1>${htmlText(title)}</h1>`,
+          `<ul>${about.join('')}</ul>`,
+        ].join('\n'),
+      );
+    },
+    section: (s) => write(`\n${sectionHtml(s, capBytes)}`),
+    end: () => write('\n</main>\n</body>\n</html>\n'),
+  };
 }

@@ -5,7 +5,7 @@
  * inject HTML. Everything outside code is written here.
  */
 import { codeBlock, codeSpan } from '../links/markdown';
-import type { DocMessage, DocReduction, DocSection, DocText, SessionDocument } from './document';
+import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
 import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
 
 function block(t: DocText, capBytes: number): string[] {
@@ -54,12 +54,46 @@ function sectionLines(s: DocSection, capBytes: number): string[] {
   return lines;
 }
 
+/** The document as Markdown, whole. */
 export function documentMarkdown(doc: SessionDocument): string {
-  const lines = [`# Session export${doc.title ? `: ${codeSpan(doc.title.text)}` : ''}`, ''];
-  lines.push(`- Format: ${codeSpan(doc.format)}`);
-  for (const f of doc.files) lines.push(`- File: ${codeSpan(f.text)}`);
-  for (const w of aboutWords(doc)) lines.push(`- ${w.replace('[REDACTED:kind]', '`[REDACTED:kind]`')}`);
-  lines.push('');
-  for (const s of doc.sections) lines.push(...sectionLines(s, doc.capBytes));
-  return `${lines.join('\n').replace(/\n+$/, '')}\n`;
+  const pieces: string[] = [];
+  const writer = markdownWriter((piece) => pieces.push(piece));
+  writer.head(doc);
+  for (const s of doc.sections) writer.section(s);
+  writer.end();
+  return pieces.join('');
+}
+
+/**
+ * The document as Markdown handed to `write` a piece at a time: the head, one piece per section,
+ * the end. The pieces joined are `documentMarkdown`'s text, which ends in one line feed however
+ * many blank lines the last section leaves: the line feeds a piece ends in are held until a piece
+ * with more text follows.
+ */
+export function markdownWriter(write: (piece: string) => void): DocumentWriter {
+  let held = '';
+  let capBytes = 0;
+  const put = (piece: string) => {
+    let end = piece.length;
+    while (end > 0 && piece.charCodeAt(end - 1) === 0x0a) end--;
+    if (end === 0) {
+      held += piece;
+      return;
+    }
+    write(held + piece.slice(0, end));
+    held = piece.slice(end);
+  };
+  return {
+    head: (head) => {
+      capBytes = head.capBytes;
+      const lines = [`# Session export${head.title ? `: ${codeSpan(head.title.text)}` : ''}`, ''];
+      lines.push(`- Format: ${codeSpan(head.format)}`);
+      for (const f of head.files) lines.push(`- File: ${codeSpan(f.text)}`);
+      for (const w of aboutWords(head)) lines.push(`- ${w.replace('[REDACTED:kind]', '`[REDACTED:kind]`')}`);
+      lines.push('');
+      put(lines.join('\n'));
+    },
+    section: (s) => put(`\n${sectionLines(s, capBytes).join('\n')}`),
+    end: () => write('\n'),
+  };
 }
