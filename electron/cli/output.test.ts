@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { WriteSyncFs } from './output';
-import { RawJson, fdWriter, json, writeJson } from './output';
+import { memorySource } from '../../shared/format/bytes';
+import { RawJson, Utf8Text, fdWriter, json, writeJson } from './output';
 
 const errno = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code });
 
@@ -151,5 +152,41 @@ describe('writeJson', () => {
     expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2 << 20);
     // Each piece is well-formed text: its UTF-8 reads back as itself.
     for (const p of pieces) expect(Buffer.from(p, 'utf8').toString('utf8')).toBe(p);
+  });
+
+  it('a Utf8Text is written as the JSON of its bytes decoded whole, for any bytes (invalid UTF-8 included) and any window (fast-check)', () => {
+    const bytes = fc.oneof(
+      fc.uint8Array({ maxLength: 200 }),
+      fc.array(fc.oneof(fc.string({ unit: 'binary', maxLength: 8 }).map((t) => Buffer.from(t, 'utf8')), fc.constantFrom(...[[0xe2, 0x82], [0xf0, 0x80, 0x80], [0x80, 0x80, 0x80, 0x80, 0x80], [0xc3], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80]].map((b) => Uint8Array.from(b)))), { maxLength: 20 }).map((parts) => Uint8Array.from(Buffer.concat(parts))),
+    );
+    fc.assert(
+      fc.property(bytes, fc.integer({ min: 4, max: 64 }), (b, window) => {
+        const text = new Utf8Text(memorySource(b), window);
+        const whole = Buffer.from(b).toString('utf8');
+        expect([...text.windows()].join('')).toBe(whole);
+        const value = { reduction_id: 'r1', content: text, range: [0, b.length] };
+        let written = '';
+        writeJson(value, (t) => (written += t));
+        expect(written).toBe(json({ reduction_id: 'r1', content: whole, range: [0, b.length] }));
+        expect(written).toBe(json(value));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a Utf8Text of many MB is decoded and written a window at a time, never as one string', () => {
+    const bytes = Buffer.from(`${'😀 résumé\n'.repeat(600_000)}end`, 'utf8');
+    const source = memorySource(bytes);
+    let read = 0;
+    let largest = 0;
+    // Reads of four bytes are the windows' ends looked at; the rest are the windows.
+    const counted = { length: source.length, read: (from: number, to: number) => (to - from > 4 && ((read += to - from), (largest = Math.max(largest, to - from))), source.read(from, to)) };
+    const pieces: string[] = [];
+    writeJson({ content: new Utf8Text(counted) }, (t) => pieces.push(t));
+    expect(read).toBe(bytes.length);
+    expect(largest).toBeLessThanOrEqual(1 << 20);
+    expect(pieces.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(3 << 20);
+    expect(JSON.parse(pieces.join(''))).toEqual({ content: bytes.toString('utf8') });
   });
 });

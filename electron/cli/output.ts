@@ -2,6 +2,8 @@
  * What every command shares, kept apart from main.ts so that each command's chunk (scripts/build.mjs
  * bundles the commands into separate files, loaded on demand) needs nothing of main.ts.
  */
+import type { ByteSource } from '../../shared/format/types';
+import { utf8Decode } from '../../shared/format/utf8';
 
 /** Where a command writes: stdout carries its JSON, stderr one human sentence per error. */
 export interface CliIo {
@@ -23,6 +25,55 @@ export class RawJson {
   toJSON(): unknown {
     return JSON.parse(Buffer.from(this.bytes.buffer, this.bytes.byteOffset, this.bytes.byteLength).toString('utf8'));
   }
+}
+
+/** Bytes a Utf8Text is decoded by at a time. */
+const TEXT_WINDOW_BYTES = 1 << 20;
+
+/**
+ * A string value held as its UTF-8 bytes (a verified original, read from the files when read),
+ * which writeJson writes as a JSON string decoded a window at a time, never as one string: an
+ * original of hundreds of MB, or more characters than a string can hold. Each window ends where
+ * decoding the windows apart is decoding them whole (`windowEnd`), so the text written is the
+ * whole decode's, invalid bytes included (electron/cli/output.test.ts). JSON.stringify writes the
+ * whole decode.
+ */
+export class Utf8Text {
+  readonly windowBytes: number;
+
+  constructor(
+    readonly bytes: ByteSource,
+    windowBytes = TEXT_WINDOW_BYTES,
+  ) {
+    this.windowBytes = Math.max(4, windowBytes);
+  }
+
+  /** The text a window at a time. */
+  *windows(): Generator<string> {
+    const { bytes, windowBytes } = this;
+    for (let at = 0; at < bytes.length; ) {
+      const to = at + windowBytes >= bytes.length ? bytes.length : windowEnd(bytes, at + windowBytes);
+      yield utf8Decode(bytes.read(at, to));
+      at = to;
+    }
+  }
+
+  toJSON(): string {
+    return utf8Decode(this.bytes.read(0, this.bytes.length));
+  }
+}
+
+/**
+ * Where a window may end at or at most three bytes before `to`: before the last byte there that
+ * does not continue a character (a decoder starts afresh at it, and one that ends in the middle of a
+ * character writes the same U+FFFD either way), or at `to` when the four bytes up to it all continue
+ * one (no character is longer, so the byte at `to` continues nothing and decodes alone).
+ */
+function windowEnd(bytes: ByteSource, to: number): number {
+  const from = to - 3;
+  const tail = bytes.read(from, to + 1);
+  for (let k = tail.length - 1; k >= 0; k--) if (((tail[k] ?? 0) & 0xc0) !== 0x80) return from + k;
+  return to;
 }
 
 export const EXIT_OK = 0;
@@ -56,7 +107,7 @@ function writtenWhole(v: object, depth: number): boolean {
     left -= typeof x === 'string' ? x.length + 1 : 1;
     if (left < 0) return false;
     if (typeof x !== 'object' || x === null) return true;
-    if (x instanceof RawJson) return false;
+    if (x instanceof RawJson || x instanceof Utf8Text) return false;
     // Deeper, or with its own toJSON, the walk too writes it with JSON.stringify.
     if (d >= JSON_WALK_DEPTH || typeof (x as { toJSON?: unknown }).toJSON === 'function') return true;
     if (Array.isArray(x)) return x.every((e) => fits(e, d + 1));
@@ -97,6 +148,12 @@ export function writeJson(value: unknown, write: (text: string) => void, writeBy
   };
   const walk = (v: unknown, depth: number) => {
     if (typeof v === 'string' && v.length >= JSON_PIECE) return putString(v);
+    if (v instanceof Utf8Text) {
+      put('"');
+      for (const text of v.windows()) put(JSON.stringify(text).slice(1, -1));
+      put('"');
+      return;
+    }
     if (v instanceof RawJson) {
       if (!writeBytes) return put(Buffer.from(v.bytes.buffer, v.bytes.byteOffset, v.bytes.byteLength).toString('utf8'));
       if (piece.length > 0) write(piece);

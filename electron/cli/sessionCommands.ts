@@ -13,7 +13,7 @@ import { checkWithReplay } from '../loader/replay';
 import { runCheckFollow } from './checkFollow';
 import { CliError, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
-import { EXIT_FINDINGS, EXIT_OK, json, writeJson } from './output';
+import { EXIT_FINDINGS, EXIT_OK, json, Utf8Text, writeJson } from './output';
 import { untilSignal } from './signals';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import { startTextCounter } from '../tokens/textCounter';
@@ -165,11 +165,24 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
     switch (command) {
       case 'expand': {
         refuseStopped(session);
-        const outcome = session.expand(id, range);
+        const outcome = session.expandBytes(id, range);
         if (!outcome.ok) throw new CliError(outcome.error.code, outcome.error.message);
-        // In pieces: a compaction's whole original is the transcript of the view before it, some
-        // 100 MB in a long session, and its JSON text would be one more string of that size.
-        writeJson(outcome.value, (text) => io.stdout(text), io.stdoutBytes && ((bytes) => io.stdoutBytes?.(bytes)));
+        // In pieces, the content decoded a window at a time: a compaction's whole original is the
+        // transcript of the view before it, some 100 MB in a long session. The verified bytes are
+        // read again as they are written, so each piece goes out only while the files are as they
+        // were opened (docs/export-documents.md, "Written as it is made").
+        const written = (text: string) => {
+          const changed = session.fileChange();
+          if (changed) throw new CliError('file_changed', changed.message);
+          io.stdout(text);
+        };
+        try {
+          writeJson({ ...outcome.value, content: new Utf8Text(outcome.value.content) }, written);
+        } catch (e) {
+          const changed = session.fileChange();
+          if (changed && !(e instanceof CliError)) throw new CliError('file_changed', changed.message);
+          throw e;
+        }
         return EXIT_OK;
       }
       case 'search': {

@@ -140,6 +140,16 @@ export function sourceSha256(source: ByteSource, sha256: Sha256): string {
   return sha256(isMemorySource(source) ? [source.bytes] : sourceWindows(source));
 }
 
+/** Bytes `[start, end)` of `source` as a source of their own, read from it when asked (the source itself for all of it). */
+export function sliceSource(source: ByteSource, start: number, end: number): ByteSource {
+  if (start === 0 && end === source.length) return source;
+  return {
+    length: end - start,
+    read: (from, to) => source.read(start + from, start + to),
+    readInto: (from, to, target, at) => readSourceInto(source, start + from, start + to, target, at),
+  };
+}
+
 /** `floorCharBoundary` over a source: reads at most four bytes. */
 export function floorSourceBoundary(source: ByteSource, offset: number): number {
   if (offset <= 0 || offset >= source.length) return Math.max(0, Math.min(offset, source.length));

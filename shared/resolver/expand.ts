@@ -1,7 +1,7 @@
 /** §5.1 expandReduction and §5.2 reductionTotalBytes. */
 import type { ResolveOptions } from './original';
 import { findReduction, resolveOriginal, unknownReduction, withContent } from './original';
-import { floorSourceBoundary, memorySource } from '../format/bytes';
+import { floorSourceBoundary, memorySource, sliceSource } from '../format/bytes';
 import type { ByteSource, ExpandOutcome, MessageList, Reduction, Result } from '../format/types';
 import { err, isRangeKind, ok } from '../format/types';
 import { utf8Decode } from '../format/utf8';
@@ -28,12 +28,35 @@ export function expandReduction(
   byteRange?: ByteRange,
   options: ResolveOptions = {},
 ): Result<ExpandOutcome> {
+  const expanded = expandReductionBytes(log, id, minted, recorded, byteRange, options);
+  if (!expanded.ok) return expanded;
+  const { content } = expanded.value;
+  // `content` keeps its place among the keys.
+  return ok({ ...expanded.value, content: utf8Decode(content.read(0, content.length)) });
+}
+
+/** An ExpandOutcome whose content is its verified bytes, not yet decoded (a caller that writes it a window at a time). */
+export type ExpandBytes = Omit<ExpandOutcome, 'content'> & { content: ByteSource };
+
+/**
+ * §5.1 with the content left as bytes: `expandReduction` without decoding the range, so an
+ * original of hundreds of MB can be written a window at a time (docs/export-documents.md).
+ * The keys are in ExpandOutcome's order.
+ */
+export function expandReductionBytes(
+  log: readonly Reduction[],
+  id: string,
+  minted: MessageList,
+  recorded?: MessageList,
+  byteRange?: ByteRange,
+  options: ResolveOptions = {},
+): Result<ExpandBytes> {
   const r = findReduction(log, id);
   if (!r) return err(unknownReduction(id, log));
   return withContent(r, () => expandResolved(r, minted, recorded, byteRange, options));
 }
 
-function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList | undefined, byteRange: ByteRange | undefined, options: ResolveOptions): Result<ExpandOutcome> {
+function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList | undefined, byteRange: ByteRange | undefined, options: ResolveOptions): Result<ExpandBytes> {
   const id = r.id;
   const resolved = resolveOriginal(r, minted, recorded, options);
   if (!resolved.ok) return resolved;
@@ -52,8 +75,8 @@ function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList
     }
     range = snapped;
   }
+  const content = sliceSource(bytes, range[0], range[1]);
   const first = messages[0];
-  const outcome: ExpandOutcome = { reduction_id: r.id, kind: r.kind, index: r.ptr.index, content: '', range, total_bytes: total, source };
   if (!isRangeKind(r.kind) && first) {
     // Key order follows §9's printed example.
     return ok({
@@ -62,14 +85,13 @@ function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList
       index: r.ptr.index,
       role: first.minted.role,
       ...(first.minted.tool_call_id !== undefined ? { tool_call_id: first.minted.tool_call_id } : {}),
-      content: utf8Decode(bytes.read(range[0], range[1])),
+      content,
       range,
       total_bytes: total,
       source,
     });
   }
-  outcome.content = utf8Decode(bytes.read(range[0], range[1]));
-  return ok(outcome);
+  return ok({ reduction_id: r.id, kind: r.kind, index: r.ptr.index, content, range, total_bytes: total, source });
 }
 
 /** §5.2: what `ExpandOutcome.total_bytes` would be, without slicing. */

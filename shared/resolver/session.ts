@@ -11,8 +11,8 @@ import { diffCalls } from '../calls/callsDiff';
 import { NO_CALLS, callInput, diffCallInputs, liveFromTimeline, snapshotTimeline } from '../calls/calls';
 import type { CheckReport, SessionFile } from '../contract';
 import { SESSION_FORMAT_OF_FILE } from '../contract';
-import type { ByteRange } from './expand';
-import { expandReduction } from './expand';
+import type { ByteRange, ExpandBytes } from './expand';
+import { expandReduction, expandReductionBytes } from './expand';
 import type { ExpandStory } from './story';
 import { expandStory } from './story';
 import { checkIntegrity, compareLogs } from './integrity';
@@ -145,6 +145,12 @@ export interface LoadedSession {
   readonly replayRecords?: (maxRecordBytes: number) => Iterable<LocatedRecord>;
   /** §5.1 over the files; `file_changed` when a file changed on disk before or while it was read. */
   expand(id: string, range?: ByteRange, call?: number | null): Result<ExpandOutcome, SessionError>;
+  /**
+   * `expand` with the content left as its verified bytes (ExpandBytes), for a caller that writes it
+   * a window at a time; `file_changed` as for expand. The bytes are read from the files again when
+   * read: a caller asks `fileChange` before it hands on what it read.
+   */
+  expandBytes(id: string, range?: ByteRange, call?: number | null): Result<ExpandBytes, SessionError>;
   /** `expand` plus what the model saw of it (hidden spans, a range's message boundaries); `file_changed` as for expand. */
   expandStory(id: string, range?: ByteRange, call?: number | null): Result<ExpandStory, SessionError>;
   /** §5.3 over the files; `file_changed` as for expand. */
@@ -587,6 +593,7 @@ export function makeSession(model: SessionModel, env: SessionEnv = {}): LoadedSe
     ...(model.replayRecords ? { replayRecords: model.replayRecords } : {}),
     // A chip of call N expands against that call's log (a reduction inverted or rewound since is still there).
     expand: (id, range, call) => bracket(() => expandReduction(logAt(call), id, minted, recorded, range, expandHash)),
+    expandBytes: (id, range, call) => bracket(() => expandReductionBytes(logAt(call), id, minted, recorded, range, expandHash)),
     expandStory: (id, range, call) => bracket(() => expandStory(logAt(call), id, minted, recorded, range, expandHash)),
     search: (query, options = {}) => bracket(() => sidecarSearch(log, query, minted, recorded, { ...options, ...hash })),
     searchSteps: (query, options = {}) => bracketSteps(sidecarSearchSteps(log, query, minted, recorded, { ...options, ...hash })),
