@@ -4,6 +4,7 @@
  * prints the rewritten bytes, and check does not report findings over them. `expand` of a large
  * original writes it a window at a time, each only while the file is as it was opened.
  */
+import { readSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fileOffsetOf, rewriteInPlace, writeLargeOutputSidecar } from '../../tools/testing/changingFile';
 import type { LoadOptions } from '../loader/session';
@@ -86,5 +87,25 @@ describe('expand of an original of several MB', () => {
     const { error } = JSON.parse(pieces[1] ?? '') as { error: { code: string; message: string } };
     expect(pieces[1]).toBe(json({ error: { code: 'file_changed', message: error.message } }));
     expect(error.message).toContain(copy.path);
+  });
+
+  it('reads that start failing while it is written (a file cut short): exit 2 with address_out_of_range, never an error of ours', async () => {
+    let reads = 0;
+    let failFrom = Number.POSITIVE_INFINITY;
+    const shrinking = (fd: number, buffer: NodeJS.ArrayBufferView, offset: number, length: number, position: number | null) => (++reads >= failFrom ? 0 : readSync(fd, buffer, offset, length, position));
+    const options = { cacheBytes: 0, readSync: shrinking };
+    const whole = await runCli(['expand', '--id', 'r1', big.path], options);
+    expect(whole.code).toBe(0);
+    const total = reads;
+    // From the middle of the run on: the original is verified by then, and read again as it is written.
+    for (const k of [Math.floor(total * 0.6), Math.floor(total * 0.8), total - 1]) {
+      reads = 0;
+      failFrom = k;
+      const r = await runCli(['expand', '--id', 'r1', big.path], options);
+      expect(r.code, `reads failing from read ${k} of ${total}`).toBe(2);
+      const { error } = JSON.parse(r.stdout.slice(r.stdout.lastIndexOf('{"error"'))) as { error: { code: string; message: string } };
+      expect(error.code).toBe('address_out_of_range');
+      expect(error.message).toContain('reduction r1');
+    }
   });
 });

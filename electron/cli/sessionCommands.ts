@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
-import { byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
+import { ContentUnavailableError, byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, ONE_SHOT_CACHE, loadSession, nodeSha256 } from '../loader/session';
 import { checkWithReplay } from '../loader/replay';
@@ -176,11 +176,15 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
           if (changed) throw new CliError('file_changed', changed.message);
           io.stdout(text);
         };
+        const { reduction_id, index } = outcome.value;
         try {
           writeJson({ ...outcome.value, content: new Utf8Text(outcome.value.content) }, written);
         } catch (e) {
+          if (e instanceof CliError) throw e;
           const changed = session.fileChange();
-          if (changed && !(e instanceof CliError)) throw new CliError('file_changed', changed.message);
+          if (changed) throw new CliError('file_changed', changed.message);
+          // As expand answers a content that can no longer be read while it resolves it (withContent).
+          if (e instanceof ContentUnavailableError) throw new CliError('address_out_of_range', `reduction ${reduction_id}: the content at index ${index} can no longer be read: ${e.message}`);
           throw e;
         }
         return EXIT_OK;

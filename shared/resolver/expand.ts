@@ -28,11 +28,16 @@ export function expandReduction(
   byteRange?: ByteRange,
   options: ResolveOptions = {},
 ): Result<ExpandOutcome> {
-  const expanded = expandReductionBytes(log, id, minted, recorded, byteRange, options);
-  if (!expanded.ok) return expanded;
-  const { content } = expanded.value;
-  // `content` keeps its place among the keys.
-  return ok({ ...expanded.value, content: utf8Decode(content.read(0, content.length)) });
+  const r = findReduction(log, id);
+  if (!r) return err(unknownReduction(id, log));
+  // Decoded where a content that can no longer be read answers as it does while it is resolved.
+  return withContent(r, () => {
+    const expanded = expandResolved(r, minted, recorded, byteRange, options);
+    if (!expanded.ok) return expanded;
+    const { content } = expanded.value;
+    // `content` keeps its place among the keys.
+    return ok({ ...expanded.value, content: utf8Decode(content.read(0, content.length)) });
+  });
 }
 
 /** An ExpandOutcome whose content is its verified bytes, not yet decoded (a caller that writes it a window at a time). */
@@ -41,7 +46,8 @@ export type ExpandBytes = Omit<ExpandOutcome, 'content'> & { content: ByteSource
 /**
  * §5.1 with the content left as bytes: `expandReduction` without decoding the range, so an
  * original of hundreds of MB can be written a window at a time (docs/export-documents.md).
- * The keys are in ExpandOutcome's order.
+ * The keys are in ExpandOutcome's order. Reading the bytes later can throw
+ * ContentUnavailableError (a file that shrank): the caller answers it as `withContent` does.
  */
 export function expandReductionBytes(
   log: readonly Reduction[],
