@@ -18,6 +18,10 @@ import { bodyAtoms, mergeTexts, paired, pairingViolations, viewAtoms } from '../
 import type { LoadedSession } from '../loader/session';
 import { loadSession } from '../loader/session';
 import { providerTypeErrors } from './testing/providerTypes';
+import { largeOutput } from '../../tools/testing/changingFile';
+import { makeHeader, messageRecord, reductionRecord, tempDir, writeSidecar } from '../../tools/testing/files';
+import { assistant, makeReduction, tool, user } from '../../shared/testing/builders';
+import { main } from './main';
 import { runCli } from './testing/runCli';
 import type { TypedBody } from './testing/providerTypes';
 import { viewOutput } from './view';
@@ -227,5 +231,24 @@ describe('export --call N on the command line', () => {
     const bad = await runCli(['export', '--call', '1', '--as', 'gemini', DEMO]);
     expect(bad.code).toBe(2);
     expect((JSON.parse(bad.stdout) as { error: { message: string } }).error.message).toContain('anthropic, openai-chat, openai-responses');
+  });
+
+  it('--expanded with an original of several MB: the request written in pieces of about a MiB, the original whole in it', async () => {
+    const content = largeOutput(6 << 20);
+    const view = [user('run the tests'), assistant('', 'call_1'), tool(content, 'call_1'), assistant('done')];
+    const log = [makeReduction(view, { id: 'r1', kind: 'tool_output_truncated', index: 2, kept_bytes: 1024 })];
+    const dir = tempDir('session-inspector-export-expanded-');
+    try {
+      const path = writeSidecar(dir.path('large.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+      const pieces: string[] = [];
+      const code = await main(['export', '--call', '2', '--as', 'openai-chat', '--expanded', path], { stdout: (t) => void pieces.push(t), stderr: () => undefined });
+      expect(code).toBe(0);
+      expect(pieces.length).toBeGreaterThanOrEqual(4);
+      expect(Math.max(...pieces.map((p) => p.length))).toBeLessThan(2 << 20);
+      const body = JSON.parse(pieces.join('')) as { messages: { role: string; content: unknown }[] };
+      expect(body.messages.find((m) => m.role === 'tool')?.content).toBe(content);
+    } finally {
+      dir.cleanup();
+    }
   });
 });

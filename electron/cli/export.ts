@@ -11,7 +11,7 @@ import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
 import { CliError, terminalSentence, usageError } from './errors';
 import type { CliIo, ParsedFlags } from './output';
-import { EXIT_OK, json } from './output';
+import { EXIT_OK, writeJson } from './output';
 import { openExportSession } from './exportSession';
 import { runExportDocument } from './exportDocument';
 
@@ -49,7 +49,8 @@ async function providerRequest(provider: Provider | undefined, { flags, files }:
     for (const what of out.not_recorded) io.stderr(`session-inspector: ${terminalSentence(`not recorded, left out: ${what}`)}\n`);
     for (const what of out.adjusted ?? []) io.stderr(`session-inspector: ${terminalSentence(`adjusted: ${what}`)}\n`);
     for (const what of out.notes ?? []) io.stderr(`session-inspector: ${terminalSentence(what)}\n`);
-    io.stdout(json(flags.has('with-notes') ? { request: out.request, not_recorded: out.not_recorded, ...(out.adjusted ? { adjusted: out.adjusted } : {}), ...(out.notes ? { notes: out.notes } : {}), source: { ...out.source, files } } : out.request));
+    // In pieces (writeJson): with --expanded, a compaction's original of some 100 MB is one of its texts.
+    writeJson(flags.has('with-notes') ? { request: out.request, not_recorded: out.not_recorded, ...(out.adjusted ? { adjusted: out.adjusted } : {}), ...(out.notes ? { notes: out.notes } : {}), source: { ...out.source, files } } : out.request, (text) => io.stdout(text));
     return EXIT_OK;
   } finally {
     session.close();
