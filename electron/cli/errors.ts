@@ -40,3 +40,28 @@ export function terminalSentence(message: string): string {
   const s = replaceInvisible(message.trim(), (c) => c.split('').map((unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`).join(''));
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }
+
+/** What the change helpers below ask of a session: LoadedSession.fileChange. */
+interface Watched {
+  fileChange(): { message: string } | undefined;
+}
+
+/**
+ * `write`, handing each text on only while the session's files are as they were opened, else
+ * `file_changed`: an output read from the files as it is written (docs/export-documents.md,
+ * "Written as it is made") carries no byte read after a change.
+ */
+export function writtenWhileUnchanged(session: Watched, write: (text: string) => void): (text: string) => void {
+  return (text) => {
+    const changed = session.fileChange();
+    if (changed) throw new CliError('file_changed', changed.message);
+    write(text);
+  };
+}
+
+/** An error met while a session's files have changed since they were opened is that change (bytes read after it may not parse): `file_changed`; any other error as it is. */
+export function asFileChange(session: Watched, e: unknown): unknown {
+  if (e instanceof CliError) return e;
+  const changed = session.fileChange();
+  return changed ? new CliError('file_changed', changed.message) : e;
+}

@@ -15,7 +15,7 @@ import { CallRangeError } from '../../shared/export/document';
 import { writeSessionDocumentPieces, type DocumentFormat } from '../../shared/export/sessionDocument';
 import type { LoadOptions } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import { CliError, usageError } from './errors';
+import { CliError, asFileChange, usageError, writtenWhileUnchanged } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json } from './output';
 import { openExportSession } from './exportSession';
@@ -65,30 +65,24 @@ export function writeOut(out: string, sessionPaths: readonly string[], produce: 
     if (!existing.isFile()) throw usageError(`--out ${out} exists and is not a regular file`);
   }
   const temp = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
-  const cannotWrite = (e: unknown) => new CliError('unreadable_file', `cannot write ${out}: ${(e as Error).message}`);
+  /** A step on the file: its failure is `cannot write` (one of `produce`'s own is thrown as it is). */
+  const onFile = <T>(step: () => T): T => {
+    try {
+      return step();
+    } catch (e) {
+      throw new CliError('unreadable_file', `cannot write ${out}: ${(e as Error).message}`);
+    }
+  };
   let fd: number | undefined;
   try {
-    try {
-      fd = openSync(temp, 'wx', 0o644);
-    } catch (e) {
-      throw cannotWrite(e);
-    }
-    const opened = fd;
-    produce((text) => {
-      try {
-        writeSync(opened, text);
-      } catch (e) {
-        throw cannotWrite(e);
-      }
-    });
-    try {
+    const opened = (fd = onFile(() => openSync(temp, 'wx', 0o644)));
+    produce((text) => onFile(() => writeSync(opened, text)));
+    onFile(() => {
       fsyncSync(opened);
       closeSync(opened);
       fd = undefined;
       renameSync(temp, target);
-    } catch (e) {
-      throw cannotWrite(e);
-    }
+    });
   } catch (e) {
     if (fd !== undefined) closeSync(fd);
     rmSync(temp, { force: true });
@@ -125,11 +119,10 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
     };
     /** Writes the document as it is made, a MiB at a time; each MiB only when the files are still as they were opened, so no byte of a changed file goes out. */
     const produce = (write: (text: string) => void) => {
+      const handOn = writtenWhileUnchanged(session, write);
       let gathered = '';
       const hand = () => {
-        const changed = session.fileChange();
-        if (changed) throw new CliError('file_changed', changed.message);
-        write(gathered);
+        handOn(gathered);
         gathered = '';
       };
       let redacted;
@@ -141,10 +134,7 @@ export async function runExportDocument(as: DocumentFormat, { flags, files }: Pa
       } catch (e) {
         if (e instanceof CallRangeError) throw usageError(e.message);
         if (e instanceof FileChangedError) throw new CliError('file_changed', e.message);
-        // Bytes read after a change may not parse: that is the change, not an error of ours.
-        const changed = session.fileChange();
-        if (changed) throw new CliError('file_changed', changed.message);
-        throw e;
+        throw asFileChange(session, e);
       }
       hand();
       return redacted;

@@ -9,9 +9,10 @@ import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../share
 import { ContentUnavailableError, byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
 import { FileChangedError, ONE_SHOT_CACHE, loadSession, nodeSha256 } from '../loader/session';
+import { contentUnreadable } from '../../shared/resolver/original';
 import { checkWithReplay } from '../loader/replay';
 import { runCheckFollow } from './checkFollow';
-import { CliError, usageError } from './errors';
+import { CliError, asFileChange, usageError, writtenWhileUnchanged } from './errors';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_FINDINGS, EXIT_OK, json, Utf8Text, writeJson } from './output';
 import { untilSignal } from './signals';
@@ -171,21 +172,15 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         // transcript of the view before it, some 100 MB in a long session. The verified bytes are
         // read again as they are written, so each piece goes out only while the files are as they
         // were opened (docs/export-documents.md, "Written as it is made").
-        const written = (text: string) => {
-          const changed = session.fileChange();
-          if (changed) throw new CliError('file_changed', changed.message);
-          io.stdout(text);
-        };
         const { reduction_id, index } = outcome.value;
         try {
-          writeJson({ ...outcome.value, content: new Utf8Text(outcome.value.content) }, written);
+          writeJson({ ...outcome.value, content: new Utf8Text(outcome.value.content) }, writtenWhileUnchanged(session, (text) => io.stdout(text)));
         } catch (e) {
-          if (e instanceof CliError) throw e;
-          const changed = session.fileChange();
-          if (changed) throw new CliError('file_changed', changed.message);
+          const error = asFileChange(session, e);
           // As expand answers a content that can no longer be read while it resolves it (withContent).
-          if (e instanceof ContentUnavailableError) throw new CliError('address_out_of_range', `reduction ${reduction_id}: the content at index ${index} can no longer be read: ${e.message}`);
-          throw e;
+          if (!(error instanceof ContentUnavailableError)) throw error;
+          const unreadable = contentUnreadable(reduction_id, index, error);
+          throw new CliError(unreadable.code, unreadable.message);
         }
         return EXIT_OK;
       }

@@ -152,6 +152,16 @@ export interface DocumentWriter {
   end(): void;
 }
 
+/** A whole document's text as `writerOf`'s writer makes it (markdownWriter, htmlWriter), its pieces joined. */
+export function documentText(doc: SessionDocument, writerOf: (write: (piece: string) => void) => DocumentWriter): string {
+  const pieces: string[] = [];
+  const writer = writerOf((piece) => pieces.push(piece));
+  writer.head(doc);
+  for (const s of doc.sections) writer.section(s);
+  writer.end();
+  return pieces.join('');
+}
+
 /** Why a `--calls` range is not one of the session's. */
 export class CallRangeError extends Error {}
 

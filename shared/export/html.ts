@@ -9,7 +9,7 @@
 import { htmlText } from '../links/markdown';
 import { nameText, replaceInvisible, visibleSymbol } from '../format/visibleText';
 import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
-import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
+import { aboutWords, bytesWords, contextWords, cutWords, documentText, hiddenWords, placeWords, sectionTitle } from './document';
 
 /** The policy of the document's `<meta>`: nothing may load or run; only its own inline style applies. */
 export const DOCUMENT_CSP = "default-src 'none'; script-src 'none'; style-src 'unsafe-inline'; img-src 'none'; font-src 'none'; connect-src 'none'; frame-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
@@ -77,12 +77,7 @@ function sectionHtml(s: DocSection, capBytes: number): string {
 
 /** The document as HTML, whole. */
 export function documentHtml(doc: SessionDocument): string {
-  const pieces: string[] = [];
-  const writer = htmlWriter((piece) => pieces.push(piece));
-  writer.head(doc);
-  for (const s of doc.sections) writer.section(s);
-  writer.end();
-  return pieces.join('');
+  return documentText(doc, htmlWriter);
 }
 
 /** The document as HTML handed to `write` a piece at a time: the head, one piece per section, the end. Joined, they are `documentHtml`'s text. */

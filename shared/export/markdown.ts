@@ -6,7 +6,7 @@
  */
 import { codeBlock, codeSpan } from '../links/markdown';
 import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
-import { aboutWords, bytesWords, contextWords, cutWords, hiddenWords, placeWords, sectionTitle } from './document';
+import { aboutWords, bytesWords, contextWords, cutWords, documentText, hiddenWords, placeWords, sectionTitle } from './document';
 
 function block(t: DocText, capBytes: number): string[] {
   const note = cutWords(t, capBytes);
@@ -56,12 +56,7 @@ function sectionLines(s: DocSection, capBytes: number): string[] {
 
 /** The document as Markdown, whole. */
 export function documentMarkdown(doc: SessionDocument): string {
-  const pieces: string[] = [];
-  const writer = markdownWriter((piece) => pieces.push(piece));
-  writer.head(doc);
-  for (const s of doc.sections) writer.section(s);
-  writer.end();
-  return pieces.join('');
+  return documentText(doc, markdownWriter);
 }
 
 /**

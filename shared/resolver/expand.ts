@@ -28,10 +28,8 @@ export function expandReduction(
   byteRange?: ByteRange,
   options: ResolveOptions = {},
 ): Result<ExpandOutcome> {
-  const r = findReduction(log, id);
-  if (!r) return err(unknownReduction(id, log));
-  // Decoded where a content that can no longer be read answers as it does while it is resolved.
-  return withContent(r, () => {
+  // Decoded inside withContent: a content that can no longer be read answers as it does while it is resolved.
+  return withReduction(log, id, (r) => {
     const expanded = expandResolved(r, minted, recorded, byteRange, options);
     if (!expanded.ok) return expanded;
     const { content } = expanded.value;
@@ -47,7 +45,7 @@ export type ExpandBytes = Omit<ExpandOutcome, 'content'> & { content: ByteSource
  * §5.1 with the content left as bytes: `expandReduction` without decoding the range, so an
  * original of hundreds of MB can be written a window at a time (docs/export-documents.md).
  * The keys are in ExpandOutcome's order. Reading the bytes later can throw
- * ContentUnavailableError (a file that shrank): the caller answers it as `withContent` does.
+ * ContentUnavailableError (a file that shrank): the caller answers it with `contentUnreadable`.
  */
 export function expandReductionBytes(
   log: readonly Reduction[],
@@ -57,9 +55,14 @@ export function expandReductionBytes(
   byteRange?: ByteRange,
   options: ResolveOptions = {},
 ): Result<ExpandBytes> {
+  return withReduction(log, id, (r) => expandResolved(r, minted, recorded, byteRange, options));
+}
+
+/** `body` over reduction `id` of `log` (unknown_reduction without it), its contents read within `withContent`. */
+function withReduction<T>(log: readonly Reduction[], id: string, body: (r: Reduction) => Result<T>): Result<T> {
   const r = findReduction(log, id);
   if (!r) return err(unknownReduction(id, log));
-  return withContent(r, () => expandResolved(r, minted, recorded, byteRange, options));
+  return withContent(r, () => body(r));
 }
 
 function expandResolved(r: Reduction, minted: MessageList, recorded: MessageList | undefined, byteRange: ByteRange | undefined, options: ResolveOptions): Result<ExpandBytes> {

@@ -243,8 +243,13 @@ export function withContent<T>(r: Reduction, body: () => Result<T>): Result<T> {
     return body();
   } catch (e) {
     if (!(e instanceof ContentUnavailableError)) throw e;
-    return err({ code: 'address_out_of_range', message: `reduction ${r.id}: the content at index ${r.ptr.index} can no longer be read: ${e.message}`, reduction_id: r.id, index: r.ptr.index });
+    return err(contentUnreadable(r.id, r.ptr.index, e));
   }
+}
+
+/** `address_out_of_range` for a content of reduction `id`, at view index `index`, that can no longer be read from its file. */
+export function contentUnreadable(id: string, index: number, e: ContentUnavailableError): { code: 'address_out_of_range'; message: string; reduction_id: string; index: number } {
+  return { code: 'address_out_of_range', message: `reduction ${id}: the content at index ${index} can no longer be read: ${e.message}`, reduction_id: id, index };
 }
 
 function resolveInRange(r: Reduction, minted: MessageList, recorded: MessageList | undefined, options: ResolveOptions): Result<ResolvedOriginal> {
