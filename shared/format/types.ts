@@ -109,6 +109,15 @@ export function hashToBeMade(ptr: Reduction['ptr']): HashOnRead | undefined {
   return onRead && !onRead.made() ? onRead : undefined;
 }
 
+/**
+ * Whether the file holds the reduction's original (§10.1: `ptr.hash` is not null), asked without
+ * reading a hash still to be made: reading it makes it, which reads and hashes the whole original
+ * (a compaction's: most of a long session's file), and throws once the file can no longer be read.
+ */
+export function holdsOriginal(ptr: Reduction['ptr']): boolean {
+  return hashToBeMade(ptr) !== undefined || ptr.hash !== null;
+}
+
 /** §3.4 */
 export interface ReductionPolicy {
   protect_last_n_tool_results: number;

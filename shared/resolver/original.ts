@@ -8,7 +8,7 @@ import { concatSources, contentSource, encodedOnReadSource, floorSourceBoundary,
 import { CAP_NOTICE_MARKER } from '../format/constants';
 import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, HashOrigin, MessageList, Reduction, ResolverError, Result, Sha256, Source } from '../format/types';
-import { ContentUnavailableError, err, hashToBeMade, isRangeKind, ok } from '../format/types';
+import { ContentUnavailableError, err, hashToBeMade, holdsOriginal, isRangeKind, ok } from '../format/types';
 import { bytesLastIndexOf, utf8Encode } from '../format/utf8';
 import type { TranscriptHashes } from './transcriptHashes';
 
@@ -162,7 +162,7 @@ export function addressedRange(r: Reduction): [number, number] {
 
 /** §10.1: where a reduction's hash came from, or null when it has none (the original is not in the file). */
 export function hashOrigin(r: Reduction): HashOrigin | null {
-  return r.ptr.hash === null ? null : (r.hash_origin ?? 'recorded');
+  return holdsOriginal(r.ptr) ? (r.hash_origin ?? 'recorded') : null;
 }
 
 /** The bytes a reduction hides as the file states them, for a reduction whose original is not in the file (`ptr.bytes`, less a truncation's kept prefix). */
@@ -230,7 +230,7 @@ export function resolveOriginal(
   if (rangeError) return err(rangeError);
   // The address is checked first: a bad address is the file's error whether or not it holds the original.
   // A hash still to be made is made here, from the bytes this resolve reads (resolveInRange).
-  if (hashToBeMade(r.ptr) === undefined && r.ptr.hash === null) return err(originalUnavailable(r));
+  if (!holdsOriginal(r.ptr)) return err(originalUnavailable(r));
   return withContent(r, () => resolveInRange(r, minted, recorded, options));
 }
 

@@ -6,7 +6,7 @@
 import type { ResolveOptions } from '../resolver/original';
 import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } from '../resolver/original';
 import type { MessageList, Reduction, Result } from '../format/types';
-import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
+import { ContentUnavailableError, holdsOriginal, isRangeKind, ok } from '../format/types';
 import type { LoadedUnit, SearchUnit } from './types';
 import { isMemorySource } from '../format/bytes';
 
@@ -92,10 +92,10 @@ function searchUnits(
   options: ResolveOptions,
 ): { units: SearchUnit[]; verified: number; unavailable: number } {
   const units: SearchUnit[] = [];
-  const unavailable = log.filter((r) => r.ptr.hash === null).length;
+  const unavailable = log.filter((r) => !holdsOriginal(r.ptr)).length;
   // Only a cleared range whose transcript verifies encloses anything; per-message reductions inside
   // an unverifiable range are searched on their own.
-  const cleared = log.filter((r) => isRangeKind(r.kind) && r.ptr.hash !== null && resolveOriginal(r, minted, recorded, options).ok);
+  const cleared = log.filter((r) => isRangeKind(r.kind) && holdsOriginal(r.ptr) && resolveOriginal(r, minted, recorded, options).ok);
   const enclosing = (index: number) => cleared.find((c) => c.ptr.index <= index && index < (c.end ?? c.ptr.index));
   /** Per-message reductions inside cleared ranges, by index: matches in their hidden spans are theirs. */
   const inner = new Map<number, Reduction[]>();
@@ -112,7 +112,7 @@ function searchUnits(
   };
 
   for (const r of log) {
-    if (isRangeKind(r.kind) || r.ptr.hash === null) continue;
+    if (isRangeKind(r.kind) || !holdsOriginal(r.ptr)) continue;
     if (enclosing(r.ptr.index)) {
       inner.set(r.ptr.index, [...(inner.get(r.ptr.index) ?? []), r]);
       continue;

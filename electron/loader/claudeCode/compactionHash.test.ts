@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ContentUnavailableError } from '../../../shared/index';
 import type { Reduction } from '../../../shared/index';
 import { resolveOriginal } from '../../../shared/resolver/original';
+import { logReport } from '../../../shared/resolver/status';
 import { tempDir } from '../../../tools/testing/files';
 import { prepareView, viewOutput } from '../../cli/view';
 import { lazyHashPtr } from '../content/largeStrings';
@@ -87,5 +88,48 @@ describe("a compaction's transcript hash, made when first read", () => {
     }
     for (const r of summarized(resolved.session.log)) expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
     for (const r of summarized(unread.session.log)) expect(() => r.ptr.hash).toThrow(ContentUnavailableError);
+  });
+
+  it('is made by the resolve when `search` or `log` reads the transcript, never asked apart first (which would read and hash it twice)', async () => {
+    const path = generateClaudeTranscript(tmp.dir, { bytes: 1_000_000, seed: 5, outputScale: 0.25, compactEvery: 300_000 }).path;
+    const options = { largeStringBytes: 512, keptStringChars: 256 };
+    for (const read of ['search', 'log'] as const) {
+      const loaded = await loadSession([path], options);
+      if (!loaded.ok) throw new Error('expected the session to load');
+      const { session } = loaded;
+      try {
+        const [r] = session.log.filter((x) => x.kind === 'summarized');
+        if (!r) throw new Error('expected a compaction');
+        // Its hash as the importer would make it, counted: the resolve must not need it.
+        let asked = 0;
+        (r as { ptr: Reduction['ptr'] }).ptr = lazyHashPtr(r.ptr.index, r.ptr.bytes ?? 0, () => {
+          asked++;
+          return `sha256:${'0'.repeat(64)}`;
+        });
+        if (read === 'search') {
+          const found = session.search('a', { max_matches: 1 });
+          if (!found.ok) throw new Error(found.error.message);
+          expect(found.value.total_matches).toBeGreaterThan(0);
+        } else {
+          const entry = logReport(session.log, session.minted, session.recorded).find((e) => e.id === r.id);
+          expect(entry?.status).toBe('verified');
+          expect(entry?.hash_origin).toBe('import');
+        }
+        expect(asked, read).toBe(0);
+        expect(unmade(r)).toBe(false);
+        expect(r.ptr.hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      } finally {
+        session.close();
+      }
+    }
+    // Once its file can no longer be read, `log` says so of a compaction not yet hashed (it threw).
+    const loaded = await loadSession([path], options);
+    if (!loaded.ok) throw new Error('expected the session to load');
+    loaded.session.close();
+    const [r] = loaded.session.log.filter((x) => x.kind === 'summarized');
+    if (!r) throw new Error('expected a compaction');
+    expect(unmade(r)).toBe(true);
+    const entry = logReport(loaded.session.log, loaded.session.minted, loaded.session.recorded).find((e) => e.id === r.id);
+    expect(entry?.status).toBe('address_out_of_range');
   });
 });

@@ -37,7 +37,7 @@
  */
 import type { Worker } from 'node:worker_threads';
 import type { LoadedSession } from '../../../shared/index';
-import { canonicalFullyVisible, isRangeKind } from '../../../shared/index';
+import { canonicalFullyVisible, holdsOriginal, isRangeKind } from '../../../shared/index';
 import { DECODER_WINDOW, decoderModules } from './contentHash';
 import type { PreparedBodies } from './contentServices';
 import type { FileContentList } from './fileContent';
@@ -103,7 +103,7 @@ function listBodies(session: LoadedSession): Body[] {
     // Ranges are hashed over their transcript, not content by content (and a compaction's is
     // made only when read: its kind is asked first); a duplicate whose
     // canonical is shown is not searched (shared/search.ts `searchUnits`).
-    if (isRangeKind(r.kind) || r.ptr.hash === null) continue;
+    if (isRangeKind(r.kind) || !holdsOriginal(r.ptr)) continue;
     if (r.kind === 'duplicate_output' && canonicalFullyVisible(r, log)) continue;
     const b = list.fileContent(r.ptr.index)?.body();
     if (!b) continue;
