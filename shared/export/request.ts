@@ -145,6 +145,28 @@ function piecesOf(content: string, parts: readonly ContentPart[] | undefined, wh
   return pieces;
 }
 
+/**
+ * UTF-8 bytes that the body of call `call`'s expanded export holds at least, from lengths alone
+ * (nothing read or decoded), or undefined for a number that is no call. Every message of the
+ * expanded view is in the body with its whole text (`piecesOf`: its text parts, or its content),
+ * each as a JSON string at least as long as the text's UTF-8; a content held in the file counts its
+ * bytes, a text held in memory its UTF-16 length, which its UTF-8 never falls below. What lets the
+ * app refuse a body past its limit before building it (docs/export.md "Written in pieces").
+ */
+export function expandedBytesAtLeast(session: LoadedSession, call: number): number | undefined {
+  const given = session.callInput(call);
+  if (!given) return undefined;
+  let bytes = 0;
+  for (let i = 0; i < given.minted.length; i++) {
+    const m = given.minted.at(i);
+    if (!m) continue;
+    const parts = m.content_parts?.filter((p) => TEXT_TYPES.includes(p.type) && typeof p.text === 'string') ?? [];
+    if (parts.length > 0) for (const p of parts) bytes += (p.text as string).length;
+    else bytes += m.large ? m.large.length : m.content.length;
+  }
+  return bytes;
+}
+
 /** The input of call `call` (1-based) as the export reads it; undefined for a number that is no call. */
 export function exportInput(session: LoadedSession, call: number, expanded: boolean): ExportInput | undefined {
   const given = session.callInput(call);
