@@ -45,8 +45,8 @@ export function bundleCommands(manifest: BundleManifest, files: readonly string[
   return [command(['check', ...source, ...files]), ...manifest.ids.map((id) => command(['expand', '--id', id, ...source, ...files]))];
 }
 
-/** The `bundle` command line that makes the same bundle from the source files (shown by the app). */
-export function bundleCommandLine(manifest: BundleManifest, out: string): string {
+/** The `bundle` command line that makes the same bundle from the source files (shown by the app); from a manifest, or what a request names before one is made. */
+export function bundleCommandLine(manifest: { ids: readonly string[]; codes: readonly string[]; options: BundleManifest['options']; sources: readonly { path: string }[] }, out: string): string {
   const args = ['bundle', '--out', out];
   for (const id of manifest.ids) args.push('--id', id);
   for (const code of manifest.codes) args.push('--finding', code);

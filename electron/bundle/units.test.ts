@@ -1,6 +1,11 @@
 /** The minimizer's units of each file format (electron/bundle/units.ts): what may be removed, and the file a kept set makes. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { SessionFileFormat } from '../../shared/index';
 import { fileUnits, jointUnits, sidecarShape, splitLines } from './units';
+
+const ROOT = join(import.meta.dirname, '../..');
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -14,6 +19,25 @@ describe('bundle units', () => {
     expect(dec(u.render([]))).toBe('{"t":"header"}\n');
     expect(dec(u.render([0, 2]))).toBe('{"t":"header"}\nx\ntorn');
     expect(dec(u.render([0, 1, 2]))).toBe('{"t":"header"}\nx\ny\ntorn');
+  });
+
+  it('a file of a line format with every unit kept is its own bytes, as the app counts on to refuse a bundle too large before making it', () => {
+    const real = (dir: string) => readdirSync(join(ROOT, 'e2e/fixtures/real', dir)).filter((n) => n.endsWith('.jsonl')).map((n) => join(ROOT, 'e2e/fixtures/real', dir, n));
+    const files: [string, SessionFileFormat][] = [
+      ...real('claude-code').map((p): [string, SessionFileFormat] => [p, 'claude-code']),
+      ...real('codex').map((p): [string, SessionFileFormat] => [p, 'codex-rollout']),
+      [join(ROOT, 'samples/demo.sidecar.jsonl'), 'supercode-sidecar'],
+      [join(ROOT, 'samples/session.sidecar.jsonl'), 'supercode-sidecar'],
+    ];
+    expect(files.length).toBeGreaterThan(10);
+    for (const [path, format] of files) {
+      const bytes = new Uint8Array(readFileSync(path));
+      for (const cut of [bytes, bytes.subarray(0, Math.floor(bytes.length / 2))]) {
+        const u = fileUnits('f', format, cut);
+        expect(u.count, path).toBeGreaterThan(0);
+        expect(Buffer.from(u.render(Array.from({ length: u.count }, (_, k) => k))).equals(cut), path).toBe(true);
+      }
+    }
   });
 
   it('a JSONL import has no fixed line and no shapes beyond unknown', () => {

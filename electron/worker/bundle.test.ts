@@ -66,6 +66,17 @@ describe('reproBundle', () => {
       expect(big.error.code).toBe('too_large');
       expect(big.error.message).toContain('session-inspector bundle --out');
     }
+    // Files of a line format past the cap: refused from their sizes, before they are read again.
+    const absentPath = tmp.path('not-there.jsonl');
+    const huge = { ...state.value, format: 'claude-code' as const, files: [{ path: absentPath, format: 'claude-code' as const, bytes: 10 * 1024 * 1024 }] };
+    const early = await reproBundleReply(huge, methods.reproBundle.params.parse({ ids: ['r1'] }), 8 * 1024 * 1024);
+    expect(early.ok ? '' : early.error.code).toBe('too_large');
+    expect(early.ok ? '' : early.error.message).toContain(`at least ${10 * 1024 * 1024} bytes`);
+    expect(early.ok ? '' : early.error.message).toContain(`session-inspector bundle --out repro-r1 --id r1 --format claude-code ${absentPath}`);
+    // A format written again may shrink: it is not refused by its size, and the file is read (here it is not there).
+    const rewritten = { ...huge, format: 'inspect' as const, files: [{ path: absentPath, format: 'inspect-json' as const, bytes: 10 * 1024 * 1024 }] };
+    const read = await reproBundleReply(rewritten, methods.reproBundle.params.parse({ ids: ['r1'] }), 8 * 1024 * 1024);
+    expect(read.ok ? '' : read.error.code).not.toBe('too_large');
     const absent = await service.handle('reproBundle', methods.reproBundle.params.parse({ codes: ['hash_mismatch'] }));
     expect(absent.ok ? 'ok' : absent.error.code).toBe('not_reproduced');
     service.close();

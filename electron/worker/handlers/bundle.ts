@@ -5,6 +5,7 @@
  * its progress goes out as `bundleProgress` events and `cancelBundle` stops it: it then answers
  * with the smallest bundle found so far that reproduces (docs/bundles.md).
  */
+import { resolve } from 'node:path';
 import type { ParsedParams, Reply, SessionInfo } from '../../../shared/index';
 import { MAX_BUNDLE_BYTES, MAX_BUNDLE_CUT_KINDS, hostErrorCodeSchema } from '../../../shared/index';
 import type { BundleProgress } from '../../bundle/bundle';
@@ -34,6 +35,12 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
   const { bundleId } = params;
   const { onBundleProgress, bundleCancelled } = context;
   const name = bundleName(params);
+  const least = copiedBytesAtLeast(info);
+  if (least > maxBytes) {
+    // Refused before the session is opened again, read whole and cut into units (docs/bundles.md "Too large for the app").
+    const command = bundleCommandLine({ ids: params.ids, codes: params.codes, options: { ...(info.session ? { session: info.session } : {}), format: info.format }, sources: info.files.map((f, k) => ({ path: labels?.[k] ?? resolve(f.path) })) }, name);
+    return { ok: false, error: { code: 'too_large', message: `The bundle would hold at least ${least} bytes (its session's files, copied whole), more than the ${maxBytes} a download carries: make it on the command line with ${command}` } };
+  }
   try {
     const bundle = await buildBundle({
       paths: info.files.map((f) => f.path),
@@ -77,6 +84,19 @@ export async function reproBundleReply(info: SessionInfo, params: ParsedParams<'
     }
     return { ok: false, error: { code: 'internal_error', message: `the bundle could not be made: ${e instanceof Error ? e.message : String(e)}` } };
   }
+}
+
+/** Formats whose files a bundle holds byte for byte when it keeps every unit (a line is a unit); the others are written again. */
+const LINE_FORMATS: ReadonlySet<string> = new Set(['supercode-sidecar', 'claude-code', 'codex-rollout']);
+
+/**
+ * Bytes a bundle of `info`'s session holds at least, from its files' sizes alone. A session larger
+ * than the bundle's minimizing limit (at most the download's) is copied whole, not minimized
+ * (buildBundle): so its line-format files are in the bundle byte for byte, and when they alone pass
+ * the download's limit, the bundle does too. Other formats are written again and count nothing.
+ */
+export function copiedBytesAtLeast(info: SessionInfo): number {
+  return info.files.reduce((n, f) => n + (LINE_FORMATS.has(f.format) ? f.bytes : 0), 0);
 }
 
 /** Progress events at most every PROGRESS_EVERY_MS of the search's own clock; the first and the last always. */
