@@ -29,9 +29,26 @@ export function contentSource(msg: ChatMessage): ByteSource {
  * compaction's original was checked (docs/streaming-import.md). Not a memory source.
  */
 export function textSource(text: string): ByteSource {
-  const length = utf8Length(text);
-  const read = (start: number, end: number): Uint8Array => utf8Encode(text).subarray(start, end);
-  return { length, read, readInto: (start, end, target, at) => (start <= 0 && end >= length ? void utf8EncodeInto(text, target, at) : target.set(read(start, end), at)) };
+  return new TextSource(text);
+}
+
+class TextSource implements ByteSource {
+  readonly length: number;
+  constructor(readonly text: string) {
+    this.length = utf8Length(text);
+  }
+  read(start: number, end: number): Uint8Array {
+    return utf8Encode(this.text).subarray(start, end);
+  }
+  readInto(start: number, end: number, target: Uint8Array, at: number): void {
+    if (start <= 0 && end >= this.length) utf8EncodeInto(this.text, target, at);
+    else target.set(this.read(start, end), at);
+  }
+}
+
+/** True when `source` is a `textSource`: its bytes are its text's UTF-8, never encoded until read. */
+export function isTextSource(source: ByteSource): boolean {
+  return source instanceof TextSource;
 }
 
 /** `contentSource(msg)`, a content held in memory encoded only when read (`textSource`). */

@@ -8,7 +8,7 @@ import { canonicalFullyVisible, hiddenSpan, resolveMessage, resolveOriginal } fr
 import type { MessageList, Reduction, Result } from '../format/types';
 import { ContentUnavailableError, holdsOriginal, isRangeKind, ok } from '../format/types';
 import type { LoadedUnit, SearchUnit } from './types';
-import { isMemorySource } from '../format/bytes';
+import { encodedOnReadSource, isMemorySource, isTextSource } from '../format/bytes';
 
 /**
  * What a search does once per session state, done ahead: each unit resolved, its content
@@ -136,14 +136,15 @@ function searchUnits(
           // Verified above, but read again: a file-backed list can lose a message meanwhile.
           const msg = minted.at(index);
           if (msg === undefined) return null;
-          const m = resolveMessage(index, msg, recorded);
+          // A content held in memory is measured, not encoded: it is searched as text (scanText).
+          const m = resolveMessage(index, msg, recorded, encodedOnReadSource);
           const owners = (inner.get(index) ?? []).flatMap((r) => {
             const found = perMessage(r);
             return found ? [{ r, span: found.span }] : [];
           });
           const attribute = (offset: number, length: number) => owners.find((o) => o.span[0] <= offset && offset + length <= o.span[1])?.r ?? c;
           const span: [number, number] = [0, m.bytes.length];
-          return isMemorySource(m.bytes)
+          return isTextSource(m.bytes)
             ? { content: m.content, bytes: m.bytes.length, span, attribute, searched: owners.length }
             : { source: m.bytes, span, attribute, searched: owners.length };
         },
