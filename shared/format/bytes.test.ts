@@ -35,6 +35,41 @@ describe('concatSources', () => {
   });
 });
 
+describe('concatSources: finding a literal', () => {
+  it('finds what a search of the joined texts decoded finds: the leftmost occurrences that do not overlap, in the span, across parts and windows, until told to stop', () => {
+    const unit = fc.constantFrom('a', 'b', 'é', '😀', '\ud800', '\n');
+    const textArb = fc.string({ unit, maxLength: 12 });
+    // Two letters often, so that occurrences overlap and cross the parts' ends.
+    const needleArb = fc.oneof(fc.string({ unit: fc.constantFrom('a', 'b'), minLength: 1, maxLength: 3 }), fc.string({ unit, minLength: 1, maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(textArb, { maxLength: 8 }), needleArb, fc.integer({ min: 1, max: 16 }), fc.nat(), fc.nat(), fc.nat(4), (texts, query, windowBytes, a, b, stopAfter) => {
+        const source = concatSources(texts.map((t, k) => (k % 2 === 0 ? textSource(t) : memorySource(utf8Encode(t)))), windowBytes);
+        const joined = source.read(0, source.length);
+        const start = a % (joined.length + 1);
+        const end = start + (b % (joined.length - start + 1));
+        // The decoded text's own occurrences, at their UTF-8 offsets, kept when inside [start, end).
+        // A query as search takes it: its lone surrogates read as U+FFFD, as its UTF-8 does.
+        const text = new TextDecoder().decode(joined);
+        const needle = utf8Encode(query);
+        const wanted = new TextDecoder().decode(needle);
+        const expected: number[] = [];
+        for (let i = text.indexOf(wanted); i !== -1; i = text.indexOf(wanted, i + 1)) {
+          const at = utf8Encode(text.slice(0, i)).length;
+          if (at < start || at + needle.length > end || (expected.length > 0 && at < expected[expected.length - 1]! + needle.length)) continue;
+          expected.push(at);
+        }
+        const found: number[] = [];
+        source.findAll?.(needle, start, end, (at) => {
+          found.push(at());
+          return found.length <= stopAfter;
+        });
+        expect(found).toEqual(expected.slice(0, stopAfter + 1));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('concatSources over texts', () => {
   it('reads any range of texts and bytes one after another as their UTF-8 joined, a text read whole written in place', () => {
     const unit = fc.constantFrom('a', 'é', '€', '😀', '\ud800', '\udc00', '\n');

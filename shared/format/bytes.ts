@@ -113,8 +113,45 @@ export function* sourceWindows(source: ByteSource, start = 0, end = source.lengt
   }
 }
 
-/** The parts one after another, as one source. */
-export function concatSources(parts: readonly ByteSource[]): ByteSource {
+/**
+ * ByteSource.findAll for a source read through `readInto`: `[start, end)` in windows of
+ * `windowBytes` (each overlapping the next by the needle's length less one, so no occurrence falls
+ * between two) read into one array, where the needle's bytes are looked for. A search's literal was
+ * found before by decoding each window to text and running the engine over it. In UTF-8 the
+ * occurrences are the same; in other bytes they are now at their own offsets (docs/streaming-import.md
+ * "Texts searched as bytes").
+ */
+export function findInWindows(
+  readInto: (start: number, end: number, target: Uint8Array, at: number) => void,
+  length: number,
+  needle: Uint8Array,
+  start: number,
+  end: number,
+  onMatch: (offset: () => number) => boolean,
+  windowBytes = SOURCE_CHUNK_BYTES,
+  /** How a window is searched: `bytesIndexOf`, or the host's faster one (the Node side passes Buffer's). */
+  indexOf: (haystack: Uint8Array, needle: Uint8Array, from: number) => number = bytesIndexOf,
+): void {
+  const to = Math.min(end, length);
+  const n = needle.length;
+  // Where the next occurrence may start: after the last one reported (they do not overlap).
+  let next = Math.max(0, start);
+  if (n === 0 || to - next < n) return;
+  const window = new Uint8Array(Math.min(to - next, windowBytes + n - 1));
+  for (let a = next; a + n <= to; a += windowBytes) {
+    const b = Math.min(to, a + windowBytes + n - 1);
+    readInto(a, b, window, 0);
+    const view = window.subarray(0, b - a);
+    for (let i = indexOf(view, needle, Math.max(0, next - a)); i !== -1; i = indexOf(view, needle, i + n)) {
+      const at = a + i;
+      if (!onMatch(() => at)) return;
+      next = at + n;
+    }
+  }
+}
+
+/** The parts one after another, as one source; `findAll` through windows of `windowBytes` (findInWindows). */
+export function concatSources(parts: readonly ByteSource[], windowBytes = SOURCE_CHUNK_BYTES): ByteSource {
   const starts: number[] = [];
   let length = 0;
   for (const p of parts) {
@@ -148,6 +185,7 @@ export function concatSources(parts: readonly ByteSource[]): ByteSource {
       return out;
     },
     readInto,
+    findAll: (needle, start, end, onMatch) => findInWindows(readInto, length, needle, start, end, onMatch, windowBytes),
   };
 }
 

@@ -4,7 +4,8 @@ import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTE
 import { expandReduction } from '../resolver/expand';
 import { SEARCH_STEP_WORK, searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '.';
 import { assistant, capped, countingSignal, makeReduction, tool, user } from '../testing/builders';
-import { memorySource } from '../format/bytes';
+import { concatSources, memorySource } from '../format/bytes';
+import { sha256Hex } from '../format/hash';
 import type { ByteSource, ChatMessage, MessageList, Reduction, Result, SidecarSearchResult } from '../format/types';
 import { utf8Encode, utf8Length } from '../format/utf8';
 
@@ -421,6 +422,27 @@ describe('lone surrogates', () => {
       expect(value(sidecarSearch(l, query, v, undefined, { case_sensitive: false })).total_matches).toBe(4);
     }
     expect(value(sidecarSearch(l, '\uFFFD{2}', v, undefined, { mode: 'regex' })).matches.map((m) => [m.offset, m.length])).toEqual([[26, 6]]);
+  });
+});
+
+describe('a large content of bytes that are not all UTF-8, searched by its bytes', () => {
+  // A content read from a file beside the session may hold any bytes; 0xff is never UTF-8, nor 0xc3 before a letter.
+  const bytes = new Uint8Array([...utf8Encode('ab '), 0xff, ...utf8Encode(' cd \uFFFD ab'), 0xc3, ...utf8Encode('ab')]);
+  const joined = concatSources([memorySource(bytes.subarray(0, 5)), memorySource(bytes.subarray(5))], 4);
+  const v = [user('x'), assistant('', 'c1'), { ...tool('', 'c1'), large: joined }];
+  const r = makeReduction([user('x'), assistant('', 'c1'), tool(new TextDecoder().decode(bytes), 'c1')], { kind: 'tool_output_elided', index: 2 });
+  // Its hash is the bytes' own (decoded and encoded again, they would differ).
+  const l = [{ ...r, ptr: { ...r.ptr, hash: `sha256:${sha256Hex([bytes])}`, bytes: bytes.length } }];
+  const offsets = (query: string) => {
+    const found = sidecarSearch(l, query, v, undefined, { max_matches: 100 });
+    return found.ok ? found.value.matches.map((m) => m.offset) : found.error.code;
+  };
+
+  it('finds a query at its own bytes, after bytes that are not UTF-8 too; U+FFFD where it is written', () => {
+    expect('findAll' in joined).toBe(true);
+    expect(offsets('ab')).toEqual([0, 12, 15]);
+    expect(offsets('\uFFFD')).toEqual([8]);
+    expect(offsets('cd \uFFFD')).toEqual([5]);
   });
 });
 

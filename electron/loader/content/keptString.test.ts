@@ -169,6 +169,38 @@ describe('a text kept in its file', () => {
     );
   });
 
+  it('finds a query as a search of its decoded text finds it: the leftmost occurrences that do not overlap, in the span, until told to stop', () => {
+    const needleArb = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', 'é', '€', '😀'), minLength: 1, maxLength: 4 });
+    // Also a value of two letters with a query of them, whose occurrences overlap often.
+    const twoLetters = fc.string({ unit: fc.constantFrom('a', 'é'), minLength: 1, maxLength: 60 });
+    const pairArb = fc.oneof(fc.tuple(valueArb, needleArb), fc.tuple(twoLetters, fc.string({ unit: fc.constantFrom('a', 'é'), minLength: 1, maxLength: 3 })));
+    fc.assert(
+      fc.property(pairArb, fc.nat(64), fc.nat(), fc.nat(), fc.nat(4), ([value, query], prefixBytes, a, b, stopAfter) => {
+        const { file, line, lineOffset } = fileWith(value, prefixBytes);
+        const text = keepInFile(keptStrings(0, countedFile(file).read, () => true, 1 << 20), value, 1, line, lineOffset);
+        if (!text?.source.findAll) throw new Error('not kept, or no findAll');
+        const bytes = Buffer.from(value, 'utf8');
+        const start = a % (bytes.length + 1);
+        const end = start + (b % (bytes.length - start + 1));
+        // The text's own occurrences, at their UTF-8 offsets, kept when inside [start, end).
+        const expected: number[] = [];
+        const needleBytes = Buffer.byteLength(query, 'utf8');
+        for (let i = value.indexOf(query); i !== -1; i = value.indexOf(query, i + 1)) {
+          const at = Buffer.byteLength(value.slice(0, i), 'utf8');
+          if (at < start || at + needleBytes > end || (expected.length > 0 && at < expected[expected.length - 1]! + needleBytes)) continue;
+          expected.push(at);
+        }
+        const found: number[] = [];
+        text.source.findAll(Buffer.from(query, 'utf8'), start, end, (at) => {
+          found.push(at());
+          return found.length <= stopAfter;
+        });
+        expect(found).toEqual(expected.slice(0, stopAfter + 1));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
   it('says the content changed when the file no longer holds the value there', () => {
     for (const value of ['plain words '.repeat(50), 'escaped\n'.repeat(50)]) {
       const { file, line, lineOffset } = fileWith(value, 0);

@@ -9,6 +9,7 @@
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
 import { isWellFormed } from '../../../shared/format/utf8';
+import { SOURCE_CHUNK_BYTES, findInWindows } from '../../../shared/format/bytes';
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { ReadSync } from '../common/lines';
@@ -80,6 +81,11 @@ class KeptString implements ByteSource {
     return this.wholeValue().subarray(from, to);
   }
 
+  /** ByteSource.findAll through windows read as `read` reads them, through the cache (findInWindows). */
+  findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+    findInWindows((from, to, target, at) => target.set(this.read(from, to), at), this.length, needle, start, end, onMatch, SOURCE_CHUNK_BYTES, bufferIndexOf);
+  }
+
   /** As `read`, into `target`; the whole value as `passingWhole` reads it. */
   readInto(start: number, end: number, target: Uint8Array, at: number): void {
     const from = Math.max(0, Math.min(start, this.length));
@@ -147,6 +153,11 @@ class KeptString implements ByteSource {
     cache.set(this.start, bytes, bytes.length);
     return bytes;
   }
+}
+
+/** `bytesIndexOf` through Buffer's own search (the bytes are not copied). */
+export function bufferIndexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
+  return Buffer.from(haystack.buffer, haystack.byteOffset, haystack.length).indexOf(needle, from);
 }
 
 /** A value whose JSON text is longer is read back into arrays of its own by `readInto`, not through the windows kept. */
