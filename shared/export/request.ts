@@ -128,13 +128,16 @@ export function imageOf(part: ContentPart): ImageRef | undefined {
 
 const TEXT_TYPES: readonly string[] = ['text', 'input_text', 'output_text'];
 
+/** A part that holds text of the message (a piece of its own in `piecesOf`). */
+const isTextPart = (p: ContentPart): p is ContentPart & { text: string } => TEXT_TYPES.includes(p.type) && typeof p.text === 'string';
+
 /** A message's pieces: its parts in order when they hold its text, else its text then its images. */
 function piecesOf(content: string, parts: readonly ContentPart[] | undefined, where: string, leftOut: string[]): Piece[] {
   const pieces: Piece[] = [];
-  const textInParts = parts?.some((p) => TEXT_TYPES.includes(p.type) && typeof p.text === 'string') ?? false;
+  const textInParts = parts?.some(isTextPart) ?? false;
   if (!textInParts && content !== '') pieces.push({ text: content });
   for (const p of parts ?? []) {
-    if (TEXT_TYPES.includes(p.type) && typeof p.text === 'string') {
+    if (isTextPart(p)) {
       if (textInParts && p.text !== '') pieces.push({ text: p.text });
       continue;
     }
@@ -160,8 +163,8 @@ export function expandedBytesAtLeast(session: LoadedSession, call: number): numb
   for (let i = 0; i < given.minted.length; i++) {
     const m = given.minted.at(i);
     if (!m) continue;
-    const parts = m.content_parts?.filter((p) => TEXT_TYPES.includes(p.type) && typeof p.text === 'string') ?? [];
-    if (parts.length > 0) for (const p of parts) bytes += (p.text as string).length;
+    const parts = m.content_parts?.filter(isTextPart) ?? [];
+    if (parts.length > 0) for (const p of parts) bytes += p.text.length;
     else bytes += m.large ? m.large.length : m.content.length;
   }
   return bytes;

@@ -9,8 +9,7 @@
 import { basename } from 'node:path';
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
-import { SOURCE_CHUNK_BYTES, findInWindows } from '../../../shared/format/bytes';
-import { bufferIndexOf } from './keptString';
+import { findAllOf } from './findBytes';
 import { readExactly } from '../common/lines';
 import { safeClose } from '../common/openFile';
 import { openWithin } from '../common/safeRead';
@@ -45,6 +44,6 @@ export function companionSource(path: string, roots: readonly string[], length: 
       return out;
     },
     readInto,
-    findAll: (needle, start, end, onMatch) => findInWindows(readInto, length, needle, start, end, onMatch, SOURCE_CHUNK_BYTES, bufferIndexOf),
+    findAll: findAllOf(readInto, length),
   };
 }

@@ -9,7 +9,7 @@
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
 import { isWellFormed } from '../../../shared/format/utf8';
-import { SOURCE_CHUNK_BYTES, findInWindows } from '../../../shared/format/bytes';
+import { findAllOf } from './findBytes';
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { ReadSync } from '../common/lines';
@@ -81,9 +81,9 @@ class KeptString implements ByteSource {
     return this.wholeValue().subarray(from, to);
   }
 
-  /** ByteSource.findAll through windows read as `read` reads them, through the cache (findInWindows). */
+  /** ByteSource.findAll through windows read as `read` reads them, through the cache (findBytes.ts). */
   findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
-    findInWindows((from, to, target, at) => target.set(this.read(from, to), at), this.length, needle, start, end, onMatch, SOURCE_CHUNK_BYTES, bufferIndexOf);
+    findAllOf((from, to, target, at) => target.set(this.read(from, to), at), this.length)(needle, start, end, onMatch);
   }
 
   /** As `read`, into `target`; the whole value as `passingWhole` reads it. */
@@ -153,11 +153,6 @@ class KeptString implements ByteSource {
     cache.set(this.start, bytes, bytes.length);
     return bytes;
   }
-}
-
-/** `bytesIndexOf` through Buffer's own search (the bytes are not copied). */
-export function bufferIndexOf(haystack: Uint8Array, needle: Uint8Array, from: number): number {
-  return Buffer.from(haystack.buffer, haystack.byteOffset, haystack.length).indexOf(needle, from);
 }
 
 /** A value whose JSON text is longer is read back into arrays of its own by `readInto`, not through the windows kept. */
