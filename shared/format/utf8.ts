@@ -145,3 +145,125 @@ export class Utf16ToUtf8Cursor {
 export function isWellFormed(text: string): boolean {
   return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
+
+/**
+ * The UTF-8 sequence at `p` (a byte before `end`) as a decoder reads it (the WHATWG UTF-8 decoder,
+ * TextDecoder's): positive, the bytes of a well-formed character (1 to 4); negative, minus the bytes
+ * of the maximal subpart it replaces with one U+FFFD (1 to 3): a lead byte and the continuation
+ * bytes that could still follow it.
+ */
+export function utf8SequenceAt(bytes: Uint8Array, p: number, end: number): number {
+  const b0 = bytes[p] as number;
+  if (b0 < 0x80) return 1;
+  let need: number;
+  let lo = 0x80;
+  let hi = 0xbf;
+  if (b0 >= 0xc2 && b0 <= 0xdf) need = 1;
+  else if (b0 >= 0xe0 && b0 <= 0xef) {
+    need = 2;
+    // No overlong forms (E0 A0..), no surrogates (ED ..9F).
+    if (b0 === 0xe0) lo = 0xa0;
+    if (b0 === 0xed) hi = 0x9f;
+  } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+    need = 3;
+    if (b0 === 0xf0) lo = 0x90;
+    if (b0 === 0xf4) hi = 0x8f;
+  } else return -1;
+  for (let k = 1; k <= need; k++) {
+    const b = p + k < end ? (bytes[p + k] as number) : -1;
+    if (b < lo || b > hi) return -k;
+    lo = 0x80;
+    hi = 0xbf;
+  }
+  return need + 1;
+}
+
+/**
+ * Bytes decoded as TextDecoder decodes them, with each UTF-16 index's byte offset and back. Where
+ * every character of the text is written in the bytes as UTF-8 writes it (a well-formed text), the
+ * offsets are counted from the text. Where a byte that is not UTF-8 became U+FFFD (three bytes when
+ * written, one to three where read: `utf8SequenceAt`), counting from the text would move every
+ * later offset, so they are taken from the bytes (docs/streaming-import.md "Texts searched as bytes").
+ */
+export class DecodedBytes {
+  readonly text: string;
+  /** Each index's byte offset from the first byte, where the bytes are not the text's UTF-8; null where they are. */
+  private readonly offsets: Uint32Array | null;
+  private cursor: Utf16ToUtf8Cursor;
+
+  /** `start`: the offset of the first byte, added to every offset given and taken. */
+  constructor(
+    bytes: Uint8Array,
+    private readonly start = 0,
+  ) {
+    const text = decoder.decode(bytes);
+    this.text = text;
+    this.cursor = new Utf16ToUtf8Cursor(text, start);
+    // A text with no U+FFFD decoded from well-formed bytes; one whose UTF-8 is as long as the bytes
+    // replaced only three-byte subparts, each by three bytes: the text's own offsets hold either way.
+    this.offsets = text.indexOf('\uFFFD') === -1 || utf8Length(text) === bytes.length ? null : sequenceOffsets(bytes, text.length);
+  }
+
+  /** The byte offset of UTF-16 index `index`, a character's start or the text's end. */
+  byteOffsetOf(index: number): number {
+    if (this.offsets) return this.start + (this.offsets[Math.max(0, Math.min(index, this.text.length))] as number);
+    if (index < this.cursorIndex) this.cursor = new Utf16ToUtf8Cursor(this.text, this.start);
+    this.cursorIndex = index;
+    return this.cursor.byteOffsetOf(index);
+  }
+
+  private cursorIndex = 0;
+
+  /** The first UTF-16 index whose byte offset is `offset` or more (the text's length past its end). */
+  indexOfByte(offset: number): number {
+    const target = offset - this.start;
+    const offsets = this.offsets;
+    if (!offsets) {
+      const text = this.text;
+      let bytes = 0;
+      let i = 0;
+      while (i < text.length && bytes < target) {
+        const c = text.charCodeAt(i);
+        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+          bytes += 4;
+          i += 2;
+        } else {
+          bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+          i++;
+        }
+      }
+      return i;
+    }
+    let lo = 0;
+    let hi = this.text.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((offsets[mid] as number) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** The byte offset where the character at UTF-16 index `index` ends. */
+  charEndOf(index: number): number {
+    const c = this.text.charCodeAt(index);
+    const pair = c >= 0xd800 && c <= 0xdbff && index + 1 < this.text.length && isLowSurrogate(this.text.charCodeAt(index + 1));
+    return this.byteOffsetOf(index + (pair ? 2 : 1));
+  }
+}
+
+/** The byte offset of each UTF-16 index of the decoding of `bytes` (`units` long), read sequence by sequence. */
+function sequenceOffsets(bytes: Uint8Array, units: number): Uint32Array {
+  const offsets = new Uint32Array(units + 1);
+  let p = 0;
+  let i = 0;
+  while (p < bytes.length && i < units) {
+    const n = utf8SequenceAt(bytes, p, bytes.length);
+    offsets[i++] = p;
+    // A character past U+FFFF is two units: the second has its character's start.
+    if (n === 4) offsets[i++] = p;
+    p += Math.abs(n);
+  }
+  offsets[i] = p;
+  return offsets;
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RE2JS } from 're2js';
+import fc from 'fast-check';
 import { MAX_MATCHES, MAX_REGEX_PROGRAM_SIZE, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../format/constants';
 import { expandReduction } from '../resolver/expand';
 import { SEARCH_STEP_WORK, searchPreparationSteps, sidecarSearch, sidecarSearchSteps } from '.';
@@ -443,6 +444,70 @@ describe('a large content of bytes that are not all UTF-8, searched by its bytes
     expect(offsets('ab')).toEqual([0, 12, 15]);
     expect(offsets('\uFFFD')).toEqual([8]);
     expect(offsets('cd \uFFFD')).toEqual([5]);
+  });
+
+  it('a regex or a query in any case is found at its own bytes too: each byte that is not UTF-8 is one byte', () => {
+    const spans = (query: string, options: Parameters<typeof sidecarSearch>[4]) => {
+      const found = sidecarSearch(l, query, v, undefined, { max_matches: 100, ...options });
+      return found.ok ? found.value.matches.map((m) => [m.offset, m.length]) : found.error.code;
+    };
+    expect(spans('[ab]+', { mode: 'regex' })).toEqual([[0, 2], [12, 2], [15, 2]]);
+    expect(spans('AB', { case_sensitive: false })).toEqual([[0, 2], [12, 2], [15, 2]]);
+    expect(spans('\\w+', { mode: 'regex' })).toEqual([[0, 2], [5, 2], [12, 2], [15, 2]]);
+    // 0xFF and 0xC3 are one byte each; the U+FFFD written at 8 is three.
+    expect(spans('[^a-z ]', { mode: 'regex' })).toEqual([[3, 1], [8, 3], [14, 1]]);
+  });
+});
+
+/**
+ * The byte offset of each UTF-16 index of `bytes`' decoding where one is: a cut there decodes to
+ * the text before the index and the text from it (a cut inside a sequence leaves U+FFFD on its
+ * left). Worked out by decoding alone, apart from the code under test.
+ */
+function cutsOf(bytes: Uint8Array): Map<number, number> {
+  const decoder = new TextDecoder();
+  const text = decoder.decode(bytes);
+  const cuts = new Map<number, number>();
+  let index = 0;
+  for (let p = 0; p <= bytes.length; p++) {
+    while (index <= text.length && decoder.decode(bytes.subarray(0, p)).length > index) index++;
+    if (decoder.decode(bytes.subarray(0, p)) === text.slice(0, index) && decoder.decode(bytes.subarray(p)) === text.slice(index)) cuts.set(index, p);
+  }
+  return cuts;
+}
+
+describe('search of bytes that are not all UTF-8, in windows of any size', () => {
+  const piece = fc.oneof(
+    fc.constantFrom('a', 'b', 'A', 'B', ' ', 'é', '\n', '\uFFFD').map((s) => [...utf8Encode(s)]),
+    fc.constantFrom([0xff], [0x80], [0xc3], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xe0, 0x80]),
+  );
+  const content = fc.array(piece, { maxLength: 40 }).map((parts) => new Uint8Array(parts.flat()));
+  const queries: { query: string; options: { mode?: 'regex'; case_sensitive?: boolean }; re: RegExp }[] = [
+    { query: '[ab]+', options: { mode: 'regex' }, re: /[ab]+/gu },
+    { query: 'a.', options: { mode: 'regex' }, re: /a./gu },
+    { query: 'AB', options: { case_sensitive: false }, re: /AB/giu },
+    { query: 'b[^a-z]', options: { mode: 'regex' }, re: /b[^a-z]/gu },
+  ];
+
+  it('finds what the decoded text holds, at the bytes it was read from', () => {
+    fc.assert(
+      fc.property(content, fc.nat(40), fc.integer({ min: 4, max: 16 }), fc.constantFrom(...queries), (bytes, cut, windowBytes, q) => {
+        const at = Math.min(cut, bytes.length);
+        const joined = concatSources([memorySource(bytes.subarray(0, at)), memorySource(bytes.subarray(at))], 4);
+        const v = [user('x'), assistant('', 'c1'), { ...tool('', 'c1'), large: joined }];
+        const r = makeReduction([user('x'), assistant('', 'c1'), tool(new TextDecoder().decode(bytes), 'c1')], { kind: 'tool_output_elided', index: 2 });
+        const l = [{ ...r, ptr: { ...r.ptr, hash: `sha256:${sha256Hex([bytes])}`, bytes: bytes.length } }];
+        const found = value(sidecarSearch(l, q.query, v, undefined, { max_matches: 1000, window_bytes: windowBytes, ...q.options }));
+        const cuts = cutsOf(bytes);
+        const text = new TextDecoder().decode(bytes);
+        const expected = [...text.matchAll(q.re)].map((m) => {
+          const from = cuts.get(m.index) as number;
+          return [from, (cuts.get(m.index + m[0].length) as number) - from];
+        });
+        expect(found.matches.map((m) => [m.offset, m.length])).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
   });
 });
 

@@ -4,7 +4,7 @@
  */
 import { floorSourceBoundary } from '../format/bytes';
 import type { ByteSource } from '../format/types';
-import { utf8Decode, utf8Length } from '../format/utf8';
+import { DecodedBytes, utf8Length } from '../format/utf8';
 
 export function codePointLength(text: string, i: number): number {
   const c = text.charCodeAt(i);
@@ -81,6 +81,6 @@ export function jsonBytes(value: unknown): number {
 export function sourceSnippet(source: ByteSource, span: [number, number], offset: number, length: number, max: number): { snippet: string; match: [number, number] } {
   const a = Math.max(span[0], floorSourceBoundary(source, offset - max));
   const b = Math.max(offset + length, Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], offset + length + max))));
-  const text = utf8Decode(source.read(a, b));
-  return snippetOf(text, utf16IndexOfByte(text, offset - a), utf16IndexOfByte(text, offset + length - a), length, max);
+  const decoded = new DecodedBytes(source.read(a, b), a);
+  return snippetOf(decoded.text, decoded.indexOfByte(offset), decoded.indexOfByte(offset + length), length, max);
 }

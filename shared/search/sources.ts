@@ -7,12 +7,12 @@
  */
 import { floorSourceBoundary, memorySource } from '../format/bytes';
 import type { ByteSource } from '../format/types';
-import { Utf16ToUtf8Cursor, utf8Decode, utf8Encode, utf8Length, wellFormed } from '../format/utf8';
+import { DecodedBytes, Utf16ToUtf8Cursor, utf8Encode, utf8Length, wellFormed } from '../format/utf8';
 import type { SimpleMatcher } from './simpleMatcher';
 import { decodeAt } from './simpleMatcher';
 import type { CandidatePrefilter, CompiledMatcher } from './matcher';
 import { matchInSteps, windowsFor } from './matcher';
-import { snippetOf, sourceSnippet, utf16IndexOfByte, utf8CodePointBytes } from './snippets';
+import { snippetOf, sourceSnippet, utf16IndexOfByte } from './snippets';
 import type { AddMatch } from './types';
 
 /**
@@ -124,18 +124,19 @@ export function* scanSource(
       const start = Math.max(span[0], floorSourceBoundary(source, from - snippetMax));
       const end = Math.min(span[1], floorSourceBoundary(source, Math.min(span[1], own + overlap)));
       const textEnd = Math.max(end, own);
-      const text = utf8Decode(source.read(start, textEnd));
-      const cursor = new Utf16ToUtf8Cursor(text, start);
+      // Offsets from the bytes: a byte that is not UTF-8 is one byte of them, not U+FFFD's three.
+      const decoded = new DecodedBytes(source.read(start, textEnd), start);
+      const { text } = decoded;
       let stop = false;
       const stopped = yield* matchInSteps(
         matcher,
         text,
-        utf16IndexOfByte(text, from - start),
+        decoded.indexOfByte(from),
         (s, e) => {
-          const offset = cursor.byteOffsetOf(s);
+          const offset = decoded.byteOffsetOf(s);
           if (offset > own || (offset === own && !last)) return false;
-          const endOffset = cursor.byteOffsetOf(e);
-          next = endOffset > offset ? endOffset : offset + utf8CodePointBytes(text, s);
+          const endOffset = decoded.byteOffsetOf(e);
+          next = endOffset > offset ? endOffset : decoded.charEndOf(s);
           lastEnd = endOffset;
           if (!counted()) {
             stop = true;
@@ -148,7 +149,7 @@ export function* scanSource(
           return true;
         },
         isAborted,
-        lastEnd >= start ? utf16IndexOfByte(text, lastEnd - start) : -1,
+        lastEnd >= start ? decoded.indexOfByte(lastEnd) : -1,
       );
       if (stop || (stopped && isAborted())) return;
       yield;
@@ -343,8 +344,8 @@ function* scanCandidates(
     return true;
   };
   const decode = ({ w, bytes }: Window) => {
-    const text = utf8Decode(bytes);
-    return { text, cursor: new Utf16ToUtf8Cursor(text, w[0]) };
+    const decoded = new DecodedBytes(bytes, w[0]);
+    return { text: decoded.text, cursor: decoded };
   };
   /** The engine's first match in a window. */
   const engineFirst = (window: Window): [number, number] | null => {
