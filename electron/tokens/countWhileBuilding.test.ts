@@ -269,9 +269,19 @@ describe('contents counted while the session is built', () => {
     if (!plain.ok) throw new Error(plain.error.message);
     const expected = JSON.stringify(new SessionEstimates(plain.session, recordedContextOf(plain.session)).hiddenEstimates());
     plain.session.close();
-    let offered: readonly ByteSource[] = [];
+    const offered: ByteSource[] = [];
     const built = new ContentsCountedAhead('hidden', threadCounter());
-    const loaded = await loadSession([path], { ...options, countWhileBuilding: { wants: built.wants, maxBytes: built.maxBytes, offer: (sources) => built.offer((offered = sources)) } });
+    const loaded = await loadSession([path], {
+      ...options,
+      countWhileBuilding: {
+        wants: built.wants,
+        maxBytes: built.maxBytes,
+        offer: (sources) => {
+          offered.push(...sources);
+          built.offer(sources);
+        },
+      },
+    });
     if (!loaded.ok) throw new Error(loaded.error.message);
     const session = loaded.session;
     try {
@@ -294,5 +304,37 @@ describe('contents counted while the session is built', () => {
     } finally {
       session.close();
     }
+  });
+
+  it('for `log`, what each microcompaction cleared is offered as the pass meets its boundary, within the bytes asked', async () => {
+    const made = generateClaudeTranscript(tmp.dir, { bytes: 12_000_000, seed: 11, outputScale: 0.25, compactEvery: 4_000_000 });
+    expect(made.microcompactions).toBeGreaterThan(3);
+    const size = statSync(made.path).size;
+    const offerAll = async (maxBytes: number): Promise<{ read: number; sources: readonly ByteSource[] }[]> => {
+      let read = 0;
+      const offers: { read: number; sources: readonly ByteSource[] }[] = [];
+      const loaded = await loadSession([made.path], {
+        largeStringBytes: 512,
+        keptStringChars: 256,
+        chunkSize: 64 * 1024,
+        onProgress: (p) => (read = p.bytesRead),
+        countWhileBuilding: { wants: 'hidden', maxBytes, offer: (sources) => offers.push({ read, sources }) },
+      });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      loaded.session.close();
+      return offers;
+    };
+    const offers = await offerAll(Number.POSITIVE_INFINITY);
+    // One offer per boundary met: the first while most of the file is still to be read.
+    expect(offers.length).toBeGreaterThan(3);
+    expect(offers[0]!.read).toBeLessThan(size / 2);
+    const all = offers.flatMap((o) => o.sources);
+    expect(new Set(all).size).toBe(all.length);
+    // Within a bound: stops at the first offer that reaches it.
+    const maxBytes = all.reduce((n, s) => n + s.length, 0) / 3;
+    const some = (await offerAll(maxBytes)).flatMap((o) => o.sources);
+    expect(some.length).toBeLessThan(all.length);
+    expect(some.reduce((n, s) => n + s.length, 0) - (some.at(-1)?.length ?? 0)).toBeLessThan(maxBytes);
+    expect(some.reduce((n, s) => n + s.length, 0)).toBeGreaterThanOrEqual(maxBytes);
   });
 });

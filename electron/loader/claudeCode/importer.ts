@@ -531,6 +531,49 @@ export function largeContentsCleared(records: readonly Rec[], maxBytes: number):
 }
 
 /**
+ * `largeContentsCleared` while the pass goes on, for `log` (docs/token-estimates.md "Counted while
+ * the session is built"): given each record as it is parsed, the sources of the large tool results
+ * each `microcompact_boundary` clears, as soon as the pass meets it (the results come before the
+ * boundary that clears them), until `maxBytes` of them in all. A guess like the other, and a
+ * sidechain's boundary counts too: whether a file's sidechains are its main conversation (a
+ * subagent's own file) is known only at its end.
+ */
+export class ClearedAsParsed {
+  /** The large tool results met and not yet cleared, by tool_use id. */
+  private readonly results = new Map<string, ByteSource>();
+  private offered = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Whether `maxBytes` have been given: nothing more will be. */
+  get full(): boolean {
+    return this.offered >= this.maxBytes;
+  }
+
+  /** The sources record `r` clears (a boundary's), each given once; none for any other record. */
+  take(r: Rec): ByteSource[] {
+    if (r.type === 'user' && isObj(r.message) && Array.isArray(r.message.content)) {
+      for (const b of r.message.content as unknown[]) {
+        if (isObj(b) && b.type === 'tool_result' && typeof b.tool_use_id === 'string' && isLargeText(b.content)) this.results.set(b.tool_use_id, b.content.source);
+      }
+      return [];
+    }
+    if (r.type !== 'system' || r.subtype !== 'microcompact_boundary') return [];
+    const ids = new Set<string>();
+    clearedBy(r, ids);
+    const sources: ByteSource[] = [];
+    for (const id of ids) {
+      const source = this.results.get(id);
+      if (source === undefined || this.full) continue;
+      this.results.delete(id);
+      sources.push(source);
+      this.offered += source.length;
+    }
+    return sources;
+  }
+}
+
+/**
  * Each string of a parsed record's message where a message's text may be that `keep` answers a text
  * for is replaced by that text: a value a streaming reader leaves in the file (keptString.ts,
  * docs/streaming-import.md). So are the strings of a `toolUseResult` a persisted output's original

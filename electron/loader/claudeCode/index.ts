@@ -24,7 +24,7 @@ import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { CachePolicy, CountWhileBuilding, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { KNOWN_TYPES, buildClaudeSession, callKeyOf, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { ClearedAsParsed, KNOWN_TYPES, buildClaudeSession, callKeyOf, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
 import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
@@ -198,8 +198,10 @@ export class ClaudeCodeSource extends LineSource {
   /** A finding per line that is not valid UTF-8 (it reads with U+FFFD). */
   private readonly nonUtf8: Finding[] = [];
   private cached: SourceIndex | undefined;
-  /** The main conversation's calls the pass has met while a call's input waits to be offered (`offerAtCall`). */
+  /** The main conversation's calls the pass has met while a call's input waits to be offered (`offerAsParsed`). */
   private readonly callsMet = new Set<string>();
+  /** `log`'s cleared tool results, offered as the pass meets their boundaries (`offerAsParsed`). */
+  private cleared: ClearedAsParsed | undefined;
   /** The compactions' transcripts as the last build hashed them (a followed file is built again at each append). */
   private readonly transcripts = new TranscriptMemo();
   /** The `tool-results/` files read back by range, by path, as the builds found them (toolResultText). */
@@ -256,20 +258,30 @@ export class ClaudeCodeSource extends LineSource {
   protected take(line: number, bytes: TakenLine, length: number, torn: boolean, pass: IndexPass): void {
     const before = this.parsed.records.length;
     this.takeLine(line, bytes, length, torn, pass);
-    if (this.countWhileBuilding && this.parsed.records.length > before) this.offerAtCall(before);
+    if (this.countWhileBuilding && this.parsed.records.length > before) this.offerAsParsed(before);
   }
 
   /**
-   * Offers the contents of the input `countWhileBuilding` asks for (a call's, by number) as soon as
-   * the pass meets that call's first record: what the guess reads (`largeContentsBeforeCall`) all
-   * lies before it, so the thread counts it while the rest of the file is read and the session
-   * built (docs/token-estimates.md "Counted while the session is built"). The latest view, `log`'s
-   * originals and a subagent's own file (every record a sidechain) are offered after the pass.
+   * Offers what `countWhileBuilding` asks for as soon as the pass meets it, so the thread counts it
+   * while the rest of the file is read and the session built (docs/token-estimates.md "Counted
+   * while the session is built"): a call's input (by number) at that call's first record, as what
+   * the guess reads (`largeContentsBeforeCall`) all lies before it; `log`'s originals, the tool
+   * results each microcompaction clears, at its boundary (`ClearedAsParsed`). The latest view is
+   * offered after the pass.
    */
-  private offerAtCall(from: number): void {
+  private offerAsParsed(from: number): void {
     const told = this.countWhileBuilding;
-    if (!told || told.wants === 'hidden' || told.wants.input === null || this.preloaded) return;
+    if (!told || this.preloaded) return;
     const { records } = this.parsed;
+    if (told.wants === 'hidden') {
+      const cleared = (this.cleared ??= new ClearedAsParsed(told.maxBytes));
+      for (let k = from; k < records.length && !cleared.full; k++) {
+        const sources = cleared.take(records[k]!);
+        if (sources.length > 0) told.offer(sources);
+      }
+      return;
+    }
+    if (told.wants.input === null) return;
     for (let k = from; k < records.length; k++) {
       const r = records[k]!;
       const key = r.isSidechain === true ? undefined : callKeyOf(r);
@@ -329,7 +341,10 @@ export class ClaudeCodeSource extends LineSource {
       const told = this.countWhileBuilding;
       this.countWhileBuilding = undefined;
       const { records } = this.parsed;
-      told.offer(told.wants === 'hidden' ? largeContentsCleared(records, told.maxBytes) : largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
+      // `log`'s, offered as the pass went when it went through `take`.
+      if (told.wants !== 'hidden') told.offer(largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
+      else if (this.cleared === undefined) told.offer(largeContentsCleared(records, told.maxBytes));
+      this.cleared = undefined;
     }
     const imported = this.preloaded ?? importClaudeFile(this.file.path, this.parsed, this.session, this.roots, this.transcripts, this.readBack) ?? importClaudeFile(this.file.path, this.parsed, undefined, this.roots, this.transcripts, this.readBack)!;
     const findings = this.nonUtf8.length === 0 || this.preloaded ? imported.findings : [...this.nonUtf8, ...imported.findings].sort((x, y) => (x.line ?? 0) - (y.line ?? 0));
