@@ -21,7 +21,8 @@ import { diffOutput } from '../cli/diff';
 import { viewOutput } from '../cli/view';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import type { LoadedSession } from '../loader/session';
-import { loadSession } from '../loader/session';
+import { loadSession, nodeRunningSha256 } from '../loader/session';
+import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
 import { countText } from './counter';
 import { countDiffAhead, diffEntries, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
@@ -307,6 +308,40 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       } finally {
         session.close();
       }
+    }
+  });
+
+  it('before this thread verifies and counts a large original, the counter is handed about as much to count', async () => {
+    // A compaction's original (the whole view before it) is the log's first, and far larger than the outputs after it.
+    const made = generateClaudeTranscript(tmp.dir, { bytes: 12_000_000, seed: 3, outputScale: 0.5, compactEvery: 4_000_000 });
+    const loaded = await loadSession([made.path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      const first = session.log[0]!;
+      expect(first.kind).toBe('summarized');
+      const plain = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates();
+      const counter = watched(threadCounter());
+      let handed = 0;
+      const count = counter.count.bind(counter);
+      counter.count = (texts) => {
+        handed += texts.reduce((n, t) => n + t.length, 0);
+        return count(texts);
+      };
+      const two = new SessionEstimates(session, recordedContextOf(session));
+      // The compaction's transcript is hashed when this thread resolves its original: what the counter had by then.
+      const atHash: number[] = [];
+      two.resolveOptions.transcripts = new TranscriptHashes(() => {
+        atHash.push(handed);
+        return nodeRunningSha256();
+      });
+      await two.countHiddenAhead(counter);
+      expect(atHash.length).toBeGreaterThan(0);
+      // More than the batches kept ahead of a small job (4 × 256 Ki characters).
+      expect(atHash[0]).toBeGreaterThan(2 * 1024 * 1024);
+      expect(two.hiddenEstimates()).toEqual(plain);
+    } finally {
+      session.close();
     }
   });
 

@@ -20,7 +20,7 @@ import { contextBreakdown } from '../../shared/tokens/breakdown';
 import type { Calibration, GrowthPair } from '../../shared/tokens/calibration';
 import { CLAUDE_DEFAULT, MIN_GROWTH_TOKENS, calibrate, calibrated } from '../../shared/tokens/calibration';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
-import { isClaudeModel, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
+import { isClaudeModel, samplePlan, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
 import { nodeRunningSha256, nodeSha256 } from '../loader/session';
 import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
@@ -124,6 +124,22 @@ const AHEAD_BATCHES = 4;
  */
 const LEFT_TO_THE_THREAD = { chars: 2 * 1024 * 1024, batches: 2 };
 
+/**
+ * How many times faster this thread hashes bytes than it counts them: SHA-256 some 500 MB/s here,
+ * counting 4–8 MB/s (docs/token-estimates.md).
+ */
+const HASH_TO_COUNT_SPEED = 64;
+
+/**
+ * `AheadJob.work` of an original of `bytes`: what is counted of it (its sample when it is sampled:
+ * `samplePlan`) and, being verified, its hash.
+ */
+function hereWork(bytes: number): number {
+  const plan = samplePlan(bytes);
+  const counted = plan.sampled ? plan.ranges.reduce((n, [a, b]) => n + b - a, 0) : bytes;
+  return counted + bytes / HASH_TO_COUNT_SPEED;
+}
+
 /** An input's entries by cache key, with its view. */
 interface KeyedEntries {
   entries: Map<string, ViewEntry>;
@@ -149,6 +165,12 @@ const hashKey = (r: Reduction): string => (HASH_ON_READ in r.ptr ? `id:${r.id}` 
 interface AheadJob {
   /** Counts it on this thread, into its cache. */
   here(): void;
+  /**
+   * About how long `here` takes, in characters the counter counts meanwhile (`hereWork`): so many
+   * are handed to the counter before this thread begins it, so the counter is not left idle while
+   * this thread verifies and counts a large original.
+   */
+  readonly work?: number;
   /** What the counter is to count for it, and where its estimate goes; undefined when there is nothing to count (it is then known). */
   plan(): (EntryPlan & { done(estimate: TokenEstimate): void }) | undefined;
 }
@@ -361,6 +383,7 @@ export class SessionEstimates {
         return undefined;
       };
       jobs.push({
+        ...(typeof r.ptr.bytes === 'number' ? { work: hereWork(r.ptr.bytes) } : {}),
         here: () => {
           const original = resolved();
           if (original) this.originals.set(key, { estimate: this.sourceEstimate(original.bytes), bytes: original.bytes.length });
@@ -442,8 +465,10 @@ export class SessionEstimates {
         });
       inFlight.add(settled);
     };
-    const keepAhead = (): void => {
-      while (ahead < AHEAD_BATCHES * AHEAD_CHARS && jobs.length > front) handOut();
+    /** Keeps AHEAD_BATCHES batches handed out, or `work` characters, what this thread's next job costs it. */
+    const keepAhead = (work = 0): void => {
+      const target = Math.max(AHEAD_BATCHES * AHEAD_CHARS, work);
+      while (ahead < target && jobs.length > front) handOut();
     };
     try {
       // The counter starts on the jobs known while this thread finds the rest.
@@ -461,6 +486,8 @@ export class SessionEstimates {
         }
         // What was handed over while the session was built and the thread has not begun comes first.
         if (!built?.countOneHere()) {
+          if (jobs.length <= front) break;
+          keepAhead(jobs[front]!.work);
           if (jobs.length <= front) break;
           jobs[front++]!.here();
         }
