@@ -8,7 +8,7 @@ import { setFlagsFromString } from 'node:v8';
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
 import { ContentUnavailableError, byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
-import { FileChangedError, ONE_SHOT_CACHE, loadSession, nodeSha256 } from '../loader/session';
+import { FileChangedError, ONE_SHOT_CACHE, loadSession } from '../loader/session';
 import { contentUnreadable } from '../../shared/resolver/original';
 import { checkWithReplay } from '../loader/replay';
 import { runCheckFollow } from './checkFollow';
@@ -200,7 +200,9 @@ export async function runSessionCommand(command: SessionCommand, { flags, lists,
         if (before) throw new CliError('file_changed', before.message);
         let reductions;
         try {
-          const report = logReport(session.log, session.minted, session.recorded, { sha256: nodeSha256 });
+          // With the transcript hashes the counts kept: a compaction's transcript, hashed as its
+          // original was counted a moment ago, is not hashed again (docs/tokens.md "How the pass runs").
+          const report = logReport(session.log, session.minted, session.recorded, estimates.resolveOptions);
           // SPEC §15: what each reduction hid, in estimated tokens (the tokenizer loads here).
           const hidden = estimates.hiddenEstimates();
           reductions = report.map((r, k) => ({ ...r, hidden_tokens_est: hidden[k]?.hidden ?? null }));
