@@ -486,8 +486,7 @@ export class SessionEstimates {
         }
         // What was handed over while the session was built and the thread has not begun comes first.
         if (!built?.countOneHere()) {
-          if (jobs.length <= front) break;
-          keepAhead(jobs[front]!.work);
+          keepAhead(jobs[front]?.work);
           if (jobs.length <= front) break;
           jobs[front++]!.here();
         }

@@ -17,7 +17,8 @@ const anyBytes = fc.array(piece, { maxLength: 12 }).map((parts) => new Uint8Arra
 function sequences(bytes: Uint8Array): { text: string; from: number; to: number }[] {
   const out: { text: string; from: number; to: number }[] = [];
   for (let p = 0; p < bytes.length; ) {
-    const n = Math.abs(utf8SequenceAt(bytes, p, bytes.length));
+    const d = utf8SequenceAt(bytes, p, bytes.length);
+    const n = d < 0 ? -d : d % 8;
     out.push({ text: new TextDecoder().decode(bytes.subarray(p, p + n)), from: p, to: p + n });
     p += n;
   }
@@ -41,7 +42,8 @@ describe('utf8SequenceAt: the sequences a decoder reads', () => {
     expect(utf8SequenceAt(new Uint8Array([0xf0, 0x90, 0x80, 0x41]), 0, 4)).toBe(-3);
     // E0 takes A0–BF next: 80 ends the subpart at the lead.
     expect(utf8SequenceAt(new Uint8Array([0xe0, 0x80, 0x80]), 0, 3)).toBe(-1);
-    expect(utf8SequenceAt(new Uint8Array([0xf0, 0x9f, 0x98, 0x80]), 0, 4)).toBe(4);
+    // A well-formed character: its code point and its length.
+    expect(utf8SequenceAt(new Uint8Array([0xf0, 0x9f, 0x98, 0x80]), 0, 4)).toBe(0x1f600 * 8 + 4);
   });
 });
 

@@ -112,6 +112,26 @@ export function bytesLastIndexOf(haystack: Uint8Array, needle: Uint8Array): numb
 }
 
 /**
+ * The first UTF-16 index of `text` whose UTF-8 byte offset is `byteOffset` or more (a character
+ * boundary's own index; the text's length past its end). A lone surrogate counts 3 bytes.
+ */
+export function utf16IndexOfByte(text: string, byteOffset: number): number {
+  let bytes = 0;
+  let i = 0;
+  while (i < text.length && bytes < byteOffset) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
+      bytes += 4;
+      i += 2;
+    } else {
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+      i++;
+    }
+  }
+  return i;
+}
+
+/**
  * Walks a string forward converting UTF-16 indices to UTF-8 byte offsets. Queries must be
  * non-decreasing; the total work over all queries is linear in the string's length.
  */
@@ -148,34 +168,41 @@ export function isWellFormed(text: string): boolean {
 
 /**
  * The UTF-8 sequence at `p` (a byte before `end`) as a decoder reads it (the WHATWG UTF-8 decoder,
- * TextDecoder's): positive, the bytes of a well-formed character (1 to 4); negative, minus the bytes
- * of the maximal subpart it replaces with one U+FFFD (1 to 3): a lead byte and the continuation
- * bytes that could still follow it.
+ * TextDecoder's). A well-formed character: its code point and its length in bytes (1 to 4), packed
+ * as `cp * 8 + length`. Otherwise minus the bytes of the maximal subpart the decoder replaces with
+ * one U+FFFD (1 to 3): a lead byte and the continuation bytes that could still follow it. Each byte
+ * is read once (the direct matcher's hot path: shared/search/simpleMatcher.ts).
  */
 export function utf8SequenceAt(bytes: Uint8Array, p: number, end: number): number {
   const b0 = bytes[p] as number;
-  if (b0 < 0x80) return 1;
+  if (b0 < 0x80) return b0 * 8 + 1;
   let need: number;
+  let cp: number;
   let lo = 0x80;
   let hi = 0xbf;
-  if (b0 >= 0xc2 && b0 <= 0xdf) need = 1;
-  else if (b0 >= 0xe0 && b0 <= 0xef) {
+  if (b0 >= 0xc2 && b0 <= 0xdf) {
+    need = 1;
+    cp = b0 & 0x1f;
+  } else if (b0 >= 0xe0 && b0 <= 0xef) {
     need = 2;
+    cp = b0 & 0x0f;
     // No overlong forms (E0 A0..), no surrogates (ED ..9F).
     if (b0 === 0xe0) lo = 0xa0;
     if (b0 === 0xed) hi = 0x9f;
   } else if (b0 >= 0xf0 && b0 <= 0xf4) {
     need = 3;
+    cp = b0 & 0x07;
     if (b0 === 0xf0) lo = 0x90;
     if (b0 === 0xf4) hi = 0x8f;
   } else return -1;
   for (let k = 1; k <= need; k++) {
     const b = p + k < end ? (bytes[p + k] as number) : -1;
     if (b < lo || b > hi) return -k;
+    cp = (cp << 6) | (b & 0x3f);
     lo = 0x80;
     hi = 0xbf;
   }
-  return need + 1;
+  return cp * 8 + need + 1;
 }
 
 /**
@@ -218,22 +245,7 @@ export class DecodedBytes {
   indexOfByte(offset: number): number {
     const target = offset - this.start;
     const offsets = this.offsets;
-    if (!offsets) {
-      const text = this.text;
-      let bytes = 0;
-      let i = 0;
-      while (i < text.length && bytes < target) {
-        const c = text.charCodeAt(i);
-        if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
-          bytes += 4;
-          i += 2;
-        } else {
-          bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
-          i++;
-        }
-      }
-      return i;
-    }
+    if (!offsets) return utf16IndexOfByte(this.text, target);
     let lo = 0;
     let hi = this.text.length;
     while (lo < hi) {
@@ -246,9 +258,8 @@ export class DecodedBytes {
 
   /** The byte offset where the character at UTF-16 index `index` ends. */
   charEndOf(index: number): number {
-    const c = this.text.charCodeAt(index);
-    const pair = c >= 0xd800 && c <= 0xdbff && index + 1 < this.text.length && isLowSurrogate(this.text.charCodeAt(index + 1));
-    return this.byteOffsetOf(index + (pair ? 2 : 1));
+    // Past U+FFFF a character is two units (a lone surrogate is one).
+    return this.byteOffsetOf(index + ((this.text.codePointAt(index) ?? 0) > 0xffff ? 2 : 1));
   }
 }
 
@@ -258,11 +269,12 @@ function sequenceOffsets(bytes: Uint8Array, units: number): Uint32Array {
   let p = 0;
   let i = 0;
   while (p < bytes.length && i < units) {
-    const n = utf8SequenceAt(bytes, p, bytes.length);
+    const d = utf8SequenceAt(bytes, p, bytes.length);
+    const n = d < 0 ? -d : d % 8;
     offsets[i++] = p;
     // A character past U+FFFF is two units: the second has its character's start.
     if (n === 4) offsets[i++] = p;
-    p += Math.abs(n);
+    p += n;
   }
   offsets[i] = p;
   return offsets;

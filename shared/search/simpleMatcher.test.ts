@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
-import { decodeAt, simpleItems, simpleMatcher } from './simpleMatcher';
+import { simpleItems, simpleMatcher } from './simpleMatcher';
+import { utf8SequenceAt } from '../format/utf8';
 import { utf8Encode, utf8Length } from '../format/utf8';
 
 const matcherOf = (pattern: string) => simpleMatcher(RE2JS.compile(pattern));
@@ -114,7 +115,7 @@ describe('simpleMatcher matches exactly as re2js does at each start', () => {
     fc.assert(
       fc.property(lead, fc.array(cont, { maxLength: 3 }), (l, rest) => {
         const bytes = Uint8Array.from([l, ...rest]);
-        const d = decodeAt(bytes, 0, bytes.length);
+        const d = utf8SequenceAt(bytes, 0, bytes.length);
         if (d >= 0) expect(oneCodePoint(bytes.subarray(0, d % 8))).toBe(String.fromCodePoint(Math.floor(d / 8)));
         else for (let k = 1; k <= bytes.length; k++) expect(oneCodePoint(bytes.subarray(0, k))).toBeNull();
       }),

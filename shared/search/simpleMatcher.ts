@@ -24,6 +24,7 @@
 import type { RE2JS } from 're2js';
 import type { Inst } from './literalPrefilter';
 import { ALT, CAPTURE, consumes, FOLD_CASE, MATCH, NOP, readProgram, RUNE, RUNE1, RUNE_ANY, RUNE_ANY_NOT_NL } from './literalPrefilter';
+import { utf8SequenceAt } from '../format/utf8';
 
 const MAX_RUNE = 0x10ffff;
 
@@ -190,37 +191,6 @@ function inRanges(ranges: readonly number[], c: number): boolean {
   return false;
 }
 
-/**
- * The code point at `p` (a lead byte) and its length in bytes, packed as `cp * 8 + length`, or -1
- * when the bytes there up to `end` are not a well-formed UTF-8 sequence (as TextDecoder defines it).
- */
-export function decodeAt(bytes: Uint8Array, p: number, end: number): number {
-  const b0 = bytes[p] as number;
-  if (b0 < 0x80) return b0 * 8 + 1;
-  /** The payload of the continuation byte at p + k when it lies in [lo, hi], else -1. */
-  const cont = (k: number, lo = 0x80, hi = 0xbf): number => {
-    const b = p + k < end ? (bytes[p + k] as number) : -1;
-    return b >= lo && b <= hi ? b & 0x3f : -1;
-  };
-  if (b0 >= 0xc2 && b0 <= 0xdf) {
-    const b1 = cont(1);
-    return b1 < 0 ? -1 : (((b0 & 0x1f) << 6) | b1) * 8 + 2;
-  }
-  if (b0 >= 0xe0 && b0 <= 0xef) {
-    // No overlong forms (E0 A0..), no surrogates (ED ..9F).
-    const b1 = cont(1, b0 === 0xe0 ? 0xa0 : 0x80, b0 === 0xed ? 0x9f : 0xbf);
-    const b2 = b1 < 0 ? -1 : cont(2);
-    return b2 < 0 ? -1 : (((b0 & 0x0f) << 12) | (b1 << 6) | b2) * 8 + 3;
-  }
-  if (b0 >= 0xf0 && b0 <= 0xf4) {
-    const b1 = cont(1, b0 === 0xf0 ? 0x90 : 0x80, b0 === 0xf4 ? 0x8f : 0xbf);
-    const b2 = b1 < 0 ? -1 : cont(2);
-    const b3 = b2 < 0 ? -1 : cont(3);
-    return b3 < 0 ? -1 : (((b0 & 0x07) << 18) | (b1 << 12) | (b2 << 6) | b3) * 8 + 4;
-  }
-  return -1;
-}
-
 /** The direct matcher of `re`, or undefined when its pattern is not simple (see the module comment). */
 export function simpleMatcher(re: RE2JS): SimpleMatcher | undefined {
   const items = simpleItems(re);
@@ -238,7 +208,7 @@ export function simpleMatcher(re: RE2JS): SimpleMatcher | undefined {
             if (item.ascii[b] === 0) break;
             p++;
           } else {
-            const d = decodeAt(bytes, p, end);
+            const d = utf8SequenceAt(bytes, p, end);
             if (d < 0) return undefined;
             if (item.wide.length === 0 || !inRanges(item.wide, Math.floor(d / 8))) break;
             p += d % 8;

@@ -19,17 +19,6 @@ export function utf8CodePointBytes(text: string, i: number): number {
   return 4;
 }
 
-/** UTF-16 index of byte offset `byteOffset` in `text` (a character boundary). */
-export function utf16IndexOfByte(text: string, byteOffset: number): number {
-  let bytes = 0;
-  let i = 0;
-  while (i < text.length && bytes < byteOffset) {
-    bytes += utf8CodePointBytes(text, i);
-    i += codePointLength(text, i);
-  }
-  return i;
-}
-
 /**
  * A window of at most `max` bytes around the match `[s, e)` (UTF-16, within `text`), on character
  * boundaries. Context is shared evenly before and after; what one side cannot use goes to the

@@ -7,12 +7,11 @@
  */
 import { floorSourceBoundary, memorySource } from '../format/bytes';
 import type { ByteSource } from '../format/types';
-import { DecodedBytes, Utf16ToUtf8Cursor, utf8Encode, utf8Length, wellFormed } from '../format/utf8';
+import { DecodedBytes, Utf16ToUtf8Cursor, utf16IndexOfByte, utf8Encode, utf8Length, utf8SequenceAt, wellFormed } from '../format/utf8';
 import type { SimpleMatcher } from './simpleMatcher';
-import { decodeAt } from './simpleMatcher';
 import type { CandidatePrefilter, CompiledMatcher } from './matcher';
 import { matchInSteps, windowsFor } from './matcher';
-import { snippetOf, sourceSnippet, utf16IndexOfByte } from './snippets';
+import { snippetOf, sourceSnippet } from './snippets';
 import type { AddMatch } from './types';
 
 /**
@@ -169,7 +168,7 @@ function directMatch(direct: SimpleMatcher, bytes: Uint8Array, at: number, q: nu
     const end = direct.matchAt(bytes, s, bytes.length);
     if (end === undefined) return undefined;
     if (end >= 0) return [at + s, at + end];
-    const d = decodeAt(bytes, s, bytes.length);
+    const d = utf8SequenceAt(bytes, s, bytes.length);
     if (d < 0) return undefined;
     s += d % 8;
   }
@@ -343,16 +342,12 @@ function* scanCandidates(
     }
     return true;
   };
-  const decode = ({ w, bytes }: Window) => {
-    const decoded = new DecodedBytes(bytes, w[0]);
-    return { text: decoded.text, cursor: decoded };
-  };
   /** The engine's first match in a window. */
   const engineFirst = (window: Window): [number, number] | null => {
-    const { text, cursor } = decode(window);
+    const decoded = new DecodedBytes(window.bytes, window.w[0]);
     let found: [number, number] | null = null;
-    matcher.find(text, (s, e) => {
-      found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+    matcher.find(decoded.text, (s, e) => {
+      found = [decoded.byteOffsetOf(s), decoded.byteOffsetOf(e)];
       return false;
     });
     return found;
@@ -423,14 +418,14 @@ function* scanCandidates(
     if (typeof outcome === 'number') return outcome;
     const pending = wide as { q: number; window: Window } | null;
     if (pending !== null) {
-      const { text, cursor } = decode(pending.window);
+      const decoded = new DecodedBytes(pending.window.bytes, pending.window.w[0]);
       let found: [number, number] | null = null;
       yield* matchInSteps(
         matcher,
-        text,
+        decoded.text,
         0,
         (s, e) => {
-          found = [cursor.byteOffsetOf(s), cursor.byteOffsetOf(e)];
+          found = [decoded.byteOffsetOf(s), decoded.byteOffsetOf(e)];
           return false;
         },
         isAborted,
