@@ -245,6 +245,8 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   });
   if ('error' in assembled) return failWith(assembled.error);
   const sources = assembled.sources;
+  // A file read back after its pass is watched, samples and all, from before the pass (fileGuard.ts).
+  for (const s of opened) if (s.readsAfterIndexing) s.file.guard.takeSamples();
 
   const totalBytes = opened.reduce((n, s) => n + s.file.size, 0);
   let bytesRead = 0;

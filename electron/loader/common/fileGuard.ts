@@ -13,6 +13,13 @@
  * between the two checks except one that left size, both times and the sampled bytes as they were
  * (in practice: none, since a write moves ctime).
  *
+ * The samples cost a read of a small file whole and its hash, worth it only for a file read after
+ * it is indexed. A guard taken at the open (openFile.ts) holds the identity only, and its samples
+ * are hashed when the loader knows the file will be read back (`takeSamples`, before the index
+ * pass): any write between the open and then moved ctime, so the first check still reports it.
+ * Every other file is read once, by its pass, and only its stats are ever asked (docs/library.md
+ * "Scale": a listing opens thousands of such files).
+ *
  * A followed file (SPEC §13, `follow`) may grow: then only its indexed prefix is compared — the
  * same file at the path (unless the path is gone: the descriptor still reads what was indexed), no
  * shorter than the prefix, the sampled blocks (all inside the prefix) unchanged. Its times move with every append and are not compared; a rewrite of the prefix that
@@ -64,30 +71,40 @@ export interface FollowedPrefix {
 export class FileGuard {
   private readonly opened: Identity;
   private readonly samples: readonly { offset: number; length: number }[];
-  private readonly sampleHash: string;
+  /** Undefined until the samples are taken (`takeSamples`). */
+  private sampleHash: string | undefined;
 
   /**
-   * Takes the identity of the file open at `fd`, as it is now; throws what fstat throws. The
-   * guard reads the file itself (readSync), never through a reader injected into the loader: it
-   * checks the file, not the reads a test makes fail.
+   * Takes the identity of the file open at `fd`, as it is now, and hashes its samples unless
+   * `samples` is false; throws what fstat throws. The guard reads the file itself (readSync), never
+   * through a reader injected into the loader: it checks the file, not the reads a test makes fail.
    */
   constructor(
     readonly path: string,
     private readonly fd: number,
     private readonly follow?: FollowedPrefix,
+    samples = true,
   ) {
     const opened = identity(fstatSync(fd, { bigint: true }));
     this.opened = follow ? { ...opened, size: BigInt(Math.min(follow.prefix, Number(opened.size))) } : opened;
     const size = Number(this.opened.size);
-    const samples: { offset: number; length: number }[] = [];
+    const blocks: { offset: number; length: number }[] = [];
     if (size <= SAMPLE_ALL_BYTES) {
-      if (size > 0) samples.push({ offset: 0, length: size });
+      if (size > 0) blocks.push({ offset: 0, length: size });
     } else {
       const last = size - SAMPLE_BLOCK_BYTES;
-      for (let k = 0; k < SAMPLE_BLOCKS; k++) samples.push({ offset: Math.floor((last * k) / (SAMPLE_BLOCKS - 1)), length: SAMPLE_BLOCK_BYTES });
+      for (let k = 0; k < SAMPLE_BLOCKS; k++) blocks.push({ offset: Math.floor((last * k) / (SAMPLE_BLOCKS - 1)), length: SAMPLE_BLOCK_BYTES });
     }
-    this.samples = samples;
-    this.sampleHash = this.hashSamples() ?? '';
+    this.samples = blocks;
+    if (samples) this.takeSamples();
+  }
+
+  /**
+   * Hashes the sampled blocks now, once (a guard taken without them). The identity stays the one
+   * taken at construction, so a write in between is still a change.
+   */
+  takeSamples(): void {
+    this.sampleHash ??= this.hashSamples() ?? '';
   }
 
   /** SHA-256 over the sampled blocks; undefined when they can no longer all be read. */
@@ -108,7 +125,8 @@ export class FileGuard {
 
   /**
    * Undefined while the file is the one that was opened; else what changed, in words. `light`
-   * compares the stats only, not the sampled bytes (FileWatch.change).
+   * compares the stats only, not the sampled bytes (FileWatch.change); a full check of a guard
+   * whose samples were never taken is a caller's error and throws.
    */
   change(light = false): string | undefined {
     let now: Identity;
@@ -130,6 +148,7 @@ export class FileGuard {
     const onDescriptor = this.follow ? (now.size < this.opened.size ? `its size went from ${this.opened.size} to ${now.size} bytes` : undefined) : difference(this.opened, now);
     if (onDescriptor) return onDescriptor;
     if (light) return undefined;
+    if (this.sampleHash === undefined) throw new Error(`FileGuard of ${this.path}: a full check asks for samples that were never taken (takeSamples)`);
     let hashed: string | undefined;
     try {
       hashed = this.hashSamples();

@@ -24,7 +24,8 @@ export function openReadOnly(path: string, roots?: readonly string[]): OpenFile 
   const opened = openWithin(path, roots, { followLast: roots === undefined });
   if ('refused' in opened) return unreadable(path, opened.refused);
   try {
-    return { path, fd: opened.fd, size: opened.size, guard: new FileGuard(path, opened.fd) };
+    // Samples are hashed only for a file read after its pass (session.ts, fileGuard.ts).
+    return { path, fd: opened.fd, size: opened.size, guard: new FileGuard(path, opened.fd, undefined, false) };
   } catch (e) {
     safeClose(opened.fd);
     return unreadable(path, osReason(e));

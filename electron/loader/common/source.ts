@@ -18,7 +18,7 @@ export interface OpenFile {
   path: string;
   fd: number;
   size: number;
-  /** The file as it was when opened: whatever is served from it later is checked against this. */
+  /** The file as it was when opened: whatever is served from it later is checked against this (its samples taken once the loader knows it will be read back: fileGuard.ts). */
   guard: FileGuard;
 }
 
