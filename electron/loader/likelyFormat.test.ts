@@ -3,24 +3,17 @@
  * is asked first, never what a file opens as — for every real file of the corpus and samples, any
  * hint gives the same format, views and findings as detection in its own order.
  */
-import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SESSION_FILE_FORMATS } from '../../shared/index';
 import type { LoadedSession } from '../../shared/index';
+import { sessionFilesUnder } from '../../tools/testing/files';
 import { loadSession } from './session';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return filesUnder(path);
-    return /\.(jsonl|json|traj|eval)$/.test(name) && !/^(README|LICENSE)/i.test(name) ? [path] : [];
-  });
-}
 
-const FILES = [...filesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl')];
+const FILES = [...sessionFilesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl')];
 
 function summary(s: LoadedSession): unknown {
   return { formats: s.files.map((f) => f.format), messages: s.minted.length, log: s.log.map((r) => r.id), findings: s.loadFindings.map((f) => f.code) };

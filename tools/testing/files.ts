@@ -1,7 +1,7 @@
 /** Builders of session files on disk for the loader's and the command line's tests. */
 import { mkdtempSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { ChatMessage, ExpandOutcome, Reduction, SessionFileFormat, SidecarHeader } from '../../shared/index';
 import { ptrHash, sha256Hex, stubText, utf8Encode } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../../electron/loader/session';
@@ -21,6 +21,11 @@ export function filesUnder(dir: string): string[] {
     if (d.isDirectory()) return filesUnder(path);
     return d.isFile() ? [path] : [];
   });
+}
+
+/** The session files under `dir` by their names (`.jsonl`, `.json`, `.traj`, `.eval`; not a README or a LICENSE): a corpus's files, its notes left out. */
+export function sessionFilesUnder(dir: string): string[] {
+  return filesUnder(dir).filter((path) => /\.(jsonl|json|traj|eval)$/.test(path) && !/^(README|LICENSE)/i.test(basename(path)));
 }
 
 /** The file format the loader detects for `path`, as an open does; null for a file of no format. */

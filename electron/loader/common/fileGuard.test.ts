@@ -3,10 +3,10 @@
  * pass, and then against the identity taken at the open, so a write between the open and the
  * samples is still a change.
  */
-import { closeSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { tempDir } from '../../../tools/testing/files';
+import { sessionFilesUnder, tempDir } from '../../../tools/testing/files';
 import { loadSession } from '../session';
 import { FileGuard } from './fileGuard';
 
@@ -17,13 +17,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return filesUnder(path);
-    return /\.(jsonl|json|traj|eval)$/.test(name) && !/^(README|LICENSE)/i.test(name) ? [path] : [];
-  });
-}
 
 /** Counts the guards' sample hashes (a private method: what a guard reads and hashes of the file). */
 function countSampling(): { calls: () => number } {
@@ -67,7 +60,7 @@ describe('a guard taken without its samples', () => {
 });
 
 describe('the loader', () => {
-  const files = [...filesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl'), join(ROOT, 'samples/session.sidecar.jsonl')];
+  const files = [...sessionFilesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl'), join(ROOT, 'samples/session.sidecar.jsonl')];
 
   it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s: samples hashed only when the file is read after its pass', async (_name, file) => {
     const sampling = countSampling();
