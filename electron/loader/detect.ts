@@ -11,6 +11,7 @@ import { inspectFormat } from './inspect/index';
 import { isLoadError, openReadOnly, safeClose, unreadable } from './common/openFile';
 import { osReason } from './common/osError';
 import type { DetectContext, FormatAdapter, LoadError, SessionSource } from './common/source';
+import { IN_MEMORY_LIMIT } from './content/largeStrings';
 
 /** Every format the loader reads. Importers (SPEC §10) join here, each from its own folder. */
 export const FORMAT_ADAPTERS: readonly FormatAdapter[] = [nativeFormat, claudeCodeFormat, codexFormat, sweAgentFormat, inspectFormat, openHandsFormat];
@@ -23,7 +24,7 @@ export function detectSource(path: string, context: DetectContext, adapters: rea
   const opened = openReadOnly(path, context.roots);
   if (isLoadError(opened)) return { error: opened };
   const file = opened;
-  const forFile = context.inMemoryUpToBytes !== undefined && file.size <= context.inMemoryUpToBytes ? { ...context, largeStringBytes: Number.MAX_SAFE_INTEGER, keptStringChars: Number.MAX_SAFE_INTEGER } : context;
+  const forFile = context.inMemoryUpToBytes !== undefined && file.size <= context.inMemoryUpToBytes ? { ...context, largeStringBytes: IN_MEMORY_LIMIT, keptStringChars: IN_MEMORY_LIMIT } : context;
   let first: LoadError | undefined;
   try {
     for (const adapter of adapters) {

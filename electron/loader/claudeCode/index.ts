@@ -18,7 +18,7 @@ import { LineSource, takeLineText } from '../common/lineSource';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
 import type { LargeText, Text } from '../content/largeStrings';
-import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, readTakenLine, scanTakenLine, sourceText } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, TranscriptMemo, leavesStringsInFile, readTakenLine, scanTakenLine, sourceText } from '../content/largeStrings';
 import { COMPANION_READ_BACK_BYTES, companionSource } from '../content/companionFile';
 import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
@@ -232,6 +232,11 @@ export class ClaudeCodeSource extends LineSource {
   ) {
     super(file);
     this.kept = keptStrings(file.fd, readSync, () => this.isOpen, cacheBytes, cachePolicy);
+  }
+
+  /** Texts left in the file are read back after the pass (largeStrings.ts `leavesStringsInFile`). */
+  override get readsAfterIndexing(): boolean {
+    return leavesStringsInFile(this.largeStringBytes, this.keptChars);
   }
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */

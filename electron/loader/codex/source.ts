@@ -9,7 +9,7 @@ import { readSync } from 'node:fs';
 import { arrayList } from '../../../shared/resolver/session';
 import type { ContentServices } from '../content/contentServices';
 import { createContentServices } from '../content/contentServices';
-import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, readTakenLine, scanTakenLine } from '../content/largeStrings';
+import { LARGE_STRING_BYTES, MAX_WHOLE_VALUE_BYTES, leavesStringsInFile, readTakenLine, scanTakenLine } from '../content/largeStrings';
 import type { TakenLine } from '../common/takenLine';
 import { LineSource, takeLineText } from '../common/lineSource';
 import type { CachePolicy, IndexPass, OpenFile, SourceIndex } from '../common/source';
@@ -49,6 +49,11 @@ export class RolloutSource extends LineSource {
 
   /** The texts left in the file, read back through a byte-budgeted cache. */
   private readonly kept: KeptStrings;
+
+  /** Texts left in the file are read back after the pass (largeStrings.ts `leavesStringsInFile`). */
+  override get readsAfterIndexing(): boolean {
+    return leavesStringsInFile(this.largeStringBytes, this.keptChars);
+  }
 
   /** A line too long to keep in memory is scanned from the file for its large strings (`take`). */
   protected override takesByRange(): boolean {

@@ -3,11 +3,11 @@
  * pass, and then against the identity taken at the open, so a write between the open and the
  * samples is still a change.
  */
-import { closeSync, openSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { sessionFilesUnder, tempDir } from '../../../tools/testing/files';
-import { loadSession } from '../session';
+import { FileChangedError, loadSession } from '../session';
 import { FileGuard } from './fileGuard';
 
 const ROOT = join(import.meta.dirname, '../../..');
@@ -59,24 +59,58 @@ describe('a guard taken without its samples', () => {
   });
 });
 
+/** The files of a session read back after their pass: a sidecar, and a transcript or rollout whose long strings stay in the file. */
+const READ_BACK = new Set(['supercode-sidecar', 'claude-code', 'codex-rollout']);
+
 describe('the loader', () => {
   const files = [...sessionFilesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl'), join(ROOT, 'samples/session.sidecar.jsonl')];
 
-  it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s: samples hashed only when the file is read after its pass', async (_name, file) => {
-    const sampling = countSampling();
-    const loaded = await loadSession([file]);
+  it.each(files.map((f) => [f.slice(ROOT.length + 1), f]))('%s: samples hashed only for a file read after its pass', async (_name, file) => {
+    for (const inMemory of [false, true]) {
+      const sampling = countSampling();
+      // In memory (a listing's count: DetectContext.inMemoryUpToBytes), a line format keeps every string and reads nothing back.
+      const loaded = await loadSession([file], inMemory ? { inMemoryUpToBytes: 64 * 1024 * 1024 } : {});
+      expect(loaded.ok).toBe(true);
+      if (!loaded.ok) return;
+      try {
+        // A snapshot beside a sidecar is parsed whole; a transcript's companions (subagents) are files of their own.
+        const readBack = loaded.session.files.filter((f) => (inMemory ? f.format === 'supercode-sidecar' : READ_BACK.has(f.format))).length;
+        expect(sampling.calls(), `${inMemory ? 'in memory' : 'read back'}: the files read after the pass, and no other`).toBe(readBack);
+        // The check compares the samples of each file read back: it neither finds one changed nor lacks them.
+        expect(() => loaded.session.check()).not.toThrow();
+      } finally {
+        loaded.session.close();
+        vi.restoreAllMocks();
+      }
+    }
+  }, 60_000);
+});
+
+describe('a Claude Code transcript whose long text stays in the file', () => {
+  const sessionId = '5b1c0f52-8d1e-4d7e-9a43-0c6f3f1d2e11';
+  const prompt = `Explain this log: ${'A'.repeat(3000)}`;
+  const lines = [
+    { type: 'user', uuid: 'u1', parentUuid: null, sessionId, timestamp: '2025-06-01T00:00:00.000Z', cwd: '/work', message: { role: 'user', content: prompt } },
+    { type: 'assistant', uuid: 'a1', parentUuid: 'u1', sessionId, timestamp: '2025-06-01T00:00:01.000Z', message: { id: 'msg_1', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Done.' }], usage: { input_tokens: 900, output_tokens: 2 } } },
+  ];
+
+  it('rewritten in place after the open: the session says file_changed (SPEC §13), and check refuses it', async () => {
+    const path = tmp.path('kept-text.jsonl');
+    writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`);
+    const loaded = await loadSession([path]);
     expect(loaded.ok).toBe(true);
     if (!loaded.ok) return;
     try {
-      // A sidecar is read back (a snapshot beside it is parsed whole).
-      const readBack = loaded.session.files.filter((f) => f.format === 'supercode-sidecar').length;
-      if (readBack > 0) {
-        expect(sampling.calls(), 'a sidecar is read back: its samples are taken before its pass').toBe(readBack);
-        // The check compares the samples: it neither finds the file changed nor lacks them.
-        expect(() => loaded.session.check()).not.toThrow();
-      } else expect(sampling.calls(), 'nothing reads the file again: no samples').toBe(0);
+      expect(loaded.session.minted.at(0)?.large, 'the prompt is read back from the file').toBeDefined();
+      expect(loaded.session.fileChange()).toBeUndefined();
+      const at = Buffer.byteLength(readFileSync(path, 'utf8').split('AAAA')[0] as string);
+      const w = openSync(path, 'r+');
+      writeSync(w, 'BBBB', at);
+      closeSync(w);
+      expect(loaded.session.fileChange()?.path).toBe(path);
+      expect(() => loaded.session.check()).toThrow(FileChangedError);
     } finally {
       loaded.session.close();
     }
-  }, 60_000);
+  });
 });

@@ -18,7 +18,7 @@
  * are hashed when the loader knows the file will be read back (`takeSamples`, before the index
  * pass): any write between the open and then moved ctime, so the first check still reports it.
  * Every other file is read once, by its pass, and only its stats are ever asked (docs/library.md
- * "Scale": a listing opens thousands of such files).
+ * "Scale": a listing opens thousands of such files, each read with its strings in memory).
  *
  * A followed file (SPEC §13, `follow`) may grow: then only its indexed prefix is compared — the
  * same file at the path (unless the path is gone: the descriptor still reads what was indexed), no

@@ -42,7 +42,10 @@ export const LINE_PIECES_BYTES = 4 * 1024 * 1024;
 
 export abstract class LineSource implements SessionSource {
   abstract readonly format: SessionSource['format'];
-  readonly readsAfterIndexing = false;
+  /** See SessionSource.readsAfterIndexing: a format that leaves texts in the file says so (`leavesTexts`). */
+  get readsAfterIndexing(): boolean {
+    return false;
+  }
   /** See SessionSource.appends: a line-based transcript grows by appended lines. */
   get appends(): boolean {
     return true;

@@ -34,6 +34,18 @@ import { JsonStringError, JsonStringWalk, hasControlByte } from './jsonString';
  * less, the same output byte for byte (docs/streaming-import.md "Lines of 4 KiB or more").
  */
 export const LARGE_STRING_BYTES = 4 * 1024;
+/** A limit (of `LARGE_STRING_BYTES`' kind, or a kept text's characters) that keeps every string in memory (DetectContext.inMemoryUpToBytes). */
+export const IN_MEMORY_LIMIT = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Whether a line format's source leaves strings in its file, to read back after its pass: unless
+ * both its limits keep them in memory. Such a file is watched from before its pass, as a sidecar
+ * is (SessionSource.readsAfterIndexing, fileGuard.ts), so a text read back from a file changed
+ * since the open is `file_changed` (SPEC §13), not the new bytes served silently.
+ */
+export function leavesStringsInFile(largeStringBytes: number, keptChars: number): boolean {
+  return largeStringBytes < IN_MEMORY_LIMIT || keptChars < IN_MEMORY_LIMIT;
+}
 
 /** Bytes of a large content decoded for `content` (the display's first bytes), as the native reader's preview. */
 export const LARGE_PREVIEW_BYTES = 64 * 1024;
