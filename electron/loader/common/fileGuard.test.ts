@@ -17,7 +17,6 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-
 /** Counts the guards' sample hashes (a private method: what a guard reads and hashes of the file). */
 function countSampling(): { calls: () => number } {
   const spy = vi.spyOn(FileGuard.prototype as unknown as { hashSamples: () => string | undefined }, 'hashSamples');

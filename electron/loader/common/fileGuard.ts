@@ -16,7 +16,7 @@
  * The samples cost a read of a small file whole and its hash, worth it only for a file read after
  * it is indexed. A guard taken at the open (openFile.ts) holds the identity only, and its samples
  * are hashed when the loader knows the file will be read back (`takeSamples`, before the index
- * pass): any write between the open and then moved ctime, so the first check still reports it.
+ * pass): a write between the open and the samples moved ctime, so the first check still reports it.
  * Every other file is read once, by its pass, and only its stats are ever asked (docs/library.md
  * "Scale": a listing opens thousands of such files, each read with its strings in memory).
  *

@@ -42,7 +42,7 @@ export const LINE_PIECES_BYTES = 4 * 1024 * 1024;
 
 export abstract class LineSource implements SessionSource {
   abstract readonly format: SessionSource['format'];
-  /** See SessionSource.readsAfterIndexing: a format that leaves texts in the file says so (`leavesTexts`). */
+  /** See SessionSource.readsAfterIndexing: a format that leaves strings in the file says so (content/largeStrings.ts `leavesStringsInFile`). */
   get readsAfterIndexing(): boolean {
     return false;
   }
