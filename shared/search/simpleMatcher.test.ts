@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RE2JS } from 're2js';
 import { simpleItems, simpleMatcher } from './simpleMatcher';
-import { utf8SequenceAt } from '../format/utf8';
-import { utf8Encode, utf8Length } from '../format/utf8';
+import { utf8Encode, utf8Length, utf8SequenceAt } from '../format/utf8';
 
 const matcherOf = (pattern: string) => simpleMatcher(RE2JS.compile(pattern));
 

@@ -23,13 +23,21 @@ function countSampling(): { calls: () => number } {
   return { calls: () => spy.mock.calls.length };
 }
 
+/** Runs `body` with a guard taken without its samples on a file of `text` at `name`, the file open meanwhile. */
+function withUnsampledGuard(name: string, text: string, body: (guard: FileGuard, path: string) => void): void {
+  const path = tmp.path(name);
+  writeFileSync(path, text);
+  const fd = openSync(path, 'r');
+  try {
+    body(new FileGuard(path, fd, undefined, false), path);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 describe('a guard taken without its samples', () => {
   it('reports a write made between the open and the samples', () => {
-    const path = tmp.path('written.jsonl');
-    writeFileSync(path, '{"a":1}\n{"b":2}\n');
-    const fd = openSync(path, 'r');
-    try {
-      const guard = new FileGuard(path, fd, undefined, false);
+    withUnsampledGuard('written.jsonl', '{"a":1}\n{"b":2}\n', (guard, path) => {
       expect(guard.change(true)).toBeUndefined();
       // The same bytes written again in place: the size stays, the times move.
       const w = openSync(path, 'r+');
@@ -37,24 +45,16 @@ describe('a guard taken without its samples', () => {
       closeSync(w);
       guard.takeSamples();
       expect(guard.change()).toBeDefined();
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 
   it('answers a light check, and refuses a full one until its samples are taken', () => {
-    const path = tmp.path('quiet.jsonl');
-    writeFileSync(path, '{"a":1}\n');
-    const fd = openSync(path, 'r');
-    try {
-      const guard = new FileGuard(path, fd, undefined, false);
+    withUnsampledGuard('quiet.jsonl', '{"a":1}\n', (guard) => {
       expect(guard.change(true)).toBeUndefined();
       expect(() => guard.change()).toThrow(/samples that were never taken/);
       guard.takeSamples();
       expect(guard.change()).toBeUndefined();
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 });
 
