@@ -163,10 +163,13 @@ function blockTexts(blocks: unknown[]): Text[] {
 }
 
 function joinBlocks(blocks: unknown[], texts: Text[]): { text: Text; parts?: ContentPart[] } {
+  // Text blocks only: the joined text is the content, and no part is made. A part reads a large
+  // text whole (plainPart), and making them only to find every one a text read every large tool
+  // output of the file once more at the build (docs/streaming-import.md "Building the view").
+  if (blocks.every((b) => !isObj(b) || b.type === 'text')) return { text: joinTexts(texts, '\n') };
   const parts: ContentPart[] = [];
   for (const b of blocks) if (isObj(b)) parts.push(plainPart(b));
-  const onlyText = parts.every((p) => p.type === 'text');
-  return onlyText ? { text: joinTexts(texts, '\n') } : { text: joinTexts(texts, '\n'), parts };
+  return { text: joinTexts(texts, '\n'), parts };
 }
 
 /**

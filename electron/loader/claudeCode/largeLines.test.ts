@@ -4,12 +4,13 @@
  * the whole-line path for every command (check, log, view and view --at, expand, search) and the
  * app's rows and row texts, over generated transcripts and the real-records files.
  */
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
 import type { LoadOptions } from '../session';
+import { loadSession } from '../session';
 import { answers, cutValueLoad, heldPreviews, largeContents } from '../testing/largeAnswers';
 import type { Rec } from './testing/build';
 import { SessionBuilder, persistedStub, toolUse } from './testing/build';
@@ -253,5 +254,33 @@ describe('message texts left in the file once their line is parsed (docs/streami
     expect(await largeContents(path, {})).toBe(1);
     expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
     expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['the end', 'agentId']));
+  });
+  it('a result of text blocks kept in the file is not read back to build its message: no more is read than for the same text as one string', async () => {
+    const first = `${'a log line — é 😀 "quoted"\n'.repeat(4000)}the end`;
+    const second = `${'another line\n'.repeat(8000)}done`;
+    const asBlocks = oneResult('read-blocks.jsonl', [{ type: 'text', text: first }, { type: 'text', text: second }]);
+    const asString = oneResult('read-string.jsonl', `${first}\n${second}`);
+    /** Every byte the load reads of the file. */
+    const readAtLoad = async (path: string): Promise<number> => {
+      let bytes = 0;
+      const loaded = await loadSession([path], {
+        readSync: (fd, buffer, offset, length, position) => {
+          const n = readSync(fd, buffer, offset, length, position);
+          bytes += n;
+          return n;
+        },
+      });
+      if (!loaded.ok) throw new Error(loaded.error.message);
+      loaded.session.close();
+      return bytes;
+    };
+    // The two files differ by the block list's framing (about a hundred bytes, read a few times over
+    // by the pass); reading the texts back would be some 250 KB more.
+    const framing = statSync(asBlocks).size - statSync(asString).size;
+    expect(framing).toBeLessThan(200);
+    expect(await readAtLoad(asBlocks)).toBeLessThanOrEqual((await readAtLoad(asString)) + 4 * 1024);
+    // Both texts stay in the file, and answer as read whole.
+    expect(await largeContents(asBlocks, {})).toBe(1);
+    expect(await answers(asBlocks, {}, ['the end', 'done'])).toEqual(await answers(asBlocks, { ...WHOLE, ...IN_MEMORY }, ['the end', 'done']));
   });
 });

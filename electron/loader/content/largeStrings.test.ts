@@ -206,9 +206,12 @@ describe('messages built with their content left in the file', () => {
         const t = typeof content === 'string' ? content : messageText({ role: 'tool', content: '', large: counted(content.big) });
         const built = withContent(head, t, tail);
         const again = withFields(built, later);
+        // Built again over a message whose content may be a getter (a persisted output's original put in place).
+        const rebuilt = withContent(built, t, later);
         expect(reads).toBe(0);
         expect(describeOf(built)).toEqual(describeOf(reference(head, contentFields(t), tail)));
         expect(describeOf(again)).toEqual(describeOf(reference(built, later)));
+        expect(describeOf(rebuilt)).toEqual(describeOf(reference(built, contentFields(t), later)));
         expect(reads).toBe(0);
       }),
       { numRuns: 500 },
