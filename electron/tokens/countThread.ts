@@ -5,6 +5,7 @@
  * the session is read) has it ready. Reads nothing, writes nothing.
  */
 import { parentPort } from 'node:worker_threads';
+import { yieldToOtherThreads } from '../loader/common/threadPool';
 import { countText } from './counter';
 import type { CountReply, CountRequest } from './textCounter';
 import { CLAIMED_BY_THREAD, CLAIM_FREE } from './textCounter';
@@ -12,6 +13,9 @@ import { CLAIMED_BY_THREAD, CLAIM_FREE } from './textCounter';
 const port = parentPort;
 if (!port) throw new Error('countThread.ts runs as a counting thread (electron/tokens/textCounter.ts)');
 
+// It counts ahead of need: where every core is busy (the session still being read), the reading
+// thread goes first (docs/token-estimates.md "Counting on two threads").
+yieldToOtherThreads();
 // Loads the encoding (its ranks: hundreds of milliseconds) before the first request comes.
 countText('warm');
 

@@ -7,8 +7,31 @@
  * (content/backgroundVerify.ts) share memory with their threads and wait on it (Atomics) rather than
  * on messages, so they use `startThread` alone.
  */
+import { setPriority } from 'node:os';
 import type { ResourceLimits, TransferListItem } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
+
+/** The lowest scheduling priority (nice 19): what `yieldToOtherThreads` gives its thread. */
+export const BACKGROUND_NICE = 19;
+
+/**
+ * Called on a thread that works ahead of need (the counting thread, electron/tokens/countThread.ts):
+ * gives the calling thread alone the lowest scheduling priority, so that where the cores are all
+ * busy the thread a user waits on runs first, and this one takes what they leave
+ * (docs/token-estimates.md "Counting on two threads"). Linux keeps a nice value per thread; on
+ * macOS and Windows the same call sets the whole process's, so there it does nothing. True when
+ * the priority was set.
+ */
+export function yieldToOtherThreads(platform: NodeJS.Platform = process.platform): boolean {
+  if (platform !== 'linux') return false;
+  try {
+    setPriority(BACKGROUND_NICE);
+    return true;
+  } catch {
+    // Refused (a sandbox without setpriority): the thread runs at its default priority, as before.
+    return false;
+  }
+}
 
 export interface ThreadOptions {
   workerData?: unknown;
