@@ -255,6 +255,7 @@ describe('message texts left in the file once their line is parsed (docs/streami
     expect(await largeContents(path, { ...WHOLE, ...IN_MEMORY })).toBe(0);
     expect(await answers(path, {}, ['the end', 'agentId'])).toEqual(await answers(path, { ...WHOLE, ...IN_MEMORY }, ['the end', 'agentId']));
   });
+
   it('a result of text blocks kept in the file is not read back to build its message: no more is read than for the same text as one string', async () => {
     const first = `${'a log line — é 😀 "quoted"\n'.repeat(4000)}the end`;
     const second = `${'another line\n'.repeat(8000)}done`;
