@@ -34,9 +34,11 @@ function ownNice(): number {
 }
 
 const linux = process.platform === 'linux';
+/** A test run started at the lowest priority already (`nice -n 19 npm test`) cannot see a thread lower its own. */
+const startedLowest = linux && ownNice() === BACKGROUND_NICE;
 
 describe('the counting thread’s priority', () => {
-  it.skipIf(!linux)('the real counting thread lowers its own priority, and only its own', async () => {
+  it.skipIf(!linux || startedLowest)('the real counting thread lowers its own priority, and only its own', async () => {
     const before = threadNices();
     const mine = ownNice();
     const thread = realCountingThread();
@@ -53,7 +55,6 @@ describe('the counting thread’s priority', () => {
     // Every thread that was here before keeps its priority, this one too.
     for (const [tid, nice] of before) if (after.has(tid)) expect(after.get(tid)).toBe(nice);
     expect(ownNice()).toBe(mine);
-    expect(mine).not.toBe(BACKGROUND_NICE);
   });
 
   it('does nothing where the priority is the whole process’s', () => {
