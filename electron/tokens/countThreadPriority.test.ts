@@ -10,7 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { BACKGROUND_NICE, yieldToOtherThreads } from '../loader/common/threadPool';
 import { realCountingThread } from './testing/countingThread';
 
-/** Each thread of this process: its id and nice value (/proc/self/task/<tid>/stat, field 19). */
+/** The nice value a thread's `stat` line holds (field 19). The command name, in parentheses, may hold spaces: fields are counted after its last ')'. */
+function niceOf(stat: string): number {
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+}
+
+/** Each thread of this process: its id and nice value (/proc/self/task/<tid>/stat). */
 function threadNices(): Map<string, number> {
   const nices = new Map<string, number>();
   for (const tid of readdirSync('/proc/self/task')) {
@@ -20,17 +25,14 @@ function threadNices(): Map<string, number> {
     } catch {
       continue; // the thread ended between the listing and the read
     }
-    // The command name, in parentheses, may hold spaces: fields are counted after its last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    nices.set(tid, Number(fields[16]));
+    nices.set(tid, niceOf(stat));
   }
   return nices;
 }
 
 /** This thread's own nice value. */
 function ownNice(): number {
-  const stat = readFileSync('/proc/thread-self/stat', 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+  return niceOf(readFileSync('/proc/thread-self/stat', 'utf8'));
 }
 
 const linux = process.platform === 'linux';
