@@ -1,10 +1,9 @@
 /**
  * A cache break's cause (SPEC §15, docs/tokens.md "Cache breaks") is found without making the two
  * calls' diff (`firstChangeOfCalls`): it must be what the diff's first change is, for any two calls
- * of real Claude Code and Codex files, the samples and generated sessions with compactions and
- * microcompactions (reductions made, ended and restored between calls).
+ * of the real Claude Code files (subagents' too) and Codex files, a sample and a generated session
+ * with compactions and microcompactions (reductions made, ended and restored between calls).
  */
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,7 +11,7 @@ import type { CallDiff, ModelCall } from '../../shared/calls/calls';
 import { diffOfCalls } from '../../shared/calls/calls';
 import type { CacheBreak } from '../../shared/tokens/summary';
 import { firstChangeOfCalls } from '../../shared/tokens/summary';
-import { tempDir } from '../../tools/testing/files';
+import { sessionFilesUnder, tempDir } from '../../tools/testing/files';
 import { generateClaudeTranscript } from './claudeCode/testing/generate';
 import type { LoadedSession } from './session';
 import { loadSession } from './session';
@@ -21,11 +20,6 @@ const REAL = join(import.meta.dirname, '../../e2e/fixtures/real');
 const SAMPLES = join(import.meta.dirname, '../../samples');
 const tmp = tempDir('session-inspector-cache-break-cause-');
 afterAll(() => tmp.cleanup());
-
-const files = (dir: string, suffix: string): string[] =>
-  readdirSync(dir)
-    .filter((n) => n.endsWith(suffix))
-    .map((n) => join(dir, n));
 
 /** The first change of a diff, as `check` found it from the whole diff: reduced, then restored (each in index order), then the messages removed. */
 function firstChangeOfDiff(diff: CallDiff): CacheBreak['cause'] {
@@ -46,8 +40,8 @@ async function open(path: string): Promise<LoadedSession> {
 }
 
 const sessions = (): string[] => [
-  ...files(join(REAL, 'claude-code'), '.jsonl'),
-  ...files(join(REAL, 'codex'), '.jsonl'),
+  ...sessionFilesUnder(join(REAL, 'claude-code')),
+  ...sessionFilesUnder(join(REAL, 'codex')),
   join(SAMPLES, 'session.sidecar.jsonl'),
   generateClaudeTranscript(tmp.dir, { bytes: 3_000_000, seed: 21, outputScale: 0.25, compactEvery: 600_000 }).path,
 ];

@@ -12,7 +12,6 @@ import { loadSession } from './session';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-
 const FILES = [...sessionFilesUnder(join(ROOT, 'e2e/fixtures/real')), join(ROOT, 'samples/demo.sidecar.jsonl')];
 
 function summary(s: LoadedSession): unknown {
