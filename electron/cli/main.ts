@@ -212,7 +212,8 @@ function wantsHelp(argv: readonly string[]): boolean {
   return false;
 }
 
-function parseArgs(argv: readonly string[]): Parsed {
+/** The command line parsed: its command, flags and files (a usage error when it is not one). */
+export function parseArgs(argv: readonly string[]): Parsed {
   const [name, ...rest] = argv;
   if (name === undefined) throw usageError('no command given: expected expand, search, check, log, view, diff, trace, sessions, open or serve');
   if (!isCommand(name)) {
@@ -257,7 +258,8 @@ function parseArgs(argv: readonly string[]): Parsed {
   return { command: name, flags, lists, files };
 }
 
-function printError(io: CliIo, code: string, message: string): number {
+/** Prints an error of SPEC §8 (its JSON on stdout, a sentence on stderr) and answers the exit status. */
+export function printError(io: CliIo, code: string, message: string): number {
   io.stdout(json({ error: { code, message } }));
   io.stderr(`session-inspector: ${terminalSentence(code === 'usage' ? `${message} (see session-inspector --help)` : message)}\n`);
   return EXIT_ERROR;

@@ -1,0 +1,120 @@
+/**
+ * A one-shot command over a large session runs on a thread of its own whose V8 heap starts at a
+ * size fitted to the files (docs/streaming-import.md "A heap sized to the session"). Such a command
+ * keeps a session's records while it reads them (150–200 MB live for the bench's 537 MB Claude Code
+ * session): from V8's small first heap, each growth of it ran a full collection that marked every
+ * record kept so far, six in a `check` of that session, with their marking on the cores the pass
+ * and its threads need. V8 sizes a heap when it makes it, and the main thread's was made before any
+ * code of ours ran: so the command runs on a worker thread made after the size is set, and the
+ * process's own thread waits for its exit status. Output is the same: the thread writes through
+ * the process's descriptors (output.ts fdWriter) as the main thread would.
+ */
+import { processStream } from './output';
+
+// Fetched when used: dist/cli.cjs holds this file, and `--help` loads no more than it needs (chunkLoader.ts).
+const fs = () => process.getBuiltinModule('node:fs');
+const v8 = () => process.getBuiltinModule('node:v8');
+const threads = () => process.getBuiltinModule('node:worker_threads');
+
+/** Files of at least this many bytes in all (a command's FILE arguments) are read on a session thread. */
+export const SESSION_THREAD_MIN_BYTES = 64 * 1024 * 1024;
+/**
+ * The heap a session thread starts with is three eighths of its files' bytes, within these bounds
+ * (MiB): 192 MiB for the bench's 537 MB session, which keeps 150–200 MB (docs/streaming-import.md).
+ */
+export const SESSION_THREAD_MIN_HEAP_MB = 64;
+export const SESSION_THREAD_MAX_HEAP_MB = 512;
+/**
+ * `off` keeps every command on the main thread; `always` runs every one-session command on a
+ * session thread whatever its files' size (tests run small files so).
+ */
+export const SESSION_THREAD_ENV = 'SESSION_INSPECTOR_SESSION_THREAD';
+
+/** The commands that read one session and end: `check --follow` follows, and the others are not one session's. */
+const ONE_SESSION_COMMANDS: ReadonlySet<string> = new Set(['check', 'view', 'log', 'diff', 'expand', 'search', 'trace']);
+/** The V8 flag a session thread's heap is sized by, and V8's own value of it (a size chosen by V8). */
+const INITIAL_OLD_SPACE = '--initial-old-space-size';
+const V8_OWN_INITIAL_OLD_SPACE = 0;
+
+/** What marks a session thread's `workerData`. */
+interface SessionThreadData {
+  readonly sessionThread: true;
+}
+
+/** The heap (MiB) a session thread starts with for files of `bytes`. */
+export function sessionThreadHeapMb(bytes: number): number {
+  return Math.min(SESSION_THREAD_MAX_HEAP_MB, Math.max(SESSION_THREAD_MIN_HEAP_MB, Math.ceil((bytes * 3) / 8 / (1024 * 1024))));
+}
+
+export interface SessionThreadContext {
+  env?: NodeJS.ProcessEnv;
+  /** The process's own V8 flags (`process.execArgv` and `NODE_OPTIONS`): a heap size the user gave is kept. */
+  execArgv?: readonly string[];
+  /** A file's size, or undefined when it cannot be read (the command then reports it on the main thread). */
+  sizeOf?: (path: string) => number | undefined;
+}
+
+function statSize(path: string): number | undefined {
+  try {
+    return fs().statSync(path).size;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The heap (MiB) a command line runs with on a session thread, or undefined to run it on the main
+ * thread: not a one-session command, `check --follow`, files under the threshold or not readable,
+ * a heap size the user set, or turned off by SESSION_THREAD_ENV. `command`, `follow` and `files`
+ * are the command line as main.ts parses it.
+ */
+export function sessionThreadPlan(parsed: { command: string; follow: boolean; files: readonly string[] }, context: SessionThreadContext = {}): number | undefined {
+  const env = context.env ?? process.env;
+  const setting = (env[SESSION_THREAD_ENV] ?? '').trim().toLowerCase();
+  if (setting === 'off') return undefined;
+  const minBytes = setting === 'always' ? 0 : SESSION_THREAD_MIN_BYTES;
+  if (!ONE_SESSION_COMMANDS.has(parsed.command) || (parsed.command === 'check' && parsed.follow)) return undefined;
+  const flags = [...(context.execArgv ?? process.execArgv), ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  if (flags.some((f) => f.startsWith(INITIAL_OLD_SPACE) || f.startsWith('--initial-heap-size'))) return undefined;
+  const sizeOf = context.sizeOf ?? statSize;
+  let bytes = 0;
+  for (const file of parsed.files) {
+    const size = sizeOf(file);
+    if (size === undefined) return undefined;
+    bytes += size;
+  }
+  return parsed.files.length > 0 && bytes >= minBytes ? sessionThreadHeapMb(bytes) : undefined;
+}
+
+/** True on a session thread (runOnSessionThread's worker). */
+export function onSessionThread(): boolean {
+  const here = threads();
+  const data = here.workerData as Partial<SessionThreadData> | null;
+  return !here.isMainThread && data?.sessionThread === true;
+}
+
+/**
+ * Called first on a session thread: its heap is made, so the flag goes back to V8's own value. The
+ * threads it starts (scan-ahead, counting) keep V8's sizes, and V8's code cache, which is refused
+ * under other flags, takes the entries the main thread made (electron/cli/chunkLoader.ts).
+ */
+export function enterSessionThread(): void {
+  v8().setFlagsFromString(`${INITIAL_OLD_SPACE}=${V8_OWN_INITIAL_OLD_SPACE}`);
+}
+
+/**
+ * Runs `argv` on a session thread of `script` (the command line's bundle) with a heap of `heapMb`,
+ * and answers its exit status. What the thread writes to `process.stdout` or `process.stderr`
+ * (not the descriptors) is written to the process's own.
+ */
+export function runOnSessionThread(argv: readonly string[], heapMb: number, script: string): Promise<number> {
+  v8().setFlagsFromString(`${INITIAL_OLD_SPACE}=${heapMb}`);
+  const data: SessionThreadData = { sessionThread: true };
+  const worker = new (threads().Worker)(script, { argv: [...argv], workerData: data, stdout: true, stderr: true });
+  worker.stdout.on('data', (chunk: Buffer) => void processStream('stdout').write(chunk));
+  worker.stderr.on('data', (chunk: Buffer) => void processStream('stderr').write(chunk));
+  return new Promise((resolveStatus, rejectStatus) => {
+    worker.on('error', rejectStatus);
+    worker.on('exit', resolveStatus);
+  });
+}
