@@ -4,7 +4,7 @@
  * every module Node's loader is asked for: a property of what is loaded, not a time.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -182,6 +182,27 @@ describe.skipIf(!existsSync(join(DIST, 'cli.cjs')))('the cold command line (buil
     expect(second.requests.filter((m) => SERVE_ONLY.includes(m))).toEqual([]);
     if (process.platform === 'linux') expect(readdirSync(cacheDir)).toEqual([expect.stringMatching(SIGNED_ENTRY('cli-session'))]);
     // V8 took the entry the first run wrote (made under the flags it is read under), so the second wrote none.
+    expect(entryIdentities(cacheDir)).toEqual(written);
+  });
+
+  it('a listing, whose indexing thread starts with a heap of its own size, leaves the flags as it read its chunk: the second writes no entry', () => {
+    const folder = tmp.path('library');
+    mkdirSync(folder);
+    copyFileSync(DEMO, join(folder, 'demo.sidecar.jsonl'));
+    const cacheHome = tmp.path('cache-home-sessions');
+    const cacheDir = join(cacheHome, 'session-inspector', 'code-cache');
+    const env = { [CODE_CACHE_ENV]: '', XDG_CACHE_HOME: cacheHome, HOME: tmp.path('home'), SESSION_INSPECTOR_CACHE_DIR: tmp.path('listing-cache') };
+    const listing = (): { sessions: { indexed: boolean }[] } => {
+      rmSync(env.SESSION_INSPECTOR_CACHE_DIR, { recursive: true, force: true });
+      const r = runRecorded(['sessions', folder, '--no-default-roots'], env);
+      expect(r.code).toBe(0);
+      return JSON.parse(r.stdout) as { sessions: { indexed: boolean }[] };
+    };
+    // Indexed on the thread both times (the listing's own cache is emptied before each).
+    expect(listing().sessions.map((s) => s.indexed)).toEqual([true]);
+    const written = entryIdentities(cacheDir);
+    expect(written).toEqual([expect.stringMatching(/^cli-sessions\.cjs-/)]);
+    expect(listing().sessions.map((s) => s.indexed)).toEqual([true]);
     expect(entryIdentities(cacheDir)).toEqual(written);
   });
 

@@ -9,11 +9,11 @@
  * process's own thread waits for its exit status. Output is the same: the thread writes through
  * the process's descriptors (output.ts fdWriter) as the main thread would.
  */
+import { heapMade, startWithHeap } from '../loader/common/heapStart';
 import { processStream } from './output';
 
 // Fetched when used: dist/cli.cjs holds this file, and `--help` loads no more than it needs (chunkLoader.ts).
 const fs = () => process.getBuiltinModule('node:fs');
-const v8 = () => process.getBuiltinModule('node:v8');
 const threads = () => process.getBuiltinModule('node:worker_threads');
 
 /** Files of at least this many bytes in all (a command's FILE arguments) are read on a session thread. */
@@ -32,9 +32,8 @@ export const SESSION_THREAD_ENV = 'SESSION_INSPECTOR_SESSION_THREAD';
 
 /** The commands that read one session and end: `check --follow` follows, and the others are not one session's. */
 const ONE_SESSION_COMMANDS: ReadonlySet<string> = new Set(['check', 'view', 'log', 'diff', 'expand', 'search', 'trace']);
-/** The V8 flag a session thread's heap is sized by, and V8's own value of it (a size chosen by V8). */
-const INITIAL_OLD_SPACE = '--initial-old-space-size';
-const V8_OWN_INITIAL_OLD_SPACE = 0;
+/** A heap size the user gave (V8's flags): kept, and the command runs on the main thread. */
+const USER_HEAP_FLAGS = ['--initial-old-space-size', '--initial-heap-size'];
 
 /** What marks a session thread's `workerData`. */
 interface SessionThreadData {
@@ -75,7 +74,7 @@ export function sessionThreadPlan(parsed: { command: string; follow: boolean; fi
   const minBytes = setting === 'always' ? 0 : SESSION_THREAD_MIN_BYTES;
   if (!ONE_SESSION_COMMANDS.has(parsed.command) || (parsed.command === 'check' && parsed.follow)) return undefined;
   const flags = [...(context.execArgv ?? process.execArgv), ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (flags.some((f) => f.startsWith(INITIAL_OLD_SPACE) || f.startsWith('--initial-heap-size'))) return undefined;
+  if (flags.some((f) => USER_HEAP_FLAGS.some((flag) => f.startsWith(flag)))) return undefined;
   const sizeOf = context.sizeOf ?? statSize;
   let bytes = 0;
   for (const file of parsed.files) {
@@ -99,7 +98,7 @@ export function onSessionThread(): boolean {
  * under other flags, takes the entries the main thread made (electron/cli/chunkLoader.ts).
  */
 export function enterSessionThread(): void {
-  v8().setFlagsFromString(`${INITIAL_OLD_SPACE}=${V8_OWN_INITIAL_OLD_SPACE}`);
+  heapMade();
 }
 
 /**
@@ -108,9 +107,9 @@ export function enterSessionThread(): void {
  * (not the descriptors) is written to the process's own.
  */
 export function runOnSessionThread(argv: readonly string[], heapMb: number, script: string): Promise<number> {
-  v8().setFlagsFromString(`${INITIAL_OLD_SPACE}=${heapMb}`);
   const data: SessionThreadData = { sessionThread: true };
-  const worker = new (threads().Worker)(script, { argv: [...argv], workerData: data, stdout: true, stderr: true });
+  const { Worker } = threads();
+  const worker = startWithHeap(heapMb, () => new Worker(script, { argv: [...argv], workerData: data, stdout: true, stderr: true }));
   worker.stdout.on('data', (chunk: Buffer) => void processStream('stdout').write(chunk));
   worker.stderr.on('data', (chunk: Buffer) => void processStream('stderr').write(chunk));
   return new Promise((resolveStatus, rejectStatus) => {

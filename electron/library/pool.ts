@@ -10,7 +10,6 @@
  */
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ThreadPool } from '../loader/common/threadPool';
 import type { IndexJob, IndexReply } from './index';
@@ -86,14 +85,12 @@ export function indexPool(options: IndexPoolOptions = {}): IndexPool {
       close: () => void (closed = true),
     };
   }
-  // A Worker's resourceLimits have no initial size: the flag is the process's, read by each
-  // isolate made after it (the threads; later threads of the process start so too).
-  setFlagsFromString(`--initial-old-space-size=${THREAD_INITIAL_OLD_SPACE_MB}`);
   const threads = new ThreadPool<IndexJob, { id: number; reply: IndexReply }>({
     script,
     size,
     idleMs: options.idleMs ?? LIBRARY_IDLE_MS,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    initialOldSpaceMb: THREAD_INITIAL_OLD_SPACE_MB,
     words: {
       notStarted: 'no indexing thread could be started',
       failed: (e) => `the indexing thread failed: ${e.message}`,

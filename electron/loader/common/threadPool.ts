@@ -10,6 +10,7 @@
 import { setPriority } from 'node:os';
 import type { ResourceLimits, TransferListItem } from 'node:worker_threads';
 import { Worker } from 'node:worker_threads';
+import { startWithHeap } from './heapStart';
 
 /** The lowest scheduling priority (nice 19): what `yieldToOtherThreads` gives its thread. */
 export const BACKGROUND_NICE = 19;
@@ -40,17 +41,21 @@ export interface ThreadOptions {
   keepAlive?: boolean;
   /** What `workerData` hands over rather than copies (a MessagePort). */
   transferList?: TransferListItem[];
+  /** The size its heap starts at, in MiB (V8's `--initial-old-space-size`; heapStart.ts), rather than V8's own. */
+  initialOldSpaceMb?: number;
 }
 
 /** Starts a thread running the bundle `script`; undefined when Node refuses to start it. */
 export function startThread(script: string, options: ThreadOptions = {}): Worker | undefined {
   let worker: Worker;
-  try {
-    worker = new Worker(script, {
+  const make = (): Worker =>
+    new Worker(script, {
       ...(options.workerData !== undefined ? { workerData: options.workerData } : {}),
       ...(options.resourceLimits ? { resourceLimits: options.resourceLimits } : {}),
       ...(options.transferList ? { transferList: options.transferList } : {}),
     });
+  try {
+    worker = options.initialOldSpaceMb === undefined ? make() : startWithHeap(options.initialOldSpaceMb, make);
   } catch {
     return undefined;
   }
@@ -158,8 +163,8 @@ export class ThreadPool<Request extends object, Reply extends { id: number }> {
   }
 
   private start(): PoolThread | undefined {
-    const { script, workerData, resourceLimits } = this.options;
-    const worker = startThread(script, { workerData, ...(resourceLimits ? { resourceLimits } : {}) });
+    const { script, workerData, resourceLimits, initialOldSpaceMb } = this.options;
+    const worker = startThread(script, { workerData, ...(resourceLimits ? { resourceLimits } : {}), ...(initialOldSpaceMb !== undefined ? { initialOldSpaceMb } : {}) });
     if (!worker) return undefined;
     const thread: PoolThread = { worker, load: 0, inFlight: 0 };
     worker.on('message', (reply: Reply) => {
