@@ -28,7 +28,10 @@ function run(argv: string[]): Promise<number> {
     enterSessionThread();
     return main(argv);
   }
-  return runOnSessionThread(argv, heapMb, __filename).catch((e: unknown) => printError(processIo, 'internal_error', `internal error: ${e instanceof Error ? e.message : String(e)}`));
+  // Where no thread can be started, the command runs here, as a small one does.
+  const status = runOnSessionThread(argv, heapMb, __filename);
+  if (!status) return main(argv);
+  return status.catch((e: unknown) => printError(processIo, 'internal_error', `internal error: ${e instanceof Error ? e.message : String(e)}`));
 }
 
 void run(process.argv.slice(2)).then((code) => {

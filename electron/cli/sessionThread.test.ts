@@ -7,10 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { Worker } from 'node:worker_threads';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
-import { SESSION_THREAD_ENV, SESSION_THREAD_MAX_HEAP_MB, SESSION_THREAD_MIN_BYTES, SESSION_THREAD_MIN_HEAP_MB, sessionThreadHeapMb, sessionThreadPlan } from './sessionThread';
+import type { SessionThreadData } from './sessionThread';
+import { SESSION_THREAD_ENV, SESSION_THREAD_MAX_HEAP_MB, SESSION_THREAD_MIN_BYTES, SESSION_THREAD_MIN_HEAP_MB, runOnSessionThread, sessionThreadHeapMb, sessionThreadPlan } from './sessionThread';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -72,6 +74,41 @@ describe('which command lines run on a session thread', () => {
         if (heap > SESSION_THREAD_MIN_HEAP_MB && heap < SESSION_THREAD_MAX_HEAP_MB) expect(heap).toBe(Math.ceil((low * 3) / 8 / MiB));
       }),
     );
+  });
+});
+
+describe('running on a session thread', () => {
+  /** A stand-in for the command line's bundle: it writes what marks its thread to process.stdout, then ends with `status`. */
+  const stand = (status: string) => (data: SessionThreadData) =>
+    new Worker(`const { workerData } = require('node:worker_threads'); process.stdout.write('on the thread ' + JSON.stringify(workerData)); ${status}`, { eval: true, workerData: data, stdout: true, stderr: true });
+
+  it('answers the thread’s exit status, and writes what it wrote to process.stdout to the process’s', async () => {
+    const written: string[] = [];
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(Buffer.from(chunk).toString('utf8'));
+      return true;
+    });
+    try {
+      await expect(runOnSessionThread(['check', 'x'], 64, 'unused', stand('process.exitCode = 3;'))).resolves.toBe(3);
+      // The thread's stream is read after it ends: wait for its last chunk.
+      await vi.waitFor(() => expect(written.join('')).toBe('on the thread {"sessionThread":true}'));
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('rejects when the thread throws, and answers nothing when no thread can be started (the command runs where it is)', async () => {
+    const quiet = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await expect(runOnSessionThread(['check', 'x'], 64, 'unused', stand("throw new Error('thrown on the thread');"))).rejects.toThrow('thrown on the thread');
+    } finally {
+      quiet.mockRestore();
+    }
+    expect(
+      runOnSessionThread(['check', 'x'], 64, 'unused', () => {
+        throw new Error('no threads here');
+      }),
+    ).toBeUndefined();
   });
 });
 

@@ -9,6 +9,7 @@
  * process's own thread waits for its exit status. Output is the same: the thread writes through
  * the process's descriptors (output.ts fdWriter) as the main thread would.
  */
+import type { Worker } from 'node:worker_threads';
 import { heapMade, startWithHeap } from '../loader/common/heapStart';
 import { processStream } from './output';
 
@@ -36,7 +37,7 @@ const ONE_SESSION_COMMANDS: ReadonlySet<string> = new Set(['check', 'view', 'log
 const USER_HEAP_FLAGS = ['--initial-old-space-size', '--initial-heap-size'];
 
 /** What marks a session thread's `workerData`. */
-interface SessionThreadData {
+export interface SessionThreadData {
   readonly sessionThread: true;
 }
 
@@ -103,13 +104,17 @@ export function enterSessionThread(): void {
 
 /**
  * Runs `argv` on a session thread of `script` (the command line's bundle) with a heap of `heapMb`,
- * and answers its exit status. What the thread writes to `process.stdout` or `process.stderr`
- * (not the descriptors) is written to the process's own.
+ * and answers its exit status; undefined when Node refuses to start a thread (the caller runs the
+ * command itself). What the thread writes to `process.stdout` or `process.stderr` (not the
+ * descriptors) is written to the process's own.
  */
-export function runOnSessionThread(argv: readonly string[], heapMb: number, script: string): Promise<number> {
-  const data: SessionThreadData = { sessionThread: true };
-  const { Worker } = threads();
-  const worker = startWithHeap(heapMb, () => new Worker(script, { argv: [...argv], workerData: data, stdout: true, stderr: true }));
+export function runOnSessionThread(argv: readonly string[], heapMb: number, script: string, make: (data: SessionThreadData) => Worker = (data) => new (threads().Worker)(script, { argv: [...argv], workerData: data, stdout: true, stderr: true })): Promise<number> | undefined {
+  let worker: Worker;
+  try {
+    worker = startWithHeap(heapMb, () => make({ sessionThread: true }));
+  } catch {
+    return undefined;
+  }
   worker.stdout.on('data', (chunk: Buffer) => void processStream('stdout').write(chunk));
   worker.stderr.on('data', (chunk: Buffer) => void processStream('stderr').write(chunk));
   return new Promise((resolveStatus, rejectStatus) => {
