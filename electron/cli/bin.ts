@@ -1,7 +1,8 @@
 /** Entry point of `session-inspector` (bundled into dist/cli.cjs by scripts/build.mjs). */
 import { flushChunkCache } from './chunkLoader';
 import { main, parseArgs, printError, processIo } from './main';
-import { enterSessionThread, onSessionThread, runOnSessionThread, sessionThreadPlan } from './sessionThread';
+import { heapMade } from '../loader/common/heapStart';
+import { onSessionThread, runOnSessionThread, sessionThreadPlan } from './sessionThread';
 
 // Output goes through the descriptors (output.ts fdWriter), so process.stdout and process.stderr
 // are not made at start: a reader that stops early (`… | head`) is handled there, and by
@@ -25,7 +26,10 @@ function run(argv: string[]): Promise<number> {
   const heapMb = planOf(argv);
   if (heapMb === undefined) return main(argv);
   if (onSessionThread()) {
-    enterSessionThread();
+    // This thread's heap is made: the flag goes back to V8's own before any chunk loads, so the
+    // threads it starts (scan-ahead, counting) keep V8's sizes and V8 takes the code-cache entries
+    // the main thread wrote (it refuses those made under other flags: chunkLoader.ts).
+    heapMade();
     return main(argv);
   }
   // Where no thread can be started, the command runs here, as a small one does.

@@ -10,7 +10,7 @@
  * the process's descriptors (output.ts fdWriter) as the main thread would.
  */
 import type { Worker } from 'node:worker_threads';
-import { heapMade, startWithHeap } from '../loader/common/heapStart';
+import { startWithHeap } from '../loader/common/heapStart';
 import { processStream } from './output';
 
 // Fetched when used: dist/cli.cjs holds this file, and `--help` loads no more than it needs (chunkLoader.ts).
@@ -91,15 +91,6 @@ export function onSessionThread(): boolean {
   const here = threads();
   const data = here.workerData as Partial<SessionThreadData> | null;
   return !here.isMainThread && data?.sessionThread === true;
-}
-
-/**
- * Called first on a session thread: its heap is made, so the flag goes back to V8's own value. The
- * threads it starts (scan-ahead, counting) keep V8's sizes, and V8's code cache, which is refused
- * under other flags, takes the entries the main thread made (electron/cli/chunkLoader.ts).
- */
-export function enterSessionThread(): void {
-  heapMade();
 }
 
 /**
