@@ -16,6 +16,7 @@ import { indexPool } from '../library/pool';
 import { queryProblem } from '../library/query';
 import { libraryRoots, processRootsContext } from '../library/roots';
 import { CliError, usageError } from './errors';
+import { withListingTiering } from './listingTiering';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
@@ -94,29 +95,31 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
   const home = homedir();
   const roots = libraryRoots(files, flags.has('no-default-roots'), processRootsContext(home));
   const cache = new IndexCache(cacheFolder({ env: process.env, home, platform: process.platform }));
-  // No page to keep a core for: once the walk ends this thread only waits, so every core indexes.
-  const pool = indexPool({ threads: availableParallelism() });
-  const signal = { aborted: false };
-  void untilStopped().then(() => {
-    signal.aborted = true;
-    pool.close();
-  });
-  let listing: LibraryListing;
-  try {
-    listing = await listLibrary({
-      roots,
-      pool,
-      cache,
-      signal,
-      ...(flags.has('heads') ? { heads: true } : {}),
-      ...(query ? { query } : {}),
-      ...(sinceMs !== undefined ? { since: sinceMs } : {}),
-      ...(onlyFormat !== undefined ? { format: onlyFormat } : {}),
-      ...(jsonl ? { onEntry: (entry: LibraryEntry) => io.stdout(json(entry)) } : {}),
+  // Optimized later: the listing's many short jobs on every thread (listingTiering.ts).
+  const listing: LibraryListing = await withListingTiering(async () => {
+    // No page to keep a core for: once the walk ends this thread only waits, so every core indexes.
+    const pool = indexPool({ threads: availableParallelism() });
+    const signal = { aborted: false };
+    void untilStopped().then(() => {
+      signal.aborted = true;
+      pool.close();
     });
-  } finally {
-    pool.close();
-  }
+    try {
+      return await listLibrary({
+        roots,
+        pool,
+        cache,
+        signal,
+        ...(flags.has('heads') ? { heads: true } : {}),
+        ...(query ? { query } : {}),
+        ...(sinceMs !== undefined ? { since: sinceMs } : {}),
+        ...(onlyFormat !== undefined ? { format: onlyFormat } : {}),
+        ...(jsonl ? { onEntry: (entry: LibraryEntry) => io.stdout(json(entry)) } : {}),
+      });
+    } finally {
+      pool.close();
+    }
+  });
   if (listing.cancelled) throw new CliError('cancelled', 'the listing was interrupted before it finished');
   if (jsonl) io.stdout(json({ roots: listing.roots, ...tail(listing) }));
   else if (table) io.stdout(sessionsTable(listing));
