@@ -35,8 +35,9 @@ describe('the budget a listing runs with', () => {
     expect(listingInterruptBudget({ ...measured, v8: '12.4.254.21-node.33' })).toBeUndefined();
     expect(listingInterruptBudget({ ...measured, execArgv: ['--interrupt-budget=1000'] })).toBeUndefined();
     expect(listingInterruptBudget({ ...measured, env: { NODE_OPTIONS: '--max-old-space-size=4096 --interrupt_budget=1000' } })).toBeUndefined();
-    // Another tiering flag is not the budget.
-    expect(listingInterruptBudget({ ...measured, execArgv: ['--max-opt=2'] })).toBe(LISTING_INTERRUPT_BUDGET);
+    expect(listingInterruptBudget({ ...measured, execArgv: ['--interrupt-budget', '1000'] })).toBeUndefined();
+    // Other tiering flags are not the budget.
+    expect(listingInterruptBudget({ ...measured, execArgv: ['--max-opt=2', '--interrupt-budget-for-maglev=1000'] })).toBe(LISTING_INTERRUPT_BUDGET);
   });
 });
 

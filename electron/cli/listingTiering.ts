@@ -34,8 +34,8 @@ export interface TieringContext {
 export function listingInterruptBudget(context: TieringContext = {}): number | undefined {
   if (!(context.v8 ?? process.versions.v8).startsWith(MEASURED_V8)) return undefined;
   const flags = [...(context.execArgv ?? process.execArgv), ...((context.env ?? process.env).NODE_OPTIONS ?? '').split(/\s+/)];
-  // V8 reads `_` and `-` alike in a flag's name.
-  if (flags.some((f) => f.replace(/_/g, '-').startsWith(FLAG))) return undefined;
+  // V8 reads `_` and `-` alike in a flag's name; `--interrupt-budget-for-…` are other flags.
+  if (flags.some((f) => f.replace(/_/g, '-').split('=')[0] === FLAG)) return undefined;
   return LISTING_INTERRUPT_BUDGET;
 }
 
