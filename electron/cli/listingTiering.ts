@@ -13,6 +13,8 @@
  * value is known for the V8 it was measured on; on another V8, or when the user gave the flag, the
  * listing keeps the flags it has.
  */
+import type { GivenFlags } from './v8Flags';
+import { gaveV8Flag, withV8Flag } from './v8Flags';
 
 /** The V8 this was measured on (Node 20), and its own interrupt budget there (`node --v8-options`). */
 export const MEASURED_V8 = '11.3.';
@@ -22,33 +24,19 @@ export const LISTING_INTERRUPT_BUDGET = 4 * V8_OWN_INTERRUPT_BUDGET;
 
 const FLAG = '--interrupt-budget';
 
-export interface TieringContext {
+export interface TieringContext extends GivenFlags {
   /** process.versions.v8 */
   v8?: string;
-  /** The process's own V8 flags (`process.execArgv` and `NODE_OPTIONS`): a budget the user gave is kept. */
-  execArgv?: readonly string[];
-  env?: NodeJS.ProcessEnv;
 }
 
 /** The budget a listing runs with, or undefined when it keeps the flags it has. */
 export function listingInterruptBudget(context: TieringContext = {}): number | undefined {
   if (!(context.v8 ?? process.versions.v8).startsWith(MEASURED_V8)) return undefined;
-  const flags = [...(context.execArgv ?? process.execArgv), ...((context.env ?? process.env).NODE_OPTIONS ?? '').split(/\s+/)];
-  // V8 reads `_` and `-` alike in a flag's name; `--interrupt-budget-for-…` are other flags.
-  if (flags.some((f) => f.replace(/_/g, '-').split('=')[0] === FLAG)) return undefined;
-  return LISTING_INTERRUPT_BUDGET;
+  return gaveV8Flag([FLAG], context) ? undefined : LISTING_INTERRUPT_BUDGET;
 }
 
-const setFlagsFromString = (flags: string): void => process.getBuiltinModule('node:v8').setFlagsFromString(flags);
-
 /** Runs `listing` with the listing's interrupt budget (listingInterruptBudget), and sets V8's own back when it ends, however it ends. */
-export async function withListingTiering<T>(listing: () => Promise<T>, context: TieringContext = {}): Promise<T> {
+export function withListingTiering<T>(listing: () => Promise<T>, context: TieringContext = {}): Promise<T> {
   const budget = listingInterruptBudget(context);
-  if (budget === undefined) return listing();
-  setFlagsFromString(`${FLAG}=${budget}`);
-  try {
-    return await listing();
-  } finally {
-    setFlagsFromString(`${FLAG}=${V8_OWN_INTERRUPT_BUDGET}`);
-  }
+  return budget === undefined ? listing() : withV8Flag(FLAG, budget, V8_OWN_INTERRUPT_BUDGET, listing);
 }

@@ -4,7 +4,6 @@
  * so `--help`, `serve` and `bundle` never load the loader, and these never load the HTTP host.
  */
 import { statSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
 import type { ByteRange, CheckReport, Finding, SearchOptions } from '../../shared/index';
 import { ContentUnavailableError, byLineThenIndex, contextOverLimit, logReport } from '../../shared/index';
 import type { LoadedSession, LoadOptions } from '../loader/session';
@@ -22,6 +21,7 @@ import { ContentsCountedAhead } from '../tokens/countWhileBuilding';
 import { mustSeeOutput, parseMustSee, traceOutput } from './trace';
 import { countViewAhead, parseAt, prepareView, readPolicyFlag, viewOutput, whatIfOutput } from './view';
 import { diffOutput, parseDiffCalls } from './diff';
+import { withV8Flag } from './v8Flags';
 
 export type SessionCommand = 'expand' | 'search' | 'check' | 'log' | 'view' | 'diff' | 'trace';
 
@@ -109,12 +109,7 @@ const V8_OWN_HEAP_GROWING_PERCENT = 0;
  * flags: docs/streaming-import.md "The heap's growth").
  */
 export async function runSessionCommand(command: SessionCommand, parsed: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
-  setFlagsFromString(`--heap-growing-percent=${SESSION_HEAP_GROWING_PERCENT}`);
-  try {
-    return await sessionCommand(command, parsed, io, loadOptions, untilStopped);
-  } finally {
-    setFlagsFromString(`--heap-growing-percent=${V8_OWN_HEAP_GROWING_PERCENT}`);
-  }
+  return withV8Flag('--heap-growing-percent', SESSION_HEAP_GROWING_PERCENT, V8_OWN_HEAP_GROWING_PERCENT, () => sessionCommand(command, parsed, io, loadOptions, untilStopped));
 }
 
 async function sessionCommand(command: SessionCommand, { flags, lists, files }: ParsedFlags, io: CliIo, loadOptions: LoadOptions, untilStopped: () => Promise<void>): Promise<number> {

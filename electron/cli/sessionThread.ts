@@ -12,6 +12,8 @@
 import type { Worker } from 'node:worker_threads';
 import { startWithHeap } from '../loader/common/heapStart';
 import { processStream } from './output';
+import type { GivenFlags } from './v8Flags';
+import { gaveV8Flag } from './v8Flags';
 
 // Fetched when used: dist/cli.cjs holds this file, and `--help` loads no more than it needs (chunkLoader.ts).
 const fs = () => process.getBuiltinModule('node:fs');
@@ -46,10 +48,8 @@ export function sessionThreadHeapMb(bytes: number): number {
   return Math.min(SESSION_THREAD_MAX_HEAP_MB, Math.max(SESSION_THREAD_MIN_HEAP_MB, Math.ceil((bytes * 3) / 8 / (1024 * 1024))));
 }
 
-export interface SessionThreadContext {
-  env?: NodeJS.ProcessEnv;
-  /** The process's own V8 flags (`process.execArgv` and `NODE_OPTIONS`): a heap size the user gave is kept. */
-  execArgv?: readonly string[];
+/** The process's own V8 flags and environment: a heap size the user gave is kept. */
+export interface SessionThreadContext extends GivenFlags {
   /** A file's size, or undefined when it cannot be read (the command then reports it on the main thread). */
   sizeOf?: (path: string) => number | undefined;
 }
@@ -74,8 +74,7 @@ export function sessionThreadPlan(parsed: { command: string; follow: boolean; fi
   if (setting === 'off') return undefined;
   const minBytes = setting === 'always' ? 0 : SESSION_THREAD_MIN_BYTES;
   if (!ONE_SESSION_COMMANDS.has(parsed.command) || (parsed.command === 'check' && parsed.follow)) return undefined;
-  const flags = [...(context.execArgv ?? process.execArgv), ...(env.NODE_OPTIONS ?? '').split(/\s+/)];
-  if (flags.some((f) => USER_HEAP_FLAGS.some((flag) => f.startsWith(flag)))) return undefined;
+  if (gaveV8Flag(USER_HEAP_FLAGS, context)) return undefined;
   const sizeOf = context.sizeOf ?? statSize;
   let bytes = 0;
   for (const file of parsed.files) {
