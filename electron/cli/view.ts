@@ -17,7 +17,7 @@ import { whatIfSession } from '../loader/replay';
 import { readWithin } from '../loader/common/safeRead';
 import type { LoadedSession } from '../loader/session';
 import { FileChangedError } from '../loader/session';
-import type { GivenView, RecordedContext } from '../tokens/sessionEstimates';
+import type { AheadOptions, GivenView, RecordedContext } from '../tokens/sessionEstimates';
 import { SessionEstimates, recordedContextOf } from '../tokens/sessionEstimates';
 import type { TextCounter } from '../tokens/textCounter';
 import type { ContentsCountedAhead } from '../tokens/countWhileBuilding';
@@ -66,8 +66,8 @@ export function prepareView(session: LoadedSession, at: number | undefined): Pre
  * counts (SessionEstimates.countAhead): the input's every message, and the calibration's walk;
  * `built`, the contents handed to the thread while the session was built, taken from there.
  */
-export async function countViewAhead(session: LoadedSession, view: PreparedView, counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
-  await sessionEstimatesOf(session).countAhead([{ entries: view.entries, view: view.input.minted }], counter, built);
+export async function countViewAhead(session: LoadedSession, view: PreparedView, counter: TextCounter, built?: ContentsCountedAhead, options?: AheadOptions): Promise<void> {
+  await sessionEstimatesOf(session).countAhead([{ entries: view.entries, view: view.input.minted }], counter, built, options);
 }
 
 /**

@@ -27,7 +27,7 @@ import { countText } from './counter';
 import { countDiffAhead, diffEntries, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
-import { countersStarted, startTextCounter } from './textCounter';
+import { CLAIMED_BY_THREAD, CLAIM_FREE, TAKEN_HERE, countersStarted, startTextCounter } from './textCounter';
 import { COUNT_THREAD_SCRIPT, realCountingThread } from './testing/countingThread';
 import { agentText } from './testing/agentText';
 
@@ -38,6 +38,12 @@ const DEMO = join(ROOT, 'samples/demo.sidecar.jsonl');
 const thread = realCountingThread();
 const threadCounter = thread.counter;
 const tmp = tempDir('session-inspector-count-ahead-');
+/**
+ * Waits for the thread however long it takes: a test of what the thread's answers become. Without
+ * it this thread counts a batch the thread has not answered within HELP_AFTER_MS itself (a loaded
+ * machine, a thread still loading its encoding), and that batch's figures are this thread's.
+ */
+const THREAD_GIVEN_ITS_TIME = { helpAfterMs: Number.POSITIVE_INFINITY };
 afterAll(() => {
   thread.close();
   tmp.cleanup();
@@ -82,6 +88,33 @@ function oneMore(inner: TextCounter): TextCounter & { texts: number } {
     close: () => undefined,
   };
   return w;
+}
+
+/**
+ * A counting thread that never answers until told (`answerAll`, with one more per text: used, it
+ * would show), as one at the lowest priority beside busy threads. `begins`: it claims each request
+ * as the real thread does once it begins one, else it leaves the claim free.
+ */
+function silentThread(begins: boolean): TextCounter & { requests: Int32Array[]; answerAll(): void } {
+  const waiting: { texts: string[]; resolve: (counts: number[]) => void }[] = [];
+  const requests: Int32Array[] = [];
+  const ask = (texts: string[], claim?: Int32Array): Promise<number[]> =>
+    new Promise((resolve) => {
+      if (claim) {
+        requests.push(claim);
+        if (begins) Atomics.compareExchange(claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD);
+      }
+      waiting.push({ texts, resolve });
+    });
+  return {
+    requests,
+    count: (texts) => ask(texts),
+    countUnlessTaken: (texts, claim) => ask(texts, claim),
+    close: () => undefined,
+    answerAll() {
+      for (const { texts, resolve } of waiting.splice(0)) resolve(texts.map((t) => countText(t) + 1));
+    },
+  };
 }
 
 /**
@@ -184,7 +217,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const plain = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
     const lying = oneMore(threadCounter());
     const estimates = new SessionEstimates(oneInput(view));
-    await estimates.countAhead([{ entries: entries, view: view }], lying);
+    await estimates.countAhead([{ entries: entries, view: view }], lying, undefined, THREAD_GIVEN_ITS_TIME);
     expect(lying.texts).toBeGreaterThan(0);
     expect(estimates.entriesEstimate(entries, view).total.tokens).toBe(plain.total.tokens + lying.texts);
   });
@@ -203,6 +236,26 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     const again = new SessionEstimates(oneInput(view));
     await again.countAhead([{ entries: entries, view: view }], closed);
     expect(again.entriesEstimate(entries, view)).toEqual(plain);
+  });
+
+  it('a thread that never answers holds nothing up: what it was handed, begun or not, is counted here once it has not answered for a while, as on one thread', async () => {
+    await fc.assert(
+      fc.asyncProperty(inputs, fc.boolean(), fc.integer({ min: 1, max: 20 }), async ({ view, entries }, begins, helpAfterMs) => {
+        const expected = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
+        const silent = silentThread(begins);
+        const estimates = new SessionEstimates(oneInput(view));
+        await estimates.countAhead([{ entries: entries, view: view }], silent, undefined, { helpAfterMs });
+        expect(silent.requests.length).toBeGreaterThan(0);
+        // Each request was counted here: one the thread had not begun is taken, so it would skip it.
+        for (const claim of silent.requests) expect(Atomics.load(claim, 0)).toBe(begins ? CLAIMED_BY_THREAD : TAKEN_HERE);
+        expect(estimates.entriesEstimate(entries, view)).toEqual(expected);
+        // The thread's answer, when it comes at last, changes nothing.
+        silent.answerAll();
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        expect(estimates.entriesEstimate(entries, view)).toEqual(expected);
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it('a content sampled above the threshold is scaled alone, its tool calls and thinking counted whole, as on one thread', async () => {
@@ -323,10 +376,10 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       const plain = new SessionEstimates(session, recordedContextOf(session)).hiddenEstimates();
       const counter = watched(threadCounter());
       let handed = 0;
-      const count = counter.count.bind(counter);
-      counter.count = (texts) => {
+      const count = counter.countUnlessTaken.bind(counter);
+      counter.countUnlessTaken = (texts, claim) => {
         handed += texts.reduce((n, t) => n + t.length, 0);
-        return count(texts);
+        return count(texts, claim);
       };
       const two = new SessionEstimates(session, recordedContextOf(session));
       // The compaction's transcript is hashed when this thread resolves its original: what the counter had by then.
@@ -354,7 +407,7 @@ describe('countAhead: what is counted on two threads is what is counted on one',
       const plain = originals(new SessionEstimates(session));
       const lying = oneMore(threadCounter());
       const told = new SessionEstimates(session);
-      await told.countHiddenAhead(lying);
+      await told.countHiddenAhead(lying, undefined, THREAD_GIVEN_ITS_TIME);
       expect(lying.texts).toBeGreaterThan(0);
       expect(originals(told)).toBe(plain + lying.texts);
       const failing: TextCounter = { count: () => Promise.reject(new Error('the counting thread failed')), countUnlessTaken: () => Promise.reject(new Error('the counting thread failed')), close: () => undefined };

@@ -44,10 +44,14 @@ const THREAD_MARK = 1000;
 /**
  * A stand-in for the counting thread that counts a request only when the test says (`step`), with
  * the real thread's rule for a claim: it swaps a free claim for its own, and skips a taken one.
- * `requests` lists every request in the order posted, and whether it counted it.
+ * `requests` lists every request in the order posted, and whether it counted it. `begin` claims
+ * the requests it is told of (by their place in the queue) without answering them, as a thread that
+ * began them and gets no CPU; `answerBegun` answers those at last.
  */
-function steppedThread(): TextCounter & { step(): boolean; requests: { texts: string[]; counted?: boolean }[] } {
+function steppedThread(): TextCounter & { step(): boolean; begin(which: readonly boolean[]): void; answerBegun(): void; requests: { texts: string[]; counted?: boolean }[] } {
   const queue: { texts: string[]; claim: Int32Array; resolve: (counts: number[] | undefined) => void; request: { texts: string[]; counted?: boolean } }[] = [];
+  /** Requests claimed by `begin` and not yet answered. */
+  const begun: (typeof queue)[number][] = [];
   const requests: { texts: string[]; counted?: boolean }[] = [];
   return {
     requests,
@@ -65,6 +69,16 @@ function steppedThread(): TextCounter & { step(): boolean; requests: { texts: st
       next.request.counted = Atomics.compareExchange(next.claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) === CLAIM_FREE;
       next.resolve(next.request.counted ? next.texts.map((t) => countText(t) + THREAD_MARK) : undefined);
       return true;
+    },
+    begin(which) {
+      for (const [j, item] of queue.entries()) if (which[j] === true && Atomics.compareExchange(item.claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) === CLAIM_FREE) begun.push(item);
+    },
+    answerBegun() {
+      for (const item of begun.splice(0)) {
+        queue.splice(queue.indexOf(item), 1);
+        item.request.counted = true;
+        item.resolve(item.texts.map((t) => countText(t) + THREAD_MARK));
+      }
     },
   };
 }
@@ -134,6 +148,57 @@ describe('contents counted while the session is built', () => {
       ),
       { numRuns: 150 },
     );
+  });
+
+  it('a thread that begins batches and never answers holds nothing up: each is counted here, its late answer dropped, every wanted estimate the source’s own', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ text, wanted: fc.boolean() }), { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 40 }), async (specs, begun) => {
+        const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
+        const thread = steppedThread();
+        const built = new ContentsCountedAhead({ input: null }, thread);
+        built.offer(sources);
+        built.want(new Set(sources.filter((_, k) => specs[k]?.wanted)));
+        // The thread begins some batches (claims them) and answers none of them.
+        const begins = thread.requests.map((_, j) => begun[j] === true);
+        thread.begin(begins);
+        while (built.countUnansweredHere());
+        expect(built.unanswered()).toEqual([]);
+        await built.settled();
+        thread.answerBegun();
+        await built.settled();
+        for (const [k, source] of sources.entries()) {
+          expect(built.pending(source)).toBe(false);
+          expect(built.estimate(source), `source ${k}`).toEqual(specs[k]?.wanted ? estimateSource(source) : undefined);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('`view --at N` whose thread never answers what it was offered while the session was built prints what a view counted on one thread does', async () => {
+    const path = generateClaudeTranscript(tmp.dir, { bytes: 2_000_000, seed: 8, outputScale: 0.25, compactEvery: 600_000 }).path;
+    const options = { largeStringBytes: 512, keptStringChars: 256 };
+    const plain = await loadSession([path], options);
+    if (!plain.ok) throw new Error(plain.error.message);
+    const call = Math.ceil(plain.session.calls.length / 2);
+    const expected = JSON.stringify(viewOutput(plain.session, call));
+    plain.session.close();
+    const thread = steppedThread();
+    const built = new ContentsCountedAhead({ input: call }, thread);
+    const loaded = await loadSession([path], { ...options, countWhileBuilding: built });
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    const session = loaded.session;
+    try {
+      // Every batch offered while the session was built is begun, and none is answered.
+      thread.begin(thread.requests.map(() => true));
+      expect(thread.requests.length).toBeGreaterThan(0);
+      const prepared = prepareView(session, call);
+      if (!prepared) throw new Error(`no input at call ${call}`);
+      await countViewAhead(session, prepared, thread, built, { helpAfterMs: 5 });
+      expect(JSON.stringify(viewOutput(session, call, undefined, { prepared }))).toBe(expected);
+    } finally {
+      session.close();
+    }
   });
 
   /** Loads `path` with texts of 256 characters or more left in the file, telling `call` to the source; returns what it offered. */

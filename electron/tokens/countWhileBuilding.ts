@@ -37,8 +37,14 @@ interface Batch {
   /** How many of the batch's texts are each source's, in order. */
   readonly textCounts: number[];
   readonly claim: Int32Array;
-  /** Settled once the thread answered, skipped it, or failed. */
-  done: Promise<void>;
+  /** Its texts' characters. */
+  readonly chars: number;
+  /** Settled once the batch is over: answered, failed, or counted (or dropped) by this thread; never rejected. */
+  readonly over: Promise<void>;
+  /** True once `over` is settled. */
+  isOver: boolean;
+  /** Settles `over` (once). */
+  finish(): void;
 }
 
 export class ContentsCountedAhead implements CountWhileBuilding {
@@ -62,12 +68,30 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     const post = (): void => {
       if (batch.sources.length === 0) return;
       const claim = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
-      const posted: Batch = { sources: batch.sources, plans: batch.plans, textCounts: batch.textCounts, claim, done: Promise.resolve() };
-      posted.done = this.counter.countUnlessTaken(batch.texts, claim).then(
+      let finish = (): void => undefined;
+      const over = new Promise<void>((resolve) => (finish = resolve));
+      const posted: Batch = {
+        sources: batch.sources,
+        plans: batch.plans,
+        textCounts: batch.textCounts,
+        claim,
+        chars: batch.chars,
+        over,
+        isOver: false,
+        finish() {
+          posted.isOver = true;
+          finish();
+        },
+      };
+      void this.counter.countUnlessTaken(batch.texts, claim).then(
         (counts) => {
           if (counts) this.settle(posted, counts);
+          posted.finish();
         },
-        () => this.release(posted),
+        () => {
+          this.release(posted);
+          posted.finish();
+        },
       );
       this.batches.push(posted);
       this.takeable.push(posted);
@@ -115,7 +139,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     const kept: Batch[] = [];
     for (const batch of this.takeable) {
       if (batch.sources.some((s) => sources.has(s)) || Atomics.compareExchange(batch.claim, 0, CLAIM_FREE, TAKEN_HERE) !== CLAIM_FREE) kept.push(batch);
-      else this.release(batch);
+      else this.drop(batch);
     }
     this.takeable = kept;
   }
@@ -130,17 +154,31 @@ export class ContentsCountedAhead implements CountWhileBuilding {
       const batch = this.takeable.pop();
       if (!batch) return false;
       if (Atomics.compareExchange(batch.claim, 0, CLAIM_FREE, TAKEN_HERE) !== CLAIM_FREE) continue;
-      for (const source of batch.sources) {
-        if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
-        try {
-          this.estimates.set(source, estimateSource(source));
-        } catch {
-          // Unreadable now: left to be counted where it is asked, which reports why.
-        }
-      }
-      this.release(batch);
+      this.countHere(batch);
       return true;
     }
+  }
+
+  /**
+   * Counts here the last batch not yet over, begun by the thread or not (a thread that has not
+   * answered for a while: SessionEstimates' `HELP_AFTER_MS`); the thread's answer, if it comes, is
+   * then dropped (both count the same texts with the same function). False when every batch is over.
+   */
+  countUnansweredHere(): boolean {
+    for (let k = this.batches.length - 1; k >= 0; k--) {
+      const batch = this.batches[k] as Batch;
+      if (batch.isOver) continue;
+      Atomics.compareExchange(batch.claim, 0, CLAIM_FREE, TAKEN_HERE);
+      this.takeable = this.takeable.filter((b) => b !== batch);
+      this.countHere(batch);
+      return true;
+    }
+    return false;
+  }
+
+  /** The batches not yet over, in the order posted: each one's characters, and a promise settled when it is over (never rejected). */
+  unanswered(): { chars: number; over: Promise<void> }[] {
+    return this.batches.filter((b) => !b.isOver);
   }
 
   /** How many batches the thread has not begun (and this thread may take back with `countOneHere`). */
@@ -150,9 +188,28 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     return n;
   }
 
-  /** Every batch answered, taken back or failed. */
+  /** Every batch answered, taken back, counted here or failed. */
   async settled(): Promise<void> {
-    await Promise.all(this.batches.map((b) => b.done));
+    await Promise.all(this.batches.map((b) => b.over));
+  }
+
+  /** Counts the batch's wanted sources here (read again: their texts are not held while the thread has them); the batch is then over. */
+  private countHere(batch: Batch): void {
+    for (const source of batch.sources) {
+      if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
+      try {
+        this.estimates.set(source, estimateSource(source));
+      } catch {
+        // Unreadable now: left to be counted where it is asked, which reports why.
+      }
+    }
+    this.drop(batch);
+  }
+
+  /** A batch this thread took: its sources are no longer pending, and it is over without the thread's answer. */
+  private drop(batch: Batch): void {
+    this.release(batch);
+    batch.finish();
   }
 
   /** Each source's estimate from the batch's counts, in order. */

@@ -26,6 +26,7 @@ import { nodeRunningSha256, nodeSha256 } from '../loader/session';
 import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
 import type { CountPlan } from './counter';
 import type { TextCounter } from './textCounter';
+import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 import type { ContentsCountedAhead } from './countWhileBuilding';
 import { countPlan, countText, counterLoadedHere, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
 
@@ -123,6 +124,73 @@ const AHEAD_BATCHES = 4;
  * (docs/token-estimates.md "Counted while the session is built").
  */
 const LEFT_TO_THE_THREAD = { chars: 2 * 1024 * 1024, batches: 2 };
+
+/**
+ * How long this thread, with nothing left to count, waits for the counting thread's next answer
+ * before it counts a batch still handed out itself (`helpWhenStalled`): HELP_AFTER_MS, and the
+ * time the thread would take to count the batch it answers next at HELP_SLOW_CHARS_PER_MS. The
+ * thread counts some 4–8 M characters a second; it runs at the lowest priority, and on a machine
+ * whose cores are all busy it may get almost none of one (docs/token-estimates.md "A thread that
+ * does not answer").
+ */
+export const HELP_AFTER_MS = 250;
+/** A quarter of the slowest rate the counting thread was measured at (4 M characters a second). */
+const HELP_SLOW_CHARS_PER_MS = 1_000;
+
+/** How counting ahead waits for the counting thread. */
+export interface AheadOptions {
+  /** HELP_AFTER_MS unless given (tests; Infinity: wait for the thread however long it takes). */
+  helpAfterMs?: number;
+}
+
+/** A batch `shareCounting` handed to the counter. */
+interface Handed {
+  readonly texts: string[];
+  /** Its characters: what the thread has to count. */
+  readonly chars: number;
+  /** Taken here (TAKEN_HERE) before this thread counts it, so that a thread that has not begun it skips it. */
+  readonly claim: Int32Array;
+  /** Settled once answered, failed or counted here (never rejected). */
+  over: Promise<void>;
+  /** Takes the batch's counts, the first time only (undefined: none, it is left to be counted where asked). */
+  answer(counts: readonly number[] | undefined): void;
+}
+
+/**
+ * Waits for the batches handed to the counting thread (`open`, and those offered while the
+ * session was built), and when none is answered in time (HELP_AFTER_MS and the next batch's
+ * characters at HELP_SLOW_CHARS_PER_MS), counts here the batches still open, the last first, begun
+ * by the thread or not, taking the thread's answers between them: both count the same texts with
+ * the same function, so the first answer is the answer. The thread runs at the lowest priority (nice 19), and beside busy threads at the
+ * normal priority it may get a few per cent of a core: a command then waited seconds on a batch of
+ * some 30 ms.
+ */
+async function helpWhenStalled(open: Set<Handed>, built: ContentsCountedAhead | undefined, helpAfterMs: number): Promise<void> {
+  let stalledOnce = false;
+  for (;;) {
+    // Posted in this order: what was offered while the session was built, then the handed batches.
+    const waiting = [...(built?.unanswered() ?? []), ...open];
+    const next = waiting[0];
+    if (!next) return;
+    if (stalledOnce) {
+      // Found stalled once: the rest is counted here, taking the thread's answers between batches.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    } else {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const answered = Promise.race(waiting.map((w) => w.over)).then(() => false);
+      const wait = helpAfterMs + next.chars / HELP_SLOW_CHARS_PER_MS;
+      stalledOnce = Number.isFinite(wait) ? await Promise.race([answered, new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), wait)))]) : await answered;
+      clearTimeout(timer);
+      if (!stalledOnce) continue;
+    }
+    if (built?.unanswered().length === 0 && open.size === 0) return;
+    const last = [...open].pop();
+    if (last) {
+      Atomics.compareExchange(last.claim, 0, CLAIM_FREE, TAKEN_HERE);
+      last.answer(last.texts.map(countText));
+    } else built?.countUnansweredHere();
+  }
+}
 
 /**
  * How many times faster this thread hashes bytes than it counts them: SHA-256 some 500 MB/s here,
@@ -293,7 +361,7 @@ export class SessionEstimates {
    * as if counted where asked (the same texts, counted by the same function: docs/token-estimates.md
    * "Counting on two threads").
    */
-  async countAhead(inputs: readonly { entries: readonly ViewEntry[]; view: MessageList }[], counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
+  async countAhead(inputs: readonly { entries: readonly ViewEntry[]; view: MessageList }[], counter: TextCounter, built?: ContentsCountedAhead, options: AheadOptions = {}): Promise<void> {
     // Contents offered while the session was built: their estimates are taken from there, and
     // what the thread has not begun is taken back by this one (countWhileBuilding.ts).
     if (built) {
@@ -310,11 +378,11 @@ export class SessionEstimates {
     const jobs: AheadJob[] = [];
     const add = this.entryJobs(jobs);
     for (const { entries, view } of inputs) for (const entry of entries) add(entry, view);
-    await this.shareWithWalk(jobs, add, counter, built);
+    await this.shareWithWalk(jobs, add, counter, built, options);
   }
 
   /** `shareCounting` of `jobs`, to which `add` (`entryJobs`) then adds the calibration's walk's entries (`calibrationEntries`). */
-  private shareWithWalk(jobs: AheadJob[], add: (entry: ViewEntry, view: MessageList) => void, counter: TextCounter, built: ContentsCountedAhead | undefined): Promise<void> {
+  private shareWithWalk(jobs: AheadJob[], add: (entry: ViewEntry, view: MessageList) => void, counter: TextCounter, built: ContentsCountedAhead | undefined, options: AheadOptions): Promise<void> {
     return this.shareCounting(
       jobs,
       counter,
@@ -322,6 +390,7 @@ export class SessionEstimates {
         for (const { entry, view } of this.calibrationEntries()) add(entry, view);
       },
       built,
+      options.helpAfterMs ?? HELP_AFTER_MS,
     );
   }
 
@@ -358,7 +427,7 @@ export class SessionEstimates {
    * each reduction of the live log not yet known (read and verified here, counted there or here),
    * and the calibration's walk (`shareCounting`).
    */
-  async countHiddenAhead(counter: TextCounter, built?: ContentsCountedAhead): Promise<void> {
+  async countHiddenAhead(counter: TextCounter, built?: ContentsCountedAhead, options: AheadOptions = {}): Promise<void> {
     const { log, minted } = this.session;
     // Originals offered while the session was built (countWhileBuilding.ts): each is still read and
     // verified here, and its estimate taken from there once answered.
@@ -396,7 +465,7 @@ export class SessionEstimates {
         },
       });
     }
-    await this.shareWithWalk(jobs, this.entryJobs(jobs), counter, built);
+    await this.shareWithWalk(jobs, this.entryJobs(jobs), counter, built, options);
     // Counted on either thread by now (shareCounting waited for the offered batches); one whose
     // batch failed is counted where it is asked.
     for (const { key, source } of waiting) {
@@ -414,10 +483,11 @@ export class SessionEstimates {
    * it is asked, as without a counter; a job that fails here ends the sharing (it fails again
    * where it is asked, and is reported there).
    */
-  private async shareCounting(jobs: AheadJob[], counter: TextCounter, more: () => void, built?: ContentsCountedAhead): Promise<void> {
+  private async shareCounting(jobs: AheadJob[], counter: TextCounter, more: () => void, built: ContentsCountedAhead | undefined, helpAfterMs: number): Promise<void> {
     let front = 0;
     let ahead = 0;
-    const inFlight = new Set<Promise<void>>();
+    /** Batches handed to the counter and not yet answered (nor counted here). */
+    const open = new Set<Handed>();
     const handOut = (): void => {
       const batch: { plan: NonNullable<ReturnType<AheadJob['plan']>>; contentTexts: number }[] = [];
       const texts: string[] = [];
@@ -444,26 +514,32 @@ export class SessionEstimates {
       }
       if (batch.length === 0) return;
       ahead += chars;
-      const settled = counter
-        .count(texts)
-        .then(
-          (counts) => {
-            let k = 0;
-            for (const { plan, contentTexts } of batch) {
-              let content = 0;
-              for (const end = k + contentTexts; k < end; k++) content += counts[k] ?? 0;
-              let others = 0;
-              for (const end = k + plan.others.length; k < end; k++) others += counts[k] ?? 0;
-              plan.done(entryEstimate(plan.content.estimate(content), others));
-            }
-          },
-          () => undefined,
-        )
-        .finally(() => {
+      const claim = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+      const handed: Handed = {
+        texts,
+        chars,
+        claim,
+        over: Promise.resolve(),
+        answer: (counts) => {
+          if (!open.delete(handed)) return;
           ahead -= chars;
-          inFlight.delete(settled);
-        });
-      inFlight.add(settled);
+          if (!counts) return;
+          let k = 0;
+          for (const { plan, contentTexts } of batch) {
+            let content = 0;
+            for (const end = k + contentTexts; k < end; k++) content += counts[k] ?? 0;
+            let others = 0;
+            for (const end = k + plan.others.length; k < end; k++) others += counts[k] ?? 0;
+            plan.done(entryEstimate(plan.content.estimate(content), others));
+          }
+        },
+      };
+      // A failed batch is left to be done where it is asked; one this thread took is answered here.
+      handed.over = counter.countUnlessTaken(texts, claim).then(
+        (counts) => handed.answer(counts),
+        () => handed.answer(undefined),
+      );
+      open.add(handed);
     };
     /** Keeps AHEAD_BATCHES batches handed out, or `work` characters, what this thread's next job costs it. */
     const keepAhead = (work = 0): void => {
@@ -496,8 +572,7 @@ export class SessionEstimates {
     } catch {
       // Done here, a job failed (the file changed, say): it fails again where it is asked, and is reported there.
     }
-    await Promise.all(inFlight);
-    await built?.settled();
+    await helpWhenStalled(open, built, helpAfterMs);
   }
 
   /** The estimate in the file's tokens: calibrated, and marked approximate for a Claude model. */
