@@ -11,6 +11,7 @@ import type { ReadSync } from '../loader/common/lines';
 import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';
+import { headInfoOfInspectLog } from './head';
 import type { SessionPlace } from './link';
 import type { LibraryQuery, SessionMatches } from './query';
 import { searchSession } from './query';
@@ -182,13 +183,15 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     return { ok: true, counts: countsOf(found.session), read: found.read };
   }
   if (held.has(job.path)) release(job.path);
-  const loaded = await loadSession([job.path], { roots: [job.root], inMemoryUpToBytes: INDEX_IN_MEMORY_BYTES, ...(job.format !== undefined ? { likelyFormat: job.format } : {}), ...(signal ? { signal } : {}) });
+  // An `.eval` archive's header, as the load read it: its entry's fields without a second open.
+  let logHeader: { doc: unknown } | undefined;
+  const loaded = await loadSession([job.path], { roots: [job.root], inMemoryUpToBytes: INDEX_IN_MEMORY_BYTES, ...(job.format !== undefined ? { likelyFormat: job.format } : {}), ...(signal ? { signal } : {}), onLogHeader: (doc) => (logHeader = { doc }) });
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {
     const counts = countsOf(session);
     if (session.files[0]?.format === 'inspect-eval') {
-      const h = await evalHeaderInfo(job.path, job.root);
+      const h = logHeader ? headInfoOfInspectLog(logHeader.doc) : await evalHeaderInfo(job.path, job.root);
       if (h) {
         for (const m of h.models) if (!counts.models.includes(m)) counts.models.push(m);
         counts.head = { ...(h.title !== null ? { title: h.title } : {}), ...(h.id !== null ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== null ? { started: h.started } : {}), ...(h.updated !== null ? { updated: h.updated } : {}) };

@@ -132,6 +132,12 @@ export interface LoadOptions {
    * (docs/token-estimates.md "Counted while the session is built").
    */
   countWhileBuilding?: CountWhileBuilding;
+  /**
+   * Told an Inspect `.eval` log's header document (`header.json`, else `_journal/start.json`) as
+   * the load parsed it: the library's entry takes its fields from it, without opening the archive
+   * again (docs/library.md "Scale").
+   */
+  onLogHeader?: (doc: unknown) => void;
 }
 
 /** The sources' SessionSource.countSessions as one (SessionEnv.countSessions), or nothing when none counts. */
@@ -215,7 +221,7 @@ async function load(paths: string[], options: LoadOptions, keep: boolean): Promi
   const read = options.readSync ?? readSync;
   const maxRecordBytes = options.maxRecordBytes ?? MAX_RECORD_BYTES;
   const services = options.services ?? createContentServices();
-  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.cachePolicy !== undefined ? { cachePolicy: options.cachePolicy } : {}), services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}), ...(options.countWhileBuilding ? { countWhileBuilding: options.countWhileBuilding } : {}) };
+  const context: DetectContext = { read, maxRecordBytes, cacheBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES, ...(options.cachePolicy !== undefined ? { cachePolicy: options.cachePolicy } : {}), services, ...(options.session !== undefined ? { session: options.session } : {}), ...(options.roots !== undefined ? { roots: options.roots } : {}), ...(options.largeStringBytes !== undefined ? { largeStringBytes: options.largeStringBytes } : {}), ...(options.keptStringChars !== undefined ? { keptStringChars: options.keptStringChars } : {}), ...(options.wholeValueBytes !== undefined ? { wholeValueBytes: options.wholeValueBytes } : {}), ...(options.inMemoryUpToBytes !== undefined ? { inMemoryUpToBytes: options.inMemoryUpToBytes } : {}), ...(options.countWhileBuilding ? { countWhileBuilding: options.countWhileBuilding } : {}), ...(options.onLogHeader ? { onLogHeader: options.onLogHeader } : {}) };
   const likely = options.likelyFormat;
   const ordered = likely === undefined ? FORMAT_ADAPTERS : [...FORMAT_ADAPTERS.filter((a) => a.formats.includes(likely)), ...FORMAT_ADAPTERS.filter((a) => !a.formats.includes(likely))];
   const adapters = options.format === undefined ? ordered : FORMAT_ADAPTERS.filter((a) => a.name === options.format);

@@ -2,6 +2,7 @@
 import { readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { basename, join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ChatMessage, LoadedSession } from '../../../shared/index';
 import { transcriptOf } from '../../../shared/resolver/original';
@@ -17,7 +18,8 @@ import { REDUCTION_SENTINEL } from '../../../shared/format/constants';
 import { checkIntegrity } from '../../../shared/resolver/integrity';
 import { arrayList } from '../../../shared/resolver/session';
 import { buildRollout, canonicalJson, ENCRYPTED_SUMMARY, MISSING_SUMMARY, toolTruncation } from './build';
-import { codexFormat } from './index';
+import { codexFormat, isRolloutRecord } from './index';
+import { firstNonSpaceByte, parseJson, stripBom } from '../common/json';
 import { distinctTokenTotals, rawInputItems, rawResponses } from './testing/responses';
 import { CODEX_SYNTHETIC_DIR, codexSynthetic, cutOutput, LOCAL_SUMMARY, msg } from './testing/synthetic';
 
@@ -451,6 +453,40 @@ describe('detection by content, both ways', () => {
   const nativeFiles = [...readdirSync(SAMPLES).filter((n) => /\.(jsonl|json)$/.test(n)).map((n) => join(SAMPLES, n)), ...readdirSync(join(SAMPLES, 'broken')).filter((n) => n.endsWith('.jsonl') || n.endsWith('.json')).map((n) => join(SAMPLES, 'broken', n)), ...corpus.filter((n) => !n.startsWith('codex-')).map((n) => join(BAD_CORPUS_DIR, n))];
   // The corpus's Codex entries (`codex-*`) are damaged rollouts: still Codex files, never native ones.
   const codexFiles = [...readdirSync(CODEX_SYNTHETIC_DIR).map(synthetic), ...readdirSync(REAL_DIR).filter((n) => n.endsWith('.jsonl')).map(real), ...corpus.filter((n) => n.startsWith('codex-')).map((n) => join(BAD_CORPUS_DIR, n))];
+
+  it('decodes only the first line, and claims what the old rule (the whole head decoded, then cut) claims: any leading space, byte order mark, line ending and bytes after', () => {
+    const dir = tempDir('session-inspector-codex-detect-');
+    try {
+      /** The rule as it was: the whole head decoded and trimmed, then its first line parsed. */
+      const wholeHeadClaims = (bytes: Buffer): boolean => {
+        if (firstNonSpaceByte(bytes) !== 0x7b) return false;
+        const text = stripBom(bytes.toString('utf8')).trimStart();
+        const nl = text.indexOf('\n');
+        const parsed = parseJson(nl < 0 ? text : text.slice(0, nl));
+        return parsed.ok && isRolloutRecord(parsed.value);
+      };
+      const record = JSON.stringify({ timestamp: '2025-10-01T00:00:00.000Z', type: 'session_meta', payload: { id: 'x' } });
+      const line = fc.oneof(
+        fc.constant(Buffer.from(record)),
+        fc.constant(Buffer.from(record.replace('"x"', '"\u00e9\u6f22"'))),
+        fc.constant(Buffer.from(record.replace('"x"', '"é漢"'))),
+        fc.constant(Buffer.from(JSON.stringify({ t: 1, type: 'session_meta', payload: {}, timestamp: 'x' }))),
+        fc.uint8Array({ maxLength: 40 }).map((b) => Buffer.concat([Buffer.from(record.slice(0, 60)), Buffer.from(b), Buffer.from(record.slice(60))])),
+        fc.uint8Array({ maxLength: 60 }).map((b) => Buffer.from(b)),
+      );
+      fc.assert(
+        fc.property(fc.boolean(), fc.array(fc.constantFrom(' ', '\t', '\n', '\r'), { maxLength: 4 }), line, fc.constantFrom('\n', '\r\n', ''), fc.uint8Array({ maxLength: 80 }), (bom, space, first, end, rest) => {
+          const bytes = Buffer.concat([Buffer.from(bom ? '\ufeff' : ''), Buffer.from(space.join('')), first, Buffer.from(end), end === '' ? Buffer.alloc(0) : Buffer.from(rest)]);
+          const path = join(dir.dir, 'rollout.jsonl');
+          writeFileSync(path, bytes);
+          expect(claims(path, 'codex')).toBe(wholeHeadClaims(bytes));
+        }),
+        { numRuns: 400 },
+      );
+    } finally {
+      dir.cleanup();
+    }
+  });
 
   it.each(nativeFiles)('the Codex adapter does not claim the native or corpus file %s', (path) => {
     let claimed = false;

@@ -6,7 +6,7 @@
  */
 import { readExactly } from '../common/lines';
 import type { FormatAdapter } from '../common/source';
-import { firstNonSpaceByte, isPlainObject, parseJson, stripBom } from '../common/json';
+import { firstNonSpaceAt, isPlainObject, parseJson } from '../common/json';
 import { ROLLOUT_TYPES } from './build';
 import { RolloutSource } from './source';
 
@@ -25,11 +25,12 @@ export const codexFormat: FormatAdapter = {
   detect(file, context) {
     const unrecognized = (why: string) => ({ ok: false as const, error: { code: 'unrecognized_file' as const, message: `${file.path} is not a Codex rollout: ${why}` } });
     const head = readExactly(file.fd, 0, Math.min(file.size, DETECT_BYTES), context.read) ?? Buffer.alloc(0);
-    if (firstNonSpaceByte(head) !== 0x7b) return unrecognized('it does not start with a JSON object');
-    const text = stripBom(head.toString('utf8')).trimStart();
-    const nl = text.indexOf('\n');
+    const start = firstNonSpaceAt(head);
+    if (head[start] !== 0x7b) return unrecognized('it does not start with a JSON object');
+    // Only the first line is decoded: a listing detects thousands of files read whole.
+    const nl = head.indexOf(0x0a, start);
     if (nl < 0 && head.length < file.size) return unrecognized('its first line is too long to be a rollout record');
-    const parsed = parseJson(nl < 0 ? text : text.slice(0, nl));
+    const parsed = parseJson(head.toString('utf8', start, nl < 0 ? head.length : nl));
     if (!parsed.ok || !isRolloutRecord(parsed.value)) return unrecognized('its first line is not a rollout record ({"timestamp","type","payload"})');
     return { ok: true, source: new RolloutSource(file, context.largeStringBytes, context.services, context.wholeValueBytes, context.cacheBytes, context.keptStringChars, context.cachePolicy) };
   },

@@ -4,14 +4,20 @@ import { capParsedDepth } from '../../../shared/format/jsonDepth';
 import { jsonParse } from '../../../shared/format/jsonParse';
 
 export function firstNonSpaceByte(bytes: Buffer): number | undefined {
+  const at = firstNonSpaceAt(bytes);
+  return at < 0 ? undefined : bytes[at];
+}
+
+/** Where the first byte that is not JSON whitespace is, after a UTF-8 byte order mark; -1 when there is none. */
+export function firstNonSpaceAt(bytes: Buffer): number {
   let i = 0;
   // A UTF-8 byte order mark is not content.
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) i = 3;
   for (; i < bytes.length; i++) {
     const b = bytes[i] as number;
-    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return b;
+    if (b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) return i;
   }
-  return undefined;
+  return -1;
 }
 
 export function stripBom(text: string): string {

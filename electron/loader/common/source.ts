@@ -94,6 +94,8 @@ export interface DetectContext {
   services?: ContentServices;
   /** LoadOptions.countWhileBuilding. */
   countWhileBuilding?: CountWhileBuilding;
+  /** LoadOptions.onLogHeader. */
+  onLogHeader?: (doc: unknown) => void;
 }
 
 /**

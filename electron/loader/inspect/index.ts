@@ -46,7 +46,7 @@ export const inspectFormat: FormatAdapter = {
     if (first !== undefined) {
       if (!EVAL_ENTRY.test(first)) return unrecognized(`it is a zip archive whose first entry (${JSON.stringify(first.slice(0, 100))}) is not one Inspect writes`);
       const { fd, size } = file;
-      return { ok: true, source: new InspectSource('inspect-eval', file, () => loadEvalLog(fd, size, context.session, inspectReadOptions.caps, inspectReadOptions.counter)) };
+      return { ok: true, source: new InspectSource('inspect-eval', file, () => loadEvalLog(fd, size, context.session, inspectReadOptions.caps, inspectReadOptions.counter, context.onLogHeader)) };
     }
     if (firstNonSpaceByte(head) !== 0x7b) return unrecognized('it is neither a zip archive nor a JSON object');
     if (!JSON_HEAD.test(stripBom(head.toString('utf8')).trimStart())) return unrecognized('its first key is not one Inspect writes first (version, status, eval)');

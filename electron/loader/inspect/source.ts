@@ -80,8 +80,8 @@ function parseEntry(bytes: Buffer, name: string, findings: Finding[]): unknown {
   return parsed.value;
 }
 
-/** Reads a `.eval` archive's chosen sample and lists the others from entry names. Never rejects. */
-export async function loadEvalLog(fd: number, size: number, session: string | undefined, caps: ZipCaps = DEFAULT_ZIP_CAPS, counter?: ZipCounter): Promise<InspectLoad> {
+/** Reads a `.eval` archive's chosen sample and lists the others from entry names; `onHeader` is told the header document once parsed. Never rejects. */
+export async function loadEvalLog(fd: number, size: number, session: string | undefined, caps: ZipCaps = DEFAULT_ZIP_CAPS, counter?: ZipCounter, onHeader?: (doc: unknown) => void): Promise<InspectLoad> {
   const findings: Finding[] = [];
   const empty: InspectLoad = { sessionId: '', model: null, built: undefined, sessions: [], findings };
   const opened = await listZip(fd, size, counter, caps);
@@ -92,7 +92,7 @@ export async function loadEvalLog(fd: number, size: number, session: string | un
   let load: InspectLoad | undefined;
   try {
     for (const f of opened.findings) findings.push(f);
-    load = await loadOpened(opened, size, session, caps, counter, findings);
+    load = await loadOpened(opened, size, session, caps, counter, findings, onHeader);
     return load;
   } finally {
     // Kept open for the samples still to count; the counter closes it.
@@ -100,7 +100,7 @@ export async function loadEvalLog(fd: number, size: number, session: string | un
   }
 }
 
-async function loadOpened(opened: OpenedZip, size: number, session: string | undefined, caps: ZipCaps, counter: ZipCounter | undefined, findings: Finding[]): Promise<InspectLoad> {
+async function loadOpened(opened: OpenedZip, size: number, session: string | undefined, caps: ZipCaps, counter: ZipCounter | undefined, findings: Finding[], onHeader?: (doc: unknown) => void): Promise<InspectLoad> {
   const byName = new Map(opened.entries.map((e) => [e.name, e]));
   let refersAttachments = true;
   const read = async (e: ZipEntry): Promise<unknown> => {
@@ -114,6 +114,7 @@ async function loadOpened(opened: OpenedZip, size: number, session: string | und
   };
   const headerEntry = byName.get('header.json') ?? byName.get('_journal/start.json');
   const header = headerEntry ? await read(headerEntry) : undefined;
+  if (header !== undefined) onHeader?.(header);
   if (!headerEntry) findings.push({ code: 'unknown_record', severity: 'warning', message: 'the archive has neither header.json nor _journal/start.json; the model is not known from the header' });
   const titles = new Map<string, string>();
   const recorded = new Map<string, RecordedSample>();
