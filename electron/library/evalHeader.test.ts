@@ -5,7 +5,7 @@
  * real and synthetic fixtures.
  */
 import { copyFileSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../tools/testing/files';
@@ -18,7 +18,7 @@ vi.mock('./evalHeader', async (original) => {
   return { ...actual, evalHeaderInfo: vi.fn(actual.evalHeaderInfo) };
 });
 import type { IndexedCounts } from './index';
-import { countsOf, indexFile } from './index';
+import { countsOf, indexFile, withLogHeader } from './index';
 import { loadSession } from '../loader/session';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -28,7 +28,7 @@ const dir = realpathSync(tmp.dir);
 
 /** What indexing answers of the archive's head and models, or its error. */
 async function indexed(path: string): Promise<Pick<IndexedCounts, 'head' | 'models'> | { error: string }> {
-  const r = await indexFile({ path, root: dir, place: { kind: 'library' } as never, format: 'inspect-eval' });
+  const r = await indexFile({ path, root: dir, place: { rel: basename(path), rootId: '0' }, format: 'inspect-eval' });
   return r.ok ? { head: r.counts.head, models: r.counts.models } : { error: r.message };
 }
 
@@ -36,12 +36,11 @@ async function indexed(path: string): Promise<Pick<IndexedCounts, 'head' | 'mode
 async function opened(path: string): Promise<Pick<IndexedCounts, 'head' | 'models'>> {
   const loaded = await loadSession([path], { roots: [dir] });
   if (!loaded.ok) throw new Error(loaded.error.message);
-  const models = countsOf(loaded.session).models;
+  const counts = countsOf(loaded.session);
   loaded.session.close();
   const h = await evalHeaderInfo(path, dir);
-  if (!h) return { head: undefined, models };
-  for (const m of h.models) if (!models.includes(m)) models.push(m);
-  return { head: { ...(h.title !== null ? { title: h.title } : {}), ...(h.id !== null ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== null ? { started: h.started } : {}), ...(h.updated !== null ? { updated: h.updated } : {}) }, models };
+  if (h) withLogHeader(counts, h);
+  return { head: counts.head, models: counts.models };
 }
 
 const sample = (model: string): Buffer => Buffer.from(JSON.stringify({ id: 1, epoch: 1, input: 'What is 2 + 2?', messages: [{ role: 'user', content: 'What is 2 + 2?' }, { role: 'assistant', content: '4', model }], output: { model } }));

@@ -11,6 +11,7 @@ import type { ReadSync } from '../loader/common/lines';
 import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';
+import type { HeadInfo } from './head';
 import { headInfoOfInspectLog } from './head';
 import type { SessionPlace } from './link';
 import type { LibraryQuery, SessionMatches } from './query';
@@ -174,6 +175,12 @@ export function countsOf(session: LoadedSession): IndexedCounts {
   };
 }
 
+/** An `.eval` archive's header fields into its counts: its models after the loaded sample's, and what only the header says of the entry. */
+export function withLogHeader(counts: IndexedCounts, h: HeadInfo): void {
+  for (const m of h.models) if (!counts.models.includes(m)) counts.models.push(m);
+  counts.head = { ...(h.title !== null ? { title: h.title } : {}), ...(h.id !== null ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== null ? { started: h.started } : {}), ...(h.updated !== null ? { updated: h.updated } : {}) };
+}
+
 /** Reads the whole file and counts (and searches) it; a file that cannot be read is a reply saying why. */
 export async function indexFile(job: IndexJob, signal?: { readonly aborted: boolean }): Promise<IndexReply> {
   if (job.hold === true && job.query === undefined) {
@@ -192,10 +199,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     const counts = countsOf(session);
     if (session.files[0]?.format === 'inspect-eval') {
       const h = logHeader ? headInfoOfInspectLog(logHeader.doc) : await evalHeaderInfo(job.path, job.root);
-      if (h) {
-        for (const m of h.models) if (!counts.models.includes(m)) counts.models.push(m);
-        counts.head = { ...(h.title !== null ? { title: h.title } : {}), ...(h.id !== null ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== null ? { started: h.started } : {}), ...(h.updated !== null ? { updated: h.updated } : {}) };
-      }
+      if (h) withLogHeader(counts, h);
     }
     if (!job.query) return { ok: true, counts };
     const found = searchSession(session, job.query, job.place, signal);

@@ -161,9 +161,9 @@ interface Handed {
  * session was built), and when none is answered in time (HELP_AFTER_MS and the next batch's
  * characters at HELP_SLOW_CHARS_PER_MS), counts here the batches still open, the last first, begun
  * by the thread or not, taking the thread's answers between them: both count the same texts with
- * the same function, so the first answer is the answer. The thread runs at the lowest priority (nice 19), and beside busy threads at the
- * normal priority it may get a few per cent of a core: a command then waited seconds on a batch of
- * some 30 ms.
+ * the same function, so the first answer is the answer. The thread runs at the lowest priority
+ * (nice 19), and beside busy threads at the normal priority it may get a few per cent of a core: a
+ * command then waited seconds on a batch of some 30 ms.
  */
 async function helpWhenStalled(open: Set<Handed>, built: ContentsCountedAhead | undefined, helpAfterMs: number): Promise<void> {
   let stalledOnce = false;
@@ -183,7 +183,6 @@ async function helpWhenStalled(open: Set<Handed>, built: ContentsCountedAhead | 
       clearTimeout(timer);
       if (!stalledOnce) continue;
     }
-    if (built?.unanswered().length === 0 && open.size === 0) return;
     const last = [...open].pop();
     if (last) {
       Atomics.compareExchange(last.claim, 0, CLAIM_FREE, TAKEN_HERE);
