@@ -151,6 +151,50 @@ describe('hashes verified in the background after the open', () => {
     expect(await d.whenVerified()).toBeNull();
   });
 
+  it('without a thread, the first search\'s own work is still done in idle time, and no warm-up runs: that search hashes nothing, reads no record of a hidden content, and finds the same', async () => {
+    const path = sidecar('unthreaded.sidecar.jsonl');
+    const records = vi.spyOn(SidecarReader.prototype, 'message');
+    let computed = 0;
+    events.hashComputed = () => computed++;
+    const pool = new SearchPool({ threads: 1, minBytes: 1, split: () => true });
+    try {
+      // A search sent at once resolves and hashes every content itself.
+      const fresh = await opened(path, 1 << 30);
+      records.mockClear();
+      computed = 0;
+      const expected = search(fresh, 'needle-');
+      const readAtOnce = records.mock.calls.length;
+      expect(computed).toBe(CONTENTS);
+      fresh.close();
+      computed = 0;
+
+      const signals: SearchSignal[] = [];
+      const s = new SessionService({ services: createContentServices({ events }) }, undefined, {}, pool, { minBytes: 1 << 30, warmUp: { budgetMs: 1e9 } }, () => {
+        const signal = { aborted: false };
+        signals.push(signal);
+        return signal;
+      });
+      services.push(s);
+      const reply = await s.open({ paths: [path], generation: 1, follow: false });
+      if (!reply.ok) throw new Error(`open failed: ${reply.error.code}`);
+      expect(await s.whenVerified()).toBeNull();
+      await s.whenPrepared();
+      // Hashed in idle time, not by the search.
+      expect(computed).toBe(CONTENTS);
+      // No warm-up search was sent, and the pool scanned nothing.
+      expect(signals).toHaveLength(0);
+      expect(pool.windowsRead()).toBe(0);
+      records.mockClear();
+      computed = 0;
+      expect(search(s, 'needle-')).toEqual(expected);
+      expect(computed).toBe(0);
+      expect(records.mock.calls.length).toBeLessThanOrEqual(readAtOnce - CONTENTS);
+    } finally {
+      records.mockRestore();
+      await pool.close();
+    }
+  });
+
   it('starts the thread while the files are indexed; an open that fails, is superseded or leaves it nothing to do ends it', async () => {
     const path = sidecar('early.sidecar.jsonl');
     const s = await opened(path);

@@ -107,19 +107,25 @@ export function verifyAfterReply(state: SessionState, open: OpenSession): void {
         state.verifyRunning = false;
         // A session worth a background thread is one a search splits: its threads start now.
         state.options.searchPool?.prepare();
-        prepareSearch(state, open);
+        prepareSearch(state, open, true);
       });
+    } else {
+      // No thread (less than its least work of hashing, or no hash at all: a Claude Code or
+      // Codex session's contents): the first search's own work is still done in idle time, without
+      // the warm-ups (docs/background-work.md).
+      prepareSearch(state, open, false);
     }
   });
 }
 
 /**
  * The first search's once-per-state work, done in the worker's idle time after the background
- * verification, PREPARE_SLICE_MS at a time, then the warm-up searches (warmUp). It ends when the
- * session is replaced or updated (a new log has other units) or a search begins (that search loads
- * what is left).
+ * verification (or after the open, when no verification thread started), PREPARE_SLICE_MS at a
+ * time, then, with `warmUps` (a session that got a verification thread), the warm-up searches
+ * (warmUp). It ends when the session is replaced or updated (a new log has other units) or a search
+ * begins (that search loads what is left).
  */
-function prepareSearch(state: SessionState, open: OpenSession): void {
+function prepareSearch(state: SessionState, open: OpenSession, warmUps: boolean): void {
   const idle = (): boolean => state.current === open && state.searchesRunning === 0;
   const work = open.session.prepareSearch();
   let finish = (): void => undefined;
@@ -135,6 +141,7 @@ function prepareSearch(state: SessionState, open: OpenSession): void {
         const step = work.next();
         if (!step.done) continue;
         if (!step.value.ok) return finish();
+        if (!warmUps) return finish();
         // A warm-up that fails is dropped as its result is (a search meets the failure and reports it).
         void warmUp(state, open, idle).then(finish, finish);
         return;
