@@ -27,7 +27,8 @@ import { countText } from './counter';
 import { countDiffAhead, diffEntries, diffTokens } from './diffTokens';
 import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import type { TextCounter } from './textCounter';
-import { CLAIMED_BY_THREAD, CLAIM_FREE, TAKEN_HERE, countersStarted, startTextCounter } from './textCounter';
+import { CLAIMED_BY_THREAD, TAKEN_HERE, countersStarted, startTextCounter } from './textCounter';
+import { steppedThread } from './testing/steppedThread';
 import { COUNT_THREAD_SCRIPT, realCountingThread } from './testing/countingThread';
 import { agentText } from './testing/agentText';
 
@@ -90,32 +91,6 @@ function oneMore(inner: TextCounter): TextCounter & { texts: number } {
   return w;
 }
 
-/**
- * A counting thread that never answers until told (`answerAll`, with one more per text: used, it
- * would show), as one at the lowest priority beside busy threads. `begins`: it claims each request
- * as the real thread does once it begins one, else it leaves the claim free.
- */
-function silentThread(begins: boolean): TextCounter & { requests: Int32Array[]; answerAll(): void } {
-  const waiting: { texts: string[]; resolve: (counts: number[]) => void }[] = [];
-  const requests: Int32Array[] = [];
-  const ask = (texts: string[], claim?: Int32Array): Promise<number[]> =>
-    new Promise((resolve) => {
-      if (claim) {
-        requests.push(claim);
-        if (begins) Atomics.compareExchange(claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD);
-      }
-      waiting.push({ texts, resolve });
-    });
-  return {
-    requests,
-    count: (texts) => ask(texts),
-    countUnlessTaken: (texts, claim) => ask(texts, claim),
-    close: () => undefined,
-    answerAll() {
-      for (const { texts, resolve } of waiting.splice(0)) resolve(texts.map((t) => countText(t) + 1));
-    },
-  };
-}
 
 /**
  * Runs `args` (the command, then its flags) of the command line on a generated session over the
@@ -242,15 +217,17 @@ describe('countAhead: what is counted on two threads is what is counted on one',
     await fc.assert(
       fc.asyncProperty(inputs, fc.boolean(), fc.integer({ min: 1, max: 20 }), async ({ view, entries }, begins, helpAfterMs) => {
         const expected = new SessionEstimates(oneInput(view)).entriesEstimate(entries, view);
-        const silent = silentThread(begins);
+        // A thread that answers nothing until told, one more per text when it does (used, it would show).
+        const silent = steppedThread({ mark: 1, beginOnArrival: begins });
         const estimates = new SessionEstimates(oneInput(view));
         await estimates.countAhead([{ entries: entries, view: view }], silent, undefined, { helpAfterMs });
         expect(silent.requests.length).toBeGreaterThan(0);
         // Each request was counted here: one the thread had not begun is taken, so it would skip it.
-        for (const claim of silent.requests) expect(Atomics.load(claim, 0)).toBe(begins ? CLAIMED_BY_THREAD : TAKEN_HERE);
+        for (const { claim } of silent.requests) expect(Atomics.load(claim, 0)).toBe(begins ? CLAIMED_BY_THREAD : TAKEN_HERE);
         expect(estimates.entriesEstimate(entries, view)).toEqual(expected);
-        // The thread's answer, when it comes at last, changes nothing.
-        silent.answerAll();
+        // The thread's answers, when they come at last (the begun counted, the taken skipped), change nothing.
+        silent.answerBegun();
+        while (silent.step());
         await new Promise<void>((resolve) => setImmediate(resolve));
         expect(estimates.entriesEstimate(entries, view)).toEqual(expected);
       }),

@@ -22,9 +22,9 @@ import type { LoadedSession } from '../loader/session';
 import { loadSession, nodeSha256 } from '../loader/session';
 import { countText, estimateSource, sourcePlan } from './counter';
 import { ContentsCountedAhead } from './countWhileBuilding';
-import type { TextCounter } from './textCounter';
-import { CLAIMED_BY_THREAD, CLAIM_FREE, TAKEN_HERE } from './textCounter';
+import { CLAIMED_BY_THREAD, TAKEN_HERE } from './textCounter';
 import { realCountingThread } from './testing/countingThread';
+import { steppedThread } from './testing/steppedThread';
 import { agentText } from './testing/agentText';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -41,47 +41,6 @@ afterAll(() => {
 /** Added by the stand-in thread to each count it answers: an estimate it made shows it. */
 const THREAD_MARK = 1000;
 
-/**
- * A stand-in for the counting thread that counts a request only when the test says (`step`), with
- * the real thread's rule for a claim: it swaps a free claim for its own, and skips a taken one.
- * `requests` lists every request in the order posted, and whether it counted it. `begin` claims
- * the requests it is told of (by their place in the queue) without answering them, as a thread that
- * began them and gets no CPU; `answerBegun` answers those at last.
- */
-function steppedThread(): TextCounter & { step(): boolean; begin(which: readonly boolean[]): void; answerBegun(): void; requests: { texts: string[]; counted?: boolean }[] } {
-  const queue: { texts: string[]; claim: Int32Array; resolve: (counts: number[] | undefined) => void; request: { texts: string[]; counted?: boolean } }[] = [];
-  /** Requests claimed by `begin` and not yet answered. */
-  const begun: (typeof queue)[number][] = [];
-  const requests: { texts: string[]; counted?: boolean }[] = [];
-  return {
-    requests,
-    count: () => Promise.reject(new Error('not used')),
-    countUnlessTaken: (texts, claim) =>
-      new Promise((resolve) => {
-        const request = { texts };
-        requests.push(request);
-        queue.push({ texts, claim, resolve, request });
-      }),
-    close: () => undefined,
-    step() {
-      const next = queue.shift();
-      if (!next) return false;
-      next.request.counted = Atomics.compareExchange(next.claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) === CLAIM_FREE;
-      next.resolve(next.request.counted ? next.texts.map((t) => countText(t) + THREAD_MARK) : undefined);
-      return true;
-    },
-    begin(which) {
-      for (const [j, item] of queue.entries()) if (which[j] === true && Atomics.compareExchange(item.claim, 0, CLAIM_FREE, CLAIMED_BY_THREAD) === CLAIM_FREE) begun.push(item);
-    },
-    answerBegun() {
-      for (const item of begun.splice(0)) {
-        queue.splice(queue.indexOf(item), 1);
-        item.request.counted = true;
-        item.resolve(item.texts.map((t) => countText(t) + THREAD_MARK));
-      }
-    },
-  };
-}
 
 const text = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }), fc.constantFrom('漢字'.repeat(200), agentText(300_000, 5)));
 
@@ -104,7 +63,7 @@ describe('contents counted while the session is built', () => {
         fc.boolean(),
         async (specs, schedule, threadFirst) => {
           const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
-          const thread = steppedThread();
+          const thread = steppedThread({ mark: THREAD_MARK });
           const built = new ContentsCountedAhead({ input: null }, thread);
           built.offer(sources);
           // The thread may begin before the input is known.
@@ -154,7 +113,7 @@ describe('contents counted while the session is built', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.record({ text, wanted: fc.boolean() }), { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 40 }), async (specs, begun) => {
         const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
-        const thread = steppedThread();
+        const thread = steppedThread({ mark: THREAD_MARK });
         const built = new ContentsCountedAhead({ input: null }, thread);
         built.offer(sources);
         built.want(new Set(sources.filter((_, k) => specs[k]?.wanted)));
@@ -183,7 +142,7 @@ describe('contents counted while the session is built', () => {
     const call = Math.ceil(plain.session.calls.length / 2);
     const expected = JSON.stringify(viewOutput(plain.session, call));
     plain.session.close();
-    const thread = steppedThread();
+    const thread = steppedThread({ mark: THREAD_MARK });
     const built = new ContentsCountedAhead({ input: call }, thread);
     const loaded = await loadSession([path], { ...options, countWhileBuilding: built });
     if (!loaded.ok) throw new Error(loaded.error.message);
