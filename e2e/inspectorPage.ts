@@ -393,6 +393,9 @@ export class InspectorPage {
    * The end moves first when the new start would pass the current end, so the pair never inverts.
    */
   async setRange(id: string, start: number, end: number): Promise<void> {
+    // As a user does: once the expansion has its size. Typed before, a value is held to 0 (the
+    // inputs' max until the reply lands); under the suite's load the reply came after the typing.
+    await expect(this.rangeEnd(id)).not.toHaveAttribute('max', '0');
     const currentEnd = Number(await this.rangeEnd(id).inputValue());
     const fill = async (input: Locator, value: number): Promise<void> => {
       await input.fill(String(value));
