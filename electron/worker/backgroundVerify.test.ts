@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import type { ChatMessage, Reduction } from '../../shared/index';
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, methods } from '../../shared/index';
@@ -7,7 +8,8 @@ import { backgroundThreads } from '../loader/content/backgroundVerify';
 import type { ContentEvents } from '../loader/content/contentServices';
 import { createContentServices } from '../loader/content/contentServices';
 import { SessionService } from './service';
-import { WARM_UP_QUERY, WARM_UP_SEARCHES, warmUpQueries } from './handlers/background';
+import { WARM_UP_QUERY, WARM_UP_SEARCHES, commonWarmUpWord, warmUpQueries } from './handlers/background';
+import { SEARCH_PAGE_SIZE } from '../../shared/search/searchPage';
 import { searchOptions } from './handlers/search';
 import type { SearchSignal, WarmUpBound } from './state';
 import { SearchPool } from './searchPool';
@@ -427,6 +429,51 @@ describe('warm-up searches after the open', () => {
       expect(answered).toEqual({ ok: true, whilePreparing: true });
       expect(started).toBe(1);
     });
+  });
+
+  it('search first for a word the hidden text repeats, which finds a page of matches, then for each content\'s longest word', async () => {
+    // Each output repeats a word shorter than its one long word: the longest words find one match each.
+    const view: ChatMessage[] = [user('go')];
+    for (let k = 0; k < 8; k++) view.push(tool(`${'status: ok\n'.repeat(30)}token_only_here_${k}x\n`, `c${k}`));
+    const log = view.slice(1).map((_, k) => makeReduction(view, { id: `r${k}`, kind: 'tool_output_elided', index: k + 1 }));
+    const path = writeSidecar(tmp.path('common.sidecar.jsonl'), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+    const loaded = await loadSession([path]);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    try {
+      const words = warmUpQueries(loaded.session, 3);
+      expect(words[0]).toBe('status');
+      const found = loaded.session.search('status');
+      expect(found.ok && found.value.total_matches).toBeGreaterThanOrEqual(SEARCH_PAGE_SIZE);
+      // The rest as before: the longest word of each content from the middle of the log on.
+      expect(words.slice(1)).toEqual(['token_only_here_4x', 'token_only_here_5x']);
+    } finally {
+      loaded.session.close();
+    }
+  });
+
+  it('take as the common word the one in the most samples (then found most often, then longest), and none when no word is in two', () => {
+    const word = fc.constantFrom<string>('alpha1', 'beta22', 'gamma333', 'delta4', 'eps55555');
+    fc.assert(
+      fc.property(fc.array(fc.array(word, { maxLength: 6 }), { maxLength: 6 }), (samples) => {
+        const inSamples = (w: string): number => samples.filter((words) => words.includes(w)).length;
+        const times = (w: string): number => samples.flat().filter((x) => x === w).length;
+        const all = [...new Set(samples.flat())];
+        const common = commonWarmUpWord(samples);
+        if (common === null) {
+          expect(all.every((w) => inSamples(w) < 2)).toBe(true);
+          return;
+        }
+        expect(inSamples(common)).toBeGreaterThanOrEqual(2);
+        for (const w of all) {
+          expect(inSamples(w)).toBeLessThanOrEqual(inSamples(common));
+          if (inSamples(w) === inSamples(common)) {
+            expect(times(w)).toBeLessThanOrEqual(times(common));
+            if (times(w) === times(common)) expect(w.length).toBeLessThanOrEqual(common.length);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 
   it('take a word from none of the hidden text when it has none: the fixed query', async () => {

@@ -26,7 +26,10 @@ export const WARM_UP_QUERY = 'session-inspector:warm-up:9f3c1e7a';
  *   WARM_UP_TIME_LIMIT_MS): 1.03× and 1.05× with six warm-ups, 1.09× and 1.14× with three (two
  *   batches each);
  * - the same measure over 8 workers, before the warm-ups were sent as searches are (three, one
- *   word, one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms.
+ *   word, one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms;
+ * - at 256 MiB, each warm-up for one content's longest word (found a few times): the first search
+ *   63–82 ms against 42–55 for the three after it; with the first warm-up for a word the hidden
+ *   text repeats (warmUpQueries), 57–63 against 45–63 (docs/background-work.md).
  */
 export const WARM_UP_SEARCHES = 6;
 
@@ -49,17 +52,23 @@ export const WARM_UP_BUDGET_MS = 1000;
 const WARM_UP_SAMPLE_BYTES = 2048;
 
 /**
- * The warm-up searches' queries, `count` of them (fewer when the hidden text has fewer words): the
- * longest word (6 to 24 letters, digits, `_` or `-`, not all digits) of the last
- * WARM_UP_SAMPLE_BYTES of each of `count` contents the session hides, from the middle of its log on
- * (of the first 16 + `count` tried), each other than those before. So each warm-up finds at least
- * that match and runs the code that places a match and cuts its snippet, and each looks for a new
- * needle, as a user's first search does. [WARM_UP_QUERY] when no content gives a word.
+ * The warm-up searches' queries, `count` of them (fewer when the hidden text has fewer words). The
+ * last WARM_UP_SAMPLE_BYTES of contents the session hides are sampled, from the middle of its log on
+ * (of the first 16 + `count` tried), and their words (6 to 24 letters, digits, `_` or `-`, not all
+ * digits) taken:
+ * - first, the word in the most of those samples (commonWarmUpWord), when one is in two or more: a
+ *   word the hidden text repeats, so that warm-up finds a page of matches, and runs the code that
+ *   places each match and cuts its snippet as often as a user's search for a common word does;
+ * - then the longest word of each sample, each other than those before. So each warm-up finds at
+ *   least that match, and each looks for a new needle, as a user's first search does.
+ *
+ * [WARM_UP_QUERY] when no content gives a word.
  */
 export function warmUpQueries(session: Pick<LoadedSession, 'log' | 'expand'>, count = WARM_UP_SEARCHES): string[] {
   const log = session.log;
-  const words: string[] = [];
-  for (let k = log.length >> 1, tried = 0; k < log.length && tried < 16 + count && words.length < count; k++) {
+  const longest: string[] = [];
+  const samples: string[][] = [];
+  for (let k = log.length >> 1, tried = 0; k < log.length && tried < 16 + count && longest.length < count; k++) {
     const reduction = log[k] as Reduction;
     // Contents a search looks at, where it looks: a range's messages are searched one by one.
     if (isRangeKind(reduction.kind) || canonicalFullyVisible(reduction, log)) continue;
@@ -71,13 +80,46 @@ export function warmUpQueries(session: Pick<LoadedSession, 'log' | 'expand'>, co
     if (total - hiddenFrom < 64) continue;
     const tail = session.expand(reduction.id, [Math.max(hiddenFrom, total - WARM_UP_SAMPLE_BYTES), total]);
     if (!tail.ok) continue;
+    const words = (tail.value.content.match(/[A-Za-z0-9_-]{6,24}/g) ?? []).filter((word) => !/^[0-9]+$/.test(word));
+    samples.push(words);
     let best = '';
-    for (const word of tail.value.content.match(/[A-Za-z0-9_-]{6,24}/g) ?? []) {
-      if (word.length > best.length && !/^[0-9]+$/.test(word) && !words.includes(word)) best = word;
-    }
-    if (best !== '') words.push(best);
+    for (const word of words) if (word.length > best.length && !longest.includes(word)) best = word;
+    if (best !== '') longest.push(best);
   }
-  return words.length > 0 ? words : [WARM_UP_QUERY];
+  const common = commonWarmUpWord(samples);
+  const queries = common === null ? longest : [common, ...longest.filter((word) => word !== common)];
+  return queries.length > 0 ? queries.slice(0, Math.max(1, count)) : [WARM_UP_QUERY];
+}
+
+/**
+ * The word in the most samples (each sample a content's words), null when none is in two: ties go
+ * to the word found more often over all of them, then to the longer, then to the first met.
+ */
+export function commonWarmUpWord(samples: readonly (readonly string[])[]): string | null {
+  const tally = new Map<string, { samples: number; times: number }>();
+  for (const words of samples) {
+    const seen = new Set<string>();
+    for (const word of words) {
+      const t = tally.get(word) ?? { samples: 0, times: 0 };
+      t.times++;
+      if (!seen.has(word)) {
+        seen.add(word);
+        t.samples++;
+      }
+      tally.set(word, t);
+    }
+  }
+  let best: string | null = null;
+  let top = { samples: 1, times: 0 };
+  for (const [word, t] of tally) {
+    if (t.samples < 2) continue;
+    const better = t.samples !== top.samples ? t.samples > top.samples : t.times !== top.times ? t.times > top.times : best === null || word.length > best.length;
+    if (better) {
+      best = word;
+      top = t;
+    }
+  }
+  return best;
 }
 
 /**
