@@ -66,6 +66,23 @@ function cutToLimits(value: unknown, limits: SketchLimits, depth: number): unkno
   return out;
 }
 
+/** A whole text parsed last, kept for the next sketch of the same text (parsedWhole), when it is at most this long. */
+const KEPT_PARSE_MAX_CHARS = 64 * 1024;
+let keptParse: { text: string; parsed: { value: unknown } | undefined } | undefined;
+
+/**
+ * `jsonValueOf(text)`, the value shared with the sketch before when it was of the same text: a
+ * listing sketches a file's head to tell its format, then again, to other limits, for its head's
+ * fields (electron/library/head.ts), and parsed each whole document twice. The value is never
+ * changed (cutToLimits makes new values), and only a text of a head's size is kept.
+ */
+function parsedWhole(text: string): { value: unknown } | undefined {
+  if (keptParse !== undefined && keptParse.text === text) return keptParse.parsed;
+  const parsed = jsonValueOf(text);
+  keptParse = text.length <= KEPT_PARSE_MAX_CHARS ? { text, parsed } : undefined;
+  return parsed;
+}
+
 /**
  * Sketches the JSON document `text` begins (see the header). Never throws. A whole file that is one
  * JSON document is parsed by JSON.parse and cut to the limits (several times faster than the scan,
@@ -73,7 +90,7 @@ function cutToLimits(value: unknown, limits: SketchLimits, depth: number): unkno
  */
 export function sketchJson(text: string, options: { whole: boolean; limits?: SketchLimits }): Sketch {
   if (options.whole) {
-    const parsed = jsonValueOf(text);
+    const parsed = parsedWhole(text);
     if (parsed) return { value: cutToLimits(parsed.value, options.limits ?? SKETCH_LIMITS, 0), complete: true, trailing: false };
   }
   return sketchByScan(text, options);

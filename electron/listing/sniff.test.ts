@@ -5,13 +5,15 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { SESSION_FORMAT_OF_FILE } from '../../shared/index';
 import { detectedFileFormat, filesUnder, tempDir } from '../../tools/testing/files';
 import { formatByHead } from './scan';
 import type { SketchLimits } from './sketch';
 import { sketchByScan, sketchJson } from './sketch';
-import { SNIFF_HEAD_BYTES } from './sniff';
+import { SNIFF_HEAD_BYTES, claudeClaim } from './sniff';
+import { isClaudeRecord } from '../loader/claudeCode/index';
+import { jsonValueOf } from '../loader/common/json';
 
 const ROOT = join(import.meta.dirname, '../..');
 const tmp = tempDir('session-inspector-sniff-test-');
@@ -51,6 +53,42 @@ describe('sniffing a file by its head', () => {
       expect([name, formatByHead(path)]).toEqual([name, format]);
       expect([name, detected(path)]).toEqual([name, format]);
     }
+  });
+});
+
+describe('the Claude Code claim of a head', () => {
+  /** The former rule, on the head split whole into its lines. */
+  const splitWhole = (text: string, whole: boolean): string | null | undefined => {
+    const lines = text.split('\n');
+    for (let k = 0; k < lines.length && k < 20; k++) {
+      const t = (lines[k] as string).trim();
+      if (t === '') continue;
+      const p = jsonValueOf(t);
+      if (p) return isClaudeRecord(p.value) ? 'claude-code' : null;
+      if (k === lines.length - 1) return whole ? null : undefined;
+    }
+    return null;
+  };
+
+  it('takes the first lines one by one and claims as the whole head split into lines did, for any lines', () => {
+    const claudeLine = fc.constantFrom('{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"hi"}}', '{"type":"summary","summary":"x","leafUuid":"l"}', '{"type":"assistant","uuid":"a","message":{"role":"assistant","content":[]}}');
+    const line = fc.oneof(claudeLine, fc.constantFrom('', '  ', '\r', '{', '}', '[1]', '{"t":"header"}', '{"type":"user"', 'not json', '  "key": 1,'), fc.string({ maxLength: 12 }));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 30 }), fc.constantFrom('\n', '\r\n'), fc.boolean(), fc.boolean(), (lines, eol, trailing, whole) => {
+        const text = lines.join(eol) + (trailing ? eol : '');
+        expect(claudeClaim(text, whole)).toBe(splitWhole(text, whole));
+      }),
+      { numRuns: 2000 },
+    );
+    // A record after as many lines that are blank or do not parse: claimed up to the 20th line, not after.
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom('', '   ', '{', 'not json', '  "key": 1,'), { minLength: 15, maxLength: 25 }), claudeLine, fc.boolean(), (before, record, whole) => {
+        const text = [...before, record, ''].join('\n');
+        expect(claudeClaim(text, whole)).toBe(splitWhole(text, whole));
+        expect(claudeClaim(text, whole)).toBe(before.length < 20 ? 'claude-code' : null);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 
@@ -105,6 +143,38 @@ describe('sketchJson', () => {
     );
     expect(sketchJson('{"__proto__": {"polluted": 1}, "a": [1, 2]}', { whole: true }).value).toEqual(sketchByScan('{"__proto__": {"polluted": 1}, "a": [1, 2]}', { whole: true }).value);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('parses a whole document once for two sketches of it in a row, to any limits, each the sketch of its own', () => {
+    const limits = fc.record({ maxDepth: fc.integer({ min: 0, max: 5 }), maxItems: fc.integer({ min: 0, max: 4 }), maxString: fc.integer({ min: 0, max: 12 }) });
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), limits, limits, fc.boolean(), (v, a, b, pretty) => {
+        const text = JSON.stringify(v, null, pretty ? 2 : undefined);
+        // Another text first: what was kept is not this one's.
+        sketchJson('{"another": "text"}', { whole: true });
+        const parse = vi.spyOn(JSON, 'parse');
+        try {
+          const first = sketchJson(text, { whole: true, limits: a });
+          const second = sketchJson(text.slice(0), { whole: true, limits: b });
+          expect(parse).toHaveBeenCalledTimes(1);
+          expect(first).toEqual(sketchByScan(text, { whole: true, limits: a }));
+          expect(second).toEqual(sketchByScan(text, { whole: true, limits: b }));
+        } finally {
+          parse.mockRestore();
+        }
+      }),
+      { numRuns: 300 },
+    );
+    // A text longer than a head is not kept: parsed each time.
+    const long = JSON.stringify({ a: 'x'.repeat(70 * 1024) });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      sketchJson(long, { whole: true });
+      sketchJson(long, { whole: true });
+      expect(parse).toHaveBeenCalledTimes(2);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('reads past deep nesting without recursion, and says a head is not JSON', () => {

@@ -62,6 +62,32 @@ function parsed(line: string | undefined): { value: unknown } | undefined {
   return line === undefined ? undefined : jsonValueOf(line);
 }
 
+/** The lines of a head the Claude Code claim looks at, at most. */
+const CLAUDE_CLAIM_LINES = 20;
+
+/**
+ * Claude Code: the first parseable line of the first CLAUDE_CLAIM_LINES of `text` is a Claude Code
+ * record (`whole`: the text is the whole file, else its last line may be cut: undecided). Takes
+ * the lines one by one: a head of 64 KiB split whole, to look at its first lines, was about a
+ * ninth of a cold listing's sniffing on the caller's thread (docs/library.md).
+ */
+export function claudeClaim(text: string, whole: boolean): Sniffed {
+  let start = 0;
+  for (let k = 0; k < CLAUDE_CLAIM_LINES; k++) {
+    const nl = text.indexOf('\n', start);
+    const last = nl === -1;
+    const t = text.slice(start, last ? text.length : nl).trim();
+    start = nl + 1;
+    if (t !== '') {
+      const p = parsed(t);
+      if (p) return isClaudeRecord(p.value) ? 'claude-code' : null;
+      if (last) return whole ? null : undefined;
+    }
+    if (last) return null;
+  }
+  return null;
+}
+
 /** `claims` on a sketch that is JSON so far; undefined when it does not claim it yet and more may follow. */
 function judge(sketch: Sketch, claims: (v: unknown) => Sniffed): Sniffed {
   if (sketch.error !== undefined) return null;
@@ -98,18 +124,7 @@ export function sniffHead(head: Buffer, size: number, path: string, decode: () =
     // The snapshot's tag may come after what the head holds.
     return !s.complete && s.error === undefined && isPlainObject(s.value) && !('format' in s.value) ? undefined : null;
   };
-  /** Claude Code: the first parseable line (of the first 20) is a Claude Code record. */
-  const claude = (): Sniffed => {
-    const lines = text.split('\n');
-    for (let k = 0; k < lines.length && k < 20; k++) {
-      const t = (lines[k] as string).trim();
-      if (t === '') continue;
-      const p = parsed(t);
-      if (p) return isClaudeRecord(p.value) ? 'claude-code' : null;
-      if (k === lines.length - 1) return whole ? null : undefined;
-    }
-    return null;
-  };
+  const claude = (): Sniffed => claudeClaim(text, whole);
   /** Codex: the first line is a rollout record. */
   const codex = (): Sniffed => {
     if (first !== 0x7b) return null;
