@@ -155,7 +155,8 @@ describe('sketchJson', () => {
         const parse = vi.spyOn(JSON, 'parse');
         try {
           const first = sketchJson(text, { whole: true, limits: a });
-          const second = sketchJson(text.slice(0), { whole: true, limits: b });
+          // The same characters in another string, as the head's fields decode and trim their own.
+          const second = sketchJson(text.split('').join(''), { whole: true, limits: b });
           expect(parse).toHaveBeenCalledTimes(1);
           expect(first).toEqual(sketchByScan(text, { whole: true, limits: a }));
           expect(second).toEqual(sketchByScan(text, { whole: true, limits: b }));

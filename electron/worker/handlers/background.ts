@@ -28,8 +28,8 @@ export const WARM_UP_QUERY = 'session-inspector:warm-up:9f3c1e7a';
  * - the same measure over 8 workers, before the warm-ups were sent as searches are (three, one
  *   word, one scan shared, of another shape): 1.25× and 1.39×, the first search 162–254 ms;
  * - at 256 MiB, each warm-up for one content's longest word (found a few times): the first search
- *   63–82 ms against 42–55 for the three after it; with the first warm-up for a word the hidden
- *   text repeats (warmUpQueries), 57–63 against 45–63 (docs/background-work.md).
+ *   63–82 ms against 42–62 for the three after it; with the first warm-up for a word the hidden
+ *   text repeats (warmUpQueries), 57–63 against 44–63 (docs/background-work.md).
  */
 export const WARM_UP_SEARCHES = 6;
 
@@ -88,7 +88,7 @@ export function warmUpQueries(session: Pick<LoadedSession, 'log' | 'expand'>, co
   }
   const common = commonWarmUpWord(samples);
   const queries = common === null ? longest : [common, ...longest.filter((word) => word !== common)];
-  return queries.length > 0 ? queries.slice(0, Math.max(1, count)) : [WARM_UP_QUERY];
+  return queries.length > 0 ? queries.slice(0, count) : [WARM_UP_QUERY];
 }
 
 /**
@@ -97,29 +97,21 @@ export function warmUpQueries(session: Pick<LoadedSession, 'log' | 'expand'>, co
  */
 export function commonWarmUpWord(samples: readonly (readonly string[])[]): string | null {
   const tally = new Map<string, { samples: number; times: number }>();
+  const of = (word: string): { samples: number; times: number } => {
+    let t = tally.get(word);
+    if (t === undefined) tally.set(word, (t = { samples: 0, times: 0 }));
+    return t;
+  };
   for (const words of samples) {
-    const seen = new Set<string>();
-    for (const word of words) {
-      const t = tally.get(word) ?? { samples: 0, times: 0 };
-      t.times++;
-      if (!seen.has(word)) {
-        seen.add(word);
-        t.samples++;
-      }
-      tally.set(word, t);
-    }
+    for (const word of words) of(word).times++;
+    for (const word of new Set(words)) of(word).samples++;
   }
-  let best: string | null = null;
-  let top = { samples: 1, times: 0 };
+  let best: { word: string; samples: number; times: number } | null = null;
   for (const [word, t] of tally) {
     if (t.samples < 2) continue;
-    const better = t.samples !== top.samples ? t.samples > top.samples : t.times !== top.times ? t.times > top.times : best === null || word.length > best.length;
-    if (better) {
-      best = word;
-      top = t;
-    }
+    if (best === null || t.samples > best.samples || (t.samples === best.samples && (t.times > best.times || (t.times === best.times && word.length > best.word.length)))) best = { word, ...t };
   }
-  return best;
+  return best?.word ?? null;
 }
 
 /**
