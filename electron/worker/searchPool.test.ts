@@ -226,6 +226,83 @@ describe('SearchPool (raw searches over both cores)', () => {
     });
   });
 
+  it('noneIn never says true over an occurrence, and over a range fileHits lists says true exactly when none starts in it (fast-check)', async () => {
+    const make = () => new SearchPool({ threads: 1, minBytes: 1, chunkBytes: 4096, pieceBytes: 1024, minThreadShare: 0, split: () => true });
+    const text = Array.from({ length: 400 }, (_, k) => (k % 37 === 0 ? 'needle' : k % 5 === 0 ? 'nee dle' : 'abc ')).join('');
+    await withFile(text, make, (fd, pool) => {
+      const needle = { exact: Buffer.from('needle') };
+      const starts = [...text.matchAll(/needle/g)].map((m) => m.index);
+      let saidNone = 0;
+      fc.assert(
+        fc.property(fc.array(fc.tuple(fc.nat(text.length), fc.nat(300)), { minLength: 1, maxLength: 8 }), (ranges) => {
+          pool.begin();
+          try {
+            for (const [from, width] of ranges) {
+              const to = Math.min(text.length, from + width);
+              const listed = pool.fileHits(fd, needle, scannerOf(needle), from, to);
+              const none = pool.noneIn(fd, needle, scannerOf(needle), from, to);
+              const empty = !starts.some((s) => s >= from && s < to);
+              // Never true over an occurrence; and over a range fileHits listed (so the same list), exactly when none starts in it.
+              if (none) expect(empty).toBe(true);
+              if (listed !== null && listed.start <= from && to <= listed.end) expect(none).toBe(empty);
+              if (none) saidNone++;
+            }
+          } finally {
+            pool.end();
+          }
+        }),
+        { numRuns: 100 },
+      );
+      expect(saidNone).toBeGreaterThan(0);
+    });
+  });
+
+  it('a later search of a literal loads only the contents whose range holds an occurrence, and finds what one thread finds (fast-check)', async () => {
+    const pools: SearchPool[] = [];
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 16 }), fc.integer({ min: 1, max: 3 }), fc.integer({ min: 512, max: 80_000 }), fc.integer({ min: 256, max: 20_000 }), async (holds, threads, chunkBytes, pieceBytes) => {
+          const outputs = holds.map((h, k) => (h ? `before needle after ${'x'.repeat(4200)} needle` : `${'abc '.repeat(1100)}${k}`));
+          const pool = new SearchPool({ threads, minBytes: 1, chunkBytes, pieceBytes, minThreadShare: 0, split: () => true });
+          pools.push(pool);
+          const loaded = await loadSession([sidecarOf(outputs)], { services: createContentServices({ parallelScan: pool }) });
+          if (!loaded.ok) throw new Error(loaded.error.message);
+          const { session } = loaded;
+          const findAll = vi.spyOn(FileContent.prototype, 'findAll');
+          const folded = vi.spyOn(FileContent.prototype, 'findAllFolded');
+          try {
+            const options = { mode: 'substring' as const, case_sensitive: true, max_matches: 1000 };
+            const alone = session.search('needle', options);
+            // Every content is read by the first search, which learns each one's range in the file.
+            expect(findAll).toHaveBeenCalledTimes(outputs.length);
+            expect(alone.ok && alone.value.total_matches).toBe(2 * holds.filter(Boolean).length);
+            for (let again = 0; again < 2; again++) {
+              findAll.mockClear();
+              pool.begin();
+              const pooled = session.search('needle', options);
+              pool.end();
+              expect(pooled).toEqual(alone);
+              expect(findAll).toHaveBeenCalledTimes(holds.filter(Boolean).length);
+            }
+            // A case-insensitive search has no such test: every content is read.
+            pool.begin();
+            session.search('needle', { ...options, case_sensitive: false });
+            pool.end();
+            expect(folded).toHaveBeenCalledTimes(outputs.length);
+          } finally {
+            findAll.mockRestore();
+            folded.mockRestore();
+            session.close();
+            await pool.close();
+          }
+        }),
+        { numRuns: 15 },
+      );
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  }, 180_000);
+
   it('gives a content the hits of the pieces it needs while the threads scan on: the first piece is scanned here', async () => {
     const size = 8 * 1024 * 1024;
     const text = Buffer.alloc(size, 'x');

@@ -250,6 +250,27 @@ export class SearchPool implements ParallelScan {
   }
 
   fileHits(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number, sparseBytes?: number): FileHits | null {
+    const job = this.listed(fd, needle, scanner, start, end, sparseBytes);
+    return job === null ? null : { start: job.start, end: this.mergedEnd(job), hits: job.merged.subarray(0, job.mergedLength) };
+  }
+
+  noneIn(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number): boolean {
+    const job = this.listed(fd, needle, scanner, start, end);
+    if (job === null || job.start > start || end > this.mergedEnd(job)) return false;
+    // The first occurrence at or after `start` (pairs: even indexes are positions).
+    const hits = job.merged;
+    let lo = 0;
+    let hi = job.mergedLength / 2;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((hits[2 * mid] as number) < start) lo = mid + 1;
+      else hi = mid;
+    }
+    return 2 * lo >= job.mergedLength || (hits[2 * lo] as number) >= end;
+  }
+
+  /** The job whose merged list holds every occurrence starting in `[start, end)` (see fileHits); null when there is none. */
+  private listed(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number, sparseBytes?: number): Job | null {
     if (this.closed || this.stop === undefined || !this.splitting || this.script === undefined) return null;
     // Asked once per content (thousands per search) with the same needle object, mostly: the entry
     // is found without making its key. The lists live for one search, whose file guard stops it
@@ -305,7 +326,7 @@ export class SearchPool implements ParallelScan {
       if (dense) file.dense = true;
       return null;
     }
-    return { start: job.start, end: this.mergedEnd(job), hits: job.merged.subarray(0, job.mergedLength) };
+    return job;
   }
 
   private stopped(): boolean {

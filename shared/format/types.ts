@@ -58,6 +58,18 @@ export interface ByteSource {
    */
   findAll?(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void;
   /**
+   * Where `findAll` over `[start, end)` reads, as a file and a range of its bytes, when the source
+   * can tell a search at once that such a range holds no occurrence (`literalAbsence`); undefined
+   * otherwise. Optional (docs/search.md "Contents skipped at once").
+   */
+  rawRange?(start: number, end: number): { file: number; from: number; to: number } | undefined;
+  /**
+   * For a search of `needle` (what `findAll` is given): a test of a range `rawRange` gave, of this
+   * source or another of the same load, that answers true only when `findAll` over it would find
+   * nothing; false when it cannot tell. Null when this source cannot test. Optional.
+   */
+  literalAbsence?(needle: Uint8Array): ((file: number, from: number, to: number) => boolean) | null;
+  /**
    * As `findAll`, for a printable-ASCII `query` matched case-insensitively as RE2 folds case (each
    * letter pairs with its other case; k also matches U+212A KELVIN SIGN, s U+017F LONG S): `onMatch`
    * also gets the match's length in bytes. Returns false, having reported nothing, when this

@@ -10,7 +10,7 @@
  * serve other requests while a search runs.
  */
 import { MAX_MATCHES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES } from '../format/constants';
-import type { MessageList, Reduction, Result, SidecarSearchResult } from '../format/types';
+import type { ByteSource, MessageList, Reduction, Result, SidecarSearchResult } from '../format/types';
 import { ContentUnavailableError, err, ok } from '../format/types';
 import { utf8Encode, utf8Length, wellFormed } from '../format/utf8';
 import type { CompiledMatcher } from './matcher';
@@ -201,6 +201,9 @@ function* searchPass<O, M extends { offset: number }>(
     return !aborted;
   };
   const literal = mode === 'substring' && caseSensitive ? utf8Encode(query) : undefined;
+  // The literal's skip test, from the first source that offers one (docs/search.md "Contents skipped at once").
+  let absent: ((file: number, from: number, to: number) => boolean) | null | undefined = literal === undefined ? null : undefined;
+  let skipped = 0;
   const isAborted = (): boolean => aborted || options.signal?.aborted === true;
   const windowBytes = options.window_bytes ?? WINDOW_BYTES;
   // Units come sorted by (index, span start); matches of different units at one index are merged
@@ -214,27 +217,40 @@ function* searchPass<O, M extends { offset: number }>(
     for (; !next.done && next.value.index === index; next = iterator.next()) {
       // After a yield the caller may have closed what the units read: look before loading the next.
       if (isAborted()) return cancelled();
-      try {
-        const unit = next.value.load();
+      const quick = next.value.quick;
+      // The test comes from the first unit whose range is known; null when its source cannot test.
+      if (absent === undefined && quick?.source !== undefined && literal !== undefined) absent = quick.source.literalAbsence?.(literal) ?? null;
+      // A unit the file holds no occurrence of the literal in: counted as searched, neither loaded nor read.
+      if (absent && quick !== undefined && quick.file >= 0 && absent(quick.file, quick.from, quick.to)) {
         spansDone++;
-        if (!unit) continue;
-        searched += unit.searched;
-        hiddenBytes += unit.span[1] - unit.span[0];
-        const room = Math.max(0, maxMatches - kept.length);
-        let fromUnit = 0;
-        const add = (at: number | (() => number), length: number, snippet: () => { snippet: string; match: [number, number] }): void => {
-          if (fromUnit >= room) return;
-          fromUnit++;
-          const offset = typeof at === 'number' ? at : at();
-          const { snippet: text, match } = snippet();
-          atIndex.push(toMatch(unit.attribute(offset, length), index, offset, length, text, match));
-        };
-        if ('content' in unit) yield* scanText(unit, matcher, counted, add, snippetMax, isAborted, windowBytes);
-        else yield* scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, isAborted, windowBytes);
-        if (isAborted()) return cancelled();
-      } catch (e) {
-        // A large content whose file changed since it was indexed is not searched.
-        if (!(e instanceof ContentUnavailableError)) throw e;
+        searched += quick.searched;
+        hiddenBytes += quick.bytes;
+        // Cheap: the caller hears of skipped units, and gets its turn, every SKIPS_PER_YIELD of them.
+        if (++skipped % SKIPS_PER_YIELD !== 0) continue;
+      } else {
+        try {
+          const unit = next.value.load();
+          spansDone++;
+          if (!unit) continue;
+          searched += unit.searched;
+          hiddenBytes += unit.span[1] - unit.span[0];
+          if (literal !== undefined && 'source' in unit && quick !== undefined && quick.file === -1) rememberRange(quick, unit.source, unit.span, unit.searched);
+          const room = Math.max(0, maxMatches - kept.length);
+          let fromUnit = 0;
+          const add = (at: number | (() => number), length: number, snippet: () => { snippet: string; match: [number, number] }): void => {
+            if (fromUnit >= room) return;
+            fromUnit++;
+            const offset = typeof at === 'number' ? at : at();
+            const { snippet: text, match } = snippet();
+            atIndex.push(toMatch(unit.attribute(offset, length), index, offset, length, text, match));
+          };
+          if ('content' in unit) yield* scanText(unit, matcher, counted, add, snippetMax, isAborted, windowBytes);
+          else yield* scanSource(unit.source, unit.span, matcher, literal, counted, add, snippetMax, isAborted, windowBytes);
+          if (isAborted()) return cancelled();
+        } catch (e) {
+          // A large content whose file changed since it was indexed is not searched.
+          if (!(e instanceof ContentUnavailableError)) throw e;
+        }
       }
       options.onProgress?.({ spans_searched: spansDone, spans: count, hidden_bytes_searched: hiddenBytes });
       yield;
@@ -246,6 +262,24 @@ function* searchPass<O, M extends { offset: number }>(
   }
   return ok({ query, mode, case_sensitive: caseSensitive, kept, total_matches: total, reductions_searched: searched, hidden_bytes_searched: hiddenBytes });
 }
+
+/** Where a kept unit's span lies in its file, for a later search's skip test (SearchUnit.quick); −2 when its source cannot say. */
+function rememberRange(quick: NonNullable<SearchUnit<unknown>['quick']>, source: ByteSource, span: [number, number], searched: number): void {
+  const range = source.rawRange?.(span[0], span[1]);
+  if (range === undefined) {
+    quick.file = -2;
+    return;
+  }
+  quick.from = range.from;
+  quick.to = range.to;
+  quick.bytes = span[1] - span[0];
+  quick.searched = searched;
+  quick.source = source;
+  quick.file = range.file;
+}
+
+/** Units skipped at once (SearchUnit.quick) between two yields and progress reports. */
+const SKIPS_PER_YIELD = 256;
 
 /** A pass's result without its matches yet, its fields in §9's order. */
 function resultOf<M>(found: Omit<Pass<M>, 'kept'>): TextSearchResult<M> {

@@ -34,6 +34,14 @@ export interface SearchUnit<O = Reduction> {
   index: number;
   /** The whole resolved content of the message and its hidden span in bytes; null when nothing is searchable. */
   load: () => LoadedUnit<O> | null;
+  /**
+   * A unit whose load is kept (a content read from a file) remembers, from its first search, where
+   * its span lies in the file (`ByteSource.rawRange`: `file` ≥ 0) and what it counts, so that a later
+   * search of a literal can skip it without loading it when the file holds no occurrence there
+   * (docs/search.md "Contents skipped at once"). `file` is −1 until then, −2 when it cannot;
+   * `source` is the one that gave the range, asked for the search's test.
+   */
+  quick?: { file: number; from: number; to: number; bytes: number; searched: number; source?: ByteSource };
 }
 
 /** A unit's content: as text when it is in memory, else as a source read window by window. */

@@ -77,6 +77,9 @@ export function searchUnitsOf(log: readonly Reduction[], minted: MessageList, re
   return value;
 }
 
+/** A unit's place in its file, not known until its first search (SearchUnit.quick). */
+const unknownRange = (): NonNullable<SearchUnit['quick']> => ({ file: -1, from: 0, to: 0, bytes: 0, searched: 0, source: undefined });
+
 /**
  * The strings to search, per §5.3: each live reduction's hidden span over its resolved content;
  * a `turns_cleared` or `summarized` range message by message (content only), where a match inside
@@ -119,6 +122,7 @@ function searchUnits(
     }
     units.push({
       index: r.ptr.index,
+      quick: unknownRange(),
       load: () => {
         const found = perMessage(r);
         return found && { ...found, attribute: () => r, searched: 1 };
@@ -132,6 +136,7 @@ function searchUnits(
       seen.add(index);
       units.push({
         index,
+        quick: unknownRange(),
         load: () => {
           // Verified above, but read again: a file-backed list can lose a message meanwhile.
           const msg = minted.at(index);

@@ -426,4 +426,10 @@ export interface ParallelScan {
    * occurrence then reads its own bytes), and no more of the file is scanned for that needle.
    */
   fileHits(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number, sparseBytes?: number): FileHits | null;
+  /**
+   * True only when `fileHits` over `[start, end)` would list occurrences and none of them starts in
+   * it; asked as `fileHits` is (the scan goes on as far), without making a list to hand back.
+   * Optional: without it a caller asks `fileHits`.
+   */
+  noneIn?(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number): boolean;
 }
