@@ -2,10 +2,11 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexJob } from './index';
 import { indexFile } from './index';
-import { indexPool, libraryBundle, libraryThreads } from './pool';
+import { FormatRuns, indexPool, libraryBundle, libraryThreads } from './pool';
 import { writeSmallSessions } from './testing/generated';
 
 describe('the library pool', () => {
@@ -72,5 +73,41 @@ describe.skipIf(!existsSync(join(ROOT, 'dist/library.cjs')))('the built thread r
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
+  });
+});
+
+describe('FormatRuns (the pool\'s waiting jobs, in runs of one format)', () => {
+  it('hands out each job once: the oldest of the format handed out last, else the oldest of all; drain gives the rest oldest first (fast-check)', () => {
+    const formats = [undefined, 'claude-code', 'codex-rollout', 'inspect-eval'] as const;
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...formats).map((format) => ({ push: format })), fc.constant({ take: true })), { maxLength: 80 }), (steps) => {
+        const queue = new FormatRuns<{ job: { format?: string }; n: number }>();
+        // The model: every waiting item in push order, and the format of the last one taken.
+        let waiting: { job: { format?: string }; n: number }[] = [];
+        let current: string | undefined;
+        let pushed = 0;
+        for (const step of steps) {
+          if ('push' in step) {
+            const item = { job: step.push === undefined ? {} : { format: step.push }, n: pushed++ };
+            queue.push(item);
+            waiting.push(item);
+          } else {
+            const got = queue.take();
+            const same = waiting.find((w) => w.job.format === current);
+            const expected = same ?? waiting[0];
+            expect(got).toBe(expected);
+            if (expected) {
+              current = expected.job.format;
+              waiting = waiting.filter((w) => w !== expected);
+            }
+          }
+          expect(queue.size).toBe(waiting.length);
+        }
+        expect(queue.drain()).toEqual(waiting);
+        expect(queue.size).toBe(0);
+        expect(queue.take()).toBeUndefined();
+      }),
+      { numRuns: 1000 },
+    );
   });
 });
