@@ -49,6 +49,8 @@ describe('content services passed in the load options', () => {
         // Null: the content reads its own bytes, as without a pool.
         return null;
       },
+      // Never sure: every content is read.
+      noneIn: () => false,
     };
     const path = sidecar('scan.sidecar.jsonl');
     const session = await load(path, createContentServices({ parallelScan: scan }));

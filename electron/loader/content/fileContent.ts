@@ -392,7 +392,7 @@ export class FileContent implements ByteSource {
   }
 
   /**
-   * True only when the pool's list for `needle`'s raw form (ParallelScan.fileHits, while a search
+   * True only when the pool's list for `needle`'s raw form (ParallelScan.noneIn, while a search
    * runs) covers the file's `[from, to)` and holds no occurrence starting there: `findAll` over the
    * span `rawRange` gave that range then finds nothing (findRaw delivers only occurrences starting
    * in it). Asking drives the pool's scan as findRaw's asking does.
@@ -402,20 +402,7 @@ export class FileContent implements ByteSource {
     if (!this.raw.canonical || this.readFile !== readSync || pool === null || needle.length === 0) return null;
     const form = rawForm(this.services.scanners, needle, () => this.sample());
     if (form === null) return null;
-    if (pool.noneIn) return (file, from, to) => pool.noneIn?.(file, form.needle, form.scanner, from, to) === true;
-    return (file, from, to) => {
-      const found = pool.fileHits(file, form.needle, form.scanner, from, to);
-      if (!found || found.start > from || to > found.end) return false;
-      const hits = found.hits;
-      let lo = 0;
-      let hi = hits.length / 2;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if ((hits[2 * mid] as number) < from) lo = mid + 1;
-        else hi = mid;
-      }
-      return lo === hits.length / 2 || (hits[2 * lo] as number) >= to;
-    };
+    return (file, from, to) => pool.noneIn(file, form.needle, form.scanner, from, to);
   }
 
   findAllFolded(query: string, start: number, end: number, onMatch: (offset: () => number, length: number) => boolean): boolean {

@@ -429,7 +429,6 @@ export interface ParallelScan {
   /**
    * True only when `fileHits` over `[start, end)` would list occurrences and none of them starts in
    * it; asked as `fileHits` is (the scan goes on as far), without making a list to hand back.
-   * Optional: without it a caller asks `fileHits`.
    */
-  noneIn?(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number): boolean;
+  noneIn(fd: number, needle: ScanNeedle, scanner: RawScanner, start: number, end: number): boolean;
 }
