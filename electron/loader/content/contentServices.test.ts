@@ -120,3 +120,37 @@ describe('content services passed in the load options', () => {
     }
   });
 });
+
+describe("a search's scanner learns byte frequencies from the whole file", () => {
+  /** The first output lacks both letters of the needle's head; the later ones hold many `Z` and few `Q`. */
+  function skewed(name: string, outputs: number): string {
+    const view: ChatMessage[] = [user('go'), tool('abc def '.repeat(2000), 'c0')];
+    for (let k = 1; k < outputs; k++) view.push(tool(`${'ZZZZ yyyy '.repeat(1500)} Q ${k}`, `c${k}`));
+    const log = view.slice(1).map((_, k) => makeReduction(view, { id: `r${k}`, kind: 'tool_output_elided', index: k + 1 }));
+    return writeSidecar(tmp.path(name), [makeHeader(), ...view.map((m, i) => messageRecord(i, m)), ...log.map(reductionRecord)]);
+  }
+
+  it('picks the piece of a needle that starts at the letter rarest in the file, not in the first content alone', async () => {
+    const services = createContentServices();
+    const session = await load(skewed('skewed.sidecar.jsonl', 12), services);
+    try {
+      // `Z` and `Q` share a rank; the first content holds neither, the file many `Z` and few `Q`.
+      expect(totalMatches(session, 'ZQ-needle')).toBe(0);
+      expect(services.scanners.lastForm?.form?.scanner.pieceAt).toBe(1);
+    } finally {
+      session.close();
+    }
+  });
+
+  it('in a file of at most 64 KiB, learns them from the first content read, as before', async () => {
+    const services = createContentServices();
+    const session = await load(skewed('small.sidecar.jsonl', 2), services);
+    try {
+      expect(totalMatches(session, 'ZQ-needle')).toBe(0);
+      // The first content holds neither letter: the tie stays with the first.
+      expect(services.scanners.lastForm?.form?.scanner.pieceAt).toBe(0);
+    } finally {
+      session.close();
+    }
+  });
+});

@@ -6,7 +6,7 @@
  * the body at an escape boundary exactly where the content holds the needle.
  */
 import { isUtf8 } from 'node:buffer';
-import { readSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import type { ByteSource } from '../../../shared/index';
 import { ContentUnavailableError } from '../../../shared/index';
 import type { ReadSync } from '../common/lines';
@@ -38,6 +38,10 @@ const DIRECT_UNBOUNDED_BYTES = 4 * 1024;
 function rawNeeded(decoded: number): number {
   return Math.max(256, decoded + (decoded >> 4) + 64);
 }
+
+/** Bytes of the file a scanner's byte frequencies are learned from (see FileContent.sample), in SAMPLE_WINDOWS windows. */
+const SAMPLE_BYTES = 64 * 1024;
+const SAMPLE_WINDOWS = 8;
 
 function unavailable(why: string): ContentUnavailableError {
   return new ContentUnavailableError(why);
@@ -144,9 +148,34 @@ export class FileContent implements ByteSource {
     return this.raw.plain === true || (isUtf8(quoted) && !hasSurrogateEscape(quoted)) ? quoted : undefined;
   }
 
-  /** The body's first raw bytes (up to 64 KiB): what a search's scanner learns the text's byte frequencies from. */
+  /**
+   * What a search's scanner learns the text's byte frequencies from (to pick the rarest piece of a
+   * needle): SAMPLE_WINDOWS windows spread over the whole file, whose bytes are mostly the
+   * contents a search reads, else (a file of at most SAMPLE_BYTES, or one whose size cannot be
+   * had) the body's first raw bytes. One content's head alone said nothing of letters it lacks:
+   * on the bench's 1 GiB sidecar it left `Z` and `Q` tied, and a scan from `Z`, 60% more common
+   * there, took 87–100 ms against 80–90 from `Q` (docs/search.md "The piece of a needle scanned for").
+   */
   private sample(): Uint8Array {
-    const buf = Buffer.allocUnsafe(Math.min(this.raw.rawLength, 64 * 1024));
+    let size = 0;
+    try {
+      size = fstatSync(this.fd).size;
+    } catch {
+      size = 0;
+    }
+    if (size > SAMPLE_BYTES) {
+      const window = SAMPLE_BYTES / SAMPLE_WINDOWS;
+      const buf = Buffer.allocUnsafe(SAMPLE_BYTES);
+      let filled = 0;
+      for (let k = 0; k < SAMPLE_WINDOWS; k++) {
+        const at = Math.floor(((size - window) * k) / (SAMPLE_WINDOWS - 1));
+        const n = this.readFile(this.fd, buf, filled, window, at);
+        if (n <= 0) break;
+        filled += n;
+      }
+      if (filled > 0) return buf.subarray(0, filled);
+    }
+    const buf = Buffer.allocUnsafe(Math.min(this.raw.rawLength, SAMPLE_BYTES));
     return buf.subarray(0, this.readRaw(buf, 0, buf.length));
   }
 
