@@ -68,11 +68,10 @@ interface Queued {
  * the jobs of the format before it, queued meanwhile, are handed out.
  */
 export class FormatRuns<T extends { job: { format?: string } }> {
-  private readonly byFormat = new Map<string | undefined, T[]>();
-  /** Every waiting item, oldest first (taken ones are skipped lazily). */
-  private readonly order: T[] = [];
-  private taken = new Set<T>();
+  /** The waiting items by format, each list oldest first and never empty, with the order they came in. */
+  private readonly byFormat = new Map<string | undefined, { item: T; seq: number }[]>();
   private current: string | undefined;
+  private pushed = 0;
   private count = 0;
 
   get size(): number {
@@ -80,41 +79,37 @@ export class FormatRuns<T extends { job: { format?: string } }> {
   }
 
   push(item: T): void {
-    const format = item.job.format;
-    const list = this.byFormat.get(format);
-    if (list) list.push(item);
-    else this.byFormat.set(format, [item]);
-    this.order.push(item);
+    const entry = { item, seq: this.pushed++ };
+    const list = this.byFormat.get(item.job.format);
+    if (list) list.push(entry);
+    else this.byFormat.set(item.job.format, [entry]);
     this.count++;
   }
 
   take(): T | undefined {
-    if (this.count === 0) return undefined;
-    const same = this.byFormat.get(this.current);
-    const list = same !== undefined && same.length > 0 ? same : this.nextRun();
-    const item = list.shift() as T;
-    if (list.length === 0) this.byFormat.delete(this.current);
-    if (this.order[0] === item) this.order.shift();
-    else this.taken.add(item);
+    let list = this.byFormat.get(this.current);
+    // The run is over: the format of the oldest waiting item starts the next.
+    if (list === undefined) {
+      for (const [format, other] of this.byFormat) {
+        if (list === undefined || (other[0]?.seq ?? Infinity) < (list[0]?.seq ?? Infinity)) {
+          list = other;
+          this.current = format;
+        }
+      }
+    }
+    const entry = list?.shift();
+    if (list?.length === 0) this.byFormat.delete(this.current);
+    if (entry === undefined) return undefined;
     this.count--;
-    return item;
-  }
-
-  /** The oldest waiting item's format starts the next run: its list. */
-  private nextRun(): T[] {
-    while (this.order.length > 0 && this.taken.has(this.order[0] as T)) this.taken.delete(this.order.shift() as T);
-    this.current = (this.order[0] as T).job.format;
-    return this.byFormat.get(this.current) ?? [];
+    return entry.item;
   }
 
   /** Every waiting item, oldest first; the queue is then empty. */
   drain(): T[] {
-    const all = this.order.filter((item) => !this.taken.has(item));
+    const all = [...this.byFormat.values()].flat().sort((x, y) => x.seq - y.seq);
     this.byFormat.clear();
-    this.order.length = 0;
-    this.taken = new Set();
     this.count = 0;
-    return all;
+    return all.map((entry) => entry.item);
   }
 }
 

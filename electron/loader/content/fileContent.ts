@@ -14,7 +14,7 @@ import type { RawContent } from './rawRecord';
 import { hashBody } from './rawRecord';
 import { hashContentBody } from './contentHash';
 import type { ContentServices } from './contentServices';
-import type { RawForm, RawScanner, ScanNeedle } from './rawScan';
+import type { ParallelScan, RawForm, RawScanner, ScanNeedle } from './rawScan';
 import { byteFrequencies } from './rawScan';
 import type { KeptBoundary } from './keptBoundary';
 import { JsonStringError, JsonStringWalk, canonicalBody, decodedLength, isEscapeBoundary, locateDecoded, unescapeInto } from './jsonString';
@@ -153,8 +153,8 @@ export class FileContent implements ByteSource {
    * needle): SAMPLE_WINDOWS windows spread over the whole file, whose bytes are mostly the
    * contents a search reads, else (a file of at most SAMPLE_BYTES, or one whose size cannot be
    * had) the body's first raw bytes. One content's head alone said nothing of letters it lacks:
-   * on the bench's 1 GiB sidecar it left `Z` and `Q` tied, and a scan from `Z`, 60% more common
-   * there, took 87–100 ms against 80–90 from `Q` (docs/search.md "The piece of a needle scanned for").
+   * on the bench's 1 GiB sidecar the needle was scanned for from `Z`, 60% more common there than
+   * `Q`, in 87–100 ms against 80–90 from `Q` (docs/search.md "The piece of a needle scanned for").
    */
   private sample(): Uint8Array {
     let size = 0;
@@ -412,9 +412,13 @@ export class FileContent implements ByteSource {
     }
   }
 
+  /** The load's pool, when this body is searched over it as findRaw searches it: a canonical body read with fs.readSync (the pool's threads read the file so). */
+  private scanPool(): ParallelScan | null {
+    return this.raw.canonical && this.readFile === readSync ? this.services.parallelScan : null;
+  }
+
   rawRange(start: number, end: number): { file: number; from: number; to: number } | undefined {
-    // As findRaw reads: a canonical body, read with fs.readSync (the pool's threads read the file so).
-    if (!this.raw.canonical || this.readFile !== readSync || this.services.parallelScan === null) return undefined;
+    if (this.scanPool() === null) return undefined;
     this.check();
     const body = this.raw.start;
     return { file: this.fd, from: body + this.rawOffsetOf(start), to: body + this.rawOffsetOf(end) };
@@ -427,8 +431,8 @@ export class FileContent implements ByteSource {
    * in it). Asking drives the pool's scan as findRaw's asking does.
    */
   literalAbsence(needle: Uint8Array): ((file: number, from: number, to: number) => boolean) | null {
-    const pool = this.services.parallelScan;
-    if (!this.raw.canonical || this.readFile !== readSync || pool === null || needle.length === 0) return null;
+    const pool = this.scanPool();
+    if (pool === null || needle.length === 0) return null;
     const form = rawForm(this.services.scanners, needle, () => this.sample());
     if (form === null) return null;
     return (file, from, to) => pool.noneIn(file, form.needle, form.scanner, from, to);
