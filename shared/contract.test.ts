@@ -1,6 +1,9 @@
 /** The contract carries the §10.1 model across every boundary (worker, HTTP host, renderer) and refuses what is not in it. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseReply } from './contract';
+import { z } from 'zod';
+import type { Method } from './contract';
+import { hostErrorSchema, methods, parseReply } from './contract';
 
 describe('contract: SPEC §10.1 fields', () => {
   it('verify statuses: original_unavailable, provenance and hash_origin', () => {
@@ -21,5 +24,41 @@ describe('contract: SPEC §10.1 fields', () => {
     const reduction = { id: 'g', kind: 'tool_output_elided', ptr: { index: 3, hash: null, bytes: null }, stub: '[gone]', minted_at: 4, provenance: 'derived', origin: { event: 'e-1' } };
     expect(parseReply('log', { ok: true, value: { entries: [{ reduction }] } }).ok).toBe(true);
     expect(parseReply('log', { ok: true, value: { entries: [{ reduction: { ...reduction, kind: 'compacted' } }] } }).ok).toBe(false);
+  });
+});
+
+describe("contract: replies checked against each method's own schema", () => {
+  const row = { row: 0, index: 0, end: 1, text: 'a', text_bytes: 1, reductions: [] };
+  const search = { query: 'q', mode: 'substring', case_sensitive: true, matches: [], total_matches: 0, truncated: false, reductions_searched: 0, hidden_bytes_searched: 0 };
+  const replies: unknown[] = [
+    { ok: true, value: { rowCount: 1, rows: [row] } },
+    { ok: true, value: search },
+    { ok: true, value: { statuses: [{ id: 's', status: 'verified', provenance: 'recorded', hash_origin: 'import' }] } },
+    { ok: true, value: { entries: [] } },
+    { ok: false, error: { code: 'original_unavailable', message: 'not recorded' } },
+    { ok: false, error: { code: 'no_such_code', message: 'x' } },
+    { ok: true, value: 3 },
+    null,
+  ];
+  const asked: Method[] = ['rows', 'search', 'verify', 'log', 'expand'];
+
+  it("answers, in any order of methods and replies, what a schema made for that reply alone answers (the schema kept per method is that method's)", () => {
+    // The reference: the reply's schema made afresh, as it was made for each reply before it was kept.
+    const fresh = (method: Method, reply: unknown): boolean =>
+      z.union([z.object({ ok: z.literal(true), value: methods[method].result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]).safeParse(reply).success;
+    // Each reply of the pool is valid for some method and refused by another, or the test tells nothing.
+    for (const reply of replies.slice(0, 4)) expect(asked.filter((m) => fresh(m, reply)).length).toBeLessThan(asked.length);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.constantFrom(...asked), fc.constantFrom(...replies)), { minLength: 1, maxLength: 30 }), (sequence) => {
+        for (const [method, reply] of sequence) {
+          const answer = parseReply(method, reply);
+          // A reply it refuses becomes an internal_error of its own; one it accepts is answered as sent.
+          const accepted = !(answer.ok === false && answer.error.code === 'internal_error' && answer.error.message.startsWith(`malformed reply to ${method}`));
+          expect(accepted).toBe(fresh(method, reply));
+          if (accepted) expect(answer).toEqual(reply);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });

@@ -936,10 +936,25 @@ export function parseParams(method: string, params: unknown): { ok: true; method
   return { ok: true, method: m, params: parsed.data };
 }
 
+/**
+ * Each method's reply schema, made at its first reply and used for every later one: made per reply,
+ * the two objects and their union cost most of a small reply's check (docs/worker.md "Replies
+ * checked").
+ */
+const replySchemas = new Map<Method, z.ZodType>();
+
+function replySchema(method: Method): z.ZodType {
+  let shape = replySchemas.get(method);
+  if (shape === undefined) {
+    shape = z.union([z.object({ ok: z.literal(true), value: methods[method].result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
+    replySchemas.set(method, shape);
+  }
+  return shape;
+}
+
 /** Validates a reply arriving from the host (or the worker). */
 export function parseReply<M extends Method>(method: M, reply: unknown): Reply<M> {
-  const shape = z.union([z.object({ ok: z.literal(true), value: methods[method].result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
-  const parsed = shape.safeParse(reply);
+  const parsed = replySchema(method).safeParse(reply);
   if (!parsed.success) return { ok: false, error: { code: 'internal_error', message: `malformed reply to ${method}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } };
   return parsed.data as Reply<M>;
 }
