@@ -134,30 +134,40 @@ export function utf16IndexOfByte(text: string, byteOffset: number): number {
 /**
  * Walks a string forward converting UTF-16 indices to UTF-8 byte offsets. Queries must be
  * non-decreasing; the total work over all queries is linear in the string's length.
+ *
+ * The bytes walked are counted from 0 (`bytesTo`), apart from the offset of the first byte
+ * (`startOffset`, which may be a heap number: a file position): the difference of two counts is a
+ * small integer. Counted on from that offset, a match's length in a content held in memory reached
+ * `snippetOf` as a heap number (13.0) during a user's first search, and the code V8 had compiled on
+ * small integers was thrown away and compiled again (docs/search.md "Small integers where a match is
+ * placed").
  */
 export class Utf16ToUtf8Cursor {
   private index = 0;
-  private offset = 0;
+  private bytes = 0;
   constructor(
     private readonly text: string,
-    startOffset = 0,
-  ) {
-    this.offset = startOffset;
-  }
+    private readonly startOffset = 0,
+  ) {}
 
-  byteOffsetOf(utf16Index: number): number {
+  /** The bytes from the text's start to UTF-16 index `utf16Index`. */
+  bytesTo(utf16Index: number): number {
     const text = this.text;
     while (this.index < utf16Index) {
       const c = text.charCodeAt(this.index);
-      if (c < 0x80) this.offset += 1;
-      else if (c < 0x800) this.offset += 2;
+      if (c < 0x80) this.bytes += 1;
+      else if (c < 0x800) this.bytes += 2;
       else if (c >= 0xd800 && c <= 0xdbff && this.index + 1 < text.length && isLowSurrogate(text.charCodeAt(this.index + 1))) {
-        this.offset += 4;
+        this.bytes += 4;
         this.index++;
-      } else this.offset += 3;
+      } else this.bytes += 3;
       this.index++;
     }
-    return this.offset;
+    return this.bytes;
+  }
+
+  byteOffsetOf(utf16Index: number): number {
+    return this.startOffset + this.bytesTo(utf16Index);
   }
 }
 

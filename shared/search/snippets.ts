@@ -48,7 +48,10 @@ export function snippetOf(text: string, s: number, e: number, matchBytes: number
       left = i;
     }
   };
-  stepLeft(Math.floor(budget / 2));
+  // Half the context before the match, by a shift: `Math.floor(budget / 2)` made a fraction of an
+  // odd budget, and code compiled on even ones was thrown away at the first odd one (docs/search.md
+  // "Small integers where a match is placed").
+  stepLeft(budget >> 1);
   budget -= leftBytes;
   let right = e;
   let rightBytes = 0;

@@ -44,9 +44,10 @@ export function* scanText(
     0,
     (s, e) => {
       if (!counted()) return false;
-      const offset = cursor.byteOffsetOf(s);
-      const length = cursor.byteOffsetOf(e) - offset;
-      add(offset, length, () => snippetOf(text, s, e, length, snippetMax));
+      const before = cursor.bytesTo(s);
+      // A difference of counts from 0: a small integer, whatever number the span starts at.
+      const length = cursor.bytesTo(e) - before;
+      add(unit.span[0] + before, length, () => snippetOf(text, s, e, length, snippetMax));
       return true;
     },
     isAborted,
