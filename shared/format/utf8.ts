@@ -136,11 +136,10 @@ export function utf16IndexOfByte(text: string, byteOffset: number): number {
  * non-decreasing; the total work over all queries is linear in the string's length.
  *
  * The bytes walked are counted from 0 (`bytesTo`), apart from the offset of the first byte
- * (`startOffset`, which may be a heap number: a file position): the difference of two counts is a
- * small integer. Counted on from that offset, a match's length in a content held in memory reached
- * `snippetOf` as a heap number (13.0) during a user's first search, and the code V8 had compiled on
- * small integers was thrown away and compiled again (docs/search.md "Small integers where a match is
- * placed").
+ * (`startOffset`, any number): the difference of two counts is a small integer. Counted on from that
+ * offset, a match's length in a content held in memory reached `snippetOf` as a heap number (13.0)
+ * during a user's first search, and the code V8 had compiled on small integers was thrown away and
+ * compiled again (docs/search.md "Small integers where a match is placed").
  */
 export class Utf16ToUtf8Cursor {
   private index = 0;
