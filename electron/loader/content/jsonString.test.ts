@@ -2,7 +2,7 @@ import { closeSync, openSync, readSync, writeFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../../tools/testing/files';
-import { JsonStringError, JsonStringWalk, canonicalBody, isEscapeBoundary, stringValueBytes, unescapeInto } from './jsonString';
+import { JsonStringError, JsonStringWalk, canonicalBody, hasControlByte, isEscapeBoundary, stringValueBytes, unescapeInto } from './jsonString';
 import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { Utf8Check, hashBody, scanMessageRecord } from './rawRecord';
@@ -388,5 +388,21 @@ describe('scanMessageRecord', () => {
         closeSync(fd);
       }
     }
+  });
+});
+
+describe('hasControlByte', () => {
+  it('finds a byte below 0x20 wherever it lies, at any alignment and length, as a byte-by-byte look does', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 0, maxLength: 80 }), fc.integer({ min: 0, max: 7 }), fc.integer({ min: 0x20, max: 0xff }), (raw, shift, fill) => {
+        // Mostly bytes at or above 0x20, with the drawn ones kept where they fall below it: any position, any alignment.
+        const bytes = raw.map((b) => (b < 0x18 ? b : Math.max(b, fill)));
+        const buffer = new Uint8Array(bytes.length + shift);
+        buffer.set(bytes, shift);
+        const view = buffer.subarray(shift);
+        expect(hasControlByte(view)).toBe(view.some((b) => b < 0x20));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
