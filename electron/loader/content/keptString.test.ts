@@ -24,7 +24,7 @@ function countedFile(bytes: Buffer): { read: ReadSync; readBytes: () => number }
 
 /** Text with what makes a kept value hard: escapes, multi-byte and astral characters; or plain ASCII and multi-byte text (no escapes). */
 const valueArb = fc.oneof(
-  fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', '\t', 'é', '€', '😀', '/'), minLength: 1, maxLength: 300 }),
+  fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', '\t', 'é', '€', '😀', '/', 'n', 'u', '0', '\u007f', '\u0001'), minLength: 1, maxLength: 300 }),
   fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'é', '€', '😀', '/', '<', '>'), minLength: 1, maxLength: 300 }),
 );
 
@@ -170,7 +170,8 @@ describe('a text kept in its file', () => {
   });
 
   it('finds a query as a search of its decoded text finds it: the leftmost occurrences that do not overlap, in the span, until told to stop', () => {
-    const needleArb = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', 'é', '€', '😀'), minLength: 1, maxLength: 4 });
+    // Letters of escapes too (`n`, `u`, `0`), DEL and a control character: a search reads a value's JSON text before decoding it.
+    const needleArb = fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '\n', 'é', '€', '😀', 'n', 'u', '0', '/', '\u007f', '\u0001'), minLength: 1, maxLength: 4 });
     // Also a value of two letters with a query of them, whose occurrences overlap often.
     const twoLetters = fc.string({ unit: fc.constantFrom('a', 'é'), minLength: 1, maxLength: 60 });
     const pairArb = fc.oneof(fc.tuple(valueArb, needleArb), fc.tuple(twoLetters, fc.string({ unit: fc.constantFrom('a', 'é'), minLength: 1, maxLength: 3 })));
@@ -196,6 +197,34 @@ describe('a text kept in its file', () => {
           return found.length <= stopAfter;
         });
         expect(found).toEqual(expected.slice(0, stopAfter + 1));
+      }),
+      { numRuns: 800 },
+    );
+  });
+
+  it('finds every piece of a value with escapes in it, the first search (nothing cached) as the next', () => {
+    const escaped = fc.string({ unit: fc.constantFrom('a', 'n', 'u', '0', ' ', '"', '\\', '\n', '\t', '\u0001', '\u007f', 'é', '/'), minLength: 2, maxLength: 200 });
+    fc.assert(
+      fc.property(escaped, fc.nat(), fc.integer({ min: 1, max: 4 }), fc.nat(64), (value, a, length, prefixBytes) => {
+        fc.pre(JSON.stringify(value).length > value.length + 2);
+        const at = a % value.length;
+        const query = value.slice(at, at + length);
+        fc.pre(query.length > 0);
+        const { file, line, lineOffset } = fileWith(value, prefixBytes);
+        // No cache: every search reads the file.
+        const text = keepInFile(keptStrings(0, countedFile(file).read, () => true, 0), value, 1, line, lineOffset);
+        if (!text?.source.findAll) throw new Error('not kept, or no findAll');
+        const needle = Buffer.from(query, 'utf8');
+        const expected: number[] = [];
+        for (let i = value.indexOf(query); i !== -1; i = value.indexOf(query, i + query.length)) expected.push(Buffer.byteLength(value.slice(0, i), 'utf8'));
+        for (let search = 0; search < 2; search++) {
+          const found: number[] = [];
+          text.source.findAll(needle, 0, text.source.length, (offset) => {
+            found.push(offset());
+            return true;
+          });
+          expect(found).toEqual(expected);
+        }
       }),
       { numRuns: 800 },
     );

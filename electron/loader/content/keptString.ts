@@ -83,7 +83,23 @@ class KeptString implements ByteSource {
 
   /** ByteSource.findAll through windows read as `read` reads them, through the cache (findBytes.ts). */
   findAll(needle: Uint8Array, start: number, end: number, onMatch: (offset: () => number) => boolean): void {
+    if (this.rawHoldsNoneOf(needle)) return;
     findAllOf((from, to, target, at) => target.set(this.read(from, to), at), this.length)(needle, start, end, onMatch);
+  }
+
+  /**
+   * True when the value is not in the cache, has escapes, and its JSON text does not hold `needle`,
+   * a needle of ASCII from the space on but the quote and the backslash: the JSON text is
+   * JSON.stringify's (lineKeeper), which writes each such byte as itself, and none of its escapes
+   * decodes to one, so an occurrence in the value is one in its JSON text.
+   * A search then reads the JSON text once and neither decodes nor caches a value it cannot find
+   * anything in (docs/streaming-import.md "Texts searched before they are decoded").
+   */
+  private rawHoldsNoneOf(needle: Uint8Array): boolean {
+    if (this.plain || needle.length === 0 || this.rawLength > READ_BACK_WINDOW_BYTES || this.kept.cache.get(this.start) !== undefined) return false;
+    for (const b of needle) if (b < 0x20 || b > 0x7f || b === 0x22 || b === 0x5c) return false;
+    readBackRaw = windowOf(readBackRaw, this.rawLength);
+    return this.readFile(this.start, this.rawLength, readBackRaw).indexOf(needle) === -1;
   }
 
   /** As `read`, into `target`; the whole value as `passingWhole` reads it. */
