@@ -99,7 +99,10 @@ class KeptString implements ByteSource {
     if (this.plain || needle.length === 0 || this.rawLength > READ_BACK_WINDOW_BYTES || this.kept.cache.get(this.start) !== undefined) return false;
     for (const b of needle) if (b < 0x20 || b > 0x7f || b === 0x22 || b === 0x5c) return false;
     readBackRaw = windowOf(readBackRaw, this.rawLength);
-    return this.readFile(this.start, this.rawLength, readBackRaw).indexOf(needle) === -1;
+    const raw = this.readFile(this.start, this.rawLength, readBackRaw);
+    // Not a JSON string there any more (the file changed): the decoding way says so.
+    if (raw[0] !== 0x22 || raw[raw.length - 1] !== 0x22) return false;
+    return raw.indexOf(needle) === -1;
   }
 
   /** As `read`, into `target`; the whole value as `passingWhole` reads it. */
