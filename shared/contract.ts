@@ -937,26 +937,30 @@ export function parseParams(method: string, params: unknown): { ok: true; method
 }
 
 /**
- * Each method's reply schema, made at its first reply and used for every later one: made per reply,
+ * The check of a reply to `method` whose value is `result`: the reply as sent when it is that value
+ * or a host error, else an `internal_error` saying what is malformed. Its schema is made once, here.
+ */
+export function replyParser<S extends z.ZodType>(method: string, result: S): (reply: unknown) => { ok: true; value: z.output<S> } | { ok: false; error: HostError } {
+  const shape = z.union([z.object({ ok: z.literal(true), value: result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
+  return (reply) => {
+    const parsed = shape.safeParse(reply);
+    if (!parsed.success) return { ok: false, error: { code: 'internal_error', message: `malformed reply to ${method}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } };
+    return parsed.data as { ok: true; value: z.output<S> } | { ok: false; error: HostError };
+  };
+}
+
+/**
+ * Each method's reply check, made at its first reply and used for every later one: made per reply,
  * the two objects and their union cost most of a small reply's check (docs/worker.md "Replies
  * checked").
  */
-const replySchemas = new Map<Method, z.ZodType>();
-
-function replySchema(method: Method): z.ZodType {
-  let shape = replySchemas.get(method);
-  if (shape === undefined) {
-    shape = z.union([z.object({ ok: z.literal(true), value: methods[method].result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
-    replySchemas.set(method, shape);
-  }
-  return shape;
-}
+const replyParsers = new Map<Method, (reply: unknown) => unknown>();
 
 /** Validates a reply arriving from the host (or the worker). */
 export function parseReply<M extends Method>(method: M, reply: unknown): Reply<M> {
-  const parsed = replySchema(method).safeParse(reply);
-  if (!parsed.success) return { ok: false, error: { code: 'internal_error', message: `malformed reply to ${method}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } };
-  return parsed.data as Reply<M>;
+  let parse = replyParsers.get(method);
+  if (parse === undefined) replyParsers.set(method, (parse = replyParser(method, methods[method].result)));
+  return parse(reply) as Reply<M>;
 }
 
 /** Validates an event arriving from the host. */

@@ -11,7 +11,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 import type { HostError, HostEvent, ParsedParams, Reply, SessionInfo, WorkerSessionMethod } from '../../shared/index';
-import { hostErrorSchema, parseEvent, parseReply, workerMethods } from '../../shared/index';
+import { parseEvent, parseReply, replyParser, workerMethods } from '../../shared/index';
 import type { OpenSource, ResolverClient } from './resolverClient';
 import type { TestHookMethod, WorkerInit, WorkerReply, WorkerRequest } from './protocol';
 import { BUNDLE_SLOT, EPOCH_SLOT, EPOCH_SLOTS, WORKER_BUNDLE } from './protocol';
@@ -115,20 +115,11 @@ interface InFlightSearch {
   markStarted(started: boolean): void;
 }
 
-function workerReply<S extends z.ZodType>(method: string, result: S): (raw: unknown) => WorkerReply<z.output<S>> {
-  const shape = z.union([z.object({ ok: z.literal(true), value: result }), z.object({ ok: z.literal(false), error: hostErrorSchema })]);
-  return (raw) => {
-    const parsed = shape.safeParse(raw);
-    if (parsed.success) return parsed.data as WorkerReply<z.output<S>>;
-    return { ok: false, error: { code: 'internal_error', message: `malformed reply to ${method}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } };
-  };
-}
-
-const parseOpen = workerReply('open', workerMethods.open.result);
-const parseClose = workerReply('close', workerMethods.close.result);
-const failureOnly = workerReply('a test hook', z.never());
-const collected = workerReply('__gc', z.boolean());
-const prepared = workerReply('__prepared', z.literal(true));
+const parseOpen = replyParser('open', workerMethods.open.result);
+const parseClose = replyParser('close', workerMethods.close.result);
+const failureOnly = replyParser('a test hook', z.never());
+const collected = replyParser('__gc', z.boolean());
+const prepared = replyParser('__prepared', z.literal(true));
 
 class WorkerClient implements WorkerResolverClient {
   private readonly workerPath: string;
