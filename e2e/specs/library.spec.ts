@@ -11,6 +11,7 @@ import type { Page } from '@playwright/test';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { REPO_ROOT } from '../paths';
+import { recordedTexts, textRecorder } from '../textRecorder';
 
 const REAL = join(REPO_ROOT, 'e2e', 'fixtures', 'real');
 /** Titles the agents gave the sessions (their first prompts), as the library shows them. */
@@ -171,15 +172,8 @@ test.describe('the app opens on the session library', () => {
   });
 });
 
-/** Records every text the library's progress count shows, from the page's first paint, in `window.libraryProgressSaid`. */
-const PROGRESS_RECORDER = `
-  window.libraryProgressSaid = [];
-  new MutationObserver(() => {
-    const text = document.querySelector('.library-progress')?.textContent;
-    const said = window.libraryProgressSaid;
-    if (text != null && said[said.length - 1] !== text) said.push(text);
-  }).observe(document, { subtree: true, childList: true, characterData: true });
-`;
+/** Every text the library's progress count shows, from the page's first paint. */
+const PROGRESS_RECORDER = textRecorder('.library-progress', 'libraryProgressSaid');
 
 test.describe('a large library streams into the table', () => {
   const SESSIONS = 600;
@@ -220,7 +214,7 @@ test.describe('a large library streams into the table', () => {
     // Before that, while the host listed (the page's first ask starts the listing, so its answer
     // is always partial): the count said how many were indexed of those found so far, never less
     // than it said before. Recorded from the page's start (PROGRESS_RECORDER), however fast the listing.
-    const said = await page.evaluate(() => (globalThis as unknown as { libraryProgressSaid: string[] }).libraryProgressSaid);
+    const said = await recordedTexts(page, 'libraryProgressSaid');
     const partial = said.slice(0, -1);
     expect(partial.length).toBeGreaterThan(0);
     const counts = partial.map((text) => {

@@ -10,6 +10,7 @@ import { cliCheck, runCli } from '../cli';
 import { writeFileSync } from 'node:fs';
 import { expect, test, testWithWrittenFile } from '../fixtures';
 import { fixture } from '../importedSession';
+import { recordedTexts, textRecorder } from '../textRecorder';
 
 // Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
 test.use({ reusePage: true });
@@ -103,15 +104,8 @@ test.describe('a SWE-agent trajectory that records no usage', () => {
   });
 });
 
-/** Records every text the map's progress note shows, from the page's first paint, in `window.mapProgressSaid`: a slice's note may last less than a poll. */
-const PROGRESS_RECORDER = `
-  window.mapProgressSaid = [];
-  new MutationObserver(() => {
-    const text = document.querySelector('.context-map-progress')?.textContent;
-    const said = window.mapProgressSaid;
-    if (text != null && said[said.length - 1] !== text) said.push(text);
-  }).observe(document, { subtree: true, childList: true, characterData: true });
-`;
+/** Every text the map's progress note shows, from the page's first paint: a slice's note may last less than a poll. */
+const PROGRESS_RECORDER = textRecorder('.context-map-progress', 'mapProgressSaid');
 
 test.describe('a long Claude Code transcript: the estimates come in slices', () => {
   test.use({ sessionFiles: [LONG_PASS], pageInitScript: PROGRESS_RECORDER });
@@ -131,7 +125,7 @@ test.describe('a long Claude Code transcript: the estimates come in slices', () 
     await expect(summary).not.toContainText('estimating…');
     await expect(progress).toHaveText('');
     // Said on the way, however briefly (the page's recorder saw every text the note took).
-    const said = await inspector.page.evaluate(() => (globalThis as unknown as { mapProgressSaid: string[] }).mapProgressSaid);
+    const said = await recordedTexts(inspector.page, 'mapProgressSaid');
     expect(said.some((text) => new RegExp(`^estimating… calibrating on the recorded usage, [\\d,]+ of ${calls} calls$`).test(text)), said.join(' | ')).toBe(true);
     expect(await audit(inspector)).toEqual([]);
   });
