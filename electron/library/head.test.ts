@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TITLE_MAX_CHARS, headInfo, oneLine } from './head';
@@ -63,5 +65,53 @@ describe('titles', () => {
   it('of a Codex session from the IDE are the request, not the editor context', () => {
     const b = lines({ timestamp: '2026-01-01T00:00:00Z', type: 'session_meta', payload: { id: 'c', cwd: '/w' } }, { timestamp: '2026-01-01T00:00:01Z', type: 'event_msg', payload: { type: 'user_message', message: '# Context from my IDE setup:\n\n## Active file: a.ts\n\n## My request for Codex:\nrename the helper\n' } });
     expect(headInfo('codex-rollout', 'r.jsonl', b.length, b).title).toBe('rename the helper');
+  });
+});
+
+describe('a native sidecar head', () => {
+  const header = { t: 'header', format: 'supercode-sidecar', version: 1, session_id: 's-9', created_at: '2026-03-01T10:00:00Z', model: 'model-a', gate: true, policy: null };
+  const message = (i: number, role: string, content: unknown) => ({ t: 'message', i, msg: { role, content } });
+
+  it('is titled by its first user message, not the system prompt, and names the session, its models and when it began', () => {
+    const b = lines(header, { t: 'system', msg: { role: 'system', content: 'You are supercode.' } }, message(0, 'user', 'Find the\nfailing test'), message(1, 'assistant', 'On it.'), { t: 'model_change', at: 2, from: 'model-a', to: 'model-b', reasoning_artifacts_filtered: 0 }, message(2, 'user', 'a later prompt'));
+    expect(headInfo('supercode-sidecar', 'x.sidecar.jsonl', b.length, b)).toEqual({ id: 's-9', title: 'Find the failing test', project: null, models: ['model-a', 'model-b'], started: '2026-03-01T10:00:00.000Z', updated: null });
+  });
+
+  it("leaves `updated` to the file's modification time: the header's time is when the session began", () => {
+    const b = lines(header, message(0, 'user', [{ type: 'text', text: 'parts' }, { type: 'text', text: 'too' }]));
+    const info = headInfo('supercode-sidecar', 'x.sidecar.jsonl', b.length, b);
+    expect(info.title).toBe('parts too');
+    expect(info.started).toBe('2026-03-01T10:00:00.000Z');
+    expect(info.updated).toBeNull();
+  });
+
+  it('of every bundled sample sidecar is its first user message, one line', () => {
+    const dir = join(import.meta.dirname, '..', '..', 'samples');
+    const sidecars = readdirSync(dir).filter((n) => n.endsWith('.sidecar.jsonl'));
+    expect(sidecars.length).toBeGreaterThan(0);
+    for (const name of sidecars) {
+      const bytes = readFileSync(join(dir, name));
+      const first = bytes
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { t?: string; msg?: { role?: string; content?: unknown } })
+        .find((r) => r.t === 'message' && r.msg?.role === 'user');
+      expect(typeof first?.msg?.content).toBe('string');
+      expect(headInfo('supercode-sidecar', name, bytes.length, bytes).title).toBe(oneLine(first?.msg?.content as string));
+    }
+  });
+
+  it('is titled by the first message of role user whatever comes before it, and untitled without one (any order of roles)', () => {
+    const role = fc.constantFrom('user', 'assistant', 'tool', 'system');
+    const word = fc.stringMatching(/^[a-z]{1,12}$/);
+    fc.assert(
+      fc.property(fc.array(fc.tuple(role, fc.array(word, { minLength: 1, maxLength: 5 })), { maxLength: 8 }), (msgs) => {
+        const b = lines(header, ...msgs.map(([r, words], i) => message(i, r, words.join(' '))));
+        const firstUser = msgs.find(([r]) => r === 'user');
+        expect(headInfo('supercode-sidecar', 'x.sidecar.jsonl', b.length, b).title).toBe(firstUser ? firstUser[1].join(' ') : null);
+      }),
+      { numRuns: 300 },
+    );
   });
 });

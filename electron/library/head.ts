@@ -132,8 +132,13 @@ class Collector {
   time(t: unknown): void {
     const iso = isoTime(t);
     if (iso === undefined) return;
-    if (this.started === null || iso < this.started) this.started = iso;
+    this.began(iso);
     if (this.updated === null || iso > this.updated) this.updated = iso;
+  }
+  /** A time the session had begun by, that says nothing of when it was last written. */
+  began(t: unknown): void {
+    const iso = isoTime(t);
+    if (iso !== undefined && (this.started === null || iso < this.started)) this.started = iso;
   }
   /** The agent's own title: a higher rank wins; among equals, the later one (titles are appended). */
   title(rank: number, text: unknown): void {
@@ -245,14 +250,22 @@ export function headInfoOfInspectLog(doc: unknown): HeadInfo {
   return c.info();
 }
 
-/** A native sidecar: the header's session and model, the first user message's content. */
+/**
+ * A native sidecar (SPEC §3.1): the header's `session_id`, `model` and `created_at`, the models of
+ * `model_change` records, the first user message (`message` records hold it in `msg`). Only the
+ * header holds a time: it is when the session started, and `updated` is left to the file's
+ * modification time (the records appended since carry none).
+ */
 function sidecar(c: Collector, lines: Json[]): void {
   for (const r of lines) {
     if (r.t === 'header') {
       c.id ??= str(r.session_id) ?? null;
       c.model(r.model);
-    } else if (isObject(r.message) && r.message.role === 'user') c.firstPrompt(contentText(r.message.content));
-    c.time(r.ts);
+      c.began(r.created_at);
+    } else if (r.t === 'model_change') {
+      c.model(r.from);
+      c.model(r.to);
+    } else if (r.t === 'message' && isObject(r.msg) && r.msg.role === 'user') c.firstPrompt(contentText(r.msg.content));
   }
 }
 
