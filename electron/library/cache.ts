@@ -18,7 +18,7 @@ import type { HeadInfo } from './head';
 import type { IndexedCounts } from './index';
 
 /** Bumped whenever what the cache holds, or how counts are made, changes. */
-export const CACHE_VERSION = 4;
+export const CACHE_VERSION = 5;
 export const CACHE_FILE = 'index.json';
 /** A cache file larger than this is not read (a sane library's is far smaller). */
 const CACHE_MAX_BYTES = 256 * 1024 * 1024;
@@ -71,7 +71,7 @@ function isCounts(v: unknown): v is IndexedCounts {
   const c = v as Record<string, unknown>;
   const head = c.head as Record<string, unknown> | undefined;
   const headOk = head === undefined || (typeof head === 'object' && head !== null && Object.values(head).every((v) => typeof v === 'string'));
-  return ['messages', 'calls', 'reductions', 'compactions'].every((k) => Number.isSafeInteger(c[k])) && Array.isArray(c.models) && c.models.every((m) => typeof m === 'string') && (c.sessions === undefined || Number.isSafeInteger(c.sessions)) && (c.tokens === null || Number.isSafeInteger(c.tokens)) && headOk;
+  return ['messages', 'calls', 'reductions', 'compactions'].every((k) => Number.isSafeInteger(c[k])) && Array.isArray(c.models) && c.models.every((m) => typeof m === 'string') && (c.sessions === undefined || Number.isSafeInteger(c.sessions)) && (c.tokens === null || Number.isSafeInteger(c.tokens)) && (c.firstPrompt === undefined || typeof c.firstPrompt === 'string') && headOk;
 }
 
 const orNull = (v: unknown): boolean => v === null || typeof v === 'string';

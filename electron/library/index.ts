@@ -12,7 +12,7 @@ import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';
 import type { HeadInfo } from './head';
-import { headInfoOfInspectLog } from './head';
+import { headInfoOfInspectLog, promptTitle } from './head';
 import type { SessionPlace } from './link';
 import type { LibraryQuery, SessionMatches } from './query';
 import { searchSession } from './query';
@@ -30,6 +30,11 @@ export interface IndexedCounts {
   models: string[];
   /** What only a full read finds of the entry's head fields (an Inspect `.eval` archive's header). */
   head?: { title?: string; id?: string; status?: string; started?: string; updated?: string };
+  /**
+   * The first user prompt of the loaded session, one line (headInfo's rules): the entry's title
+   * when its head gave none (a prompt past the head's first 64 KiB).
+   */
+  firstPrompt?: string;
 }
 
 export interface IndexJob {
@@ -46,6 +51,8 @@ export interface IndexJob {
   hold?: boolean;
   /** The format the walk sniffed the file as: its adapter is asked first (LoadOptions.likelyFormat). */
   format?: SessionFileFormat;
+  /** The entry's head holds no title: the session's first prompt is looked for (IndexedCounts.firstPrompt). */
+  untitled?: boolean;
 }
 
 /** How much of the file the indexing read: every byte read, and those before `from` (the size already indexed; 0 when read whole). */
@@ -154,7 +161,27 @@ function lastRecordedContext(session: LoadedSession): number | null {
   return null;
 }
 
-export function countsOf(session: LoadedSession): IndexedCounts {
+/** Messages looked at, at most, for a first prompt: it opens a session, after the instructions. */
+const PROMPT_MESSAGES = 64;
+
+/**
+ * The first message of role user in the session's view whose text is a prompt (promptTitle), as a
+ * title; undefined when none of the first PROMPT_MESSAGES is. A large content is only its first
+ * bytes here (ChatMessage.large), which is all a title reads.
+ */
+function firstPromptOf(session: LoadedSession): string | undefined {
+  const n = Math.min(session.minted.length, PROMPT_MESSAGES);
+  for (let i = 0; i < n; i++) {
+    const m = session.minted.at(i);
+    if (m?.role !== 'user') continue;
+    const title = promptTitle(m.content);
+    if (title !== null) return title;
+  }
+  return undefined;
+}
+
+/** The library's counts of a loaded session; with `untitled`, its first prompt as well (the entry's head gave no title). */
+export function countsOf(session: LoadedSession, untitled = false): IndexedCounts {
   const models: string[] = [];
   const add = (m: string | null | undefined): void => {
     if (typeof m === 'string' && m !== '' && m !== '<synthetic>' && !models.includes(m)) models.push(m);
@@ -164,6 +191,7 @@ export function countsOf(session: LoadedSession): IndexedCounts {
     add(change.to);
   }
   add(session.model);
+  const firstPrompt = untitled ? firstPromptOf(session) : undefined;
   return {
     messages: session.minted.length,
     calls: session.calls.length,
@@ -172,6 +200,7 @@ export function countsOf(session: LoadedSession): IndexedCounts {
     tokens: lastRecordedContext(session),
     ...(session.sessions && session.sessions.length > 1 ? { sessions: session.sessions.length } : {}),
     models,
+    ...(firstPrompt !== undefined ? { firstPrompt } : {}),
   };
 }
 
@@ -187,7 +216,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     const found = await heldSession(job);
     if (!found.ok) return found;
     // The held session stays open for the next index: only counted here.
-    return { ok: true, counts: countsOf(found.session), read: found.read };
+    return { ok: true, counts: countsOf(found.session, job.untitled === true), read: found.read };
   }
   if (held.has(job.path)) release(job.path);
   // An `.eval` archive's header, as the load read it: its entry's fields without a second open.
@@ -196,7 +225,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {
-    const counts = countsOf(session);
+    const counts = countsOf(session, job.untitled === true);
     if (session.files[0]?.format === 'inspect-eval') {
       const h = logHeader ? headInfoOfInspectLog(logHeader.doc) : await evalHeaderInfo(job.path, job.root);
       if (h) withLogHeader(counts, h);

@@ -8,6 +8,7 @@ import type { IndexedCounts } from './index';
 import type { LibraryListing, LibraryOptions } from './library';
 import { listLibrary } from './library';
 import { indexPool } from './pool';
+import { oneLine } from './head';
 import { defaultRoots } from './roots';
 import { smallSession, writeSmallSessions } from './testing/generated';
 import type { WalkCount } from './walk';
@@ -234,4 +235,26 @@ describe('heads', () => {
     expect(listed.sessions.map((s) => s.title).sort()).toEqual(paths.map((_, k) => `prompt 0 of session ${k}: list the files`).sort());
     expect(decodes).toBe(paths.length);
   });
+});
+
+describe('titles', () => {
+  const REAL = join(import.meta.dirname, '..', '..', 'e2e', 'fixtures', 'real');
+  const name = (e: { path: string }) => e.path.split(sep).pop() as string;
+
+  it("of every real session, once indexed, are the agent's own or its first prompt; those whose first prompt lies past the head are filled by the index", async () => {
+    const [indexed, heads] = [await list(REAL, undefined), await list(REAL, undefined, { heads: true })];
+    expect(indexed.sessions.length).toBeGreaterThan(20);
+    expect(indexed.sessions.filter((e) => e.title === null).map(name)).toEqual([]);
+    const late = heads.sessions.filter((e) => e.title === null).map(name).sort();
+    // A SWE-agent .traj writes its trajectory before its history, Codex desktop its instructions before the first prompt, OpenHands V1 keeps messages in event files;
+    // an .eval archive not named `{created}_{task}_{id}.eval` has its task in its header.json, read by the index.
+    expect(late).toEqual(['base_state.json', 'log_message_deduplication.eval', 'marshmallow-1867-function-calling-replace-from-source.traj', 'rollout-0.126-desktop-websearch-customtool-ENTIRE.jsonl']);
+    const titleOf = (file: string) => indexed.sessions.find((e) => name(e) === file)?.title;
+    const traj = JSON.parse(readFileSync(join(REAL, 'swe-agent', late[2] as string), 'utf8')) as { history: { role: string; content: string }[] };
+    expect(titleOf(late[2] as string)).toBe(oneLine(traj.history.find((m) => m.role === 'user')?.content ?? ''));
+    expect(titleOf(late[3] as string)).toMatch(/^can you add this image to the top of the repo please then create a branch and make a commit/);
+    expect(titleOf('log_message_deduplication.eval')).toBe('inspect_test_utils/guess_number');
+    // Where the head found a title, the index keeps it.
+    for (const h of heads.sessions.filter((e) => e.title !== null)) expect(indexed.sessions.find((e) => e.path === h.path)?.title).toBe(h.title);
+  }, 120_000);
 });

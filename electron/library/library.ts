@@ -131,7 +131,9 @@ function withCounts(entry: LibraryEntry, counts: IndexedCounts): LibraryEntry {
   const models = [...entry.models];
   for (const m of counts.models) if (!models.includes(m)) models.push(m);
   const h = counts.head ?? {};
-  return { ...entry, ...(h.title !== undefined ? { title: h.title } : {}), ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, tokens: counts.tokens, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
+  // The agent's own title (an archive's header), else the head's, else the session's first prompt.
+  const title = h.title ?? entry.title ?? counts.firstPrompt ?? null;
+  return { ...entry, title, ...(h.id !== undefined ? { id: h.id } : {}), ...(h.status !== undefined ? { status: h.status } : {}), ...(h.started !== undefined ? { started: h.started } : {}), ...(h.updated !== undefined ? { updated: h.updated } : {}), models, messages: counts.messages, calls: counts.calls, reductions: counts.reductions, compactions: counts.compactions, tokens: counts.tokens, ...(counts.sessions !== undefined ? { sessions: counts.sessions } : {}), indexed: true };
 }
 
 /**
@@ -148,7 +150,7 @@ export async function indexedEntry(file: WalkedFile, root: { path: string; real:
   const key = { size, mtimeMs, ino };
   const cached = options.cache?.get(file.path, key);
   if (cached) return withCounts(entry, cached);
-  const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, format: file.format, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}) });
+  const reply = await options.pool.index({ path: file.path, root: root.real, place: { rel: file.rel, rootId: root.id }, format: file.format, ...(APPENDING_FORMATS.has(format) ? { hold: true } : {}), ...(info.title === null ? { untitled: true } : {}) });
   if (!reply.ok) return { ...entry, error: reply.message };
   options.cache?.set(file.path, key, reply.counts, { format: file.format, info });
   return withCounts(entry, reply.counts);
@@ -225,7 +227,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
         const path = file.path;
         if (!options.query) options.onHead?.(entry);
         jobs.push(
-          options.pool.index({ path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}) }).then((reply) => {
+          options.pool.index({ path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}), ...(info.title === null ? { untitled: true } : {}) }).then((reply) => {
             if (!reply.ok) {
               if (reply.message !== 'cancelled' && !options.query) finish({ ...entry, error: reply.message }, report);
               return;
