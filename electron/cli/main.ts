@@ -150,7 +150,8 @@ Commands:
       "matches":{visible,hidden,first:[{call,reduction?,snippet,link}]}. --since keeps
       sessions updated since DATE; --format F one format (claude-code, codex, inspect,
       swe-agent, openhands, supercode). --jsonl prints one entry a line as each finishes;
-      --table an aligned table. --no-default-roots lists only the DIRs given.
+      --table an aligned table (with --query, each session's matches seen and hidden).
+      --no-default-roots lists only the DIRs given.
   export --as markdown|html [--redact] [--calls N:M] [--out F] FILE...
       Print the session as one readable document (not JSON): a "## Call N" section per model
       call with the context reduced since the previous call (what was shown instead, hidden

@@ -129,6 +129,15 @@ describe('sessions --query', () => {
     expect(out.search.max_sessions).toBeGreaterThan(0);
   }, 120_000);
 
+  it('--table gives each matching session its matches seen by the model and hidden from it, as the JSON counts them', async () => {
+    const query = ['sessions', '--query', 'fail to open the repository in that case'];
+    const json = JSON.parse((await cli(query)).stdout) as Listing;
+    const [head, ...rows] = (await cli([...query, '--table'])).stdout.split('\n\n')[0]?.split('\n') ?? [];
+    expect(head).toMatch(/ +SIZE +SEEN +HIDDEN$/);
+    expect(rows.map((r) => r.split(/ +/).slice(-2).map(Number))).toEqual(json.sessions.map((e) => [e.matches?.visible, e.matches?.hidden]));
+    expect(json.sessions.some((e) => (e.matches?.hidden ?? 0) > 0)).toBe(true);
+  }, 120_000);
+
   it('lists none when nothing matches', async () => {
     const none = JSON.parse((await cli(['sessions', '--query', 'zq-no-such-text-zq'])).stdout) as Listing;
     expect(none.sessions).toEqual([]);

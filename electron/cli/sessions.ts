@@ -53,11 +53,16 @@ function cell(text: string | null, max: number): string {
 
 const count = (n: number | null): string => (n === null ? '…' : String(n));
 
-/** The aligned table of `--table`: agent, title, project, updated, calls, compactions, tokens, size. */
+/**
+ * The aligned table of `--table`: agent, title, project, updated, calls, compactions, tokens, size;
+ * with `--query`, then the matches in what the model was given (SEEN) and in what was hidden from
+ * it (HIDDEN), as the entry's `matches` counts them.
+ */
 export function sessionsTable(listing: LibraryListing): string {
-  const head = ['AGENT', 'TITLE', 'PROJECT', 'UPDATED', 'CALLS', 'COMPACTIONS', 'TOKENS', 'SIZE'];
-  const rows = listing.sessions.map((e) => [e.format, cell(e.title, 60), cell(e.project, 40), e.updated.slice(0, 16).replace('T', ' '), count(e.calls), count(e.compactions), e.tokens === null ? '–' : String(e.tokens), humanBytes(e.bytes)]);
-  const right = new Set([4, 5, 6, 7]);
+  const searched = listing.search !== undefined;
+  const head = ['AGENT', 'TITLE', 'PROJECT', 'UPDATED', 'CALLS', 'COMPACTIONS', 'TOKENS', 'SIZE', ...(searched ? ['SEEN', 'HIDDEN'] : [])];
+  const rows = listing.sessions.map((e) => [e.format, cell(e.title, 60), cell(e.project, 40), e.updated.slice(0, 16).replace('T', ' '), count(e.calls), count(e.compactions), e.tokens === null ? '–' : String(e.tokens), humanBytes(e.bytes), ...(searched ? [String(e.matches?.visible ?? 0), String(e.matches?.hidden ?? 0)] : [])]);
+  const right = new Set([4, 5, 6, 7, 8, 9]);
   const widths = head.map((h, k) => Math.max(Array.from(h).length, ...rows.map((r) => Array.from(r[k] as string).length)));
   const line = (r: string[]): string =>
     r
