@@ -284,7 +284,7 @@ async function run(argv: readonly string[], io: CliIo, loadOptions: LoadOptions,
     }
     case 'sessions': {
       const { runSessions } = await import('./sessions');
-      return runSessions(parsed, io, deps.untilStopped);
+      return runSessions(parsed, io, deps.untilStopped, deps.packageRoot);
     }
     case 'serve':
     case 'open': {

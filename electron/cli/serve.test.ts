@@ -10,7 +10,8 @@ import { request } from '../host/testing/httpClient';
 import { tempDir } from '../../tools/testing/files';
 import { main } from './main';
 import { findElectron } from './open';
-import { LISTENING_PREFIX, findPackageRoot } from './serve';
+import { findPackageRoot } from './packageRoot';
+import { LISTENING_PREFIX } from './serve';
 import { openLaunches } from './testing/openLaunches';
 import { startServe } from './testing/inProcessServe';
 

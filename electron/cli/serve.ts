@@ -4,8 +4,8 @@
  * `Session Inspector listening on <url>` as the first line on stdout (the URL carries the access
  * token, SPEC §7.1), then runs until SIGINT or SIGTERM and exits 0.
  */
-import { existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { serveFolder } from '../host/folder';
 import type { ServedLibrary } from '../host/library';
@@ -23,6 +23,7 @@ import type { CliIo } from './output';
 import { formatLink, parseLink } from '../../shared/links/link';
 import { CliError, terminalSentence, usageError } from './errors';
 import { untilSignal } from './signals';
+import { samplesFolder } from './packageRoot';
 
 export { untilSignal };
 
@@ -99,34 +100,6 @@ export async function checkOpenSource(files: string[], options: ServeOptions): P
 
 export const LISTENING_PREFIX = 'Session Inspector listening on ';
 
-const PACKAGE_NAME = 'session-inspector';
-
-/**
- * The folder of this package's package.json, found upward from `start` (the running script: the
- * bundle in dist/, or electron/cli/bin.ts under tsx). Falls back to the current directory.
- */
-export function findPackageRoot(start: string | undefined = process.argv[1]): string {
-  let dir: string;
-  try {
-    dir = start ? dirname(realpathSync(start)) : process.cwd();
-  } catch {
-    dir = process.cwd();
-  }
-  for (;;) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest)) {
-      try {
-        if ((JSON.parse(readFileSync(manifest, 'utf8')) as { name?: unknown }).name === PACKAGE_NAME) return dir;
-      } catch {
-        // Not ours (or unreadable): keep climbing.
-      }
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return process.cwd();
-    dir = parent;
-  }
-}
-
 /** The sample opened when no FILE is given. */
 export function bundledSample(packageRoot: string): string {
   for (const name of ['session.sidecar.jsonl', 'demo.sidecar.jsonl']) {
@@ -167,7 +140,7 @@ export function tabSession(shared: Omit<SessionHostOptions, 'client'>, createCli
 
 /** The session library `serve` lists with no FILE: the agents' folders, else the bundled samples; the cache in the OS cache folder. */
 function hostLibrary(deps: ServeDeps): ServedLibrary {
-  return machineLibrary(deps.libraryContext ?? processRootsContext(homedir()), join(deps.packageRoot, 'samples'));
+  return machineLibrary(deps.libraryContext ?? processRootsContext(homedir()), samplesFolder(deps.packageRoot));
 }
 
 /** Runs the HTTP host until stopped; resolves to the exit status. */

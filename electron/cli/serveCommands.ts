@@ -6,7 +6,8 @@
 import type { OpenDeps } from './open';
 import { findElectron, launchElectron, runOpen } from './open';
 import type { CliIo, ParsedFlags } from './output';
-import { createRealClient, findPackageRoot, parseBind, parseLinkOption, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
+import { createRealClient, parseBind, parseLinkOption, parseMaxUpload, parsePort, runServe, untilSignal } from './serve';
+import { findPackageRoot } from './packageRoot';
 import { usageError } from './errors';
 
 function serveOptions(command: 'serve' | 'open', flags: Map<string, string | true>, files: string[]) {

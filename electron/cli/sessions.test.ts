@@ -1,5 +1,6 @@
-import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LibraryEntry } from '../library/library';
 import type { LibraryHome } from '../library/testing/libraryHome';
@@ -109,6 +110,51 @@ describe('sessions over a HOME holding four agents', () => {
     expect(statSync(lib.cache).mode & 0o777).toBe(0o700);
     expect(statSync(join(lib.cache, 'index.json')).mode & 0o777).toBe(0o600);
   });
+});
+
+describe('sessions where none of the agents\' folders exists', () => {
+  const ROOT = join(import.meta.dirname, '..', '..');
+  const KEYS = ['HOME', 'INSPECT_LOG_DIR', 'SWE_AGENT_TRAJECTORY_DIR'] as const;
+  let saved: (string | undefined)[];
+  let empty: string;
+  beforeAll(() => {
+    saved = KEYS.map((k) => process.env[k]);
+    empty = mkdtempSync(join(tmpdir(), 'no-agents-'));
+    process.env.HOME = empty;
+    process.env.INSPECT_LOG_DIR = join(empty, 'logs');
+    process.env.SWE_AGENT_TRAJECTORY_DIR = join(empty, 'trajectories');
+  });
+  afterAll(() => {
+    KEYS.forEach((k, i) => (saved[i] === undefined ? delete process.env[k] : (process.env[k] = saved[i])));
+    rmSync(empty, { recursive: true, force: true });
+  });
+  const run = async (argv: string[]): Promise<Run> => {
+    let stdout = '';
+    let stderr = '';
+    const code = await main(argv, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, {}, { untilStopped: never, packageRoot: ROOT });
+    return { code, stdout, stderr };
+  };
+
+  it('lists the bundled samples, says so, and still names every folder it looked in', async () => {
+    const out = JSON.parse((await run(['sessions', '--heads'])).stdout) as Listing & { samples?: boolean };
+    const samples = join(ROOT, 'samples');
+    expect(out.samples).toBe(true);
+    expect(out.roots.at(-1)).toMatchObject({ path: samples, exists: true });
+    expect(out.roots.slice(0, -1).every((r) => !r.exists && r.path.startsWith(empty))).toBe(true);
+    expect(out.roots.slice(0, -1).map((r) => r.agent)).toEqual(expect.arrayContaining(['claude-code', 'codex', 'inspect', 'swe-agent', 'openhands']));
+    expect(out.sessions.length).toBeGreaterThan(0);
+    expect(out.sessions.every((e) => e.path.startsWith(samples + sep))).toBe(true);
+    expect((await run(['sessions', '--heads', '--table'])).stdout).toContain('the bundled samples are listed');
+  }, 120_000);
+
+  it('lists nothing of the samples when a folder is named, or with --no-default-roots', async () => {
+    const named = JSON.parse((await run(['sessions', '--heads', empty])).stdout) as Listing & { samples?: boolean };
+    expect(named.samples).toBeUndefined();
+    expect(named.sessions).toEqual([]);
+    const none = JSON.parse((await run(['sessions', '--heads', '--no-default-roots'])).stdout) as Listing & { samples?: boolean };
+    expect(none).toMatchObject({ roots: [], sessions: [] });
+    expect(none.samples).toBeUndefined();
+  }, 120_000);
 });
 
 describe('sessions --query', () => {

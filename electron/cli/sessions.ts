@@ -11,12 +11,13 @@ import { SESSION_FORMATS } from '../../shared/index';
 import { nameText } from '../../shared/format/visibleText';
 import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry, LibraryListing } from '../library/library';
-import { listLibrary } from '../library/library';
+import { listLibrary, withSamplesWhereNone } from '../library/library';
 import { indexPool } from '../library/pool';
 import { queryProblem } from '../library/query';
 import { libraryRoots, processRootsContext } from '../library/roots';
 import { CliError, usageError } from './errors';
 import { withListingTiering } from './listingTiering';
+import { findPackageRoot, samplesFolder } from './packageRoot';
 import type { CliIo, ParsedFlags } from './output';
 import { EXIT_OK, json, writeJson } from './output';
 import { untilSignal } from './signals';
@@ -58,7 +59,7 @@ const count = (n: number | null): string => (n === null ? '…' : String(n));
  * with `--query`, then the matches in what the model was given (SEEN) and in what was hidden from
  * it (HIDDEN), as the entry's `matches` counts them.
  */
-export function sessionsTable(listing: LibraryListing): string {
+export function sessionsTable(listing: LibraryListing, samples = false): string {
   const searched = listing.search !== undefined;
   const head = ['AGENT', 'TITLE', 'PROJECT', 'UPDATED', 'CALLS', 'COMPACTIONS', 'TOKENS', 'SIZE', ...(searched ? ['SEEN', 'HIDDEN'] : [])];
   const rows = listing.sessions.map((e) => [e.format, cell(e.title, 60), cell(e.project, 40), e.updated.slice(0, 16).replace('T', ' '), count(e.calls), count(e.compactions), e.tokens === null ? '–' : String(e.tokens), humanBytes(e.bytes), ...(searched ? [String(e.matches?.visible ?? 0), String(e.matches?.hidden ?? 0)] : [])]);
@@ -73,15 +74,20 @@ export function sessionsTable(listing: LibraryListing): string {
       .join('  ')
       .trimEnd();
   const roots = listing.roots.map((r) => `${r.exists ? '' : '(missing) '}${nameText(r.path)} [${r.agent}]: ${r.sessions}`);
-  return `${[line(head), ...rows.map(line)].join('\n')}\n\n${roots.join('\n')}\n`;
+  const said = samples ? ['None of the agents\' folders exists here: the bundled samples are listed.'] : [];
+  return `${[line(head), ...rows.map(line)].join('\n')}\n\n${[...roots, ...said].join('\n')}\n`;
 }
 
 /** What the JSON output carries besides the sessions. */
-function tail(listing: LibraryListing): Record<string, unknown> {
-  return { walk: listing.walk, ...(listing.search ? { search: listing.search } : {}) };
+function tail(listing: LibraryListing, samples: boolean): Record<string, unknown> {
+  return { ...(samples ? { samples: true } : {}), walk: listing.walk, ...(listing.search ? { search: listing.search } : {}) };
 }
 
-export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, untilStopped: () => Promise<void> = untilSignal): Promise<number> {
+/**
+ * `packageRoot`: where the bundled samples are, listed when no DIR is named and none of the agents'
+ * folders exists (SPEC §14; the listing then says `"samples": true`).
+ */
+export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, untilStopped: () => Promise<void> = untilSignal, packageRoot?: string): Promise<number> {
   const q = flags.get('query');
   const since = flags.get('since');
   const format = flags.get('format');
@@ -98,7 +104,8 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
   const onlyFormat = typeof format === 'string' ? parseFormat(format) : undefined;
 
   const home = homedir();
-  const roots = libraryRoots(files, flags.has('no-default-roots'), processRootsContext(home));
+  const named = libraryRoots(files, flags.has('no-default-roots'), processRootsContext(home));
+  const { roots, samples } = files.length === 0 && !flags.has('no-default-roots') ? withSamplesWhereNone(named, samplesFolder(packageRoot ?? findPackageRoot())) : { roots: named, samples: false };
   const cache = new IndexCache(cacheFolder({ env: process.env, home, platform: process.platform }));
   // Optimized later: the listing's many short jobs on every thread (listingTiering.ts).
   const listing: LibraryListing = await withListingTiering(async () => {
@@ -126,8 +133,8 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
     }
   });
   if (listing.cancelled) throw new CliError('cancelled', 'the listing was interrupted before it finished');
-  if (jsonl) io.stdout(json({ roots: listing.roots, ...tail(listing) }));
-  else if (table) io.stdout(sessionsTable(listing));
-  else writeJson({ roots: listing.roots, sessions: listing.sessions, ...tail(listing) }, (text) => io.stdout(text));
+  if (jsonl) io.stdout(json({ roots: listing.roots, ...tail(listing, samples) }));
+  else if (table) io.stdout(sessionsTable(listing, samples));
+  else writeJson({ roots: listing.roots, sessions: listing.sessions, ...tail(listing, samples) }, (text) => io.stdout(text));
   return EXIT_OK;
 }

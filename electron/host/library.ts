@@ -14,14 +14,14 @@
  *    checked again now (a regular file, not a link). The caller opens it with the root's real path
  *    as the only root (docs/safe-reads.md).
  */
-import { lstatSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import type { EventPayload, ResultOf } from '../../shared/index';
 import { MAX_LIBRARY_ENTRIES } from '../../shared/index';
 import { byLibraryOrder } from '../../shared/libraryOrder';
 import { IndexCache, cacheFolder } from '../library/cache';
 import type { LibraryEntry } from '../library/library';
-import { LIVE_MS, indexedEntry, listLibrary } from '../library/library';
+import { LIVE_MS, indexedEntry, isFolder, listLibrary, withSamplesWhereNone } from '../library/library';
 import type { IndexPool } from '../library/pool';
 import { indexPool } from '../library/pool';
 import type { LibraryRoot, RootsContext } from '../library/roots';
@@ -111,14 +111,6 @@ function rowOf(entry: LibraryEntry, rootId: string): LibraryRow {
   };
 }
 
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
 const keyOf = (root: string, file: string): string => `${root}\u0000${file}`;
 
 interface Listed {
@@ -180,10 +172,10 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
   let listed = true;
 
   const rootsNow = (): LibraryRoot[] => {
-    const roots = [...options.roots];
-    samples = options.fallback !== undefined && !roots.some((r) => isFolder(r.path));
-    if (samples && options.fallback !== undefined) roots.push({ path: options.fallback, agent: 'given' });
-    return roots;
+    if (options.fallback === undefined) return [...options.roots];
+    const fallen = withSamplesWhereNone(options.roots, options.fallback);
+    samples = fallen.samples;
+    return fallen.roots;
   };
 
   const list = async (): Promise<void> => {

@@ -99,6 +99,25 @@ export interface LibraryListing {
   cancelled: boolean;
 }
 
+/** Whether `path` is a folder now (following links, as a root named by the user is followed). */
+export function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * SPEC §14: where none of the agents' folders exists, the bundled samples are the library, so a
+ * first run still shows something and says where it looked. `roots` with `samples` after them (a
+ * folder given) when none of them is a folder; `samples` says whether it was added.
+ */
+export function withSamplesWhereNone(roots: readonly LibraryRoot[], samples: string): { roots: LibraryRoot[]; samples: boolean } {
+  const none = !roots.some((r) => isFolder(r.path));
+  return none ? { roots: [...roots, { path: samples, agent: 'given' }], samples: true } : { roots: [...roots], samples: false };
+}
+
 function isoOr(time: string | null, fallbackMs: number): string {
   return time ?? new Date(fallbackMs).toISOString();
 }
