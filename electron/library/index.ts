@@ -225,10 +225,14 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {
-    const counts = countsOf(session, job.untitled === true);
-    if (session.files[0]?.format === 'inspect-eval') {
+    const archive = session.files[0]?.format === 'inspect-eval';
+    // An archive's title is its header's task: its first prompt is looked for only when that has none.
+    const counts = countsOf(session, job.untitled === true && !archive);
+    if (archive) {
       const h = logHeader ? headInfoOfInspectLog(logHeader.doc) : await evalHeaderInfo(job.path, job.root);
       if (h) withLogHeader(counts, h);
+      const prompt = job.untitled === true && counts.head?.title === undefined ? firstPromptOf(session) : undefined;
+      if (prompt !== undefined) counts.firstPrompt = prompt;
     }
     if (!job.query) return { ok: true, counts };
     const found = searchSession(session, job.query, job.place, signal);
