@@ -155,6 +155,15 @@ describe('sessions where none of the agents\' folders exists', () => {
     expect(none).toMatchObject({ roots: [], sessions: [] });
     expect(none.samples).toBeUndefined();
   }, 120_000);
+
+  it('lists no samples where the install has none, and names only the folders it looked in', async () => {
+    let stdout = '';
+    await main(['sessions', '--heads'], { stdout: (s) => (stdout += s), stderr: () => undefined }, {}, { untilStopped: never, packageRoot: empty });
+    const out = JSON.parse(stdout) as Listing & { samples?: boolean };
+    expect(out.samples).toBeUndefined();
+    expect(out.sessions).toEqual([]);
+    expect(out.roots.every((r) => !r.exists)).toBe(true);
+  }, 120_000);
 });
 
 describe('sessions --query', () => {

@@ -111,11 +111,12 @@ export function isFolder(path: string): boolean {
 /**
  * SPEC §14: where none of the agents' folders exists, the bundled samples are the library, so a
  * first run still shows something and says where it looked. `roots` with `samples` after them (a
- * folder given) when none of them is a folder; `samples` says whether it was added.
+ * folder given) when none of them is a folder and the samples folder is one (an install may leave
+ * it out); `samples` says whether it was added.
  */
 export function withSamplesWhereNone(roots: readonly LibraryRoot[], samples: string): { roots: LibraryRoot[]; samples: boolean } {
-  const none = !roots.some((r) => isFolder(r.path));
-  return none ? { roots: [...roots, { path: samples, agent: 'given' }], samples: true } : { roots: [...roots], samples: false };
+  const fall = !roots.some((r) => isFolder(r.path)) && isFolder(samples);
+  return fall ? { roots: [...roots, { path: samples, agent: 'given' }], samples: true } : { roots: [...roots], samples: false };
 }
 
 function isoOr(time: string | null, fallbackMs: number): string {
