@@ -67,7 +67,8 @@ export interface CountPlan {
  * character cut at `start` is skipped. Adds the bytes the texts decode to `decoded.bytes`.
  */
 function* rangeTexts(source: ByteSource, start: number, end: number, decoded: { bytes: number }): Generator<string> {
-  const decoder = new TextDecoder('utf-8');
+  // A U+FEFF first is the content's, as everywhere text is decoded (shared/format/utf8.ts).
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   let at = start;
   if (at > 0) {
     const head = source.read(at, Math.min(end, at + 4));

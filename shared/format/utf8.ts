@@ -4,7 +4,12 @@
  */
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder('utf-8');
+/**
+ * A U+FEFF first is a character of the content like any other: TextDecoder would drop it as a byte
+ * order mark (its default), and a text decoded from bytes that open with EF BB BF would then be
+ * three bytes short of them, every offset after it shifted.
+ */
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 export function utf8Encode(text: string): Uint8Array {
   return encoder.encode(text);

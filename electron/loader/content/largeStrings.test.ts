@@ -63,6 +63,19 @@ describe('a large text read a window at a time', () => {
     expect(textIncludes(large('a\uFFFDb'), '\uD800')).toBe(false);
   });
 
+  it('a U+FEFF first is the value\'s: text, pieces and head keep it', () => {
+    fc.assert(
+      fc.property(str, fc.integer({ min: 1, max: 9 }), (rest, window) => {
+        const s = `\uFEFF${rest}`;
+        const t = large(s);
+        expect(t.text()).toBe(s);
+        expect([...t.pieces(window)].join('')).toBe(s);
+        expect(t.head(3)).toBe('\uFEFF');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('its pieces join to the string, wherever the windows cut its characters', () => {
     fc.assert(
       fc.property(str, fc.integer({ min: 1, max: 9 }), (s, window) => {

@@ -318,7 +318,8 @@ export abstract class LargeText {
   /** The whole value as a string (read from the file). */
   text(): string {
     const parts: string[] = [];
-    const decoder = new TextDecoder('utf-8');
+    // A U+FEFF first is the value's, as in `head` (shared/format/utf8.ts).
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
     for (const chunk of sourceWindows(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
     parts.push(decoder.decode());
     return parts.join('');
@@ -349,7 +350,8 @@ export abstract class LargeText {
 
   /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
   *pieces(windowBytes?: number): Generator<string> {
-    const decoder = new TextDecoder('utf-8');
+    // A U+FEFF first is the value's, as in `head` (shared/format/utf8.ts).
+    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
     for (const chunk of sourceWindows(this.source, 0, this.source.length, windowBytes)) {
       const piece = decoder.decode(chunk, { stream: true });
       if (piece !== '') yield piece;
