@@ -103,7 +103,7 @@ export const LISTENING_PREFIX = 'Session Inspector listening on ';
 /** The sample opened when no FILE is given. */
 export function bundledSample(packageRoot: string): string {
   for (const name of ['session.sidecar.jsonl', 'demo.sidecar.jsonl']) {
-    const path = join(packageRoot, 'samples', name);
+    const path = join(samplesFolder(packageRoot), name);
     if (existsSync(path)) return path;
   }
   throw new CliError('unreadable_file', `no FILE given and the bundled sample is missing (looked for samples/session.sidecar.jsonl and samples/demo.sidecar.jsonl under ${packageRoot})`);

@@ -133,13 +133,16 @@ class Collector {
   time(t: unknown): void {
     const iso = isoTime(t);
     if (iso === undefined) return;
-    this.began(iso);
+    this.earliest(iso);
     if (this.updated === null || iso > this.updated) this.updated = iso;
   }
   /** A time the session had begun by, that says nothing of when it was last written. */
   began(t: unknown): void {
     const iso = isoTime(t);
-    if (iso !== undefined && (this.started === null || iso < this.started)) this.started = iso;
+    if (iso !== undefined) this.earliest(iso);
+  }
+  private earliest(iso: string): void {
+    if (this.started === null || iso < this.started) this.started = iso;
   }
   /** The agent's own title: a higher rank wins; among equals, the later one (titles are appended). */
   title(rank: number, text: unknown): void {

@@ -180,8 +180,17 @@ function firstPromptOf(session: LoadedSession): string | undefined {
   return undefined;
 }
 
-/** The library's counts of a loaded session; with `untitled`, its first prompt as well (the entry's head gave no title). */
-export function countsOf(session: LoadedSession, untitled = false): IndexedCounts {
+/**
+ * `counts` with the session's first prompt, when the entry has no title yet: its head gave none
+ * (`job.untitled`) and neither did an archive's header (`counts.head`).
+ */
+function withFirstPrompt(counts: IndexedCounts, session: LoadedSession, job: IndexJob): IndexedCounts {
+  if (job.untitled !== true || counts.head?.title !== undefined) return counts;
+  const firstPrompt = firstPromptOf(session);
+  return firstPrompt === undefined ? counts : { ...counts, firstPrompt };
+}
+
+export function countsOf(session: LoadedSession): IndexedCounts {
   const models: string[] = [];
   const add = (m: string | null | undefined): void => {
     if (typeof m === 'string' && m !== '' && m !== '<synthetic>' && !models.includes(m)) models.push(m);
@@ -191,7 +200,6 @@ export function countsOf(session: LoadedSession, untitled = false): IndexedCount
     add(change.to);
   }
   add(session.model);
-  const firstPrompt = untitled ? firstPromptOf(session) : undefined;
   return {
     messages: session.minted.length,
     calls: session.calls.length,
@@ -200,7 +208,6 @@ export function countsOf(session: LoadedSession, untitled = false): IndexedCount
     tokens: lastRecordedContext(session),
     ...(session.sessions && session.sessions.length > 1 ? { sessions: session.sessions.length } : {}),
     models,
-    ...(firstPrompt !== undefined ? { firstPrompt } : {}),
   };
 }
 
@@ -216,7 +223,7 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
     const found = await heldSession(job);
     if (!found.ok) return found;
     // The held session stays open for the next index: only counted here.
-    return { ok: true, counts: countsOf(found.session, job.untitled === true), read: found.read };
+    return { ok: true, counts: withFirstPrompt(countsOf(found.session), found.session, job), read: found.read };
   }
   if (held.has(job.path)) release(job.path);
   // An `.eval` archive's header, as the load read it: its entry's fields without a second open.
@@ -225,15 +232,12 @@ export async function indexFile(job: IndexJob, signal?: { readonly aborted: bool
   if (!loaded.ok) return { ok: false, message: loaded.error.message };
   const session = loaded.session;
   try {
-    const archive = session.files[0]?.format === 'inspect-eval';
-    // An archive's title is its header's task: its first prompt is looked for only when that has none.
-    const counts = countsOf(session, job.untitled === true && !archive);
-    if (archive) {
+    const headed = countsOf(session);
+    if (session.files[0]?.format === 'inspect-eval') {
       const h = logHeader ? headInfoOfInspectLog(logHeader.doc) : await evalHeaderInfo(job.path, job.root);
-      if (h) withLogHeader(counts, h);
-      const prompt = job.untitled === true && counts.head?.title === undefined ? firstPromptOf(session) : undefined;
-      if (prompt !== undefined) counts.firstPrompt = prompt;
+      if (h) withLogHeader(headed, h);
     }
+    const counts = withFirstPrompt(headed, session, job);
     if (!job.query) return { ok: true, counts };
     const found = searchSession(session, job.query, job.place, signal);
     if (!found.ok) return { ok: false, message: found.message };

@@ -8,6 +8,7 @@
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import type { ByteSource } from '../../shared/format/types';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
+import { utf8StreamDecoder } from '../../shared/format/utf8';
 import { countingPieces, samplePlan, scaleSample, tokenEstimate } from '../../shared/tokens/estimate';
 
 /** Special-token text (`<|endoftext|>`) in a session is text the model read, counted as such. */
@@ -67,8 +68,7 @@ export interface CountPlan {
  * character cut at `start` is skipped. Adds the bytes the texts decode to `decoded.bytes`.
  */
 function* rangeTexts(source: ByteSource, start: number, end: number, decoded: { bytes: number }): Generator<string> {
-  // A U+FEFF first is the content's, as everywhere text is decoded (shared/format/utf8.ts).
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const decoder = utf8StreamDecoder();
   let at = start;
   if (at > 0) {
     const head = source.read(at, Math.min(end, at + 4));

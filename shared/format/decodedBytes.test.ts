@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DecodedBytes, utf8Encode, utf8SequenceAt } from './utf8';
+import { DecodedBytes, utf8Decode, utf8Encode, utf8SequenceAt, utf8StreamDecoder } from './utf8';
 
 /**
  * Bytes as a saved command output may hold them: text (a byte order mark among it), and bytes that
@@ -48,6 +48,9 @@ describe('utf8SequenceAt: the sequences a decoder reads', () => {
     for (const bytes of [[0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0x41], [0x41, 0xef, 0xbb, 0xbf]].map((b) => new Uint8Array(b))) {
       expect(sequences(bytes).map((s) => s.text)).toEqual([...decoder.decode(bytes)]);
       expect(sequences(bytes).some((s) => s.text === '\ufeff')).toBe(true);
+      expect(utf8Decode(bytes)).toBe(decoder.decode(bytes));
+      const pieces = utf8StreamDecoder();
+      expect([...bytes].map((b) => pieces.decode(new Uint8Array([b]), { stream: true })).join('') + pieces.decode()).toBe(decoder.decode(bytes));
     }
   });
 

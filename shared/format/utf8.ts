@@ -27,6 +27,16 @@ export function utf8Decode(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+/** A decoder of bytes that come in pieces: `decode(piece, { stream: true })` for each, then `decode()`. */
+export interface Utf8StreamDecoder {
+  decode(bytes?: Uint8Array, options?: { stream?: boolean }): string;
+}
+
+/** A decoder of its own, by utf8Decode's rule, for bytes that come in pieces. */
+export function utf8StreamDecoder(): Utf8StreamDecoder {
+  return new TextDecoder('utf-8', { ignoreBOM: true });
+}
+
 /**
  * `text` as its UTF-8 bytes read back: each lone surrogate becomes U+FFFD, the one rule for text
  * that reaches the user (expand decodes the bytes, so a search snippet must show what expand

@@ -14,7 +14,7 @@ import { ContentUnavailableError, concatSources, floorSourceBoundary, memorySour
 import type { HashOnRead } from '../../../shared/format/types';
 import { HASH_ON_READ } from '../../../shared/format/types';
 import { sourceWindows } from '../../../shared/format/bytes';
-import { utf8EncodeInto } from '../../../shared/format/utf8';
+import { utf8EncodeInto, utf8StreamDecoder } from '../../../shared/format/utf8';
 import { ptrHash } from '../../../shared/format/hash';
 import { transcriptHeader } from '../../../shared/resolver/original';
 import type { ContentServices } from './contentServices';
@@ -318,8 +318,8 @@ export abstract class LargeText {
   /** The whole value as a string (read from the file). */
   text(): string {
     const parts: string[] = [];
-    // A U+FEFF first is the value's, as in `head` (shared/format/utf8.ts).
-    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    // A U+FEFF first is the value's, as in `head`.
+    const decoder = utf8StreamDecoder();
     for (const chunk of sourceWindows(this.source)) parts.push(decoder.decode(chunk, { stream: true }));
     parts.push(decoder.decode());
     return parts.join('');
@@ -350,8 +350,8 @@ export abstract class LargeText {
 
   /** The value as a string, a piece of at most `windowBytes` of UTF-8 at a time (each piece whole characters). */
   *pieces(windowBytes?: number): Generator<string> {
-    // A U+FEFF first is the value's, as in `head` (shared/format/utf8.ts).
-    const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    // A U+FEFF first is the value's, as in `head`.
+    const decoder = utf8StreamDecoder();
     for (const chunk of sourceWindows(this.source, 0, this.source.length, windowBytes)) {
       const piece = decoder.decode(chunk, { stream: true });
       if (piece !== '') yield piece;
