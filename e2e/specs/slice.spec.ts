@@ -1,4 +1,5 @@
 import { cliExpand } from '../cli';
+import type { Route } from '@playwright/test';
 import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
 import { SESSION_SIDECAR } from '../paths';
@@ -74,5 +75,43 @@ test.describe('slicing a byte range', () => {
     await expect.poll(async () => Number(await startSlider.getAttribute('aria-valuenow'))).toBeLessThan(start1);
     await expect(startSlider).toHaveAttribute('aria-valuenow', '0');
     await expectSlidersMatchCli(inspector, id);
+  });
+
+  test('what is typed into a range box is kept when the first window lands under it', async ({ inspector }) => {
+    const { id } = sliceable();
+    await inspector.waitLoaded();
+    // The first window's reply is held until the End box has focus and its text is selected (what
+    // a fill does before it types): the window then lands under the selection.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    const hold = async (route: Route): Promise<void> => {
+      held++;
+      await released;
+      await route.continue();
+    };
+    await inspector.page.route('**/api/expand', hold);
+    try {
+      await inspector.expand(id);
+      const end = inspector.rangeEnd(id);
+      // The boxes show once the reduction's size is known (its status), before any window.
+      await expect(end).not.toHaveAttribute('max', '0');
+      await expect.poll(() => held).toBe(1);
+      await end.focus();
+      await end.selectText();
+      const before = await end.inputValue();
+      release();
+      await expect(inspector.shownRange(id)).toHaveText(/bytes \d+–\d+ of \d+$/);
+      // The window landed: the box still shows what it showed when focused, its text still selected.
+      await expect(end).toHaveValue(before);
+      await inspector.page.keyboard.insertText('40');
+      await expect(end).toHaveValue('40');
+      const cli = cliExpand(FILES, id, [0, 40]);
+      await inspector.expectShownRange(id, cli.range[0], cli.range[1], cli.total_bytes);
+      await expect.poll(() => inspector.readContent(id)).toBe(cli.content);
+    } finally {
+      release();
+      await inspector.page.unroute('**/api/expand', hold);
+    }
   });
 });

@@ -40,6 +40,12 @@ function errorHint(code: string): string {
   }
 }
 
+/**
+ * A range end typed as a number; each change is committed. While it has focus it shows what is
+ * typed, or what it showed when focused: a window landing meanwhile (the first one, `Load more`)
+ * does not rewrite the text under the caret, which would drop a selection and append what is typed
+ * next to the new value. It shows the range again on blur.
+ */
 function RangeInput({ label, value, max, onCommit }: { label: string; value: number; max: number; onCommit: (v: number) => void }) {
   const [draft, setDraft] = useState<string | null>(null);
   return (
@@ -57,6 +63,10 @@ function RangeInput({ label, value, max, onCommit }: { label: string; value: num
           setDraft(e.target.value);
           const v = Number(e.target.value);
           if (e.target.value.trim() !== '' && Number.isFinite(v)) onCommit(Math.max(0, Math.min(max, Math.floor(v))));
+        }}
+        onFocus={(e) => {
+          const shown = e.currentTarget.value;
+          setDraft((d) => d ?? shown);
         }}
         onBlur={() => setDraft(null)}
       />
