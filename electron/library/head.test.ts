@@ -31,6 +31,31 @@ describe('a Claude Code head', () => {
     const info = headInfo('claude-code', 'x.jsonl', 10 * 1024 * 1024, head, tail);
     expect(info).toMatchObject({ title: 'Renamed', started: '2026-01-01T00:00:00.000Z', updated: '2026-02-01T00:00:00.000Z', project: '/w', id: 's1' });
   });
+
+  it('starts at the earliest time of its records and was updated at the latest, whatever their order and spelling', () => {
+    // A time is an ISO string, milliseconds, or seconds (a number below 1e12); some records carry none or a bad one.
+    const when = fc.integer({ min: Date.UTC(1971, 0, 1), max: Date.UTC(9999, 11, 31) });
+    const spelled = fc.tuple(when, fc.constantFrom('iso', 'ms', 's', 'offset')).map(([ms, how]) => {
+      // Milliseconds below 1e12 would be read as seconds (before 2001-09-09): those are spelled in seconds.
+      if (how === 'ms' && ms >= 1e12) return { ms, value: ms };
+      if (how === 's' || how === 'ms') return { ms: Math.floor(ms / 1000) * 1000, value: Math.floor(ms / 1000) };
+      // An ISO time with an offset: the same instant as UTC.
+      if (how === 'offset') return { ms, value: new Date(ms + 2 * 3600_000).toISOString().replace('Z', '+02:00') };
+      return { ms, value: new Date(ms).toISOString() };
+    });
+    const stamp = fc.oneof(spelled, fc.constantFrom({ ms: undefined, value: 'not a time' }, { ms: undefined, value: undefined }));
+    fc.assert(
+      fc.property(fc.array(stamp, { maxLength: 12 }), (stamps) => {
+        const b = lines(...stamps.map((s) => user('p', { timestamp: s.value })));
+        const info = headInfo('claude-code', 'x.jsonl', b.length, b);
+        const times = stamps.flatMap((s) => (s.ms === undefined ? [] : [s.ms]));
+        const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
+        expect(info.started).toBe(iso(times.length > 0 ? Math.min(...times) : undefined));
+        expect(info.updated).toBe(iso(times.length > 0 ? Math.max(...times) : undefined));
+      }),
+      { numRuns: 300 },
+    );
+  });
 });
 
 describe('titles', () => {

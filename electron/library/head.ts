@@ -65,11 +65,15 @@ export function oneLine(text: string): string | null {
   return chars === 0 ? null : kept.join('');
 }
 
-/** A timestamp as an ISO string, or undefined when it is none. */
-function isoTime(v: unknown): string | undefined {
+/** A timestamp's milliseconds since the epoch (a number below 1e12 is seconds), or undefined when it is none. */
+function timeMs(v: unknown): number | undefined {
   if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   const t = new Date(typeof v === 'number' && v < 1e12 ? v * 1000 : v).getTime();
-  return Number.isFinite(t) ? new Date(t).toISOString() : undefined;
+  return Number.isFinite(t) ? t : undefined;
+}
+
+function isoOf(ms: number | undefined): string | null {
+  return ms === undefined ? null : new Date(ms).toISOString();
 }
 
 /** The complete lines of a head (`whole`: the head is the file) or of a tail (its first line may be cut); `text` is `bytes` decoded, when the caller has it. */
@@ -120,8 +124,9 @@ class Collector {
   project: string | null = null;
   branch: string | undefined;
   readonly models: string[] = [];
-  started: string | null = null;
-  updated: string | null = null;
+  /** The earliest and latest times seen, in ms: made ISO strings once, by info(). */
+  private startedMs: number | undefined;
+  private updatedMs: number | undefined;
   prompt: string | null = null;
   own: { rank: number; title: string } | undefined;
   status: string | undefined;
@@ -131,18 +136,18 @@ class Collector {
     if (name !== undefined && name !== '<synthetic>' && !this.models.includes(name)) this.models.push(name);
   }
   time(t: unknown): void {
-    const iso = isoTime(t);
-    if (iso === undefined) return;
-    this.earliest(iso);
-    if (this.updated === null || iso > this.updated) this.updated = iso;
+    const ms = timeMs(t);
+    if (ms === undefined) return;
+    this.earliest(ms);
+    if (this.updatedMs === undefined || ms > this.updatedMs) this.updatedMs = ms;
   }
   /** A time the session had begun by, that says nothing of when it was last written. */
   began(t: unknown): void {
-    const iso = isoTime(t);
-    if (iso !== undefined) this.earliest(iso);
+    const ms = timeMs(t);
+    if (ms !== undefined) this.earliest(ms);
   }
-  private earliest(iso: string): void {
-    if (this.started === null || iso < this.started) this.started = iso;
+  private earliest(ms: number): void {
+    if (this.startedMs === undefined || ms < this.startedMs) this.startedMs = ms;
   }
   /** The agent's own title: a higher rank wins; among equals, the later one (titles are appended). */
   title(rank: number, text: unknown): void {
@@ -153,7 +158,7 @@ class Collector {
     if (this.prompt === null) this.prompt = promptTitle(text);
   }
   info(): HeadInfo {
-    return { id: this.id, title: this.own?.title ?? this.prompt, project: this.project, ...(this.branch !== undefined ? { branch: this.branch } : {}), models: this.models, started: this.started, updated: this.updated, ...(this.status !== undefined ? { status: this.status } : {}) };
+    return { id: this.id, title: this.own?.title ?? this.prompt, project: this.project, ...(this.branch !== undefined ? { branch: this.branch } : {}), models: this.models, started: isoOf(this.startedMs), updated: isoOf(this.updatedMs), ...(this.status !== undefined ? { status: this.status } : {}) };
   }
 }
 
