@@ -3,7 +3,7 @@
  * (sessionThread.ts): which command lines do, with what heap, and that the built command line
  * prints the same there, byte for byte, with the same exit status.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -12,7 +12,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { tempDir } from '../../tools/testing/files';
 import { CODE_CACHE_ENV } from './chunkLoader';
 import type { SessionThreadData } from './sessionThread';
-import { SESSION_THREAD_ENV, SESSION_THREAD_MAX_HEAP_MB, SESSION_THREAD_MIN_BYTES, SESSION_THREAD_MIN_HEAP_MB, runOnSessionThread, sessionThreadHeapMb, sessionThreadPlan } from './sessionThread';
+import { SESSION_THREAD_ENV, SESSION_THREAD_MAX_HEAP_MB, SESSION_THREAD_MIN_BYTES, SESSION_THREAD_MIN_HEAP_MB, SESSION_THREAD_MIN_LINES, estimatedLines, runOnSessionThread, sessionThreadHeapMb, sessionThreadPlan } from './sessionThread';
 
 const ROOT = join(import.meta.dirname, '../..');
 const CLI = join(ROOT, 'dist', 'cli.cjs');
@@ -29,8 +29,9 @@ const sized =
 
 describe('which command lines run on a session thread', () => {
   const big = { 'big.jsonl': 512 * MiB, 'small.jsonl': 40 * 1000, 'half.jsonl': SESSION_THREAD_MIN_BYTES / 2 };
-  const plan = (command: string, files: string[], options: { follow?: boolean; env?: NodeJS.ProcessEnv; execArgv?: string[] } = {}) =>
-    sessionThreadPlan({ command, follow: options.follow ?? false, files }, { env: options.env ?? {}, execArgv: options.execArgv ?? [], sizeOf: sized(big) });
+  // Files of lines enough (each as many as the threshold), unless a test says otherwise.
+  const plan = (command: string, files: string[], options: { follow?: boolean; env?: NodeJS.ProcessEnv; execArgv?: string[]; linesOf?: (path: string, size: number) => number } = {}) =>
+    sessionThreadPlan({ command, follow: options.follow ?? false, files }, { env: options.env ?? {}, execArgv: options.execArgv ?? [], sizeOf: sized(big), linesOf: options.linesOf ?? (() => SESSION_THREAD_MIN_LINES) });
 
   it('each one-session command over files of the threshold or more, with three eighths of their bytes as its heap', () => {
     for (const command of ['check', 'view', 'log', 'diff', 'expand', 'search', 'trace']) expect(plan(command, ['big.jsonl']), command).toBe(192);
@@ -57,6 +58,15 @@ describe('which command lines run on a session thread', () => {
     expect(plan('check', ['big.jsonl'], { env: { NODE_OPTIONS: '--max-old-space-size=4096' } })).toBe(192);
   });
 
+  it('not for files of few lines, however large (a session of a few huge records keeps little), unless asked for every size', () => {
+    const few = (): number => SESSION_THREAD_MIN_LINES - 1;
+    expect(plan('check', ['big.jsonl'], { linesOf: few })).toBeUndefined();
+    expect(plan('check', ['big.jsonl'], { linesOf: () => SESSION_THREAD_MIN_LINES })).toBe(192);
+    // A sidecar and its snapshot: their lines count together.
+    expect(plan('check', ['big.jsonl', 'big.jsonl'], { linesOf: () => SESSION_THREAD_MIN_LINES / 2 })).toBe(384);
+    expect(plan('check', ['big.jsonl'], { linesOf: few, env: { [SESSION_THREAD_ENV]: 'always' } })).toBe(192);
+  });
+
   it('the environment turns it off, or on for every size', () => {
     expect(plan('check', ['big.jsonl'], { env: { [SESSION_THREAD_ENV]: 'off' } })).toBeUndefined();
     expect(plan('check', ['small.jsonl'], { env: { [SESSION_THREAD_ENV]: 'Always' } })).toBe(SESSION_THREAD_MIN_HEAP_MB);
@@ -74,6 +84,42 @@ describe('which command lines run on a session thread', () => {
         if (heap > SESSION_THREAD_MIN_HEAP_MB && heap < SESSION_THREAD_MAX_HEAP_MB) expect(heap).toBe(Math.ceil((low * 3) / 8 / MiB));
       }),
     );
+  });
+});
+
+describe("a file's lines, estimated from three windows", () => {
+  const WINDOW = 4096;
+  it('are about as many as a file of even lines holds, and next to none in a file of one huge line', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 20, max: 400 }), fc.integer({ min: 4 * WINDOW, max: 40 * WINDOW }), (lineBytes, approx) => {
+        const count = Math.ceil(approx / lineBytes);
+        const path = tmp.path('even.jsonl');
+        writeFileSync(path, `${'x'.repeat(lineBytes - 1)}\n`.repeat(count));
+        const size = lineBytes * count;
+        // Each window holds its share of line breaks, give or take one, scaled to the file: three
+        // breaks off in three windows' bytes.
+        expect(Math.abs(estimatedLines(path, size, WINDOW) - count)).toBeLessThanOrEqual(Math.ceil(size / WINDOW) + 1);
+      }),
+      { numRuns: 60 },
+    );
+    const huge = tmp.path('huge.jsonl');
+    const text = `{"type":"meta"}\n{"type":"prompt"}\n{"output":"${'y'.repeat(400 * WINDOW)}"}\n{"type":"answer"}\n`;
+    writeFileSync(huge, text);
+    const size = Buffer.byteLength(text);
+    // Its four line breaks, all in the first and last windows, scaled to the file: a twentieth of what lines of 100 bytes would make.
+    expect(estimatedLines(huge, size, WINDOW)).toBe(Math.round((4 * size) / (3 * WINDOW)));
+    expect(estimatedLines(huge, size, WINDOW)).toBeLessThan(size / 100 / 20);
+  });
+
+  it('an archive, a FIFO or a missing file counts as many lines as can be: its size alone decides', () => {
+    const zip = tmp.path('log.eval');
+    writeFileSync(zip, Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(20 * WINDOW)]));
+    expect(estimatedLines(zip, 20 * WINDOW + 4, WINDOW)).toBe(Number.POSITIVE_INFINITY);
+    const fifo = tmp.path('session.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Never opened: a FIFO's reader would wait for a writer.
+    expect(estimatedLines(fifo, 100 * MiB, WINDOW)).toBe(Number.POSITIVE_INFINITY);
+    expect(estimatedLines(tmp.path('missing.jsonl'), 100 * MiB, WINDOW)).toBe(Number.POSITIVE_INFINITY);
   });
 });
 

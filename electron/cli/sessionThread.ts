@@ -33,6 +33,18 @@ export const SESSION_THREAD_MAX_HEAP_MB = 512;
  */
 export const SESSION_THREAD_ENV = 'SESSION_INSPECTOR_SESSION_THREAD';
 
+/**
+ * Files whose lines are estimated below this many in all (estimatedLines) stay on the main thread
+ * whatever their size. A thread's own heap helps a session that keeps many records (the bench's
+ * 537 MB session keeps 150–200 MB for its 169,173 lines); it costs an isolate of its own and a heap
+ * that lets garbage pile up, and a 260 MB file of one 250 MB line peaked 6–15 MB higher on a thread
+ * (docs/streaming-import.md). The line sits far from both: some 122,000 lines are estimated for
+ * that session, 330–495 for the one-line files; a transcript of 64 MiB reaches it at 8 KB a line.
+ */
+export const SESSION_THREAD_MIN_LINES = 8192;
+/** The bytes of each of the three windows (start, middle, end) whose line breaks estimate a file's lines. */
+export const LINE_SAMPLE_BYTES = 1024 * 1024;
+
 /** The commands that read one session and end: `check --follow` follows, and the others are not one session's. */
 const ONE_SESSION_COMMANDS: ReadonlySet<string> = new Set(['check', 'view', 'log', 'diff', 'expand', 'search', 'trace']);
 /** A heap size the user gave (V8's flags): kept, and the command runs on the main thread. */
@@ -52,6 +64,42 @@ export function sessionThreadHeapMb(bytes: number): number {
 export interface SessionThreadContext extends GivenFlags {
   /** A file's size, or undefined when it cannot be read (the command then reports it on the main thread). */
   sizeOf?: (path: string) => number | undefined;
+  /** A file's lines, estimated (estimatedLines). */
+  linesOf?: (path: string, size: number) => number;
+}
+
+/** An archive (a zip: an Inspect `.eval`) holds its records in entries, not lines: its lines are not counted. */
+const ZIP_MAGIC = 0x04034b50;
+
+/**
+ * The lines of the file `path` of `size` bytes, estimated from the line breaks in three windows of
+ * `window` bytes (its start, middle and end) as if the whole file were like them: a file of one
+ * huge line has next to none, a transcript of small records about as many as it holds. An archive,
+ * a file that is not a regular one, or one that cannot be read counts as many lines as can be (its
+ * size alone decides): none of these is opened past its first bytes, and nothing waits on a FIFO.
+ */
+export function estimatedLines(path: string, size: number, window = LINE_SAMPLE_BYTES): number {
+  const files = fs();
+  let fd: number | undefined;
+  try {
+    if (!files.statSync(path).isFile()) return Number.POSITIVE_INFINITY;
+    fd = files.openSync(path, files.constants.O_RDONLY | files.constants.O_NONBLOCK);
+    const buffer = Buffer.allocUnsafe(Math.min(window, size));
+    let sampled = 0;
+    let breaks = 0;
+    const starts = size <= 3 * window ? [0] : [0, Math.floor((size - window) / 2), size - window];
+    for (const [k, start] of starts.entries()) {
+      const n = files.readSync(fd, buffer, 0, starts.length === 1 ? Math.min(size, buffer.length) : window, start);
+      if (k === 0 && n >= 4 && buffer.readUInt32LE(0) === ZIP_MAGIC) return Number.POSITIVE_INFINITY;
+      for (let at = buffer.indexOf(0x0a, 0); at >= 0 && at < n; at = buffer.indexOf(0x0a, at + 1)) breaks++;
+      sampled += n;
+    }
+    return sampled === 0 ? 0 : Math.round((breaks * size) / sampled);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  } finally {
+    if (fd !== undefined) files.closeSync(fd);
+  }
 }
 
 function statSize(path: string): number | undefined {
@@ -65,6 +113,7 @@ function statSize(path: string): number | undefined {
 /**
  * The heap (MiB) a command line runs with on a session thread, or undefined to run it on the main
  * thread: not a one-session command, `check --follow`, files under the threshold or not readable,
+ * files of fewer lines than SESSION_THREAD_MIN_LINES (estimated),
  * a heap size the user set, or turned off by SESSION_THREAD_ENV. `command`, `follow` and `files`
  * are the command line as main.ts parses it.
  */
@@ -76,13 +125,21 @@ export function sessionThreadPlan(parsed: { command: string; follow: boolean; fi
   if (!ONE_SESSION_COMMANDS.has(parsed.command) || (parsed.command === 'check' && parsed.follow)) return undefined;
   if (gaveV8Flag(USER_HEAP_FLAGS, context)) return undefined;
   const sizeOf = context.sizeOf ?? statSize;
-  let bytes = 0;
+  const sizes: number[] = [];
   for (const file of parsed.files) {
     const size = sizeOf(file);
     if (size === undefined) return undefined;
-    bytes += size;
+    sizes.push(size);
   }
-  return parsed.files.length > 0 && bytes >= minBytes ? sessionThreadHeapMb(bytes) : undefined;
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  if (parsed.files.length === 0 || bytes < minBytes) return undefined;
+  if (setting !== 'always') {
+    const linesOf = context.linesOf ?? estimatedLines;
+    let lines = 0;
+    for (const [k, file] of parsed.files.entries()) lines += linesOf(file, sizes[k] ?? 0);
+    if (lines < SESSION_THREAD_MIN_LINES) return undefined;
+  }
+  return sessionThreadHeapMb(bytes);
 }
 
 /** True on a session thread (runOnSessionThread's worker). */
