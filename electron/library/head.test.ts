@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TITLE_MAX_CHARS, headInfo, oneLine } from './head';
+import { TITLE_MAX_CHARS, headInfo, oneLine, promptTitle } from './head';
 
 const lines = (...records: unknown[]) => Buffer.from(`${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
 const user = (content: unknown, extra: Record<string, unknown> = {}) => ({ type: 'user', sessionId: 's1', cwd: '/w', timestamp: '2026-01-01T00:00:00Z', message: { role: 'user', content }, ...extra });
@@ -59,6 +59,13 @@ describe('a Claude Code head', () => {
 });
 
 describe('titles', () => {
+  it("leave out Codex's tags around an attached image, and only those", () => {
+    expect(promptTitle('add this image <image name=[Image #1]>\n</image> to the README')).toBe('add this image to the README');
+    expect(promptTitle('## My request for Codex:\nfix it <image name=[Image #2]></image>')).toBe('fix it');
+    // Text that only looks like a tag, as a user may type it, is kept.
+    expect(promptTitle('render <image> and <image name=x> here')).toBe('render <image> and <image name=x> here');
+  });
+
   it('are one line of at most 120 characters', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (text) => {

@@ -111,12 +111,18 @@ const NOT_A_PROMPT = /^\s*<(local-command-[a-z-]+|command-[a-z-]+|system-reminde
 
 /** The Codex IDE extension puts the editor's context first and the request after this heading. */
 const CODEX_IDE_REQUEST = '## My request for Codex:';
+/**
+ * Codex wraps an attached image in text parts of its own, `<image name=[Image #1]>` and `</image>`,
+ * in the message the model is given (its `user_message` event holds the prompt without them).
+ */
+const CODEX_IMAGE_TAGS = /<image name=\[[^\]\n]{0,200}\]>|<\/image>/g;
 
 /** A user message's text as a title (one line), or null when it is empty or a wrapper the agent put around what the user did not type. */
 export function promptTitle(text: string | undefined): string | null {
   if (text === undefined || NOT_A_PROMPT.test(text)) return null;
   const request = text.indexOf(CODEX_IDE_REQUEST);
-  return oneLine(request >= 0 ? text.slice(request + CODEX_IDE_REQUEST.length) : text);
+  const prompt = request >= 0 ? text.slice(request + CODEX_IDE_REQUEST.length) : text;
+  return oneLine(prompt.includes('image') ? prompt.replace(CODEX_IMAGE_TAGS, ' ') : prompt);
 }
 
 class Collector {

@@ -8,7 +8,7 @@ import type { IndexedCounts } from './index';
 import type { LibraryListing, LibraryOptions } from './library';
 import { listLibrary } from './library';
 import { indexPool } from './pool';
-import { oneLine } from './head';
+import { headInfo, oneLine } from './head';
 import { defaultRoots } from './roots';
 import { smallSession, writeSmallSessions } from './testing/generated';
 import type { WalkCount } from './walk';
@@ -252,7 +252,10 @@ describe('titles', () => {
     const titleOf = (file: string) => indexed.sessions.find((e) => name(e) === file)?.title;
     const traj = JSON.parse(readFileSync(join(REAL, 'swe-agent', late[2] as string), 'utf8')) as { history: { role: string; content: string }[] };
     expect(titleOf(late[2] as string)).toBe(oneLine(traj.history.find((m) => m.role === 'user')?.content ?? ''));
-    expect(titleOf(late[3] as string)).toMatch(/^can you add this image to the top of the repo please then create a branch and make a commit/);
+    // The Codex desktop prompt, filled from the view, reads as the head's rule reads it from the `user_message` event (Codex's image tags left out).
+    const rollout = readFileSync(join(REAL, 'codex', late[3] as string));
+    expect(titleOf(late[3] as string)).toBe(headInfo('codex-rollout', late[3] as string, rollout.length, rollout).title);
+    expect(titleOf(late[3] as string)).toBe('can you add this image to the top of the repo please then create a branch and make a commit');
     expect(titleOf('log_message_deduplication.eval')).toBe('inspect_test_utils/guess_number');
     // Where the head found a title, the index keeps it.
     for (const h of heads.sessions.filter((e) => e.title !== null)) expect(indexed.sessions.find((e) => e.path === h.path)?.title).toBe(h.title);
