@@ -306,7 +306,7 @@ export class InspectorPage {
   /** Compares call `from` with call `to` (null: the latest view) in the `Diff` tab. */
   async compareCalls(from: number | null, to: number | null): Promise<void> {
     await this.openTab('Diff');
-    // The tab first shows its default diff; typing before it arrives would be overwritten by it.
+    // The tab first shows its default diff: waited for, so the Compare below is the last ask (the typed calls are kept either way).
     await expect(this.page.getByRole('region', { name: 'Diff between calls', exact: true }).getByText('Comparing…')).toHaveCount(0);
     await this.fromCall.fill(from === null ? '' : String(from));
     await this.toCall.fill(to === null ? '' : String(to));

@@ -7,6 +7,7 @@
  * each compaction. Expected values are read from the file's raw records. Axe-clean.
  */
 import { readFileSync } from 'node:fs';
+import type { Route } from '@playwright/test';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
 import { fixture } from '../importedSession';
@@ -92,5 +93,35 @@ test.describe('comparing any two calls', () => {
     await expect(inspector.page.locator('#model-call-compactions option')).toHaveCount(raw.count);
     await expect(inspector.page.getByText(/^Compactions first seen at calls \d+, \d+$/)).toBeVisible();
     expect(await audit(inspector)).toEqual([]);
+  });
+
+  test('a call typed before the default diff lands is kept; the field left alone shows the default', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    // The default diff's replies are held until a call is typed into `From call`.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let asked = 0;
+    const hold = async (route: Route): Promise<void> => {
+      asked++;
+      await released;
+      await route.continue();
+    };
+    await inspector.page.route('**/api/callDiff', hold);
+    try {
+      await inspector.openTab('Diff');
+      await expect.poll(() => asked).toBeGreaterThan(0);
+      await inspector.fromCall.fill('3');
+      release();
+      const region = inspector.page.getByRole('region', { name: 'Diff between calls', exact: true });
+      // The default (the last call against the latest view) lands: the summary names it.
+      await expect(region.getByText(/^From call \d+ to the latest view/)).toBeVisible();
+      await expect(inspector.fromCall).toHaveValue('3');
+      await expect(inspector.toCall).toHaveValue('');
+      await inspector.page.getByRole('button', { name: 'Compare', exact: true }).click();
+      await expect(region.getByText(/^From call 3 to the latest view/)).toBeVisible();
+    } finally {
+      release();
+      await inspector.page.unroute('**/api/callDiff', hold);
+    }
   });
 });

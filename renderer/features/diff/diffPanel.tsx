@@ -286,10 +286,12 @@ export function DiffPanel() {
     void loadDefaultDiff(selectedCall);
   }, [hasSession, diff.status, selectedCall, loadDefaultDiff]);
 
-  // The inputs follow what was asked (the default included).
+  // The inputs follow what was asked (the default included), except one the user typed in since
+  // their last Compare: a default landing after the tab opened does not replace what is typed.
+  const edited = useRef({ from: false, to: false });
   useEffect(() => {
-    setFromText(diff.from === null ? '' : String(diff.from));
-    setToText(diff.to === null ? '' : String(diff.to));
+    if (!edited.current.from) setFromText(diff.from === null ? '' : String(diff.from));
+    if (!edited.current.to) setToText(diff.to === null ? '' : String(diff.to));
   }, [diff.from, diff.to]);
 
   const onSubmit = (e: FormEvent): void => {
@@ -301,6 +303,7 @@ export function DiffPanel() {
       return;
     }
     setInvalid(null);
+    edited.current = { from: false, to: false };
     void loadDiff(from, to);
   };
 
@@ -311,11 +314,33 @@ export function DiffPanel() {
       <form className="diff-form" onSubmit={onSubmit} noValidate>
         <label>
           From call
-          <input type="number" min={1} {...(calls ? { max: calls } : {})} value={fromText} placeholder="latest" aria-describedby={hintId} onChange={(e) => setFromText(e.target.value)} />
+          <input
+            type="number"
+            min={1}
+            {...(calls ? { max: calls } : {})}
+            value={fromText}
+            placeholder="latest"
+            aria-describedby={hintId}
+            onChange={(e) => {
+              edited.current.from = true;
+              setFromText(e.target.value);
+            }}
+          />
         </label>
         <label>
           To call
-          <input type="number" min={1} {...(calls ? { max: calls } : {})} value={toText} placeholder="latest" aria-describedby={hintId} onChange={(e) => setToText(e.target.value)} />
+          <input
+            type="number"
+            min={1}
+            {...(calls ? { max: calls } : {})}
+            value={toText}
+            placeholder="latest"
+            aria-describedby={hintId}
+            onChange={(e) => {
+              edited.current.to = true;
+              setToText(e.target.value);
+            }}
+          />
         </label>
         <button type="submit">Compare</button>
         <p id={hintId} className="panel-note diff-hint">
