@@ -95,7 +95,7 @@ test.describe('comparing any two calls', () => {
     expect(await audit(inspector)).toEqual([]);
   });
 
-  test('a call typed before the default diff lands is kept; the field left alone shows the default', async ({ inspector }) => {
+  test('a call typed before the default diff lands is kept, the field left alone shows the default; choosing another call shows its default', async ({ inspector }) => {
     await inspector.waitLoaded();
     // The default diff's replies are held until a call is typed into `From call`.
     let release = (): void => undefined;
@@ -119,6 +119,12 @@ test.describe('comparing any two calls', () => {
       await expect(inspector.toCall).toHaveValue('');
       await inspector.page.getByRole('button', { name: 'Compare', exact: true }).click();
       await expect(region.getByText(/^From call 3 to the latest view/)).toBeVisible();
+      // Typed again, then another call chosen: its default (the call before it, and it) replaces what was typed.
+      await inspector.fromCall.fill('7');
+      await inspector.showCall(5);
+      await expect(region.getByText(/^From call 4 to call 5: /)).toBeVisible();
+      await expect(inspector.fromCall).toHaveValue('4');
+      await expect(inspector.toCall).toHaveValue('5');
     } finally {
       release();
       await inspector.page.unroute('**/api/callDiff', hold);

@@ -277,18 +277,22 @@ export function DiffPanel() {
   const [invalid, setInvalid] = useState<string | null>(null);
   const hintId = useId();
 
+  // The fields follow what was asked (the default included), except one the user typed in since
+  // the last ask they made: a default landing after the tab opened does not replace what is typed;
+  // Compare, or choosing another call, does.
+  const edited = useRef({ from: false, to: false });
+
   // Opening the tab, or choosing another call, shows the default diff (loadDefaultDiff).
   const askedFor = useRef<number | null | undefined>(undefined);
   useEffect(() => {
     if (!hasSession) return;
     if (diff.status !== 'idle' && askedFor.current === selectedCall) return;
+    // Not the tab's first default: another call was chosen (or the session opened again).
+    if (askedFor.current !== undefined) edited.current = { from: false, to: false };
     askedFor.current = selectedCall;
     void loadDefaultDiff(selectedCall);
   }, [hasSession, diff.status, selectedCall, loadDefaultDiff]);
 
-  // The inputs follow what was asked (the default included), except one the user typed in since
-  // their last Compare: a default landing after the tab opened does not replace what is typed.
-  const edited = useRef({ from: false, to: false });
   useEffect(() => {
     if (!edited.current.from) setFromText(diff.from === null ? '' : String(diff.from));
     if (!edited.current.to) setToText(diff.to === null ? '' : String(diff.to));
