@@ -7,9 +7,9 @@
  * each compaction. Expected values are read from the file's raw records. Axe-clean.
  */
 import { readFileSync } from 'node:fs';
-import type { Route } from '@playwright/test';
 import { audit } from '../axe';
 import { expect, test } from '../fixtures';
+import { holdReplies } from '../heldReplies';
 import { fixture } from '../importedSession';
 
 // Its tests share the worker's page, each with its own host (fixtures.ts, reusePage).
@@ -98,20 +98,12 @@ test.describe('comparing any two calls', () => {
   test('a call typed before the default diff lands is kept, the field left alone shows the default; choosing another call shows its default', async ({ inspector }) => {
     await inspector.waitLoaded();
     // The default diff's replies are held until a call is typed into `From call`.
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let asked = 0;
-    const hold = async (route: Route): Promise<void> => {
-      asked++;
-      await released;
-      await route.continue();
-    };
-    await inspector.page.route('**/api/callDiff', hold);
+    const held = await holdReplies(inspector.page, 'callDiff');
     try {
       await inspector.openTab('Diff');
-      await expect.poll(() => asked).toBeGreaterThan(0);
+      await expect.poll(() => held.asked()).toBeGreaterThan(0);
       await inspector.fromCall.fill('3');
-      release();
+      held.release();
       const region = inspector.page.getByRole('region', { name: 'Diff between calls', exact: true });
       // The default (the last call against the latest view) lands: the summary names it.
       await expect(region.getByText(/^From call \d+ to the latest view/)).toBeVisible();
@@ -126,8 +118,7 @@ test.describe('comparing any two calls', () => {
       await expect(inspector.fromCall).toHaveValue('4');
       await expect(inspector.toCall).toHaveValue('5');
     } finally {
-      release();
-      await inspector.page.unroute('**/api/callDiff', hold);
+      await held.stop();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { cliExpand } from '../cli';
-import type { Route } from '@playwright/test';
 import { expect, test } from '../fixtures';
+import { holdReplies } from '../heldReplies';
 import type { InspectorPage } from '../inspectorPage';
 import { SESSION_SIDECAR } from '../paths';
 import { displaysVerbatim, liveLog, multiByteOffsets, stubbedReductions, utf8 } from '../sessionData';
@@ -82,25 +82,17 @@ test.describe('slicing a byte range', () => {
     await inspector.waitLoaded();
     // The first window's reply is held until the End box has focus and its text is selected (what
     // a fill does before it types): the window then lands under the selection.
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let held = 0;
-    const hold = async (route: Route): Promise<void> => {
-      held++;
-      await released;
-      await route.continue();
-    };
-    await inspector.page.route('**/api/expand', hold);
+    const held = await holdReplies(inspector.page, 'expand');
     try {
       await inspector.expand(id);
       const end = inspector.rangeEnd(id);
       // The boxes show once the reduction's size is known (its status), before any window.
       await expect(end).not.toHaveAttribute('max', '0');
-      await expect.poll(() => held).toBe(1);
+      await expect.poll(() => held.asked()).toBe(1);
       await end.focus();
       await end.selectText();
       const before = await end.inputValue();
-      release();
+      held.release();
       await expect(inspector.shownRange(id)).toHaveText(/bytes \d+–\d+ of \d+$/);
       // The window landed: the box still shows what it showed when focused, its text still selected.
       await expect(end).toHaveValue(before);
@@ -110,8 +102,7 @@ test.describe('slicing a byte range', () => {
       await inspector.expectShownRange(id, cli.range[0], cli.range[1], cli.total_bytes);
       await expect.poll(() => inspector.readContent(id)).toBe(cli.content);
     } finally {
-      release();
-      await inspector.page.unroute('**/api/expand', hold);
+      await held.stop();
     }
   });
 });

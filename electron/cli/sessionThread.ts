@@ -37,7 +37,7 @@ export const SESSION_THREAD_ENV = 'SESSION_INSPECTOR_SESSION_THREAD';
  * Files whose lines are estimated below this many in all (estimatedLines) stay on the main thread
  * whatever their size. A thread's own heap helps a session that keeps many records (the bench's
  * 537 MB session keeps 150–200 MB for its 169,173 lines); it costs an isolate of its own and a heap
- * that lets garbage pile up, and a 260 MB file of one 250 MB line peaked 6–15 MB higher on a thread
+ * that lets garbage pile up: a 260 MB file of one 250 MB line peaked 8–15 MB higher on a thread
  * (docs/streaming-import.md). The line sits far from both: some 122,000 lines are estimated for
  * that session, 330–495 for the one-line files; a transcript of 64 MiB reaches it at 8 KB a line.
  */
@@ -89,7 +89,7 @@ export function estimatedLines(path: string, size: number, window = LINE_SAMPLE_
     let breaks = 0;
     const starts = size <= 3 * window ? [0] : [0, Math.floor((size - window) / 2), size - window];
     for (const [k, start] of starts.entries()) {
-      const n = files.readSync(fd, buffer, 0, starts.length === 1 ? Math.min(size, buffer.length) : window, start);
+      const n = files.readSync(fd, buffer, 0, buffer.length, start);
       if (k === 0 && n >= 4 && buffer.readUInt32LE(0) === ZIP_MAGIC) return Number.POSITIVE_INFINITY;
       for (let at = buffer.indexOf(0x0a, 0); at >= 0 && at < n; at = buffer.indexOf(0x0a, at + 1)) breaks++;
       sampled += n;

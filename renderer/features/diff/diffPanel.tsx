@@ -313,38 +313,25 @@ export function DiffPanel() {
 
   if (!hasSession) return <p className="panel-note">No session open.</p>;
   const calls = diff.result?.calls;
+  const texts = { from: [fromText, setFromText], to: [toText, setToText] } as const;
+  const callField = (field: 'from' | 'to') => {
+    const [text, setText] = texts[field];
+    const typed = (value: string): void => {
+      edited.current[field] = true;
+      setText(value);
+    };
+    return <input type="number" min={1} {...(calls ? { max: calls } : {})} value={text} placeholder="latest" aria-describedby={hintId} onChange={(e) => typed(e.target.value)} />;
+  };
   return (
     <section className="diff-panel" role="region" aria-label="Diff between calls" aria-busy={diff.status === 'loading' || undefined}>
       <form className="diff-form" onSubmit={onSubmit} noValidate>
         <label>
           From call
-          <input
-            type="number"
-            min={1}
-            {...(calls ? { max: calls } : {})}
-            value={fromText}
-            placeholder="latest"
-            aria-describedby={hintId}
-            onChange={(e) => {
-              edited.current.from = true;
-              setFromText(e.target.value);
-            }}
-          />
+          {callField('from')}
         </label>
         <label>
           To call
-          <input
-            type="number"
-            min={1}
-            {...(calls ? { max: calls } : {})}
-            value={toText}
-            placeholder="latest"
-            aria-describedby={hintId}
-            onChange={(e) => {
-              edited.current.to = true;
-              setToText(e.target.value);
-            }}
-          />
+          {callField('to')}
         </label>
         <button type="submit">Compare</button>
         <p id={hintId} className="panel-note diff-hint">
