@@ -5,7 +5,7 @@
  * one entry a line as each session finishes, then the roots line; `--table` an aligned table for
  * people. SIGINT or SIGTERM stops the listing at once (its threads are stopped): exit 2, `cancelled`.
  */
-import { availableParallelism, homedir } from 'node:os';
+import { homedir } from 'node:os';
 import type { SessionFormat } from '../../shared/index';
 import { SESSION_FORMATS } from '../../shared/index';
 import { nameText } from '../../shared/format/visibleText';
@@ -109,8 +109,9 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
   const cache = new IndexCache(cacheFolder({ env: process.env, home, platform: process.platform }));
   // Optimized later: the listing's many short jobs on every thread (listingTiering.ts).
   const listing: LibraryListing = await withListingTiering(async () => {
-    // No page to keep a core for: once the walk ends this thread only waits, so every core indexes.
-    const pool = indexPool({ threads: availableParallelism() });
+    // No page to keep a core for: the threads take the other cores, and this thread indexes too once
+    // its walk ends (docs/library.md "The caller indexes too").
+    const pool = indexPool();
     const signal = { aborted: false };
     void untilStopped().then(() => {
       signal.aborted = true;
@@ -122,6 +123,7 @@ export async function runSessions({ flags, files }: ParsedFlags, io: CliIo, unti
         pool,
         cache,
         signal,
+        callerIndexes: true,
         ...(flags.has('heads') ? { heads: true } : {}),
         ...(query ? { query } : {}),
         ...(sinceMs !== undefined ? { since: sinceMs } : {}),

@@ -39,7 +39,7 @@ function makeRoot(name: string, count: number): { root: string; project: string;
 function countingPool(indexed: string[]): () => IndexPool {
   return () => {
     const pool = indexPool({ threads: 1 });
-    return { index: (job) => (indexed.push(job.path), pool.index(job)), close: () => pool.close() };
+    return { index: (job) => (indexed.push(job.path), pool.index(job)), close: () => pool.close(), help: () => pool.help() };
   };
 }
 

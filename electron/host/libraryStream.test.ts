@@ -38,6 +38,7 @@ function heldPool(replies: ReadonlyMap<string, IndexReply>) {
         onJob();
       }),
     close: () => undefined,
+    help: () => Promise.resolve(0),
   };
   return {
     pool,
@@ -73,7 +74,7 @@ describe('the host streams a listing to the pages as it runs', () => {
     root = join(base, 'root');
     writeMixedLibrary(root, FILES, REPO);
     const pool = indexPool({ script: null });
-    const recording: IndexPool = { index: async (job) => { const reply = await pool.index(job); replies.set(job.path, reply); return reply; }, close: () => pool.close() };
+    const recording: IndexPool = { index: async (job) => { const reply = await pool.index(job); replies.set(job.path, reply); return reply; }, close: () => pool.close(), help: () => pool.help() };
     const listing = await listLibrary({ roots: [{ path: root, agent: 'given' }], pool: recording, now });
     oneShot = listing.sessions.map((e) => ({
       file: relative(e.root, e.path).split(sep).join('/'),

@@ -53,6 +53,8 @@ export interface IndexJob {
   format?: SessionFileFormat;
   /** The entry's head holds no title: the session's first prompt is looked for (IndexedCounts.firstPrompt). */
   untitled?: boolean;
+  /** The file's size as walked: a pool's calling thread indexes only small files itself (IndexPool.help). */
+  bytes?: number;
 }
 
 /** How much of the file the indexing read: every byte read, and those before `from` (the size already indexed; 0 when read whole). */

@@ -10,7 +10,7 @@ import { listLibrary } from './library';
 import { indexPool } from './pool';
 import { headInfo, oneLine } from './head';
 import { defaultRoots } from './roots';
-import { smallSession, writeSmallSessions } from './testing/generated';
+import { smallSession, writeMixedLibrary, writeSmallSessions } from './testing/generated';
 import type { WalkCount } from './walk';
 import { walkRoot } from './walk';
 
@@ -49,6 +49,15 @@ describe('the index cache', () => {
     const second = await list(root, cacheDir);
     expect(second.indexedFiles).toBe(0);
     expect(withoutLive(second)).toEqual(withoutLive(first));
+  }, 120_000);
+
+  it('lists the same with the calling thread indexing too once its walk ends (docs/library.md "The caller indexes too")', async () => {
+    const mixed = join(base, 'mixed');
+    writeMixedLibrary(mixed, 120, join(import.meta.dirname, '../..'));
+    const helped = await list(mixed, undefined, { callerIndexes: true });
+    expect(helped.sessions).toHaveLength(120);
+    expect(helped.sessions.filter((e) => e.indexed).length).toBeGreaterThan(100);
+    expect(withoutLive(helped)).toEqual(withoutLive(await list(mixed, undefined)));
   }, 120_000);
 
   it('indexes again a file that grew, and only that one', async () => {

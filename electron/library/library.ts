@@ -86,6 +86,12 @@ export interface LibraryOptions {
   onHead?: (entry: LibraryEntry) => void;
   /** Raised: the listing stops walking and indexing and returns what it has. */
   signal?: { readonly aborted: boolean };
+  /**
+   * Once its walk ends, the calling thread indexes the jobs still waiting (IndexPool.help) rather
+   * than only waiting for the threads: for a caller with nothing else to do (the `sessions`
+   * command). A host leaves it off: its thread serves the pages.
+   */
+  callerIndexes?: boolean;
   now?: () => number;
 }
 
@@ -247,7 +253,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
         const path = file.path;
         if (!options.query) options.onHead?.(entry);
         jobs.push(
-          options.pool.index({ path, root: real, place, format: file.format, ...(options.query ? { query: options.query } : {}), ...(info.title === null ? { untitled: true } : {}) }).then((reply) => {
+          options.pool.index({ path, root: real, place, format: file.format, bytes: size, ...(options.query ? { query: options.query } : {}), ...(info.title === null ? { untitled: true } : {}) }).then((reply) => {
             if (!reply.ok) {
               if (reply.message !== 'cancelled' && !options.query) finish({ ...entry, error: reply.message }, report);
               return;
@@ -271,6 +277,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
       if (aborted()) break;
     }
   }
+  if (options.callerIndexes === true && !aborted()) await options.pool.help();
   await Promise.all(jobs);
   options.cache?.save(walked);
   return {

@@ -1,12 +1,12 @@
 /** The library's indexing threads (docs/library.md "Scale"): cores minus one, at least one; many jobs queued answer each; close cancels what waits. */
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { IndexJob } from './index';
 import { indexFile } from './index';
-import { FormatRuns, indexPool, libraryBundle, libraryThreads } from './pool';
+import { FormatRuns, HELP_MAX_BYTES, indexPool, libraryBundle, libraryThreads } from './pool';
 import { writeSmallSessions } from './testing/generated';
 
 describe('the library pool', () => {
@@ -34,6 +34,63 @@ describe('the library pool', () => {
     } finally {
       pool.close();
     }
+  });
+
+  describe('helped by the calling thread (docs/library.md "The caller indexes too")', () => {
+    // Three rounds of the sessions: more jobs than a thread is sent ahead, so some wait to be helped with.
+    const jobs = (bytes: (path: string) => number | undefined): IndexJob[] =>
+      [0, 1, 2].flatMap(() =>
+        paths.map((path) => {
+          const b = bytes(path);
+          return { path, root: base, place: { rel: path.slice(base.length + 1), rootId: '0' }, ...(b !== undefined ? { bytes: b } : {}) };
+        }),
+      );
+
+    it('indexes waiting jobs of small files itself, with the replies indexing gives', async () => {
+      const pool = indexPool({ threads: 1 });
+      try {
+        const all = jobs((path) => statSync(path).size);
+        const replies = all.map((job) => pool.index(job));
+        const helped = await pool.help();
+        expect(helped).toBeGreaterThan(0);
+        expect(helped).toBeLessThan(all.length);
+        expect(await Promise.all(replies)).toEqual(await Promise.all(all.map((job) => indexFile(job))));
+      } finally {
+        pool.close();
+      }
+    });
+
+    it('hands a job of a file over HELP_MAX_BYTES, or of unknown size, to a thread', async () => {
+      const pool = indexPool({ threads: 1 });
+      try {
+        const all = jobs((path) => (path.endsWith('0.jsonl') ? undefined : HELP_MAX_BYTES + 1));
+        const replies = all.map((job) => pool.index(job));
+        expect(await pool.help()).toBe(0);
+        expect((await Promise.all(replies)).map((r) => (r.ok ? [r.counts.messages, r.counts.calls] : r.message))).toEqual(all.map(() => [4, 2]));
+      } finally {
+        pool.close();
+      }
+    });
+
+    it('stops when the pool is closed: every job not yet answered, its own included, answers `cancelled`', async () => {
+      const pool = indexPool({ threads: 1 });
+      const replies = jobs((path) => statSync(path).size).map((job) => pool.index(job));
+      const helping = pool.help();
+      pool.close();
+      expect(await helping).toBe(1);
+      expect(await Promise.all(replies)).toEqual(replies.map(() => ({ ok: false, message: 'cancelled' })));
+    });
+
+    it('has nothing to do without threads: each job ran as it was asked', async () => {
+      const pool = indexPool({ script: null });
+      try {
+        const reply = pool.index(jobs(() => 1)[0] as IndexJob);
+        expect(await pool.help()).toBe(0);
+        expect((await reply).ok).toBe(true);
+      } finally {
+        pool.close();
+      }
+    });
   });
 });
 

@@ -13,7 +13,7 @@ import { availableParallelism } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ThreadPool } from '../loader/common/threadPool';
 import type { IndexJob, IndexReply } from './index';
-import { indexFile } from './index';
+import { INDEX_IN_MEMORY_BYTES, indexFile } from './index';
 
 export const LIBRARY_BUNDLE = 'library.cjs';
 /** A thread's heap: a session is read whole, as the resolver worker reads it. */
@@ -32,6 +32,14 @@ const THREAD_INITIAL_OLD_SPACE_MB = 64;
  * quarter of its time in a cold listing of 2,000; docs/library.md "Scale").
  */
 const AHEAD_PER_THREAD = 16;
+/**
+ * The largest file the calling thread indexes itself when it helps (IndexPool.help): one a listing
+ * reads with its strings in memory. A larger one, or one of unknown size, goes to a thread, whose
+ * heap is bounded (WORKER_HEAP_MB).
+ */
+export const HELP_MAX_BYTES = INDEX_IN_MEMORY_BYTES;
+/** Jobs the calling thread indexes between turns of its event loop when it helps: the threads' answers are heard, and they are handed more, between them. */
+const HELP_JOBS_PER_TURN = 8;
 /** Threads stop after this long without a job (each holds a V8 heap). */
 export const LIBRARY_IDLE_MS = 10_000;
 
@@ -52,6 +60,13 @@ export interface IndexPool {
   index(job: IndexJob): Promise<IndexReply>;
   /** Stops the threads; jobs not yet answered answer `{ok:false}` with `cancelled`. */
   close(): void;
+  /**
+   * The calling thread indexes the jobs still waiting, one at a time, until none wait or the pool
+   * is closed; the jobs handed to threads stay theirs, and a job of a file over HELP_MAX_BYTES (or
+   * of unknown size) is handed to a thread. Answers how many jobs it indexed itself. For a caller
+   * that would only wait (docs/library.md "The caller indexes too").
+   */
+  help(): Promise<number>;
 }
 
 interface Queued {
@@ -128,15 +143,17 @@ export function indexPool(options: IndexPoolOptions = {}): IndexPool {
   const script = options.script === null ? undefined : (options.script ?? libraryBundle());
   const size = Math.max(1, Math.min(options.threads ?? libraryThreads(), availableParallelism()));
   let closed = false;
+  const signal = {
+    get aborted() {
+      return closed;
+    },
+  };
   if (script === undefined) {
-    const signal = {
-      get aborted() {
-        return closed;
-      },
-    };
     return {
       index: (job) => (closed ? Promise.resolve(CANCELLED) : indexFile(job, signal)),
       close: () => void (closed = true),
+      // Every job already runs on the calling thread.
+      help: () => Promise.resolve(0),
     };
   }
   const threads = new ThreadPool<IndexJob, { id: number; reply: IndexReply }>({
@@ -155,18 +172,18 @@ export function indexPool(options: IndexPoolOptions = {}): IndexPool {
   });
   const queue = new FormatRuns<Queued>();
   let inFlight = 0;
+  const dispatch = ({ job, resolve: answer }: Queued): void => {
+    inFlight++;
+    threads.request(job).then(
+      (m) => answer(closed ? CANCELLED : m.reply),
+      (e: unknown) => answer(closed ? CANCELLED : { ok: false, message: e instanceof Error ? e.message : String(e) }),
+    ).finally(() => {
+      inFlight--;
+      pump();
+    });
+  };
   const pump = (): void => {
-    while (!closed && inFlight < size * AHEAD_PER_THREAD && queue.size > 0) {
-      const { job, resolve: answer } = queue.take() as Queued;
-      inFlight++;
-      threads.request(job).then(
-        (m) => answer(closed ? CANCELLED : m.reply),
-        (e: unknown) => answer(closed ? CANCELLED : { ok: false, message: e instanceof Error ? e.message : String(e) }),
-      ).finally(() => {
-        inFlight--;
-        pump();
-      });
-    }
+    while (!closed && inFlight < size * AHEAD_PER_THREAD && queue.size > 0) dispatch(queue.take() as Queued);
   };
   return {
     index(job) {
@@ -181,6 +198,25 @@ export function indexPool(options: IndexPoolOptions = {}): IndexPool {
       closed = true;
       for (const q of queue.drain()) q.resolve(CANCELLED);
       threads.close();
+    },
+    async help() {
+      let indexed = 0;
+      let sinceTurn = 0;
+      while (!closed && queue.size > 0) {
+        const q = queue.take() as Queued;
+        if (q.job.bytes === undefined || q.job.bytes > HELP_MAX_BYTES) {
+          dispatch(q);
+          continue;
+        }
+        const reply = await indexFile(q.job, signal);
+        indexed++;
+        q.resolve(closed ? CANCELLED : reply);
+        if (++sinceTurn >= HELP_JOBS_PER_TURN) {
+          sinceTurn = 0;
+          await new Promise<void>((resolveTurn) => setImmediate(resolveTurn));
+        }
+      }
+      return indexed;
     },
   };
 }
