@@ -8,6 +8,7 @@
 import { readSync, statSync } from 'node:fs';
 import type { LoadedSession, Reduction, SessionFileFormat, SessionFormat } from '../../shared/index';
 import type { ReadSync } from '../loader/common/lines';
+import { COMPACT_SUMMARY_KEY } from '../loader/claudeCode/importer';
 import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';
@@ -168,14 +169,15 @@ const PROMPT_MESSAGES = 64;
 
 /**
  * The first message of role user in the session's view whose text is a prompt (promptTitle), as a
- * title; undefined when none of the first PROMPT_MESSAGES is. A large content is only its first
+ * title (a compaction's summary kept as a message is none); undefined when none of the first
+ * PROMPT_MESSAGES is. A large content is only its first
  * bytes here (ChatMessage.large), which is all a title reads.
  */
 function firstPromptOf(session: LoadedSession): string | undefined {
   const n = Math.min(session.minted.length, PROMPT_MESSAGES);
   for (let i = 0; i < n; i++) {
     const m = session.minted.at(i);
-    if (m?.role !== 'user') continue;
+    if (m?.role !== 'user' || m.metadata?.[COMPACT_SUMMARY_KEY] === true) continue;
     const title = promptTitle(m.content);
     if (title !== null) return title;
   }

@@ -3,14 +3,17 @@
  * (docs/formats/claude-code.md, "Compactions"), on real transcripts. Where each boundary is, what it
  * cleared and what its summary says are read off the raw lines in the test.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoadedSession } from '../../../shared/index';
 import { projectView } from '../../../shared/resolver/project';
 import { runCli } from '../../cli/testing/runCli';
 import { sessionLoader } from '../testing/importers';
-import { CLEARED_STUB } from './importer';
+import { indexFile } from '../../library/index';
+import { oneLine } from '../../library/head';
+import { CLEARED_STUB, COMPACT_SUMMARY_KEY } from './importer';
 
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');
 const MICRO = join(REAL, 'cc-2.1.17-microcompactions-then-compact.jsonl');
@@ -120,5 +123,35 @@ describe('two compactions', () => {
     expect(r.code, r.stderr).toBe(0);
     const view = JSON.parse(r.stdout) as { messages: { content: string; reductions: string[] }[] };
     expect(view.messages[0]).toMatchObject({ content: compact[0]!.summary, reductions: [`cc-compact-L${compact[0]!.line}`] });
+  });
+});
+
+describe('a file that opens with a compaction (the records it summarized are not in the file)', () => {
+  const { compact } = boundaries(TWO);
+  // The real file from its second boundary on: the boundary's logical parent is not in it.
+  const dir = mkdtempSync(join(tmpdir(), 'cc-opens-compacted-'));
+  const cut = join(dir, 'opens-compacted.jsonl');
+  const lines = readFileSync(TWO, 'utf8').split('\n');
+  writeFileSync(cut, lines.slice(compact[1]!.line - 1).join('\n'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the first call its summary first, as the user message it was, marked; nothing is reduced', async () => {
+    const s = await load(cut);
+    const first = s.callInput(1)!;
+    expect(first.minted.at(0)).toMatchObject({ role: 'user', content: compact[1]!.summary, metadata: { [COMPACT_SUMMARY_KEY]: true } });
+    expect(rowsAt(s, 1)[0]).toMatchObject({ text: compact[1]!.summary, reductions: [] });
+    expect(s.log.filter((r) => r.kind === 'summarized')).toEqual([]);
+    // Every later call is given it too, and only once.
+    const last = rowsAt(s, s.calls.length);
+    expect(last.filter((r) => r.text === compact[1]!.summary)).toHaveLength(1);
+  });
+
+  it('is no prompt: the title filled from the session is the first prompt after it', async () => {
+    const reply = await indexFile({ path: cut, root: dir, place: { rel: 'opens-compacted.jsonl', rootId: '0' }, untitled: true });
+    expect(reply.ok).toBe(true);
+    const firstPrompt = reply.ok ? reply.counts.firstPrompt : undefined;
+    expect(firstPrompt).toBeDefined();
+    expect(firstPrompt).not.toBe(oneLine(compact[1]!.summary));
+    expect(reply.ok && reply.counts.messages).toBeGreaterThan(0);
   });
 });

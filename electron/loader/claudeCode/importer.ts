@@ -32,6 +32,13 @@ import { tableWindow } from '../../../shared/tokens/windows';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
+/**
+ * The metadata key of a compaction's summary kept as a message: where a file opens with a
+ * compaction there is nothing before it to reduce, and the summary is the first user message the
+ * model is given (docs/formats/claude-code.md "Compactions and microcompactions"). It is no prompt:
+ * a title never takes it (electron/library/index.ts).
+ */
+export const COMPACT_SUMMARY_KEY = 'compact_summary';
 
 /** The model Claude Code names on an assistant message it wrote itself, not a model's response. */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -916,7 +923,10 @@ function passOver(s: PassState, { chain, inView, byMessageId, resultByToolId }: 
     if (r.type === 'system' && r.subtype === 'compact_boundary') {
       for (const ins of s.instructions) ins.to ??= r.__line;
       const next = chain[i + 1];
-      if (next && next.isCompactSummary === true && isMessage(next)) {
+      // Nothing of the view before the boundary (a file that opens with a compaction, the records
+      // it summarized elsewhere): there is nothing to reduce, and the summary is the first message
+      // the model is given, kept as the user message it was (COMPACT_SUMMARY_KEY marks it).
+      if (next && next.isCompactSummary === true && isMessage(next) && s.messages.length > 0) {
         const text = blocksOf(next).map((b) => (isObj(b) && txt(b.text) !== undefined ? textString(b.text as Text) : '')).join('');
         s.compactions.push({ boundary: r, summary: text, at: s.messages.length });
         i++;
@@ -992,6 +1002,7 @@ function passOver(s: PassState, { chain, inView, byMessageId, resultByToolId }: 
     if (texts.length > 0 || parts.length > 0) {
       const msg: ChatMessage = withContent({ role: 'user' as const }, joinTexts(texts, '\n'));
       if (parts.length > 0) msg.content_parts = [...texts.map((t) => ({ type: 'text', text: textString(t) })), ...parts];
+      if (r.isCompactSummary === true) msg.metadata = { [COMPACT_SUMMARY_KEY]: true };
       s.messages.push(msg);
       s.messageLines.push(r.__line);
     }
