@@ -18,7 +18,7 @@ import type { HeadInfo } from './head';
 import type { IndexedCounts } from './index';
 
 /** Bumped whenever what the cache holds, or how counts are made, changes. */
-export const CACHE_VERSION = 6;
+export const CACHE_VERSION = 7;
 export const CACHE_FILE = 'index.json';
 /** A cache file larger than this is not read (a sane library's is far smaller). */
 const CACHE_MAX_BYTES = 256 * 1024 * 1024;
