@@ -170,8 +170,8 @@ const PROMPT_MESSAGES = 64;
 /**
  * The first message of role user in the session's view whose text is a prompt (promptTitle), as a
  * title (a compaction's summary kept as a message is none); undefined when none of the first
- * PROMPT_MESSAGES is. A large content is only its first
- * bytes here (ChatMessage.large), which is all a title reads.
+ * PROMPT_MESSAGES is. A large content is only its first bytes here (ChatMessage.large), which is
+ * all a title reads.
  */
 function firstPromptOf(session: LoadedSession): string | undefined {
   const n = Math.min(session.minted.length, PROMPT_MESSAGES);

@@ -51,15 +51,6 @@ describe('the index cache', () => {
     expect(withoutLive(second)).toEqual(withoutLive(first));
   }, 120_000);
 
-  it('lists the same with the calling thread indexing too once its walk ends (docs/library.md "The caller indexes too")', async () => {
-    const mixed = join(base, 'mixed');
-    writeMixedLibrary(mixed, 120, join(import.meta.dirname, '../..'));
-    const helped = await list(mixed, undefined, { callerIndexes: true });
-    expect(helped.sessions).toHaveLength(120);
-    expect(helped.sessions.filter((e) => e.indexed).length).toBeGreaterThan(100);
-    expect(withoutLive(helped)).toEqual(withoutLive(await list(mixed, undefined)));
-  }, 120_000);
-
   it('indexes again a file that grew, and only that one', async () => {
     const grown = paths[7] as string;
     const extra = smallSession(7, 3).split('\n').slice(4).join('\n');
@@ -124,6 +115,17 @@ describe('the index cache', () => {
     expect(cacheFolder({ env: { LOCALAPPDATA: 'C:\\L' }, home: 'C:\\h', platform: 'win32' })).toContain('session-inspector');
     expect(cacheFolder({ env: { SESSION_INSPECTOR_CACHE_DIR: '/t' }, home: '/h', platform: 'linux' })).toBe('/t');
   });
+});
+
+describe('the caller indexing too (docs/library.md "The caller indexes too")', () => {
+  it('lists a library of every format the same as the threads alone', async () => {
+    const mixed = join(base, 'mixed');
+    writeMixedLibrary(mixed, 120, join(import.meta.dirname, '../..'));
+    const helped = await list(mixed, undefined, { callerIndexes: true });
+    expect(helped.sessions).toHaveLength(120);
+    expect(helped.sessions.filter((e) => e.indexed).length).toBeGreaterThan(100);
+    expect(withoutLive(helped)).toEqual(withoutLive(await list(mixed, undefined)));
+  }, 120_000);
 });
 
 describe('roots', () => {
