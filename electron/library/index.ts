@@ -7,8 +7,8 @@
  */
 import { readSync, statSync } from 'node:fs';
 import type { LoadedSession, Reduction, SessionFileFormat, SessionFormat } from '../../shared/index';
+import { COMPACT_SUMMARY_KEY } from '../../shared/index';
 import type { ReadSync } from '../loader/common/lines';
-import { COMPACT_SUMMARY_KEY } from '../loader/claudeCode/importer';
 import { SessionFollower } from '../loader/follow';
 import { loadSession } from '../loader/session';
 import { evalHeaderInfo } from './evalHeader';

@@ -33,6 +33,14 @@ export interface ChatMessage {
 }
 
 /**
+ * The `metadata` key of a compaction's summary kept as a message (`true`): where a file opens with
+ * a compaction there is nothing before it to reduce, and the summary is the first user message the
+ * model is given (docs/formats/claude-code.md "Compactions and microcompactions"). It is no prompt:
+ * a title never takes it (electron/library/index.ts).
+ */
+export const COMPACT_SUMMARY_KEY = 'compact_summary';
+
+/**
  * Bytes read by range from somewhere else (a file), so a 200 MB tool output is never one string.
  * `read` throws ContentUnavailableError when the bytes can no longer be read (the file changed).
  */

@@ -13,7 +13,8 @@ import { runCli } from '../../cli/testing/runCli';
 import { sessionLoader } from '../testing/importers';
 import { indexFile } from '../../library/index';
 import { oneLine } from '../../library/head';
-import { CLEARED_STUB, COMPACT_SUMMARY_KEY } from './importer';
+import { COMPACT_SUMMARY_KEY } from '../../../shared/index';
+import { CLEARED_STUB } from './importer';
 
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');
 const MICRO = join(REAL, 'cc-2.1.17-microcompactions-then-compact.jsonl');

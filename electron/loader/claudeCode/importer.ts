@@ -22,6 +22,7 @@ import { capParsedDepth, depthCutMessage } from '../../../shared/format/jsonDept
 import { jsonParse } from '../../../shared/format/jsonParse';
 import type { Instruction } from '../../../shared/resolver/instructions';
 import type { ByteSource, ChatMessage, ContentPart, Finding, Reduction, ToolCall } from '../../../shared/format/types';
+import { COMPACT_SUMMARY_KEY } from '../../../shared/format/types';
 import type { LargeStrings, LargeText, Text } from '../content/largeStrings';
 import type { TranscriptMemo } from '../content/largeStrings';
 import { cutValueMessage, isLargeText, joinTexts, lazyHashPtr, measureSource, measureText, measureTranscriptPrefixes, textString, transcriptPrefixLengths, withContent } from '../content/largeStrings';
@@ -32,13 +33,6 @@ import { tableWindow } from '../../../shared/tokens/windows';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
-/**
- * The metadata key of a compaction's summary kept as a message: where a file opens with a
- * compaction there is nothing before it to reduce, and the summary is the first user message the
- * model is given (docs/formats/claude-code.md "Compactions and microcompactions"). It is no prompt:
- * a title never takes it (electron/library/index.ts).
- */
-export const COMPACT_SUMMARY_KEY = 'compact_summary';
 
 /** The model Claude Code names on an assistant message it wrote itself, not a model's response. */
 const SYNTHETIC_MODEL = '<synthetic>';
