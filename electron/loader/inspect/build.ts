@@ -75,7 +75,18 @@ export function inspectTokens(usage: unknown, version: string | undefined, model
 
 const ATTACHMENT = 'attachment://';
 
-/** `v` with every `attachment://<hash>` string replaced by the sample's attachment; a missing one is a finding, kept as is. */
+/** Sets `o[k]` as `JSON.parse` does: a key `__proto__` is a property of its own, not the prototype. */
+function own(o: Obj, k: string, value: unknown): void {
+  if (k === '__proto__') Object.defineProperty(o, k, { value, writable: true, enumerable: true, configurable: true });
+  else o[k] = value;
+}
+
+/**
+ * `v` with every `attachment://<hash>` string replaced by the sample's attachment; a missing one is
+ * a finding, kept as is. `v` is not changed: a list or object holding a replaced string somewhere
+ * below is a new one, and any other is `v`'s own (a sample's text mostly refers to no attachment,
+ * and copying all of it was most of what its resolving allocated).
+ */
 export function resolveAttachments(v: unknown, attachments: Obj, missing: Set<string>): unknown {
   if (typeof v === 'string') {
     if (!v.startsWith(ATTACHMENT)) return v;
@@ -85,11 +96,30 @@ export function resolveAttachments(v: unknown, attachments: Obj, missing: Set<st
     missing.add(hash);
     return v;
   }
-  if (Array.isArray(v)) return v.map((x) => resolveAttachments(x, attachments, missing));
+  if (Array.isArray(v)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      const y = resolveAttachments(x, attachments, missing);
+      if (out === undefined && y !== x) out = v.slice(0, i);
+      out?.push(y);
+    }
+    return out ?? v;
+  }
   if (isPlainObject(v)) {
-    const out: Obj = {};
-    for (const [k, x] of Object.entries(v)) out[k] = resolveAttachments(x, attachments, missing);
-    return out;
+    let out: Obj | undefined;
+    const keys = Object.keys(v);
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      const x = v[k];
+      const y = resolveAttachments(x, attachments, missing);
+      if (out === undefined && y !== x) {
+        out = {};
+        for (let j = 0; j < i; j++) own(out, keys[j] as string, v[keys[j] as string]);
+      }
+      if (out !== undefined) own(out, k, y);
+    }
+    return out ?? v;
   }
   return v;
 }
