@@ -68,10 +68,11 @@ export function cliOpenError(files: readonly string[]): { code: string; message:
   return (JSON.parse(run.stdout) as { error: { code: string; message: string } }).error;
 }
 
-/** What `view [--at N] FILE...` prints of the instructions (SPEC §11 and shared/resolver/instructions.ts). */
+/** What `view [--at N] FILE...` prints of the instructions and the messages (SPEC §11, shared/resolver/instructions.ts, shared/calls/calls.ts ViewEntry). */
 export interface CliViewInstructions {
   calls: number;
   instructions?: { source: string; kind?: string; placement: string; index: number; line: number; text: string }[];
+  messages: { index: number; role: string | null; content: string; reductions: string[]; compact_summary?: true }[];
 }
 
 /** `view [--at N] FILE...` */

@@ -251,6 +251,8 @@ export const projectedRowSchema = z.object({
    * earlier place shows nothing); `summary_role` the role the summary was given to the model as.
    */
   compaction: z.object({ group: z.string(), summary: z.string(), moved_to: int.optional(), summary_role: role.optional() }).optional(),
+  /** A compaction's summary kept as the message it was: the file opens with the compaction, so nothing before it is in the file (docs/formats/claude-code.md). */
+  compact_summary: z.literal(true).optional(),
   ...storyRowFields,
 });
 export type ProjectedRowInfo = z.infer<typeof projectedRowSchema>;

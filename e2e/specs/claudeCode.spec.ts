@@ -5,7 +5,9 @@
  * subagent switched with the session picker; a `<persisted-output>` whose `tool-results/` file is
  * missing says "original not recorded". Every expected value is read from the files by the CLI.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { audit } from '../axe';
 import { cliCheck, cliLog, cliView } from '../cli';
 import { expect, test } from '../fixtures';
@@ -42,6 +44,35 @@ test.describe('a compacted Claude Code transcript', () => {
     await expect(row).toContainText(`Summary of compaction ${run.group ?? ''}, given to the model as a ${summary?.message?.role ?? '?'} message`);
     // Said in text the row carries (a screen reader reads it), not by its colour.
     await expect(row.getByText(/given to the model as a user message/)).toBeVisible();
+  });
+});
+
+// The real two-compaction transcript from its second boundary on: the file opens with a compaction
+// whose logical parent is not in it (docs/formats/claude-code.md "Compactions and microcompactions").
+const TWO = fixture('real/claude-code/cc-2.1.14-two-compactions.jsonl');
+const cutDir = mkdtempSync(join(tmpdir(), 'session-inspector-cc-opens-e2e-'));
+const OPENS_COMPACTED = join(cutDir, 'opens-compacted.jsonl');
+const twoLines = readFileSync(TWO, 'utf8').split('\n');
+const boundaries = twoLines.flatMap((l, k) => (l.includes('"compact_boundary"') ? [k] : []));
+writeFileSync(OPENS_COMPACTED, twoLines.slice(boundaries[1]).join('\n'));
+
+test.describe('a Claude Code transcript that opens with a compaction', () => {
+  test.use({ sessionFiles: [OPENS_COMPACTED] });
+  test.afterAll(() => rmSync(cutDir, { recursive: true, force: true }));
+
+  test('its first row is the summary, said in words to be one whose conversation is not in the file; no other row says so; axe passes', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    expect(boundaries).toHaveLength(2);
+    // The summary is the record after the boundary, as `view` prints it first (marked).
+    const view = cliView([OPENS_COMPACTED]);
+    const first = view.messages[0];
+    expect(first?.compact_summary).toBe(true);
+    expect(view.messages.filter((m) => m.compact_summary === true)).toHaveLength(1);
+    const row = inspector.row(0);
+    await expect(row).toContainText('Summary of a compaction this file opens with: the conversation it summarizes is not in the file, and the model was given the summary as this user message.');
+    await expect(row).toContainText((first?.content ?? '?').split('\n')[0] as string);
+    await expect(inspector.row(1)).not.toContainText('Summary of a compaction');
+    expect(await audit(inspector)).toEqual([]);
   });
 });
 

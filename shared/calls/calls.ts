@@ -375,6 +375,8 @@ export interface ViewEntry {
   tool_call_id?: string;
   tool_calls?: ToolCall[];
   reductions: string[];
+  /** A compaction's summary kept as the message it was: the file opens with the compaction (ProjectedRow.compact_summary). */
+  compact_summary?: true;
 }
 
 /**
@@ -424,6 +426,7 @@ function entryOf(row: ProjectedRow, ids: string[]): ViewEntry {
     ...(row.tool_call_id !== undefined ? { tool_call_id: row.tool_call_id } : {}),
     ...(row.tool_calls !== undefined ? { tool_calls: row.tool_calls } : {}),
     reductions: ids,
+    ...(row.compact_summary === true ? { compact_summary: true as const } : {}),
   };
   // A row whose text is read on use (a content left in its file) gives an entry read on use.
   if (Object.getOwnPropertyDescriptor(row, 'text')?.get) readOnUse(entry, 'content', () => row.text);

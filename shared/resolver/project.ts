@@ -3,7 +3,7 @@ import type { ResolveOptions } from './original';
 import { contentPrefixSource, floorSourceBoundary, isMemorySource } from '../format/bytes';
 import { findReduction, resolveOriginal, unknownReduction } from './original';
 import type { ChatMessage, MessageList, Reduction, ReductionKind, Result, Role, ToolCall } from '../format/types';
-import { ContentUnavailableError, isRangeKind, ok } from '../format/types';
+import { COMPACT_SUMMARY_KEY, ContentUnavailableError, isRangeKind, ok } from '../format/types';
 import { lowerBound } from '../format/sorted';
 import { utf8Decode } from '../format/utf8';
 
@@ -41,6 +41,11 @@ export interface ProjectedRow {
    * where the file says (the summary reduction's own).
    */
   compaction?: ProjectedCompaction;
+  /**
+   * The message is a compaction's summary kept as the message it was (COMPACT_SUMMARY_KEY): the
+   * file opens with the compaction, so nothing before it is in the file to reduce.
+   */
+  compact_summary?: true;
 }
 
 export interface ProjectedCompaction {
@@ -309,12 +314,13 @@ export function readOnUse<T extends object>(obj: T, key: keyof T & string, get: 
   });
 }
 
-function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call_id' | 'tool_calls' | 'name'> {
+function messageFields(msg: ChatMessage): Pick<ProjectedRow, 'role' | 'tool_call_id' | 'tool_calls' | 'name' | 'compact_summary'> {
   return {
     role: msg.role,
     ...(msg.tool_call_id !== undefined ? { tool_call_id: msg.tool_call_id } : {}),
     ...(msg.tool_calls !== undefined ? { tool_calls: msg.tool_calls } : {}),
     ...(msg.name !== undefined ? { name: msg.name } : {}),
+    ...(msg.metadata?.[COMPACT_SUMMARY_KEY] === true ? { compact_summary: true as const } : {}),
   };
 }
 

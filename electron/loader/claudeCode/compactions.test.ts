@@ -140,11 +140,23 @@ describe('a file that opens with a compaction (the records it summarized are not
     const s = await load(cut);
     const first = s.callInput(1)!;
     expect(first.minted.at(0)).toMatchObject({ role: 'user', content: compact[1]!.summary, metadata: { [COMPACT_SUMMARY_KEY]: true } });
-    expect(rowsAt(s, 1)[0]).toMatchObject({ text: compact[1]!.summary, reductions: [] });
+    expect(rowsAt(s, 1)[0]).toMatchObject({ text: compact[1]!.summary, reductions: [], compact_summary: true });
     expect(s.log.filter((r) => r.kind === 'summarized')).toEqual([]);
-    // Every later call is given it too, and only once.
+    // Every later call is given it too, and only once; its row alone is marked.
     const last = rowsAt(s, s.calls.length);
     expect(last.filter((r) => r.text === compact[1]!.summary)).toHaveLength(1);
+    expect(last.filter((r) => r.compact_summary === true).map((r) => r.index)).toEqual([0]);
+  });
+
+  it('view prints the summary first, marked, and marks nothing else; a summary that reduces what came before is not marked', async () => {
+    const r = await runCli(['view', '--at', '1', cut]);
+    expect(r.code, r.stderr).toBe(0);
+    const messages = (JSON.parse(r.stdout) as { messages: { index: number; content: string; compact_summary?: true }[] }).messages;
+    expect(messages[0]).toMatchObject({ index: 0, content: compact[1]!.summary, compact_summary: true });
+    expect(messages.filter((m) => m.compact_summary === true)).toHaveLength(1);
+    // The whole file: both summaries are compactions' stubs, no message is marked.
+    const whole = await load(TWO);
+    expect(rowsAt(whole, whole.calls.length).filter((row) => row.compact_summary === true)).toEqual([]);
   });
 
   it('is no prompt: the title filled from the session is the first prompt after it', async () => {

@@ -98,6 +98,11 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
   return (
     <>
       {info.compaction && <CompactionNote compaction={info.compaction} applied={info.applied} />}
+      {info.compact_summary && (
+        <p className="row-compaction">
+          Summary of a compaction this file opens with: the conversation it summarizes is not in the file, and the model was given the summary as {info.role === undefined ? 'this message' : `this ${info.role} message`}.
+        </p>
+      )}
       {(visible !== '' || applied) && (
         <div className={mono ? 'row-text is-mono' : 'row-text'}>
           {visible !== '' && <TerminalText text={visible} />}
