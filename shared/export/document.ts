@@ -69,6 +69,8 @@ export interface DocMessage {
   tool_calls?: DocToolCall[];
   /** Ids of the reductions that shape what the model was shown here. */
   reductions: DocText[];
+  /** A compaction's summary kept as the message it was (ViewEntry.compact_summary): the writers say so (compactSummaryNote). */
+  compact_summary?: true;
 }
 
 export interface DocReduction {
@@ -331,6 +333,7 @@ function entryMessage(entry: ViewEntry, input: CallInput, texts: Texts, names: R
     ...(name !== undefined ? { tool_name: texts.name(name) } : {}),
     ...(entry.tool_calls ? { tool_calls: entry.tool_calls.map((c) => toolCall(c, texts)) } : {}),
     reductions: entry.reductions.map((id) => texts.name(id)),
+    ...(entry.compact_summary === true ? { compact_summary: true as const } : {}),
   };
 }
 

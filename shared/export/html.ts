@@ -6,6 +6,7 @@
  * character and every lone surrogate is shown as a visible symbol (`visibleHtmlText`), so the text
  * a reader sees is what the session holds. Originals sit in `<details>` blocks, closed.
  */
+import { compactSummaryNote } from '../format/types';
 import { htmlText } from '../links/markdown';
 import { nameText, replaceInvisible, visibleSymbol } from '../format/visibleText';
 import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
@@ -47,6 +48,7 @@ function messageHtml(m: DocMessage, heading: string, capBytes: number): string {
   const answers = m.tool_call_id ? ` · result of ${m.tool_name ? `${name(m.tool_name.text)} ` : ''}${name(m.tool_call_id.text)}` : '';
   const parts = [`<${heading}>${htmlText(heading === 'h3' ? 'Response: ' : '')}Message ${m.index} · ${role}${answers}</${heading}>`];
   if (m.reductions.length > 0) parts.push(`<p>Shown reduced by ${m.reductions.map((r) => name(r.text)).join(', ')}.</p>`);
+  if (m.compact_summary === true) parts.push(`<p>${htmlText(compactSummaryNote(m.role))}</p>`);
   parts.push(pre(m.content, capBytes));
   for (const c of m.tool_calls ?? []) parts.push(`<p>Tool call ${name(c.name.text)} ${name(c.id.text)}:</p>`, pre(c.arguments, capBytes));
   return `<div class="message">${parts.join('\n')}</div>`;

@@ -4,6 +4,7 @@
  * (shared/links/markdown.ts), so nothing in it can end its block, start a heading or a link, or
  * inject HTML. Everything outside code is written here.
  */
+import { compactSummaryNote } from '../format/types';
 import { codeBlock, codeSpan } from '../links/markdown';
 import type { DocMessage, DocReduction, DocSection, DocText, DocumentWriter, SessionDocument } from './document';
 import { aboutWords, bytesWords, contextWords, cutWords, documentText, hiddenWords, placeWords, sectionTitle } from './document';
@@ -18,6 +19,7 @@ function messageLines(m: DocMessage, heading: string, capBytes: number): string[
   const answers = m.tool_call_id ? ` · result of ${m.tool_name ? `${codeSpan(m.tool_name.text)} ` : ''}${codeSpan(m.tool_call_id.text)}` : '';
   const lines = [`${heading} Message ${m.index} · ${role}${answers}`, ''];
   if (m.reductions.length > 0) lines.push(`Shown reduced by ${m.reductions.map((r) => codeSpan(r.text)).join(', ')}.`, '');
+  if (m.compact_summary === true) lines.push(compactSummaryNote(m.role), '');
   lines.push(...block(m.content, capBytes));
   for (const c of m.tool_calls ?? []) {
     lines.push(`Tool call ${codeSpan(c.name.text)} ${codeSpan(c.id.text)}:`, '', ...block(c.arguments, capBytes));

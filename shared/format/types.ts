@@ -40,6 +40,11 @@ export interface ChatMessage {
  */
 export const COMPACT_SUMMARY_KEY = 'compact_summary';
 
+/** What the app's row and an exported session say of such a message (`role`: the one it was given as). */
+export function compactSummaryNote(role: Role | null | undefined): string {
+  return `Summary of a compaction this file opens with: the conversation it summarizes is not in the file, and the model was given the summary as ${role ? `this ${role} message` : 'this message'}.`;
+}
+
 /**
  * Bytes read by range from somewhere else (a file), so a 200 MB tool output is never one string.
  * `read` throws ContentUnavailableError when the bytes can no longer be read (the file changed).

@@ -13,7 +13,7 @@ import { runCli } from '../../cli/testing/runCli';
 import { sessionLoader } from '../testing/importers';
 import { indexFile } from '../../library/index';
 import { oneLine } from '../../library/head';
-import { COMPACT_SUMMARY_KEY } from '../../../shared/index';
+import { COMPACT_SUMMARY_KEY, compactSummaryNote } from '../../../shared/index';
 import { CLEARED_STUB } from './importer';
 
 const REAL = join(import.meta.dirname, '../../../e2e/fixtures/real/claude-code');
@@ -157,6 +157,23 @@ describe('a file that opens with a compaction (the records it summarized are not
     // The whole file: both summaries are compactions' stubs, no message is marked.
     const whole = await load(TWO);
     expect(rowsAt(whole, whole.calls.length).filter((row) => row.compact_summary === true)).toEqual([]);
+  });
+
+  it('an exported session says so, in Markdown and in HTML, before the summary and once', async () => {
+    const note = compactSummaryNote('user');
+    const firstLine = compact[1]!.summary.split('\n')[0]!;
+    const markdown = await runCli(['export', '--as', 'markdown', '--calls', '1:1', cut]);
+    expect(markdown.code, markdown.stderr).toBe(0);
+    expect(markdown.stdout.split(note)).toHaveLength(2);
+    const after = markdown.stdout.slice(markdown.stdout.indexOf(note));
+    expect(after.indexOf(firstLine)).toBeGreaterThan(0);
+    const html = await runCli(['export', '--as', 'html', '--calls', '1:1', cut]);
+    expect(html.code, html.stderr).toBe(0);
+    expect(html.stdout.split(`<p>${note}</p>`)).toHaveLength(2);
+    // The whole file: both summaries are compactions' stubs, and no message says it.
+    const whole = await runCli(['export', '--as', 'markdown', '--calls', '1:3', TWO]);
+    expect(whole.code, whole.stderr).toBe(0);
+    expect(whole.stdout).not.toContain(note);
   });
 
   it('is no prompt: the title filled from the session is the first prompt after it', async () => {

@@ -6,6 +6,7 @@
 import type { Ref } from 'react';
 import { memo, useMemo } from 'react';
 import type { ProjectedRowInfo } from '../../../shared/contract';
+import { compactSummaryNote } from '../../../shared/format/types';
 import { utf8Length } from '../../../shared/format/utf8';
 import { ROW_PAGE_SIZE, rowAt } from '../../store/rowsSlice';
 import { useApp } from '../../store/storeContext';
@@ -98,11 +99,7 @@ function RowBody({ info, row }: { info: ProjectedRowInfo; row: number }) {
   return (
     <>
       {info.compaction && <CompactionNote compaction={info.compaction} applied={info.applied} />}
-      {info.compact_summary && (
-        <p className="row-compaction">
-          Summary of a compaction this file opens with: the conversation it summarizes is not in the file, and the model was given the summary as {info.role === undefined ? 'this message' : `this ${info.role} message`}.
-        </p>
-      )}
+      {info.compact_summary && <p className="row-compaction">{compactSummaryNote(info.role)}</p>}
       {(visible !== '' || applied) && (
         <div className={mono ? 'row-text is-mono' : 'row-text'}>
           {visible !== '' && <TerminalText text={visible} />}
