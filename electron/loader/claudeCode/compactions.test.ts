@@ -170,10 +170,13 @@ describe('a file that opens with a compaction (the records it summarized are not
     const html = await runCli(['export', '--as', 'html', '--calls', '1:1', cut]);
     expect(html.code, html.stderr).toBe(0);
     expect(html.stdout.split(`<p>${note}</p>`)).toHaveLength(2);
-    // The whole file: both summaries are compactions' stubs, and no message says it.
-    const whole = await runCli(['export', '--as', 'markdown', '--calls', '1:3', TWO]);
-    expect(whole.code, whole.stderr).toBe(0);
-    expect(whole.stdout).not.toContain(note);
+    // The uncut file at the call after its first compaction: the summary is there, as the
+    // compaction's stub (what the model was shown instead), and nothing says it.
+    const at = callAfter(await load(TWO), compact[0]!.line, compact[1]!.line);
+    const uncut = await runCli(['export', '--as', 'markdown', '--calls', `${at}:${at}`, TWO]);
+    expect(uncut.code, uncut.stderr).toBe(0);
+    expect(uncut.stdout).toContain(compact[0]!.summary.split('\n')[0]!);
+    expect(uncut.stdout).not.toContain(note);
   });
 
   it('is no prompt: the title filled from the session is the first prompt after it', async () => {
