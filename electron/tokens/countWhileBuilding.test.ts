@@ -1,6 +1,6 @@
 /**
  * Contents counted while the session is built (countWhileBuilding.ts, the Claude Code source's
- * guess `largeContentsBeforeCall`; docs/token-estimates.md "Counted while the session is built"):
+ * guess `contentsBeforeCall`; docs/token-estimates.md "Counted while the session is built"):
  * each estimate is the one counted where it is asked, taken from the side that claimed its batch,
  * and the guess offers what the input asks for.
  */
@@ -11,7 +11,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { viewEntries } from '../../shared/calls/calls';
 import { inSource } from '../../shared/calls/whatIf';
 import { isMemorySource, memorySource } from '../../shared/format/bytes';
-import type { ByteSource } from '../../shared/format/types';
 import { isRangeKind } from '../../shared/format/types';
 import { tempDir } from '../../tools/testing/files';
 import { countViewAhead, prepareView, viewOutput } from '../cli/view';
@@ -20,7 +19,9 @@ import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import type { LoadedSession } from '../loader/session';
 import { loadSession, nodeSha256 } from '../loader/session';
-import { countText, estimateSource, sourcePlan } from './counter';
+import type { CountPlan } from './counter';
+import { countPlan, countText, sourcePlan, textPlan } from './counter';
+import type { OfferedContent } from '../loader/common/source';
 import { ContentsCountedAhead } from './countWhileBuilding';
 import { CLAIMED_BY_THREAD, TAKEN_HERE } from './textCounter';
 import { realCountingThread } from './testing/countingThread';
@@ -42,6 +43,17 @@ afterAll(() => {
 const THREAD_MARK = 1000;
 
 
+/**
+ * The contents of `specs` as a source offers them: bytes kept in a source, or a text held in memory
+ * (`inMemory`), whose equal texts are one content.
+ */
+function offeredOf(specs: readonly { text: string; inMemory: boolean }[]): OfferedContent[] {
+  return specs.map((s) => (s.inMemory ? s.text : memorySource(new TextEncoder().encode(s.text))));
+}
+
+/** What counting a content counts: a source's plan, or a text's as an entry held in memory is counted. */
+const planOf = (content: OfferedContent): CountPlan => (typeof content === 'string' ? textPlan(content) : sourcePlan(content));
+
 const text = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }), fc.constantFrom('漢字'.repeat(200), agentText(300_000, 5)));
 
 describe('contents counted while the session is built', () => {
@@ -58,11 +70,11 @@ describe('contents counted while the session is built', () => {
   it('any offer, any wanted sources, any order of the two threads: each wanted estimate is the source’s own, from the side that claimed its batch', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.record({ text, wanted: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.array(fc.record({ text, wanted: fc.boolean(), inMemory: fc.boolean() }), { minLength: 1, maxLength: 30 }),
         fc.array(fc.constantFrom('thread', 'here'), { maxLength: 40 }),
         fc.boolean(),
         async (specs, schedule, threadFirst) => {
-          const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
+          const sources = offeredOf(specs);
           const thread = steppedThread({ mark: THREAD_MARK });
           const built = new ContentsCountedAhead({ input: null }, thread);
           built.offer(sources);
@@ -81,18 +93,20 @@ describe('contents counted while the session is built', () => {
           let used = 0;
           const holdsWanted = new Set<number>();
           for (const [k, source] of sources.entries()) {
-            const texts = [...sourcePlan(source).texts].length;
+            // A text equal to one offered before it is that one: offered once, one estimate.
+            if (sources.indexOf(source) < k) continue;
+            const texts = [...planOf(source).texts].length;
             while (used === (thread.requests[request]?.texts.length ?? 0) && request < thread.requests.length) {
               request++;
               used = 0;
             }
             const byThread = thread.requests[request]?.counted === true;
-            if (specs[k]?.wanted) holdsWanted.add(request);
+            if (wanted.has(source)) holdsWanted.add(request);
             used += texts;
             expect(built.pending(source)).toBe(false);
-            const own = estimateSource(source);
+            const own = countPlan(planOf(source));
             const estimate = built.estimate(source);
-            if (!specs[k]?.wanted) {
+            if (!wanted.has(source)) {
               // Dropped or left, unless the thread had begun its batch before the input was known.
               expect(estimate, `source ${k}`).toEqual(byThread ? { ...own, tokens: own.tokens + THREAD_MARK * texts } : undefined);
               continue;
@@ -111,8 +125,8 @@ describe('contents counted while the session is built', () => {
 
   it('a thread that begins batches and never answers holds nothing up: each is counted here, its late answer dropped, every wanted estimate the source’s own', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ text, wanted: fc.boolean() }), { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 40 }), async (specs, begun) => {
-        const sources: ByteSource[] = specs.map((s) => memorySource(new TextEncoder().encode(s.text)));
+      fc.asyncProperty(fc.array(fc.record({ text, wanted: fc.boolean(), inMemory: fc.boolean() }), { minLength: 1, maxLength: 30 }), fc.array(fc.boolean(), { maxLength: 40 }), async (specs, begun) => {
+        const sources = offeredOf(specs);
         const thread = steppedThread({ mark: THREAD_MARK });
         const built = new ContentsCountedAhead({ input: null }, thread);
         built.offer(sources);
@@ -125,9 +139,10 @@ describe('contents counted while the session is built', () => {
         await built.settled();
         thread.answerBegun();
         await built.settled();
+        const wanted = new Set(sources.filter((_, k) => specs[k]?.wanted));
         for (const [k, source] of sources.entries()) {
           expect(built.pending(source)).toBe(false);
-          expect(built.estimate(source), `source ${k}`).toEqual(specs[k]?.wanted ? estimateSource(source) : undefined);
+          expect(built.estimate(source), `source ${k}`).toEqual(wanted.has(source) ? countPlan(planOf(source)) : undefined);
         }
       }),
       { numRuns: 150 },
@@ -161,19 +176,28 @@ describe('contents counted while the session is built', () => {
   });
 
   /** Loads `path` with texts of 256 characters or more left in the file, telling `call` to the source; returns what it offered. */
-  async function offeredAt(path: string, call: number | null, maxBytes = Number.POSITIVE_INFINITY): Promise<{ session: LoadedSession; offered: readonly ByteSource[] }> {
-    let offered: readonly ByteSource[] | undefined;
+  async function offeredAt(path: string, call: number | null, maxBytes = Number.POSITIVE_INFINITY): Promise<{ session: LoadedSession; offered: readonly OfferedContent[] }> {
+    let offered: readonly OfferedContent[] | undefined;
     const loaded = await loadSession([path], { largeStringBytes: 512, keptStringChars: 256, countWhileBuilding: { wants: { input: call }, maxBytes, offer: (sources) => (offered = sources) } });
     if (!loaded.ok) throw new Error(loaded.error.message);
     if (!offered) throw new Error(`${path}: nothing was offered before the build`);
     return { session: loaded.session, offered };
   }
 
-  /** The sources call `call`'s input reads its shown contents from. */
-  function askedAt(session: LoadedSession, call: number | null): ByteSource[] {
+  /** What call `call`'s input counts of its shown contents: the source each is read from, or its text held in memory. */
+  function askedAt(session: LoadedSession, call: number | null): OfferedContent[] {
     const input = session.callInput(call);
     if (!input) throw new Error(`no input at call ${call}`);
-    return viewEntries(input).flatMap((e) => inSource(e, input.minted) ?? []);
+    return viewEntries(input).map((e) => inSource(e, input.minted) ?? e.content);
+  }
+
+  /** The texts call `call`'s input counts besides its contents: each tool call's name and arguments, and the thinking an assistant message keeps. */
+  function besidesAt(session: LoadedSession, call: number | null): string[] {
+    const input = session.callInput(call)!;
+    return viewEntries(input).flatMap((e) => {
+      const thinking = e.role === 'assistant' && e.reductions.length === 0 ? input.minted.at(e.index)?.metadata?.thinking : undefined;
+      return [...(e.tool_calls ?? []).flatMap((c) => [c.name, c.arguments]), ...(typeof thinking === 'string' ? [thinking] : [])];
+    });
   }
 
   it('a Claude Code transcript offers the contents the call’s input shows, newest first, within the bytes asked', async () => {
@@ -182,6 +206,7 @@ describe('contents counted while the session is built', () => {
     const subagent = join(CC, 'cc-2.1.17-subagent/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl');
     const files = [generated.path, join(CC, 'cc-2.1.14-two-compactions.jsonl'), join(CC, 'cc-2.1.17-microcompactions-then-compact.jsonl'), join(CC, 'cc-2.1.17-persisted-bash.jsonl'), subagent];
     expect(generated.compactions).toBeGreaterThan(2);
+    let hiddenTextsSeen = 0;
     for (const path of files) {
       const first = await offeredAt(path, null);
       const n = first.session.calls.length;
@@ -192,20 +217,31 @@ describe('contents counted while the session is built', () => {
           const asked = askedAt(session, call);
           const hits = asked.filter((a) => offered.includes(a));
           // A result held as several text blocks is read through a source joined by the build: not offered.
-          expect(hits.length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(asked.length * 0.9));
+          const askedSources = asked.filter((a) => typeof a !== 'string');
+          expect(askedSources.filter((a) => offered.includes(a)).length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(askedSources.length * 0.9));
+          // So is a text held in memory that the input shows whole (no stub in its place), but one joined from several blocks.
+          const input = session.callInput(call)!;
+          const shownWhole = viewEntries(input).flatMap((e) => (inSource(e, input.minted) || e.reductions.length > 0 || e.content === '' ? [] : [e.content]));
+          expect(shownWhole.filter((t) => offered.includes(t)).length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(shownWhole.length * 0.9));
           // Newest first: the asked ones appear in the offer in the opposite order of the view.
-          const order = hits.map((a) => offered.indexOf(a));
+          // An equal text is offered once, where the newest record holds it: the view's last showing it.
+          const order = hits.filter((a, k) => hits.lastIndexOf(a) === k).map((a) => offered.indexOf(a));
           expect(order, `${path} at ${call}`).toEqual([...order].sort((x, y) => y - x));
           expect(new Set(offered).size).toBe(offered.length);
-          // Nothing the input shows as a stub: no original of a tool result it shows cleared or cut.
-          const input = session.callInput(call)!;
+          // Nothing the input shows as a stub: no original of a tool result it shows cleared or cut, kept in the file or held in memory.
           const hidden = input.log.filter((r) => !isRangeKind(r.kind)).flatMap((r) => {
             const original = resolveOriginal(r, input.minted, session.recorded);
             return original.ok ? [original.value.bytes] : [];
           });
           expect(hidden.filter((h) => offered.includes(h)), `${path} at ${call}`).toEqual([]);
+          const hiddenTexts = hidden.filter(isMemorySource).map((h) => new TextDecoder().decode(h.read(0, h.length)));
+          hiddenTextsSeen += hiddenTexts.length;
+          expect(hiddenTexts.filter((t) => offered.includes(t)), `${path} at ${call}`).toEqual([]);
+          // So is what it calls and thinks.
+          const besides = besidesAt(session, call).filter((t) => t !== '');
+          expect(besides.filter((t) => offered.includes(t)).length, `${path} at ${call}`).toBeGreaterThanOrEqual(Math.floor(besides.length * 0.9));
           // Nor what came before the call's last compaction: a few texts of records the input does not show at most.
-          expect(offered.filter((o) => !asked.includes(o)).length, `${path} at ${call}`).toBeLessThanOrEqual(2);
+          expect(offered.filter((o) => !asked.includes(o) && !besides.includes(o as string)).length, `${path} at ${call}`).toBeLessThanOrEqual(2);
         } finally {
           session.close();
         }
@@ -226,6 +262,8 @@ describe('contents counted while the session is built', () => {
       expect(some.reduce((n, s) => n + s.length, 0) - (some.at(-1)?.length ?? 0)).toBeLessThan(maxBytes);
       expect(some.reduce((n, s) => n + s.length, 0)).toBeGreaterThanOrEqual(maxBytes);
     }
+    // The cleared results held in memory were looked for in the offer.
+    expect(hiddenTextsSeen).toBeGreaterThan(0);
   });
 
   it('a call’s input is offered as soon as the pass meets the call, before the rest of the file is read; the latest view’s after the pass', async () => {
@@ -293,7 +331,7 @@ describe('contents counted while the session is built', () => {
     if (!plain.ok) throw new Error(plain.error.message);
     const expected = JSON.stringify(new SessionEstimates(plain.session, recordedContextOf(plain.session)).hiddenEstimates());
     plain.session.close();
-    const offered: ByteSource[] = [];
+    const offered: OfferedContent[] = [];
     const built = new ContentsCountedAhead('hidden', threadCounter());
     const loaded = await loadSession([path], {
       ...options,
@@ -334,9 +372,9 @@ describe('contents counted while the session is built', () => {
     const made = generateClaudeTranscript(tmp.dir, { bytes: 12_000_000, seed: 11, outputScale: 0.25, compactEvery: 4_000_000 });
     expect(made.microcompactions).toBeGreaterThan(3);
     const size = statSync(made.path).size;
-    const offerAll = async (maxBytes: number): Promise<{ read: number; sources: readonly ByteSource[] }[]> => {
+    const offerAll = async (maxBytes: number): Promise<{ read: number; sources: readonly OfferedContent[] }[]> => {
       let read = 0;
-      const offers: { read: number; sources: readonly ByteSource[] }[] = [];
+      const offers: { read: number; sources: readonly OfferedContent[] }[] = [];
       const loaded = await loadSession([made.path], {
         largeStringBytes: 512,
         keptStringChars: 256,

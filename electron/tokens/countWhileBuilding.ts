@@ -11,13 +11,13 @@
  *
  * A guess costs nothing when wrong: a content the input does not show is never asked for, and a
  * content asked for and not offered is counted as before. An estimate is the one `sourcePlan` makes
- * of the same source, counted by the same function, so it is the same wherever it was counted.
+ * of the same source, or `textPlan` of an equal text held in memory, counted by the same function,
+ * so it is the same wherever it was counted.
  */
-import type { ByteSource } from '../../shared/format/types';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
-import type { CountWhileBuilding } from '../loader/common/source';
+import type { CountWhileBuilding, OfferedContent } from '../loader/common/source';
 import type { CountPlan } from './counter';
-import { estimateSource, sourcePlan } from './counter';
+import { countPlan, sourcePlan, textPlan } from './counter';
 import type { TextCounter } from './textCounter';
 import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 
@@ -30,8 +30,11 @@ export const COUNT_WHILE_BUILDING_BYTES = 32 * 1024 * 1024;
 /** Characters per batch handed to the thread: a batch is what either thread takes at once. */
 const BATCH_CHARS = 256 * 1024;
 
+/** What counting an offered content counts: a source's `sourcePlan`, a text's `textPlan` (as an entry held in memory is counted). */
+const planOf = (content: OfferedContent): CountPlan => (typeof content === 'string' ? textPlan(content) : sourcePlan(content));
+
 interface Batch {
-  readonly sources: ByteSource[];
+  readonly sources: OfferedContent[];
   /** Each source's plan, to make its estimate of its summed counts (a sampled plan scales by what it decoded). */
   readonly plans: CountPlan[];
   /** How many of the batch's texts are each source's, in order. */
@@ -49,12 +52,12 @@ interface Batch {
 
 export class ContentsCountedAhead implements CountWhileBuilding {
   private readonly batches: Batch[] = [];
-  private readonly pendingBy = new Map<ByteSource, Batch>();
-  private readonly estimates = new Map<ByteSource, TokenEstimate>();
+  private readonly pendingBy = new Map<OfferedContent, Batch>();
+  private readonly estimates = new Map<OfferedContent, TokenEstimate>();
   /** Batches this thread may still take back, in the order posted: the last is taken back first. */
   private takeable: Batch[] = [];
   /** The sources the input asks for, once known (`want`): the others are not counted. */
-  private wanted: Set<ByteSource> | undefined;
+  private wanted: Set<OfferedContent> | undefined;
 
   constructor(
     readonly wants: CountWhileBuilding['wants'],
@@ -62,9 +65,9 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     readonly maxBytes: number = COUNT_WHILE_BUILDING_BYTES,
   ) {}
 
-  /** Plans each source here (read and decoded) and hands their texts to the thread, a batch at a time. */
-  offer(sources: readonly ByteSource[]): void {
-    let batch = { sources: [] as ByteSource[], plans: [] as CountPlan[], textCounts: [] as number[], texts: [] as string[], chars: 0 };
+  /** Plans each content here (a source read and decoded) and hands their texts to the thread, a batch at a time. */
+  offer(sources: readonly OfferedContent[]): void {
+    let batch = { sources: [] as OfferedContent[], plans: [] as CountPlan[], textCounts: [] as number[], texts: [] as string[], chars: 0 };
     const post = (): void => {
       if (batch.sources.length === 0) return;
       const claim = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
@@ -98,9 +101,12 @@ export class ContentsCountedAhead implements CountWhileBuilding {
       for (const s of posted.sources) this.pendingBy.set(s, posted);
       batch = { sources: [], plans: [], textCounts: [], texts: [], chars: 0 };
     };
+    // A text equal to one offered is that one (its estimate is any equal text's), within this offer too.
+    const here = new Set<OfferedContent>();
     for (const source of sources) {
-      if (this.pendingBy.has(source) || this.estimates.has(source)) continue;
-      const plan = sourcePlan(source);
+      if (this.pendingBy.has(source) || this.estimates.has(source) || here.has(source)) continue;
+      here.add(source);
+      const plan = planOf(source);
       const texts: string[] = [];
       try {
         for (const text of plan.texts) texts.push(text);
@@ -121,12 +127,12 @@ export class ContentsCountedAhead implements CountWhileBuilding {
   }
 
   /** The source's estimate, once counted on either thread; undefined before, and for a source never offered. */
-  estimate(source: ByteSource): TokenEstimate | undefined {
+  estimate(source: OfferedContent): TokenEstimate | undefined {
     return this.estimates.get(source);
   }
 
   /** True while the source is offered and not yet counted (the thread has it, or this thread may take it back). */
-  pending(source: ByteSource): boolean {
+  pending(source: OfferedContent): boolean {
     return this.pendingBy.has(source);
   }
 
@@ -134,7 +140,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
    * The sources the built input asks for: a batch of none of them that the thread has not begun is
    * taken back and dropped, and a batch taken back counts only those (the guess was wrong for the rest).
    */
-  want(sources: ReadonlySet<ByteSource>): void {
+  want(sources: ReadonlySet<OfferedContent>): void {
     this.wanted = new Set(sources);
     const kept: Batch[] = [];
     for (const batch of this.takeable) {
@@ -198,7 +204,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     for (const source of batch.sources) {
       if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
       try {
-        this.estimates.set(source, estimateSource(source));
+        this.estimates.set(source, countPlan(planOf(source)));
       } catch {
         // Unreadable now: left to be counted where it is asked, which reports why.
       }

@@ -21,6 +21,7 @@ import type { Calibration, GrowthPair } from '../../shared/tokens/calibration';
 import { CLAUDE_DEFAULT, MIN_GROWTH_TOKENS, calibrate, calibrated } from '../../shared/tokens/calibration';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import { isClaudeModel, samplePlan, sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
+import type { OfferedContent } from '../loader/common/source';
 import type { LoadedSession } from '../loader/session';
 import { nodeRunningSha256, nodeSha256 } from '../loader/session';
 import { TranscriptHashes } from '../../shared/resolver/transcriptHashes';
@@ -93,7 +94,13 @@ export function calibrationStepCalls(calls: number, steps: number = MAX_CALIBRAT
 /** An entry's cache key: its view index and the reductions applied to it (see the file's head). */
 const entryKey = (entry: ViewEntry): string => `${entry.index}|${entry.reductions.join(',')}`;
 
-/** What one entry's estimate counts (SessionEstimates.entryPlan). */
+/**
+ * What an entry's estimate counts as its content: its source when the file holds it (the row shows
+ * its first bytes), else its text; either may have been counted while the session was built.
+ */
+const countedContent = (entry: ViewEntry, view: MessageList): OfferedContent => inSource(entry, view) ?? entry.content;
+
+/** What an estimate counted ahead counts (AheadJob.plan): an entry's content, and its texts besides (`othersOf`) not yet counted. */
 interface EntryPlan {
   content: CountPlan;
   /** Counted whole, never sampled. */
@@ -238,8 +245,11 @@ interface AheadJob {
    * this thread verifies and counts a large original.
    */
   readonly work?: number;
-  /** What the counter is to count for it, and where its estimate goes; undefined when there is nothing to count (it is then known). */
-  plan(): (EntryPlan & { done(estimate: TokenEstimate): void }) | undefined;
+  /**
+   * What the counter is to count for it, and where its counts go: its content's estimate, and the
+   * count of each of its other texts, in order; undefined when there is nothing to count (it is then known).
+   */
+  plan(): (EntryPlan & { done(content: TokenEstimate, otherCounts: readonly number[]): void }) | undefined;
 }
 
 /** A step of the calibration's walk (SessionEstimates.stepAt). */
@@ -264,8 +274,10 @@ export interface KnownOriginal {
 
 export class SessionEstimates {
   private readonly raw = new Map<string, TokenEstimate>();
-  /** By `entryKey`: the summed counts of an entry's texts besides its content (`othersOf`), counted ahead while its content was on the counting thread. */
-  private readonly othersCounted = new Map<string, number>();
+  /** By `entryKey`: an entry's content's estimate counted ahead, until `entryRaw` makes the entry's. */
+  private readonly contentCounted = new Map<string, TokenEstimate>();
+  /** By text: the count of a text an entry holds besides its content (`othersOf`), counted ahead or when first asked. */
+  private readonly otherCounts = new Map<string, number>();
   /** By `originalKey`; null where the original cannot be read. */
   private readonly originals = new Map<string, KnownOriginal | null>();
   private calibrationMemo: Calibration | null | undefined;
@@ -300,25 +312,34 @@ export class SessionEstimates {
     const key = entryKey(entry);
     const known = this.raw.get(key);
     if (known) return known;
-    const { content, others } = this.entryPlan(entry, view);
-    let counted = this.othersCounted.get(key);
-    if (counted === undefined) {
-      counted = 0;
-      for (const text of others) counted += countText(text);
-    }
-    const estimate = entryEstimate(countPlan(content), counted);
+    const ahead = this.contentCounted.get(key);
+    this.contentCounted.delete(key);
+    const content = ahead ?? countPlan(this.contentPlanOf(countedContent(entry, view)));
+    let counted = 0;
+    for (const text of this.othersOf(entry, view)) counted += this.otherCount(text);
+    const estimate = entryEstimate(content, counted);
     this.raw.set(key, estimate);
     return estimate;
   }
 
   /**
-   * What an entry's estimate counts: its content (read from its source when the file holds it,
-   * sampled above the threshold), and whole, each tool call's name and arguments and the thinking
-   * its record keeps.
+   * The count of a text an entry holds besides its content: counted ahead (here or on the counting
+   * thread), or while the session was built (offered as a text: its estimate is its count, a text
+   * not sampled being counted whole), else here now.
    */
-  private entryPlan(entry: ViewEntry, view: MessageList): EntryPlan {
-    const source = inSource(entry, view);
-    return { content: source ? this.sourcePlanOf(source) : textPlan(entry.content), others: this.othersOf(entry, view) };
+  private otherCount(text: string): number {
+    let n = this.otherCounts.get(text) ?? this.countedWhileBuilding?.estimate(text);
+    if (typeof n !== 'number') n = n && n.sampled !== true ? n.tokens : countText(text);
+    this.otherCounts.set(text, n);
+    return n;
+  }
+
+  /** Whether a text besides an entry's content is counted, or on its way: counted ahead, or offered while the session was built and not yet taken. */
+  private otherKnown(text: string): boolean {
+    const built = this.countedWhileBuilding;
+    if (this.otherCounts.has(text) || built?.pending(text)) return true;
+    const estimate = built?.estimate(text);
+    return estimate !== undefined && estimate.sampled !== true;
   }
 
   /** An entry's texts besides its content: each tool call's name and arguments, and the thinking its record keeps. */
@@ -330,10 +351,11 @@ export class SessionEstimates {
     return others;
   }
 
-  /** A source's plan: its estimate counted while the session was built, once answered, else its texts to count. */
-  private sourcePlanOf(source: ByteSource): CountPlan {
-    const known = this.countedWhileBuilding?.estimate(source);
-    return known ? { texts: [], estimate: () => known } : sourcePlan(source);
+  /** A content's plan: its estimate counted while the session was built, once answered, else its texts to count. */
+  private contentPlanOf(content: OfferedContent): CountPlan {
+    const known = this.countedWhileBuilding?.estimate(content);
+    if (known) return { texts: [], estimate: () => known };
+    return typeof content === 'string' ? textPlan(content) : sourcePlan(content);
   }
 
   /** A source's estimate: the one counted while the session was built, once answered, else counted here. */
@@ -365,13 +387,8 @@ export class SessionEstimates {
     // what the thread has not begun is taken back by this one (countWhileBuilding.ts).
     if (built) {
       this.countedWhileBuilding = built;
-      const asked = new Set<ByteSource>();
-      for (const { entries, view } of inputs) {
-        for (const entry of entries) {
-          const source = inSource(entry, view);
-          if (source) asked.add(source);
-        }
-      }
+      const asked = new Set<OfferedContent>();
+      for (const { entries, view } of inputs) for (const entry of entries) asked.add(countedContent(entry, view));
       built.want(asked);
     }
     const jobs: AheadJob[] = [];
@@ -399,24 +416,32 @@ export class SessionEstimates {
     return (entry, view) => {
       const key = entryKey(entry);
       if (this.raw.has(key) || seen.has(key)) return;
-      // Its content is on the counting thread already, or taken back by shareCounting: what it
-      // calls and thinks is counted ahead here or there too, so that no count is left for later.
-      const source = this.countedWhileBuilding && inSource(entry, view);
-      if (source && this.countedWhileBuilding?.pending(source)) {
-        const others = this.othersOf(entry, view);
-        if (others.length === 0 || this.othersCounted.has(key)) return;
+      // What it calls and thinks, but the texts counted or on their way (offered while the session
+      // was built): counted ahead here or there, so that no count is left for later.
+      const others = this.othersOf(entry, view).filter((text) => !this.otherKnown(text));
+      const took = (counts: readonly number[]): void => others.forEach((text, k) => this.otherCounts.set(text, counts[k] ?? 0));
+      // Its content is on the counting thread already, or taken back by shareCounting.
+      if (this.countedWhileBuilding?.pending(countedContent(entry, view))) {
+        if (others.length === 0) return;
         seen.add(key);
-        const done = (counted: number): void => void this.othersCounted.set(key, counted);
         jobs.push({
-          here: () => done(others.reduce((n, text) => n + countText(text), 0)),
-          plan: () => ({ content: { texts: [], estimate: (sum) => tokenEstimate(sum) }, others, done: (estimate) => done(estimate.tokens) }),
+          here: () => others.forEach((text) => this.otherCount(text)),
+          plan: () => ({ content: { texts: [], estimate: (sum) => tokenEstimate(sum) }, others, done: (_, counts) => took(counts) }),
         });
         return;
       }
       seen.add(key);
       jobs.push({
         here: () => this.entryRaw(entry, view),
-        plan: () => ({ ...this.entryPlan(entry, view), done: (estimate) => this.raw.set(key, estimate) }),
+        // The entry's estimate is made when asked (entryRaw), once the texts offered while the session was built are counted too.
+        plan: () => ({
+          content: this.contentPlanOf(countedContent(entry, view)),
+          others,
+          done: (content, counts) => {
+            took(counts);
+            this.contentCounted.set(key, content);
+          },
+        }),
       });
     };
   }
@@ -460,7 +485,7 @@ export class SessionEstimates {
           const original = resolved();
           if (!original) return undefined;
           const { bytes } = original;
-          return { content: this.sourcePlanOf(bytes), others: [], done: (estimate) => this.originals.set(key, { estimate, bytes: bytes.length }) };
+          return { content: this.contentPlanOf(bytes), others: [], done: (estimate) => void this.originals.set(key, { estimate, bytes: bytes.length }) };
         },
       });
     }
@@ -527,9 +552,9 @@ export class SessionEstimates {
           for (const { plan, contentTexts } of batch) {
             let content = 0;
             for (const end = k + contentTexts; k < end; k++) content += counts[k] ?? 0;
-            let others = 0;
-            for (const end = k + plan.others.length; k < end; k++) others += counts[k] ?? 0;
-            plan.done(entryEstimate(plan.content.estimate(content), others));
+            const others = counts.slice(k, k + plan.others.length);
+            k += plan.others.length;
+            plan.done(plan.content.estimate(content), others);
           }
         },
       };

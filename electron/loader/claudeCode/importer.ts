@@ -30,6 +30,7 @@ import { attachmentOf, attachmentText, givenAttachment } from './attachments';
 import type { CallTokens } from '../../../shared/tokens/usage';
 import { anthropicTokens, compactionTokens, tokenCount } from '../../../shared/tokens/usage';
 import { tableWindow } from '../../../shared/tokens/windows';
+import type { OfferedContent } from '../common/source';
 
 /** Claude Code's placeholder for a microcompacted tool result (second-hand: docs/FORMATS.md §1.7). */
 export const CLEARED_STUB = '[Old tool result content cleared]';
@@ -419,18 +420,29 @@ function keepLargeContent(value: Record<string, unknown>, large: LargeStrings): 
  * Calls `at(o, k)` for each place of a record where a message's text may be: the places a Text may
  * stand (keepLargeContent). A tool result `skip` answers true for is passed over whole.
  */
-function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, k: string) => void, skip?: (result: Record<string, unknown>) => boolean): void {
+function contentSlots(value: Record<string, unknown>, at: (o: Record<string, unknown>, k: string, alone: boolean) => void, skip?: (result: Record<string, unknown>) => boolean): void {
   const m = value.message;
   if ((value.type !== 'user' && value.type !== 'assistant') || !isObj(m)) return;
-  at(m, 'content');
+  at(m, 'content', true);
   if (!Array.isArray(m.content)) return;
-  for (const b of m.content as unknown[]) {
+  const blocks = m.content as unknown[];
+  const alone = textBlocks(blocks) === 1;
+  for (const b of blocks) {
     if (!isObj(b)) continue;
-    if (b.type === 'text') at(b, 'text');
+    if (b.type === 'text') at(b, 'text', alone);
     if (b.type !== 'tool_result' || skip?.(b) === true) continue;
-    at(b, 'content');
-    if (Array.isArray(b.content)) for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') at(x, 'text');
+    at(b, 'content', true);
+    if (!Array.isArray(b.content)) continue;
+    const inResult = textBlocks(b.content as unknown[]) === 1;
+    for (const x of b.content as unknown[]) if (isObj(x) && x.type === 'text') at(x, 'text', inResult);
   }
+}
+
+/** How many text blocks `blocks` holds: a message's texts, or a tool result's, are joined into one content (joinTexts). */
+function textBlocks(blocks: readonly unknown[]): number {
+  let n = 0;
+  for (const b of blocks) if (isObj(b) && b.type === 'text') n++;
+  return n;
 }
 
 /**
@@ -453,7 +465,7 @@ function asideOfMain(records: readonly Rec[]): (r: Rec) => boolean {
  * assistant message id a call, `<synthetic>` ones not), and a source the input does not show is
  * simply never asked for. None for a call the file does not reach.
  */
-export function largeContentsBeforeCall(records: readonly Rec[], call: number | null, maxBytes: number): ByteSource[] {
+export function contentsBeforeCall(records: readonly Rec[], call: number | null, maxBytes: number): OfferedContent[] {
   const aside = asideOfMain(records);
   let start = 0;
   let end = records.length;
@@ -475,27 +487,53 @@ export function largeContentsBeforeCall(records: readonly Rec[], call: number | 
   }
   // A call past the file's (the command answers that it is out of range): nothing to count.
   if (call !== null && calls.size < call) return [];
-  const sources: ByteSource[] = [];
+  const contents: OfferedContent[] = [];
+  // Equal texts are one content (an estimate is a text's): offered once, at the newest.
+  const texts = new Set<string>();
   let bytes = 0;
   for (let i = end - 1; i >= start && bytes < maxBytes; i--) {
     const r = records[i]!;
     if (aside(r)) continue;
     contentSlots(
       r,
-      (o, k) => {
-        const v = o[k];
-        if (!isLargeText(v)) return;
-        sources.push(v.source);
-        bytes += v.source.length;
+      (o, k, alone) => {
+        // A tool result of several text blocks: the text the build joins them into, the same object
+        // (toolResultContent keeps it by the record's block list) or an equal string.
+        const v = o.type === 'tool_result' && k === 'content' && Array.isArray(o.content) && textBlocks(o.content as unknown[]) > 1 ? toolResultContent(o).text : o[k];
+        if (isLargeText(v)) {
+          contents.push(v.source);
+          bytes += v.source.length;
+        } else if (typeof v === 'string' && v !== '' && alone && !texts.has(v)) {
+          // Held in memory, and the whole of its message's or result's text (the build joins several
+          // into a text no record holds): counted as an equal text is. A UTF-16 unit for about a byte of the bound.
+          texts.add(v);
+          contents.push(v);
+          bytes += v.length;
+        }
       },
       (result) => typeof result.tool_use_id === 'string' && cleared.has(result.tool_use_id),
     );
+    // What an assistant message calls and thinks, counted beside its content (each tool call's name
+    // and arguments as the build writes them, a thinking block's text when it is its record's only one).
+    if (r.type !== 'assistant' || !isObj(r.message) || !Array.isArray(r.message.content)) continue;
+    const blocks = r.message.content as unknown[];
+    const thinkingAlone = blocks.filter((b) => isObj(b) && b.type === 'thinking').length === 1;
+    for (const b of blocks) {
+      if (!isObj(b)) continue;
+      const besides = b.type === 'tool_use' && typeof b.id === 'string' ? [str(b.name) ?? '', JSON.stringify(b.input ?? {})] : b.type === 'thinking' && thinkingAlone ? [str(b.thinking) ?? ''] : [];
+      for (const text of besides) {
+        if (text === '' || texts.has(text)) continue;
+        texts.add(text);
+        contents.push(text);
+        bytes += text.length;
+      }
+    }
   }
-  return sources;
+  return contents;
 }
 
 /**
- * What numbers a record's call in `largeContentsBeforeCall`, as the build numbers a conversation
+ * What numbers a record's call in `contentsBeforeCall`, as the build numbers a conversation
  * without branches: an assistant record's message id (its response's records share it), none for a
  * `<synthetic>` one or another record.
  */

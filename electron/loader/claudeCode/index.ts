@@ -24,7 +24,7 @@ import type { Refused } from '../common/safeRead';
 import { openWithin, readWithin, sessionFolderRoots } from '../common/safeRead';
 import type { CachePolicy, CountWhileBuilding, FormatAdapter, IndexPass, IndexStop, OpenFile, SourceIndex } from '../common/source';
 import type { ClaudeLine, ImportedSession, ParsedClaudeLines } from './importer';
-import { ClearedAsParsed, KNOWN_TYPES, buildClaudeSession, callKeyOf, importClaudeCode, keepContentOut, largeContentsBeforeCall, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
+import { ClearedAsParsed, KNOWN_TYPES, buildClaudeSession, callKeyOf, contentsBeforeCall, importClaudeCode, keepContentOut, largeContentsCleared, parseClaudeLine, parseClaudeLines, withNonUtf8Lines } from './importer';
 import type { KeptStrings } from '../content/keptString';
 import { CLAUDE_KEPT_STRING_CHARS, KEPT_CACHE_BYTES, keptStrings, lineKeeper } from '../content/keptString';
 import { subagentFiles } from './subagents';
@@ -270,7 +270,7 @@ export class ClaudeCodeSource extends LineSource {
    * Offers what `countWhileBuilding` asks for as soon as the pass meets it, so the thread counts it
    * while the rest of the file is read and the session built (docs/token-estimates.md "Counted
    * while the session is built"): a call's input (by number) at that call's first record, as what
-   * the guess reads (`largeContentsBeforeCall`) all lies before it; `log`'s originals, the tool
+   * the guess reads (`contentsBeforeCall`) all lies before it; `log`'s originals, the tool
    * results each microcompaction clears, at its boundary (`ClearedAsParsed`). The latest view is
    * offered after the pass.
    */
@@ -294,7 +294,7 @@ export class ClaudeCodeSource extends LineSource {
       this.callsMet.add(key);
       if (this.callsMet.size === told.wants.input) {
         this.countWhileBuilding = undefined;
-        told.offer(largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
+        told.offer(contentsBeforeCall(records, told.wants.input, told.maxBytes));
         return;
       }
     }
@@ -347,7 +347,7 @@ export class ClaudeCodeSource extends LineSource {
       this.countWhileBuilding = undefined;
       const { records } = this.parsed;
       // `log`'s, offered as the pass went when it went through `take`.
-      if (told.wants !== 'hidden') told.offer(largeContentsBeforeCall(records, told.wants.input, told.maxBytes));
+      if (told.wants !== 'hidden') told.offer(contentsBeforeCall(records, told.wants.input, told.maxBytes));
       else if (this.cleared === undefined) told.offer(largeContentsCleared(records, told.maxBytes));
       this.cleared = undefined;
     }

@@ -50,8 +50,14 @@ export interface CountWhileBuilding {
   /** Offer contents of at most about this many bytes: the newest first, then stop once past it. */
   readonly maxBytes: number;
   /** The contents the source guesses it will count, newest first (a guess: any may not be asked for). */
-  offer(sources: readonly ByteSource[]): void;
+  offer(contents: readonly OfferedContent[]): void;
 }
+
+/**
+ * A content offered to be counted while the session is built: its bytes kept in the file (a
+ * source), or its text held in memory, whose estimate is that of any equal text (`textPlan`).
+ */
+export type OfferedContent = ByteSource | string;
 
 /** What detection may use besides the file. */
 export interface DetectContext {
