@@ -169,6 +169,10 @@ describe('contents counted while the session is built', () => {
       const prepared = prepareView(session, call);
       if (!prepared) throw new Error(`no input at call ${call}`);
       await countViewAhead(session, prepared, thread, built, { helpAfterMs: 5 });
+      // Taken back and counted here: what the input shows, and what it calls and thinks, all asked for.
+      const besides = besidesAt(session, call).filter((t) => t !== '');
+      expect(besides.length).toBeGreaterThan(10);
+      expect(besides.filter((t) => built.estimate(t) === undefined)).toEqual([]);
       expect(JSON.stringify(viewOutput(session, call, undefined, { prepared }))).toBe(expected);
     } finally {
       session.close();

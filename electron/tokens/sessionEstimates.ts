@@ -388,7 +388,12 @@ export class SessionEstimates {
     if (built) {
       this.countedWhileBuilding = built;
       const asked = new Set<OfferedContent>();
-      for (const { entries, view } of inputs) for (const entry of entries) asked.add(countedContent(entry, view));
+      for (const { entries, view } of inputs) {
+        for (const entry of entries) {
+          asked.add(countedContent(entry, view));
+          for (const text of this.othersOf(entry, view)) asked.add(text);
+        }
+      }
       built.want(asked);
     }
     const jobs: AheadJob[] = [];
