@@ -500,12 +500,14 @@ export function contentsBeforeCall(records: readonly Rec[], call: number | null,
         // A tool result of several text blocks: the text the build joins them into, the same object
         // (toolResultContent keeps it by the record's block list) or an equal string.
         const v = o.type === 'tool_result' && k === 'content' && Array.isArray(o.content) && textBlocks(o.content as unknown[]) > 1 ? toolResultContent(o).text : o[k];
+        // Only the whole of a message's or a result's text: the build joins several into a text no
+        // record holds, and a piece of it is never asked for.
+        if (!alone) return;
         if (isLargeText(v)) {
           contents.push(v.source);
           bytes += v.source.length;
-        } else if (typeof v === 'string' && v !== '' && alone && !texts.has(v)) {
-          // Held in memory, and the whole of its message's or result's text (the build joins several
-          // into a text no record holds): counted as an equal text is. A UTF-16 unit for about a byte of the bound.
+        } else if (typeof v === 'string' && v !== '' && !texts.has(v)) {
+          // Held in memory: counted as an equal text is. A UTF-16 unit for about a byte of the bound.
           texts.add(v);
           contents.push(v);
           bytes += v.length;
