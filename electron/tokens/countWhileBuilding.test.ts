@@ -19,8 +19,7 @@ import { SessionEstimates, recordedContextOf } from './sessionEstimates';
 import { generateClaudeTranscript } from '../loader/claudeCode/testing/generate';
 import type { LoadedSession } from '../loader/session';
 import { loadSession, nodeSha256 } from '../loader/session';
-import type { CountPlan } from './counter';
-import { countPlan, countText, sourcePlan, textPlan } from './counter';
+import { contentPlan, countPlan, countText } from './counter';
 import type { OfferedContent } from '../loader/common/source';
 import { ContentsCountedAhead } from './countWhileBuilding';
 import { CLAIMED_BY_THREAD, TAKEN_HERE } from './textCounter';
@@ -50,9 +49,6 @@ const THREAD_MARK = 1000;
 function offeredOf(specs: readonly { text: string; inMemory: boolean }[]): OfferedContent[] {
   return specs.map((s) => (s.inMemory ? s.text : memorySource(new TextEncoder().encode(s.text))));
 }
-
-/** What counting a content counts: a source's plan, or a text's as an entry held in memory is counted. */
-const planOf = (content: OfferedContent): CountPlan => (typeof content === 'string' ? textPlan(content) : sourcePlan(content));
 
 const text = fc.oneof(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 400 }), fc.string({ unit: 'binary', minLength: 1, maxLength: 200 }), fc.constantFrom('漢字'.repeat(200), agentText(300_000, 5)));
 
@@ -95,7 +91,7 @@ describe('contents counted while the session is built', () => {
           for (const [k, source] of sources.entries()) {
             // A text equal to one offered before it is that one: offered once, one estimate.
             if (sources.indexOf(source) < k) continue;
-            const texts = [...planOf(source).texts].length;
+            const texts = [...contentPlan(source).texts].length;
             while (used === (thread.requests[request]?.texts.length ?? 0) && request < thread.requests.length) {
               request++;
               used = 0;
@@ -104,7 +100,7 @@ describe('contents counted while the session is built', () => {
             if (wanted.has(source)) holdsWanted.add(request);
             used += texts;
             expect(built.pending(source)).toBe(false);
-            const own = countPlan(planOf(source));
+            const own = countPlan(contentPlan(source));
             const estimate = built.estimate(source);
             if (!wanted.has(source)) {
               // Dropped or left, unless the thread had begun its batch before the input was known.
@@ -142,7 +138,7 @@ describe('contents counted while the session is built', () => {
         const wanted = new Set(sources.filter((_, k) => specs[k]?.wanted));
         for (const [k, source] of sources.entries()) {
           expect(built.pending(source)).toBe(false);
-          expect(built.estimate(source), `source ${k}`).toEqual(wanted.has(source) ? countPlan(planOf(source)) : undefined);
+          expect(built.estimate(source), `source ${k}`).toEqual(wanted.has(source) ? countPlan(contentPlan(source)) : undefined);
         }
       }),
       { numRuns: 150 },

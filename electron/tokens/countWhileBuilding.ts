@@ -17,7 +17,7 @@
 import type { TokenEstimate } from '../../shared/tokens/estimate';
 import type { CountWhileBuilding, OfferedContent } from '../loader/common/source';
 import type { CountPlan } from './counter';
-import { countPlan, sourcePlan, textPlan } from './counter';
+import { contentPlan, countPlan } from './counter';
 import type { TextCounter } from './textCounter';
 import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 
@@ -29,9 +29,6 @@ import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 export const COUNT_WHILE_BUILDING_BYTES = 32 * 1024 * 1024;
 /** Characters per batch handed to the thread: a batch is what either thread takes at once. */
 const BATCH_CHARS = 256 * 1024;
-
-/** What counting an offered content counts: a source's `sourcePlan`, a text's `textPlan` (as an entry held in memory is counted). */
-const planOf = (content: OfferedContent): CountPlan => (typeof content === 'string' ? textPlan(content) : sourcePlan(content));
 
 interface Batch {
   readonly sources: OfferedContent[];
@@ -102,11 +99,11 @@ export class ContentsCountedAhead implements CountWhileBuilding {
       batch = { sources: [], plans: [], textCounts: [], texts: [], chars: 0 };
     };
     // A text equal to one offered is that one (its estimate is any equal text's), within this offer too.
-    const here = new Set<OfferedContent>();
+    const inThisOffer = new Set<OfferedContent>();
     for (const source of sources) {
-      if (this.pendingBy.has(source) || this.estimates.has(source) || here.has(source)) continue;
-      here.add(source);
-      const plan = planOf(source);
+      if (this.pendingBy.has(source) || this.estimates.has(source) || inThisOffer.has(source)) continue;
+      inThisOffer.add(source);
+      const plan = contentPlan(source);
       const texts: string[] = [];
       try {
         for (const text of plan.texts) texts.push(text);
@@ -204,7 +201,7 @@ export class ContentsCountedAhead implements CountWhileBuilding {
     for (const source of batch.sources) {
       if (this.pendingBy.get(source) !== batch || (this.wanted && !this.wanted.has(source))) continue;
       try {
-        this.estimates.set(source, countPlan(planOf(source)));
+        this.estimates.set(source, countPlan(contentPlan(source)));
       } catch {
         // Unreadable now: left to be counted where it is asked, which reports why.
       }

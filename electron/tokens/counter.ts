@@ -108,6 +108,14 @@ export function textPlan(text: string, marks: { approximate?: boolean } = {}): C
   return sourcePlan({ length: bytes.length, read: (s, e) => bytes.subarray(s, e) }, marks);
 }
 
+/**
+ * The plan of a content as an estimate counts it: its bytes' (`sourcePlan`) when kept in a source,
+ * else its text's (`textPlan`).
+ */
+export function contentPlan(content: ByteSource | string): CountPlan {
+  return typeof content === 'string' ? textPlan(content) : sourcePlan(content);
+}
+
 /** A plan counted on this thread. */
 export function countPlan(plan: CountPlan): TokenEstimate {
   let counted = 0;

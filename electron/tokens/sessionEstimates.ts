@@ -29,7 +29,7 @@ import type { CountPlan } from './counter';
 import type { TextCounter } from './textCounter';
 import { CLAIM_FREE, TAKEN_HERE } from './textCounter';
 import type { ContentsCountedAhead } from './countWhileBuilding';
-import { countPlan, countText, counterLoadedHere, estimateSource, estimateText, sourcePlan, textPlan } from './counter';
+import { contentPlan, countPlan, countText, counterLoadedHere, estimateSource, estimateText } from './counter';
 
 /** The context the file records for call N (1-based), where it records one (SPEC §15 recorded usage). */
 export type RecordedContext = (call: number) => number | undefined;
@@ -354,8 +354,7 @@ export class SessionEstimates {
   /** A content's plan: its estimate counted while the session was built, once answered, else its texts to count. */
   private contentPlanOf(content: OfferedContent): CountPlan {
     const known = this.countedWhileBuilding?.estimate(content);
-    if (known) return { texts: [], estimate: () => known };
-    return typeof content === 'string' ? textPlan(content) : sourcePlan(content);
+    return known ? { texts: [], estimate: () => known } : contentPlan(content);
   }
 
   /** A source's estimate: the one counted while the session was built, once answered, else counted here. */
