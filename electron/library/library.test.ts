@@ -51,6 +51,18 @@ describe('the index cache', () => {
     expect(withoutLive(second)).toEqual(withoutLive(first));
   }, 120_000);
 
+  it('lets the event loop turn while it walks, long before the walk ends (the threads\' answers are heard and more jobs handed out)', async () => {
+    let walked = 0;
+    let atFirstTurn: number | undefined;
+    setImmediate(() => {
+      atFirstTurn = walked;
+    });
+    const listing = await list(root, undefined, { heads: true, onEntry: () => walked++ });
+    expect(listing.sessions).toHaveLength(320);
+    expect(atFirstTurn).toBeGreaterThan(0);
+    expect(atFirstTurn).toBeLessThan(160);
+  });
+
   it('indexes again a file that grew, and only that one', async () => {
     const grown = paths[7] as string;
     const extra = smallSession(7, 3).split('\n').slice(4).join('\n');

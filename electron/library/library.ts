@@ -26,8 +26,8 @@ import { DEFAULT_MAX_ENTRIES, walkRoot } from './walk';
 export const LIVE_MS = 60_000;
 /** A query lists at most this many matching sessions (then stops searching and says so). */
 export const MAX_MATCHING_SESSIONS = 200;
-/** The walk lets the event loop turn after this many files. */
-const FILES_PER_TURN = 32;
+/** The walk lets the event loop turn once it has run this long (ms) since the last turn. */
+const WALK_TURN_MS = 2;
 
 export interface LibraryEntry {
   path: string;
@@ -230,7 +230,7 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
     roots.push(report);
     if (!exists || aborted()) continue;
     walked.push(root.path);
-    let sinceTurn = 0;
+    let lastTurn = performance.now();
     // A file the cache knows for its size, time and inode is not opened: its format and head come from the cache.
     const known = options.cache ? (path: string, stats: Stats) => options.cache?.known(path, { size: stats.size, mtimeMs: stats.mtimeMs, ino: stats.ino }) : undefined;
     for (const file of walkRoot(root.path, count, maxEntries, undefined, known)) {
@@ -270,9 +270,9 @@ export async function listLibrary(options: LibraryOptions): Promise<LibraryListi
           }),
         );
       }
-      if (++sinceTurn >= FILES_PER_TURN) {
-        sinceTurn = 0;
+      if (performance.now() - lastTurn >= WALK_TURN_MS) {
         await turn();
+        lastTurn = performance.now();
       }
       if (aborted()) break;
     }

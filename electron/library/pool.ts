@@ -28,8 +28,8 @@ const THREAD_INITIAL_OLD_SPACE_MB = 64;
 /**
  * Jobs sent to each thread ahead of its answers; the rest wait here. A thread takes them one at a
  * time (a job is a path, not a session), and the calling thread hands out more only between its
- * walk's turns of 32 files: with two ahead, a thread indexing small files ran dry and waited (a
- * quarter of its time in a cold listing of 2,000; docs/library.md "Scale").
+ * walk's turns (every 2 ms: library.ts WALK_TURN_MS): with two ahead, a thread indexing small files
+ * ran dry and waited (a quarter of its time in a cold listing of 2,000; docs/library.md "Scale").
  */
 const AHEAD_PER_THREAD = 16;
 /**
