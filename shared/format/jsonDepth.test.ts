@@ -38,7 +38,17 @@ describe('capParsedDepth', () => {
         const close = open === '[' ? ']' : '}';
         const text = `${open.repeat(depth)}${JSON.stringify(leaf)}${close.repeat(depth)}`;
         const expected = capDepth(JSON.parse(text), limit);
-        expect(capParsedDepth(JSON.parse(text), text.length, limit)).toEqual(expected);
+        expect(capParsedDepth(JSON.parse(text), text, limit)).toEqual(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('cuts what capDepth cuts in texts padded with spaces and holding brackets inside strings', () => {
+    fc.assert(
+      fc.property(fc.nat({ max: 10 }), fc.jsonValue({ maxDepth: 8 }), fc.string({ unit: fc.constantFrom('{', '[', ']', 'a') }), fc.nat({ max: 3 }), (limit, value, brackets, indent) => {
+        const text = JSON.stringify([brackets, value], null, indent);
+        expect(capParsedDepth(JSON.parse(text), text, limit)).toEqual(capDepth(JSON.parse(text), limit));
       }),
       { numRuns: 500 },
     );
@@ -46,7 +56,7 @@ describe('capParsedDepth', () => {
 
   it('walks a text long enough to nest past the limit', () => {
     const text = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
-    expect(capParsedDepth(JSON.parse(text), text.length)?.count).toBe(1);
+    expect(capParsedDepth(JSON.parse(text), text)?.count).toBe(1);
   });
 });
 

@@ -103,13 +103,23 @@ export function capDepth(value: unknown, limit: number = MAX_JSON_DEPTH): DepthC
 }
 
 /**
- * `capDepth` of a value `JSON.parse` read from a text `textLength` UTF-16 units long. A text shorter
- * than 2 × (limit + 1) cannot nest deeper than `limit` (each level opens and closes in it), so its
- * value is not walked: the walk of every record of a long session was some 2% of `check`'s time
+ * `capDepth` of a value `JSON.parse` read from `text`. A text that cannot nest deeper than `limit`
+ * is not walked: one shorter than 2 × (limit + 1) UTF-16 units (each level opens and closes in it),
+ * or one holding no more than `limit` of `{` and `[` (each level opens with one; those inside
+ * strings only add to the count). The walk of every record of a long session was some 2% of
+ * `check`'s time, and of every file 3–4 % of indexing a library of small sessions
  * (docs/deep-json.md).
  */
-export function capParsedDepth(value: unknown, textLength: number, limit: number = MAX_JSON_DEPTH): DepthCut | undefined {
-  return textLength < 2 * (limit + 1) ? undefined : capDepth(value, limit);
+export function capParsedDepth(value: unknown, text: string, limit: number = MAX_JSON_DEPTH): DepthCut | undefined {
+  return text.length < 2 * (limit + 1) || !opensMoreThan(text, limit) ? undefined : capDepth(value, limit);
+}
+
+/** Whether `text` holds more than `n` of `{` and `[` together (counted only until it does). */
+function opensMoreThan(text: string, n: number): boolean {
+  let count = 0;
+  for (let at = text.indexOf('{'); at !== -1; at = text.indexOf('{', at + 1)) if (++count > n) return true;
+  for (let at = text.indexOf('['); at !== -1; at = text.indexOf('[', at + 1)) if (++count > n) return true;
+  return false;
 }
 
 /** The words of a finding for a value `capDepth` cut: `${where} is nested deeper than N levels …`. */

@@ -314,7 +314,7 @@ export function parseClaudeLine(l: ClaudeLine, into: ParsedClaudeLines, large?: 
     return true;
   }
   // Too deep to stringify or clone: cut, said, and kept (its uuid may carry the chain).
-  const cut = capParsedDepth(value, l.text.length);
+  const cut = capParsedDepth(value, l.text);
   if (cut) findings.push({ code: 'malformed_line', severity: 'error', line: l.line, message: depthCutMessage(`line ${l.line}`, cut) });
   // A damaged record is said and still kept: its uuid may carry the chain.
   const damage = recordDamage(value);

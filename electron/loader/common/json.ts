@@ -84,7 +84,7 @@ export function jsonValueOf(text: string): { value: unknown } | undefined {
 export function parseCappedJson(text: string): { ok: true; value: unknown; cut?: DepthCut } | { ok: false; reason: string } {
   const parsed = parseJson(text);
   if (!parsed.ok) return parsed;
-  const cut = capParsedDepth(parsed.value, text.length);
+  const cut = capParsedDepth(parsed.value, text);
   return cut ? { ok: true, value: parsed.value, cut } : parsed;
 }
 
