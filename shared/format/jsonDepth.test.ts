@@ -54,6 +54,15 @@ describe('capParsedDepth', () => {
     );
   });
 
+  it('cuts what capDepth cuts in a text too long to count its brackets first', () => {
+    const text = `${'['.repeat(MAX_JSON_DEPTH + 1)}${JSON.stringify('x'.repeat(300_000))}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
+    const cut = capParsedDepth(JSON.parse(text), text);
+    expect(cut).toEqual(capDepth(JSON.parse(text)));
+    expect(cut?.count).toBe(1);
+    const shallow = JSON.stringify({ a: 'x'.repeat(300_000) });
+    expect(capParsedDepth(JSON.parse(shallow), shallow)).toBeUndefined();
+  });
+
   it('walks a text long enough to nest past the limit', () => {
     const text = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
     expect(capParsedDepth(JSON.parse(text), text)?.count).toBe(1);

@@ -111,8 +111,17 @@ export function capDepth(value: unknown, limit: number = MAX_JSON_DEPTH): DepthC
  * (docs/deep-json.md).
  */
 export function capParsedDepth(value: unknown, text: string, limit: number = MAX_JSON_DEPTH): DepthCut | undefined {
-  return text.length < 2 * (limit + 1) || !opensMoreThan(text, limit) ? undefined : capDepth(value, limit);
+  if (text.length < 2 * (limit + 1)) return undefined;
+  return text.length <= COUNTED_MAX_CHARS && !opensMoreThan(text, limit) ? undefined : capDepth(value, limit);
 }
+
+/**
+ * The longest text whose brackets are counted before its value is walked. Counting stops early in a
+ * text dense with them, but reads all of one with few, whose value's walk is short (at most `limit`
+ * containers, some tens of microseconds): a text of 64 MB holding one string took 13 ms to count
+ * (docs/deep-json.md).
+ */
+const COUNTED_MAX_CHARS = 256 * 1024;
 
 /** Whether `text` holds more than `n` of `{` and `[` together (counted only until it does). */
 function opensMoreThan(text: string, n: number): boolean {
