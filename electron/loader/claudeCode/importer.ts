@@ -497,12 +497,12 @@ export function contentsBeforeCall(records: readonly Rec[], call: number | null,
     contentSlots(
       r,
       (o, k, alone) => {
-        // A tool result of several text blocks: the text the build joins them into, the same object
-        // (toolResultContent keeps it by the record's block list) or an equal string.
-        const v = o.type === 'tool_result' && k === 'content' && Array.isArray(o.content) && textBlocks(o.content as unknown[]) > 1 ? toolResultContent(o).text : o[k];
         // Only the whole of a message's or a result's text: the build joins several into a text no
         // record holds, and a piece of it is never asked for.
         if (!alone) return;
+        // A tool result of several text blocks: the text the build joins them into, the same object
+        // (toolResultContent keeps it by the record's block list) or an equal string.
+        const v = o.type === 'tool_result' && k === 'content' && Array.isArray(o.content) && textBlocks(o.content as unknown[]) > 1 ? toolResultContent(o).text : o[k];
         if (isLargeText(v)) {
           contents.push(v.source);
           bytes += v.source.length;
