@@ -221,8 +221,25 @@ function recordDamage(v: Record<string, unknown>): string | undefined {
  * From `from`, only the walks from records[from..] are made, a walk ending at an earlier record:
  * right when no earlier record's parent is one of the later ones (RecordIndex.relinks), since a
  * loop through an earlier record then holds earlier records only, and those were walked before.
+ *
+ * Most files have no link to a parent at or after its record's line, and then no loop: around a
+ * loop of links that each lead to an earlier line, the line would fall at every step and come back
+ * to where it started. So the walks (a map entry per record, twice) are made only when one of
+ * records[from..] has such a link; a loop found from `from` holds later records only, so one of
+ * them has it (docs/streaming-import.md "Building the view").
  */
-function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
+export function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
+  for (let k = from; k < records.length; k++) {
+    const r = records[k]!;
+    const p = str(r.parentUuid);
+    const parent = p !== undefined ? byUuid.get(p) : undefined;
+    if (parent !== undefined && parent.__line >= r.__line) return parentCycleWalks(records, byUuid, from);
+  }
+  return [];
+}
+
+/** parentCycles by walking up the links from each record (`from` on): what it answers whatever the links. */
+export function parentCycleWalks(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
   const out: Finding[] = [];
   const state = new Map<Rec, 'walking' | 'done'>();
   const later = from > 0 ? new Set(records.slice(from)) : undefined;
