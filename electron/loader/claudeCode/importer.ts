@@ -231,11 +231,16 @@ function recordDamage(v: Record<string, unknown>): string | undefined {
 export function parentCycles(records: readonly Rec[], byUuid: ReadonlyMap<string, Rec>, from = 0): Finding[] {
   for (let k = from; k < records.length; k++) {
     const r = records[k]!;
-    const p = str(r.parentUuid);
-    const parent = p !== undefined ? byUuid.get(p) : undefined;
+    const parent = parentIn(byUuid, r);
     if (parent !== undefined && parent.__line >= r.__line) return parentCycleWalks(records, byUuid, from);
   }
   return [];
+}
+
+/** The record `r`'s `parentUuid` names, as `byUuid` holds it; undefined when it names none there. */
+function parentIn(byUuid: ReadonlyMap<string, Rec>, r: Rec): Rec | undefined {
+  const p = str(r.parentUuid);
+  return p !== undefined ? byUuid.get(p) : undefined;
 }
 
 /** parentCycles by walking up the links from each record (`from` on): what it answers whatever the links. */
@@ -243,10 +248,7 @@ export function parentCycleWalks(records: readonly Rec[], byUuid: ReadonlyMap<st
   const out: Finding[] = [];
   const state = new Map<Rec, 'walking' | 'done'>();
   const later = from > 0 ? new Set(records.slice(from)) : undefined;
-  const parentOf = (r: Rec): Rec | undefined => {
-    const p = str(r.parentUuid);
-    return p !== undefined ? byUuid.get(p) : undefined;
-  };
+  const parentOf = (r: Rec): Rec | undefined => parentIn(byUuid, r);
   for (let k = from; k < records.length; k++) {
     const path: Rec[] = [];
     let cur: Rec | undefined = records[k];
@@ -843,8 +845,7 @@ export function sidechainsByRoot(records: readonly Rec[], byUuid: ReadonlyMap<st
       }
       onPath.add(cur);
       path.push(cur);
-      const p = str(cur.parentUuid);
-      const parent = p !== undefined ? byUuid.get(p) : undefined;
+      const parent = parentIn(byUuid, cur);
       if (!parent || parent.isSidechain !== true) {
         root = cur;
         break;
@@ -1189,8 +1190,7 @@ function buildView(
     }
     seen.add(cur);
     walked.push(cur);
-    const p = str(cur.parentUuid);
-    let next: Rec | undefined = p !== undefined ? byUuid.get(p) : undefined;
+    let next = parentIn(byUuid, cur);
     if (next && !inView(next)) next = undefined;
     if (!next && cur.type === 'system' && cur.subtype === 'compact_boundary') {
       const lp = str(cur.logicalParentUuid);
