@@ -140,6 +140,13 @@ test.describe('Make repro bundle', () => {
       // Progress from the host: checks against the cap, bytes kept of the source's, records, seconds.
       await expect(status).toContainText(/Minimizing: [\d,]+ of at most 2,000 checks, .* kept \([\d,]+ of [\d,]+ records\), [\d.]+ s/, { timeout: 60_000 });
       await expect(control.getByRole('progressbar', { name: 'Checks made of the cap' })).toBeVisible();
+      // Collapsed and expanded again, the control is unmounted and made anew (as when the virtual
+      // scroller drops its row out of the window): it still shows the search running.
+      await inspector.collapse(id);
+      await inspector.expand(id);
+      await expect(stop).toBeVisible();
+      await expect(make).toBeDisabled();
+      await expect(status).toContainText(/Minimizing: [\d,]+ of at most 2,000 checks/);
       const axe = await axeResults(inspector.page, '.repro-bundle');
       expect(axe.violations.map((v) => v.id)).toEqual([]);
 

@@ -5,6 +5,7 @@
  */
 import type { HostError, HostEvent, ResultOf, SessionInfo } from '../../shared/contract';
 import type { SliceCreator } from './appState';
+import { freshBundles } from './bundleSlice';
 import { freshCalls } from './callsSlice';
 import { freshFindings } from './findingsSlice';
 import { freshStory } from './storySlice';
@@ -305,6 +306,8 @@ export const createSessionSlice: SliceCreator<SessionSlice> = (deps) => (set, ge
         ...freshFindings(),
         ...freshCalls(),
         ...freshStory(),
+        // A bundle's search goes on while the preview becomes the whole session.
+        ...(info !== null && info.generation === before?.generation ? {} : freshBundles()),
       });
       if (!info || info.provisional) return;
       if (info.stopped) {

@@ -8,9 +8,9 @@
  * size now against the start and the time taken; `Stop and keep the best` cancels the search, and
  * the host answers with the smallest bundle found so far that still reproduces.
  */
-import { useState } from 'react';
 import type { ResultOf } from '../../../shared/contract';
 import { ustar } from '../../../shared/links/tar';
+import { IDLE_BUNDLE, reproBundleKey } from '../../store/bundleSlice';
 import { useApp } from '../../store/storeContext';
 import { countOf, formatBytes, formatCount } from '../../text/format';
 import { offerDownload } from '../../widgets/offerDownload';
@@ -35,31 +35,19 @@ export function cutSummary(cut: Made['cut']): string {
   return cut.map((k) => `${formatCount(k.units)} ${k.kind} (${formatBytes(k.bytes)})`).join(', ');
 }
 
-type State = { status: 'idle' } | { status: 'running'; bundleId: string; stopping: boolean } | { status: 'error'; message: string } | { status: 'done'; made: Made };
-
-let nextBundle = 0;
-
 export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; ids?: string[] }) {
-  const make = useApp((s) => s.makeReproBundle);
-  const cancel = useApp((s) => s.cancelReproBundle);
-  const [state, setState] = useState<State>({ status: 'idle' });
+  const target = { codes, ids };
+  const start = useApp((s) => s.startReproBundle);
+  const stop = useApp((s) => s.stopReproBundle);
+  // In the store: the row holding this control may be unmounted and mounted again while it runs.
+  const state = useApp((s) => s.reproBundles[reproBundleKey(target)]) ?? IDLE_BUNDLE;
   const running = state.status === 'running' ? state.bundleId : undefined;
   const progress = useApp((s) => (running !== undefined ? s.bundleProgress[running] : undefined));
 
   async function onClick(): Promise<void> {
-    const bundleId = `bundle-${Date.now().toString(36)}-${nextBundle++}`;
-    setState({ status: 'running', bundleId, stopping: false });
-    const reply = await make({ codes, ids, bundleId });
-    if (reply === null) return setState({ status: 'idle' });
-    if (!reply.ok) return setState({ status: 'error', message: reply.error.message });
-    offerDownload(`${reply.value.name}.tar`, bundleArchive(reply.value), 'application/x-tar');
-    setState({ status: 'done', made: reply.value });
-  }
-
-  function onStop(): void {
-    if (state.status !== 'running') return;
-    setState({ ...state, stopping: true });
-    void cancel(state.bundleId);
+    const made = await start(target);
+    // Offered even when the row was scrolled away meanwhile: the user asked for it.
+    if (made) offerDownload(`${made.name}.tar`, bundleArchive(made), 'application/x-tar');
   }
 
   return (
@@ -68,7 +56,7 @@ export function ReproBundleButton({ codes = [], ids = [] }: { codes?: string[]; 
         Make repro bundle
       </button>
       {state.status === 'running' && (
-        <button type="button" onClick={onStop} disabled={state.stopping}>
+        <button type="button" onClick={() => stop(target)} disabled={state.stopping}>
           Stop and keep the best
         </button>
       )}
