@@ -84,6 +84,8 @@ test.describe('the app opens on the session library', () => {
     const compacted = rows.filter({ has: page.getByRole('link', { name: COMPACTED_TITLE }) });
     await expect(compacted.locator('td').nth(5)).toHaveText('1');
     await expect(compacted.locator('td').nth(0)).toHaveText('Claude Code');
+    // Its context tokens (some 67 thousand) are written as the rest of the app writes counts.
+    await expect(compacted.locator('td').nth(6)).toHaveText(/^\d{1,3}(,\d{3})+$/);
 
     // Sorting by a column says so (aria-sort) and orders the rows.
     const calls = table.getByRole('columnheader', { name: 'Calls' });

@@ -8,7 +8,7 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { useApp } from '../../store/storeContext';
-import { FORMAT_LABELS, countOf, formatBytes } from '../../text/format';
+import { FORMAT_LABELS, countOf, formatBytes, formatCount } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import type { LibraryRow, Sort, SortKey } from './libraryRows';
 import { DEFAULT_SORT, LIBRARY_FRAGMENT, ROWS_PER_PAGE, filterRows, isLibraryFragment, nextSort, progressText, rowFragment, sortRows } from './libraryRows';
@@ -65,7 +65,8 @@ const COLUMNS: readonly { key: SortKey; label: string; numeric?: boolean }[] = [
   { key: 'bytes', label: 'Size', numeric: true },
 ];
 
-const count = (n: number | null, indexed: boolean): string => (n === null ? (indexed ? '' : '…') : String(n));
+/** A count as the rest of the app writes one (`1,234`); `…` while the session is still to be indexed, nothing when it has none. */
+const count = (n: number | null, indexed: boolean): string => (n === null ? (indexed ? '' : '…') : formatCount(n));
 
 function Cells({ row }: { row: LibraryRow }) {
   return (
@@ -84,7 +85,7 @@ function Cells({ row }: { row: LibraryRow }) {
       </td>
       <td className="numeric">{count(row.calls, row.indexed)}</td>
       <td className="numeric">{count(row.compactions, row.indexed)}</td>
-      <td className="numeric">{row.tokens === null ? '' : String(row.tokens)}</td>
+      <td className="numeric">{count(row.tokens, row.indexed)}</td>
       <td className="numeric">{formatBytes(row.bytes)}</td>
     </>
   );
