@@ -77,6 +77,8 @@ test.describe('paging through every match', () => {
     expect(agent.truncated, 'more than the agent sees').toBe(true);
 
     await inspector.waitLoaded();
+    // Before any search, no heading stands over an empty list.
+    await expect(page.getByRole('heading', { name: 'As the agent sees it', exact: true })).toBeHidden();
     await inspector.search(WORD);
     await expect(position(page)).toHaveText(`${TOTAL} matches`);
     // The agent's result is untouched, under its own heading.

@@ -159,6 +159,8 @@ export function SearchPanel() {
   const runSearch = useApp((s) => s.runSearch);
   const stepMatch = useApp((s) => s.stepMatch);
   const scope = useScope();
+  // The agent's results stand under their heading once a search is asked (not before, nor over an error).
+  const asked = useApp((s) => s.searchStatus !== 'idle' && s.searchStatus !== 'error');
   const store = useAppStore();
   const inputRef = useRef<HTMLInputElement>(null);
   /** The search (query, flags, scope) the last Enter committed. */
@@ -229,7 +231,7 @@ export function SearchPanel() {
       )}
       <Summary />
       <EveryMatch />
-      {scope === 'hidden' && (
+      {scope === 'hidden' && asked && (
         <section className="search-agent" aria-labelledby="search-agent-title">
           <h2 id="search-agent-title" className="search-agent-title">
             As the agent sees it
