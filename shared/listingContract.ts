@@ -95,8 +95,11 @@ export const libraryMethods = {
           title: z.string().nullable(),
           visible: int,
           hidden: int,
-          /** The first matches (hidden ones first): a snippet and the fragment that opens the session at its place. */
-          first: z.array(z.object({ snippet: z.string(), link: z.string(), hidden: z.boolean() })),
+          /**
+           * The first matches (hidden ones first): a snippet, the match's UTF-8 byte range in it,
+           * and the fragment that opens the session at its place.
+           */
+          first: z.array(z.object({ snippet: z.string(), snippet_match: z.tuple([int, int]), link: z.string(), hidden: z.boolean() })),
         }),
       ),
       truncated: z.boolean(),

@@ -140,6 +140,8 @@ test.describe('the app opens on the session library', () => {
     await expect(results).toContainText(/\d+ hidden/);
     expect(await audit(inspector)).toEqual([]);
     const hidden = results.getByRole('link', { name: /^Hidden: .*fail to open the repository in that case/i }).first();
+    // Its match is marked in the snippet, as a session's own search marks it.
+    await expect(hidden.locator('mark')).toHaveText(/^fail to open the repository in that case$/i);
     await hidden.click();
     await inspector.waitLoaded();
     await expect.poll(() => hash(page)).toMatch(/^#file=-Users-soph-Work-entire\/compacted\.jsonl&root=0&.*reduction=cc-compact-L31/);

@@ -177,6 +177,8 @@ describe('sessions --query', () => {
     const hidden = m?.first.find((f) => f.reduction !== undefined);
     expect(hidden?.reduction).toBe('cc-compact-L31');
     expect(hidden?.snippet).toContain('fail to open the repository in that case');
+    // Every snippet says where its match is: the UTF-8 bytes of its range are the query.
+    for (const f of m?.first ?? []) expect(Buffer.from(f.snippet).subarray(...f.snippet_match).toString()).toBe('fail to open the repository in that case');
     // The link opens at the latest call: the number of calls `view` gives for the same file.
     const calls = (JSON.parse((await cli(['view', lib.compacted])).stdout) as { calls: number }).calls;
     expect(hidden?.link).toBe(`#file=-Users-x-app/cc-2.0.76-compact-boundary.jsonl&root=0&call=${calls}&reduction=cc-compact-L31&q=${encodeURIComponent('fail to open the repository in that case')}`);

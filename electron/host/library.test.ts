@@ -82,6 +82,8 @@ describe('the HTTP host serves the session library (serve with no FILE)', () => 
     expect(sessions[0]?.hidden).toBeGreaterThanOrEqual(1);
     const hidden = sessions[0]?.first.find((m) => m.hidden);
     expect(hidden?.snippet.toLowerCase()).toContain(hiddenText);
+    // Each snippet's match range holds the match (case ignored, as the search was).
+    for (const m of sessions[0]?.first ?? []) expect(Buffer.from(m.snippet).subarray(...m.snippet_match).toString().toLowerCase()).toBe(hiddenText);
     expect(hidden?.link).toMatch(/^#file=-Users-x-app\/cc-2\.0\.76-compact-boundary\.jsonl&root=0&call=\d+&reduction=cc-compact-L31&q=/);
     // Another tab's search is its own: a search here does not stop it.
     const otherClient = createFakeResolverClient();

@@ -412,7 +412,7 @@ export function serveLibrary(options: ServeLibraryOptions): ServedLibrary {
             title: row.title,
             visible: entry.matches?.visible ?? 0,
             hidden: entry.matches?.hidden ?? 0,
-            first: (entry.matches?.first ?? []).map((m) => ({ snippet: m.snippet, link: m.link, hidden: m.reduction !== undefined })),
+            first: (entry.matches?.first ?? []).map((m) => ({ snippet: m.snippet, snippet_match: m.snippet_match, link: m.link, hidden: m.reduction !== undefined })),
           };
         }),
         truncated: listing.search?.truncated ?? false,

@@ -28,6 +28,8 @@ export interface SessionMatch {
   call: number | null;
   reduction?: string;
   snippet: string;
+  /** The match's UTF-8 byte range in `snippet` (as a session search's `snippet_match`). */
+  snippet_match: [number, number];
   link: string;
 }
 
@@ -62,11 +64,11 @@ export function searchSession(session: LoadedSession, q: LibraryQuery, place: Se
   const first: SessionMatch[] = [];
   for (const m of hidden?.value.matches ?? []) {
     if (first.length >= FIRST_MATCHES) break;
-    first.push({ call, reduction: m.reduction_id, snippet: m.snippet, link: place_(m.reduction_id) });
+    first.push({ call, reduction: m.reduction_id, snippet: m.snippet, snippet_match: m.snippet_match, link: place_(m.reduction_id) });
   }
   for (const m of visible.value.matches) {
     if (first.length >= FIRST_MATCHES) break;
-    first.push({ call, snippet: m.snippet, link: place_() });
+    first.push({ call, snippet: m.snippet, snippet_match: m.snippet_match, link: place_() });
   }
   return { ok: true, matches: { visible: visible.value.total_matches, hidden: hidden?.value.total_matches ?? 0, first } };
 }

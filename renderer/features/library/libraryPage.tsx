@@ -7,6 +7,7 @@
  * open on the host. Text from session files is shown through nameText, as every name from disk.
  */
 import { useEffect, useMemo, useState } from 'react';
+import { byteRangeToIndices } from '../../../shared/format/utf8Offsets';
 import { useApp } from '../../store/storeContext';
 import { FORMAT_LABELS, countOf, formatBytes, formatCount } from '../../text/format';
 import { nameText } from '../../text/nameText';
@@ -91,6 +92,21 @@ function Cells({ row }: { row: LibraryRow }) {
   );
 }
 
+/**
+ * A snippet as one line of visible text with its match marked (the match's byte range turned into
+ * string indices; each part made visible on its own, so the mark falls where the match is).
+ */
+function MarkedSnippet({ snippet, match }: { snippet: string; match: readonly [number, number] }) {
+  const [start, end] = byteRangeToIndices(snippet, match);
+  return (
+    <>
+      {nameText(snippet.slice(0, start))}
+      <mark>{nameText(snippet.slice(start, end))}</mark>
+      {nameText(snippet.slice(end))}
+    </>
+  );
+}
+
 /** What `Enter` found: per session, its matches visible and hidden, and the first snippets, each opening at its place. */
 function SearchResults() {
   const found = useApp((s) => s.librarySearch);
@@ -108,7 +124,10 @@ function SearchResults() {
             <ul>
               {hit.first.map((m, k) => (
                 <li key={k}>
-                  <a href={m.link}>{`${m.hidden ? 'Hidden: ' : ''}${nameText(m.snippet)}`}</a>
+                  <a href={m.link}>
+                    {m.hidden ? 'Hidden: ' : ''}
+                    <MarkedSnippet snippet={m.snippet} match={m.snippet_match} />
+                  </a>
                 </li>
               ))}
             </ul>
