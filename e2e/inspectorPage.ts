@@ -23,7 +23,7 @@ export interface ShownRange {
   total: number;
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+export const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Matches an id as a whole word (`r1` never matches `r10`), as the app names it: controls, bidi

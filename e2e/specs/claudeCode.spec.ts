@@ -88,12 +88,12 @@ test.describe('a Claude Code transcript with a subagent', () => {
     const picker = inspector.sessionPicker;
     await expect(picker.getByRole('option')).toHaveCount(sessions.length);
     await expect(picker.getByRole('option').first()).toHaveText(`Main session (${main.messages} messages)`);
-    await expect(picker.getByRole('option').nth(1)).toContainText(`Session ${sub.id}: ${sub.title.slice(0, 40)}`);
+    await expect(picker.getByRole('option').nth(1)).toContainText(`Subagent ${sub.id}: ${sub.title.slice(0, 40)}`);
     await expect(picker.getByRole('option').nth(1)).toContainText(`(${sub.messages} messages)`);
     await expect(inspector.status).toContainText(`${main.messages} messages`);
     await expect(inspector.row(0)).not.toContainText(sub.title);
 
-    await inspector.chooseSession(new RegExp(`^Session ${sub.id}`));
+    await inspector.chooseSession(new RegExp(`^Subagent ${sub.id}`));
     // The subagent's own conversation: its first row is the prompt its title comes from.
     await expect(inspector.status).toContainText(`${sub.messages} messages`);
     await expect(inspector.row(0)).toContainText(sub.title);

@@ -9,6 +9,7 @@ import { audit } from '../axe';
 import { cliCheck, cliExpand, cliLog, cliSearch } from '../cli';
 import { expect, test } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
+import { escapeRegExp } from '../inspectorPage';
 import { expectFormat, fixture } from '../importedSession';
 
 const LOG = fixture('synthetic/inspect/compact.eval');
@@ -23,7 +24,8 @@ test.describe('an Inspect AI .eval log', () => {
     const { sessions } = cliCheck([LOG]).summary;
     await expect(inspector.sessionPicker.getByRole('option')).toHaveCount(sessions.length);
     // Every sample's messages are counted after the open (`check` counts them all): the picker fills them in as they arrive.
-    await expect(inspector.sessionPicker.getByRole('option')).toHaveText(sessions.map((s) => new RegExp(`\\(${s.messages} messages?\\)$`)));
+    // Each is named a sample, the first too (a log has no main session).
+    await expect(inspector.sessionPicker.getByRole('option')).toHaveText(sessions.map((s) => new RegExp(`^Sample ${escapeRegExp(s.id)}\\b.*\\(${s.messages} messages?\\)$`)));
 
     await inspector.chooseSession(new RegExp(SESSION));
     const files = ['--session', SESSION, LOG];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_FORMATS } from '../../shared/contract';
-import { FORMAT_LABELS, countOf, formatBytes, sessionLabel, sourceLabel } from './format';
+import { FORMAT_LABELS, countOf, formatBytes, sessionLabel, sessionName, sessionNoun, sourceLabel } from './format';
 
 describe('FORMAT_LABELS', () => {
   it('names every session format of the contract, each differently', () => {
@@ -31,6 +31,18 @@ describe('sessionLabel', () => {
   it('says main or the id, the title, and the message count', () => {
     expect(sessionLabel({ id: 'uuid', messages: 4 }, true)).toBe('Main session (4 messages)');
     expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false)).toBe('Session a1: Explore (1 message)');
+  });
+
+  it("names each session as its format calls it: an Inspect log's samples (the first too), Claude Code's subagents beside its main session", () => {
+    expect(sessionNoun('inspect')).toBe('sample');
+    expect(sessionNoun('claude-code')).toBe('subagent');
+    for (const format of [...SESSION_FORMATS.filter((f) => f !== 'inspect' && f !== 'claude-code'), null, undefined]) expect(sessionNoun(format)).toBe('session');
+    expect(sessionLabel({ id: '1_epoch_1', title: 'Is it?', messages: 3 }, true, 'sample')).toBe('Sample 1_epoch_1: Is it? (3 messages)');
+    expect(sessionLabel({ id: '2_epoch_1', messages: 3 }, false, 'sample')).toBe('Sample 2_epoch_1 (3 messages)');
+    expect(sessionLabel({ id: 'uuid', messages: 4 }, true, 'subagent')).toBe('Main session (4 messages)');
+    expect(sessionLabel({ id: 'a1', title: 'Explore', messages: 1 }, false, 'subagent')).toBe('Subagent a1: Explore (1 message)');
+    // An id from the file is visible text, cut at 100 code points.
+    expect(sessionName(`a\u202e${'x'.repeat(200)}`, 'sample')).toBe(`Sample a⟨U+202E⟩${'x'.repeat(98)}`);
   });
 
   it('names what an Inspect log records of a sample: the count it records while the sample is not read yet, its scores and the limit it hit', () => {

@@ -104,6 +104,22 @@ const SESSION_TITLE_CHARS = 80;
 const LABEL_SCORES = 3;
 
 /**
+ * What a format calls the sessions one file holds (SPEC §10.1): an Inspect log's samples (each
+ * one, the first too: a log has no main session), Claude Code's subagents (beside its main
+ * session); any other format's, sessions.
+ */
+export type SessionNoun = 'sample' | 'subagent' | 'session';
+
+export function sessionNoun(format: SessionFormat | null | undefined): SessionNoun {
+  return format === 'inspect' ? 'sample' : format === 'claude-code' ? 'subagent' : 'session';
+}
+
+/** `Sample 2_epoch_1`, `Subagent a1`, `Session s1`: one session of a file named by its id as its format calls it. */
+export function sessionName(id: string, noun: SessionNoun): string {
+  return `${noun === 'sample' ? 'Sample' : noun === 'subagent' ? 'Subagent' : 'Session'} ${nameText([...id].slice(0, 100).join(''))}`;
+}
+
+/**
  * One session of the picker in words: the main one (`main`) or its id, its title when the file
  * gives one, and its message count (or that it is not read yet, with the count the log's summary
  * records when it does, or that it could not be counted), then what an Inspect log's summary
@@ -112,8 +128,9 @@ const LABEL_SCORES = 3;
 export function sessionLabel(
   entry: { id: string; title?: string | undefined; messages: number; counting?: 'pending' | 'failed' | undefined; recorded?: { messages?: number | undefined; scores?: Record<string, string> | undefined; limit?: string | undefined; error?: string | undefined } | undefined },
   main: boolean,
+  noun: SessionNoun = 'session',
 ): string {
-  const who = main ? 'Main session' : `Session ${nameText([...entry.id].slice(0, 100).join(''))}`;
+  const who = main && noun !== 'sample' ? 'Main session' : sessionName(entry.id, noun);
   // By code point, so a cut never splits a surrogate pair.
   const title = entry.title === undefined ? [] : [...entry.title.replace(/\s+/g, ' ').trim()];
   const shown = title.length === 0 ? '' : `: ${nameText(title.length > SESSION_TITLE_CHARS ? `${title.slice(0, SESSION_TITLE_CHARS).join('')}…` : title.join(''))}`;

@@ -5,7 +5,7 @@
 import { openOfferedFile } from '../../store/sessionSlice';
 import { useApp } from '../../store/storeContext';
 import { effectiveTheme } from '../../store/uiSlice';
-import { FORMAT_LABELS, baseName, countOf, sessionLabel } from '../../text/format';
+import { FORMAT_LABELS, baseName, countOf, sessionLabel, sessionName, sessionNoun } from '../../text/format';
 import './appHeader.css';
 import { nameText } from '../../text/nameText';
 import { FolderButton, OpenFileButton, UploadStatus } from './openFiles';
@@ -58,6 +58,7 @@ function SessionPicker() {
   const open = useApp((s) => s.session?.session ?? '');
   const omitted = useApp((s) => s.session?.sessions_omitted ?? 0);
   const openSession = useApp((s) => s.openSession);
+  const noun = sessionNoun(useApp((s) => s.session?.format));
   if (!sessions || sessions.length + omitted < 2) return null;
   const selected = open === '' ? 0 : sessions.findIndex((e, k) => k > 0 && e.id === open);
   return (
@@ -73,17 +74,17 @@ function SessionPicker() {
       >
         {selected === -1 && (
           <option value="" disabled>
-            {`Session ${nameText(open.slice(0, 100))}`}
+            {sessionName(open, noun)}
           </option>
         )}
         {sessions.map((entry, k) => (
           <option key={k} value={String(k)}>
-            {sessionLabel(entry, k === 0)}
+            {sessionLabel(entry, k === 0, noun)}
           </option>
         ))}
         {omitted > 0 && (
           <option value="" disabled>
-            {`${countOf(omitted, 'more session')} not listed (open one with --session ID)`}
+            {`${countOf(omitted, `more ${noun}`)} not listed (open one with --session ID)`}
           </option>
         )}
       </select>
