@@ -93,8 +93,12 @@ test.describe('Replay policy on a mutated sample (one kept_bytes changed)', () =
     await inspector.waitLoaded();
     await inspector.openTab('Findings');
     await expect(inspector.findingItems.filter({ hasText: 'policy_divergence' })).toHaveCount(0);
-    await inspector.findings.getByRole('button', { name: 'Replay policy', exact: true }).click();
+    const replay = inspector.findings.getByRole('button', { name: 'Replay policy', exact: true });
+    await replay.click();
     await expect(inspector.findings.getByRole('status', { name: 'Replay result' })).toContainText('1 divergence');
+    // The button stands in line with the panel's notes, not against its edge.
+    const [button, note] = await Promise.all([replay.boundingBox(), inspector.findings.getByRole('status', { name: 'Replay result' }).boundingBox()]);
+    expect(button?.x).toBe(note?.x);
     await expect(inspector.tab('Findings')).toHaveAccessibleName(`Findings (${report.findings.length})`);
     const item = inspector.findingItems.filter({ hasText: 'policy_divergence' });
     await expect(item).toHaveCount(1);
