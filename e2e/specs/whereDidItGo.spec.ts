@@ -86,10 +86,15 @@ test('Where did it go? on a text selected in the transcript: a text no reduction
   const first = calls.findIndex((i) => i > index) + 1;
 
   await inspector.waitLoaded();
+  const bar = inspector.page.getByRole('region', { name: 'Model calls', exact: true });
+  // Pressed with nothing selected, it says what it follows.
+  await bar.getByRole('button', { name: 'Where did it go?', exact: true }).click();
+  await expect(bar.getByRole('alert')).toHaveText('Select text in the transcript first');
   const row = inspector.row(index).getByText(text, { exact: true }).first();
   await inspector.scrollUntilVisible(inspector.view, row);
   await row.selectText();
-  await inspector.page.getByRole('region', { name: 'Model calls', exact: true }).getByRole('button', { name: 'Where did it go?', exact: true }).click();
+  await bar.getByRole('button', { name: 'Where did it go?', exact: true }).click();
+  await expect(bar.getByRole('alert')).toHaveCount(0);
   const strip = inspector.page.getByRole('region', { name: 'Where did it go?', exact: true }).getByRole('img');
   await expect(strip).toHaveAccessibleName(`Visible at calls ${first}–${calls.length}.`);
 });

@@ -95,6 +95,8 @@ export function CallsBar() {
   const runTrace = useApp((s) => s.runTrace);
   // The text selected when the button was pressed (a click may move the selection).
   const selected = useRef('');
+  // Pressed with no text selected: it says what it follows instead of doing nothing.
+  const [askSelection, setAskSelection] = useState(false);
 
   useEffect(() => {
     if (session && !session.provisional && !session.stopped) void loadContextMap();
@@ -153,11 +155,17 @@ export function CallsBar() {
           onClick={() => {
             const text = (selected.current || globalThis.getSelection?.()?.toString() || '').trim();
             selected.current = '';
+            setAskSelection(text === '');
             if (text !== '') void runTrace({ query: text, mode: 'substring', case_sensitive: true });
           }}
         >
           Where did it go?
         </button>
+        {askSelection && (
+          <span className="calls-bar-hint" role="alert">
+            Select text in the transcript first
+          </span>
+        )}
         {/* The latest view is no call: it exports the last one. */}
         <ExportCallButton call={call ?? map.calls} />
       </div>
