@@ -32,9 +32,21 @@ test.describe('Export session…', () => {
   test('downloads the session as HTML with secrets redacted, and as Markdown; the dialog passes axe', async ({ inspector, inspectorApp }) => {
     test.skip(inspectorApp.target !== 'http', 'Playwright sees downloads of a browser page; the desktop window takes the same blob download path');
     const page = inspector.page;
+    // The app's dialogs share one frame: this one is drawn as Export call…'s is.
+    await page.getByRole('button', { name: 'Export call…', exact: true }).click();
+    const callDialog = page.getByRole('dialog', { name: /^Export call/ });
+    await expect(callDialog).toBeVisible();
+    // Runs in the page: its computed border, background, shadow and padding.
+    const frame = (el: unknown): string[] => {
+      const style = (globalThis as unknown as { getComputedStyle(e: unknown): { getPropertyValue(name: string): string } }).getComputedStyle(el);
+      return ['border-radius', 'border-top-width', 'border-top-color', 'background-color', 'box-shadow', 'padding-top', 'padding-left'].map((name) => style.getPropertyValue(name));
+    };
+    const callFrame = await callDialog.evaluate(frame);
+    await callDialog.getByRole('button', { name: 'Close', exact: true }).click();
     await page.getByRole('button', { name: 'Export session…', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: 'Export session' });
     await expect(dialog).toBeVisible();
+    expect(await dialog.evaluate(frame)).toEqual(callFrame);
     expect(await audit(inspector)).toEqual([]);
 
     await expect(dialog.getByRole('radio', { name: 'HTML' })).toBeChecked();

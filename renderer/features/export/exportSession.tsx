@@ -11,6 +11,7 @@ import { useModalDialog } from '../../widgets/useModalDialog';
 import { formatBytes } from '../../text/format';
 import { copyText } from '../links/copyText';
 import './exportSession.css';
+import '../../widgets/modalDialog.css';
 
 type Made = ResultOf<'exportDocument'>;
 
@@ -79,7 +80,7 @@ export function ExportSessionButton() {
       <button type="button" title="Write the session as one Markdown or HTML document, to download or copy" onClick={() => setOpen(true)}>
         Export session…
       </button>
-      <dialog ref={ref} className="export-dialog" aria-labelledby={`${id}-title`} onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
+      <dialog ref={ref} className="modal-dialog export-dialog" aria-labelledby={`${id}-title`} onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
         <h2 id={`${id}-title`}>Export session</h2>
         <fieldset>
           <legend>Format</legend>
