@@ -10,6 +10,7 @@ import { FORMAT_LABELS, countOf, formatBytes } from '../../text/format';
 import { nameText } from '../../text/nameText';
 import { useModalDialog } from '../../widgets/useModalDialog';
 import './openFiles.css';
+import '../../widgets/modalDialog.css';
 
 /** `Open file…`: a button over a hidden file input (one file; the input refuses several). */
 export function OpenFileButton() {
@@ -123,7 +124,7 @@ export function FolderButton() {
       <button type="button" onClick={() => setOpen(true)}>
         Folder…
       </button>
-      <dialog ref={ref} className="folder-dialog" aria-label="Folder" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
+      <dialog ref={ref} className="modal-dialog folder-dialog" aria-label="Folder" onClose={() => setOpen(false)} onCancel={() => setOpen(false)}>
         {open && <FolderSessions />}
         <button type="button" onClick={() => setOpen(false)}>
           Close
