@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { stubText } from '../../shared/format/constants';
 import { expect, testWithWrittenSidecar } from '../fixtures';
 import type { InspectorPage } from '../inspectorPage';
+import { recordedTexts, textRecorder } from '../textRecorder';
 
 const ROWS = 300_000;
 /** Far under 200 row elements in the page at any scroll position: the list is virtualized. */
@@ -60,6 +61,9 @@ async function viewport(inspector: InspectorPage): Promise<{ first: number; domR
 }
 
 test.describe('a session of 300,000 rows', () => {
+  // Every text the load's progress showed, however briefly.
+  test.use({ pageInitScript: textRecorder('.load-progress-text', 'loadSaid') });
+
   test.beforeEach(async ({ inspector }) => {
     // 44 MiB to index, under the progress bar (the first rows show before): minutes are not
     // expected, but a loaded CI machine can take more than the default ten seconds.
@@ -70,6 +74,9 @@ test.describe('a session of 300,000 rows', () => {
 
   test('scrolls end to end with the keys, the scroll position and the wheel; the DOM stays small', async ({ inspector }) => {
     const { page, view } = inspector;
+    // While it was indexed, the progress said how far in sizes a person reads (the file is some 44 MiB).
+    const said = await recordedTexts(page, 'loadSaid');
+    expect(said.some((text) => /^Loading session: [\d.]+ (bytes|KiB|MiB) of 4\d\.\d MiB \(\d{1,2} %\)/.test(text)), said.join(' | ')).toBe(true);
     const last = inspector.row(ROWS - 1);
 
     // Keyboard: End and Home on the focused view (the browser's own scrolling), once it holds the

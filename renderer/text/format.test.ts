@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SESSION_FORMATS } from '../../shared/contract';
-import { FORMAT_LABELS, countOf, formatBytes, sessionLabel, sessionName, sessionNoun, sourceLabel } from './format';
+import { FORMAT_LABELS, countOf, formatBytes, loadedText, sessionLabel, sessionName, sessionNoun, sourceLabel } from './format';
 
 describe('FORMAT_LABELS', () => {
   it('names every session format of the contract, each differently', () => {
@@ -70,5 +70,14 @@ describe('sessionLabel', () => {
     const label = sessionLabel({ id: 's', title, messages: 3 }, false);
     expect(label).toContain(`${'x'.repeat(79)}\u{1F600}…`);
     expect(label).not.toContain('y');
+  });
+});
+
+describe('loadedText', () => {
+  it('says how far a load has read in sizes a person reads, with a whole percent that is 100 only at the end', () => {
+    expect(loadedText(331_804_301, 536_901_826)).toEqual({ percent: 61, text: '316.4 MiB of 512.0 MiB (61 %)' });
+    expect(loadedText(536_901_825, 536_901_826).percent).toBe(99);
+    expect(loadedText(536_901_826, 536_901_826)).toEqual({ percent: 100, text: '512.0 MiB of 512.0 MiB (100 %)' });
+    expect(loadedText(0, 0)).toEqual({ percent: 0, text: '0 bytes of 0 bytes (0 %)' });
   });
 });

@@ -30,6 +30,15 @@ export function formatBytes(n: number): string {
   return `${value.toFixed(1)} ${units[unit]}`;
 }
 
+/**
+ * How far a load has read, as a whole percent (floored: 100 only when every byte is read) and in
+ * words: `316.4 MiB of 512.0 MiB (61 %)`.
+ */
+export function loadedText(bytesRead: number, totalBytes: number): { percent: number; text: string } {
+  const percent = totalBytes > 0 ? Math.min(100, Math.floor((bytesRead / totalBytes) * 100)) : 0;
+  return { percent, text: `${formatBytes(bytesRead)} of ${formatBytes(totalBytes)} (${percent} %)` };
+}
+
 /** A short label of a reduction kind: `truncated`, `elided`, `duplicate`, `turns cleared`. */
 export function kindLabel(kind: string): string {
   switch (kind) {

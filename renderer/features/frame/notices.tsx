@@ -1,13 +1,13 @@
 /** Load progress and alerts, between the banner and the session. */
 import { useApp } from '../../store/storeContext';
+import { loadedText } from '../../text/format';
 import './notices.css';
 
 export function LoadProgress() {
   const loading = useApp((s) => s.loading);
   const preview = useApp((s) => s.session?.provisional === true);
   if (!loading) return null;
-  const { bytesRead, totalBytes } = loading;
-  const percent = totalBytes > 0 ? Math.min(100, Math.floor((bytesRead / totalBytes) * 100)) : 0;
+  const { percent, text } = loadedText(loading.bytesRead, loading.totalBytes);
   return (
     <div className="load-progress">
       <div
@@ -17,12 +17,12 @@ export function LoadProgress() {
         aria-valuemin={0}
         aria-valuemax={100}
         aria-valuenow={percent}
-        aria-valuetext={`${percent}%: ${bytesRead} of ${totalBytes} bytes`}
+        aria-valuetext={text}
       >
         <div className="load-progress-fill" style={{ width: `${percent}%` }} />
       </div>
       <span className="load-progress-text">
-        Loading session: {bytesRead} of {totalBytes} bytes ({percent}%)
+        Loading session: {text}
         {preview ? ' — showing the rows read so far; search and check wait for the rest' : ''}
       </span>
     </div>
