@@ -474,9 +474,11 @@ const diffCompactionSchema = z.object({
   summary_truncated: z.boolean(),
 });
 const tokenEstimateSchema = z.object({ tokens: int, source: z.literal('estimated'), approximate: z.literal(true).optional(), sampled: z.literal(true).optional() });
+/** A diff end's context (shared/tokens/diffTokens.ts ContextFigure): recorded, else estimated, from the other end's recorded context where only that one has it. */
+const contextFigureSchema = z.union([z.object({ tokens: int, source: z.literal('recorded') }), tokenEstimateSchema.extend({ from_recorded: z.object({ call: int.min(1), tokens: int }).optional() })]);
 const diffTokensSchema = z.object({
-  from: z.union([z.object({ tokens: int, source: z.literal('recorded') }), tokenEstimateSchema]),
-  to: z.union([z.object({ tokens: int, source: z.literal('recorded') }), tokenEstimateSchema]),
+  from: contextFigureSchema,
+  to: contextFigureSchema,
   added: tokenEstimateSchema,
   dropped: tokenEstimateSchema,
   reduced: z.object({ from: tokenEstimateSchema, to: tokenEstimateSchema }),

@@ -59,6 +59,23 @@ test.describe('comparing any two calls', () => {
     expect(await audit(inspector)).toEqual([]);
   });
 
+  test("from the last call to the latest view: the view's context is the call's recorded one and the estimated change, not a fall", async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const last = Number(await inspector.modelCallSlider.getAttribute('max'));
+    await inspector.compareCalls(last, null);
+    const region = inspector.page.getByRole('region', { name: 'Diff between calls', exact: true });
+    const line = region.getByText(new RegExp(`^From call ${last} to the latest view: `));
+    // One full stop after `est.`.
+    await expect(line).toHaveText(/ [\d,]+ tokens → [\d,]+ tokens est\.$/);
+    const text = (await line.textContent()) ?? '';
+    // Nothing left the context here: the latest view holds the call's input and more.
+    expect(text).toContain('0 reductions left the context');
+    const [from, to] = [...text.matchAll(/([\d,]+) tokens/g)].map((m) => Number((m[1] ?? '').replaceAll(',', '')));
+    expect(to).toBeGreaterThanOrEqual(from ?? Number.POSITIVE_INFINITY);
+    const context = region.getByRole('table', { name: 'Tokens each way', exact: true }).getByRole('row', { name: /^Context / });
+    await expect(context).toContainText(`est. as call ${last}'s recorded ${(from ?? 0).toLocaleString('en-US')} tokens and the estimated change between the calls`);
+  });
+
   test('Go to call jumps to a call; the slider steps by 1, by 10 with PageUp / PageDown, to its ends with Home / End; compactions are marked', async ({ inspector }) => {
     const raw = rawCompactions();
     await inspector.waitLoaded();

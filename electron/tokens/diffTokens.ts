@@ -11,7 +11,7 @@ import type { CallsDiff } from '../../shared/calls/callsDiff';
 import { rowBytes } from '../../shared/calls/callsDiff';
 import type { ContextFigure, DiffTokens } from '../../shared/tokens/diffTokens';
 import type { TokenEstimate } from '../../shared/tokens/estimate';
-import { sumEstimates } from '../../shared/tokens/estimate';
+import { sumEstimates, tokenEstimate } from '../../shared/tokens/estimate';
 import type { LoadedSession } from '../loader/session';
 import type { GivenView } from './sessionEstimates';
 import { sessionEstimates } from './sessionEstimates';
@@ -118,6 +118,24 @@ export async function countDiffAhead(session: LoadedSession, diff: CallsDiff, d:
 }
 
 /**
+ * The two ends' contexts, where the file records one end's and not the other's: the other is the
+ * recorded one and the estimated change between them (added − dropped + each changed run's `to −
+ * from`), marked estimated with `from_recorded` (docs/diff.md "Tokens"). Left as they are when both
+ * or neither record theirs, or when only some changed runs are counted (`runs_listed`).
+ */
+function anchoredEnds(from: ContextFigure, to: ContextFigure, diff: CallsDiff, added: readonly TokenEstimate[], dropped: readonly TokenEstimate[], changed: readonly { from: TokenEstimate; to: TokenEstimate }[], approximate: boolean): { from: ContextFigure; to: ContextFigure } {
+  if (diff.changed_count > diff.changed.length || (from.source === 'recorded') === (to.source === 'recorded')) return { from, to };
+  const total = (list: readonly TokenEstimate[]): number => list.reduce((n, e) => n + e.tokens, 0);
+  const change = total(added) - total(dropped) + changed.reduce((n, c) => n + c.to.tokens - c.from.tokens, 0);
+  const marks = sumEstimates([...added, ...dropped, ...changed.flatMap((c) => [c.from, c.to])], { approximate });
+  const anchored = (tokens: number, call: number, recorded: number): ContextFigure => ({ ...tokenEstimate(Math.max(0, tokens), { approximate: marks.approximate === true, sampled: marks.sampled === true }), from_recorded: { call, tokens: recorded } });
+  // A recorded end is a call (the latest view records nothing).
+  if (from.source === 'recorded' && diff.from !== null) return { from, to: anchored(from.tokens + change, diff.from, from.tokens) };
+  if (to.source === 'recorded' && diff.to !== null) return { from: anchored(to.tokens - change, diff.to, to.tokens), to };
+  return { from, to };
+}
+
+/**
  * The tokens of `diff` (from `session.callsDiff`), each way and per entry. Reads the messages it
  * counts. `made`: `diffEntries(session, diff)` where the caller has made it.
  */
@@ -142,9 +160,10 @@ export function diffTokens(session: LoadedSession, diff: CallsDiff, made?: DiffE
     const picked = changed.filter((_r, k) => (diff.changed[k] as CallsDiff['changed'][number])[which].length > 0);
     return { from: sum(picked.map((r) => r.from)), to: sum(picked.map((r) => r.to)) };
   };
+  const ends = anchoredEnds(context(diff.from, from), context(diff.to, to), diff, added, dropped, changed, approximate);
   const tokens: DiffTokens = {
-    from: context(diff.from, from),
-    to: context(diff.to, to),
+    from: ends.from,
+    to: ends.to,
     added: sum(added),
     dropped: sum(dropped),
     reduced: runs('reduced'),

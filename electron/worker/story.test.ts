@@ -108,6 +108,24 @@ describe('callDiff (worker)', () => {
     expect(diff.tokens?.added.tokens).toBeGreaterThan(0);
   });
 
+  it("from a real Claude Code session's last call to the latest view: the view's context is the call's recorded one and the estimated change, not an estimate of the messages alone", async () => {
+    const file = join(import.meta.dirname, '../../e2e/fixtures/real/claude-code/cc-2.1.14-two-compactions.jsonl');
+    const s = await opened(file);
+    const last = ask(s, 'callDiff', { from: null, to: null }).calls;
+    const diff = ask(s, 'callDiff', { from: last, to: null });
+    const recorded = rawClaudeCodeUsage(file).get(rawClaudeCodeCalls(file)[last - 1]?.line ?? 0)?.context;
+    expect(recorded).toBeGreaterThan(0);
+    expect(diff.tokens?.from).toEqual({ tokens: recorded, source: 'recorded' });
+    // Each changed run's own figures and the added and dropped totals make the change.
+    expect(diff.changed_count).toBe(diff.changed.length);
+    const runs = (diff.tokens_est?.changed ?? []).reduce((n, c) => n + c.to - c.from, 0);
+    const change = (diff.tokens?.added.tokens ?? 0) - (diff.tokens?.dropped.tokens ?? 0) + runs;
+    expect(diff.tokens?.to).toMatchObject({ tokens: (recorded ?? 0) + change, source: 'estimated', from_recorded: { call: last, tokens: recorded } });
+    // The messages alone estimate far less: the agent's system prompt and tool schemas are sent, not written in the file.
+    const alone = ask(s, 'callDiff', { from: null, to: null }).tokens?.to.tokens ?? 0;
+    expect(alone).toBeLessThan((recorded ?? 0) * 0.8);
+  });
+
   it('caps each list at `limit` and still counts and sums all of it', async () => {
     const s = await opened(SESSION);
     const whole = ask(s, 'callDiff', { from: 1, to: null });

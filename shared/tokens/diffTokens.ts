@@ -4,8 +4,16 @@
  */
 import type { TokenEstimate } from './estimate';
 
-/** A call's context: as the file records it, else estimated (marked). */
-export type ContextFigure = { tokens: number; source: 'recorded' } | TokenEstimate;
+/**
+ * An end whose context the file does not record, beside one whose it does: that recorded context
+ * and the estimated change between the two ends (docs/diff.md "Tokens"). An estimate of the
+ * messages alone leaves out what the agent sends and does not record (its system prompt, its tool
+ * schemas), and beside a recorded figure it would read as a fall.
+ */
+export type AnchoredEstimate = TokenEstimate & { from_recorded: { call: number; tokens: number } };
+
+/** A call's context: as the file records it, else estimated (marked), from the other end's recorded context where only that one has it. */
+export type ContextFigure = { tokens: number; source: 'recorded' } | TokenEstimate | AnchoredEstimate;
 
 /** Tokens of the two ends of a diff and of what changed between them, each way. */
 export interface DiffTokens {

@@ -95,7 +95,9 @@ function summaryOf(d: CallDiffResult): string {
   ];
   if (t.removed.count > 0) parts.push(`${formatCount(t.removed.count)} dropped`);
   const tokens = d.tokens ? `, ${tokensText(d.tokens.from)} → ${tokensText(d.tokens.to)}` : '';
-  return `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}; ${formatBytes(d.bytes.from)} given → ${formatBytes(d.bytes.to)}${tokens}.`;
+  const said = `From ${callName(d.from)} to ${callName(d.to)}: ${parts.join(', ')}; ${formatBytes(d.bytes.from)} given → ${formatBytes(d.bytes.to)}${tokens}`;
+  // A sentence ending in `est.` takes no second full stop.
+  return said.endsWith('.') ? said : `${said}.`;
 }
 
 function DiffTable({ d }: { d: CallDiffResult }) {
@@ -172,6 +174,17 @@ function ChangedRun({ c, tokens }: { c: Changed; tokens: { from: number; to: num
   );
 }
 
+/**
+ * How the two contexts were had: recorded, estimated, or (docs/diff.md "Tokens") one end's
+ * recorded context and the estimated change between the two.
+ */
+export function contextNote(t: Tokens): string {
+  if (t.from.source === 'recorded' && t.to.source === 'recorded') return 'as the file records it';
+  const anchored = 'from_recorded' in t.to ? t.to.from_recorded : 'from_recorded' in t.from ? t.from.from_recorded : undefined;
+  if (anchored) return `est. as call ${formatCount(anchored.call)}'s recorded ${formatCount(anchored.tokens)} tokens and the estimated change between the calls`;
+  return 'estimated where the file records none';
+}
+
 /** The changed runs, and the reductions and compactions between the two calls. */
 /** SPEC §16: tokens each way — each call's context (recorded, else est.) and what was added, dropped, reduced, restored (est.). */
 function TokensTable({ t, changed }: { t: Tokens; changed: number }) {
@@ -200,7 +213,7 @@ function TokensTable({ t, changed }: { t: Tokens; changed: number }) {
         </tr>
       </thead>
       <tbody>
-        {row('Context', t.from, t.to, t.from.source === 'recorded' && t.to.source === 'recorded' ? 'as the file records it' : 'estimated where the file records none')}
+        {row('Context', t.from, t.to, contextNote(t))}
         {row('Messages added', null, t.added, '')}
         {row('Messages dropped', t.dropped, null, '')}
         {row('Reduced', t.reduced.from, t.reduced.to, hidden > 0 ? `${formatCount(hidden)} tokens est. hidden` : '')}
