@@ -178,7 +178,7 @@ function ChangedRun({ c, tokens }: { c: Changed; tokens: { from: number; to: num
  * How the two contexts were had: recorded, estimated, or (docs/diff.md "Tokens") one end's
  * recorded context and the estimated change between the two.
  */
-export function contextNote(t: Tokens): string {
+function contextNote(t: Tokens): string {
   if (t.from.source === 'recorded' && t.to.source === 'recorded') return 'as the file records it';
   const anchored = 'from_recorded' in t.to ? t.to.from_recorded : 'from_recorded' in t.from ? t.from.from_recorded : undefined;
   if (anchored) return `est. as call ${formatCount(anchored.call)}'s recorded ${formatCount(anchored.tokens)} tokens and the estimated change between the calls`;
