@@ -72,6 +72,11 @@ test.describe('comparing any two calls', () => {
     expect(text).toContain('0 reductions left the context');
     const [from, to] = [...text.matchAll(/([\d,]+) tokens/g)].map((m) => Number((m[1] ?? '').replaceAll(',', '')));
     expect(to).toBeGreaterThanOrEqual(from ?? Number.POSITIVE_INFINITY);
+    // The table of changes keeps to the panel: its added message's bytes and tokens break onto two lines rather than run past the edge.
+    const changes = region.getByRole('table', { name: 'Context diff', exact: true });
+    await expect(changes.getByRole('row', { name: /^Added / })).toContainText(/[\d.]+ (bytes|KiB|MiB), [\d,]+ tokens est\./);
+    const overflow = await changes.evaluate((t: { scrollWidth: number; parentElement: { clientWidth: number } | null }) => t.scrollWidth - (t.parentElement?.clientWidth ?? 0));
+    expect(overflow).toBeLessThanOrEqual(0);
     const context = region.getByRole('table', { name: 'Tokens each way', exact: true }).getByRole('row', { name: /^Context / });
     await expect(context).toContainText(`est. as call ${last}'s recorded ${(from ?? 0).toLocaleString('en-US')} tokens and the estimated change between the calls`);
   });

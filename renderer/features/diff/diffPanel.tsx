@@ -66,9 +66,15 @@ function MessageRow({ m, change, tokens }: { m: Message; change: string; tokens:
       <td>{m.role ?? 'missing'}</td>
       <td />
       <td />
-      <td className="is-numeric">
-        {m.bytes === null ? 'unreadable' : formatBytes(m.bytes)}
-        {tokens !== undefined ? `, ${formatCount(tokens)} tokens est.` : ''}
+      {/* Bytes, then tokens: the cell breaks between the two (never inside a figure), so the table keeps to the panel. */}
+      <td className="is-numeric diff-figures">
+        <span>{m.bytes === null ? 'unreadable' : formatBytes(m.bytes)}</span>
+        {tokens !== undefined && (
+          <>
+            {', '}
+            <span>{`${formatCount(tokens)} tokens est.`}</span>
+          </>
+        )}
       </td>
     </tr>
   );
