@@ -125,3 +125,28 @@ test.describe('the header between 1280 and 1400 px wide', () => {
     }
   });
 });
+
+test.describe('a narrow window', () => {
+  test.use({ sessionFiles: [LOG] });
+
+  test('at 1024 and 800 px nothing runs past the window, and every panel tab opens its panel', async ({ inspector }) => {
+    await inspector.waitLoaded();
+    const page = inspector.page;
+    const tabs = page.getByRole('tablist').first().getByRole('tab');
+    for (const width of [1024, 800]) {
+      await page.setViewportSize({ width, height: 700 });
+      const [scroll, client] = await page.evaluate(() => {
+        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return [root.scrollWidth, root.clientWidth];
+      });
+      expect(scroll, `${width} px`).toBeLessThanOrEqual(client);
+      for (const tab of await tabs.all()) {
+        await tab.click();
+        await expect(tab, `${width} px`).toHaveAttribute('aria-selected', 'true');
+        const box = await tab.boundingBox();
+        // Within a pixel: the strip scrolled to its end puts the last tab's edge on a fraction of one.
+        expect(box && box.x >= 0 && box.x + box.width <= width + 1, `${width} px: ${(await tab.textContent()) ?? ''} inside the window`).toBe(true);
+      }
+    }
+  });
+});
