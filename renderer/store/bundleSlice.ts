@@ -22,11 +22,6 @@ export const IDLE_BUNDLE: ReproBundleState = { status: 'idle' };
 
 export interface BundleSlice {
   /**
-   * The host's bundle of the open session, or null when another session was opened while it was
-   * made (a session that only grew, followed live, keeps it: the bundle reproduces what it held).
-   */
-  makeReproBundle: (params: Params<'reproBundle'>) => Promise<Reply<'reproBundle'> | null>;
-  /**
    * Each bundle control's state, by its target (reproBundleKey), for the open session. Held here and
    * not in the control: the control is in a row of the virtual scroller, which unmounts rows out of
    * its window, and a search runs for minutes.
@@ -43,8 +38,6 @@ export interface BundleSlice {
   bundleProgress: Readonly<Record<string, BundleProgressEvent>>;
   /** A `bundleProgress` event: kept while that bundle is in flight. */
   applyBundleProgress: (progress: BundleProgressEvent) => void;
-  /** Stops bundle `bundleId`: it answers with the smallest bundle found so far that reproduces. */
-  cancelReproBundle: (bundleId: string) => Promise<void>;
   /** The host's document of the open session (Markdown or HTML), or null when the session changed while it was written. */
   makeSessionDocument: (params: Params<'exportDocument'>) => Promise<Reply<'exportDocument'> | null>;
 }
@@ -65,30 +58,28 @@ export const createBundleSlice: SliceCreator<BundleSlice> = (deps) => (set, get)
   const setBundle = (key: string, asked: number | undefined, state: ReproBundleState): void => {
     if (generation() === asked) set({ reproBundles: { ...get().reproBundles, [key]: state } });
   };
+  /**
+   * The host's bundle `bundleId` of `target`, asked while the session was `asked`, or null when
+   * another session was opened meanwhile (a session that only grew, followed live, keeps it: the
+   * bundle reproduces what it held). Its progress is kept while it is in flight.
+   */
+  const make = async (target: ReproBundleTarget, bundleId: string, asked: number | undefined): Promise<Reply<'reproBundle'> | null> => {
+    inFlight.add(bundleId);
+    try {
+      const reply = await deps.api.reproBundle({ codes: [...target.codes], ids: [...target.ids], bundleId });
+      return generation() === asked ? reply : null;
+    } finally {
+      inFlight.delete(bundleId);
+      const { [bundleId]: _done, ...rest } = get().bundleProgress;
+      set({ bundleProgress: rest });
+    }
+  };
   return {
     bundleProgress: {},
     ...freshBundles(),
-    async makeReproBundle(params) {
-      const asked = generation();
-      const id = params.bundleId;
-      if (id !== undefined) inFlight.add(id);
-      try {
-        const reply = await deps.api.reproBundle(params);
-        return generation() === asked ? reply : null;
-      } finally {
-        if (id !== undefined) {
-          inFlight.delete(id);
-          const { [id]: _done, ...rest } = get().bundleProgress;
-          set({ bundleProgress: rest });
-        }
-      }
-    },
     applyBundleProgress(progress) {
       if (!inFlight.has(progress.bundleId)) return;
       set({ bundleProgress: { ...get().bundleProgress, [progress.bundleId]: progress } });
-    },
-    async cancelReproBundle(bundleId) {
-      await deps.api.cancelBundle({ bundleId });
     },
     async startReproBundle(target) {
       const key = reproBundleKey(target);
@@ -96,7 +87,7 @@ export const createBundleSlice: SliceCreator<BundleSlice> = (deps) => (set, get)
       const asked = generation();
       const bundleId = `bundle-${Date.now().toString(36)}-${nextBundle++}`;
       setBundle(key, asked, { status: 'running', bundleId, stopping: false });
-      const reply = await get().makeReproBundle({ codes: [...target.codes], ids: [...target.ids], bundleId });
+      const reply = await make(target, bundleId, asked);
       if (reply === null) return null;
       if (!reply.ok) {
         setBundle(key, asked, { status: 'error', message: reply.error.message });
@@ -110,7 +101,8 @@ export const createBundleSlice: SliceCreator<BundleSlice> = (deps) => (set, get)
       const state = get().reproBundles[key];
       if (state?.status !== 'running' || state.stopping) return;
       setBundle(key, generation(), { ...state, stopping: true });
-      void get().cancelReproBundle(state.bundleId);
+      // The host answers the running `startReproBundle` with the smallest bundle found so far.
+      void deps.api.cancelBundle({ bundleId: state.bundleId });
     },
     async makeSessionDocument(params) {
       const epoch = get().epoch;
